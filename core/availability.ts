@@ -1,0 +1,97 @@
+/**
+ * Layer 2, availability. Declarative `requires` (env, bins, platforms) are
+ * evaluated in the host without running plugin code; a custom `check` runs
+ * in the plugin's worker through the check cache; `requires.tools` is
+ * resolved last, to a fixed point over the tools that survived.
+ */
+import which from 'which';
+import type { CheckCache, CachedVerdict, Verdict } from './check-cache.js';
+import type { ToolRecord } from './types.js';
+
+/** Why a tool is or is not available. */
+export interface Availability {
+  ok: boolean;
+  reason?: string;
+  /** the requirement that decided it */
+  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools';
+  /** how the custom check's verdict was obtained */
+  via?: CachedVerdict['via'];
+  maskedReason?: string;
+}
+
+/** What evaluation needs from the host. */
+export interface AvailabilityDeps {
+  env: Record<string, string | undefined>;
+  platform: NodeJS.Platform;
+  cache: CheckCache;
+  /** runs a tool's custom check in its plugin's tier */
+  runCheck(record: ToolRecord): Promise<Verdict>;
+}
+
+function missingEnv(record: ToolRecord, env: AvailabilityDeps['env']): string[] {
+  return record.manifest.requires.env.filter((name) => !env[name]);
+}
+
+async function missingBins(record: ToolRecord, deps: AvailabilityDeps): Promise<string[]> {
+  const missing: string[] = [];
+  for (const bin of record.manifest.requires.bins) {
+    const verdict = await deps.cache.get(`bin:${bin}`, async () => {
+      const found = which.sync(bin, { nothrow: true, path: deps.env.PATH ?? '' });
+      return found ? { ok: true } : { ok: false, reason: `${bin} not found on PATH` };
+    });
+    if (!verdict.ok) missing.push(bin);
+  }
+  return missing;
+}
+
+/** The cache key of a tool's custom check: shared by every tool using the same function. */
+export function checkKey(record: ToolRecord): string | undefined {
+  return record.manifest.checkId ? `check:${record.plugin.source.entry}#${record.manifest.checkId}` : undefined;
+}
+
+async function evaluateOne(record: ToolRecord, deps: AvailabilityDeps, expiries: number[]): Promise<Availability> {
+  const env = missingEnv(record, deps.env);
+  if (env.length) return { ok: false, kind: 'env', reason: `missing environment variable${env.length > 1 ? 's' : ''} ${env.join(', ')}` };
+  const { platforms } = record.manifest.requires;
+  if (platforms.length && !platforms.includes(deps.platform)) {
+    return { ok: false, kind: 'platforms', reason: `runs only on ${platforms.join(', ')} (this is ${deps.platform})` };
+  }
+  const bins = await missingBins(record, deps);
+  if (bins.length) return { ok: false, kind: 'bins', reason: `${bins.join(', ')} not found on PATH` };
+  const key = checkKey(record);
+  if (!key) return { ok: true };
+  const verdict = await deps.cache.get(key, () => deps.runCheck(record));
+  expiries.push(verdict.expiresAt);
+  const out: Availability = verdict.ok ? { ok: true, via: verdict.via } : { ok: false, kind: 'check', via: verdict.via, reason: verdict.reason ?? 'check failed' };
+  if (verdict.maskedReason) out.maskedReason = verdict.maskedReason;
+  return out;
+}
+
+/**
+ * Evaluates every selected tool. `validUntil` is the earliest moment a check
+ * verdict used here expires; until then the result may be reused.
+ */
+export async function evaluateAvailability(records: ToolRecord[], deps: AvailabilityDeps): Promise<{ results: Map<string, Availability>; validUntil: number }> {
+  const expiries: number[] = [];
+  const entries = await Promise.all(records.map(async (record) => [record.name, await evaluateOne(record, deps, expiries)] as const));
+  const results = new Map(entries);
+  resolveToolRequirements(records, results);
+  return { results, validUntil: expiries.length ? Math.min(...expiries) : Infinity };
+}
+
+/** Hides tools whose `requires.tools` are not all available, repeating until nothing changes. */
+function resolveToolRequirements(records: ToolRecord[], results: Map<string, Availability>): void {
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const record of records) {
+      const current = results.get(record.name);
+      if (!current?.ok) continue;
+      const missing = record.manifest.requires.tools.filter((name) => !results.get(name)?.ok);
+      if (missing.length) {
+        results.set(record.name, { ok: false, kind: 'tools', reason: `requires tool${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not exposed` });
+        changed = true;
+      }
+    }
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * Finding, loading and validating the config. cosmiconfig searches the
+ * project (module name `toolshed`); the result is checked against
+ * config.schema.json and then filled with defaults.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { cosmiconfig } from 'cosmiconfig';
+import { ConfigError } from './errors.js';
+import { compile, formatProblems, problems } from './schema.js';
+import type { Permissions } from './plugin.js';
+
+/** A plugin entry as written in the config. */
+export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Permissions };
+
+/** The config object users write (see config.schema.json). */
+export interface ToolshedConfig {
+  $schema?: string;
+  plugins?: PluginEntry[];
+  builtins?: boolean;
+  toolsets?: Record<string, { description?: string; includes?: string[]; tools?: string[] }>;
+  enable?: string[];
+  disable?: string[];
+  prefer?: Record<string, string>;
+  checks?: { ttlMs?: number; graceMs?: number; timeoutMs?: number };
+  limits?: { timeoutMs?: number; maxResultChars?: number; memoryMb?: number; maxQueue?: number; threads?: number; idleTimeoutMs?: number };
+  codeExecution?: { tools?: string[]; timeoutMs?: number; maxToolCalls?: number; memoryMb?: number; maxOutputChars?: number };
+  cache?: { dir?: string; enabled?: boolean };
+}
+
+/** The config with every default applied. */
+export interface ResolvedConfig {
+  /** the file it came from, or undefined for an object or the embedded default */
+  file: string | undefined;
+  /** folder plugin names and paths resolve from */
+  dir: string;
+  plugins: PluginEntry[];
+  builtins: boolean;
+  toolsets: Record<string, { description?: string; includes: string[]; tools: string[] }>;
+  enable: string[];
+  disable: string[];
+  prefer: Record<string, string>;
+  checks: { ttlMs: number; graceMs: number; timeoutMs: number };
+  limits: { timeoutMs: number; maxResultChars: number; memoryMb: number; maxQueue: number; threads: number; idleTimeoutMs: number };
+  codeExecution: { tools: string[] | undefined; timeoutMs: number; maxToolCalls: number; memoryMb: number; maxOutputChars: number };
+  cache: { dir: string; enabled: boolean };
+}
+
+/** Every place cosmiconfig looks, in order (DESIGN.md's list). */
+export const SEARCH_PLACES = [
+  'package.json',
+  '.toolshedrc',
+  '.toolshedrc.json',
+  '.toolshedrc.yaml',
+  '.toolshedrc.yml',
+  '.toolshedrc.js',
+  '.toolshedrc.mjs',
+  '.toolshedrc.cjs',
+  '.toolshedrc.ts',
+  'toolshed.config.js',
+  'toolshed.config.mjs',
+  'toolshed.config.cjs',
+  'toolshed.config.ts',
+] as const;
+
+const SCHEMA_PATH = new URL('../../config.schema.json', import.meta.url);
+let validateConfig: ReturnType<typeof compile> | undefined;
+
+function validator(): ReturnType<typeof compile> {
+  validateConfig ??= compile(JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as object);
+  return validateConfig;
+}
+
+/** Checks `value` against config.schema.json; throws CONFIG_INVALID naming the file, pointer and expectation. */
+export function validateConfigObject(value: unknown, file: string | undefined): ToolshedConfig {
+  const validate = validator();
+  if (validate(value)) return value as ToolshedConfig;
+  const list = problems(validate.errors);
+  const where = file ?? 'config object';
+  const first = list[0];
+  throw new ConfigError(`${where}: ${formatProblems(list)}`, {
+    ...(file ? { file } : {}),
+    ...(first ? { pointer: first.pointer, expected: first.message } : {}),
+    problems: list,
+  } as never);
+}
+
+function explorer() {
+  return cosmiconfig('toolshed', { searchStrategy: 'project', searchPlaces: [...SEARCH_PLACES] });
+}
+
+/** A loaded config file (or none) before defaults. */
+export interface LoadedConfig {
+  file: string | undefined;
+  config: ToolshedConfig;
+}
+
+/** Loads `file` explicitly (`--config`), or searches from `cwd`; no file at all gives `{}` (the embedded default). */
+export async function loadConfig(options: { cwd: string; file?: string }): Promise<LoadedConfig> {
+  const search = explorer();
+  let result: { config: unknown; filepath: string; isEmpty?: boolean } | null;
+  try {
+    if (options.file) {
+      const file = path.resolve(options.cwd, options.file);
+      result = await search.load(file);
+    } else {
+      result = await search.search(options.cwd);
+    }
+  } catch (error) {
+    const err = error as NodeJS.ErrnoException;
+    if (options.file && err.code === 'ENOENT') {
+      throw new ConfigError(`config file not found: ${options.file}`, { file: options.file }, { cause: error });
+    }
+    throw new ConfigError(`could not load the config${options.file ? ` ${options.file}` : ''}: ${err.message}`, options.file ? { file: options.file } : {}, { cause: error });
+  }
+  if (!result) return { file: undefined, config: {} };
+  if (isPluginMetadata(result)) return { file: undefined, config: {} };
+  const config = result.isEmpty || result.config == null ? {} : result.config;
+  return { file: result.filepath, config: validateConfigObject(config, result.filepath) };
+}
+
+/**
+ * A plugin package's own package.json carries `toolshed: { apiVersion }`,
+ * which is plugin metadata and not a host config: running toolshed inside a
+ * plugin's folder must not read it as one.
+ */
+function isPluginMetadata(result: { config: unknown; filepath: string }): boolean {
+  return path.basename(result.filepath) === 'package.json' && typeof result.config === 'object' && result.config !== null && 'apiVersion' in result.config;
+}
+
+/** Fills defaults; relative paths in the config resolve from `dir`. */
+export function resolveConfig(config: ToolshedConfig, file: string | undefined, dir: string, cores: number): ResolvedConfig {
+  const toolsets: ResolvedConfig['toolsets'] = {};
+  for (const [name, spec] of Object.entries(config.toolsets ?? {})) {
+    toolsets[name] = { ...(spec.description ? { description: spec.description } : {}), includes: spec.includes ?? [], tools: spec.tools ?? [] };
+  }
+  return {
+    file,
+    dir,
+    plugins: config.plugins ?? [],
+    builtins: config.builtins ?? true,
+    toolsets,
+    enable: config.enable ?? ['all'],
+    disable: config.disable ?? [],
+    prefer: config.prefer ?? {},
+    checks: { ttlMs: 30_000, graceMs: 60_000, timeoutMs: 5_000, ...config.checks },
+    limits: {
+      timeoutMs: 60_000,
+      maxResultChars: 100_000,
+      memoryMb: 256,
+      maxQueue: 64,
+      threads: Math.max(1, Math.min(4, cores)),
+      idleTimeoutMs: 30_000,
+      ...config.limits,
+    },
+    codeExecution: { tools: config.codeExecution?.tools, timeoutMs: 30_000, maxToolCalls: 50, memoryMb: 64, maxOutputChars: 20_000, ...stripUndefined(config.codeExecution) },
+    cache: { dir: path.resolve(dir, config.cache?.dir ?? 'node_modules/.cache/toolshed'), enabled: config.cache?.enabled ?? true },
+  };
+}
+
+function stripUndefined<T extends object>(value: T | undefined): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(value ?? {})) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}

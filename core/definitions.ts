@@ -1,0 +1,219 @@
+/**
+ * The definitions pipeline: registry snapshot → layer 1 (selection) →
+ * layer 2 (availability) → layer 3 (schema correction) → sorted
+ * definitions. The result is memoized against the registry generation and
+ * the earliest check expiry, so a repeat call with nothing changed runs no
+ * check and touches no worker.
+ */
+import { evaluateAvailability, type Availability, type AvailabilityDeps } from './availability.js';
+import { danglingReferences, resolveDescription } from './descriptions.js';
+import { collectToolsets, ToolsetResolver, type Toolset } from './toolsets.js';
+import type { CheckCache, Clock } from './check-cache.js';
+import type { ResolvedConfig } from './config.js';
+import type { Registry } from './registry.js';
+import type { ToolDefinition } from './providers/types.js';
+import type { ToolConflict, ToolRecord } from './types.js';
+import type { ToolsetError } from './errors.js';
+
+/** Where in the pipeline a tool was hidden. */
+export type HiddenLayer = 'selection' | 'availability' | 'schema';
+
+/** Every registered tool's state, for explain. */
+export interface ToolState {
+  name: string;
+  plugin: string;
+  toolset: string;
+  exposed: boolean;
+  layer?: HiddenLayer;
+  reason?: string;
+  availability?: Availability;
+  /** guard findings and masked failures */
+  warnings: string[];
+  conflict?: ToolConflict;
+}
+
+/** The tools a schema rewriter may see and the limits it may state. */
+export interface RewriteContext {
+  exposed: ReadonlyMap<string, ToolDefinition>;
+  records: ReadonlyMap<string, ToolRecord>;
+}
+
+/**
+ * A definitions step that rebuilds one tool's schema from live facts (the
+ * execute_code rebuild plugs in here). Returning `{ hidden }` hides the tool.
+ */
+export interface SchemaRewriter {
+  appliesTo(record: ToolRecord): boolean;
+  rewrite(definition: ToolDefinition, context: RewriteContext): Promise<{ definition: ToolDefinition } | { hidden: string }>;
+}
+
+/** One computed exposure: what the model is shown, and why everything else is not. */
+export interface Exposure {
+  generation: number;
+  validUntil: number;
+  definitions: ToolDefinition[];
+  states: Map<string, ToolState>;
+  toolsets: Map<string, Toolset>;
+  counts: { registered: number; selected: number; available: number; exposed: number };
+  warnings: string[];
+}
+
+/** What the pipeline needs from the host. */
+export interface PipelineDeps {
+  registry: Registry;
+  config: () => ResolvedConfig;
+  cache: CheckCache;
+  clock: Clock;
+  availability: Omit<AvailabilityDeps, 'cache'>;
+  rewriters: SchemaRewriter[];
+  /** called when the exposed set changed (after the generation bump) */
+  onChange(generation: number, exposure: Exposure): void;
+  onWarning(message: string): void;
+}
+
+/** Layer 1: selection, with the reasons for everything not selected. */
+export function selectTools(registry: Registry, config: ResolvedConfig): { selected: Set<string>; reasons: Map<string, string>; toolsets: Map<string, Toolset>; warnings: string[] } {
+  const toolsets = collectToolsets(registry, config.toolsets);
+  const resolver = new ToolsetResolver(toolsets, new Set(registry.tools.keys()));
+  resolver.validateAll();
+  const warnings: string[] = [];
+  const failedPlugins = registry.plugins.some((p) => p.status === 'failed');
+  // A name in `disable` may belong to a plugin that failed to load; that is reported there, not fatal here.
+  const lenient = failedPlugins ? (error: ToolsetError) => warnings.push(`${error.message} (a plugin failed to load; it may have defined it)`) : undefined;
+  const { selected, reasons } = resolver.select(config.enable, config.disable, lenient);
+  return { selected, reasons, toolsets, warnings };
+}
+
+function fingerprint(defs: readonly ToolDefinition[]): string {
+  return JSON.stringify(defs);
+}
+
+/** Computes and memoizes exposures. */
+export class DefinitionsPipeline {
+  private memo: Exposure | undefined;
+  private running: Promise<Exposure> | undefined;
+  private lastFingerprint: string | undefined;
+  private readonly warned = new Set<string>();
+
+  constructor(private readonly deps: PipelineDeps) {}
+
+  /** The last computed exposure, without recomputing (may be stale). */
+  get last(): Exposure | undefined {
+    return this.memo;
+  }
+
+  /** The current exposure: memoized while the generation holds and no check verdict expired. */
+  current(): Promise<Exposure> {
+    const { registry, clock } = this.deps;
+    if (this.memo && this.memo.generation === registry.generation && clock.now() < this.memo.validUntil) return Promise.resolve(this.memo);
+    this.running ??= this.compute().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async compute(): Promise<Exposure> {
+    const { registry } = this.deps;
+    const config = this.deps.config();
+    const generation = registry.generation;
+    const { selected, reasons, toolsets, warnings } = selectTools(registry, config);
+    const records = [...selected].map((name) => registry.tools.get(name)!).filter(Boolean);
+    const { results, validUntil } = await evaluateAvailability(records, { ...this.deps.availability, cache: this.deps.cache });
+    const states = new Map<string, ToolState>();
+    for (const record of registry.tools.values()) {
+      const state: ToolState = { name: record.name, plugin: record.plugin.source.name, toolset: record.manifest.toolset, exposed: false, warnings: [] };
+      const conflict = registry.conflicts.find((c) => c.name === record.name);
+      if (conflict) state.conflict = conflict;
+      if (!selected.has(record.name)) {
+        state.layer = 'selection';
+        state.reason = reasons.get(record.name) ?? 'not selected';
+      } else {
+        const availability = results.get(record.name)!;
+        state.availability = availability;
+        if (!availability.ok) {
+          state.layer = 'availability';
+          state.reason = availability.reason ?? 'unavailable';
+        } else if (availability.maskedReason) {
+          state.warnings.push(`check failed (${availability.maskedReason}) but a success within the grace window is served`);
+        }
+      }
+      states.set(record.name, state);
+    }
+    const available = [...states.values()].filter((s) => s.layer === undefined).map((s) => s.name);
+    const definitions = await this.correct(available, states);
+    const exposedNames = new Set(definitions.map((d) => d.name));
+    for (const state of states.values()) state.exposed = exposedNames.has(state.name);
+    this.guard(definitions, exposedNames, states, warnings);
+    const exposure: Exposure = {
+      generation,
+      validUntil,
+      definitions,
+      states,
+      toolsets,
+      counts: { registered: registry.tools.size, selected: selected.size, available: available.length, exposed: definitions.length },
+      warnings,
+    };
+    const print = fingerprint(definitions);
+    const changed = this.lastFingerprint !== undefined && print !== this.lastFingerprint;
+    this.lastFingerprint = print;
+    if (changed && registry.generation === generation) exposure.generation = registry.bump();
+    else if (registry.generation !== generation) exposure.validUntil = -Infinity; // changed while computing: recompute next time
+    this.memo = exposure;
+    if (changed) this.deps.onChange(registry.generation, exposure);
+    return exposure;
+  }
+
+  /** Layer 3: conditional description parts, then the schema rewriters, sorted by name. */
+  private async correct(available: string[], states: Map<string, ToolState>): Promise<ToolDefinition[]> {
+    const { registry, rewriters } = this.deps;
+    let exposed = new Set(available);
+    // Descriptions depend on the exposed set and a rewriter may hide a tool; two passes settle it.
+    for (let pass = 0; pass < 2; pass++) {
+      const defs = new Map<string, ToolDefinition>();
+      for (const name of [...exposed].sort()) {
+        const record = registry.tools.get(name)!;
+        defs.set(name, { name, description: resolveDescription(record.manifest.description, exposed), parameters: record.manifest.parameters });
+      }
+      let hiddenNow = false;
+      for (const [name, def] of defs) {
+        const record = registry.tools.get(name)!;
+        const rewriter = rewriters.find((r) => r.appliesTo(record));
+        if (!rewriter) continue;
+        const outcome = await rewriter.rewrite(def, { exposed: defs, records: registry.tools });
+        if ('hidden' in outcome) {
+          defs.delete(name);
+          const state = states.get(name)!;
+          state.layer = 'schema';
+          state.reason = outcome.hidden;
+          hiddenNow = true;
+        } else {
+          defs.set(name, outcome.definition);
+        }
+      }
+      if (!hiddenNow || pass === 1) return [...defs.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      exposed = new Set(defs.keys());
+    }
+    return [];
+  }
+
+  /** Cross-reference guard: a description naming a registered tool that is not exposed is a warning. */
+  private guard(defs: ToolDefinition[], exposed: Set<string>, states: Map<string, ToolState>, warnings: string[]): void {
+    const registered = [...this.deps.registry.tools.keys()];
+    for (const def of defs) {
+      const dangling = danglingReferences(def.description, def.name, registered, exposed);
+      if (!dangling.length) continue;
+      const message = `description of ${def.name} mentions ${dangling.join(', ')}, which ${dangling.length > 1 ? 'are' : 'is'} not exposed`;
+      states.get(def.name)?.warnings.push(message);
+      warnings.push(message);
+      if (!this.warned.has(message)) {
+        this.warned.add(message);
+        this.deps.onWarning(message);
+      }
+    }
+  }
+
+  /** Drops the memo so the next call recomputes (checks still come from the cache). */
+  reset(): void {
+    this.memo = undefined;
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * Plugin resolution: config entries (package names resolved from the config
+ * file's folder, or paths relative to it) and the first-party plugins under
+ * plugins/, each turned into a `PluginSource` after its package.json passes
+ * the version checks.
+ */
+import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { resolve as resolveModule } from 'import-meta-resolve';
+import semver from 'semver';
+import { PluginError } from './errors.js';
+import { TOOLSHED_VERSION, PLUGIN_API_VERSION } from './version.js';
+import type { PluginEntry } from './config.js';
+import type { PluginSource } from './types.js';
+
+/** The folder holding the first-party plugin packages. */
+export const BUILTIN_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
+
+interface PackageJson {
+  name?: string;
+  version?: string;
+  main?: string;
+  exports?: unknown;
+  toolshed?: { apiVersion?: unknown };
+  peerDependencies?: Record<string, string>;
+  dependencies?: Record<string, string>;
+}
+
+function readPackageJson(dir: string): PackageJson | undefined {
+  const file = path.join(dir, 'package.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as PackageJson;
+  } catch (error) {
+    throw new PluginError('PLUGIN_INVALID', `${file} is not valid JSON: ${(error as Error).message}`, { file }, { cause: error });
+  }
+}
+
+function isPath(specifier: string): boolean {
+  return specifier.startsWith('.') || path.isAbsolute(specifier) || specifier.startsWith('file:');
+}
+
+/** Walks up from `file` to the folder of the package that contains it. */
+function packageDirOf(file: string): string | undefined {
+  let dir = path.dirname(file);
+  for (;;) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** The entry module of a package folder: its exports map as Node resolves it, else main, else index.js. */
+function resolveDirEntry(dir: string): string {
+  const pkg = readPackageJson(dir) ?? {};
+  if (pkg.name) {
+    // Self-reference resolves the package's exports map exactly as Node would.
+    try {
+      return fileURLToPath(resolveModule(pkg.name, pathToFileURL(path.join(dir, 'package.json')).href));
+    } catch {
+      // No exports map: fall through to main / index.js.
+    }
+  }
+  const main = path.resolve(dir, pkg.main ?? 'index.js');
+  if (existsSync(main)) return main;
+  throw new PluginError('PLUGIN_INVALID', `plugin at ${dir} has no entry module (no exports, main or index.js)`, { dir });
+}
+
+function shortName(name: string): string {
+  return name.replace(/^@[^/]+\//, '').replace(/^toolshed-plugin-/, '');
+}
+
+/** Default toolset name of a plugin's tools that name none. */
+export function defaultToolset(source: Pick<PluginSource, 'name'>): string {
+  return shortName(source.name);
+}
+
+function checkVersions(name: string, pkg: PackageJson, file: string): void {
+  const apiVersion = pkg.toolshed?.apiVersion;
+  if (apiVersion === undefined) {
+    throw new PluginError('PLUGIN_INVALID', `${name}: package.json has no "toolshed": { "apiVersion": ${PLUGIN_API_VERSION} } field, so it is not a toolshed plugin`, { plugin: name, file, pointer: '/toolshed/apiVersion' });
+  }
+  if (apiVersion !== PLUGIN_API_VERSION) {
+    throw new PluginError('PLUGIN_API_MISMATCH', `${name} wants plugin API ${JSON.stringify(apiVersion)}, but toolshed ${TOOLSHED_VERSION} provides plugin API ${PLUGIN_API_VERSION}`, {
+      plugin: name,
+      wanted: apiVersion,
+      actual: PLUGIN_API_VERSION,
+    });
+  }
+  const range = pkg.peerDependencies?.toolshed;
+  if (range !== undefined) {
+    if (!semver.validRange(range)) {
+      throw new PluginError('PLUGIN_INVALID', `${name}: peerDependencies.toolshed ${JSON.stringify(range)} is not a semver range`, { plugin: name, file, pointer: '/peerDependencies/toolshed' });
+    }
+    if (!semver.satisfies(TOOLSHED_VERSION, range, { includePrerelease: true })) {
+      throw new PluginError('PLUGIN_API_MISMATCH', `${name} wants toolshed ${range}, but this is toolshed ${TOOLSHED_VERSION}`, { plugin: name, wanted: range, actual: TOOLSHED_VERSION });
+    }
+  }
+}
+
+/** Real paths of the folders of a package's declared dependencies, found the way Node would find them. */
+function dependencyDirs(dir: string, pkg: PackageJson): string[] {
+  const out = new Set<string>();
+  for (const dep of Object.keys(pkg.dependencies ?? {})) {
+    let search = dir;
+    for (;;) {
+      const candidate = path.join(search, 'node_modules', dep);
+      if (existsSync(candidate)) {
+        out.add(realpathSync(candidate));
+        break;
+      }
+      const parent = path.dirname(search);
+      if (parent === search) break;
+      search = parent;
+    }
+  }
+  return [...out];
+}
+
+interface SourceOptions {
+  specifier: string;
+  builtin: boolean;
+  trust?: 'trusted' | 'untrusted';
+  grant?: PluginSource['grant'];
+}
+
+/** A module file given by path: a package only if its own folder's package.json declares `toolshed`. */
+function sourceFromFile(file: string, options: SourceOptions): PluginSource {
+  const dir = path.dirname(file);
+  const pkg = readPackageJson(dir);
+  return sourceFromDir(dir, file, options, pkg?.toolshed === undefined);
+}
+
+function sourceFromDir(dir: string, entry: string, options: SourceOptions, bare = false): PluginSource {
+  const pkg = bare ? undefined : readPackageJson(dir);
+  const realDir = realpathSync(dir);
+  const realEntry = realpathSync(entry);
+  if (!pkg) {
+    // A bare module given by path: a local toolset without package metadata.
+    const base = path.basename(entry).replace(/\.[cm]?[jt]s$/, '');
+    const name = base === 'index' ? path.basename(path.dirname(realEntry)) : base;
+    return { name, specifier: options.specifier, dir: path.dirname(realEntry), entry: realEntry, version: '0.0.0', builtin: options.builtin, trust: options.trust ?? 'untrusted', ...(options.grant ? { grant: options.grant } : {}), dependencyDirs: [] };
+  }
+  const name = pkg.name ?? path.basename(dir);
+  checkVersions(name, pkg, path.join(dir, 'package.json'));
+  return {
+    name,
+    specifier: options.specifier,
+    dir: realDir,
+    entry: realEntry,
+    version: pkg.version ?? '0.0.0',
+    builtin: options.builtin,
+    trust: options.trust ?? (options.builtin ? 'trusted' : 'untrusted'),
+    ...(options.grant ? { grant: options.grant } : {}),
+    dependencyDirs: dependencyDirs(dir, pkg),
+  };
+}
+
+/** Resolves one config entry from `configDir`; throws a PluginError (NOT_FOUND, INVALID, API_MISMATCH). */
+export function resolvePlugin(entry: PluginEntry, configDir: string): PluginSource {
+  const spec = typeof entry === 'string' ? entry : entry.package;
+  const options: SourceOptions = { specifier: spec, builtin: false };
+  if (typeof entry === 'object') {
+    if (entry.trust) options.trust = entry.trust;
+    if (entry.grant) options.grant = entry.grant;
+  }
+  if (isPath(spec)) {
+    const target = spec.startsWith('file:') ? fileURLToPath(spec) : path.resolve(configDir, spec);
+    if (!existsSync(target)) {
+      throw new PluginError('PLUGIN_NOT_FOUND', `plugin path ${spec} does not exist (resolved from ${configDir} to ${target})`, { plugin: spec, path: target });
+    }
+    if (statSync(target).isDirectory()) return sourceFromDir(target, resolveDirEntry(target), options);
+    return sourceFromFile(target, options);
+  }
+  let entryFile: string;
+  try {
+    entryFile = fileURLToPath(resolveModule(spec, pathToFileURL(path.join(configDir, 'noop.js')).href));
+  } catch (error) {
+    throw new PluginError(
+      'PLUGIN_NOT_FOUND',
+      `plugin package ${spec} is not installed where the config is (${configDir}). Run: npm install ${spec}`,
+      { plugin: spec, from: configDir, fix: `npm install ${spec}` },
+      { cause: error },
+    );
+  }
+  const dir = packageDirOf(entryFile);
+  if (!dir) throw new PluginError('PLUGIN_INVALID', `plugin ${spec} has no package.json`, { plugin: spec });
+  return sourceFromDir(dir, entryFile, options);
+}
+
+/** The first-party plugin folders: every folder under plugins/ whose package.json has a `toolshed` field, by name. */
+export function builtinPluginDirs(): string[] {
+  if (!existsSync(BUILTIN_DIR)) return [];
+  return readdirSync(BUILTIN_DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => path.join(BUILTIN_DIR, d.name))
+    .filter((dir) => {
+      try {
+        return readPackageJson(dir)?.toolshed !== undefined;
+      } catch {
+        return true; // a broken package.json is reported by resolveBuiltin
+      }
+    })
+    .sort();
+}
+
+/** Resolves one first-party plugin folder; throws a PluginError like resolvePlugin. */
+export function resolveBuiltin(dir: string): PluginSource {
+  return sourceFromDir(dir, resolveDirEntry(dir), { specifier: `builtin:${path.basename(dir)}`, builtin: true });
+}

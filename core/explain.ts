@@ -1,0 +1,105 @@
+/**
+ * The host's report: every plugin (status, tier, load time, manifest source),
+ * every toolset, the layer counts, and every tool with its state and reason.
+ * `toolshed`, `toolshed explain` and `host.explain()` all print this.
+ */
+import { TOOLSHED_VERSION } from './version.js';
+import { checkKey } from './availability.js';
+import type { Exposure, ToolState } from './definitions.js';
+import type { ResolvedConfig } from './config.js';
+import type { Registry } from './registry.js';
+import type { ManifestSource, ToolConflict } from './types.js';
+import type { Permissions } from './plugin.js';
+
+/** One plugin's line in the report. */
+export interface PluginReport {
+  name: string;
+  specifier: string;
+  status: 'loaded' | 'failed';
+  loadMs: number;
+  version?: string;
+  builtin?: boolean;
+  trust?: 'trusted' | 'untrusted';
+  tier?: 'thread' | 'process';
+  manifestSource?: ManifestSource;
+  tools?: number;
+  env?: string[];
+  permissions?: { requested: Permissions; granted: Permissions; effective: Permissions };
+  pool?: { started: boolean; threads: number; completed: number; guardRefused: number };
+  error?: { code: string; message: string };
+}
+
+/** One tool's line in the report. */
+export interface ToolReport extends ToolState {
+  /** custom check probes run so far for this tool's check function */
+  probes?: number;
+}
+
+/** Everything explain knows. */
+export interface HostReport {
+  version: string;
+  config: { file: string | null; dir: string };
+  startupMs: number;
+  /** false until the first exposure was computed */
+  evaluated: boolean;
+  plugins: PluginReport[];
+  toolsets: Array<{ name: string; description?: string; includes: string[]; tools: number; definedBy: string[] }>;
+  counts: { registered: number; selected: number; available: number; exposed: number };
+  tools: ToolReport[];
+  conflicts: ToolConflict[];
+  warnings: string[];
+}
+
+/** Builds the report from the registry and the last exposure. */
+export function explainHost(input: { registry: Registry; exposure: Exposure | undefined; config: ResolvedConfig; startupMs: number; probes: ReadonlyMap<string, number> }): HostReport {
+  const { registry, exposure, config } = input;
+  const plugins = registry.plugins.map((p): PluginReport => {
+    if (p.status === 'failed') return { name: p.name, specifier: p.specifier, status: 'failed', loadMs: round(p.loadMs), error: { code: p.error.code, message: p.error.message } };
+    const stats = p.runner.stats();
+    return {
+      name: p.source.name,
+      specifier: p.source.specifier,
+      status: 'loaded',
+      loadMs: round(p.loadMs),
+      version: p.source.version,
+      builtin: p.source.builtin,
+      trust: p.source.trust,
+      tier: p.runner.tier,
+      manifestSource: p.manifestSource,
+      tools: p.manifest.tools.length,
+      env: p.env,
+      permissions: p.permissions,
+      pool: { started: stats.started, threads: stats.threads, completed: stats.completed, guardRefused: stats.guard.refused },
+    };
+  });
+  const toolsets = exposure
+    ? [...exposure.toolsets.values()]
+        .map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), includes: t.includes, tools: t.tools.length, definedBy: t.definedBy }))
+        .sort((a, b) => a.name.localeCompare(b.name))
+    : [];
+  const tools: ToolReport[] = exposure
+    ? [...exposure.states.values()]
+        .map((state) => {
+          const record = registry.tools.get(state.name);
+          const key = record ? checkKey(record) : undefined;
+          return key ? { ...state, probes: input.probes.get(key) ?? 0 } : { ...state };
+        })
+        .sort((a, b) => a.name.localeCompare(b.name))
+    : [];
+  return {
+    version: TOOLSHED_VERSION,
+    config: { file: config.file ?? null, dir: config.dir },
+    startupMs: round(input.startupMs),
+    evaluated: exposure !== undefined,
+    plugins,
+    toolsets,
+    counts: exposure?.counts ?? { registered: registry.tools.size, selected: 0, available: 0, exposed: 0 },
+    tools,
+    conflicts: [...registry.conflicts],
+    warnings: exposure?.warnings ?? [],
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

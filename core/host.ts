@@ -1,0 +1,240 @@
+/**
+ * `createToolHost`: loads the config and plugins, wires the pipeline and
+ * dispatch, and owns every pool, child process and port until `close()`.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { loadConfig, resolveConfig, validateConfigObject, type ResolvedConfig, type ToolshedConfig } from './config.js';
+import { CheckCache, type Clock, type Verdict } from './check-cache.js';
+import { DefinitionsPipeline, type Exposure, type SchemaRewriter } from './definitions.js';
+import { dispatchOutcome, envelope, failure, type DispatchOptions } from './dispatch.js';
+import { HostEmitter, type HostEvents } from './events.js';
+import { ToolshedError } from './errors.js';
+import { entryUrl, loadPlugins } from './loader.js';
+import { formatDefinitions, FORMATS, type DefinitionFormat } from './providers/index.js';
+import { Registry } from './registry.js';
+import { explainHost, type HostReport } from './explain.js';
+import { ThreadRunner } from '../sandbox/pools.js';
+import type { PluginSource, ToolRecord } from './types.js';
+import type { CallOutcome } from '../sandbox/protocol.js';
+import type { Runner, RunOutcome } from '../sandbox/runner.js';
+import type { RawManifest } from '../sandbox/protocol.js';
+
+/** Options of `createToolHost`. */
+export interface ToolHostOptions {
+  /** where config search starts and relative paths resolve (default process.cwd()) */
+  cwd?: string;
+  /** a config object, or a path to a config file; omitted = search from cwd */
+  config?: ToolshedConfig | string;
+  /** the environment checks see and grants come from (default process.env) */
+  env?: Record<string, string | undefined>;
+  /** injectable time source for check TTLs (default Date.now) */
+  clock?: Clock;
+  /** extra definitions steps (execute_code's schema rebuild plugs in here) */
+  rewriters?: SchemaRewriter[];
+  /** override parts of the config after loading (CLI --enable/--disable) */
+  overrides?: Partial<Pick<ToolshedConfig, 'enable' | 'disable'>>;
+}
+
+/** Options of `definitions()`. */
+export interface DefinitionsOptions {
+  format?: DefinitionFormat;
+}
+
+/** A running toolshed host. */
+export interface ToolHost {
+  /** the `tools` array to send to the model, sorted by name */
+  definitions(options?: DefinitionsOptions): Promise<unknown[]>;
+  /** runs a tool call; tool failures come back as the error envelope, never as a throw */
+  dispatch(name: string, args?: unknown, options?: DispatchOptions): Promise<string>;
+  /** like dispatch, but structured: `{ ok, text }` or `{ ok: false, code, message }` */
+  call(name: string, args?: unknown, options?: DispatchOptions): Promise<CallOutcome>;
+  /** every plugin and tool: exposed, or why not (as of the last evaluation) */
+  explain(): HostReport;
+  /** recomputes exposure now (runs checks whose cache expired) and returns the report */
+  refresh(): Promise<HostReport>;
+  /** forgets cached check results; the next definitions() probes again */
+  invalidateChecks(): void;
+  on<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void): ToolHost;
+  off<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void): ToolHost;
+  /** the config in force, with defaults */
+  readonly config: ResolvedConfig;
+  /** stops every pool, child process and port */
+  close(): Promise<void>;
+}
+
+async function resolveHostConfig(options: ToolHostOptions, cwd: string): Promise<ResolvedConfig> {
+  const cores = os.availableParallelism();
+  let file: string | undefined;
+  let config: ToolshedConfig;
+  if (typeof options.config === 'string') {
+    ({ file, config } = await loadConfig({ cwd, file: options.config }));
+  } else if (options.config) {
+    config = validateConfigObject(options.config, undefined);
+  } else {
+    ({ file, config } = await loadConfig({ cwd }));
+  }
+  if (options.overrides) config = validateConfigObject({ ...config, ...stripUndefined(options.overrides) }, file);
+  return resolveConfig(config, file, file ? path.dirname(file) : cwd, cores);
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * Creates a host: loads config and plugins and evaluates which tools are exposed.
+ * Throws a ToolshedError (CONFIG_INVALID, TOOLSET_UNKNOWN, TOOLSET_CYCLE) for a host-level problem;
+ * a plugin that fails to load is reported in explain() instead.
+ * @example
+ * const host = await createToolHost({ cwd: process.cwd() });
+ * const tools = await host.definitions({ format: 'openai' });
+ * const result = await host.dispatch('read_file', '{"path":"README.md"}');
+ * await host.close();
+ */
+export async function createToolHost(options: ToolHostOptions = {}): Promise<ToolHost> {
+  const started = performance.now();
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const env = options.env ?? process.env;
+  const clock = options.clock ?? { now: () => Date.now() };
+  const config = await resolveHostConfig(options, cwd);
+  const emitter = new HostEmitter();
+  const registry = new Registry();
+  const runners: Runner[] = [];
+
+  const threadRunner = (entry: string, workerEnv: Record<string, string>, threads = config.limits.threads) =>
+    new ThreadRunner({ entry, cwd, env: workerEnv, memoryMb: config.limits.memoryMb, threads, maxQueue: config.limits.maxQueue, idleTimeoutMs: config.limits.idleTimeoutMs });
+
+  // Manifests of thread-tier plugins are extracted in one short-lived pool with an empty env.
+  let extractor: ThreadRunner | undefined;
+  const extract = (source: PluginSource): Promise<RunOutcome<RawManifest>> => {
+    extractor ??= threadRunner(entryUrl(source), {}, Math.max(1, Math.min(2, config.limits.threads)));
+    return extractor.manifest(entryUrl(source));
+  };
+
+  let plugins;
+  try {
+    plugins = await loadPlugins({
+      config,
+      env,
+      extract,
+      createRunner: (source, workerEnv) => {
+        const runner = threadRunner(entryUrl(source), workerEnv);
+        runners.push(runner);
+        return runner;
+      },
+    });
+  } finally {
+    await extractor?.close();
+  }
+  registry.setPlugins(plugins, config.prefer);
+
+  const cache = new CheckCache({ ttlMs: config.checks.ttlMs, graceMs: config.checks.graceMs, clock });
+  const runCheck = async (record: ToolRecord): Promise<Verdict> => {
+    const outcome = await record.plugin.runner.check(
+      { checkId: record.manifest.checkId!, timeoutMs: config.checks.timeoutMs },
+      {
+        log: (message) => emitter.emit('log', { plugin: record.plugin.source.name, tool: record.name, message }),
+        callTool: async () => failure('PERMISSION_DENIED', 'callTool is not available inside availability checks'),
+      },
+    );
+    if (outcome.ok) return outcome.value;
+    if ('failure' in outcome) {
+      const f = outcome.failure;
+      if (f.kind === 'timeout') return { ok: false, reason: `check timed out after ${f.timeoutMs} ms` };
+      if (f.kind === 'crashed') return { ok: false, reason: `check crashed: ${f.message}` };
+      return { ok: false, reason: `check could not run (${f.kind})` };
+    }
+    return { ok: false, reason: `check threw: ${outcome.error.message}` };
+  };
+
+  const pipeline = new DefinitionsPipeline({
+    registry,
+    config: () => config,
+    cache,
+    clock,
+    availability: { env, platform: process.platform, runCheck },
+    rewriters: options.rewriters ?? [],
+    onChange: (generation) => emitter.emit('change', generation),
+    onWarning: (message) => emitter.emit('warning', message),
+  });
+
+  const formatted = new Map<string, { exposure: Exposure; value: unknown[] }>();
+  let closed = false;
+  let startupDone: number | undefined;
+  const startupMs = () => startupDone ?? performance.now() - started;
+
+  const report = (exposure: Exposure | undefined): HostReport => explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes });
+
+  const call = async (name: string, args?: unknown, callOptions: DispatchOptions = {}): Promise<CallOutcome> => {
+    if (closed) return failure('TOOL_CRASHED', 'the host is closed');
+    try {
+      return await dispatchOutcome(
+        { registry, config: () => config, exposure: () => pipeline.current() },
+        name,
+        args,
+        {
+          ...callOptions,
+          onLog: (message) => {
+            emitter.emit('log', { plugin: registry.tools.get(name)?.plugin.source.name ?? '?', tool: name, message });
+            callOptions.onLog?.(message);
+          },
+        },
+        0,
+      );
+    } catch (error) {
+      // A host-level failure (e.g. a config toolset error after reload) must still not throw from dispatch.
+      const code = error instanceof ToolshedError ? error.code : 'TOOL_CRASHED';
+      return failure('TOOL_CRASHED', `toolshed could not run ${name}: ${code}: ${(error as Error).message}`);
+    }
+  };
+
+  const host: ToolHost = {
+    config,
+    async definitions({ format = 'openai' } = {}) {
+      if (!FORMATS.includes(format)) throw new ToolshedError('USAGE', `unknown format '${format}'; use one of ${FORMATS.join(', ')}`);
+      const exposure = await pipeline.current();
+      const memo = formatted.get(format);
+      if (memo && memo.exposure === exposure) return memo.value;
+      const value = formatDefinitions(exposure.definitions, format);
+      formatted.set(format, { exposure, value });
+      return value;
+    },
+    async dispatch(name, args, callOptions) {
+      return envelope(await call(name, args, callOptions));
+    },
+    call,
+    explain: () => report(pipeline.last),
+    async refresh() {
+      return report(await pipeline.current());
+    },
+    invalidateChecks() {
+      cache.invalidate();
+      pipeline.reset();
+    },
+    on(event, listener) {
+      emitter.on(event, listener as never);
+      return host;
+    },
+    off(event, listener) {
+      emitter.off(event, listener as never);
+      return host;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all(runners.map((r) => r.close()));
+      emitter.removeAllListeners();
+    },
+  };
+
+  try {
+    await pipeline.current();
+    startupDone = performance.now() - started;
+  } catch (error) {
+    await host.close();
+    throw error;
+  }
+  return host;
+}

@@ -1,0 +1,15 @@
+/** toolshed's public API. Everything else is internal. */
+export { createToolHost, type ToolHost, type ToolHostOptions, type DefinitionsOptions } from './host.js';
+export type { DispatchOptions } from './dispatch.js';
+export type { HostReport, PluginReport, ToolReport } from './explain.js';
+export type { ToolState, HiddenLayer, SchemaRewriter } from './definitions.js';
+export type { HostEvents } from './events.js';
+export type { Clock } from './check-cache.js';
+export type { ToolshedConfig, PluginEntry } from './config.js';
+export type { DefinitionFormat, ToolDefinition } from './providers/index.js';
+export type { CallOutcome } from '../sandbox/protocol.js';
+export { FORMATS } from './providers/index.js';
+export { ToolshedError, ConfigError, PluginError, ToolsetError, type ErrorCode, type HostErrorCode, type ToolErrorCode } from './errors.js';
+export { TOOLSHED_VERSION, PLUGIN_API_VERSION } from './version.js';
+export { definePlugin, defineTool } from './plugin.js';
+export type * from './plugin.js';

@@ -1,0 +1,115 @@
+/**
+ * Loading every plugin into a `LoadedPlugin` or a `FailedPlugin`. One bad
+ * plugin never stops the others: each failure is kept with its code, and the
+ * startup report shows status and load time per plugin.
+ */
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { PluginError, ToolshedError } from './errors.js';
+import { builtinPluginDirs, resolveBuiltin, resolvePlugin } from './discovery.js';
+import { ManifestCache, manifestKey } from './manifest-cache.js';
+import { normalizeManifest } from './manifest.js';
+import { effectivePermissions, workerEnvNames } from './permissions.js';
+import type { ResolvedConfig } from './config.js';
+import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from './types.js';
+import type { Runner, RunOutcome } from '../sandbox/runner.js';
+import type { RawManifest } from '../sandbox/protocol.js';
+
+/** What loading needs from the host. */
+export interface LoadOptions {
+  config: ResolvedConfig;
+  /** the host's environment (the source of granted variables) */
+  env: Record<string, string | undefined>;
+  /** makes the runner a plugin's handlers and checks run in */
+  createRunner(source: PluginSource, env: Record<string, string>): Runner;
+  /** extracts a manifest in the plugin's own tier */
+  extract(source: PluginSource): Promise<RunOutcome<RawManifest>>;
+}
+
+interface Pending {
+  specifier: string;
+  resolve(): PluginSource;
+}
+
+function pendingEntries(config: ResolvedConfig): Pending[] {
+  const list: Pending[] = [];
+  if (config.builtins) {
+    for (const dir of builtinPluginDirs()) list.push({ specifier: `builtin:${dir.split(/[\\/]/).pop()}`, resolve: () => resolveBuiltin(dir) });
+  }
+  for (const entry of config.plugins) {
+    const specifier = typeof entry === 'string' ? entry : entry.package;
+    list.push({ specifier, resolve: () => resolvePlugin(entry, config.dir) });
+  }
+  return list;
+}
+
+function asToolshedError(error: unknown, plugin: string): ToolshedError {
+  if (error instanceof ToolshedError) return error;
+  return new PluginError('PLUGIN_INVALID', `${plugin}: ${(error as Error)?.message ?? String(error)}`, { plugin }, { cause: error });
+}
+
+async function obtainManifest(source: PluginSource, options: LoadOptions, cache: ManifestCache | undefined): Promise<{ manifest: PluginManifest; from: ManifestSource }> {
+  const key = cache ? manifestKey(source) : '';
+  const cached = cache?.read(source, key);
+  if (cached) return { manifest: cached, from: 'cache' };
+  const outcome = await options.extract(source);
+  if (!outcome.ok) {
+    if ('failure' in outcome) {
+      const f = outcome.failure;
+      const why = f.kind === 'crashed' ? f.message : f.kind === 'timeout' ? `manifest extraction timed out after ${f.timeoutMs} ms` : f.kind;
+      throw new PluginError('PLUGIN_IMPORT_FAILED', `${source.name}: ${why}`, { plugin: source.name });
+    }
+    const code = outcome.error.code === 'PLUGIN_IMPORT_FAILED' ? 'PLUGIN_IMPORT_FAILED' : 'PLUGIN_INVALID';
+    throw new PluginError(code, `${source.name}: ${outcome.error.message}`, { plugin: source.name, cause: outcome.error });
+  }
+  const manifest = normalizeManifest(outcome.value, source);
+  cache?.write(source, key, manifest);
+  return { manifest, from: 'extracted' };
+}
+
+function pickEnv(names: string[], env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = env[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+async function loadOne(pending: Pending, options: LoadOptions, cache: ManifestCache | undefined): Promise<PluginLoadResult> {
+  const started = performance.now();
+  let name = pending.specifier;
+  try {
+    const source = pending.resolve();
+    name = source.name;
+    const { manifest, from } = await obtainManifest(source, options, cache);
+    const permissions = effectivePermissions(source, manifest);
+    const envNames = workerEnvNames(source, manifest, permissions.effective);
+    const runner = options.createRunner(source, pickEnv(envNames, options.env));
+    const loaded: LoadedPlugin = {
+      status: 'loaded',
+      source,
+      manifest,
+      manifestSource: from,
+      loadMs: performance.now() - started,
+      runner,
+      env: envNames,
+      permissions,
+    };
+    return loaded;
+  } catch (error) {
+    const failed: FailedPlugin = { status: 'failed', specifier: pending.specifier, name, error: asToolshedError(error, name), loadMs: performance.now() - started };
+    return failed;
+  }
+}
+
+/** Loads builtins then config plugins, in config order; never throws for a single plugin. */
+export async function loadPlugins(options: LoadOptions): Promise<PluginLoadResult[]> {
+  const cache = options.config.cache.enabled ? new ManifestCache(options.config.cache.dir) : undefined;
+  return Promise.all(pendingEntries(options.config).map((pending) => loadOne(pending, options, cache)));
+}
+
+/** The file URL a worker imports a plugin by. */
+export function entryUrl(source: PluginSource): string {
+  return pathToFileURL(source.entry).href;
+}

@@ -1,0 +1,77 @@
+/**
+ * The on-disk manifest cache. A second start with nothing changed reads
+ * manifests from here and starts no worker. The key covers the package name
+ * and version, a hash of the entry module's content, and the size and mtime
+ * of every other file of the package (so editing a helper module the entry
+ * imports invalidates it too).
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PLUGIN_API_VERSION, TOOLSHED_VERSION } from './version.js';
+import type { PluginManifest, PluginSource } from './types.js';
+
+const SKIP_DIRS = new Set(['node_modules', '.git', 'test', 'tests', '__tests__']);
+const MAX_FILES = 2_000;
+
+function fileStamps(dir: string, entry: string): string[] {
+  const stamps: string[] = [];
+  const walk = (folder: string) => {
+    for (const item of readdirSync(folder, { withFileTypes: true })) {
+      if (stamps.length >= MAX_FILES) return;
+      const full = path.join(folder, item.name);
+      if (item.isDirectory()) {
+        if (!SKIP_DIRS.has(item.name) && !item.name.startsWith('.')) walk(full);
+      } else if (item.isFile() && full !== entry) {
+        const st = statSync(full);
+        stamps.push(`${path.relative(dir, full)}:${st.size}:${st.mtimeMs}`);
+      }
+    }
+  };
+  walk(dir);
+  return stamps.sort();
+}
+
+/** The cache key of a plugin's current files. */
+export function manifestKey(source: PluginSource): string {
+  const hash = createHash('sha256');
+  hash.update(`${TOOLSHED_VERSION}\0${PLUGIN_API_VERSION}\0${source.name}\0${source.version}\0`);
+  hash.update(readFileSync(source.entry));
+  // A bare module's folder may be a whole project; only its entry counts then.
+  if (source.version !== '0.0.0' || source.builtin) for (const stamp of fileStamps(source.dir, source.entry)) hash.update(`\0${stamp}`);
+  return hash.digest('hex');
+}
+
+function cacheFile(dir: string, source: PluginSource): string {
+  const safe = source.name.replace(/[^a-zA-Z0-9._-]/g, '_');
+  const where = createHash('sha256').update(source.entry).digest('hex').slice(0, 12);
+  return path.join(dir, 'manifests', `${safe}-${where}.json`);
+}
+
+/** A cache directory; reads and writes never throw (a broken cache only costs an extraction). */
+export class ManifestCache {
+  constructor(private readonly dir: string) {}
+
+  /** The cached manifest for `key`, if present and intact. */
+  read(source: PluginSource, key: string): PluginManifest | undefined {
+    try {
+      const stored = JSON.parse(readFileSync(cacheFile(this.dir, source), 'utf8')) as { key?: string; manifest?: PluginManifest };
+      return stored.key === key ? stored.manifest : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Stores a manifest atomically (write then rename). */
+  write(source: PluginSource, key: string, manifest: PluginManifest): void {
+    const file = cacheFile(this.dir, source);
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+      writeFileSync(temp, JSON.stringify({ key, plugin: source.name, version: source.version, manifest }));
+      renameSync(temp, file);
+    } catch {
+      // Read-only or full disk: the host still works, only slower next start.
+    }
+  }
+}

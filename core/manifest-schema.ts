@@ -1,0 +1,71 @@
+/**
+ * The JSON Schema of an extracted plugin manifest. A plugin object that does
+ * not match is PLUGIN_INVALID with the JSON pointer of the first problem.
+ */
+
+const nameList = { type: 'array', items: { type: 'string', minLength: 1 } } as const;
+
+/** Schema of the data `extractManifest` produces from a plugin object. */
+export const manifestSchema = {
+  type: 'object',
+  required: ['apiVersion', 'tools'],
+  properties: {
+    apiVersion: { const: 1 },
+    toolsets: {
+      type: 'object',
+      propertyNames: { pattern: '^[a-zA-Z0-9_.:-]{1,64}$' },
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { description: { type: 'string' }, includes: nameList, tools: nameList },
+      },
+    },
+    permissions: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { network: { type: 'boolean' }, env: nameList, fsRead: nameList, fsWrite: nameList },
+    },
+    tools: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'description', 'parameters', 'handler'],
+        properties: {
+          name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+          toolset: { type: 'string', pattern: '^[a-zA-Z0-9_.:-]{1,64}$' },
+          description: {
+            anyOf: [
+              { type: 'string', minLength: 1 },
+              {
+                type: 'array',
+                minItems: 1,
+                items: {
+                  anyOf: [
+                    { type: 'string' },
+                    { type: 'object', required: ['ifAvailable', 'text'], additionalProperties: false, properties: { ifAvailable: nameList, text: { type: 'string' } } },
+                    { type: 'object', required: ['ifMissing', 'text'], additionalProperties: false, properties: { ifMissing: nameList, text: { type: 'string' } } },
+                  ],
+                },
+              },
+            ],
+          },
+          parameters: { type: 'object', properties: { type: { const: 'object' } }, required: ['type'] },
+          requires: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { env: nameList, bins: nameList, tools: nameList, platforms: nameList },
+          },
+          limits: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { timeoutMs: { type: 'integer', minimum: 1 }, maxResultChars: { type: 'integer', minimum: 100 } },
+          },
+          sandbox: { type: 'boolean' },
+          handler: { const: 'function' },
+          checkId: { type: 'string' },
+          checkType: { const: 'function' },
+        },
+      },
+    },
+  },
+} as const;

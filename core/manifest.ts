@@ -1,0 +1,61 @@
+/**
+ * Manifest validation (ajv against manifestSchema) and normalization into
+ * the shape the pipeline uses. Extraction itself happens in a worker.
+ */
+import { PluginError } from './errors.js';
+import { manifestSchema } from './manifest-schema.js';
+import { compile, formatProblems, problems } from './schema.js';
+import { defaultToolset } from './discovery.js';
+import type { DescriptionPart, ToolsetSpec } from './plugin.js';
+import type { PluginManifest, PluginSource, ToolManifest } from './types.js';
+import type { RawManifest, RawToolManifest } from '../sandbox/protocol.js';
+
+let validateManifest: ReturnType<typeof compile> | undefined;
+
+/** Validates a raw manifest; throws PLUGIN_INVALID with the JSON pointer(s) of what is wrong. */
+export function normalizeManifest(raw: RawManifest, source: Pick<PluginSource, 'name'>): PluginManifest {
+  validateManifest ??= compile(manifestSchema);
+  if (!validateManifest(raw)) {
+    const list = problems(validateManifest.errors).map((p) => ({
+      pointer: p.pointer,
+      // The worker replaces functions by their typeof; say it in the plugin author's terms.
+      message: /\/(handler|checkType)$/.test(p.pointer) ? 'must be a function' : p.message,
+    }));
+    const first = list[0];
+    throw new PluginError('PLUGIN_INVALID', `${source.name}: invalid plugin object: ${formatProblems(list)}`, {
+      plugin: source.name,
+      ...(first ? { pointer: first.pointer, expected: first.message } : {}),
+      problems: list,
+    });
+  }
+  const tools = (raw.tools as RawToolManifest[]).map((tool) => normalizeTool(tool, source));
+  const seen = new Set<string>();
+  for (const [index, tool] of tools.entries()) {
+    if (seen.has(tool.name)) {
+      throw new PluginError('PLUGIN_INVALID', `${source.name}: tool ${tool.name} is defined twice in the same plugin`, { plugin: source.name, pointer: `/tools/${index}/name` });
+    }
+    seen.add(tool.name);
+  }
+  return {
+    apiVersion: 1,
+    toolsets: (raw.toolsets ?? {}) as Record<string, ToolsetSpec>,
+    permissions: (raw.permissions ?? {}) as PluginManifest['permissions'],
+    tools,
+  };
+}
+
+function normalizeTool(tool: RawToolManifest, source: Pick<PluginSource, 'name'>): ToolManifest {
+  const requires = (tool.requires ?? {}) as Partial<ToolManifest['requires']>;
+  const description = typeof tool.description === 'string' ? [tool.description] : (tool.description as DescriptionPart[]);
+  const out: ToolManifest = {
+    name: tool.name as string,
+    toolset: (tool.toolset as string | undefined) ?? defaultToolset(source),
+    description,
+    parameters: tool.parameters as ToolManifest['parameters'],
+    requires: { env: requires.env ?? [], bins: requires.bins ?? [], tools: requires.tools ?? [], platforms: requires.platforms ?? [] },
+    limits: (tool.limits ?? {}) as ToolManifest['limits'],
+    sandbox: tool.sandbox === true,
+  };
+  if (tool.checkId) out.checkId = tool.checkId;
+  return out;
+}

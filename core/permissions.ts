@@ -1,0 +1,46 @@
+/**
+ * Requested, granted and effective permissions. Trusted plugins get what
+ * they request (plus any grant); untrusted plugins get the intersection of
+ * what they request and what the operator granted.
+ */
+import type { Permissions } from './plugin.js';
+import type { PluginManifest, PluginSource } from './types.js';
+
+const union = (...lists: Array<string[] | undefined>): string[] => [...new Set(lists.flatMap((l) => l ?? []))].sort();
+const intersect = (a: string[] | undefined, b: string[] | undefined): string[] => (a ?? []).filter((x) => (b ?? []).includes(x)).sort();
+
+function normalize(p: Permissions | undefined): Required<Permissions> {
+  return { network: p?.network ?? false, env: union(p?.env), fsRead: union(p?.fsRead), fsWrite: union(p?.fsWrite) };
+}
+
+/** The three permission sets of one plugin. */
+export function effectivePermissions(source: PluginSource, manifest: PluginManifest): { requested: Required<Permissions>; granted: Required<Permissions>; effective: Required<Permissions> } {
+  const declaredEnv = union(manifest.permissions.env, ...manifest.tools.map((t) => t.requires.env));
+  const requested = normalize({ ...manifest.permissions, env: declaredEnv });
+  if (source.trust === 'trusted') {
+    const granted = source.grant ? normalize(source.grant) : requested;
+    const effective = {
+      network: requested.network || granted.network,
+      env: union(requested.env, granted.env),
+      fsRead: union(requested.fsRead, granted.fsRead),
+      fsWrite: union(requested.fsWrite, granted.fsWrite),
+    };
+    return { requested, granted, effective };
+  }
+  const granted = normalize(source.grant);
+  return {
+    requested,
+    granted,
+    effective: {
+      network: requested.network && granted.network,
+      env: intersect(requested.env, granted.env),
+      fsRead: intersect(requested.fsRead, granted.fsRead),
+      fsWrite: intersect(requested.fsWrite, granted.fsWrite),
+    },
+  };
+}
+
+/** The environment variable names a plugin's workers receive: exactly its effective env grant. */
+export function workerEnvNames(_source: PluginSource, _manifest: PluginManifest, effective: Required<Permissions>): string[] {
+  return effective.env;
+}

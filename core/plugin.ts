@@ -1,0 +1,110 @@
+/**
+ * The plugin authoring API (`toolshed/plugin`). A plugin need not import it:
+ * `definePlugin` only adds types to a plain object.
+ */
+
+/** A JSON Schema object (draft 2020-12 or draft-07 keywords). */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** A conditional description part, resolved against the tools finally exposed. */
+export type DescriptionPart =
+  | string
+  | { ifAvailable: string[]; text: string }
+  | { ifMissing: string[]; text: string };
+
+/** Declarative requirements, evaluated by the host without running plugin code. */
+export interface Requires {
+  /** environment variables that must be present and non-empty */
+  env?: string[];
+  /** executables that must be found on PATH */
+  bins?: string[];
+  /** other tools that must be exposed */
+  tools?: string[];
+  /** `process.platform` values this tool supports */
+  platforms?: NodeJS.Platform[];
+}
+
+/** Permissions a plugin requests; the operator's `grant` decides what it gets. */
+export interface Permissions {
+  network?: boolean;
+  env?: string[];
+  fsRead?: string[];
+  fsWrite?: string[];
+}
+
+/** Per-tool limits; the host's config limits apply where these are absent. */
+export interface ToolLimits {
+  timeoutMs?: number;
+  maxResultChars?: number;
+}
+
+/** What a handler or check receives besides its arguments. */
+export interface ToolContext {
+  /** aborted on timeout or when the caller cancels */
+  signal: AbortSignal;
+  /** only the environment variables granted to this plugin */
+  env: Readonly<Record<string, string>>;
+  /** the host's working directory */
+  cwd: string;
+  /** the caller's session id, when it gave one */
+  sessionId?: string;
+  /** a log line for the operator (never sent to the model) */
+  log(message: string): void;
+  /** progress for the caller (MCP progress notifications) */
+  progress(done: number, total?: number): void;
+  /** calls another tool through the host's full dispatch pipeline */
+  callTool(name: string, args?: unknown): Promise<unknown>;
+}
+
+/** A check's verdict: `false` or `{ ok: false, reason }` hides the tool. */
+export type CheckResult = boolean | { ok: boolean; reason?: string };
+
+/** A handler's result: a string as is, or a JSON value, or MCP-style text content. */
+export type ToolResult = string | number | boolean | null | object | { content: Array<{ type: 'text'; text: string }> };
+
+/** One tool of a plugin. */
+export interface ToolSpec<Args = any> {
+  /** `^[a-zA-Z0-9_-]{1,64}$` */
+  name: string;
+  /** the toolset this tool belongs to; defaults to the plugin's short name */
+  toolset?: string;
+  description: string | DescriptionPart[];
+  parameters: JsonSchema;
+  requires?: Requires;
+  check?: (ctx: ToolContext) => CheckResult | Promise<CheckResult>;
+  handler: (args: Args, ctx: ToolContext) => ToolResult | Promise<ToolResult>;
+  limits?: ToolLimits;
+  /** callable from inside execute_code */
+  sandbox?: boolean;
+}
+
+/** A named group of tools that can include other toolsets. */
+export interface ToolsetSpec {
+  description?: string;
+  includes?: string[];
+  /** tool names added to this toolset directly */
+  tools?: string[];
+}
+
+/** The default export of a toolset package. */
+export interface PluginSpec {
+  apiVersion: 1;
+  toolsets?: Record<string, ToolsetSpec>;
+  permissions?: Permissions;
+  tools?: ToolSpec[];
+}
+
+/**
+ * Identity helper that types a plugin object.
+ * @example
+ * export default definePlugin({ apiVersion: 1, tools: [{ name: 'ping', description: 'Ping',
+ *   parameters: { type: 'object' }, handler: () => 'pong' }] });
+ */
+export function definePlugin<const T extends PluginSpec>(plugin: T): T {
+  return plugin;
+}
+
+/** Identity helper that types a single tool. */
+export function defineTool<Args = any>(tool: ToolSpec<Args>): ToolSpec<Args> {
+  return tool;
+}

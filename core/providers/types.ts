@@ -1,0 +1,15 @@
+/** The provider-neutral tool definition every format is made from. */
+import type { JsonSchema } from '../plugin.js';
+
+/** A tool as exposed to the model, before any provider's wrapping. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/** The tool formats `definitions()` can produce. */
+export type DefinitionFormat = 'openai' | 'responses' | 'anthropic' | 'gemini' | 'mcp';
+
+/** Every supported format, for validation and help text. */
+export const FORMATS: readonly DefinitionFormat[] = ['openai', 'responses', 'anthropic', 'gemini', 'mcp'];

@@ -1,0 +1,74 @@
+/**
+ * The tool registry: winners of every tool name, the conflicts, and a
+ * generation counter that every change bumps. Anything derived from the
+ * registry is memoized against the generation.
+ */
+import type { LoadedPlugin, PluginLoadResult, ToolConflict, ToolRecord } from './types.js';
+
+/** Tools by name, with conflicts resolved by config order or `prefer`. */
+export class Registry {
+  private generationValue = 0;
+  private pluginList: PluginLoadResult[] = [];
+  private readonly toolMap = new Map<string, ToolRecord>();
+  private conflictList: ToolConflict[] = [];
+
+  /** Bumped by every change to plugins, tools, config or availability. */
+  get generation(): number {
+    return this.generationValue;
+  }
+
+  /** Every plugin, loaded or failed, in config order. */
+  get plugins(): readonly PluginLoadResult[] {
+    return this.pluginList;
+  }
+
+  /** The plugins that loaded. */
+  loaded(): LoadedPlugin[] {
+    return this.pluginList.filter((p): p is LoadedPlugin => p.status === 'loaded');
+  }
+
+  /** The winning record of every tool name. */
+  get tools(): ReadonlyMap<string, ToolRecord> {
+    return this.toolMap;
+  }
+
+  /** Names defined by more than one plugin. */
+  get conflicts(): readonly ToolConflict[] {
+    return this.conflictList;
+  }
+
+  /** Replaces the plugin set; the first definition of a name wins unless `prefer` names another plugin. */
+  setPlugins(plugins: PluginLoadResult[], prefer: Record<string, string>): void {
+    this.pluginList = plugins;
+    this.toolMap.clear();
+    const owners = new Map<string, ToolRecord[]>();
+    for (const plugin of plugins) {
+      if (plugin.status !== 'loaded') continue;
+      for (const manifest of plugin.manifest.tools) {
+        const list = owners.get(manifest.name) ?? [];
+        list.push({ name: manifest.name, plugin, manifest });
+        owners.set(manifest.name, list);
+      }
+    }
+    this.conflictList = [];
+    for (const [name, list] of owners) {
+      const preferred = prefer[name];
+      const chosen = (preferred !== undefined && list.find((r) => r.plugin.source.name === preferred || r.plugin.source.specifier === preferred)) || list[0]!;
+      this.toolMap.set(name, chosen);
+      if (list.length > 1) {
+        this.conflictList.push({
+          name,
+          winner: chosen.plugin.source.name,
+          losers: list.filter((r) => r !== chosen).map((r) => r.plugin.source.name),
+          rule: chosen === list[0] ? 'config order' : 'prefer',
+        });
+      }
+    }
+    this.bump();
+  }
+
+  /** Marks everything derived as stale. */
+  bump(): number {
+    return ++this.generationValue;
+  }
+}

@@ -1,0 +1,23 @@
+/** Did-you-mean suggestions for unknown tool and toolset names. */
+import { distance } from 'fastest-levenshtein';
+
+/** The candidates closest to `name` (at most `limit`), nearest first; empty when nothing is close. */
+export function suggest(name: string, candidates: Iterable<string>, limit = 3): string[] {
+  const lower = name.toLowerCase();
+  const scored: Array<{ candidate: string; score: number }> = [];
+  for (const candidate of candidates) {
+    const c = candidate.toLowerCase();
+    const score = c.includes(lower) || lower.includes(c) ? 0.5 : distance(lower, c);
+    if (score <= Math.max(2, Math.floor(Math.max(lower.length, c.length) / 3))) scored.push({ candidate, score });
+  }
+  return scored
+    .sort((a, b) => a.score - b.score || a.candidate.localeCompare(b.candidate))
+    .slice(0, limit)
+    .map((s) => s.candidate);
+}
+
+/** " Did you mean a, b?" or an empty string. */
+export function didYouMean(name: string, candidates: Iterable<string>): string {
+  const hits = suggest(name, candidates);
+  return hits.length ? ` Did you mean ${hits.map((h) => `'${h}'`).join(' or ')}?` : '';
+}

@@ -1,0 +1,134 @@
+/**
+ * Layer 1, toolset selection. Toolsets come from plugins (declared, and
+ * implied by each tool's `toolset`) and from config; `includes` compose
+ * recursively with diamonds counted once. `enable` selects, `disable`
+ * subtracts toolsets or single tools, last.
+ */
+import { ToolsetError } from './errors.js';
+import { didYouMean } from './suggest.js';
+import type { Registry } from './registry.js';
+
+/** One toolset after merging every definition of its name. */
+export interface Toolset {
+  name: string;
+  description?: string;
+  includes: string[];
+  /** tools that belong to it directly */
+  tools: string[];
+  /** plugin names or 'config' */
+  definedBy: string[];
+}
+
+const ALL = new Set(['all', '*']);
+
+/** Merges toolsets from the registry's plugins and from config. */
+export function collectToolsets(registry: Registry, configToolsets: Record<string, { description?: string; includes: string[]; tools: string[] }>): Map<string, Toolset> {
+  const sets = new Map<string, Toolset>();
+  const get = (name: string): Toolset => {
+    let set = sets.get(name);
+    if (!set) {
+      set = { name, includes: [], tools: [], definedBy: [] };
+      sets.set(name, set);
+    }
+    return set;
+  };
+  const addOwner = (set: Toolset, owner: string) => {
+    if (!set.definedBy.includes(owner)) set.definedBy.push(owner);
+  };
+  for (const plugin of registry.loaded()) {
+    for (const [name, spec] of Object.entries(plugin.manifest.toolsets)) {
+      const set = get(name);
+      set.description ??= spec.description;
+      set.includes.push(...(spec.includes ?? []));
+      set.tools.push(...(spec.tools ?? []));
+      addOwner(set, plugin.source.name);
+    }
+  }
+  // A tool that lost a name conflict is not the tool of that name, so only winners join toolsets.
+  for (const record of registry.tools.values()) {
+    const set = get(record.manifest.toolset);
+    set.tools.push(record.name);
+    addOwner(set, record.plugin.source.name);
+  }
+  for (const [name, spec] of Object.entries(configToolsets)) {
+    const set = get(name);
+    if (spec.description) set.description = spec.description;
+    set.includes.push(...spec.includes);
+    set.tools.push(...spec.tools);
+    addOwner(set, 'config');
+  }
+  for (const set of sets.values()) {
+    set.includes = [...new Set(set.includes)];
+    set.tools = [...new Set(set.tools)];
+  }
+  return sets;
+}
+
+/** Expands toolsets to tool names; throws TOOLSET_CYCLE naming the path, TOOLSET_UNKNOWN with a did-you-mean. */
+export class ToolsetResolver {
+  private readonly memo = new Map<string, Set<string>>();
+
+  constructor(private readonly sets: Map<string, Toolset>, private readonly knownTools: ReadonlySet<string>) {}
+
+  /** Every tool in `name`, following includes. */
+  expand(name: string, trail: string[] = []): Set<string> {
+    const memo = this.memo.get(name);
+    if (memo) return memo;
+    if (trail.includes(name)) {
+      const cycle = [...trail.slice(trail.indexOf(name)), name];
+      throw new ToolsetError('TOOLSET_CYCLE', `toolsets include each other in a cycle: ${cycle.join(' → ')}`, { cycle });
+    }
+    const set = this.sets.get(name);
+    if (!set) throw this.unknown(name, trail);
+    const tools = new Set<string>();
+    for (const tool of set.tools) if (this.knownTools.has(tool)) tools.add(tool);
+    for (const include of set.includes) for (const tool of this.expand(include, [...trail, name])) tools.add(tool);
+    this.memo.set(name, tools);
+    return tools;
+  }
+
+  private unknown(name: string, trail: string[]): ToolsetError {
+    const from = trail.length ? ` (included by ${trail[trail.length - 1]})` : '';
+    return new ToolsetError('TOOLSET_UNKNOWN', `unknown toolset '${name}'${from}.${didYouMean(name, this.sets.keys())}`, { toolset: name, trail });
+  }
+
+  /** Checks every toolset once so a cycle anywhere is reported even if nothing enables it. */
+  validateAll(): void {
+    for (const name of this.sets.keys()) this.expand(name);
+  }
+
+  /** Tools selected by `enable` minus `disable`, and why each other known tool is not selected. */
+  select(enable: string[], disable: string[], onUnknownDisable?: (error: ToolsetError) => void): { selected: Set<string>; reasons: Map<string, string> } {
+    const selected = new Set<string>();
+    const wantsAll = enable.some((name) => ALL.has(name));
+    const enableNames = wantsAll ? [...this.sets.keys()] : enable;
+    for (const name of enableNames) {
+      if (!this.sets.has(name)) {
+        if (this.knownTools.has(name)) {
+          throw new ToolsetError('TOOLSET_UNKNOWN', `'${name}' in enable is a tool, not a toolset; enable a toolset that contains it, or list it in a config toolset's tools`, { toolset: name });
+        }
+        throw this.unknown(name, []);
+      }
+      for (const tool of this.expand(name)) selected.add(tool);
+    }
+    const reasons = new Map<string, string>();
+    for (const tool of this.knownTools) {
+      if (!selected.has(tool)) reasons.set(tool, `not in the enabled toolsets (${enable.join(', ') || 'none'})`);
+    }
+    for (const name of disable) {
+      if (this.sets.has(name)) {
+        for (const tool of this.expand(name)) {
+          if (selected.delete(tool) || !reasons.has(tool)) reasons.set(tool, `toolset '${name}' is disabled`);
+        }
+      } else if (this.knownTools.has(name)) {
+        selected.delete(name);
+        reasons.set(name, 'disabled by config');
+      } else {
+        const error = new ToolsetError('TOOLSET_UNKNOWN', `unknown toolset or tool '${name}' in disable.${didYouMean(name, [...this.sets.keys(), ...this.knownTools])}`, { toolset: name });
+        if (!onUnknownDisable) throw error;
+        onUnknownDisable(error);
+      }
+    }
+    return { selected, reasons };
+  }
+}

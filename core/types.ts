@@ -1,0 +1,93 @@
+/**
+ * Internal data shapes shared by the pipeline stages: validated manifests,
+ * plugin sources, load results and tool records.
+ */
+import type { ValidateFunction } from 'ajv';
+import type { DescriptionPart, JsonSchema, Permissions, ToolLimits, ToolsetSpec } from './plugin.js';
+import type { ToolshedError } from './errors.js';
+import type { Runner } from '../sandbox/runner.js';
+
+/** A tool as the host knows it: data only, no code. */
+export interface ToolManifest {
+  name: string;
+  toolset: string;
+  description: DescriptionPart[];
+  parameters: JsonSchema;
+  requires: { env: string[]; bins: string[]; tools: string[]; platforms: string[] };
+  limits: ToolLimits;
+  sandbox: boolean;
+  checkId?: string;
+}
+
+/** A plugin as the host knows it after extraction and validation. */
+export interface PluginManifest {
+  apiVersion: 1;
+  toolsets: Record<string, ToolsetSpec>;
+  permissions: Permissions;
+  tools: ToolManifest[];
+}
+
+/** Where a plugin comes from and how it may run. */
+export interface PluginSource {
+  /** package name, or the file name of a bare module */
+  name: string;
+  /** as written in the config (or `builtin:<dir>`) */
+  specifier: string;
+  /** the package folder (real path) */
+  dir: string;
+  /** the entry module (real path) */
+  entry: string;
+  version: string;
+  builtin: boolean;
+  trust: 'trusted' | 'untrusted';
+  grant?: Permissions;
+  /** real paths of the package's dependencies' folders (read access in the process tier) */
+  dependencyDirs: string[];
+}
+
+/** How the manifest was obtained. */
+export type ManifestSource = 'cache' | 'extracted';
+
+/** A plugin that loaded: its manifest and the runner its code runs in. */
+export interface LoadedPlugin {
+  status: 'loaded';
+  source: PluginSource;
+  manifest: PluginManifest;
+  manifestSource: ManifestSource;
+  loadMs: number;
+  runner: Runner;
+  /** environment variables its workers receive */
+  env: string[];
+  /** what the plugin asked for, what config granted, and their intersection */
+  permissions: { requested: Permissions; granted: Permissions; effective: Permissions };
+}
+
+/** A plugin that did not load, and why. The rest of the host works without it. */
+export interface FailedPlugin {
+  status: 'failed';
+  specifier: string;
+  name: string;
+  error: ToolshedError;
+  loadMs: number;
+}
+
+/** Either outcome of loading one plugin. */
+export type PluginLoadResult = LoadedPlugin | FailedPlugin;
+
+/** A tool in the registry with its owner. */
+export interface ToolRecord {
+  name: string;
+  plugin: LoadedPlugin;
+  manifest: ToolManifest;
+  /** compiled lazily, once per tool */
+  validate?: ValidateFunction;
+}
+
+/** One name defined by more than one plugin. */
+export interface ToolConflict {
+  name: string;
+  winner: string;
+  losers: string[];
+  /** why the winner won */
+  rule: 'config order' | 'prefer';
+}

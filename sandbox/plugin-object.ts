@@ -1,0 +1,86 @@
+/**
+ * Turns an imported plugin module into its serializable manifest, and finds a
+ * tool's handler or check again by name or id. Runs only inside workers.
+ */
+import type { RawManifest, RawToolManifest } from './protocol.js';
+
+type AnyFunction = (...args: unknown[]) => unknown;
+
+/** The plugin object a module exports (default export, or the namespace itself). */
+export function pluginObject(mod: Record<string, unknown>): Record<string, unknown> {
+  const candidate = mod.default ?? mod;
+  if (typeof candidate !== 'object' || candidate === null) {
+    throw new TypeError(`the plugin's default export is ${candidate === null ? 'null' : typeof candidate}, expected a plugin object`);
+  }
+  return candidate as Record<string, unknown>;
+}
+
+function toolList(plugin: Record<string, unknown>): unknown[] {
+  return Array.isArray(plugin.tools) ? plugin.tools : [];
+}
+
+/** Check functions in first-seen order: index i has id `c<i>`, so tools sharing a function share an id. */
+function checkIds(plugin: Record<string, unknown>): Map<AnyFunction, string> {
+  const ids = new Map<AnyFunction, string>();
+  for (const tool of toolList(plugin)) {
+    const check = (tool as { check?: unknown } | null)?.check;
+    if (typeof check === 'function' && !ids.has(check as AnyFunction)) ids.set(check as AnyFunction, `c${ids.size}`);
+  }
+  return ids;
+}
+
+/** JSON round trip: drops functions and undefined, fails on cycles and BigInt. */
+function data(value: unknown, where: string): unknown {
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(JSON.stringify(value));
+  } catch (error) {
+    throw new TypeError(`${where} is not JSON data: ${(error as Error).message}`);
+  }
+}
+
+/** Extracts the manifest: plain data only, functions replaced by their `typeof`. */
+export function extractManifest(plugin: Record<string, unknown>): RawManifest {
+  const ids = checkIds(plugin);
+  const rawTools = plugin.tools;
+  const tools = Array.isArray(rawTools)
+    ? rawTools.map((tool, index): RawToolManifest => {
+        if (typeof tool !== 'object' || tool === null) return { name: tool, handler: typeof tool };
+        const t = tool as Record<string, unknown>;
+        const out: RawToolManifest = {
+          name: t.name,
+          toolset: t.toolset,
+          description: data(t.description, `tools[${index}].description`),
+          parameters: data(t.parameters, `tools[${index}].parameters`),
+          requires: data(t.requires, `tools[${index}].requires`),
+          limits: data(t.limits, `tools[${index}].limits`),
+          sandbox: t.sandbox,
+          handler: typeof t.handler,
+        };
+        if (typeof t.check === 'function') out.checkId = ids.get(t.check as AnyFunction);
+        else if (t.check !== undefined) out.checkType = typeof t.check;
+        return out;
+      })
+    : data(rawTools, 'tools');
+  return {
+    apiVersion: plugin.apiVersion,
+    toolsets: data(plugin.toolsets, 'toolsets'),
+    permissions: data(plugin.permissions, 'permissions'),
+    tools,
+  };
+}
+
+/** The handler of tool `name`. */
+export function findHandler(plugin: Record<string, unknown>, name: string): AnyFunction {
+  for (const tool of toolList(plugin)) {
+    const t = tool as { name?: unknown; handler?: unknown } | null;
+    if (t?.name === name && typeof t.handler === 'function') return t.handler as AnyFunction;
+  }
+  throw new Error(`plugin has no handler for tool ${JSON.stringify(name)}`);
+}
+
+/** The check function with id `checkId` (see checkIds). */
+export function findCheck(plugin: Record<string, unknown>, checkId: string): AnyFunction {
+  for (const [fn, id] of checkIds(plugin)) if (id === checkId) return fn;
+  throw new Error(`plugin has no check with id ${checkId}`);
+}

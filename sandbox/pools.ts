@@ -1,0 +1,170 @@
+/**
+ * The thread tier: one Piscina pool per plugin, started on the first call or
+ * check and shrunk to zero threads when idle. Handlers run with
+ * `concurrentTasksPerWorker: 1`, a heap limit from `limits.memoryMb`, an env
+ * reduced to the plugin's grants, and `AbortSignal.timeout` per call (Piscina
+ * terminates a worker whose running task is aborted, so a stuck handler cannot
+ * keep its thread).
+ */
+import { Piscina } from 'piscina';
+import type { MessagePort } from 'node:worker_threads';
+import { exposeGuarded, type GuardStats } from './rpc-guard.js';
+import { HOST_RPC_METHODS, type CallOutcome, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type WorkerReply, type WorkerTask } from './protocol.js';
+import type { CallHooks, CheckRequest, HandlerRequest, RunOutcome, Runner, RunnerFailure, RunnerStats } from './runner.js';
+
+/** Options of one plugin's thread pool. */
+export interface ThreadRunnerOptions {
+  /** file URL of the plugin's entry module */
+  entry: string;
+  /** the host's working directory, passed to handlers as ctx.cwd */
+  cwd: string;
+  /** the complete environment of the plugin's workers */
+  env: Record<string, string>;
+  memoryMb: number;
+  threads: number;
+  maxQueue: number;
+  idleTimeoutMs?: number;
+}
+
+const WORKER_URL = new URL('./worker.js', import.meta.url).href;
+
+let nextCallId = 1;
+
+/** Runs a plugin's code in a lazily started Piscina pool. */
+export class ThreadRunner implements Runner {
+  readonly tier = 'thread' as const;
+  private pool: Piscina | undefined;
+  private readonly calls = new Map<number, CallHooks>();
+  private readonly ports = new Set<MessagePort>();
+  private readonly guard: GuardStats = { passed: 0, refused: 0 };
+  private inFlight = 0;
+  private completed = 0;
+  private closed = false;
+
+  constructor(private readonly options: ThreadRunnerOptions) {}
+
+  private start(): Piscina {
+    if (this.closed) throw new Error('runner is closed');
+    if (this.pool) return this.pool;
+    const { env, memoryMb, threads, idleTimeoutMs = 30_000 } = this.options;
+    const pool = new Piscina({
+      filename: WORKER_URL,
+      minThreads: 0,
+      maxThreads: threads,
+      idleTimeout: idleTimeoutMs,
+      concurrentTasksPerWorker: 1,
+      env,
+      resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.max(4, Math.min(64, Math.floor(memoryMb / 8))) },
+    });
+    pool.on('message', (message: unknown) => this.onWorkerMessage(message));
+    // A worker that dies between tasks is replaced on demand; nothing to report.
+    pool.on('error', () => {});
+    this.pool = pool;
+    return pool;
+  }
+
+  private onWorkerMessage(message: unknown): void {
+    if (typeof message !== 'object' || message === null) return;
+    const { type, port } = message as { type?: unknown; port?: MessagePort };
+    if (type !== 'toolshed:rpc-port' || !port) return;
+    exposeGuarded(this.hostApi(), port, HOST_RPC_METHODS, this.guard);
+    port.unref();
+    this.ports.add(port);
+    port.once('close', () => this.ports.delete(port));
+  }
+
+  private hostApi(): HostRpc {
+    const calls = this.calls;
+    return {
+      log(callId, message) {
+        calls.get(callId)?.log?.(String(message));
+      },
+      progress(callId, done, total) {
+        calls.get(callId)?.progress?.(Number(done), total === undefined ? undefined : Number(total));
+      },
+      async callTool(callId, name, args): Promise<CallOutcome> {
+        const hooks = calls.get(callId);
+        if (!hooks) return { ok: false, code: 'PERMISSION_DENIED', message: 'callTool is only available while a call is running' };
+        return hooks.callTool(String(name), args);
+      },
+    };
+  }
+
+  private async run<T>(task: WorkerTask, hooks: CallHooks | undefined, timeoutMs: number, signal?: AbortSignal): Promise<RunOutcome<T>> {
+    const pool = this.start();
+    if (this.inFlight >= this.options.threads + this.options.maxQueue) {
+      return { ok: false, failure: { kind: 'queue-full', limit: this.options.maxQueue } };
+    }
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const combined = signal ? AbortSignal.any([timeout, signal]) : timeout;
+    const callId = 'callId' in task ? task.callId : 0;
+    if (hooks) this.calls.set(callId, hooks);
+    this.inFlight++;
+    try {
+      return (await pool.run(task, { signal: combined })) as WorkerReply<T>;
+    } catch (error) {
+      return { ok: false, failure: classify(error, timeout, signal, timeoutMs, this.options.memoryMb) };
+    } finally {
+      this.inFlight--;
+      this.completed++;
+      if (hooks) this.calls.delete(callId);
+    }
+  }
+
+  /** Extracts the manifest of this runner's plugin, or of `entry` when this runner serves as a shared extraction pool. */
+  manifest(entry: string = this.options.entry): Promise<RunOutcome<RawManifest>> {
+    return this.run<RawManifest>({ kind: 'manifest', entry }, undefined, 30_000);
+  }
+
+  check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>> {
+    const callId = nextCallId++;
+    const task: WorkerTask = { kind: 'check', entry: this.options.entry, checkId: request.checkId, callId, timeoutMs: request.timeoutMs, cwd: this.options.cwd };
+    return this.run<CheckVerdict>(task, hooks, request.timeoutMs);
+  }
+
+  handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
+    const callId = nextCallId++;
+    const task: WorkerTask = {
+      kind: 'handler',
+      entry: this.options.entry,
+      tool: request.tool,
+      args: request.args,
+      callId,
+      timeoutMs: request.timeoutMs,
+      maxResultChars: request.maxResultChars,
+      cwd: this.options.cwd,
+    };
+    if (request.sessionId !== undefined) task.sessionId = request.sessionId;
+    return this.run<HandlerOutput>(task, hooks, request.timeoutMs, signal);
+  }
+
+  stats(): RunnerStats {
+    return {
+      started: this.pool !== undefined,
+      threads: this.pool?.threads.length ?? 0,
+      inFlight: this.inFlight,
+      completed: this.completed,
+      guard: { ...this.guard },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const pool = this.pool;
+    this.pool = undefined;
+    for (const port of this.ports) port.close();
+    this.ports.clear();
+    if (pool) await pool.destroy();
+  }
+}
+
+function classify(error: unknown, timeout: AbortSignal, signal: AbortSignal | undefined, timeoutMs: number, memoryMb: number): RunnerFailure {
+  if (timeout.aborted) return { kind: 'timeout', timeoutMs };
+  if (signal?.aborted) return { kind: 'cancelled' };
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return { kind: 'crashed', outOfMemory: true, message: `the worker ran out of memory (limit ${memoryMb} MB)` };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { kind: 'crashed', outOfMemory: false, message: `the worker died: ${message}` };
+}

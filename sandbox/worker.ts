@@ -1,0 +1,120 @@
+/**
+ * The Piscina worker entry of every plugin pool. It imports the plugin module
+ * (only ever here, never on the host's thread), extracts manifests, runs
+ * checks and handlers, and reaches the host only through the guarded RPC port
+ * it hands over at startup.
+ */
+import { MessageChannel, parentPort } from 'node:worker_threads';
+import { wrap, type Remote } from 'comlink/dist/esm/comlink.mjs';
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { serializeError } from '../core/errors.js';
+import { extractManifest, findCheck, findHandler, pluginObject } from './plugin-object.js';
+import { capText, resultText } from './normalize.js';
+import type { CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, RawManifest, WorkerReply, WorkerTask } from './protocol.js';
+import type { ToolContext } from '../core/plugin.js';
+
+const channel = new MessageChannel();
+// Posted before any task runs; the host exposes its guarded API on the other end.
+parentPort?.postMessage({ type: 'toolshed:rpc-port', port: channel.port2 }, [channel.port2]);
+const host: Remote<HostRpc> = wrap<HostRpc>(nodeEndpoint(channel.port1 as never));
+// The RPC port must not keep an idle worker alive.
+channel.port1.unref();
+
+const modules = new Map<string, Promise<Record<string, unknown>>>();
+
+function loadPlugin(entry: string): Promise<Record<string, unknown>> {
+  let loaded = modules.get(entry);
+  if (!loaded) {
+    loaded = import(entry).then(
+      (mod: Record<string, unknown>) => {
+        try {
+          return pluginObject(mod);
+        } catch (error) {
+          throw Object.assign(error as Error, { code: 'PLUGIN_INVALID' });
+        }
+      },
+      (error: unknown) => {
+        const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        throw Object.assign(new Error(`importing the plugin failed: ${message}`, { cause: error }), { code: 'PLUGIN_IMPORT_FAILED' });
+      },
+    );
+    modules.set(entry, loaded);
+  }
+  return loaded;
+}
+
+function grantedEnv(): Record<string, string> {
+  // The pool was started with an env reduced to this plugin's grants.
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return Object.freeze(env);
+}
+
+function context(task: CheckTask | HandlerTask): ToolContext {
+  const { callId } = task;
+  const ctx: ToolContext = {
+    signal: AbortSignal.timeout(task.timeoutMs),
+    env: grantedEnv(),
+    cwd: task.cwd,
+    log: (message) => void host.log(callId, String(message)).catch(() => {}),
+    progress: (done, total) => void host.progress(callId, Number(done), total === undefined ? undefined : Number(total)).catch(() => {}),
+    callTool: async (name, args = {}) => {
+      const outcome = await host.callTool(callId, String(name), args);
+      if (!outcome.ok) throw Object.assign(new Error(outcome.message), { code: outcome.code });
+      return parseMaybeJson(outcome.text);
+    },
+  };
+  if (task.kind === 'handler' && task.sessionId !== undefined) ctx.sessionId = task.sessionId;
+  return ctx;
+}
+
+function parseMaybeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+async function runManifest(entry: string): Promise<RawManifest> {
+  const plugin = await loadPlugin(entry);
+  try {
+    return extractManifest(plugin);
+  } catch (error) {
+    throw Object.assign(error as Error, { code: 'PLUGIN_INVALID' });
+  }
+}
+
+async function runCheck(task: CheckTask): Promise<CheckVerdict> {
+  const check = findCheck(await loadPlugin(task.entry), task.checkId);
+  const verdict = await check(context(task));
+  if (verdict === true) return { ok: true };
+  if (verdict === false) return { ok: false, reason: 'check returned false' };
+  if (typeof verdict === 'object' && verdict !== null && typeof (verdict as CheckVerdict).ok === 'boolean') {
+    const { ok, reason } = verdict as CheckVerdict;
+    return ok ? { ok } : { ok, reason: typeof reason === 'string' && reason ? reason : 'check failed' };
+  }
+  return { ok: false, reason: `check returned ${JSON.stringify(verdict)}; expected true, false or { ok, reason }` };
+}
+
+async function runHandler(task: HandlerTask): Promise<HandlerOutput> {
+  const handler = findHandler(await loadPlugin(task.entry), task.tool);
+  const text = resultText(await handler(task.args, context(task)));
+  return { text: capText(text, task.maxResultChars), originalLength: text.length };
+}
+
+/** Piscina task entry: every outcome is a `WorkerReply`, so a rejection always means the worker itself failed. */
+export default async function run(task: WorkerTask): Promise<WorkerReply> {
+  try {
+    switch (task.kind) {
+      case 'manifest':
+        return { ok: true, value: await runManifest(task.entry) };
+      case 'check':
+        return { ok: true, value: await runCheck(task) };
+      case 'handler':
+        return { ok: true, value: await runHandler(task) };
+    }
+  } catch (error) {
+    return { ok: false, error: serializeError(error) };
+  }
+}
