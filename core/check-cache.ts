@@ -74,7 +74,7 @@ export class CheckCache {
       return { ok: true, via: 'probe', expiresAt, probeMs };
     }
     const success = this.lastSuccess.get(key);
-    if (success !== undefined && now - success <= graceMs) {
+    if (success !== undefined && now - success < graceMs) {
       // Serve the recent success; leave the entry expired so the next caller probes again.
       this.entries.delete(key);
       return { ok: true, via: 'grace', expiresAt: now, maskedReason: verdict.reason ?? 'check failed', probeMs };

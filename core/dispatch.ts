@@ -109,6 +109,7 @@ export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs:
   const outcome = await record.plugin.runner.handle(request, hooks, options.signal);
   if (!outcome.ok) {
     if ('failure' in outcome) return describeFailure(record, outcome.failure);
+    if (outcome.error.code === 'TOOL_TIMEOUT') return describeFailure(record, { kind: 'timeout', timeoutMs });
     const code = outcome.error.code === 'PERMISSION_DENIED' ? 'PERMISSION_DENIED' : 'TOOL_FAILED';
     return failure(code, outcome.error.message || `${name} failed`);
   }

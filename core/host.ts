@@ -146,6 +146,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       if (f.kind === 'crashed') return { ok: false, reason: `check crashed: ${f.message}` };
       return { ok: false, reason: `check could not run (${f.kind})` };
     }
+    if (outcome.error.code === 'TOOL_TIMEOUT') return { ok: false, reason: `check timed out after ${config.checks.timeoutMs} ms` };
     return { ok: false, reason: `check threw: ${outcome.error.message}` };
   };
 

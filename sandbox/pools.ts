@@ -30,6 +30,9 @@ const WORKER_URL = new URL('./worker.js', import.meta.url).href;
 
 let nextCallId = 1;
 
+/** Extra hard-deadline time when the call has to wait for a worker to start. */
+const COLD_START_ALLOWANCE_MS = 2_000;
+
 /** Runs a plugin's code in a lazily started Piscina pool. */
 export class ThreadRunner implements Runner {
   readonly tier = 'thread' as const;
@@ -95,7 +98,11 @@ export class ThreadRunner implements Runner {
     if (this.inFlight >= this.options.threads + this.options.maxQueue) {
       return { ok: false, failure: { kind: 'queue-full', limit: this.options.maxQueue } };
     }
-    const timeout = AbortSignal.timeout(timeoutMs);
+    // The worker enforces timeoutMs from the moment the task starts; this hard
+    // deadline catches code that never yields, and allows for a cold start.
+    const idle = pool.threads.length - this.inFlight;
+    const allowance = idle > 0 ? 0 : COLD_START_ALLOWANCE_MS;
+    const timeout = AbortSignal.timeout(timeoutMs + allowance);
     const combined = signal ? AbortSignal.any([timeout, signal]) : timeout;
     const callId = 'callId' in task ? task.callId : 0;
     if (hooks) this.calls.set(callId, hooks);

@@ -50,10 +50,10 @@ function grantedEnv(): Record<string, string> {
   return Object.freeze(env);
 }
 
-function context(task: CheckTask | HandlerTask): ToolContext {
+function context(task: CheckTask | HandlerTask, signal: AbortSignal): ToolContext {
   const { callId } = task;
   const ctx: ToolContext = {
-    signal: AbortSignal.timeout(task.timeoutMs),
+    signal,
     env: grantedEnv(),
     cwd: task.cwd,
     log: (message) => void host.log(callId, String(message)).catch(() => {}),
@@ -85,9 +85,31 @@ async function runManifest(entry: string): Promise<RawManifest> {
   }
 }
 
+/**
+ * Races `work` against the call's deadline, counted from when the task began
+ * here (not from when it was queued, so a cold pool's startup does not eat
+ * the budget). The host keeps a hard deadline for code that never yields.
+ */
+async function withDeadline<T>(timeoutMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = Object.assign(new Error(`did not finish within ${timeoutMs} ms`), { code: 'TOOL_TIMEOUT' });
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([work(controller.signal), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function runCheck(task: CheckTask): Promise<CheckVerdict> {
   const check = findCheck(await loadPlugin(task.entry), task.checkId);
-  const verdict = await check(context(task));
+  const verdict = await withDeadline(task.timeoutMs, async (signal) => check(context(task, signal)));
   if (verdict === true) return { ok: true };
   if (verdict === false) return { ok: false, reason: 'check returned false' };
   if (typeof verdict === 'object' && verdict !== null && typeof (verdict as CheckVerdict).ok === 'boolean') {
@@ -99,7 +121,7 @@ async function runCheck(task: CheckTask): Promise<CheckVerdict> {
 
 async function runHandler(task: HandlerTask): Promise<HandlerOutput> {
   const handler = findHandler(await loadPlugin(task.entry), task.tool);
-  const text = resultText(await handler(task.args, context(task)));
+  const text = resultText(await withDeadline(task.timeoutMs, async (signal) => handler(task.args, context(task, signal))));
   return { text: capText(text, task.maxResultChars), originalLength: text.length };
 }
 

@@ -1,0 +1,74 @@
+/** Plain-text rendering of the host report for the terminal. */
+import type { HostReport, PluginReport, ToolReport } from '../explain.js';
+
+const pad = (text: string, width: number) => (text.length >= width ? text : text + ' '.repeat(width - text.length));
+
+function pluginLine(p: PluginReport, nameWidth: number): string {
+  if (p.status === 'failed') return `  ✗ ${pad(p.name, nameWidth)}  ${p.error?.code}: ${p.error?.message}`;
+  const bits = [`${p.tools} tool${p.tools === 1 ? '' : 's'}`, `${p.tier} tier`, p.trust ?? '', `${p.loadMs} ms`, `manifest ${p.manifestSource}`];
+  return `  ✓ ${pad(p.name, nameWidth)}  ${bits.filter(Boolean).join(' · ')}`;
+}
+
+function hiddenLine(t: ToolReport, nameWidth: number): string {
+  return `  ${pad(t.name, nameWidth)}  ${pad(t.layer ?? '', 12)}  ${t.reason ?? ''}`;
+}
+
+/** The summary `toolshed` prints: plugins, toolsets, layer counts, hidden tools and why. */
+export function renderSummary(report: HostReport): string {
+  const out: string[] = [];
+  out.push(`toolshed ${report.version} — config: ${report.config.file ?? 'none (embedded default: every first-party toolset)'}`);
+  out.push('');
+  const loaded = report.plugins.filter((p) => p.status === 'loaded').length;
+  out.push(`plugins: ${loaded} loaded, ${report.plugins.length - loaded} failed`);
+  const nameWidth = Math.max(8, ...report.plugins.map((p) => p.name.length));
+  for (const p of report.plugins) out.push(pluginLine(p, nameWidth));
+  out.push('');
+  out.push(`toolsets: ${report.toolsets.map((t) => (t.includes.length ? `${t.name} (= ${t.includes.join(' + ')})` : `${t.name} (${t.tools})`)).join(', ') || 'none'}`);
+  out.push('');
+  const c = report.counts;
+  out.push(`layers: ${c.registered} registered → ${c.selected} selected → ${c.available} available → ${c.exposed} exposed`);
+  const exposed = report.tools.filter((t) => t.exposed).map((t) => t.name);
+  out.push(`exposed: ${exposed.join(', ') || 'none'}`);
+  const hidden = report.tools.filter((t) => !t.exposed);
+  if (hidden.length) {
+    out.push('');
+    out.push(`hidden (${hidden.length}):`);
+    const width = Math.max(8, ...hidden.map((t) => t.name.length));
+    for (const t of hidden) out.push(hiddenLine(t, width));
+  }
+  if (report.conflicts.length) {
+    out.push('');
+    out.push('conflicts (TOOL_CONFLICT):');
+    for (const k of report.conflicts) out.push(`  ${k.name}: ${k.winner} wins over ${k.losers.join(', ')} (${k.rule})`);
+  }
+  if (report.warnings.length) {
+    out.push('');
+    out.push('warnings:');
+    for (const w of report.warnings) out.push(`  ! ${w}`);
+  }
+  out.push('');
+  out.push(`startup ${report.startupMs} ms`);
+  return out.join('\n');
+}
+
+/** One tool in detail, for `toolshed explain TOOL`. */
+export function renderTool(tool: ToolReport, report: HostReport): string {
+  const out = [`${tool.name}: ${tool.exposed ? 'exposed' : `hidden at layer ${tool.layer}`}`];
+  out.push(`  plugin:   ${tool.plugin}`);
+  out.push(`  toolset:  ${tool.toolset}`);
+  if (!tool.exposed) out.push(`  reason:   ${tool.reason}`);
+  if (tool.availability?.via) out.push(`  check:    ${tool.availability.ok ? 'passed' : 'failed'} (${tool.availability.via}${tool.probes !== undefined ? `, ${tool.probes} probe${tool.probes === 1 ? '' : 's'} so far` : ''})`);
+  if (tool.conflict) out.push(`  conflict: TOOL_CONFLICT — defined by ${[tool.conflict.winner, ...tool.conflict.losers].join(' and ')}; ${tool.conflict.winner} wins (${tool.conflict.rule})`);
+  for (const w of tool.warnings) out.push(`  warning:  ${w}`);
+  const plugin = report.plugins.find((p) => p.name === tool.plugin);
+  if (plugin?.permissions) {
+    const e = plugin.permissions.effective;
+    out.push(`  tier:     ${plugin.tier} (${plugin.trust}); env: ${e.env?.join(', ') || 'none'}; network: ${e.network ? 'yes' : 'no'}`);
+  }
+  return out.join('\n');
+}
+
+/** Every tool, one block each, for `toolshed explain`. */
+export function renderExplain(report: HostReport): string {
+  return [renderSummary(report), '', ...report.tools.map((t) => renderTool(t, report))].join('\n');
+}

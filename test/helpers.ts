@@ -1,0 +1,50 @@
+/** Shared test helpers: fixture paths, temp dirs, a controllable clock and a host that always closes. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createToolHost, type ToolHost, type ToolHostOptions } from 'toolshed';
+
+/** Absolute path of a file or folder under test/fixtures. */
+export function fixture(...parts: string[]): string {
+  return path.join(fileURLToPath(new URL('./fixtures/', import.meta.url)), ...parts);
+}
+
+/** A fresh temp folder; remove it with the returned cleanup. */
+export function tempDir(prefix = 'toolshed-test-'): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A clock the test moves by hand. */
+export class ManualClock {
+  constructor(public time = 1_000_000) {}
+  now = (): number => this.time;
+  advance(ms: number): void {
+    this.time += ms;
+  }
+}
+
+/** Creates a host, runs `fn`, and closes the host whatever happens. */
+export async function withHost<T>(options: ToolHostOptions, fn: (host: ToolHost) => Promise<T>): Promise<T> {
+  const host = await createToolHost(options);
+  try {
+    return await fn(host);
+  } finally {
+    await host.close();
+  }
+}
+
+/**
+ * Host options for fixture plugins only (no builtins, no manifest cache), with a minimal env.
+ * Fixture plugins are marked trusted (thread tier) and granted what they request.
+ */
+export function fixtureOptions(plugins: string[], extra: Partial<ToolHostOptions> & { config?: Record<string, unknown> } = {}): ToolHostOptions {
+  const { config, ...rest } = extra;
+  return {
+    cwd: rest.cwd ?? fixture(),
+    env: rest.env ?? { PATH: process.env.PATH },
+    ...rest,
+    config: { builtins: false, cache: { enabled: false }, plugins: plugins.map((p) => ({ package: fixture('plugins', p), trust: 'trusted' })), ...config },
+  };
+}
