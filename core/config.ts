@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cosmiconfig } from 'cosmiconfig';
 import { ConfigError } from './errors.js';
+import { loadJsFresh } from './config-loaders.js';
 import { compile, formatProblems, problems } from './schema.js';
 import type { Permissions } from './plugin.js';
 
@@ -86,7 +87,12 @@ export function validateConfigObject(value: unknown, file: string | undefined): 
 }
 
 function explorer() {
-  return cosmiconfig('toolshed', { searchStrategy: 'project', searchPlaces: [...SEARCH_PLACES] });
+  return cosmiconfig('toolshed', {
+    searchStrategy: 'project',
+    searchPlaces: [...SEARCH_PLACES],
+    cache: false,
+    loaders: { '.js': loadJsFresh, '.mjs': loadJsFresh, '.cjs': loadJsFresh },
+  });
 }
 
 /** A loaded config file (or none) before defaults. */

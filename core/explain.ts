@@ -40,6 +40,8 @@ export interface HostReport {
   version: string;
   config: { file: string | null; dir: string };
   startupMs: number;
+  /** whether a worker pool had to start to extract manifests (false when every manifest came from the cache) */
+  extractionPoolStarted: boolean;
   /** false until the first exposure was computed */
   evaluated: boolean;
   plugins: PluginReport[];
@@ -51,7 +53,14 @@ export interface HostReport {
 }
 
 /** Builds the report from the registry and the last exposure. */
-export function explainHost(input: { registry: Registry; exposure: Exposure | undefined; config: ResolvedConfig; startupMs: number; probes: ReadonlyMap<string, number> }): HostReport {
+export function explainHost(input: {
+  registry: Registry;
+  exposure: Exposure | undefined;
+  config: ResolvedConfig;
+  startupMs: number;
+  probes: ReadonlyMap<string, number>;
+  extractionPoolStarted: boolean;
+}): HostReport {
   const { registry, exposure, config } = input;
   const plugins = registry.plugins.map((p): PluginReport => {
     if (p.status === 'failed') return { name: p.name, specifier: p.specifier, status: 'failed', loadMs: round(p.loadMs), error: { code: p.error.code, message: p.error.message } };
@@ -90,6 +99,7 @@ export function explainHost(input: { registry: Registry; exposure: Exposure | un
     version: TOOLSHED_VERSION,
     config: { file: config.file ?? null, dir: config.dir },
     startupMs: round(input.startupMs),
+    extractionPoolStarted: input.extractionPoolStarted,
     evaluated: exposure !== undefined,
     plugins,
     toolsets,

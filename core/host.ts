@@ -166,7 +166,8 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   let startupDone: number | undefined;
   const startupMs = () => startupDone ?? performance.now() - started;
 
-  const report = (exposure: Exposure | undefined): HostReport => explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes });
+  const report = (exposure: Exposure | undefined): HostReport =>
+    explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined });
 
   const call = async (name: string, args?: unknown, callOptions: DispatchOptions = {}): Promise<CallOutcome> => {
     if (closed) return failure('TOOL_CRASHED', 'the host is closed');

@@ -1,0 +1,48 @@
+// @ts-check
+import { writeAtomic, countLines } from './atomic.js';
+import { fsError } from './errors.js';
+import { displayPath, resolvePath } from './paths.js';
+
+/** @typedef {import('./types.js').ToolContext} ToolContext */
+
+/**
+ * @param {{ path: string, content: string }} args
+ * @param {ToolContext} ctx
+ */
+async function writeFile(args, ctx) {
+  const abs = resolvePath(ctx, args.path);
+  let created;
+  try {
+    created = await writeAtomic(abs, args.content);
+  } catch (err) {
+    throw await fsError(ctx, abs, err);
+  }
+  return {
+    path: displayPath(ctx, abs),
+    created,
+    bytes: Buffer.byteLength(args.content, 'utf8'),
+    lines: countLines(args.content),
+  };
+}
+
+/** The `write_file` tool: creates or replaces a whole file atomically. */
+export const writeFileTool = {
+  name: 'write_file',
+  toolset: 'file',
+  description: [
+    'Create a file or replace its whole content (UTF-8). Missing parent directories are created, and the write is ' +
+      'atomic (temp file + rename), so readers never see half a file. Returns {path, created, bytes, lines}.',
+    { ifAvailable: ['patch'], text: 'To change part of an existing file, prefer patch: it cannot clobber the rest of the file.' },
+  ],
+  parameters: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', minLength: 1, description: 'File to write: absolute, or relative to the working directory.' },
+      content: { type: 'string', description: 'The complete new content of the file.' },
+    },
+    required: ['path', 'content'],
+    additionalProperties: false,
+  },
+  limits: { timeoutMs: 30_000 },
+  handler: writeFile,
+};

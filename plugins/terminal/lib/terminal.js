@@ -1,0 +1,107 @@
+// @ts-check
+import { stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { childEnv } from './env.js';
+import { runCommand } from './run.js';
+
+/** @typedef {import('./types.js').ToolContext} ToolContext */
+
+/** Timeout when the model gives none. */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+/** Longest timeout a call may ask for. */
+export const MAX_TIMEOUT_MS = 600_000;
+/** Characters kept from the start of the output. */
+export const HEAD_CHARS = 15_000;
+/** Characters kept from the end of the output, where errors and summaries usually are. */
+export const TAIL_CHARS = 25_000;
+
+/** Resolves the working directory for the command and checks that it is a directory. */
+async function workingDir(/** @type {ToolContext} */ ctx, /** @type {string | undefined} */ cwd) {
+  const base = ctx.cwd ?? process.cwd();
+  if (cwd === undefined) return base;
+  const dir = cwd === '~' ? os.homedir() : cwd.startsWith('~/') ? path.join(os.homedir(), cwd.slice(2)) : path.resolve(base, cwd);
+  const info = await stat(dir).catch(() => null);
+  if (info === null) throw new Error(`cwd ${cwd} does not exist (resolved to ${dir}).`);
+  if (!info.isDirectory()) throw new Error(`cwd ${cwd} is not a directory (resolved to ${dir}).`);
+  return dir;
+}
+
+/**
+ * @param {{ command: string, cwd?: string, timeoutMs?: number }} args
+ * @param {ToolContext} ctx
+ */
+async function terminal(args, ctx) {
+  if (ctx.signal?.aborted) throw new Error('The command was cancelled before it started.');
+  const cwd = await workingDir(ctx, args.cwd);
+  const timeoutMs = Math.min(args.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
+  let run;
+  try {
+    run = await runCommand({
+      command: args.command,
+      cwd,
+      env: childEnv(ctx.env),
+      timeoutMs,
+      signal: ctx.signal,
+      headChars: HEAD_CHARS,
+      tailChars: TAIL_CHARS,
+    });
+  } catch (err) {
+    throw new Error(`Could not start bash: ${/** @type {Error} */ (err).message}`, { cause: err });
+  }
+  if (run.aborted && !run.timedOut) throw new Error('The command was cancelled; its process group was killed.');
+
+  /** @type {string[]} */
+  const notes = [];
+  if (run.timedOut) {
+    notes.push(
+      `Timed out after ${timeoutMs} ms; the command and everything it started were killed. ` +
+        `Raise timeoutMs (up to ${MAX_TIMEOUT_MS}) or run long jobs in the background with output to a file (cmd > out.log 2>&1 &).`,
+    );
+  }
+  if (run.omittedChars > 0) notes.push(`Output was ${run.omittedChars} characters too long; the middle was cut. Redirect to a file and search it for details.`);
+  if (run.detachedOutput) notes.push('Background processes still hold the output open; what they print later is not captured. Redirect their output to a file.');
+  return {
+    exitCode: run.exitCode,
+    signal: run.signal,
+    timedOut: run.timedOut,
+    durationMs: run.durationMs,
+    ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
+    output: run.output,
+  };
+}
+
+/** The `terminal` tool: runs one shell command and reports its output and exit status. */
+export const terminalTool = {
+  name: 'terminal',
+  toolset: 'terminal',
+  description:
+    'Run a shell command with `bash -c` and return {exitCode, signal, timedOut, durationMs, note?, output}. ' +
+    'stdout and stderr are merged in the order they arrive. A non-zero exit code is reported, not treated as a failure. ' +
+    'Each call starts a fresh non-interactive shell: `cd` and exported variables do not carry over (use cwd), and stdin ' +
+    `is closed, so pass flags like --yes instead of answering prompts. Output over ${HEAD_CHARS + TAIL_CHARS} characters keeps ` +
+    `the first ${HEAD_CHARS} and the last ${TAIL_CHARS} with a marker in between. On timeout the command and all its child ` +
+    'processes are killed. The environment holds only the variables the operator granted, plus PATH.',
+  parameters: {
+    type: 'object',
+    properties: {
+      command: { type: 'string', minLength: 1, description: 'The bash command line to run, e.g. "npm test 2>&1 | tail -20".' },
+      cwd: { type: 'string', minLength: 1, description: 'Directory to run in: absolute, or relative to the working directory (default: the working directory).' },
+      timeoutMs: {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_TIMEOUT_MS,
+        description: `Kill the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}).`,
+      },
+    },
+    required: ['command'],
+    additionalProperties: false,
+  },
+  // Process groups and kill(-pgid) are POSIX; Windows has neither.
+  requires: { bins: ['bash'], platforms: ['linux', 'darwin', 'freebsd'] },
+  // The host's own deadline must outlast the longest command timeout, or the worker would
+  // be torn down before the command's group could be killed and reported.
+  limits: { timeoutMs: MAX_TIMEOUT_MS + 15_000, maxResultChars: HEAD_CHARS + TAIL_CHARS + 2_000 },
+  sandbox: false,
+  handler: terminal,
+};
