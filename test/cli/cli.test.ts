@@ -1,0 +1,117 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixture, tempDir } from '../helpers.js';
+
+const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
+let work: { dir: string; cleanup(): void };
+
+beforeEach(() => {
+  work = tempDir();
+  writeFileSync(path.join(work.dir, 'package.json'), '{"name":"cli-project","private":true}');
+  writeFileSync(
+    path.join(work.dir, 'toolshed.config.mjs'),
+    `export default ${JSON.stringify({
+      builtins: false,
+      plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'trusted' }, { package: fixture('plugins', 'seed'), trust: 'trusted' }, 'toolshed-plugin-missing'],
+      disable: ['loop', 'oom', 'exit'],
+    })};\n`,
+  );
+});
+afterEach(() => work.cleanup());
+
+function toolshed(args: string[], input?: string) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', input, env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('toolshed CLI', () => {
+  it('prints the summary: plugins, layer counts and every hidden tool with its reason', () => {
+    const { code, stdout } = toolshed([]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('config: ' + path.join(work.dir, 'toolshed.config.mjs'));
+    expect(stdout).toMatch(/✓ toolshed-plugin-kitchen\s+13 tools · thread tier · trusted/);
+    expect(stdout).toMatch(/✗ toolshed-plugin-missing\s+PLUGIN_NOT_FOUND: .*npm install toolshed-plugin-missing/);
+    expect(stdout).toContain('layers: 17 registered → 14 selected → 13 available → 13 exposed');
+    expect(stdout).toMatch(/web_search\s+availability\s+missing environment variable SEARCH_API_KEY/);
+    expect(stdout).toMatch(/loop\s+selection\s+disabled by config/);
+    expect(stdout).toContain('description of summarize mentions web_search, which is not exposed');
+  });
+
+  it('lists definitions in each format, and names one a line', () => {
+    const names = toolshed(['list', '--format', 'names']);
+    expect(names.code).toBe(0);
+    expect(names.stdout.trim().split('\n')).toContain('browse');
+    expect(names.stdout.trim().split('\n')).not.toContain('web_search');
+    const anthropic = JSON.parse(toolshed(['list', '--format', 'anthropic']).stdout);
+    expect(anthropic[0]).toHaveProperty('input_schema');
+    const openai = JSON.parse(toolshed(['list']).stdout);
+    expect(openai[0].type).toBe('function');
+  });
+
+  it('applies --enable and --disable', () => {
+    const { stdout } = toolshed(['list', '--format', 'names', '--enable', 'research', '--disable', 'zeta']);
+    expect(stdout.trim().split('\n')).toEqual(['browse', 'summarize']);
+  });
+
+  it('explains one tool, and everything as JSON', () => {
+    const one = toolshed(['explain', 'web_search']);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain('web_search: hidden at layer availability');
+    expect(one.stdout).toContain('reason:   missing environment variable SEARCH_API_KEY');
+    const all = JSON.parse(toolshed(['explain', '--json']).stdout);
+    expect(all.plugins.map((p: { name: string; status: string }) => `${p.name}:${p.status}`)).toEqual(['toolshed-plugin-kitchen:loaded', 'toolshed-plugin-seed:loaded', 'toolshed-plugin-missing:failed']);
+    // The first command of this test extracted the manifests; this run read them from the cache.
+    expect(all.plugins[0].manifestSource).toBe('cache');
+  });
+
+  it('calls a tool: exit 0 with the result, exit 1 with the error envelope', () => {
+    const ok = toolshed(['call', 'echo', '{"a":1}']);
+    expect(ok).toMatchObject({ code: 0, stdout: '{"a":1}\n' });
+    const fromStdin = toolshed(['call', 'echo', '-'], '{"b":2}');
+    expect(fromStdin.stdout).toBe('{"b":2}\n');
+    const failed = toolshed(['call', 'throws']);
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toEqual({ error: 'the kettle is empty', code: 'TOOL_FAILED' });
+    const hidden = toolshed(['call', 'web_search', '{}']);
+    expect(hidden.code).toBe(1);
+    expect(JSON.parse(hidden.stdout).code).toBe('TOOL_NOT_EXPOSED');
+  });
+
+  it('exits 2 with one line on stderr for usage errors', () => {
+    for (const args of [['frobnicate'], ['list', '--format', 'xml'], ['call'], ['--no-such-flag'], ['explain', 'nope']]) {
+      const { code, stderr, stdout } = toolshed(args);
+      expect(code, args.join(' ')).toBe(2);
+      expect(stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(stderr).toMatch(/^toolshed: /);
+      expect(stdout).toBe('');
+    }
+  });
+
+  it('exits 1 with the code and no stack trace for a bad config', () => {
+    writeFileSync(path.join(work.dir, 'toolshed.config.mjs'), 'export default { enable: "all" };\n');
+    const { code, stderr } = toolshed([]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('CONFIG_INVALID');
+    expect(stderr).toContain('/enable: must be array');
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('init writes a starter config with $schema and refuses to overwrite it', () => {
+    const dir = tempDir();
+    try {
+      const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: dir.dir, encoding: 'utf8' });
+      expect(run(['init']).status).toBe(0);
+      const file = path.join(dir.dir, '.toolshedrc.json');
+      expect(existsSync(file)).toBe(true);
+      const config = JSON.parse(readFileSync(file, 'utf8'));
+      expect(config.$schema).toBe('./node_modules/toolshed/config.schema.json');
+      expect(run(['init']).status).toBe(1);
+      expect(run(['init', '--force']).status).toBe(0);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { createToolHost } from 'toolshed';
+import { fixtureOptions } from '../helpers.js';
+
+const handles = () => process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap' && r !== 'Timeout');
+
+describe('teardown', () => {
+  it('close() leaves no workers, message ports or pools behind', async () => {
+    const before = handles();
+    const host = await createToolHost(fixtureOptions(['kitchen', 'probe']));
+    await Promise.all([host.dispatch('thread', {}), host.dispatch('chatty', {}), host.dispatch('slow', { ms: 5 })]);
+    expect(host.explain().plugins.filter((p) => p.pool?.started).length).toBeGreaterThan(0);
+    await host.close();
+    // Piscina and the RPC ports release their handles once closed.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(handles().sort()).toEqual(before.sort());
+  });
+
+  it('dispatch after close is an envelope, not a throw', async () => {
+    const host = await createToolHost(fixtureOptions(['kitchen']));
+    await host.close();
+    expect(JSON.parse(await host.dispatch('text', {})).code).toBe('TOOL_CRASHED');
+    await host.close();
+  });
+});
