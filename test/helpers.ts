@@ -39,12 +39,12 @@ export async function withHost<T>(options: ToolHostOptions, fn: (host: ToolHost)
  * Host options for fixture plugins only (no builtins, no manifest cache), with a minimal env.
  * Fixture plugins are marked trusted (thread tier) and granted what they request.
  */
-export function fixtureOptions(plugins: string[], extra: Partial<ToolHostOptions> & { config?: Record<string, unknown> } = {}): ToolHostOptions {
+export function fixtureOptions(plugins: string[], extra: Omit<Partial<ToolHostOptions>, 'config'> & { config?: Record<string, unknown> } = {}): ToolHostOptions {
   const { config, ...rest } = extra;
   return {
     cwd: rest.cwd ?? fixture(),
     env: rest.env ?? { PATH: process.env.PATH },
     ...rest,
-    config: { builtins: false, cache: { enabled: false }, plugins: plugins.map((p) => ({ package: fixture('plugins', p), trust: 'trusted' })), ...config },
+    config: { builtins: false, cache: { enabled: false }, plugins: plugins.map((p) => ({ package: fixture('plugins', p), trust: 'trusted' as const })), ...config },
   };
 }
