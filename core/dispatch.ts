@@ -110,6 +110,7 @@ export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs:
   if (!outcome.ok) {
     if ('failure' in outcome) return describeFailure(record, outcome.failure);
     if (outcome.error.code === 'TOOL_TIMEOUT') return describeFailure(record, { kind: 'timeout', timeoutMs });
+    if (outcome.error.code === 'TOOL_CANCELLED') return describeFailure(record, { kind: 'cancelled' });
     const code = outcome.error.code === 'PERMISSION_DENIED' ? 'PERMISSION_DENIED' : 'TOOL_FAILED';
     return failure(code, outcome.error.message || `${name} failed`);
   }

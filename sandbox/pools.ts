@@ -33,6 +33,9 @@ let nextCallId = 1;
 /** Extra hard-deadline time when the call has to wait for a worker to start. */
 const COLD_START_ALLOWANCE_MS = 2_000;
 
+/** Time a worker gets to stop cooperatively (ctx.signal aborted) before it is terminated. */
+const SOFT_TO_HARD_GRACE_MS = 1_000;
+
 /** Runs a plugin's code in a lazily started Piscina pool. */
 export class ThreadRunner implements Runner {
   readonly tier = 'thread' as const;
@@ -98,24 +101,53 @@ export class ThreadRunner implements Runner {
     if (this.inFlight >= this.options.threads + this.options.maxQueue) {
       return { ok: false, failure: { kind: 'queue-full', limit: this.options.maxQueue } };
     }
-    // The worker enforces timeoutMs from the moment the task starts; this hard
-    // deadline catches code that never yields, and allows for a cold start.
+    // The worker enforces timeoutMs from the moment the task starts and aborts
+    // ctx.signal, so cooperative code cleans up (kills its child processes).
+    // This hard deadline, a little later, catches code that never yields; it
+    // allows for a cold start when no worker is idle.
     const idle = pool.threads.length - this.inFlight;
     const allowance = idle > 0 ? 0 : COLD_START_ALLOWANCE_MS;
-    const timeout = AbortSignal.timeout(timeoutMs + allowance);
-    const combined = signal ? AbortSignal.any([timeout, signal]) : timeout;
+    const timeout = AbortSignal.timeout(timeoutMs + allowance + SOFT_TO_HARD_GRACE_MS);
     const callId = 'callId' in task ? task.callId : 0;
+    const hard = signal ? this.cancellable(timeout, signal, callId) : { signal: timeout, dispose() {} };
     if (hooks) this.calls.set(callId, hooks);
     this.inFlight++;
     try {
-      return (await pool.run(task, { signal: combined })) as WorkerReply<T>;
+      return (await pool.run(task, { signal: hard.signal })) as WorkerReply<T>;
     } catch (error) {
       return { ok: false, failure: classify(error, timeout, signal, timeoutMs, this.options.memoryMb) };
     } finally {
+      hard.dispose();
       this.inFlight--;
       this.completed++;
       if (hooks) this.calls.delete(callId);
     }
+  }
+
+  /**
+   * A caller's cancel first asks the worker to abort the call's ctx.signal
+   * (broadcast on the RPC ports: the host does not know which worker runs it),
+   * and terminates the worker only if the call is still running after a grace.
+   */
+  private cancellable(timeout: AbortSignal, signal: AbortSignal, callId: number): { signal: AbortSignal; dispose(): void } {
+    const controller = new AbortController();
+    let grace: NodeJS.Timeout | undefined;
+    const onTimeout = () => controller.abort(timeout.reason);
+    const onCancel = () => {
+      for (const port of this.ports) port.postMessage({ type: 'toolshed:cancel', callId });
+      grace = setTimeout(() => controller.abort(signal.reason), SOFT_TO_HARD_GRACE_MS);
+    };
+    timeout.addEventListener('abort', onTimeout, { once: true });
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener('abort', onCancel, { once: true });
+    return {
+      signal: controller.signal,
+      dispose: () => {
+        clearTimeout(grace);
+        timeout.removeEventListener('abort', onTimeout);
+        signal.removeEventListener('abort', onCancel);
+      },
+    };
   }
 
   /** Extracts the manifest of this runner's plugin, or of `entry` when this runner serves as a shared extraction pool. */

@@ -17,10 +17,19 @@ const channel = new MessageChannel();
 // Posted before any task runs; the host exposes its guarded API on the other end.
 parentPort?.postMessage({ type: 'toolshed:rpc-port', port: channel.port2 }, [channel.port2]);
 const host: Remote<HostRpc> = wrap<HostRpc>(nodeEndpoint(channel.port1 as never));
-// The RPC port must not keep an idle worker alive.
-channel.port1.unref();
 
 const modules = new Map<string, Promise<Record<string, unknown>>>();
+
+/** The abort controllers of the calls running here, so a host cancel reaches ctx.signal. */
+const running = new Map<number, AbortController>();
+channel.port1.on('message', (message: unknown) => {
+  const m = message as { type?: unknown; callId?: unknown } | null;
+  if (m?.type === 'toolshed:cancel' && typeof m.callId === 'number') {
+    running.get(m.callId)?.abort(Object.assign(new Error('cancelled by the caller'), { code: 'TOOL_CANCELLED' }));
+  }
+});
+// The RPC port must not keep an idle worker alive (unref after the last listener: adding one refs it).
+channel.port1.unref();
 
 function loadPlugin(entry: string): Promise<Record<string, unknown>> {
   let loaded = modules.get(entry);
@@ -90,8 +99,9 @@ async function runManifest(entry: string): Promise<RawManifest> {
  * here (not from when it was queued, so a cold pool's startup does not eat
  * the budget). The host keeps a hard deadline for code that never yields.
  */
-async function withDeadline<T>(timeoutMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function withDeadline<T>(callId: number, timeoutMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
+  running.set(callId, controller);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -99,17 +109,19 @@ async function withDeadline<T>(timeoutMs: number, work: (signal: AbortSignal) =>
       controller.abort(error);
       reject(error);
     }, timeoutMs);
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
   });
   try {
     return await Promise.race([work(controller.signal), deadline]);
   } finally {
     clearTimeout(timer);
+    running.delete(callId);
   }
 }
 
 async function runCheck(task: CheckTask): Promise<CheckVerdict> {
   const check = findCheck(await loadPlugin(task.entry), task.checkId);
-  const verdict = await withDeadline(task.timeoutMs, async (signal) => check(context(task, signal)));
+  const verdict = await withDeadline(task.callId, task.timeoutMs, async (signal) => check(context(task, signal)));
   if (verdict === true) return { ok: true };
   if (verdict === false) return { ok: false, reason: 'check returned false' };
   if (typeof verdict === 'object' && verdict !== null && typeof (verdict as CheckVerdict).ok === 'boolean') {
@@ -121,7 +133,7 @@ async function runCheck(task: CheckTask): Promise<CheckVerdict> {
 
 async function runHandler(task: HandlerTask): Promise<HandlerOutput> {
   const handler = findHandler(await loadPlugin(task.entry), task.tool);
-  const text = resultText(await withDeadline(task.timeoutMs, async (signal) => handler(task.args, context(task, signal))));
+  const text = resultText(await withDeadline(task.callId, task.timeoutMs, async (signal) => handler(task.args, context(task, signal))));
   return { text: capText(text, task.maxResultChars), originalLength: text.length };
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createToolHost } from 'toolshed';
-import { fixtureOptions, withHost } from '../helpers.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fixtureOptions, tempDir, withHost } from '../helpers.js';
 
 const parse = (text: string) => JSON.parse(text) as { error: string; code: string };
 
@@ -44,6 +46,39 @@ describe('a handler that misbehaves in a real Piscina worker', () => {
       setTimeout(() => controller.abort(), 50);
       expect(parse(await pending).code).toBe('TOOL_CANCELLED');
     });
+  });
+
+  it('aborts ctx.signal on timeout so cooperative code cleans up, without killing the worker', async () => {
+    const work = tempDir();
+    try {
+      await withHost(fixtureOptions(['kitchen'], { cwd: work.dir, config: { limits: { threads: 1 } } }), async (host) => {
+        const { threadId } = JSON.parse(await host.dispatch('thread', {}));
+        expect(parse(await host.dispatch('patient', {})).code).toBe('TOOL_TIMEOUT');
+        expect(readFileSync(path.join(work.dir, 'cleanup.txt'), 'utf8')).toBe(`TOOL_TIMEOUT in thread ${threadId}`);
+        expect(JSON.parse(await host.dispatch('thread', {})).threadId).toBe(threadId);
+      });
+    } finally {
+      work.cleanup();
+    }
+  });
+
+  it('passes a caller cancel to ctx.signal in the worker', async () => {
+    const work = tempDir();
+    try {
+      await withHost(fixtureOptions(['kitchen'], { cwd: work.dir, config: { limits: { threads: 1 } } }), async (host) => {
+        const { threadId } = JSON.parse(await host.dispatch('thread', {}));
+        const controller = new AbortController();
+        let started!: () => void;
+        const running = new Promise<void>((resolve) => (started = resolve));
+        const pending = host.dispatch('patient', {}, { signal: controller.signal, onLog: () => started() });
+        await running;
+        controller.abort();
+        expect(parse(await pending).code).toBe('TOOL_CANCELLED');
+        expect(readFileSync(path.join(work.dir, 'cleanup.txt'), 'utf8')).toBe(`TOOL_CANCELLED in thread ${threadId}`);
+      });
+    } finally {
+      work.cleanup();
+    }
   });
 
   it('overflows the queue: QUEUE_FULL past threads + maxQueue, the others complete', async () => {
