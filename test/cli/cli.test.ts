@@ -99,6 +99,13 @@ describe('toolshed CLI', () => {
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('runs as npx toolshed from the repo root (the root package bin)', () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const result = spawnSync('npx', ['--no-install', 'toolshed', 'list', '--format', 'names', '--enable', 'file'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout.trim().split('\n')).toEqual(['patch', 'read_file', 'search_files', 'write_file']);
+  });
+
   it('init writes a starter config with $schema and refuses to overwrite it', () => {
     const dir = tempDir();
     try {
