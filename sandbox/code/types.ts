@@ -1,0 +1,76 @@
+/** One function the sandbox may expose. */
+export interface CodeToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the tool's arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+/** Structured outcome of one host tool call (what the host's dispatch produced). */
+export type ToolCallOutcome = { ok: true; text: string } | { ok: false; code: string; message: string };
+
+/** Per-run limits of the execute_code sandbox. */
+export interface CodeLimits {
+  timeoutMs: number;
+  memoryMb: number;
+  maxToolCalls: number;
+  maxOutputChars: number;
+}
+
+/** What the host passes along with each tool call the script makes. */
+export interface ToolCallContext {
+  /** Aborted when the run ends (done, timed out, aborted) while the call is still in flight. */
+  signal: AbortSignal;
+}
+
+/** Everything one `runCode` call needs. */
+export interface RunCodeOptions extends CodeLimits {
+  code: string;
+  tools: CodeToolSpec[];
+  callTool: (name: string, args: unknown, context: ToolCallContext) => Promise<ToolCallOutcome>;
+  signal?: AbortSignal;
+}
+
+/** Why a run failed, JSON-serialisable. */
+export interface CodeError {
+  name: string;
+  message: string;
+  code?: string;
+  /** QuickJS stack of the script's own error, when it had one (lines are those of the submitted code). */
+  stack?: string;
+}
+
+/** JSON-serialisable outcome of one script run. */
+export interface CodeResult {
+  status: 'ok' | 'error' | 'timeout';
+  output: string;
+  result: unknown;
+  toolCalls: number;
+  durationMs: number;
+  error?: CodeError;
+}
+
+/**
+ * Stable codes the runtime itself puts on errors, inside the script (tool refusals) or on
+ * `CodeResult.error` (run failures). Tool errors keep the host envelope's own code.
+ */
+export const CodeErrorCode = {
+  /** A tool call beyond `maxToolCalls`; it was not dispatched. */
+  budgetExceeded: 'TOOL_BUDGET_EXCEEDED',
+  /** The script called a name the sandbox was not given. */
+  unknownTool: 'UNKNOWN_TOOL',
+  /** `callTool` rejected or returned something that is not a ToolCallOutcome. */
+  toolFailed: 'TOOL_FAILED',
+  /** The run hit `timeoutMs`. */
+  timeout: 'SANDBOX_TIMEOUT',
+  /** The host aborted the run through its AbortSignal. */
+  aborted: 'SANDBOX_ABORTED',
+  /** The script exhausted its heap. */
+  outOfMemory: 'SANDBOX_OUT_OF_MEMORY',
+  /** The script waits on a promise nothing can settle any more. */
+  stalled: 'SANDBOX_STALLED',
+  /** The interpreter itself failed (e.g. native stack exhausted by deeply nested code). */
+  crashed: 'SANDBOX_CRASHED',
+  /** QuickJS could not be loaded or instantiated. */
+  unavailable: 'SANDBOX_UNAVAILABLE',
+} as const;
