@@ -54,6 +54,12 @@ export interface ToolContext {
   progress(done: number, total?: number): void;
   /** calls another tool through the host's full dispatch pipeline */
   callTool(name: string, args?: unknown): Promise<unknown>;
+  /**
+   * The tools sandboxed code may call right now (config `codeExecution.tools`, or tools
+   * flagged `sandbox: true`, intersected with what is exposed) and the code-execution
+   * limits. For code-execution plugins; rejects inside availability checks.
+   */
+  sandboxTools(): Promise<{ tools: Array<{ name: string; description: string; parameters: JsonSchema }>; limits: { timeoutMs: number; memoryMb: number; maxToolCalls: number; maxOutputChars: number } }>;
 }
 
 /** A check's verdict: `false` or `{ ok: false, reason }` hides the tool. */

@@ -9,7 +9,7 @@
 import { Piscina } from 'piscina';
 import type { MessagePort } from 'node:worker_threads';
 import { exposeGuarded, type GuardStats } from './rpc-guard.js';
-import { HOST_RPC_METHODS, type CallOutcome, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type WorkerReply, type WorkerTask } from './protocol.js';
+import { HOST_RPC_METHODS, type CallOutcome, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type SandboxToolset, type WorkerReply, type WorkerTask } from './protocol.js';
 import type { CallHooks, CheckRequest, HandlerRequest, RunOutcome, Runner, RunnerFailure, RunnerStats } from './runner.js';
 
 /** Options of one plugin's thread pool. */
@@ -92,6 +92,11 @@ export class ThreadRunner implements Runner {
         const hooks = calls.get(callId);
         if (!hooks) return { ok: false, code: 'PERMISSION_DENIED', message: 'callTool is only available while a call is running' };
         return hooks.callTool(String(name), args);
+      },
+      async sandboxTools(callId): Promise<SandboxToolset> {
+        const hooks = calls.get(callId);
+        if (!hooks?.sandboxTools) throw new Error('sandboxTools is only available to a running handler');
+        return hooks.sandboxTools();
       },
     };
   }

@@ -3,7 +3,7 @@
  * the process tier both implement `Runner`; the host never knows which one it
  * talks to.
  */
-import type { CallOutcome, CheckVerdict, HandlerOutput, RawManifest, WorkerReply } from './protocol.js';
+import type { CallOutcome, CheckVerdict, HandlerOutput, RawManifest, SandboxToolset, WorkerReply } from './protocol.js';
 
 /** What the host lends a running call: where its logs, progress and nested calls go. */
 export interface CallHooks {
@@ -11,6 +11,8 @@ export interface CallHooks {
   log?(message: string): void;
   progress?(done: number, total?: number): void;
   callTool(name: string, args: unknown): Promise<CallOutcome>;
+  /** the tools sandboxed code may call (execute_code), when the host offers them */
+  sandboxTools?(): Promise<SandboxToolset>;
 }
 
 /** One handler invocation. */

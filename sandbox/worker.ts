@@ -72,6 +72,7 @@ function context(task: CheckTask | HandlerTask, signal: AbortSignal): ToolContex
       if (!outcome.ok) throw Object.assign(new Error(outcome.message), { code: outcome.code });
       return parseMaybeJson(outcome.text);
     },
+    sandboxTools: () => host.sandboxTools(callId),
   };
   if (task.kind === 'handler' && task.sessionId !== undefined) ctx.sessionId = task.sessionId;
   return ctx;

@@ -19,7 +19,23 @@ const CALLS: TourCall[] = [
   { why: 'search file contents by regex within a glob', tool: 'search_files', args: { pattern: 'createToolHost', glob: 'core/**/*.ts', limit: 4 } },
   { why: 'run a shell command with a timeout', tool: 'terminal', args: { command: 'echo "hello from $0"; uname -s', timeoutMs: 5000 } },
   { why: 'keep a task list for this session', tool: 'todo_write', args: { todos: [{ content: 'read the README', status: 'done' }, { content: 'write a plugin', status: 'in_progress' }] }, sessionId: 'tour' },
-  { why: 'one script calling several tools inside the QuickJS sandbox', tool: 'execute_code', args: { code: "const readme = await tools.read_file({ path: 'README.md', limit: 3 });\nconsole.log(readme.split('\\n')[0]);\nreturn { lines: readme.split('\\n').length };" } },
+  {
+    why: 'one script calling several tools inside the QuickJS sandbox',
+    tool: 'execute_code',
+    args: {
+      code: [
+        "const listing = await tools.search_files({ glob: 'plugins/*/package.json' });",
+        "const paths = listing.split('\\n').filter((line) => line.endsWith('package.json'));",
+        'const names = [];',
+        'for (const path of paths) {',
+        '  const line = await tools.read_file({ path, offset: 2, limit: 1 });',
+        "  names.push(JSON.parse(`{${line.split('|')[1].split('\\n')[0].replace(/,\\s*$/, '')}}`).name);",
+        '}',
+        'console.log(`read ${paths.length} package.json files`);',
+        'return names;',
+      ].join('\n'),
+    },
+  },
   { why: 'a tool hidden by an availability check (no API key) cannot be called', tool: 'web_search', args: { query: 'toolshed' } },
   { why: 'bad arguments come back as a JSON pointer and what was expected', tool: 'read_file', args: { path: 42, extra: true } },
   { why: 'an unknown name gets a did-you-mean', tool: 'read_fil', args: {} },
@@ -50,7 +66,8 @@ export async function runTour(options: { out(text: string): void; config?: strin
       const owner = report.tools.find((t) => t.name === call.tool);
       const where = owner ? `${owner.plugin}, thread tier` : 'not registered';
       out('');
-      out(`▸ ${call.tool} ${JSON.stringify(call.args)}`);
+      const { code, ...rest } = call.args as { code?: unknown };
+      out(`▸ ${call.tool} ${typeof code === 'string' ? `(script)\n${indent(code)}` : JSON.stringify(rest)}`);
       out(`  ${call.why} — ${outcome.ok ? 'ok' : outcome.code} in ${ms} ms (${where})`);
       out(indent(outcome.ok ? outcome.text : JSON.stringify({ error: outcome.message, code: outcome.code })));
     }

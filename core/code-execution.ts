@@ -1,0 +1,70 @@
+/**
+ * execute_code's place in the pipeline: which tools its sandbox may call,
+ * and the definitions step that rebuilds its description from what the
+ * sandbox actually exports (evaluated inside a QuickJS context, not taken
+ * from the input list).
+ */
+import type { ResolvedConfig } from './config.js';
+import type { RewriteContext, SchemaRewriter } from './definitions.js';
+import type { ToolDefinition } from './providers/types.js';
+import type { ToolRecord } from './types.js';
+import type { SandboxTool, SandboxToolset } from '../sandbox/protocol.js';
+
+/** The reserved name of the code-execution tool. */
+export const CODE_TOOL = 'execute_code';
+
+/**
+ * The tools code may call: config `codeExecution.tools`, else every tool
+ * flagged `sandbox: true`, always intersected with the exposed set. Empty
+ * means empty — never all tools.
+ */
+export function sandboxTools(config: ResolvedConfig, exposed: ReadonlyMap<string, ToolDefinition>, records: ReadonlyMap<string, ToolRecord>): SandboxTool[] {
+  const wanted = config.codeExecution.tools ?? [...records.values()].filter((r) => r.manifest.sandbox).map((r) => r.name);
+  return wanted
+    .filter((name) => name !== CODE_TOOL && exposed.has(name))
+    .sort()
+    .map((name) => {
+      const def = exposed.get(name)!;
+      return { name, description: def.description, parameters: def.parameters };
+    });
+}
+
+/** The limits of one script, from config. */
+export function codeLimits(config: ResolvedConfig): SandboxToolset['limits'] {
+  const { timeoutMs, memoryMb, maxToolCalls, maxOutputChars } = config.codeExecution;
+  return { timeoutMs, memoryMb, maxToolCalls, maxOutputChars };
+}
+
+type Runtime = typeof import('../sandbox/code/runtime.js');
+type Declarations = typeof import('../sandbox/code/declarations.js');
+
+/**
+ * Rebuilds execute_code's description from the sandbox's real exports. The
+ * QuickJS module loads only when a host exposes execute_code; a probe is
+ * reused while the tool list is unchanged. If the sandbox cannot start, the
+ * tool is hidden with the reason.
+ */
+export function codeExecutionRewriter(config: () => ResolvedConfig): SchemaRewriter {
+  let modules: Promise<[Runtime, Declarations]> | undefined;
+  let memo: { key: string; exported: string[] } | undefined;
+  return {
+    appliesTo: (record) => record.name === CODE_TOOL,
+    async rewrite(definition, context: RewriteContext) {
+      const specs = sandboxTools(config(), context.exposed, context.records);
+      let exported: string[];
+      try {
+        modules ??= Promise.all([import('../sandbox/code/runtime.js'), import('../sandbox/code/declarations.js')]);
+        const [runtime] = await modules;
+        const key = JSON.stringify(specs);
+        if (memo?.key !== key) memo = { key, exported: await runtime.probeExports(specs) };
+        exported = memo.exported;
+      } catch (error) {
+        modules = undefined;
+        return { hidden: `the code sandbox cannot start: ${(error as Error)?.message ?? String(error)}` };
+      }
+      const [, declarations] = await modules;
+      const actual = specs.filter((spec) => exported.includes(spec.name));
+      return { definition: { ...definition, description: declarations.describeExecuteCode(actual, codeLimits(config())) } };
+    },
+  };
+}
