@@ -11,7 +11,9 @@ import type { ResolvedConfig } from './config.js';
 import type { ToolErrorCode } from './errors.js';
 import type { Registry } from './registry.js';
 import type { ToolRecord } from './types.js';
-import type { CallOutcome } from '../sandbox/protocol.js';
+import type { CallOutcome, SandboxToolset } from '../sandbox/protocol.js';
+import { codeLimits, sandboxTools } from './code-execution.js';
+import { dropStrictNulls } from './providers/strict-arguments.js';
 import type { CallHooks, RunnerFailure } from '../sandbox/runner.js';
 
 /** Per-call options of `dispatch`. */
@@ -79,6 +81,13 @@ export interface DispatchDeps {
   exposure: () => Promise<Exposure>;
 }
 
+/** The sandbox toolset as of the current exposure. */
+async function currentSandboxTools(deps: DispatchDeps): Promise<SandboxToolset> {
+  const exposure = await deps.exposure();
+  const exposed = new Map(exposure.definitions.map((d) => [d.name, d]));
+  return { tools: sandboxTools(deps.config(), exposed, deps.registry.tools), limits: codeLimits(deps.config()) };
+}
+
 /** Runs one call through the whole pipeline and returns its outcome. */
 export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, depth: number): Promise<CallOutcome> {
   const exposure = await deps.exposure();
@@ -93,19 +102,27 @@ export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs:
   }
   const parsed = parseArguments(rawArgs);
   if (!parsed.ok) return parsed.outcome;
-  const invalid = validateArguments(record, parsed.value);
-  if (invalid) return invalid;
+  let args = parsed.value;
+  const invalid = validateArguments(record, args);
+  if (invalid) {
+    // A model given an OpenAI strict-mode schema sends null for "absent"; when
+    // dropping such nulls makes the arguments valid, that is what it meant.
+    const withoutNulls = dropStrictNulls(args, record.manifest.parameters);
+    if (validateArguments(record, withoutNulls)) return invalid;
+    args = withoutNulls;
+  }
   if (depth > MAX_CALL_DEPTH) return failure('PERMISSION_DENIED', `nested tool calls are limited to a depth of ${MAX_CALL_DEPTH}`);
   const limits = deps.config().limits;
   const timeoutMs = record.manifest.limits.timeoutMs ?? limits.timeoutMs;
   const maxResultChars = Math.min(record.manifest.limits.maxResultChars ?? limits.maxResultChars, limits.maxResultChars);
   const hooks: CallHooks = {
-    callTool: (nested, nestedArgs) => dispatchOutcome(deps, nested, nestedArgs, { ...options, ...(options.signal ? { signal: options.signal } : {}) }, depth + 1),
+    callTool: (nested, nestedArgs) => dispatchOutcome(deps, nested, nestedArgs, options, depth + 1),
+    sandboxTools: () => currentSandboxTools(deps),
   };
   if (options.sessionId !== undefined) hooks.sessionId = options.sessionId;
   if (options.onLog) hooks.log = options.onLog;
   if (options.onProgress) hooks.progress = options.onProgress;
-  const request = { tool: name, args: parsed.value, timeoutMs, maxResultChars, ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) };
+  const request = { tool: name, args, timeoutMs, maxResultChars, ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) };
   const outcome = await record.plugin.runner.handle(request, hooks, options.signal);
   if (!outcome.ok) {
     if ('failure' in outcome) return describeFailure(record, outcome.failure);

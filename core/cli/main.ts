@@ -23,7 +23,9 @@ Commands:
   list [--format F]           the tool definitions JSON; F = ${FORMATS.join(' | ')} | names
   explain [TOOL] [--json]     each tool's state and the reason
   call TOOL [ARGS_JSON | -]   run one tool call and print the result the model would get
-  serve [--http HOST:PORT]    MCP server (stdio by default)
+  serve [--http HOST:PORT] [--watch]
+                              MCP server (stdio by default); --watch reloads the
+                              config and plugins when their files change
   init [--force]              write a starter .toolshedrc.json
   tour                        the summary plus a few real calls (what npm start runs)
 

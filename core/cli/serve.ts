@@ -1,8 +1,124 @@
-/** `toolshed serve`: the MCP server. */
+/**
+ * `toolshed serve`: the MCP server over stdio (default) or Streamable HTTP
+ * (`--http HOST:PORT`), with `--watch` reloading the config and plugins on
+ * change. Stdout belongs to the protocol, so everything human goes to
+ * stderr. Runs until the client closes stdin, or SIGINT/SIGTERM, then closes
+ * the endpoint and the host (pools, child processes, ports).
+ */
 import { UsageError } from '../errors.js';
+import { isLoopback, parseListenAddress } from '../mcp/address.js';
+import { serveHttp } from '../mcp/http.js';
+import { serveStdio, type McpEndpoint } from '../mcp/stdio.js';
+import { createReloadingHost } from '../mcp/reloading-host.js';
+import { watchedPaths, watchPaths } from '../mcp/watch.js';
 import type { ToolHost } from '../host.js';
 
-/** Starts the MCP server over stdio or Streamable HTTP. */
-export async function runServe(_options: { values: { http?: string; watch?: boolean }; openHost(): Promise<ToolHost>; out(text: string): void }): Promise<number> {
-  throw new UsageError('serve is not part of this build yet (the MCP server is tracked as its own issue)');
+/** Set to 1 to let `--http` bind a non-loopback address (the server has no authentication). */
+export const ALLOW_REMOTE_ENV = 'TOOLSHED_SERVE_ALLOW_REMOTE';
+
+function log(line: string): void {
+  process.stderr.write(`toolshed serve: ${line}\n`);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Checks the flags before any plugin loads, so a usage error costs nothing. */
+function plan(values: { http?: string; watch?: boolean }) {
+  if (values.http === undefined) return { kind: 'stdio' as const };
+  const address = parseListenAddress(values.http);
+  if (!isLoopback(address.host)) {
+    if (process.env[ALLOW_REMOTE_ENV] !== '1') {
+      throw new UsageError(
+        `refusing to serve on ${address.host}: the MCP server has no authentication and would let anyone who reaches it run your tools. ` +
+          `Bind 127.0.0.1 (and put an authenticating proxy in front), or set ${ALLOW_REMOTE_ENV}=1 to accept the risk.`,
+      );
+    }
+    log(`WARNING: serving without authentication on non-loopback address ${address.host} (${ALLOW_REMOTE_ENV}=1)`);
+  }
+  return { kind: 'http' as const, address };
+}
+
+/** Resolves on the first SIGINT/SIGTERM; a second one exits at once (a stuck shutdown must stay interruptible). */
+function untilSignal(): { signalled: Promise<string>; dispose(): void } {
+  let resolveSignal!: (name: string) => void;
+  const signalled = new Promise<string>((resolve) => {
+    resolveSignal = resolve;
+  });
+  let count = 0;
+  const onSignal = (name: NodeJS.Signals) => {
+    count += 1;
+    if (count > 1) process.exit(130);
+    resolveSignal(name);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signalled,
+    dispose() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+/**
+ * A host that reloads itself when the config file or a configured plugin's
+ * files change; a reload that fails (a config error mid-edit) keeps the tools
+ * that were being served. The watch follows the config: a plugin added to it
+ * is watched after the reload that loaded it.
+ */
+async function openWatched(openHost: () => Promise<ToolHost>): Promise<ToolHost> {
+  const host = createReloadingHost(await openHost(), openHost);
+  let stop = () => {};
+  const onError = (error: unknown) => log(`watch: ${describe(error)}`);
+  const rewatch = () => {
+    stop();
+    const paths = watchedPaths(host.config);
+    stop = watchPaths(paths, reload, onError);
+    return paths;
+  };
+  const reload = () => {
+    log('change detected, reloading');
+    host.reload().then(
+      () => log(`reloaded; watching ${rewatch().length} paths`),
+      (error) => log(`reload failed, still serving the previous tools: ${describe(error)}`),
+    );
+  };
+  log(`watching ${rewatch().join(', ') || 'nothing (no config file and no configured plugins)'}`);
+  const close = host.close;
+  host.close = async () => {
+    stop();
+    await close();
+  };
+  return host;
+}
+
+/** Starts the MCP server over stdio or Streamable HTTP and returns its exit code when it stops. */
+export async function runServe(options: { values: { http?: string; watch?: boolean }; openHost(): Promise<ToolHost>; out(text: string): void }): Promise<number> {
+  const mode = plan(options.values);
+  const host = options.values.watch ? await openWatched(options.openHost) : await options.openHost();
+  host.on('log', (entry) => log(`[${entry.plugin}${entry.tool ? `/${entry.tool}` : ''}] ${entry.message}`));
+  host.on('warning', (message) => log(`warning: ${message}`));
+  const onError = (error: unknown) => log(`error: ${describe(error)}`);
+  const signals = untilSignal();
+  let endpoint: McpEndpoint | undefined;
+  try {
+    if (mode.kind === 'http') {
+      const http = await serveHttp(host, { ...mode.address, onError });
+      endpoint = http;
+      log(`MCP (Streamable HTTP) listening on ${http.url}`);
+    } else {
+      endpoint = await serveStdio(host, onError);
+      log('MCP over stdio ready');
+    }
+    const reason = await Promise.race([endpoint.closed.then(() => 'client closed the connection'), signals.signalled]);
+    log(`stopping (${reason})`);
+    return 0;
+  } finally {
+    signals.dispose();
+    await endpoint?.close();
+    await host.close();
+  }
 }

@@ -1,7 +1,13 @@
-/** Anthropic Messages API `tools` entries. */
+/**
+ * Anthropic Messages API `tools` entries. `input_schema` must be an object
+ * schema and may not have `anyOf`/`oneOf`/`allOf` at its top level; those
+ * are merged or removed there (nested ones are fine). Dispatch still checks
+ * arguments against the original schema.
+ */
+import { objectRoot } from './json-schema.js';
 import type { ToolDefinition } from './types.js';
 
-/** `{ name, description, input_schema }` per tool; input_schema must be an object schema. */
+/** `{ name, description, input_schema }` per tool; input_schema is always an object schema. */
 export function toAnthropic(defs: readonly ToolDefinition[]): unknown[] {
-  return defs.map((d) => ({ name: d.name, description: d.description, input_schema: { type: 'object', ...d.parameters } }));
+  return defs.map((d) => ({ name: d.name, description: d.description, input_schema: objectRoot(d.parameters) }));
 }

@@ -3,11 +3,11 @@ import { toAnthropic } from './anthropic.js';
 import { toGemini } from './gemini.js';
 import { toMcp } from './mcp.js';
 import { toOpenAI, toResponses } from './openai.js';
-import type { DefinitionFormat, ToolDefinition } from './types.js';
+import type { DefinitionFormat, FormatOptions, ToolDefinition } from './types.js';
 
-export { FORMATS, type DefinitionFormat, type ToolDefinition } from './types.js';
+export { FORMATS, type DefinitionFormat, type FormatOptions, type ToolDefinition } from './types.js';
 
-const formatters: Record<DefinitionFormat, (defs: readonly ToolDefinition[]) => unknown[]> = {
+const formatters: Record<DefinitionFormat, (defs: readonly ToolDefinition[], options: FormatOptions) => unknown[]> = {
   openai: toOpenAI,
   responses: toResponses,
   anthropic: toAnthropic,
@@ -16,6 +16,6 @@ const formatters: Record<DefinitionFormat, (defs: readonly ToolDefinition[]) => 
 };
 
 /** The `tools` array for `format`. */
-export function formatDefinitions(defs: readonly ToolDefinition[], format: DefinitionFormat): unknown[] {
-  return formatters[format](defs);
+export function formatDefinitions(defs: readonly ToolDefinition[], format: DefinitionFormat, options: FormatOptions = {}): unknown[] {
+  return formatters[format](defs, options);
 }

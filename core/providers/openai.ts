@@ -1,12 +1,31 @@
-/** OpenAI Chat Completions `tools` entries. */
-import type { ToolDefinition } from './types.js';
+/**
+ * OpenAI `tools` entries for Chat Completions and the Responses API. By
+ * default the tool's schema is sent as is with `strict` unset (Chat) or
+ * false (Responses); with `strict: true` each schema is converted for strict
+ * mode, and a tool whose schema cannot be goes out with `strict: false`.
+ */
+import { toStrictSchema } from './openai-strict.js';
+import type { FormatOptions, ToolDefinition } from './types.js';
 
-/** `{ type: 'function', function: { name, description, parameters } }` per tool. */
-export function toOpenAI(defs: readonly ToolDefinition[]): unknown[] {
-  return defs.map((d) => ({ type: 'function', function: { name: d.name, description: d.description, parameters: d.parameters } }));
+function strictParts(d: ToolDefinition): { parameters: unknown; strict: boolean } {
+  const converted = toStrictSchema(d.parameters);
+  return converted.ok ? { parameters: converted.schema, strict: true } : { parameters: d.parameters, strict: false };
+}
+
+/** `{ type: 'function', function: { name, description, parameters, strict? } }` per tool. */
+export function toOpenAI(defs: readonly ToolDefinition[], options: FormatOptions = {}): unknown[] {
+  return defs.map((d) => ({
+    type: 'function',
+    function: options.strict ? { name: d.name, description: d.description, ...strictParts(d) } : { name: d.name, description: d.description, parameters: d.parameters },
+  }));
 }
 
 /** OpenAI Responses API `tools` entries: flat function tools. */
-export function toResponses(defs: readonly ToolDefinition[]): unknown[] {
-  return defs.map((d) => ({ type: 'function', name: d.name, description: d.description, parameters: d.parameters, strict: false }));
+export function toResponses(defs: readonly ToolDefinition[], options: FormatOptions = {}): unknown[] {
+  return defs.map((d) => ({
+    type: 'function',
+    name: d.name,
+    description: d.description,
+    ...(options.strict ? strictParts(d) : { parameters: d.parameters, strict: false }),
+  }));
 }

@@ -13,3 +13,9 @@ export type DefinitionFormat = 'openai' | 'responses' | 'anthropic' | 'gemini' |
 
 /** Every supported format, for validation and help text. */
 export const FORMATS: readonly DefinitionFormat[] = ['openai', 'responses', 'anthropic', 'gemini', 'mcp'];
+
+/** Per-format switches; formats that have no such dialect ignore them. */
+export interface FormatOptions {
+  /** OpenAI strict mode (openai and responses formats) */
+  strict?: boolean;
+}

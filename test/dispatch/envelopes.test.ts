@@ -83,6 +83,13 @@ describe('arguments', () => {
     expect(out.error).toContain('/count must be integer');
   });
 
+  it('treats null for an optional non-nullable property as absent (OpenAI strict mode sends that)', async () => {
+    expect(JSON.parse(await host.dispatch('typed', { path: 'p', mode: 'read', count: null, nested: null }))).toEqual({ got: { path: 'p', mode: 'read' } });
+    const out = parse(await host.dispatch('typed', { path: null, mode: 'read' }));
+    expect(out.code).toBe('INVALID_ARGUMENTS');
+    expect(out.error).toContain('/path must be string');
+  });
+
   it('rejects a non-object argument value', async () => {
     const out = parse(await host.dispatch('typed', '[1,2]'));
     expect(out.code).toBe('INVALID_ARGUMENTS');

@@ -1,0 +1,136 @@
+/**
+ * `toolshed serve --http`: Streamable HTTP on node:http, one SDK server and
+ * transport per MCP session (the SDK binds one server to one transport).
+ * Only the `/mcp` path is served. When bound to loopback, the Host header is
+ * checked against the bound address so a web page cannot reach the server
+ * through DNS rebinding.
+ */
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { createMcpServer } from './server.js';
+import { startRefreshLoop } from './refresh-loop.js';
+import { isLoopback, type ListenAddress } from './address.js';
+import type { McpEndpoint } from './stdio.js';
+import type { ToolHost } from '../host.js';
+
+/** Where and how to listen. */
+export interface HttpServeOptions extends ListenAddress {
+  /** reports transport and request failures (default: ignored) */
+  onError?(error: unknown): void;
+}
+
+/** A running HTTP endpoint and its URL (with the real port when 0 was asked). */
+export interface HttpEndpoint extends McpEndpoint {
+  url: string;
+}
+
+/** MCP's endpoint path. */
+export const MCP_PATH = '/mcp';
+
+/** Request bodies above this are refused before parsing. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+function reply(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new Error(`request body over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Serves `host` over Streamable HTTP at `http://HOST:PORT/mcp` until close(). */
+export async function serveHttp(host: ToolHost, options: HttpServeOptions): Promise<HttpEndpoint> {
+  const onError = options.onError ?? (() => {});
+  const sessions = new Map<string, { server: Server; transport: StreamableHTTPServerTransport }>();
+  let allowedHosts: string[] | undefined;
+
+  async function open(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body: unknown;
+    try {
+      body = await readJson(req);
+    } catch (error) {
+      return reply(res, 400, `Parse error: ${(error as Error).message}`);
+    }
+    if (!isInitializeRequest(body)) return reply(res, 400, 'Bad Request: no valid session id; start with initialize');
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { server, transport });
+      },
+      ...(allowedHosts ? { enableDnsRebindingProtection: true, allowedHosts } : {}),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    transport.onerror = onError;
+    const server = createMcpServer(host);
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    // A refused initialize (bad Host header, bad protocol version) leaves no session: drop its server now.
+    if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await server.close();
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) return reply(res, 404, `Not found: MCP is served at ${MCP_PATH}`);
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      const session = sessions.get(id);
+      // 404 tells the client its session is gone and it should initialize again (spec, session management).
+      if (!session) return reply(res, 404, 'Session not found');
+      return session.transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') return reply(res, 400, 'Bad Request: no valid session id');
+    return open(req, res);
+  }
+
+  const httpServer = http.createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      onError(error);
+      if (!res.headersSent) reply(res, 500, 'Internal server error');
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port, options.host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = httpServer.address() as AddressInfo;
+  if (isLoopback(options.host)) allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${urlHost(options.host)}:${port}`];
+  const stopRefresh = startRefreshLoop(host, onError);
+
+  let done!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      stopRefresh();
+      await Promise.allSettled([...sessions.values()].map(({ server }) => server.close()));
+      sessions.clear();
+      const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      // Open SSE streams would hold close() forever.
+      httpServer.closeAllConnections();
+      await stopped;
+      done();
+    })());
+  return { url: `http://${urlHost(options.host)}:${port}${MCP_PATH}`, closed, close };
+}

@@ -1,0 +1,87 @@
+/** `toolshed serve` as a process: flags, the printed URL, and clean shutdown on stdin close and SIGTERM. */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isLoopback, parseListenAddress } from '../../dist/core/mcp/address.js';
+import { BIN, mcpProject } from './setup.js';
+
+const project = mcpProject(60_000);
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  project.cleanup();
+});
+
+function serve(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', project.config, ...args], { cwd: project.dir, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  children.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stderrMatching = (pattern: RegExp) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(stderr);
+        if (match) {
+          child.stderr!.off('data', check);
+          resolve(match);
+        }
+      };
+      child.stderr!.on('data', check);
+      child.once('exit', () => reject(new Error(`exited before printing ${pattern}: ${stderr}`)));
+      check();
+    });
+  return { child, exited, stderrMatching, stderr: () => stderr };
+}
+
+describe('toolshed serve (process)', () => {
+  it('exits 0 when the client closes stdin, and writes nothing but protocol to stdout', async () => {
+    const server = serve([]);
+    await server.stderrMatching(/ready/);
+    let stdout = '';
+    server.child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    server.child.stdin!.end();
+    expect(await server.exited).toBe(0);
+    expect(stdout).toBe('');
+    expect(server.stderr()).toContain('client closed the connection');
+  });
+
+  it('prints the HTTP URL on stderr, serves it, and exits 0 on SIGTERM', async () => {
+    const server = serve(['--http', '127.0.0.1:0']);
+    const [, url] = await server.stderrMatching(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+    const client = new Client({ name: 'toolshed-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url!)));
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(server.stderr()).toContain('stopping (SIGTERM)');
+  });
+
+  it('refuses a non-loopback address unless explicitly allowed', () => {
+    const result = spawnSync(process.execPath, [BIN, 'serve', '--config', project.config, '--http', '0.0.0.0:0'], { cwd: project.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/refusing to serve on 0\.0\.0\.0.*TOOLSHED_SERVE_ALLOW_REMOTE=1/);
+  });
+
+  it('reports a malformed address as a usage error', () => {
+    const run = (args: string[]) => spawnSync(process.execPath, [BIN, 'serve', ...args], { cwd: project.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const bad = run(['--http', 'nowhere']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--http expects HOST:PORT');
+  });
+
+  it('parses listen addresses and knows loopback from the rest', () => {
+    expect(parseListenAddress('127.0.0.1:3333')).toEqual({ host: '127.0.0.1', port: 3333 });
+    expect(parseListenAddress('[::1]:0')).toEqual({ host: '::1', port: 0 });
+    expect(parseListenAddress('8080')).toEqual({ host: '127.0.0.1', port: 8080 });
+    expect(() => parseListenAddress('host:99999')).toThrow(/HOST:PORT/);
+    expect(['localhost', '127.0.0.1', '127.1.2.3', '::1'].every(isLoopback)).toBe(true);
+    expect(['0.0.0.0', '192.168.1.10', '::', 'example.com'].some(isLoopback)).toBe(false);
+  });
+});

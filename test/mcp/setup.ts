@@ -1,0 +1,54 @@
+/** Shared setup of the MCP interop tests: a project folder with a config of fixture plugins. */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fixture, tempDir } from '../helpers.js';
+
+/** The CLI entry the stdio tests spawn. */
+export const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
+
+/**
+ * The config every MCP test serves: kitchen (echo, slow, chatty, throws…) and
+ * probe (checks driven by `<name>.mode` files in the project folder) and
+ * noisy (prints to stdout from its worker). Two
+ * threads, because chatty's nested callTool needs a second worker; graceMs 0
+ * so a failing check hides its tool at once.
+ */
+export function mcpConfig(ttlMs: number): Record<string, unknown> {
+  return {
+    builtins: false,
+    cache: { enabled: false },
+    plugins: [
+      { package: fixture('plugins', 'kitchen'), trust: 'trusted' },
+      { package: fixture('plugins', 'probe'), trust: 'trusted' },
+      { package: fileURLToPath(new URL('./fixtures/noisy', import.meta.url)), trust: 'trusted' },
+    ],
+    disable: ['loop', 'oom', 'exit'],
+    checks: { ttlMs, graceMs: 0 },
+    limits: { threads: 2, timeoutMs: 120_000 },
+  };
+}
+
+/** A temp project folder holding `toolshed.config.json`; remove it with cleanup(). */
+export function mcpProject(ttlMs: number): { dir: string; config: string; cleanup(): void } {
+  const work = tempDir('toolshed-mcp-');
+  const config = path.join(work.dir, 'toolshed.config.json');
+  writeFileSync(path.join(work.dir, 'package.json'), '{"name":"mcp-project","private":true}');
+  writeFileSync(config, JSON.stringify(mcpConfig(ttlMs)));
+  return { ...work, config };
+}
+
+/** A promise and the function that settles it, for events a test waits on. */
+export function signal<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** The text of a tools/call result's single text part. */
+export function textOf(result: unknown): string {
+  const content = (result as { content: Array<{ type: string; text: string }> }).content;
+  return content.map((part) => part.text).join('');
+}
