@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createToolHost, ToolshedError } from 'toolshed';
-import { fixture, withHost } from '../helpers.js';
+import { writeFileSync } from 'node:fs';
+import { fixture, tempDir, withHost } from '../helpers.js';
 
 const FORMATS: Array<[string, string]> = [
   ['packagejson', 'package.json'],
@@ -65,16 +66,30 @@ describe('config discovery (cosmiconfig, module name toolshed)', () => {
   });
 
   it('uses the embedded default when no config exists', async () => {
-    await withHost({ cwd: fixture('project', 'node_modules', 'toolshed-plugin-alpha'), env, config: { cache: { enabled: false } } }, async (host) => {
-      expect(host.config.file).toBeUndefined();
-      expect(host.config.builtins).toBe(true);
-      expect(host.config.enable).toEqual(['all']);
-    });
+    const work = tempDir();
+    try {
+      writeFileSync(path.join(work.dir, 'package.json'), '{"name":"no-config","private":true}');
+      await withHost({ cwd: work.dir, env }, async (host) => {
+        expect(host.config.file).toBeUndefined();
+        expect(host.config.builtins).toBe(true);
+        expect(host.config.enable).toEqual(['all']);
+        expect(host.explain().plugins.map((p) => p.name)).toContain('@toolshed/file');
+      });
+    } finally {
+      work.cleanup();
+    }
   });
 
   it("does not read a plugin package's own toolshed field as a host config", async () => {
-    await withHost({ cwd: fixture('project', 'node_modules', 'toolshed-plugin-alpha'), env }, async (host) => {
-      expect(host.config.file).toBeUndefined();
-    });
+    const work = tempDir();
+    try {
+      writeFileSync(path.join(work.dir, 'package.json'), JSON.stringify({ name: 'toolshed-plugin-x', toolshed: { apiVersion: 1 } }));
+      await withHost({ cwd: work.dir, env }, async (host) => {
+        expect(host.config.file).toBeUndefined();
+        expect(host.config.builtins).toBe(true);
+      });
+    } finally {
+      work.cleanup();
+    }
   });
 });
