@@ -16,6 +16,18 @@ export function tempDir(prefix = 'toolshed-test-'): { dir: string; cleanup(): vo
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+let scratch: string | undefined;
+
+/** A temp folder shared by one test file, removed when the process exits (fixture plugins may write to their cwd). */
+export function scratchDir(): string {
+  if (!scratch) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'toolshed-scratch-'));
+    scratch = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return scratch;
+}
+
 /** A clock the test moves by hand. */
 export class ManualClock {
   constructor(public time = 1_000_000) {}
@@ -42,7 +54,7 @@ export async function withHost<T>(options: ToolHostOptions, fn: (host: ToolHost)
 export function fixtureOptions(plugins: string[], extra: Omit<Partial<ToolHostOptions>, 'config'> & { config?: Record<string, unknown> } = {}): ToolHostOptions {
   const { config, ...rest } = extra;
   return {
-    cwd: rest.cwd ?? fixture(),
+    cwd: rest.cwd ?? scratchDir(),
     env: rest.env ?? { PATH: process.env.PATH },
     ...rest,
     config: { builtins: false, cache: { enabled: false }, plugins: plugins.map((p) => ({ package: fixture('plugins', p), trust: 'trusted' as const })), ...config },

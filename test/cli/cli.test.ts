@@ -32,9 +32,9 @@ describe('toolshed CLI', () => {
     const { code, stdout } = toolshed([]);
     expect(code).toBe(0);
     expect(stdout).toContain('config: ' + path.join(work.dir, 'toolshed.config.mjs'));
-    expect(stdout).toMatch(/✓ toolshed-plugin-kitchen\s+13 tools · thread tier · trusted/);
+    expect(stdout).toMatch(/✓ toolshed-plugin-kitchen\s+14 tools · thread tier · trusted/);
     expect(stdout).toMatch(/✗ toolshed-plugin-missing\s+PLUGIN_NOT_FOUND: .*npm install toolshed-plugin-missing/);
-    expect(stdout).toContain('layers: 17 registered → 14 selected → 13 available → 13 exposed');
+    expect(stdout).toContain('layers: 18 registered → 15 selected → 14 available → 14 exposed');
     expect(stdout).toMatch(/web_search\s+availability\s+missing environment variable SEARCH_API_KEY/);
     expect(stdout).toMatch(/loop\s+selection\s+disabled by config/);
     expect(stdout).toContain('description of summarize mentions web_search, which is not exposed');

@@ -86,7 +86,7 @@ describe('layer 3: schema correction', () => {
 });
 
 describe('provider formats', () => {
-  const options = () => fixtureOptions(['kitchen'], { config: { enable: ['kitchen'], disable: ['echo', 'text', 'big', 'throws', 'loop', 'oom', 'exit', 'thread', 'env', 'slow', 'chatty', 'content'] } });
+  const options = () => fixtureOptions(['kitchen'], { config: { toolsets: { only: { tools: ['typed'] } }, enable: ['only'] } });
 
   it('openai, responses, anthropic and mcp wrap the same schema', async () => {
     await withHost(options(), async (host) => {

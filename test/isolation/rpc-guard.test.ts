@@ -39,6 +39,7 @@ describe('the Comlink guard', () => {
       log: (id: number, message: string) => void logs.push([id, message]),
       progress: () => {},
       callTool: async () => ({ ok: true, text: 'x' }),
+      sandboxTools: async () => ({ tools: [], limits: { timeoutMs: 1, memoryMb: 1, maxToolCalls: 0, maxOutputChars: 1 } }),
       secret: () => 'host internals',
     };
     const stats = exposeGuarded(host, port1, HOST_RPC_METHODS);
