@@ -57,15 +57,29 @@ export interface CheckVerdict {
 /** The structured outcome of one dispatch, as `callTool` sees it. */
 export type CallOutcome = { ok: true; text: string } | { ok: false; code: string; message: string };
 
+/** A tool sandboxed code may call: its exposed name, corrected description and schema. */
+export interface SandboxTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** What `ctx.sandboxTools()` returns: the tools code execution may call now, and its limits. */
+export interface SandboxToolset {
+  tools: SandboxTool[];
+  limits: { timeoutMs: number; memoryMb: number; maxToolCalls: number; maxOutputChars: number };
+}
+
 /** Methods a worker may call on the host. Nothing else passes the guard. */
 export interface HostRpc {
   log(callId: number, message: string): void;
   progress(callId: number, done: number, total?: number): void;
   callTool(callId: number, name: string, args: unknown): Promise<CallOutcome>;
+  sandboxTools(callId: number): Promise<SandboxToolset>;
 }
 
 /** The allow-list of `HostRpc` method names. */
-export const HOST_RPC_METHODS: readonly (keyof HostRpc)[] = Object.freeze(['log', 'progress', 'callTool']);
+export const HOST_RPC_METHODS: readonly (keyof HostRpc)[] = Object.freeze(['log', 'progress', 'callTool', 'sandboxTools']);
 
 /** Posted once by each worker on its parent port to hand the host its RPC port. */
 export interface RpcPortMessage {
@@ -97,3 +111,68 @@ export interface RawManifest {
   permissions?: unknown;
   tools: RawToolManifest[] | unknown;
 }
+
+// ---------------------------------------------------------------------------
+// The process tier. Host and child exchange length-prefixed JSON frames over
+// the child's fd 3 (see process-channel.ts); everything the child sends is
+// validated by the host before use, because plugin code can write to that fd.
+
+/** Settings the host sends the child once, before anything else (never via argv or env, which other users can read). */
+export interface ChildInit {
+  type: 'init';
+  /** the only environment variables the child's workers may see */
+  env: Record<string, string>;
+  /** file URL of the child's Piscina worker entry */
+  workerUrl: string;
+  /** file URL of the plugin entry module, imported once to warm the pool */
+  entry: string;
+  memoryMb: number;
+  threads: number;
+  /** the largest frame the child may send; the child caps its own output below it */
+  maxFrameBytes: number;
+}
+
+/** Run one worker task in the child; the child aborts the task after `abortAfterMs`. */
+export interface ChildTaskFrame {
+  type: 'task';
+  id: number;
+  task: WorkerTask;
+  abortAfterMs: number;
+}
+
+/** The caller gave up on task `id`: stop it. */
+export interface ChildCancelFrame {
+  type: 'cancel';
+  id: number;
+}
+
+/** A Comlink message of the host RPC (child wraps, host exposes behind the guard). */
+export interface RpcFrame {
+  type: 'rpc';
+  data: unknown;
+}
+
+/** Every frame the host sends to a child. */
+export type HostToChild = ChildInit | ChildTaskFrame | ChildCancelFrame | RpcFrame;
+
+/** Why the child could not deliver a task's reply (a worker died or overran). */
+export type ChildFailure = { kind: 'timeout'; timeoutMs: number } | { kind: 'crashed'; message: string; outOfMemory: boolean };
+
+/** A task's outcome as the child reports it. */
+export type ChildReply = WorkerReply | { ok: false; failure: ChildFailure };
+
+/** The child is ready for tasks; `pid` is its pid as it sees it (1 in its own PID namespace). */
+export interface ChildReadyFrame {
+  type: 'ready';
+  pid: number;
+}
+
+/** The outcome of task `id`. */
+export interface ChildReplyFrame {
+  type: 'reply';
+  id: number;
+  reply: ChildReply;
+}
+
+/** Every frame a child sends to the host. */
+export type ChildToHost = ChildReadyFrame | ChildReplyFrame | RpcFrame;

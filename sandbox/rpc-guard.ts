@@ -49,6 +49,23 @@ export interface GuardStats {
  * Pass `stats` to share one tally between several ports.
  */
 export function exposeGuarded(api: object, port: MessagePort, methods: readonly string[], stats: GuardStats = { passed: 0, refused: 0 }): GuardStats {
+  return exposeGuardedEndpoint(api, port, methods, stats);
+}
+
+/**
+ * The smallest endpoint the guard needs: a `MessagePort`, or an adapter over
+ * another channel (the process tier's framed pipe). `on`/`off` receive the
+ * message data itself, as a MessagePort's 'message' event does.
+ */
+export interface GuardEndpoint {
+  postMessage(message: unknown, transfer?: readonly unknown[]): void;
+  on(event: 'message', listener: (data: unknown) => void): unknown;
+  off(event: 'message', listener: (data: unknown) => void): unknown;
+  start?(): void;
+}
+
+/** `exposeGuarded` on any `GuardEndpoint`, with the same allow-list rules. */
+export function exposeGuardedEndpoint(api: object, port: GuardEndpoint, methods: readonly string[], stats: GuardStats = { passed: 0, refused: 0 }): GuardStats {
   const allowed = new Set(methods);
   const target = Object.create(null) as Record<string, unknown>;
   for (const name of methods) {
@@ -91,7 +108,7 @@ export function exposeGuarded(api: object, port: MessagePort, methods: readonly 
       if (onMessage) port.off('message', onMessage);
       wrapped.delete(listener);
     },
-    start: () => port.start(),
+    start: () => port.start?.(),
   };
   expose(target, endpoint as never);
   return stats;
