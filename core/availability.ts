@@ -5,6 +5,7 @@
  * resolved last, to a fixed point over the tools that survived.
  */
 import which from 'which';
+import { grantGap } from './grants.js';
 import type { CheckCache, CachedVerdict, Verdict } from './check-cache.js';
 import type { ToolRecord } from './types.js';
 
@@ -13,7 +14,7 @@ export interface Availability {
   ok: boolean;
   reason?: string;
   /** the requirement that decided it */
-  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools';
+  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools' | 'permissions';
   /** how the custom check's verdict was obtained */
   via?: CachedVerdict['via'];
   maskedReason?: string;
@@ -50,6 +51,8 @@ export function checkKey(record: ToolRecord): string | undefined {
 }
 
 async function evaluateOne(record: ToolRecord, deps: AvailabilityDeps, expiries: number[]): Promise<Availability> {
+  const gap = grantGap(record);
+  if (gap) return gap;
   const env = missingEnv(record, deps.env);
   if (env.length) return { ok: false, kind: 'env', reason: `missing environment variable${env.length > 1 ? 's' : ''} ${env.join(', ')}` };
   const { platforms } = record.manifest.requires;

@@ -10,6 +10,8 @@ import type { ResolvedConfig } from './config.js';
 import type { Registry } from './registry.js';
 import type { ManifestSource, ToolConflict } from './types.js';
 import type { Permissions } from './plugin.js';
+import { runnerProtections } from '../sandbox/process-runner.js';
+import type { Protections } from '../sandbox/process-spawn.js';
 
 /** One plugin's line in the report. */
 export interface PluginReport {
@@ -26,6 +28,8 @@ export interface PluginReport {
   env?: string[];
   permissions?: { requested: Permissions; granted: Permissions; effective: Permissions };
   pool?: { started: boolean; threads: number; completed: number; guardRefused: number };
+  /** process tier only: the protections its child runs under on this machine (namespaces as probed here) */
+  protections?: Protections;
   error?: { code: string; message: string };
 }
 
@@ -65,6 +69,7 @@ export function explainHost(input: {
   const plugins = registry.plugins.map((p): PluginReport => {
     if (p.status === 'failed') return { name: p.name, specifier: p.specifier, status: 'failed', loadMs: round(p.loadMs), error: { code: p.error.code, message: p.error.message } };
     const stats = p.runner.stats();
+    const protections = runnerProtections(p.runner);
     return {
       name: p.source.name,
       specifier: p.source.specifier,
@@ -79,6 +84,7 @@ export function explainHost(input: {
       env: p.env,
       permissions: p.permissions,
       pool: { started: stats.started, threads: stats.threads, completed: stats.completed, guardRefused: stats.guard.refused },
+      ...(protections ? { protections } : {}),
     };
   });
   const toolsets = exposure

@@ -14,8 +14,11 @@ import { ToolshedError } from './errors.js';
 import { entryUrl, loadPlugins } from './loader.js';
 import { formatDefinitions, FORMATS, type DefinitionFormat } from './providers/index.js';
 import { Registry } from './registry.js';
+import { codeExecutionRewriter } from './code-execution.js';
 import { explainHost, type HostReport } from './explain.js';
 import { ThreadRunner } from '../sandbox/pools.js';
+import { ProcessRunner } from '../sandbox/process-runner.js';
+import { sandboxGrants } from './grants.js';
 import type { PluginSource, ToolRecord } from './types.js';
 import type { CallOutcome } from '../sandbox/protocol.js';
 import type { Runner, RunOutcome } from '../sandbox/runner.js';
@@ -39,7 +42,14 @@ export interface ToolHostOptions {
 
 /** Options of `definitions()`. */
 export interface DefinitionsOptions {
+  /** the provider's tool format (default 'openai') */
   format?: DefinitionFormat;
+  /**
+   * OpenAI strict mode for the openai and responses formats: every property required, optional ones
+   * nullable, objects closed; a tool whose schema strict mode cannot express is sent with strict: false.
+   * Other formats ignore it. Dispatch still validates against the original schema.
+   */
+  strict?: boolean;
 }
 
 /** A running toolshed host. */
@@ -106,9 +116,38 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const threadRunner = (entry: string, workerEnv: Record<string, string>, threads = config.limits.threads) =>
     new ThreadRunner({ entry, cwd, env: workerEnv, memoryMb: config.limits.memoryMb, threads, maxQueue: config.limits.maxQueue, idleTimeoutMs: config.limits.idleTimeoutMs });
 
-  // Manifests of thread-tier plugins are extracted in one short-lived pool with an empty env.
+  // Untrusted plugins run in their own sandboxed child process. Their grants are
+  // read when the child starts (after loading), from the plugin's effective permissions.
+  const processRunner = (source: PluginSource, workerEnv: Record<string, string>, granted: boolean) =>
+    new ProcessRunner({
+      name: source.name,
+      entry: entryUrl(source),
+      dir: source.dir,
+      dependencyDirs: source.dependencyDirs,
+      cwd,
+      env: workerEnv,
+      ...(granted ? { grants: () => sandboxGrants(registry.loaded().find((p) => p.source === source)?.permissions.effective, config.dir) } : {}),
+      memoryMb: config.limits.memoryMb,
+      threads: config.limits.threads,
+      maxQueue: config.limits.maxQueue,
+      maxResultChars: config.limits.maxResultChars,
+      idleTimeoutMs: config.limits.idleTimeoutMs,
+    });
+
+  // Manifests of thread-tier plugins are extracted in one short-lived pool with an empty env;
+  // an untrusted plugin's is extracted in its own sandbox, with no env and no grants.
   let extractor: ThreadRunner | undefined;
-  const extract = (source: PluginSource): Promise<RunOutcome<RawManifest>> => {
+  let sandboxExtractions = 0;
+  const extract = async (source: PluginSource): Promise<RunOutcome<RawManifest>> => {
+    if (source.trust === 'untrusted') {
+      sandboxExtractions++;
+      const sandbox = processRunner(source, {}, false);
+      try {
+        return await sandbox.manifest();
+      } finally {
+        await sandbox.close();
+      }
+    }
     extractor ??= threadRunner(entryUrl(source), {}, Math.max(1, Math.min(2, config.limits.threads)));
     return extractor.manifest(entryUrl(source));
   };
@@ -120,7 +159,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       env,
       extract,
       createRunner: (source, workerEnv) => {
-        const runner = threadRunner(entryUrl(source), workerEnv);
+        const runner = source.trust === 'untrusted' ? processRunner(source, workerEnv, true) : threadRunner(entryUrl(source), workerEnv);
         runners.push(runner);
         return runner;
       },
@@ -156,7 +195,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     cache,
     clock,
     availability: { env, platform: process.platform, runCheck },
-    rewriters: options.rewriters ?? [],
+    rewriters: [codeExecutionRewriter(() => config), ...(options.rewriters ?? [])],
     onChange: (generation) => emitter.emit('change', generation),
     onWarning: (message) => emitter.emit('warning', message),
   });
@@ -167,7 +206,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const startupMs = () => startupDone ?? performance.now() - started;
 
   const report = (exposure: Exposure | undefined): HostReport =>
-    explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined });
+    explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined || sandboxExtractions > 0 });
 
   const call = async (name: string, args?: unknown, callOptions: DispatchOptions = {}): Promise<CallOutcome> => {
     if (closed) return failure('TOOL_CRASHED', 'the host is closed');
@@ -194,13 +233,15 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
 
   const host: ToolHost = {
     config,
-    async definitions({ format = 'openai' } = {}) {
+    async definitions({ format = 'openai', strict = false } = {}) {
       if (!FORMATS.includes(format)) throw new ToolshedError('USAGE', `unknown format '${format}'; use one of ${FORMATS.join(', ')}`);
       const exposure = await pipeline.current();
-      const memo = formatted.get(format);
+      // Strict and plain OpenAI output differ, so each combination is memoized on its own.
+      const key = strict && (format === 'openai' || format === 'responses') ? `${format}:strict` : format;
+      const memo = formatted.get(key);
       if (memo && memo.exposure === exposure) return memo.value;
-      const value = formatDefinitions(exposure.definitions, format);
-      formatted.set(format, { exposure, value });
+      const value = formatDefinitions(exposure.definitions, format, { strict });
+      formatted.set(key, { exposure, value });
       return value;
     },
     async dispatch(name, args, callOptions) {

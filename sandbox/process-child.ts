@@ -1,0 +1,267 @@
+/**
+ * One running process-tier child, seen from the host: the detached process
+ * (its own process group), the framed channel on fd 3, bounded tails of its
+ * stdout and stderr, a resident-memory watchdog, and the requests waiting
+ * for replies. Killing it always kills the whole process group with SIGKILL.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { Duplex, Readable } from 'node:stream';
+import { FrameChannel } from './process-channel.js';
+import { checkChildFrame } from './process-frames.js';
+import type { ChildCommand } from './process-spawn.js';
+import type { ChildInit, ChildTaskFrame, HostToChild } from './protocol.js';
+
+/** Why a child is gone. */
+export interface ChildEnd {
+  message: string;
+  outOfMemory: boolean;
+}
+
+/** A request's result: the raw reply (checked by the caller), or the child's end. */
+export type RequestResult = { kind: 'reply'; reply: unknown } | { kind: 'ended'; end: ChildEnd };
+
+/** How to start one child. */
+export interface ChildStartOptions {
+  command: ChildCommand;
+  cwd: string;
+  init: ChildInit;
+  /** the largest frame accepted from the child */
+  maxFrameBytes: number;
+  startTimeoutMs: number;
+  /** resident memory (all of the child's processes) above which it is killed; 0 disables the watchdog */
+  rssBudgetMb: number;
+  /** inbound Comlink traffic */
+  onRpc(data: unknown): void;
+}
+
+/** Bytes of each output stream kept for diagnostics; everything older is dropped as it arrives. */
+const OUTPUT_TAIL_BYTES = 16 * 1024;
+const WATCHDOG_INTERVAL_MS = 100;
+
+/** The last `capacity` bytes of a stream, and how many bytes went by. */
+export class OutputTail {
+  private chunks: Buffer[] = [];
+  private held = 0;
+  /** every byte the stream produced */
+  seen = 0;
+
+  constructor(private readonly capacity = OUTPUT_TAIL_BYTES) {}
+
+  /** Keeps the newest bytes of `chunk`, dropping the oldest held ones. */
+  push(chunk: Buffer): void {
+    this.seen += chunk.length;
+    const piece = chunk.length > this.capacity ? chunk.subarray(chunk.length - this.capacity) : chunk;
+    this.chunks.push(Buffer.from(piece));
+    this.held += piece.length;
+    while (this.held - this.chunks[0]!.length >= this.capacity) this.held -= this.chunks.shift()!.length;
+  }
+
+  /** Bytes currently held (at most about twice the capacity). */
+  get bytes(): number {
+    return this.held;
+  }
+
+  /** The held tail as text. */
+  text(): string {
+    const all = Buffer.concat(this.chunks);
+    return all.subarray(Math.max(0, all.length - this.capacity)).toString('utf8');
+  }
+}
+
+/** Resident memory in MB of `pid` and its direct children (node under `unshare --fork`). */
+function residentMb(pid: number): number {
+  let pids = [pid];
+  try {
+    pids = pids.concat(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number));
+  } catch {
+    // no children file (old kernel): the pid alone
+  }
+  let kb = 0;
+  for (const p of pids) {
+    try {
+      const match = /^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      if (match) kb += Number(match[1]);
+    } catch {
+      // exited between the two reads
+    }
+  }
+  return kb / 1024;
+}
+
+/** A live child process and its channel. */
+export class ChildHandle {
+  /** stdout and stderr tails for crash messages */
+  readonly stdout = new OutputTail();
+  readonly stderr = new OutputTail();
+  /** resolves once the child is gone, with why */
+  readonly ended: Promise<ChildEnd>;
+  /** resolves once the process and its pipes are closed */
+  readonly closed: Promise<void>;
+  private readonly process: ChildProcess;
+  private readonly channel: FrameChannel;
+  private readonly pending = new Map<number, (result: RequestResult) => void>();
+  private endReason: ChildEnd | undefined;
+  private exited = false;
+  private resolveEnded!: (end: ChildEnd) => void;
+  private readonly watchdog: NodeJS.Timeout | undefined;
+  private ready: ((pid: number) => void) | undefined;
+
+  private constructor(private readonly options: ChildStartOptions) {
+    this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
+    const { command } = options;
+    this.process = spawn(command.command, command.args, {
+      cwd: options.cwd,
+      // Its own session and process group: the host can kill the group, and the child's signals to "its group" never reach the host.
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      // Empty: granted variables travel in the init frame (see child.ts).
+      env: {},
+    });
+    this.closed = new Promise((resolve) => this.process.once('close', () => resolve()));
+    this.process.once('error', (error) => this.finish({ message: `could not start: ${error.message}`, outOfMemory: false }));
+    this.process.once('exit', (code, signal) => {
+      this.exited = true;
+      // Output still in flight when the process exits arrives before 'close'; wait briefly so crash messages include it.
+      const done = () => this.finish(this.exitReason(code, signal));
+      const timer = setTimeout(done, 200);
+      this.process.once('close', () => {
+        clearTimeout(timer);
+        done();
+      });
+    });
+    (this.process.stdout as Readable).on('data', (chunk: Buffer) => this.stdout.push(chunk));
+    (this.process.stderr as Readable).on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    this.channel = new FrameChannel(this.process.stdio[3] as Duplex, options.maxFrameBytes, (message) => this.onFrame(message), (violation) =>
+      this.kill({ message: `broke the channel protocol (${violation.message})`, outOfMemory: false }),
+    );
+    // An idle child must not keep the host's event loop alive; in-flight calls hold their own deadline timers.
+    this.process.unref();
+    for (const stream of this.process.stdio) (stream as { unref?: () => void } | null)?.unref?.();
+    if (options.rssBudgetMb > 0 && this.process.pid !== undefined) {
+      const pid = this.process.pid;
+      this.watchdog = setInterval(() => {
+        const mb = residentMb(pid);
+        if (mb > options.rssBudgetMb) this.kill({ message: `used ${Math.round(mb)} MB of memory, over its budget of ${options.rssBudgetMb} MB`, outOfMemory: true });
+      }, WATCHDOG_INTERVAL_MS).unref();
+    }
+  }
+
+  /** Spawns a child, sends its init frame and waits for it to report ready. */
+  static async start(options: ChildStartOptions): Promise<ChildHandle> {
+    const handle = new ChildHandle(options);
+    const ready = new Promise<number>((resolve) => (handle.ready = resolve));
+    handle.send(options.init);
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      ready.then(() => undefined),
+      handle.ended,
+      new Promise<ChildEnd>((resolve) => {
+        timer = setTimeout(() => resolve({ message: `did not report ready within ${options.startTimeoutMs} ms`, outOfMemory: false }), options.startTimeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (outcome) {
+      handle.kill(outcome);
+      throw Object.assign(new Error(`the plugin's process ${outcome.message}${handle.diagnosis()}`), { code: 'TOOL_CRASHED' });
+    }
+    return handle;
+  }
+
+  /** The process id the host sees (the group leader: unshare, or node itself). */
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
+  /** Requests waiting for a reply. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Whether the child has ended (or its process exited and its end is being recorded). */
+  get gone(): boolean {
+    return this.endReason !== undefined || this.exited;
+  }
+
+  /** Sends a task and resolves with its reply, or with the child's end. */
+  request(frame: ChildTaskFrame): Promise<RequestResult> {
+    if (this.endReason) return Promise.resolve({ kind: 'ended', end: this.endReason });
+    return new Promise((resolve) => {
+      this.pending.set(frame.id, resolve);
+      try {
+        this.send(frame);
+      } catch (error) {
+        // Arguments JSON cannot carry (a cycle, a BigInt): the call fails, the child is fine.
+        this.pending.delete(frame.id);
+        resolve({ kind: 'reply', reply: { ok: false, error: { name: 'TypeError', message: `the call could not be sent to the plugin's process: ${(error as Error).message}` } } });
+      }
+    });
+  }
+
+  /** Sends one frame (dropped when the child is gone); throws when the frame is not JSON data. */
+  send(frame: HostToChild): void {
+    if (!this.endReason) this.channel.send(frame);
+  }
+
+  /** Kills the whole process group now; pending requests resolve with `end`. */
+  kill(end: ChildEnd): void {
+    if (!this.endReason) this.finish(end);
+    const pid = this.process.pid;
+    if (pid === undefined) return;
+    try {
+      // Negative pid: the group, so node under unshare (and anything it could start) goes too.
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      this.process.kill('SIGKILL');
+    }
+  }
+
+  /** The tail of stderr (or stdout) for an error message, or ''. */
+  diagnosis(): string {
+    const tail = (this.stderr.text() || this.stdout.text()).trim();
+    return tail ? `; its last output: ${tail.slice(-1_000)}` : '';
+  }
+
+  private exitReason(code: number | null, signal: NodeJS.Signals | null): ChildEnd {
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    return { message: `${how}${this.diagnosis()}`, outOfMemory: false };
+  }
+
+  private finish(end: ChildEnd): void {
+    if (this.endReason) return;
+    this.endReason = end;
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.channel.close();
+    for (const resolve of this.pending.values()) resolve({ kind: 'ended', end });
+    this.pending.clear();
+    this.resolveEnded(end);
+    // The exit of the group leader does not end the rest of the group; make sure nothing lingers.
+    const pid = this.process.pid;
+    if (pid !== undefined) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  private onFrame(message: unknown): void {
+    const frame = checkChildFrame(message);
+    if (typeof frame === 'string') return this.kill({ message: `sent an invalid frame (${frame})`, outOfMemory: false });
+    switch (frame.type) {
+      case 'ready':
+        this.ready?.(frame.pid);
+        this.ready = undefined;
+        return;
+      case 'rpc':
+        return this.options.onRpc(frame.data);
+      case 'reply': {
+        // Replies for unknown ids (late, cancelled, or forged by plugin code writing to the fd) are ignored.
+        const resolve = this.pending.get(frame.id);
+        this.pending.delete(frame.id);
+        resolve?.({ kind: 'reply', reply: frame.reply });
+      }
+    }
+  }
+}

@@ -1,0 +1,60 @@
+/** Shared helpers of the security suite: hosts with untrusted fixture plugins, and facts about processes. */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { expect } from 'vitest';
+import type { ToolHost, ToolHostOptions } from 'toolshed';
+import { fixture } from '../helpers.js';
+
+/** The hostile fixture plugin: every tool is an attack. */
+export const ATTACKER = fixture('security', 'attacker');
+
+/** A plugin entry as an operator writes it for a third-party package. */
+export interface UntrustedPlugin {
+  package: string;
+  trust?: 'trusted' | 'untrusted';
+  grant?: { network?: boolean; env?: string[]; fsRead?: string[]; fsWrite?: string[] };
+}
+
+/** Host options with only the given plugins, untrusted unless said otherwise, and a minimal env. */
+export function untrustedOptions(plugins: UntrustedPlugin[], extra: Omit<Partial<ToolHostOptions>, 'config'> & { config?: Record<string, unknown> } = {}): ToolHostOptions {
+  const { config, ...rest } = extra;
+  return {
+    cwd: rest.cwd ?? fixture(),
+    env: rest.env ?? { PATH: process.env.PATH },
+    ...rest,
+    config: { builtins: false, cache: { enabled: false }, plugins: plugins.map((p) => ({ trust: 'untrusted', ...p })), ...config },
+  };
+}
+
+/** Calls a tool and parses its JSON result (or its error envelope). */
+export async function call(host: ToolHost, name: string, args: unknown = {}): Promise<any> {
+  const text = await host.dispatch(name, args);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The host answers, and a fresh call to the same plugin works. */
+export async function expectHealthy(host: ToolHost): Promise<void> {
+  expect(await host.dispatch('ping', {})).toBe('pong');
+}
+
+/** Pids of live (not zombie) processes whose command line contains `marker`. */
+export function processesMentioning(marker: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (/\) Z /.test(stat)) continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) out.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return out;
+}
+
+/** Whether /proc is there to look at processes (Linux). */
+export const HAS_PROC = existsSync('/proc/self/stat');
