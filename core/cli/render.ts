@@ -9,6 +9,18 @@ function pluginLine(p: PluginReport, nameWidth: number): string {
   return `  ✓ ${pad(p.name, nameWidth)}  ${bits.filter(Boolean).join(' · ')}`;
 }
 
+/** The protections an untrusted plugin's child runs under, in words. */
+export function describeProtections(p: PluginReport): string | undefined {
+  const x = p.protections;
+  if (!x) return undefined;
+  const on = ['permission model (fs, child processes, addons)'];
+  if (x.netNamespace) on.push('no network (own network namespace)');
+  if (x.pidNamespace) on.push('own PID namespace');
+  if (x.userNamespace) on.push('own user namespace');
+  if (x.memoryWatchdog) on.push('memory watchdog');
+  return `protections: ${on.join(', ')}${x.reason ? `; not in force: ${x.reason}` : ''}`;
+}
+
 function hiddenLine(t: ToolReport, nameWidth: number): string {
   return `  ${pad(t.name, nameWidth)}  ${pad(t.layer ?? '', 12)}  ${t.reason ?? ''}`;
 }
@@ -21,7 +33,11 @@ export function renderSummary(report: HostReport): string {
   const loaded = report.plugins.filter((p) => p.status === 'loaded').length;
   out.push(`plugins: ${loaded} loaded, ${report.plugins.length - loaded} failed`);
   const nameWidth = Math.max(8, ...report.plugins.map((p) => p.name.length));
-  for (const p of report.plugins) out.push(pluginLine(p, nameWidth));
+  for (const p of report.plugins) {
+    out.push(pluginLine(p, nameWidth));
+    const protections = describeProtections(p);
+    if (protections) out.push(`      ${' '.repeat(nameWidth)}${protections}`);
+  }
   out.push('');
   out.push(`toolsets: ${report.toolsets.map((t) => (t.includes.length ? `${t.name} (= ${t.includes.join(' + ')})` : `${t.name} (${t.tools})`)).join(', ') || 'none'}`);
   out.push('');
@@ -63,7 +79,14 @@ export function renderTool(tool: ToolReport, report: HostReport): string {
   const plugin = report.plugins.find((p) => p.name === tool.plugin);
   if (plugin?.permissions) {
     const e = plugin.permissions.effective;
-    out.push(`  tier:     ${plugin.tier} (${plugin.trust}); env: ${e.env?.join(', ') || 'none'}; network: ${e.network ? 'yes' : 'no'}`);
+    out.push(`  tier:     ${plugin.tier} (${plugin.trust})`);
+    const perms = plugin.permissions;
+    const show = (x: typeof e) => `network ${x.network ? 'yes' : 'no'}; env ${x.env?.join(', ') || 'none'}; read ${x.fsRead?.join(', ') || 'none'}; write ${x.fsWrite?.join(', ') || 'none'}`;
+    out.push(`  requested: ${show(perms.requested)}`);
+    out.push(`  granted:   ${show(perms.granted)}`);
+    out.push(`  effective: ${show(e)}`);
+    const protections = describeProtections(plugin);
+    if (protections) out.push(`  ${protections}`);
   }
   return out.join('\n');
 }

@@ -99,6 +99,16 @@ describe('toolshed CLI', () => {
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('says which protections are in force for an untrusted plugin', () => {
+    writeFileSync(path.join(work.dir, 'toolshed.config.mjs'), `export default ${JSON.stringify({ builtins: false, plugins: [fixture('project', 'node_modules', 'toolshed-plugin-alpha')] })};\n`);
+    const summary = toolshed([]);
+    expect(summary.stdout).toMatch(/✓ toolshed-plugin-alpha\s+2 tools · process tier · untrusted/);
+    expect(summary.stdout).toMatch(/protections: permission model \(fs, child processes, addons\)/);
+    const one = toolshed(['explain', 'alpha_echo']);
+    expect(one.stdout).toContain('tier:     process (untrusted)');
+    expect(one.stdout).toContain('effective: network no; env none; read none; write none');
+  });
+
   it('runs as npx toolshed from the repo root (the root package bin)', () => {
     const root = fileURLToPath(new URL('../..', import.meta.url));
     const result = spawnSync('npx', ['--no-install', 'toolshed', 'list', '--format', 'names', '--enable', 'file'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
