@@ -1,0 +1,76 @@
+/**
+ * Scenario 7: a `tools/call` round trip from the official SDK client over
+ * stdio to `toolshed serve`, against a plain SDK server with the same trivial
+ * tool (bench/lib/mcp-server.js). Measured only when `serve` answers.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { writeBenchPlugin } from '../lib/plugins.js';
+import { interleave, ratio, summarize } from '../stats.js';
+
+const CLI = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
+const BASELINE = fileURLToPath(new URL('../lib/mcp-server.js', import.meta.url));
+const NAME = 'MCP tools/call round trip over stdio, toolshed serve vs plain SDK server';
+const TARGET = { max: 1.5, text: 'p50 ≤ 1.5×' };
+
+/** Spawns `node ...args` as an MCP server and connects the SDK client; the error carries the server's stderr. */
+async function connect(args, cwd) {
+  const transport = new StdioClientTransport({ command: process.execPath, args, cwd, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk) => (stderr += chunk));
+  const client = new Client({ name: 'toolshed-bench', version: '1.0.0' });
+  let timer;
+  try {
+    await Promise.race([client.connect(transport), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no answer within 20 s')), 20_000)))]);
+    return client;
+  } catch (error) {
+    await client.close().catch(() => {});
+    const why = stderr.trim().split('\n').find(Boolean);
+    throw new Error(why ? `${error.message}; stderr: ${why}` : error.message);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function echoOnce(client) {
+  const result = await client.callTool({ name: 'bench_echo', arguments: { n: 1 } });
+  const text = result.content?.[0]?.text;
+  if (result.isError || text !== '{"echo":1}') throw new Error(`bench_echo over MCP returned ${JSON.stringify(result).slice(0, 200)}`);
+}
+
+export default {
+  id: '7',
+  title: 'MCP tools/call round trip',
+  async run({ tmp, quick }) {
+    const dir = writeBenchPlugin(path.join(tmp, 'bench'));
+    const config = path.join(tmp, '.toolshedrc.json');
+    writeFileSync(config, JSON.stringify({ builtins: false, plugins: [{ package: dir, trust: 'trusted' }], cache: { dir: path.join(tmp, 'cache') } }));
+    const baseline = await connect([BASELINE], tmp);
+    let toolshed;
+    try {
+      try {
+        toolshed = await connect([CLI, 'serve', '--config', config], tmp);
+        await echoOnce(toolshed);
+      } catch (error) {
+        return [{ scenario: '7', name: NAME, target: TARGET, notMeasured: `toolshed serve did not answer: ${error.message}` }];
+      }
+      await echoOnce(baseline);
+      const samples = await interleave(
+        [
+          { name: 'toolshed', op: () => echoOnce(toolshed) },
+          { name: 'sdk', op: () => echoOnce(baseline) },
+        ],
+        quick ? { rounds: 4, batch: 100, warmup: 100 } : { rounds: 20, batch: 250, warmup: 500 },
+      );
+      const measured = summarize(samples.toolshed);
+      const base = summarize(samples.sdk);
+      return [{ scenario: '7', name: NAME, measured, baseline: { label: 'plain SDK server', ...base }, ratio: ratio(measured, base), target: TARGET }];
+    } finally {
+      await baseline.close();
+      await toolshed?.close();
+    }
+  },
+};

@@ -1,0 +1,2 @@
+// Raw Piscina baseline: the same handlers, run as named task functions.
+export { echo, spin } from '../lib/handlers.js';
