@@ -3,12 +3,11 @@
  * project (module name `toolshed`); the result is checked against
  * config.schema.json and then filled with defaults.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { cosmiconfig } from 'cosmiconfig';
 import { ConfigError } from './errors.js';
 import { loadJsFresh } from './config-loaders.js';
-import { compile, formatProblems, problems } from './schema.js';
+import { formatProblems, problems } from './schema.js';
+import { validate as validateStandalone } from './config-validator.js';
 import type { Permissions } from './plugin.js';
 
 /** A plugin entry as written in the config. */
@@ -64,12 +63,9 @@ export const SEARCH_PLACES = [
   'toolshed.config.ts',
 ] as const;
 
-const SCHEMA_PATH = new URL('../../config.schema.json', import.meta.url);
-let validateConfig: ReturnType<typeof compile> | undefined;
-
-function validator(): ReturnType<typeof compile> {
-  validateConfig ??= compile(JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as object);
-  return validateConfig;
+function validator() {
+  // Generated at build time (scripts/build-config-validator.mjs) so startup runs no schema compiler.
+  return validateStandalone;
 }
 
 /** Checks `value` against config.schema.json; throws CONFIG_INVALID naming the file, pointer and expectation. */
@@ -86,7 +82,9 @@ export function validateConfigObject(value: unknown, file: string | undefined): 
   } as never);
 }
 
-function explorer() {
+async function explorer() {
+  // Loaded on use: a host given a config object never needs it.
+  const { cosmiconfig } = await import('cosmiconfig');
   return cosmiconfig('toolshed', {
     searchStrategy: 'project',
     searchPlaces: [...SEARCH_PLACES],
@@ -103,7 +101,7 @@ export interface LoadedConfig {
 
 /** Loads `file` explicitly (`--config`), or searches from `cwd`; no file at all gives `{}` (the embedded default). */
 export async function loadConfig(options: { cwd: string; file?: string }): Promise<LoadedConfig> {
-  const search = explorer();
+  const search = await explorer();
   let result: { config: unknown; filepath: string; isEmpty?: boolean } | null;
   try {
     if (options.file) {

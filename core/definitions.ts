@@ -84,15 +84,20 @@ export function selectTools(registry: Registry, config: ResolvedConfig): { selec
   return { selected, reasons, toolsets, warnings };
 }
 
-function fingerprint(defs: readonly ToolDefinition[]): string {
-  return JSON.stringify(defs);
+/** Whether two definition lists would serialize identically (cheap path: same parameter objects). */
+function sameDefinitions(a: readonly ToolDefinition[] | undefined, b: readonly ToolDefinition[]): boolean {
+  if (!a || a.length !== b.length) return false;
+  return a.every((x, i) => {
+    const y = b[i]!;
+    return x.name === y.name && x.description === y.description && (x.parameters === y.parameters || JSON.stringify(x.parameters) === JSON.stringify(y.parameters));
+  });
 }
 
 /** Computes and memoizes exposures. */
 export class DefinitionsPipeline {
   private memo: Exposure | undefined;
   private running: Promise<Exposure> | undefined;
-  private lastFingerprint: string | undefined;
+  private lastDefinitions: ToolDefinition[] | undefined;
   private readonly warned = new Set<string>();
 
   constructor(private readonly deps: PipelineDeps) {}
@@ -153,9 +158,8 @@ export class DefinitionsPipeline {
       counts: { registered: registry.tools.size, selected: selected.size, available: available.length, exposed: definitions.length },
       warnings,
     };
-    const print = fingerprint(definitions);
-    const changed = this.lastFingerprint !== undefined && print !== this.lastFingerprint;
-    this.lastFingerprint = print;
+    const changed = this.lastDefinitions !== undefined && !sameDefinitions(this.lastDefinitions, definitions);
+    this.lastDefinitions = definitions;
     if (changed && registry.generation === generation) exposure.generation = registry.bump();
     else if (registry.generation !== generation) exposure.validUntil = -Infinity; // changed while computing: recompute next time
     this.memo = exposure;
@@ -198,9 +202,10 @@ export class DefinitionsPipeline {
 
   /** Cross-reference guard: a description naming a registered tool that is not exposed is a warning. */
   private guard(defs: ToolDefinition[], exposed: Set<string>, states: Map<string, ToolState>, warnings: string[]): void {
-    const registered = [...this.deps.registry.tools.keys()];
+    const hidden = [...this.deps.registry.tools.keys()].filter((name) => !exposed.has(name));
+    if (!hidden.length) return;
     for (const def of defs) {
-      const dangling = danglingReferences(def.description, def.name, registered, exposed);
+      const dangling = danglingReferences(def.description, def.name, hidden, exposed);
       if (!dangling.length) continue;
       const message = `description of ${def.name} mentions ${dangling.join(', ')}, which ${dangling.length > 1 ? 'are' : 'is'} not exposed`;
       states.get(def.name)?.warnings.push(message);

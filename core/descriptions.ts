@@ -28,7 +28,8 @@ function escapeRegExp(text: string): string {
 export function danglingReferences(text: string, self: string, registered: Iterable<string>, exposed: ReadonlySet<string>): string[] {
   const hits: string[] = [];
   for (const name of registered) {
-    if (name === self || exposed.has(name)) continue;
+    // The substring test is a cheap filter: most names do not occur at all.
+    if (name === self || exposed.has(name) || !text.includes(name)) continue;
     // Tool names are identifiers; match them whole so `read_file` does not hit `read_files`.
     if (new RegExp(`(?<![A-Za-z0-9_-])${escapeRegExp(name)}(?![A-Za-z0-9_-])`).test(text)) hits.push(name);
   }

@@ -3,11 +3,12 @@
  * tool arguments), and the translation of ajv errors into "pointer: expected"
  * problems that a person or a model can act on.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 
-// ajv-formats is CommonJS with a default export property.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+// ajv is loaded on the first compile, not at import: a host whose config and
+// manifests come precompiled and cached starts without it (docs/performance.md).
+const require = createRequire(import.meta.url);
 
 /** One validation problem: where (JSON pointer) and what was expected. */
 export interface SchemaProblem {
@@ -17,15 +18,19 @@ export interface SchemaProblem {
 
 /** Creates the shared ajv configuration: all errors, formats, tolerant of unknown keywords in plugin schemas. */
 export function createAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, validateFormats: true });
+  const { Ajv: AjvClass } = require('ajv') as typeof import('ajv');
+  // ajv-formats is CommonJS with a default export property.
+  const addFormats = (require('ajv-formats') as { default: (ajv: Ajv) => Ajv }).default;
+  const ajv = new AjvClass({ allErrors: true, strict: false, allowUnionTypes: true, validateFormats: true });
   addFormats(ajv);
   return ajv;
 }
 
-const shared = createAjv();
+let shared: Ajv | undefined;
 
 /** Compiles `schema` with the shared instance; throws ajv's error for an invalid schema. */
 export function compile(schema: object): ValidateFunction {
+  shared ??= createAjv();
   return shared.compile(schema);
 }
 

@@ -6,6 +6,7 @@
  * terminates a worker whose running task is aborted, so a stuck handler cannot
  * keep its thread).
  */
+import { EventEmitter } from 'node:events';
 import { Piscina } from 'piscina';
 import type { MessagePort } from 'node:worker_threads';
 import { exposeGuarded, type GuardStats } from './rpc-guard.js';
@@ -112,16 +113,17 @@ export class ThreadRunner implements Runner {
     // allows for a cold start when no worker is idle.
     const idle = pool.threads.length - this.inFlight;
     const allowance = idle > 0 ? 0 : COLD_START_ALLOWANCE_MS;
-    const timeout = AbortSignal.timeout(timeoutMs + allowance + SOFT_TO_HARD_GRACE_MS);
+    const timeout = new Deadline(timeoutMs + allowance + SOFT_TO_HARD_GRACE_MS);
     const callId = 'callId' in task ? task.callId : 0;
-    const hard = signal ? this.cancellable(timeout, signal, callId) : { signal: timeout, dispose() {} };
+    const hard = signal ? this.cancellable(timeout, signal, callId) : timeout;
     if (hooks) this.calls.set(callId, hooks);
     this.inFlight++;
     try {
-      return (await pool.run(task, { signal: hard.signal })) as WorkerReply<T>;
+      return (await pool.run(task, { signal: hard })) as WorkerReply<T>;
     } catch (error) {
       return { ok: false, failure: classify(error, timeout, signal, timeoutMs, this.options.memoryMb) };
     } finally {
+      timeout.dispose();
       hard.dispose();
       this.inFlight--;
       this.completed++;
@@ -134,25 +136,21 @@ export class ThreadRunner implements Runner {
    * (broadcast on the RPC ports: the host does not know which worker runs it),
    * and terminates the worker only if the call is still running after a grace.
    */
-  private cancellable(timeout: AbortSignal, signal: AbortSignal, callId: number): { signal: AbortSignal; dispose(): void } {
-    const controller = new AbortController();
-    let grace: NodeJS.Timeout | undefined;
-    const onTimeout = () => controller.abort(timeout.reason);
+  private cancellable(timeout: Deadline, signal: AbortSignal, callId: number): Deadline {
+    const hard = new Deadline();
+    const onTimeout = () => hard.abort(timeout.reason);
     const onCancel = () => {
       for (const port of this.ports) port.postMessage({ type: 'toolshed:cancel', callId });
-      grace = setTimeout(() => controller.abort(signal.reason), SOFT_TO_HARD_GRACE_MS);
+      hard.abortAfter(SOFT_TO_HARD_GRACE_MS, signal.reason);
     };
-    timeout.addEventListener('abort', onTimeout, { once: true });
-    if (signal.aborted) controller.abort(signal.reason);
+    timeout.once('abort', onTimeout);
+    if (signal.aborted) hard.abort(signal.reason);
     else signal.addEventListener('abort', onCancel, { once: true });
-    return {
-      signal: controller.signal,
-      dispose: () => {
-        clearTimeout(grace);
-        timeout.removeEventListener('abort', onTimeout);
-        signal.removeEventListener('abort', onCancel);
-      },
-    };
+    hard.onDispose(() => {
+      timeout.off('abort', onTimeout);
+      signal.removeEventListener('abort', onCancel);
+    });
+    return hard;
   }
 
   /** Extracts the manifest of this runner's plugin, or of `entry` when this runner serves as a shared extraction pool. */
@@ -202,7 +200,53 @@ export class ThreadRunner implements Runner {
   }
 }
 
-function classify(error: unknown, timeout: AbortSignal, signal: AbortSignal | undefined, timeoutMs: number, memoryMb: number): RunnerFailure {
+/**
+ * The host's hard deadline, handed to Piscina as its abort signal. Piscina
+ * accepts an EventEmitter with `aborted`; an AbortSignal (EventTarget) costs
+ * about a third of a trivial dispatch in listener bookkeeping, which this
+ * avoids (measured in bench/scenarios/dispatch.js, see docs/performance.md).
+ */
+class Deadline extends EventEmitter {
+  aborted = false;
+  reason: unknown;
+  private timer: NodeJS.Timeout | undefined;
+  private cleanups: Array<() => void> = [];
+
+  /** Starts a deadline that fires after `ms`, or a manual one when `ms` is omitted. */
+  constructor(ms?: number) {
+    super();
+    if (ms !== undefined) this.abortAfter(ms, new DOMException(`deadline of ${ms} ms passed`, 'TimeoutError'));
+  }
+
+  /** Fires after `ms` unless disposed first; the timer never keeps the process alive. */
+  abortAfter(ms: number, reason: unknown): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.abort(reason), ms);
+    this.timer.unref();
+  }
+
+  /** Fires now (once). */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+
+  /** Runs `fn` at dispose. */
+  onDispose(fn: () => void): void {
+    this.cleanups.push(fn);
+  }
+
+  /** Stops the timer and detaches listeners. */
+  dispose(): void {
+    clearTimeout(this.timer);
+    for (const fn of this.cleanups) fn();
+    this.cleanups = [];
+  }
+}
+
+function classify(error: unknown, timeout: Deadline, signal: AbortSignal | undefined, timeoutMs: number, memoryMb: number): RunnerFailure {
   if (timeout.aborted) return { kind: 'timeout', timeoutMs };
   if (signal?.aborted) return { kind: 'cancelled' };
   const code = (error as { code?: unknown } | null)?.code;

@@ -20,12 +20,39 @@ const host: Remote<HostRpc> = wrap<HostRpc>(nodeEndpoint(channel.port1 as never)
 
 const modules = new Map<string, Promise<Record<string, unknown>>>();
 
-/** The abort controllers of the calls running here, so a host cancel reaches ctx.signal. */
-const running = new Map<number, AbortController>();
+/**
+ * How one running call stops: the deadline or a host cancel calls `fail`,
+ * which aborts ctx.signal and rejects the call. The AbortController is made
+ * only when the handler reads ctx.signal; most never do, and creating one per
+ * call is a measurable share of a trivial dispatch (see docs/performance.md).
+ */
+class CallStop {
+  private controller: AbortController | undefined;
+  private reason: unknown;
+  private stopped = false;
+  rejectDeadline: ((reason: unknown) => void) | undefined;
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.stopped && !this.controller.signal.aborted) this.controller.abort(this.reason);
+    return this.controller.signal;
+  }
+
+  fail(reason: unknown): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    this.rejectDeadline?.(reason);
+  }
+}
+
+/** The calls running here, so a host cancel reaches ctx.signal. */
+const running = new Map<number, CallStop>();
 channel.port1.on('message', (message: unknown) => {
   const m = message as { type?: unknown; callId?: unknown } | null;
   if (m?.type === 'toolshed:cancel' && typeof m.callId === 'number') {
-    running.get(m.callId)?.abort(Object.assign(new Error('cancelled by the caller'), { code: 'TOOL_CANCELLED' }));
+    running.get(m.callId)?.fail(Object.assign(new Error('cancelled by the caller'), { code: 'TOOL_CANCELLED' }));
   }
 });
 // The RPC port must not keep an idle worker alive (unref after the last listener: adding one refs it).
@@ -52,17 +79,24 @@ function loadPlugin(entry: string): Promise<Record<string, unknown>> {
   return loaded;
 }
 
-function grantedEnv(): Record<string, string> {
-  // The pool was started with an env reduced to this plugin's grants.
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  return Object.freeze(env);
+let envSnapshot: Readonly<Record<string, string>> | undefined;
+
+function grantedEnv(): Readonly<Record<string, string>> {
+  // The pool was started with an env reduced to this plugin's grants; it does not change.
+  if (!envSnapshot) {
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+    envSnapshot = Object.freeze(env);
+  }
+  return envSnapshot;
 }
 
-function context(task: CheckTask | HandlerTask, signal: AbortSignal): ToolContext {
+function context(task: CheckTask | HandlerTask, stop: CallStop): ToolContext {
   const { callId } = task;
   const ctx: ToolContext = {
-    signal,
+    get signal() {
+      return stop.signal;
+    },
     env: grantedEnv(),
     cwd: task.cwd,
     log: (message) => void host.log(callId, String(message)).catch(() => {}),
@@ -100,20 +134,13 @@ async function runManifest(entry: string): Promise<RawManifest> {
  * here (not from when it was queued, so a cold pool's startup does not eat
  * the budget). The host keeps a hard deadline for code that never yields.
  */
-async function withDeadline<T>(callId: number, timeoutMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  running.set(callId, controller);
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = Object.assign(new Error(`did not finish within ${timeoutMs} ms`), { code: 'TOOL_TIMEOUT' });
-      controller.abort(error);
-      reject(error);
-    }, timeoutMs);
-    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
-  });
+async function withDeadline<T>(callId: number, timeoutMs: number, work: (stop: CallStop) => Promise<T>): Promise<T> {
+  const stop = new CallStop();
+  running.set(callId, stop);
+  const timer = setTimeout(() => stop.fail(Object.assign(new Error(`did not finish within ${timeoutMs} ms`), { code: 'TOOL_TIMEOUT' })), timeoutMs);
   try {
-    return await Promise.race([work(controller.signal), deadline]);
+    const deadline = new Promise<never>((_, reject) => (stop.rejectDeadline = reject));
+    return await Promise.race([work(stop), deadline]);
   } finally {
     clearTimeout(timer);
     running.delete(callId);
@@ -122,7 +149,7 @@ async function withDeadline<T>(callId: number, timeoutMs: number, work: (signal:
 
 async function runCheck(task: CheckTask): Promise<CheckVerdict> {
   const check = findCheck(await loadPlugin(task.entry), task.checkId);
-  const verdict = await withDeadline(task.callId, task.timeoutMs, async (signal) => check(context(task, signal)));
+  const verdict = await withDeadline(task.callId, task.timeoutMs, async (stop) => check(context(task, stop)));
   if (verdict === true) return { ok: true };
   if (verdict === false) return { ok: false, reason: 'check returned false' };
   if (typeof verdict === 'object' && verdict !== null && typeof (verdict as CheckVerdict).ok === 'boolean') {
@@ -134,7 +161,7 @@ async function runCheck(task: CheckTask): Promise<CheckVerdict> {
 
 async function runHandler(task: HandlerTask): Promise<HandlerOutput> {
   const handler = findHandler(await loadPlugin(task.entry), task.tool);
-  const text = resultText(await withDeadline(task.callId, task.timeoutMs, async (signal) => handler(task.args, context(task, signal))));
+  const text = resultText(await withDeadline(task.callId, task.timeoutMs, async (stop) => handler(task.args, context(task, stop))));
   return { text: capText(text, task.maxResultChars), originalLength: text.length };
 }
 
