@@ -11,6 +11,7 @@ import { Piscina } from 'piscina';
 import type { MessagePort } from 'node:worker_threads';
 import { exposeGuarded, type GuardStats } from './rpc-guard.js';
 import { HOST_RPC_METHODS, type CallOutcome, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type SandboxToolset, type WorkerReply, type WorkerTask } from './protocol.js';
+import { checkTask, handlerTask } from './tasks.js';
 import type { CallHooks, CheckRequest, HandlerRequest, RunOutcome, Runner, RunnerFailure, RunnerStats } from './runner.js';
 
 /** Options of one plugin's thread pool. */
@@ -28,8 +29,6 @@ export interface ThreadRunnerOptions {
 }
 
 const WORKER_URL = new URL('./worker.js', import.meta.url).href;
-
-let nextCallId = 1;
 
 /** Extra hard-deadline time when the call has to wait for a worker to start. */
 const COLD_START_ALLOWANCE_MS = 2_000;
@@ -159,25 +158,11 @@ export class ThreadRunner implements Runner {
   }
 
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>> {
-    const callId = nextCallId++;
-    const task: WorkerTask = { kind: 'check', entry: this.options.entry, checkId: request.checkId, callId, timeoutMs: request.timeoutMs, cwd: this.options.cwd };
-    return this.run<CheckVerdict>(task, hooks, request.timeoutMs);
+    return this.run<CheckVerdict>(checkTask(this.options.entry, this.options.cwd, request), hooks, request.timeoutMs);
   }
 
   handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
-    const callId = nextCallId++;
-    const task: WorkerTask = {
-      kind: 'handler',
-      entry: this.options.entry,
-      tool: request.tool,
-      args: request.args,
-      callId,
-      timeoutMs: request.timeoutMs,
-      maxResultChars: request.maxResultChars,
-      cwd: this.options.cwd,
-    };
-    if (request.sessionId !== undefined) task.sessionId = request.sessionId;
-    return this.run<HandlerOutput>(task, hooks, request.timeoutMs, signal);
+    return this.run<HandlerOutput>(handlerTask(this.options.entry, this.options.cwd, request), hooks, request.timeoutMs, signal);
   }
 
   stats(): RunnerStats {

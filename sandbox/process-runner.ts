@@ -16,6 +16,7 @@ import { RpcPort } from './process-channel.js';
 import { childCommand, expectedProtections, type Protections } from './process-spawn.js';
 import { exposeGuardedEndpoint, type GuardStats } from './rpc-guard.js';
 import { HOST_RPC_METHODS, type CallOutcome, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type SandboxToolset, type WorkerReply, type WorkerTask } from './protocol.js';
+import { checkTask, handlerTask } from './tasks.js';
 import type { CallHooks, CheckRequest, HandlerRequest, RunOutcome, Runner, RunnerFailure, RunnerStats } from './runner.js';
 import type { SerializedError } from '../core/errors.js';
 
@@ -58,7 +59,6 @@ const MANIFEST_TIMEOUT_MS = 15_000;
 /** A `ctx.log` line is cut to this before it reaches the host's listeners. */
 const MAX_LOG_CHARS = 8_000;
 
-let nextCallId = 1;
 let nextTaskId = 1;
 
 type Exchange = RequestResult | { kind: 'deadline' } | { kind: 'cancelled' };
@@ -99,25 +99,11 @@ export class ProcessRunner implements Runner {
   }
 
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>> {
-    const callId = nextCallId++;
-    const task: WorkerTask = { kind: 'check', entry: this.options.entry, checkId: request.checkId, callId, timeoutMs: request.timeoutMs, cwd: this.options.cwd };
-    return this.run<CheckVerdict>(task, request.timeoutMs, hooks);
+    return this.run<CheckVerdict>(checkTask(this.options.entry, this.options.cwd, request), request.timeoutMs, hooks);
   }
 
   handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
-    const callId = nextCallId++;
-    const task: WorkerTask = {
-      kind: 'handler',
-      entry: this.options.entry,
-      tool: request.tool,
-      args: request.args,
-      callId,
-      timeoutMs: request.timeoutMs,
-      maxResultChars: request.maxResultChars,
-      cwd: this.options.cwd,
-    };
-    if (request.sessionId !== undefined) task.sessionId = request.sessionId;
-    return this.run<HandlerOutput>(task, request.timeoutMs, hooks, signal);
+    return this.run<HandlerOutput>(handlerTask(this.options.entry, this.options.cwd, request), request.timeoutMs, hooks, signal);
   }
 
   stats(): RunnerStats {

@@ -1,0 +1,26 @@
+/** Builds the worker tasks every tier sends, each with a process-unique call id. */
+import type { CheckTask, HandlerTask } from './protocol.js';
+import type { CheckRequest, HandlerRequest } from './runner.js';
+
+let nextCallId = 1;
+
+/** The task that runs one custom check of the plugin at `entry`. */
+export function checkTask(entry: string, cwd: string, request: CheckRequest): CheckTask {
+  return { kind: 'check', entry, checkId: request.checkId, callId: nextCallId++, timeoutMs: request.timeoutMs, cwd };
+}
+
+/** The task that runs one handler of the plugin at `entry`. */
+export function handlerTask(entry: string, cwd: string, request: HandlerRequest): HandlerTask {
+  const task: HandlerTask = {
+    kind: 'handler',
+    entry,
+    tool: request.tool,
+    args: request.args,
+    callId: nextCallId++,
+    timeoutMs: request.timeoutMs,
+    maxResultChars: request.maxResultChars,
+    cwd,
+  };
+  if (request.sessionId !== undefined) task.sessionId = request.sessionId;
+  return task;
+}
