@@ -44,7 +44,10 @@ type Declarations = typeof import('../sandbox/code/declarations.js');
  * reused while the tool list is unchanged. If the sandbox cannot start, the
  * tool is hidden with the reason.
  */
-export function codeExecutionRewriter(config: () => ResolvedConfig): SchemaRewriter {
+export function codeExecutionRewriter(
+  config: () => ResolvedConfig,
+  load: () => Promise<[Runtime, Declarations]> = () => Promise.all([import('../sandbox/code/runtime.js'), import('../sandbox/code/declarations.js')]),
+): SchemaRewriter {
   let modules: Promise<[Runtime, Declarations]> | undefined;
   let memo: { key: string; exported: string[] } | undefined;
   return {
@@ -53,7 +56,7 @@ export function codeExecutionRewriter(config: () => ResolvedConfig): SchemaRewri
       const specs = sandboxTools(config(), context.exposed, context.records);
       let exported: string[];
       try {
-        modules ??= Promise.all([import('../sandbox/code/runtime.js'), import('../sandbox/code/declarations.js')]);
+        modules ??= load();
         const [runtime] = await modules;
         const key = JSON.stringify(specs);
         if (memo?.key !== key) memo = { key, exported: await runtime.probeExports(specs) };

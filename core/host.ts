@@ -34,7 +34,7 @@ export interface ToolHostOptions {
   env?: Record<string, string | undefined>;
   /** injectable time source for check TTLs (default Date.now) */
   clock?: Clock;
-  /** extra definitions steps (execute_code's schema rebuild plugs in here) */
+  /** extra definitions steps, run before the built-in ones (execute_code's schema rebuild is one) */
   rewriters?: SchemaRewriter[];
   /** override parts of the config after loading (CLI --enable/--disable) */
   overrides?: Partial<Pick<ToolshedConfig, 'enable' | 'disable'>>;
@@ -195,7 +195,8 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     cache,
     clock,
     availability: { env, platform: process.platform, runCheck },
-    rewriters: [codeExecutionRewriter(() => config), ...(options.rewriters ?? [])],
+    // An embedder's rewriters come first, so they can replace a built-in step.
+    rewriters: [...(options.rewriters ?? []), codeExecutionRewriter(() => config)],
     onChange: (generation) => emitter.emit('change', generation),
     onWarning: (message) => emitter.emit('warning', message),
   });

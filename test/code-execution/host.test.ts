@@ -117,3 +117,23 @@ describe('execute_code: running scripts through the host', () => {
     });
   });
 });
+
+describe('execute_code when the sandbox cannot start', () => {
+  it('the rewriter hides the tool with the reason instead of describing functions it cannot offer', async () => {
+    const { codeExecutionRewriter } = await import('../../dist/core/code-execution.js');
+    const rewriter = codeExecutionRewriter(
+      () => ({ codeExecution: { tools: undefined, timeoutMs: 1000, memoryMb: 16, maxToolCalls: 5, maxOutputChars: 100 } }) as never,
+      () => Promise.reject(new Error('WebAssembly.instantiate(): out of memory')),
+    );
+    const outcome = await rewriter.rewrite({ name: 'execute_code', description: 'x', parameters: { type: 'object' } }, { exposed: new Map(), records: new Map() });
+    expect(outcome).toEqual({ hidden: 'the code sandbox cannot start: WebAssembly.instantiate(): out of memory' });
+  });
+
+  it('a schema step that hides execute_code shows in explain at layer schema, and calls are refused', async () => {
+    const hide = { appliesTo: (record: { name: string }) => record.name === 'execute_code', rewrite: async () => ({ hidden: 'the code sandbox cannot start: test' }) };
+    await withHost({ ...options(), rewriters: [hide] }, async (host) => {
+      expect(host.explain().tools.find((t) => t.name === 'execute_code')).toMatchObject({ exposed: false, layer: 'schema', reason: 'the code sandbox cannot start: test' });
+      expect(JSON.parse(await host.dispatch('execute_code', { code: 'return 1' })).code).toBe('TOOL_NOT_EXPOSED');
+    });
+  });
+});
