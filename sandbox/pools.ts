@@ -33,6 +33,9 @@ const WORKER_URL = new URL('./worker.js', import.meta.url).href;
 /** Extra hard-deadline time when the call has to wait for a worker to start. */
 const COLD_START_ALLOWANCE_MS = 2_000;
 
+/** How often a runner checks its calls' hard deadlines. */
+const SWEEP_MS = 25;
+
 /** Time a worker gets to stop cooperatively (ctx.signal aborted) before it is terminated. */
 const SOFT_TO_HARD_GRACE_MS = 1_000;
 
@@ -40,6 +43,8 @@ const SOFT_TO_HARD_GRACE_MS = 1_000;
 export class ThreadRunner implements Runner {
   readonly tier = 'thread' as const;
   private pool: Piscina | undefined;
+  private readonly deadlines = new Set<Deadline>();
+  private sweeper: NodeJS.Timeout | undefined;
   private readonly calls = new Map<number, CallHooks>();
   private readonly ports = new Set<MessagePort>();
   private readonly guard: GuardStats = { passed: 0, refused: 0 };
@@ -112,7 +117,7 @@ export class ThreadRunner implements Runner {
     // allows for a cold start when no worker is idle.
     const idle = pool.threads.length - this.inFlight;
     const allowance = idle > 0 ? 0 : COLD_START_ALLOWANCE_MS;
-    const timeout = new Deadline(timeoutMs + allowance + SOFT_TO_HARD_GRACE_MS);
+    const timeout = this.hardDeadline(timeoutMs + allowance + SOFT_TO_HARD_GRACE_MS);
     const callId = 'callId' in task ? task.callId : 0;
     const hard = signal ? this.cancellable(timeout, signal, callId) : timeout;
     if (hooks) this.calls.set(callId, hooks);
@@ -122,6 +127,7 @@ export class ThreadRunner implements Runner {
     } catch (error) {
       return { ok: false, failure: classify(error, timeout, signal, timeoutMs, this.options.memoryMb) };
     } finally {
+      this.deadlines.delete(timeout);
       timeout.dispose();
       hard.dispose();
       this.inFlight--;
@@ -135,6 +141,32 @@ export class ThreadRunner implements Runner {
    * (broadcast on the RPC ports: the host does not know which worker runs it),
    * and terminates the worker only if the call is still running after a grace.
    */
+  /**
+   * A hard deadline checked by the runner's sweep timer rather than a timer of
+   * its own: arming and clearing a timer per call was a measurable share of a
+   * trivial dispatch. It fires up to SWEEP_MS late, which a backstop can afford.
+   */
+  private hardDeadline(ms: number): Deadline {
+    const deadline = new Deadline();
+    deadline.at = performance.now() + ms;
+    deadline.ms = ms;
+    this.deadlines.add(deadline);
+    if (!this.sweeper) {
+      this.sweeper = setInterval(() => {
+        // Nothing running: stop until the next call, so an idle host does not tick.
+        if (!this.deadlines.size) {
+          clearInterval(this.sweeper);
+          this.sweeper = undefined;
+          return;
+        }
+        const now = performance.now();
+        for (const d of this.deadlines) if (now >= d.at) d.abort(new DOMException(`deadline of ${d.ms} ms passed`, 'TimeoutError'));
+      }, SWEEP_MS);
+      this.sweeper.unref();
+    }
+    return deadline;
+  }
+
   private cancellable(timeout: Deadline, signal: AbortSignal, callId: number): Deadline {
     const hard = new Deadline();
     const onTimeout = () => hard.abort(timeout.reason);
@@ -181,6 +213,8 @@ export class ThreadRunner implements Runner {
     this.pool = undefined;
     for (const port of this.ports) port.close();
     this.ports.clear();
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
     if (pool) await pool.destroy();
   }
 }
@@ -194,14 +228,12 @@ export class ThreadRunner implements Runner {
 class Deadline extends EventEmitter {
   aborted = false;
   reason: unknown;
+  /** performance.now() at which a swept deadline fires */
+  at = Infinity;
+  /** its length, for the abort reason */
+  ms = 0;
   private timer: NodeJS.Timeout | undefined;
   private cleanups: Array<() => void> = [];
-
-  /** Starts a deadline that fires after `ms`, or a manual one when `ms` is omitted. */
-  constructor(ms?: number) {
-    super();
-    if (ms !== undefined) this.abortAfter(ms, new DOMException(`deadline of ${ms} ms passed`, 'TimeoutError'));
-  }
 
   /** Fires after `ms` unless disposed first; the timer never keeps the process alive. */
   abortAfter(ms: number, reason: unknown): void {

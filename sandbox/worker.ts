@@ -31,6 +31,9 @@ class CallStop {
   private reason: unknown;
   private stopped = false;
   rejectDeadline: ((reason: unknown) => void) | undefined;
+  /** performance.now() at which the call times out */
+  deadline = Infinity;
+  timeoutMs = 0;
 
   get signal(): AbortSignal {
     this.controller ??= new AbortController();
@@ -136,15 +139,45 @@ async function runManifest(entry: string): Promise<RawManifest> {
  */
 async function withDeadline<T>(callId: number, timeoutMs: number, work: (stop: CallStop) => Promise<T>): Promise<T> {
   const stop = new CallStop();
+  stop.deadline = performance.now() + timeoutMs;
+  stop.timeoutMs = timeoutMs;
   running.set(callId, stop);
-  const timer = setTimeout(() => stop.fail(Object.assign(new Error(`did not finish within ${timeoutMs} ms`), { code: 'TOOL_TIMEOUT' })), timeoutMs);
+  startSweeper();
   try {
-    const deadline = new Promise<never>((_, reject) => (stop.rejectDeadline = reject));
-    return await Promise.race([work(stop), deadline]);
+    return await new Promise<T>((resolve, reject) => {
+      stop.rejectDeadline = reject;
+      work(stop).then(resolve, reject);
+    });
   } finally {
-    clearTimeout(timer);
     running.delete(callId);
   }
+}
+
+/**
+ * One coarse timer per worker checks every running call's deadline, instead
+ * of a timer per call: arming and clearing a timer for each call was a
+ * measurable share of a trivial dispatch (docs/performance.md). Deadlines
+ * fire up to SWEEP_MS late; the host's hard deadline is a second further out.
+ */
+const SWEEP_MS = 10;
+let sweeper: NodeJS.Timeout | undefined;
+
+function startSweeper(): void {
+  if (sweeper) return;
+  sweeper = setInterval(() => {
+    // Nothing running: stop until the next call, so an idle worker does not tick.
+    if (!running.size) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+      return;
+    }
+    const now = performance.now();
+    for (const stop of running.values()) {
+      if (now >= stop.deadline) stop.fail(Object.assign(new Error(`did not finish within ${stop.timeoutMs} ms`), { code: 'TOOL_TIMEOUT' }));
+    }
+  }, SWEEP_MS);
+  // An idle worker must still be free to exit.
+  sweeper.unref();
 }
 
 async function runCheck(task: CheckTask): Promise<CheckVerdict> {
