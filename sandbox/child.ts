@@ -15,6 +15,7 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { exposeGuarded } from './rpc-guard.js';
 import { FrameChannel, RpcPort } from './process-channel.js';
 import { capText } from './normalize.js';
+import { Deadline, DeadlineSweeper } from './deadlines.js';
 import { HOST_RPC_METHODS, type ChildFailure, type ChildInit, type ChildReply, type ChildTaskFrame, type HostRpc, type HostToChild, type WorkerReply } from './protocol.js';
 
 /** The host passes the channel as the child's fd 3 (stdio[3]). */
@@ -30,7 +31,10 @@ socket.on('close', () => process.exit(0));
 
 let init: ChildInit | undefined;
 let pool: Piscina | undefined;
-const running = new Map<number, AbortController>();
+const running = new Map<number, Deadline>();
+/** Per-task deadlines on one coarse timer (see deadlines.ts). */
+const deadlines = new DeadlineSweeper(25);
+const CANCELLED = 'cancelled';
 
 const channel = new FrameChannel(socket, MAX_HOST_FRAME_BYTES, onFrame, () => process.exit(70));
 const rpcPort = new RpcPort((data) => channel.send({ type: 'rpc', data }));
@@ -54,7 +58,7 @@ function onFrame(message: unknown): void {
       void runTask(frame);
       break;
     case 'cancel':
-      running.get(frame.id)?.abort();
+      running.get(frame.id)?.abort(CANCELLED);
       break;
     case 'rpc':
       rpcPort.deliver(frame.data);
@@ -95,21 +99,17 @@ function onWorkerMessage(message: unknown): void {
 }
 
 async function runTask(frame: ChildTaskFrame): Promise<void> {
-  const controller = new AbortController();
-  running.set(frame.id, controller);
-  let overran = false;
-  const timer = setTimeout(() => {
-    overran = true;
-    controller.abort();
-  }, frame.abortAfterMs);
+  const deadline = deadlines.start(frame.abortAfterMs);
+  running.set(frame.id, deadline);
   let reply: ChildReply;
   try {
     if (!pool) throw new Error('the child received a task before its init');
-    reply = bounded(frame, (await pool.run(frame.task, { signal: controller.signal })) as WorkerReply);
+    reply = bounded(frame, (await pool.run(frame.task, { signal: deadline })) as WorkerReply);
   } catch (error) {
-    reply = { ok: false, failure: failureOf(error, overran, frame.abortAfterMs) };
+    // A cancel aborts with a reason of 'cancelled'; the sweeper's reason is a TimeoutError.
+    reply = { ok: false, failure: failureOf(error, deadline.aborted && deadline.reason !== CANCELLED, frame.abortAfterMs) };
   } finally {
-    clearTimeout(timer);
+    deadlines.release(deadline);
     running.delete(frame.id);
   }
   channel.send({ type: 'reply', id: frame.id, reply });

@@ -6,10 +6,10 @@
  * terminates a worker whose running task is aborted, so a stuck handler cannot
  * keep its thread).
  */
-import { EventEmitter } from 'node:events';
 import { Piscina } from 'piscina';
 import type { MessagePort } from 'node:worker_threads';
 import { exposeGuarded, type GuardStats } from './rpc-guard.js';
+import { Deadline, DeadlineSweeper } from './deadlines.js';
 import { HOST_RPC_METHODS, type CallOutcome, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type SandboxToolset, type WorkerReply, type WorkerTask } from './protocol.js';
 import { checkTask, handlerTask } from './tasks.js';
 import type { CallHooks, CheckRequest, HandlerRequest, RunOutcome, Runner, RunnerFailure, RunnerStats } from './runner.js';
@@ -43,8 +43,8 @@ const SOFT_TO_HARD_GRACE_MS = 1_000;
 export class ThreadRunner implements Runner {
   readonly tier = 'thread' as const;
   private pool: Piscina | undefined;
-  private readonly deadlines = new Set<Deadline>();
-  private sweeper: NodeJS.Timeout | undefined;
+  // Hard deadlines are backstops: checked every SWEEP_MS rather than timed one by one.
+  private readonly deadlines = new DeadlineSweeper(SWEEP_MS);
   private readonly calls = new Map<number, CallHooks>();
   private readonly ports = new Set<MessagePort>();
   private readonly guard: GuardStats = { passed: 0, refused: 0 };
@@ -117,7 +117,7 @@ export class ThreadRunner implements Runner {
     // allows for a cold start when no worker is idle.
     const idle = pool.threads.length - this.inFlight;
     const allowance = idle > 0 ? 0 : COLD_START_ALLOWANCE_MS;
-    const timeout = this.hardDeadline(timeoutMs + allowance + SOFT_TO_HARD_GRACE_MS);
+    const timeout = this.deadlines.start(timeoutMs + allowance + SOFT_TO_HARD_GRACE_MS);
     const callId = 'callId' in task ? task.callId : 0;
     const hard = signal ? this.cancellable(timeout, signal, callId) : timeout;
     if (hooks) this.calls.set(callId, hooks);
@@ -127,8 +127,7 @@ export class ThreadRunner implements Runner {
     } catch (error) {
       return { ok: false, failure: classify(error, timeout, signal, timeoutMs, this.options.memoryMb) };
     } finally {
-      this.deadlines.delete(timeout);
-      timeout.dispose();
+      this.deadlines.release(timeout);
       hard.dispose();
       this.inFlight--;
       this.completed++;
@@ -141,32 +140,6 @@ export class ThreadRunner implements Runner {
    * (broadcast on the RPC ports: the host does not know which worker runs it),
    * and terminates the worker only if the call is still running after a grace.
    */
-  /**
-   * A hard deadline checked by the runner's sweep timer rather than a timer of
-   * its own: arming and clearing a timer per call was a measurable share of a
-   * trivial dispatch. It fires up to SWEEP_MS late, which a backstop can afford.
-   */
-  private hardDeadline(ms: number): Deadline {
-    const deadline = new Deadline();
-    deadline.at = performance.now() + ms;
-    deadline.ms = ms;
-    this.deadlines.add(deadline);
-    if (!this.sweeper) {
-      this.sweeper = setInterval(() => {
-        // Nothing running: stop until the next call, so an idle host does not tick.
-        if (!this.deadlines.size) {
-          clearInterval(this.sweeper);
-          this.sweeper = undefined;
-          return;
-        }
-        const now = performance.now();
-        for (const d of this.deadlines) if (now >= d.at) d.abort(new DOMException(`deadline of ${d.ms} ms passed`, 'TimeoutError'));
-      }, SWEEP_MS);
-      this.sweeper.unref();
-    }
-    return deadline;
-  }
-
   private cancellable(timeout: Deadline, signal: AbortSignal, callId: number): Deadline {
     const hard = new Deadline();
     const onTimeout = () => hard.abort(timeout.reason);
@@ -213,53 +186,8 @@ export class ThreadRunner implements Runner {
     this.pool = undefined;
     for (const port of this.ports) port.close();
     this.ports.clear();
-    clearInterval(this.sweeper);
-    this.sweeper = undefined;
+    this.deadlines.stop();
     if (pool) await pool.destroy();
-  }
-}
-
-/**
- * The host's hard deadline, handed to Piscina as its abort signal. Piscina
- * accepts an EventEmitter with `aborted`; an AbortSignal (EventTarget) costs
- * about a third of a trivial dispatch in listener bookkeeping, which this
- * avoids (measured in bench/scenarios/dispatch.js, see docs/performance.md).
- */
-class Deadline extends EventEmitter {
-  aborted = false;
-  reason: unknown;
-  /** performance.now() at which a swept deadline fires */
-  at = Infinity;
-  /** its length, for the abort reason */
-  ms = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private cleanups: Array<() => void> = [];
-
-  /** Fires after `ms` unless disposed first; the timer never keeps the process alive. */
-  abortAfter(ms: number, reason: unknown): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.abort(reason), ms);
-    this.timer.unref();
-  }
-
-  /** Fires now (once). */
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.emit('abort');
-  }
-
-  /** Runs `fn` at dispose. */
-  onDispose(fn: () => void): void {
-    this.cleanups.push(fn);
-  }
-
-  /** Stops the timer and detaches listeners. */
-  dispose(): void {
-    clearTimeout(this.timer);
-    for (const fn of this.cleanups) fn();
-    this.cleanups = [];
   }
 }
 

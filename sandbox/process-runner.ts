@@ -17,6 +17,7 @@ import { childCommand, expectedProtections, type Protections } from './process-s
 import { exposeGuardedEndpoint, type GuardStats } from './rpc-guard.js';
 import { HOST_RPC_METHODS, type CallOutcome, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type SandboxToolset, type WorkerReply, type WorkerTask } from './protocol.js';
 import { checkTask, handlerTask } from './tasks.js';
+import { DeadlineSweeper } from './deadlines.js';
 import type { CallHooks, CheckRequest, HandlerRequest, RunOutcome, Runner, RunnerFailure, RunnerStats } from './runner.js';
 import type { SerializedError } from '../core/errors.js';
 
@@ -85,6 +86,8 @@ export class ProcessRunner implements Runner {
   private completed = 0;
   private started = 0;
   private idleTimer: NodeJS.Timeout | undefined;
+  // The 2× hard deadlines are backstops: checked every 25 ms rather than timed one by one.
+  private readonly deadlines = new DeadlineSweeper(25);
   private lastProtections: Protections | undefined;
   private closed = false;
 
@@ -132,6 +135,7 @@ export class ProcessRunner implements Runner {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.idleTimer);
+    this.deadlines.stop();
     const children = new Set(this.retiring);
     if (this.child) children.add(this.child);
     const starting = await this.starting?.catch(() => undefined);
@@ -273,10 +277,10 @@ export class ProcessRunner implements Runner {
     const id = nextTaskId++;
     // The worker stops the handler at timeoutMs; the child terminates a stuck worker at 1.5×; the host kills the child at 2×.
     const hardMs = timeoutMs * 2;
-    let timer: NodeJS.Timeout | undefined;
+    const deadline = this.deadlines.start(hardMs);
     let onAbort: (() => void) | undefined;
     const result = await new Promise<Exchange>((resolve) => {
-      timer = setTimeout(() => resolve({ kind: 'deadline' }), hardMs);
+      deadline.once('abort', () => resolve({ kind: 'deadline' }));
       onAbort = () => resolve({ kind: 'cancelled' });
       signal?.addEventListener('abort', onAbort, { once: true });
       void child.request({ type: 'task', id, task, abortAfterMs: Math.round(timeoutMs * 1.5) }).then((outcome) => {
@@ -285,7 +289,7 @@ export class ProcessRunner implements Runner {
         this.releaseIfRetired(child);
       });
     });
-    clearTimeout(timer);
+    this.deadlines.release(deadline);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
     const what = task.kind === 'handler' ? `a call to ${task.tool}` : task.kind === 'check' ? 'an availability check' : 'manifest extraction';
     switch (result.kind) {

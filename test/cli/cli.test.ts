@@ -107,6 +107,10 @@ describe('toolshed CLI', () => {
     const one = toolshed(['explain', 'alpha_echo']);
     expect(one.stdout).toContain('tier:     process (untrusted)');
     expect(one.stdout).toContain('effective: network no; env none; read none; write none');
+    // The call runs in the plugin's child process; the CLI must wait for it, not exit early.
+    const call = toolshed(['call', 'alpha_echo', '{"n":1}']);
+    expect(call.code).toBe(0);
+    expect(JSON.parse(call.stdout)).toEqual({ from: 'alpha', args: { n: 1 }, helper: 'helped' });
   });
 
   it('runs as npx toolshed from the repo root (the root package bin)', () => {

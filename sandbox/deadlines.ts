@@ -1,0 +1,92 @@
+/**
+ * Cheap per-call deadlines. Arming and clearing a timer for every call, and
+ * handing Piscina an AbortSignal (an EventTarget), were each a measurable
+ * share of a trivial dispatch (bench scenario 1, docs/performance.md). A
+ * `Deadline` is an EventEmitter with `aborted`, which Piscina accepts as its
+ * abort signal, and a `DeadlineSweeper` checks every live deadline on one
+ * coarse timer that runs only while some call is in flight.
+ */
+import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
+
+/** An abort signal for Piscina (EventEmitter with `aborted`), fired by a sweeper, a timer, or by hand. */
+export class Deadline extends EventEmitter {
+  aborted = false;
+  reason: unknown;
+  /** performance.now() at which a swept deadline fires */
+  at = Infinity;
+  /** its length, for the abort reason */
+  ms = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private cleanups: Array<() => void> = [];
+
+  /** Fires after `ms` on a timer of its own (for rare paths such as a cancel's grace). */
+  abortAfter(ms: number, reason: unknown): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.abort(reason), ms);
+    this.timer.unref();
+  }
+
+  /** Fires now (once). */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+
+  /** Runs `fn` at dispose. */
+  onDispose(fn: () => void): void {
+    this.cleanups.push(fn);
+  }
+
+  /** Stops its timer and detaches listeners. */
+  dispose(): void {
+    clearTimeout(this.timer);
+    for (const fn of this.cleanups) fn();
+    this.cleanups = [];
+  }
+}
+
+/** Fires deadlines up to `tickMs` late from one timer that stops when nothing is pending. */
+export class DeadlineSweeper {
+  private readonly live = new Set<Deadline>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly tickMs: number) {}
+
+  /** A deadline `ms` from now; `release` it when the call ends. */
+  start(ms: number): Deadline {
+    const deadline = new Deadline();
+    deadline.at = performance.now() + ms;
+    deadline.ms = ms;
+    this.live.add(deadline);
+    this.timer ??= this.arm();
+    return deadline;
+  }
+
+  /** Forgets a deadline whose call ended. */
+  release(deadline: Deadline): void {
+    this.live.delete(deadline);
+    deadline.dispose();
+  }
+
+  /** Stops the timer (at close). */
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.live.clear();
+  }
+
+  private arm(): NodeJS.Timeout {
+    const timer = setInterval(() => {
+      // Nothing pending: stop until the next call, so an idle process does not tick.
+      if (!this.live.size) return this.stop();
+      const now = performance.now();
+      for (const d of this.live) if (now >= d.at) d.abort(new DOMException(`deadline of ${d.ms} ms passed`, 'TimeoutError'));
+    }, this.tickMs);
+    // Left ref'd on purpose: it runs only while a call is pending, and a pending
+    // call on an unref'd child process must still keep the host's loop alive.
+    return timer;
+  }
+}
