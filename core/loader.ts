@@ -9,7 +9,7 @@ import { PluginError, ToolshedError } from './errors.js';
 import { builtinPluginDirs, resolveBuiltin, resolvePlugin } from './discovery.js';
 import { ManifestCache, manifestKey } from './manifest-cache.js';
 import { normalizeManifest } from './manifest.js';
-import { effectivePermissions, workerEnvNames } from './permissions.js';
+import { effectivePermissions } from './permissions.js';
 import type { ResolvedConfig } from './config.js';
 import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from './types.js';
 import type { Runner, RunOutcome } from '../sandbox/runner.js';
@@ -84,7 +84,8 @@ async function loadOne(pending: Pending, options: LoadOptions, cache: ManifestCa
     name = source.name;
     const { manifest, from } = await obtainManifest(source, options, cache);
     const permissions = effectivePermissions(source, manifest);
-    const envNames = workerEnvNames(source, manifest, permissions.effective);
+    // A plugin's workers receive exactly its effective env grant.
+    const envNames = permissions.effective.env;
     const runner = options.createRunner(source, pickEnv(envNames, options.env));
     const loaded: LoadedPlugin = {
       status: 'loaded',

@@ -39,8 +39,3 @@ export function effectivePermissions(source: PluginSource, manifest: PluginManif
     },
   };
 }
-
-/** The environment variable names a plugin's workers receive: exactly its effective env grant. */
-export function workerEnvNames(_source: PluginSource, _manifest: PluginManifest, effective: Required<Permissions>): string[] {
-  return effective.env;
-}
