@@ -162,7 +162,8 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
   };
 }
 
-function stripUndefined<T extends object>(value: T | undefined): Partial<T> {
+/** A copy of `value` without its undefined properties, so spreading it keeps defaults. */
+export function stripUndefined<T extends object>(value: T | undefined): Partial<T> {
   const out: Partial<T> = {};
   for (const [k, v] of Object.entries(value ?? {})) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;

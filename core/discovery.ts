@@ -53,8 +53,7 @@ function packageDirOf(file: string): string | undefined {
 }
 
 /** The entry module of a package folder: its exports map as Node resolves it, else main, else index.js. */
-function resolveDirEntry(dir: string): string {
-  const pkg = readPackageJson(dir) ?? {};
+function resolveDirEntry(dir: string, pkg: PackageJson = {}): string {
   if (pkg.name) {
     // Self-reference resolves the package's exports map exactly as Node would.
     try {
@@ -130,11 +129,17 @@ interface SourceOptions {
 function sourceFromFile(file: string, options: SourceOptions): PluginSource {
   const dir = path.dirname(file);
   const pkg = readPackageJson(dir);
-  return sourceFromDir(dir, file, options, pkg?.toolshed === undefined);
+  return sourceFromDir(dir, pkg?.toolshed === undefined ? undefined : pkg, file, options);
 }
 
-function sourceFromDir(dir: string, entry: string, options: SourceOptions, bare = false): PluginSource {
-  const pkg = bare ? undefined : readPackageJson(dir);
+/** A package folder: its package.json read once, its entry resolved from it. */
+function sourceFromPackageDir(dir: string, options: SourceOptions): PluginSource {
+  const pkg = readPackageJson(dir);
+  return sourceFromDir(dir, pkg, resolveDirEntry(dir, pkg), options);
+}
+
+/** The source of the plugin in `dir` with `entry`; no `pkg` means a bare module without package metadata. */
+function sourceFromDir(dir: string, pkg: PackageJson | undefined, entry: string, options: SourceOptions): PluginSource {
   const realDir = realpathSync(dir);
   const realEntry = realpathSync(entry);
   if (!pkg) {
@@ -171,7 +176,7 @@ export function resolvePlugin(entry: PluginEntry, configDir: string): PluginSour
     if (!existsSync(target)) {
       throw new PluginError('PLUGIN_NOT_FOUND', `plugin path ${spec} does not exist (resolved from ${configDir} to ${target})`, { plugin: spec, path: target });
     }
-    if (statSync(target).isDirectory()) return sourceFromDir(target, resolveDirEntry(target), options);
+    if (statSync(target).isDirectory()) return sourceFromPackageDir(target, options);
     return sourceFromFile(target, options);
   }
   let entryFile: string;
@@ -187,7 +192,7 @@ export function resolvePlugin(entry: PluginEntry, configDir: string): PluginSour
   }
   const dir = packageDirOf(entryFile);
   if (!dir) throw new PluginError('PLUGIN_INVALID', `plugin ${spec} has no package.json`, { plugin: spec });
-  return sourceFromDir(dir, entryFile, options);
+  return sourceFromDir(dir, readPackageJson(dir), entryFile, options);
 }
 
 /** The first-party plugin folders: every folder under plugins/ whose package.json has a `toolshed` field, by name. */
@@ -208,5 +213,5 @@ export function builtinPluginDirs(): string[] {
 
 /** Resolves one first-party plugin folder; throws a PluginError like resolvePlugin. */
 export function resolveBuiltin(dir: string): PluginSource {
-  return sourceFromDir(dir, resolveDirEntry(dir), { specifier: `builtin:${path.basename(dir)}`, builtin: true });
+  return sourceFromPackageDir(dir, { specifier: `builtin:${path.basename(dir)}`, builtin: true });
 }

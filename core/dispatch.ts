@@ -119,7 +119,6 @@ export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs:
     callTool: (nested, nestedArgs) => dispatchOutcome(deps, nested, nestedArgs, options, depth + 1),
     sandboxTools: () => currentSandboxTools(deps),
   };
-  if (options.sessionId !== undefined) hooks.sessionId = options.sessionId;
   if (options.onLog) hooks.log = options.onLog;
   if (options.onProgress) hooks.progress = options.onProgress;
   const request = { tool: name, args, timeoutMs, maxResultChars, ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) };

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { loadConfig, resolveConfig, validateConfigObject, type ResolvedConfig, type ToolshedConfig } from './config.js';
+import { loadConfig, resolveConfig, stripUndefined, validateConfigObject, type ResolvedConfig, type ToolshedConfig } from './config.js';
 import { CheckCache, type Clock, type Verdict } from './check-cache.js';
 import { DefinitionsPipeline, type Exposure, type SchemaRewriter } from './definitions.js';
 import { dispatchOutcome, envelope, failure, type DispatchOptions } from './dispatch.js';
@@ -89,9 +89,6 @@ async function resolveHostConfig(options: ToolHostOptions, cwd: string): Promise
   return resolveConfig(config, file, file ? path.dirname(file) : cwd, cores);
 }
 
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
 
 /**
  * Creates a host: loads config and plugins and evaluates which tools are exposed.

@@ -53,7 +53,11 @@ export class DeadlineSweeper {
   private readonly live = new Set<Deadline>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly tickMs: number) {}
+  constructor(
+    private readonly tickMs: number,
+    /** the abort reason of a deadline that passed */
+    private readonly reasonFor: (ms: number) => unknown = (ms) => new DOMException(`deadline of ${ms} ms passed`, 'TimeoutError'),
+  ) {}
 
   /** A deadline `ms` from now; `release` it when the call ends. */
   start(ms: number): Deadline {
@@ -83,7 +87,7 @@ export class DeadlineSweeper {
       // Nothing pending: stop until the next call, so an idle process does not tick.
       if (!this.live.size) return this.stop();
       const now = performance.now();
-      for (const d of this.live) if (now >= d.at) d.abort(new DOMException(`deadline of ${d.ms} ms passed`, 'TimeoutError'));
+      for (const d of this.live) if (now >= d.at) d.abort(this.reasonFor(d.ms));
     }, this.tickMs);
     // Left ref'd on purpose: it runs only while a call is pending, and a pending
     // call on an unref'd child process must still keep the host's loop alive.

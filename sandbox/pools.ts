@@ -10,8 +10,9 @@ import { Piscina } from 'piscina';
 import type { MessagePort } from 'node:worker_threads';
 import { exposeGuarded, type GuardStats } from './rpc-guard.js';
 import { Deadline, DeadlineSweeper } from './deadlines.js';
-import { HOST_RPC_METHODS, type CallOutcome, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type SandboxToolset, type WorkerReply, type WorkerTask } from './protocol.js';
+import { HOST_RPC_METHODS, type CheckVerdict, type HandlerOutput, type RawManifest, type WorkerReply, type WorkerTask } from './protocol.js';
 import { checkTask, handlerTask } from './tasks.js';
+import { hostRpc } from './host-rpc.js';
 import type { CallHooks, CheckRequest, HandlerRequest, RunOutcome, Runner, RunnerFailure, RunnerStats } from './runner.js';
 
 /** Options of one plugin's thread pool. */
@@ -78,32 +79,10 @@ export class ThreadRunner implements Runner {
     if (typeof message !== 'object' || message === null) return;
     const { type, port } = message as { type?: unknown; port?: MessagePort };
     if (type !== 'toolshed:rpc-port' || !port) return;
-    exposeGuarded(this.hostApi(), port, HOST_RPC_METHODS, this.guard);
+    exposeGuarded(hostRpc(this.calls), port, HOST_RPC_METHODS, this.guard);
     port.unref();
     this.ports.add(port);
     port.once('close', () => this.ports.delete(port));
-  }
-
-  private hostApi(): HostRpc {
-    const calls = this.calls;
-    return {
-      log(callId, message) {
-        calls.get(callId)?.log?.(String(message));
-      },
-      progress(callId, done, total) {
-        calls.get(callId)?.progress?.(Number(done), total === undefined ? undefined : Number(total));
-      },
-      async callTool(callId, name, args): Promise<CallOutcome> {
-        const hooks = calls.get(callId);
-        if (!hooks) return { ok: false, code: 'PERMISSION_DENIED', message: 'callTool is only available while a call is running' };
-        return hooks.callTool(String(name), args);
-      },
-      async sandboxTools(callId): Promise<SandboxToolset> {
-        const hooks = calls.get(callId);
-        if (!hooks?.sandboxTools) throw new Error('sandboxTools is only available to a running handler');
-        return hooks.sandboxTools();
-      },
-    };
   }
 
   private async run<T>(task: WorkerTask, hooks: CallHooks | undefined, timeoutMs: number, signal?: AbortSignal): Promise<RunOutcome<T>> {

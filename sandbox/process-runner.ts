@@ -15,8 +15,9 @@ import { findEscapingSymlink, pluginReadRoots, runtimeReadPaths } from './proces
 import { RpcPort } from './process-channel.js';
 import { childCommand, expectedProtections, type Protections } from './process-spawn.js';
 import { exposeGuardedEndpoint, type GuardStats } from './rpc-guard.js';
-import { HOST_RPC_METHODS, type CallOutcome, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type SandboxToolset, type WorkerReply, type WorkerTask } from './protocol.js';
+import { HOST_RPC_METHODS, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type WorkerReply, type WorkerTask } from './protocol.js';
 import { checkTask, handlerTask } from './tasks.js';
+import { hostRpc } from './host-rpc.js';
 import { DeadlineSweeper } from './deadlines.js';
 import type { CallHooks, CheckRequest, HandlerRequest, RunOutcome, Runner, RunnerFailure, RunnerStats } from './runner.js';
 import type { SerializedError } from '../core/errors.js';
@@ -92,7 +93,7 @@ export class ProcessRunner implements Runner {
   private closed = false;
 
   constructor(private readonly options: ProcessRunnerOptions) {
-    this.api = this.hostApi();
+    this.api = hostRpc(this.calls, MAX_LOG_CHARS);
   }
 
   /** Extracts the plugin's manifest inside its sandbox (`entry` must be this runner's own). */
@@ -147,29 +148,6 @@ export class ProcessRunner implements Runner {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all([...children].map((child) => child.closed)), new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
     clearTimeout(timer);
-  }
-
-  private hostApi(): HostRpc {
-    const calls = this.calls;
-    // Arguments come from the child: coerce every one, whatever type it claims.
-    return {
-      log(callId, message) {
-        calls.get(Number(callId))?.log?.(String(message).slice(0, MAX_LOG_CHARS));
-      },
-      progress(callId, done, total) {
-        calls.get(Number(callId))?.progress?.(Number(done), total === undefined || total === null ? undefined : Number(total));
-      },
-      async callTool(callId, name, args): Promise<CallOutcome> {
-        const hooks = calls.get(Number(callId));
-        if (!hooks) return { ok: false, code: 'PERMISSION_DENIED', message: 'callTool is only available while a call is running' };
-        return hooks.callTool(String(name), args);
-      },
-      async sandboxTools(callId): Promise<SandboxToolset> {
-        const hooks = calls.get(Number(callId));
-        if (!hooks?.sandboxTools) throw new Error('sandboxTools is only available to a running handler');
-        return hooks.sandboxTools();
-      },
-    };
   }
 
   private async run<T>(task: WorkerTask, timeoutMs: number, hooks?: CallHooks, signal?: AbortSignal): Promise<RunOutcome<T>> {

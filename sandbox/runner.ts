@@ -7,7 +7,6 @@ import type { CallOutcome, CheckVerdict, HandlerOutput, RawManifest, SandboxTool
 
 /** What the host lends a running call: where its logs, progress and nested calls go. */
 export interface CallHooks {
-  sessionId?: string;
   log?(message: string): void;
   progress?(done: number, total?: number): void;
   callTool(name: string, args: unknown): Promise<CallOutcome>;

@@ -10,6 +10,7 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { serializeError } from '../core/errors.js';
 import { extractManifest, findCheck, findHandler, pluginObject } from './plugin-object.js';
 import { capText, resultText } from './normalize.js';
+import { Deadline, DeadlineSweeper } from './deadlines.js';
 import type { CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, RawManifest, WorkerReply, WorkerTask } from './protocol.js';
 import type { ToolContext } from '../core/plugin.js';
 
@@ -21,41 +22,42 @@ const host: Remote<HostRpc> = wrap<HostRpc>(nodeEndpoint(channel.port1 as never)
 const modules = new Map<string, Promise<Record<string, unknown>>>();
 
 /**
- * How one running call stops: the deadline or a host cancel calls `fail`,
- * which aborts ctx.signal and rejects the call. The AbortController is made
- * only when the handler reads ctx.signal; most never do, and creating one per
- * call is a measurable share of a trivial dispatch (see docs/performance.md).
+ * How one running call stops: its deadline passing or a host cancel aborts
+ * ctx.signal and rejects the call. The AbortController is made only when the
+ * handler reads ctx.signal; most never do, and creating one per call is a
+ * measurable share of a trivial dispatch (see docs/performance.md).
  */
 class CallStop {
   private controller: AbortController | undefined;
-  private reason: unknown;
-  private stopped = false;
   rejectDeadline: ((reason: unknown) => void) | undefined;
-  /** performance.now() at which the call times out */
-  deadline = Infinity;
-  timeoutMs = 0;
+
+  constructor(readonly deadline: Deadline) {
+    deadline.once('abort', () => {
+      this.controller?.abort(deadline.reason);
+      this.rejectDeadline?.(deadline.reason);
+    });
+  }
 
   get signal(): AbortSignal {
     this.controller ??= new AbortController();
-    if (this.stopped && !this.controller.signal.aborted) this.controller.abort(this.reason);
+    if (this.deadline.aborted && !this.controller.signal.aborted) this.controller.abort(this.deadline.reason);
     return this.controller.signal;
   }
-
-  fail(reason: unknown): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    this.reason = reason;
-    this.controller?.abort(reason);
-    this.rejectDeadline?.(reason);
-  }
 }
+
+/**
+ * Call deadlines, counted from when the task began here, on one coarse timer
+ * per worker (see deadlines.ts); they fire up to 10 ms late, and the host's
+ * hard deadline is a second further out.
+ */
+const deadlines = new DeadlineSweeper(10, (ms) => Object.assign(new Error(`did not finish within ${ms} ms`), { code: 'TOOL_TIMEOUT' }));
 
 /** The calls running here, so a host cancel reaches ctx.signal. */
 const running = new Map<number, CallStop>();
 channel.port1.on('message', (message: unknown) => {
   const m = message as { type?: unknown; callId?: unknown } | null;
   if (m?.type === 'toolshed:cancel' && typeof m.callId === 'number') {
-    running.get(m.callId)?.fail(Object.assign(new Error('cancelled by the caller'), { code: 'TOOL_CANCELLED' }));
+    running.get(m.callId)?.deadline.abort(Object.assign(new Error('cancelled by the caller'), { code: 'TOOL_CANCELLED' }));
   }
 });
 // The RPC port must not keep an idle worker alive (unref after the last listener: adding one refs it).
@@ -138,11 +140,8 @@ async function runManifest(entry: string): Promise<RawManifest> {
  * the budget). The host keeps a hard deadline for code that never yields.
  */
 async function withDeadline<T>(callId: number, timeoutMs: number, work: (stop: CallStop) => Promise<T>): Promise<T> {
-  const stop = new CallStop();
-  stop.deadline = performance.now() + timeoutMs;
-  stop.timeoutMs = timeoutMs;
+  const stop = new CallStop(deadlines.start(timeoutMs));
   running.set(callId, stop);
-  startSweeper();
   try {
     return await new Promise<T>((resolve, reject) => {
       stop.rejectDeadline = reject;
@@ -150,34 +149,8 @@ async function withDeadline<T>(callId: number, timeoutMs: number, work: (stop: C
     });
   } finally {
     running.delete(callId);
+    deadlines.release(stop.deadline);
   }
-}
-
-/**
- * One coarse timer per worker checks every running call's deadline, instead
- * of a timer per call: arming and clearing a timer for each call was a
- * measurable share of a trivial dispatch (docs/performance.md). Deadlines
- * fire up to SWEEP_MS late; the host's hard deadline is a second further out.
- */
-const SWEEP_MS = 10;
-let sweeper: NodeJS.Timeout | undefined;
-
-function startSweeper(): void {
-  if (sweeper) return;
-  sweeper = setInterval(() => {
-    // Nothing running: stop until the next call, so an idle worker does not tick.
-    if (!running.size) {
-      clearInterval(sweeper);
-      sweeper = undefined;
-      return;
-    }
-    const now = performance.now();
-    for (const stop of running.values()) {
-      if (now >= stop.deadline) stop.fail(Object.assign(new Error(`did not finish within ${stop.timeoutMs} ms`), { code: 'TOOL_TIMEOUT' }));
-    }
-  }, SWEEP_MS);
-  // An idle worker must still be free to exit.
-  sweeper.unref();
 }
 
 async function runCheck(task: CheckTask): Promise<CheckVerdict> {

@@ -1,0 +1,29 @@
+/**
+ * The object a tier exposes (behind the guard) to its workers: each method
+ * finds the running call by id and forwards to that call's hooks. Arguments
+ * come from plugin code, so every one is coerced whatever type it claims.
+ */
+import type { CallOutcome, HostRpc, SandboxToolset } from './protocol.js';
+import type { CallHooks } from './runner.js';
+
+/** The `HostRpc` of a runner whose running calls are `calls`; log lines are cut to `maxLogChars`. */
+export function hostRpc(calls: ReadonlyMap<number, CallHooks>, maxLogChars = Infinity): HostRpc {
+  return {
+    log(callId, message) {
+      calls.get(Number(callId))?.log?.(String(message).slice(0, maxLogChars));
+    },
+    progress(callId, done, total) {
+      calls.get(Number(callId))?.progress?.(Number(done), total === undefined || total === null ? undefined : Number(total));
+    },
+    async callTool(callId, name, args): Promise<CallOutcome> {
+      const hooks = calls.get(Number(callId));
+      if (!hooks) return { ok: false, code: 'PERMISSION_DENIED', message: 'callTool is only available while a call is running' };
+      return hooks.callTool(String(name), args);
+    },
+    async sandboxTools(callId): Promise<SandboxToolset> {
+      const hooks = calls.get(Number(callId));
+      if (!hooks?.sandboxTools) throw new Error('sandboxTools is only available to a running handler');
+      return hooks.sandboxTools();
+    },
+  };
+}
