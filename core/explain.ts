@@ -4,14 +4,14 @@
  * `toolshed`, `toolshed explain` and `host.explain()` all print this.
  */
 import { TOOLSHED_VERSION } from './version.js';
-import { checkKey } from './availability.js';
-import type { Exposure, ToolState } from './definitions.js';
-import type { ResolvedConfig } from './config.js';
-import type { Registry } from './registry.js';
+import { checkKey } from './expose/availability.js';
+import type { Exposure, ToolState } from './expose/pipeline.js';
+import type { ResolvedConfig } from './load/config.js';
+import type { Registry } from './expose/registry.js';
 import type { ManifestSource, ToolConflict } from './types.js';
 import type { Permissions } from './plugin.js';
-import { runnerProtections } from '../sandbox/process-runner.js';
-import type { Protections } from '../sandbox/process-spawn.js';
+import { runnerProtections } from '../sandbox/process/process-runner.js';
+import type { Protections } from '../sandbox/process/spawn.js';
 
 /** One plugin's line in the report. */
 export interface PluginReport {

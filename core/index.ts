@@ -1,11 +1,11 @@
 /** toolshed's public API. Everything else is internal. */
 export { createToolHost, type ToolHost, type ToolHostOptions, type DefinitionsOptions } from './host.js';
-export type { DispatchOptions } from './dispatch.js';
+export type { DispatchOptions } from './call/dispatch.js';
 export type { HostReport, PluginReport, ToolReport } from './explain.js';
-export type { ToolState, HiddenLayer, SchemaRewriter } from './definitions.js';
+export type { ToolState, HiddenLayer, SchemaRewriter } from './expose/pipeline.js';
 export type { HostEvents } from './events.js';
-export type { Clock } from './check-cache.js';
-export type { ToolshedConfig, PluginEntry } from './config.js';
+export type { Clock } from './expose/check-cache.js';
+export type { ToolshedConfig, PluginEntry } from './load/config.js';
 export type { DefinitionFormat, ToolDefinition } from './providers/index.js';
 export type { CallOutcome } from '../sandbox/protocol.js';
 export { FORMATS } from './providers/index.js';

@@ -2,4 +2,4 @@
 export { createMcpServer } from './server.js';
 export { serveStdio, type McpEndpoint } from './stdio.js';
 export { serveHttp, MCP_PATH, type HttpServeOptions, type HttpEndpoint } from './http.js';
-export { dropStrictNulls } from '../providers/strict-arguments.js';
+export { dropStrictNulls } from '../call/strict-arguments.js';

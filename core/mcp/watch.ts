@@ -5,8 +5,8 @@
  */
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { resolvePlugin } from '../discovery.js';
-import type { ResolvedConfig } from '../config.js';
+import { resolvePlugin } from '../load/discovery.js';
+import type { ResolvedConfig } from '../load/config.js';
 
 /** Quiet time after the last file event before a reload starts. */
 const DEBOUNCE_MS = 200;

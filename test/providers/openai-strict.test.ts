@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { toStrictSchema } from '../../dist/core/providers/openai-strict.js';
 import { toOpenAI, toResponses } from '../../dist/core/providers/openai.js';
-import { dropStrictNulls } from '../../dist/core/providers/strict-arguments.js';
+import { dropStrictNulls } from '../../dist/core/call/strict-arguments.js';
 
 type Schema = Record<string, any>;
 

@@ -8,4 +8,4 @@
 export { createToolHost } from '../../../dist/core/index.js';
 // Internal helper (not part of toolshed's public entry yet): undoes the nulls
 // OpenAI strict mode makes a model send for optional properties.
-export { dropStrictNulls } from '../../../dist/core/providers/strict-arguments.js';
+export { dropStrictNulls } from '../../../dist/core/call/strict-arguments.js';

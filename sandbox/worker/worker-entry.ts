@@ -7,12 +7,12 @@
 import { MessageChannel, parentPort } from 'node:worker_threads';
 import { wrap, type Remote } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { serializeError } from '../core/errors.js';
+import { serializeError } from '../../core/errors.js';
 import { extractManifest, findCheck, findHandler, pluginObject } from './plugin-object.js';
 import { capText, resultText } from './normalize.js';
-import { Deadline, DeadlineSweeper } from './deadlines.js';
-import type { CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, RawManifest, WorkerReply, WorkerTask } from './protocol.js';
-import type { ToolContext } from '../core/plugin.js';
+import { Deadline, DeadlineSweeper } from '../deadlines.js';
+import type { CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, RawManifest, WorkerReply, WorkerTask } from '../protocol.js';
+import type { ToolContext } from '../../core/plugin.js';
 
 const channel = new MessageChannel();
 // Posted before any task runs; the host exposes its guarded API on the other end.

@@ -7,13 +7,12 @@
  */
 import { evaluateAvailability, type Availability, type AvailabilityDeps } from './availability.js';
 import { danglingReferences, resolveDescription } from './descriptions.js';
-import { collectToolsets, ToolsetResolver, type Toolset } from './toolsets.js';
+import { selectTools, type Toolset } from './toolsets.js';
 import type { CheckCache, Clock } from './check-cache.js';
-import type { ResolvedConfig } from './config.js';
+import type { ResolvedConfig } from '../load/config.js';
 import type { Registry } from './registry.js';
-import type { ToolDefinition } from './providers/types.js';
-import type { ToolConflict, ToolRecord } from './types.js';
-import type { ToolsetError } from './errors.js';
+import type { ToolDefinition } from '../providers/types.js';
+import type { ToolConflict, ToolRecord } from '../types.js';
 
 /** Where in the pipeline a tool was hidden. */
 export type HiddenLayer = 'selection' | 'availability' | 'schema';
@@ -69,19 +68,6 @@ export interface PipelineDeps {
   /** called when the exposed set changed (after the generation bump) */
   onChange(generation: number, exposure: Exposure): void;
   onWarning(message: string): void;
-}
-
-/** Layer 1: selection, with the reasons for everything not selected. */
-export function selectTools(registry: Registry, config: ResolvedConfig): { selected: Set<string>; reasons: Map<string, string>; toolsets: Map<string, Toolset>; warnings: string[] } {
-  const toolsets = collectToolsets(registry, config.toolsets);
-  const resolver = new ToolsetResolver(toolsets, new Set(registry.tools.keys()));
-  resolver.validateAll();
-  const warnings: string[] = [];
-  const failedPlugins = registry.plugins.some((p) => p.status === 'failed');
-  // A name in `disable` may belong to a plugin that failed to load; that is reported there, not fatal here.
-  const lenient = failedPlugins ? (error: ToolsetError) => warnings.push(`${error.message} (a plugin failed to load; it may have defined it)`) : undefined;
-  const { selected, reasons } = resolver.select(config.enable, config.disable, lenient);
-  return { selected, reasons, toolsets, warnings };
 }
 
 /** Whether two definition lists would serialize identically (cheap path: same parameter objects). */

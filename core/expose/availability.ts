@@ -5,9 +5,8 @@
  * resolved last, to a fixed point over the tools that survived.
  */
 import which from 'which';
-import { grantGap } from './grants.js';
 import type { CheckCache, CachedVerdict, Verdict } from './check-cache.js';
-import type { ToolRecord } from './types.js';
+import type { ToolRecord } from '../types.js';
 
 /** Why a tool is or is not available. */
 export interface Availability {
@@ -27,6 +26,32 @@ export interface AvailabilityDeps {
   cache: CheckCache;
   /** runs a tool's custom check in its plugin's tier */
   runCheck(record: ToolRecord): Promise<Verdict>;
+}
+
+/*
+ * The grant rule, for untrusted plugins only (trusted plugins get what they request):
+ * - a tool whose `requires.env` names a variable outside the effective env grant
+ *   is hidden: "environment variable X not granted to untrusted plugin P";
+ * - a plugin that requests `network: true` without the grant has all its tools
+ *   hidden: "network access not granted to untrusted plugin P". Tools cannot
+ *   yet declare network needs one by one, and a plugin that asks for the
+ *   network is taken at its word that it needs it.
+ * So the model never sees a tool that could only fail for want of a grant.
+ */
+
+/** Why `record` cannot run with its plugin's grants, or undefined when nothing is missing. */
+export function grantGap(record: ToolRecord): Availability | undefined {
+  const { source, permissions } = record.plugin;
+  if (source.trust !== 'untrusted') return undefined;
+  if (permissions.requested.network && !permissions.effective.network) {
+    return { ok: false, kind: 'permissions', reason: `network access not granted to untrusted plugin ${source.name}` };
+  }
+  const granted = new Set(permissions.effective.env ?? []);
+  const missing = record.manifest.requires.env.filter((name) => !granted.has(name));
+  if (missing.length) {
+    return { ok: false, kind: 'permissions', reason: `environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not granted to untrusted plugin ${source.name}` };
+  }
+  return undefined;
 }
 
 function missingEnv(record: ToolRecord, env: AvailabilityDeps['env']): string[] {

@@ -2,13 +2,13 @@
  * Manifest validation (ajv against manifestSchema) and normalization into
  * the shape the pipeline uses. Extraction itself happens in a worker.
  */
-import { PluginError } from './errors.js';
+import { PluginError } from '../errors.js';
 import { manifestSchema } from './manifest-schema.js';
-import { compile, formatProblems, problems } from './schema.js';
+import { compile, formatProblems, problems } from '../schema.js';
 import { defaultToolset } from './discovery.js';
-import type { DescriptionPart, ToolsetSpec } from './plugin.js';
-import type { PluginManifest, PluginSource, ToolManifest } from './types.js';
-import type { RawManifest, RawToolManifest } from '../sandbox/protocol.js';
+import type { DescriptionPart, ToolsetSpec } from '../plugin.js';
+import type { PluginManifest, PluginSource, ToolManifest } from '../types.js';
+import type { RawManifest, RawToolManifest } from '../../sandbox/protocol.js';
 
 let validateManifest: ReturnType<typeof compile> | undefined;
 

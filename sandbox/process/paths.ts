@@ -36,11 +36,11 @@ let runtime: string[] | undefined;
 export function runtimeReadPaths(): string[] {
   if (runtime) return runtime;
   const require = createRequire(import.meta.url);
-  const here = fileURLToPath(new URL('./', import.meta.url));
+  const here = fileURLToPath(new URL('../', import.meta.url));
   const paths = [
     here,
-    fileURLToPath(new URL('../core/', import.meta.url)),
-    fileURLToPath(new URL('../../package.json', import.meta.url)),
+    fileURLToPath(new URL('../../core/', import.meta.url)),
+    fileURLToPath(new URL('../../../package.json', import.meta.url)),
     packageDirOf(require.resolve('piscina')),
     packageDirOf(require.resolve('comlink')),
   ];

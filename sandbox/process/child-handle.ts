@@ -7,10 +7,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Duplex, Readable } from 'node:stream';
-import { FrameChannel } from './process-channel.js';
-import { checkChildFrame } from './process-frames.js';
-import type { ChildCommand } from './process-spawn.js';
-import type { ChildInit, ChildTaskFrame, HostToChild } from './protocol.js';
+import { FrameChannel } from './channel.js';
+import { checkChildFrame } from './frames.js';
+import type { ChildCommand } from './spawn.js';
+import type { ChildInit, ChildTaskFrame, HostToChild } from '../protocol.js';
 
 /** Why a child is gone. */
 export interface ChildEnd {

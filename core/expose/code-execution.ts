@@ -4,11 +4,11 @@
  * sandbox actually exports (evaluated inside a QuickJS context, not taken
  * from the input list).
  */
-import type { ResolvedConfig } from './config.js';
-import type { RewriteContext, SchemaRewriter } from './definitions.js';
-import type { ToolDefinition } from './providers/types.js';
-import type { ToolRecord } from './types.js';
-import type { SandboxTool, SandboxToolset } from '../sandbox/protocol.js';
+import type { ResolvedConfig } from '../load/config.js';
+import type { RewriteContext, SchemaRewriter } from './pipeline.js';
+import type { ToolDefinition } from '../providers/types.js';
+import type { ToolRecord } from '../types.js';
+import type { SandboxTool, SandboxToolset } from '../../sandbox/protocol.js';
 
 /** The reserved name of the code-execution tool. */
 export const CODE_TOOL = 'execute_code';
@@ -35,8 +35,8 @@ export function codeLimits(config: ResolvedConfig): SandboxToolset['limits'] {
   return { timeoutMs, memoryMb, maxToolCalls, maxOutputChars };
 }
 
-type Runtime = typeof import('../sandbox/code/runtime.js');
-type Declarations = typeof import('../sandbox/code/declarations.js');
+type Runtime = typeof import('../../sandbox/code/runtime.js');
+type Declarations = typeof import('../../sandbox/code/declarations.js');
 
 /**
  * Rebuilds execute_code's description from the sandbox's real exports. The
@@ -46,7 +46,7 @@ type Declarations = typeof import('../sandbox/code/declarations.js');
  */
 export function codeExecutionRewriter(
   config: () => ResolvedConfig,
-  load: () => Promise<[Runtime, Declarations]> = () => Promise.all([import('../sandbox/code/runtime.js'), import('../sandbox/code/declarations.js')]),
+  load: () => Promise<[Runtime, Declarations]> = () => Promise.all([import('../../sandbox/code/runtime.js'), import('../../sandbox/code/declarations.js')]),
 ): SchemaRewriter {
   let modules: Promise<[Runtime, Declarations]> | undefined;
   let memo: { key: string; exported: string[] } | undefined;

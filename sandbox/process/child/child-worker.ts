@@ -3,6 +3,6 @@
  * process-harden.ts first (ESM evaluates imports in order), then the same
  * task runner as the thread tier.
  */
-import './process-harden.js';
+import './harden.js';
 
-export { default } from './worker.js';
+export { default } from '../../worker/worker-entry.js';

@@ -1,10 +1,14 @@
 /**
  * Requested, granted and effective permissions. Trusted plugins get what
  * they request (plus any grant); untrusted plugins get the intersection of
- * what they request and what the operator granted.
+ * what they request and what the operator granted. The effective set of an
+ * untrusted plugin becomes its sandbox's grants: absolute paths it may read
+ * and write.
  */
-import type { Permissions } from './plugin.js';
-import type { PluginManifest, PluginSource } from './types.js';
+import { resolveGrantPaths } from '../../sandbox/process/paths.js';
+import type { SandboxGrants } from '../../sandbox/process/process-runner.js';
+import type { Permissions } from '../plugin.js';
+import type { PluginManifest, PluginSource } from '../types.js';
 
 const union = (...lists: Array<string[] | undefined>): string[] => [...new Set(lists.flatMap((l) => l ?? []))].sort();
 const intersect = (a: string[] | undefined, b: string[] | undefined): string[] => (a ?? []).filter((x) => (b ?? []).includes(x)).sort();
@@ -37,5 +41,18 @@ export function effectivePermissions(source: PluginSource, manifest: PluginManif
       fsRead: intersect(requested.fsRead, granted.fsRead),
       fsWrite: intersect(requested.fsWrite, granted.fsWrite),
     },
+  };
+}
+
+/**
+ * The sandbox grants of an effective permission set: fsRead and fsWrite paths
+ * resolved from `baseDir` (the config file's folder, or the host's cwd when
+ * the config is an object) to absolute real paths.
+ */
+export function sandboxGrants(effective: Permissions | undefined, baseDir: string): SandboxGrants {
+  return {
+    network: effective?.network ?? false,
+    fsRead: resolveGrantPaths(effective?.fsRead ?? [], baseDir),
+    fsWrite: resolveGrantPaths(effective?.fsWrite ?? [], baseDir),
   };
 }

@@ -2,7 +2,7 @@
  * Turns an imported plugin module into its serializable manifest, and finds a
  * tool's handler or check again by name or id. Runs only inside workers.
  */
-import type { RawManifest, RawToolManifest } from './protocol.js';
+import type { RawManifest, RawToolManifest } from '../protocol.js';
 
 type AnyFunction = (...args: unknown[]) => unknown;
 

@@ -3,7 +3,7 @@
  * generation counter that every change bumps. Anything derived from the
  * registry is memoized against the generation.
  */
-import type { LoadedPlugin, PluginLoadResult, ToolConflict, ToolRecord } from './types.js';
+import type { LoadedPlugin, PluginLoadResult, ToolConflict, ToolRecord } from '../types.js';
 
 /** Tools by name, with conflicts resolved by config order or `prefer`. */
 export class Registry {

@@ -4,11 +4,11 @@
  * config.schema.json and then filled with defaults.
  */
 import path from 'node:path';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 import { loadJsFresh } from './config-loaders.js';
-import { formatProblems, problems } from './schema.js';
+import { formatProblems, problems } from '../schema.js';
 import { validate as validateStandalone } from './config-validator.js';
-import type { Permissions } from './plugin.js';
+import type { Permissions } from '../plugin.js';
 
 /** A plugin entry as written in the config. */
 export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Permissions };

@@ -4,8 +4,8 @@
  * rebuilt from checked parts before the host uses it; anything malformed is a
  * protocol violation that costs the child its life.
  */
-import type { SerializedError } from '../core/errors.js';
-import type { ChildFailure, ChildReply, ChildToHost, WorkerTask } from './protocol.js';
+import type { SerializedError } from '../../core/errors.js';
+import type { ChildFailure, ChildReply, ChildToHost, WorkerTask } from '../protocol.js';
 
 /** Error messages from a child are cut to this length. */
 const MAX_MESSAGE_CHARS = 8_000;

@@ -5,15 +5,15 @@
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { PluginError, ToolshedError } from './errors.js';
+import { PluginError, ToolshedError } from '../errors.js';
 import { builtinPluginDirs, resolveBuiltin, resolvePlugin } from './discovery.js';
 import { ManifestCache, manifestKey } from './manifest-cache.js';
 import { normalizeManifest } from './manifest.js';
 import { effectivePermissions } from './permissions.js';
 import type { ResolvedConfig } from './config.js';
-import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from './types.js';
-import type { Runner, RunOutcome } from '../sandbox/runner.js';
-import type { RawManifest } from '../sandbox/protocol.js';
+import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from '../types.js';
+import type { Runner, RunOutcome } from '../../sandbox/runner.js';
+import type { RawManifest } from '../../sandbox/protocol.js';
 
 /** What loading needs from the host. */
 export interface LoadOptions {

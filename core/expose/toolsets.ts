@@ -4,9 +4,10 @@
  * recursively with diamonds counted once. `enable` selects, `disable`
  * subtracts toolsets or single tools, last.
  */
-import { ToolsetError } from './errors.js';
-import { didYouMean } from './suggest.js';
+import { ToolsetError } from '../errors.js';
+import { didYouMean } from '../suggest.js';
 import type { Registry } from './registry.js';
+import type { ResolvedConfig } from '../load/config.js';
 
 /** One toolset after merging every definition of its name. */
 export interface Toolset {
@@ -131,4 +132,17 @@ export class ToolsetResolver {
     }
     return { selected, reasons };
   }
+}
+
+/** Layer 1: selection, with the reasons for everything not selected. */
+export function selectTools(registry: Registry, config: ResolvedConfig): { selected: Set<string>; reasons: Map<string, string>; toolsets: Map<string, Toolset>; warnings: string[] } {
+  const toolsets = collectToolsets(registry, config.toolsets);
+  const resolver = new ToolsetResolver(toolsets, new Set(registry.tools.keys()));
+  resolver.validateAll();
+  const warnings: string[] = [];
+  const failedPlugins = registry.plugins.some((p) => p.status === 'failed');
+  // A name in `disable` may belong to a plugin that failed to load; that is reported there, not fatal here.
+  const lenient = failedPlugins ? (error: ToolsetError) => warnings.push(`${error.message} (a plugin failed to load; it may have defined it)`) : undefined;
+  const { selected, reasons } = resolver.select(config.enable, config.disable, lenient);
+  return { selected, reasons, toolsets, warnings };
 }

@@ -3,18 +3,18 @@
  * tier (timeout, abort, memory) → normalize → cap. Every failure is an
  * outcome with a code; nothing here throws for a tool's failure.
  */
-import { compile, problems } from './schema.js';
-import { didYouMean } from './suggest.js';
-import { capText } from '../sandbox/normalize.js';
-import type { Exposure } from './definitions.js';
-import type { ResolvedConfig } from './config.js';
-import type { ToolErrorCode } from './errors.js';
-import type { Registry } from './registry.js';
-import type { ToolRecord } from './types.js';
-import type { CallOutcome, SandboxToolset } from '../sandbox/protocol.js';
-import { codeLimits, sandboxTools } from './code-execution.js';
-import { dropStrictNulls } from './providers/strict-arguments.js';
-import type { CallHooks, RunnerFailure } from '../sandbox/runner.js';
+import { compile, problems } from '../schema.js';
+import { didYouMean } from '../suggest.js';
+import { capText } from '../../sandbox/worker/normalize.js';
+import type { Exposure } from '../expose/pipeline.js';
+import type { ResolvedConfig } from '../load/config.js';
+import type { ToolErrorCode } from '../errors.js';
+import type { Registry } from '../expose/registry.js';
+import type { ToolRecord } from '../types.js';
+import type { CallOutcome, SandboxToolset } from '../../sandbox/protocol.js';
+import { codeLimits, sandboxTools } from '../expose/code-execution.js';
+import { dropStrictNulls } from './strict-arguments.js';
+import type { CallHooks, RunnerFailure } from '../../sandbox/runner.js';
 
 /** Per-call options of `dispatch`. */
 export interface DispatchOptions {

@@ -8,12 +8,12 @@
  */
 import { Piscina } from 'piscina';
 import type { MessagePort } from 'node:worker_threads';
-import { exposeGuarded, type GuardStats } from './rpc-guard.js';
-import { Deadline, DeadlineSweeper } from './deadlines.js';
-import { HOST_RPC_METHODS, type CheckVerdict, type HandlerOutput, type RawManifest, type WorkerReply, type WorkerTask } from './protocol.js';
-import { checkTask, handlerTask } from './tasks.js';
-import { hostRpc } from './host-rpc.js';
-import type { CallHooks, CheckRequest, HandlerRequest, RunOutcome, Runner, RunnerFailure, RunnerStats } from './runner.js';
+import { exposeGuarded, type GuardStats } from '../rpc-guard.js';
+import { Deadline, DeadlineSweeper } from '../deadlines.js';
+import { HOST_RPC_METHODS, type CheckVerdict, type HandlerOutput, type RawManifest, type WorkerReply, type WorkerTask } from '../protocol.js';
+import { checkTask, handlerTask } from '../tasks.js';
+import { hostRpc } from '../host-rpc.js';
+import type { CallHooks, CheckRequest, HandlerRequest, RunOutcome, Runner, RunnerFailure, RunnerStats } from '../runner.js';
 
 /** Options of one plugin's thread pool. */
 export interface ThreadRunnerOptions {
@@ -29,7 +29,7 @@ export interface ThreadRunnerOptions {
   idleTimeoutMs?: number;
 }
 
-const WORKER_URL = new URL('./worker.js', import.meta.url).href;
+const WORKER_URL = new URL('../worker/worker-entry.js', import.meta.url).href;
 
 /** Extra hard-deadline time when the call has to wait for a worker to start. */
 const COLD_START_ALLOWANCE_MS = 2_000;

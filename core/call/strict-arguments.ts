@@ -5,7 +5,7 @@
  * usually rejects that null, so the caller removes those nulls first.
  */
 import type { JsonSchema } from '../plugin.js';
-import { isSchema, mergeAllOf, resolveLocalRef, typesOf } from './json-schema.js';
+import { isSchema, mergeAllOf, resolveLocalRef, typesOf } from '../providers/json-schema.js';
 
 function acceptsNull(schema: JsonSchema): boolean {
   if (typesOf(schema).includes('null') || schema.nullable === true || schema.const === null) return true;

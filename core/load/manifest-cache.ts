@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PLUGIN_API_VERSION, TOOLSHED_VERSION } from './version.js';
-import type { PluginManifest, PluginSource } from './types.js';
+import { PLUGIN_API_VERSION, TOOLSHED_VERSION } from '../version.js';
+import type { PluginManifest, PluginSource } from '../types.js';
 
 const SKIP_DIRS = new Set(['node_modules', '.git', 'test', 'tests', '__tests__']);
 const MAX_FILES = 2_000;

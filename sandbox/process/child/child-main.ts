@@ -12,11 +12,11 @@ import type { MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { wrap, type Remote } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { exposeGuarded } from './rpc-guard.js';
-import { FrameChannel, RpcPort } from './process-channel.js';
-import { capText } from './normalize.js';
-import { Deadline, DeadlineSweeper } from './deadlines.js';
-import { HOST_RPC_METHODS, type ChildFailure, type ChildInit, type ChildReply, type ChildTaskFrame, type HostRpc, type HostToChild, type WorkerReply } from './protocol.js';
+import { exposeGuarded } from '../../rpc-guard.js';
+import { FrameChannel, RpcPort } from '../channel.js';
+import { capText } from '../../worker/normalize.js';
+import { Deadline, DeadlineSweeper } from '../../deadlines.js';
+import { HOST_RPC_METHODS, type ChildFailure, type ChildInit, type ChildReply, type ChildTaskFrame, type HostRpc, type HostToChild, type WorkerReply } from '../../protocol.js';
 
 /** The host passes the channel as the child's fd 3 (stdio[3]). */
 const CHANNEL_FD = 3;

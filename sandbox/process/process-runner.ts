@@ -9,18 +9,18 @@
  * kill is reported as `crashed` and the next call gets a fresh child.
  */
 import { fileURLToPath } from 'node:url';
-import { ChildHandle, type ChildEnd, type RequestResult } from './process-child.js';
-import { checkReply } from './process-frames.js';
-import { findEscapingSymlink, pluginReadRoots, runtimeReadPaths } from './process-paths.js';
-import { RpcPort } from './process-channel.js';
-import { childCommand, expectedProtections, type Protections } from './process-spawn.js';
-import { exposeGuardedEndpoint, type GuardStats } from './rpc-guard.js';
-import { HOST_RPC_METHODS, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type WorkerReply, type WorkerTask } from './protocol.js';
-import { checkTask, handlerTask } from './tasks.js';
-import { hostRpc } from './host-rpc.js';
-import { DeadlineSweeper } from './deadlines.js';
-import type { CallHooks, CheckRequest, HandlerRequest, RunOutcome, Runner, RunnerFailure, RunnerStats } from './runner.js';
-import type { SerializedError } from '../core/errors.js';
+import { ChildHandle, type ChildEnd, type RequestResult } from './child-handle.js';
+import { checkReply } from './frames.js';
+import { findEscapingSymlink, pluginReadRoots, runtimeReadPaths } from './paths.js';
+import { RpcPort } from './channel.js';
+import { childCommand, expectedProtections, type Protections } from './spawn.js';
+import { exposeGuardedEndpoint, type GuardStats } from '../rpc-guard.js';
+import { HOST_RPC_METHODS, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type WorkerReply, type WorkerTask } from '../protocol.js';
+import { checkTask, handlerTask } from '../tasks.js';
+import { hostRpc } from '../host-rpc.js';
+import { DeadlineSweeper } from '../deadlines.js';
+import type { CallHooks, CheckRequest, HandlerRequest, RunOutcome, Runner, RunnerFailure, RunnerStats } from '../runner.js';
+import type { SerializedError } from '../../core/errors.js';
 
 /** What the child may do beyond running the plugin's own files: absolute, resolved paths. */
 export interface SandboxGrants {
@@ -54,8 +54,8 @@ export interface ProcessRunnerOptions {
   startTimeoutMs?: number;
 }
 
-const CHILD_ENTRY = fileURLToPath(new URL('./child.js', import.meta.url));
-const WORKER_URL = new URL('./process-worker.js', import.meta.url).href;
+const CHILD_ENTRY = fileURLToPath(new URL('./child/child-main.js', import.meta.url));
+const WORKER_URL = new URL('./child/child-worker.js', import.meta.url).href;
 /** Manifest extraction budget; the hard deadline is twice this, as for calls. */
 const MANIFEST_TIMEOUT_MS = 15_000;
 /** A `ctx.log` line is cut to this before it reaches the host's listeners. */

@@ -9,13 +9,13 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { resolve as resolveModule } from 'import-meta-resolve';
 import semver from 'semver';
-import { PluginError } from './errors.js';
-import { TOOLSHED_VERSION, PLUGIN_API_VERSION } from './version.js';
+import { PluginError } from '../errors.js';
+import { TOOLSHED_VERSION, PLUGIN_API_VERSION } from '../version.js';
 import type { PluginEntry } from './config.js';
-import type { PluginSource } from './types.js';
+import type { PluginSource } from '../types.js';
 
 /** The folder holding the first-party plugin packages. */
-export const BUILTIN_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
+export const BUILTIN_DIR = fileURLToPath(new URL('../../../plugins/', import.meta.url));
 
 interface PackageJson {
   name?: string;
