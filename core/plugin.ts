@@ -38,6 +38,27 @@ export interface ToolLimits {
   maxResultChars?: number;
 }
 
+/** The limits of one execute_code script. */
+export interface CodeLimits {
+  timeoutMs: number;
+  memoryMb: number;
+  maxToolCalls: number;
+  maxOutputChars: number;
+}
+
+/** A tool sandboxed code may call: its exposed name, corrected description and schema. */
+export interface SandboxTool {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/** What `ctx.sandboxTools()` returns: the tools code execution may call now, and its limits. */
+export interface SandboxToolset {
+  tools: SandboxTool[];
+  limits: CodeLimits;
+}
+
 /** What a handler or check receives besides its arguments. */
 export interface ToolContext {
   /** aborted on timeout or when the caller cancels */
@@ -59,7 +80,7 @@ export interface ToolContext {
    * flagged `sandbox: true`, intersected with what is exposed) and the code-execution
    * limits. For code-execution plugins; rejects inside availability checks.
    */
-  sandboxTools(): Promise<{ tools: Array<{ name: string; description: string; parameters: JsonSchema }>; limits: { timeoutMs: number; memoryMb: number; maxToolCalls: number; maxOutputChars: number } }>;
+  sandboxTools(): Promise<SandboxToolset>;
 }
 
 /** A check's verdict: `false` or `{ ok: false, reason }` hides the tool. */

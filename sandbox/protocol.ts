@@ -4,6 +4,10 @@
  * behind the guard in rpc-guard.ts.
  */
 import type { SerializedError } from '../core/errors.js';
+import type { CallOutcome } from '../core/call/outcome.js';
+import type { SandboxToolset } from '../core/plugin.js';
+
+export type { CallOutcome, SandboxToolset };
 
 /** Extract a plugin's serializable manifest. */
 export interface ManifestTask {
@@ -54,22 +58,6 @@ export interface CheckVerdict {
   reason?: string;
 }
 
-/** The structured outcome of one dispatch, as `callTool` sees it. */
-export type CallOutcome = { ok: true; text: string } | { ok: false; code: string; message: string };
-
-/** A tool sandboxed code may call: its exposed name, corrected description and schema. */
-export interface SandboxTool {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-}
-
-/** What `ctx.sandboxTools()` returns: the tools code execution may call now, and its limits. */
-export interface SandboxToolset {
-  tools: SandboxTool[];
-  limits: { timeoutMs: number; memoryMb: number; maxToolCalls: number; maxOutputChars: number };
-}
-
 /** Methods a worker may call on the host. Nothing else passes the guard. */
 export interface HostRpc {
   log(callId: number, message: string): void;
@@ -114,7 +102,7 @@ export interface RawManifest {
 
 // ---------------------------------------------------------------------------
 // The process tier. Host and child exchange length-prefixed JSON frames over
-// the child's fd 3 (see process-channel.ts); everything the child sends is
+// the child's fd 3 (see process/channel.ts); everything the child sends is
 // validated by the host before use, because plugin code can write to that fd.
 
 /** Settings the host sends the child once, before anything else (never via argv or env, which other users can read). */

@@ -8,7 +8,7 @@ import type { ResolvedConfig } from '../load/config.js';
 import type { RewriteContext, SchemaRewriter } from './pipeline.js';
 import type { ToolDefinition } from '../providers/types.js';
 import type { ToolRecord } from '../types.js';
-import type { SandboxTool, SandboxToolset } from '../../sandbox/protocol.js';
+import type { CodeLimits, SandboxTool } from '../plugin.js';
 
 /** The reserved name of the code-execution tool. */
 export const CODE_TOOL = 'execute_code';
@@ -30,7 +30,7 @@ export function sandboxTools(config: ResolvedConfig, exposed: ReadonlyMap<string
 }
 
 /** The limits of one script, from config. */
-export function codeLimits(config: ResolvedConfig): SandboxToolset['limits'] {
+export function codeLimits(config: ResolvedConfig): CodeLimits {
   const { timeoutMs, memoryMb, maxToolCalls, maxOutputChars } = config.codeExecution;
   return { timeoutMs, memoryMb, maxToolCalls, maxOutputChars };
 }

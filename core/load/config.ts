@@ -8,10 +8,18 @@ import { ConfigError } from '../errors.js';
 import { loadJsFresh } from './config-loaders.js';
 import { formatProblems, problems } from '../schema.js';
 import { validate as validateStandalone } from './config-validator.js';
-import type { Permissions } from '../plugin.js';
+import type { CodeLimits, Permissions, ToolLimits } from '../plugin.js';
 
 /** A plugin entry as written in the config. */
 export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Permissions };
+
+/** Host-wide limits; a tool's own `limits` may lower its timeout and result cap. */
+export interface HostLimits extends Required<ToolLimits> {
+  memoryMb: number;
+  maxQueue: number;
+  threads: number;
+  idleTimeoutMs: number;
+}
 
 /** The config object users write (see config.schema.json). */
 export interface ToolshedConfig {
@@ -23,8 +31,8 @@ export interface ToolshedConfig {
   disable?: string[];
   prefer?: Record<string, string>;
   checks?: { ttlMs?: number; graceMs?: number; timeoutMs?: number };
-  limits?: { timeoutMs?: number; maxResultChars?: number; memoryMb?: number; maxQueue?: number; threads?: number; idleTimeoutMs?: number };
-  codeExecution?: { tools?: string[]; timeoutMs?: number; maxToolCalls?: number; memoryMb?: number; maxOutputChars?: number };
+  limits?: Partial<HostLimits>;
+  codeExecution?: Partial<CodeLimits> & { tools?: string[] };
   cache?: { dir?: string; enabled?: boolean };
 }
 
@@ -41,12 +49,12 @@ export interface ResolvedConfig {
   disable: string[];
   prefer: Record<string, string>;
   checks: { ttlMs: number; graceMs: number; timeoutMs: number };
-  limits: { timeoutMs: number; maxResultChars: number; memoryMb: number; maxQueue: number; threads: number; idleTimeoutMs: number };
-  codeExecution: { tools: string[] | undefined; timeoutMs: number; maxToolCalls: number; memoryMb: number; maxOutputChars: number };
+  limits: HostLimits;
+  codeExecution: CodeLimits & { tools: string[] | undefined };
   cache: { dir: string; enabled: boolean };
 }
 
-/** Every place cosmiconfig looks, in order (DESIGN.md's list). */
+/** Every place cosmiconfig looks, in order (docs/configuration.md lists them). */
 export const SEARCH_PLACES = [
   'package.json',
   '.toolshedrc',

@@ -5,9 +5,9 @@
  * arguments against the original schema.
  */
 import { objectRoot } from './json-schema.js';
-import type { ToolDefinition } from './types.js';
+import type { AnthropicTool, ToolDefinition } from './types.js';
 
 /** `{ name, description, input_schema }` per tool; input_schema is always an object schema. */
-export function toAnthropic(defs: readonly ToolDefinition[]): unknown[] {
+export function toAnthropic(defs: readonly ToolDefinition[]): AnthropicTool[] {
   return defs.map((d) => ({ name: d.name, description: d.description, input_schema: objectRoot(d.parameters) }));
 }

@@ -9,7 +9,7 @@
  */
 import type { JsonSchema } from '../plugin.js';
 import { isSchema, mergeAllOf, resolveLocalRef, typesOf } from './json-schema.js';
-import type { ToolDefinition } from './types.js';
+import type { GeminiTool, ToolDefinition } from './types.js';
 
 const KEEP = new Set([
   'type', 'format', 'description', 'nullable', 'enum', 'properties', 'required', 'items', 'minItems', 'maxItems', 'minimum', 'maximum',
@@ -125,7 +125,7 @@ export function toGeminiSchema(schema: unknown): JsonSchema {
 }
 
 /** `[{ functionDeclarations: [...] }]`, ready to pass as Gemini's `tools`. */
-export function toGemini(defs: readonly ToolDefinition[]): unknown[] {
+export function toGemini(defs: readonly ToolDefinition[]): GeminiTool[] {
   if (!defs.length) return [];
   return [
     {

@@ -3,11 +3,12 @@ import { toAnthropic } from './anthropic.js';
 import { toGemini } from './gemini.js';
 import { toMcp } from './mcp.js';
 import { toOpenAI, toResponses } from './openai.js';
-import type { DefinitionFormat, FormatOptions, ToolDefinition } from './types.js';
+import type { DefinitionFormat, FormatOptions, ToolDefinition, ToolsByFormat } from './types.js';
 
-export { FORMATS, type DefinitionFormat, type FormatOptions, type ToolDefinition } from './types.js';
+export { FORMATS } from './types.js';
+export type * from './types.js';
 
-const formatters: Record<DefinitionFormat, (defs: readonly ToolDefinition[], options: FormatOptions) => unknown[]> = {
+const formatters: { [F in DefinitionFormat]: (defs: readonly ToolDefinition[], options: FormatOptions) => ToolsByFormat[F][] } = {
   openai: toOpenAI,
   responses: toResponses,
   anthropic: toAnthropic,
@@ -16,6 +17,6 @@ const formatters: Record<DefinitionFormat, (defs: readonly ToolDefinition[], opt
 };
 
 /** The `tools` array for `format`. */
-export function formatDefinitions(defs: readonly ToolDefinition[], format: DefinitionFormat, options: FormatOptions = {}): unknown[] {
+export function formatDefinitions<F extends DefinitionFormat>(defs: readonly ToolDefinition[], format: F, options: FormatOptions = {}): ToolsByFormat[F][] {
   return formatters[format](defs, options);
 }

@@ -62,7 +62,7 @@ export function mergeAllOf(node: JsonSchema): JsonSchema {
  * strict mode require: `type: 'object'`, `allOf` merged in, and root-level
  * `anyOf`/`oneOf`/`not` removed (both providers reject them at the top level).
  */
-export function objectRoot(schema: JsonSchema): JsonSchema {
+export function objectRoot(schema: JsonSchema): JsonSchema & { type: 'object' } {
   const { anyOf: _anyOf, oneOf: _oneOf, not: _not, ...rest } = mergeAllOf(schema);
   return { ...rest, type: 'object' };
 }

@@ -1,7 +1,7 @@
 /** MCP `tools/list` entries. */
-import type { ToolDefinition } from './types.js';
+import type { McpTool, ToolDefinition } from './types.js';
 
 /** `{ name, description, inputSchema }` per tool. */
-export function toMcp(defs: readonly ToolDefinition[]): unknown[] {
-  return defs.map((d) => ({ name: d.name, description: d.description, inputSchema: { type: 'object', ...d.parameters } }));
+export function toMcp(defs: readonly ToolDefinition[]): McpTool[] {
+  return defs.map((d) => ({ name: d.name, description: d.description, inputSchema: { type: 'object' as const, ...d.parameters } }));
 }

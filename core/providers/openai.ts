@@ -5,25 +5,26 @@
  * mode, and a tool whose schema cannot be goes out with `strict: false`.
  */
 import { toStrictSchema } from './openai-strict.js';
-import type { FormatOptions, ToolDefinition } from './types.js';
+import type { FormatOptions, OpenAITool, ResponsesTool, ToolDefinition } from './types.js';
+import type { JsonSchema } from '../plugin.js';
 
-function strictParts(d: ToolDefinition): { parameters: unknown; strict: boolean } {
+function strictParts(d: ToolDefinition): { parameters: JsonSchema; strict: boolean } {
   const converted = toStrictSchema(d.parameters);
   return converted.ok ? { parameters: converted.schema, strict: true } : { parameters: d.parameters, strict: false };
 }
 
 /** `{ type: 'function', function: { name, description, parameters, strict? } }` per tool. */
-export function toOpenAI(defs: readonly ToolDefinition[], options: FormatOptions = {}): unknown[] {
+export function toOpenAI(defs: readonly ToolDefinition[], options: FormatOptions = {}): OpenAITool[] {
   return defs.map((d) => ({
-    type: 'function',
+    type: 'function' as const,
     function: options.strict ? { name: d.name, description: d.description, ...strictParts(d) } : { name: d.name, description: d.description, parameters: d.parameters },
   }));
 }
 
 /** OpenAI Responses API `tools` entries: flat function tools. */
-export function toResponses(defs: readonly ToolDefinition[], options: FormatOptions = {}): unknown[] {
+export function toResponses(defs: readonly ToolDefinition[], options: FormatOptions = {}): ResponsesTool[] {
   return defs.map((d) => ({
-    type: 'function',
+    type: 'function' as const,
     name: d.name,
     description: d.description,
     ...(options.strict ? strictParts(d) : { parameters: d.parameters, strict: false }),

@@ -8,8 +8,58 @@ export interface ToolDefinition {
   parameters: JsonSchema;
 }
 
+/** An OpenAI Chat Completions `tools` entry. */
+export interface OpenAITool {
+  type: 'function';
+  function: { name: string; description: string; parameters: JsonSchema; strict?: boolean };
+}
+
+/** An OpenAI Responses API `tools` entry (a flat function tool). */
+export interface ResponsesTool {
+  type: 'function';
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  strict: boolean;
+}
+
+/** An Anthropic Messages API `tools` entry; `input_schema` is always an object schema. */
+export interface AnthropicTool {
+  name: string;
+  description: string;
+  input_schema: JsonSchema & { type: 'object' };
+}
+
+/** One Gemini function declaration; `parameters` is left out when the tool takes none. */
+export interface GeminiFunctionDeclaration {
+  name: string;
+  description: string;
+  parameters?: JsonSchema;
+}
+
+/** A Gemini `tools` entry: every declaration in one `functionDeclarations` list. */
+export interface GeminiTool {
+  functionDeclarations: GeminiFunctionDeclaration[];
+}
+
+/** An MCP `tools/list` entry. */
+export interface McpTool {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema & { type: 'object' };
+}
+
+/** The element type of `definitions()` for each format. */
+export interface ToolsByFormat {
+  openai: OpenAITool;
+  responses: ResponsesTool;
+  anthropic: AnthropicTool;
+  gemini: GeminiTool;
+  mcp: McpTool;
+}
+
 /** The tool formats `definitions()` can produce. */
-export type DefinitionFormat = 'openai' | 'responses' | 'anthropic' | 'gemini' | 'mcp';
+export type DefinitionFormat = keyof ToolsByFormat;
 
 /** Every supported format, for validation and help text. */
 export const FORMATS: readonly DefinitionFormat[] = ['openai', 'responses', 'anthropic', 'gemini', 'mcp'];

@@ -1,21 +1,17 @@
-/** One function the sandbox may expose. */
-export interface CodeToolSpec {
-  name: string;
-  description: string;
-  /** JSON Schema of the tool's arguments object. */
-  parameters: Record<string, unknown>;
-}
+import type { CodeLimits, SandboxTool } from '../../core/plugin.js';
+import type { SandboxErrorCode, ToolErrorCode } from '../../core/errors.js';
 
-/** Structured outcome of one host tool call (what the host's dispatch produced). */
+export type { CodeLimits };
+
+/** One function the sandbox may expose (the host's `SandboxTool`). */
+export type CodeToolSpec = SandboxTool;
+
+/**
+ * Structured outcome of one tool call as the runtime receives it. `callTool`
+ * is the embedder's bridge, so the code is whatever it reports (checked for
+ * shape, not for membership in toolshed's code lists).
+ */
 export type ToolCallOutcome = { ok: true; text: string } | { ok: false; code: string; message: string };
-
-/** Per-run limits of the execute_code sandbox. */
-export interface CodeLimits {
-  timeoutMs: number;
-  memoryMb: number;
-  maxToolCalls: number;
-  maxOutputChars: number;
-}
 
 /** What the host passes along with each tool call the script makes. */
 export interface ToolCallContext {
@@ -73,4 +69,4 @@ export const CodeErrorCode = {
   crashed: 'SANDBOX_CRASHED',
   /** QuickJS could not be loaded or instantiated. */
   unavailable: 'SANDBOX_UNAVAILABLE',
-} as const;
+} as const satisfies Record<string, ToolErrorCode | SandboxErrorCode>;

@@ -1,7 +1,7 @@
 // Type tests for the public helpers: `npm test` type-checks this file (tsc --noEmit) and runs it.
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { definePlugin, defineTool, type ToolContext, type PluginSpec } from 'toolshed/plugin';
-import { createToolHost, type ToolHost, type CallOutcome } from 'toolshed';
+import { createToolHost, type ToolHost, type CallOutcome, type ToolErrorCode, type OpenAITool, type AnthropicTool, type GeminiTool, type McpTool, type ResponsesTool } from 'toolshed';
 
 describe('toolshed/plugin types', () => {
   it('definePlugin is an identity function that keeps literal types', () => {
@@ -39,5 +39,22 @@ describe('toolshed/plugin types', () => {
     expectTypeOf(createToolHost).returns.resolves.toEqualTypeOf<ToolHost>();
     expectTypeOf<ToolHost['dispatch']>().returns.resolves.toBeString();
     expectTypeOf<ToolHost['call']>().returns.resolves.toEqualTypeOf<CallOutcome>();
+  });
+
+  it('definitions() is typed by the format asked for', () => {
+    const host = {} as ToolHost;
+    const byDefault = () => host.definitions();
+    expectTypeOf(byDefault).returns.resolves.toEqualTypeOf<OpenAITool[]>();
+    type Of<F extends 'openai' | 'responses' | 'anthropic' | 'gemini' | 'mcp'> = Awaited<ReturnType<typeof host.definitions<F>>>;
+    expectTypeOf<Of<'anthropic'>>().toEqualTypeOf<AnthropicTool[]>();
+    expectTypeOf<Of<'responses'>>().toEqualTypeOf<ResponsesTool[]>();
+    expectTypeOf<Of<'gemini'>>().toEqualTypeOf<GeminiTool[]>();
+    expectTypeOf<Of<'mcp'>>().toEqualTypeOf<McpTool[]>();
+    const inferred = () => host.definitions({ format: 'anthropic' });
+    expectTypeOf(inferred).returns.resolves.toEqualTypeOf<AnthropicTool[]>();
+  });
+
+  it('a failed CallOutcome carries a ToolErrorCode', () => {
+    expectTypeOf<Extract<CallOutcome, { ok: false }>['code']>().toEqualTypeOf<ToolErrorCode>();
   });
 });

@@ -4,7 +4,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { distance } from 'fastest-levenshtein';
 import { displayPath } from './paths.js';
 
-/** @typedef {import('./types.js').ToolContext} ToolContext */
+/** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
 /** Up to `max` entries of `dir` whose names resemble `name`, closest first. */
 export async function similarNames(/** @type {string} */ dir, /** @type {string} */ name, max = 3) {

@@ -6,7 +6,7 @@ import { fsError } from './errors.js';
 import { displayPath, resolvePath } from './paths.js';
 import { MAX_UNPAGED_BYTES, numberLine } from './read-file.js';
 
-/** @typedef {import('./types.js').ToolContext} ToolContext */
+/** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
 /** Lines of context shown around the change in the result. */
 const SNIPPET_CONTEXT = 3;

@@ -2,7 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 
-/** @typedef {import('./types.js').ToolContext} ToolContext */
+/** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
 /** The directory relative paths are resolved against: the host's cwd. */
 export function baseDir(/** @type {ToolContext} */ ctx) {

@@ -5,7 +5,7 @@ import { fsError } from './errors.js';
 import { readLines } from './lines.js';
 import { displayPath, resolvePath } from './paths.js';
 
-/** @typedef {import('./types.js').ToolContext} ToolContext */
+/** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
 /** Lines returned when the model gives no `limit`. */
 export const DEFAULT_LIMIT = 500;

@@ -6,7 +6,7 @@ import { looksBinary } from './binary.js';
 import { fsError } from './errors.js';
 import { displayPath, resolvePath } from './paths.js';
 
-/** @typedef {import('./types.js').ToolContext} ToolContext */
+/** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
 /** Hits (or listed files) returned when the model gives no `limit`. */
 export const DEFAULT_LIMIT = 100;

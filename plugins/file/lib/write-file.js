@@ -3,7 +3,7 @@ import { writeAtomic, countLines } from './atomic.js';
 import { fsError } from './errors.js';
 import { displayPath, resolvePath } from './paths.js';
 
-/** @typedef {import('./types.js').ToolContext} ToolContext */
+/** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
 /**
  * @param {{ path: string, content: string }} args

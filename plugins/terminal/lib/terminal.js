@@ -5,7 +5,7 @@ import path from 'node:path';
 import { childEnv } from './env.js';
 import { runCommand } from './run.js';
 
-/** @typedef {import('./types.js').ToolContext} ToolContext */
+/** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
 /** Timeout when the model gives none. */
 export const DEFAULT_TIMEOUT_MS = 120_000;

@@ -1,7 +1,7 @@
 // @ts-check
 import { DEFAULT_SESSION, emptyList, readList, sessionFile, todoDir, withLock, writeList } from './store.js';
 
-/** @typedef {import('./types.js').ToolContext} ToolContext */
+/** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 /** @typedef {import('./store.js').Todo} Todo */
 /** @typedef {import('./store.js').TodoList} TodoList */
 /** @typedef {{ id?: string, content?: string, status?: Todo['status'] }} TodoInput */

@@ -2,7 +2,7 @@
 import { charsetOf, decode, deadline, mediaType, readCapped, requestError, USER_AGENT } from './http.js';
 import { htmlTitle, htmlToText, metaCharset } from './html.js';
 
-/** @typedef {import('./types.js').ToolContext} ToolContext */
+/** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
 /** Characters of content returned when the model gives no `maxChars`. */
 export const DEFAULT_MAX_CHARS = 20_000;

@@ -2,7 +2,7 @@
 import { deadline, readCapped, requestError, USER_AGENT } from './http.js';
 import { inlineText } from './html.js';
 
-/** @typedef {import('./types.js').ToolContext} ToolContext */
+/** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
 /** Brave's web search endpoint; BRAVE_SEARCH_ENDPOINT replaces it (proxies, tests). */
 export const BRAVE_ENDPOINT = 'https://api.search.brave.com/res/v1/web/search';
