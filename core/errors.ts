@@ -4,34 +4,58 @@
  * error envelope. Codes, causes and fixes are listed in docs/errors.md.
  */
 
-/** Codes of host-level failures (config, plugins, toolsets). */
-export type HostErrorCode =
-  | 'CONFIG_INVALID'
-  | 'CONFIG_NOT_FOUND'
-  | 'PLUGIN_NOT_FOUND'
-  | 'PLUGIN_INVALID'
-  | 'PLUGIN_API_MISMATCH'
-  | 'PLUGIN_IMPORT_FAILED'
-  | 'TOOL_CONFLICT'
-  | 'TOOLSET_UNKNOWN'
-  | 'TOOLSET_CYCLE'
-  | 'HOST_CLOSED'
-  | 'USAGE';
+/** Codes of host-level failures (config, plugins, toolsets), thrown as `ToolshedError`. */
+export const HOST_ERROR_CODES = [
+  'CONFIG_INVALID',
+  'PLUGIN_NOT_FOUND',
+  'PLUGIN_INVALID',
+  'PLUGIN_API_MISMATCH',
+  'PLUGIN_IMPORT_FAILED',
+  'TOOL_CONFLICT',
+  'TOOLSET_UNKNOWN',
+  'TOOLSET_CYCLE',
+  'USAGE',
+] as const;
 
 /** Codes of the tool-call error envelope `{"error","code"}`. */
-export type ToolErrorCode =
-  | 'UNKNOWN_TOOL'
-  | 'TOOL_NOT_EXPOSED'
-  | 'INVALID_ARGUMENTS'
-  | 'TOOL_TIMEOUT'
-  | 'TOOL_CANCELLED'
-  | 'TOOL_CRASHED'
-  | 'TOOL_FAILED'
-  | 'QUEUE_FULL'
-  | 'PERMISSION_DENIED';
+export const TOOL_ERROR_CODES = [
+  'UNKNOWN_TOOL',
+  'TOOL_NOT_EXPOSED',
+  'INVALID_ARGUMENTS',
+  'TOOL_TIMEOUT',
+  'TOOL_CANCELLED',
+  'TOOL_CRASHED',
+  'TOOL_FAILED',
+  'QUEUE_FULL',
+  'PERMISSION_DENIED',
+  'HOST_CLOSED',
+] as const;
+
+/**
+ * Codes execute_code's sandbox puts on a script's errors and on its result
+ * (inside the tool's result text, so the model reads them).
+ */
+export const SANDBOX_ERROR_CODES = [
+  'TOOL_BUDGET_EXCEEDED',
+  'SANDBOX_TIMEOUT',
+  'SANDBOX_ABORTED',
+  'SANDBOX_OUT_OF_MEMORY',
+  'SANDBOX_STALLED',
+  'SANDBOX_CRASHED',
+  'SANDBOX_UNAVAILABLE',
+] as const;
+
+/** A host-level failure's code. */
+export type HostErrorCode = (typeof HOST_ERROR_CODES)[number];
+
+/** A tool-call failure's code. */
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
+
+/** A code execute_code's sandbox reports. */
+export type SandboxErrorCode = (typeof SANDBOX_ERROR_CODES)[number];
 
 /** Any code toolshed emits. */
-export type ErrorCode = HostErrorCode | ToolErrorCode;
+export type ErrorCode = HostErrorCode | ToolErrorCode | SandboxErrorCode;
 
 /** Base class of every error toolshed throws; match on `code`, never on `message`. */
 export class ToolshedError extends Error {
@@ -97,6 +121,14 @@ export interface SerializedError {
   code?: string;
   data?: unknown;
   stack?: string;
+}
+
+/**
+ * An Error carrying a `code`, for failures that cross a worker or process
+ * boundary as plain data (see `serializeError`); the host reads the code, never the text.
+ */
+export function codedError(code: string, message: string, options?: { cause?: unknown }): Error & { code: string } {
+  return Object.assign(new Error(message, options), { code });
 }
 
 /** Turns anything thrown into a `SerializedError`, keeping name, code, message and data. */

@@ -10,7 +10,6 @@ import type { ResolvedConfig } from './load/config.js';
 import type { Registry } from './expose/registry.js';
 import type { ManifestSource, ToolConflict } from './types.js';
 import type { Permissions } from './plugin.js';
-import { runnerProtections } from '../sandbox/process/process-runner.js';
 import type { Protections } from '../sandbox/process/spawn.js';
 
 /** One plugin's line in the report. */
@@ -69,7 +68,7 @@ export function explainHost(input: {
   const plugins = registry.plugins.map((p): PluginReport => {
     if (p.status === 'failed') return { name: p.name, specifier: p.specifier, status: 'failed', loadMs: round(p.loadMs), error: { code: p.error.code, message: p.error.message } };
     const stats = p.runner.stats();
-    const protections = runnerProtections(p.runner);
+    const protections = p.runner.protections();
     return {
       name: p.source.name,
       specifier: p.source.specifier,

@@ -8,11 +8,12 @@ import { performance } from 'node:perf_hooks';
 import { loadConfig, resolveConfig, stripUndefined, validateConfigObject, type ResolvedConfig, type ToolshedConfig } from './load/config.js';
 import { CheckCache, type Clock, type Verdict } from './expose/check-cache.js';
 import { DefinitionsPipeline, type Exposure, type SchemaRewriter } from './expose/pipeline.js';
-import { dispatchOutcome, envelope, failure, type DispatchOptions } from './call/dispatch.js';
+import { dispatchOutcome, type DispatchOptions } from './call/dispatch.js';
+import { envelope, failure, type CallOutcome } from './call/outcome.js';
 import { HostEmitter, type HostEvents } from './events.js';
 import { ToolshedError } from './errors.js';
 import { entryUrl, loadPlugins } from './load/loader.js';
-import { formatDefinitions, FORMATS, type DefinitionFormat } from './providers/index.js';
+import { formatDefinitions, FORMATS, type DefinitionFormat, type ToolsByFormat } from './providers/index.js';
 import { Registry } from './expose/registry.js';
 import { codeExecutionRewriter } from './expose/code-execution.js';
 import { explainHost, type HostReport } from './explain.js';
@@ -20,8 +21,7 @@ import { ThreadRunner } from '../sandbox/thread/thread-runner.js';
 import { ProcessRunner } from '../sandbox/process/process-runner.js';
 import { sandboxGrants } from './load/permissions.js';
 import type { PluginSource, ToolRecord } from './types.js';
-import type { CallOutcome } from '../sandbox/protocol.js';
-import type { Runner, RunOutcome } from '../sandbox/runner.js';
+import { describeRunnerFailure, type ManifestExtractor, type Runner, type RunOutcome } from '../sandbox/runner.js';
 import type { RawManifest } from '../sandbox/protocol.js';
 
 /** Options of `createToolHost`. */
@@ -41,9 +41,9 @@ export interface ToolHostOptions {
 }
 
 /** Options of `definitions()`. */
-export interface DefinitionsOptions {
+export interface DefinitionsOptions<F extends DefinitionFormat = DefinitionFormat> {
   /** the provider's tool format (default 'openai') */
-  format?: DefinitionFormat;
+  format?: F;
   /**
    * OpenAI strict mode for the openai and responses formats: every property required, optional ones
    * nullable, objects closed; a tool whose schema strict mode cannot express is sent with strict: false.
@@ -54,8 +54,12 @@ export interface DefinitionsOptions {
 
 /** A running toolshed host. */
 export interface ToolHost {
-  /** the `tools` array to send to the model, sorted by name */
-  definitions(options?: DefinitionsOptions): Promise<unknown[]>;
+  /**
+   * The `tools` array to send to the model, sorted by name, in the provider's own shape.
+   * @example
+   * const tools: AnthropicTool[] = await host.definitions({ format: 'anthropic' });
+   */
+  definitions<F extends DefinitionFormat = 'openai'>(options?: DefinitionsOptions<F>): Promise<ToolsByFormat[F][]>;
   /** runs a tool call; tool failures come back as the error envelope, never as a throw */
   dispatch(name: string, args?: unknown, options?: DispatchOptions): Promise<string>;
   /** like dispatch, but structured: `{ ok, text }` or `{ ok: false, code, message }` */
@@ -138,15 +142,15 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const extract = async (source: PluginSource): Promise<RunOutcome<RawManifest>> => {
     if (source.trust === 'untrusted') {
       sandboxExtractions++;
-      const sandbox = processRunner(source, {}, false);
+      const sandbox: ManifestExtractor = processRunner(source, {}, false);
       try {
-        return await sandbox.manifest();
+        return await sandbox.extract(entryUrl(source));
       } finally {
         await sandbox.close();
       }
     }
     extractor ??= threadRunner(entryUrl(source), {}, Math.max(1, Math.min(2, config.limits.threads)));
-    return extractor.manifest(entryUrl(source));
+    return extractor.extract(entryUrl(source));
   };
 
   let plugins;
@@ -176,12 +180,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       },
     );
     if (outcome.ok) return outcome.value;
-    if ('failure' in outcome) {
-      const f = outcome.failure;
-      if (f.kind === 'timeout') return { ok: false, reason: `check timed out after ${f.timeoutMs} ms` };
-      if (f.kind === 'crashed') return { ok: false, reason: `check crashed: ${f.message}` };
-      return { ok: false, reason: `check could not run (${f.kind})` };
-    }
+    if ('failure' in outcome) return { ok: false, reason: `check ${describeRunnerFailure(outcome.failure)}` };
     if (outcome.error.code === 'TOOL_TIMEOUT') return { ok: false, reason: `check timed out after ${config.checks.timeoutMs} ms` };
     return { ok: false, reason: `check threw: ${outcome.error.message}` };
   };
@@ -198,7 +197,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     onWarning: (message) => emitter.emit('warning', message),
   });
 
-  const formatted = new Map<string, { exposure: Exposure; value: unknown[] }>();
+  const formatted = new Map<string, { exposure: Exposure; value: ToolsByFormat[DefinitionFormat][] }>();
   let closed = false;
   let startupDone: number | undefined;
   const startupMs = () => startupDone ?? performance.now() - started;
@@ -207,7 +206,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined || sandboxExtractions > 0 });
 
   const call = async (name: string, args?: unknown, callOptions: DispatchOptions = {}): Promise<CallOutcome> => {
-    if (closed) return failure('TOOL_CRASHED', 'the host is closed');
+    if (closed) return failure('HOST_CLOSED', `${name} could not run: the host is closed`);
     try {
       return await dispatchOutcome(
         { registry, config: () => config, exposure: () => pipeline.current() },
@@ -231,13 +230,15 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
 
   const host: ToolHost = {
     config,
-    async definitions({ format = 'openai', strict = false } = {}) {
+    async definitions<F extends DefinitionFormat = 'openai'>(options: DefinitionsOptions<F> = {}): Promise<ToolsByFormat[F][]> {
+      const format = (options.format ?? 'openai') as F;
+      const strict = options.strict ?? false;
       if (!FORMATS.includes(format)) throw new ToolshedError('USAGE', `unknown format '${format}'; use one of ${FORMATS.join(', ')}`);
       const exposure = await pipeline.current();
       // Strict and plain OpenAI output differ, so each combination is memoized on its own.
       const key = strict && (format === 'openai' || format === 'responses') ? `${format}:strict` : format;
       const memo = formatted.get(key);
-      if (memo && memo.exposure === exposure) return memo.value;
+      if (memo && memo.exposure === exposure) return memo.value as ToolsByFormat[F][];
       const value = formatDefinitions(exposure.definitions, format, { strict });
       formatted.set(key, { exposure, value });
       return value;

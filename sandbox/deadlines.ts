@@ -9,6 +9,9 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 
+/** How often runners and the process-tier child check their calls' hard deadlines: they are backstops, so 25 ms late is fine. */
+export const HARD_DEADLINE_SWEEP_MS = 25;
+
 /** An abort signal for Piscina (EventEmitter with `aborted`), fired by a sweeper, a timer, or by hand. */
 export class Deadline extends EventEmitter {
   aborted = false;

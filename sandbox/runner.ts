@@ -1,9 +1,11 @@
 /**
- * The seam between the host and a trust tier. The thread tier (pools.ts) and
- * the process tier both implement `Runner`; the host never knows which one it
- * talks to.
+ * The seam between the host and a trust tier. The thread tier
+ * (thread/thread-runner.ts) and the process tier (process/process-runner.ts)
+ * both implement `Runner` and `ManifestExtractor`; the host never knows which
+ * one it talks to. Limits both tiers derive the same way live here too.
  */
 import type { CallOutcome, CheckVerdict, HandlerOutput, RawManifest, SandboxToolset, WorkerReply } from './protocol.js';
+import type { Protections } from './process/spawn.js';
 
 /** What the host lends a running call: where its logs, progress and nested calls go. */
 export interface CallHooks {
@@ -34,7 +36,8 @@ export type RunnerFailure =
   | { kind: 'timeout'; timeoutMs: number }
   | { kind: 'cancelled' }
   | { kind: 'crashed'; message: string; outOfMemory: boolean }
-  | { kind: 'queue-full'; limit: number };
+  | { kind: 'queue-full'; limit: number }
+  | { kind: 'closed' };
 
 /** A worker reply, or the runner's own failure. */
 export type RunOutcome<T> = WorkerReply<T> | { ok: false; failure: RunnerFailure };
@@ -51,9 +54,45 @@ export interface RunnerStats {
 /** A plugin's execution tier. */
 export interface Runner {
   readonly tier: 'thread' | 'process';
-  manifest(entry?: string): Promise<RunOutcome<RawManifest>>;
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>>;
   handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>>;
   stats(): RunnerStats;
+  /** the OS-level protections its code runs under; undefined for the thread tier, which has none of its own */
+  protections(): Protections | undefined;
   close(): Promise<void>;
+}
+
+/**
+ * Extracts plugin manifests (imports the module and turns it into data) in a
+ * tier's workers: the shared extraction pool of trusted plugins, or an
+ * untrusted plugin's own sandbox (which extracts only its own entry).
+ */
+export interface ManifestExtractor {
+  /** `entry` is the file URL of the plugin's entry module */
+  extract(entry: string): Promise<RunOutcome<RawManifest>>;
+  close(): Promise<void>;
+}
+
+/**
+ * One phrase for why a runner delivered no result, to follow what failed:
+ * `${what} ${describeRunnerFailure(f)}` ("the check timed out after 300 ms").
+ */
+export function describeRunnerFailure(failure: RunnerFailure): string {
+  switch (failure.kind) {
+    case 'timeout':
+      return `timed out after ${failure.timeoutMs} ms`;
+    case 'cancelled':
+      return 'was cancelled by the caller';
+    case 'queue-full':
+      return `could not start: its plugin already has the maximum of ${failure.limit} calls waiting`;
+    case 'crashed':
+      return `crashed: ${failure.message}`;
+    case 'closed':
+      return 'could not run: the host is closed';
+  }
+}
+
+/** The V8 heap limits of a worker whose plugin may use `memoryMb` (young generation an eighth, within 4–64 MB). */
+export function heapLimits(memoryMb: number): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } {
+  return { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.max(4, Math.min(64, Math.floor(memoryMb / 8))) };
 }

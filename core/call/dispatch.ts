@@ -3,18 +3,18 @@
  * tier (timeout, abort, memory) → normalize → cap. Every failure is an
  * outcome with a code; nothing here throws for a tool's failure.
  */
-import { compile, problems } from '../schema.js';
 import { didYouMean } from '../suggest.js';
+import { codeLimits, sandboxTools } from '../expose/code-execution.js';
+import { parseArguments, validateArguments } from './arguments.js';
+import { failure, type CallOutcome } from './outcome.js';
+import { dropStrictNulls } from './strict-arguments.js';
 import { capText } from '../../sandbox/worker/normalize.js';
+import { describeRunnerFailure, type CallHooks, type RunnerFailure } from '../../sandbox/runner.js';
 import type { Exposure } from '../expose/pipeline.js';
+import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../load/config.js';
 import type { ToolErrorCode } from '../errors.js';
-import type { Registry } from '../expose/registry.js';
-import type { ToolRecord } from '../types.js';
-import type { CallOutcome, SandboxToolset } from '../../sandbox/protocol.js';
-import { codeLimits, sandboxTools } from '../expose/code-execution.js';
-import { dropStrictNulls } from './strict-arguments.js';
-import type { CallHooks, RunnerFailure } from '../../sandbox/runner.js';
+import type { SandboxToolset } from '../plugin.js';
 
 /** Per-call options of `dispatch`. */
 export interface DispatchOptions {
@@ -29,49 +29,12 @@ export interface DispatchOptions {
 /** Nested `ctx.callTool` depth beyond which calls are refused (a tool calling itself forever). */
 export const MAX_CALL_DEPTH = 8;
 
-/** A failed outcome with `code`. */
-export function failure(code: ToolErrorCode, message: string): CallOutcome {
-  return { ok: false, code, message };
-}
+const FAILURE_CODES = { timeout: 'TOOL_TIMEOUT', cancelled: 'TOOL_CANCELLED', 'queue-full': 'QUEUE_FULL', crashed: 'TOOL_CRASHED', closed: 'HOST_CLOSED' } as const satisfies Record<RunnerFailure['kind'], ToolErrorCode>;
 
-/** The envelope string of an outcome: the text, or `{"error","code"}`. */
-export function envelope(outcome: CallOutcome): string {
-  return outcome.ok ? outcome.text : JSON.stringify({ error: outcome.message, code: outcome.code });
-}
-
-/** Parses arguments given as an object or a JSON string; bad JSON names the position. */
-export function parseArguments(raw: unknown): { ok: true; value: unknown } | { ok: false; outcome: CallOutcome } {
-  if (raw === undefined || raw === null) return { ok: true, value: {} };
-  if (typeof raw !== 'string') return { ok: true, value: raw };
-  if (raw.trim() === '') return { ok: true, value: {} };
-  try {
-    return { ok: true, value: JSON.parse(raw) };
-  } catch (error) {
-    const message = (error as Error).message;
-    return { ok: false, outcome: failure('INVALID_ARGUMENTS', `arguments are not valid JSON: ${message}. Send a JSON object matching the tool's parameters.`) };
-  }
-}
-
-/** Validates against the tool's own (original) schema, compiled once per tool. */
-export function validateArguments(record: ToolRecord, args: unknown): CallOutcome | undefined {
-  record.validate ??= compile(record.manifest.parameters);
-  if (record.validate(args)) return undefined;
-  const list = problems(record.validate.errors);
-  const lines = list.map((p) => `${p.pointer || '/'} ${p.message}`);
-  return failure('INVALID_ARGUMENTS', `invalid arguments for ${record.name}: ${lines.join('; ')}`);
-}
-
-function describeFailure(record: ToolRecord, f: RunnerFailure): CallOutcome {
-  switch (f.kind) {
-    case 'timeout':
-      return failure('TOOL_TIMEOUT', `${record.name} did not finish within ${f.timeoutMs} ms and was stopped`);
-    case 'cancelled':
-      return failure('TOOL_CANCELLED', `${record.name} was cancelled by the caller`);
-    case 'queue-full':
-      return failure('QUEUE_FULL', `${record.name} is busy: its plugin already has the maximum of ${f.limit} calls waiting. Retry later.`);
-    case 'crashed':
-      return failure('TOOL_CRASHED', `${record.name} crashed: ${f.message}`);
-  }
+/** The outcome of a call its runner could not deliver. */
+function runnerFailure(name: string, f: RunnerFailure): CallOutcome {
+  const hint = f.kind === 'queue-full' ? ' Retry later.' : '';
+  return failure(FAILURE_CODES[f.kind], `${name} ${describeRunnerFailure(f)}${hint}`);
 }
 
 /** What dispatch needs from the host. */
@@ -124,9 +87,9 @@ export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs:
   const request = { tool: name, args, timeoutMs, maxResultChars, ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) };
   const outcome = await record.plugin.runner.handle(request, hooks, options.signal);
   if (!outcome.ok) {
-    if ('failure' in outcome) return describeFailure(record, outcome.failure);
-    if (outcome.error.code === 'TOOL_TIMEOUT') return describeFailure(record, { kind: 'timeout', timeoutMs });
-    if (outcome.error.code === 'TOOL_CANCELLED') return describeFailure(record, { kind: 'cancelled' });
+    if ('failure' in outcome) return runnerFailure(name, outcome.failure);
+    if (outcome.error.code === 'TOOL_TIMEOUT') return runnerFailure(name, { kind: 'timeout', timeoutMs });
+    if (outcome.error.code === 'TOOL_CANCELLED') return runnerFailure(name, { kind: 'cancelled' });
     const code = outcome.error.code === 'PERMISSION_DENIED' ? 'PERMISSION_DENIED' : 'TOOL_FAILED';
     return failure(code, outcome.error.message || `${name} failed`);
   }

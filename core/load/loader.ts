@@ -12,7 +12,7 @@ import { normalizeManifest } from './manifest.js';
 import { effectivePermissions } from './permissions.js';
 import type { ResolvedConfig } from './config.js';
 import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from '../types.js';
-import type { Runner, RunOutcome } from '../../sandbox/runner.js';
+import { describeRunnerFailure, type Runner, type RunOutcome } from '../../sandbox/runner.js';
 import type { RawManifest } from '../../sandbox/protocol.js';
 
 /** What loading needs from the host. */
@@ -55,9 +55,7 @@ async function obtainManifest(source: PluginSource, options: LoadOptions, cache:
   const outcome = await options.extract(source);
   if (!outcome.ok) {
     if ('failure' in outcome) {
-      const f = outcome.failure;
-      const why = f.kind === 'crashed' ? f.message : f.kind === 'timeout' ? `manifest extraction timed out after ${f.timeoutMs} ms` : f.kind;
-      throw new PluginError('PLUGIN_IMPORT_FAILED', `${source.name}: ${why}`, { plugin: source.name });
+      throw new PluginError('PLUGIN_IMPORT_FAILED', `${source.name}: manifest extraction ${describeRunnerFailure(outcome.failure)}`, { plugin: source.name });
     }
     const code = outcome.error.code === 'PLUGIN_IMPORT_FAILED' ? 'PLUGIN_IMPORT_FAILED' : 'PLUGIN_INVALID';
     throw new PluginError(code, `${source.name}: ${outcome.error.message}`, { plugin: source.name, cause: outcome.error });

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Duplex, Readable } from 'node:stream';
+import { codedError } from '../../core/errors.js';
 import { FrameChannel } from './channel.js';
 import { checkChildFrame } from './frames.js';
 import type { ChildCommand } from './spawn.js';
@@ -115,7 +116,7 @@ export class ChildHandle {
       // Its own session and process group: the host can kill the group, and the child's signals to "its group" never reach the host.
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-      // Empty: granted variables travel in the init frame (see child.ts).
+      // Empty: granted variables travel in the init frame (see child/child-main.ts).
       env: {},
     });
     this.closed = new Promise((resolve) => this.process.once('close', () => resolve()));
@@ -163,7 +164,7 @@ export class ChildHandle {
     clearTimeout(timer);
     if (outcome) {
       handle.kill(outcome);
-      throw Object.assign(new Error(`the plugin's process ${outcome.message}${handle.diagnosis()}`), { code: 'TOOL_CRASHED' });
+      throw codedError('TOOL_CRASHED', `the plugin's process ${outcome.message}${handle.diagnosis()}`);
     }
     return handle;
   }

@@ -3,7 +3,7 @@
  * process, started on first use, under Node's permission model and (where
  * the machine allows) its own network and PID namespaces. The child runs the
  * plugin in its own Piscina pool; the host reaches it over framed messages on
- * fd 3 and exposes its RPC (log, progress, callTool) behind the same
+ * fd 3 and exposes its RPC (log, progress, callTool, sandboxTools) behind the same
  * allow-list guard as the thread tier. A call that overruns twice its timeout
  * has the whole child killed with SIGKILL; a crash, an out-of-memory or a
  * kill is reported as `crashed` and the next call gets a fresh child.
@@ -18,8 +18,8 @@ import { exposeGuardedEndpoint, type GuardStats } from '../rpc-guard.js';
 import { HOST_RPC_METHODS, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type WorkerReply, type WorkerTask } from '../protocol.js';
 import { checkTask, handlerTask } from '../tasks.js';
 import { hostRpc } from '../host-rpc.js';
-import { DeadlineSweeper } from '../deadlines.js';
-import type { CallHooks, CheckRequest, HandlerRequest, RunOutcome, Runner, RunnerFailure, RunnerStats } from '../runner.js';
+import { DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../deadlines.js';
+import { heapLimits, type CallHooks, type CheckRequest, type HandlerRequest, type ManifestExtractor, type RunOutcome, type Runner, type RunnerFailure, type RunnerStats } from '../runner.js';
 import type { SerializedError } from '../../core/errors.js';
 
 /** What the child may do beyond running the plugin's own files: absolute, resolved paths. */
@@ -74,7 +74,7 @@ function denied(message: string): { ok: false; error: SerializedError } {
 }
 
 /** Runs an untrusted plugin's code in a sandboxed child process. */
-export class ProcessRunner implements Runner {
+export class ProcessRunner implements Runner, ManifestExtractor {
   readonly tier = 'process' as const;
   private child: ChildHandle | undefined;
   private starting: Promise<ChildHandle> | undefined;
@@ -87,8 +87,8 @@ export class ProcessRunner implements Runner {
   private completed = 0;
   private started = 0;
   private idleTimer: NodeJS.Timeout | undefined;
-  // The 2× hard deadlines are backstops: checked every 25 ms rather than timed one by one.
-  private readonly deadlines = new DeadlineSweeper(25);
+  // The 2× hard deadlines are backstops: swept on one timer rather than timed one by one.
+  private readonly deadlines = new DeadlineSweeper(HARD_DEADLINE_SWEEP_MS);
   private lastProtections: Protections | undefined;
   private closed = false;
 
@@ -97,7 +97,7 @@ export class ProcessRunner implements Runner {
   }
 
   /** Extracts the plugin's manifest inside its sandbox (`entry` must be this runner's own). */
-  manifest(entry: string = this.options.entry): Promise<RunOutcome<RawManifest>> {
+  extract(entry: string): Promise<RunOutcome<RawManifest>> {
     if (entry !== this.options.entry) return Promise.resolve(denied('a process runner extracts only its own plugin'));
     return this.run<RawManifest>({ kind: 'manifest', entry }, MANIFEST_TIMEOUT_MS);
   }
@@ -151,7 +151,7 @@ export class ProcessRunner implements Runner {
   }
 
   private async run<T>(task: WorkerTask, timeoutMs: number, hooks?: CallHooks, signal?: AbortSignal): Promise<RunOutcome<T>> {
-    if (this.closed) return crashed('the runner is closed');
+    if (this.closed) return { ok: false, failure: { kind: 'closed' } };
     if (this.inFlight >= this.options.threads + this.options.maxQueue) {
       return { ok: false, failure: { kind: 'queue-full', limit: this.options.maxQueue } };
     }
@@ -167,6 +167,7 @@ export class ProcessRunner implements Runner {
       try {
         child = await this.acquire();
       } catch (error) {
+        if (this.closed) return { ok: false, failure: { kind: 'closed' } };
         return crashed((error as Error).message);
       }
       return (await this.exchange(child, task, timeoutMs, signal)) as RunOutcome<T>;
@@ -247,8 +248,8 @@ export class ProcessRunner implements Runner {
 
   /** Every isolate's heap (main and pool threads) with its young generation, plus Node's own footprint. */
   private rssBudgetMb(): number {
-    const { memoryMb, threads } = this.options;
-    return (memoryMb + Math.max(4, Math.min(64, Math.floor(memoryMb / 8)))) * (threads + 1) + 256;
+    const { maxOldGenerationSizeMb, maxYoungGenerationSizeMb } = heapLimits(this.options.memoryMb);
+    return (maxOldGenerationSizeMb + maxYoungGenerationSizeMb) * (this.options.threads + 1) + 256;
   }
 
   private async exchange(child: ChildHandle, task: WorkerTask, timeoutMs: number, signal?: AbortSignal): Promise<RunOutcome<unknown>> {
@@ -278,6 +279,7 @@ export class ProcessRunner implements Runner {
         child.send({ type: 'cancel', id });
         return { ok: false, failure: { kind: 'cancelled' } };
       case 'ended':
+        if (this.closed) return { ok: false, failure: { kind: 'closed' } };
         return crashed(this.endMessage(result.end), result.end.outOfMemory);
     }
     const reply = checkReply(task.kind, result.reply);
@@ -321,9 +323,4 @@ export class ProcessRunner implements Runner {
       child.kill({ message: 'was stopped after being idle', outOfMemory: false });
     }, this.options.idleTimeoutMs ?? 30_000).unref();
   }
-}
-
-/** The protections of a runner when it is a process runner, else undefined. */
-export function runnerProtections(runner: Runner): Protections | undefined {
-  return runner instanceof ProcessRunner ? runner.protections() : undefined;
 }

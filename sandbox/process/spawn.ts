@@ -107,7 +107,7 @@ export function childCommand(options: ChildCommandOptions): ChildCommand {
     process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission',
     ...unique(options.readPaths).map((p) => `--allow-fs-read=${p}`),
     ...unique(options.writePaths).map((p) => `--allow-fs-write=${p}`),
-    // The child's own Piscina pool needs threads; plugin code is denied new Workers by process-harden.ts.
+    // The child's own Piscina pool needs threads; plugin code is denied new Workers by child/harden.ts.
     '--allow-worker',
     // Belt and braces: addons are already denied without --allow-addons.
     '--no-addons',

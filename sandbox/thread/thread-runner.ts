@@ -1,19 +1,20 @@
 /**
  * The thread tier: one Piscina pool per plugin, started on the first call or
  * check and shrunk to zero threads when idle. Handlers run with
- * `concurrentTasksPerWorker: 1`, a heap limit from `limits.memoryMb`, an env
- * reduced to the plugin's grants, and `AbortSignal.timeout` per call (Piscina
- * terminates a worker whose running task is aborted, so a stuck handler cannot
- * keep its thread).
+ * `concurrentTasksPerWorker: 1`, a heap limit from `limits.memoryMb` and an
+ * env reduced to the plugin's grants. Each call has a hard deadline (a
+ * swept `Deadline`, see deadlines.ts) handed to Piscina as its abort signal:
+ * Piscina terminates a worker whose running task is aborted, so a stuck
+ * handler cannot keep its thread.
  */
 import { Piscina } from 'piscina';
 import type { MessagePort } from 'node:worker_threads';
 import { exposeGuarded, type GuardStats } from '../rpc-guard.js';
-import { Deadline, DeadlineSweeper } from '../deadlines.js';
+import { Deadline, DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../deadlines.js';
 import { HOST_RPC_METHODS, type CheckVerdict, type HandlerOutput, type RawManifest, type WorkerReply, type WorkerTask } from '../protocol.js';
 import { checkTask, handlerTask } from '../tasks.js';
 import { hostRpc } from '../host-rpc.js';
-import type { CallHooks, CheckRequest, HandlerRequest, RunOutcome, Runner, RunnerFailure, RunnerStats } from '../runner.js';
+import { heapLimits, type CallHooks, type CheckRequest, type HandlerRequest, type ManifestExtractor, type RunOutcome, type Runner, type RunnerFailure, type RunnerStats } from '../runner.js';
 
 /** Options of one plugin's thread pool. */
 export interface ThreadRunnerOptions {
@@ -34,18 +35,15 @@ const WORKER_URL = new URL('../worker/worker-entry.js', import.meta.url).href;
 /** Extra hard-deadline time when the call has to wait for a worker to start. */
 const COLD_START_ALLOWANCE_MS = 2_000;
 
-/** How often a runner checks its calls' hard deadlines. */
-const SWEEP_MS = 25;
-
 /** Time a worker gets to stop cooperatively (ctx.signal aborted) before it is terminated. */
 const SOFT_TO_HARD_GRACE_MS = 1_000;
 
 /** Runs a plugin's code in a lazily started Piscina pool. */
-export class ThreadRunner implements Runner {
+export class ThreadRunner implements Runner, ManifestExtractor {
   readonly tier = 'thread' as const;
   private pool: Piscina | undefined;
-  // Hard deadlines are backstops: checked every SWEEP_MS rather than timed one by one.
-  private readonly deadlines = new DeadlineSweeper(SWEEP_MS);
+  // Hard deadlines are backstops: swept on one timer rather than timed one by one.
+  private readonly deadlines = new DeadlineSweeper(HARD_DEADLINE_SWEEP_MS);
   private readonly calls = new Map<number, CallHooks>();
   private readonly ports = new Set<MessagePort>();
   private readonly guard: GuardStats = { passed: 0, refused: 0 };
@@ -55,8 +53,8 @@ export class ThreadRunner implements Runner {
 
   constructor(private readonly options: ThreadRunnerOptions) {}
 
-  private start(): Piscina {
-    if (this.closed) throw new Error('runner is closed');
+  private start(): Piscina | undefined {
+    if (this.closed) return undefined;
     if (this.pool) return this.pool;
     const { env, memoryMb, threads, idleTimeoutMs = 30_000 } = this.options;
     const pool = new Piscina({
@@ -66,7 +64,7 @@ export class ThreadRunner implements Runner {
       idleTimeout: idleTimeoutMs,
       concurrentTasksPerWorker: 1,
       env,
-      resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.max(4, Math.min(64, Math.floor(memoryMb / 8))) },
+      resourceLimits: heapLimits(memoryMb),
     });
     pool.on('message', (message: unknown) => this.onWorkerMessage(message));
     // A worker that dies between tasks is replaced on demand; nothing to report.
@@ -87,6 +85,7 @@ export class ThreadRunner implements Runner {
 
   private async run<T>(task: WorkerTask, hooks: CallHooks | undefined, timeoutMs: number, signal?: AbortSignal): Promise<RunOutcome<T>> {
     const pool = this.start();
+    if (!pool) return { ok: false, failure: { kind: 'closed' } };
     if (this.inFlight >= this.options.threads + this.options.maxQueue) {
       return { ok: false, failure: { kind: 'queue-full', limit: this.options.maxQueue } };
     }
@@ -104,6 +103,8 @@ export class ThreadRunner implements Runner {
     try {
       return (await pool.run(task, { signal: hard })) as WorkerReply<T>;
     } catch (error) {
+      // close() destroys the pool under running calls: that is the host closing, not the plugin crashing.
+      if (this.closed) return { ok: false, failure: { kind: 'closed' } };
       return { ok: false, failure: classify(error, timeout, signal, timeoutMs, this.options.memoryMb) };
     } finally {
       this.deadlines.release(timeout);
@@ -136,8 +137,8 @@ export class ThreadRunner implements Runner {
     return hard;
   }
 
-  /** Extracts the manifest of this runner's plugin, or of `entry` when this runner serves as a shared extraction pool. */
-  manifest(entry: string = this.options.entry): Promise<RunOutcome<RawManifest>> {
+  /** Extracts the manifest of the plugin at `entry` (this runner may serve as the shared extraction pool). */
+  extract(entry: string): Promise<RunOutcome<RawManifest>> {
     return this.run<RawManifest>({ kind: 'manifest', entry }, undefined, 30_000);
   }
 
@@ -147,6 +148,11 @@ export class ThreadRunner implements Runner {
 
   handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
     return this.run<HandlerOutput>(handlerTask(this.options.entry, this.options.cwd, request), hooks, request.timeoutMs, signal);
+  }
+
+  /** Threads share the host's process: no OS-level protections of their own. */
+  protections(): undefined {
+    return undefined;
   }
 
   stats(): RunnerStats {

@@ -7,7 +7,7 @@
 import { MessageChannel, parentPort } from 'node:worker_threads';
 import { wrap, type Remote } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { serializeError } from '../../core/errors.js';
+import { codedError, serializeError } from '../../core/errors.js';
 import { extractManifest, findCheck, findHandler, pluginObject } from './plugin-object.js';
 import { capText, resultText } from './normalize.js';
 import { Deadline, DeadlineSweeper } from '../deadlines.js';
@@ -47,17 +47,19 @@ class CallStop {
 
 /**
  * Call deadlines, counted from when the task began here, on one coarse timer
- * per worker (see deadlines.ts); they fire up to 10 ms late, and the host's
- * hard deadline is a second further out.
+ * per worker (see deadlines.ts); they fire up to 10 ms late. The tier's hard
+ * deadline, for code that never yields, comes later: in the thread tier 1 s
+ * after this one (plus a cold-start allowance), in the process tier at 1.5×
+ * the timeout in the child and 2× in the host.
  */
-const deadlines = new DeadlineSweeper(10, (ms) => Object.assign(new Error(`did not finish within ${ms} ms`), { code: 'TOOL_TIMEOUT' }));
+const deadlines = new DeadlineSweeper(10, (ms) => codedError('TOOL_TIMEOUT', `did not finish within ${ms} ms`));
 
 /** The calls running here, so a host cancel reaches ctx.signal. */
 const running = new Map<number, CallStop>();
 channel.port1.on('message', (message: unknown) => {
   const m = message as { type?: unknown; callId?: unknown } | null;
   if (m?.type === 'toolshed:cancel' && typeof m.callId === 'number') {
-    running.get(m.callId)?.deadline.abort(Object.assign(new Error('cancelled by the caller'), { code: 'TOOL_CANCELLED' }));
+    running.get(m.callId)?.deadline.abort(codedError('TOOL_CANCELLED', 'cancelled by the caller'));
   }
 });
 // The RPC port must not keep an idle worker alive (unref after the last listener: adding one refs it).
@@ -71,12 +73,12 @@ function loadPlugin(entry: string): Promise<Record<string, unknown>> {
         try {
           return pluginObject(mod);
         } catch (error) {
-          throw Object.assign(error as Error, { code: 'PLUGIN_INVALID' });
+          throw codedError('PLUGIN_INVALID', (error as Error).message, { cause: error });
         }
       },
       (error: unknown) => {
         const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        throw Object.assign(new Error(`importing the plugin failed: ${message}`, { cause: error }), { code: 'PLUGIN_IMPORT_FAILED' });
+        throw codedError('PLUGIN_IMPORT_FAILED', `importing the plugin failed: ${message}`, { cause: error });
       },
     );
     modules.set(entry, loaded);
@@ -108,7 +110,7 @@ function context(task: CheckTask | HandlerTask, stop: CallStop): ToolContext {
     progress: (done, total) => void host.progress(callId, Number(done), total === undefined ? undefined : Number(total)).catch(() => {}),
     callTool: async (name, args = {}) => {
       const outcome = await host.callTool(callId, String(name), args);
-      if (!outcome.ok) throw Object.assign(new Error(outcome.message), { code: outcome.code });
+      if (!outcome.ok) throw codedError(outcome.code, outcome.message);
       return parseMaybeJson(outcome.text);
     },
     sandboxTools: () => host.sandboxTools(callId),
@@ -130,7 +132,7 @@ async function runManifest(entry: string): Promise<RawManifest> {
   try {
     return extractManifest(plugin);
   } catch (error) {
-    throw Object.assign(error as Error, { code: 'PLUGIN_INVALID' });
+    throw codedError('PLUGIN_INVALID', (error as Error).message, { cause: error });
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createToolHost } from 'toolshed';
-import { fixtureOptions } from '../helpers.js';
+import { fixture, fixtureOptions } from '../helpers.js';
 
 const handles = () => process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap' && r !== 'Timeout');
 
@@ -19,7 +19,23 @@ describe('teardown', () => {
   it('dispatch after close is an envelope, not a throw', async () => {
     const host = await createToolHost(fixtureOptions(['kitchen']));
     await host.close();
-    expect(JSON.parse(await host.dispatch('text', {})).code).toBe('TOOL_CRASHED');
+    expect(JSON.parse(await host.dispatch('text', {})).code).toBe('HOST_CLOSED');
     await host.close();
+  });
+
+  it('a call running when close() starts ends with HOST_CLOSED, in both tiers', async () => {
+    const trusted = await createToolHost(fixtureOptions(['kitchen']));
+    const untrusted = await createToolHost({
+      ...fixtureOptions([]),
+      config: { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'untrusted' }] },
+    });
+    for (const host of [trusted, untrusted]) {
+      const running = host.call('slow', { ms: 30_000 });
+      // Let the call reach its worker before closing underneath it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await host.close();
+      const outcome = await running;
+      expect(outcome).toMatchObject({ ok: false, code: 'HOST_CLOSED' });
+    }
   });
 });

@@ -79,7 +79,7 @@ describe('deadlines and caps', () => {
 });
 
 describe('the runner itself', () => {
-  const hooks = { callTool: async () => ({ ok: false as const, code: 'PERMISSION_DENIED', message: 'no nested calls here' }) };
+  const hooks = { callTool: async () => ({ ok: false as const, code: 'PERMISSION_DENIED' as const, message: 'no nested calls here' }) };
   let runner: ProcessRunner;
   beforeAll(() => {
     runner = new ProcessRunner({

@@ -3,7 +3,7 @@
  * (and, where available, its own namespaces), talks to the host only through
  * framed messages on fd 3, runs tasks in its own Piscina pool whose workers
  * are hardened before any plugin code loads, and relays the workers' host
- * RPC (log, progress, callTool) to the host over Comlink. The host treats
+ * RPC (log, progress, callTool, sandboxTools) to the host over Comlink. The host treats
  * everything this process sends as hostile; the caps here keep honest
  * replies within the host's limits, they are not what protects the host.
  */
@@ -15,7 +15,8 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { exposeGuarded } from '../../rpc-guard.js';
 import { FrameChannel, RpcPort } from '../channel.js';
 import { capText } from '../../worker/normalize.js';
-import { Deadline, DeadlineSweeper } from '../../deadlines.js';
+import { Deadline, DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../../deadlines.js';
+import { heapLimits } from '../../runner.js';
 import { HOST_RPC_METHODS, type ChildFailure, type ChildInit, type ChildReply, type ChildTaskFrame, type HostRpc, type HostToChild, type WorkerReply } from '../../protocol.js';
 
 /** The host passes the channel as the child's fd 3 (stdio[3]). */
@@ -33,7 +34,7 @@ let init: ChildInit | undefined;
 let pool: Piscina | undefined;
 const running = new Map<number, Deadline>();
 /** Per-task deadlines on one coarse timer (see deadlines.ts). */
-const deadlines = new DeadlineSweeper(25);
+const deadlines = new DeadlineSweeper(HARD_DEADLINE_SWEEP_MS);
 const CANCELLED = 'cancelled';
 
 const channel = new FrameChannel(socket, MAX_HOST_FRAME_BYTES, onFrame, () => process.exit(70));
@@ -79,7 +80,7 @@ function start(frame: ChildInit): void {
     maxThreads: frame.threads,
     concurrentTasksPerWorker: 1,
     env: frame.env,
-    resourceLimits: { maxOldGenerationSizeMb: frame.memoryMb, maxYoungGenerationSizeMb: Math.max(4, Math.min(64, Math.floor(frame.memoryMb / 8))) },
+    resourceLimits: heapLimits(frame.memoryMb),
   });
   pool.on('message', onWorkerMessage);
   // A worker that dies between tasks is replaced on demand; a running task's death is reported by its run().

@@ -11,12 +11,13 @@
  * worker holds a reference to them, and the replacements cannot be redefined.
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { codedError } from '../../../core/errors.js';
 
 const require = createRequire(import.meta.url);
 
 function denied(what: string): () => never {
   return () => {
-    throw Object.assign(new Error(`${what} is not allowed in the untrusted process tier`), { code: 'ERR_ACCESS_DENIED' });
+    throw codedError('ERR_ACCESS_DENIED', `${what} is not allowed in the untrusted process tier`);
   };
 }
 
