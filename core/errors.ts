@@ -11,6 +11,7 @@ export const HOST_ERROR_CODES = [
   'PLUGIN_INVALID',
   'PLUGIN_API_MISMATCH',
   'PLUGIN_IMPORT_FAILED',
+  'PLUGIN_LOAD_TIMEOUT',
   'TOOL_CONFLICT',
   'TOOLSET_UNKNOWN',
   'TOOLSET_CYCLE',
@@ -88,7 +89,7 @@ export class ConfigError extends ToolshedError {
 /** A plugin could not be found, imported, validated or version-matched. */
 export class PluginError extends ToolshedError {
   constructor(
-    code: 'PLUGIN_NOT_FOUND' | 'PLUGIN_INVALID' | 'PLUGIN_API_MISMATCH' | 'PLUGIN_IMPORT_FAILED',
+    code: 'PLUGIN_NOT_FOUND' | 'PLUGIN_INVALID' | 'PLUGIN_API_MISMATCH' | 'PLUGIN_IMPORT_FAILED' | 'PLUGIN_LOAD_TIMEOUT',
     message: string,
     data: Record<string, unknown> = {},
     options?: { cause?: unknown },

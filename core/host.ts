@@ -13,6 +13,7 @@ import { envelope, failure, type CallOutcome } from './call/outcome.js';
 import { HostEmitter, type HostEvents } from './events.js';
 import { ToolshedError } from './errors.js';
 import { entryUrl, loadPlugins } from './load/loader.js';
+import { limiter } from './load/limiter.js';
 import { formatDefinitions, FORMATS, type DefinitionFormat, type ToolsByFormat } from './providers/index.js';
 import { Registry } from './expose/registry.js';
 import { codeExecutionRewriter } from './expose/code-execution.js';
@@ -136,21 +137,31 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     });
 
   // Manifests of thread-tier plugins are extracted in one short-lived pool with an empty env;
-  // an untrusted plugin's is extracted in its own sandbox, with no env and no grants.
+  // an untrusted plugin's is extracted in its own sandbox, with no env and no grants. Both wait
+  // their turn (one per extraction thread, one child per core), so any number of plugins load
+  // and limits.loadTimeoutMs counts from when a plugin's extraction starts.
+  const extractionThreads = Math.max(1, Math.min(2, config.limits.threads));
+  const threadTurn = limiter(extractionThreads);
+  const processTurn = limiter(Math.max(1, os.availableParallelism()));
   let extractor: ThreadRunner | undefined;
   let sandboxExtractions = 0;
-  const extract = async (source: PluginSource): Promise<RunOutcome<RawManifest>> => {
+  const extract = (source: PluginSource): Promise<RunOutcome<RawManifest>> => {
+    const timeoutMs = config.limits.loadTimeoutMs;
     if (source.trust === 'untrusted') {
-      sandboxExtractions++;
-      const sandbox: ManifestExtractor = processRunner(source, {}, false);
-      try {
-        return await sandbox.extract(entryUrl(source));
-      } finally {
-        await sandbox.close();
-      }
+      return processTurn(async () => {
+        sandboxExtractions++;
+        const sandbox: ManifestExtractor = processRunner(source, {}, false);
+        try {
+          return await sandbox.extract(entryUrl(source), timeoutMs);
+        } finally {
+          await sandbox.close();
+        }
+      });
     }
-    extractor ??= threadRunner(entryUrl(source), {}, Math.max(1, Math.min(2, config.limits.threads)));
-    return extractor.extract(entryUrl(source));
+    return threadTurn(() => {
+      extractor ??= threadRunner(entryUrl(source), {}, extractionThreads);
+      return extractor.extract(entryUrl(source), timeoutMs);
+    });
   };
 
   let plugins;

@@ -68,8 +68,11 @@ export interface Runner {
  * untrusted plugin's own sandbox (which extracts only its own entry).
  */
 export interface ManifestExtractor {
-  /** `entry` is the file URL of the plugin's entry module */
-  extract(entry: string): Promise<RunOutcome<RawManifest>>;
+  /**
+   * `entry` is the file URL of the plugin's entry module; importing it and extracting may take
+   * `timeoutMs` (a `timeout` failure after that, with the worker or child doing it stopped).
+   */
+  extract(entry: string, timeoutMs: number): Promise<RunOutcome<RawManifest>>;
   close(): Promise<void>;
 }
 

@@ -19,6 +19,8 @@ export interface HostLimits extends Required<ToolLimits> {
   maxQueue: number;
   threads: number;
   idleTimeoutMs: number;
+  /** how long importing a plugin and extracting its manifest may take */
+  loadTimeoutMs: number;
 }
 
 /** The config object users write (see config.schema.json). */
@@ -163,6 +165,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
       maxQueue: 64,
       threads: Math.max(1, Math.min(4, cores)),
       idleTimeoutMs: 30_000,
+      loadTimeoutMs: 5_000,
       ...config.limits,
     },
     codeExecution: { tools: config.codeExecution?.tools, timeoutMs: 30_000, maxToolCalls: 50, memoryMb: 64, maxOutputChars: 20_000, ...stripUndefined(config.codeExecution) },

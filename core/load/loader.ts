@@ -22,7 +22,7 @@ export interface LoadOptions {
   env: Record<string, string | undefined>;
   /** makes the runner a plugin's handlers and checks run in */
   createRunner(source: PluginSource, env: Record<string, string>): Runner;
-  /** extracts a manifest in the plugin's own tier */
+  /** extracts a manifest in the plugin's own tier, waiting its turn; a `timeout` failure is PLUGIN_LOAD_TIMEOUT */
   extract(source: PluginSource): Promise<RunOutcome<RawManifest>>;
 }
 
@@ -55,6 +55,12 @@ async function obtainManifest(source: PluginSource, options: LoadOptions, cache:
   const outcome = await options.extract(source);
   if (!outcome.ok) {
     if ('failure' in outcome) {
+      if (outcome.failure.kind === 'timeout') {
+        throw new PluginError('PLUGIN_LOAD_TIMEOUT', `${source.name}: importing the plugin and extracting its manifest took longer than limits.loadTimeoutMs (${outcome.failure.timeoutMs} ms); it was stopped`, {
+          plugin: source.name,
+          timeoutMs: outcome.failure.timeoutMs,
+        });
+      }
       throw new PluginError('PLUGIN_IMPORT_FAILED', `${source.name}: manifest extraction ${describeRunnerFailure(outcome.failure)}`, { plugin: source.name });
     }
     const code = outcome.error.code === 'PLUGIN_IMPORT_FAILED' ? 'PLUGIN_IMPORT_FAILED' : 'PLUGIN_INVALID';

@@ -56,8 +56,8 @@ export interface ProcessRunnerOptions {
 
 const CHILD_ENTRY = fileURLToPath(new URL('./child/child-main.js', import.meta.url));
 const WORKER_URL = new URL('./child/child-worker.js', import.meta.url).href;
-/** Manifest extraction budget; the hard deadline is twice this, as for calls. */
-const MANIFEST_TIMEOUT_MS = 15_000;
+/** After a manifest task's budget, the child gets this long to report the timeout before it is killed. */
+const MANIFEST_KILL_GRACE_MS = 1_000;
 /** A `ctx.log` line is cut to this before it reaches the host's listeners. */
 const MAX_LOG_CHARS = 8_000;
 
@@ -96,10 +96,13 @@ export class ProcessRunner implements Runner, ManifestExtractor {
     this.api = hostRpc(this.calls, MAX_LOG_CHARS);
   }
 
-  /** Extracts the plugin's manifest inside its sandbox (`entry` must be this runner's own). */
-  extract(entry: string): Promise<RunOutcome<RawManifest>> {
+  /**
+   * Extracts the plugin's manifest inside its sandbox (`entry` must be this runner's own). The
+   * child stops the task at `timeoutMs` (counted once the child is up) and is killed a second later.
+   */
+  extract(entry: string, timeoutMs: number): Promise<RunOutcome<RawManifest>> {
     if (entry !== this.options.entry) return Promise.resolve(denied('a process runner extracts only its own plugin'));
-    return this.run<RawManifest>({ kind: 'manifest', entry }, MANIFEST_TIMEOUT_MS);
+    return this.run<RawManifest>({ kind: 'manifest', entry }, timeoutMs);
   }
 
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>> {
@@ -255,14 +258,17 @@ export class ProcessRunner implements Runner, ManifestExtractor {
   private async exchange(child: ChildHandle, task: WorkerTask, timeoutMs: number, signal?: AbortSignal): Promise<RunOutcome<unknown>> {
     const id = nextTaskId++;
     // The worker stops the handler at timeoutMs; the child terminates a stuck worker at 1.5×; the host kills the child at 2×.
-    const hardMs = timeoutMs * 2;
+    // A manifest task has no soft deadline in the worker: the child stops it at timeoutMs, the host kills soon after.
+    const manifest = task.kind === 'manifest';
+    const abortAfterMs = manifest ? timeoutMs : Math.round(timeoutMs * 1.5);
+    const hardMs = manifest ? timeoutMs + MANIFEST_KILL_GRACE_MS : timeoutMs * 2;
     const deadline = this.deadlines.start(hardMs);
     let onAbort: (() => void) | undefined;
     const result = await new Promise<Exchange>((resolve) => {
       deadline.once('abort', () => resolve({ kind: 'deadline' }));
       onAbort = () => resolve({ kind: 'cancelled' });
       signal?.addEventListener('abort', onAbort, { once: true });
-      void child.request({ type: 'task', id, task, abortAfterMs: Math.round(timeoutMs * 1.5) }).then((outcome) => {
+      void child.request({ type: 'task', id, task, abortAfterMs }).then((outcome) => {
         resolve(outcome);
         // A reply arriving after a cancel or deadline may be what a retired child was waiting for.
         this.releaseIfRetired(child);

@@ -83,7 +83,11 @@ export class ThreadRunner implements Runner, ManifestExtractor {
     port.once('close', () => this.ports.delete(port));
   }
 
-  private async run<T>(task: WorkerTask, hooks: CallHooks | undefined, timeoutMs: number, signal?: AbortSignal): Promise<RunOutcome<T>> {
+  /**
+   * `hardMs` is the deadline after which the worker is terminated, when it differs from
+   * the default (the worker's own soft deadline plus a grace).
+   */
+  private async run<T>(task: WorkerTask, hooks: CallHooks | undefined, timeoutMs: number, signal?: AbortSignal, hardMs = timeoutMs + SOFT_TO_HARD_GRACE_MS): Promise<RunOutcome<T>> {
     const pool = this.start();
     if (!pool) return { ok: false, failure: { kind: 'closed' } };
     if (this.inFlight >= this.options.threads + this.options.maxQueue) {
@@ -95,7 +99,7 @@ export class ThreadRunner implements Runner, ManifestExtractor {
     // allows for a cold start when no worker is idle.
     const idle = pool.threads.length - this.inFlight;
     const allowance = idle > 0 ? 0 : COLD_START_ALLOWANCE_MS;
-    const timeout = this.deadlines.start(timeoutMs + allowance + SOFT_TO_HARD_GRACE_MS);
+    const timeout = this.deadlines.start(hardMs + allowance);
     const callId = 'callId' in task ? task.callId : 0;
     const hard = signal ? this.cancellable(timeout, signal, callId) : timeout;
     if (hooks) this.calls.set(callId, hooks);
@@ -137,9 +141,13 @@ export class ThreadRunner implements Runner, ManifestExtractor {
     return hard;
   }
 
-  /** Extracts the manifest of the plugin at `entry` (this runner may serve as the shared extraction pool). */
-  extract(entry: string): Promise<RunOutcome<RawManifest>> {
-    return this.run<RawManifest>({ kind: 'manifest', entry }, undefined, 30_000);
+  /**
+   * Extracts the manifest of the plugin at `entry` (this runner may serve as the shared
+   * extraction pool). A manifest task has no soft deadline in the worker: `timeoutMs` is the
+   * hard one, and a module that never finishes importing loses its worker.
+   */
+  extract(entry: string, timeoutMs: number): Promise<RunOutcome<RawManifest>> {
+    return this.run<RawManifest>({ kind: 'manifest', entry }, undefined, timeoutMs, undefined, timeoutMs);
   }
 
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>> {
