@@ -36,6 +36,8 @@ export interface Permissions {
 export interface ToolLimits {
   timeoutMs?: number;
   maxResultChars?: number;
+  /** longest raw JSON arguments accepted, in bytes; at most the host's `limits.maxArgsBytes` */
+  maxArgsBytes?: number;
 }
 
 /** The limits of one execute_code script. */

@@ -16,20 +16,33 @@ export interface SchemaProblem {
   message: string;
 }
 
-/** Creates the shared ajv configuration: all errors, formats, tolerant of unknown keywords in plugin schemas. */
-export function createAjv(): Ajv {
+/**
+ * Creates the shared ajv configuration: formats, tolerant of unknown keywords in plugin schemas,
+ * and `strictNumbers` so Infinity and NaN (`1e400` parses to Infinity) fail `number` and `integer`.
+ * `allErrors: false` stops at the first problem: the cheap way to reject an input of any size.
+ */
+export function createAjv(options: { allErrors?: boolean } = {}): Ajv {
   const { Ajv: AjvClass } = require('ajv') as typeof import('ajv');
   // ajv-formats is CommonJS with a default export property.
   const addFormats = (require('ajv-formats') as { default: (ajv: Ajv) => Ajv }).default;
-  const ajv = new AjvClass({ allErrors: true, strict: false, allowUnionTypes: true, validateFormats: true });
+  const ajv = new AjvClass({ allErrors: options.allErrors ?? true, strict: false, strictNumbers: true, allowUnionTypes: true, validateFormats: true });
   addFormats(ajv);
   return ajv;
 }
 
 let shared: Ajv | undefined;
+let firstError: Ajv | undefined;
 
-/** Compiles `schema` with the shared instance; throws ajv's error for an invalid schema. */
-export function compile(schema: object): ValidateFunction {
+/**
+ * Compiles `schema` with a shared instance; throws ajv's error for an invalid schema.
+ * `allErrors: false` gives a validator that stops at the first problem (ajv checks an
+ * array's `maxItems` before its items, so a million-item array fails in one step).
+ */
+export function compile(schema: object, options: { allErrors?: boolean } = {}): ValidateFunction {
+  if (options.allErrors === false) {
+    firstError ??= createAjv({ allErrors: false });
+    return firstError.compile(schema);
+  }
   shared ??= createAjv();
   return shared.compile(schema);
 }

@@ -79,8 +79,10 @@ export interface ToolRecord {
   name: string;
   plugin: LoadedPlugin;
   manifest: ToolManifest;
-  /** compiled lazily, once per tool */
+  /** compiled lazily, once per tool; stops at the first problem */
   validate?: ValidateFunction;
+  /** compiled on the first invalid call; lists every problem (used on small inputs only) */
+  validateAll?: ValidateFunction;
 }
 
 /** One name defined by more than one plugin. */

@@ -8,7 +8,7 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 
 const root = new URL('../', import.meta.url);
 const schema = JSON.parse(readFileSync(new URL('config.schema.json', root), 'utf8'));
-const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, code: { source: true, esm: true } });
+const ajv = new Ajv({ allErrors: true, strict: false, strictNumbers: true, allowUnionTypes: true, code: { source: true, esm: true } });
 const validate = ajv.compile(schema);
 const source = standaloneCode.default ? standaloneCode.default(ajv, validate) : standaloneCode(ajv, validate);
 mkdirSync(new URL('dist/core/load/', root), { recursive: true });

@@ -1,17 +1,43 @@
 /**
- * A call's arguments on their way in: parsed from the model's JSON string
- * (or taken as an object), then checked against the tool's own schema,
- * compiled once per tool. Problems come back as INVALID_ARGUMENTS outcomes
- * with a JSON pointer and an expectation each.
+ * A call's arguments on their way in: size-checked and parsed from the model's
+ * JSON string (or taken as an object), then checked against the tool's own
+ * schema, compiled once per tool. Problems come back as INVALID_ARGUMENTS
+ * outcomes with a JSON pointer and an expectation each, and stay small
+ * whatever the input: a raw string over `maxArgsBytes` is refused unparsed,
+ * validation stops at the first problem, every problem is listed only for
+ * small inputs, and the message is capped like a result.
  */
 import { compile, problems } from '../schema.js';
 import { failure, type CallOutcome } from './outcome.js';
+import { capText } from '../../sandbox/worker/normalize.js';
 import type { ToolRecord } from '../types.js';
 
-/** Parses arguments given as an object or a JSON string; bad JSON names the position. */
-export function parseArguments(raw: unknown): { ok: true; value: unknown } | { ok: false; outcome: CallOutcome } {
+/** Inputs with at most this many values (objects, arrays and scalars) get every problem listed, not just the first. */
+export const FULL_REPORT_MAX_VALUES = 1_000;
+/** Problems listed in one message; the rest are counted. */
+export const MAX_LISTED_PROBLEMS = 10;
+
+/** Whether `raw` takes more than `maxBytes` bytes as UTF-8, decided without encoding it when its length already says. */
+function tooLong(raw: string, maxBytes: number): boolean {
+  // UTF-8 needs at least one and at most three bytes per UTF-16 unit.
+  if (raw.length > maxBytes) return true;
+  if (raw.length * 3 <= maxBytes) return false;
+  return Buffer.byteLength(raw, 'utf8') > maxBytes;
+}
+
+/**
+ * Parses arguments given as an object or a JSON string; bad JSON names the position.
+ * A string over `maxBytes` is refused before JSON.parse ever sees it.
+ */
+export function parseArguments(raw: unknown, maxBytes = Infinity): { ok: true; value: unknown } | { ok: false; outcome: CallOutcome } {
   if (raw === undefined || raw === null) return { ok: true, value: {} };
   if (typeof raw !== 'string') return { ok: true, value: raw };
+  if (tooLong(raw, maxBytes)) {
+    return {
+      ok: false,
+      outcome: failure('INVALID_ARGUMENTS', `arguments are over the limit of ${maxBytes} bytes (limits.maxArgsBytes); they were not read. Send less data in one call (for example, write a large file in parts).`),
+    };
+  }
   if (raw.trim() === '') return { ok: true, value: {} };
   try {
     return { ok: true, value: JSON.parse(raw) };
@@ -21,11 +47,42 @@ export function parseArguments(raw: unknown): { ok: true; value: unknown } | { o
   }
 }
 
-/** Validates against the tool's own (original) schema, compiled once per tool. */
-export function validateArguments(record: ToolRecord, args: unknown): CallOutcome | undefined {
-  record.validate ??= compile(record.manifest.parameters);
+/** Whether `value` holds at most `max` values in all, counted without walking further than that. */
+export function holdsAtMost(value: unknown, max: number): boolean {
+  let budget = max;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    if (--budget < 0) return false;
+    const item = stack.pop();
+    if (typeof item !== 'object' || item === null) continue;
+    const children = Array.isArray(item) ? item : Object.values(item);
+    // An array's length is known before its items are visited: a long one fails here.
+    if (children.length > budget) return false;
+    for (const child of children) stack.push(child);
+  }
+  return true;
+}
+
+/**
+ * Validates against the tool's own (original) schema. The validator stops at the
+ * first problem, so an input of any size costs at most one pass; a small input is
+ * validated again to list every problem for the model. The message is capped at
+ * `maxChars` (the tool's maxResultChars).
+ */
+export function validateArguments(record: ToolRecord, args: unknown, maxChars = Infinity): CallOutcome | undefined {
+  record.validate ??= compile(record.manifest.parameters, { allErrors: false });
   if (record.validate(args)) return undefined;
-  const list = problems(record.validate.errors);
-  const lines = list.map((p) => `${p.pointer || '/'} ${p.message}`);
-  return failure('INVALID_ARGUMENTS', `invalid arguments for ${record.name}: ${lines.join('; ')}`);
+  let errors = record.validate.errors;
+  const complete = holdsAtMost(args, FULL_REPORT_MAX_VALUES);
+  if (complete) {
+    record.validateAll ??= compile(record.manifest.parameters);
+    record.validateAll(args);
+    errors = record.validateAll.errors ?? errors;
+  }
+  const list = problems(errors);
+  const lines = list.slice(0, MAX_LISTED_PROBLEMS).map((p) => `${p.pointer || '/'} ${p.message}`);
+  const rest = list.length - lines.length;
+  if (rest > 0) lines.push(`and ${rest} more problem${rest === 1 ? '' : 's'}`);
+  else if (!complete) lines.push('(the arguments are large, so only the first problem is listed)');
+  return failure('INVALID_ARGUMENTS', capText(`invalid arguments for ${record.name}: ${lines.join('; ')}`, maxChars));
 }

@@ -63,21 +63,22 @@ export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs:
   if (!state?.exposed) {
     return failure('TOOL_NOT_EXPOSED', `tool '${name}' is not available here: ${state?.reason ?? 'not exposed'}`);
   }
-  const parsed = parseArguments(rawArgs);
+  const limits = deps.config().limits;
+  const timeoutMs = record.manifest.limits.timeoutMs ?? limits.timeoutMs;
+  const maxResultChars = Math.min(record.manifest.limits.maxResultChars ?? limits.maxResultChars, limits.maxResultChars);
+  const maxArgsBytes = Math.min(record.manifest.limits.maxArgsBytes ?? limits.maxArgsBytes, limits.maxArgsBytes);
+  const parsed = parseArguments(rawArgs, maxArgsBytes);
   if (!parsed.ok) return parsed.outcome;
   let args = parsed.value;
-  const invalid = validateArguments(record, args);
+  const invalid = validateArguments(record, args, maxResultChars);
   if (invalid) {
     // A model given an OpenAI strict-mode schema sends null for "absent"; when
     // dropping such nulls makes the arguments valid, that is what it meant.
     const withoutNulls = dropStrictNulls(args, record.manifest.parameters);
-    if (validateArguments(record, withoutNulls)) return invalid;
+    if (validateArguments(record, withoutNulls, maxResultChars)) return invalid;
     args = withoutNulls;
   }
   if (depth > MAX_CALL_DEPTH) return failure('PERMISSION_DENIED', `nested tool calls are limited to a depth of ${MAX_CALL_DEPTH}`);
-  const limits = deps.config().limits;
-  const timeoutMs = record.manifest.limits.timeoutMs ?? limits.timeoutMs;
-  const maxResultChars = Math.min(record.manifest.limits.maxResultChars ?? limits.maxResultChars, limits.maxResultChars);
   const hooks: CallHooks = {
     callTool: (nested, nestedArgs) => dispatchOutcome(deps, nested, nestedArgs, options, depth + 1),
     sandboxTools: () => currentSandboxTools(deps),

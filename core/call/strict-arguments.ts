@@ -23,9 +23,11 @@ function strip(value: unknown, input: unknown, root: JsonSchema, depth: number):
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    const property = properties[key];
+    const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
     if (item === null && !required.has(key) && isSchema(property) && !acceptsNull(property)) continue;
-    out[key] = strip(item, property, root, depth + 1);
+    // Defined, not assigned: `out.__proto__ = x` would set the copy's prototype, and
+    // `required` would then be met by inherited properties the handler never receives.
+    Object.defineProperty(out, key, { value: strip(item, property, root, depth + 1), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

@@ -3,6 +3,7 @@
  * project (module name `toolshed`); the result is checked against
  * config.schema.json and then filled with defaults.
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { loadJsFresh } from './config-loaders.js';
@@ -116,11 +117,13 @@ export async function loadConfig(options: { cwd: string; file?: string }): Promi
   try {
     if (options.file) {
       const file = path.resolve(options.cwd, options.file);
+      await assertRegularFile(file, options.file);
       result = await search.load(file);
     } else {
       result = await search.search(options.cwd);
     }
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     const err = error as NodeJS.ErrnoException;
     if (options.file && err.code === 'ENOENT') {
       throw new ConfigError(`config file not found: ${options.file}`, { file: options.file }, { cause: error });
@@ -131,6 +134,17 @@ export async function loadConfig(options: { cwd: string; file?: string }): Promi
   if (isPluginMetadata(result)) return { file: undefined, config: {} };
   const config = result.isEmpty || result.config == null ? {} : result.config;
   return { file: result.filepath, config: validateConfigObject(config, result.filepath) };
+}
+
+/**
+ * Refuses a config path that is not a regular file (after following links) before
+ * anything opens it: reading a FIFO or a character device would block forever.
+ */
+async function assertRegularFile(file: string, shown: string): Promise<void> {
+  const info = await stat(file);
+  if (info.isFile()) return;
+  const kind = info.isDirectory() ? 'a directory' : info.isFIFO() ? 'a FIFO (named pipe)' : info.isSocket() ? 'a socket' : info.isCharacterDevice() || info.isBlockDevice() ? 'a device' : 'not a regular file';
+  throw new ConfigError(`the config ${shown} is ${kind}; --config must name a regular file`, { file: shown });
 }
 
 /**
@@ -161,6 +175,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
     limits: {
       timeoutMs: 60_000,
       maxResultChars: 100_000,
+      maxArgsBytes: 4 * 1024 * 1024,
       memoryMb: 256,
       maxQueue: 64,
       threads: Math.max(1, Math.min(4, cores)),

@@ -58,7 +58,7 @@ export const manifestSchema = {
           limits: {
             type: 'object',
             additionalProperties: false,
-            properties: { timeoutMs: { type: 'integer', minimum: 1 }, maxResultChars: { type: 'integer', minimum: 100 } },
+            properties: { timeoutMs: { type: 'integer', minimum: 1 }, maxResultChars: { type: 'integer', minimum: 100 }, maxArgsBytes: { type: 'integer', minimum: 2 } },
           },
           sandbox: { type: 'boolean' },
           handler: { const: 'function' },

@@ -48,7 +48,8 @@ const executeCode = {
     additionalProperties: false,
   },
   // The script's own deadline (codeExecution.timeoutMs) is enforced inside; this is the backstop.
-  limits: { timeoutMs: 300_000 },
+  // A script is code, not data (data travels through tools), so 1 MB of it is plenty.
+  limits: { timeoutMs: 300_000, maxArgsBytes: 1024 * 1024 },
   sandbox: false,
   handler: async ({ code }, ctx) => {
     runtime ??= import(RUNTIME);

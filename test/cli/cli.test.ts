@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,6 +88,13 @@ describe('toolshed CLI', () => {
       expect(stderr).toMatch(/^toolshed: /);
       expect(stdout).toBe('');
     }
+  });
+
+  it('exits 1 with CONFIG_INVALID for a --config naming a FIFO instead of hanging', () => {
+    execFileSync('mkfifo', [path.join(work.dir, 'pipe.json')]);
+    const { code, stderr } = toolshed(['list', '--config', 'pipe.json']);
+    expect(code).toBe(1);
+    expect(stderr).toContain('CONFIG_INVALID: the config pipe.json is a FIFO (named pipe)');
   });
 
   it('exits 1 with the code and no stack trace for a bad config', () => {

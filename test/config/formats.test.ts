@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createToolHost, ToolshedError } from 'toolshed';
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { fixture, tempDir, withHost } from '../helpers.js';
 
 const FORMATS: Array<[string, string]> = [
@@ -46,6 +47,25 @@ describe('config discovery (cosmiconfig, module name toolshed)', () => {
     expect(error).toBeInstanceOf(ToolshedError);
     expect((error as ToolshedError).code).toBe('CONFIG_INVALID');
     expect((error as ToolshedError).message).toContain('nope.json');
+  });
+
+  it('refuses a --config that is a FIFO, a directory or a link to one, before reading it', async () => {
+    const work = tempDir();
+    try {
+      const fifo = path.join(work.dir, 'toolshed.config.json');
+      execFileSync('mkfifo', [fifo]);
+      symlinkSync(fifo, path.join(work.dir, 'link.json'));
+      // Reading the FIFO would block until a writer came: the refusal must come from stat alone.
+      for (const [config, kind] of [[fifo, 'a FIFO'], ['link.json', 'a FIFO'], ['.', 'a directory']] as const) {
+        const error = (await createToolHost({ cwd: work.dir, env, config }).catch((e: unknown) => e)) as ToolshedError;
+        expect(error).toBeInstanceOf(ToolshedError);
+        expect(error.code).toBe('CONFIG_INVALID');
+        expect(error.message).toContain(`is ${kind}`);
+        expect(error.message).toContain(config);
+      }
+    } finally {
+      work.cleanup();
+    }
   });
 
   it('reports a bad config with the file, each JSON pointer and what was expected', async () => {
