@@ -14,6 +14,7 @@ export function describeProtections(p: PluginReport): string | undefined {
   const x = p.protections;
   if (!x) return undefined;
   const on = ['permission model (fs, child processes, addons)'];
+  if (x.mountNamespace) on.push(`own mount namespace (${x.launcher}: only its package, its grants and the node runtime exist)`);
   if (x.netNamespace) on.push('no network (own network namespace)');
   if (x.pidNamespace) on.push('own PID namespace');
   if (x.userNamespace) on.push('own user namespace');

@@ -70,16 +70,26 @@ export class OutputTail {
   }
 }
 
-/** Resident memory in MB of `pid` and its direct children (node under `unshare --fork`). */
-function residentMb(pid: number): number {
-  let pids = [pid];
-  try {
-    pids = pids.concat(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number));
-  } catch {
-    // no children file (old kernel): the pid alone
+/** Processes below a child's group leader that the watchdog looks at (bwrap → node, unshare → node: one or two levels). */
+const MAX_WATCHED_DESCENDANTS = 16;
+
+/** `pid` and its descendants (the launcher's wrapper, then node), breadth first, at most MAX_WATCHED_DESCENDANTS. */
+function processTree(pid: number): number[] {
+  const pids = [pid];
+  for (let i = 0; i < pids.length && pids.length < MAX_WATCHED_DESCENDANTS; i++) {
+    try {
+      pids.push(...readFileSync(`/proc/${pids[i]}/task/${pids[i]}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number));
+    } catch {
+      // no children file (old kernel, or exited): that pid alone
+    }
   }
+  return pids.slice(0, MAX_WATCHED_DESCENDANTS);
+}
+
+/** Resident memory in MB of `pid` and its descendants. */
+function residentMb(pid: number): number {
   let kb = 0;
-  for (const p of pids) {
+  for (const p of processTree(pid)) {
     try {
       const match = /^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
       if (match) kb += Number(match[1]);

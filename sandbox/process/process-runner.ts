@@ -211,6 +211,7 @@ export class ProcessRunner implements Runner, ManifestExtractor {
       writePaths: grants.fsWrite,
       memoryMb: options.memoryMb,
       network: grants.network,
+      cwd: options.cwd,
     });
     this.lastProtections = command.protections;
     let port: RpcPort | undefined;

@@ -1,8 +1,10 @@
 /** Shared helpers of the security suite: hosts with untrusted fixture plugins, and facts about processes. */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
 import { expect } from 'vitest';
 import type { ToolHost, ToolHostOptions } from 'toolshed';
-import { fixture } from '../helpers.js';
+import { fixture, tempDir } from '../helpers.js';
 
 /** The hostile fixture plugin: every tool is an attack. */
 export const ATTACKER = fixture('security', 'attacker');
@@ -58,3 +60,36 @@ export function processesMentioning(marker: string): number[] {
 
 /** Whether /proc is there to look at processes (Linux). */
 export const HAS_PROC = existsSync('/proc/self/stat');
+
+/** Runs `fn` with `name` set to `value` in the host's environment (the sandbox probes read it), then restores it. */
+export async function withEnv<T>(name: string, value: string, fn: () => Promise<T>): Promise<T> {
+  const saved = process.env[name];
+  process.env[name] = value;
+  try {
+    return await fn();
+  } finally {
+    if (saved === undefined) delete process.env[name];
+    else process.env[name] = saved;
+  }
+}
+
+/** A server listening on a Unix socket in a fresh temp folder, counting connections. */
+export async function unixServer(reply: string): Promise<{ path: string; connections(): number; close(): Promise<void> }> {
+  const work = tempDir('toolshed-sock-');
+  const socketPath = path.join(work.dir, 'host.sock');
+  let count = 0;
+  const server = net.createServer((socket) => {
+    count++;
+    socket.on('error', () => {});
+    socket.end(reply);
+  });
+  await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+  return {
+    path: socketPath,
+    connections: () => count,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      work.cleanup();
+    },
+  };
+}
