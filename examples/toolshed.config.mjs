@@ -4,8 +4,8 @@
 export default {
   $schema: '../config.schema.json',
   plugins: [
-    // Resolved from this file's folder, like any npm package (npm install toolshed-plugin-weather).
-    { package: 'toolshed-plugin-weather', trust: 'untrusted', grant: { network: true, env: ['OPENWEATHER_API_KEY'] } },
+    // A path, relative to this file. In your app, npm install toolshed-plugin-weather and name the package instead.
+    { package: './weather-plugin', trust: 'untrusted', grant: { network: true, env: ['OPENWEATHER_API_KEY'] } },
   ],
   toolsets: {
     assistant: { description: 'What our assistant may use', includes: ['weather', 'file', 'todo'] },

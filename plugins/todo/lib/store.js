@@ -1,9 +1,9 @@
 // @ts-check
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rmdir, stat } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import envPaths from 'env-paths';
 import writeFileAtomic from 'write-file-atomic';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
@@ -26,9 +26,13 @@ const STALE_LOCK_MS = 10_000;
 /** How long a call waits for another call on the same session to finish. */
 const LOCK_WAIT_MS = 5_000;
 
-/** Where the lists live when TOOLSHED_TODO_DIR is not set: toolshed-todo in the OS temp dir. */
+/**
+ * Where the lists live when TOOLSHED_TODO_DIR is not set: `todo` in the user's own
+ * toolshed data folder (~/.local/share/toolshed on Linux), never a predictable name
+ * in the shared temp dir, where another user could plant or read the files.
+ */
 export function defaultTodoDir() {
-  return path.join(os.tmpdir(), 'toolshed-todo');
+  return path.join(envPaths('toolshed', { suffix: '' }).data, 'todo');
 }
 
 /** The directory holding the lists: TOOLSHED_TODO_DIR, or {@link defaultTodoDir}. */

@@ -1,6 +1,7 @@
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import envPaths from 'env-paths';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import plugin from '../index.js';
 import { sessionFile, todoDir } from '../lib/store.js';
@@ -137,7 +138,8 @@ describe('todo_write and todo_read', () => {
   });
 
   it('defaults to toolshed-todo in the OS temp dir', () => {
-    expect(todoDir({ env: {} })).toBe(path.join(os.tmpdir(), 'toolshed-todo'));
+    expect(todoDir({ env: {} })).toBe(path.join(envPaths('toolshed', { suffix: '' }).data, 'todo'));
+    expect(todoDir({ env: {} }).startsWith(os.tmpdir())).toBe(false);
     expect(todoDir({ env: { TOOLSHED_TODO_DIR: '/x' } })).toBe('/x');
   });
 
