@@ -41,7 +41,8 @@ export interface ToolReport extends ToolState {
 /** Everything explain knows. */
 export interface HostReport {
   version: string;
-  config: { file: string | null; dir: string };
+  /** the config file (null for an object or the embedded default), its folder, and the workspace root */
+  config: { file: string | null; dir: string; root: string };
   startupMs: number;
   /** whether a worker pool had to start to extract manifests (false when every manifest came from the cache) */
   extractionPoolStarted: boolean;
@@ -102,7 +103,7 @@ export function explainHost(input: {
     : [];
   return {
     version: TOOLSHED_VERSION,
-    config: { file: config.file ?? null, dir: config.dir },
+    config: { file: config.file ?? null, dir: config.dir, root: config.root },
     startupMs: round(input.startupMs),
     extractionPoolStarted: input.extractionPoolStarted,
     evaluated: exposure !== undefined,

@@ -27,8 +27,13 @@ import type { RawManifest } from '../sandbox/protocol.js';
 
 /** Options of `createToolHost`. */
 export interface ToolHostOptions {
-  /** where config search starts and relative paths resolve (default process.cwd()) */
+  /** where config search starts and relative paths resolve (default: `root`, else process.cwd()) */
   cwd?: string;
+  /**
+   * The workspace root: ctx.cwd of every handler and check, where file and terminal tools
+   * work. Overrides the config's `root`; default the config's `root`, else `cwd`.
+   */
+  root?: string;
   /** a config object, or a path to a config file; omitted = search from cwd */
   config?: ToolshedConfig | string;
   /** the environment checks see and grants come from (default process.env) */
@@ -91,7 +96,7 @@ async function resolveHostConfig(options: ToolHostOptions, cwd: string): Promise
     ({ file, config } = await loadConfig({ cwd }));
   }
   if (options.overrides) config = validateConfigObject({ ...config, ...stripUndefined(options.overrides) }, file);
-  return resolveConfig(config, file, file ? path.dirname(file) : cwd, cores);
+  return resolveConfig(config, file, file ? path.dirname(file) : cwd, cores, { ...(options.root !== undefined ? { explicit: path.resolve(cwd, options.root) } : {}), fallback: cwd });
 }
 
 
@@ -107,7 +112,7 @@ async function resolveHostConfig(options: ToolHostOptions, cwd: string): Promise
  */
 export async function createToolHost(options: ToolHostOptions = {}): Promise<ToolHost> {
   const started = performance.now();
-  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const cwd = path.resolve(options.cwd ?? options.root ?? process.cwd());
   const env = options.env ?? process.env;
   const clock = options.clock ?? { now: () => Date.now() };
   const config = await resolveHostConfig(options, cwd);
@@ -116,7 +121,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const runners: Runner[] = [];
 
   const threadRunner = (entry: string, workerEnv: Record<string, string>, threads = config.limits.threads) =>
-    new ThreadRunner({ entry, cwd, env: workerEnv, memoryMb: config.limits.memoryMb, threads, maxQueue: config.limits.maxQueue, idleTimeoutMs: config.limits.idleTimeoutMs });
+    new ThreadRunner({ entry, cwd: config.root, env: workerEnv, memoryMb: config.limits.memoryMb, threads, maxQueue: config.limits.maxQueue, idleTimeoutMs: config.limits.idleTimeoutMs });
 
   // Untrusted plugins run in their own sandboxed child process. Their grants are
   // read when the child starts (after loading), from the plugin's effective permissions.
@@ -126,7 +131,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       entry: entryUrl(source),
       dir: source.dir,
       dependencyDirs: source.dependencyDirs,
-      cwd,
+      cwd: config.root,
       env: workerEnv,
       ...(granted ? { grants: () => sandboxGrants(registry.loaded().find((p) => p.source === source)?.permissions.effective, config.dir) } : {}),
       memoryMb: config.limits.memoryMb,

@@ -67,7 +67,7 @@ export interface ToolContext {
   signal: AbortSignal;
   /** only the environment variables granted to this plugin */
   env: Readonly<Record<string, string>>;
-  /** the host's working directory */
+  /** the workspace root (config `root`, `--root`, or the host's working directory): resolve relative paths against it */
   cwd: string;
   /** the caller's session id, when it gave one */
   sessionId?: string;

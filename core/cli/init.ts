@@ -1,6 +1,7 @@
 /** `toolshed init`: writes a starter config that editors can validate through `$schema`. */
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { CommandContext } from './commands.js';
 
 /** The starter config's content. */
 export function starterConfig(): Record<string, unknown> {
@@ -25,4 +26,9 @@ export async function runInit(options: { cwd: string; force: boolean; out(text: 
   writeFileSync(file, `${JSON.stringify(starterConfig(), null, 2)}\n`);
   options.out(`wrote ${path.relative(options.cwd, file) || file}. Add plugin packages with npm install, list them under "plugins", and run toolshed to see what is exposed.`);
   return 0;
+}
+
+/** `toolshed init [--force]`. */
+export function runInitCommand({ values, io }: CommandContext): Promise<number> {
+  return runInit({ cwd: process.cwd(), force: values.force === true, out: io.out });
 }

@@ -1,12 +1,13 @@
 /** Plain-text rendering of the host report for the terminal. */
 import type { HostReport, PluginReport, ToolReport } from '../explain.js';
+import { PLAIN, type Style } from './style.js';
 
 const pad = (text: string, width: number) => (text.length >= width ? text : text + ' '.repeat(width - text.length));
 
-function pluginLine(p: PluginReport, nameWidth: number): string {
-  if (p.status === 'failed') return `  ✗ ${pad(p.name, nameWidth)}  ${p.error?.code}: ${p.error?.message}`;
+function pluginLine(p: PluginReport, nameWidth: number, s: Style): string {
+  if (p.status === 'failed') return `  ${s.red(s.fail)} ${pad(p.name, nameWidth)}  ${s.red(`${p.error?.code}:`)} ${p.error?.message}`;
   const bits = [`${p.tools} tool${p.tools === 1 ? '' : 's'}`, `${p.tier} tier`, p.trust ?? '', `${p.loadMs} ms`, `manifest ${p.manifestSource}`];
-  return `  ✓ ${pad(p.name, nameWidth)}  ${bits.filter(Boolean).join(' · ')}`;
+  return `  ${s.green(s.ok)} ${pad(p.name, nameWidth)}  ${bits.filter(Boolean).join(` ${s.dot} `)}`;
 }
 
 /** The protections an untrusted plugin's child runs under, in words. */
@@ -22,20 +23,21 @@ export function describeProtections(p: PluginReport): string | undefined {
   return `protections: ${on.join(', ')}${x.reason ? `; not in force: ${x.reason}` : ''}`;
 }
 
-function hiddenLine(t: ToolReport, nameWidth: number): string {
-  return `  ${pad(t.name, nameWidth)}  ${pad(t.layer ?? '', 12)}  ${t.reason ?? ''}`;
+function hiddenLine(t: ToolReport, nameWidth: number, s: Style): string {
+  return `  ${s.yellow(pad(t.name, nameWidth))}  ${pad(t.layer ?? '', 12)}  ${t.reason ?? ''}`;
 }
 
 /** The summary `toolshed` prints: plugins, toolsets, layer counts, hidden tools and why. */
-export function renderSummary(report: HostReport): string {
+export function renderSummary(report: HostReport, s: Style = PLAIN): string {
   const out: string[] = [];
-  out.push(`toolshed ${report.version} — config: ${report.config.file ?? 'none (embedded default: every first-party toolset)'}`);
+  out.push(s.bold(`toolshed ${report.version} ${s.dash} config: ${report.config.file ?? 'none (embedded default: every first-party toolset)'}`));
+  out.push(`root: ${report.config.root}`);
   out.push('');
   const loaded = report.plugins.filter((p) => p.status === 'loaded').length;
   out.push(`plugins: ${loaded} loaded, ${report.plugins.length - loaded} failed`);
   const nameWidth = Math.max(8, ...report.plugins.map((p) => p.name.length));
   for (const p of report.plugins) {
-    out.push(pluginLine(p, nameWidth));
+    out.push(pluginLine(p, nameWidth, s));
     const protections = describeProtections(p);
     if (protections) out.push(`      ${' '.repeat(nameWidth)}${protections}`);
   }
@@ -43,7 +45,8 @@ export function renderSummary(report: HostReport): string {
   out.push(`toolsets: ${report.toolsets.map((t) => (t.includes.length ? `${t.name} (= ${t.includes.join(' + ')})` : `${t.name} (${t.tools})`)).join(', ') || 'none'}`);
   out.push('');
   const c = report.counts;
-  out.push(`layers: ${c.registered} registered → ${c.selected} selected → ${c.available} available → ${c.exposed} exposed`);
+  const arrow = ` ${s.arrow} `;
+  out.push(`layers: ${[`${c.registered} registered`, `${c.selected} selected`, `${c.available} available`, s.green(`${c.exposed} exposed`)].join(arrow)}`);
   const exposed = report.tools.filter((t) => t.exposed).map((t) => t.name);
   out.push(`exposed: ${exposed.join(', ') || 'none'}`);
   const hidden = report.tools.filter((t) => !t.exposed);
@@ -51,7 +54,7 @@ export function renderSummary(report: HostReport): string {
     out.push('');
     out.push(`hidden (${hidden.length}):`);
     const width = Math.max(8, ...hidden.map((t) => t.name.length));
-    for (const t of hidden) out.push(hiddenLine(t, width));
+    for (const t of hidden) out.push(hiddenLine(t, width, s));
   }
   if (report.conflicts.length) {
     out.push('');
@@ -61,7 +64,7 @@ export function renderSummary(report: HostReport): string {
   if (report.warnings.length) {
     out.push('');
     out.push('warnings:');
-    for (const w of report.warnings) out.push(`  ! ${w}`);
+    for (const w of report.warnings) out.push(`  ${s.yellow(s.warn)} ${w}`);
   }
   out.push('');
   out.push(`startup ${report.startupMs} ms`);
@@ -69,13 +72,13 @@ export function renderSummary(report: HostReport): string {
 }
 
 /** One tool in detail, for `toolshed explain TOOL`. */
-export function renderTool(tool: ToolReport, report: HostReport): string {
-  const out = [`${tool.name}: ${tool.exposed ? 'exposed' : `hidden at layer ${tool.layer}`}`];
+export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAIN): string {
+  const out = [`${s.bold(tool.name)}: ${tool.exposed ? s.green('exposed') : s.yellow(`hidden at layer ${tool.layer}`)}`];
   out.push(`  plugin:   ${tool.plugin}`);
   out.push(`  toolset:  ${tool.toolset}`);
   if (!tool.exposed) out.push(`  reason:   ${tool.reason}`);
   if (tool.availability?.via) out.push(`  check:    ${tool.availability.ok ? 'passed' : 'failed'} (${tool.availability.via}${tool.probes !== undefined ? `, ${tool.probes} probe${tool.probes === 1 ? '' : 's'} so far` : ''})`);
-  if (tool.conflict) out.push(`  conflict: TOOL_CONFLICT — defined by ${[tool.conflict.winner, ...tool.conflict.losers].join(' and ')}; ${tool.conflict.winner} wins (${tool.conflict.rule})`);
+  if (tool.conflict) out.push(`  conflict: TOOL_CONFLICT ${s.dash} defined by ${[tool.conflict.winner, ...tool.conflict.losers].join(' and ')}; ${tool.conflict.winner} wins (${tool.conflict.rule})`);
   for (const w of tool.warnings) out.push(`  warning:  ${w}`);
   const plugin = report.plugins.find((p) => p.name === tool.plugin);
   if (plugin?.permissions) {
@@ -93,6 +96,6 @@ export function renderTool(tool: ToolReport, report: HostReport): string {
 }
 
 /** Every tool, one block each, for `toolshed explain`. */
-export function renderExplain(report: HostReport): string {
-  return [renderSummary(report), '', ...report.tools.map((t) => renderTool(t, report))].join('\n');
+export function renderExplain(report: HostReport, s: Style = PLAIN): string {
+  return [renderSummary(report, s), '', ...report.tools.map((t) => renderTool(t, report, s))].join('\n');
 }

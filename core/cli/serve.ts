@@ -9,9 +9,13 @@ import { UsageError } from '../errors.js';
 import { isLoopback, parseListenAddress } from '../mcp/address.js';
 import { serveHttp } from '../mcp/http.js';
 import { serveStdio, type McpEndpoint } from '../mcp/stdio.js';
-import { createReloadingHost } from '../mcp/reloading-host.js';
+import { createReloadingHost, type ReloadingHost } from '../mcp/reloading-host.js';
+import { clientRoot } from '../mcp/client-roots.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { watchedPaths, watchPaths } from '../mcp/watch.js';
 import type { ToolHost } from '../host.js';
+import type { CommandContext } from './commands.js';
+import { failedPlugins, openHost } from './open-host.js';
 
 /** Set to 1 to let `--http` bind a non-loopback address (the server has no authentication). */
 export const ALLOW_REMOTE_ENV = 'TOOLSHED_SERVE_ALLOW_REMOTE';
@@ -69,8 +73,7 @@ function untilSignal(): { signalled: Promise<string>; dispose(): void } {
  * that were being served. The watch follows the config: a plugin added to it
  * is watched after the reload that loaded it.
  */
-async function openWatched(openHost: () => Promise<ToolHost>): Promise<ToolHost> {
-  const host = createReloadingHost(await openHost(), openHost);
+function watch(host: ReloadingHost): ReloadingHost {
   let stop = () => {};
   const onError = (error: unknown) => log(`watch: ${describe(error)}`);
   const rewatch = () => {
@@ -95,10 +98,53 @@ async function openWatched(openHost: () => Promise<ToolHost>): Promise<ToolHost>
   return host;
 }
 
+/**
+ * What an operator needs to see first when a client launched the server:
+ * which config it found, where the tools work, and which plugins failed.
+ */
+function logStartup(host: ToolHost): string[] {
+  const report = host.explain();
+  log(report.config.file ? `config: ${report.config.file}` : 'no config found: embedded default (every first-party toolset)');
+  log(`root: ${report.config.root}`);
+  const failed = failedPlugins(report);
+  for (const line of failed) log(`plugin failed: ${line}`);
+  return failed;
+}
+
+/** `toolshed serve`: the flags checked first, then the host opened and served. */
+export async function runServeCommand({ values, io }: CommandContext): Promise<number> {
+  return runServe({ values, openHost: (root) => openHost(values, io, root === undefined ? {} : { root }) });
+}
+
+/**
+ * Over stdio, a client that offers roots (MCP `roots/list`) chooses the workspace root,
+ * unless `--root` or the config's `root` did: the host reopens on the client's first root.
+ */
+function adoptClientRoot(host: ReloadingHost, setRoot: (root: string) => void) {
+  return (server: Server) => {
+    if (host.config.rootFrom !== 'cwd') return;
+    clientRoot(server).then(async (root) => {
+      if (root === undefined || root === host.config.root) return;
+      setRoot(root);
+      await host.reload();
+      log(`root: ${root} (the MCP client's first root)`);
+    }).catch((error) => log(`could not use the client's root, keeping ${host.config.root}: ${describe(error)}`));
+  };
+}
+
 /** Starts the MCP server over stdio or Streamable HTTP and returns its exit code when it stops. */
-export async function runServe(options: { values: { http?: string; watch?: boolean }; openHost(): Promise<ToolHost>; out(text: string): void }): Promise<number> {
+export async function runServe(options: { values: { http?: string; watch?: boolean; strict?: boolean }; openHost(root?: string): Promise<ToolHost> }): Promise<number> {
   const mode = plan(options.values);
-  const host = options.values.watch ? await openWatched(options.openHost) : await options.openHost();
+  let root: string | undefined;
+  const open = () => options.openHost(root);
+  const reloading = createReloadingHost(await open(), open);
+  const host = options.values.watch ? watch(reloading) : reloading;
+  const failed = logStartup(host);
+  if (options.values.strict && failed.length > 0) {
+    log(`--strict: ${failed.length} plugin${failed.length === 1 ? '' : 's'} failed to load; not serving`);
+    await host.close();
+    return 1;
+  }
   host.on('log', (entry) => log(`[${entry.plugin}${entry.tool ? `/${entry.tool}` : ''}] ${entry.message}`));
   host.on('warning', (message) => log(`warning: ${message}`));
   const onError = (error: unknown) => log(`error: ${describe(error)}`);
@@ -110,7 +156,7 @@ export async function runServe(options: { values: { http?: string; watch?: boole
       endpoint = http;
       log(`MCP (Streamable HTTP) listening on ${http.url}`);
     } else {
-      endpoint = await serveStdio(host, onError);
+      endpoint = await serveStdio(host, onError, adoptClientRoot(host, (dir) => (root = dir)));
       log('MCP over stdio ready');
     }
     const reason = await Promise.race([endpoint.closed.then(() => 'client closed the connection'), signals.signalled]);

@@ -9,6 +9,7 @@ import { ConfigError } from '../errors.js';
 import { loadJsFresh } from './config-loaders.js';
 import { formatProblems, problems } from '../schema.js';
 import { validate as validateStandalone } from './config-validator.js';
+import { defaultCacheDir } from './cache-dir.js';
 import type { CodeLimits, Permissions, ToolLimits } from '../plugin.js';
 
 /** A plugin entry as written in the config. */
@@ -37,6 +38,8 @@ export interface ToolshedConfig {
   limits?: Partial<HostLimits>;
   codeExecution?: Partial<CodeLimits> & { tools?: string[] };
   cache?: { dir?: string; enabled?: boolean };
+  /** the workspace root tools work in (ctx.cwd), relative to the config file */
+  root?: string;
 }
 
 /** The config with every default applied. */
@@ -45,6 +48,10 @@ export interface ResolvedConfig {
   file: string | undefined;
   /** folder plugin names and paths resolve from */
   dir: string;
+  /** the workspace root: ctx.cwd of every handler and check, where file and terminal tools work */
+  root: string;
+  /** where `root` came from: an option (`--root`, an embedder, an MCP client), the config's `root`, or the working directory */
+  rootFrom: 'option' | 'config' | 'cwd';
   plugins: PluginEntry[];
   builtins: boolean;
   toolsets: Record<string, { description?: string; includes: string[]; tools: string[] }>;
@@ -54,7 +61,8 @@ export interface ResolvedConfig {
   checks: { ttlMs: number; graceMs: number; timeoutMs: number };
   limits: HostLimits;
   codeExecution: CodeLimits & { tools: string[] | undefined };
-  cache: { dir: string; enabled: boolean };
+  /** `dir` is undefined when there is no safe default folder (the cache is then off) */
+  cache: { dir: string | undefined; enabled: boolean };
 }
 
 /** Every place cosmiconfig looks, in order (docs/configuration.md lists them). */
@@ -156,15 +164,25 @@ function isPluginMetadata(result: { config: unknown; filepath: string }): boolea
   return path.basename(result.filepath) === 'package.json' && typeof result.config === 'object' && result.config !== null && 'apiVersion' in result.config;
 }
 
+/** Where the workspace root comes from, strongest first: an explicit root (`--root`, the embedder), the config's `root`, then `fallback` (the host's cwd). */
+export interface RootChoice {
+  explicit?: string;
+  fallback: string;
+}
+
 /** Fills defaults; relative paths in the config resolve from `dir`. */
-export function resolveConfig(config: ToolshedConfig, file: string | undefined, dir: string, cores: number): ResolvedConfig {
+export function resolveConfig(config: ToolshedConfig, file: string | undefined, dir: string, cores: number, root: RootChoice = { fallback: dir }): ResolvedConfig {
   const toolsets: ResolvedConfig['toolsets'] = {};
   for (const [name, spec] of Object.entries(config.toolsets ?? {})) {
     toolsets[name] = { ...(spec.description ? { description: spec.description } : {}), includes: spec.includes ?? [], tools: spec.tools ?? [] };
   }
+  const workspace = root.explicit !== undefined ? path.resolve(root.explicit) : config.root !== undefined ? path.resolve(dir, config.root) : path.resolve(root.fallback);
+  const cacheDir = config.cache?.dir !== undefined ? path.resolve(dir, config.cache.dir) : defaultCacheDir(workspace);
   return {
     file,
     dir,
+    root: workspace,
+    rootFrom: root.explicit !== undefined ? 'option' : config.root !== undefined ? 'config' : 'cwd',
     plugins: config.plugins ?? [],
     builtins: config.builtins ?? true,
     toolsets,
@@ -184,7 +202,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
       ...config.limits,
     },
     codeExecution: { tools: config.codeExecution?.tools, timeoutMs: 30_000, maxToolCalls: 50, memoryMb: 64, maxOutputChars: 20_000, ...stripUndefined(config.codeExecution) },
-    cache: { dir: path.resolve(dir, config.cache?.dir ?? 'node_modules/.cache/toolshed'), enabled: config.cache?.enabled ?? true },
+    cache: { dir: cacheDir, enabled: cacheDir !== undefined && (config.cache?.enabled ?? true) },
   };
 }
 

@@ -110,7 +110,8 @@ async function loadOne(pending: Pending, options: LoadOptions, cache: ManifestCa
 
 /** Loads builtins then config plugins, in config order; never throws for a single plugin. */
 export async function loadPlugins(options: LoadOptions): Promise<PluginLoadResult[]> {
-  const cache = options.config.cache.enabled ? new ManifestCache(options.config.cache.dir) : undefined;
+  const cacheDir = options.config.cache.enabled ? options.config.cache.dir : undefined;
+  const cache = cacheDir !== undefined ? new ManifestCache(cacheDir) : undefined;
   return Promise.all(pendingEntries(options.config).map((pending) => loadOne(pending, options, cache)));
 }
 

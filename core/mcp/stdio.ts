@@ -1,5 +1,6 @@
 /** `toolshed serve` over stdio: one client, on this process's stdin and stdout. */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { createMcpServer } from './server.js';
 import { startRefreshLoop } from './refresh-loop.js';
 import { guardStdout } from './stdout-guard.js';
@@ -13,10 +14,17 @@ export interface McpEndpoint {
   close(): Promise<void>;
 }
 
-/** Serves `host` over stdin/stdout until stdin closes. Logs must go to stderr. */
-export async function serveStdio(host: ToolHost, onError: (error: unknown) => void = () => {}): Promise<McpEndpoint> {
+/** Serves `host` over stdin/stdout until stdin closes. Logs must go to stderr. `onInitialized` runs once the client's handshake is done. */
+export async function serveStdio(host: ToolHost, onError: (error: unknown) => void = () => {}, onInitialized?: (server: Server) => void): Promise<McpEndpoint> {
   const guard = guardStdout();
   const server = createMcpServer(host);
+  if (onInitialized) {
+    const previous = server.oninitialized;
+    server.oninitialized = () => {
+      previous?.();
+      onInitialized(server);
+    };
+  }
   const transport = new StdioServerTransport(process.stdin, guard.protocol);
   const stopRefresh = startRefreshLoop(host, onError);
   let done!: () => void;

@@ -1,0 +1,124 @@
+/**
+ * Every `toolshed` command and flag, in one table: the program, `--help`,
+ * `help CMD` and shell completion are all built from it. To add a flag, add
+ * it to a command's `flags` here and to `CliValues`; to add a command, add an
+ * entry (its handler in a file of its own, imported when it runs).
+ */
+import { FORMATS } from '../providers/index.js';
+import type { CliIo } from './io.js';
+
+/** The parsed flags of a command line (commander turns `--kebab-case` into camelCase). */
+export interface CliValues {
+  config?: string;
+  root?: string;
+  enable?: string;
+  disable?: string;
+  json?: boolean;
+  strict?: boolean;
+  format?: string;
+  http?: string;
+  watch?: boolean;
+  force?: boolean;
+}
+
+/** One flag in commander's syntax: `--format <name>` takes a value, `--json` does not. */
+export interface FlagSpec {
+  flags: string;
+  description: string;
+  choices?: readonly string[];
+}
+
+/** What a command's handler receives. */
+export interface CommandContext {
+  /** positional arguments, in the order the command declares them */
+  args: Array<string | undefined>;
+  values: CliValues;
+  io: CliIo;
+}
+
+/** One command. */
+export interface CommandSpec {
+  name: string;
+  /** one line for the command list */
+  summary: string;
+  /** positional arguments in commander's syntax: `<tool>` required, `[args]` optional */
+  args?: Array<{ syntax: string; description: string }>;
+  /** the command's own flags */
+  flags?: FlagSpec[];
+  /** whether it loads a host, and so takes the host flags (default true) */
+  host?: boolean;
+  /** shown under "Examples:" in its help */
+  examples: string[];
+  run(context: CommandContext): Promise<number>;
+}
+
+/** Flags every command that loads a host takes. */
+export const HOST_FLAGS: FlagSpec[] = [
+  { flags: '--config <file>', description: 'use this config file instead of searching for one' },
+  { flags: '--root <dir>', description: "workspace root tools work in (default: the config's root, else the current folder)" },
+  { flags: '--enable <toolsets>', description: 'toolsets to enable, comma-separated (replaces the config\'s enable)' },
+  { flags: '--disable <names>', description: 'toolsets or tools to disable, comma-separated' },
+  { flags: '--strict', description: 'exit 1 when any plugin failed to load' },
+];
+
+const JSON_FLAG: FlagSpec = { flags: '--json', description: 'machine-readable output' };
+
+/** The commands, in the order help lists them; the first is the default. */
+export const COMMANDS: CommandSpec[] = [
+  {
+    name: 'summary',
+    summary: 'plugins, toolsets, layer counts, hidden tools and why (the default command)',
+    flags: [JSON_FLAG],
+    examples: ['toolshed', 'toolshed --config ./toolshed.config.mjs --json'],
+    run: async (c) => (await import('./inspect.js')).runSummary(c),
+  },
+  {
+    name: 'list',
+    summary: 'the tool definitions you send the model',
+    flags: [{ flags: '--format <format>', description: 'provider format, or names (one a line)', choices: [...FORMATS, 'names'] }],
+    examples: ['toolshed list --format anthropic', 'toolshed list --format names --enable file,web'],
+    run: async (c) => (await import('./inspect.js')).runList(c),
+  },
+  {
+    name: 'explain',
+    summary: "each tool's state and why it is or is not exposed",
+    args: [{ syntax: '[tool]', description: 'one tool to explain (default: every tool)' }],
+    flags: [JSON_FLAG],
+    examples: ['toolshed explain web_search', 'toolshed explain --json'],
+    run: async (c) => (await import('./inspect.js')).runExplain(c),
+  },
+  {
+    name: 'call',
+    summary: 'run one tool call and print the result the model would get',
+    args: [
+      { syntax: '<tool>', description: 'the tool name' },
+      { syntax: '[args]', description: 'arguments as JSON, or - to read them from stdin (default {})' },
+    ],
+    examples: [`toolshed call read_file '{"path":"README.md","limit":5}'`, `echo '{"query":"x"}' | toolshed call web_search -`],
+    run: async (c) => (await import('./inspect.js')).runCall(c),
+  },
+  {
+    name: 'serve',
+    summary: 'MCP server over stdio (default) or Streamable HTTP',
+    flags: [
+      { flags: '--http <host:port>', description: 'serve Streamable HTTP on this loopback address instead of stdio' },
+      { flags: '--watch', description: 'reload the config and plugins when their files change' },
+    ],
+    examples: ['toolshed serve', 'toolshed serve --root /path/to/app', 'toolshed serve --http 127.0.0.1:7777 --watch'],
+    run: async (c) => (await import('./serve.js')).runServeCommand(c),
+  },
+  {
+    name: 'init',
+    summary: 'write a starter .toolshedrc.json in the current folder',
+    host: false,
+    flags: [{ flags: '--force', description: 'overwrite an existing .toolshedrc.json' }],
+    examples: ['toolshed init'],
+    run: async (c) => (await import('./init.js')).runInitCommand(c),
+  },
+  {
+    name: 'tour',
+    summary: 'the summary plus a few real tool calls in your workspace (what npm start runs here)',
+    examples: ['toolshed tour', 'toolshed tour --root ~/my-app'],
+    run: async (c) => (await import('./tour.js')).runTourCommand(c),
+  },
+];

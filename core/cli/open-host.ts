@@ -1,0 +1,80 @@
+/**
+ * Opening the host a command works on, from the host flags: `--config`,
+ * `--root`, `--enable`, `--disable`, and `--strict`. A start that takes more
+ * than half a second says so on stderr, once.
+ */
+import path from 'node:path';
+import { createToolHost, type ToolHost, type ToolHostOptions } from '../host.js';
+import type { HostReport } from '../explain.js';
+import type { CliValues } from './commands.js';
+import type { CliIo } from './io.js';
+
+/** How long a start may take before the progress note appears. */
+export const PROGRESS_AFTER_MS = 500;
+
+const names = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean));
+
+/** createToolHost options from the host flags; `--root` also starts the config search there. */
+export function hostOptions(values: CliValues, extra: Partial<ToolHostOptions> = {}): ToolHostOptions {
+  const overrides: { enable?: string[]; disable?: string[] } = {};
+  const enable = names(values.enable);
+  const disable = names(values.disable);
+  if (enable) overrides.enable = enable;
+  if (disable) overrides.disable = disable;
+  const root = values.root === undefined ? undefined : path.resolve(values.root);
+  return {
+    cwd: process.cwd(),
+    ...(root !== undefined ? { root, cwd: root } : {}),
+    ...(values.config !== undefined ? { config: values.config, cwd: process.cwd() } : {}),
+    overrides,
+    ...extra,
+  };
+}
+
+/** Opens a host, with the progress note on a slow start when a person is watching stderr. */
+export async function openHost(values: CliValues, io: CliIo, extra: Partial<ToolHostOptions> = {}): Promise<ToolHost> {
+  const note = `toolshed: loading plugins${io.errStyle.ellipsis} (a first run extracts their manifests; later runs read them from the cache)`;
+  const timer = io.errIsTTY ? setTimeout(() => io.err(note), PROGRESS_AFTER_MS) : undefined;
+  timer?.unref();
+  try {
+    return await createToolHost(hostOptions(values, extra));
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
+
+/** The plugins that failed to load, one line each: `name (CODE: message)`. */
+export function failedPlugins(report: HostReport): string[] {
+  return report.plugins.filter((p) => p.status === 'failed').map((p) => `${p.name} (${p.error?.code}: ${p.error?.message})`);
+}
+
+/**
+ * `--strict`: exit 1 when a plugin failed to load. Without it, commands whose
+ * stdout does not show plugins (list, call) warn about failures on stderr.
+ * Returns the exit code to stop with, or undefined to go on.
+ */
+export function strictGate(report: HostReport, values: CliValues, io: CliIo, warn: boolean): number | undefined {
+  const failed = failedPlugins(report);
+  if (failed.length === 0) return undefined;
+  const list = failed.map((f) => `  ${io.errStyle.red(io.errStyle.fail)} ${f}`).join('\n');
+  const head = `${failed.length} plugin${failed.length === 1 ? '' : 's'} failed to load`;
+  if (values.strict) {
+    io.err(`toolshed: --strict: ${head}:\n${list}`);
+    return 1;
+  }
+  if (warn) io.err(`toolshed: warning: ${head} (toolshed explain shows their toolsets and tools):\n${list}`);
+  return undefined;
+}
+
+/** Opens a host, applies --strict, runs `fn`, and always closes the host. */
+export async function withHost(values: CliValues, io: CliIo, options: { warn: boolean }, fn: (host: ToolHost, report: HostReport) => Promise<number>): Promise<number> {
+  const host = await openHost(values, io);
+  try {
+    const report = await host.refresh();
+    const stop = strictGate(report, values, io, options.warn);
+    if (stop !== undefined) return stop;
+    return await fn(host, report);
+  } finally {
+    await host.close();
+  }
+}
