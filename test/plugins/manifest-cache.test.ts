@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixture, tempDir, withHost } from '../helpers.js';
@@ -8,6 +8,8 @@ let work: { dir: string; cleanup(): void };
 beforeEach(() => {
   work = tempDir();
   cpSync(fixture('project', 'node_modules', 'toolshed-plugin-alpha'), path.join(work.dir, 'node_modules', 'toolshed-plugin-alpha'), { recursive: true });
+  // With node_modules/.cache present the cache stays in the project (test/workspace covers the user-folder default).
+  mkdirSync(path.join(work.dir, 'node_modules', '.cache'));
   writeFileSync(path.join(work.dir, 'package.json'), JSON.stringify({ name: 'cache-project', private: true }));
   writeFileSync(path.join(work.dir, 'toolshed.config.mjs'), "export default { plugins: ['toolshed-plugin-alpha'], builtins: false };\n");
 });
@@ -24,7 +26,7 @@ describe('manifest cache', () => {
     await start(async (host) => expect(JSON.parse(await host.dispatch('alpha_echo', {})).helper).toBe('helped'));
   });
 
-  it('stores entries under node_modules/.cache/toolshed by default', async () => {
+  it('stores entries under the root\'s node_modules/.cache/toolshed when that folder exists', async () => {
     await source();
     const stored = JSON.parse(
       readFileSync(path.join(work.dir, 'node_modules', '.cache', 'toolshed', 'manifests', (await import('node:fs')).readdirSync(path.join(work.dir, 'node_modules', '.cache', 'toolshed', 'manifests'))[0]!), 'utf8'),
