@@ -75,7 +75,8 @@ export function checkKey(record: ToolRecord): string | undefined {
   return record.manifest.checkId ? `check:${record.plugin.source.entry}#${record.manifest.checkId}` : undefined;
 }
 
-async function evaluateOne(record: ToolRecord, deps: AvailabilityDeps, expiries: number[]): Promise<Availability> {
+/** The declarative verdict that needs no await (grants, env, platforms), or undefined when it holds. */
+function declarative(record: ToolRecord, deps: AvailabilityDeps): Availability | undefined {
   const gap = grantGap(record);
   if (gap) return gap;
   const env = missingEnv(record, deps.env);
@@ -84,10 +85,15 @@ async function evaluateOne(record: ToolRecord, deps: AvailabilityDeps, expiries:
   if (platforms.length && !platforms.includes(deps.platform)) {
     return { ok: false, kind: 'platforms', reason: `runs only on ${platforms.join(', ')} (this is ${deps.platform})` };
   }
+  return undefined;
+}
+
+/** Bins and the custom check: the parts that go through the (async) check cache. */
+async function evaluateCached(record: ToolRecord, deps: AvailabilityDeps, expiries: number[]): Promise<Availability> {
   const bins = await missingBins(record, deps);
   if (bins.length) return { ok: false, kind: 'bins', reason: `${bins.join(', ')} not found on PATH` };
   const key = checkKey(record);
-  if (!key) return { ok: true };
+  if (!key) return OK;
   const verdict = await deps.cache.get(key, () => deps.runCheck(record));
   expiries.push(verdict.expiresAt);
   const out: Availability = verdict.ok ? { ok: true, via: verdict.via } : { ok: false, kind: 'check', via: verdict.via, reason: verdict.reason ?? 'check failed' };
@@ -95,31 +101,55 @@ async function evaluateOne(record: ToolRecord, deps: AvailabilityDeps, expiries:
   return out;
 }
 
+/** Shared by every tool with nothing to check (read only). */
+const OK: Availability = Object.freeze({ ok: true });
+
 /**
  * Evaluates every selected tool. `validUntil` is the earliest moment a check
  * verdict used here expires; until then the result may be reused.
  */
 export async function evaluateAvailability(records: ToolRecord[], deps: AvailabilityDeps): Promise<{ results: Map<string, Availability>; validUntil: number }> {
   const expiries: number[] = [];
-  const entries = await Promise.all(records.map(async (record) => [record.name, await evaluateOne(record, deps, expiries)] as const));
-  const results = new Map(entries);
+  const results = new Map<string, Availability>();
+  const pending: Promise<void>[] = [];
+  // Most tools have no bins and no check: they are decided here without a promise each.
+  for (const record of records) {
+    const verdict = declarative(record, deps);
+    if (verdict) results.set(record.name, verdict);
+    else if (!record.manifest.requires.bins.length && !record.manifest.checkId) results.set(record.name, OK);
+    else {
+      results.set(record.name, OK); // placeholder keeps the registry's order
+      pending.push(evaluateCached(record, deps, expiries).then((v) => void results.set(record.name, v)));
+    }
+  }
+  await Promise.all(pending);
   resolveToolRequirements(records, results);
-  return { results, validUntil: expiries.length ? Math.min(...expiries) : Infinity };
+  return { results, validUntil: expiries.reduce((a, b) => Math.min(a, b), Infinity) };
 }
 
-/** Hides tools whose `requires.tools` are not all available, repeating until nothing changes. */
+/**
+ * Hides tools whose `requires.tools` are not all available. A worklist over
+ * reverse dependencies: each tool is re-examined only when one it requires
+ * was hidden, so a long chain costs its length, not its square.
+ */
 function resolveToolRequirements(records: ToolRecord[], results: Map<string, Availability>): void {
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (const record of records) {
-      const current = results.get(record.name);
-      if (!current?.ok) continue;
-      const missing = record.manifest.requires.tools.filter((name) => !results.get(name)?.ok);
-      if (missing.length) {
-        results.set(record.name, { ok: false, kind: 'tools', reason: `requires tool${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not exposed` });
-        changed = true;
-      }
+  const dependents = new Map<string, ToolRecord[]>();
+  const work: ToolRecord[] = [];
+  for (const record of records) {
+    if (!record.manifest.requires.tools.length) continue;
+    work.push(record);
+    for (const name of record.manifest.requires.tools) {
+      const list = dependents.get(name);
+      if (list) list.push(record);
+      else dependents.set(name, [record]);
     }
+  }
+  while (work.length) {
+    const record = work.pop()!;
+    if (!results.get(record.name)?.ok) continue;
+    const missing = record.manifest.requires.tools.filter((name) => !results.get(name)?.ok);
+    if (!missing.length) continue;
+    results.set(record.name, { ok: false, kind: 'tools', reason: `requires tool${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not exposed` });
+    for (const dependent of dependents.get(record.name) ?? []) work.push(dependent);
   }
 }

@@ -7,31 +7,50 @@ import type { DescriptionPart } from '../plugin.js';
 
 /** Joins the parts whose conditions hold against `exposed`. */
 export function resolveDescription(parts: readonly DescriptionPart[], exposed: ReadonlySet<string>): string {
-  const kept: string[] = [];
+  // Most descriptions are one plain string: no arrays to build for those.
+  if (parts.length === 1 && typeof parts[0] === 'string') return parts[0].trim();
+  let out = '';
   for (const part of parts) {
-    if (typeof part === 'string') kept.push(part);
+    let text: string | undefined;
+    if (typeof part === 'string') text = part;
     else if ('ifAvailable' in part) {
-      if (part.ifAvailable.every((name) => exposed.has(name))) kept.push(part.text);
-    } else if (part.ifMissing.some((name) => !exposed.has(name))) kept.push(part.text);
+      if (part.ifAvailable.every((name) => exposed.has(name))) text = part.text;
+    } else if (part.ifMissing.some((name) => !exposed.has(name))) text = part.text;
+    text = text?.trim();
+    if (text) out = out ? `${out} ${text}` : text;
   }
-  return kept
-    .map((text) => text.trim())
-    .filter(Boolean)
-    .join(' ');
+  return out;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Runs of tool-name characters; a name occurs in a text exactly when it is one of its tokens. */
+const TOKEN = /[A-Za-z0-9_-]+/g;
+
+/**
+ * The name-like tokens of each definition's description, kept as long as the
+ * definition object lives: the pipeline reuses a tool's definition while its
+ * description is unchanged, so a recompute tokenizes only what changed and
+ * the guard costs O(total description size) with one set lookup per token.
+ */
+export class DescriptionTokens {
+  private readonly memo = new WeakMap<object, readonly string[]>();
+
+  /** The distinct tokens of `definition.description`. */
+  of(definition: { readonly description: string }): readonly string[] {
+    let tokens = this.memo.get(definition);
+    if (!tokens) {
+      tokens = [...new Set(definition.description.match(TOKEN) ?? [])];
+      this.memo.set(definition, tokens);
+    }
+    return tokens;
+  }
 }
 
-/** Registered tools, other than `self`, that `text` names although they are not exposed. */
-export function danglingReferences(text: string, self: string, registered: Iterable<string>, exposed: ReadonlySet<string>): string[] {
+/**
+ * Names in `hidden` (registered, not exposed), other than `self`, that `text` mentions as a
+ * whole word (`read_file` does not hit `read_files`: tool names are runs of [A-Za-z0-9_-]).
+ */
+export function danglingReferences(tokens: readonly string[], self: string, hidden: ReadonlySet<string>): string[] {
   const hits: string[] = [];
-  for (const name of registered) {
-    // The substring test is a cheap filter: most names do not occur at all.
-    if (name === self || exposed.has(name) || !text.includes(name)) continue;
-    // Tool names are identifiers; match them whole so `read_file` does not hit `read_files`.
-    if (new RegExp(`(?<![A-Za-z0-9_-])${escapeRegExp(name)}(?![A-Za-z0-9_-])`).test(text)) hits.push(name);
-  }
+  for (const token of tokens) if (token !== self && hidden.has(token)) hits.push(token);
   return hits.sort();
 }

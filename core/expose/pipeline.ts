@@ -6,7 +6,7 @@
  * check and touches no worker.
  */
 import { evaluateAvailability, type Availability, type AvailabilityDeps } from './availability.js';
-import { danglingReferences, resolveDescription } from './descriptions.js';
+import { DescriptionTokens, danglingReferences, resolveDescription } from './descriptions.js';
 import { selectTools, type Toolset } from './toolsets.js';
 import type { CheckCache, Clock } from './check-cache.js';
 import type { ResolvedConfig } from '../load/config.js';
@@ -75,8 +75,41 @@ function sameDefinitions(a: readonly ToolDefinition[] | undefined, b: readonly T
   if (!a || a.length !== b.length) return false;
   return a.every((x, i) => {
     const y = b[i]!;
-    return x.name === y.name && x.description === y.description && (x.parameters === y.parameters || JSON.stringify(x.parameters) === JSON.stringify(y.parameters));
+    return x === y || x.name === y.name && x.description === y.description && (x.parameters === y.parameters || JSON.stringify(x.parameters) === JSON.stringify(y.parameters));
   });
+}
+
+const NONE: string[] = [];
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const x of a) if (!b.has(x)) return false;
+  return true;
+}
+
+/** What layer 3 derives once per plugin set. */
+interface LayerIndex {
+  plugins: Registry['plugins'];
+  /** every registered name, sorted (definitions come out in this order) */
+  sortedNames: string[];
+  /** name → tools whose conditional description parts mention it */
+  mentionedBy: Map<string, string[]>;
+}
+
+function layerIndex(registry: Registry): LayerIndex {
+  const mentionedBy = new Map<string, string[]>();
+  for (const record of registry.tools.values()) {
+    for (const part of record.manifest.description) {
+      if (typeof part === 'string') continue;
+      for (const name of 'ifAvailable' in part ? part.ifAvailable : part.ifMissing) {
+        const list = mentionedBy.get(name);
+        if (list) list.push(record.name);
+        else mentionedBy.set(name, [record.name]);
+      }
+    }
+  }
+  const sortedNames = [...registry.tools.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { plugins: registry.plugins, sortedNames, mentionedBy };
 }
 
 /** Computes and memoizes exposures. */
@@ -85,6 +118,12 @@ export class DefinitionsPipeline {
   private running: Promise<Exposure> | undefined;
   private lastDefinitions: ToolDefinition[] | undefined;
   private readonly warned = new Set<string>();
+  private readonly tokens = new DescriptionTokens();
+  private readonly plain = new Map<string, ToolDefinition>();
+  private selection: { plugins: Registry['plugins']; config: ResolvedConfig; result: ReturnType<typeof selectTools> } | undefined;
+  private layer: LayerIndex = { plugins: [], sortedNames: [], mentionedBy: new Map() };
+  private lastExposed: ReadonlySet<string> | undefined;
+  private guarded: { hidden: ReadonlySet<string>; findings: Map<ToolDefinition, string[]> } = { hidden: new Set(), findings: new Map() };
 
   constructor(private readonly deps: PipelineDeps) {}
 
@@ -107,13 +146,14 @@ export class DefinitionsPipeline {
     const { registry } = this.deps;
     const config = this.deps.config();
     const generation = registry.generation;
-    const { selected, reasons, toolsets, warnings } = selectTools(registry, config);
+    const { selected, reasons, toolsets, warnings } = this.select(config);
     const records = [...selected].map((name) => registry.tools.get(name)!).filter(Boolean);
     const { results, validUntil } = await evaluateAvailability(records, { ...this.deps.availability, cache: this.deps.cache });
     const states = new Map<string, ToolState>();
+    const conflicts = new Map(registry.conflicts.map((c) => [c.name, c]));
     for (const record of registry.tools.values()) {
       const state: ToolState = { name: record.name, plugin: record.plugin.source.name, toolset: record.manifest.toolset, exposed: false, warnings: [] };
-      const conflict = registry.conflicts.find((c) => c.name === record.name);
+      const conflict = conflicts.get(record.name);
       if (conflict) state.conflict = conflict;
       if (!selected.has(record.name)) {
         state.layer = 'selection';
@@ -159,11 +199,14 @@ export class DefinitionsPipeline {
     let exposed = new Set(available);
     // Descriptions depend on the exposed set and a rewriter may hide a tool; two passes settle it.
     for (let pass = 0; pass < 2; pass++) {
+      const dirty = this.staleDescriptions(exposed);
       const defs = new Map<string, ToolDefinition>();
-      for (const name of [...exposed].sort()) {
-        const record = registry.tools.get(name)!;
-        defs.set(name, { name, description: resolveDescription(record.manifest.description, exposed), parameters: record.manifest.parameters });
+      for (const name of this.layer.sortedNames) {
+        if (!exposed.has(name)) continue;
+        const previous = dirty === 'all' || dirty.has(name) ? undefined : this.plain.get(name);
+        defs.set(name, previous ?? this.definition(registry.tools.get(name)!, exposed));
       }
+      this.lastExposed = exposed;
       let hiddenNow = false;
       for (const [name, def] of defs) {
         const record = registry.tools.get(name)!;
@@ -180,26 +223,92 @@ export class DefinitionsPipeline {
           defs.set(name, outcome.definition);
         }
       }
-      if (!hiddenNow || pass === 1) return [...defs.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      // Insertion followed the sorted names, so the values are sorted already.
+      if (!hiddenNow || pass === 1) return [...defs.values()];
       exposed = new Set(defs.keys());
     }
     return [];
   }
 
-  /** Cross-reference guard: a description naming a registered tool that is not exposed is a warning. */
+  /**
+   * Tools whose description may read differently against `exposed` than against the last
+   * exposed set: those whose conditional parts name a tool that came or went. A recompute
+   * after one check flipped re-resolves a handful of descriptions, not all of them.
+   */
+  private staleDescriptions(exposed: ReadonlySet<string>): Set<string> | 'all' {
+    const last = this.lastExposed;
+    if (!last) return 'all';
+    const dirty = new Set<string>();
+    const mark = (name: string) => {
+      for (const tool of this.layer.mentionedBy.get(name) ?? []) dirty.add(tool);
+    };
+    for (const name of exposed) {
+      if (last.has(name)) continue;
+      // A tool that comes back was last resolved against an older set.
+      dirty.add(name);
+      mark(name);
+    }
+    for (const name of last) if (!exposed.has(name)) mark(name);
+    return dirty;
+  }
+
+  /**
+   * Layer 1 depends only on the plugin set and the config: a recompute for a check
+   * verdict reuses it. Its warnings list is copied, as the guard adds to it.
+   */
+  private select(config: ResolvedConfig): ReturnType<typeof selectTools> {
+    const { registry } = this.deps;
+    if (this.selection?.plugins !== registry.plugins || this.selection.config !== config) {
+      this.selection = { plugins: registry.plugins, config, result: selectTools(registry, config) };
+    }
+    if (this.layer.plugins !== registry.plugins) {
+      this.layer = layerIndex(registry);
+      this.plain.clear();
+      this.lastExposed = undefined;
+    }
+    const { result } = this.selection;
+    return { ...result, warnings: [...result.warnings] };
+  }
+
+  /**
+   * The plain definition of a tool against `exposed`: the previous object when nothing in it
+   * changed, so a recompute allocates little and change detection compares by reference.
+   */
+  private definition(record: ToolRecord, exposed: ReadonlySet<string>): ToolDefinition {
+    const description = resolveDescription(record.manifest.description, exposed);
+    const previous = this.plain.get(record.name);
+    if (previous && previous.description === description && previous.parameters === record.manifest.parameters) return previous;
+    const def = { name: record.name, description, parameters: record.manifest.parameters };
+    this.plain.set(record.name, def);
+    return def;
+  }
+
+  /**
+   * Cross-reference guard: a description naming a registered tool that is not exposed is a
+   * warning. Findings depend only on the definition object and the hidden set, so while the
+   * hidden set is unchanged a definition scanned before keeps its findings; a recompute after
+   * a check verdict changed nothing scans only the definitions that changed.
+   */
   private guard(defs: ToolDefinition[], exposed: Set<string>, states: Map<string, ToolState>, warnings: string[]): void {
-    const hidden = [...this.deps.registry.tools.keys()].filter((name) => !exposed.has(name));
-    if (!hidden.length) return;
+    const hidden = new Set<string>();
+    for (const name of this.layer.sortedNames) if (!exposed.has(name)) hidden.add(name);
+    const previous = sameSet(hidden, this.guarded.hidden) ? this.guarded.findings : undefined;
+    const findings = new Map<ToolDefinition, string[]>();
     for (const def of defs) {
-      const dangling = danglingReferences(def.description, def.name, hidden, exposed);
-      if (!dangling.length) continue;
-      const message = `description of ${def.name} mentions ${dangling.join(', ')}, which ${dangling.length > 1 ? 'are' : 'is'} not exposed`;
-      states.get(def.name)?.warnings.push(message);
-      warnings.push(message);
-      if (!this.warned.has(message)) {
-        this.warned.add(message);
-        this.deps.onWarning(message);
-      }
+      const dangling = previous?.get(def) ?? (hidden.size ? danglingReferences(this.tokens.of(def), def.name, hidden) : NONE);
+      findings.set(def, dangling);
+      if (dangling.length) this.warn(def.name, dangling, states, warnings);
+    }
+    this.guarded = { hidden, findings };
+  }
+
+  private warn(name: string, dangling: string[], states: Map<string, ToolState>, warnings: string[]): void {
+    const message = `description of ${name} mentions ${dangling.join(', ')}, which ${dangling.length > 1 ? 'are' : 'is'} not exposed`;
+    states.get(name)?.warnings.push(message);
+    warnings.push(message);
+    if (!this.warned.has(message)) {
+      this.warned.add(message);
+      this.deps.onWarning(message);
     }
   }
 
