@@ -235,7 +235,6 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
             callOptions.onLog?.(message);
           },
         },
-        0,
       );
     } catch (error) {
       // A host-level failure (e.g. a config toolset error after reload) must still not throw from dispatch.

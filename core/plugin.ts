@@ -30,6 +30,8 @@ export interface Permissions {
   env?: string[];
   fsRead?: string[];
   fsWrite?: string[];
+  /** tools (or toolsets) this plugin's `ctx.callTool` may reach besides its own; untrusted plugins get only what is also granted */
+  callTools?: string[];
 }
 
 /** Per-tool limits; the host's config limits apply where these are absent. */

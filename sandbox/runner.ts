@@ -46,7 +46,10 @@ export type RunOutcome<T> = WorkerReply<T> | { ok: false; failure: RunnerFailure
 export interface RunnerStats {
   started: boolean;
   threads: number;
+  /** calls running or waiting for a worker */
   inFlight: number;
+  /** the most calls it runs at once (its worker threads when started) */
+  capacity: number;
   completed: number;
   guard: { passed: number; refused: number; lastRefusal?: string };
 }

@@ -8,6 +8,8 @@ import { codeLimits, sandboxTools } from '../expose/code-execution.js';
 import { parseArguments, validateArguments } from './arguments.js';
 import { failure, type CallOutcome } from './outcome.js';
 import { dropStrictNulls } from './strict-arguments.js';
+import { describeChain, nestedContext, TOP_LEVEL, type CallContext } from './chain.js';
+import { reachable, refuseByGrants } from './call-grants.js';
 import { capText } from '../../sandbox/worker/normalize.js';
 import { describeRunnerFailure, type CallHooks, type RunnerFailure } from '../../sandbox/runner.js';
 import type { Exposure } from '../expose/pipeline.js';
@@ -15,6 +17,7 @@ import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../load/config.js';
 import type { ToolErrorCode } from '../errors.js';
 import type { SandboxToolset } from '../plugin.js';
+import type { ToolRecord } from '../types.js';
 
 /** Per-call options of `dispatch`. */
 export interface DispatchOptions {
@@ -25,9 +28,6 @@ export interface DispatchOptions {
   /** receives the handler's `ctx.progress` */
   onProgress?(done: number, total?: number): void;
 }
-
-/** Nested `ctx.callTool` depth beyond which calls are refused (a tool calling itself forever). */
-export const MAX_CALL_DEPTH = 8;
 
 const FAILURE_CODES = { timeout: 'TOOL_TIMEOUT', cancelled: 'TOOL_CANCELLED', 'queue-full': 'QUEUE_FULL', crashed: 'TOOL_CRASHED', closed: 'HOST_CLOSED' } as const satisfies Record<RunnerFailure['kind'], ToolErrorCode>;
 
@@ -44,15 +44,44 @@ export interface DispatchDeps {
   exposure: () => Promise<Exposure>;
 }
 
-/** The sandbox toolset as of the current exposure. */
-async function currentSandboxTools(deps: DispatchDeps): Promise<SandboxToolset> {
+/** The sandbox toolset as of the current exposure, less what the calling chain (`context`) may not reach. */
+async function currentSandboxTools(deps: DispatchDeps, context: CallContext): Promise<SandboxToolset> {
   const exposure = await deps.exposure();
   const exposed = new Map(exposure.definitions.map((d) => [d.name, d]));
-  return { tools: sandboxTools(deps.config(), exposed, deps.registry.tools), limits: codeLimits(deps.config()) };
+  const tools = sandboxTools(deps.config(), exposed, deps.registry.tools).filter((tool) => {
+    const record = deps.registry.tools.get(tool.name);
+    return record !== undefined && reachable(context, record, exposure, deps.registry);
+  });
+  return { tools, limits: codeLimits(deps.config()) };
 }
 
-/** Runs one call through the whole pipeline and returns its outcome. */
-export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, depth: number): Promise<CallOutcome> {
+/**
+ * Why a nested call may not run: too deep, not granted to an untrusted plugin
+ * in its chain, or a call back into a plugin whose workers are all busy (it
+ * would queue behind the very calls waiting for it until their timeout).
+ */
+function refuseNested(deps: DispatchDeps, context: CallContext, record: ToolRecord, exposure: Exposure): CallOutcome | undefined {
+  const { maxCallDepth } = deps.config().limits;
+  if (context.chain.length > maxCallDepth) {
+    return failure('CALL_DEPTH_EXCEEDED', `nested tool calls are limited to a depth of ${maxCallDepth} (limits.maxCallDepth); call chain: ${describeChain(context, record.name)}`);
+  }
+  const denied = refuseByGrants(context, record, exposure, deps.registry);
+  if (denied) return denied;
+  if (context.records.some((caller) => caller.plugin === record.plugin)) {
+    const stats = record.plugin.runner.stats();
+    if (stats.inFlight >= stats.capacity) {
+      const plugin = record.plugin.source.name;
+      return failure(
+        'CALL_WOULD_DEADLOCK',
+        `${record.name} calls back into ${plugin} while all ${stats.capacity} of its workers are busy, at least one of them waiting for this call: it could not start until they finish (call chain: ${describeChain(context, record.name)}). Raise limits.threads, or call the function directly instead of through ctx.callTool.`,
+      );
+    }
+  }
+  return undefined;
+}
+
+/** Runs one call through the whole pipeline and returns its outcome; `context` says who is calling (TOP_LEVEL by default). */
+export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, context: CallContext = TOP_LEVEL): Promise<CallOutcome> {
   const exposure = await deps.exposure();
   const record = deps.registry.tools.get(name);
   if (!record) {
@@ -62,6 +91,10 @@ export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs:
   const state = exposure.states.get(name);
   if (!state?.exposed) {
     return failure('TOOL_NOT_EXPOSED', `tool '${name}' is not available here: ${state?.reason ?? 'not exposed'}`);
+  }
+  if (context.chain.length) {
+    const refused = refuseNested(deps, context, record, exposure);
+    if (refused) return refused;
   }
   const limits = deps.config().limits;
   const timeoutMs = record.manifest.limits.timeoutMs ?? limits.timeoutMs;
@@ -78,10 +111,9 @@ export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs:
     if (validateArguments(record, withoutNulls, maxResultChars)) return invalid;
     args = withoutNulls;
   }
-  if (depth > MAX_CALL_DEPTH) return failure('PERMISSION_DENIED', `nested tool calls are limited to a depth of ${MAX_CALL_DEPTH}`);
   const hooks: CallHooks = {
-    callTool: (nested, nestedArgs) => dispatchOutcome(deps, nested, nestedArgs, options, depth + 1),
-    sandboxTools: () => currentSandboxTools(deps),
+    callTool: (nested, nestedArgs) => dispatchOutcome(deps, nested, nestedArgs, options, nestedContext(context, record)),
+    sandboxTools: () => currentSandboxTools(deps, nestedContext(context, record)),
   };
   if (options.onLog) hooks.log = options.onLog;
   if (options.onProgress) hooks.progress = options.onProgress;

@@ -85,7 +85,7 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
     const e = plugin.permissions.effective;
     out.push(`  tier:     ${plugin.tier} (${plugin.trust})`);
     const perms = plugin.permissions;
-    const show = (x: typeof e) => `network ${x.network ? 'yes' : 'no'}; env ${x.env?.join(', ') || 'none'}; read ${x.fsRead?.join(', ') || 'none'}; write ${x.fsWrite?.join(', ') || 'none'}`;
+    const show = (x: typeof e) => `network ${x.network ? 'yes' : 'no'}; env ${x.env?.join(', ') || 'none'}; read ${x.fsRead?.join(', ') || 'none'}; write ${x.fsWrite?.join(', ') || 'none'}; call ${x.callTools?.join(', ') || 'none'}`;
     out.push(`  requested: ${show(perms.requested)}`);
     out.push(`  granted:   ${show(perms.granted)}`);
     out.push(`  effective: ${show(e)}`);

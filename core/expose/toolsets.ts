@@ -4,7 +4,7 @@
  * recursively with diamonds counted once. `enable` selects, `disable`
  * subtracts toolsets or single tools, last.
  */
-import { ToolsetError } from '../errors.js';
+import { ConfigError, ToolsetError } from '../errors.js';
 import { didYouMean } from '../suggest.js';
 import type { Registry } from './registry.js';
 import type { ResolvedConfig } from '../load/config.js';
@@ -134,6 +134,27 @@ export class ToolsetResolver {
   }
 }
 
+/**
+ * Checks every `grant.callTools` entry of the config against the tools and
+ * toolsets that exist, like `enable`: CONFIG_INVALID with a did-you-mean. Where
+ * a plugin failed to load (it may have defined the name), a warning instead.
+ */
+function validateCallToolsGrants(registry: Registry, toolsets: Map<string, Toolset>, config: ResolvedConfig, warn: (message: string) => void): void {
+  const known = [...registry.tools.keys(), ...toolsets.keys()];
+  const knownSet = new Set(known);
+  const lenient = registry.plugins.some((p) => p.status === 'failed');
+  config.plugins.forEach((entry, i) => {
+    if (typeof entry === 'string') return;
+    (entry.grant?.callTools ?? []).forEach((name, j) => {
+      if (knownSet.has(name)) return;
+      const pointer = `/plugins/${i}/grant/callTools/${j}`;
+      const message = `${config.file ?? 'config object'}: ${pointer}: unknown tool or toolset '${name}' in the callTools grant of ${entry.package}.${didYouMean(name, known)}`;
+      if (lenient) return warn(`${message} (a plugin failed to load; it may have defined it)`);
+      throw new ConfigError(message, { ...(config.file ? { file: config.file } : {}), pointer, expected: 'a tool or toolset name' });
+    });
+  });
+}
+
 /** Layer 1: selection, with the reasons for everything not selected. */
 export function selectTools(registry: Registry, config: ResolvedConfig): { selected: Set<string>; reasons: Map<string, string>; toolsets: Map<string, Toolset>; warnings: string[] } {
   const toolsets = collectToolsets(registry, config.toolsets);
@@ -144,5 +165,6 @@ export function selectTools(registry: Registry, config: ResolvedConfig): { selec
   // A name in `disable` may belong to a plugin that failed to load; that is reported there, not fatal here.
   const lenient = failedPlugins ? (error: ToolsetError) => warnings.push(`${error.message} (a plugin failed to load; it may have defined it)`) : undefined;
   const { selected, reasons } = resolver.select(config.enable, config.disable, lenient);
+  validateCallToolsGrants(registry, toolsets, config, (message) => warnings.push(message));
   return { selected, reasons, toolsets, warnings };
 }

@@ -23,6 +23,8 @@ export interface HostLimits extends Required<ToolLimits> {
   idleTimeoutMs: number;
   /** how long importing a plugin and extracting its manifest may take */
   loadTimeoutMs: number;
+  /** the longest chain of nested ctx.callTool calls */
+  maxCallDepth: number;
 }
 
 /** The config object users write (see config.schema.json). */
@@ -199,6 +201,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
       threads: Math.max(1, Math.min(4, cores)),
       idleTimeoutMs: 30_000,
       loadTimeoutMs: 5_000,
+      maxCallDepth: 8,
       ...config.limits,
     },
     codeExecution: { tools: config.codeExecution?.tools, timeoutMs: 30_000, maxToolCalls: 50, memoryMb: 64, maxOutputChars: 20_000, ...stripUndefined(config.codeExecution) },

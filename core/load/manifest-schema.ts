@@ -23,7 +23,7 @@ export const manifestSchema = {
     permissions: {
       type: 'object',
       additionalProperties: false,
-      properties: { network: { type: 'boolean' }, env: nameList, fsRead: nameList, fsWrite: nameList },
+      properties: { network: { type: 'boolean' }, env: nameList, fsRead: nameList, fsWrite: nameList, callTools: nameList },
     },
     tools: {
       type: 'array',

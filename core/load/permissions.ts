@@ -14,7 +14,7 @@ const union = (...lists: Array<string[] | undefined>): string[] => [...new Set(l
 const intersect = (a: string[] | undefined, b: string[] | undefined): string[] => (a ?? []).filter((x) => (b ?? []).includes(x)).sort();
 
 function normalize(p: Permissions | undefined): Required<Permissions> {
-  return { network: p?.network ?? false, env: union(p?.env), fsRead: union(p?.fsRead), fsWrite: union(p?.fsWrite) };
+  return { network: p?.network ?? false, env: union(p?.env), fsRead: union(p?.fsRead), fsWrite: union(p?.fsWrite), callTools: union(p?.callTools) };
 }
 
 /** The three permission sets of one plugin. */
@@ -28,6 +28,7 @@ export function effectivePermissions(source: PluginSource, manifest: PluginManif
       env: union(requested.env, granted.env),
       fsRead: union(requested.fsRead, granted.fsRead),
       fsWrite: union(requested.fsWrite, granted.fsWrite),
+      callTools: union(requested.callTools, granted.callTools),
     };
     return { requested, granted, effective };
   }
@@ -40,6 +41,7 @@ export function effectivePermissions(source: PluginSource, manifest: PluginManif
       env: intersect(requested.env, granted.env),
       fsRead: intersect(requested.fsRead, granted.fsRead),
       fsWrite: intersect(requested.fsWrite, granted.fsWrite),
+      callTools: intersect(requested.callTools, granted.callTools),
     },
   };
 }

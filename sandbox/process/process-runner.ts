@@ -115,7 +115,7 @@ export class ProcessRunner implements Runner, ManifestExtractor {
 
   stats(): RunnerStats {
     const live = this.child !== undefined && !this.child.gone;
-    return { started: live, threads: live ? this.options.threads : 0, inFlight: this.inFlight, completed: this.completed, guard: { ...this.guard } };
+    return { started: live, threads: live ? this.options.threads : 0, inFlight: this.inFlight, capacity: this.options.threads, completed: this.completed, guard: { ...this.guard } };
   }
 
   /** The protections this plugin's child runs (or would run) under on this machine. */

@@ -168,6 +168,7 @@ export class ThreadRunner implements Runner, ManifestExtractor {
       started: this.pool !== undefined,
       threads: this.pool?.threads.length ?? 0,
       inFlight: this.inFlight,
+      capacity: this.options.threads,
       completed: this.completed,
       guard: { ...this.guard },
     };

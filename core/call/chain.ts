@@ -1,0 +1,43 @@
+/**
+ * Who a call comes from. Every call carries its chain: the tools whose
+ * handlers called it through `ctx.callTool`, outermost first. A call from
+ * the embedder, the model, the CLI or an MCP client has an empty chain.
+ * Dispatch checks each untrusted plugin in the chain at every hop, bounds
+ * its length (`limits.maxCallDepth`), and refuses a call back into a plugin
+ * whose workers are all busy (it would wait for itself).
+ */
+import type { ToolRecord } from '../types.js';
+
+/** One step of a call chain: a running tool that called the next one, and the plugin it belongs to. */
+export interface CallHop {
+  /** the tool whose handler made the call */
+  tool: string;
+  /** the plugin that owns that tool */
+  plugin: string;
+  /** that plugin's trust: an untrusted plugin's permissions are checked for every call below it */
+  trust: 'trusted' | 'untrusted';
+}
+
+/** The callers of a call, outermost first; empty for a top-level call. */
+export type CallChain = readonly CallHop[];
+
+/** Per-call context dispatch carries through nested calls (hooks read `chain` as the call's callers). */
+export interface CallContext {
+  readonly chain: CallChain;
+  /** the records of the chain's tools, parallel to `chain` (internal: permission and deadlock checks) */
+  readonly records: readonly ToolRecord[];
+}
+
+/** The context of a call made by the embedder, the model or a client. */
+export const TOP_LEVEL: CallContext = Object.freeze({ chain: Object.freeze([]), records: Object.freeze([]) });
+
+/** The context of a call made through `ctx.callTool` by the running tool `caller`. */
+export function nestedContext(context: CallContext, caller: ToolRecord): CallContext {
+  const hop: CallHop = { tool: caller.name, plugin: caller.plugin.source.name, trust: caller.plugin.source.trust };
+  return { chain: [...context.chain, hop], records: [...context.records, caller] };
+}
+
+/** The chain as the model reads it: `a (plugin-a) → b (plugin-b) → target`. */
+export function describeChain(context: CallContext, target: string): string {
+  return [...context.chain.map((hop) => `${hop.tool} (${hop.plugin})`), target].join(' → ');
+}
