@@ -7,6 +7,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { loadJsFresh } from './config-loaders.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../mcp/line-limit.js';
 import { formatProblems, problems } from '../schema.js';
 import { validate as validateStandalone } from './config-validator.js';
 import { defaultCacheDir } from './cache-dir.js';
@@ -42,6 +43,7 @@ export interface ToolshedConfig {
   cache?: { dir?: string; enabled?: boolean };
   /** the workspace root tools work in (ctx.cwd), relative to the config file */
   root?: string;
+  serve?: { maxMessageBytes?: number };
 }
 
 /** The config with every default applied. */
@@ -65,6 +67,8 @@ export interface ResolvedConfig {
   codeExecution: CodeLimits & { tools: string[] | undefined };
   /** `dir` is undefined when there is no safe default folder (the cache is then off) */
   cache: { dir: string | undefined; enabled: boolean };
+  /** `toolshed serve`: the largest message one stdio line may carry */
+  serve: { maxMessageBytes: number };
 }
 
 /** Every place cosmiconfig looks, in order (docs/configuration.md lists them). */
@@ -206,6 +210,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
     },
     codeExecution: { tools: config.codeExecution?.tools, timeoutMs: 30_000, maxToolCalls: 50, memoryMb: 64, maxOutputChars: 20_000, ...stripUndefined(config.codeExecution) },
     cache: { dir: cacheDir, enabled: cacheDir !== undefined && (config.cache?.enabled ?? true) },
+    serve: { maxMessageBytes: config.serve?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES },
   };
 }
 
