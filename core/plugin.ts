@@ -3,6 +3,24 @@
  * `definePlugin` only adds types to a plain object.
  */
 
+/** A `process.platform` value, spelled out so that a plugin's types need no @types/node. */
+export type Platform = 'aix' | 'android' | 'cygwin' | 'darwin' | 'freebsd' | 'haiku' | 'linux' | 'netbsd' | 'openbsd' | 'sunos' | 'win32';
+
+/** The members of an abort signal a handler uses, for a plugin compiled without DOM or Node types. */
+export interface MinimalAbortSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  throwIfAborted(): void;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/**
+ * `ctx.signal`'s type: the global `AbortSignal` where the plugin's types declare one
+ * (@types/node or lib.dom, so it can be passed to `fetch`), else {@link MinimalAbortSignal}.
+ */
+export type ToolAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : MinimalAbortSignal;
+
 /** A JSON Schema object (draft 2020-12 or draft-07 keywords). */
 export type JsonSchema = { [keyword: string]: unknown };
 
@@ -21,7 +39,7 @@ export interface Requires {
   /** other tools that must be exposed */
   tools?: string[];
   /** `process.platform` values this tool supports */
-  platforms?: NodeJS.Platform[];
+  platforms?: Platform[];
 }
 
 /** Permissions a plugin requests; the operator's `grant` decides what it gets. */
@@ -66,7 +84,7 @@ export interface SandboxToolset {
 /** What a handler or check receives besides its arguments. */
 export interface ToolContext {
   /** aborted on timeout or when the caller cancels */
-  signal: AbortSignal;
+  signal: ToolAbortSignal;
   /** only the environment variables granted to this plugin */
   env: Readonly<Record<string, string>>;
   /** the workspace root (config `root`, `--root`, or the host's working directory): resolve relative paths against it */
@@ -139,3 +157,5 @@ export function definePlugin<const T extends PluginSpec>(plugin: T): T {
 export function defineTool<Args = any>(tool: ToolSpec<Args>): ToolSpec<Args> {
   return tool;
 }
+
+export { createTestContext, type TestContext, type TestContextOptions } from './test-context.js';

@@ -107,12 +107,12 @@ export function validateConfigObject(value: unknown, file: string | undefined): 
   } as never);
 }
 
-async function explorer() {
+async function explorer(places: readonly string[] = SEARCH_PLACES) {
   // Loaded on use: a host given a config object never needs it.
   const { cosmiconfig } = await import('cosmiconfig');
   return cosmiconfig('toolshed', {
     searchStrategy: 'project',
-    searchPlaces: [...SEARCH_PLACES],
+    searchPlaces: [...places],
     cache: false,
     loaders: { '.js': loadJsFresh, '.mjs': loadJsFresh, '.cjs': loadJsFresh },
   });
@@ -135,6 +135,8 @@ export async function loadConfig(options: { cwd: string; file?: string }): Promi
       result = await search.load(file);
     } else {
       result = await search.search(options.cwd);
+      // In a plugin's own folder its package.json is metadata: look on for a config file (a dev config that loads the plugin).
+      if (result && isPluginMetadata(result)) result = await (await explorer(SEARCH_PLACES.filter((p) => p !== 'package.json'))).search(options.cwd);
     }
   } catch (error) {
     if (error instanceof ConfigError) throw error;

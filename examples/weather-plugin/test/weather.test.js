@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext } from 'toolshed/plugin';
 import plugin from '../index.js';
 
 /** A canned OpenWeatherMap on loopback: never the network. */
@@ -23,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
 const tool = plugin.tools.find((t) => t.name === 'get_weather');
-const ctx = (env) => ({ env, signal: AbortSignal.timeout(5000), log() {}, progress() {}, callTool: async () => null, cwd: process.cwd() });
+const ctx = (env) => createTestContext({ env });
 
 describe('toolshed-plugin-weather', () => {
   it('declares the plugin API, its toolset and its key requirement', () => {
