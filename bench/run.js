@@ -18,8 +18,9 @@ import startup from './scenarios/startup.js';
 import throughput from './scenarios/throughput.js';
 import executeCode from './scenarios/execute-code.js';
 import mcp from './scenarios/mcp.js';
+import embedding from './scenarios/embedding.js';
 
-const SCENARIOS = [dispatch, processTier, definitions, startup, throughput, executeCode, mcp];
+const SCENARIOS = [dispatch, processTier, definitions, startup, throughput, executeCode, mcp, embedding];
 const RESULTS = new URL('./results.json', import.meta.url);
 
 function machine() {

@@ -7,21 +7,20 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig, resolveConfig, stripUndefined, validateConfigObject, type ResolvedConfig, type ToolshedConfig } from './load/config.js';
 import { CheckCache, type Clock, type Verdict } from './expose/check-cache.js';
-import { DefinitionsPipeline, type Exposure, type SchemaRewriter } from './expose/pipeline.js';
-import { dispatchOutcome, type DispatchOptions } from './call/dispatch.js';
-import { envelope, failure, type CallOutcome } from './call/outcome.js';
-import { HostEmitter, type HostEvents } from './events.js';
-import { ToolshedError } from './errors.js';
+import { type DefinitionsPipeline, type Exposure, type SchemaRewriter } from './expose/pipeline.js';
+import { failure } from './call/outcome.js';
 import { entryUrl, loadPlugins } from './load/loader.js';
 import { limiter } from './load/limiter.js';
-import { formatDefinitions, FORMATS, type DefinitionFormat, type ToolsByFormat } from './providers/index.js';
 import { Registry } from './expose/registry.js';
 import { codeExecutionRewriter } from './expose/code-execution.js';
 import { explainHost, type HostReport } from './explain.js';
+import { createSurface, openScope, type HostShared } from './surface.js';
+import { loadHookModules } from './load/hook-modules.js';
 import { ThreadRunner } from '../sandbox/thread/thread-runner.js';
 import { ProcessRunner } from '../sandbox/process/process-runner.js';
 import { sandboxGrants } from './load/permissions.js';
 import type { PluginSource, ToolRecord } from './types.js';
+import type { ToolHost } from './tool-host.js';
 import { describeRunnerFailure, type ManifestExtractor, type Runner, type RunOutcome } from '../sandbox/runner.js';
 import type { RawManifest } from '../sandbox/protocol.js';
 
@@ -46,43 +45,7 @@ export interface ToolHostOptions {
   overrides?: Partial<Pick<ToolshedConfig, 'enable' | 'disable'>>;
 }
 
-/** Options of `definitions()`. */
-export interface DefinitionsOptions<F extends DefinitionFormat = DefinitionFormat> {
-  /** the provider's tool format (default 'openai') */
-  format?: F;
-  /**
-   * OpenAI strict mode for the openai and responses formats: every property required, optional ones
-   * nullable, objects closed; a tool whose schema strict mode cannot express is sent with strict: false.
-   * Other formats ignore it. Dispatch still validates against the original schema.
-   */
-  strict?: boolean;
-}
-
-/** A running toolshed host. */
-export interface ToolHost {
-  /**
-   * The `tools` array to send to the model, sorted by name, in the provider's own shape.
-   * @example
-   * const tools: AnthropicTool[] = await host.definitions({ format: 'anthropic' });
-   */
-  definitions<F extends DefinitionFormat = 'openai'>(options?: DefinitionsOptions<F>): Promise<ToolsByFormat[F][]>;
-  /** runs a tool call; tool failures come back as the error envelope, never as a throw */
-  dispatch(name: string, args?: unknown, options?: DispatchOptions): Promise<string>;
-  /** like dispatch, but structured: `{ ok, text }` or `{ ok: false, code, message }` */
-  call(name: string, args?: unknown, options?: DispatchOptions): Promise<CallOutcome>;
-  /** every plugin and tool: exposed, or why not (as of the last evaluation) */
-  explain(): HostReport;
-  /** recomputes exposure now (runs checks whose cache expired) and returns the report */
-  refresh(): Promise<HostReport>;
-  /** forgets cached check results; the next definitions() probes again */
-  invalidateChecks(): void;
-  on<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void): ToolHost;
-  off<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void): ToolHost;
-  /** the config in force, with defaults */
-  readonly config: ResolvedConfig;
-  /** stops every pool, child process and port */
-  close(): Promise<void>;
-}
+export type { DefinitionsOptions, ToolHost, ViewOptions } from './tool-host.js';
 
 async function resolveHostConfig(options: ToolHostOptions, cwd: string): Promise<ResolvedConfig> {
   const cores = os.availableParallelism();
@@ -116,7 +79,8 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const env = options.env ?? process.env;
   const clock = options.clock ?? { now: () => Date.now() };
   const config = await resolveHostConfig(options, cwd);
-  const emitter = new HostEmitter();
+  // Before any pool starts, so a bad hooks module fails the host with nothing to tear down.
+  const configHooks = await loadHookModules(config);
   const registry = new Registry();
   const runners: Runner[] = [];
 
@@ -187,11 +151,13 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   registry.setPlugins(plugins, config.prefer);
 
   const cache = new CheckCache({ ttlMs: config.checks.ttlMs, graceMs: config.checks.graceMs, clock });
+  // Set once the root scope exists; a check's ctx.log goes to the host's 'log' event.
+  let log: (entry: { plugin: string; tool?: string; message: string }) => void = () => {};
   const runCheck = async (record: ToolRecord): Promise<Verdict> => {
     const outcome = await record.plugin.runner.check(
       { checkId: record.manifest.checkId!, timeoutMs: config.checks.timeoutMs },
       {
-        log: (message) => emitter.emit('log', { plugin: record.plugin.source.name, tool: record.name, message }),
+        log: (message) => log({ plugin: record.plugin.source.name, tool: record.name, message }),
         callTool: async () => failure('PERMISSION_DENIED', 'callTool is not available inside availability checks'),
       },
     );
@@ -201,90 +167,45 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     return { ok: false, reason: `check threw: ${outcome.error.message}` };
   };
 
-  const pipeline = new DefinitionsPipeline({
-    registry,
-    config: () => config,
-    cache,
-    clock,
-    availability: { env, platform: process.platform, runCheck },
-    // An embedder's rewriters come first, so they can replace a built-in step.
-    rewriters: [...(options.rewriters ?? []), codeExecutionRewriter(() => config)],
-    onChange: (generation) => emitter.emit('change', generation),
-    onWarning: (message) => emitter.emit('warning', message),
-  });
-
-  const formatted = new Map<string, { exposure: Exposure; value: ToolsByFormat[DefinitionFormat][] }>();
   let closed = false;
   let startupDone: number | undefined;
   const startupMs = () => startupDone ?? performance.now() - started;
-
-  const report = (exposure: Exposure | undefined): HostReport =>
-    explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined || sandboxExtractions > 0 });
-
-  const call = async (name: string, args?: unknown, callOptions: DispatchOptions = {}): Promise<CallOutcome> => {
-    if (closed) return failure('HOST_CLOSED', `${name} could not run: the host is closed`);
-    try {
-      return await dispatchOutcome(
-        { registry, config: () => config, exposure: () => pipeline.current() },
-        name,
-        args,
-        {
-          ...callOptions,
-          onLog: (message) => {
-            emitter.emit('log', { plugin: registry.tools.get(name)?.plugin.source.name ?? '?', tool: name, message });
-            callOptions.onLog?.(message);
-          },
-        },
-      );
-    } catch (error) {
-      // A host-level failure (e.g. a config toolset error after reload) must still not throw from dispatch.
-      const code = error instanceof ToolshedError ? error.code : 'TOOL_CRASHED';
-      return failure('TOOL_CRASHED', `toolshed could not run ${name}: ${code}: ${(error as Error).message}`);
-    }
-  };
-
-  const host: ToolHost = {
+  const pipelines = new Set<DefinitionsPipeline>();
+  const shared: HostShared = {
+    registry,
     config,
-    async definitions<F extends DefinitionFormat = 'openai'>(options: DefinitionsOptions<F> = {}): Promise<ToolsByFormat[F][]> {
-      const format = (options.format ?? 'openai') as F;
-      const strict = options.strict ?? false;
-      if (!FORMATS.includes(format)) throw new ToolshedError('USAGE', `unknown format '${format}'; use one of ${FORMATS.join(', ')}`);
-      const exposure = await pipeline.current();
-      // Strict and plain OpenAI output differ, so each combination is memoized on its own.
-      const key = strict && (format === 'openai' || format === 'responses') ? `${format}:strict` : format;
-      const memo = formatted.get(key);
-      if (memo && memo.exposure === exposure) return memo.value as ToolsByFormat[F][];
-      const value = formatDefinitions(exposure.definitions, format, { strict });
-      formatted.set(key, { exposure, value });
-      return value;
+    pipelineDeps: {
+      registry,
+      config: () => config,
+      cache,
+      clock,
+      availability: { env, platform: process.platform, runCheck },
+      // An embedder's rewriters come first, so they can replace a built-in step.
+      rewriters: [...(options.rewriters ?? []), codeExecutionRewriter(() => config)],
     },
-    async dispatch(name, args, callOptions) {
-      return envelope(await call(name, args, callOptions));
-    },
-    call,
-    explain: () => report(pipeline.last),
-    async refresh() {
-      return report(await pipeline.current());
-    },
+    report: (exposure: Exposure | undefined): HostReport =>
+      explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined || sandboxExtractions > 0 }),
+    isClosed: () => closed,
     invalidateChecks() {
       cache.invalidate();
-      pipeline.reset();
+      for (const pipeline of pipelines) pipeline.reset();
     },
-    on(event, listener) {
-      emitter.on(event, listener as never);
-      return host;
-    },
-    off(event, listener) {
-      emitter.off(event, listener as never);
-      return host;
-    },
+    pipelines,
+  };
+  const root = openScope(shared, undefined, undefined);
+  log = root.log;
+  for (const hooks of configHooks) root.hooks.add(hooks);
+  const pipeline = root.pipeline;
+
+  const host: ToolHost = createSurface(shared, root, {
+    isClosed: () => closed,
     async close() {
       if (closed) return;
       closed = true;
       await Promise.all(runners.map((r) => r.close()));
-      emitter.removeAllListeners();
+      root.emitter.removeAllListeners();
     },
-  };
+  });
 
   try {
     await pipeline.current();

@@ -1,6 +1,8 @@
 /** toolshed's public API. Everything else is internal. */
-export { createToolHost, type ToolHost, type ToolHostOptions, type DefinitionsOptions } from './host.js';
+export { createToolHost, type ToolHost, type ToolHostOptions, type DefinitionsOptions, type ViewOptions } from './host.js';
 export type { DispatchOptions } from './call/dispatch.js';
+export type { ToolHooks, ToolCall, CallResult, BeforeCallResult, AfterCallResult } from './call/hooks.js';
+export type { CallHop, CallChain } from './call/chain.js';
 export type { CallOutcome } from './call/outcome.js';
 export type { HostReport, PluginReport, ToolReport } from './explain.js';
 export type { ToolState, HiddenLayer, SchemaRewriter } from './expose/pipeline.js';

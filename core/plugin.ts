@@ -105,6 +105,26 @@ export interface ToolContext {
   sandboxTools(): Promise<SandboxToolset>;
 }
 
+/**
+ * What a tool declares about its behaviour, as MCP tool annotations. They are
+ * hints for clients and for approval rules (`approve: { destructive: true }`),
+ * not guarantees: nothing enforces them. MCP's defaults apply when absent:
+ * a tool is assumed to write (readOnlyHint false), destructively
+ * (destructiveHint true), not idempotently, to an open world.
+ */
+export interface ToolAnnotations {
+  /** a human-readable title for the tool */
+  title?: string;
+  /** the tool does not modify its environment */
+  readOnlyHint?: boolean;
+  /** the tool may perform destructive updates (meaningful when readOnlyHint is false) */
+  destructiveHint?: boolean;
+  /** calling it again with the same arguments has no additional effect */
+  idempotentHint?: boolean;
+  /** the tool interacts with an open world of external entities (the web, other people) */
+  openWorldHint?: boolean;
+}
+
 /** A check's verdict: `false` or `{ ok: false, reason }` hides the tool. */
 export type CheckResult = boolean | { ok: boolean; reason?: string };
 
@@ -125,6 +145,8 @@ export interface ToolSpec<Args = any> {
   limits?: ToolLimits;
   /** callable from inside execute_code */
   sandbox?: boolean;
+  /** behaviour hints (MCP tool annotations), passed to MCP clients and used by `approve` */
+  annotations?: ToolAnnotations;
 }
 
 /** A named group of tools that can include other toolsets. */

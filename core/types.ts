@@ -3,7 +3,7 @@
  * plugin sources, load results and tool records.
  */
 import type { ValidateFunction } from 'ajv';
-import type { DescriptionPart, JsonSchema, Permissions, ToolLimits, ToolsetSpec } from './plugin.js';
+import type { DescriptionPart, JsonSchema, Permissions, ToolAnnotations, ToolLimits, ToolsetSpec } from './plugin.js';
 import type { ToolshedError } from './errors.js';
 import type { Runner } from '../sandbox/runner.js';
 
@@ -16,6 +16,8 @@ export interface ToolManifest {
   requires: { env: string[]; bins: string[]; tools: string[]; platforms: string[] };
   limits: ToolLimits;
   sandbox: boolean;
+  /** as declared ({} when none) */
+  annotations: ToolAnnotations;
   checkId?: string;
 }
 

@@ -84,6 +84,7 @@ export interface RawToolManifest {
   requires?: unknown;
   limits?: unknown;
   sandbox?: unknown;
+  annotations?: unknown;
   /** `typeof handler`: must be 'function' */
   handler: string;
   /** id shared by every tool that uses the same check function */

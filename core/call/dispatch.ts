@@ -1,7 +1,7 @@
 /**
- * Dispatch: gate (only exposed tools) → parse → ajv validate → the plugin's
- * tier (timeout, abort, memory) → normalize → cap. Every failure is an
- * outcome with a code; nothing here throws for a tool's failure.
+ * Dispatch: gate (only exposed tools) → parse → ajv validate → hooks
+ * (hooks.ts) around the plugin's tier (timeout, abort, memory) → normalize → cap.
+ * Every failure is an outcome with a code; nothing here throws for a tool's failure.
  */
 import { didYouMean } from '../suggest.js';
 import { codeLimits, sandboxTools } from '../expose/code-execution.js';
@@ -10,6 +10,7 @@ import { failure, type CallOutcome } from './outcome.js';
 import { dropStrictNulls } from './strict-arguments.js';
 import { describeChain, nestedContext, TOP_LEVEL, type CallContext } from './chain.js';
 import { reachable, refuseByGrants } from './call-grants.js';
+import { withHooks, type ToolCall, type ToolHooks } from './hooks.js';
 import { capText } from '../../sandbox/worker/normalize.js';
 import { describeRunnerFailure, type CallHooks, type RunnerFailure } from '../../sandbox/runner.js';
 import type { Exposure } from '../expose/pipeline.js';
@@ -23,6 +24,8 @@ import type { ToolRecord } from '../types.js';
 export interface DispatchOptions {
   signal?: AbortSignal;
   sessionId?: string;
+  /** the model's id for this tool call (e.g. OpenAI's `tool_calls[].id`); hooks and traces see it */
+  callId?: string;
   /** receives the handler's `ctx.log` lines */
   onLog?(message: string): void;
   /** receives the handler's `ctx.progress` */
@@ -42,6 +45,14 @@ export interface DispatchDeps {
   registry: Registry;
   config: () => ResolvedConfig;
   exposure: () => Promise<Exposure>;
+  /** hooks around each call; absent or empty costs nothing */
+  hooks?: () => readonly ToolHooks[];
+}
+
+/** The two limits one call runs under. */
+interface CallLimits {
+  timeoutMs: number;
+  maxResultChars: number;
 }
 
 /** The sandbox toolset as of the current exposure, less what the calling chain (`context`) may not reach. */
@@ -111,8 +122,34 @@ export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs:
     if (validateArguments(record, withoutNulls, maxResultChars)) return invalid;
     args = withoutNulls;
   }
+  const limitsOfCall: CallLimits = { timeoutMs, maxResultChars };
+  const hooks = deps.hooks?.();
+  if (!hooks?.length) return runTool(deps, record, args, options, context, limitsOfCall);
+  return withHooks(hooks, toolCall(record, args, options, context), {
+    validate: (replaced) => validateArguments(record, replaced, maxResultChars),
+    run: (hookedArgs) => runTool(deps, record, hookedArgs, options, context, limitsOfCall),
+    maxResultChars,
+  });
+}
+
+/** The call as hooks see it. */
+function toolCall(record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext): ToolCall {
+  const { chain } = context;
+  const call: ToolCall = { tool: record.name, args, chain, plugin: record.plugin.source.name, tier: record.plugin.runner.tier, annotations: record.manifest.annotations };
+  if (options.sessionId !== undefined) call.sessionId = options.sessionId;
+  if (options.callId !== undefined) call.callId = options.callId;
+  if (chain.length) call.caller = chain[chain.length - 1]!;
+  return call;
+}
+
+/** The plugin's tier runs the handler; its failures become outcomes. */
+async function runTool(deps: DispatchDeps, record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext, limits: CallLimits): Promise<CallOutcome> {
+  const name = record.name;
+  const { timeoutMs, maxResultChars } = limits;
+  // A nested call is a call of its own: it carries the chain, not the model's call id.
+  const nestedOptions = options.callId === undefined ? options : { ...options, callId: undefined };
   const hooks: CallHooks = {
-    callTool: (nested, nestedArgs) => dispatchOutcome(deps, nested, nestedArgs, options, nestedContext(context, record)),
+    callTool: (nested, nestedArgs) => dispatchOutcome(deps, nested, nestedArgs, nestedOptions, nestedContext(context, record)),
     sandboxTools: () => currentSandboxTools(deps, nestedContext(context, record)),
   };
   if (options.onLog) hooks.log = options.onLog;

@@ -65,6 +65,8 @@ export interface PipelineDeps {
   clock: Clock;
   availability: Omit<AvailabilityDeps, 'cache'>;
   rewriters: SchemaRewriter[];
+  /** narrows layer 1's selection further (a view's own selection); records why for each tool it drops */
+  narrow?(selected: Set<string>, reasons: Map<string, string>, toolsets: Map<string, Toolset>): void;
   /** called when the exposed set changed (after the generation bump) */
   onChange(generation: number, exposure: Exposure): void;
   onWarning(message: string): void;
@@ -259,7 +261,10 @@ export class DefinitionsPipeline {
   private select(config: ResolvedConfig): ReturnType<typeof selectTools> {
     const { registry } = this.deps;
     if (this.selection?.plugins !== registry.plugins || this.selection.config !== config) {
-      this.selection = { plugins: registry.plugins, config, result: selectTools(registry, config) };
+      const result = selectTools(registry, config);
+      // A view's narrowing depends on the same inputs, so it is reused with the selection.
+      this.deps.narrow?.(result.selected, result.reasons, result.toolsets);
+      this.selection = { plugins: registry.plugins, config, result };
     }
     if (this.layer.plugins !== registry.plugins) {
       this.layer = layerIndex(registry);

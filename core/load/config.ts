@@ -44,6 +44,8 @@ export interface ToolshedConfig {
   /** the workspace root tools work in (ctx.cwd), relative to the config file */
   root?: string;
   serve?: { maxMessageBytes?: number };
+  /** modules whose default export is hooks (`{ beforeCall, afterCall }` or an array), relative to the config file */
+  hooks?: string[];
 }
 
 /** The config with every default applied. */
@@ -69,6 +71,7 @@ export interface ResolvedConfig {
   cache: { dir: string | undefined; enabled: boolean };
   /** `toolshed serve`: the largest message one stdio line may carry */
   serve: { maxMessageBytes: number };
+  hooks: string[];
 }
 
 /** Every place cosmiconfig looks, in order (docs/configuration.md lists them). */
@@ -213,6 +216,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
     codeExecution: { tools: config.codeExecution?.tools, timeoutMs: 30_000, maxToolCalls: 50, memoryMb: 64, maxOutputChars: 20_000, ...stripUndefined(config.codeExecution) },
     cache: { dir: cacheDir, enabled: cacheDir !== undefined && (config.cache?.enabled ?? true) },
     serve: { maxMessageBytes: config.serve?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES },
+    hooks: config.hooks ?? [],
   };
 }
 

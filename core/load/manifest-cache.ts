@@ -32,10 +32,13 @@ function fileStamps(dir: string, entry: string): string[] {
   return stamps.sort();
 }
 
+/** Bumped when the manifest's stored shape changes (2: tool annotations), so older entries are re-extracted. */
+const MANIFEST_FORMAT = 2;
+
 /** The cache key of a plugin's current files. */
 export function manifestKey(source: PluginSource): string {
   const hash = createHash('sha256');
-  hash.update(`${TOOLSHED_VERSION}\0${PLUGIN_API_VERSION}\0${source.name}\0${source.version}\0`);
+  hash.update(`${TOOLSHED_VERSION}\0${PLUGIN_API_VERSION}\0${MANIFEST_FORMAT}\0${source.name}\0${source.version}\0`);
   hash.update(readFileSync(source.entry));
   // A bare module's folder may be a whole project; only its entry counts then.
   if (source.version !== '0.0.0' || source.builtin) for (const stamp of fileStamps(source.dir, source.entry)) hash.update(`\0${stamp}`);

@@ -61,6 +61,17 @@ export const manifestSchema = {
             properties: { timeoutMs: { type: 'integer', minimum: 1 }, maxResultChars: { type: 'integer', minimum: 100 }, maxArgsBytes: { type: 'integer', minimum: 2 } },
           },
           sandbox: { type: 'boolean' },
+          annotations: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              title: { type: 'string' },
+              readOnlyHint: { type: 'boolean' },
+              destructiveHint: { type: 'boolean' },
+              idempotentHint: { type: 'boolean' },
+              openWorldHint: { type: 'boolean' },
+            },
+          },
           handler: { const: 'function' },
           checkId: { type: 'string' },
           checkType: { const: 'function' },

@@ -55,6 +55,7 @@ function normalizeTool(tool: RawToolManifest, source: Pick<PluginSource, 'name'>
     requires: { env: requires.env ?? [], bins: requires.bins ?? [], tools: requires.tools ?? [], platforms: requires.platforms ?? [] },
     limits: (tool.limits ?? {}) as ToolManifest['limits'],
     sandbox: tool.sandbox === true,
+    annotations: (tool.annotations ?? {}) as ToolManifest['annotations'],
   };
   if (tool.checkId) out.checkId = tool.checkId;
   return out;

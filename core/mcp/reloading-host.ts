@@ -3,10 +3,13 @@
  * connected (`serve --watch`). A reload opens a complete new host (config
  * re-read, manifests re-extracted where a plugin's files changed, new pools),
  * swaps it in, bumps the generation and emits 'change' so every MCP session
- * sends list_changed. The old host finishes the calls it is running, then closes.
+ * sends list_changed. The old host finishes the calls it is running, then
+ * closes. Hooks added with `use()` and views made with `view()` follow every
+ * swap.
  */
 import { HostEmitter, type HostEvents } from '../events.js';
-import type { ToolHost } from '../host.js';
+import type { ToolHooks } from '../call/hooks.js';
+import type { ToolHost, ViewOptions } from '../tool-host.js';
 
 /** A host that can swap itself for a freshly opened one. */
 export interface ReloadingHost extends ToolHost {
@@ -16,13 +19,20 @@ export interface ReloadingHost extends ToolHost {
 
 const FORWARDED = ['warning', 'log'] as const;
 
-/** Wraps `initial`; `open` makes the replacement on each reload. */
-export function createReloadingHost(initial: ToolHost, open: () => Promise<ToolHost>): ReloadingHost {
+/** A ToolHost that delegates to whichever inner host is current, and can swap it. */
+interface Delegate extends ToolHost {
+  /** makes `next` current: hooks and views move to it, 'change' is emitted, the previous one closes when idle */
+  swap(next: ToolHost): Promise<void>;
+}
+
+function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
   const emitter = new HostEmitter();
   let current = initial;
   let generation = 0;
   let closed = false;
   const inFlight = new Map<ToolHost, { count: number; idle?: () => void }>();
+  const hooks = new Map<ToolHooks, () => void>();
+  const views = new Set<{ view: Delegate; options: ViewOptions }>();
 
   const forward = {
     change: () => emitter.emit('change', ++generation),
@@ -32,6 +42,7 @@ export function createReloadingHost(initial: ToolHost, open: () => Promise<ToolH
   const attach = (host: ToolHost) => {
     host.on('change', forward.change);
     for (const event of FORWARDED) host.on(event, forward[event] as never);
+    for (const hook of hooks.keys()) hooks.set(hook, host.use(hook));
   };
   const detach = (host: ToolHost) => {
     host.off('change', forward.change);
@@ -61,8 +72,7 @@ export function createReloadingHost(initial: ToolHost, open: () => Promise<ToolH
     await host.close();
   }
 
-  let reloading: Promise<void> = Promise.resolve();
-  const facade: ReloadingHost = {
+  const facade: Delegate = {
     get config() {
       return current.config;
     },
@@ -80,30 +90,66 @@ export function createReloadingHost(initial: ToolHost, open: () => Promise<ToolH
       emitter.off(event, listener as never);
       return facade;
     },
-    reload() {
-      // One reload at a time: a burst of file events must not open hosts in parallel.
-      reloading = reloading.catch(() => {}).then(async () => {
-        if (closed) return;
-        const next = await open();
-        if (closed) return void (await next.close());
-        const previous = current;
-        current = next;
-        attach(next);
-        await next.refresh();
-        emitter.emit('change', ++generation);
-        // Closing the old host is best effort: a pool that fails to stop must not fail the reload that replaced it.
-        retire(previous).catch(() => {});
-      });
-      return reloading;
+    use(hook) {
+      hooks.set(hook, current.use(hook));
+      return () => {
+        hooks.get(hook)?.();
+        hooks.delete(hook);
+      };
+    },
+    view(options) {
+      const entry = { options, view: undefined as unknown as Delegate };
+      entry.view = delegate(current.view(options), async () => void views.delete(entry));
+      views.add(entry);
+      return entry.view;
+    },
+    async swap(next) {
+      const previous = current;
+      current = next;
+      attach(next);
+      await next.refresh();
+      for (const entry of views) {
+        // A view whose names no longer exist after the reload keeps its old (now closed) host and says why.
+        try {
+          await entry.view.swap(next.view(entry.options));
+        } catch (error) {
+          emitter.emit('warning', `a view could not follow the reload: ${(error as Error).message}`);
+        }
+      }
+      emitter.emit('change', ++generation);
+      // Closing the old host is best effort: a pool that fails to stop must not fail the reload that replaced it.
+      retire(previous).catch(() => {});
     },
     async close() {
       if (closed) return;
       closed = true;
-      await reloading.catch(() => {});
+      await onClose();
       detach(current);
       await current.close();
       emitter.removeAllListeners();
     },
+  };
+  return facade;
+}
+
+/** Wraps `initial`; `open` makes the replacement on each reload. */
+export function createReloadingHost(initial: ToolHost, open: () => Promise<ToolHost>): ReloadingHost {
+  let closed = false;
+  let reloading: Promise<void> = Promise.resolve();
+  const inner = delegate(initial, async () => {
+    closed = true;
+    await reloading.catch(() => {});
+  });
+  const facade = inner as Delegate & ReloadingHost;
+  facade.reload = () => {
+    // One reload at a time: a burst of file events must not open hosts in parallel.
+    reloading = reloading.catch(() => {}).then(async () => {
+      if (closed) return;
+      const next = await open();
+      if (closed) return void (await next.close());
+      await inner.swap(next);
+    });
+    return reloading;
   };
   return facade;
 }

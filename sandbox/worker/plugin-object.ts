@@ -55,6 +55,7 @@ export function extractManifest(plugin: Record<string, unknown>): RawManifest {
           requires: data(t.requires, `tools[${index}].requires`),
           limits: data(t.limits, `tools[${index}].limits`),
           sandbox: t.sandbox,
+          annotations: data(t.annotations, `tools[${index}].annotations`),
           handler: typeof t.handler,
         };
         if (typeof t.check === 'function') out.checkId = ids.get(t.check as AnyFunction);

@@ -1,0 +1,156 @@
+/**
+ * The ToolHost methods over one selection. The host is the root surface; each
+ * `view()` is another surface with its own pipeline (selection narrowed,
+ * definitions memoized on their own, its own events and hooks) over the same
+ * registry, check cache and runners, so a view starts no worker.
+ */
+import { DefinitionsPipeline, type Exposure, type PipelineDeps } from './expose/pipeline.js';
+import { dispatchOutcome, type DispatchDeps } from './call/dispatch.js';
+import { envelope, failure, type CallOutcome } from './call/outcome.js';
+import { HookList } from './call/hooks.js';
+import { HostEmitter, type HostEvents } from './events.js';
+import { ToolshedError } from './errors.js';
+import { formatDefinitions, FORMATS, type DefinitionFormat, type ToolsByFormat } from './providers/index.js';
+import { viewNarrowing, type Narrowing } from './view.js';
+import type { HostReport } from './explain.js';
+import type { ResolvedConfig } from './load/config.js';
+import type { Registry } from './expose/registry.js';
+import type { DefinitionsOptions, ToolHost } from './tool-host.js';
+
+/** What every surface of one host shares: plugins, runners, the check cache, the config. */
+export interface HostShared {
+  registry: Registry;
+  config: ResolvedConfig;
+  /** the pipeline inputs every selection uses */
+  pipelineDeps: Omit<PipelineDeps, 'narrow' | 'onChange' | 'onWarning'>;
+  /** the report for one surface's exposure */
+  report(exposure: Exposure | undefined): HostReport;
+  isClosed(): boolean;
+  /** forgets cached check results (for every surface) */
+  invalidateChecks(): void;
+  /** every live surface's pipeline, so invalidating checks can reset them all */
+  pipelines: Set<DefinitionsPipeline>;
+}
+
+/** One surface's own state. */
+export interface Scope {
+  pipeline: DefinitionsPipeline;
+  emitter: HostEmitter;
+  hooks: HookList;
+  narrowing: Narrowing | undefined;
+  /** emits a handler's `ctx.log` line on this surface and every one above it */
+  log(entry: HostEvents['log'][0]): void;
+}
+
+/** A new scope: its own pipeline and emitter; hooks and logs chained to `parent`'s. */
+export function openScope(shared: HostShared, parent: Scope | undefined, narrowing: Narrowing | undefined): Scope {
+  const emitter = new HostEmitter();
+  const pipeline = new DefinitionsPipeline({
+    ...shared.pipelineDeps,
+    ...(narrowing ? { narrow: narrowing } : {}),
+    onChange: (generation) => emitter.emit('change', generation),
+    onWarning: (message) => emitter.emit('warning', message),
+  });
+  shared.pipelines.add(pipeline);
+  return {
+    pipeline,
+    emitter,
+    hooks: new HookList(parent?.hooks),
+    narrowing,
+    log: (entry) => {
+      emitter.emit('log', entry);
+      parent?.log(entry);
+    },
+  };
+}
+
+/** How a surface ends: the host's teardown, or a view's detach. */
+export interface SurfaceLifetime {
+  close(): Promise<void>;
+  /** true once calls through this surface must be refused with HOST_CLOSED */
+  isClosed(): boolean;
+}
+
+/** The ToolHost over `scope`. */
+export function createSurface(shared: HostShared, scope: Scope, lifetime: SurfaceLifetime): ToolHost {
+  const { registry, config } = shared;
+  const { pipeline, emitter } = scope;
+  const formatted = new Map<string, { exposure: Exposure; value: ToolsByFormat[DefinitionFormat][] }>();
+  const deps: DispatchDeps = { registry, config: () => config, exposure: () => pipeline.current(), hooks: () => scope.hooks.list() };
+
+  const call = async (name: string, args?: unknown, callOptions: Parameters<ToolHost['call']>[2] = {}): Promise<CallOutcome> => {
+    if (lifetime.isClosed()) return failure('HOST_CLOSED', `${name} could not run: the host is closed`);
+    try {
+      return await dispatchOutcome(deps, name, args, {
+        ...callOptions,
+        onLog: (message) => {
+          scope.log({ plugin: registry.tools.get(name)?.plugin.source.name ?? '?', tool: name, message });
+          callOptions.onLog?.(message);
+        },
+      });
+    } catch (error) {
+      // A host-level failure (e.g. a config toolset error after reload) must still not throw from dispatch.
+      const code = error instanceof ToolshedError ? error.code : 'TOOL_CRASHED';
+      return failure('TOOL_CRASHED', `toolshed could not run ${name}: ${code}: ${(error as Error).message}`);
+    }
+  };
+
+  const surface: ToolHost = {
+    config,
+    async definitions<F extends DefinitionFormat = 'openai'>(options: DefinitionsOptions<F> = {}): Promise<ToolsByFormat[F][]> {
+      const format = (options.format ?? 'openai') as F;
+      const strict = options.strict ?? false;
+      if (!FORMATS.includes(format)) throw new ToolshedError('USAGE', `unknown format '${format}'; use one of ${FORMATS.join(', ')}`);
+      const exposure = await pipeline.current();
+      // Strict and plain OpenAI output differ, so each combination is memoized on its own.
+      const key = strict && (format === 'openai' || format === 'responses') ? `${format}:strict` : format;
+      const memo = formatted.get(key);
+      if (memo && memo.exposure === exposure) return memo.value as ToolsByFormat[F][];
+      const value = formatDefinitions(exposure.definitions, format, { strict });
+      formatted.set(key, { exposure, value });
+      return value;
+    },
+    async dispatch(name, args, callOptions) {
+      return envelope(await call(name, args, callOptions));
+    },
+    call,
+    explain: () => shared.report(pipeline.last),
+    async refresh() {
+      return shared.report(await pipeline.current());
+    },
+    invalidateChecks: () => shared.invalidateChecks(),
+    on(event, listener) {
+      emitter.on(event, listener as never);
+      return surface;
+    },
+    off(event, listener) {
+      emitter.off(event, listener as never);
+      return surface;
+    },
+    use: (hooks) => scope.hooks.add(hooks),
+    view: (options) => openView(shared, scope, options),
+    close: () => lifetime.close(),
+  };
+  return surface;
+}
+
+/** A view of `parent`: a narrower scope that follows its parent's changes until closed. */
+function openView(shared: HostShared, parent: Scope, options: Parameters<ToolHost['view']>[0]): ToolHost {
+  const scope = openScope(shared, parent, viewNarrowing(options, shared.registry, shared.config, parent.narrowing));
+  // The parent's exposed set moved (a check flipped, a reload): recompute so this view emits its own change.
+  const follow = () => {
+    if (!shared.isClosed()) scope.pipeline.current().catch((error: Error) => scope.emitter.emit('warning', `view could not follow its host: ${error.message}`));
+  };
+  parent.emitter.on('change', follow);
+  let closed = false;
+  return createSurface(shared, scope, {
+    isClosed: () => closed || shared.isClosed(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      parent.emitter.off('change', follow);
+      shared.pipelines.delete(scope.pipeline);
+      scope.emitter.removeAllListeners();
+    },
+  });
+}
