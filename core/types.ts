@@ -43,7 +43,7 @@ export interface PluginSource {
   builtin: boolean;
   trust: 'trusted' | 'untrusted';
   grant?: Permissions;
-  /** real paths of the package's dependencies' folders (read access in the process tier) */
+  /** untrusted plugins: real paths of its dependencies' folders, transitively and checked (its read roots in the process tier); empty for trusted ones */
   dependencyDirs: string[];
 }
 

@@ -10,6 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { resolve as resolveModule } from 'import-meta-resolve';
 import semver from 'semver';
 import { PluginError } from '../errors.js';
+import { dependencyReadRoots } from '../../sandbox/process/dependencies.js';
+import { resolveGrantPaths } from '../../sandbox/process/paths.js';
 import { TOOLSHED_VERSION, PLUGIN_API_VERSION } from '../version.js';
 import type { PluginEntry } from './config.js';
 import type { PluginSource } from '../types.js';
@@ -99,23 +101,19 @@ function checkVersions(name: string, pkg: PackageJson, file: string): void {
   }
 }
 
-/** Real paths of the folders of a package's declared dependencies, found the way Node would find them. */
-function dependencyDirs(dir: string, pkg: PackageJson): string[] {
-  const out = new Set<string>();
-  for (const dep of Object.keys(pkg.dependencies ?? {})) {
-    let search = dir;
-    for (;;) {
-      const candidate = path.join(search, 'node_modules', dep);
-      if (existsSync(candidate)) {
-        out.add(realpathSync(candidate));
-        break;
-      }
-      const parent = path.dirname(search);
-      if (parent === search) break;
-      search = parent;
-    }
-  }
-  return [...out];
+/**
+ * An untrusted plugin's dependency folders, transitively, each checked (a
+ * valid package name, inside the node_modules it was found in or a granted
+ * read path); a plugin with a dependency that fails is PLUGIN_INVALID.
+ * Trusted plugins run in the thread tier, where these are not read roots.
+ */
+function readableDependencies(name: string, dir: string, options: SourceOptions): string[] {
+  if ((options.trust ?? (options.builtin ? 'trusted' : 'untrusted')) !== 'untrusted') return [];
+  const granted = resolveGrantPaths(options.grant?.fsRead ?? [], options.configDir ?? dir);
+  const result = dependencyReadRoots(dir, granted);
+  if (result.ok) return result.roots;
+  const { dependency, declaredIn, reason } = result.refusal;
+  throw new PluginError('PLUGIN_INVALID', `${name}: dependency ${JSON.stringify(dependency)} (declared in ${declaredIn}) cannot be read in the untrusted tier: ${reason}`, { plugin: name, dependency, file: declaredIn });
 }
 
 interface SourceOptions {
@@ -123,6 +121,8 @@ interface SourceOptions {
   builtin: boolean;
   trust?: 'trusted' | 'untrusted';
   grant?: PluginSource['grant'];
+  /** where the config's relative paths (grants) resolve from */
+  configDir?: string;
 }
 
 /** A module file given by path: a package only if its own folder's package.json declares `toolshed`. */
@@ -159,14 +159,14 @@ function sourceFromDir(dir: string, pkg: PackageJson | undefined, entry: string,
     builtin: options.builtin,
     trust: options.trust ?? (options.builtin ? 'trusted' : 'untrusted'),
     ...(options.grant ? { grant: options.grant } : {}),
-    dependencyDirs: dependencyDirs(dir, pkg),
+    dependencyDirs: readableDependencies(name, realDir, options),
   };
 }
 
 /** Resolves one config entry from `configDir`; throws a PluginError (NOT_FOUND, INVALID, API_MISMATCH). */
 export function resolvePlugin(entry: PluginEntry, configDir: string): PluginSource {
   const spec = typeof entry === 'string' ? entry : entry.package;
-  const options: SourceOptions = { specifier: spec, builtin: false };
+  const options: SourceOptions = { specifier: spec, builtin: false, configDir };
   if (typeof entry === 'object') {
     if (entry.trust) options.trust = entry.trust;
     if (entry.grant) options.grant = entry.grant;

@@ -1,18 +1,16 @@
 /**
  * The paths a process-tier child may read: toolshed's own runtime files, the
- * plugin's package and its dependencies (transitively, by real path), and
- * granted paths; plus the load-time symlink rule. Node's permission model
+ * plugin's package and its dependencies (found and checked at load by
+ * dependencies.ts), and granted paths; plus the load-time symlink rule. Node's permission model
  * follows symbolic links to anywhere, so a link inside a readable folder that
  * points outside every readable folder is refused before the child starts.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { readdir, readlink, realpath } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Packages a plugin's dependency closure may hold before we stop walking (a runaway tree, not a real plugin). */
-const MAX_PACKAGES = 5_000;
 /** Directory entries the symlink scan visits before it refuses to vouch for a tree. */
 const MAX_SCAN_ENTRIES = 200_000;
 
@@ -48,46 +46,9 @@ export function runtimeReadPaths(): string[] {
   return runtime;
 }
 
-function readDependencies(dir: string): string[] {
-  try {
-    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
-    return [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})];
-  } catch {
-    return [];
-  }
-}
-
-/** Finds `name` the way Node does from `dir`: node_modules folders up to the root. */
-function findPackage(name: string, dir: string): string | undefined {
-  let search = dir;
-  for (;;) {
-    const candidate = path.join(search, 'node_modules', name);
-    if (existsSync(path.join(candidate, 'package.json'))) return realpathSync(candidate);
-    const parent = path.dirname(search);
-    if (parent === search) return undefined;
-    search = parent;
-  }
-}
-
-/**
- * The plugin's package folder and the real folders of its dependencies and
- * theirs (discovery lists only direct ones; a hoisted transitive dependency
- * must be readable too or the plugin cannot import it).
- */
+/** The plugin's package folder (real path) and its checked dependency folders (see dependencies.ts). */
 export function pluginReadRoots(dir: string, dependencyDirs: readonly string[]): string[] {
-  const queue = [realpathSync(dir), ...dependencyDirs];
-  const seen = new Set<string>(queue);
-  while (queue.length && seen.size < MAX_PACKAGES) {
-    const current = queue.shift()!;
-    for (const dep of readDependencies(current)) {
-      const found = findPackage(dep, current);
-      if (found && !seen.has(found)) {
-        seen.add(found);
-        queue.push(found);
-      }
-    }
-  }
-  return [...seen];
+  return [realpathSync(dir), ...dependencyDirs];
 }
 
 /**
