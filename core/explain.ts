@@ -26,7 +26,8 @@ export interface PluginReport {
   tools?: number;
   env?: string[];
   permissions?: { requested: Permissions; granted: Permissions; effective: Permissions };
-  pool?: { started: boolean; threads: number; completed: number; guardRefused: number };
+  /** `guardRefused`: RPC calls the allow-list refused; `messagesDropped`: malformed worker, child or frame messages dropped (with the last reason) */
+  pool?: { started: boolean; threads: number; completed: number; guardRefused: number; messagesDropped: number; lastDropped?: string };
   /** process tier only: the protections its child runs under on this machine (namespaces as probed here) */
   protections?: Protections;
   error?: { code: string; message: string };
@@ -83,7 +84,14 @@ export function explainHost(input: {
       tools: p.manifest.tools.length,
       env: p.env,
       permissions: p.permissions,
-      pool: { started: stats.started, threads: stats.threads, completed: stats.completed, guardRefused: stats.guard.refused },
+      pool: {
+        started: stats.started,
+        threads: stats.threads,
+        completed: stats.completed,
+        guardRefused: stats.guard.refused,
+        messagesDropped: stats.dropped.count,
+        ...(stats.dropped.last !== undefined ? { lastDropped: stats.dropped.last } : {}),
+      },
       ...(protections ? { protections } : {}),
     };
   });

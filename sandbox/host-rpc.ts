@@ -7,21 +7,21 @@ import type { CallOutcome, HostRpc, SandboxToolset } from './protocol.js';
 import type { CallHooks } from './runner.js';
 
 /** The `HostRpc` of a runner whose running calls are `calls`; log lines are cut to `maxLogChars`. */
-export function hostRpc(calls: ReadonlyMap<number, CallHooks>, maxLogChars = Infinity): HostRpc {
+export function hostRpc(calls: ReadonlyMap<string, CallHooks>, maxLogChars = Infinity): HostRpc {
   return {
     log(callId, message) {
-      calls.get(Number(callId))?.log?.(String(message).slice(0, maxLogChars));
+      calls.get(String(callId))?.log?.(String(message).slice(0, maxLogChars));
     },
     progress(callId, done, total) {
-      calls.get(Number(callId))?.progress?.(Number(done), total === undefined || total === null ? undefined : Number(total));
+      calls.get(String(callId))?.progress?.(Number(done), total === undefined || total === null ? undefined : Number(total));
     },
     async callTool(callId, name, args): Promise<CallOutcome> {
-      const hooks = calls.get(Number(callId));
+      const hooks = calls.get(String(callId));
       if (!hooks) return { ok: false, code: 'PERMISSION_DENIED', message: 'callTool is only available while a call is running' };
       return hooks.callTool(String(name), args);
     },
     async sandboxTools(callId): Promise<SandboxToolset> {
-      const hooks = calls.get(Number(callId));
+      const hooks = calls.get(String(callId));
       if (!hooks?.sandboxTools) throw new Error('sandboxTools is only available to a running handler');
       return hooks.sandboxTools();
     },

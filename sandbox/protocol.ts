@@ -21,7 +21,8 @@ export interface CheckTask {
   kind: 'check';
   entry: string;
   checkId: string;
-  callId: number;
+  /** unguessable (a random UUID): it names the call in host RPC, so a plugin cannot act in another call's name */
+  callId: string;
   timeoutMs: number;
   cwd: string;
 }
@@ -32,7 +33,8 @@ export interface HandlerTask {
   entry: string;
   tool: string;
   args: unknown;
-  callId: number;
+  /** unguessable (a random UUID), see CheckTask.callId */
+  callId: string;
   sessionId?: string;
   timeoutMs: number;
   maxResultChars: number;
@@ -60,10 +62,10 @@ export interface CheckVerdict {
 
 /** Methods a worker may call on the host. Nothing else passes the guard. */
 export interface HostRpc {
-  log(callId: number, message: string): void;
-  progress(callId: number, done: number, total?: number): void;
-  callTool(callId: number, name: string, args: unknown): Promise<CallOutcome>;
-  sandboxTools(callId: number): Promise<SandboxToolset>;
+  log(callId: string, message: string): void;
+  progress(callId: string, done: number, total?: number): void;
+  callTool(callId: string, name: string, args: unknown): Promise<CallOutcome>;
+  sandboxTools(callId: string): Promise<SandboxToolset>;
 }
 
 /** The allow-list of `HostRpc` method names. */
@@ -73,6 +75,12 @@ export const HOST_RPC_METHODS: readonly (keyof HostRpc)[] = Object.freeze(['log'
 export interface RpcPortMessage {
   type: 'toolshed:rpc-port';
   port: import('node:worker_threads').MessagePort;
+}
+
+/** Posted by the host on a worker's RPC port: stop the call `callId` (abort its ctx.signal). */
+export interface CancelMessage {
+  type: 'toolshed:cancel';
+  callId: string;
 }
 
 /** A serializable tool as extracted from a plugin object inside a worker. */
@@ -124,7 +132,8 @@ export interface ChildInit {
 /** Run one worker task in the child; the child aborts the task after `abortAfterMs`. */
 export interface ChildTaskFrame {
   type: 'task';
-  id: number;
+  /** a random UUID per task: a reply is matched to it, so a reply forged by plugin code cannot answer another task */
+  id: string;
   task: WorkerTask;
   abortAfterMs: number;
 }
@@ -132,7 +141,7 @@ export interface ChildTaskFrame {
 /** The caller gave up on task `id`: stop it. */
 export interface ChildCancelFrame {
   type: 'cancel';
-  id: number;
+  id: string;
 }
 
 /** A Comlink message of the host RPC (child wraps, host exposes behind the guard). */
@@ -159,9 +168,15 @@ export interface ChildReadyFrame {
 /** The outcome of task `id`. */
 export interface ChildReplyFrame {
   type: 'reply';
-  id: number;
+  id: string;
   reply: ChildReply;
 }
 
+/** The child dropped a malformed message from one of its workers (counted by the host for explain). */
+export interface ChildDroppedFrame {
+  type: 'dropped';
+  reason: string;
+}
+
 /** Every frame a child sends to the host. */
-export type ChildToHost = ChildReadyFrame | ChildReplyFrame | RpcFrame;
+export type ChildToHost = ChildReadyFrame | ChildReplyFrame | ChildDroppedFrame | RpcFrame;

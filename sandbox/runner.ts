@@ -52,6 +52,8 @@ export interface RunnerStats {
   capacity: number;
   completed: number;
   guard: { passed: number; refused: number; lastRefusal?: string };
+  /** malformed messages from its workers (or its child) that were dropped, and the last reason */
+  dropped: { count: number; last?: string };
 }
 
 /** A plugin's execution tier. */

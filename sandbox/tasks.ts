@@ -1,12 +1,11 @@
-/** Builds the worker tasks every tier sends, each with a process-unique call id. */
+/** Builds the worker tasks every tier sends, each with an unguessable call id. */
+import { randomUUID } from 'node:crypto';
 import type { CheckTask, HandlerTask } from './protocol.js';
 import type { CheckRequest, HandlerRequest } from './runner.js';
 
-let nextCallId = 1;
-
 /** The task that runs one custom check of the plugin at `entry`. */
 export function checkTask(entry: string, cwd: string, request: CheckRequest): CheckTask {
-  return { kind: 'check', entry, checkId: request.checkId, callId: nextCallId++, timeoutMs: request.timeoutMs, cwd };
+  return { kind: 'check', entry, checkId: request.checkId, callId: randomUUID(), timeoutMs: request.timeoutMs, cwd };
 }
 
 /** The task that runs one handler of the plugin at `entry`. */
@@ -16,7 +15,7 @@ export function handlerTask(entry: string, cwd: string, request: HandlerRequest)
     entry,
     tool: request.tool,
     args: request.args,
-    callId: nextCallId++,
+    callId: randomUUID(),
     timeoutMs: request.timeoutMs,
     maxResultChars: request.maxResultChars,
     cwd,

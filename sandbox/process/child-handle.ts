@@ -34,6 +34,8 @@ export interface ChildStartOptions {
   rssBudgetMb: number;
   /** inbound Comlink traffic */
   onRpc(data: unknown): void;
+  /** a message from the child that was dropped (a malformed worker message the child reports, or a frame that broke the protocol) */
+  onDropped(reason: string): void;
 }
 
 /** Bytes of each output stream kept for diagnostics; everything older is dropped as it arrives. */
@@ -111,7 +113,7 @@ export class ChildHandle {
   readonly closed: Promise<void>;
   private readonly process: ChildProcess;
   private readonly channel: FrameChannel;
-  private readonly pending = new Map<number, (result: RequestResult) => void>();
+  private readonly pending = new Map<string, (result: RequestResult) => void>();
   private endReason: ChildEnd | undefined;
   private exited = false;
   private resolveEnded!: (end: ChildEnd) => void;
@@ -143,9 +145,10 @@ export class ChildHandle {
     });
     (this.process.stdout as Readable).on('data', (chunk: Buffer) => this.stdout.push(chunk));
     (this.process.stderr as Readable).on('data', (chunk: Buffer) => this.stderr.push(chunk));
-    this.channel = new FrameChannel(this.process.stdio[3] as Duplex, options.maxFrameBytes, (message) => this.onFrame(message), (violation) =>
-      this.kill({ message: `broke the channel protocol (${violation.message})`, outOfMemory: false }),
-    );
+    this.channel = new FrameChannel(this.process.stdio[3] as Duplex, options.maxFrameBytes, (message) => this.onFrame(message), (violation) => {
+      options.onDropped(`channel violation: ${violation.message}`);
+      this.kill({ message: `broke the channel protocol (${violation.message})`, outOfMemory: false });
+    });
     // An idle child must not keep the host's event loop alive; in-flight calls hold their own deadline timers.
     this.process.unref();
     for (const stream of this.process.stdio) (stream as { unref?: () => void } | null)?.unref?.();
@@ -259,7 +262,10 @@ export class ChildHandle {
 
   private onFrame(message: unknown): void {
     const frame = checkChildFrame(message);
-    if (typeof frame === 'string') return this.kill({ message: `sent an invalid frame (${frame})`, outOfMemory: false });
+    if (typeof frame === 'string') {
+      this.options.onDropped(`invalid frame: ${frame}`);
+      return this.kill({ message: `sent an invalid frame (${frame})`, outOfMemory: false });
+    }
     switch (frame.type) {
       case 'ready':
         this.ready?.(frame.pid);
@@ -267,6 +273,8 @@ export class ChildHandle {
         return;
       case 'rpc':
         return this.options.onRpc(frame.data);
+      case 'dropped':
+        return this.options.onDropped(`the child dropped ${frame.reason}`);
       case 'reply': {
         // Replies for unknown ids (late, cancelled, or forged by plugin code writing to the fd) are ignored.
         const resolve = this.pending.get(frame.id);

@@ -7,6 +7,8 @@
 import type { SerializedError } from '../../core/errors.js';
 import type { ChildFailure, ChildReply, ChildToHost, WorkerTask } from '../protocol.js';
 
+/** Task ids are UUIDs; anything longer is not one. */
+const MAX_ID_CHARS = 64;
 /** Error messages from a child are cut to this length. */
 const MAX_MESSAGE_CHARS = 8_000;
 
@@ -22,8 +24,10 @@ export function checkChildFrame(message: unknown): ChildToHost | string {
     case 'rpc':
       return { type: 'rpc', data: message.data };
     case 'reply':
-      if (!Number.isSafeInteger(message.id)) return 'reply frame without an id';
-      return { type: 'reply', id: message.id as number, reply: message.reply as ChildReply };
+      if (typeof message.id !== 'string' || message.id.length > MAX_ID_CHARS) return 'reply frame without an id';
+      return { type: 'reply', id: message.id, reply: message.reply as ChildReply };
+    case 'dropped':
+      return { type: 'dropped', reason: text(message.reason, 200) };
     default:
       return `unknown frame type ${JSON.stringify(String(message.type)).slice(0, 60)}`;
   }

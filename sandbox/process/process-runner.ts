@@ -8,6 +8,7 @@
  * has the whole child killed with SIGKILL; a crash, an out-of-memory or a
  * kill is reported as `crashed` and the next call gets a fresh child.
  */
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { ChildHandle, type ChildEnd, type RequestResult } from './child-handle.js';
 import { checkReply } from './frames.js';
@@ -15,6 +16,7 @@ import { findEscapingSymlink, pluginReadRoots, runtimeReadPaths } from './paths.
 import { RpcPort } from './channel.js';
 import { childCommand, expectedProtections, type Protections } from './spawn.js';
 import { exposeGuardedEndpoint, type GuardStats } from '../rpc-guard.js';
+import { dropMessage, type DroppedMessages } from '../worker-messages.js';
 import { HOST_RPC_METHODS, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type WorkerReply, type WorkerTask } from '../protocol.js';
 import { checkTask, handlerTask } from '../tasks.js';
 import { hostRpc } from '../host-rpc.js';
@@ -61,8 +63,6 @@ const MANIFEST_KILL_GRACE_MS = 1_000;
 /** A `ctx.log` line is cut to this before it reaches the host's listeners. */
 const MAX_LOG_CHARS = 8_000;
 
-let nextTaskId = 1;
-
 type Exchange = RequestResult | { kind: 'deadline' } | { kind: 'cancelled' };
 
 function crashed(message: string, outOfMemory = false): { ok: false; failure: RunnerFailure } {
@@ -80,8 +80,9 @@ export class ProcessRunner implements Runner, ManifestExtractor {
   private starting: Promise<ChildHandle> | undefined;
   private readonly retiring = new Set<ChildHandle>();
   private verified: Promise<string | undefined> | undefined;
-  private readonly calls = new Map<number, CallHooks>();
+  private readonly calls = new Map<string, CallHooks>();
   private readonly guard: GuardStats = { passed: 0, refused: 0 };
+  private readonly dropped: DroppedMessages = { count: 0 };
   private readonly api: HostRpc;
   private inFlight = 0;
   private completed = 0;
@@ -115,7 +116,7 @@ export class ProcessRunner implements Runner, ManifestExtractor {
 
   stats(): RunnerStats {
     const live = this.child !== undefined && !this.child.gone;
-    return { started: live, threads: live ? this.options.threads : 0, inFlight: this.inFlight, capacity: this.options.threads, completed: this.completed, guard: { ...this.guard } };
+    return { started: live, threads: live ? this.options.threads : 0, inFlight: this.inFlight, capacity: this.options.threads, completed: this.completed, guard: { ...this.guard }, dropped: { ...this.dropped } };
   }
 
   /** The protections this plugin's child runs (or would run) under on this machine. */
@@ -159,7 +160,7 @@ export class ProcessRunner implements Runner, ManifestExtractor {
       return { ok: false, failure: { kind: 'queue-full', limit: this.options.maxQueue } };
     }
     if (signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
-    const callId = 'callId' in task ? task.callId : 0;
+    const callId = 'callId' in task ? task.callId : '';
     if (hooks) this.calls.set(callId, hooks);
     this.inFlight++;
     clearTimeout(this.idleTimer);
@@ -223,6 +224,7 @@ export class ProcessRunner implements Runner, ManifestExtractor {
       startTimeoutMs: options.startTimeoutMs ?? 10_000,
       rssBudgetMb: command.protections.memoryWatchdog ? this.rssBudgetMb() : 0,
       onRpc: (data) => port?.deliver(data),
+      onDropped: (reason) => dropMessage(this.dropped, reason),
     });
     this.started++;
     port = new RpcPort((data) => {
@@ -257,7 +259,7 @@ export class ProcessRunner implements Runner, ManifestExtractor {
   }
 
   private async exchange(child: ChildHandle, task: WorkerTask, timeoutMs: number, signal?: AbortSignal): Promise<RunOutcome<unknown>> {
-    const id = nextTaskId++;
+    const id = randomUUID();
     // The worker stops the handler at timeoutMs; the child terminates a stuck worker at 1.5×; the host kills the child at 2×.
     // A manifest task has no soft deadline in the worker: the child stops it at timeoutMs, the host kills soon after.
     const manifest = task.kind === 'manifest';
@@ -291,6 +293,7 @@ export class ProcessRunner implements Runner, ManifestExtractor {
     }
     const reply = checkReply(task.kind, result.reply);
     if (!reply) {
+      dropMessage(this.dropped, `a malformed reply to ${what}`);
       child.kill({ message: `sent a malformed reply to ${what}`, outOfMemory: false });
       return crashed(`the plugin's process sent a malformed reply to ${what} and was stopped`);
     }

@@ -10,6 +10,7 @@
 import { Piscina } from 'piscina';
 import type { MessagePort } from 'node:worker_threads';
 import { exposeGuarded, type GuardStats } from '../rpc-guard.js';
+import { dropMessage, rpcPortOf, type DroppedMessages } from '../worker-messages.js';
 import { Deadline, DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../deadlines.js';
 import { HOST_RPC_METHODS, type CheckVerdict, type HandlerOutput, type RawManifest, type WorkerReply, type WorkerTask } from '../protocol.js';
 import { checkTask, handlerTask } from '../tasks.js';
@@ -44,9 +45,10 @@ export class ThreadRunner implements Runner, ManifestExtractor {
   private pool: Piscina | undefined;
   // Hard deadlines are backstops: swept on one timer rather than timed one by one.
   private readonly deadlines = new DeadlineSweeper(HARD_DEADLINE_SWEEP_MS);
-  private readonly calls = new Map<number, CallHooks>();
+  private readonly calls = new Map<string, CallHooks>();
   private readonly ports = new Set<MessagePort>();
   private readonly guard: GuardStats = { passed: 0, refused: 0 };
+  private readonly dropped: DroppedMessages = { count: 0 };
   private inFlight = 0;
   private completed = 0;
   private closed = false;
@@ -74,9 +76,8 @@ export class ThreadRunner implements Runner, ManifestExtractor {
   }
 
   private onWorkerMessage(message: unknown): void {
-    if (typeof message !== 'object' || message === null) return;
-    const { type, port } = message as { type?: unknown; port?: MessagePort };
-    if (type !== 'toolshed:rpc-port' || !port) return;
+    const port = rpcPortOf(message);
+    if (typeof port === 'string') return dropMessage(this.dropped, port);
     exposeGuarded(hostRpc(this.calls), port, HOST_RPC_METHODS, this.guard);
     port.unref();
     this.ports.add(port);
@@ -100,7 +101,7 @@ export class ThreadRunner implements Runner, ManifestExtractor {
     const idle = pool.threads.length - this.inFlight;
     const allowance = idle > 0 ? 0 : COLD_START_ALLOWANCE_MS;
     const timeout = this.deadlines.start(hardMs + allowance);
-    const callId = 'callId' in task ? task.callId : 0;
+    const callId = 'callId' in task ? task.callId : '';
     const hard = signal ? this.cancellable(timeout, signal, callId) : timeout;
     if (hooks) this.calls.set(callId, hooks);
     this.inFlight++;
@@ -124,7 +125,7 @@ export class ThreadRunner implements Runner, ManifestExtractor {
    * (broadcast on the RPC ports: the host does not know which worker runs it),
    * and terminates the worker only if the call is still running after a grace.
    */
-  private cancellable(timeout: Deadline, signal: AbortSignal, callId: number): Deadline {
+  private cancellable(timeout: Deadline, signal: AbortSignal, callId: string): Deadline {
     const hard = new Deadline();
     const onTimeout = () => hard.abort(timeout.reason);
     const onCancel = () => {
@@ -171,6 +172,7 @@ export class ThreadRunner implements Runner, ManifestExtractor {
       capacity: this.options.threads,
       completed: this.completed,
       guard: { ...this.guard },
+      dropped: { ...this.dropped },
     };
   }
 

@@ -55,10 +55,10 @@ class CallStop {
 const deadlines = new DeadlineSweeper(10, (ms) => codedError('TOOL_TIMEOUT', `did not finish within ${ms} ms`));
 
 /** The calls running here, so a host cancel reaches ctx.signal. */
-const running = new Map<number, CallStop>();
+const running = new Map<string, CallStop>();
 channel.port1.on('message', (message: unknown) => {
   const m = message as { type?: unknown; callId?: unknown } | null;
-  if (m?.type === 'toolshed:cancel' && typeof m.callId === 'number') {
+  if (m?.type === 'toolshed:cancel' && typeof m.callId === 'string') {
     running.get(m.callId)?.deadline.abort(codedError('TOOL_CANCELLED', 'cancelled by the caller'));
   }
 });
@@ -141,7 +141,7 @@ async function runManifest(entry: string): Promise<RawManifest> {
  * here (not from when it was queued, so a cold pool's startup does not eat
  * the budget). The host keeps a hard deadline for code that never yields.
  */
-async function withDeadline<T>(callId: number, timeoutMs: number, work: (stop: CallStop) => Promise<T>): Promise<T> {
+async function withDeadline<T>(callId: string, timeoutMs: number, work: (stop: CallStop) => Promise<T>): Promise<T> {
   const stop = new CallStop(deadlines.start(timeoutMs));
   running.set(callId, stop);
   try {

@@ -8,11 +8,11 @@
  * replies within the host's limits, they are not what protects the host.
  */
 import net from 'node:net';
-import type { MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { wrap, type Remote } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { exposeGuarded } from '../../rpc-guard.js';
+import { rpcPortOf } from '../../worker-messages.js';
 import { FrameChannel, RpcPort } from '../channel.js';
 import { capText } from '../../worker/normalize.js';
 import { Deadline, DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../../deadlines.js';
@@ -32,7 +32,7 @@ socket.on('close', () => process.exit(0));
 
 let init: ChildInit | undefined;
 let pool: Piscina | undefined;
-const running = new Map<number, Deadline>();
+const running = new Map<string, Deadline>();
 /** Per-task deadlines on one coarse timer (see deadlines.ts). */
 const deadlines = new DeadlineSweeper(HARD_DEADLINE_SWEEP_MS);
 const CANCELLED = 'cancelled';
@@ -91,9 +91,9 @@ function start(frame: ChildInit): void {
 }
 
 function onWorkerMessage(message: unknown): void {
-  if (typeof message !== 'object' || message === null) return;
-  const { type, port } = message as { type?: unknown; port?: MessagePort };
-  if (type !== 'toolshed:rpc-port' || !port) return;
+  const port = rpcPortOf(message);
+  // Dropped here, counted by the host (which reports it in explain).
+  if (typeof port === 'string') return void channel.send({ type: 'dropped', reason: port });
   // Guarded here too, so a worker cannot reach the relay's internals; the host's guard is the one that counts.
   exposeGuarded(relay, port, HOST_RPC_METHODS);
   port.unref();
