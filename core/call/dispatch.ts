@@ -6,7 +6,7 @@
 import { didYouMean } from '../suggest.js';
 import { codeLimits, sandboxTools } from '../expose/code-execution.js';
 import { parseArguments, validateArguments } from './arguments.js';
-import { failure, type CallOutcome } from './outcome.js';
+import { cappedFailure, failure, type CallOutcome } from './outcome.js';
 import { dropStrictNulls } from './strict-arguments.js';
 import { describeChain, nestedContext, TOP_LEVEL, type CallContext } from './chain.js';
 import { reachable, refuseByGrants } from './call-grants.js';
@@ -161,7 +161,8 @@ async function runTool(deps: DispatchDeps, record: ToolRecord, args: unknown, op
     if (outcome.error.code === 'TOOL_TIMEOUT') return runnerFailure(name, { kind: 'timeout', timeoutMs });
     if (outcome.error.code === 'TOOL_CANCELLED') return runnerFailure(name, { kind: 'cancelled' });
     const code = outcome.error.code === 'PERMISSION_DENIED' ? 'PERMISSION_DENIED' : 'TOOL_FAILED';
-    return failure(code, outcome.error.message || `${name} failed`);
+    // The handler chose the message: it is bounded like a result.
+    return cappedFailure(code, outcome.error.message || `${name} failed`, maxResultChars);
   }
   const { text, originalLength } = outcome.value;
   // The worker capped already; cap again so a misbehaving tier cannot exceed the limit.

@@ -19,6 +19,9 @@ const channel = new MessageChannel();
 parentPort?.postMessage({ type: 'toolshed:rpc-port', port: channel.port2 }, [channel.port2]);
 const host: Remote<HostRpc> = wrap<HostRpc>(nodeEndpoint(channel.port1 as never));
 
+/** A failed handler's stack is cut to this before it leaves the worker. */
+const MAX_STACK_CHARS = 8_000;
+
 const modules = new Map<string, Promise<Record<string, unknown>>>();
 
 /**
@@ -185,6 +188,12 @@ export default async function run(task: WorkerTask): Promise<WorkerReply> {
         return { ok: true, value: await runHandler(task) };
     }
   } catch (error) {
-    return { ok: false, error: serializeError(error) };
+    const serialized = serializeError(error);
+    // A handler's error message is bounded like its result before it crosses to the host (the stack repeats it).
+    if (task.kind === 'handler') {
+      serialized.message = capText(serialized.message, task.maxResultChars);
+      if (serialized.stack !== undefined) serialized.stack = serialized.stack.slice(0, MAX_STACK_CHARS);
+    }
+    return { ok: false, error: serialized };
   }
 }

@@ -128,7 +128,8 @@ function failureOf(error: unknown, overran: boolean, abortAfterMs: number): Chil
 function bounded(frame: ChildTaskFrame, reply: WorkerReply): ChildReply {
   if (!reply.ok) {
     const { name, code, message, stack } = reply.error;
-    const error = { name: String(name).slice(0, 200), message: String(message).slice(0, MAX_ERROR_CHARS), ...(typeof code === 'string' ? { code: code.slice(0, 100) } : {}) };
+    // capText, not slice: a message cut here still says so (RESULT_TRUNCATED).
+    const error = { name: String(name).slice(0, 200), message: capText(String(message), MAX_ERROR_CHARS), ...(typeof code === 'string' ? { code: code.slice(0, 100) } : {}) };
     return { ok: false, error: typeof stack === 'string' ? { ...error, stack: stack.slice(0, MAX_ERROR_CHARS) } : error };
   }
   if (frame.task.kind === 'handler') {
