@@ -65,6 +65,8 @@ export function explainHost(input: {
   startupMs: number;
   probes: ReadonlyMap<string, number>;
   extractionPoolStarted: boolean;
+  /** problems found while loading that did not stop it */
+  loadWarnings?: readonly string[];
 }): HostReport {
   const { registry, exposure, config } = input;
   const plugins = registry.plugins.map((p): PluginReport => {
@@ -120,7 +122,7 @@ export function explainHost(input: {
     counts: exposure?.counts ?? { registered: registry.tools.size, selected: 0, available: 0, exposed: 0 },
     tools,
     conflicts: [...registry.conflicts],
-    warnings: exposure?.warnings ?? [],
+    warnings: [...(input.loadWarnings ?? []), ...(exposure?.warnings ?? [])],
   };
 }
 

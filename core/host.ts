@@ -133,12 +133,15 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     });
   };
 
+  // Problems found while loading that do not stop it; explain lists them with the pipeline's warnings.
+  const loadWarnings: string[] = [];
   let plugins;
   try {
     plugins = await loadPlugins({
       config,
       env,
       extract,
+      warn: (message) => loadWarnings.push(message),
       createRunner: (source, workerEnv) => {
         const runner = source.trust === 'untrusted' ? processRunner(source, workerEnv, true) : threadRunner(entryUrl(source), workerEnv);
         runners.push(runner);
@@ -184,7 +187,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       rewriters: [...(options.rewriters ?? []), codeExecutionRewriter(() => config)],
     },
     report: (exposure: Exposure | undefined): HostReport =>
-      explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined || sandboxExtractions > 0 }),
+      explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined || sandboxExtractions > 0, loadWarnings }),
     isClosed: () => closed,
     invalidateChecks() {
       cache.invalidate();

@@ -24,6 +24,8 @@ export interface LoadOptions {
   createRunner(source: PluginSource, env: Record<string, string>): Runner;
   /** extracts a manifest in the plugin's own tier, waiting its turn; a `timeout` failure is PLUGIN_LOAD_TIMEOUT */
   extract(source: PluginSource): Promise<RunOutcome<RawManifest>>;
+  /** a problem that does not stop loading (the manifest cache refused its folder) */
+  warn?(message: string): void;
 }
 
 interface Pending {
@@ -112,7 +114,9 @@ async function loadOne(pending: Pending, options: LoadOptions, cache: ManifestCa
 export async function loadPlugins(options: LoadOptions): Promise<PluginLoadResult[]> {
   const cacheDir = options.config.cache.enabled ? options.config.cache.dir : undefined;
   const cache = cacheDir !== undefined ? new ManifestCache(cacheDir) : undefined;
-  return Promise.all(pendingEntries(options.config).map((pending) => loadOne(pending, options, cache)));
+  const results = await Promise.all(pendingEntries(options.config).map((pending) => loadOne(pending, options, cache)));
+  if (cache?.refusal) options.warn?.(cache.refusal);
+  return results;
 }
 
 /** The file URL a worker imports a plugin by. */

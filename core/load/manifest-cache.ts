@@ -6,9 +6,10 @@
  * imports invalidates it too).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { PLUGIN_API_VERSION, TOOLSHED_VERSION } from '../version.js';
+import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../private-dir.js';
 import type { PluginManifest, PluginSource } from '../types.js';
 
 const SKIP_DIRS = new Set(['node_modules', '.git', 'test', 'tests', '__tests__']);
@@ -45,34 +46,57 @@ export function manifestKey(source: PluginSource): string {
   return hash.digest('hex');
 }
 
-function cacheFile(dir: string, source: PluginSource): string {
+function cacheFile(folder: string, source: PluginSource): string {
   const safe = source.name.replace(/[^a-zA-Z0-9._-]/g, '_');
   const where = createHash('sha256').update(source.entry).digest('hex').slice(0, 12);
-  return path.join(dir, 'manifests', `${safe}-${where}.json`);
+  return path.join(folder, `${safe}-${where}.json`);
 }
 
-/** A cache directory; reads and writes never throw (a broken cache only costs an extraction). */
+/**
+ * A cache directory; reads and writes never throw (a broken cache only costs an extraction).
+ * Its folder is per-user state (see private-dir.ts): checked once, when first used, to be
+ * this user's alone; a folder that is not is left untouched and the cache is off, with
+ * the reason in `refusal`. Once checked, no other user can change what is in it, and each
+ * file is still opened without following links and checked on its descriptor.
+ */
 export class ManifestCache {
+  private checked: string | undefined;
+  /** why the cache is off, when its folder failed the per-user check */
+  refusal: string | undefined;
+
   constructor(private readonly dir: string) {}
+
+  private folder(): string | undefined {
+    if (this.checked === undefined && this.refusal === undefined) {
+      try {
+        this.checked = ensurePrivateDir(path.join(this.dir, 'manifests'));
+      } catch (error) {
+        this.refusal = `manifest cache off: ${(error as Error).message}`;
+      }
+    }
+    return this.checked;
+  }
 
   /** The cached manifest for `key`, if present and intact. */
   read(source: PluginSource, key: string): PluginManifest | undefined {
+    const folder = this.folder();
+    if (folder === undefined) return undefined;
     try {
-      const stored = JSON.parse(readFileSync(cacheFile(this.dir, source), 'utf8')) as { key?: string; manifest?: PluginManifest };
+      const text = readPrivateFile(cacheFile(folder, source));
+      if (text === undefined) return undefined;
+      const stored = JSON.parse(text) as { key?: string; manifest?: PluginManifest };
       return stored.key === key ? stored.manifest : undefined;
     } catch {
       return undefined;
     }
   }
 
-  /** Stores a manifest atomically (write then rename). */
+  /** Stores a manifest atomically (an exclusively created temp file, then a rename). */
   write(source: PluginSource, key: string, manifest: PluginManifest): void {
-    const file = cacheFile(this.dir, source);
+    const folder = this.folder();
+    if (folder === undefined) return;
     try {
-      mkdirSync(path.dirname(file), { recursive: true });
-      const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-      writeFileSync(temp, JSON.stringify({ key, plugin: source.name, version: source.version, manifest }));
-      renameSync(temp, file);
+      writePrivateFile(cacheFile(folder, source), JSON.stringify({ key, plugin: source.name, version: source.version, manifest }));
     } catch {
       // Read-only or full disk: the host still works, only slower next start.
     }

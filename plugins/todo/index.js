@@ -7,6 +7,6 @@ export default {
   apiVersion: 1,
   toolsets: { todo: { description: 'Keep a task list for the session' } },
   // The lists live outside the project; an operator who sets TOOLSHED_TODO_DIR must grant that folder instead.
-  permissions: { network: false, env: ['TOOLSHED_TODO_DIR'], fsRead: [defaultTodoDir()], fsWrite: [defaultTodoDir()] },
+  permissions: { network: false, env: ['TOOLSHED_TODO_DIR', 'XDG_STATE_HOME'], fsRead: [defaultTodoDir()], fsWrite: [defaultTodoDir()] },
   tools: [todoWriteTool, todoReadTool],
 };

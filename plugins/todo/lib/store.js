@@ -1,10 +1,13 @@
 // @ts-check
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rmdir, stat } from 'node:fs/promises';
+import { mkdir, rmdir, stat } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import envPaths from 'env-paths';
-import writeFileAtomic from 'write-file-atomic';
+// toolshed's own per-user state rules (shipped next to this plugin inside the toolshed
+// package, so imported by path; a third-party plugin would depend on toolshed instead).
+import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../../../dist/core/private-dir.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
@@ -27,17 +30,31 @@ const STALE_LOCK_MS = 10_000;
 const LOCK_WAIT_MS = 5_000;
 
 /**
- * Where the lists live when TOOLSHED_TODO_DIR is not set: `todo` in the user's own
- * toolshed data folder (~/.local/share/toolshed on Linux), never a predictable name
- * in the shared temp dir, where another user could plant or read the files.
+ * Where the lists live when TOOLSHED_TODO_DIR is not set: the user's own state folder
+ * (`$XDG_STATE_HOME/toolshed/todo`, by default `~/.local/state/toolshed/todo`, on Linux;
+ * the toolshed data folder from env-paths elsewhere), never a predictable name in the
+ * shared temp dir, where another user could plant or read the files.
+ * @param {Readonly<Record<string, string | undefined>>} [env] the granted environment
  */
-export function defaultTodoDir() {
+export function defaultTodoDir(env = {}) {
+  if (process.platform === 'linux') {
+    const state = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
+    return path.join(state, 'toolshed', 'todo');
+  }
   return path.join(envPaths('toolshed', { suffix: '' }).data, 'todo');
 }
 
 /** The directory holding the lists: TOOLSHED_TODO_DIR, or {@link defaultTodoDir}. */
 export function todoDir(/** @type {ToolContext} */ ctx) {
-  return ctx.env?.TOOLSHED_TODO_DIR || defaultTodoDir();
+  return ctx.env?.TOOLSHED_TODO_DIR || defaultTodoDir(ctx.env);
+}
+
+/**
+ * {@link todoDir}, created 0700 and checked to be this user's alone, on every call: a
+ * folder another user created, can write, or turned into a link is refused (PERMISSION_DENIED).
+ */
+export function privateTodoDir(/** @type {ToolContext} */ ctx) {
+  return ensurePrivateDir(todoDir(ctx));
 }
 
 /**
@@ -57,13 +74,8 @@ export function emptyList(/** @type {string} */ sessionId) {
 
 /** Reads a session's list; a missing file is an empty list, a damaged one an error that says how to recover. */
 export async function readList(/** @type {string} */ file, /** @type {string} */ sessionId) {
-  let text;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if (/** @type {any} */ (err).code === 'ENOENT') return emptyList(sessionId);
-    throw err;
-  }
+  const text = readPrivateFile(file);
+  if (text === undefined) return emptyList(sessionId);
   try {
     const data = JSON.parse(text);
     if (!Array.isArray(data?.todos)) throw new Error('no todos array');
@@ -79,8 +91,7 @@ export async function readList(/** @type {string} */ file, /** @type {string} */
 
 /** Saves a session's list atomically, readable only by this user (tasks may mention private things). */
 export async function writeList(/** @type {string} */ file, /** @type {TodoList} */ list) {
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  await writeFileAtomic(file, `${JSON.stringify(list, null, 2)}\n`, { mode: 0o600 });
+  writePrivateFile(file, `${JSON.stringify(list, null, 2)}\n`);
 }
 
 /**
@@ -95,11 +106,10 @@ export async function writeList(/** @type {string} */ file, /** @type {TodoList}
  */
 export async function withLock(file, fn, signal) {
   const lock = `${file}.lock`;
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const giveUp = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
-      await mkdir(lock);
+      await mkdir(lock, { mode: 0o700 });
       break;
     } catch (err) {
       if (/** @type {any} */ (err).code !== 'EEXIST') throw err;

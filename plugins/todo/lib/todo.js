@@ -1,5 +1,5 @@
 // @ts-check
-import { DEFAULT_SESSION, emptyList, readList, sessionFile, todoDir, withLock, writeList } from './store.js';
+import { DEFAULT_SESSION, emptyList, privateTodoDir, readList, sessionFile, withLock, writeList } from './store.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 /** @typedef {import('./store.js').Todo} Todo */
@@ -21,7 +21,7 @@ function view(/** @type {TodoList} */ list) {
 /** Where a session's list lives. */
 function locate(/** @type {ToolContext} */ ctx) {
   const sessionId = ctx.sessionId || DEFAULT_SESSION;
-  return { sessionId, file: sessionFile(todoDir(ctx), sessionId) };
+  return { sessionId, file: sessionFile(privateTodoDir(ctx), sessionId) };
 }
 
 /** Rejects a call that names the same id twice, which would make the outcome order-dependent. */

@@ -1,4 +1,4 @@
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import envPaths from 'env-paths';
@@ -137,14 +137,34 @@ describe('todo_write and todo_read', () => {
     expect((await write({ todos: [{ content: 'fresh' }] }, ctxFor('s'))).todos).toEqual([{ id: '1', content: 'fresh', status: 'pending' }]);
   });
 
-  it('defaults to toolshed-todo in the OS temp dir', () => {
-    expect(todoDir({ env: {} })).toBe(path.join(envPaths('toolshed', { suffix: '' }).data, 'todo'));
+  it("defaults to the user's state folder, never the shared temp dir", () => {
+    const expected = process.platform === 'linux' ? path.join(os.homedir(), '.local', 'state', 'toolshed', 'todo') : path.join(envPaths('toolshed', { suffix: '' }).data, 'todo');
+    expect(todoDir({ env: {} })).toBe(expected);
     expect(todoDir({ env: {} }).startsWith(os.tmpdir())).toBe(false);
+    if (process.platform === 'linux') expect(todoDir({ env: { XDG_STATE_HOME: '/state' } })).toBe('/state/toolshed/todo');
     expect(todoDir({ env: { TOOLSHED_TODO_DIR: '/x' } })).toBe('/x');
   });
 
-  it('declares its env var and lets execute_code use both tools', () => {
-    expect(plugin.permissions.env).toEqual(['TOOLSHED_TODO_DIR']);
+  it('refuses a folder that others can write, and a planted link, without touching either', async () => {
+    const open = path.join(tmp.dir, 'open');
+    await mkdir(open, { mode: 0o777 });
+    await chmod(open, 0o777);
+    await expect(write({ todos: [{ content: 'x' }] }, makeCtx(dir, open, 's'))).rejects.toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringContaining('lets other users write to it') });
+    const link = path.join(tmp.dir, 'link');
+    await mkdir(dir, { mode: 0o700 });
+    await symlink(dir, link);
+    await expect(read({}, makeCtx(dir, link, 's'))).rejects.toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringContaining('is a symbolic link') });
+    // A link planted in place of a session file is neither followed for reading nor written through.
+    const target = path.join(tmp.dir, 'victim.txt');
+    await writeFile(target, 'precious');
+    await symlink(target, sessionFile(dir, 'planted'));
+    await expect(read({}, ctxFor('planted'))).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    await expect(write({ todos: [{ content: 'x' }] }, ctxFor('planted'))).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect(await readFile(target, 'utf8')).toBe('precious');
+  });
+
+  it('declares its env vars and lets execute_code use both tools', () => {
+    expect(plugin.permissions.env).toEqual(['TOOLSHED_TODO_DIR', 'XDG_STATE_HOME']);
     expect(plugin.tools.map((t) => [t.name, t.toolset, t.sandbox])).toEqual([
       ['todo_write', 'todo', true],
       ['todo_read', 'todo', true],
