@@ -31,6 +31,8 @@ export interface PluginReport {
   /** process tier only: the protections its child runs under on this machine (namespaces as probed here) */
   protections?: Protections;
   error?: { code: string; message: string };
+  /** failed plugins: the toolsets and tools it is known to declare, and where that is known from */
+  known?: { from: 'last-manifest' | 'name'; toolsets: string[]; tools: string[] };
 }
 
 /** One tool's line in the report. */
@@ -50,7 +52,7 @@ export interface HostReport {
   /** false until the first exposure was computed */
   evaluated: boolean;
   plugins: PluginReport[];
-  toolsets: Array<{ name: string; description?: string; includes: string[]; tools: number; definedBy: string[] }>;
+  toolsets: Array<{ name: string; description?: string; includes: string[]; tools: number; definedBy: string[]; unavailable?: string[] }>;
   counts: { registered: number; selected: number; available: number; exposed: number };
   tools: ToolReport[];
   conflicts: ToolConflict[];
@@ -70,7 +72,10 @@ export function explainHost(input: {
 }): HostReport {
   const { registry, exposure, config } = input;
   const plugins = registry.plugins.map((p): PluginReport => {
-    if (p.status === 'failed') return { name: p.name, specifier: p.specifier, status: 'failed', loadMs: round(p.loadMs), error: { code: p.error.code, message: p.error.message } };
+    if (p.status === 'failed') {
+      const known = { from: p.known.from, toolsets: p.known.toolsets, tools: p.known.tools.map((t) => t.name) };
+      return { name: p.name, specifier: p.specifier, status: 'failed', loadMs: round(p.loadMs), error: { code: p.error.code, message: p.error.message }, known };
+    }
     const stats = p.runner.stats();
     const protections = p.runner.protections();
     return {
@@ -99,7 +104,14 @@ export function explainHost(input: {
   });
   const toolsets = exposure
     ? [...exposure.toolsets.values()]
-        .map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), includes: t.includes, tools: t.tools.length, definedBy: t.definedBy }))
+        .map((t) => ({
+          name: t.name,
+          ...(t.description ? { description: t.description } : {}),
+          includes: t.includes,
+          tools: t.tools.filter((tool) => registry.tools.has(tool)).length,
+          definedBy: t.definedBy,
+          ...(t.unavailable.length ? { unavailable: t.unavailable.map((u) => `${u.plugin} (${u.code})`) } : {}),
+        }))
         .sort((a, b) => a.name.localeCompare(b.name))
     : [];
   const tools: ToolReport[] = exposure

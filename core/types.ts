@@ -64,6 +64,17 @@ export interface LoadedPlugin {
   permissions: { requested: Permissions; granted: Permissions; effective: Permissions };
 }
 
+/**
+ * What is known of a plugin that failed to load: the toolsets and tools of the last
+ * manifest it had (from the manifest cache), or, when it never loaded here, only the
+ * toolset its tools default to (its short name).
+ */
+export interface KnownContents {
+  from: 'last-manifest' | 'name';
+  toolsets: string[];
+  tools: Array<{ name: string; toolset: string }>;
+}
+
 /** A plugin that did not load, and why. The rest of the host works without it. */
 export interface FailedPlugin {
   status: 'failed';
@@ -71,6 +82,8 @@ export interface FailedPlugin {
   name: string;
   error: ToolshedError;
   loadMs: number;
+  /** its toolset names stay known (unavailable, never TOOLSET_UNKNOWN), and its tools are explained as hidden */
+  known: KnownContents;
 }
 
 /** Either outcome of loading one plugin. */

@@ -96,6 +96,9 @@ export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs:
   const exposure = await deps.exposure();
   const record = deps.registry.tools.get(name);
   if (!record) {
+    // A tool of a plugin that failed to load is known, only unavailable: say why.
+    const known = exposure.states.get(name);
+    if (known) return failure('TOOL_NOT_EXPOSED', `tool '${name}' is not available here: ${known.reason}`);
     const exposedNames = exposure.definitions.map((d) => d.name);
     return failure('UNKNOWN_TOOL', `unknown tool '${name}'.${didYouMean(name, exposedNames)}`);
   }
@@ -160,6 +163,10 @@ async function runTool(deps: DispatchDeps, record: ToolRecord, args: unknown, op
     if ('failure' in outcome) return runnerFailure(name, outcome.failure);
     if (outcome.error.code === 'TOOL_TIMEOUT') return runnerFailure(name, { kind: 'timeout', timeoutMs });
     if (outcome.error.code === 'TOOL_CANCELLED') return runnerFailure(name, { kind: 'cancelled' });
+    if (outcome.error.code === 'TOOL_RESULT_INVALID') {
+      const plugin = record.plugin.source.name;
+      return failure('TOOL_RESULT_INVALID', `${name} (plugin ${plugin}) ${outcome.error.message} This is a bug in ${plugin}, not in the call: report it to the plugin's author.`);
+    }
     const code = outcome.error.code === 'PERMISSION_DENIED' ? 'PERMISSION_DENIED' : 'TOOL_FAILED';
     // The handler chose the message: it is bounded like a result.
     return cappedFailure(code, outcome.error.message || `${name} failed`, maxResultChars);

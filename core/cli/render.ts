@@ -4,6 +4,14 @@ import { PLAIN, type Style } from './style.js';
 
 const pad = (text: string, width: number) => (text.length >= width ? text : text + ' '.repeat(width - text.length));
 
+/** What a failed plugin is known to declare, in words. */
+function knownLine(p: PluginReport): string {
+  const k = p.known;
+  if (!k) return '';
+  if (k.from === 'name') return `toolset '${k.toolsets.join("', '")}' kept as a name; its tools are not known (it never loaded here)`;
+  return `unavailable: toolsets ${k.toolsets.join(', ') || 'none'}; tools ${k.tools.join(', ') || 'none'} (from its last manifest)`;
+}
+
 function pluginLine(p: PluginReport, nameWidth: number, s: Style): string {
   if (p.status === 'failed') return `  ${s.red(s.fail)} ${pad(p.name, nameWidth)}  ${s.red(`${p.error?.code}:`)} ${p.error?.message}`;
   const bits = [`${p.tools} tool${p.tools === 1 ? '' : 's'}`, `${p.tier} tier`, p.trust ?? '', `${p.loadMs} ms`, `manifest ${p.manifestSource}`];
@@ -38,11 +46,13 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
   const nameWidth = Math.max(8, ...report.plugins.map((p) => p.name.length));
   for (const p of report.plugins) {
     out.push(pluginLine(p, nameWidth, s));
+    if (p.status === 'failed') out.push(`      ${' '.repeat(nameWidth)}${knownLine(p)}`);
     const protections = describeProtections(p);
     if (protections) out.push(`      ${' '.repeat(nameWidth)}${protections}`);
   }
   out.push('');
-  out.push(`toolsets: ${report.toolsets.map((t) => (t.includes.length ? `${t.name} (= ${t.includes.join(' + ')})` : `${t.name} (${t.tools})`)).join(', ') || 'none'}`);
+  const toolset = (t: HostReport['toolsets'][number]) => (t.includes.length ? `${t.name} (= ${t.includes.join(' + ')})` : `${t.name} (${t.tools}${t.unavailable ? ', unavailable' : ''})`);
+  out.push(`toolsets: ${report.toolsets.map(toolset).join(', ') || 'none'}`);
   out.push('');
   const c = report.counts;
   const arrow = ` ${s.arrow} `;

@@ -15,7 +15,7 @@ import type { ToolDefinition } from '../providers/types.js';
 import type { ToolConflict, ToolRecord } from '../types.js';
 
 /** Where in the pipeline a tool was hidden. */
-export type HiddenLayer = 'selection' | 'availability' | 'schema';
+export type HiddenLayer = 'load' | 'selection' | 'availability' | 'schema';
 
 /** Every registered tool's state, for explain. */
 export interface ToolState {
@@ -114,6 +114,20 @@ function layerIndex(registry: Registry): LayerIndex {
   return { plugins: registry.plugins, sortedNames, mentionedBy };
 }
 
+/**
+ * The tools of plugins that failed to load, as far as their last manifest tells: hidden at
+ * layer `load` with the plugin's own error, so explain says why they are missing.
+ */
+function addFailedPluginTools(registry: Registry, states: Map<string, ToolState>): void {
+  for (const plugin of registry.plugins) {
+    if (plugin.status !== 'failed') continue;
+    for (const tool of plugin.known.tools) {
+      if (states.has(tool.name)) continue;
+      states.set(tool.name, { name: tool.name, plugin: plugin.name, toolset: tool.toolset, exposed: false, layer: 'load', reason: `${plugin.error.code}: ${plugin.error.message}`, warnings: [] });
+    }
+  }
+}
+
 /** Computes and memoizes exposures. */
 export class DefinitionsPipeline {
   private memo: Exposure | undefined;
@@ -173,6 +187,7 @@ export class DefinitionsPipeline {
       states.set(record.name, state);
     }
     const available = [...states.values()].filter((s) => s.layer === undefined).map((s) => s.name);
+    addFailedPluginTools(registry, states);
     const definitions = await this.correct(available, states);
     const exposedNames = new Set(definitions.map((d) => d.name));
     for (const state of states.values()) state.exposed = exposedNames.has(state.name);

@@ -11,6 +11,7 @@ export class Registry {
   private pluginList: PluginLoadResult[] = [];
   private readonly toolMap = new Map<string, ToolRecord>();
   private conflictList: ToolConflict[] = [];
+  private loserList: ToolRecord[] = [];
 
   /** Bumped by every change to plugins, tools, config or availability. */
   get generation(): number {
@@ -37,6 +38,11 @@ export class Registry {
     return this.conflictList;
   }
 
+  /** The definitions that lost a name conflict: not served, but their toolsets still exist. */
+  get losers(): readonly ToolRecord[] {
+    return this.loserList;
+  }
+
   /** Replaces the plugin set; the first definition of a name wins unless `prefer` names another plugin. */
   setPlugins(plugins: PluginLoadResult[], prefer: Record<string, string>): void {
     this.pluginList = plugins;
@@ -51,11 +57,13 @@ export class Registry {
       }
     }
     this.conflictList = [];
+    this.loserList = [];
     for (const [name, list] of owners) {
       const preferred = prefer[name];
       const chosen = (preferred !== undefined && list.find((r) => r.plugin.source.name === preferred || r.plugin.source.specifier === preferred)) || list[0]!;
       this.toolMap.set(name, chosen);
       if (list.length > 1) {
+        this.loserList.push(...list.filter((r) => r !== chosen));
         this.conflictList.push({
           name,
           winner: chosen.plugin.source.name,

@@ -8,6 +8,7 @@ import { ConfigError, ToolsetError } from '../errors.js';
 import { didYouMean } from '../suggest.js';
 import type { Registry } from './registry.js';
 import type { ResolvedConfig } from '../load/config.js';
+import type { FailedPlugin } from '../types.js';
 
 /** One toolset after merging every definition of its name. */
 export interface Toolset {
@@ -18,6 +19,10 @@ export interface Toolset {
   tools: string[];
   /** plugin names or 'config' */
   definedBy: string[];
+  /** plugins that declare it but failed to load: the toolset is known, their part of it unavailable */
+  unavailable: Array<{ plugin: string; code: string; message: string }>;
+  /** its tools that lost a name conflict to another plugin's tool */
+  lost: Array<{ tool: string; plugin: string; winner: string }>;
 }
 
 const ALL = new Set(['all', '*']);
@@ -28,7 +33,7 @@ export function collectToolsets(registry: Registry, configToolsets: Record<strin
   const get = (name: string): Toolset => {
     let set = sets.get(name);
     if (!set) {
-      set = { name, includes: [], tools: [], definedBy: [] };
+      set = { name, includes: [], tools: [], definedBy: [], unavailable: [], lost: [] };
       sets.set(name, set);
     }
     return set;
@@ -45,11 +50,26 @@ export function collectToolsets(registry: Registry, configToolsets: Record<strin
       addOwner(set, plugin.source.name);
     }
   }
-  // A tool that lost a name conflict is not the tool of that name, so only winners join toolsets.
+  // A tool that lost a name conflict is not the tool of that name, so only winners join toolsets;
+  // a loser's toolset still exists (enabling it is not an error) and records what it lost.
   for (const record of registry.tools.values()) {
     const set = get(record.manifest.toolset);
     set.tools.push(record.name);
     addOwner(set, record.plugin.source.name);
+  }
+  for (const loser of registry.losers) {
+    const set = get(loser.manifest.toolset);
+    addOwner(set, loser.plugin.source.name);
+    set.lost.push({ tool: loser.name, plugin: loser.plugin.source.name, winner: registry.tools.get(loser.name)?.plugin.source.name ?? '?' });
+  }
+  // A failed plugin's toolsets stay known: config naming them keeps working, and explain says why they are empty.
+  for (const plugin of registry.plugins) {
+    if (plugin.status !== 'failed') continue;
+    for (const name of plugin.known.toolsets) {
+      const set = get(name);
+      addOwner(set, plugin.name);
+      set.unavailable.push({ plugin: plugin.name, code: plugin.error.code, message: plugin.error.message });
+    }
   }
   for (const [name, spec] of Object.entries(configToolsets)) {
     const set = get(name);
@@ -69,7 +89,18 @@ export function collectToolsets(registry: Registry, configToolsets: Record<strin
 export class ToolsetResolver {
   private readonly memo = new Map<string, Set<string>>();
 
-  constructor(private readonly sets: Map<string, Toolset>, private readonly knownTools: ReadonlySet<string>) {}
+  /**
+   * `guess`, when some failed plugin's toolsets are not known, turns an unknown name into a
+   * warning (that plugin may declare it) instead of TOOLSET_UNKNOWN.
+   */
+  constructor(
+    private readonly sets: Map<string, Toolset>,
+    private readonly knownTools: ReadonlySet<string>,
+    private readonly guess?: (name: string) => string | undefined,
+  ) {}
+
+  /** Warnings about names only a failed plugin might declare. */
+  readonly warnings: string[] = [];
 
   /** Every tool in `name`, following includes. */
   expand(name: string, trail: string[] = []): Set<string> {
@@ -80,7 +111,14 @@ export class ToolsetResolver {
       throw new ToolsetError('TOOLSET_CYCLE', `toolsets include each other in a cycle: ${cycle.join(' → ')}`, { cycle });
     }
     const set = this.sets.get(name);
-    if (!set) throw this.unknown(name, trail);
+    if (!set) {
+      const warning = this.guess?.(name);
+      if (!warning) throw this.unknown(name, trail);
+      this.warnings.push(`toolset '${name}'${trail.length ? ` (included by ${trail[trail.length - 1]})` : ''}: ${warning}`);
+      const none = new Set<string>();
+      this.memo.set(name, none);
+      return none;
+    }
     const tools = new Set<string>();
     for (const tool of set.tools) if (this.knownTools.has(tool)) tools.add(tool);
     for (const include of set.includes) for (const tool of this.expand(include, [...trail, name])) tools.add(tool);
@@ -108,7 +146,7 @@ export class ToolsetResolver {
         if (this.knownTools.has(name)) {
           throw new ToolsetError('TOOLSET_UNKNOWN', `'${name}' in enable is a tool, not a toolset; enable a toolset that contains it, or list it in a config toolset's tools`, { toolset: name });
         }
-        throw this.unknown(name, []);
+        if (!this.guess?.(name)) throw this.unknown(name, []);
       }
       for (const tool of this.expand(name)) selected.add(tool);
     }
@@ -155,10 +193,33 @@ function validateCallToolsGrants(registry: Registry, toolsets: Map<string, Tools
   });
 }
 
+/**
+ * A name no known toolset has may still belong to a failed plugin whose toolsets are not
+ * known (it never loaded here): then it is a warning naming those plugins, not TOOLSET_UNKNOWN.
+ */
+function guessFromFailures(registry: Registry): ((name: string) => string | undefined) | undefined {
+  const unknownContents = registry.plugins.filter((p): p is FailedPlugin => p.status === 'failed' && p.known.from === 'name');
+  if (!unknownContents.length) return undefined;
+  const list = unknownContents.map((p) => `${p.name} (${p.error.code})`).join(', ');
+  return () => `no loaded plugin declares it; it may belong to ${list}, which failed to load before toolshed ever saw its toolsets`;
+}
+
+/** Warnings for enabled toolsets that lost tools to failed plugins or name conflicts. */
+function unavailableWarnings(toolsets: Map<string, Toolset>, enable: string[]): string[] {
+  const warnings: string[] = [];
+  for (const name of enable) {
+    const set = toolsets.get(name);
+    if (!set) continue;
+    for (const u of set.unavailable) warnings.push(`toolset '${name}' is enabled, but ${u.plugin} declares it and failed to load (${u.code}); its tools are unavailable`);
+    for (const l of set.lost) warnings.push(`toolset '${name}' is enabled, but its tool ${l.tool} from ${l.plugin} lost a name conflict to ${l.winner} (TOOL_CONFLICT)`);
+  }
+  return warnings;
+}
+
 /** Layer 1: selection, with the reasons for everything not selected. */
 export function selectTools(registry: Registry, config: ResolvedConfig): { selected: Set<string>; reasons: Map<string, string>; toolsets: Map<string, Toolset>; warnings: string[] } {
   const toolsets = collectToolsets(registry, config.toolsets);
-  const resolver = new ToolsetResolver(toolsets, new Set(registry.tools.keys()));
+  const resolver = new ToolsetResolver(toolsets, new Set(registry.tools.keys()), guessFromFailures(registry));
   resolver.validateAll();
   const warnings: string[] = [];
   const failedPlugins = registry.plugins.some((p) => p.status === 'failed');
@@ -166,5 +227,6 @@ export function selectTools(registry: Registry, config: ResolvedConfig): { selec
   const lenient = failedPlugins ? (error: ToolsetError) => warnings.push(`${error.message} (a plugin failed to load; it may have defined it)`) : undefined;
   const { selected, reasons } = resolver.select(config.enable, config.disable, lenient);
   validateCallToolsGrants(registry, toolsets, config, (message) => warnings.push(message));
+  warnings.push(...resolver.warnings, ...unavailableWarnings(toolsets, config.enable));
   return { selected, reasons, toolsets, warnings };
 }

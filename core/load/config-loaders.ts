@@ -9,6 +9,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ConfigError } from '../errors.js';
+import { syntaxLocation } from './syntax-location.js';
 
 const require = createRequire(import.meta.url);
 const importFresh = require('import-fresh') as (id: string) => unknown;
@@ -41,4 +43,27 @@ export async function loadJsFresh(filepath: string): Promise<unknown> {
   const st = statSync(filepath);
   const mod = (await import(`${pathToFileURL(filepath).href}?mtime=${st.mtimeMs}&size=${st.size}`)) as { default?: unknown };
   return mod.default;
+}
+
+/** A loader as cosmiconfig calls it. */
+type Loader = (filepath: string, content: string) => unknown;
+
+/**
+ * Wraps a loader so that a config that fails to load names itself, and, for a syntax
+ * error, the line and column: `CONFIG_INVALID: /app/toolshed.config.mjs:4:1: Unexpected token '}'`.
+ */
+export function locatingErrors(loader: Loader): Loader {
+  return async (filepath, content) => {
+    try {
+      return await loader(filepath, content);
+    } catch (error) {
+      if (error instanceof ConfigError) throw error;
+      // Whatever the error says (Node's import() gives no position; a bundler's loader its own words), ask the parser.
+      const where = syntaxLocation(filepath);
+      if (where) {
+        throw new ConfigError(`${filepath}:${where.line}:${where.column}: syntax error: ${where.message}`, { file: filepath, line: where.line, column: where.column } as never, { cause: error });
+      }
+      throw new ConfigError(`could not load the config ${filepath}: ${(error as Error)?.message ?? String(error)}`, { file: filepath }, { cause: error });
+    }
+  };
 }

@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
-import { loadJsFresh } from './config-loaders.js';
+import { loadJsFresh, locatingErrors } from './config-loaders.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../mcp/line-limit.js';
 import { formatProblems, problems } from '../schema.js';
 import { validate as validateStandalone } from './config-validator.js';
@@ -112,12 +112,13 @@ export function validateConfigObject(value: unknown, file: string | undefined): 
 
 async function explorer(places: readonly string[] = SEARCH_PLACES) {
   // Loaded on use: a host given a config object never needs it.
-  const { cosmiconfig } = await import('cosmiconfig');
+  const { cosmiconfig, defaultLoaders } = await import('cosmiconfig');
+  const js = locatingErrors(loadJsFresh);
   return cosmiconfig('toolshed', {
     searchStrategy: 'project',
     searchPlaces: [...places],
     cache: false,
-    loaders: { '.js': loadJsFresh, '.mjs': loadJsFresh, '.cjs': loadJsFresh },
+    loaders: { '.js': js, '.mjs': js, '.cjs': js, '.ts': locatingErrors(defaultLoaders['.ts']) },
   });
 }
 

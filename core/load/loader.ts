@@ -9,6 +9,7 @@ import { PluginError, ToolshedError } from '../errors.js';
 import { builtinPluginDirs, resolveBuiltin, resolvePlugin } from './discovery.js';
 import { ManifestCache, manifestKey } from './manifest-cache.js';
 import { normalizeManifest } from './manifest.js';
+import { knownContents } from './known-contents.js';
 import { effectivePermissions } from './permissions.js';
 import type { ResolvedConfig } from './config.js';
 import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from '../types.js';
@@ -105,7 +106,14 @@ async function loadOne(pending: Pending, options: LoadOptions, cache: ManifestCa
     };
     return loaded;
   } catch (error) {
-    const failed: FailedPlugin = { status: 'failed', specifier: pending.specifier, name, error: asToolshedError(error, name), loadMs: performance.now() - started };
+    const failed: FailedPlugin = {
+      status: 'failed',
+      specifier: pending.specifier,
+      name,
+      error: asToolshedError(error, name),
+      loadMs: performance.now() - started,
+      known: knownContents(name, cache),
+    };
     return failed;
   }
 }

@@ -46,8 +46,10 @@ export function manifestKey(source: PluginSource): string {
   return hash.digest('hex');
 }
 
+const safeName = (name: string) => name.replace(/[^a-zA-Z0-9._-]/g, '_');
+
 function cacheFile(folder: string, source: PluginSource): string {
-  const safe = source.name.replace(/[^a-zA-Z0-9._-]/g, '_');
+  const safe = safeName(source.name);
   const where = createHash('sha256').update(source.entry).digest('hex').slice(0, 12);
   return path.join(folder, `${safe}-${where}.json`);
 }
@@ -89,6 +91,30 @@ export class ManifestCache {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * The newest manifest stored for a plugin named `name`, whatever its key: what the
+   * plugin declared the last time it loaded here, for explaining it when it fails.
+   */
+  lastKnown(name: string): PluginManifest | undefined {
+    const folder = this.folder();
+    if (folder === undefined) return undefined;
+    let newest: { mtime: number; manifest: PluginManifest } | undefined;
+    try {
+      for (const file of readdirSync(folder)) {
+        if (!file.startsWith(`${safeName(name)}-`) || !file.endsWith('.json')) continue;
+        const full = path.join(folder, file);
+        const text = readPrivateFile(full);
+        if (text === undefined) continue;
+        const stored = JSON.parse(text) as { plugin?: string; manifest?: PluginManifest };
+        const mtime = statSync(full).mtimeMs;
+        if (stored.plugin === name && stored.manifest && (!newest || mtime > newest.mtime)) newest = { mtime, manifest: stored.manifest };
+      }
+    } catch {
+      // A damaged entry: nothing is known.
+    }
+    return newest?.manifest;
   }
 
   /** Stores a manifest atomically (an exclusively created temp file, then a rename). */

@@ -6,13 +6,14 @@ import { PluginError } from '../errors.js';
 import { manifestSchema } from './manifest-schema.js';
 import { compile, formatProblems, problems } from '../schema.js';
 import { defaultToolset } from './discovery.js';
+import { checkParameterSchemas } from './parameter-schemas.js';
 import type { DescriptionPart, ToolsetSpec } from '../plugin.js';
 import type { PluginManifest, PluginSource, ToolManifest } from '../types.js';
 import type { RawManifest, RawToolManifest } from '../../sandbox/protocol.js';
 
 let validateManifest: ReturnType<typeof compile> | undefined;
 
-/** Validates a raw manifest; throws PLUGIN_INVALID with the JSON pointer(s) of what is wrong. */
+/** Validates a raw manifest and compiles its parameter schemas; throws PLUGIN_INVALID with the JSON pointer(s) of what is wrong. */
 export function normalizeManifest(raw: RawManifest, source: Pick<PluginSource, 'name'>): PluginManifest {
   validateManifest ??= compile(manifestSchema);
   if (!validateManifest(raw)) {
@@ -36,6 +37,7 @@ export function normalizeManifest(raw: RawManifest, source: Pick<PluginSource, '
     }
     seen.add(tool.name);
   }
+  checkParameterSchemas(source.name, tools);
   return {
     apiVersion: 1,
     toolsets: (raw.toolsets ?? {}) as Record<string, ToolsetSpec>,

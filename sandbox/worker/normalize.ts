@@ -3,13 +3,51 @@
  * huge result never crosses the boundary) and the host (which re-checks).
  */
 
-/** A string as is; MCP-style `{ content: [{ type: 'text', text }] }` as its joined text; anything else as JSON. */
+import { codedError } from '../../core/errors.js';
+
+/** What a handler must return, said once for every TOOL_RESULT_INVALID message. */
+const WHAT_TO_RETURN = 'A handler must return a string, a JSON value (object, array, number, boolean, null) or { content: [{ type: "text", text }] }';
+
+function invalid(what: string): Error {
+  return codedError('TOOL_RESULT_INVALID', `returned ${what}, which is not a tool result. ${WHAT_TO_RETURN}.`);
+}
+
+/** Binary data would serialize as {"0":98,…}: name it instead. */
+function binaryName(value: unknown): string | undefined {
+  if (value instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer)) return value.constructor.name;
+  if (ArrayBuffer.isView(value)) return value.constructor.name;
+  return undefined;
+}
+
+/**
+ * A string as is; MCP-style `{ content: [{ type: 'text', text }] }` as its joined text; any
+ * other JSON value as JSON. Throws TOOL_RESULT_INVALID for what is not a result: undefined,
+ * a function or symbol, binary data (a Buffer or typed array, anywhere in the value), a
+ * BigInt, or a circular structure.
+ */
 export function resultText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (isTextContent(value)) return value.content.map((part) => (part.type === 'text' ? part.text : JSON.stringify(part))).join('\n');
-  if (value === undefined) return '';
-  const json = JSON.stringify(value);
-  return json === undefined ? String(value) : json;
+  if (value === undefined) return rejectResult('undefined (did the handler forget to return?)');
+  if (typeof value === 'function' || typeof value === 'symbol') return rejectResult(`a ${typeof value}`);
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value, function (this: Record<string, unknown>, key: string, item: unknown) {
+      // `this[key]` is the value before its toJSON (a Buffer's turns it into { type, data }).
+      const binary = binaryName(this[key]);
+      if (binary) throw invalid(`${key ? `binary data at key "${key}"` : 'binary data'} (a ${binary}); decode it to text (e.g. buffer.toString('utf8')) or base64 first`);
+      if (typeof item === 'bigint') throw invalid(`a BigInt${key ? ` at key "${key}"` : ''}; convert it to a string or number first`);
+      return item;
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'TOOL_RESULT_INVALID') throw error;
+    return rejectResult(`a value JSON cannot represent (${(error as Error).message.split('\n')[0]})`);
+  }
+  return json === undefined ? rejectResult(`${String(value)}`) : json;
+}
+
+function rejectResult(what: string): never {
+  throw invalid(what);
 }
 
 function isTextContent(value: unknown): value is { content: Array<{ type: string; text: string }> } {

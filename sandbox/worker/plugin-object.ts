@@ -6,8 +6,20 @@ import type { RawManifest, RawToolManifest } from '../protocol.js';
 
 type AnyFunction = (...args: unknown[]) => unknown;
 
-/** The plugin object a module exports (default export, or the namespace itself). */
+/**
+ * The plugin object a module exports: its default export, or the namespace itself when the
+ * plugin's fields are named exports (`export const apiVersion = 1`). A module with neither
+ * is told which named exports it has, since a missing `default` is the usual mistake.
+ */
 export function pluginObject(mod: Record<string, unknown>): Record<string, unknown> {
+  if (mod.default === undefined && !('apiVersion' in mod)) {
+    const names = Object.keys(mod).sort();
+    throw new TypeError(
+      `no default export; ${names.length ? `found named exports: ${names.join(', ')}` : 'the module exports nothing'}. ` +
+        'Export the plugin object as the default export: export default { apiVersion: 1, tools: [...] }' +
+        (names.length === 1 ? ` (e.g. export default ${names[0]})` : ''),
+    );
+  }
   const candidate = mod.default ?? mod;
   if (typeof candidate !== 'object' || candidate === null) {
     throw new TypeError(`the plugin's default export is ${candidate === null ? 'null' : typeof candidate}, expected a plugin object`);
