@@ -33,13 +33,36 @@ function appLock(tarball: string, devDependencies: Record<string, string>) {
     '': { name: 'fresh-app', dependencies: { toolshed: `file:${tarball}` }, devDependencies },
     'node_modules/toolshed': { version: repoPkg.version, resolved: `file:${tarball}`, license: repoPkg.license, dependencies: repoPkg.dependencies, bin: repoPkg.bin, engines: repoPkg.engines },
   };
-  const wanted = new Set(Object.keys(devDependencies).flatMap((name) => [`node_modules/${name}`, ...Object.keys(repoLock.packages[`node_modules/${name}`]?.dependencies ?? {}).map((d) => `node_modules/${d}`)]));
+  const wanted = lockClosure(Object.keys(devDependencies));
   for (const [key, entry] of Object.entries(repoLock.packages as Record<string, { dev?: boolean; devOptional?: boolean; link?: boolean }>)) {
     if (!key.startsWith('node_modules/') || entry.link) continue;
     if (!entry.dev && !entry.devOptional) packages[key] = entry;
     else if (wanted.has(key)) packages[key] = entry;
   }
   return { name: 'fresh-app', lockfileVersion: 3, requires: true, packages };
+}
+
+/** Lock keys of `names` and everything they depend on, resolved the way node looks up node_modules (a nested copy first). */
+function lockClosure(names: string[]): Set<string> {
+  const packages = repoLock.packages as Record<string, { dependencies?: Record<string, string> }>;
+  const found = new Set<string>();
+  const locate = (from: string, name: string): string | undefined => {
+    for (let dir = from; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/node_modules/')))) {
+      const key = `${dir ? `${dir}/` : ''}node_modules/${name}`;
+      if (packages[key]) return key;
+      if (!dir) return undefined;
+    }
+  };
+  const queue = names.map((name) => locate('', name)).filter((key): key is string => key !== undefined);
+  for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
+    if (found.has(key)) continue;
+    found.add(key);
+    for (const dep of Object.keys(packages[key]?.dependencies ?? {})) {
+      const at = locate(key, dep);
+      if (at) queue.push(at);
+    }
+  }
+  return found;
 }
 
 function run(command: string, args: string[], cwd: string, input?: string) {
@@ -54,7 +77,8 @@ beforeAll(() => {
   const tarball = path.join(work.dir, packed[0].filename);
   app = path.join(work.dir, 'app');
   mkdirSync(app);
-  const devDependencies = { '@types/node': repoPkg.devDependencies['@types/node'] };
+  // The AI SDK stands for the framework adapters: an app installs the framework next to toolshed.
+  const devDependencies = { '@types/node': repoPkg.devDependencies['@types/node'], ai: repoPkg.devDependencies.ai, zod: repoPkg.devDependencies.zod };
   writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, type: 'module', dependencies: { toolshed: `file:${tarball}` }, devDependencies }, null, 2));
   writeFileSync(path.join(app, 'package-lock.json'), JSON.stringify(appLock(tarball, devDependencies), null, 2));
   writeFileSync(path.join(app, 'notes.txt'), 'first line of the notes\nsecond line\n');
@@ -197,5 +221,55 @@ describe('a TypeScript plugin against the published types (docs/plugins.md)', ()
       const check = run(process.execPath, [TSC, '--noEmit', '--strict', '--target', 'ES2022', '--module', module!, '--moduleResolution', resolution!, '--types', 'node', '--skipLibCheck', file], app);
       expect(check.stdout + check.stderr, resolution).toBe('');
     }
+  });
+});
+
+describe('a framework adapter in a fresh app (docs/embedding.md)', () => {
+  it('toolshed/ai-sdk runs a generateText turn with the AI SDK the app installed', () => {
+    const file = path.join(app, 'agent.mjs');
+    writeFileSync(
+      file,
+      [
+        "import { generateText, stepCountIs } from 'ai';",
+        "import { MockLanguageModelV3 } from 'ai/test';",
+        "import { createToolHost } from 'toolshed';",
+        "import { aiSdkTools } from 'toolshed/ai-sdk';",
+        "const usage = { inputTokens: { total: 1, noCache: 1 }, outputTokens: { total: 1, text: 1 } };",
+        'let step = 0;',
+        'const model = new MockLanguageModelV3({ doGenerate: async () => (step++ === 0',
+        "  ? { content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: JSON.stringify({ path: 'notes.txt' }) }], finishReason: { unified: 'tool-calls' }, usage, warnings: [] }",
+        "  : { content: [{ type: 'text', text: 'read it' }], finishReason: { unified: 'stop' }, usage, warnings: [] }) });",
+        'const host = await createToolHost();',
+        "const result = await generateText({ model, tools: await aiSdkTools(host), stopWhen: stepCountIs(3), prompt: 'read notes.txt' });",
+        'console.log(JSON.stringify({ text: result.text, output: result.steps[0].toolResults[0].output }));',
+        'await host.close();',
+      ].join('\n'),
+    );
+    const result = run(process.execPath, [file], app);
+    expect(result.code, result.stderr).toBe(0);
+    const out = JSON.parse(result.stdout);
+    expect(out.text).toBe('read it');
+    expect(out.output).toMatch(/1\|first line of the notes/);
+  });
+
+  it('types toolshed/ai-sdk against the app\'s AI SDK', () => {
+    const file = path.join(app, 'typed-agent.ts');
+    writeFileSync(
+      file,
+      [
+        "import { generateText, type LanguageModel, type ToolSet } from 'ai';",
+        "import { createToolHost } from 'toolshed';",
+        "import { aiSdkTools, liveAiSdkTools, ToolshedToolError } from 'toolshed/ai-sdk';",
+        'declare const model: LanguageModel;',
+        'const host = await createToolHost();',
+        'const tools: ToolSet = await aiSdkTools(host, { sessionId: "s" });',
+        'const live = await liveAiSdkTools(host);',
+        "await generateText({ model, tools: live.tools, prepareStep: live.prepareStep, prompt: 'x' });",
+        "console.log(Object.keys(tools), new ToolshedToolError('t', { ok: false, code: 'TOOL_FAILED', message: 'm' }).code);",
+      ].join('\n'),
+    );
+    // The exports map is what resolution reads; the host API test above covers the other resolutions.
+    const check = run(process.execPath, [TSC, '--noEmit', '--strict', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--types', 'node', '--skipLibCheck', file], app);
+    expect(check.stdout + check.stderr).toBe('');
   });
 });
