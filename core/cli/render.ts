@@ -14,7 +14,8 @@ function knownLine(p: PluginReport): string {
 
 function pluginLine(p: PluginReport, nameWidth: number, s: Style): string {
   if (p.status === 'failed') return `  ${s.red(s.fail)} ${pad(p.name, nameWidth)}  ${s.red(`${p.error?.code}:`)} ${p.error?.message}`;
-  const bits = [`${p.tools} tool${p.tools === 1 ? '' : 's'}`, `${p.tier} tier`, p.trust ?? '', `${p.loadMs} ms`, `manifest ${p.manifestSource}`];
+  // "builtin": shipped inside the toolshed package (plugins/), not a package of its own on the registry.
+  const bits = [`${p.tools} tool${p.tools === 1 ? '' : 's'}`, `${p.tier} tier`, p.trust ?? '', p.builtin ? 'builtin' : '', `${p.loadMs} ms`, `manifest ${p.manifestSource}`];
   return `  ${s.green(s.ok)} ${pad(p.name, nameWidth)}  ${bits.filter(Boolean).join(` ${s.dot} `)}`;
 }
 

@@ -64,6 +64,27 @@ describe('a plugin that fails to load', () => {
     await expect(createToolHost(fixtureOptions(['where'], { config: { enable: ['where', 'forecast'] } }))).rejects.toMatchObject({ code: 'TOOLSET_UNKNOWN' });
   });
 
+  it('a version mismatch and a load timeout leave their default toolsets known too', async () => {
+    const options = {
+      cwd: fixture('project'),
+      env: {},
+      config: {
+        builtins: false,
+        cache: { enabled: false },
+        plugins: ['toolshed-plugin-future', plugin('hangs-at-import'), plugin('where')],
+        enable: ['future', 'hangs-at-import', 'where'],
+        limits: { loadTimeoutMs: 1000 },
+      } as ToolshedConfig,
+    };
+    await withHost(options, async (host) => {
+      const [future, hangs] = host.explain().plugins;
+      expect(future).toMatchObject({ error: { code: 'PLUGIN_API_MISMATCH' }, known: { from: 'name', toolsets: ['future'] } });
+      expect(hangs).toMatchObject({ error: { code: 'PLUGIN_LOAD_TIMEOUT' }, known: { from: 'name', toolsets: ['hangs-at-import'] } });
+      expect(host.explain().warnings).toContain("toolset 'future' is enabled, but toolshed-plugin-future declares it and failed to load (PLUGIN_API_MISMATCH); its tools are unavailable");
+      expect(JSON.parse(await host.dispatch('where', {})).cwd).toBe(fixture('project'));
+    });
+  });
+
   it('an import error names the missing package, and the other plugins load', async () => {
     await withHost(fixtureOptions([], { config: { plugins: [plugin('missingdep'), plugin('where')], enable: ['missingdep', 'where'] } }), async (host) => {
       const [failed, loaded] = host.explain().plugins;
