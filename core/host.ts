@@ -17,6 +17,7 @@ import { explainHost, type HostReport } from './explain.js';
 import { createSurface, openScope, type HostShared } from './surface.js';
 import { loadHookModules } from './load/hook-modules.js';
 import { ThreadRunner } from '../sandbox/thread/thread-runner.js';
+import { ThreadPool } from '../sandbox/thread/thread-pool.js';
 import { ProcessRunner } from '../sandbox/process/process-runner.js';
 import { sandboxGrants } from './load/permissions.js';
 import type { PluginSource, ToolRecord } from './types.js';
@@ -84,8 +85,16 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const registry = new Registry();
   const runners: Runner[] = [];
 
-  const threadRunner = (entry: string, workerEnv: Record<string, string>, threads = config.limits.threads) =>
-    new ThreadRunner({ entry, cwd: config.root, env: workerEnv, memoryMb: config.limits.memoryMb, threads, maxQueue: config.limits.maxQueue, idleTimeoutMs: config.limits.idleTimeoutMs });
+  // Trusted plugins share one pool sized to limits.threads; `pool: 'own'` gives a plugin its own.
+  const poolOf = (threads = config.limits.threads) =>
+    new ThreadPool({ memoryMb: config.limits.memoryMb, threads, maxQueue: config.limits.maxQueue, maxQueueTotal: config.limits.maxQueueTotal, idleTimeoutMs: config.limits.idleTimeoutMs });
+  let sharedPool: ThreadPool | undefined;
+  const ownPool = new Set(config.plugins.flatMap((entry) => (typeof entry === 'object' && entry.pool === 'own' ? [entry.package] : [])));
+  const threadRunner = (source: PluginSource, workerEnv: Record<string, string>) => {
+    const own = ownPool.has(source.specifier);
+    const pool = own ? poolOf() : (sharedPool ??= poolOf());
+    return new ThreadRunner({ entry: entryUrl(source), name: source.name, cwd: config.root, env: workerEnv, pool, ownsPool: own });
+  };
 
   // Untrusted plugins run in their own sandboxed child process. Their grants are
   // read when the child starts (after loading), from the plugin's effective permissions.
@@ -112,7 +121,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const extractionThreads = Math.max(1, Math.min(2, config.limits.threads));
   const threadTurn = limiter(extractionThreads);
   const processTurn = limiter(Math.max(1, os.availableParallelism()));
-  let extractor: ThreadRunner | undefined;
+  let extractor: ThreadPool | undefined;
   let sandboxExtractions = 0;
   const extract = (source: PluginSource): Promise<RunOutcome<RawManifest>> => {
     const timeoutMs = config.limits.loadTimeoutMs;
@@ -128,8 +137,9 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       });
     }
     return threadTurn(() => {
-      extractor ??= threadRunner(entryUrl(source), {}, extractionThreads);
-      return extractor.extract(entryUrl(source), timeoutMs);
+      extractor ??= poolOf(extractionThreads);
+      const entry = entryUrl(source);
+      return extractor.run<RawManifest>({ kind: 'manifest', entry }, { key: entry, timeoutMs, hardMs: timeoutMs });
     });
   };
 
@@ -143,7 +153,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       extract,
       warn: (message) => loadWarnings.push(message),
       createRunner: (source, workerEnv) => {
-        const runner = source.trust === 'untrusted' ? processRunner(source, workerEnv, true) : threadRunner(entryUrl(source), workerEnv);
+        const runner = source.trust === 'untrusted' ? processRunner(source, workerEnv, true) : threadRunner(source, workerEnv);
         runners.push(runner);
         return runner;
       },
@@ -205,7 +215,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all(runners.map((r) => r.close()));
+      await Promise.all([...runners.map((r) => r.close()), sharedPool?.close()]);
       root.emitter.removeAllListeners();
     },
   });

@@ -6,8 +6,11 @@
 import type { CallOutcome, HostRpc, SandboxToolset } from './protocol.js';
 import type { CallHooks } from './runner.js';
 
-/** The `HostRpc` of a runner whose running calls are `calls`; log lines are cut to `maxLogChars`. */
-export function hostRpc(calls: ReadonlyMap<string, CallHooks>, maxLogChars = Infinity): HostRpc {
+/**
+ * The `HostRpc` of a runner whose running calls are `calls`; log lines are cut to `maxLogChars`.
+ * `via` names the worker this RPC endpoint belongs to, so a nested call can run inline there.
+ */
+export function hostRpc(calls: ReadonlyMap<string, CallHooks>, maxLogChars = Infinity, via?: object): HostRpc {
   return {
     log(callId, message) {
       calls.get(String(callId))?.log?.(String(message).slice(0, maxLogChars));
@@ -18,7 +21,7 @@ export function hostRpc(calls: ReadonlyMap<string, CallHooks>, maxLogChars = Inf
     async callTool(callId, name, args): Promise<CallOutcome> {
       const hooks = calls.get(String(callId));
       if (!hooks) return { ok: false, code: 'PERMISSION_DENIED', message: 'callTool is only available while a call is running' };
-      return hooks.callTool(String(name), args);
+      return via ? hooks.callTool(String(name), args, { via, callId: String(callId) }) : hooks.callTool(String(name), args);
     },
     async sandboxTools(callId): Promise<SandboxToolset> {
       const hooks = calls.get(String(callId));

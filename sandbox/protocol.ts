@@ -20,6 +20,8 @@ export interface ManifestTask {
 export interface CheckTask {
   kind: 'check';
   entry: string;
+  /** the plugin's env grant: the task's `process.env` and `ctx.env` (absent: the worker's own env) */
+  env?: Record<string, string>;
   checkId: string;
   /** unguessable (a random UUID): it names the call in host RPC, so a plugin cannot act in another call's name */
   callId: string;
@@ -31,6 +33,8 @@ export interface CheckTask {
 export interface HandlerTask {
   kind: 'handler';
   entry: string;
+  /** the plugin's env grant: the task's `process.env` and `ctx.env` (absent: the worker's own env) */
+  env?: Record<string, string>;
   tool: string;
   args: unknown;
   /** unguessable (a random UUID), see CheckTask.callId */
@@ -71,10 +75,28 @@ export interface HostRpc {
 /** The allow-list of `HostRpc` method names. */
 export const HOST_RPC_METHODS: readonly (keyof HostRpc)[] = Object.freeze(['log', 'progress', 'callTool', 'sandboxTools']);
 
-/** Posted once by each worker on its parent port to hand the host its RPC port. */
+/** Posted once by each worker on its parent port to hand the host its RPC port and its inline port. */
 export interface RpcPortMessage {
   type: 'toolshed:rpc-port';
   port: import('node:worker_threads').MessagePort;
+  /** where the host sends nested calls to run inline in this worker (see InlineRequest) */
+  inline?: import('node:worker_threads').MessagePort;
+}
+
+/**
+ * Host → worker on the inline port: run this handler task here, beside the
+ * running call that asked for it through ctx.callTool (its worker is busy
+ * waiting for it, so it cannot wait for a free one).
+ */
+export interface InlineRequest {
+  id: number;
+  task: HandlerTask;
+}
+
+/** Worker → host on the inline port: the outcome of inline request `id`. */
+export interface InlineReply {
+  id: number;
+  reply: WorkerReply<HandlerOutput>;
 }
 
 /** Posted by the host on a worker's RPC port: stop the call `callId` (abort its ctx.signal). */

@@ -7,11 +7,22 @@
 import type { CallOutcome, CheckVerdict, HandlerOutput, RawManifest, SandboxToolset, WorkerReply } from './protocol.js';
 import type { Protections } from './process/spawn.js';
 
+/**
+ * Where a nested call comes from: the running call (`callId`) and the worker
+ * it runs in (`via`, opaque outside its tier). A runner whose pool holds that
+ * worker runs the nested call inline there instead of waiting for a free one.
+ */
+export interface CallOrigin {
+  readonly via: object;
+  readonly callId: string;
+}
+
 /** What the host lends a running call: where its logs, progress and nested calls go. */
 export interface CallHooks {
   log?(message: string): void;
   progress?(done: number, total?: number): void;
-  callTool(name: string, args: unknown): Promise<CallOutcome>;
+  /** a nested call; `origin` says which running call and worker made it, when the tier knows */
+  callTool(name: string, args: unknown, origin?: CallOrigin): Promise<CallOutcome>;
   /** the tools sandboxed code may call (execute_code), when the host offers them */
   sandboxTools?(): Promise<SandboxToolset>;
 }
@@ -22,6 +33,7 @@ export interface HandlerRequest {
   args: unknown;
   timeoutMs: number;
   maxResultChars: number;
+  /** the session the call belongs to; the admission queue is fair between sessions too */
   sessionId?: string;
 }
 
@@ -36,7 +48,7 @@ export type RunnerFailure =
   | { kind: 'timeout'; timeoutMs: number }
   | { kind: 'cancelled' }
   | { kind: 'crashed'; message: string; outOfMemory: boolean }
-  | { kind: 'queue-full'; limit: number }
+  | { kind: 'queue-full'; limit: number; retryAfterMs?: number }
   | { kind: 'closed' };
 
 /** A worker reply, or the runner's own failure. */
@@ -60,7 +72,10 @@ export interface RunnerStats {
 export interface Runner {
   readonly tier: 'thread' | 'process';
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>>;
-  handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>>;
+  /** `origin`: the running call that made this one through ctx.callTool, if any */
+  handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal, origin?: CallOrigin): Promise<RunOutcome<HandlerOutput>>;
+  /** whether a nested call made by `origin` would run inline in its caller's worker (needs no free worker) */
+  runsInline?(origin: CallOrigin | undefined): boolean;
   stats(): RunnerStats;
   /** the OS-level protections its code runs under; undefined for the thread tier, which has none of its own */
   protections(): Protections | undefined;
@@ -92,7 +107,7 @@ export function describeRunnerFailure(failure: RunnerFailure): string {
     case 'cancelled':
       return 'was cancelled by the caller';
     case 'queue-full':
-      return `could not start: its plugin already has the maximum of ${failure.limit} calls waiting`;
+      return `could not start: the maximum of ${failure.limit} calls are already waiting`;
     case 'crashed':
       return `crashed: ${failure.message}`;
     case 'closed':

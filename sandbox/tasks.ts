@@ -3,13 +3,15 @@ import { randomUUID } from 'node:crypto';
 import type { CheckTask, HandlerTask } from './protocol.js';
 import type { CheckRequest, HandlerRequest } from './runner.js';
 
-/** The task that runs one custom check of the plugin at `entry`. */
-export function checkTask(entry: string, cwd: string, request: CheckRequest): CheckTask {
-  return { kind: 'check', entry, checkId: request.checkId, callId: randomUUID(), timeoutMs: request.timeoutMs, cwd };
+/** The task that runs one custom check of the plugin at `entry`; `env` is its grant when the pool is shared. */
+export function checkTask(entry: string, cwd: string, request: CheckRequest, env?: Record<string, string>): CheckTask {
+  const task: CheckTask = { kind: 'check', entry, checkId: request.checkId, callId: randomUUID(), timeoutMs: request.timeoutMs, cwd };
+  if (env) task.env = env;
+  return task;
 }
 
-/** The task that runs one handler of the plugin at `entry`. */
-export function handlerTask(entry: string, cwd: string, request: HandlerRequest): HandlerTask {
+/** The task that runs one handler of the plugin at `entry`; `env` is its grant when the pool is shared. */
+export function handlerTask(entry: string, cwd: string, request: HandlerRequest, env?: Record<string, string>): HandlerTask {
   const task: HandlerTask = {
     kind: 'handler',
     entry,
@@ -21,5 +23,6 @@ export function handlerTask(entry: string, cwd: string, request: HandlerRequest)
     cwd,
   };
   if (request.sessionId !== undefined) task.sessionId = request.sessionId;
+  if (env) task.env = env;
   return task;
 }

@@ -7,6 +7,7 @@
  * whose workers are all busy (it would wait for itself).
  */
 import type { ToolRecord } from '../types.js';
+import type { CallOrigin } from '../../sandbox/runner.js';
 
 /** One step of a call chain: a running tool that called the next one, and the plugin it belongs to. */
 export interface CallHop {
@@ -26,15 +27,17 @@ export interface CallContext {
   readonly chain: CallChain;
   /** the records of the chain's tools, parallel to `chain` (internal: permission and deadlock checks) */
   readonly records: readonly ToolRecord[];
+  /** the running call and worker that made this call, when its tier says (lets the pool run it inline) */
+  readonly origin?: CallOrigin;
 }
 
 /** The context of a call made by the embedder, the model or a client. */
 export const TOP_LEVEL: CallContext = Object.freeze({ chain: Object.freeze([]), records: Object.freeze([]) });
 
 /** The context of a call made through `ctx.callTool` by the running tool `caller`. */
-export function nestedContext(context: CallContext, caller: ToolRecord): CallContext {
+export function nestedContext(context: CallContext, caller: ToolRecord, origin?: CallOrigin): CallContext {
   const hop: CallHop = { tool: caller.name, plugin: caller.plugin.source.name, trust: caller.plugin.source.trust };
-  return { chain: [...context.chain, hop], records: [...context.records, caller] };
+  return { chain: [...context.chain, hop], records: [...context.records, caller], ...(origin ? { origin } : {}) };
 }
 
 /** The chain as the model reads it: `a (plugin-a) → b (plugin-b) → target`. */

@@ -36,8 +36,11 @@ const FAILURE_CODES = { timeout: 'TOOL_TIMEOUT', cancelled: 'TOOL_CANCELLED', 'q
 
 /** The outcome of a call its runner could not deliver. */
 function runnerFailure(name: string, f: RunnerFailure): CallOutcome {
-  const hint = f.kind === 'queue-full' ? ' Retry later.' : '';
-  return failure(FAILURE_CODES[f.kind], `${name} ${describeRunnerFailure(f)}${hint}`);
+  if (f.kind === 'queue-full') {
+    const message = `${name} ${describeRunnerFailure(f)}. Retry later.`;
+    return f.retryAfterMs === undefined ? failure('QUEUE_FULL', message) : { ok: false, code: 'QUEUE_FULL', message, retryAfterMs: f.retryAfterMs };
+  }
+  return failure(FAILURE_CODES[f.kind], `${name} ${describeRunnerFailure(f)}`);
 }
 
 /** What dispatch needs from the host. */
@@ -78,7 +81,8 @@ function refuseNested(deps: DispatchDeps, context: CallContext, record: ToolReco
   }
   const denied = refuseByGrants(context, record, exposure, deps.registry);
   if (denied) return denied;
-  if (context.records.some((caller) => caller.plugin === record.plugin)) {
+  // A call that runs inline in its caller's worker needs no free one.
+  if (!record.plugin.runner.runsInline?.(context.origin) && context.records.some((caller) => caller.plugin === record.plugin)) {
     const stats = record.plugin.runner.stats();
     if (stats.inFlight >= stats.capacity) {
       const plugin = record.plugin.source.name;
@@ -152,13 +156,13 @@ async function runTool(deps: DispatchDeps, record: ToolRecord, args: unknown, op
   // A nested call is a call of its own: it carries the chain, not the model's call id.
   const nestedOptions = options.callId === undefined ? options : { ...options, callId: undefined };
   const hooks: CallHooks = {
-    callTool: (nested, nestedArgs) => dispatchOutcome(deps, nested, nestedArgs, nestedOptions, nestedContext(context, record)),
+    callTool: (nested, nestedArgs, origin) => dispatchOutcome(deps, nested, nestedArgs, nestedOptions, nestedContext(context, record, origin)),
     sandboxTools: () => currentSandboxTools(deps, nestedContext(context, record)),
   };
   if (options.onLog) hooks.log = options.onLog;
   if (options.onProgress) hooks.progress = options.onProgress;
   const request = { tool: name, args, timeoutMs, maxResultChars, ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) };
-  const outcome = await record.plugin.runner.handle(request, hooks, options.signal);
+  const outcome = await record.plugin.runner.handle(request, hooks, options.signal, context.origin);
   if (!outcome.ok) {
     if ('failure' in outcome) return runnerFailure(name, outcome.failure);
     if (outcome.error.code === 'TOOL_TIMEOUT') return runnerFailure(name, { kind: 'timeout', timeoutMs });

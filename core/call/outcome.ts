@@ -7,7 +7,7 @@ import { capText, truncationMarker } from '../../sandbox/worker/normalize.js';
 import type { ToolErrorCode } from '../errors.js';
 
 /** The outcome of one dispatch, as `host.call` and a plugin's `ctx.callTool` see it. */
-export type CallOutcome = { ok: true; text: string } | { ok: false; code: ToolErrorCode; message: string };
+export type CallOutcome = { ok: true; text: string } | { ok: false; code: ToolErrorCode; message: string; retryAfterMs?: number };
 
 /** A failed outcome with `code`. */
 export function failure(code: ToolErrorCode, message: string): CallOutcome {
@@ -46,5 +46,8 @@ export function cappedFailure(code: ToolErrorCode, message: string, maxChars: nu
 
 /** The envelope string of an outcome: the text, or `{"error","code"}`. */
 export function envelope(outcome: CallOutcome): string {
-  return outcome.ok ? outcome.text : JSON.stringify({ error: outcome.message, code: outcome.code });
+  if (outcome.ok) return outcome.text;
+  // QUEUE_FULL carries when to try again.
+  if (outcome.retryAfterMs !== undefined) return JSON.stringify({ error: outcome.message, code: outcome.code, retryAfterMs: outcome.retryAfterMs });
+  return JSON.stringify({ error: outcome.message, code: outcome.code });
 }

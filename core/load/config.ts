@@ -14,12 +14,14 @@ import { defaultCacheDir } from './cache-dir.js';
 import type { CodeLimits, Permissions, ToolLimits } from '../plugin.js';
 
 /** A plugin entry as written in the config. */
-export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Permissions };
+export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Permissions; pool?: 'shared' | 'own' };
 
 /** Host-wide limits; a tool's own `limits` may lower its timeout and result cap. */
 export interface HostLimits extends Required<ToolLimits> {
   memoryMb: number;
   maxQueue: number;
+  /** calls that may wait for a worker in all, across plugins */
+  maxQueueTotal: number;
   threads: number;
   idleTimeoutMs: number;
   /** how long importing a plugin and extracting its manifest may take */
@@ -207,7 +209,8 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
       maxResultChars: 100_000,
       maxArgsBytes: 4 * 1024 * 1024,
       memoryMb: 256,
-      maxQueue: 64,
+      maxQueue: 1024,
+      maxQueueTotal: 8192,
       threads: Math.max(1, Math.min(4, cores)),
       idleTimeoutMs: 30_000,
       loadTimeoutMs: 5_000,

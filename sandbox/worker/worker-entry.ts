@@ -5,18 +5,21 @@
  * it hands over at startup.
  */
 import { MessageChannel, parentPort } from 'node:worker_threads';
+import { taskEnv, withEnv } from './task-env.js';
 import { wrap, type Remote } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { codedError, serializeError } from '../../core/errors.js';
 import { extractManifest, findCheck, findHandler, pluginObject } from './plugin-object.js';
 import { capText, resultText } from './normalize.js';
 import { Deadline, DeadlineSweeper } from '../deadlines.js';
-import type { CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, RawManifest, WorkerReply, WorkerTask } from '../protocol.js';
+import type { CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, InlineRequest, RawManifest, WorkerReply, WorkerTask } from '../protocol.js';
 import type { ToolContext } from '../../core/plugin.js';
 
 const channel = new MessageChannel();
-// Posted before any task runs; the host exposes its guarded API on the other end.
-parentPort?.postMessage({ type: 'toolshed:rpc-port', port: channel.port2 }, [channel.port2]);
+const inline = new MessageChannel();
+// Posted before any task runs; the host exposes its guarded API on the other end, and sends
+// nested calls to run here on the inline port.
+parentPort?.postMessage({ type: 'toolshed:rpc-port', port: channel.port2, inline: inline.port2 }, [channel.port2, inline.port2]);
 const host: Remote<HostRpc> = wrap<HostRpc>(nodeEndpoint(channel.port1 as never));
 
 /** A failed handler's stack is cut to this before it leaves the worker. */
@@ -68,6 +71,14 @@ channel.port1.on('message', (message: unknown) => {
 // The RPC port must not keep an idle worker alive (unref after the last listener: adding one refs it).
 channel.port1.unref();
 
+// A nested call from a task running here, to a plugin of this pool: run it beside its caller.
+inline.port1.on('message', (message: unknown) => {
+  const { id, task } = (message ?? {}) as Partial<InlineRequest>;
+  if (typeof id !== 'number' || task?.kind !== 'handler') return;
+  void run(task).then((reply) => inline.port1.postMessage({ id, reply }));
+});
+inline.port1.unref();
+
 function loadPlugin(entry: string): Promise<Record<string, unknown>> {
   let loaded = modules.get(entry);
   if (!loaded) {
@@ -89,25 +100,13 @@ function loadPlugin(entry: string): Promise<Record<string, unknown>> {
   return loaded;
 }
 
-let envSnapshot: Readonly<Record<string, string>> | undefined;
-
-function grantedEnv(): Readonly<Record<string, string>> {
-  // The pool was started with an env reduced to this plugin's grants; it does not change.
-  if (!envSnapshot) {
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-    envSnapshot = Object.freeze(env);
-  }
-  return envSnapshot;
-}
-
-function context(task: CheckTask | HandlerTask, stop: CallStop): ToolContext {
+function context(task: CheckTask | HandlerTask, stop: CallStop, env: Readonly<Record<string, string>>): ToolContext {
   const { callId } = task;
   const ctx: ToolContext = {
     get signal() {
       return stop.signal;
     },
-    env: grantedEnv(),
+    env,
     cwd: task.cwd,
     log: (message) => void host.log(callId, String(message)).catch(() => {}),
     progress: (done, total) => void host.progress(callId, Number(done), total === undefined ? undefined : Number(total)).catch(() => {}),
@@ -158,9 +157,14 @@ async function withDeadline<T>(callId: string, timeoutMs: number, work: (stop: C
   }
 }
 
+/** ctx.env: a frozen copy of the task's grant, or of the worker's own env. */
+function contextEnv(task: CheckTask | HandlerTask): Readonly<Record<string, string>> {
+  return Object.freeze({ ...((task.env ?? process.env) as Record<string, string>) });
+}
+
 async function runCheck(task: CheckTask): Promise<CheckVerdict> {
   const check = findCheck(await loadPlugin(task.entry), task.checkId);
-  const verdict = await withDeadline(task.callId, task.timeoutMs, async (stop) => check(context(task, stop)));
+  const verdict = await withDeadline(task.callId, task.timeoutMs, async (stop) => check(context(task, stop, contextEnv(task))));
   if (verdict === true) return { ok: true };
   if (verdict === false) return { ok: false, reason: 'check returned false' };
   if (typeof verdict === 'object' && verdict !== null && typeof (verdict as CheckVerdict).ok === 'boolean') {
@@ -172,12 +176,20 @@ async function runCheck(task: CheckTask): Promise<CheckVerdict> {
 
 async function runHandler(task: HandlerTask): Promise<HandlerOutput> {
   const handler = findHandler(await loadPlugin(task.entry), task.tool);
-  const text = resultText(await withDeadline(task.callId, task.timeoutMs, async (stop) => handler(task.args, context(task, stop))));
+  const text = resultText(await withDeadline(task.callId, task.timeoutMs, async (stop) => handler(task.args, context(task, stop, contextEnv(task)))));
   return { text: capText(text, task.maxResultChars), originalLength: text.length };
 }
 
-/** Piscina task entry: every outcome is a `WorkerReply`, so a rejection always means the worker itself failed. */
-export default async function run(task: WorkerTask): Promise<WorkerReply> {
+/**
+ * Piscina task entry: every outcome is a `WorkerReply`, so a rejection always means the worker
+ * itself failed. The task runs with its plugin's env as `process.env` (task-env.ts); a manifest
+ * task with the worker's own (empty in the extraction pool).
+ */
+export default function run(task: WorkerTask): Promise<WorkerReply> {
+  return withEnv(taskEnv(task.kind === 'manifest' ? undefined : task.env), () => runTask(task));
+}
+
+async function runTask(task: WorkerTask): Promise<WorkerReply> {
   try {
     switch (task.kind) {
       case 'manifest':

@@ -174,9 +174,11 @@ describe('call chains: depth and calls back into a busy plugin', () => {
     });
   });
 
-  it('a trusted plugin calling itself with its only worker busy is refused the same way', async () => {
+  it('a trusted plugin calling itself with its only worker busy gets its own worker: the call runs inline there', async () => {
+    // The thread tier runs a nested call into the caller's pool in the caller's worker, so it needs no free one.
     await withHost(options(undefined, { builtins: false, limits: { threads: 1 } }), async (host) => {
-      expect(innermost(await call(host, 'recurse', { n: 1 }))).toMatchObject({ ok: false, code: 'CALL_WOULD_DEADLOCK' });
+      expect(innermost(await call(host, 'recurse', { n: 3 }))).toEqual({ bottom: true });
+      expect(host.explain().plugins.find((p) => p.name === 'toolshed-plugin-relay')?.pool?.threads).toBe(1);
     });
   });
 });

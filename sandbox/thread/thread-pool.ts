@@ -1,0 +1,286 @@
+/**
+ * A Piscina pool of worker threads that any number of trusted plugins share
+ * (or one plugin alone, with `pool: 'own'`), started lazily and shrunk to
+ * zero threads when idle. Every task carries its plugin's entry and env
+ * grant; the worker switches `process.env` and the module per task (see
+ * worker/task-env.ts). Calls wait their turn in the host-side admission queue
+ * (admission.ts), so Piscina only ever gets a task when a worker is free.
+ *
+ * Each call has a hard deadline (a swept `Deadline`, see deadlines.ts) handed
+ * to Piscina as its abort signal: Piscina terminates a worker whose running
+ * task is aborted, so a stuck handler cannot keep its thread. A nested call
+ * (ctx.callTool) to a plugin of this pool runs inline in the caller's worker,
+ * which is busy waiting for it: it needs no free worker and cannot deadlock.
+ */
+import { Piscina } from 'piscina';
+import { MessagePort } from 'node:worker_threads';
+import { exposeGuarded, type GuardStats } from '../rpc-guard.js';
+import { Deadline, DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../deadlines.js';
+import { HOST_RPC_METHODS, type HandlerOutput, type HandlerTask, type InlineReply, type WorkerReply, type WorkerTask } from '../protocol.js';
+import { hostRpc } from '../host-rpc.js';
+import { dropMessage, rpcPortOf, type DroppedMessages } from '../worker-messages.js';
+import { Admission } from './admission.js';
+import { heapLimits, type CallHooks, type CallOrigin, type RunOutcome, type RunnerFailure } from '../runner.js';
+
+/** The shape and bounds of one pool. */
+export interface ThreadPoolOptions {
+  memoryMb: number;
+  threads: number;
+  /** calls that may wait per plugin */
+  maxQueue: number;
+  /** calls that may wait in all */
+  maxQueueTotal: number;
+  idleTimeoutMs?: number;
+}
+
+/** One call into the pool. */
+export interface PoolCall {
+  /** the plugin (fairness and its queue bound) */
+  key: string;
+  session?: string | undefined;
+  hooks?: CallHooks | undefined;
+  /** the task's own budget (the worker enforces it); waiting in the queue may take as long again */
+  timeoutMs: number;
+  /** when the worker is terminated, counted from when the task starts */
+  hardMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+const WORKER_URL = new URL('../worker/worker-entry.js', import.meta.url).href;
+
+/** Extra hard-deadline time when the call has to wait for a worker to start. */
+const COLD_START_ALLOWANCE_MS = 2_000;
+
+/** Time a worker gets to stop cooperatively (ctx.signal aborted) before it is terminated. */
+export const SOFT_TO_HARD_GRACE_MS = 1_000;
+
+/** One worker as the host sees it: its guarded RPC port and its inline port. */
+interface WorkerLink {
+  port: MessagePort;
+  inline: MessagePort | undefined;
+  pending: Map<number, (reply: WorkerReply<HandlerOutput>) => void>;
+}
+
+let nextInlineId = 1;
+
+/** A lazily started pool of worker threads with fair, bounded admission. */
+export class ThreadPool {
+  private pool: Piscina | undefined;
+  private readonly admission: Admission;
+  // Hard deadlines are backstops: swept on one timer rather than timed one by one.
+  private readonly deadlines = new DeadlineSweeper(HARD_DEADLINE_SWEEP_MS);
+  private readonly calls = new Map<string, CallHooks>();
+  /** hard deadlines of running calls by call id, so an overrunning inline call can stop its worker */
+  private readonly hard = new Map<string, Deadline>();
+  private readonly links = new Set<WorkerLink>();
+  readonly guard: GuardStats = { passed: 0, refused: 0 };
+  /** malformed messages from its workers, dropped */
+  readonly dropped: DroppedMessages = { count: 0 };
+  private running = 0;
+  private closed = false;
+
+  constructor(private readonly options: ThreadPoolOptions) {
+    this.admission = new Admission({ slots: options.threads, maxQueue: options.maxQueue, maxQueueTotal: options.maxQueueTotal });
+  }
+
+  /** Live numbers: threads started, calls running (inline ones included) and waiting. */
+  stats(): { started: boolean; threads: number; running: number; waiting: number } {
+    return { started: this.pool !== undefined, threads: this.pool?.threads.length ?? 0, running: this.running, waiting: this.admission.load.waiting };
+  }
+
+  /** Calls of plugin `key` waiting for a worker. */
+  waitingFor(key: string): number {
+    return this.admission.waitingFor(key);
+  }
+
+  /** Most calls that run at once. */
+  get capacity(): number {
+    return this.options.threads;
+  }
+
+  private start(): Piscina | undefined {
+    if (this.closed) return undefined;
+    if (this.pool) return this.pool;
+    const { memoryMb, threads, idleTimeoutMs = 30_000 } = this.options;
+    const pool = new Piscina({
+      filename: WORKER_URL,
+      minThreads: 0,
+      maxThreads: threads,
+      idleTimeout: idleTimeoutMs,
+      concurrentTasksPerWorker: 1,
+      // Empty: every task carries its own plugin's grant.
+      env: {},
+      resourceLimits: heapLimits(memoryMb),
+    });
+    pool.on('message', (message: unknown) => this.onWorkerMessage(message));
+    // A worker that dies between tasks is replaced on demand; nothing to report.
+    pool.on('error', () => {});
+    this.pool = pool;
+    return pool;
+  }
+
+  private onWorkerMessage(message: unknown): void {
+    const port = rpcPortOf(message);
+    if (typeof port === 'string') return dropMessage(this.dropped, port);
+    const { inline } = message as { inline?: unknown };
+    const link: WorkerLink = { port, inline: inline instanceof MessagePort ? inline : undefined, pending: new Map() };
+    exposeGuarded(hostRpc(this.calls, Infinity, link), port, HOST_RPC_METHODS, this.guard);
+    port.unref();
+    this.links.add(link);
+    port.once('close', () => this.forget(link));
+    if (link.inline) {
+      link.inline.on('message', (data: unknown) => this.onInlineReply(link, data));
+      link.inline.unref();
+    }
+  }
+
+  private forget(link: WorkerLink): void {
+    this.links.delete(link);
+    link.inline?.close();
+    const crashed: WorkerReply<HandlerOutput> = { ok: false, error: { name: 'Error', code: 'TOOL_CRASHED', message: 'the worker running the calling tool stopped' } };
+    for (const resolve of link.pending.values()) resolve(crashed);
+    link.pending.clear();
+  }
+
+  private onInlineReply(link: WorkerLink, data: unknown): void {
+    const { id, reply } = (data ?? {}) as Partial<InlineReply>;
+    if (typeof id !== 'number' || typeof reply !== 'object' || reply === null) return;
+    const resolve = link.pending.get(id);
+    link.pending.delete(id);
+    resolve?.(reply);
+  }
+
+  /** Runs `task` when a worker is free (or fails: queue-full, timeout while waiting, cancelled, closed). */
+  async run<T>(task: WorkerTask, call: PoolCall): Promise<RunOutcome<T>> {
+    if (this.closed) return { ok: false, failure: { kind: 'closed' } };
+    const admitted = await this.admission.acquire({ key: call.key, session: call.session ?? '', waitMs: call.timeoutMs, signal: call.signal });
+    if (!admitted.ok) return admitted;
+    const pool = this.start();
+    if (!pool) {
+      admitted.release();
+      return { ok: false, failure: { kind: 'closed' } };
+    }
+    // The worker enforces timeoutMs from the moment the task starts and aborts ctx.signal, so
+    // cooperative code cleans up. This hard deadline, a little later, catches code that never
+    // yields; it allows for a cold start when no worker is idle.
+    const allowance = pool.threads.length > this.running ? 0 : COLD_START_ALLOWANCE_MS;
+    const timeout = this.deadlines.start(call.hardMs + allowance);
+    const callId = 'callId' in task ? task.callId : '';
+    const hard = call.signal ? this.cancellable(timeout, call.signal, callId) : timeout;
+    if (call.hooks) this.calls.set(callId, call.hooks);
+    this.hard.set(callId, hard);
+    this.running++;
+    try {
+      return (await pool.run(task, { signal: hard })) as WorkerReply<T>;
+    } catch (error) {
+      // close() destroys the pool under running calls: that is the host closing, not the plugin crashing.
+      if (this.closed) return { ok: false, failure: { kind: 'closed' } };
+      return { ok: false, failure: classify(error, timeout, call.signal, call.timeoutMs, this.options.memoryMb) };
+    } finally {
+      this.deadlines.release(timeout);
+      hard.dispose();
+      this.running--;
+      this.hard.delete(callId);
+      if (call.hooks) this.calls.delete(callId);
+      admitted.release();
+    }
+  }
+
+  /** Whether a nested call made by `origin` can run inline in its worker here. */
+  holds(origin: CallOrigin | undefined): origin is CallOrigin & { via: WorkerLink } {
+    return origin !== undefined && this.links.has(origin.via as WorkerLink) && (origin.via as WorkerLink).inline !== undefined;
+  }
+
+  /**
+   * Runs a nested handler task in the worker of the running call that made it. It takes no
+   * slot (its caller holds one and is waiting for it). Past its hard deadline the caller's
+   * worker is stopped, which ends both.
+   */
+  async runInline(origin: CallOrigin & { via: object }, task: HandlerTask, call: PoolCall): Promise<RunOutcome<HandlerOutput>> {
+    const link = origin.via as WorkerLink;
+    if (this.closed) return { ok: false, failure: { kind: 'closed' } };
+    if (!link.inline || !this.links.has(link)) return { ok: false, failure: { kind: 'crashed', outOfMemory: false, message: 'the worker running the calling tool stopped' } };
+    const id = nextInlineId++;
+    const timeout = this.deadlines.start(call.hardMs);
+    if (call.hooks) this.calls.set(task.callId, call.hooks);
+    this.running++;
+    let onCancel: (() => void) | undefined;
+    try {
+      const reply = new Promise<RunOutcome<HandlerOutput> | 'timeout' | 'cancelled'>((resolve) => {
+        link.pending.set(id, resolve);
+        timeout.once('abort', () => resolve('timeout'));
+        if (call.signal) {
+          onCancel = () => {
+            link.port.postMessage({ type: 'toolshed:cancel', callId: task.callId });
+            resolve('cancelled');
+          };
+          if (call.signal.aborted) onCancel();
+          else call.signal.addEventListener('abort', onCancel, { once: true });
+        }
+      });
+      link.inline.postMessage({ id, task });
+      const outcome = await reply;
+      if (outcome === 'cancelled') return { ok: false, failure: { kind: 'cancelled' } };
+      if (outcome === 'timeout') {
+        // The worker is stuck in this call: stop it (its own call fails too).
+        this.hard.get(origin.callId)?.abort(new DOMException(`a nested call overran ${call.hardMs} ms`, 'TimeoutError'));
+        return { ok: false, failure: { kind: 'timeout', timeoutMs: call.timeoutMs } };
+      }
+      return outcome;
+    } finally {
+      link.pending.delete(id);
+      this.deadlines.release(timeout);
+      if (onCancel) call.signal?.removeEventListener('abort', onCancel);
+      this.running--;
+      if (call.hooks) this.calls.delete(task.callId);
+    }
+  }
+
+  /**
+   * A caller's cancel first asks the worker to abort the call's ctx.signal
+   * (broadcast on the RPC ports: the host does not know which worker runs it),
+   * and terminates the worker only if the call is still running after a grace.
+   */
+  private cancellable(timeout: Deadline, signal: AbortSignal, callId: string): Deadline {
+    const hard = new Deadline();
+    const onTimeout = () => hard.abort(timeout.reason);
+    const onCancel = () => {
+      for (const link of this.links) link.port.postMessage({ type: 'toolshed:cancel', callId });
+      hard.abortAfter(SOFT_TO_HARD_GRACE_MS, signal.reason);
+    };
+    timeout.once('abort', onTimeout);
+    if (signal.aborted) hard.abort(signal.reason);
+    else signal.addEventListener('abort', onCancel, { once: true });
+    hard.onDispose(() => {
+      timeout.off('abort', onTimeout);
+      signal.removeEventListener('abort', onCancel);
+    });
+    return hard;
+  }
+
+  /** Stops every worker; waiting calls fail with `closed`. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.admission.close({ kind: 'closed' });
+    const pool = this.pool;
+    this.pool = undefined;
+    for (const link of this.links) {
+      link.port.close();
+      this.forget(link);
+    }
+    this.links.clear();
+    this.deadlines.stop();
+    if (pool) await pool.destroy();
+  }
+}
+
+function classify(error: unknown, timeout: Deadline, signal: AbortSignal | undefined, timeoutMs: number, memoryMb: number): RunnerFailure {
+  if (timeout.aborted) return { kind: 'timeout', timeoutMs };
+  if (signal?.aborted) return { kind: 'cancelled' };
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return { kind: 'crashed', outOfMemory: true, message: `the worker ran out of memory (limit ${memoryMb} MB)` };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { kind: 'crashed', outOfMemory: false, message: `the worker died: ${message}` };
+}
