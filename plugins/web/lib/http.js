@@ -1,4 +1,5 @@
 // @ts-check
+import { REFUSED_CODE } from './address-guard.js';
 
 /** The User-Agent sent with every request; some sites refuse requests without one. */
 export const USER_AGENT = 'Mozilla/5.0 (compatible; toolshed-web/1.0)';
@@ -27,6 +28,9 @@ export function requestError(err, what, limit, ms) {
   if (limit.timedOut()) return new Error(`${what} did not answer within ${ms / 1000} s.`, { cause: err });
   const e = /** @type {any} */ (err);
   if (e?.name === 'AbortError') return new Error(`The request to ${what} was cancelled.`, { cause: err });
+  // A refused address says so itself (raised before connecting, or by the lookup under fetch).
+  if (e?.code === REFUSED_CODE) return e;
+  if (e?.cause?.code === REFUSED_CODE) return e.cause;
   const cause = e?.cause;
   const code = cause?.code ?? '';
   const reason =

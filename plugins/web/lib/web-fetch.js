@@ -1,4 +1,6 @@
 // @ts-check
+import { fetch } from 'undici';
+import { ALLOW_ENV, checkLiteralHost, guardedDispatcher, parseAllowed } from './address-guard.js';
 import { charsetOf, decode, deadline, mediaType, readCapped, requestError, USER_AGENT } from './http.js';
 import { htmlTitle, htmlToText, metaCharset } from './html.js';
 
@@ -12,6 +14,9 @@ export const MAX_CHARS = 100_000;
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 /** How long a fetch may take, headers and body together. */
 export const FETCH_TIMEOUT_MS = 30_000;
+
+/** Redirects followed at most (what browsers and fetch allow). */
+export const MAX_REDIRECTS = 20;
 
 /** Media types that are text even though they are not text/*. */
 const TEXTUAL = /^(application\/(json|xml|javascript|ecmascript|x-javascript|x-ndjson|ld\+json|yaml|x-yaml|toml|x-sh|graphql|sql|csv)|image\/svg\+xml)$|\+(json|xml)$/;
@@ -31,6 +36,39 @@ function kindOfBytes(/** @type {Buffer} */ head) {
 }
 
 /**
+ * GETs `url`, following redirects one by one so that every hop's address is
+ * checked (a literal here, a name when it resolves, in the dispatcher).
+ * @param {URL} url
+ * @param {ReturnType<typeof parseAllowed>} allowed
+ * @param {string | undefined} allowEnv
+ * @param {AbortSignal} signal
+ * @returns {Promise<{ response: import('undici').Response, url: URL }>}
+ */
+async function fetchFollowing(url, allowed, allowEnv, signal) {
+  const dispatcher = guardedDispatcher(allowEnv);
+  let current = url;
+  for (let hop = 0; ; hop++) {
+    const response = await fetch(current, {
+      redirect: 'manual',
+      signal,
+      dispatcher,
+      headers: {
+        'User-Agent': USER_AGENT,
+        Accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5',
+      },
+    });
+    const location = response.headers.get('location');
+    if (response.status < 300 || response.status > 399 || location === null) return { response, url: current };
+    await response.body?.cancel().catch(() => {});
+    if (hop >= MAX_REDIRECTS) throw new Error(`${url.href} redirected more than ${MAX_REDIRECTS} times.`);
+    const next = new URL(location, current);
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new Error(`${current.href} redirected to a ${next.protocol} URL, which web_fetch refuses.`);
+    checkLiteralHost(next, allowed);
+    current = next;
+  }
+}
+
+/**
  * @param {{ url: string, maxChars?: number }} args
  * @param {ToolContext} ctx
  */
@@ -46,23 +84,20 @@ async function webFetch(args, ctx) {
     throw new Error(`Only http:// and https:// URLs can be fetched; ${url.protocol} URLs are refused.`);
   }
   const maxChars = Math.min(args.maxChars ?? DEFAULT_MAX_CHARS, MAX_CHARS);
+  const allowed = parseAllowed(ctx.env[ALLOW_ENV]);
+  checkLiteralHost(url, allowed);
   const limit = deadline(ctx.signal, FETCH_TIMEOUT_MS);
 
-  /** @type {Response} */
+  /** @type {import('undici').Response} */
   let response;
+  /** @type {URL} */
+  let finalUrl = url;
   /** @type {{ bytes: Buffer, truncated: boolean }} */
   let body;
   /** @type {'html' | 'text' | 'sniff' | 'binary'} */
   let kind;
   try {
-    response = await fetch(url, {
-      redirect: 'follow',
-      signal: limit.signal,
-      headers: {
-        'User-Agent': USER_AGENT,
-        Accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5',
-      },
-    });
+    ({ response, url: finalUrl } = await fetchFollowing(url, allowed, ctx.env[ALLOW_ENV], limit.signal));
     const type = mediaType(response.headers.get('content-type') ?? '');
     kind = kindOfType(type);
     if (kind === 'binary') {
@@ -85,16 +120,15 @@ async function webFetch(args, ctx) {
       `${url.href} returned ${mediaType(contentType) || 'binary data'} (HTTP ${response.status}), which is not text; web_fetch only returns text content.`,
     );
   }
-  const finalUrl = response.url || url.href;
   const raw = decode(body.bytes, charsetOf(contentType) ?? (kind === 'html' ? metaCharset(body.bytes) : undefined));
   const title = kind === 'html' ? htmlTitle(raw) : undefined;
-  const text = kind === 'html' ? htmlToText(raw, finalUrl) : raw;
+  const text = kind === 'html' ? htmlToText(raw, finalUrl.href) : raw;
   const truncated = body.truncated || text.length > maxChars;
   const content = text.length > maxChars ? text.slice(0, maxChars) : text;
 
   return {
     url: url.href,
-    ...(finalUrl !== url.href ? { finalUrl } : {}),
+    ...(finalUrl.href !== url.href ? { finalUrl: finalUrl.href } : {}),
     status: response.status,
     ...(response.statusText ? { statusText: response.statusText } : {}),
     contentType,

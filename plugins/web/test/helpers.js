@@ -10,10 +10,13 @@ export function tool(name) {
   return found;
 }
 
-/** A handler context like the host's, rooted at `cwd`, with its AbortController exposed. */
+/**
+ * A handler context like the host's, rooted at `cwd`, with its AbortController exposed.
+ * The test servers listen on loopback, which web_fetch refuses unless the operator allows it.
+ */
 export function makeCtx(cwd, extra = {}) {
   const controller = new AbortController();
-  return { signal: controller.signal, controller, env: {}, log() {}, progress() {}, cwd, ...extra };
+  return { signal: controller.signal, controller, env: { WEB_FETCH_ALLOW_CIDRS: '127.0.0.0/8' }, log() {}, progress() {}, cwd, ...extra };
 }
 
 /** A fresh temporary directory and its remover. */

@@ -132,10 +132,10 @@ describe('web_search', () => {
     expect(parseResults(null)).toEqual([]);
   });
 
-  it('declares the Brave key as a requirement and both env vars as permissions', () => {
+  it('declares the Brave key as a requirement, and the Brave variables and the fetch allow-list as permissions', () => {
     expect(BRAVE_ENDPOINT).toBe('https://api.search.brave.com/res/v1/web/search');
     expect(searchTool.requires).toEqual({ env: ['BRAVE_API_KEY'] });
-    expect(plugin.permissions).toEqual({ network: true, env: ['BRAVE_API_KEY', 'BRAVE_SEARCH_ENDPOINT'], fsRead: [], fsWrite: [] });
+    expect(plugin.permissions).toEqual({ network: true, env: ['BRAVE_API_KEY', 'BRAVE_SEARCH_ENDPOINT', 'WEB_FETCH_ALLOW_CIDRS'], fsRead: [], fsWrite: [] });
     expect(searchTool.sandbox).toBe(true);
     for (const t of plugin.tools) for (const prop of Object.values(t.parameters.properties)) expect(prop.description).toEqual(expect.any(String));
   });
