@@ -17,6 +17,8 @@ export interface CliValues {
   strict?: boolean;
   format?: string;
   http?: string;
+  allowOrigin?: string;
+  tokenEnv?: string;
   watch?: boolean;
   force?: boolean;
 }
@@ -102,9 +104,16 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'MCP server over stdio (default) or Streamable HTTP',
     flags: [
       { flags: '--http <host:port>', description: 'serve Streamable HTTP on this loopback address instead of stdio' },
+      { flags: '--allow-origin <origins>', description: 'with --http: browser origins allowed besides loopback ones, comma-separated (others get 403)' },
+      { flags: '--token-env <name>', description: 'with --http: require Authorization: Bearer <the value of env var NAME>; allows a non-loopback address' },
       { flags: '--watch', description: 'reload the config and plugins when their files change' },
     ],
-    examples: ['toolshed serve', 'toolshed serve --root /path/to/app', 'toolshed serve --http 127.0.0.1:7777 --watch'],
+    examples: [
+      'toolshed serve',
+      'toolshed serve --root /path/to/app',
+      'toolshed serve --http 127.0.0.1:7777 --watch',
+      'TOOLSHED_TOKEN=… toolshed serve --http 0.0.0.0:7777 --token-env TOOLSHED_TOKEN --allow-origin https://app.example',
+    ],
     run: async (c) => (await import('./serve.js')).runServeCommand(c),
   },
   {

@@ -8,6 +8,7 @@
 import { UsageError } from '../errors.js';
 import { isLoopback, parseListenAddress } from '../mcp/address.js';
 import { serveHttp } from '../mcp/http.js';
+import { normalizeOrigin } from '../mcp/http-access.js';
 import { serveStdio, type McpEndpoint } from '../mcp/stdio.js';
 import { createReloadingHost, type ReloadingHost } from '../mcp/reloading-host.js';
 import { clientRoot } from '../mcp/client-roots.js';
@@ -17,7 +18,7 @@ import type { ToolHost } from '../host.js';
 import type { CommandContext } from './commands.js';
 import { failedPlugins, openHost } from './open-host.js';
 
-/** Set to 1 to let `--http` bind a non-loopback address (the server has no authentication). */
+/** Set to 1 to let `--http` bind a non-loopback address without `--token-env` (no authentication at all). */
 export const ALLOW_REMOTE_ENV = 'TOOLSHED_SERVE_ALLOW_REMOTE';
 
 function log(line: string): void {
@@ -28,20 +29,36 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** The flags `serve` reads. */
+type ServeValues = { http?: string; allowOrigin?: string; tokenEnv?: string; watch?: boolean; strict?: boolean };
+
+/** The bearer token named by `--token-env`: the variable must be set and not empty. */
+function bearerToken(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const token = process.env[name];
+  if (!token) throw new UsageError(`--token-env ${name}: the environment variable ${name} is not set (or empty); set it to the token clients must send`);
+  return token;
+}
+
 /** Checks the flags before any plugin loads, so a usage error costs nothing. */
-function plan(values: { http?: string; watch?: boolean }) {
-  if (values.http === undefined) return { kind: 'stdio' as const };
+function plan(values: ServeValues) {
+  if (values.http === undefined) {
+    if (values.allowOrigin !== undefined || values.tokenEnv !== undefined) throw new UsageError('--allow-origin and --token-env apply to --http only');
+    return { kind: 'stdio' as const };
+  }
   const address = parseListenAddress(values.http);
-  if (!isLoopback(address.host)) {
+  const token = bearerToken(values.tokenEnv);
+  const allowedOrigins = (values.allowOrigin ?? '').split(',').map((s) => s.trim()).filter(Boolean).map(normalizeOrigin);
+  if (!isLoopback(address.host) && token === undefined) {
     if (process.env[ALLOW_REMOTE_ENV] !== '1') {
       throw new UsageError(
-        `refusing to serve on ${address.host}: the MCP server has no authentication and would let anyone who reaches it run your tools. ` +
-          `Bind 127.0.0.1 (and put an authenticating proxy in front), or set ${ALLOW_REMOTE_ENV}=1 to accept the risk.`,
+        `refusing to serve on ${address.host} without authentication: anyone who reaches it could run your tools. ` +
+          `Require a bearer token with --token-env NAME, bind 127.0.0.1 (and put an authenticating proxy in front), or set ${ALLOW_REMOTE_ENV}=1 to accept the risk.`,
       );
     }
     log(`WARNING: serving without authentication on non-loopback address ${address.host} (${ALLOW_REMOTE_ENV}=1)`);
   }
-  return { kind: 'http' as const, address };
+  return { kind: 'http' as const, address, allowedOrigins, ...(token !== undefined ? { bearerToken: token } : {}) };
 }
 
 /** Resolves on the first SIGINT/SIGTERM; a second one exits at once (a stuck shutdown must stay interruptible). */
@@ -133,7 +150,7 @@ function adoptClientRoot(host: ReloadingHost, setRoot: (root: string) => void) {
 }
 
 /** Starts the MCP server over stdio or Streamable HTTP and returns its exit code when it stops. */
-export async function runServe(options: { values: { http?: string; watch?: boolean; strict?: boolean }; openHost(root?: string): Promise<ToolHost> }): Promise<number> {
+export async function runServe(options: { values: ServeValues; openHost(root?: string): Promise<ToolHost> }): Promise<number> {
   const mode = plan(options.values);
   let root: string | undefined;
   const open = () => options.openHost(root);
@@ -152,9 +169,10 @@ export async function runServe(options: { values: { http?: string; watch?: boole
   let endpoint: McpEndpoint | undefined;
   try {
     if (mode.kind === 'http') {
-      const http = await serveHttp(host, { ...mode.address, onError });
+      const { address, allowedOrigins } = mode;
+      const http = await serveHttp(host, { ...address, onError, allowedOrigins, ...(mode.bearerToken !== undefined ? { bearerToken: mode.bearerToken } : {}) });
       endpoint = http;
-      log(`MCP (Streamable HTTP) listening on ${http.url}`);
+      log(`MCP (Streamable HTTP) listening on ${http.url}${mode.bearerToken !== undefined ? ` (bearer token from ${options.values.tokenEnv} required)` : ''}`);
     } else {
       endpoint = await serveStdio(host, onError, adoptClientRoot(host, (dir) => (root = dir)));
       log('MCP over stdio ready');

@@ -45,7 +45,7 @@ export interface ToolshedConfig {
   cache?: { dir?: string; enabled?: boolean };
   /** the workspace root tools work in (ctx.cwd), relative to the config file */
   root?: string;
-  serve?: { maxMessageBytes?: number };
+  serve?: { maxMessageBytes?: number; sessionIdleMs?: number; maxSessions?: number };
   /** modules whose default export is hooks (`{ beforeCall, afterCall }` or an array), relative to the config file */
   hooks?: string[];
 }
@@ -71,8 +71,8 @@ export interface ResolvedConfig {
   codeExecution: CodeLimits & { tools: string[] | undefined };
   /** `dir` is undefined when there is no safe default folder (the cache is then off) */
   cache: { dir: string | undefined; enabled: boolean };
-  /** `toolshed serve`: the largest message one stdio line may carry */
-  serve: { maxMessageBytes: number };
+  /** `toolshed serve`: the largest message one stdio line may carry; over HTTP, the idle time after which a session closes and the most sessions at once */
+  serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number };
   hooks: string[];
 }
 
@@ -219,7 +219,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
     },
     codeExecution: { tools: config.codeExecution?.tools, timeoutMs: 30_000, maxToolCalls: 50, memoryMb: 64, maxOutputChars: 20_000, ...stripUndefined(config.codeExecution) },
     cache: { dir: cacheDir, enabled: cacheDir !== undefined && (config.cache?.enabled ?? true) },
-    serve: { maxMessageBytes: config.serve?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES },
+    serve: { maxMessageBytes: config.serve?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, sessionIdleMs: config.serve?.sessionIdleMs ?? 600_000, maxSessions: config.serve?.maxSessions ?? 100 },
     hooks: config.hooks ?? [],
   };
 }

@@ -17,7 +17,7 @@ import type { ToolHost } from '../host.js';
  * const server = createMcpServer(host);
  * await server.connect(new StdioServerTransport());
  */
-export function createMcpServer(host: ToolHost): Server {
+export function createMcpServer(host: ToolHost, changes: ChangeSource = hostChanges(host)): Server {
   const server = new Server(
     { name: 'toolshed', version: TOOLSHED_VERSION },
     { capabilities: { tools: { listChanged: true } } },
@@ -35,11 +35,48 @@ export function createMcpServer(host: ToolHost): Server {
   const onChange = () => {
     if (initialized) server.sendToolListChanged().catch(() => {});
   };
-  host.on('change', onChange);
+  const unsubscribe = changes(onChange);
   const onClose = server.onclose;
   server.onclose = () => {
-    host.off('change', onChange);
+    unsubscribe();
     onClose?.();
   };
   return server;
+}
+
+/** Where a server hears that the tool list changed: subscribe a listener, get its unsubscribe. */
+export type ChangeSource = (listener: () => void) => () => void;
+
+/** The host's own 'change' event, one listener per server (fine for stdio's single connection). */
+export function hostChanges(host: ToolHost): ChangeSource {
+  return (listener) => {
+    host.on('change', listener);
+    return () => void host.off('change', listener);
+  };
+}
+
+/**
+ * One host listener fanned out to any number of servers, so many sessions
+ * add no listeners to the host (and cannot trip its MaxListeners warning).
+ * `dispose` removes the host listener.
+ */
+export function sharedChanges(host: ToolHost): { source: ChangeSource; dispose(): void; readonly listeners: number } {
+  const listeners = new Set<() => void>();
+  const fanOut = () => {
+    for (const listener of listeners) listener();
+  };
+  host.on('change', fanOut);
+  return {
+    source: (listener) => {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    dispose: () => {
+      host.off('change', fanOut);
+      listeners.clear();
+    },
+    get listeners() {
+      return listeners.size;
+    },
+  };
 }
