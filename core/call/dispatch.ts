@@ -10,6 +10,7 @@ import { cappedFailure, failure, type CallOutcome } from './outcome.js';
 import { dropStrictNulls } from './strict-arguments.js';
 import { describeChain, nestedContext, TOP_LEVEL, type CallContext } from './chain.js';
 import { reachable, refuseByGrants } from './call-grants.js';
+import { deadlockedWorkers, whileWaiting } from './reentry.js';
 import { withHooks, type ToolCall, type ToolHooks } from './hooks.js';
 import { capText } from '../../sandbox/worker/normalize.js';
 import { describeRunnerFailure, type CallHooks, type RunnerFailure } from '../../sandbox/runner.js';
@@ -82,15 +83,12 @@ function refuseNested(deps: DispatchDeps, context: CallContext, record: ToolReco
   const denied = refuseByGrants(context, record, exposure, deps.registry);
   if (denied) return denied;
   // A call that runs inline in its caller's worker needs no free one.
-  if (!record.plugin.runner.runsInline?.(context.origin) && context.records.some((caller) => caller.plugin === record.plugin)) {
-    const stats = record.plugin.runner.stats();
-    if (stats.inFlight >= stats.capacity) {
-      const plugin = record.plugin.source.name;
-      return failure(
-        'CALL_WOULD_DEADLOCK',
-        `${record.name} calls back into ${plugin} while all ${stats.capacity} of its workers are busy, at least one of them waiting for this call: it could not start until they finish (call chain: ${describeChain(context, record.name)}). Raise limits.threads, or call the function directly instead of through ctx.callTool.`,
-      );
-    }
+  const workers = record.plugin.runner.runsInline?.(context.origin) ? undefined : deadlockedWorkers(context, record);
+  if (workers !== undefined) {
+    return failure(
+      'CALL_WOULD_DEADLOCK',
+      `${record.name} calls back into ${record.plugin.source.name} while all ${workers} of its workers are held by calls waiting on nested calls, this one's caller among them: it could never start (call chain: ${describeChain(context, record.name)}). Raise limits.threads, or call the function directly instead of through ctx.callTool.`,
+    );
   }
   return undefined;
 }
@@ -156,7 +154,7 @@ async function runTool(deps: DispatchDeps, record: ToolRecord, args: unknown, op
   // A nested call is a call of its own: it carries the chain, not the model's call id.
   const nestedOptions = options.callId === undefined ? options : { ...options, callId: undefined };
   const hooks: CallHooks = {
-    callTool: (nested, nestedArgs, origin) => dispatchOutcome(deps, nested, nestedArgs, nestedOptions, nestedContext(context, record, origin)),
+    callTool: (nested, nestedArgs, origin) => whileWaiting(record, () => dispatchOutcome(deps, nested, nestedArgs, nestedOptions, nestedContext(context, record, origin))),
     sandboxTools: () => currentSandboxTools(deps, nestedContext(context, record)),
   };
   if (options.onLog) hooks.log = options.onLog;

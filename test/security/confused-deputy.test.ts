@@ -164,7 +164,16 @@ describe('call chains: depth and calls back into a busy plugin', () => {
     await withHost(options(undefined, { builtins: false, limits: { threads: 1 } }), async (host) => {
       const out = await call(host, 'deputy_self_busy');
       expect(out).toMatchObject({ ok: false, code: 'CALL_WOULD_DEADLOCK' });
-      expect(out.message).toContain('calls back into toolshed-plugin-deputy while all 1 of its workers are busy');
+      expect(out.message).toContain('calls back into toolshed-plugin-deputy while all 1 of its workers are held by calls waiting on nested calls');
+    });
+  });
+
+  it('two calls that each hold one of two workers and call back: one is refused, so the other completes (no wait until the timeout)', async () => {
+    await withHost(options(undefined, { builtins: false, limits: { threads: 2 } }), async (host) => {
+      const outs = await Promise.all([call(host, 'deputy_self_later'), call(host, 'deputy_self_later')]);
+      const codes = outs.map((out) => (out.ok ? 'ok' : out.code)).sort();
+      expect(codes).toEqual(['CALL_WOULD_DEADLOCK', 'ok']);
+      expect(outs.find((out) => out.ok)).toEqual({ ok: true, value: { echo: 'later' } });
     });
   });
 
