@@ -16,6 +16,7 @@ import { codeExecutionRewriter } from './expose/code-execution.js';
 import { explainHost, type HostReport } from './explain.js';
 import { createSurface, openScope, type HostShared } from './surface.js';
 import { loadHookModules } from './load/hook-modules.js';
+import { ApprovalPolicy, type Approver } from './call/approval.js';
 import { ThreadRunner } from '../sandbox/thread/thread-runner.js';
 import { ThreadPool } from '../sandbox/thread/thread-pool.js';
 import { ProcessRunner } from '../sandbox/process/process-runner.js';
@@ -42,6 +43,8 @@ export interface ToolHostOptions {
   clock?: Clock;
   /** extra definitions steps, run before the built-in ones (execute_code's schema rebuild is one) */
   rewriters?: SchemaRewriter[];
+  /** approves calls that need approval (config `approve`); a call's own `onApproval` comes first */
+  onApproval?: Approver;
   /** override parts of the config after loading (CLI --enable/--disable) */
   overrides?: Partial<Pick<ToolshedConfig, 'enable' | 'disable'>>;
 }
@@ -183,6 +186,14 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   let closed = false;
   let startupDone: number | undefined;
   const startupMs = () => startupDone ?? performance.now() - started;
+  let approval: ApprovalPolicy;
+  try {
+    approval = new ApprovalPolicy(config.approve, registry, config);
+  } catch (error) {
+    // An unknown name in approve fails the host like one in enable: nothing may stay running.
+    await Promise.all(runners.map((r) => r.close()));
+    throw error;
+  }
   const pipelines = new Set<DefinitionsPipeline>();
   const shared: HostShared = {
     registry,
@@ -204,8 +215,9 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       for (const pipeline of pipelines) pipeline.reset();
     },
     pipelines,
+    approval,
   };
-  const root = openScope(shared, undefined, undefined);
+  const root = openScope(shared, undefined, undefined, options.onApproval);
   log = root.log;
   for (const hooks of configHooks) root.hooks.add(hooks);
   const pipeline = root.pipeline;

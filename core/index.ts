@@ -3,6 +3,7 @@ export { createToolHost, type ToolHost, type ToolHostOptions, type DefinitionsOp
 export type { DispatchOptions } from './call/dispatch.js';
 export type { ToolHooks, ToolCall, CallResult, BeforeCallResult, AfterCallResult } from './call/hooks.js';
 export type { CallHop, CallChain } from './call/chain.js';
+export type { Approver, ApprovalRequest, ApprovalDecision, ApprovalReason } from './call/approval.js';
 export type { CallOutcome } from './call/outcome.js';
 export type { HostReport, PluginReport, ToolReport } from './explain.js';
 export type { ToolState, HiddenLayer, SchemaRewriter } from './expose/pipeline.js';

@@ -8,6 +8,7 @@ import { DefinitionsPipeline, type Exposure, type PipelineDeps } from './expose/
 import { dispatchOutcome, type DispatchDeps } from './call/dispatch.js';
 import { envelope, failure, type CallOutcome } from './call/outcome.js';
 import { HookList } from './call/hooks.js';
+import type { ApprovalPolicy, Approver } from './call/approval.js';
 import { HostEmitter, type HostEvents } from './events.js';
 import { ToolshedError } from './errors.js';
 import { formatDefinitions, FORMATS, type DefinitionFormat, type ToolsByFormat } from './providers/index.js';
@@ -30,6 +31,8 @@ export interface HostShared {
   invalidateChecks(): void;
   /** every live surface's pipeline, so invalidating checks can reset them all */
   pipelines: Set<DefinitionsPipeline>;
+  /** which tools need approval (config `approve`) */
+  approval: ApprovalPolicy;
 }
 
 /** One surface's own state. */
@@ -38,12 +41,14 @@ export interface Scope {
   emitter: HostEmitter;
   hooks: HookList;
   narrowing: Narrowing | undefined;
+  /** this surface's onApproval, else its parent's */
+  approver(): Approver | undefined;
   /** emits a handler's `ctx.log` line on this surface and every one above it */
   log(entry: HostEvents['log'][0]): void;
 }
 
-/** A new scope: its own pipeline and emitter; hooks and logs chained to `parent`'s. */
-export function openScope(shared: HostShared, parent: Scope | undefined, narrowing: Narrowing | undefined): Scope {
+/** A new scope: its own pipeline and emitter; hooks, approver and logs chained to `parent`'s. */
+export function openScope(shared: HostShared, parent: Scope | undefined, narrowing: Narrowing | undefined, onApproval?: Approver): Scope {
   const emitter = new HostEmitter();
   const pipeline = new DefinitionsPipeline({
     ...shared.pipelineDeps,
@@ -57,6 +62,7 @@ export function openScope(shared: HostShared, parent: Scope | undefined, narrowi
     emitter,
     hooks: new HookList(parent?.hooks),
     narrowing,
+    approver: () => onApproval ?? parent?.approver(),
     log: (entry) => {
       emitter.emit('log', entry);
       parent?.log(entry);
@@ -77,6 +83,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
   const { pipeline, emitter } = scope;
   const formatted = new Map<string, { exposure: Exposure; value: ToolsByFormat[DefinitionFormat][] }>();
   const deps: DispatchDeps = { registry, config: () => config, exposure: () => pipeline.current(), hooks: () => scope.hooks.list() };
+  if (shared.approval.active) deps.approval = { policy: shared.approval, approver: () => scope.approver() };
 
   const call = async (name: string, args?: unknown, callOptions: Parameters<ToolHost['call']>[2] = {}): Promise<CallOutcome> => {
     if (lifetime.isClosed()) return failure('HOST_CLOSED', `${name} could not run: the host is closed`);
@@ -136,7 +143,8 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
 
 /** A view of `parent`: a narrower scope that follows its parent's changes until closed. */
 function openView(shared: HostShared, parent: Scope, options: Parameters<ToolHost['view']>[0]): ToolHost {
-  const scope = openScope(shared, parent, viewNarrowing(options, shared.registry, shared.config, parent.narrowing));
+  if (options?.onApproval !== undefined && typeof options.onApproval !== 'function') throw new TypeError('view(): onApproval must be a function');
+  const scope = openScope(shared, parent, viewNarrowing(options, shared.registry, shared.config, parent.narrowing), options?.onApproval);
   // The parent's exposed set moved (a check flipped, a reload): recompute so this view emits its own change.
   const follow = () => {
     if (!shared.isClosed()) scope.pipeline.current().catch((error: Error) => scope.emitter.emit('warning', `view could not follow its host: ${error.message}`));

@@ -5,6 +5,7 @@
 import type { CallOutcome } from './call/outcome.js';
 import type { DispatchOptions } from './call/dispatch.js';
 import type { ToolHooks } from './call/hooks.js';
+import type { Approver } from './call/approval.js';
 import type { HostEvents } from './events.js';
 import type { HostReport } from './explain.js';
 import type { ResolvedConfig } from './load/config.js';
@@ -31,6 +32,8 @@ export interface ViewOptions {
   enable?: string[];
   /** toolsets or tool names removed from it, last */
   disable?: string[];
+  /** approves this view's calls that need approval (config `approve`); default: its parent's */
+  onApproval?: Approver;
 }
 
 /** A running toolshed host, or a view of one. */

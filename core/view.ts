@@ -4,14 +4,11 @@
  * so a view can never expose what its parent does not, and the tools it drops
  * carry the reason dispatch and explain report.
  */
-import { ToolsetError } from './errors.js';
-import { didYouMean } from './suggest.js';
 import { collectToolsets, ToolsetResolver, type Toolset } from './expose/toolsets.js';
+import { expandName } from './expose/names.js';
 import type { Registry } from './expose/registry.js';
 import type { ResolvedConfig } from './load/config.js';
 import type { ViewOptions } from './tool-host.js';
-
-const ALL = new Set(['all', '*']);
 
 /** Narrows a parent's selection to a view's; see PipelineDeps.narrow. */
 export type Narrowing = (selected: Set<string>, reasons: Map<string, string>, toolsets: Map<string, Toolset>) => void;
@@ -22,23 +19,15 @@ function names(list: unknown, key: string): string[] {
   return list;
 }
 
-/** The tools `name` stands for: a toolset's (with its includes), a single tool, or every tool. */
-function expandName(name: string, resolver: ToolsetResolver, toolsets: Map<string, Toolset>, known: ReadonlySet<string>, key: string): Iterable<string> {
-  if (ALL.has(name)) return known;
-  if (toolsets.has(name)) return resolver.expand(name);
-  if (known.has(name)) return [name];
-  throw new ToolsetError('TOOLSET_UNKNOWN', `unknown toolset or tool '${name}' in the view's ${key}.${didYouMean(name, [...toolsets.keys(), ...known])}`, { toolset: name });
-}
-
 /** Which tools a view keeps, and why each other one is dropped. */
 function viewSelection(options: { enable: string[]; disable: string[] }, toolsets: Map<string, Toolset>, known: ReadonlySet<string>): { keep: Set<string>; why: Map<string, string> } {
   const resolver = new ToolsetResolver(toolsets, known);
   const keep = new Set<string>();
   const why = new Map<string, string>();
   const enable = options.enable.length ? options.enable : ['all'];
-  for (const name of enable) for (const tool of expandName(name, resolver, toolsets, known, 'enable')) keep.add(tool);
+  for (const name of enable) for (const tool of expandName(name, resolver, toolsets, known, "the view's enable")) keep.add(tool);
   for (const name of options.disable) {
-    for (const tool of expandName(name, resolver, toolsets, known, 'disable')) {
+    for (const tool of expandName(name, resolver, toolsets, known, "the view's disable")) {
       keep.delete(tool);
       why.set(tool, `disabled in this view${name === tool ? '' : ` (toolset '${name}')`}`);
     }

@@ -12,6 +12,7 @@ import { describeChain, nestedContext, TOP_LEVEL, type CallContext } from './cha
 import { reachable, refuseByGrants } from './call-grants.js';
 import { deadlockedWorkers, whileWaiting } from './reentry.js';
 import { withHooks, type ToolCall, type ToolHooks } from './hooks.js';
+import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
 import { capText } from '../../sandbox/worker/normalize.js';
 import { describeRunnerFailure, type CallHooks, type RunnerFailure } from '../../sandbox/runner.js';
 import type { Exposure } from '../expose/pipeline.js';
@@ -27,6 +28,8 @@ export interface DispatchOptions {
   sessionId?: string;
   /** the model's id for this tool call (e.g. OpenAI's `tool_calls[].id`); hooks and traces see it */
   callId?: string;
+  /** decides calls that need approval (config `approve`) for this call, before the view's or host's onApproval */
+  onApproval?: Approver;
   /** receives the handler's `ctx.log` lines */
   onLog?(message: string): void;
   /** receives the handler's `ctx.progress` */
@@ -51,6 +54,8 @@ export interface DispatchDeps {
   exposure: () => Promise<Exposure>;
   /** hooks around each call; absent or empty costs nothing */
   hooks?: () => readonly ToolHooks[];
+  /** which tools need approval, and who approves when the call brings no approver */
+  approval?: { policy: ApprovalPolicy; approver(): Approver | undefined };
 }
 
 /** The two limits one call runs under. */
@@ -129,12 +134,19 @@ export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs:
   }
   const limitsOfCall: CallLimits = { timeoutMs, maxResultChars };
   const hooks = deps.hooks?.();
-  if (!hooks?.length) return runTool(deps, record, args, options, context, limitsOfCall);
-  return withHooks(hooks, toolCall(record, args, options, context), {
-    validate: (replaced) => validateArguments(record, replaced, maxResultChars),
-    run: (hookedArgs) => runTool(deps, record, hookedArgs, options, context, limitsOfCall),
-    maxResultChars,
-  });
+  const approval = deps.approval?.policy.reasonFor(record);
+  if (!hooks?.length && !approval) return runTool(deps, record, args, options, context, limitsOfCall);
+  const call = toolCall(record, args, options, context);
+  // Approval is asked last, for the arguments the hooks left: what the approver sees is what runs.
+  const run = !approval
+    ? (finalArgs: unknown) => runTool(deps, record, finalArgs, options, context, limitsOfCall)
+    : async (finalArgs: unknown) => {
+        const approver = options.onApproval ?? deps.approval!.approver();
+        const refused = await awaitApproval({ ...call, args: finalArgs }, approval, approver, deps.approval!.policy.timeoutMs, options.signal);
+        return refused ?? runTool(deps, record, finalArgs, options, context, limitsOfCall);
+      };
+  if (!hooks?.length) return run(args);
+  return withHooks(hooks, call, { validate: (replaced) => validateArguments(record, replaced, maxResultChars), run, maxResultChars });
 }
 
 /** The call as hooks see it. */
@@ -151,7 +163,7 @@ function toolCall(record: ToolRecord, args: unknown, options: DispatchOptions, c
 async function runTool(deps: DispatchDeps, record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext, limits: CallLimits): Promise<CallOutcome> {
   const name = record.name;
   const { timeoutMs, maxResultChars } = limits;
-  // A nested call is a call of its own: it carries the chain, not the model's call id.
+  // A nested call is a call of its own: it carries the chain, not the model's call id (its approver stays the caller's).
   const nestedOptions = options.callId === undefined ? options : { ...options, callId: undefined };
   const hooks: CallHooks = {
     callTool: (nested, nestedArgs, origin) => whileWaiting(record, () => dispatchOutcome(deps, nested, nestedArgs, nestedOptions, nestedContext(context, record, origin))),

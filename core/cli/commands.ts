@@ -21,6 +21,7 @@ export interface CliValues {
   tokenEnv?: string;
   watch?: boolean;
   force?: boolean;
+  yes?: boolean;
 }
 
 /** One flag in commander's syntax: `--format <name>` takes a value, `--json` does not. */
@@ -96,7 +97,8 @@ export const COMMANDS: CommandSpec[] = [
       { syntax: '<tool>', description: 'the tool name' },
       { syntax: '[args]', description: 'arguments as JSON, or - to read them from stdin (default {})' },
     ],
-    examples: [`toolshed call read_file '{"path":"README.md","limit":5}'`, `echo '{"query":"x"}' | toolshed call web_search -`],
+    flags: [{ flags: '-y, --yes', description: 'approve a call that needs approval (config approve) without asking; without it, you are asked on a terminal and refused elsewhere' }],
+    examples: [`toolshed call read_file '{"path":"README.md","limit":5}'`, `echo '{"query":"x"}' | toolshed call web_search -`, `toolshed call write_file '{"path":"a.txt","content":"hi"}' --yes`],
     run: async (c) => (await import('./inspect.js')).runCall(c),
   },
   {

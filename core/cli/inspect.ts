@@ -5,6 +5,7 @@ import type { DefinitionFormat } from '../providers/index.js';
 import type { CommandContext } from './commands.js';
 import { withHost } from './open-host.js';
 import { renderExplain, renderSummary, renderTool } from './render.js';
+import { cliApprover } from './approve.js';
 
 /** `toolshed` (the summary) and `toolshed --json`. */
 export function runSummary({ values, io }: CommandContext): Promise<number> {
@@ -49,7 +50,7 @@ export function runCall({ args, values, io }: CommandContext): Promise<number> {
   if (!name) throw new UsageError('call needs a tool name: toolshed call TOOL [ARGS_JSON | -]');
   const input = rawArgs === '-' ? io.readStdin() : (rawArgs ?? '{}');
   return withHost(values, io, { warn: true }, async (host) => {
-    const outcome = await host.call(name, input);
+    const outcome = await host.call(name, input, { onApproval: cliApprover(values, io) });
     io.out(outcome.ok ? outcome.text : JSON.stringify({ error: outcome.message, code: outcome.code }));
     return outcome.ok ? 0 : 1;
   });

@@ -1,5 +1,6 @@
 /** The CLI's output channels: stdout for results, stderr for notes and errors, each with its own style. */
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { styleFor, type Style } from './style.js';
 
 /** Where a command writes, and how it decorates what it writes. */
@@ -16,6 +17,26 @@ export interface CliIo {
   errIsTTY: boolean;
   /** all of stdin as text (for `call TOOL -`) */
   readStdin(): string;
+  /** asks a person a question on the terminal and resolves with the line they typed; absent without a terminal */
+  ask?(question: string, signal?: AbortSignal): Promise<string>;
+}
+
+/** A question on stderr, the answer from stdin; an abort (a timeout) gives up with an empty answer. */
+function askOnTerminal(question: string, signal?: AbortSignal): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  return new Promise<string>((resolve) => {
+    const done = (answer: string) => {
+      signal?.removeEventListener('abort', onAbort);
+      // Resolve first: closing emits 'close', which would otherwise settle with no answer.
+      resolve(answer);
+      rl.close();
+    };
+    const onAbort = () => done('');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    rl.question(question, done);
+    // Ctrl-D or a closed stdin is no answer.
+    rl.once('close', () => resolve(''));
+  });
 }
 
 const line = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
@@ -29,5 +50,6 @@ export function processIo(): CliIo {
     errStyle: styleFor(process.stderr),
     errIsTTY: process.stderr.isTTY === true,
     readStdin: () => readFileSync(0, 'utf8'),
+    ...(process.stdin.isTTY === true && process.stderr.isTTY === true ? { ask: askOnTerminal } : {}),
   };
 }

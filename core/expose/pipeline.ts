@@ -298,7 +298,8 @@ export class DefinitionsPipeline {
     const description = resolveDescription(record.manifest.description, exposed);
     const previous = this.plain.get(record.name);
     if (previous && previous.description === description && previous.parameters === record.manifest.parameters) return previous;
-    const def = { name: record.name, description, parameters: record.manifest.parameters };
+    const def: ToolDefinition = { name: record.name, description, parameters: record.manifest.parameters };
+    if (Object.keys(record.manifest.annotations).length) def.annotations = record.manifest.annotations;
     this.plain.set(record.name, def);
     return def;
   }

@@ -48,6 +48,8 @@ export interface ToolshedConfig {
   serve?: { maxMessageBytes?: number; sessionIdleMs?: number; maxSessions?: number };
   /** modules whose default export is hooks (`{ beforeCall, afterCall }` or an array), relative to the config file */
   hooks?: string[];
+  /** tools whose calls wait for approval: names (tools or toolsets), or `{ destructive, tools, timeoutMs }` */
+  approve?: string[] | { tools?: string[]; destructive?: boolean; timeoutMs?: number };
 }
 
 /** The config with every default applied. */
@@ -74,6 +76,7 @@ export interface ResolvedConfig {
   /** `toolshed serve`: the largest message one stdio line may carry; over HTTP, the idle time after which a session closes and the most sessions at once */
   serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number };
   hooks: string[];
+  approve: { tools: string[]; destructive: boolean; timeoutMs: number };
 }
 
 /** Every place cosmiconfig looks, in order (docs/configuration.md lists them). */
@@ -221,7 +224,14 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
     cache: { dir: cacheDir, enabled: cacheDir !== undefined && (config.cache?.enabled ?? true) },
     serve: { maxMessageBytes: config.serve?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, sessionIdleMs: config.serve?.sessionIdleMs ?? 600_000, maxSessions: config.serve?.maxSessions ?? 100 },
     hooks: config.hooks ?? [],
+    approve: resolveApprove(config.approve),
   };
+}
+
+/** `approve` in its one shape: a list of names means `{ tools: list }`. */
+function resolveApprove(approve: ToolshedConfig['approve']): ResolvedConfig['approve'] {
+  const spec = Array.isArray(approve) ? { tools: approve } : (approve ?? {});
+  return { tools: spec.tools ?? [], destructive: spec.destructive ?? false, timeoutMs: spec.timeoutMs ?? 120_000 };
 }
 
 /** A copy of `value` without its undefined properties, so spreading it keeps defaults. */

@@ -6,6 +6,8 @@
  */
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { mcpApprover } from './approval.js';
 import type { ToolHost } from '../host.js';
 
 /** The parts of a `tools/call` request this handler reads. */
@@ -37,13 +39,14 @@ function progressRelay(token: string | number | undefined, extra: McpHandlerExtr
   };
 }
 
-/** Runs one tool call for an MCP client and returns the MCP result. */
-export async function callTool(host: ToolHost, params: CallToolParams, extra: McpHandlerExtra): Promise<CallToolResult> {
+/** Runs one tool call for an MCP client and returns the MCP result; a call that needs approval asks the client's user (approval.ts). */
+export async function callTool(host: ToolHost, params: CallToolParams, extra: McpHandlerExtra, server: Server): Promise<CallToolResult> {
   const progress = progressRelay(params._meta?.progressToken, extra);
   let outcome;
   try {
     outcome = await host.call(params.name, params.arguments ?? {}, {
       signal: extra.signal,
+      onApproval: mcpApprover(server, extra),
       ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}),
       ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
     });

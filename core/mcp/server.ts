@@ -23,7 +23,7 @@ export function createMcpServer(host: ToolHost, changes: ChangeSource = hostChan
     { capabilities: { tools: { listChanged: true } } },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await host.definitions({ format: 'mcp' })) as Tool[] }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(host, request.params, extra));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(host, request.params, extra, server));
 
   // Notifications before the handshake completes would reach a client that cannot place them yet.
   let initialized = false;

@@ -1,11 +1,13 @@
 /** The provider-neutral tool definition every format is made from. */
-import type { JsonSchema } from '../plugin.js';
+import type { JsonSchema, ToolAnnotations } from '../plugin.js';
 
 /** A tool as exposed to the model, before any provider's wrapping. */
 export interface ToolDefinition {
   name: string;
   description: string;
   parameters: JsonSchema;
+  /** the tool's behaviour hints, when it declares any; only formats that carry them (mcp) include them */
+  annotations?: ToolAnnotations;
 }
 
 /** An OpenAI Chat Completions `tools` entry. */
@@ -42,11 +44,12 @@ export interface GeminiTool {
   functionDeclarations: GeminiFunctionDeclaration[];
 }
 
-/** An MCP `tools/list` entry. */
+/** An MCP `tools/list` entry; `annotations` when the tool declares any. */
 export interface McpTool {
   name: string;
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
+  annotations?: ToolAnnotations;
 }
 
 /** The element type of `definitions()` for each format. */

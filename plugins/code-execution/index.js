@@ -51,6 +51,8 @@ const executeCode = {
   // A script is code, not data (data travels through tools), so 1 MB of it is plenty.
   limits: { timeoutMs: 300_000, maxArgsBytes: 1024 * 1024 },
   sandbox: false,
+  // The script changes nothing by itself: each tool it calls goes through dispatch and its own approval.
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   handler: async ({ code }, ctx) => {
     runtime ??= import(RUNTIME);
     const { runCode } = await runtime;

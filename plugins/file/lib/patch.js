@@ -169,5 +169,6 @@ export const patchTool = {
     additionalProperties: false,
   },
   limits: { timeoutMs: 30_000 },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   handler: patch,
 };

@@ -120,5 +120,6 @@ export const readFileTool = {
   },
   limits: { timeoutMs: 30_000 },
   sandbox: true,
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: readFile,
 };

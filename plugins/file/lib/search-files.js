@@ -189,5 +189,6 @@ export const searchFilesTool = {
   },
   limits: { timeoutMs: 60_000 },
   sandbox: true,
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: searchFiles,
 };

@@ -44,5 +44,6 @@ export const writeFileTool = {
     additionalProperties: false,
   },
   limits: { timeoutMs: 30_000 },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: writeFile,
 };

@@ -103,5 +103,6 @@ export const terminalTool = {
   // be torn down before the command's group could be killed and reported.
   limits: { timeoutMs: MAX_TIMEOUT_MS + 15_000, maxResultChars: HEAD_CHARS + TAIL_CHARS + 2_000 },
   sandbox: false,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   handler: terminal,
 };

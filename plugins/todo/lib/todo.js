@@ -156,6 +156,7 @@ export const todoWriteTool = {
   },
   limits: { timeoutMs: 15_000 },
   sandbox: true,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: todoWrite,
 };
 
@@ -167,5 +168,6 @@ export const todoReadTool = {
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   limits: { timeoutMs: 15_000 },
   sandbox: true,
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: todoRead,
 };

@@ -172,5 +172,6 @@ export const webFetchTool = {
   },
   limits: { timeoutMs: FETCH_TIMEOUT_MS + 10_000, maxResultChars: MAX_CHARS + 2_000 },
   sandbox: true,
+  annotations: { readOnlyHint: true, openWorldHint: true },
   handler: webFetch,
 };

@@ -168,5 +168,6 @@ export const webSearchTool = {
   requires: { env: ['BRAVE_API_KEY'] },
   limits: { timeoutMs: SEARCH_TIMEOUT_MS + 5_000 },
   sandbox: true,
+  annotations: { readOnlyHint: true, openWorldHint: true },
   handler: webSearch,
 };
