@@ -15,7 +15,7 @@ const CHILD = fileURLToPath(new URL('../lib/startup-child.js', import.meta.url))
 const MB = 2 ** 20;
 
 /** Runs `node ...args` to completion; resolves with its wall time and stdout. */
-function runNode(args, timeoutMs = 60_000) {
+export function runNode(args, timeoutMs = 60_000) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });

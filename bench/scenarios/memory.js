@@ -1,0 +1,85 @@
+/**
+ * Scenario 11: what active plugins cost. A fresh `node` process creates a host,
+ * calls every plugin's tool (so its pool or child is running) and reports its
+ * RSS and threads, and the RSS and PSS of every process below it.
+ *
+ * - 40 active trusted plugins against a host with 1 active trusted plugin
+ *   (target ≤ 1.5×: they share one pool);
+ * - 40 active untrusted plugins: processes per plugin, and PSS per plugin
+ *   against the PSS of a bare `node` process measured the same way.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeBenchPlugin } from '../lib/plugins.js';
+import { summarize } from '../stats.js';
+
+const CHILD = fileURLToPath(new URL('../lib/memory-child.js', import.meta.url));
+
+function runNode(args, timeoutMs = 180_000) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(stdout);
+      else reject(new Error(`memory child exited with ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+    });
+  });
+}
+
+const BARE = `const f=(p,n)=>Number(new RegExp('^'+n+':\\\\s+(\\\\d+)','m').exec(require('fs').readFileSync(p,'utf8'))[1]);process.stdout.write(JSON.stringify({rssKb:f('/proc/self/status','VmRSS'),pssKb:f('/proc/self/smaps_rollup','Pss'),threads:f('/proc/self/status','Threads')}))`;
+
+export default {
+  id: '11',
+  title: 'Memory and threads: 40 active trusted plugins, 40 untrusted',
+  async run({ tmp, quick }) {
+    if (process.platform !== 'linux') return [{ scenario: '11', name: 'memory with 40 active plugins', notMeasured: 'reads /proc (Linux only)' }];
+    const dirs = Array.from({ length: 40 }, (_, i) => writeBenchPlugin(path.join(tmp, `mem-${i}`), { name: `toolshed-plugin-mem-${i}`, prefix: `mem${i}_` }));
+    const config = (count, trust) => JSON.stringify({ builtins: false, cache: { dir: path.join(tmp, 'cache') }, plugins: dirs.slice(0, count).map((dir) => ({ package: dir, trust })) });
+    const sample = async (count, trust) => JSON.parse(await runNode([CHILD, config(count, trust), tmp, 'echo', String(count)]));
+    const runs = quick ? 1 : 3;
+    const one = [];
+    const forty = [];
+    const untrusted = [];
+    const bare = [];
+    for (let i = 0; i < runs; i++) {
+      one.push(await sample(1, 'trusted'));
+      forty.push(await sample(40, 'trusted'));
+      untrusted.push(await sample(40, 'untrusted'));
+      bare.push(JSON.parse(await runNode(['-e', BARE])));
+    }
+    const mb = (kb) => kb / 1024;
+    const rss = (list) => summarize(list.map((s) => mb(s.rssKb)));
+    const perPlugin = untrusted.map((s) => ({ pss: mb(s.children.reduce((n, c) => n + c.pssKb, 0)) / 40, rss: mb(s.children.reduce((n, c) => n + c.rssKb, 0)) / 40, processes: s.children.length / 40 }));
+    const pss = summarize(perPlugin.map((p) => p.pss));
+    const barePss = summarize(bare.map((s) => mb(s.pssKb)));
+    const last = forty[forty.length - 1];
+    return [
+      {
+        scenario: '11',
+        name: 'host RSS, 40 active trusted plugins vs 1',
+        unit: 'MB',
+        measured: rss(forty),
+        baseline: { label: 'host with 1 active trusted plugin', ...rss(one) },
+        ratio: rss(forty).median / rss(one).median,
+        target: { max: 1.5, text: '≤ 1.5×' },
+        note: `threads in the host process: ${last.threads} with 40 plugins, ${one[one.length - 1].threads} with 1 (one shared pool)`,
+      },
+      {
+        scenario: '11',
+        name: 'PSS per active untrusted plugin (40 plugins)',
+        unit: 'MB',
+        measured: pss,
+        baseline: { label: 'PSS of a bare node process', ...barePss },
+        ratio: pss.median / barePss.median,
+        target: { text: 'report' },
+        note: `${perPlugin[0].processes.toFixed(1)} processes per untrusted plugin; RSS per plugin ${perPlugin[0].rss.toFixed(1)} MB; host RSS ${mb(untrusted[0].rssKb).toFixed(0)} MB`,
+      },
+    ];
+  },
+};
