@@ -8,7 +8,7 @@ const pad = (text: string, width: number) => (text.length >= width ? text : text
 function knownLine(p: PluginReport): string {
   const k = p.known;
   if (!k) return '';
-  if (k.from === 'name') return `toolset '${k.toolsets.join("', '")}' kept as a name; its tools are not known (it never loaded here)`;
+  if (k.from === 'name') return `toolset '${k.toolsets.join("', '")}' kept as a name; its tools are not known (no earlier manifest of it is cached)`;
   return `unavailable: toolsets ${k.toolsets.join(', ') || 'none'}; tools ${k.tools.join(', ') || 'none'} (from its last manifest)`;
 }
 

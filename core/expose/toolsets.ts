@@ -201,7 +201,7 @@ function guessFromFailures(registry: Registry): ((name: string) => string | unde
   const unknownContents = registry.plugins.filter((p): p is FailedPlugin => p.status === 'failed' && p.known.from === 'name');
   if (!unknownContents.length) return undefined;
   const list = unknownContents.map((p) => `${p.name} (${p.error.code})`).join(', ');
-  return () => `no loaded plugin declares it; it may belong to ${list}, which failed to load before toolshed ever saw its toolsets`;
+  return () => `no loaded plugin declares it; it may belong to ${list}, which failed to load and has no cached manifest that says what it declares`;
 }
 
 /** Warnings for enabled toolsets that lost tools to failed plugins or name conflicts. */

@@ -42,7 +42,7 @@ describe('the CLI with a plugin that failed to load', () => {
     const { code, stdout } = toolshed([]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/✗ toolshed-plugin-missingdep\s+PLUGIN_IMPORT_FAILED: /);
-    expect(stdout).toContain("toolset 'missingdep' kept as a name; its tools are not known (it never loaded here)");
+    expect(stdout).toContain("toolset 'missingdep' kept as a name; its tools are not known (no earlier manifest of it is cached)");
     expect(stdout).toContain('missingdep (0, unavailable)');
   });
 
