@@ -11,6 +11,7 @@ import type { Registry } from './expose/registry.js';
 import type { ManifestSource, ToolConflict } from './types.js';
 import type { Permissions } from './plugin.js';
 import type { Protections } from '../sandbox/process/spawn.js';
+import { enforcement, type Enforcement } from './enforcement.js';
 
 /** One plugin's line in the report. */
 export interface PluginReport {
@@ -25,7 +26,8 @@ export interface PluginReport {
   manifestSource?: ManifestSource;
   tools?: number;
   env?: string[];
-  permissions?: { requested: Permissions; granted: Permissions; effective: Permissions };
+  /** what the plugin requested, what config granted, their effective set, and what of it is actually enforced (and by what) */
+  permissions?: { requested: Permissions; granted: Permissions; effective: Permissions; enforced: Enforcement };
   /** `guardRefused`: RPC calls the allow-list refused; `messagesDropped`: malformed worker, child or frame messages dropped (with the last reason) */
   pool?: { started: boolean; threads: number; completed: number; guardRefused: number; messagesDropped: number; lastDropped?: string };
   /** process tier only: the protections its child runs under on this machine (namespaces as probed here) */
@@ -90,7 +92,7 @@ export function explainHost(input: {
       manifestSource: p.manifestSource,
       tools: p.manifest.tools.length,
       env: p.env,
-      permissions: p.permissions,
+      permissions: { ...p.permissions, enforced: enforcement(p, protections) },
       pool: {
         started: stats.started,
         threads: stats.threads,

@@ -20,7 +20,7 @@ import { ApprovalPolicy, type Approver } from './call/approval.js';
 import { ThreadRunner } from '../sandbox/thread/thread-runner.js';
 import { ThreadPool } from '../sandbox/thread/thread-pool.js';
 import { ProcessRunner } from '../sandbox/process/process-runner.js';
-import { sandboxGrants } from './load/permissions.js';
+import { sandboxGrants, type PluginScope } from './load/permissions.js';
 import type { PluginSource, ToolRecord } from './types.js';
 import type { ToolHost } from './tool-host.js';
 import { describeRunnerFailure, type ManifestExtractor, type Runner, type RunOutcome } from '../sandbox/runner.js';
@@ -93,21 +93,23 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     new ThreadPool({ memoryMb: config.limits.memoryMb, threads, maxQueue: config.limits.maxQueue, maxQueueTotal: config.limits.maxQueueTotal, idleTimeoutMs: config.limits.idleTimeoutMs });
   let sharedPool: ThreadPool | undefined;
   const ownPool = new Set(config.plugins.flatMap((entry) => (typeof entry === 'object' && entry.pool === 'own' ? [entry.package] : [])));
-  const threadRunner = (source: PluginSource, workerEnv: Record<string, string>) => {
-    const own = ownPool.has(source.specifier);
+  const threadRunner = (source: PluginSource, workerEnv: Record<string, string>, scope?: PluginScope) => {
+    // A config entry naming a builtin's package configures that builtin, so its name counts too.
+    const own = ownPool.has(source.specifier) || ownPool.has(source.name);
     const pool = own ? poolOf() : (sharedPool ??= poolOf());
-    return new ThreadRunner({ entry: entryUrl(source), name: source.name, cwd: config.root, env: workerEnv, pool, ownsPool: own });
+    return new ThreadRunner({ entry: entryUrl(source), name: source.name, cwd: config.root, ...(scope ? { scope } : {}), env: workerEnv, pool, ownsPool: own });
   };
 
   // Untrusted plugins run in their own sandboxed child process. Their grants are
   // read when the child starts (after loading), from the plugin's effective permissions.
-  const processRunner = (source: PluginSource, workerEnv: Record<string, string>, granted: boolean) =>
+  const processRunner = (source: PluginSource, workerEnv: Record<string, string>, granted: boolean, scope?: PluginScope) =>
     new ProcessRunner({
       name: source.name,
       entry: entryUrl(source),
       dir: source.dir,
       dependencyDirs: source.dependencyDirs,
       cwd: config.root,
+      ...(scope ? { scope } : {}),
       env: workerEnv,
       ...(granted ? { grants: () => sandboxGrants(registry.loaded().find((p) => p.source === source)?.permissions.effective, config.dir) } : {}),
       memoryMb: config.limits.memoryMb,
@@ -155,8 +157,8 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       env,
       extract,
       warn: (message) => loadWarnings.push(message),
-      createRunner: (source, workerEnv) => {
-        const runner = source.trust === 'untrusted' ? processRunner(source, workerEnv, true) : threadRunner(source, workerEnv);
+      createRunner: (source, workerEnv, scope) => {
+        const runner = source.trust === 'untrusted' ? processRunner(source, workerEnv, true, scope) : threadRunner(source, workerEnv, scope);
         runners.push(runner);
         return runner;
       },

@@ -81,6 +81,16 @@ export interface SandboxToolset {
   limits: CodeLimits;
 }
 
+/**
+ * The folders a plugin's file access is confined to, as absolute real paths: its own
+ * requested `fsRead`/`fsWrite` (relative to the workspace root) and what the operator
+ * granted it (relative to the config file). A write root may also be read.
+ */
+export interface FileRoots {
+  read: readonly string[];
+  write: readonly string[];
+}
+
 /** What a handler or check receives besides its arguments. */
 export interface ToolContext {
   /** aborted on timeout or when the caller cancels */
@@ -89,6 +99,14 @@ export interface ToolContext {
   env: Readonly<Record<string, string>>;
   /** the workspace root (config `root`, `--root`, or the host's working directory): resolve relative paths against it */
   cwd: string;
+  /**
+   * Where this plugin may read and write files. The process tier's sandbox enforces it;
+   * in the thread tier nothing does, so a trusted plugin that touches files checks every
+   * path against it itself (the first-party file tools do).
+   */
+  roots: FileRoots;
+  /** the operator's options for this plugin (the `options` of its config entry), frozen; `{}` when none */
+  options: Readonly<Record<string, unknown>>;
   /** the caller's session id, when it gave one */
   sessionId?: string;
   /** a log line for the operator (never sent to the model) */

@@ -3,7 +3,7 @@
  * for a plugin's unit tests, with fakes that record what the handler did.
  * A handler called with it type-checks exactly as it would in the host.
  */
-import type { SandboxToolset, ToolAbortSignal, ToolContext } from './plugin.js';
+import type { FileRoots, SandboxToolset, ToolAbortSignal, ToolContext } from './plugin.js';
 
 /** What a test may set; everything has a harmless default. */
 export interface TestContextOptions {
@@ -11,6 +11,10 @@ export interface TestContextOptions {
   env?: Record<string, string>;
   /** ctx.cwd (default process.cwd()) */
   cwd?: string;
+  /** ctx.roots (default: read and write in `cwd`) */
+  roots?: FileRoots;
+  /** ctx.options (default {}) */
+  options?: Record<string, unknown>;
   sessionId?: string;
   /** answers ctx.callTool (default: rejects, naming the tool) */
   callTool?: (name: string, args: unknown) => unknown;
@@ -48,6 +52,8 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     signal: controller.signal as ToolAbortSignal,
     env: { ...options.env },
     cwd: options.cwd ?? process.cwd(),
+    roots: options.roots ?? { read: [options.cwd ?? process.cwd()], write: [options.cwd ?? process.cwd()] },
+    options: Object.freeze({ ...options.options }),
     ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
     logs,
     progressEvents,

@@ -3,7 +3,7 @@
  * plugin sources, load results and tool records.
  */
 import type { ValidateFunction } from 'ajv';
-import type { DescriptionPart, JsonSchema, Permissions, ToolAnnotations, ToolLimits, ToolsetSpec } from './plugin.js';
+import type { DescriptionPart, FileRoots, JsonSchema, Permissions, ToolAnnotations, ToolLimits, ToolsetSpec } from './plugin.js';
 import type { ToolshedError } from './errors.js';
 import type { Runner } from '../sandbox/runner.js';
 
@@ -43,6 +43,8 @@ export interface PluginSource {
   builtin: boolean;
   trust: 'trusted' | 'untrusted';
   grant?: Permissions;
+  /** the operator's settings for this plugin (its config entry's `options`), handed to its code as ctx.options */
+  options?: Record<string, unknown>;
   /** untrusted plugins: real paths of its dependencies' folders, transitively and checked (its read roots in the process tier); empty for trusted ones */
   dependencyDirs: string[];
 }
@@ -60,6 +62,8 @@ export interface LoadedPlugin {
   runner: Runner;
   /** environment variables its workers receive */
   env: string[];
+  /** ctx.roots and ctx.options of its checks and handlers */
+  scope: { roots: FileRoots; options: Readonly<Record<string, unknown>> };
   /** what the plugin asked for, what config granted, and their intersection */
   permissions: { requested: Permissions; granted: Permissions; effective: Permissions };
 }

@@ -5,7 +5,7 @@
  */
 import type { SerializedError } from '../core/errors.js';
 import type { CallOutcome } from '../core/call/outcome.js';
-import type { SandboxToolset } from '../core/plugin.js';
+import type { FileRoots, SandboxToolset } from '../core/plugin.js';
 
 export type { CallOutcome, SandboxToolset };
 
@@ -27,6 +27,8 @@ export interface CheckTask {
   callId: string;
   timeoutMs: number;
   cwd: string;
+  roots: FileRoots;
+  options: Readonly<Record<string, unknown>>;
 }
 
 /** Run one tool handler. */
@@ -43,6 +45,15 @@ export interface HandlerTask {
   timeoutMs: number;
   maxResultChars: number;
   cwd: string;
+  roots: FileRoots;
+  options: Readonly<Record<string, unknown>>;
+}
+
+/** What every check and handler task of one plugin shares: its ctx.cwd, ctx.roots and ctx.options. */
+export interface TaskScope {
+  cwd: string;
+  roots: FileRoots;
+  options: Readonly<Record<string, unknown>>;
 }
 
 /** A task posted to a plugin worker. */

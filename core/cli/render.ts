@@ -1,5 +1,6 @@
 /** Plain-text rendering of the host report for the terminal. */
 import type { HostReport, PluginReport, ToolReport } from '../explain.js';
+import { NOT_ENFORCED, type Enforcement } from '../enforcement.js';
 import { PLAIN, type Style } from './style.js';
 
 const pad = (text: string, width: number) => (text.length >= width ? text : text + ' '.repeat(width - text.length));
@@ -17,6 +18,14 @@ function pluginLine(p: PluginReport, nameWidth: number, s: Style): string {
   // "builtin": shipped inside the toolshed package (plugins/), not a package of its own on the registry.
   const bits = [`${p.tools} tool${p.tools === 1 ? '' : 's'}`, `${p.tier} tier`, p.trust ?? '', p.builtin ? 'builtin' : '', `${p.loadMs} ms`, `manifest ${p.manifestSource}`];
   return `  ${s.green(s.ok)} ${pad(p.name, nameWidth)}  ${bits.filter(Boolean).join(` ${s.dot} `)}`;
+}
+
+/** What is enforced of a plugin's permissions, in words: "declared, not enforced" where nothing holds it. */
+export function describeEnforcement(e: Enforcement): string {
+  const fs = e.fs === NOT_ENFORCED ? `files ${NOT_ENFORCED}` : `files read ${e.fs.read.join(', ') || 'none'}, write ${e.fs.write.join(', ') || 'none'} (by the ${e.fs.by})`;
+  const network = e.network === NOT_ENFORCED ? `network ${NOT_ENFORCED}` : `network ${e.network.allowed ? 'allowed' : 'none'} (by the ${e.network.by})`;
+  const env = e.env === NOT_ENFORCED ? `env ${NOT_ENFORCED}` : `env ${e.env.names.join(', ') || 'none'} (by the ${e.env.by})`;
+  return `${fs}; ${network}; ${env}`;
 }
 
 /** The protections an untrusted plugin's child runs under, in words. */
@@ -100,6 +109,7 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
     out.push(`  requested: ${show(perms.requested)}`);
     out.push(`  granted:   ${show(perms.granted)}`);
     out.push(`  effective: ${show(e)}`);
+    out.push(`  enforced:  ${describeEnforcement(perms.enforced)}`);
     const protections = describeProtections(plugin);
     if (protections) out.push(`  ${protections}`);
   }

@@ -14,7 +14,7 @@ import { defaultCacheDir } from './cache-dir.js';
 import type { CodeLimits, Permissions, ToolLimits } from '../plugin.js';
 
 /** A plugin entry as written in the config. */
-export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Permissions; pool?: 'shared' | 'own' };
+export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Permissions; pool?: 'shared' | 'own'; options?: Record<string, unknown> };
 
 /** Host-wide limits; a tool's own `limits` may lower its timeout and result cap. */
 export interface HostLimits extends Required<ToolLimits> {

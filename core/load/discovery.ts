@@ -121,8 +121,15 @@ interface SourceOptions {
   builtin: boolean;
   trust?: 'trusted' | 'untrusted';
   grant?: PluginSource['grant'];
+  options?: PluginSource['options'];
   /** where the config's relative paths (grants) resolve from */
   configDir?: string;
+}
+
+/** What a config entry sets on its plugin besides where it is. */
+function entrySettings(entry: PluginEntry): Pick<SourceOptions, 'trust' | 'grant' | 'options'> {
+  if (typeof entry !== 'object') return {};
+  return { ...(entry.trust ? { trust: entry.trust } : {}), ...(entry.grant ? { grant: entry.grant } : {}), ...(entry.options ? { options: entry.options } : {}) };
 }
 
 /** A module file given by path: a package only if its own folder's package.json declares `toolshed`. */
@@ -146,7 +153,7 @@ function sourceFromDir(dir: string, pkg: PackageJson | undefined, entry: string,
     // A bare module given by path: a local toolset without package metadata.
     const base = path.basename(entry).replace(/\.[cm]?[jt]s$/, '');
     const name = base === 'index' ? path.basename(path.dirname(realEntry)) : base;
-    return { name, specifier: options.specifier, dir: path.dirname(realEntry), entry: realEntry, version: '0.0.0', builtin: options.builtin, trust: options.trust ?? 'untrusted', ...(options.grant ? { grant: options.grant } : {}), dependencyDirs: [] };
+    return { name, specifier: options.specifier, dir: path.dirname(realEntry), entry: realEntry, version: '0.0.0', builtin: options.builtin, trust: options.trust ?? 'untrusted', ...(options.grant ? { grant: options.grant } : {}), ...(options.options ? { options: options.options } : {}), dependencyDirs: [] };
   }
   const name = pkg.name ?? path.basename(dir);
   checkVersions(name, pkg, path.join(dir, 'package.json'));
@@ -159,6 +166,7 @@ function sourceFromDir(dir: string, pkg: PackageJson | undefined, entry: string,
     builtin: options.builtin,
     trust: options.trust ?? (options.builtin ? 'trusted' : 'untrusted'),
     ...(options.grant ? { grant: options.grant } : {}),
+    ...(options.options ? { options: options.options } : {}),
     dependencyDirs: readableDependencies(name, realDir, options),
   };
 }
@@ -166,11 +174,7 @@ function sourceFromDir(dir: string, pkg: PackageJson | undefined, entry: string,
 /** Resolves one config entry from `configDir`; throws a PluginError (NOT_FOUND, INVALID, API_MISMATCH). */
 export function resolvePlugin(entry: PluginEntry, configDir: string): PluginSource {
   const spec = typeof entry === 'string' ? entry : entry.package;
-  const options: SourceOptions = { specifier: spec, builtin: false, configDir };
-  if (typeof entry === 'object') {
-    if (entry.trust) options.trust = entry.trust;
-    if (entry.grant) options.grant = entry.grant;
-  }
+  const options: SourceOptions = { specifier: spec, builtin: false, configDir, ...entrySettings(entry) };
   if (isPath(spec)) {
     const target = spec.startsWith('file:') ? fileURLToPath(spec) : path.resolve(configDir, spec);
     if (!existsSync(target)) {
@@ -211,7 +215,19 @@ export function builtinPluginDirs(): string[] {
     .sort();
 }
 
-/** Resolves one first-party plugin folder; throws a PluginError like resolvePlugin. */
-export function resolveBuiltin(dir: string): PluginSource {
-  return sourceFromPackageDir(dir, { specifier: `builtin:${path.basename(dir)}`, builtin: true });
+/**
+ * Resolves one first-party plugin folder; throws a PluginError like resolvePlugin.
+ * `entry` is a config entry naming the builtin's package: its trust, grant and options apply.
+ */
+export function resolveBuiltin(dir: string, entry?: PluginEntry, configDir?: string): PluginSource {
+  return sourceFromPackageDir(dir, { specifier: `builtin:${path.basename(dir)}`, builtin: true, ...(configDir ? { configDir } : {}), ...(entry ? entrySettings(entry) : {}) });
+}
+
+/** The package name of a first-party plugin folder (undefined when its package.json cannot be read). */
+export function builtinPluginName(dir: string): string | undefined {
+  try {
+    return readPackageJson(dir)?.name;
+  } catch {
+    return undefined;
+  }
 }

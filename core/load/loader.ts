@@ -3,15 +3,16 @@
  * plugin never stops the others: each failure is kept with its code, and the
  * startup report shows status and load time per plugin.
  */
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { PluginError, ToolshedError } from '../errors.js';
-import { builtinPluginDirs, resolveBuiltin, resolvePlugin } from './discovery.js';
+import { builtinPluginDirs, builtinPluginName, resolveBuiltin, resolvePlugin } from './discovery.js';
 import { ManifestCache, manifestKey } from './manifest-cache.js';
 import { normalizeManifest } from './manifest.js';
 import { knownContents } from './known-contents.js';
-import { effectivePermissions } from './permissions.js';
-import type { ResolvedConfig } from './config.js';
+import { effectivePermissions, pluginScope, type PluginScope } from './permissions.js';
+import type { PluginEntry, ResolvedConfig } from './config.js';
 import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from '../types.js';
 import { describeRunnerFailure, type Runner, type RunOutcome } from '../../sandbox/runner.js';
 import type { RawManifest } from '../../sandbox/protocol.js';
@@ -22,7 +23,7 @@ export interface LoadOptions {
   /** the host's environment (the source of granted variables) */
   env: Record<string, string | undefined>;
   /** makes the runner a plugin's handlers and checks run in */
-  createRunner(source: PluginSource, env: Record<string, string>): Runner;
+  createRunner(source: PluginSource, env: Record<string, string>, scope: PluginScope): Runner;
   /** extracts a manifest in the plugin's own tier, waiting its turn; a `timeout` failure is PLUGIN_LOAD_TIMEOUT */
   extract(source: PluginSource): Promise<RunOutcome<RawManifest>>;
   /** a problem that does not stop loading (the manifest cache refused its folder) */
@@ -34,14 +35,27 @@ interface Pending {
   resolve(): PluginSource;
 }
 
+/**
+ * The plugins to load: the builtins, then the config's entries. An entry that names a
+ * builtin's package (`{ package: '@toolshed/terminal', options: {…} }`) configures that
+ * builtin (trust, grant, options) instead of loading a second copy; with `builtins: false`
+ * it loads just that builtin.
+ */
 function pendingEntries(config: ResolvedConfig): Pending[] {
-  const list: Pending[] = [];
-  if (config.builtins) {
-    for (const dir of builtinPluginDirs()) list.push({ specifier: `builtin:${dir.split(/[\\/]/).pop()}`, resolve: () => resolveBuiltin(dir) });
+  const builtins = new Map(builtinPluginDirs().map((dir) => [builtinPluginName(dir) ?? dir, dir]));
+  const named = new Map<string, PluginEntry>();
+  for (const entry of config.plugins) {
+    const spec = typeof entry === 'string' ? entry : entry.package;
+    if (builtins.has(spec)) named.set(spec, entry);
   }
+  const builtin = (dir: string, entry?: PluginEntry): Pending => ({ specifier: `builtin:${path.basename(dir)}`, resolve: () => resolveBuiltin(dir, entry, config.dir) });
+  const list: Pending[] = [];
+  if (config.builtins) for (const [name, dir] of builtins) list.push(builtin(dir, named.get(name)));
   for (const entry of config.plugins) {
     const specifier = typeof entry === 'string' ? entry : entry.package;
-    list.push({ specifier, resolve: () => resolvePlugin(entry, config.dir) });
+    const dir = builtins.get(specifier);
+    if (dir === undefined) list.push({ specifier, resolve: () => resolvePlugin(entry, config.dir) });
+    else if (!config.builtins) list.push(builtin(dir, entry));
   }
   return list;
 }
@@ -93,7 +107,8 @@ async function loadOne(pending: Pending, options: LoadOptions, cache: ManifestCa
     const permissions = effectivePermissions(source, manifest);
     // A plugin's workers receive exactly its effective env grant.
     const envNames = permissions.effective.env;
-    const runner = options.createRunner(source, pickEnv(envNames, options.env));
+    const scope = pluginScope(source, permissions, options.config);
+    const runner = options.createRunner(source, pickEnv(envNames, options.env), scope);
     const loaded: LoadedPlugin = {
       status: 'loaded',
       source,
@@ -103,6 +118,7 @@ async function loadOne(pending: Pending, options: LoadOptions, cache: ManifestCa
       runner,
       env: envNames,
       permissions,
+      scope,
     };
     return loaded;
   } catch (error) {

@@ -9,6 +9,8 @@ import { resolveGrantPaths } from '../../sandbox/process/paths.js';
 import type { SandboxGrants } from '../../sandbox/process/process-runner.js';
 import type { Permissions } from '../plugin.js';
 import type { PluginManifest, PluginSource } from '../types.js';
+import type { ResolvedConfig } from './config.js';
+import type { TaskScope } from '../../sandbox/protocol.js';
 
 const union = (...lists: Array<string[] | undefined>): string[] => [...new Set(lists.flatMap((l) => l ?? []))].sort();
 const intersect = (a: string[] | undefined, b: string[] | undefined): string[] => (a ?? []).filter((x) => (b ?? []).includes(x)).sort();
@@ -57,4 +59,27 @@ export function sandboxGrants(effective: Permissions | undefined, baseDir: strin
     fsRead: resolveGrantPaths(effective?.fsRead ?? [], baseDir),
     fsWrite: resolveGrantPaths(effective?.fsWrite ?? [], baseDir),
   };
+}
+
+/** A plugin's ctx.roots and ctx.options. */
+export type PluginScope = Omit<TaskScope, 'cwd'>;
+
+/**
+ * The folders a plugin's code may use (ctx.roots) and its options. Untrusted: exactly
+ * its sandbox grants, which the process tier enforces. Trusted: what it requests,
+ * relative to the workspace root (the file tools' `'.'` is the root), plus what the
+ * operator granted, relative to the config folder; nothing enforces these in the
+ * thread tier, so the plugin checks them itself. A write root is also a read root.
+ */
+export function pluginScope(source: PluginSource, permissions: { requested: Permissions; effective: Permissions }, config: Pick<ResolvedConfig, 'root' | 'dir'>): PluginScope {
+  const options = Object.freeze({ ...source.options });
+  if (source.trust === 'untrusted') {
+    const grants = sandboxGrants(permissions.effective, config.dir);
+    return { roots: { read: union(grants.fsRead, grants.fsWrite), write: union(grants.fsWrite) }, options };
+  }
+  const { requested } = permissions;
+  const granted = source.grant ?? {};
+  const write = union(resolveGrantPaths(requested.fsWrite ?? [], config.root), resolveGrantPaths(granted.fsWrite ?? [], config.dir));
+  const read = union(resolveGrantPaths(requested.fsRead ?? [], config.root), resolveGrantPaths(granted.fsRead ?? [], config.dir), write);
+  return { roots: { read, write }, options };
 }

@@ -17,8 +17,8 @@ import { RpcPort } from './channel.js';
 import { childCommand, expectedProtections, type Protections } from './spawn.js';
 import { exposeGuardedEndpoint, type GuardStats } from '../rpc-guard.js';
 import { dropMessage, type DroppedMessages } from '../worker-messages.js';
-import { HOST_RPC_METHODS, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type WorkerReply, type WorkerTask } from '../protocol.js';
-import { checkTask, handlerTask } from '../tasks.js';
+import { HOST_RPC_METHODS, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type WorkerReply, type WorkerTask, type TaskScope } from '../protocol.js';
+import { checkTask, EMPTY_SCOPE_PARTS, handlerTask } from '../tasks.js';
 import { hostRpc } from '../host-rpc.js';
 import { DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../deadlines.js';
 import { heapLimits, type CallHooks, type CheckRequest, type HandlerRequest, type ManifestExtractor, type RunOutcome, type Runner, type RunnerFailure, type RunnerStats } from '../runner.js';
@@ -43,6 +43,8 @@ export interface ProcessRunnerOptions {
   dependencyDirs: readonly string[];
   /** the host's working directory: the child's cwd and ctx.cwd */
   cwd: string;
+  /** ctx.roots and ctx.options of the plugin's checks and handlers (default: none) */
+  scope?: Omit<TaskScope, 'cwd'>;
   /** the complete environment of the plugin's workers */
   env: Record<string, string>;
   /** read when the child starts; absent = nothing granted (manifest extraction) */
@@ -107,11 +109,11 @@ export class ProcessRunner implements Runner, ManifestExtractor {
   }
 
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>> {
-    return this.run<CheckVerdict>(checkTask(this.options.entry, this.options.cwd, request), request.timeoutMs, hooks);
+    return this.run<CheckVerdict>(checkTask(this.options.entry, { cwd: this.options.cwd, ...(this.options.scope ?? EMPTY_SCOPE_PARTS) }, request), request.timeoutMs, hooks);
   }
 
   handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
-    return this.run<HandlerOutput>(handlerTask(this.options.entry, this.options.cwd, request), request.timeoutMs, hooks, signal);
+    return this.run<HandlerOutput>(handlerTask(this.options.entry, { cwd: this.options.cwd, ...(this.options.scope ?? EMPTY_SCOPE_PARTS) }, request), request.timeoutMs, hooks, signal);
   }
 
   stats(): RunnerStats {

@@ -5,8 +5,8 @@
  * to the pool; a nested call from a worker of the same pool runs inline there.
  */
 import { ThreadPool, SOFT_TO_HARD_GRACE_MS } from './thread-pool.js';
-import { checkTask, handlerTask } from '../tasks.js';
-import type { CheckVerdict, HandlerOutput, RawManifest } from '../protocol.js';
+import { checkTask, EMPTY_SCOPE_PARTS, handlerTask } from '../tasks.js';
+import type { CheckVerdict, HandlerOutput, RawManifest, TaskScope } from '../protocol.js';
 import type { CallHooks, CallOrigin, CheckRequest, HandlerRequest, ManifestExtractor, RunOutcome, Runner, RunnerStats } from '../runner.js';
 
 /** Options of one plugin's thread runner. */
@@ -17,6 +17,8 @@ export interface ThreadRunnerOptions {
   name: string;
   /** the host's working directory, passed to handlers as ctx.cwd */
   cwd: string;
+  /** ctx.roots and ctx.options of the plugin's checks and handlers (default: none) */
+  scope?: Omit<TaskScope, 'cwd'>;
   /** the plugin's env grant: the whole of its tasks' `process.env` and `ctx.env` */
   env: Record<string, string>;
   /** the pool it runs in */
@@ -61,15 +63,15 @@ export class ThreadRunner implements Runner, ManifestExtractor {
 
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>> {
     if (this.closed) return Promise.resolve({ ok: false, failure: { kind: 'closed' } });
-    const { entry, cwd, env, name } = this.options;
-    const task = checkTask(entry, cwd, request, env);
+    const { entry, cwd, env, name, scope } = this.options;
+    const task = checkTask(entry, { cwd, ...(scope ?? EMPTY_SCOPE_PARTS) }, request, env);
     return this.track(this.pool.run<CheckVerdict>(task, { key: name, hooks, timeoutMs: request.timeoutMs, hardMs: request.timeoutMs + SOFT_TO_HARD_GRACE_MS }));
   }
 
   handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal, origin?: CallOrigin): Promise<RunOutcome<HandlerOutput>> {
     if (this.closed) return Promise.resolve({ ok: false, failure: { kind: 'closed' } });
-    const { entry, cwd, env, name } = this.options;
-    const task = handlerTask(entry, cwd, request, env);
+    const { entry, cwd, env, name, scope } = this.options;
+    const task = handlerTask(entry, { cwd, ...(scope ?? EMPTY_SCOPE_PARTS) }, request, env);
     const call = { key: name, session: request.sessionId, hooks, timeoutMs: request.timeoutMs, hardMs: request.timeoutMs + SOFT_TO_HARD_GRACE_MS, signal };
     if (this.pool.holds(origin)) return this.track(this.pool.runInline(origin, task, call));
     return this.track(this.pool.run<HandlerOutput>(task, call));

@@ -108,6 +108,8 @@ function context(task: CheckTask | HandlerTask, stop: CallStop, env: Readonly<Re
     },
     env,
     cwd: task.cwd,
+    roots: frozenRoots(task),
+    options: deepFreeze(task.options ?? {}),
     log: (message) => void host.log(callId, String(message)).catch(() => {}),
     progress: (done, total) => void host.progress(callId, Number(done), total === undefined ? undefined : Number(total)).catch(() => {}),
     callTool: async (name, args = {}) => {
@@ -119,6 +121,19 @@ function context(task: CheckTask | HandlerTask, stop: CallStop, env: Readonly<Re
   };
   if (task.kind === 'handler' && task.sessionId !== undefined) ctx.sessionId = task.sessionId;
   return ctx;
+}
+
+function frozenRoots(task: CheckTask | HandlerTask): ToolContext['roots'] {
+  return Object.freeze({ read: Object.freeze([...(task.roots?.read ?? [])]), write: Object.freeze([...(task.roots?.write ?? [])]) });
+}
+
+/** Freezes a structured-clone copy all the way down, so one call cannot change what the next one sees. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function parseMaybeJson(text: string): unknown {

@@ -3,7 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { countLines, writeAtomic } from './atomic.js';
 import { looksBinary } from './binary.js';
 import { fsError } from './errors.js';
-import { displayPath, resolvePath } from './paths.js';
+import { confinedPath, displayPath } from './paths.js';
 import { MAX_UNPAGED_BYTES, numberLine } from './read-file.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
@@ -33,17 +33,17 @@ export function lineAt(/** @type {string} */ text, /** @type {number} */ i) {
  * @param {ToolContext} ctx
  */
 async function patch(args, ctx) {
-  const abs = resolvePath(ctx, args.path);
+  const { abs, real } = await confinedPath(ctx, args.path, 'write');
   const shown = displayPath(ctx, abs);
   if (args.old_string === args.new_string) {
     throw new Error('old_string and new_string are identical, so there is nothing to change.');
   }
-  const info = await stat(abs).catch(async (err) => { throw await fsError(ctx, abs, err); });
+  const info = await stat(real).catch(async (err) => { throw await fsError(ctx, abs, err); });
   if (info.isDirectory()) throw await fsError(ctx, abs, { code: 'EISDIR' });
   if (info.size > MAX_UNPAGED_BYTES) {
     throw new Error(`${shown} is too large to patch (over ${MAX_UNPAGED_BYTES / (1024 * 1024)} MB).`);
   }
-  const buf = await readFile(abs).catch(async (err) => { throw await fsError(ctx, abs, err); });
+  const buf = await readFile(real).catch(async (err) => { throw await fsError(ctx, abs, err); });
   if (looksBinary(buf)) throw new Error(`${shown} looks like a binary file (it contains NUL bytes); patch only edits text.`);
   const text = buf.toString('utf8');
 
@@ -75,7 +75,7 @@ async function patch(args, ctx) {
     from = i + oldString.length;
   }
   result += text.slice(from);
-  await writeAtomic(abs, result).catch(async (err) => { throw await fsError(ctx, abs, err); });
+  await writeAtomic(real, result).catch(async (err) => { throw await fsError(ctx, abs, err); });
 
   const firstLine = lineAt(result, at[0] ?? 0);
   return {

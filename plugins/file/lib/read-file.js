@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { isBinaryFile } from './binary.js';
 import { fsError } from './errors.js';
 import { readLines } from './lines.js';
-import { displayPath, resolvePath } from './paths.js';
+import { confinedPath, displayPath } from './paths.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
@@ -26,9 +26,9 @@ export function numberLine(/** @type {number} */ n, /** @type {string} */ text) 
  * @param {ToolContext} ctx
  */
 async function readFile(args, ctx) {
-  const abs = resolvePath(ctx, args.path);
+  const { abs, real } = await confinedPath(ctx, args.path, 'read');
   const shown = displayPath(ctx, abs);
-  const info = await stat(abs).catch(async (err) => { throw await fsError(ctx, abs, err); });
+  const info = await stat(real).catch(async (err) => { throw await fsError(ctx, abs, err); });
   if (info.isDirectory()) throw await fsError(ctx, abs, { code: 'EISDIR' });
   if (!info.isFile()) throw new Error(`${shown} is not a regular file.`);
 
@@ -40,7 +40,7 @@ async function readFile(args, ctx) {
         'or find the relevant lines first with search_files.',
     );
   }
-  if (await isBinaryFile(abs).catch(async (err) => { throw await fsError(ctx, abs, err); })) {
+  if (await isBinaryFile(real).catch(async (err) => { throw await fsError(ctx, abs, err); })) {
     throw new Error(`${shown} looks like a binary file (it contains NUL bytes); read_file only reads text.`);
   }
 
@@ -55,7 +55,7 @@ async function readFile(args, ctx) {
   let n = 0;
   let cutLines = 0;
   let more = false;
-  for await (const line of readLines(abs, MAX_LINE_CHARS, ctx.signal)) {
+  for await (const line of readLines(real, MAX_LINE_CHARS, ctx.signal)) {
     n++;
     if (n < offset) continue;
     if (n > last) {

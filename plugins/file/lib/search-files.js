@@ -4,7 +4,7 @@ import path from 'node:path';
 import { glob as findGlob } from 'tinyglobby';
 import { looksBinary } from './binary.js';
 import { fsError } from './errors.js';
-import { displayPath, resolvePath } from './paths.js';
+import { confinedPath, displayPath, readableEntry } from './paths.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
@@ -64,8 +64,8 @@ function clip(/** @type {string} */ line, /** @type {number} */ index) {
  * @param {ToolContext} ctx
  */
 async function searchFiles(args, ctx) {
-  const root = resolvePath(ctx, args.path ?? '.');
-  const info = await stat(root).catch(async (err) => { throw await fsError(ctx, root, err); });
+  const { abs: root, real: realRoot } = await confinedPath(ctx, args.path ?? '.', 'read');
+  const info = await stat(realRoot).catch(async (err) => { throw await fsError(ctx, root, err); });
   const limit = Math.min(args.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
   const globText = args.glob ?? '**/*';
 
@@ -94,12 +94,18 @@ async function searchFiles(args, ctx) {
   let more = false;
   let binary = 0;
   let large = 0;
+  let outside = 0;
   const filesWithHits = new Set();
   let searched = 0;
   for (const file of files) {
     if (ctx.signal?.aborted) throw new Error('search_files was cancelled.');
     searched++;
     if (searched % 200 === 0) ctx.progress?.(searched, files.length);
+    // Links are not followed out of the roots: one that leads outside is skipped and counted.
+    if (!(await readableEntry(ctx, file))) {
+      outside++;
+      continue;
+    }
     const size = await stat(file).then((s) => s.size, () => -1);
     if (size < 0) continue;
     if (size > MAX_SEARCH_BYTES) { large++; continue; }
@@ -129,6 +135,7 @@ async function searchFiles(args, ctx) {
     );
   } else notes.push(`${hits.length} match(es) in ${filesWithHits.size} file(s); searched ${searched} file(s).`);
   if (binary > 0) notes.push(`Skipped ${binary} binary file(s).`);
+  if (outside > 0) notes.push(`Skipped ${outside} symbolic link(s) leading outside the workspace.`);
   if (large > 0) notes.push(`Skipped ${large} file(s) over ${MAX_SEARCH_BYTES / (1024 * 1024)} MB.`);
   const footer = `[${notes.join(' ')}]`;
   return hits.length > 0 ? `${hits.join('\n')}\n\n${footer}` : footer;

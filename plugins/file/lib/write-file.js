@@ -1,7 +1,7 @@
 // @ts-check
 import { writeAtomic, countLines } from './atomic.js';
 import { fsError } from './errors.js';
-import { displayPath, resolvePath } from './paths.js';
+import { confinedPath, displayPath } from './paths.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
@@ -10,10 +10,10 @@ import { displayPath, resolvePath } from './paths.js';
  * @param {ToolContext} ctx
  */
 async function writeFile(args, ctx) {
-  const abs = resolvePath(ctx, args.path);
+  const { abs, real } = await confinedPath(ctx, args.path, 'write');
   let created;
   try {
-    created = await writeAtomic(abs, args.content);
+    created = await writeAtomic(real, args.content);
   } catch (err) {
     throw await fsError(ctx, abs, err);
   }
@@ -31,7 +31,8 @@ export const writeFileTool = {
   toolset: 'file',
   description: [
     'Create a file or replace its whole content (UTF-8). Missing parent directories are created, and the write is ' +
-      'atomic (temp file + rename), so readers never see half a file. Returns {path, created, bytes, lines}.',
+      'atomic (temp file + rename), so readers never see half a file. Only paths inside the workspace (and folders the ' +
+      'operator granted) can be written; a symbolic link is followed only when its target is inside too. Returns {path, created, bytes, lines}.',
     { ifAvailable: ['patch'], text: 'To change part of an existing file, prefer patch: it cannot clobber the rest of the file.' },
   ],
   parameters: {
