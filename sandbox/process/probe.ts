@@ -55,7 +55,8 @@ function runProbe(mode: string): SandboxSupport {
   }
   if (mode === 'no-bwrap') support.bwrapReason = `bubblewrap disabled by ${BWRAP_ENV}=off in the host's environment`;
   else Object.assign(support, probeBwrap(support));
-  return { ...support, ...probeUnshare() };
+  // unshare is only the fallback: not probed when bwrap works (each probe starts processes).
+  return support.bwrap ? support : { ...support, ...probeUnshare() };
 }
 
 /** Tries bwrap with a user namespace, then without, by starting node in it exactly as a child would be. */

@@ -155,13 +155,15 @@ describe('the launcher for any program (runtime: system)', () => {
     }
   });
 
-  it('without bwrap falls back to unshare (or nothing) and says the host filesystem stays in view', () => {
-    const support = { ...probeSandbox(), bwrap: undefined, bwrapReason: 'bwrap left out by the test' };
+  it('without bwrap falls back to unshare (or nothing) and says the host filesystem stays in view', async () => {
+    const support = await withEnv('TOOLSHED_SANDBOX_BWRAP', 'off', async () => probeSandbox());
+    expect(support.bwrap).toBeUndefined();
     const out = sh('test -e /etc/passwd && echo PASSWD-VISIBLE', {}, support);
     expect(out.status, out.stderr).toBe(0);
     expect(out.protections.mountNamespace).toBe(false);
-    expect(out.protections.reason).toContain('bwrap left out by the test');
+    expect(out.protections.reason).toContain('bubblewrap disabled by TOOLSHED_SANDBOX_BWRAP=off');
     expect(out.stdout).toContain('PASSWD-VISIBLE');
     if (support.unshare) expect(out.protections).toMatchObject({ launcher: 'unshare', pidNamespace: true, netNamespace: true });
+    else console.warn(`[security] no unshare either here (${support.unshareReason}): the fallback is no namespace at all`);
   });
 });
