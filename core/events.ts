@@ -9,6 +9,8 @@ export interface HostEvents {
   warning: [message: string];
   /** a handler's or check's `ctx.log` line */
   log: [entry: { tool?: string; plugin: string; message: string }];
+  /** a tool_search loaded new tools into a session (sessionId undefined = the default session) */
+  loaded: [entry: { sessionId: string | undefined; tools: string[] }];
 }
 
 /** An EventEmitter typed by `HostEvents`. */

@@ -12,6 +12,7 @@ import type { ManifestSource, ToolConflict } from './types.js';
 import type { Permissions } from './plugin.js';
 import type { Protections } from '../sandbox/process/spawn.js';
 import { enforcement, type Enforcement } from './enforcement.js';
+import type { SearchReport } from './expose/search-state.js';
 
 /** One plugin's line in the report. */
 export interface PluginReport {
@@ -59,6 +60,8 @@ export interface HostReport {
   tools: ToolReport[];
   conflicts: ToolConflict[];
   warnings: string[];
+  /** deferred tools, what each session loaded, and calls to tools their session had not loaded */
+  search: SearchReport;
 }
 
 /** Builds the report from the registry and the last exposure. */
@@ -71,6 +74,7 @@ export function explainHost(input: {
   extractionPoolStarted: boolean;
   /** problems found while loading that did not stop it */
   loadWarnings?: readonly string[];
+  search: SearchReport;
 }): HostReport {
   const { registry, exposure, config } = input;
   const plugins = registry.plugins.map((p): PluginReport => {
@@ -137,6 +141,7 @@ export function explainHost(input: {
     tools,
     conflicts: [...registry.conflicts],
     warnings: [...(input.loadWarnings ?? []), ...(exposure?.warnings ?? [])],
+    search: input.search,
   };
 }
 

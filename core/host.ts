@@ -14,6 +14,8 @@ import { limiter } from './load/limiter.js';
 import { Registry } from './expose/registry.js';
 import { codeExecutionRewriter } from './expose/code-execution.js';
 import { explainHost, type HostReport } from './explain.js';
+import { SessionStore } from './expose/sessions.js';
+import type { SearchReport } from './expose/search-state.js';
 import { createSurface, openScope, type HostShared } from './surface.js';
 import { loadHookModules } from './load/hook-modules.js';
 import { ApprovalPolicy, type Approver } from './call/approval.js';
@@ -209,8 +211,9 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       // An embedder's rewriters come first, so they can replace a built-in step.
       rewriters: [...(options.rewriters ?? []), codeExecutionRewriter(() => config)],
     },
-    report: (exposure: Exposure | undefined): HostReport =>
-      explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined || sandboxExtractions > 0, loadWarnings }),
+    report: (exposure: Exposure | undefined, search: SearchReport): HostReport =>
+      explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined || sandboxExtractions > 0, loadWarnings, search }),
+    sessions: new SessionStore(config.search.sessions, clock),
     isClosed: () => closed,
     invalidateChecks() {
       cache.invalidate();

@@ -17,6 +17,10 @@ import type { HostReport } from './explain.js';
 import type { ResolvedConfig } from './load/config.js';
 import type { Registry } from './expose/registry.js';
 import type { DefinitionsOptions, ToolHost } from './tool-host.js';
+import { SearchState, type SearchReport } from './expose/search-state.js';
+import { SEARCH_TOOL } from './expose/search.js';
+import { toAnthropicDeferred } from './providers/anthropic.js';
+import type { SessionStore } from './expose/sessions.js';
 
 /** What every surface of one host shares: plugins, runners, the check cache, the config. */
 export interface HostShared {
@@ -24,8 +28,10 @@ export interface HostShared {
   config: ResolvedConfig;
   /** the pipeline inputs every selection uses */
   pipelineDeps: Omit<PipelineDeps, 'narrow' | 'onChange' | 'onWarning'>;
-  /** the report for one surface's exposure */
-  report(exposure: Exposure | undefined): HostReport;
+  /** the report for one surface's exposure, with that surface's tool-search section */
+  report(exposure: Exposure | undefined, search: SearchReport): HostReport;
+  /** what each session's searches loaded, shared by the host and its views (keyed by session id) */
+  sessions: SessionStore;
   isClosed(): boolean;
   /** forgets cached check results (for every surface) */
   invalidateChecks(): void;
@@ -82,7 +88,15 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
   const { registry, config } = shared;
   const { pipeline, emitter } = scope;
   const formatted = new Map<string, { exposure: Exposure; value: ToolsByFormat[DefinitionFormat][] }>();
-  const deps: DispatchDeps = { registry, config: () => config, exposure: () => pipeline.current(), hooks: () => scope.hooks.list() };
+  // Each surface searches its own exposure; what a session loaded is shared (views of one conversation see it).
+  const search = new SearchState(config.search, shared.sessions, () => pipeline.current(), (sessionId, tools) => emitter.emit('loaded', { sessionId, tools }));
+  const deps: DispatchDeps = {
+    registry,
+    config: () => config,
+    exposure: () => pipeline.current(),
+    hooks: () => scope.hooks.list(),
+    hostTool: (name, exposure) => search.hostTool(name, exposure),
+  };
   if (shared.approval.active) deps.approval = { policy: shared.approval, approver: () => scope.approver() };
 
   const call = async (name: string, args?: unknown, callOptions: Parameters<ToolHost['call']>[2] = {}): Promise<CallOutcome> => {
@@ -109,21 +123,34 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
       const strict = options.strict ?? false;
       if (!FORMATS.includes(format)) throw new ToolshedError('USAGE', `unknown format '${format}'; use one of ${FORMATS.join(', ')}`);
       const exposure = await pipeline.current();
+      const native = format === 'anthropic' && config.search.native !== false && exposure.deferred.size > 0;
+      const defs = native ? exposure.shown : search.definitionsFor(exposure, options.sessionId);
+      // A session's own additions are formatted per call; the shared list is memoized per format.
+      if (defs !== exposure.shown) return formatDefinitions(defs, format, { strict });
       // Strict and plain OpenAI output differ, so each combination is memoized on its own.
       const key = strict && (format === 'openai' || format === 'responses') ? `${format}:strict` : format;
       const memo = formatted.get(key);
       if (memo && memo.exposure === exposure) return memo.value as ToolsByFormat[F][];
-      const value = formatDefinitions(exposure.definitions, format, { strict });
+      const value = native
+        ? (toAnthropicDeferred(exposure.definitions, exposure.deferred, config.search.native || 'bm25', SEARCH_TOOL) as ToolsByFormat[F][])
+        : formatDefinitions(exposure.shown, format, { strict });
       formatted.set(key, { exposure, value });
       return value;
     },
     async dispatch(name, args, callOptions) {
-      return envelope(await call(name, args, callOptions));
+      return envelope(await surface.call(name, args, callOptions));
     },
-    call,
-    explain: () => shared.report(pipeline.last),
+    async call(name, args, callOptions = {}) {
+      const outcome = await call(name, args, callOptions);
+      // Calling a deferred tool the session never loaded works (loading is about what the model is shown); explain counts it.
+      const exposure = pipeline.last;
+      if (exposure && (outcome.ok || (outcome.code !== 'UNKNOWN_TOOL' && outcome.code !== 'TOOL_NOT_EXPOSED'))) search.noteCall(exposure, name, callOptions.sessionId);
+      return outcome;
+    },
+    explain: () => shared.report(pipeline.last, search.report(pipeline.last)),
     async refresh() {
-      return shared.report(await pipeline.current());
+      const exposure = await pipeline.current();
+      return shared.report(exposure, search.report(exposure));
     },
     invalidateChecks: () => shared.invalidateChecks(),
     on(event, listener) {

@@ -21,6 +21,11 @@ export interface DefinitionsOptions<F extends DefinitionFormat = DefinitionForma
    * Other formats ignore it. Dispatch still validates against the original schema.
    */
   strict?: boolean;
+  /**
+   * The conversation the list is for: with deferred tools (config `defer`), the tools this
+   * session's searches loaded are appended after the rest, in load order. Omitted = the default session.
+   */
+  sessionId?: string;
 }
 
 /**

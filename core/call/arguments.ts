@@ -12,6 +12,9 @@ import { failure, type CallOutcome } from './outcome.js';
 import { capText } from '../../sandbox/worker/normalize.js';
 import type { ToolRecord } from '../types.js';
 
+/** What validation needs of a tool: its name, its schema and limits, and slots for the compiled validators. */
+export type ValidatedTool = Pick<ToolRecord, 'name' | 'validate' | 'validateAll'> & { manifest: Pick<ToolRecord['manifest'], 'parameters' | 'limits'> };
+
 /** Inputs with at most this many values (objects, arrays and scalars) get every problem listed, not just the first. */
 export const FULL_REPORT_MAX_VALUES = 1_000;
 /** Problems listed in one message; the rest are counted. */
@@ -69,7 +72,7 @@ export function holdsAtMost(value: unknown, max: number): boolean {
  * validated again to list every problem for the model. The message is capped at
  * `maxChars` (the tool's maxResultChars).
  */
-export function validateArguments(record: ToolRecord, args: unknown, maxChars = Infinity): CallOutcome | undefined {
+export function validateArguments(record: ValidatedTool, args: unknown, maxChars = Infinity): CallOutcome | undefined {
   record.validate ??= compile(record.manifest.parameters, { allErrors: false });
   if (record.validate(args)) return undefined;
   let errors = record.validate.errors;

@@ -5,7 +5,7 @@
  */
 import { didYouMean } from '../suggest.js';
 import { codeLimits, sandboxTools } from '../expose/code-execution.js';
-import { parseArguments, validateArguments } from './arguments.js';
+import { parseArguments, validateArguments, type ValidatedTool } from './arguments.js';
 import { cappedFailure, failure, type CallOutcome } from './outcome.js';
 import { dropStrictNulls } from './strict-arguments.js';
 import { describeChain, nestedContext, TOP_LEVEL, type CallContext } from './chain.js';
@@ -47,6 +47,14 @@ function runnerFailure(name: string, f: RunnerFailure): CallOutcome {
   return failure(FAILURE_CODES[f.kind], `${name} ${describeRunnerFailure(f)}`);
 }
 
+/**
+ * A tool the host itself provides (tool_search). It passes the same gate and
+ * argument checks as a plugin's tool, then runs here instead of in a tier.
+ */
+export interface HostTool extends ValidatedTool {
+  run(args: unknown, options: DispatchOptions): Promise<CallOutcome>;
+}
+
 /** What dispatch needs from the host. */
 export interface DispatchDeps {
   registry: Registry;
@@ -56,6 +64,8 @@ export interface DispatchDeps {
   hooks?: () => readonly ToolHooks[];
   /** which tools need approval, and who approves when the call brings no approver */
   approval?: { policy: ApprovalPolicy; approver(): Approver | undefined };
+  /** the host's own tool of this name, when that exposure offers one */
+  hostTool?(name: string, exposure: Exposure): HostTool | undefined;
 }
 
 /** The two limits one call runs under. */
@@ -98,11 +108,24 @@ function refuseNested(deps: DispatchDeps, context: CallContext, record: ToolReco
   return undefined;
 }
 
+/** A host tool called through ctx.callTool: bounded like any call, and never on behalf of an untrusted plugin (no grant names it). */
+function refuseNestedHostTool(deps: DispatchDeps, context: CallContext, name: string): CallOutcome | undefined {
+  const { maxCallDepth } = deps.config().limits;
+  if (context.chain.length > maxCallDepth) {
+    return failure('CALL_DEPTH_EXCEEDED', `nested tool calls are limited to a depth of ${maxCallDepth} (limits.maxCallDepth); call chain: ${describeChain(context, name)}`);
+  }
+  const untrusted = context.records.find((caller) => caller.plugin.source.trust === 'untrusted');
+  if (untrusted) return failure('PERMISSION_DENIED', `${name} is toolshed's own tool and is not called on behalf of untrusted plugin ${untrusted.plugin.source.name} (call chain: ${describeChain(context, name)})`);
+  return undefined;
+}
+
 /** Runs one call through the whole pipeline and returns its outcome; `context` says who is calling (TOP_LEVEL by default). */
 export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, context: CallContext = TOP_LEVEL): Promise<CallOutcome> {
   const exposure = await deps.exposure();
-  const record = deps.registry.tools.get(name);
-  if (!record) {
+  const hostTool = deps.hostTool?.(name, exposure);
+  const record = hostTool ? undefined : deps.registry.tools.get(name);
+  const target = hostTool ?? record;
+  if (!target) {
     // A tool of a plugin that failed to load is known, only unavailable: say why.
     const known = exposure.states.get(name);
     if (known) return failure('TOOL_NOT_EXPOSED', `tool '${name}' is not available here: ${known.reason}`);
@@ -114,24 +137,26 @@ export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs:
     return failure('TOOL_NOT_EXPOSED', `tool '${name}' is not available here: ${state?.reason ?? 'not exposed'}`);
   }
   if (context.chain.length) {
-    const refused = refuseNested(deps, context, record, exposure);
+    const refused = record ? refuseNested(deps, context, record, exposure) : refuseNestedHostTool(deps, context, name);
     if (refused) return refused;
   }
   const limits = deps.config().limits;
-  const timeoutMs = record.manifest.limits.timeoutMs ?? limits.timeoutMs;
-  const maxResultChars = Math.min(record.manifest.limits.maxResultChars ?? limits.maxResultChars, limits.maxResultChars);
-  const maxArgsBytes = Math.min(record.manifest.limits.maxArgsBytes ?? limits.maxArgsBytes, limits.maxArgsBytes);
+  const timeoutMs = target.manifest.limits.timeoutMs ?? limits.timeoutMs;
+  const maxResultChars = Math.min(target.manifest.limits.maxResultChars ?? limits.maxResultChars, limits.maxResultChars);
+  const maxArgsBytes = Math.min(target.manifest.limits.maxArgsBytes ?? limits.maxArgsBytes, limits.maxArgsBytes);
   const parsed = parseArguments(rawArgs, maxArgsBytes);
   if (!parsed.ok) return parsed.outcome;
   let args = parsed.value;
-  const invalid = validateArguments(record, args, maxResultChars);
+  const invalid = validateArguments(target, args, maxResultChars);
   if (invalid) {
     // A model given an OpenAI strict-mode schema sends null for "absent"; when
     // dropping such nulls makes the arguments valid, that is what it meant.
-    const withoutNulls = dropStrictNulls(args, record.manifest.parameters);
-    if (validateArguments(record, withoutNulls, maxResultChars)) return invalid;
+    const withoutNulls = dropStrictNulls(args, target.manifest.parameters);
+    if (validateArguments(target, withoutNulls, maxResultChars)) return invalid;
     args = withoutNulls;
   }
+  // The host's own tools (tool_search) run here; hooks wrap calls that reach a plugin's tier.
+  if (hostTool || !record) return hostTool!.run(args, options);
   const limitsOfCall: CallLimits = { timeoutMs, maxResultChars };
   const hooks = deps.hooks?.();
   const approval = deps.approval?.policy.reasonFor(record);

@@ -8,6 +8,8 @@
 import { evaluateAvailability, type Availability, type AvailabilityDeps } from './availability.js';
 import { DescriptionTokens, danglingReferences, resolveDescription } from './descriptions.js';
 import { selectTools, type Toolset } from './toolsets.js';
+import { planDeferral } from './deferral.js';
+import { deferralInput, deferralSelection, lenientIf, withDeferral } from './deferral-stage.js';
 import type { CheckCache, Clock } from './check-cache.js';
 import type { ResolvedConfig } from '../load/config.js';
 import type { Registry } from './registry.js';
@@ -29,12 +31,16 @@ export interface ToolState {
   /** guard findings and masked failures */
   warnings: string[];
   conflict?: ToolConflict;
+  /** exposed and callable, but left out of definitions() until a search loads it for a session */
+  deferred?: boolean;
 }
 
 /** The tools a schema rewriter may see and the limits it may state. */
 export interface RewriteContext {
   exposed: ReadonlyMap<string, ToolDefinition>;
   records: ReadonlyMap<string, ToolRecord>;
+  /** exposed tools that are deferred (listed only once a search loads them) */
+  deferred: ReadonlySet<string>;
 }
 
 /**
@@ -50,7 +56,12 @@ export interface SchemaRewriter {
 export interface Exposure {
   generation: number;
   validUntil: number;
+  /** every exposed (callable) tool, deferred ones and tool_search included, sorted by name */
   definitions: ToolDefinition[];
+  /** what definitions() lists before any session loads anything: the exposed tools that are not deferred */
+  shown: ToolDefinition[];
+  /** exposed tools left out of `shown` until found */
+  deferred: ReadonlySet<string>;
   states: Map<string, ToolState>;
   toolsets: Map<string, Toolset>;
   counts: { registered: number; selected: number; available: number; exposed: number };
@@ -188,7 +199,9 @@ export class DefinitionsPipeline {
     }
     const available = [...states.values()].filter((s) => s.layer === undefined).map((s) => s.name);
     addFailedPluginTools(registry, states);
-    const definitions = await this.correct(available, states);
+    const plan = planDeferral(deferralInput(registry, available, toolsets, config), deferralSelection(config), lenientIf(registry, warnings));
+    warnings.push(...plan.warnings);
+    const { definitions, shown, deferred } = withDeferral(await this.correct(available, states, plan.deferred), states, plan.deferred, config.search);
     const exposedNames = new Set(definitions.map((d) => d.name));
     for (const state of states.values()) state.exposed = exposedNames.has(state.name);
     this.guard(definitions, exposedNames, states, warnings);
@@ -196,6 +209,8 @@ export class DefinitionsPipeline {
       generation,
       validUntil,
       definitions,
+      shown,
+      deferred,
       states,
       toolsets,
       counts: { registered: registry.tools.size, selected: selected.size, available: available.length, exposed: definitions.length },
@@ -211,7 +226,7 @@ export class DefinitionsPipeline {
   }
 
   /** Layer 3: conditional description parts, then the schema rewriters, sorted by name. */
-  private async correct(available: string[], states: Map<string, ToolState>): Promise<ToolDefinition[]> {
+  private async correct(available: string[], states: Map<string, ToolState>, deferred: ReadonlySet<string>): Promise<ToolDefinition[]> {
     const { registry, rewriters } = this.deps;
     let exposed = new Set(available);
     // Descriptions depend on the exposed set and a rewriter may hide a tool; two passes settle it.
@@ -229,7 +244,7 @@ export class DefinitionsPipeline {
         const record = registry.tools.get(name)!;
         const rewriter = rewriters.find((r) => r.appliesTo(record));
         if (!rewriter) continue;
-        const outcome = await rewriter.rewrite(def, { exposed: defs, records: registry.tools });
+        const outcome = await rewriter.rewrite(def, { exposed: defs, records: registry.tools, deferred });
         if ('hidden' in outcome) {
           defs.delete(name);
           const state = states.get(name)!;

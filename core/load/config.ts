@@ -50,6 +50,26 @@ export interface ToolshedConfig {
   hooks?: string[];
   /** tools whose calls wait for approval: names (tools or toolsets), or `{ destructive, tools, timeoutMs }` */
   approve?: string[] | { tools?: string[]; destructive?: boolean; timeoutMs?: number };
+  defer?: string[] | 'auto';
+  search?: SearchConfig;
+}
+
+/** `search`: how deferred tools are found and loaded per session (docs/tool-search.md). */
+export interface SearchConfig {
+  maxResults?: number;
+  alwaysLoaded?: string[];
+  native?: boolean | 'bm25' | 'regex';
+  budgetTokens?: number;
+  sessions?: { max?: number; ttlMs?: number; maxTools?: number };
+}
+
+/** `search` with every default applied; `native` is the Anthropic variant, or false. */
+export interface ResolvedSearch {
+  maxResults: number;
+  alwaysLoaded: string[];
+  native: false | 'bm25' | 'regex';
+  budgetTokens: number;
+  sessions: { max: number; ttlMs: number; maxTools: number };
 }
 
 /** The config with every default applied. */
@@ -77,6 +97,9 @@ export interface ResolvedConfig {
   serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number };
   hooks: string[];
   approve: { tools: string[]; destructive: boolean; timeoutMs: number };
+  /** names and patterns to defer, or 'auto' (docs/tool-search.md) */
+  defer: string[] | 'auto';
+  search: ResolvedSearch;
 }
 
 /** Every place cosmiconfig looks, in order (docs/configuration.md lists them). */
@@ -225,6 +248,19 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
     serve: { maxMessageBytes: config.serve?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, sessionIdleMs: config.serve?.sessionIdleMs ?? 600_000, maxSessions: config.serve?.maxSessions ?? 100 },
     hooks: config.hooks ?? [],
     approve: resolveApprove(config.approve),
+    defer: config.defer ?? [],
+    search: resolveSearch(config.search),
+  };
+}
+
+function resolveSearch(search: SearchConfig = {}): ResolvedSearch {
+  const native = search.native === true ? 'bm25' : (search.native ?? false);
+  return {
+    maxResults: search.maxResults ?? 10,
+    alwaysLoaded: search.alwaysLoaded ?? [],
+    native,
+    budgetTokens: search.budgetTokens ?? 8000,
+    sessions: { max: 1000, ttlMs: 3_600_000, maxTools: 64, ...stripUndefined(search.sessions) },
   };
 }
 

@@ -17,7 +17,7 @@ export interface ReloadingHost extends ToolHost {
   reload(): Promise<void>;
 }
 
-const FORWARDED = ['warning', 'log'] as const;
+const FORWARDED = ['warning', 'log', 'loaded'] as const;
 
 /** A ToolHost that delegates to whichever inner host is current, and can swap it. */
 interface Delegate extends ToolHost {
@@ -38,6 +38,7 @@ function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
     change: () => emitter.emit('change', ++generation),
     warning: (message: string) => emitter.emit('warning', message),
     log: (entry: HostEvents['log'][0]) => emitter.emit('log', entry),
+    loaded: (entry: HostEvents['loaded'][0]) => emitter.emit('loaded', entry),
   };
   const attach = (host: ToolHost) => {
     host.on('change', forward.change);

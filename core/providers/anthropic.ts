@@ -5,9 +5,29 @@
  * arguments against the original schema.
  */
 import { objectRoot } from './json-schema.js';
-import type { AnthropicTool, ToolDefinition } from './types.js';
+import type { AnthropicTool, AnthropicToolSearchTool, ToolDefinition } from './types.js';
 
 /** `{ name, description, input_schema }` per tool; input_schema is always an object schema. */
 export function toAnthropic(defs: readonly ToolDefinition[]): AnthropicTool[] {
-  return defs.map((d) => ({ name: d.name, description: d.description, input_schema: objectRoot(d.parameters) }));
+  return defs.map(anthropicTool);
+}
+
+function anthropicTool(d: ToolDefinition): AnthropicTool {
+  return { name: d.name, description: d.description, input_schema: objectRoot(d.parameters) };
+}
+
+const SEARCH_TOOLS = {
+  bm25: { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' },
+  regex: { type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' },
+} as const satisfies Record<string, AnthropicToolSearchTool>;
+
+/**
+ * Anthropic's native deferral: Anthropic's tool search tool first, then every
+ * tool, the deferred ones with `defer_loading: true`. The API searches and
+ * loads them itself, so the list is the same for every session. `skip` names
+ * toolshed's own search tool, which this form replaces.
+ */
+export function toAnthropicDeferred(defs: readonly ToolDefinition[], deferred: ReadonlySet<string>, variant: keyof typeof SEARCH_TOOLS, skip: string): Array<AnthropicTool | AnthropicToolSearchTool> {
+  const tools = defs.filter((d) => d.name !== skip).map((d) => (deferred.has(d.name) ? { ...anthropicTool(d), defer_loading: true as const } : anthropicTool(d)));
+  return [{ ...SEARCH_TOOLS[variant] }, ...tools];
 }

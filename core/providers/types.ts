@@ -30,7 +30,14 @@ export interface AnthropicTool {
   name: string;
   description: string;
   input_schema: JsonSchema & { type: 'object' };
+  /** with `search.native`: the tool is sent but kept out of the model's context until Anthropic's tool search finds it */
+  defer_loading?: true;
 }
+
+/** Anthropic's server-side tool search tool, sent first when `search.native` is set and something is deferred. */
+export type AnthropicToolSearchTool =
+  | { type: 'tool_search_tool_bm25_20251119'; name: 'tool_search_tool_bm25' }
+  | { type: 'tool_search_tool_regex_20251119'; name: 'tool_search_tool_regex' };
 
 /** One Gemini function declaration; `parameters` is left out when the tool takes none. */
 export interface GeminiFunctionDeclaration {
@@ -56,7 +63,7 @@ export interface McpTool {
 export interface ToolsByFormat {
   openai: OpenAITool;
   responses: ResponsesTool;
-  anthropic: AnthropicTool;
+  anthropic: AnthropicTool | AnthropicToolSearchTool;
   gemini: GeminiTool;
   mcp: McpTool;
 }
