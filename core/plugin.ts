@@ -79,6 +79,11 @@ export interface SandboxTool {
 export interface SandboxToolset {
   tools: SandboxTool[];
   limits: CodeLimits;
+  /**
+   * Present when some of `tools` are deferred (config `defer`): the host tool that
+   * `tools.search(query, limit?)` inside the sandbox calls to find them.
+   */
+  searchTool?: string;
 }
 
 /**

@@ -4,7 +4,7 @@
  * Every failure is an outcome with a code; nothing here throws for a tool's failure.
  */
 import { didYouMean } from '../suggest.js';
-import { codeLimits, sandboxTools } from '../expose/code-execution.js';
+import { codeLimits, sandboxTools, searchToolFor } from '../expose/code-execution.js';
 import { parseArguments, validateArguments, type ValidatedTool } from './arguments.js';
 import { cappedFailure, failure, type CallOutcome } from './outcome.js';
 import { dropStrictNulls } from './strict-arguments.js';
@@ -82,7 +82,9 @@ async function currentSandboxTools(deps: DispatchDeps, context: CallContext): Pr
     const record = deps.registry.tools.get(tool.name);
     return record !== undefined && reachable(context, record, exposure, deps.registry);
   });
-  return { tools, limits: codeLimits(deps.config()) };
+  // No untrusted plugin's grant names tool_search, so code run on one's behalf gets no tools.search.
+  const search = context.records.every((caller) => caller.plugin.source.trust !== 'untrusted') ? searchToolFor(tools, exposure.deferred) : undefined;
+  return { tools, limits: codeLimits(deps.config()), ...(search ? { searchTool: search } : {}) };
 }
 
 /**

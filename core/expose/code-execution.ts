@@ -9,6 +9,7 @@ import type { RewriteContext, SchemaRewriter } from './pipeline.js';
 import type { ToolDefinition } from '../providers/types.js';
 import type { ToolRecord } from '../types.js';
 import type { CodeLimits, SandboxTool } from '../plugin.js';
+import { SEARCH_TOOL } from './search.js';
 
 /** The reserved name of the code-execution tool. */
 export const CODE_TOOL = 'execute_code';
@@ -29,6 +30,14 @@ export function sandboxTools(config: ResolvedConfig, exposed: ReadonlyMap<string
     });
 }
 
+/**
+ * The host tool behind `tools.search` when some of the tools code may call are
+ * deferred; code may call deferred tools too (loading is about what the model is shown).
+ */
+export function searchToolFor(tools: readonly SandboxTool[], deferred: ReadonlySet<string>): string | undefined {
+  return tools.some((tool) => deferred.has(tool.name)) ? SEARCH_TOOL : undefined;
+}
+
 /** The limits of one script, from config. */
 export function codeLimits(config: ResolvedConfig): CodeLimits {
   const { timeoutMs, memoryMb, maxToolCalls, maxOutputChars } = config.codeExecution;
@@ -42,7 +51,9 @@ type Declarations = typeof import('../../sandbox/code/declarations.js');
  * Rebuilds execute_code's description from the sandbox's real exports. The
  * QuickJS module loads only when a host exposes execute_code; a probe is
  * reused while the tool list is unchanged. If the sandbox cannot start, the
- * tool is hidden with the reason.
+ * tool is hidden with the reason. Deferred tools are installed (code may call
+ * them) but not declared: the description declares `tools.search` instead,
+ * which finds them, so a large catalogue does not inflate this description.
  */
 export function codeExecutionRewriter(
   config: () => ResolvedConfig,
@@ -54,20 +65,22 @@ export function codeExecutionRewriter(
     appliesTo: (record) => record.name === CODE_TOOL,
     async rewrite(definition, context: RewriteContext) {
       const specs = sandboxTools(config(), context.exposed, context.records);
+      const searchTool = searchToolFor(specs, context.deferred);
       let exported: string[];
       try {
         modules ??= load();
         const [runtime] = await modules;
-        const key = JSON.stringify(specs);
-        if (memo?.key !== key) memo = { key, exported: await runtime.probeExports(specs) };
+        const key = JSON.stringify([specs, searchTool ?? null]);
+        if (memo?.key !== key) memo = { key, exported: await runtime.probeExports(specs, searchTool) };
         exported = memo.exported;
       } catch (error) {
         modules = undefined;
         return { hidden: `the code sandbox cannot start: ${(error as Error)?.message ?? String(error)}` };
       }
       const [, declarations] = await modules;
-      const actual = specs.filter((spec) => exported.includes(spec.name));
-      return { definition: { ...definition, description: declarations.describeExecuteCode(actual, codeLimits(config())) } };
+      const actual = specs.filter((spec) => exported.includes(spec.name) && !context.deferred.has(spec.name));
+      const search = searchTool !== undefined && exported.includes(declarations.SEARCH_FUNCTION);
+      return { definition: { ...definition, description: declarations.describeExecuteCode(actual, codeLimits(config()), { search }) } };
     },
   };
 }

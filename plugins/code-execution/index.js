@@ -56,8 +56,8 @@ const executeCode = {
   handler: async ({ code }, ctx) => {
     runtime ??= import(RUNTIME);
     const { runCode } = await runtime;
-    const { tools, limits } = await ctx.sandboxTools();
-    return runCode({ code, tools, callTool: bridge(ctx), signal: ctx.signal, ...limits });
+    const { tools, limits, searchTool } = await ctx.sandboxTools();
+    return runCode({ code, tools, callTool: bridge(ctx), signal: ctx.signal, ...limits, ...(searchTool ? { searchTool } : {}) });
   },
 };
 

@@ -1,6 +1,6 @@
 /**
  * Source evaluated inside every fresh QuickJS context before the script. It evaluates to
- * `install(hostCall, hostPrint, hostDone, namesJson)`, which defines `tools` (a proxy over a
+ * `install(hostCall, hostPrint, hostDone, namesJson, searchName)`, which defines `tools` (a proxy over a
  * frozen object of non-configurable functions) and `console`, and returns `start(main)`, which
  * runs the compiled script and reports how it settled through `hostDone(ok, json)`.
  *
@@ -9,7 +9,7 @@
  * sees is built by QuickJS's own intrinsics and no host object is ever reachable. The
  * intrinsics are captured now because the script runs afterwards and may overwrite globals.
  */
-export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint, hostDone, namesJson) {
+export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint, hostDone, namesJson, searchName) {
   'use strict';
   const defineProperty = Object.defineProperty;
   const freeze = Object.freeze;
@@ -17,6 +17,8 @@ export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint
   const stringify = JSON.stringify;
   const ErrorCtor = Error;
   const ProxyCtor = Proxy;
+  const createObject = Object.create;
+  const isArray = Array.isArray;
   const reflectGet = Reflect.get;
   const toText = String;
   const global = globalThis;
@@ -57,6 +59,32 @@ export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint
   const functions = {};
   for (let i = 0; i < names.length; i++) {
     defineProperty(functions, names[i], { value: makeTool(names[i]), enumerable: true, writable: false, configurable: false });
+  }
+
+  // tools.search(query, limit): the host's search tool, through the same call path as any tool.
+  // Each hit says whether this sandbox can call it (callable), as tools[name](args).
+  function makeSearch() {
+    const callable = createObject(null);
+    for (let i = 0; i < names.length; i++) callable[names[i]] = true;
+    const search = async function (query, limit) {
+      const payload = stringify(limit === undefined ? { query: query } : { query: query, limit: limit });
+      const reply = parse(await hostCall(searchName, payload === undefined ? 'null' : payload));
+      if (reply.ok !== true) throw toolError(reply);
+      const result = parse(reply.text);
+      const hits = result !== null && typeof result === 'object' && isArray(result.tools) ? result.tools : [];
+      for (let i = 0; i < hits.length; i++) {
+        const hit = hits[i];
+        if (hit !== null && typeof hit === 'object') {
+          defineProperty(hit, 'callable', { value: callable[hit.name] === true, writable: true, enumerable: true, configurable: true });
+        }
+      }
+      return result;
+    };
+    defineProperty(search, 'name', { value: 'search' });
+    return freeze(search);
+  }
+  if (searchName !== '') {
+    defineProperty(functions, 'search', { value: makeSearch(), enumerable: true, writable: false, configurable: false });
   }
   freeze(functions);
 

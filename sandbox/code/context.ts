@@ -1,7 +1,7 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmFunctionImplementation } from 'quickjs-emscripten';
 import { BOOTSTRAP_SOURCE } from './bootstrap.js';
 import type { Engine } from './engine.js';
-import type { CodeToolSpec } from './types.js';
+import { SEARCH_FUNCTION, type CodeToolSpec } from './types.js';
 
 /** Names a tool must match to be installed (the plugin contract's tool-name pattern). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -29,6 +29,8 @@ export interface SandboxContext {
   start: QuickJSHandle;
   /** Names that were installed, in order (invalid and duplicate names are skipped). */
   installed: string[];
+  /** the host tool behind `tools.search`, when it was installed */
+  searchTool?: string;
 }
 
 /**
@@ -41,6 +43,7 @@ export function createSandboxContext(
   memoryMb: number,
   bridge: HostBridge,
   shouldInterrupt: () => boolean,
+  searchTool?: string,
 ): SandboxContext {
   const runtime = engine.module.newRuntime();
   try {
@@ -50,8 +53,10 @@ export function createSandboxContext(
     const context = runtime.newContext();
     try {
       const installed = installableNames(tools);
-      const start = install(context, bridge, installed);
-      return { runtime, context, start, installed };
+      // A tool that is itself named `search` keeps the name; tools.search is then not installed.
+      const search = searchTool !== undefined && TOOL_NAME.test(searchTool) && !installed.includes(SEARCH_FUNCTION) ? searchTool : undefined;
+      const start = install(context, bridge, installed, search);
+      return { runtime, context, start, installed, ...(search ? { searchTool: search } : {}) };
     } catch (error) {
       disposeQuietly(context);
       throw error;
@@ -77,13 +82,14 @@ function installableNames(tools: CodeToolSpec[]): string[] {
   return [...names];
 }
 
-function install(context: QuickJSContext, bridge: HostBridge, names: string[]): QuickJSHandle {
+function install(context: QuickJSContext, bridge: HostBridge, names: string[], searchTool: string | undefined): QuickJSHandle {
   const installer = context.unwrapResult(context.evalCode(BOOTSTRAP_SOURCE, 'bootstrap.js', { type: 'global', strict: true }));
   const args = [
     context.newFunction('call', bridge.call),
     context.newFunction('print', bridge.print),
     context.newFunction('done', bridge.done),
     context.newString(JSON.stringify(names)),
+    context.newString(searchTool ?? ''),
   ];
   try {
     return context.unwrapResult(context.callFunction(installer, context.undefined, args));

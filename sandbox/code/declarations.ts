@@ -1,5 +1,7 @@
 import { argsAreOptional, commentText, propertyName, schemaToType } from './schema-type.js';
-import { CodeErrorCode, type CodeLimits, type CodeToolSpec } from './types.js';
+import { CodeErrorCode, SEARCH_FUNCTION, type CodeLimits, type CodeToolSpec } from './types.js';
+
+export { SEARCH_FUNCTION };
 
 /**
  * The TypeScript-style declaration of one sandbox function, with its description as a doc comment.
@@ -17,11 +19,18 @@ export function declarationFor(spec: CodeToolSpec): string {
 
 /**
  * The full description of `execute_code` for exactly these functions (pass only what
- * `probeExports` reported) and limits. With no functions it says so and lists none.
+ * `probeExports` reported) and limits. With no functions it says so and lists none;
+ * with `search`, it declares `tools.search`, which finds the tools not declared.
  */
-export function describeExecuteCode(specs: CodeToolSpec[], limits: CodeLimits): string {
-  return [intro(), functionsSection(specs), limitsSection(limits), resultSection()].join('\n\n');
+export function describeExecuteCode(specs: CodeToolSpec[], limits: CodeLimits, options: { search?: boolean } = {}): string {
+  return [intro(), functionsSection(specs, options.search === true), limitsSection(limits), resultSection()].join('\n\n');
 }
+
+/** The declaration of tools.search. */
+export const SEARCH_DECLARATION = [
+  '/** Find more tools: the ones not declared here, best match first (at most limit, default 5). Each found tool can be called right away as `tools[name](args)` when `callable` is true, and appears in your tool list from the next turn. */',
+  `${SEARCH_FUNCTION}(query: string, limit?: number): Promise<{ tools: { name: string; description: string; toolset: string; parameters: object; callable: boolean }[] }>;`,
+].join('\n');
 
 function intro(): string {
   return [
@@ -30,13 +39,16 @@ function intro(): string {
   ].join('\n');
 }
 
-function functionsSection(specs: CodeToolSpec[]): string {
-  if (specs.length === 0) {
+function functionsSection(specs: CodeToolSpec[], search: boolean): string {
+  if (specs.length === 0 && !search) {
     return 'No tool functions are available in this sandbox: `tools` is an empty object, so the code can only compute with plain JavaScript.';
   }
-  const body = specs.map((spec) => indent(declarationFor(spec))).join('\n');
+  const declared = specs.map((spec) => declarationFor(spec));
+  const unknown = search ? 'a name neither declared here nor found with tools.search throws UNKNOWN_TOOL' : 'a name not declared here throws UNKNOWN_TOOL';
+  if (search) declared.push(SEARCH_DECLARATION);
+  const body = declared.map((text) => indent(text)).join('\n');
   return [
-    'Each function takes one arguments object and resolves to the tool\'s result: the parsed JSON value when the tool returns JSON, otherwise its text. A failed call throws an Error whose `code` property holds the error code (for example INVALID_ARGUMENTS or TOOL_FAILED); a name not declared here throws UNKNOWN_TOOL.',
+    `Each function takes one arguments object and resolves to the tool's result: the parsed JSON value when the tool returns JSON, otherwise its text. A failed call throws an Error whose \`code\` property holds the error code (for example INVALID_ARGUMENTS or TOOL_FAILED); ${unknown}.`,
     `Functions on \`tools\`:\n\`\`\`ts\ndeclare const tools: {\n${body}\n};\n\`\`\``,
   ].join('\n');
 }

@@ -36,15 +36,15 @@ export async function runCode(options: RunCodeOptions): Promise<CodeResult> {
 }
 
 /**
- * Creates a throwaway context with the given tools installed and returns the names that
- * `Object.keys(tools)` yields inside it. Throws a clear error if QuickJS cannot start.
+ * Creates a throwaway context with the given tools (and `tools.search`, given its host tool)
+ * installed and returns the names that `Object.keys(tools)` yields inside it. Throws a clear error if QuickJS cannot start.
  */
-export async function probeExports(tools: CodeToolSpec[]): Promise<string[]> {
+export async function probeExports(tools: CodeToolSpec[], searchTool?: string): Promise<string[]> {
   const engine = await acquireEngine(PROBE_MEMORY_MB);
   const refuse = (): undefined => undefined;
   let sandbox;
   try {
-    sandbox = createSandboxContext(engine, tools, PROBE_MEMORY_MB, { call: refuse, print: refuse, done: refuse }, () => false);
+    sandbox = createSandboxContext(engine, tools, PROBE_MEMORY_MB, { call: refuse, print: refuse, done: refuse }, () => false, searchTool);
   } catch (error) {
     releaseEngine(engine, false);
     throw new EngineUnavailableError(error);

@@ -88,9 +88,10 @@ export class CodeSession {
         done: (ok, json) => this.hostDone(ok, json),
       },
       () => this.shouldInterrupt(),
+      this.options.searchTool,
     );
-    const { context, start, installed } = this.sandbox;
-    this.toolCalls = new ToolCalls(context, new Set(installed), this.options, {
+    const { context, start, installed, searchTool } = this.sandbox;
+    this.toolCalls = new ToolCalls(context, new Set(searchTool ? [...installed, searchTool] : installed), this.options, {
       isOpen: () => this.ending === undefined && !this.interrupted,
       onReply: () => this.wake(),
       guard: (fn) => void this.guard(fn),

@@ -3,6 +3,9 @@ import type { SandboxErrorCode, ToolErrorCode } from '../../core/errors.js';
 
 export type { CodeLimits };
 
+/** The key of the search function on the sandbox's `tools` object. */
+export const SEARCH_FUNCTION = 'search';
+
 /** One function the sandbox may expose (the host's `SandboxTool`). */
 export type CodeToolSpec = SandboxTool;
 
@@ -25,6 +28,8 @@ export interface RunCodeOptions extends CodeLimits {
   tools: CodeToolSpec[];
   callTool: (name: string, args: unknown, context: ToolCallContext) => Promise<ToolCallOutcome>;
   signal?: AbortSignal;
+  /** the host tool `tools.search(query, limit?)` calls (through `callTool`); no `tools.search` without it */
+  searchTool?: string;
 }
 
 /** Why a run failed, JSON-serialisable. */
