@@ -64,6 +64,9 @@ export function withDeferral(
   const state: ToolState = { name: SEARCH_TOOL, plugin: HOST_PLUGIN, toolset: SEARCH_TOOLSET, exposed: true, warnings: [] };
   if (shadowed) state.warnings.push(`plugin ${shadowed.plugin}'s ${SEARCH_TOOL} is not exposed: the name is reserved for toolshed's search while tools are deferred`);
   states.set(SEARCH_TOOL, state);
-  const definitions = [...corrected.filter((d) => d.name !== SEARCH_TOOL), searchToolDefinition(search)].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // Layer 3's list is sorted by name: tool_search goes in at its place (linear, no re-sort).
+  const definitions = corrected.filter((d) => d.name !== SEARCH_TOOL);
+  const at = definitions.findIndex((d) => d.name > SEARCH_TOOL);
+  definitions.splice(at < 0 ? definitions.length : at, 0, searchToolDefinition(search));
   return { definitions, shown: definitions.filter((d) => !deferred.has(d.name)), deferred };
 }

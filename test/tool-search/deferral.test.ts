@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { OpenAITool, ToolHost } from 'toolshed';
-import { fixtureOptions, withHost } from '../helpers.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fixtureOptions, tempDir, withHost } from '../helpers.js';
 
 const names = (tools: OpenAITool[]) => tools.map((t) => t.function.name);
 const search = async (host: ToolHost, query: string, sessionId?: string, limit?: number) => {
@@ -172,5 +174,36 @@ describe("defer: 'auto'", () => {
       expect(chars).toBeLessThanOrEqual(400 * 4);
       expect(report.tools.filter((t) => t.exposed && !t.deferred).length).toBeGreaterThan(2);
     });
+  });
+});
+
+describe('the name tool_search', () => {
+  it("belongs to the host while anything is deferred; a plugin's tool of that name is exposed otherwise", async () => {
+    const work = tempDir();
+    try {
+      const dir = path.join(work.dir, 'shadow');
+      mkdirSync(dir);
+      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'shadow', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+      writeFileSync(
+        path.join(dir, 'index.js'),
+        "export default { apiVersion: 1, tools: [{ name: 'tool_search', description: 'Mine.', parameters: { type: 'object' }, handler: () => 'plugin search' }] };",
+      );
+      const options = (defer: string[]) => {
+        const base = catalog({ defer });
+        const config = base.config as { plugins: unknown[] };
+        return { ...base, config: { ...config, plugins: [...config.plugins, { package: dir, trust: 'trusted' }] } } as typeof base;
+      };
+      await withHost(options([]), async (host) => {
+        expect(await host.dispatch('tool_search', {})).toBe('plugin search');
+      });
+      await withHost(options(['github']), async (host) => {
+        expect(JSON.parse(await host.dispatch('tool_search', { query: 'github issue', limit: 1 })).tools[0].name).toBe('github_create_issue');
+        const state = host.explain().tools.find((t) => t.name === 'tool_search');
+        expect(state).toMatchObject({ plugin: 'toolshed', exposed: true });
+        expect(state?.warnings[0]).toContain("plugin shadow's tool_search is not exposed");
+      });
+    } finally {
+      work.cleanup();
+    }
   });
 });
