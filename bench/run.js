@@ -24,8 +24,9 @@ import load from './scenarios/load.js';
 import memory from './scenarios/memory.js';
 import soak from './scenarios/soak.js';
 import startup100 from './scenarios/startup-100.js';
+import toolSearch from './scenarios/tool-search.js';
 
-const SCENARIOS = [dispatch, processTier, definitions, startup, throughput, executeCode, mcp, embedding, definitionsCurve, load, memory, soak, startup100];
+const SCENARIOS = [dispatch, processTier, definitions, startup, throughput, executeCode, mcp, embedding, definitionsCurve, load, memory, soak, startup100, toolSearch];
 const RESULTS = new URL('./results.json', import.meta.url);
 
 function machine() {
@@ -42,6 +43,8 @@ function machine() {
 
 function formatValue(value, unit = 'ms') {
   if (!Number.isFinite(value)) return '—';
+  if (unit === 'score') return value.toFixed(3);
+  if (unit === 'chars') return `${Math.round(value)} chars`;
   if (unit !== 'ms') return `${value.toFixed(1)} ${unit}`;
   if (value < 0.01) return `${(value * 1000).toFixed(2)} µs`;
   if (value < 1) return `${(value * 1000).toFixed(1)} µs`;

@@ -69,6 +69,8 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
   out.push(`layers: ${[`${c.registered} registered`, `${c.selected} selected`, `${c.available} available`, s.green(`${c.exposed} exposed`)].join(arrow)}`);
   const exposed = report.tools.filter((t) => t.exposed).map((t) => t.name);
   out.push(`exposed: ${exposed.join(', ') || 'none'}`);
+  const deferred = report.tools.filter((t) => t.deferred).map((t) => t.name);
+  if (deferred.length) out.push(`deferred (listed once tool_search finds them): ${deferred.join(', ')}`);
   const hidden = report.tools.filter((t) => !t.exposed);
   if (hidden.length) {
     out.push('');
