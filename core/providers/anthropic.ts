@@ -5,14 +5,14 @@
  * arguments against the original schema.
  */
 import { objectRoot } from './json-schema.js';
-import type { AnthropicTool, AnthropicToolSearchTool, ToolDefinition } from './types.js';
+import type { AnthropicCustomTool, AnthropicTool, AnthropicToolSearchTool, ToolDefinition } from './types.js';
 
 /** `{ name, description, input_schema }` per tool; input_schema is always an object schema. */
-export function toAnthropic(defs: readonly ToolDefinition[]): AnthropicTool[] {
+export function toAnthropic(defs: readonly ToolDefinition[]): AnthropicCustomTool[] {
   return defs.map(anthropicTool);
 }
 
-function anthropicTool(d: ToolDefinition): AnthropicTool {
+function anthropicTool(d: ToolDefinition): AnthropicCustomTool {
   return { name: d.name, description: d.description, input_schema: objectRoot(d.parameters) };
 }
 
@@ -27,7 +27,7 @@ const SEARCH_TOOLS = {
  * loads them itself, so the list is the same for every session. `skip` names
  * toolshed's own search tool, which this form replaces.
  */
-export function toAnthropicDeferred(defs: readonly ToolDefinition[], deferred: ReadonlySet<string>, variant: keyof typeof SEARCH_TOOLS, skip: string): Array<AnthropicTool | AnthropicToolSearchTool> {
+export function toAnthropicDeferred(defs: readonly ToolDefinition[], deferred: ReadonlySet<string>, variant: keyof typeof SEARCH_TOOLS, skip: string): AnthropicTool[] {
   const tools = defs.filter((d) => d.name !== skip).map((d) => (deferred.has(d.name) ? { ...anthropicTool(d), defer_loading: true as const } : anthropicTool(d)));
   return [{ ...SEARCH_TOOLS[variant] }, ...tools];
 }

@@ -25,8 +25,8 @@ export interface ResponsesTool {
   strict: boolean;
 }
 
-/** An Anthropic Messages API `tools` entry; `input_schema` is always an object schema. */
-export interface AnthropicTool {
+/** An Anthropic Messages API custom (function) tool; `input_schema` is always an object schema. */
+export interface AnthropicCustomTool {
   name: string;
   description: string;
   input_schema: JsonSchema & { type: 'object' };
@@ -38,6 +38,12 @@ export interface AnthropicTool {
 export type AnthropicToolSearchTool =
   | { type: 'tool_search_tool_bm25_20251119'; name: 'tool_search_tool_bm25' }
   | { type: 'tool_search_tool_regex_20251119'; name: 'tool_search_tool_regex' };
+
+/**
+ * An Anthropic Messages API `tools` entry: a custom tool, or (with `search.native` and
+ * something deferred) Anthropic's tool search tool; tell them apart with `'type' in entry`.
+ */
+export type AnthropicTool = AnthropicCustomTool | AnthropicToolSearchTool;
 
 /** One Gemini function declaration; `parameters` is left out when the tool takes none. */
 export interface GeminiFunctionDeclaration {
@@ -63,7 +69,7 @@ export interface McpTool {
 export interface ToolsByFormat {
   openai: OpenAITool;
   responses: ResponsesTool;
-  anthropic: AnthropicTool | AnthropicToolSearchTool;
+  anthropic: AnthropicTool;
   gemini: GeminiTool;
   mcp: McpTool;
 }

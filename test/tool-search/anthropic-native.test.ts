@@ -4,7 +4,7 @@
  * first; every other format keeps toolshed's tool_search.
  */
 import { describe, expect, it } from 'vitest';
-import type { AnthropicTool } from 'toolshed';
+import type { AnthropicCustomTool } from 'toolshed';
 import { fixtureOptions, withHost } from '../helpers.js';
 
 const options = (native: unknown) => fixtureOptions(['catalog'], { config: { defer: ['github', 'slack'], disable: ['admin'], search: { native } } });
@@ -14,7 +14,7 @@ describe('Anthropic native tool search', () => {
     await withHost(options(true), async (host) => {
       const tools = await host.definitions({ format: 'anthropic', sessionId: 'any' });
       expect(tools[0]).toEqual({ type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' });
-      const rest = tools.slice(1) as AnthropicTool[];
+      const rest = tools.slice(1) as AnthropicCustomTool[];
       expect(rest.map((t) => [t.name, t.defer_loading ?? false])).toEqual([
         ['calendar_create_event', false],
         ['github_create_issue', true],
@@ -40,7 +40,7 @@ describe('Anthropic native tool search', () => {
 
   it("without search.native the anthropic format lists toolshed's tool_search like every format", async () => {
     await withHost(options(false), async (host) => {
-      const tools = (await host.definitions({ format: 'anthropic' })) as AnthropicTool[];
+      const tools = (await host.definitions({ format: 'anthropic' })) as AnthropicCustomTool[];
       expect(tools.map((t) => t.name)).toEqual(['calendar_create_event', 'tool_search']);
       expect(tools.some((t) => 'defer_loading' in t)).toBe(false);
     });

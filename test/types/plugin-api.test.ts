@@ -1,7 +1,7 @@
 // Type tests for the public helpers: `npm test` type-checks this file (tsc --noEmit) and runs it.
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { definePlugin, defineTool, type ToolContext, type PluginSpec } from 'toolshed/plugin';
-import { createToolHost, type ToolHost, type CallOutcome, type ToolErrorCode, type OpenAITool, type AnthropicTool, type AnthropicToolSearchTool, type GeminiTool, type McpTool, type ResponsesTool } from 'toolshed';
+import { createToolHost, type ToolHost, type CallOutcome, type ToolErrorCode, type OpenAITool, type AnthropicTool, type AnthropicCustomTool, type AnthropicToolSearchTool, type GeminiTool, type McpTool, type ResponsesTool } from 'toolshed';
 
 describe('toolshed/plugin types', () => {
   it('definePlugin is an identity function that keeps literal types', () => {
@@ -46,12 +46,14 @@ describe('toolshed/plugin types', () => {
     const byDefault = () => host.definitions();
     expectTypeOf(byDefault).returns.resolves.toEqualTypeOf<OpenAITool[]>();
     type Of<F extends 'openai' | 'responses' | 'anthropic' | 'gemini' | 'mcp'> = Awaited<ReturnType<typeof host.definitions<F>>>;
-    expectTypeOf<Of<'anthropic'>>().toEqualTypeOf<Array<AnthropicTool | AnthropicToolSearchTool>>();
+    expectTypeOf<Of<'anthropic'>>().toEqualTypeOf<AnthropicTool[]>();
     expectTypeOf<Of<'responses'>>().toEqualTypeOf<ResponsesTool[]>();
     expectTypeOf<Of<'gemini'>>().toEqualTypeOf<GeminiTool[]>();
     expectTypeOf<Of<'mcp'>>().toEqualTypeOf<McpTool[]>();
     const inferred = () => host.definitions({ format: 'anthropic' });
-    expectTypeOf(inferred).returns.resolves.toEqualTypeOf<Array<AnthropicTool | AnthropicToolSearchTool>>();
+    expectTypeOf(inferred).returns.resolves.toEqualTypeOf<AnthropicTool[]>();
+    // An entry is a custom tool or Anthropic's tool search tool (search.native).
+    expectTypeOf<AnthropicTool>().toEqualTypeOf<AnthropicCustomTool | AnthropicToolSearchTool>();
   });
 
   it('a failed CallOutcome carries a ToolErrorCode', () => {
