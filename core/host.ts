@@ -17,6 +17,7 @@ import { explainHost, type HostReport } from './explain.js';
 import { SessionStore } from './expose/sessions.js';
 import type { SearchReport } from './expose/search-state.js';
 import { createSurface, openScope, type HostShared } from './surface.js';
+import { breakerKeys, CircuitBreaker } from './call/breaker.js';
 import { loadHookModules } from './load/hook-modules.js';
 import { ApprovalPolicy, type Approver } from './call/approval.js';
 import { ThreadRunner } from '../sandbox/thread/thread-runner.js';
@@ -199,6 +200,13 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     throw error;
   }
   const pipelines = new Set<DefinitionsPipeline>();
+  // A circuit opening or closing changes what is exposed: every surface recomputes now, so 'change' fires.
+  const breaker = new CircuitBreaker(config.limits.breaker, clock, () => {
+    for (const pipeline of pipelines) {
+      pipeline.reset();
+      pipeline.current().catch(() => {});
+    }
+  });
   const shared: HostShared = {
     registry,
     config,
@@ -207,7 +215,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       config: () => config,
       cache,
       clock,
-      availability: { env, platform: process.platform, runCheck },
+      availability: { env, platform: process.platform, runCheck, outOfService: (record) => breaker.openOf(breakerKeys(record.name, record.plugin.source.name)) },
       // An embedder's rewriters come first, so they can replace a built-in step.
       rewriters: [...(options.rewriters ?? []), codeExecutionRewriter(() => config)],
     },
@@ -221,6 +229,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     },
     pipelines,
     approval,
+    breaker,
   };
   const root = openScope(shared, undefined, undefined, options.onApproval);
   log = root.log;

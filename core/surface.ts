@@ -9,6 +9,7 @@ import { dispatchOutcome, type DispatchDeps } from './call/dispatch.js';
 import { envelope, failure, type CallOutcome } from './call/outcome.js';
 import { HookList } from './call/hooks.js';
 import type { ApprovalPolicy, Approver } from './call/approval.js';
+import type { CircuitBreaker } from './call/breaker.js';
 import { HostEmitter, type HostEvents } from './events.js';
 import { ToolshedError } from './errors.js';
 import { formatDefinitions, FORMATS, type DefinitionFormat, type ToolsByFormat } from './providers/index.js';
@@ -39,6 +40,8 @@ export interface HostShared {
   pipelines: Set<DefinitionsPipeline>;
   /** which tools need approval (config `approve`) */
   approval: ApprovalPolicy;
+  /** tools and plugins out of service after crashing or timing out too often */
+  breaker?: CircuitBreaker;
 }
 
 /** One surface's own state. */
@@ -96,6 +99,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     exposure: () => pipeline.current(),
     hooks: () => scope.hooks.list(),
     hostTool: (name, exposure) => search.hostTool(name, exposure),
+    ...(shared.breaker ? { breaker: shared.breaker } : {}),
   };
   if (shared.approval.active) deps.approval = { policy: shared.approval, approver: () => scope.approver() };
 

@@ -12,6 +12,7 @@ import { describeChain, nestedContext, TOP_LEVEL, type CallContext } from './cha
 import { reachable, refuseByGrants } from './call-grants.js';
 import { deadlockedWorkers, whileWaiting } from './reentry.js';
 import { withHooks, type ToolCall, type ToolHooks } from './hooks.js';
+import { breakerKeys, type BreakerVerdict, type CircuitBreaker } from './breaker.js';
 import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
 import { capText } from '../../sandbox/worker/normalize.js';
 import { describeRunnerFailure, type CallHooks, type RunnerFailure } from '../../sandbox/runner.js';
@@ -62,6 +63,8 @@ export interface DispatchDeps {
   exposure: () => Promise<Exposure>;
   /** hooks around each call; absent or empty costs nothing */
   hooks?: () => readonly ToolHooks[];
+  /** takes tools and plugins that keep crashing or timing out out of service */
+  breaker?: CircuitBreaker;
   /** which tools need approval, and who approves when the call brings no approver */
   approval?: { policy: ApprovalPolicy; approver(): Approver | undefined };
   /** the host's own tool of this name, when that exposure offers one */
@@ -186,8 +189,34 @@ function toolCall(record: ToolRecord, args: unknown, options: DispatchOptions, c
   return call;
 }
 
-/** The plugin's tier runs the handler; its failures become outcomes. */
+/** How a call's outcome counts for the breaker: only crashes and timeouts count against it. */
+function breakerVerdict(outcome: CallOutcome): BreakerVerdict {
+  if (outcome.ok) return 'ok';
+  switch (outcome.code) {
+    case 'TOOL_CRASHED':
+      return 'crashed';
+    case 'TOOL_TIMEOUT':
+      return 'timed out';
+    case 'TOOL_CANCELLED':
+    case 'QUEUE_FULL':
+    case 'HOST_CLOSED':
+      return 'neutral';
+    default:
+      return 'ok';
+  }
+}
+
+/** The breaker's gate around the plugin's tier: a tool or plugin out of service is refused before any worker starts. */
 async function runTool(deps: DispatchDeps, record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext, limits: CallLimits): Promise<CallOutcome> {
+  const ticket = deps.breaker?.admit(breakerKeys(record.name, record.plugin.source.name), record.name);
+  if (ticket && 'refused' in ticket) return failure('TOOL_NOT_EXPOSED', `tool '${record.name}' is not available here: ${ticket.refused}`);
+  const outcome = await runInTier(deps, record, args, options, context, limits);
+  ticket?.settle(breakerVerdict(outcome));
+  return outcome;
+}
+
+/** The plugin's tier runs the handler; its failures become outcomes. */
+async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext, limits: CallLimits): Promise<CallOutcome> {
   const name = record.name;
   const { timeoutMs, maxResultChars } = limits;
   // A nested call is a call of its own: it carries the chain, not the model's call id (its approver stays the caller's).

@@ -7,13 +7,14 @@
 import which from 'which';
 import type { CheckCache, CachedVerdict, Verdict } from './check-cache.js';
 import type { ToolRecord } from '../types.js';
+import type { OpenCircuit } from '../call/breaker.js';
 
 /** Why a tool is or is not available. */
 export interface Availability {
   ok: boolean;
   reason?: string;
   /** the requirement that decided it */
-  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools' | 'permissions';
+  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools' | 'permissions' | 'breaker';
   /** how the custom check's verdict was obtained */
   via?: CachedVerdict['via'];
   maskedReason?: string;
@@ -26,6 +27,8 @@ export interface AvailabilityDeps {
   cache: CheckCache;
   /** runs a tool's custom check in its plugin's tier */
   runCheck(record: ToolRecord): Promise<Verdict>;
+  /** the open circuit that takes the tool out of service (it or its plugin kept crashing), if any */
+  outOfService?(record: ToolRecord): OpenCircuit | undefined;
 }
 
 /*
@@ -114,6 +117,13 @@ export async function evaluateAvailability(records: ToolRecord[], deps: Availabi
   const pending: Promise<void>[] = [];
   // Most tools have no bins and no check: they are decided here without a promise each.
   for (const record of records) {
+    const open = deps.outOfService?.(record);
+    if (open) {
+      results.set(record.name, { ok: false, kind: 'breaker', reason: open.reason });
+      // Shown again when the cool-down ends, for its probe call.
+      expiries.push(open.until);
+      continue;
+    }
     const verdict = declarative(record, deps);
     if (verdict) results.set(record.name, verdict);
     else if (!record.manifest.requires.bins.length && !record.manifest.checkId) results.set(record.name, OK);

@@ -12,6 +12,7 @@ import { formatProblems, problems } from '../schema.js';
 import { validate as validateStandalone } from './config-validator.js';
 import { defaultCacheDir } from './cache-dir.js';
 import type { CodeLimits, Permissions, ToolLimits } from '../plugin.js';
+import type { BreakerLimits } from '../call/breaker.js';
 
 /** A plugin entry as written in the config. */
 export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Permissions; pool?: 'shared' | 'own'; options?: Record<string, unknown> };
@@ -28,6 +29,8 @@ export interface HostLimits extends Required<ToolLimits> {
   loadTimeoutMs: number;
   /** the longest chain of nested ctx.callTool calls */
   maxCallDepth: number;
+  /** crashes or timeouts in a window that take a tool or plugin out of service for a cool-down */
+  breaker: BreakerLimits;
 }
 
 /** The config object users write (see config.schema.json). */
@@ -40,7 +43,7 @@ export interface ToolshedConfig {
   disable?: string[];
   prefer?: Record<string, string>;
   checks?: { ttlMs?: number; graceMs?: number; timeoutMs?: number };
-  limits?: Partial<HostLimits>;
+  limits?: Partial<Omit<HostLimits, 'breaker'>> & { breaker?: Partial<BreakerLimits> };
   codeExecution?: Partial<CodeLimits> & { tools?: string[] };
   cache?: { dir?: string; enabled?: boolean };
   /** the workspace root tools work in (ctx.cwd), relative to the config file */
@@ -242,6 +245,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
       loadTimeoutMs: 5_000,
       maxCallDepth: 8,
       ...config.limits,
+      breaker: { failures: 5, windowMs: 60_000, coolDownMs: 30_000, ...config.limits?.breaker },
     },
     codeExecution: { tools: config.codeExecution?.tools, timeoutMs: 30_000, maxToolCalls: 50, memoryMb: 64, maxOutputChars: 20_000, ...stripUndefined(config.codeExecution) },
     cache: { dir: cacheDir, enabled: cacheDir !== undefined && (config.cache?.enabled ?? true) },

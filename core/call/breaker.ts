@@ -1,0 +1,161 @@
+/**
+ * The circuit breaker: a tool (or a whole plugin, or any other unit a caller
+ * names by key, such as an MCP server toolset) that crashes or times out
+ * `failures` times within `windowMs` is taken out of service for `coolDownMs`:
+ * its tools are hidden with the reason, and calls that still arrive are
+ * refused without starting a worker. After the cool-down the tools are shown
+ * again and one probe call is let through; if it crashes or times out too the
+ * circuit opens again, otherwise it closes. Each crash costs a fresh worker
+ * or child process, so without this a model retrying a broken tool, or a
+ * hostile plugin, burns the host's CPU.
+ */
+import type { Clock } from '../expose/check-cache.js';
+
+/** `limits.breaker`: how many crashes or timeouts in what window open a circuit, and for how long. */
+export interface BreakerLimits {
+  /** crashes or timeouts within `windowMs` that open the circuit; 0 turns the breaker off */
+  failures: number;
+  windowMs: number;
+  coolDownMs: number;
+}
+
+/** What counts against a circuit. */
+export type BreakerFailure = 'crashed' | 'timed out';
+
+/** How a call ended, as the breaker sees it: a failure, a success (the worker survived), or neither (cancelled, queue full). */
+export type BreakerVerdict = BreakerFailure | 'ok' | 'neutral';
+
+/** An open circuit: why, and until when. */
+export interface OpenCircuit {
+  reason: string;
+  until: number;
+}
+
+/**
+ * One circuit a call counts against. A group circuit (a plugin, an MCP server)
+ * opens only when its failures come from more than one member: a single broken
+ * tool is its own circuit's business and does not take its siblings down.
+ */
+export interface CircuitKey {
+  key: string;
+  /** shown in the reason: "its plugin P" */
+  label?: string;
+  group?: boolean;
+}
+
+interface Circuit {
+  failures: Array<{ at: number; kind: BreakerFailure; member: string }>;
+  open?: OpenCircuit;
+  /** a probe call is running (the cool-down is over, the circuit not yet closed) */
+  probing: boolean;
+}
+
+/** A call the breaker let through; settle it with how the call ended. */
+export interface BreakerTicket {
+  settle(verdict: BreakerVerdict): void;
+}
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+/** Circuits by key (`tool:NAME`, `plugin:NAME`, …). */
+export class CircuitBreaker {
+  private readonly circuits = new Map<string, Circuit>();
+
+  /** `onChange` runs whenever a circuit opens or closes (the exposed tools change). */
+  constructor(
+    private readonly limits: BreakerLimits,
+    private readonly clock: Clock,
+    private readonly onChange: () => void = () => {},
+  ) {}
+
+  private circuit(key: string): Circuit {
+    let circuit = this.circuits.get(key);
+    if (!circuit) {
+      circuit = { failures: [], probing: false };
+      this.circuits.set(key, circuit);
+    }
+    return circuit;
+  }
+
+  /** The first of `keys` whose circuit is open now (its cool-down not over), if any. */
+  openOf(keys: readonly CircuitKey[]): OpenCircuit | undefined {
+    const now = this.clock.now();
+    for (const { key } of keys) {
+      const open = this.circuits.get(key)?.open;
+      if (open && now < open.until) return open;
+    }
+    return undefined;
+  }
+
+  /**
+   * Lets a call through unless one of its circuits is open, or is past its
+   * cool-down with a probe call already running; returns the refusal reason or a ticket.
+   */
+  admit(keys: readonly CircuitKey[], member: string): { refused: string } | BreakerTicket {
+    if (this.limits.failures <= 0) return { settle: () => {} };
+    const open = this.openOf(keys);
+    if (open) return { refused: open.reason };
+    const probes: Circuit[] = [];
+    for (const { key } of keys) {
+      const circuit = this.circuits.get(key);
+      if (!circuit?.open) continue;
+      if (circuit.probing) return { refused: `${circuit.open.reason.replace(/; retrying after .*$/, '')}; a probe call is running, retry when it is done` };
+      probes.push(circuit);
+    }
+    for (const circuit of probes) circuit.probing = true;
+    let settled = false;
+    return {
+      settle: (verdict) => {
+        if (settled) return;
+        settled = true;
+        for (const circuit of probes) circuit.probing = false;
+        this.record(keys, member, verdict, probes);
+      },
+    };
+  }
+
+  private record(keys: readonly CircuitKey[], member: string, verdict: BreakerVerdict, probes: Circuit[]): void {
+    const now = this.clock.now();
+    let changed = false;
+    for (const spec of keys) {
+      const { key } = spec;
+      const circuit = this.circuit(key);
+      const wasProbe = probes.includes(circuit);
+      if (verdict === 'neutral') continue;
+      if (verdict === 'ok') {
+        // A probe that did not crash closes its circuit; outside a probe, successes do not erase failures.
+        if (wasProbe) {
+          this.circuits.delete(key);
+          changed = true;
+        }
+        continue;
+      }
+      if (wasProbe) {
+        circuit.open = { reason: `${verdict} again on the probe call after the cool-down; retrying after ${seconds(this.limits.coolDownMs)}`, until: now + this.limits.coolDownMs };
+        changed = true;
+        continue;
+      }
+      circuit.failures = circuit.failures.filter((f) => f.at > now - this.limits.windowMs);
+      circuit.failures.push({ at: now, kind: verdict, member });
+      const spread = !spec.group || new Set(circuit.failures.map((f) => f.member)).size > 1;
+      if (circuit.failures.length >= this.limits.failures && spread && !circuit.open) {
+        circuit.open = { reason: this.reason(spec, circuit.failures), until: now + this.limits.coolDownMs };
+        circuit.failures = [];
+        changed = true;
+      }
+    }
+    if (changed) this.onChange();
+  }
+
+  private reason(spec: CircuitKey, failures: Circuit['failures']): string {
+    const kinds = new Set(failures.map((f) => f.kind));
+    const verb = kinds.size === 1 ? [...kinds][0]! : 'crashed or timed out';
+    const who = spec.label ? `the tools of ${spec.label} ` : '';
+    return `${who}${verb} ${failures.length} times in ${seconds(this.limits.windowMs)}; retrying after ${seconds(this.limits.coolDownMs)}`;
+  }
+}
+
+/** The circuits a call of `tool` from `plugin` counts against: the tool's own, and its plugin's (a group). */
+export function breakerKeys(tool: string, plugin: string): CircuitKey[] {
+  return [{ key: `tool:${tool}` }, { key: `plugin:${plugin}`, label: `plugin ${plugin}`, group: true }];
+}
