@@ -25,8 +25,9 @@ import memory from './scenarios/memory.js';
 import soak from './scenarios/soak.js';
 import startup100 from './scenarios/startup-100.js';
 import toolSearch from './scenarios/tool-search.js';
+import mcpServers from './scenarios/mcp-servers.js';
 
-const SCENARIOS = [dispatch, processTier, definitions, startup, throughput, executeCode, mcp, embedding, definitionsCurve, load, memory, soak, startup100, toolSearch];
+const SCENARIOS = [dispatch, processTier, definitions, startup, throughput, executeCode, mcp, embedding, definitionsCurve, load, memory, soak, startup100, toolSearch, mcpServers];
 const RESULTS = new URL('./results.json', import.meta.url);
 
 function machine() {

@@ -6,6 +6,7 @@
  * network and env are declarations only, unless its own code checks them and
  * the suite tests that it does (first-party plugins only; see FIRST_PARTY).
  */
+import { serverEnforcement } from './mcp-servers/enforcement.js';
 import type { LoadedPlugin } from './types.js';
 import type { Protections } from '../sandbox/process/spawn.js';
 
@@ -35,6 +36,9 @@ const FIRST_PARTY: Record<string, Partial<Record<'fs', string>>> = {
 
 /** What is enforced of `plugin`'s permissions; `protections` are its process tier's, when it has one. */
 export function enforcement(plugin: LoadedPlugin, protections: Protections | undefined): Enforcement {
+  // An MCP server is held by how it was launched (or runs elsewhere), not by a plugin tier.
+  const link = plugin.runner.connection?.();
+  if (link) return serverEnforcement(plugin, link);
   const { roots } = plugin.scope;
   const effective = plugin.permissions.effective;
   if (plugin.source.trust === 'untrusted') {

@@ -13,6 +13,7 @@ import type { Permissions } from './plugin.js';
 import type { Protections } from '../sandbox/process/spawn.js';
 import { enforcement, type Enforcement } from './enforcement.js';
 import type { SearchReport } from './expose/search-state.js';
+import type { ConnectionReport } from './mcp-servers/report.js';
 
 /** One plugin's line in the report. */
 export interface PluginReport {
@@ -23,7 +24,7 @@ export interface PluginReport {
   version?: string;
   builtin?: boolean;
   trust?: 'trusted' | 'untrusted';
-  tier?: 'thread' | 'process';
+  tier?: 'thread' | 'process' | 'remote';
   manifestSource?: ManifestSource;
   tools?: number;
   env?: string[];
@@ -33,6 +34,8 @@ export interface PluginReport {
   pool?: { started: boolean; threads: number; completed: number; guardRefused: number; messagesDropped: number; lastDropped?: string };
   /** process tier only: the protections its child runs under on this machine (namespaces as probed here) */
   protections?: Protections;
+  /** MCP servers only: connection state and reason, what it runs, its protections */
+  mcp?: ConnectionReport;
   error?: { code: string; message: string };
   /** failed plugins: the toolsets and tools it is known to declare, and where that is known from */
   known?: { from: 'last-manifest' | 'name'; toolsets: string[]; tools: string[] };
@@ -84,6 +87,7 @@ export function explainHost(input: {
     }
     const stats = p.runner.stats();
     const protections = p.runner.protections();
+    const mcp = p.runner.connection?.();
     return {
       name: p.source.name,
       specifier: p.source.specifier,
@@ -106,6 +110,7 @@ export function explainHost(input: {
         ...(stats.dropped.last !== undefined ? { lastDropped: stats.dropped.last } : {}),
       },
       ...(protections ? { protections } : {}),
+      ...(mcp ? { mcp } : {}),
     };
   });
   const toolsets = exposure

@@ -28,6 +28,7 @@ import type { PluginSource, ToolRecord } from './types.js';
 import type { ToolHost } from './tool-host.js';
 import { describeRunnerFailure, type ManifestExtractor, type Runner, type RunOutcome } from '../sandbox/runner.js';
 import type { RawManifest } from '../sandbox/protocol.js';
+import type { McpServers } from './mcp-servers/index.js';
 
 /** Options of `createToolHost`. */
 export interface ToolHostOptions {
@@ -153,6 +154,20 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
 
   // Problems found while loading that do not stop it; explain lists them with the pipeline's warnings.
   const loadWarnings: string[] = [];
+
+  // Set once the root scope exists; a check's ctx.log (and an MCP server's stderr) goes to the host's 'log' event.
+  let log: (entry: { plugin: string; tool?: string; message: string }) => void = () => {};
+
+  // MCP servers start while plugins load; the SDK is loaded only for a config that has some.
+  let mcp: McpServers | undefined;
+  let onMcpChange: (() => void) | undefined;
+  if (Object.keys(config.mcpServers).length) {
+    const { McpServers } = await import('./mcp-servers/index.js');
+    mcp = new McpServers({ config, env, onChange: () => onMcpChange?.(), onLog: (entry) => log(entry) });
+    runners.push(...mcp.runners());
+  }
+  const mcpStarted = mcp?.start();
+
   let plugins;
   try {
     plugins = await loadPlugins({
@@ -169,11 +184,11 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   } finally {
     await extractor?.close();
   }
-  registry.setPlugins(plugins, config.prefer);
+  await mcpStarted;
+  const setPlugins = () => registry.setPlugins(mcp ? [...plugins, ...mcp.plugins(plugins)] : plugins, config.prefer);
+  setPlugins();
 
   const cache = new CheckCache({ ttlMs: config.checks.ttlMs, graceMs: config.checks.graceMs, clock });
-  // Set once the root scope exists; a check's ctx.log goes to the host's 'log' event.
-  let log: (entry: { plugin: string; tool?: string; message: string }) => void = () => {};
   const runCheck = async (record: ToolRecord): Promise<Verdict> => {
     const outcome = await record.plugin.runner.check(
       { checkId: record.manifest.checkId!, timeoutMs: config.checks.timeoutMs },
@@ -235,6 +250,15 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   log = root.log;
   for (const hooks of configHooks) root.hooks.add(hooks);
   const pipeline = root.pipeline;
+  // A server connected, went away or re-listed: rebuild the registry and recompute until caught up,
+  // so 'change' fires now (views follow the root's change).
+  onMcpChange = () => {
+    setPlugins();
+    void (async () => {
+      let exposure = await pipeline.current();
+      while (!closed && exposure.generation !== registry.generation) exposure = await pipeline.current();
+    })().catch((error: Error) => root.emitter.emit('warning', `MCP server change: ${error?.message ?? String(error)}`));
+  };
 
   const host: ToolHost = createSurface(shared, root, {
     isClosed: () => closed,

@@ -49,8 +49,8 @@ export interface PluginSource {
   dependencyDirs: string[];
 }
 
-/** How the manifest was obtained. */
-export type ManifestSource = 'cache' | 'extracted';
+/** How the manifest was obtained (`listed`: from an MCP server's `tools/list`). */
+export type ManifestSource = 'cache' | 'extracted' | 'listed';
 
 /** A plugin that loaded: its manifest and the runner its code runs in. */
 export interface LoadedPlugin {

@@ -4,7 +4,7 @@
  * behind the guard in rpc-guard.ts.
  */
 import type { SerializedError } from '../core/errors.js';
-import type { CallOutcome } from '../core/call/outcome.js';
+import type { CallOutcome, RichContent } from '../core/call/outcome.js';
 import type { FileRoots, SandboxToolset } from '../core/plugin.js';
 
 export type { CallOutcome, SandboxToolset };
@@ -67,6 +67,10 @@ export interface HandlerOutput {
   text: string;
   /** length before the worker-side cap; equals text.length when nothing was cut */
   originalLength: number;
+  /** the blocks of a result richer than text (MCP-server tools only) */
+  content?: RichContent;
+  /** the tool reported a failure as its result (MCP `isError`): `text` is the message */
+  isError?: boolean;
 }
 
 /** A custom check's verdict. */

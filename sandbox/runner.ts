@@ -6,6 +6,7 @@
  */
 import type { CallOutcome, CheckVerdict, HandlerOutput, RawManifest, SandboxToolset, WorkerReply } from './protocol.js';
 import type { Protections } from './process/spawn.js';
+import type { ConnectionReport } from '../core/mcp-servers/report.js';
 
 /**
  * Where a nested call comes from: the running call (`callId`) and the worker
@@ -70,7 +71,8 @@ export interface RunnerStats {
 
 /** A plugin's execution tier. */
 export interface Runner {
-  readonly tier: 'thread' | 'process';
+  /** `remote`: the code runs elsewhere and is reached over the network (an MCP server over HTTP) */
+  readonly tier: 'thread' | 'process' | 'remote';
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>>;
   /** `origin`: the running call that made this one through ctx.callTool, if any */
   handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal, origin?: CallOrigin): Promise<RunOutcome<HandlerOutput>>;
@@ -79,6 +81,8 @@ export interface Runner {
   stats(): RunnerStats;
   /** the OS-level protections its code runs under; undefined for the thread tier, which has none of its own */
   protections(): Protections | undefined;
+  /** a runner that speaks to a server (an MCP server) reports that link; its tools are available only while it is connected */
+  connection?(): ConnectionReport;
   close(): Promise<void>;
 }
 

@@ -6,7 +6,7 @@
 import { didYouMean } from '../suggest.js';
 import { codeLimits, sandboxTools, searchToolFor } from '../expose/code-execution.js';
 import { parseArguments, validateArguments, type ValidatedTool } from './arguments.js';
-import { cappedFailure, failure, type CallOutcome } from './outcome.js';
+import { cappedFailure, failure, type CallOutcome, type RichContent } from './outcome.js';
 import { dropStrictNulls } from './strict-arguments.js';
 import { describeChain, nestedContext, TOP_LEVEL, type CallContext } from './chain.js';
 import { reachable, refuseByGrants } from './call-grants.js';
@@ -241,7 +241,21 @@ async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, 
     // The handler chose the message: it is bounded like a result.
     return cappedFailure(code, outcome.error.message || `${name} failed`, maxResultChars);
   }
-  const { text, originalLength } = outcome.value;
+  const { text, originalLength, content, isError } = outcome.value;
   // The worker capped already; cap again so a misbehaving tier cannot exceed the limit.
-  return { ok: true, text: capText(text, maxResultChars, Math.max(originalLength, text.length)) };
+  const capped = capText(text, maxResultChars, Math.max(originalLength, text.length));
+  if (!content && !isError) return { ok: true, text: capped };
+  return withContent(isError ? failure('TOOL_FAILED', capped || `${name} failed`) : { ok: true, text: capped }, content, maxResultChars);
+}
+
+/**
+ * Attaches rich content (MCP blocks) to an outcome when it fits the result cap;
+ * blocks over the cap are dropped whole (a cut image is no image) and the text says so.
+ */
+function withContent(outcome: CallOutcome, content: RichContent | undefined, maxResultChars: number): CallOutcome {
+  if (!content) return outcome;
+  const size = JSON.stringify(content).length;
+  if (size <= maxResultChars) return { ...outcome, content };
+  const note = `\n[RESULT_TRUNCATED: the result's content blocks (${size} characters) exceed the limit of ${maxResultChars}; only their text is shown]`;
+  return outcome.ok ? { ok: true, text: outcome.text + note } : { ...outcome, message: outcome.message + note };
 }

@@ -28,7 +28,7 @@ export interface ToolCall {
   /** the plugin that owns the tool */
   plugin: string;
   /** where its handler runs */
-  tier: 'thread' | 'process';
+  tier: 'thread' | 'process' | 'remote';
   /** the tool's declared behaviour hints (MCP tool annotations) */
   annotations: ToolAnnotations;
 }

@@ -6,8 +6,33 @@
 import { capText, truncationMarker } from '../../sandbox/worker/normalize.js';
 import type { ToolErrorCode } from '../errors.js';
 
-/** The outcome of one dispatch, as `host.call` and a plugin's `ctx.callTool` see it. */
-export type CallOutcome = { ok: true; text: string } | { ok: false; code: ToolErrorCode; message: string; retryAfterMs?: number };
+/**
+ * One MCP content block (text, image, audio, resource_link, resource), kept
+ * exactly as the MCP server sent it, annotations and `_meta` included.
+ */
+export interface ContentBlock {
+  type: 'text' | 'image' | 'audio' | 'resource_link' | 'resource';
+  [key: string]: unknown;
+}
+
+/**
+ * A result richer than text (MCP servers' images, audio, resources,
+ * `structuredContent`): the blocks as sent. `text` stays the string the model
+ * reads through `dispatch()`; `serve` sends these blocks unchanged.
+ */
+export interface RichContent {
+  blocks: ContentBlock[];
+  structured?: Record<string, unknown>;
+}
+
+/**
+ * The outcome of one dispatch, as `host.call` and a plugin's `ctx.callTool` see it.
+ * `content` is present only when the tool's result held more than one plain text
+ * block (today: MCP-server tools); `text` is always its rendering.
+ */
+export type CallOutcome =
+  | { ok: true; text: string; content?: RichContent }
+  | { ok: false; code: ToolErrorCode; message: string; retryAfterMs?: number; content?: RichContent };
 
 /** A failed outcome with `code`. */
 export function failure(code: ToolErrorCode, message: string): CallOutcome {

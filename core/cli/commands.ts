@@ -19,9 +19,11 @@ export interface CliValues {
   http?: string;
   allowOrigin?: string;
   tokenEnv?: string;
+  stateless?: boolean;
   watch?: boolean;
   force?: boolean;
   yes?: boolean;
+  fromClaudeDesktop?: string;
 }
 
 /** One flag in commander's syntax: `--format <name>` takes a value, `--json` does not. */
@@ -108,12 +110,14 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--http <host:port>', description: 'serve Streamable HTTP on this loopback address instead of stdio' },
       { flags: '--allow-origin <origins>', description: 'with --http: browser origins allowed besides loopback ones, comma-separated (others get 403)' },
       { flags: '--token-env <name>', description: 'with --http: require Authorization: Bearer <the value of env var NAME>; allows a non-loopback address' },
+      { flags: '--stateless', description: 'with --http: keep no per-client state, so replicas can sit behind a load balancer' },
       { flags: '--watch', description: 'reload the config and plugins when their files change' },
     ],
     examples: [
       'toolshed serve',
       'toolshed serve --root /path/to/app',
       'toolshed serve --http 127.0.0.1:7777 --watch',
+      'toolshed serve --http 127.0.0.1:7777 --stateless',
       'TOOLSHED_TOKEN=… toolshed serve --http 0.0.0.0:7777 --token-env TOOLSHED_TOKEN --allow-origin https://app.example',
     ],
     run: async (c) => (await import('./serve.js')).runServeCommand(c),
@@ -122,8 +126,11 @@ export const COMMANDS: CommandSpec[] = [
     name: 'init',
     summary: 'write a starter .toolshedrc.json in the current folder',
     host: false,
-    flags: [{ flags: '--force', description: 'overwrite an existing .toolshedrc.json' }],
-    examples: ['toolshed init'],
+    flags: [
+      { flags: '--force', description: 'overwrite an existing .toolshedrc.json' },
+      { flags: '--from-claude-desktop <file>', description: "import the mcpServers of a Claude Desktop (or Cursor) config file" },
+    ],
+    examples: ['toolshed init', 'toolshed init --from-claude-desktop ~/.config/Claude/claude_desktop_config.json'],
     run: async (c) => (await import('./init.js')).runInitCommand(c),
   },
   {

@@ -16,8 +16,36 @@ function knownLine(p: PluginReport): string {
 function pluginLine(p: PluginReport, nameWidth: number, s: Style): string {
   if (p.status === 'failed') return `  ${s.red(s.fail)} ${pad(p.name, nameWidth)}  ${s.red(`${p.error?.code}:`)} ${p.error?.message}`;
   // "builtin": shipped inside the toolshed package (plugins/), not a package of its own on the registry.
-  const bits = [`${p.tools} tool${p.tools === 1 ? '' : 's'}`, `${p.tier} tier`, p.trust ?? '', p.builtin ? 'builtin' : '', `${p.loadMs} ms`, `manifest ${p.manifestSource}`];
-  return `  ${s.green(s.ok)} ${pad(p.name, nameWidth)}  ${bits.filter(Boolean).join(` ${s.dot} `)}`;
+  const bits = [`${p.tools} tool${p.tools === 1 ? '' : 's'}`, `${p.tier} tier`, p.trust ?? '', p.builtin ? 'builtin' : '', p.mcp ? `${p.mcp.transport} ${p.mcp.state}` : '', `${p.loadMs} ms`, `manifest ${p.manifestSource}`];
+  const mark = p.mcp && p.mcp.state !== 'connected' ? s.yellow(s.warn) : s.green(s.ok);
+  return `  ${mark} ${pad(p.name, nameWidth)}  ${bits.filter(Boolean).join(` ${s.dot} `)}`;
+}
+
+/** An MCP server's protections, in words. */
+function describeServerProtections(p: PluginReport): string | undefined {
+  const x = p.mcp?.protections;
+  if (!x) return undefined;
+  const on = [x.env === 'granted only' ? 'env reduced to the grant' : "a desktop client's default env"];
+  if (x.permissionModel) on.push('permission model (fs, child processes, addons)');
+  if (x.mountNamespace) on.push(`own mount namespace (${x.launcher})`);
+  if (x.netNamespace) on.push('no network (own network namespace)');
+  if (x.pidNamespace) on.push('own PID namespace');
+  if (x.userNamespace) on.push('own user namespace');
+  return `protections: ${on.join(', ')}${x.reason ? `; not in force: ${x.reason}` : ''}`;
+}
+
+/** The lines under an MCP server: why it is down, its protections, renames and listing warnings. */
+function serverLines(p: PluginReport, s: Style): string[] {
+  const m = p.mcp;
+  if (!m) return [];
+  const out = [m.transport === 'http' ? `url: ${m.target}` : `command: ${m.target}`];
+  if (m.reason) out.push(`reason: ${m.reason}`);
+  const protections = describeServerProtections(p);
+  if (protections) out.push(protections);
+  const renamed = Object.entries(m.renamed);
+  if (renamed.length) out.push(`renamed: ${renamed.map(([exposed, own]) => `${own} ${s.arrow} ${exposed}`).join(', ')}`);
+  for (const warning of m.warnings) out.push(`warning: ${warning}`);
+  return out;
 }
 
 /** What is enforced of a plugin's permissions, in words: "declared, not enforced" where nothing holds it. */
@@ -59,6 +87,7 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
     if (p.status === 'failed') out.push(`      ${' '.repeat(nameWidth)}${knownLine(p)}`);
     const protections = describeProtections(p);
     if (protections) out.push(`      ${' '.repeat(nameWidth)}${protections}`);
+    for (const line of serverLines(p, s)) out.push(`      ${' '.repeat(nameWidth)}${line}`);
   }
   out.push('');
   const toolset = (t: HostReport['toolsets'][number]) => (t.includes.length ? `${t.name} (= ${t.includes.join(' + ')})` : `${t.name} (${t.tools}${t.unavailable ? ', unavailable' : ''})`);
@@ -112,8 +141,11 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
     out.push(`  granted:   ${show(perms.granted)}`);
     out.push(`  effective: ${show(e)}`);
     out.push(`  enforced:  ${describeEnforcement(perms.enforced)}`);
-    const protections = describeProtections(plugin);
+    const protections = describeProtections(plugin) ?? describeServerProtections(plugin);
     if (protections) out.push(`  ${protections}`);
+    if (plugin.mcp) out.push(`  server:   MCP over ${plugin.mcp.transport}, ${plugin.mcp.state}${plugin.mcp.server ? ` (${plugin.mcp.server.name} ${plugin.mcp.server.version})` : ''}`);
+    const own = plugin.mcp?.renamed[tool.name];
+    if (own) out.push(`  name:     ${own} on the server, renamed because another tool has that name`);
   }
   return out.join('\n');
 }

@@ -30,7 +30,7 @@ function describe(error: unknown): string {
 }
 
 /** The flags `serve` reads. */
-type ServeValues = { http?: string; allowOrigin?: string; tokenEnv?: string; watch?: boolean; strict?: boolean };
+type ServeValues = { http?: string; stateless?: boolean; allowOrigin?: string; tokenEnv?: string; watch?: boolean; strict?: boolean };
 
 /** The bearer token named by `--token-env`: the variable must be set and not empty. */
 function bearerToken(name: string | undefined): string | undefined {
@@ -42,6 +42,7 @@ function bearerToken(name: string | undefined): string | undefined {
 
 /** Checks the flags before any plugin loads, so a usage error costs nothing. */
 function plan(values: ServeValues) {
+  if (values.stateless && values.http === undefined) throw new UsageError('--stateless is a mode of --http: add --http HOST:PORT');
   if (values.http === undefined) {
     if (values.allowOrigin !== undefined || values.tokenEnv !== undefined) throw new UsageError('--allow-origin and --token-env apply to --http only');
     return { kind: 'stdio' as const };
@@ -170,9 +171,9 @@ export async function runServe(options: { values: ServeValues; openHost(root?: s
   try {
     if (mode.kind === 'http') {
       const { address, allowedOrigins } = mode;
-      const http = await serveHttp(host, { ...address, onError, allowedOrigins, ...(mode.bearerToken !== undefined ? { bearerToken: mode.bearerToken } : {}) });
+      const http = await serveHttp(host, { ...address, onError, allowedOrigins, ...(mode.bearerToken !== undefined ? { bearerToken: mode.bearerToken } : {}), stateless: options.values.stateless === true });
       endpoint = http;
-      log(`MCP (Streamable HTTP) listening on ${http.url}${mode.bearerToken !== undefined ? ` (bearer token from ${options.values.tokenEnv} required)` : ''}`);
+      log(`MCP (Streamable HTTP${options.values.stateless ? ', stateless' : ''}) listening on ${http.url}${mode.bearerToken !== undefined ? ` (bearer token from ${options.values.tokenEnv} required)` : ''}`);
     } else {
       endpoint = await serveStdio(host, onError, adoptClientRoot(host, (dir) => (root = dir)));
       log('MCP over stdio ready');

@@ -14,7 +14,7 @@ export interface Availability {
   ok: boolean;
   reason?: string;
   /** the requirement that decided it */
-  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools' | 'permissions' | 'breaker';
+  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools' | 'permissions' | 'breaker' | 'connection';
   /** how the custom check's verdict was obtained */
   via?: CachedVerdict['via'];
   maskedReason?: string;
@@ -80,6 +80,9 @@ export function checkKey(record: ToolRecord): string | undefined {
 
 /** The declarative verdict that needs no await (grants, env, platforms), or undefined when it holds. */
 function declarative(record: ToolRecord, deps: AvailabilityDeps): Availability | undefined {
+  // An MCP server's tools exist only while it is connected.
+  const link = record.plugin.runner.connection?.();
+  if (link && link.state !== 'connected') return { ok: false, kind: 'connection', reason: link.reason ?? `the MCP server is ${link.state}` };
   const gap = grantGap(record);
   if (gap) return gap;
   const env = missingEnv(record, deps.env);

@@ -17,6 +17,28 @@ import type { BreakerLimits } from '../call/breaker.js';
 /** A plugin entry as written in the config. */
 export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Permissions; pool?: 'shared' | 'own'; options?: Record<string, unknown> };
 
+/**
+ * An MCP server entry: the Claude Desktop / Cursor shape (`command`, `args`,
+ * `env`, `cwd` for stdio; `url`, `headers` for Streamable HTTP) plus
+ * toolshed's own keys (docs/mcp-servers.md).
+ */
+export interface McpServerEntry {
+  type?: 'stdio' | 'http' | 'streamable-http';
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  trust?: 'trusted' | 'untrusted';
+  grant?: Permissions;
+  toolset?: string;
+  prefix?: string | false;
+  timeoutMs?: number;
+  enabled?: boolean;
+  sandbox?: boolean;
+}
+
 /** Host-wide limits; a tool's own `limits` may lower its timeout and result cap. */
 export interface HostLimits extends Required<ToolLimits> {
   memoryMb: number;
@@ -55,6 +77,7 @@ export interface ToolshedConfig {
   approve?: string[] | { tools?: string[]; destructive?: boolean; timeoutMs?: number };
   defer?: string[] | 'auto';
   search?: SearchConfig;
+  mcpServers?: Record<string, McpServerEntry>;
 }
 
 /** `search`: how deferred tools are found and loaded per session (docs/tool-search.md). */
@@ -103,6 +126,7 @@ export interface ResolvedConfig {
   /** names and patterns to defer, or 'auto' (docs/tool-search.md) */
   defer: string[] | 'auto';
   search: ResolvedSearch;
+  mcpServers: Record<string, McpServerEntry>;
 }
 
 /** Every place cosmiconfig looks, in order (docs/configuration.md lists them). */
@@ -254,6 +278,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
     approve: resolveApprove(config.approve),
     defer: config.defer ?? [],
     search: resolveSearch(config.search),
+    mcpServers: config.mcpServers ?? {},
   };
 }
 

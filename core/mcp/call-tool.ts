@@ -9,6 +9,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { mcpApprover } from './approval.js';
 import type { ToolHost } from '../host.js';
+import type { RichContent } from '../call/outcome.js';
 
 /** The parts of a `tools/call` request this handler reads. */
 export interface CallToolParams {
@@ -47,13 +48,30 @@ export async function callTool(host: ToolHost, params: CallToolParams, extra: Mc
     outcome = await host.call(params.name, params.arguments ?? {}, {
       signal: extra.signal,
       onApproval: mcpApprover(server, extra),
-      ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}),
+      ...(sessionOf(extra) !== undefined ? { sessionId: sessionOf(extra)! } : {}),
       ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
     });
   } finally {
     progress.stop();
   }
+  // Rich content (an MCP server's images, resources, structuredContent) goes out as it came in.
+  if (outcome.content) return { ...(outcome.ok ? {} : { isError: true }), ...richResult(outcome.content) };
   if (outcome.ok) return { content: [{ type: 'text', text: outcome.text }] };
   // The same envelope dispatch() returns, so the code survives for clients that parse it.
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: outcome.message, code: outcome.code }) }] };
+}
+
+function richResult(content: RichContent): CallToolResult {
+  return { content: content.blocks as CallToolResult['content'], ...(content.structured ? { structuredContent: content.structured } : {}) };
+}
+
+/**
+ * The session a call belongs to: the transport's (stateful HTTP), else the
+ * `Mcp-Session-Id` header a client sends to a stateless server, as the SDK
+ * itself reads it for logging levels.
+ */
+function sessionOf(extra: McpHandlerExtra): string | undefined {
+  if (extra.sessionId !== undefined) return extra.sessionId;
+  const header = extra.requestInfo?.headers['mcp-session-id'];
+  return typeof header === 'string' && header.length > 0 ? header : undefined;
 }

@@ -15,6 +15,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer, sharedChanges } from './server.js';
 import { startRefreshLoop } from './refresh-loop.js';
+import { handleStateless } from './stateless.js';
 import { isLoopback, type ListenAddress } from './address.js';
 import { hasBearer, originRefusal } from './http-access.js';
 import { SessionTable } from './http-sessions.js';
@@ -33,6 +34,8 @@ export interface HttpServeOptions extends ListenAddress {
   sessionIdleMs?: number;
   /** the most sessions at once (default: the host's `serve.maxSessions`) */
   maxSessions?: number;
+  /** keep no per-client state: a server and transport per request (stateless.ts) */
+  stateless?: boolean;
 }
 
 /** A running HTTP endpoint and its URL (with the real port when 0 was asked). */
@@ -115,6 +118,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       return reply(res, 401, 'Unauthorized: send Authorization: Bearer <token>', SERVER_ERROR, { 'www-authenticate': 'Bearer realm="toolshed"' });
     }
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) return reply(res, 404, `Not found: MCP is served at ${MCP_PATH}`);
+    if (options.stateless) return handleStateless(host, req, res, { ...(allowedHosts ? { allowedHosts } : {}), onError });
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
       const session = sessions.get(id);

@@ -1,0 +1,304 @@
+/**
+ * One MCP server's connection, on the SDK's `Client` and its stdio or
+ * Streamable HTTP transport: start (through the sandboxed launch for stdio),
+ * handshake and `tools/list` within `limits.loadTimeoutMs`, a re-list on
+ * every `notifications/tools/list_changed`, and a restart with capped
+ * exponential backoff whenever the server exits, fails its handshake, times
+ * out or becomes unreachable. Every state change is reported, with the
+ * reason in words, so the host can hide or show the server's tools.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { TOOLSHED_VERSION } from '../version.js';
+import { pinnedFetch } from './pinned-fetch.js';
+import { planStdioLaunch, type LaunchContext, type StdioLaunch } from './launch.js';
+import type { ResolvedServer } from './config.js';
+import type { ConnectionReport, ConnectionState } from './report.js';
+import type { UpstreamTool } from './tools.js';
+
+/** The first restart waits this long; each further one twice as long, up to the cap. */
+export const RESTART_INITIAL_MS = 500;
+/** The longest wait between two restarts. */
+export const RESTART_MAX_MS = 30_000;
+/** A connection that stayed up this long starts the backoff from the beginning again. */
+const STABLE_MS = 10_000;
+/** Bytes of a server's stderr kept for explain. */
+const STDERR_TAIL = 2_000;
+
+/** Where a connection reports to. */
+export interface ConnectionEvents {
+  /** the state or the tool list changed */
+  onChange(): void;
+  /** a line the server wrote to stderr, or a note about its connection */
+  onLog(message: string): void;
+}
+
+interface Attempt {
+  id: number;
+  client: Client;
+  pid?: number;
+  /** what it wrote to stderr since its handshake began, or since it completed (the part that explains a stop) */
+  recent: string;
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
+}
+
+/** The wait before restart number `failures + 1`: 500 ms, doubling, capped at 30 s. */
+export function restartDelay(failures: number): number {
+  return Math.min(RESTART_MAX_MS, RESTART_INITIAL_MS * 2 ** failures);
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
+}
+
+function exitText(exit: Attempt['exit']): string {
+  if (!exit) return 'exited';
+  return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+}
+
+/** Network failures of fetch (the cause carries the system error). */
+function unreachable(error: unknown): string | undefined {
+  if (!(error instanceof TypeError)) return undefined;
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.message ?? cause?.code ?? error.message;
+}
+
+/** One server's client, kept connected. */
+export class McpConnection {
+  private state: ConnectionState;
+  private reason: string | undefined;
+  private current: Attempt | undefined;
+  private connected: Client | undefined;
+  private attemptIds = 0;
+  private failures = 0;
+  private restarts = 0;
+  private connectedAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private listing: Promise<void> | undefined;
+  private dirty = false;
+  private closed = false;
+  private stderrTail = '';
+  private serverInfo: { name: string; version: string } | undefined;
+  private launch: StdioLaunch | undefined;
+  /** the tools as the server last listed them */
+  tools: UpstreamTool[] = [];
+  /** what the SDK reported and dropped on this connection (malformed messages, late progress, …) */
+  readonly dropped: { count: number; last?: string } = { count: 0 };
+
+  constructor(
+    readonly server: ResolvedServer,
+    private readonly context: LaunchContext,
+    private readonly events: ConnectionEvents,
+  ) {
+    this.state = server.notStarted ? 'not started' : 'connecting';
+    this.reason = server.notStarted ?? `the MCP server ${server.name} is starting`;
+    if (server.stdio) this.launch = planStdioLaunch(server, context);
+  }
+
+  /** The first attempt; resolves when it connected or failed (a restart is then scheduled). Never rejects. */
+  start(): Promise<void> {
+    if (this.server.notStarted || this.closed) return Promise.resolve();
+    return this.connect();
+  }
+
+  /** The client while connected. */
+  client(): Client | undefined {
+    return this.connected;
+  }
+
+  /** Why the server's tools are hidden (undefined while connected). */
+  why(): string | undefined {
+    return this.state === 'connected' ? undefined : this.reason;
+  }
+
+  /** A call found the HTTP server gone: reconnect (stdio servers report their own exit). */
+  lost(error: unknown): boolean {
+    const network = unreachable(error);
+    const expired = (error as { code?: unknown })?.code === 404;
+    if (!this.server.http || this.state !== 'connected' || (!network && !expired)) return false;
+    const attempt = this.current!;
+    this.drop(attempt, 'unreachable', network ? `is unreachable: ${network}` : 'ended its session');
+    return true;
+  }
+
+  /** What explain shows. */
+  report(): ConnectionReport {
+    const report: ConnectionReport = {
+      transport: this.server.stdio ? 'stdio' : 'http',
+      state: this.state,
+      target: this.server.stdio ? [this.server.stdio.command, ...this.server.stdio.args].join(' ') : this.server.http!.url.href,
+      restarts: this.restarts,
+      renamed: {},
+      warnings: [],
+    };
+    if (this.state !== 'connected' && this.reason) report.reason = this.reason;
+    if (this.serverInfo) report.server = this.serverInfo;
+    if (this.current?.pid !== undefined && !this.current.exit) report.pid = this.current.pid;
+    if (this.launch) report.protections = this.launch.protections;
+    if (this.stderrTail) report.stderr = this.stderrTail;
+    return report;
+  }
+
+  /** Stops the server (stdio: stdin closed, then SIGTERM, then SIGKILL) and every restart. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.timer);
+    const attempt = this.current;
+    this.current = undefined;
+    this.connected = undefined;
+    this.state = 'closed';
+    this.reason = 'the host is closed';
+    await attempt?.client.close().catch(() => {});
+  }
+
+  private setState(state: ConnectionState, reason?: string): void {
+    this.state = state;
+    this.reason = reason;
+    this.events.onChange();
+  }
+
+  private transport(attempt: Attempt): Transport {
+    if (this.server.http) {
+      const { url, headers } = this.server.http;
+      return new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: pinnedFetch(url) });
+    }
+    const launch = this.launch!;
+    const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: 'pipe' });
+    transport.stderr?.on('data', (chunk: Buffer) => this.stderr(attempt, chunk.toString('utf8')));
+    const start = transport.start.bind(transport);
+    transport.start = async () => {
+      const started = start();
+      // The SDK keeps the child private and drops its exit code; the code is what tells an operator why it stopped.
+      const child = (transport as unknown as { _process?: ChildProcess })._process;
+      child?.once('exit', (code, signal) => (attempt.exit = { code, signal }));
+      if (child?.pid !== undefined) attempt.pid = child.pid;
+      return started;
+    };
+    return transport;
+  }
+
+  private stderr(attempt: Attempt, text: string): void {
+    this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL);
+    attempt.recent = (attempt.recent + text).slice(-STDERR_TAIL);
+    for (const line of text.split('\n')) if (line.trim()) this.events.onLog(line.trimEnd());
+  }
+
+  private lastStderrLine(attempt: Attempt): string {
+    const lines = attempt.recent.trim().split('\n');
+    const last = lines[lines.length - 1]?.trim();
+    return last ? `: ${last.slice(0, 300)}` : '';
+  }
+
+  private async connect(): Promise<void> {
+    const id = ++this.attemptIds;
+    const client = new Client(
+      { name: 'toolshed', version: TOOLSHED_VERSION },
+      { capabilities: {}, listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => void this.relist(attempt).catch(() => {}) } } },
+    );
+    const attempt: Attempt = { id, client, recent: '' };
+    this.current = attempt;
+    client.onclose = () => this.onClosed(attempt);
+    client.onerror = (error) => {
+      this.dropped.count++;
+      this.dropped.last = error.message;
+    };
+    try {
+      await client.connect(this.transport(attempt), { timeout: this.server.startTimeoutMs });
+      if (attempt !== this.current) return;
+      const info = client.getServerVersion();
+      if (info) this.serverInfo = { name: info.name, version: info.version };
+      this.connected = client;
+      await this.relist(attempt);
+      if (attempt !== this.current) return;
+      this.connectedAt = Date.now();
+      // Start-up chatter does not explain a later exit.
+      attempt.recent = '';
+      this.setState('connected');
+    } catch (error) {
+      if (attempt !== this.current) return;
+      this.fail(attempt, error);
+    }
+  }
+
+  private fail(attempt: Attempt, error: unknown): void {
+    if (attempt.exit) return this.drop(attempt, 'exited', `${exitText(attempt.exit)} during the handshake${this.lastStderrLine(attempt)}`);
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return this.drop(attempt, 'timed out', `did not answer the handshake within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`);
+    const network = unreachable(error);
+    if (network) return this.drop(attempt, 'unreachable', `is unreachable: ${network}`);
+    const message = (error as Error)?.message ?? String(error);
+    const code = (error as { code?: unknown })?.code;
+    if (code === 'ENOENT' || code === 'EACCES') return this.drop(attempt, 'handshake failed', `could not be started: ${message}`);
+    this.drop(attempt, 'handshake failed', `failed its handshake: ${message}${this.lastStderrLine(attempt)}`);
+  }
+
+  /** The transport closed: after a handshake, that is the server going away. */
+  private onClosed(attempt: Attempt): void {
+    if (attempt !== this.current || this.closed || this.connected !== attempt.client) return;
+    this.drop(attempt, 'exited', `${exitText(attempt.exit)}${this.lastStderrLine(attempt)}`);
+  }
+
+  /** Gives up on `attempt`, reports why, and schedules the next one. */
+  private drop(attempt: Attempt, state: ConnectionState, why: string): void {
+    this.current = undefined;
+    this.connected = undefined;
+    attempt.client.close().catch(() => {});
+    if (this.closed) return;
+    if (this.connectedAt && Date.now() - this.connectedAt >= STABLE_MS) this.failures = 0;
+    this.connectedAt = 0;
+    const delay = restartDelay(this.failures);
+    this.failures++;
+    const reason = `the MCP server ${this.server.name} ${why}; ${this.server.http ? 'reconnecting' : 'restarting'} in ${seconds(delay)}`;
+    this.events.onLog(reason);
+    this.setState(state, reason);
+    this.timer = setTimeout(() => {
+      this.restarts++;
+      this.state = 'connecting';
+      this.reason = `the MCP server ${this.server.name} is ${this.server.http ? 'reconnecting' : 'restarting'} (it ${why})`;
+      void this.connect();
+    }, delay);
+    // A pending restart alone must not keep a finished CLI run alive.
+    this.timer.unref();
+  }
+
+  /** Lists every page of tools; a list_changed during a listing lists again once it finished. */
+  private relist(attempt: Attempt): Promise<void> {
+    if (attempt !== this.current || !this.connected) return Promise.resolve();
+    if (this.listing) {
+      this.dirty = true;
+      return this.listing;
+    }
+    const run = async () => {
+      do {
+        this.dirty = false;
+        const tools = await this.listAll(attempt.client);
+        if (attempt !== this.current) return;
+        this.tools = tools;
+        if (this.state === 'connected') this.events.onChange();
+      } while (this.dirty);
+    };
+    this.listing = run().finally(() => {
+      this.listing = undefined;
+    });
+    // A failed re-list after the handshake keeps the last list; the first one fails the attempt.
+    return this.listing.catch((error) => {
+      if (this.state !== 'connected') throw error;
+      this.events.onLog(`re-listing tools of ${this.server.name} failed: ${(error as Error)?.message ?? String(error)}`);
+    });
+  }
+
+  private async listAll(client: Client): Promise<UpstreamTool[]> {
+    const tools: UpstreamTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.server.startTimeoutMs });
+      tools.push(...(page.tools as UpstreamTool[]));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  }
+}

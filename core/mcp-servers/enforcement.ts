@@ -1,0 +1,35 @@
+/**
+ * What is enforced of an MCP server's grants, for `explain`: what its launch
+ * really held it to (mount namespace and permission model for files, a
+ * network namespace, the environment it was started with), or that its code
+ * runs on another machine. It imports nothing of the SDK, so explain can call
+ * it in any host.
+ */
+import type { Enforcement, NOT_ENFORCED as NotEnforced } from '../enforcement.js';
+import type { LoadedPlugin } from '../types.js';
+import type { ConnectionReport } from './report.js';
+
+// core/enforcement.ts calls this module; a value import back would make a cycle, so the words are repeated.
+const NOT_ENFORCED: typeof NotEnforced = 'declared, not enforced';
+
+/** The enforcement of a server's grants, from its connection report. */
+export function serverEnforcement(plugin: LoadedPlugin, report: ConnectionReport): Enforcement {
+  const { roots } = plugin.scope;
+  if (report.transport === 'http') {
+    const how = 'its code runs on another machine, reached only at its URL';
+    return { fs: { by: 'host', read: [], write: [], how }, network: { by: 'host', allowed: true, how }, env: { by: 'host', names: [], how } };
+  }
+  const x = report.protections;
+  if (!x || x.env === 'desktop default') return { fs: NOT_ENFORCED, network: NOT_ENFORCED, env: NOT_ENFORCED };
+  const held = [x.mountNamespace ? 'bubblewrap mount namespace' : '', x.permissionModel ? 'Node permission model' : ''].filter(Boolean);
+  const granted = plugin.permissions.effective;
+  return {
+    fs: held.length ? { by: 'sandbox', read: [...roots.read], write: [...roots.write], how: held.join(' and ') } : NOT_ENFORCED,
+    network: granted.network
+      ? { by: 'sandbox', allowed: true, how: 'network granted: no network namespace' }
+      : x.netNamespace
+        ? { by: 'sandbox', allowed: false, how: 'own network namespace' }
+        : NOT_ENFORCED,
+    env: { by: 'host', names: [...(granted.env ?? [])], how: "started with only these, its entry's env and PATH" },
+  };
+}

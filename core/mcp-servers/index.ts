@@ -1,0 +1,134 @@
+/**
+ * MCP servers as a second kind of tool source next to plugins. Each
+ * configured server becomes a `LoadedPlugin` whose manifest is built from
+ * its `tools/list` and whose runner is an MCP client (runner.ts), so its
+ * tools pass the same three layers, dispatch and explain as plugin tools.
+ * The host loads this module only when the config has `mcpServers`.
+ */
+import { performance } from 'node:perf_hooks';
+import { McpConnection } from './connection.js';
+import { McpRunner } from './runner.js';
+import { resolveServers, type ResolvedServer } from './config.js';
+import { serverTools, type ServerTool } from './tools.js';
+import { resolveGrantPaths } from '../../sandbox/process/paths.js';
+import type { ResolvedConfig } from '../load/config.js';
+import type { LoadedPlugin, PluginLoadResult } from '../types.js';
+import type { ConnectionReport } from './report.js';
+
+export type { ConnectionReport } from './report.js';
+
+/** What the servers need from the host. */
+export interface McpServersOptions {
+  config: ResolvedConfig;
+  /** the host's environment, where granted variables come from */
+  env: Record<string, string | undefined>;
+  /** a server connected, went away or changed its tools: rebuild the registry and re-expose */
+  onChange(): void;
+  /** a server's stderr line or a connection note */
+  onLog(entry: { plugin: string; message: string }): void;
+}
+
+interface Entry {
+  server: ResolvedServer;
+  connection: McpConnection;
+  plugin: LoadedPlugin;
+  tools: ServerTool[];
+  warnings: string[];
+}
+
+/** The folders a stdio server's grants name, as real paths (a write folder may also be read). */
+function serverRoots(server: ResolvedServer, configDir: string): { read: string[]; write: string[] } {
+  const write = resolveGrantPaths(server.grant.fsWrite, configDir);
+  return { read: [...new Set([...resolveGrantPaths(server.grant.fsRead, configDir), ...write])], write };
+}
+
+function toolsetDescription(server: ResolvedServer): string {
+  return `Tools of the MCP server ${server.name}`;
+}
+
+/** Every configured MCP server of one host. */
+export class McpServers {
+  private readonly entries: Entry[];
+  private readonly started = performance.now();
+
+  /** Resolves the config's `mcpServers` (throws CONFIG_INVALID for an entry that cannot work); starts nothing. */
+  constructor(private readonly options: McpServersOptions) {
+    this.entries = resolveServers(options.config).map((server) => this.entry(server));
+  }
+
+  private entry(server: ResolvedServer): Entry {
+    const connection = new McpConnection(server, { env: this.options.env, configDir: this.options.config.dir }, {
+      onChange: () => this.options.onChange(),
+      onLog: (message) => this.options.onLog({ plugin: server.pluginName, message }),
+    });
+    const entry: Entry = { server, connection, tools: [], warnings: [], plugin: undefined as never };
+    const runner = new McpRunner(connection, (tool) => entry.tools.find((t) => t.manifest.name === tool)?.upstream, () => this.report(entry));
+    entry.plugin = {
+      status: 'loaded',
+      source: {
+        name: server.pluginName,
+        specifier: `mcpServers.${server.name}`,
+        dir: server.stdio?.cwd ?? this.options.config.dir,
+        entry: server.stdio ? server.stdio.command : server.http!.url.href,
+        version: '',
+        builtin: false,
+        trust: server.trust,
+        grant: server.grant,
+        dependencyDirs: [],
+      },
+      manifest: { apiVersion: 1, toolsets: { [server.toolset]: { description: toolsetDescription(server) } }, permissions: {}, tools: [] },
+      manifestSource: 'listed',
+      scope: { roots: serverRoots(server, this.options.config.dir), options: {} },
+      loadMs: 0,
+      runner,
+      env: server.grant.env,
+      permissions: { requested: { network: false, env: [], fsRead: [], fsWrite: [], callTools: [] }, granted: server.grant, effective: server.grant },
+    };
+    return entry;
+  }
+
+  private report(entry: Entry): ConnectionReport {
+    const report = entry.connection.report();
+    for (const tool of entry.tools) if (tool.manifest.name !== tool.upstream) report.renamed[tool.manifest.name] = tool.upstream;
+    report.warnings.push(...entry.warnings);
+    return report;
+  }
+
+  /** Starts every server that should run and waits for each first attempt (connected, or failed with a restart scheduled). */
+  async start(): Promise<void> {
+    await Promise.all(
+      this.entries.map(async (entry) => {
+        await entry.connection.start();
+        entry.plugin.loadMs = performance.now() - this.started;
+      }),
+    );
+  }
+
+  /**
+   * The servers as loaded plugins, their manifests rebuilt from the latest
+   * listings. Names are chosen against every tool `plugins` define, then
+   * against earlier servers' tools, in config order.
+   */
+  plugins(plugins: readonly PluginLoadResult[]): LoadedPlugin[] {
+    const taken = new Set<string>();
+    for (const plugin of plugins) if (plugin.status === 'loaded') for (const tool of plugin.manifest.tools) taken.add(tool.name);
+    for (const entry of this.entries) {
+      entry.warnings = [];
+      entry.tools = serverTools(entry.server, entry.connection.tools, taken, entry.warnings);
+      const info = entry.connection.report().server;
+      if (info) entry.plugin.source.version = info.version;
+      entry.plugin.manifest = { ...entry.plugin.manifest, tools: entry.tools.map((t) => t.manifest) };
+    }
+    return this.entries.map((e) => e.plugin);
+  }
+
+  /** The runners, for the host to own and close. */
+  runners(): McpRunner[] {
+    return this.entries.map((e) => e.plugin.runner as McpRunner);
+  }
+
+  /** Stops every server. */
+  async close(): Promise<void> {
+    await Promise.all(this.entries.map((e) => e.connection.close()));
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * What `explain` says about one MCP server: its connection state and why it
+ * is not connected, what it runs, and the protections it was started under.
+ * Types only, so the report can be read without loading the MCP SDK.
+ */
+
+/** Where an MCP server's connection stands. */
+export type ConnectionState = 'not started' | 'connecting' | 'connected' | 'exited' | 'handshake failed' | 'timed out' | 'unreachable' | 'closed';
+
+/** The OS-level protections a stdio MCP server was started under. */
+export interface ServerProtections {
+  /** how the program was wrapped: bubblewrap, util-linux unshare, or not at all */
+  launcher: 'bwrap' | 'unshare' | 'none';
+  /** it sees only the paths it may read (bwrap) */
+  mountNamespace: boolean;
+  /** no network but its own loopback (false when network is granted, or unavailable) */
+  netNamespace: boolean;
+  /** it sees only its own processes */
+  pidNamespace: boolean;
+  /** it holds no capabilities outside its own user namespace */
+  userNamespace: boolean;
+  /** Node's permission model (fs limited to grants, no child processes, no workers, no addons): node servers only */
+  permissionModel: boolean;
+  /** which environment it got: only `env` plus granted names (untrusted), or a desktop client's default set (trusted) */
+  env: 'granted only' | 'desktop default';
+  /** why a protection is not in force, in words for the operator */
+  reason?: string;
+}
+
+/** One MCP server's line in the report. */
+export interface ConnectionReport {
+  transport: 'stdio' | 'http';
+  state: ConnectionState;
+  /** why its tools are hidden, when it is not connected */
+  reason?: string;
+  /** the command line it was started with (stdio) or its URL (http) */
+  target: string;
+  /** `serverInfo` from its handshake */
+  server?: { name: string; version: string };
+  /** stdio: the pid of the process toolshed started (the launcher's, when one wraps the server) */
+  pid?: number;
+  /** restarts (stdio) or reconnects (http) since the host started */
+  restarts: number;
+  /** the tools it listed, by exposed name → its own name where they differ */
+  renamed: Record<string, string>;
+  /** stdio only */
+  protections?: ServerProtections;
+  /** the last lines it wrote to stderr (stdio), for diagnosing a failed start */
+  stderr?: string;
+  /** tools it listed that toolshed could not take (bad name, schema that does not compile) */
+  warnings: string[];
+}

@@ -1,0 +1,111 @@
+/**
+ * An MCP server's `tools/list` turned into toolshed tool manifests: names
+ * made valid for every provider and prefixed when another tool already has
+ * them, the input schema compiled once (a tool whose schema does not compile
+ * is left out with a warning), descriptions rewritten to name the server's
+ * own renamed tools by their new names, MCP annotations kept.
+ */
+import { compile } from '../schema.js';
+import type { ResolvedServer } from './config.js';
+import type { JsonSchema, ToolAnnotations } from '../plugin.js';
+import type { ToolManifest } from '../types.js';
+
+/** The annotation keys toolshed knows (MCP's tool annotations); anything else a server sends is left out. */
+const ANNOTATIONS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+/** The server's annotations of a tool, with its top-level `title` when the annotations have none. */
+function annotations(tool: UpstreamTool): ToolAnnotations {
+  const out: Record<string, unknown> = {};
+  for (const key of ANNOTATIONS) {
+    const value = tool.annotations?.[key];
+    if (key === 'title' ? typeof value === 'string' : typeof value === 'boolean') out[key] = value;
+  }
+  if (out.title === undefined && typeof tool.title === 'string') out.title = tool.title;
+  return out as ToolAnnotations;
+}
+
+/** A tool as an MCP server lists it (the fields toolshed reads). */
+export interface UpstreamTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: { type?: unknown; [key: string]: unknown };
+  annotations?: Record<string, unknown>;
+}
+
+/** One tool as the host exposes it, and the name the server knows it by. */
+export interface ServerTool {
+  upstream: string;
+  manifest: ToolManifest;
+}
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** Meta-schemas ajv (draft-07) does not know; their keywords are mostly shared, so the tag is dropped. */
+const FOREIGN_DIALECT = /json-schema\.org\/draft\/20(19-09|20-12)\//;
+
+/** A name every provider accepts: invalid characters become `_`, at most 64 characters. */
+function validName(name: string): string {
+  const cleaned = name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+  return cleaned.length ? cleaned : '_';
+}
+
+function parameters(schema: UpstreamTool['inputSchema']): JsonSchema {
+  const out: JsonSchema = { ...schema, type: 'object' };
+  if (typeof out.$schema === 'string' && FOREIGN_DIALECT.test(out.$schema)) delete out.$schema;
+  return out;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Replaces whole-word mentions of renamed sibling tools in `text` with their exposed names. */
+function renameMentions(text: string, renamed: ReadonlyMap<string, string>): string {
+  if (!renamed.size) return text;
+  const names = [...renamed.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
+  const pattern = new RegExp(`(?<![A-Za-z0-9_-])(${names.join('|')})(?![A-Za-z0-9_-])`, 'g');
+  return text.replace(pattern, (name) => renamed.get(name) ?? name);
+}
+
+/**
+ * The manifests of a server's tools. `taken` holds every name defined before
+ * this server (plugins first, then earlier servers in config order); the
+ * names chosen here are added to it.
+ */
+export function serverTools(server: ResolvedServer, listed: readonly UpstreamTool[], taken: Set<string>, warnings: string[]): ServerTool[] {
+  const chosen: Array<{ upstream: UpstreamTool; name: string; parameters: JsonSchema }> = [];
+  const own = new Set<string>();
+  for (const tool of listed) {
+    let name = validName(tool.name);
+    if (taken.has(name) && server.prefix !== false) name = validName(`${server.prefix}${name}`);
+    if (own.has(name)) {
+      warnings.push(`tool ${tool.name} left out: its name becomes ${name}, which another of its tools already has`);
+      continue;
+    }
+    const schema = parameters(tool.inputSchema);
+    try {
+      compile(schema);
+    } catch (error) {
+      warnings.push(`tool ${tool.name} left out: its inputSchema does not compile: ${(error as Error).message}`);
+      continue;
+    }
+    own.add(name);
+    chosen.push({ upstream: tool, name, parameters: schema });
+  }
+  for (const name of own) taken.add(name);
+  const renamed = new Map(chosen.filter((c) => c.name !== c.upstream.name && NAME.test(c.upstream.name)).map((c) => [c.upstream.name, c.name]));
+  return chosen.map(({ upstream, name, parameters: schema }) => {
+    const description = renameMentions(upstream.description || upstream.title || upstream.name, renamed);
+    const manifest: ToolManifest = {
+      name,
+      toolset: server.toolset,
+      description: [description],
+      parameters: schema,
+      requires: { env: [], bins: [], tools: [], platforms: [] },
+      limits: { timeoutMs: server.timeoutMs },
+      sandbox: server.sandbox,
+      annotations: annotations(upstream),
+    };
+    return { upstream: upstream.name, manifest };
+  });
+}

@@ -1,0 +1,155 @@
+/**
+ * MCP servers behind `toolshed call` and `toolshed serve`: a pasted Claude
+ * Desktop block works as is; results keep every content block; list changes,
+ * progress and cancellation cross both hops.
+ */
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, tempDir } from '../helpers.js';
+import { BIN, DYNAMIC, PROJECT, serversHost, serverScript } from './setup.js';
+
+const work = tempDir('toolshed-mcp-serve-');
+const config = path.join(work.dir, 'toolshed.config.json');
+let client: Client;
+let direct: Client;
+let listChanged = 0;
+const listChangedWaiters: Array<() => void> = [];
+
+beforeAll(async () => {
+  writeFileSync(path.join(work.dir, 'package.json'), '{"name":"serve-project","private":true}');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      builtins: false,
+      cache: { enabled: false },
+      mcpServers: { everything: { command: 'node', args: [serverScript('everything')] }, dynamic: { command: 'node', args: [DYNAMIC] } },
+    }),
+  );
+  client = new Client({ name: 'downstream', version: '1.0.0' });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    listChanged++;
+    for (const resolve of listChangedWaiters.splice(0)) resolve();
+  });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { PATH: process.env.PATH ?? '' }, stderr: 'ignore' }));
+  // The same server, straight: what a result must look like after the extra hop.
+  direct = new Client({ name: 'direct', version: '1.0.0' });
+  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript('everything')], stderr: 'ignore' }));
+});
+
+afterAll(async () => {
+  await client?.close();
+  await direct?.close();
+  work.cleanup();
+});
+
+describe('toolshed call with a pasted Claude Desktop block', () => {
+  it('lists and calls the servers\' tools', () => {
+    const cwd = fixture('mcp-servers', 'desktop');
+    const env = { PATH: process.env.PATH ?? '' };
+    const call = spawnSync(process.execPath, [BIN, 'call', 'get-sum', '{"a":2,"b":3}'], { cwd, env, encoding: 'utf8' });
+    expect(call.stderr).toBe('');
+    expect(call.stdout).toBe('The sum of 2 and 3 is 5.\n');
+    expect(call.status).toBe(0);
+    const summary = spawnSync(process.execPath, [BIN], { cwd, env, encoding: 'utf8' });
+    expect(summary.stdout).toMatch(/mcp:everything +13 tools · process tier · untrusted · stdio connected/);
+    expect(summary.stdout).toContain('command: npx -y @modelcontextprotocol/server-everything');
+    // The builtins are there as without the block.
+    expect(summary.stdout).toMatch(/exposed: .*get-sum.*read_file/);
+  });
+});
+
+describe('toolshed serve in front of MCP servers', () => {
+  it('serves their tools and calls them', async () => {
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'add_tool', 'slow']));
+    const result = await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } });
+    expect(result.content).toEqual([{ type: 'text', text: 'The sum of 1 and 2 is 3.' }]);
+  });
+
+  it('passes every content block and structuredContent through unchanged', async () => {
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['get-tiny-image', {}],
+      ['get-structured-content', { location: 'New York' }],
+      ['get-resource-links', { count: 3 }],
+      ['get-resource-reference', { resourceType: 'Blob', resourceId: 2 }],
+      ['get-annotated-message', { messageType: 'success', includeImage: true }],
+    ];
+    for (const [name, args] of calls) {
+      const served = await client.callTool({ name, arguments: args });
+      const straight = await direct.callTool({ name, arguments: args });
+      expect(served.content, name).toEqual(straight.content);
+      expect(served.structuredContent, name).toEqual(straight.structuredContent);
+      expect(served.isError, name).toBeFalsy();
+    }
+  });
+
+  it('relays the server\'s progress to the downstream client', async () => {
+    const progress: number[] = [];
+    const result = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    // The SDK client may drop a progress notification that arrives together with the
+    // result (modelcontextprotocol/typescript-sdk#2580), on either hop; the others arrive in order.
+    expect(progress[0]).toBe(1);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(JSON.stringify(result.content)).toContain('Long running operation completed');
+  });
+
+  it('sends list_changed downstream when a server changes its tools', async () => {
+    const before = listChanged;
+    const changed = new Promise<void>((resolve) => listChangedWaiters.push(resolve));
+    expect((await client.callTool({ name: 'add_tool', arguments: { name: 'fresh_tool' } })).content).toEqual([{ type: 'text', text: 'registered fresh_tool' }]);
+    await changed;
+    expect(listChanged).toBeGreaterThan(before);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('fresh_tool');
+    expect((await client.callTool({ name: 'fresh_tool', arguments: {} })).content).toEqual([{ type: 'text', text: 'added fresh_tool answers' }]);
+  });
+
+  it('cancels the call upstream when the downstream client cancels it', async () => {
+    const stats = async () => JSON.parse(((await client.callTool({ name: 'stats', arguments: {} })).content as Array<{ text: string }>)[0]!.text) as { cancelled: number; calls: number };
+    const before = await stats();
+    const controller = new AbortController();
+    // The fixture reports progress once the call runs inside it; cancel then.
+    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal, onprogress: () => controller.abort('changed my mind') });
+    await expect(call).rejects.toThrow();
+    let after = await stats();
+    for (let i = 0; i < 100 && after.cancelled === before.cancelled; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await stats();
+    }
+    expect(after).toEqual({ calls: before.calls + 1, cancelled: before.cancelled + 1 });
+  });
+});
+
+describe('deadlines', () => {
+  it('cancels the call upstream when its timeoutMs passes, and reports TOOL_TIMEOUT', async () => {
+    const host = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC], timeoutMs: 400 } }, { cwd: PROJECT });
+    try {
+      const outcome = await host.call('slow', {});
+      expect(outcome).toMatchObject({ ok: false, code: 'TOOL_TIMEOUT', message: 'slow timed out after 400 ms' });
+      expect(JSON.parse(await host.dispatch('stats', {}))).toEqual({ calls: 1, cancelled: 1 });
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('cancels the call upstream when the caller aborts dispatch', async () => {
+    const host = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC] } });
+    try {
+      const controller = new AbortController();
+      const outcome = await host.call('slow', {}, { signal: controller.signal, onProgress: () => controller.abort() });
+      expect(outcome).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
+      let stats = JSON.parse(await host.dispatch('stats', {}));
+      for (let i = 0; i < 100 && stats.cancelled === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        stats = JSON.parse(await host.dispatch('stats', {}));
+      }
+      expect(stats).toEqual({ calls: 1, cancelled: 1 });
+    } finally {
+      await host.close();
+    }
+  });
+});

@@ -1,0 +1,77 @@
+/** Shared setup of the MCP-server toolset tests: the real servers from npm, a fixture server, and hosts that wait for changes. */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createToolHost, type HostReport, type McpServerEntry, type ToolHost, type ToolHostOptions } from 'toolshed';
+import { fixture } from '../helpers.js';
+
+const require = createRequire(import.meta.url);
+
+/** The entry script of an installed `@modelcontextprotocol/server-*` package. */
+export function serverScript(name: 'everything' | 'filesystem' | 'memory'): string {
+  return path.join(path.dirname(require.resolve(`@modelcontextprotocol/server-${name}/package.json`)), 'dist', 'index.js');
+}
+
+/** The fixture MCP server (list changes, cancellations, exits on demand). */
+export const DYNAMIC = fixture('mcp-servers', 'dynamic', 'server.mjs');
+
+/** The CLI entry. */
+export const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
+
+/**
+ * Folder the hosts run in: inside the repository, so `npx <server>` finds the
+ * servers installed as devDependencies, as it would in an app that installed them.
+ */
+export const PROJECT = fixture('mcp-servers');
+
+/** A host of MCP servers only (no builtins, no manifest cache). */
+export function serversHost(mcpServers: Record<string, McpServerEntry>, extra: { config?: Record<string, unknown>; env?: Record<string, string | undefined> } & Omit<Partial<ToolHostOptions>, 'config' | 'env'> = {}): Promise<ToolHost> {
+  const { config, env, ...rest } = extra;
+  return createToolHost({
+    cwd: PROJECT,
+    env: env ?? { PATH: process.env.PATH },
+    ...rest,
+    config: { builtins: false, cache: { enabled: false }, mcpServers, ...config },
+  });
+}
+
+/**
+ * Resolves with the report once `predicate` holds, re-checking on every 'change'
+ * and every 50 ms (a server's connection state shows in explain even when no tool changed).
+ */
+export function until(host: ToolHost, predicate: (report: HostReport) => boolean, what: string, timeoutMs = 30_000): Promise<HostReport> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const report = host.explain();
+      if (!predicate(report)) return false;
+      cleanup();
+      resolve(report);
+      return true;
+    };
+    const onChange = () => void check();
+    const poll = setInterval(onChange, 50);
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`timed out waiting for ${what}; last report: ${JSON.stringify(host.explain().plugins.map((p) => p.mcp ?? p.name))}`));
+    }, timeoutMs);
+    const cleanup = () => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      host.off('change', onChange);
+    };
+    host.on('change', onChange);
+    check();
+  });
+}
+
+/** The report of one MCP server (`mcp:<name>`). */
+export function server(report: HostReport, name: string) {
+  const plugin = report.plugins.find((p) => p.name === `mcp:${name}`);
+  if (!plugin?.mcp) throw new Error(`no MCP server ${name} in the report`);
+  return plugin.mcp;
+}
+
+/** The names in `definitions()`. */
+export async function exposedNames(host: ToolHost): Promise<string[]> {
+  return (await host.definitions({ format: 'mcp' })).map((d) => d.name);
+}
