@@ -9,6 +9,8 @@
 import { serverEnforcement } from './mcp-servers/enforcement.js';
 import type { LoadedPlugin } from './types.js';
 import type { Protections } from '../sandbox/process/spawn.js';
+import { probeSandbox } from '../sandbox/process/probe.js';
+import { shellSandboxPlan } from '../sandbox/process/shell.js';
 
 /** The words for a permission nothing enforces. */
 export const NOT_ENFORCED = 'declared, not enforced';
@@ -24,6 +26,8 @@ export interface Enforcement {
   network: { by: EnforcedBy; allowed: boolean; how: string } | typeof NOT_ENFORCED;
   /** the only environment variables its code can see */
   env: { by: EnforcedBy; names: string[]; how: string } | typeof NOT_ENFORCED;
+  /** what the operator should know in one line (the summary prints it), e.g. "terminal is not sandboxed here: …" */
+  note?: string;
 }
 
 /**
@@ -54,11 +58,32 @@ export function enforcement(plugin: LoadedPlugin, protections: Protections | und
       env: { by: 'sandbox', names: [...(effective.env ?? [])], how: 'the child starts with an empty environment plus these' },
     };
   }
+  if (plugin.source.builtin && plugin.source.name === TERMINAL) return terminalEnforcement(plugin);
   const own = plugin.source.builtin ? FIRST_PARTY[plugin.source.name] : undefined;
   return {
     fs: own?.fs ? { by: 'plugin', read: [...roots.read], write: [...roots.write], how: own.fs } : NOT_ENFORCED,
     network: NOT_ENFORCED,
     // The worker's process.env holds only these, but the thread shares the host's process (and its /proc/self/environ).
     env: NOT_ENFORCED,
+  };
+}
+
+/** The first-party terminal plugin, whose commands (not its own code) run in the shell sandbox. */
+const TERMINAL = '@toolshed/terminal';
+
+/**
+ * What holds a terminal command: the same verdict the plugin reaches in its worker
+ * (shell.ts, on this machine's launcher support), with a note when it is not sandboxed.
+ */
+function terminalEnforcement(plugin: LoadedPlugin): Enforcement {
+  const plan = shellSandboxPlan(plugin.scope.options, probeSandbox());
+  const { roots } = plugin.scope;
+  if (!plan.sandboxed) return { fs: NOT_ENFORCED, network: NOT_ENFORCED, env: NOT_ENFORCED, note: plan.reason };
+  const how = `its commands run in bubblewrap (sandbox '${plan.mode}'): nothing else of the host's filesystem, a private /tmp, their own PID namespace`;
+  return {
+    fs: { by: 'sandbox', read: [...roots.read], write: plan.mode === 'read-only' ? [] : [...roots.write], how },
+    network: { by: 'sandbox', allowed: plan.network, how: plan.network ? 'options.network: the host network' : 'own network namespace' },
+    env: { by: 'sandbox', names: [...(plugin.permissions.effective.env ?? [])], how: 'commands see only these (and PATH), and no other process\'s /proc' },
+    note: `terminal commands run sandboxed (${plan.mode}${plan.network ? ', with network' : ', no network'})`,
   };
 }

@@ -88,6 +88,8 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
     const protections = describeProtections(p);
     if (protections) out.push(`      ${' '.repeat(nameWidth)}${protections}`);
     for (const line of serverLines(p, s)) out.push(`      ${' '.repeat(nameWidth)}${line}`);
+    const note = p.permissions?.enforced.note;
+    if (note) out.push(`      ${' '.repeat(nameWidth)}${note}`);
   }
   out.push('');
   const toolset = (t: HostReport['toolsets'][number]) => (t.includes.length ? `${t.name} (= ${t.includes.join(' + ')})` : `${t.name} (${t.tools}${t.unavailable ? ', unavailable' : ''})`);
@@ -141,6 +143,7 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
     out.push(`  granted:   ${show(perms.granted)}`);
     out.push(`  effective: ${show(e)}`);
     out.push(`  enforced:  ${describeEnforcement(perms.enforced)}`);
+    if (perms.enforced.note) out.push(`  ${perms.enforced.note}`);
     const protections = describeProtections(plugin) ?? describeServerProtections(plugin);
     if (protections) out.push(`  ${protections}`);
     if (plugin.mcp) out.push(`  server:   MCP over ${plugin.mcp.transport}, ${plugin.mcp.state}${plugin.mcp.server ? ` (${plugin.mcp.server.name} ${plugin.mcp.server.version})` : ''}`);

@@ -12,7 +12,8 @@ export const DRAIN_MS = 500;
 
 /**
  * @typedef {object} RunOptions
- * @property {string} command
+ * @property {string} command   the bash command line
+ * @property {{ command: string, args: string[] }} [launch]  the program that runs it instead of `bash -c command` (the sandbox launcher)
  * @property {string} cwd
  * @property {Record<string, string>} env
  * @property {number} timeoutMs
@@ -34,8 +35,9 @@ export const DRAIN_MS = 500;
  */
 
 /**
- * Runs `bash -c command` as the leader of a new process group, so a timeout or an
- * abort can kill everything it started (pipelines, subshells, `&` jobs), not just bash.
+ * Runs `bash -c command` (or `launch`, the sandbox launcher that starts it) as the leader
+ * of a new process group, so a timeout or an abort can kill everything it started
+ * (pipelines, subshells, `&` jobs, the sandbox), not just bash.
  * stdout and stderr are merged in arrival order.
  * @param {RunOptions} opts
  * @returns {Promise<RunResult>}
@@ -44,7 +46,8 @@ export function runCommand(opts) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const output = new HeadTailBuffer(opts.headChars, opts.tailChars);
-    const child = spawn('bash', ['-c', opts.command], {
+    const program = opts.launch ?? { command: 'bash', args: ['-c', opts.command] };
+    const child = spawn(program.command, program.args, {
       cwd: opts.cwd,
       env: opts.env,
       detached: true,

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { childEnv } from './env.js';
 import { runCommand } from './run.js';
+import { checkSandbox, sandboxedLaunch, sandboxPlan } from './sandbox.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
@@ -35,12 +36,17 @@ async function terminal(args, ctx) {
   if (ctx.signal?.aborted) throw new Error('The command was cancelled before it started.');
   const cwd = await workingDir(ctx, args.cwd);
   const timeoutMs = Math.min(args.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
+  const plan = sandboxPlan(ctx);
+  if ('unavailable' in plan) throw new Error(`The terminal cannot run commands here: ${plan.reason}.`);
+  const env = childEnv(ctx.env);
+  const launch = plan.sandboxed ? await sandboxedLaunch(plan, ctx, args.command, cwd, env) : undefined;
   let run;
   try {
     run = await runCommand({
       command: args.command,
+      ...(launch ? { launch } : {}),
       cwd,
-      env: childEnv(ctx.env),
+      env,
       timeoutMs,
       signal: ctx.signal,
       headChars: HEAD_CHARS,
@@ -81,7 +87,9 @@ export const terminalTool = {
     'Each call starts a fresh non-interactive shell: `cd` and exported variables do not carry over (use cwd), and stdin ' +
     `is closed, so pass flags like --yes instead of answering prompts. Output over ${HEAD_CHARS + TAIL_CHARS} characters keeps ` +
     `the first ${HEAD_CHARS} and the last ${TAIL_CHARS} with a marker in between. On timeout the command and all its child ` +
-    'processes are killed. The environment holds only the variables the operator granted, plus PATH.',
+    'processes are killed. The environment holds only the variables the operator granted, plus PATH. Where the operator ' +
+    'sandboxed it, commands see only the workspace (read-write, or read-only), the system\'s programs, a private /tmp and ' +
+    'no network unless allowed; anything outside the workspace does not exist for them.',
   parameters: {
     type: 'object',
     properties: {
@@ -104,5 +112,6 @@ export const terminalTool = {
   limits: { timeoutMs: MAX_TIMEOUT_MS + 15_000, maxResultChars: HEAD_CHARS + TAIL_CHARS + 2_000 },
   sandbox: false,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  check: checkSandbox,
   handler: terminal,
 };

@@ -6,10 +6,14 @@ import plugin from '../index.js';
 /** The terminal tool's handler. */
 export const terminal = plugin.tools.find((t) => t.name === 'terminal').handler;
 
-/** A handler context like the host's, rooted at `cwd`, with its AbortController exposed. */
+/**
+ * A handler context like the host's, rooted at `cwd`, with its AbortController exposed.
+ * These tests are about running and killing commands, so the sandbox is off unless asked
+ * for; the sandbox itself is tested through a real host in test/security/terminal-sandbox.test.ts.
+ */
 export function makeCtx(cwd, extra = {}) {
   const controller = new AbortController();
-  return { signal: controller.signal, controller, env: {}, log() {}, progress() {}, cwd, ...extra };
+  return { signal: controller.signal, controller, env: {}, log() {}, progress() {}, cwd, roots: { read: [cwd], write: [cwd] }, options: { sandbox: 'off' }, ...extra };
 }
 
 /** A fresh temporary directory (symlinks resolved, as `pwd -P` prints it) and its remover. */

@@ -1,0 +1,62 @@
+// @ts-check
+import { existsSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+// toolshed's own launcher, the same one the process tier uses (shipped next to this plugin
+// inside the toolshed package, so imported by path; a third-party plugin would depend on toolshed).
+import { probeSandbox } from '../../../dist/sandbox/process/probe.js';
+import { shellLaunch, shellSandboxPlan } from '../../../dist/sandbox/process/shell.js';
+
+/** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
+/** @typedef {import('../../../dist/sandbox/process/shell.js').ShellSandboxPlan} ShellSandboxPlan */
+
+/** How this call's commands run: the plugin's `options.sandbox` on this machine. */
+export function sandboxPlan(/** @type {ToolContext} */ ctx) {
+  return shellSandboxPlan(ctx.options ?? {}, probeSandbox());
+}
+
+/** The availability check: an explicit mode that cannot be had here hides the tool with the reason. */
+export function checkSandbox(/** @type {ToolContext} */ ctx) {
+  const plan = sandboxPlan(ctx);
+  return 'unavailable' in plan ? { ok: false, reason: plan.reason } : true;
+}
+
+/** The folders the command may use: the host's roots, or the working directory alone for a hand-made ctx. */
+function rootsOf(/** @type {ToolContext} */ ctx) {
+  const base = ctx.cwd ?? process.cwd();
+  return ctx.roots ?? { read: [base], write: [base] };
+}
+
+/** The absolute path of bash on the command's PATH (bwrap needs one). */
+function findBash(/** @type {string | undefined} */ searchPath) {
+  for (const dir of (searchPath ?? '').split(':')) {
+    const candidate = path.join(dir || '.', 'bash');
+    if (path.isAbsolute(candidate) && existsSync(candidate)) return candidate;
+  }
+  return '/bin/bash';
+}
+
+/**
+ * The program that runs `command` in `cwd` under `plan`: undefined when unsandboxed
+ * (plain `bash -c`), else the bubblewrap command line. A working directory outside the
+ * folders the sandbox holds is refused, since the command could not see it.
+ * @param {Extract<ShellSandboxPlan, { sandboxed: true }>} plan
+ * @param {ToolContext} ctx
+ * @param {string} command
+ * @param {string} cwd
+ * @param {Record<string, string>} env
+ */
+export async function sandboxedLaunch(plan, ctx, command, cwd, env) {
+  const roots = rootsOf(ctx);
+  const real = await realpath(cwd);
+  const inside = roots.read.some((root) => {
+    const rel = path.relative(root, real);
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  });
+  if (!inside) {
+    const error = new Error(`Permission denied: cwd ${cwd} is outside the folders the sandboxed terminal can see (${roots.read.join(', ')}). Run commands inside the workspace.`);
+    throw Object.assign(error, { code: 'PERMISSION_DENIED' });
+  }
+  const launch = shellLaunch(plan, { shell: findBash(env.PATH), args: ['-c', command], cwd: real, env, roots, execPath: await realpath(process.execPath) }, probeSandbox());
+  return { command: launch.command, args: launch.args };
+}

@@ -1,0 +1,71 @@
+/**
+ * The terminal's shell sandbox: which mode a `terminal` command runs in on
+ * this machine (from the plugin's `options.sandbox` and what the launcher can
+ * use here), and the sandboxed command line for one command, built with the
+ * same launcher as the process tier (launch.ts). Pure: the terminal plugin
+ * calls it in its worker to run commands, and the host's explain calls it to
+ * say what is enforced, so both reach the same verdict.
+ */
+import path from 'node:path';
+import { launchCommand, type Launch, type SandboxSupport } from './launch.js';
+import type { FileRoots } from '../../core/plugin.js';
+
+/** `options.sandbox` of @toolshed/terminal. */
+export const SHELL_SANDBOX_MODES = ['workspace-write', 'read-only', 'off'] as const;
+
+/** One of {@link SHELL_SANDBOX_MODES}. */
+export type ShellSandboxMode = (typeof SHELL_SANDBOX_MODES)[number];
+
+/** How terminal commands run here. */
+export type ShellSandboxPlan =
+  /** in bubblewrap: the roots bound read-write (workspace-write) or read-only, system files read-only, private /tmp, own PID namespace, no network unless `network` */
+  | { sandboxed: true; mode: 'workspace-write' | 'read-only'; network: boolean }
+  /** as the host user, with the host's view of everything (`off`, or no bubblewrap and no mode asked for) */
+  | { sandboxed: false; reason: string }
+  /** a mode was asked for that cannot be had here: the tool is hidden with the reason */
+  | { sandboxed: false; unavailable: true; reason: string };
+
+/**
+ * The plan for `options` (the terminal plugin's `ctx.options`) on a machine with `support`.
+ * Without `sandbox`, commands run in bubblewrap where it works and as today where it
+ * does not; an explicit mode that needs bubblewrap is never silently dropped.
+ */
+export function shellSandboxPlan(options: Readonly<Record<string, unknown>>, support: SandboxSupport): ShellSandboxPlan {
+  const asked = options.sandbox;
+  const network = options.network === true;
+  if (asked !== undefined && !(SHELL_SANDBOX_MODES as readonly unknown[]).includes(asked)) {
+    return { sandboxed: false, unavailable: true, reason: `options.sandbox is ${JSON.stringify(asked)}; use one of ${SHELL_SANDBOX_MODES.map((m) => `'${m}'`).join(', ')}` };
+  }
+  if (asked === 'off') return { sandboxed: false, reason: "terminal is not sandboxed: options.sandbox is 'off'" };
+  const mode = (asked ?? 'workspace-write') as 'workspace-write' | 'read-only';
+  if (support.bwrap) return { sandboxed: true, mode, network };
+  const why = support.bwrapReason ?? 'bubblewrap (bwrap) is not available';
+  if (asked === undefined) return { sandboxed: false, reason: `terminal is not sandboxed here: ${why}` };
+  return { sandboxed: false, unavailable: true, reason: `options.sandbox '${mode}' needs bubblewrap, which cannot be used here (${why}); install bubblewrap, or set sandbox: 'off' to run commands unsandboxed` };
+}
+
+/** One command to run in the sandbox. */
+export interface ShellCommand {
+  /** absolute path of the shell */
+  shell: string;
+  args: readonly string[];
+  /** the working directory; must lie inside the roots */
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+  /** the plugin's folders: the workspace root plus what the operator granted */
+  roots: FileRoots;
+  /** the node binary the host runs (its installation is bound read-only, so `node` and `npm` work inside) */
+  execPath: string;
+}
+
+/** The launch of one command under a sandboxed plan. */
+export function shellLaunch(plan: Extract<ShellSandboxPlan, { sandboxed: true }>, command: ShellCommand, support: SandboxSupport): Launch {
+  const write = plan.mode === 'workspace-write' ? [...command.roots.write] : [];
+  // The node installation (…/bin/node → …): inside /usr it is already bound with the system's files.
+  const nodePrefix = path.dirname(path.dirname(command.execPath));
+  const read = [...command.roots.read, ...(nodePrefix === '/usr' || nodePrefix === '/' ? [] : [nodePrefix])];
+  return launchCommand(
+    { command: command.shell, args: command.args, readPaths: read, writePaths: write, network: plan.network, env: command.env, cwd: command.cwd, runtime: 'system' },
+    support,
+  );
+}
