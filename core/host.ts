@@ -19,6 +19,7 @@ import type { SearchReport } from './expose/search-state.js';
 import { createSurface, openScope, type HostShared } from './surface.js';
 import { breakerKeys, CircuitBreaker } from './call/breaker.js';
 import { loadHookModules } from './load/hook-modules.js';
+import { traceCheck } from './tracing.js';
 import { ApprovalPolicy, type Approver } from './call/approval.js';
 import { ThreadRunner } from '../sandbox/thread/thread-runner.js';
 import { ThreadPool } from '../sandbox/thread/thread-pool.js';
@@ -189,7 +190,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   setPlugins();
 
   const cache = new CheckCache({ ttlMs: config.checks.ttlMs, graceMs: config.checks.graceMs, clock });
-  const runCheck = async (record: ToolRecord): Promise<Verdict> => {
+  const probe = async (record: ToolRecord): Promise<Verdict> => {
     const outcome = await record.plugin.runner.check(
       { checkId: record.manifest.checkId!, timeoutMs: config.checks.timeoutMs },
       {
@@ -202,6 +203,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     if (outcome.error.code === 'TOOL_TIMEOUT') return { ok: false, reason: `check timed out after ${config.checks.timeoutMs} ms` };
     return { ok: false, reason: `check threw: ${outcome.error.message}` };
   };
+  const runCheck = (record: ToolRecord): Promise<Verdict> => traceCheck(record, () => probe(record));
 
   let closed = false;
   let startupDone: number | undefined;

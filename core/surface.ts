@@ -13,7 +13,7 @@ import type { CircuitBreaker } from './call/breaker.js';
 import { HostEmitter, type HostEvents } from './events.js';
 import { ToolshedError } from './errors.js';
 import { formatDefinitions, FORMATS, type DefinitionFormat, type ToolsByFormat } from './providers/index.js';
-import { viewNarrowing, type Narrowing } from './view.js';
+import { viewDefer, viewNarrowing, type Narrowing } from './view.js';
 import type { HostReport } from './explain.js';
 import type { ResolvedConfig } from './load/config.js';
 import type { Registry } from './expose/registry.js';
@@ -50,6 +50,8 @@ export interface Scope {
   emitter: HostEmitter;
   hooks: HookList;
   narrowing: Narrowing | undefined;
+  /** the config this surface's pipeline reads: the host's, with a view's own defer */
+  config: ResolvedConfig;
   /** this surface's onApproval, else its parent's */
   approver(): Approver | undefined;
   /** emits a handler's `ctx.log` line on this surface and every one above it */
@@ -57,10 +59,14 @@ export interface Scope {
 }
 
 /** A new scope: its own pipeline and emitter; hooks, approver and logs chained to `parent`'s. */
-export function openScope(shared: HostShared, parent: Scope | undefined, narrowing: Narrowing | undefined, onApproval?: Approver): Scope {
+export function openScope(shared: HostShared, parent: Scope | undefined, narrowing: Narrowing | undefined, onApproval?: Approver, defer?: ResolvedConfig['defer']): Scope {
   const emitter = new HostEmitter();
+  // A view's own defer replaces its parent's; created once, so the pipeline's per-config memo holds.
+  const inherited = parent?.config ?? shared.config;
+  const config = defer === undefined ? inherited : { ...inherited, defer };
   const pipeline = new DefinitionsPipeline({
     ...shared.pipelineDeps,
+    config: () => config,
     ...(narrowing ? { narrow: narrowing } : {}),
     onChange: (generation) => emitter.emit('change', generation),
     onWarning: (message) => emitter.emit('warning', message),
@@ -69,6 +75,7 @@ export function openScope(shared: HostShared, parent: Scope | undefined, narrowi
   return {
     pipeline,
     emitter,
+    config,
     hooks: new HookList(parent?.hooks),
     narrowing,
     approver: () => onApproval ?? parent?.approver(),
@@ -175,7 +182,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
 /** A view of `parent`: a narrower scope that follows its parent's changes until closed. */
 function openView(shared: HostShared, parent: Scope, options: Parameters<ToolHost['view']>[0]): ToolHost {
   if (options?.onApproval !== undefined && typeof options.onApproval !== 'function') throw new TypeError('view(): onApproval must be a function');
-  const scope = openScope(shared, parent, viewNarrowing(options, shared.registry, shared.config, parent.narrowing), options?.onApproval);
+  const scope = openScope(shared, parent, viewNarrowing(options, shared.registry, shared.config, parent.narrowing), options?.onApproval, viewDefer(options, shared.registry, shared.config));
   // The parent's exposed set moved (a check flipped, a reload): recompute so this view emits its own change.
   const follow = () => {
     if (!shared.isClosed()) scope.pipeline.current().catch((error: Error) => scope.emitter.emit('warning', `view could not follow its host: ${error.message}`));

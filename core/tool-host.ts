@@ -39,6 +39,11 @@ export interface ViewOptions {
   disable?: string[];
   /** approves this view's calls that need approval (config `approve`); default: its parent's */
   onApproval?: Approver;
+  /**
+   * what this view defers (found through tool_search, loaded per session), as config `defer`:
+   * names, toolsets, `*` patterns or 'auto'; it replaces the parent's (default: the parent's)
+   */
+  defer?: string[] | 'auto';
 }
 
 /** A running toolshed host, or a view of one. */

@@ -54,3 +54,18 @@ export function viewNarrowing(options: ViewOptions, registry: Registry, config: 
     }
   };
 }
+
+/**
+ * A view's own `defer` (it replaces its parent's; undefined keeps the parent's): names, toolsets,
+ * `*` patterns or 'auto', as in config. Exact names are checked now, like enable and disable.
+ */
+export function viewDefer(options: ViewOptions, registry: Registry, config: ResolvedConfig): ResolvedConfig['defer'] | undefined {
+  const defer = options?.defer;
+  if (defer === undefined || defer === 'auto') return defer;
+  const list = names(defer, 'defer');
+  const known = new Set(registry.tools.keys());
+  const toolsets = collectToolsets(registry, config.toolsets);
+  const resolver = new ToolsetResolver(toolsets, known);
+  for (const name of list) if (!name.includes('*')) expandName(name, resolver, toolsets, known, "the view's defer");
+  return list;
+}

@@ -6,7 +6,11 @@
  *   manifest cache, no checks: the cheapest honest startup). Target ≤ 5%.
  * - hooks: a trivial dispatch through one no-op beforeCall/afterCall pair,
  *   against the same dispatch with no hooks (context: what a hook costs).
+ * - traces: the same dispatch while an OpenTelemetry SDK records every span
+ *   (in-memory exporter), against no SDK (context: what recording costs).
  */
+import { trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import path from 'node:path';
 import { createToolHost } from '../../dist/core/index.js';
 import { writeRegistry } from '../lib/plugins.js';
@@ -15,7 +19,7 @@ import { benchHost } from './dispatch.js';
 
 export default {
   id: '8',
-  title: 'Embedding: views and hooks',
+  title: 'Embedding: views, hooks and traces',
   async run({ tmp, quick }) {
     const dirs = writeRegistry(path.join(tmp, 'plugins'), { plugins: 40, tools: 300, checks: 0 });
     const options = { cwd: tmp, config: { builtins: false, plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' })), cache: { dir: path.join(tmp, 'cache') } } };
@@ -54,7 +58,26 @@ export default {
         ],
         quick ? { rounds: 6, batch: 100, warmup: 200 } : { rounds: 20, batch: 250, warmup: 500 },
       );
-      const s = { ...Object.fromEntries(Object.entries(views).map(([k, v]) => [k, summarize(v)])), ...Object.fromEntries(Object.entries(calls).map(([k, v]) => [k, summarize(v)])) };
+      // Recording spans: a global SDK provider for this part only (nothing else in the run records).
+      const exporter = new InMemorySpanExporter();
+      const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+      const traced = await interleave(
+        [
+          { name: 'untraced', op: () => plain.dispatch('bench_echo', '{"n":1}'), before: () => trace.disable() },
+          {
+            name: 'traced',
+            op: () => plain.dispatch('bench_echo', '{"n":1}'),
+            before: () => {
+              trace.setGlobalTracerProvider(provider);
+              exporter.reset();
+            },
+          },
+        ],
+        quick ? { rounds: 6, batch: 100, warmup: 200 } : { rounds: 20, batch: 250, warmup: 500 },
+      );
+      trace.disable();
+      await provider.shutdown();
+      const s = Object.fromEntries([...Object.entries(views), ...Object.entries(calls), ...Object.entries(traced)].map(([k, v]) => [k, summarize(v)]));
       return [
         {
           scenario: '8',
@@ -70,6 +93,14 @@ export default {
           measured: s.hooked,
           baseline: { label: 'dispatch, no hooks', ...s.plain },
           ratio: ratio(s.hooked, s.plain),
+          target: { text: 'context' },
+        },
+        {
+          scenario: '8',
+          name: 'dispatch while an OpenTelemetry SDK records its spans (in-memory exporter) vs no SDK',
+          measured: s.traced,
+          baseline: { label: 'dispatch, no SDK', ...s.untraced },
+          ratio: ratio(s.traced, s.untraced),
           target: { text: 'context' },
         },
       ];

@@ -13,6 +13,7 @@ import { reachable, refuseByGrants } from './call-grants.js';
 import { deadlockedWorkers, whileWaiting } from './reentry.js';
 import { withHooks, type ToolCall, type ToolHooks } from './hooks.js';
 import { breakerKeys, type BreakerVerdict, type CircuitBreaker } from './breaker.js';
+import { traceDispatch, type DispatchTrace } from '../tracing.js';
 import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
 import { capText } from '../../sandbox/worker/normalize.js';
 import { describeRunnerFailure, type CallHooks, type RunnerFailure } from '../../sandbox/runner.js';
@@ -71,10 +72,11 @@ export interface DispatchDeps {
   hostTool?(name: string, exposure: Exposure): HostTool | undefined;
 }
 
-/** The two limits one call runs under. */
+/** The limits one call runs under, and its trace when one is recorded. */
 interface CallLimits {
   timeoutMs: number;
   maxResultChars: number;
+  trace: DispatchTrace | undefined;
 }
 
 /** The sandbox toolset as of the current exposure, less what the calling chain (`context`) may not reach. */
@@ -125,7 +127,12 @@ function refuseNestedHostTool(deps: DispatchDeps, context: CallContext, name: st
 }
 
 /** Runs one call through the whole pipeline and returns its outcome; `context` says who is calling (TOP_LEVEL by default). */
-export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, context: CallContext = TOP_LEVEL): Promise<CallOutcome> {
+export function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, context: CallContext = TOP_LEVEL): Promise<CallOutcome> {
+  return traceDispatch(name, options, context, (trace) => runCall(deps, name, rawArgs, options, context, trace));
+}
+
+/** dispatchOutcome under its span (`trace` is undefined when nothing records). */
+async function runCall(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, context: CallContext, trace: DispatchTrace | undefined): Promise<CallOutcome> {
   const exposure = await deps.exposure();
   const hostTool = deps.hostTool?.(name, exposure);
   const record = hostTool ? undefined : deps.registry.tools.get(name);
@@ -141,6 +148,7 @@ export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs:
   if (!state?.exposed) {
     return failure('TOOL_NOT_EXPOSED', `tool '${name}' is not available here: ${state?.reason ?? 'not exposed'}`);
   }
+  if (record) trace?.tool(record);
   if (context.chain.length) {
     const refused = record ? refuseNested(deps, context, record, exposure) : refuseNestedHostTool(deps, context, name);
     if (refused) return refused;
@@ -162,7 +170,7 @@ export async function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs:
   }
   // The host's own tools (tool_search) run here; hooks wrap calls that reach a plugin's tier.
   if (hostTool || !record) return hostTool!.run(args, options);
-  const limitsOfCall: CallLimits = { timeoutMs, maxResultChars };
+  const limitsOfCall: CallLimits = { timeoutMs, maxResultChars, trace };
   const hooks = deps.hooks?.();
   const approval = deps.approval?.policy.reasonFor(record);
   if (!hooks?.length && !approval) return runTool(deps, record, args, options, context, limitsOfCall);
@@ -218,17 +226,20 @@ async function runTool(deps: DispatchDeps, record: ToolRecord, args: unknown, op
 /** The plugin's tier runs the handler; its failures become outcomes. */
 async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext, limits: CallLimits): Promise<CallOutcome> {
   const name = record.name;
-  const { timeoutMs, maxResultChars } = limits;
+  const { timeoutMs, maxResultChars, trace } = limits;
+  // A nested call's span hangs from this call's worker span.
+  const nestedOf = (origin?: Parameters<typeof nestedContext>[2]) => (trace ? trace.adopt(nestedContext(context, record, origin)) : nestedContext(context, record, origin));
   // A nested call is a call of its own: it carries the chain, not the model's call id (its approver stays the caller's).
   const nestedOptions = options.callId === undefined ? options : { ...options, callId: undefined };
   const hooks: CallHooks = {
-    callTool: (nested, nestedArgs, origin) => whileWaiting(record, () => dispatchOutcome(deps, nested, nestedArgs, nestedOptions, nestedContext(context, record, origin))),
+    callTool: (nested, nestedArgs, origin) => whileWaiting(record, () => dispatchOutcome(deps, nested, nestedArgs, nestedOptions, nestedOf(origin))),
     sandboxTools: () => currentSandboxTools(deps, nestedContext(context, record)),
   };
   if (options.onLog) hooks.log = options.onLog;
   if (options.onProgress) hooks.progress = options.onProgress;
   const request = { tool: name, args, timeoutMs, maxResultChars, ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) };
-  const outcome = await record.plugin.runner.handle(request, hooks, options.signal, context.origin);
+  const handle = () => record.plugin.runner.handle(request, hooks, options.signal, context.origin);
+  const outcome = await (trace ? trace.worker(record, handle) : handle());
   if (!outcome.ok) {
     if ('failure' in outcome) return runnerFailure(name, outcome.failure);
     if (outcome.error.code === 'TOOL_TIMEOUT') return runnerFailure(name, { kind: 'timeout', timeoutMs });

@@ -9,6 +9,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { callTool } from './call-tool.js';
+import { traceServer } from './tracing.js';
 import { TOOLSHED_VERSION } from '../version.js';
 import type { ToolHost } from '../host.js';
 import type { HostEvents } from '../events.js';
@@ -29,6 +30,7 @@ export function createMcpServer(host: ToolHost, changes: ChangeSource = hostChan
     tools: (await host.definitions({ format: 'mcp', ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}) })) as Tool[],
   }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(host, request.params, extra, server));
+  traceServer(server);
 
   // Notifications before the handshake completes would reach a client that cannot place them yet.
   let initialized = false;

@@ -169,3 +169,35 @@ describe('a view following its host', () => {
     }
   });
 });
+
+describe("a view's defer", () => {
+  it('defers its own tools: they leave its list for tool_search, and a search loads them for that session', async () => {
+    const view = host.view({ enable: ['notes', 'notes-admin'], defer: ['notes-admin'] });
+    try {
+      expect(await names(view)).toEqual(['fail_note', 'list_notes', 'read_note', 'summarize_note', 'tool_search', 'write_note']);
+      // The host defers nothing: its list is unchanged.
+      expect(await names(host)).toContain('delete_note');
+      expect(await names(host)).not.toContain('tool_search');
+      const found = JSON.parse(await view.dispatch('tool_search', { query: 'delete a note' }, { sessionId: 'agent-2' })) as { tools: Array<{ name: string }> };
+      expect(found.tools.map((t) => t.name)).toContain('delete_note');
+      const loaded = ((await view.definitions({ format: 'mcp', sessionId: 'agent-2' })) as McpTool[]).map((d) => d.name);
+      expect(loaded).toContain('delete_note');
+      expect(await names(view)).not.toContain('delete_note');
+      // Deferring is not a filter: the tool is callable through the view all along.
+      expect(await view.dispatch('delete_note', { id: 'a' })).toBe('deleted a');
+    } finally {
+      await view.close();
+    }
+  });
+
+  it("inherits its parent's defer unless it sets its own, and checks exact names", async () => {
+    const deferring = await createToolHost(fixtureOptions(['notes'], { config: { defer: ['notes-admin'] } }));
+    try {
+      expect(await names(deferring.view({ enable: ['notes', 'notes-admin'] }))).not.toContain('delete_note');
+      expect(await names(deferring.view({ defer: [] }))).toContain('delete_note');
+      expect(() => deferring.view({ defer: ['delete_notes'] })).toThrow(expect.objectContaining({ code: 'TOOLSET_UNKNOWN' }));
+    } finally {
+      await deferring.close();
+    }
+  });
+});
