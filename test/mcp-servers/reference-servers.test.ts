@@ -161,6 +161,23 @@ describe('selection of server tools', () => {
     }
   });
 
+  it('holds a server\'s destructive tools for approval by their annotations (approve: { destructive: true })', async () => {
+    const careful = await serversHost(
+      { filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files], fsWrite: [files] } } },
+      { config: { approve: { destructive: true } } },
+    );
+    try {
+      const target = path.join(files, 'approved.txt');
+      expect(await careful.call('write_file', { path: target, content: 'x' })).toMatchObject({ ok: false, code: 'APPROVAL_DENIED' });
+      expect(existsSync(target)).toBe(false);
+      expect((await careful.call('write_file', { path: target, content: 'x' }, { onApproval: () => true })).ok).toBe(true);
+      // read-only by its annotations: no approval asked
+      expect((await careful.call('list_allowed_directories', {})).ok).toBe(true);
+    } finally {
+      await careful.close();
+    }
+  });
+
   it('passes server descriptions through the cross-reference guard', async () => {
     const guarded = await serversHost(
       { filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files] } } },

@@ -67,6 +67,10 @@ describe('toolshed serve in front of MCP servers', () => {
   it('serves their tools and calls them', async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'add_tool', 'slow']));
+    // The server's annotations travel with its tools (the tool's own title among them).
+    const served = (await client.listTools()).tools.find((t) => t.name === 'get-sum')!;
+    const straight = (await direct.listTools()).tools.find((t) => t.name === 'get-sum')!;
+    expect(served.annotations).toEqual({ ...straight.annotations, title: straight.title });
     const result = await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } });
     expect(result.content).toEqual([{ type: 'text', text: 'The sum of 1 and 2 is 3.' }]);
   });
