@@ -8,8 +8,9 @@ import { checkKey } from './expose/availability.js';
 import type { Exposure, ToolState } from './expose/pipeline.js';
 import type { ResolvedConfig } from './load/config.js';
 import type { Registry } from './expose/registry.js';
-import type { ManifestSource, ToolConflict } from './types.js';
-import type { Permissions } from './plugin.js';
+import type { ManifestSource, ToolConflict, ToolRecord } from './types.js';
+import type { Permissions, ToolAnnotations } from './plugin.js';
+import type { ApprovalReason } from './call/approval.js';
 import type { Protections } from '../sandbox/process/spawn.js';
 import { enforcement, type Enforcement } from './enforcement.js';
 import type { SearchReport } from './expose/search-state.js';
@@ -45,6 +46,10 @@ export interface PluginReport {
 export interface ToolReport extends ToolState {
   /** custom check probes run so far for this tool's check function */
   probes?: number;
+  /** the behaviour hints it declares (MCP tool annotations), when it declares any */
+  annotations?: ToolAnnotations;
+  /** why its calls wait for approval (config `approve`), when they do */
+  approval?: ApprovalReason;
 }
 
 /** Everything explain knows. */
@@ -78,6 +83,8 @@ export function explainHost(input: {
   /** problems found while loading that did not stop it */
   loadWarnings?: readonly string[];
   search: SearchReport;
+  /** why a tool's calls need approval (config `approve`) */
+  approval?: (record: ToolRecord) => ApprovalReason | undefined;
 }): HostReport {
   const { registry, exposure, config } = input;
   const plugins = registry.plugins.map((p): PluginReport => {
@@ -130,7 +137,11 @@ export function explainHost(input: {
         .map((state) => {
           const record = registry.tools.get(state.name);
           const key = record ? checkKey(record) : undefined;
-          return key ? { ...state, probes: input.probes.get(key) ?? 0 } : { ...state };
+          const tool: ToolReport = key ? { ...state, probes: input.probes.get(key) ?? 0 } : { ...state };
+          if (record && Object.keys(record.manifest.annotations).length) tool.annotations = record.manifest.annotations;
+          const approval = record ? input.approval?.(record) : undefined;
+          if (approval) tool.approval = approval;
+          return tool;
         })
         .sort((a, b) => a.name.localeCompare(b.name))
     : [];

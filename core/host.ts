@@ -237,7 +237,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       rewriters: [...(options.rewriters ?? []), codeExecutionRewriter(() => config)],
     },
     report: (exposure: Exposure | undefined, search: SearchReport): HostReport =>
-      explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined || sandboxExtractions > 0, loadWarnings, search }),
+      explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined || sandboxExtractions > 0, loadWarnings, search, approval: (record) => approval.reasonFor(record) }),
     sessions: new SessionStore(config.search.sessions, clock),
     isClosed: () => closed,
     invalidateChecks() {

@@ -132,6 +132,8 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
   if (!tool.exposed) out.push(`  reason:   ${tool.reason}`);
   if (tool.availability?.via) out.push(`  check:    ${tool.availability.ok ? 'passed' : 'failed'} (${tool.availability.via}${tool.probes !== undefined ? `, ${tool.probes} probe${tool.probes === 1 ? '' : 's'} so far` : ''})`);
   if (tool.conflict) out.push(`  conflict: TOOL_CONFLICT ${s.dash} defined by ${[tool.conflict.winner, ...tool.conflict.losers].join(' and ')}; ${tool.conflict.winner} wins (${tool.conflict.rule})`);
+  if (tool.annotations) out.push(`  hints:    ${describeAnnotations(tool.annotations)}`);
+  if (tool.approval) out.push(`  approval: needed before each call (${tool.approval === 'listed' ? 'listed in approve' : 'approve.destructive, and it may be destructive'})`);
   for (const w of tool.warnings) out.push(`  warning:  ${w}`);
   const plugin = report.plugins.find((p) => p.name === tool.plugin);
   if (plugin?.permissions) {
@@ -151,6 +153,17 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
     if (own) out.push(`  name:     ${own} on the server, renamed because another tool has that name`);
   }
   return out.join('\n');
+}
+
+/** A tool's annotations in words: `read-only, idempotent, closed world`. */
+function describeAnnotations(a: NonNullable<ToolReport['annotations']>): string {
+  const parts: string[] = [];
+  if (a.title) parts.push(`"${a.title}"`);
+  if (a.readOnlyHint !== undefined) parts.push(a.readOnlyHint ? 'read-only' : 'writes');
+  if (a.destructiveHint !== undefined) parts.push(a.destructiveHint ? 'destructive' : 'not destructive');
+  if (a.idempotentHint !== undefined) parts.push(a.idempotentHint ? 'idempotent' : 'not idempotent');
+  if (a.openWorldHint !== undefined) parts.push(a.openWorldHint ? 'open world' : 'closed world');
+  return parts.join(', ');
 }
 
 /** Every tool, one block each, for `toolshed explain`. */

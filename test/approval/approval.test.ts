@@ -95,6 +95,12 @@ describe('approve', () => {
     expect(parse(await host.dispatch('delete_note', { id: 'a' }, { signal: controller.signal })).code).toBe('TOOL_CANCELLED');
   });
 
+  it('shows in explain which tools need approval and why, with their annotations', async () => {
+    const tools = Object.fromEntries(host.explain().tools.map((t) => [t.name, t]));
+    expect(tools.delete_note).toMatchObject({ approval: 'listed', annotations: { destructiveHint: true } });
+    expect(tools.list_notes!.approval).toBeUndefined();
+  });
+
   it("takes a call's own approver first, and a view's before the host's", async () => {
     reset(() => false);
     expect(await host.dispatch('delete_note', { id: 'a' }, { onApproval: () => true })).toBe('deleted a');

@@ -51,6 +51,15 @@ describe('toolshed call with approve', () => {
     expect(call('read_note', '{"id":"a"}')).toMatchObject({ status: 0, stdout: 'note a\n' });
   });
 
+  it('toolshed explain says which tools need approval, and their hints', () => {
+    const result = spawnSync(process.execPath, [BIN, 'explain', 'delete_note'], { cwd: work.dir, encoding: 'utf8', env, timeout: 60_000 });
+    expect(result.stdout).toContain('approval: needed before each call (listed in approve)');
+    expect(result.stdout).toContain('hints:    destructive');
+    const read = spawnSync(process.execPath, [BIN, 'explain', 'read_note'], { cwd: work.dir, encoding: 'utf8', env, timeout: 60_000 });
+    expect(read.stdout).toContain('hints:    "Read a note", read-only, idempotent, closed world');
+    expect(read.stdout).not.toContain('approval:');
+  });
+
   it('asks on a terminal and runs the call when the answer is yes', async () => {
     const { code, screen } = await onTerminal('y');
     expect(screen).toContain('delete_note needs approval');
