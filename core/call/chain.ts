@@ -29,15 +29,17 @@ export interface CallContext {
   readonly records: readonly ToolRecord[];
   /** the running call and worker that made this call, when its tier says (lets the pool run it inline) */
   readonly origin?: CallOrigin;
+  /** when the caller began waiting on this call (reentry.ts orders simultaneous calls back by it) */
+  readonly waitSeq?: number;
 }
 
 /** The context of a call made by the embedder, the model or a client. */
 export const TOP_LEVEL: CallContext = Object.freeze({ chain: Object.freeze([]), records: Object.freeze([]) });
 
 /** The context of a call made through `ctx.callTool` by the running tool `caller`. */
-export function nestedContext(context: CallContext, caller: ToolRecord, origin?: CallOrigin): CallContext {
+export function nestedContext(context: CallContext, caller: ToolRecord, origin?: CallOrigin, waitSeq?: number): CallContext {
   const hop: CallHop = { tool: caller.name, plugin: caller.plugin.source.name, trust: caller.plugin.source.trust };
-  return { chain: [...context.chain, hop], records: [...context.records, caller], ...(origin ? { origin } : {}) };
+  return { chain: [...context.chain, hop], records: [...context.records, caller], ...(origin ? { origin } : {}), ...(waitSeq !== undefined ? { waitSeq } : {}) };
 }
 
 /** The chain as the model reads it: `a (plugin-a) → b (plugin-b) → target`. */

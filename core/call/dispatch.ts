@@ -228,11 +228,14 @@ async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, 
   const name = record.name;
   const { timeoutMs, maxResultChars, trace } = limits;
   // A nested call's span hangs from this call's worker span.
-  const nestedOf = (origin?: Parameters<typeof nestedContext>[2]) => (trace ? trace.adopt(nestedContext(context, record, origin)) : nestedContext(context, record, origin));
+  const nestedOf = (origin: Parameters<typeof nestedContext>[2], waitSeq: number) => {
+    const nested = nestedContext(context, record, origin, waitSeq);
+    return trace ? trace.adopt(nested) : nested;
+  };
   // A nested call is a call of its own: it carries the chain, not the model's call id (its approver stays the caller's).
   const nestedOptions = options.callId === undefined ? options : { ...options, callId: undefined };
   const hooks: CallHooks = {
-    callTool: (nested, nestedArgs, origin) => whileWaiting(record, () => dispatchOutcome(deps, nested, nestedArgs, nestedOptions, nestedOf(origin))),
+    callTool: (nested, nestedArgs, origin) => whileWaiting(record, (waitSeq) => dispatchOutcome(deps, nested, nestedArgs, nestedOptions, nestedOf(origin, waitSeq))),
     sandboxTools: () => currentSandboxTools(deps, nestedContext(context, record)),
   };
   if (options.onLog) hooks.log = options.onLog;

@@ -13,9 +13,16 @@ import { fixture } from '../helpers.js';
 
 const SCENARIO = fixture('security', 'shared-state', 'scenario.mjs');
 
+/** The checkout: when it lies under /tmp (a CI clone may), it is carried over into the private /tmp. */
+const REPO = fixture('..', '..');
+
 function runScenario(): Record<string, any> {
-  const script = `mount -t tmpfs -o mode=1777 tmpfs /tmp && exec "${process.execPath}" "${SCENARIO}"`;
-  const run = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', script], { encoding: 'utf8', timeout: 120_000, env: { PATH: process.env.PATH ?? '' } });
+  // A fresh tmpfs on /tmp would hide a checkout that lives there: hold it on a
+  // tmpfs at /mnt (private to this namespace) and bind it back at its own path.
+  const keepRepo = `case "$REPO" in /tmp/*) mount -t tmpfs tmpfs /mnt && mkdir /mnt/repo && mount --bind "$REPO" /mnt/repo;; esac`;
+  const restoreRepo = `case "$REPO" in /tmp/*) mkdir -p "$REPO" && mount --bind /mnt/repo "$REPO";; esac`;
+  const script = `set -e; ${keepRepo}; mount -t tmpfs -o mode=1777 tmpfs /tmp; ${restoreRepo}; exec "${process.execPath}" "${SCENARIO}"`;
+  const run = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', script], { encoding: 'utf8', timeout: 120_000, env: { PATH: process.env.PATH ?? '', REPO } });
   if (run.status !== 0) throw new Error(`the scenario failed (exit ${run.status}; it needs root for unshare and setpriv):\n${run.stderr}`);
   return JSON.parse(run.stdout);
 }
