@@ -154,19 +154,15 @@ export interface RawManifest {
 /** Settings the host sends the child once, before anything else (never via argv or env, which other users can read). */
 export interface ChildInit {
   type: 'init';
-  /** the only environment variables the child's workers may see */
+  /** the only environment variables the child's plugin code may see */
   env: Record<string, string>;
-  /** file URL of the child's Piscina worker entry */
-  workerUrl: string;
-  /** file URL of the plugin entry module, imported once to warm the pool */
+  /** file URL of the plugin entry module, imported as soon as the child starts */
   entry: string;
-  memoryMb: number;
-  threads: number;
   /** the largest frame the child may send; the child caps its own output below it */
   maxFrameBytes: number;
 }
 
-/** Run one worker task in the child; the child aborts the task after `abortAfterMs`. */
+/** Run one task in the child. Checks and handlers stop at their own `timeoutMs`; the child gives up on a manifest task after `abortAfterMs`. */
 export interface ChildTaskFrame {
   type: 'task';
   /** a random UUID per task: a reply is matched to it, so a reply forged by plugin code cannot answer another task */
@@ -190,7 +186,7 @@ export interface RpcFrame {
 /** Every frame the host sends to a child. */
 export type HostToChild = ChildInit | ChildTaskFrame | ChildCancelFrame | RpcFrame;
 
-/** Why the child could not deliver a task's reply (a worker died or overran). */
+/** Why the child could not deliver a task's reply (a manifest import that never settled). */
 export type ChildFailure = { kind: 'timeout'; timeoutMs: number } | { kind: 'crashed'; message: string; outOfMemory: boolean };
 
 /** A task's outcome as the child reports it. */
@@ -209,11 +205,5 @@ export interface ChildReplyFrame {
   reply: ChildReply;
 }
 
-/** The child dropped a malformed message from one of its workers (counted by the host for explain). */
-export interface ChildDroppedFrame {
-  type: 'dropped';
-  reason: string;
-}
-
 /** Every frame a child sends to the host. */
-export type ChildToHost = ChildReadyFrame | ChildReplyFrame | ChildDroppedFrame | RpcFrame;
+export type ChildToHost = ChildReadyFrame | ChildReplyFrame | RpcFrame;

@@ -31,6 +31,7 @@ function safe(fn, fallback) {
 }
 const self = status(process.pid);
 const children = descendants(process.pid).map((pid) => ({
+  name: safe(() => readFileSync(`/proc/${pid}/comm`, 'utf8').trim(), '?'),
   rssKb: safe(() => field(status(pid), 'VmRSS'), 0),
   pssKb: safe(() => field(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'), 'Pss'), 0),
   threads: safe(() => field(status(pid), 'Threads'), 0),

@@ -5,8 +5,9 @@
  *
  * - 40 active trusted plugins against a host with 1 active trusted plugin
  *   (target ≤ 1.5×: they share one pool);
- * - 40 active untrusted plugins: processes per plugin, and PSS per plugin
- *   against the PSS of a bare `node` process measured the same way.
+ * - 40 active untrusted plugins: processes per plugin (node, and the sandbox
+ *   launcher that stays resident as its parent, with its own RSS and PSS), and
+ *   PSS per plugin against the PSS of a bare `node` process measured the same way.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -55,7 +56,12 @@ export default {
     }
     const mb = (kb) => kb / 1024;
     const rss = (list) => summarize(list.map((s) => mb(s.rssKb)));
-    const perPlugin = untrusted.map((s) => ({ pss: mb(s.children.reduce((n, c) => n + c.pssKb, 0)) / 40, rss: mb(s.children.reduce((n, c) => n + c.rssKb, 0)) / 40, processes: s.children.length / 40 }));
+    const sum = (list, key) => list.reduce((n, c) => n + c[key], 0);
+    const perPlugin = untrusted.map((s) => {
+      // The launcher (bwrap or unshare) stays resident as node's parent; reported apart from node.
+      const launchers = s.children.filter((c) => c.name !== 'node');
+      return { pss: mb(sum(s.children, 'pssKb')) / 40, rss: mb(sum(s.children, 'rssKb')) / 40, processes: s.children.length / 40, nodes: (s.children.length - launchers.length) / 40, launcher: launchers[0]?.name, launcherPss: launchers.length ? mb(sum(launchers, 'pssKb')) / launchers.length : 0, launcherRss: launchers.length ? mb(sum(launchers, 'rssKb')) / launchers.length : 0, nodeThreads: s.children.find((c) => c.name === 'node')?.threads };
+    });
     const pss = summarize(perPlugin.map((p) => p.pss));
     const barePss = summarize(bare.map((s) => mb(s.pssKb)));
     const last = forty[forty.length - 1];
@@ -78,7 +84,7 @@ export default {
         baseline: { label: 'PSS of a bare node process', ...barePss },
         ratio: pss.median / barePss.median,
         target: { text: 'report' },
-        note: `${perPlugin[0].processes.toFixed(1)} processes per untrusted plugin; RSS per plugin ${perPlugin[0].rss.toFixed(1)} MB; host RSS ${mb(untrusted[0].rssKb).toFixed(0)} MB`,
+        note: `${perPlugin[0].processes.toFixed(1)} processes per untrusted plugin (${perPlugin[0].nodes.toFixed(1)} node, ${perPlugin[0].nodeThreads} threads; ${perPlugin[0].launcher ? `the resident ${perPlugin[0].launcher} launcher: RSS ${perPlugin[0].launcherRss.toFixed(1)} MB, PSS ${perPlugin[0].launcherPss.toFixed(2)} MB` : 'no launcher process'}); RSS per plugin ${perPlugin[0].rss.toFixed(1)} MB; host RSS ${mb(untrusted[0].rssKb).toFixed(0)} MB`,
       },
     ];
   },

@@ -1,6 +1,6 @@
 /**
  * Scenario 2: dispatch of the trivial tool to an untrusted plugin (process
- * tier: a child process with its own pool) against the same plugin trusted
+ * tier: a sandboxed child process that runs it on its main thread) against the same plugin trusted
  * (thread tier). Measured only when an untrusted plugin really runs in tier
  * 'process'.
  */

@@ -32,9 +32,11 @@ export interface ChildStartOptions {
   startTimeoutMs: number;
   /** resident memory (all of the child's processes) above which it is killed; 0 disables the watchdog */
   rssBudgetMb: number;
+  /** the child's heap limit (`--max-old-space-size`), for the message when it runs out */
+  heapLimitMb: number;
   /** inbound Comlink traffic */
   onRpc(data: unknown): void;
-  /** a message from the child that was dropped (a malformed worker message the child reports, or a frame that broke the protocol) */
+  /** a frame from the child that was dropped (one that broke the protocol) */
   onDropped(reason: string): void;
 }
 
@@ -237,6 +239,11 @@ export class ChildHandle {
   }
 
   private exitReason(code: number | null, signal: NodeJS.Signals | null): ChildEnd {
+    // V8 gives no other sign of a heap exhausted on the main thread than this fatal line on
+    // stderr before it aborts. Plugin code could print it too, which only mislabels its own crash.
+    if (code !== 0 && /JavaScript heap out of memory/.test(this.stderr.text())) {
+      return { message: `ran out of memory (limit ${this.options.heapLimitMb} MB)`, outOfMemory: true };
+    }
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
     return { message: `${how}${this.diagnosis()}`, outOfMemory: false };
   }
@@ -273,8 +280,6 @@ export class ChildHandle {
         return;
       case 'rpc':
         return this.options.onRpc(frame.data);
-      case 'dropped':
-        return this.options.onDropped(`the child dropped ${frame.reason}`);
       case 'reply': {
         // Replies for unknown ids (late, cancelled, or forged by plugin code writing to the fd) are ignored.
         const resolve = this.pending.get(frame.id);

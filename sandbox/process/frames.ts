@@ -26,8 +26,6 @@ export function checkChildFrame(message: unknown): ChildToHost | string {
     case 'reply':
       if (typeof message.id !== 'string' || message.id.length > MAX_ID_CHARS) return 'reply frame without an id';
       return { type: 'reply', id: message.id, reply: message.reply as ChildReply };
-    case 'dropped':
-      return { type: 'dropped', reason: text(message.reason, 200) };
     default:
       return `unknown frame type ${JSON.stringify(String(message.type)).slice(0, 60)}`;
   }

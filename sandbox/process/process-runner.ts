@@ -2,11 +2,12 @@
  * The process tier: each untrusted plugin runs in its own detached child
  * process, started on first use, under Node's permission model and (where
  * the machine allows) its own network and PID namespaces. The child runs the
- * plugin in its own Piscina pool; the host reaches it over framed messages on
- * fd 3 and exposes its RPC (log, progress, callTool, sandboxTools) behind the same
- * allow-list guard as the thread tier. A call that overruns twice its timeout
- * has the whole child killed with SIGKILL; a crash, an out-of-memory or a
- * kill is reported as `crashed` and the next call gets a fresh child.
+ * plugin's tasks on its own main thread; the host reaches it over framed
+ * messages on fd 3 and exposes its RPC (log, progress, callTool, sandboxTools)
+ * behind the same allow-list guard as the thread tier. A call that overruns
+ * twice its timeout has the whole child killed with SIGKILL; a crash, an
+ * out-of-memory or a kill is reported as `crashed` and the next call gets a
+ * fresh child.
  */
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -45,11 +46,13 @@ export interface ProcessRunnerOptions {
   cwd: string;
   /** ctx.roots and ctx.options of the plugin's checks and handlers (default: none) */
   scope?: Omit<TaskScope, 'cwd'>;
-  /** the complete environment of the plugin's workers */
+  /** the complete environment of the plugin's child */
   env: Record<string, string>;
   /** read when the child starts; absent = nothing granted (manifest extraction) */
   grants?: () => SandboxGrants;
+  /** the child's heap limit */
   memoryMb: number;
+  /** with maxQueue, bounds the calls in flight (threads + maxQueue); the child runs them all on its one thread */
   threads: number;
   maxQueue: number;
   /** the host's largest result cap; sizes the channel's frame limit */
@@ -59,7 +62,6 @@ export interface ProcessRunnerOptions {
 }
 
 const CHILD_ENTRY = fileURLToPath(new URL('./child/child-main.js', import.meta.url));
-const WORKER_URL = new URL('./child/child-worker.js', import.meta.url).href;
 /** After a manifest task's budget, the child gets this long to report the timeout before it is killed. */
 const MANIFEST_KILL_GRACE_MS = 1_000;
 /** A `ctx.log` line is cut to this before it reaches the host's listeners. */
@@ -118,7 +120,9 @@ export class ProcessRunner implements Runner, ManifestExtractor {
 
   stats(): RunnerStats {
     const live = this.child !== undefined && !this.child.gone;
-    return { started: live, threads: live ? this.options.threads : 0, inFlight: this.inFlight, capacity: this.options.threads, completed: this.completed, guard: { ...this.guard }, dropped: { ...this.dropped } };
+    // One thread runs every call of the child, interleaved at each await: a call waiting on a nested
+    // call holds nothing the nested call needs, so no call back into the plugin waits on a capacity.
+    return { started: live, threads: live ? 1 : 0, inFlight: this.inFlight, capacity: Number.POSITIVE_INFINITY, completed: this.completed, guard: { ...this.guard }, dropped: { ...this.dropped } };
   }
 
   /** The protections this plugin's child runs (or would run) under on this machine. */
@@ -221,10 +225,11 @@ export class ProcessRunner implements Runner, ManifestExtractor {
     const child = await ChildHandle.start({
       command,
       cwd: options.cwd,
-      init: { type: 'init', env: options.env, workerUrl: WORKER_URL, entry: options.entry, memoryMb: options.memoryMb, threads: options.threads, maxFrameBytes: this.maxFrameBytes() },
+      init: { type: 'init', env: options.env, entry: options.entry, maxFrameBytes: this.maxFrameBytes() },
       maxFrameBytes: this.maxFrameBytes(),
       startTimeoutMs: options.startTimeoutMs ?? 10_000,
       rssBudgetMb: command.protections.memoryWatchdog ? this.rssBudgetMb() : 0,
+      heapLimitMb: options.memoryMb,
       onRpc: (data) => port?.deliver(data),
       onDropped: (reason) => dropMessage(this.dropped, reason),
     });
@@ -254,18 +259,19 @@ export class ProcessRunner implements Runner, ManifestExtractor {
     return Math.max(6 * this.options.maxResultChars + 1024 * 1024, 8 * 1024 * 1024);
   }
 
-  /** Every isolate's heap (main and pool threads) with its young generation, plus Node's own footprint. */
+  /** The child's one heap with its young generation, plus Node's own footprint. */
   private rssBudgetMb(): number {
     const { maxOldGenerationSizeMb, maxYoungGenerationSizeMb } = heapLimits(this.options.memoryMb);
-    return (maxOldGenerationSizeMb + maxYoungGenerationSizeMb) * (this.options.threads + 1) + 256;
+    return maxOldGenerationSizeMb + maxYoungGenerationSizeMb + 256;
   }
 
   private async exchange(child: ChildHandle, task: WorkerTask, timeoutMs: number, signal?: AbortSignal): Promise<RunOutcome<unknown>> {
     const id = randomUUID();
-    // The worker stops the handler at timeoutMs; the child terminates a stuck worker at 1.5×; the host kills the child at 2×.
-    // A manifest task has no soft deadline in the worker: the child stops it at timeoutMs, the host kills soon after.
+    // The child stops a check or handler at timeoutMs (ctx.signal, TOOL_TIMEOUT); code that never yields
+    // holds the child's only thread, so the host kills the child at 2×. A manifest task has no deadline of
+    // its own: the child stops waiting for it at timeoutMs, the host kills soon after.
     const manifest = task.kind === 'manifest';
-    const abortAfterMs = manifest ? timeoutMs : Math.round(timeoutMs * 1.5);
+    const abortAfterMs = timeoutMs;
     const hardMs = manifest ? timeoutMs + MANIFEST_KILL_GRACE_MS : timeoutMs * 2;
     const deadline = this.deadlines.start(hardMs);
     let onAbort: (() => void) | undefined;

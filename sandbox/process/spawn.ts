@@ -49,8 +49,7 @@ export function childCommand(options: ChildCommandOptions): ChildCommand {
     process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission',
     ...reads.map((p) => `--allow-fs-read=${p}`),
     ...writes.map((p) => `--allow-fs-write=${p}`),
-    // The child's own Piscina pool needs threads; plugin code is denied new Workers by child/harden.ts.
-    '--allow-worker',
+    // No --allow-worker: the child runs tasks on its main thread, so the model denies every Worker (harden.ts does too).
     // Belt and braces: addons are already denied without --allow-addons.
     '--no-addons',
     `--max-old-space-size=${options.memoryMb}`,

@@ -62,10 +62,10 @@ describe('processes and native code', () => {
     if (!watchdog) console.warn('[security] no memory watchdog on this platform: an off-heap memory bomb is bounded only by the hard deadline');
     expect(watchdog).toBe(process.platform === 'linux');
     if (!watchdog) return;
-    // The budget here is (64 + 8) × 2 + 256 = 400 MB; the bomb stops by itself at 4 GB if nothing kills it.
+    // The budget here is the child's one heap (64 + 8) + 256 = 328 MB; the bomb stops by itself at 4 GB if nothing kills it.
     const out = await call(host, 'buffer_bomb', { limitMb: 4096 });
     expect(out.code).toBe('TOOL_CRASHED');
-    expect(out.error).toMatch(/over its budget of 400 MB/);
+    expect(out.error).toMatch(/over its budget of 328 MB/);
     await expectHealthy(host);
   });
 });

@@ -34,12 +34,8 @@ describe('RPC across the process boundary', () => {
     const out = await call(host, 'comlink_attack');
     // Written straight onto the channel to the host: the host's guard refuses every one.
     expect(out.written.every((w: { allowed: boolean }) => w.allowed)).toBe(true);
-    // Through the child's relay: refused there too, with Comlink's error shape.
-    expect(out.relayReplies).toEqual([
-      'RPC refused: message type GET is not allowed',
-      'RPC refused: message type SET is not allowed',
-      'RPC refused: message type CONSTRUCT is not allowed',
-    ]);
+    // There is no relay inside the child to attack: it runs plugin code on its main thread, which has no parent port.
+    expect(out.relayReplies).toBeNull();
     expect(host.explain().plugins[0]!.pool!.guardRefused - refusedBefore).toBe(6);
     // The host's API is intact: nested calls still go through dispatch.
     expect(JSON.parse(await host.dispatch('across', {})).nested).toBe('pong');

@@ -1,23 +1,25 @@
 /**
  * The entry of a process-tier child. It runs under Node's permission model
- * (and, where available, its own namespaces), talks to the host only through
- * framed messages on fd 3, runs tasks in its own Piscina pool whose workers
- * are hardened before any plugin code loads, and relays the workers' host
- * RPC (log, progress, callTool, sandboxTools) to the host over Comlink. The host treats
- * everything this process sends as hostile; the caps here keep honest
- * replies within the host's limits, they are not what protects the host.
+ * (and, where available, its own namespaces), hardens its own realm before
+ * any plugin code loads (harden.ts, imported first: ESM evaluates imports in
+ * order), talks to the host only through framed messages on fd 3, and runs the
+ * plugin's tasks on its main thread: the process is the isolation boundary,
+ * so a second hop into a thread pool would only add latency and a V8 isolate.
+ * Host RPC (log, progress, callTool, sandboxTools) goes to the host over
+ * Comlink inside those frames. The host treats everything this process sends
+ * as hostile (plugin code shares this realm and can write to fd 3); the caps
+ * here keep honest replies within the host's limits, they are not what
+ * protects the host.
  */
+import './harden.js';
 import net from 'node:net';
-import { Piscina } from 'piscina';
-import { wrap, type Remote } from 'comlink/dist/esm/comlink.mjs';
+import { wrap } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { exposeGuarded } from '../../rpc-guard.js';
-import { rpcPortOf } from '../../worker-messages.js';
 import { FrameChannel, RpcPort } from '../channel.js';
 import { capText } from '../../worker/normalize.js';
-import { Deadline, DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../../deadlines.js';
-import { heapLimits } from '../../runner.js';
-import { HOST_RPC_METHODS, type ChildFailure, type ChildInit, type ChildReply, type ChildTaskFrame, type HostRpc, type HostToChild, type WorkerReply } from '../../protocol.js';
+import { createTaskRunner, type HostLink } from '../../worker/task-runner.js';
+import { DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../../deadlines.js';
+import type { ChildInit, ChildReply, ChildTaskFrame, HostToChild, WorkerReply } from '../../protocol.js';
 
 /** The host passes the channel as the child's fd 3 (stdio[3]). */
 const CHANNEL_FD = 3;
@@ -31,23 +33,14 @@ const socket = new net.Socket({ fd: CHANNEL_FD, readable: true, writable: true }
 socket.on('close', () => process.exit(0));
 
 let init: ChildInit | undefined;
-let pool: Piscina | undefined;
-const running = new Map<string, Deadline>();
-/** Per-task deadlines on one coarse timer (see deadlines.ts). */
-const deadlines = new DeadlineSweeper(HARD_DEADLINE_SWEEP_MS);
-const CANCELLED = 'cancelled';
+/** Call ids of the running checks and handlers, by task id, so a cancel frame reaches ctx.signal. */
+const running = new Map<string, string>();
+/** A manifest task has no deadline of its own: the child stops waiting for it at abortAfterMs. */
+const manifestDeadlines = new DeadlineSweeper(HARD_DEADLINE_SWEEP_MS);
 
 const channel = new FrameChannel(socket, MAX_HOST_FRAME_BYTES, onFrame, () => process.exit(70));
 const rpcPort = new RpcPort((data) => channel.send({ type: 'rpc', data }));
-const host: Remote<HostRpc> = wrap<HostRpc>(nodeEndpoint(rpcPort));
-
-/** What the workers may call; each method forwards to the host, which checks it again. */
-const relay: HostRpc = {
-  log: (callId, message) => void host.log(callId, String(message)).catch(() => {}),
-  progress: (callId, done, total) => void host.progress(callId, done, total).catch(() => {}),
-  callTool: (callId, name, args) => host.callTool(callId, name, args),
-  sandboxTools: (callId) => host.sandboxTools(callId),
-};
+const runner = createTaskRunner(wrap(nodeEndpoint(rpcPort)) as unknown as HostLink);
 
 function onFrame(message: unknown): void {
   const frame = message as HostToChild;
@@ -58,9 +51,11 @@ function onFrame(message: unknown): void {
     case 'task':
       void runTask(frame);
       break;
-    case 'cancel':
-      running.get(frame.id)?.abort(CANCELLED);
+    case 'cancel': {
+      const callId = running.get(frame.id);
+      if (callId !== undefined) runner.cancel(callId);
       break;
+    }
     case 'rpc':
       rpcPort.deliver(frame.data);
       break;
@@ -74,57 +69,45 @@ function start(frame: ChildInit): void {
   // that no granted name (NODE_OPTIONS, LD_PRELOAD…) can shape Node's startup.
   for (const key of Object.keys(process.env)) delete process.env[key];
   Object.assign(process.env, frame.env);
-  pool = new Piscina({
-    filename: frame.workerUrl,
-    minThreads: 1,
-    maxThreads: frame.threads,
-    concurrentTasksPerWorker: 1,
-    env: frame.env,
-    resourceLimits: heapLimits(frame.memoryMb),
-  });
-  pool.on('message', onWorkerMessage);
-  // A worker that dies between tasks is replaced on demand; a running task's death is reported by its run().
-  pool.on('error', () => {});
-  // Warm one worker (plugin imported) while the host sends the first task.
-  pool.run({ kind: 'manifest', entry: frame.entry }).catch(() => {});
   channel.send({ type: 'ready', pid: process.pid });
-}
-
-function onWorkerMessage(message: unknown): void {
-  const port = rpcPortOf(message);
-  // Dropped here, counted by the host (which reports it in explain).
-  if (typeof port === 'string') return void channel.send({ type: 'dropped', reason: port });
-  // Guarded here too, so a worker cannot reach the relay's internals; the host's guard is the one that counts.
-  exposeGuarded(relay, port, HOST_RPC_METHODS);
-  port.unref();
+  // Import the plugin while the host sends the first task; that task waits for the same import.
+  void runner.run({ kind: 'manifest', entry: frame.entry });
 }
 
 async function runTask(frame: ChildTaskFrame): Promise<void> {
-  const deadline = deadlines.start(frame.abortAfterMs);
-  running.set(frame.id, deadline);
+  const { task } = frame;
   let reply: ChildReply;
-  try {
-    if (!pool) throw new Error('the child received a task before its init');
-    reply = bounded(frame, (await pool.run(frame.task, { signal: deadline })) as WorkerReply);
-  } catch (error) {
-    // A cancel aborts with a reason of 'cancelled'; the sweeper's reason is a TimeoutError.
-    reply = { ok: false, failure: failureOf(error, deadline.aborted && deadline.reason !== CANCELLED, frame.abortAfterMs) };
-  } finally {
-    deadlines.release(deadline);
-    running.delete(frame.id);
+  if (task.kind === 'manifest') {
+    reply = await manifestWithin(frame.abortAfterMs, runner.run(task));
+  } else {
+    running.set(frame.id, task.callId);
+    try {
+      reply = bounded(frame, await runner.run(task));
+    } finally {
+      running.delete(frame.id);
+    }
   }
   channel.send({ type: 'reply', id: frame.id, reply });
 }
 
-function failureOf(error: unknown, overran: boolean, abortAfterMs: number): ChildFailure {
-  if (overran) return { kind: 'timeout', timeoutMs: abortAfterMs };
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'ERR_WORKER_OUT_OF_MEMORY') return { kind: 'crashed', outOfMemory: true, message: `the worker ran out of memory (limit ${init?.memoryMb} MB)` };
-  const message = error instanceof Error ? error.message : String(error);
-  return { kind: 'crashed', outOfMemory: false, message: `the worker died: ${message.slice(0, MAX_ERROR_CHARS)}` };
+/** A manifest reply, or a timeout once `ms` have passed (an import that never settles); the host kills the child soon after. */
+async function manifestWithin(ms: number, work: Promise<WorkerReply>): Promise<ChildReply> {
+  const deadline = manifestDeadlines.start(ms);
+  try {
+    const timedOut = new Promise<ChildReply>((resolve) => deadline.once('abort', () => resolve({ ok: false, failure: { kind: 'timeout', timeoutMs: ms } })));
+    const reply = await Promise.race([work, timedOut]);
+    if (!reply.ok || 'failure' in reply) return reply;
+    const size = Buffer.byteLength(JSON.stringify(reply));
+    if (init && size > init.maxFrameBytes - 1_024) {
+      return { ok: false, error: { name: 'Error', code: 'PLUGIN_INVALID', message: `the manifest reply is ${size} bytes, over the process tier's limit of ${init.maxFrameBytes}` } };
+    }
+    return reply;
+  } finally {
+    manifestDeadlines.release(deadline);
+  }
 }
 
-/** Caps a worker's reply with this realm's own functions (plugin code may have patched the worker's). */
+/** Caps a check's or handler's reply to what the host accepts. */
 function bounded(frame: ChildTaskFrame, reply: WorkerReply): ChildReply {
   if (!reply.ok) {
     const { name, code, message, stack } = reply.error;
@@ -137,10 +120,6 @@ function bounded(frame: ChildTaskFrame, reply: WorkerReply): ChildReply {
     const text = typeof value?.text === 'string' ? value.text : String(value?.text);
     const originalLength = typeof value?.originalLength === 'number' ? value.originalLength : text.length;
     return { ok: true, value: { text: capText(text, frame.task.maxResultChars, Math.max(originalLength, text.length)), originalLength } };
-  }
-  const size = Buffer.byteLength(JSON.stringify(reply));
-  if (init && size > init.maxFrameBytes - 1_024) {
-    return { ok: false, error: { name: 'Error', code: 'PLUGIN_INVALID', message: `the ${frame.task.kind} reply is ${size} bytes, over the process tier's limit of ${init.maxFrameBytes}` } };
   }
   return reply;
 }

@@ -1,0 +1,209 @@
+/**
+ * Runs plugin tasks (manifest, check, handler) in the realm that imports the
+ * plugin: a Piscina worker of the thread tier (worker-entry.ts), or the main
+ * thread of a process-tier child (process/child/child-main.ts). Plugin modules
+ * are only ever imported here, never on the host's thread; the only way back
+ * to the host is the `HostRpc` it is given.
+ */
+import { taskEnv, withEnv } from './task-env.js';
+import { codedError, serializeError } from '../../core/errors.js';
+import { extractManifest, findCheck, findHandler, pluginObject } from './plugin-object.js';
+import { capText, resultText } from './normalize.js';
+import { Deadline, DeadlineSweeper } from '../deadlines.js';
+import type { CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, RawManifest, WorkerReply, WorkerTask } from '../protocol.js';
+import type { ToolContext } from '../../core/plugin.js';
+
+/** A failed handler's stack is cut to this before it leaves the realm. */
+const MAX_STACK_CHARS = 8_000;
+
+/** What a realm's host connection must offer: the HostRpc methods, each answering with a promise. */
+export type HostLink = { [K in keyof HostRpc]: (...args: Parameters<HostRpc[K]>) => Promise<Awaited<ReturnType<HostRpc[K]>>> };
+
+/** Runs tasks and stops running calls by call id. */
+export interface TaskRunner {
+  /** Runs one task; every outcome is a `WorkerReply` (a rejection means the realm itself failed). */
+  run(task: WorkerTask): Promise<WorkerReply>;
+  /** Aborts the running call `callId` (its ctx.signal, and its result as TOOL_CANCELLED). */
+  cancel(callId: string): void;
+}
+
+/**
+ * How one running call stops: its deadline passing or a host cancel aborts
+ * ctx.signal and rejects the call. The AbortController is made only when the
+ * handler reads ctx.signal; most never do, and creating one per call is a
+ * measurable share of a trivial dispatch (see docs/performance.md).
+ */
+class CallStop {
+  private controller: AbortController | undefined;
+  rejectDeadline: ((reason: unknown) => void) | undefined;
+
+  constructor(readonly deadline: Deadline) {
+    deadline.once('abort', () => {
+      this.controller?.abort(deadline.reason);
+      this.rejectDeadline?.(deadline.reason);
+    });
+  }
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.deadline.aborted && !this.controller.signal.aborted) this.controller.abort(this.deadline.reason);
+    return this.controller.signal;
+  }
+}
+
+/** Freezes a structured-clone copy all the way down, so one call cannot change what the next one sees. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function frozenRoots(task: CheckTask | HandlerTask): ToolContext['roots'] {
+  return Object.freeze({ read: Object.freeze([...(task.roots?.read ?? [])]), write: Object.freeze([...(task.roots?.write ?? [])]) });
+}
+
+function parseMaybeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** ctx.env: a frozen copy of the task's grant, or of the realm's own env. */
+function contextEnv(task: CheckTask | HandlerTask): Readonly<Record<string, string>> {
+  return Object.freeze({ ...((task.env ?? process.env) as Record<string, string>) });
+}
+
+/** A task runner whose calls reach the host through `host`. */
+export function createTaskRunner(host: HostLink): TaskRunner {
+  const modules = new Map<string, Promise<Record<string, unknown>>>();
+  /**
+   * Call deadlines, counted from when the task began here, on one coarse timer
+   * (see deadlines.ts); they fire up to 10 ms late. The tier's hard deadline, for
+   * code that never yields, comes later: in the thread tier 1 s after this one
+   * (plus a cold-start allowance), in the process tier at 2× the timeout in the host.
+   */
+  const deadlines = new DeadlineSweeper(10, (ms) => codedError('TOOL_TIMEOUT', `did not finish within ${ms} ms`));
+  /** The calls running here, so a host cancel reaches ctx.signal. */
+  const running = new Map<string, CallStop>();
+
+  function loadPlugin(entry: string): Promise<Record<string, unknown>> {
+    let loaded = modules.get(entry);
+    if (!loaded) {
+      loaded = import(entry).then(
+        (mod: Record<string, unknown>) => {
+          try {
+            return pluginObject(mod);
+          } catch (error) {
+            throw codedError('PLUGIN_INVALID', (error as Error).message, { cause: error });
+          }
+        },
+        (error: unknown) => {
+          const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+          throw codedError('PLUGIN_IMPORT_FAILED', `importing the plugin failed: ${message}`, { cause: error });
+        },
+      );
+      modules.set(entry, loaded);
+    }
+    return loaded;
+  }
+
+  function context(task: CheckTask | HandlerTask, stop: CallStop, env: Readonly<Record<string, string>>): ToolContext {
+    const { callId } = task;
+    const ctx: ToolContext = {
+      get signal() {
+        return stop.signal;
+      },
+      env,
+      cwd: task.cwd,
+      roots: frozenRoots(task),
+      options: deepFreeze(task.options ?? {}),
+      log: (message) => void host.log(callId, String(message)).catch(() => {}),
+      progress: (done, total) => void host.progress(callId, Number(done), total === undefined ? undefined : Number(total)).catch(() => {}),
+      callTool: async (name, args = {}) => {
+        const outcome = await host.callTool(callId, String(name), args);
+        if (!outcome.ok) throw codedError(outcome.code, outcome.message);
+        return parseMaybeJson(outcome.text);
+      },
+      sandboxTools: () => host.sandboxTools(callId),
+    };
+    if (task.kind === 'handler' && task.sessionId !== undefined) ctx.sessionId = task.sessionId;
+    return ctx;
+  }
+
+  async function runManifest(entry: string): Promise<RawManifest> {
+    const plugin = await loadPlugin(entry);
+    try {
+      return extractManifest(plugin);
+    } catch (error) {
+      throw codedError('PLUGIN_INVALID', (error as Error).message, { cause: error });
+    }
+  }
+
+  /**
+   * Races `work` against the call's deadline, counted from when the task began
+   * here (not from when it was queued, so a cold pool's startup does not eat
+   * the budget). The tier keeps a hard deadline for code that never yields.
+   */
+  async function withDeadline<T>(callId: string, timeoutMs: number, work: (stop: CallStop) => Promise<T>): Promise<T> {
+    const stop = new CallStop(deadlines.start(timeoutMs));
+    running.set(callId, stop);
+    try {
+      return await new Promise<T>((resolve, reject) => {
+        stop.rejectDeadline = reject;
+        work(stop).then(resolve, reject);
+      });
+    } finally {
+      running.delete(callId);
+      deadlines.release(stop.deadline);
+    }
+  }
+
+  async function runCheck(task: CheckTask): Promise<CheckVerdict> {
+    const check = findCheck(await loadPlugin(task.entry), task.checkId);
+    const verdict = await withDeadline(task.callId, task.timeoutMs, async (stop) => check(context(task, stop, contextEnv(task))));
+    if (verdict === true) return { ok: true };
+    if (verdict === false) return { ok: false, reason: 'check returned false' };
+    if (typeof verdict === 'object' && verdict !== null && typeof (verdict as CheckVerdict).ok === 'boolean') {
+      const { ok, reason } = verdict as CheckVerdict;
+      return ok ? { ok } : { ok, reason: typeof reason === 'string' && reason ? reason : 'check failed' };
+    }
+    return { ok: false, reason: `check returned ${JSON.stringify(verdict)}; expected true, false or { ok, reason }` };
+  }
+
+  async function runHandler(task: HandlerTask): Promise<HandlerOutput> {
+    const handler = findHandler(await loadPlugin(task.entry), task.tool);
+    const text = resultText(await withDeadline(task.callId, task.timeoutMs, async (stop) => handler(task.args, context(task, stop, contextEnv(task)))));
+    return { text: capText(text, task.maxResultChars), originalLength: text.length };
+  }
+
+  async function runTask(task: WorkerTask): Promise<WorkerReply> {
+    try {
+      switch (task.kind) {
+        case 'manifest':
+          return { ok: true, value: await runManifest(task.entry) };
+        case 'check':
+          return { ok: true, value: await runCheck(task) };
+        case 'handler':
+          return { ok: true, value: await runHandler(task) };
+      }
+    } catch (error) {
+      const serialized = serializeError(error);
+      // A handler's error message is bounded like its result before it crosses to the host (the stack repeats it).
+      if (task.kind === 'handler') {
+        serialized.message = capText(serialized.message, task.maxResultChars);
+        if (serialized.stack !== undefined) serialized.stack = serialized.stack.slice(0, MAX_STACK_CHARS);
+      }
+      return { ok: false, error: serialized };
+    }
+  }
+
+  return {
+    // The task runs with its plugin's env as `process.env` (task-env.ts); a manifest task with the realm's own.
+    run: (task) => withEnv(taskEnv(task.kind === 'manifest' ? undefined : task.env), () => runTask(task)),
+    cancel: (callId) => running.get(callId)?.deadline.abort(codedError('TOOL_CANCELLED', 'cancelled by the caller')),
+  };
+}
