@@ -28,10 +28,27 @@ function errorText(_context: unknown, error: unknown): string {
   return `An error occurred while running the tool. Please try again. Error: ${error instanceof Error ? error.toString() : String(error)}`;
 }
 
-function functionTools(host: ToolHost, defs: readonly ResponsesTool[], options: OpenAiAgentsOptions): FunctionTool[] {
+/** What the SDK passes a FunctionTool's `execute` about the call. */
+interface CallDetails {
+  toolCall?: { callId?: string };
+  signal?: AbortSignal;
+}
+
+/**
+ * The FunctionTools for `defs`. `settle`, when given, runs after every call, failed or not, before
+ * the SDK sees its outcome: the live form brings its array up to date there, so the model's next
+ * turn is offered the tools as the call left them.
+ */
+function functionTools(host: ToolHost, defs: readonly ResponsesTool[], options: OpenAiAgentsOptions, settle?: () => Promise<unknown>): FunctionTool[] {
   return defs.map((def) => {
-    const execute = (input: unknown, _context: unknown, details?: { toolCall?: { callId?: string }; signal?: AbortSignal }) =>
-      resultOrThrow(host, def.name, input, options, { callId: details?.toolCall?.callId, signal: details?.signal });
+    const execute = async (input: unknown, _context: unknown, details?: CallDetails) => {
+      try {
+        return await resultOrThrow(host, def.name, input, options, { callId: details?.toolCall?.callId, signal: details?.signal });
+      } finally {
+        // A failed update leaves the array as it was; the next change event tries again.
+        if (settle) await settle().catch(() => {});
+      }
+    };
     // The options type pairs a literal strict flag with a schema type; ours is decided per tool at run time.
     const spec = {
       name: def.name,
@@ -59,11 +76,28 @@ export async function openAiAgentsTools(host: ToolHost, options: OpenAiAgentsOpt
 
 /**
  * A FunctionTool array kept current in place as the host's exposed set changes. An Agent keeps
- * the array it was given and reads it every turn, so pass `tools` to the Agent.
+ * the array it was given and reads it every turn, so pass `tools` to the Agent. The array follows
+ * the host's `change` events, and after every call it runs it re-reads the host's definitions
+ * (running any check whose cache expired) before the SDK goes on: within one run, the turn after
+ * a tool call is offered the tools as that call left them.
  * @example
  * const live = await liveOpenAiAgentsTools(host);
  * const agent = new Agent({ name: 'helper', instructions, tools: live.tools });
  */
-export function liveOpenAiAgentsTools(host: ToolHost, options: OpenAiAgentsOptions = {}): Promise<LiveTools<FunctionTool[]>> {
-  return follow(host, { read: () => read(host, options), build: (defs) => functionTools(host, defs, options), apply: replaceArray });
+export async function liveOpenAiAgentsTools(host: ToolHost, options: OpenAiAgentsOptions = {}): Promise<LiveTools<FunctionTool[]>> {
+  let live: LiveTools<FunctionTool[]> | undefined;
+  let closed = false;
+  const settle = async () => {
+    if (live && !closed) await live.update();
+  };
+  live = await follow(host, { read: () => read(host, options), build: (defs) => functionTools(host, defs, options, settle), apply: replaceArray });
+  const { tools, update, close } = live;
+  return {
+    tools,
+    update,
+    close() {
+      closed = true;
+      close();
+    },
+  };
 }

@@ -74,6 +74,29 @@ describe('langchainTools', () => {
   });
 });
 
+describe('langchainTools and cancelling', () => {
+  it("passes the agent's abort signal through to dispatch: a running call is cancelled", async () => {
+    const kitchen = await createToolHost(fixtureOptions(['kitchen']));
+    const controller = new AbortController();
+    const outcomes: Array<[string, string | undefined, string]> = [];
+    kitchen.use({
+      beforeCall: (call) => {
+        if (call.tool === 'slow') setTimeout(() => controller.abort(), 20);
+      },
+      afterCall: (call, result) => void outcomes.push([call.tool, call.callId, result.code]),
+    });
+    try {
+      const model = new FakeToolCallingModel({ toolCalls: [[{ name: 'slow', args: { ms: 30_000 }, id: 'call_s' }], []] });
+      const agent = createAgent({ model, tools: (await langchainTools(kitchen)).filter((t) => t.name === 'slow') });
+      // LangChain ends the run at once on abort; the call ends when its worker gives it up (slow ignores ctx.signal).
+      await agent.invoke({ messages: [{ role: 'user', content: 'wait' }] }, { signal: controller.signal }).catch(() => {});
+      await expect.poll(() => outcomes, { timeout: 10_000 }).toEqual([['slow', 'call_s', 'TOOL_CANCELLED']]);
+    } finally {
+      await kitchen.close();
+    }
+  });
+});
+
 describe('liveLangchainTools', () => {
   it("serves createAgent the host's current tools at every model call through its middleware", async () => {
     const work = tempDir();

@@ -92,7 +92,63 @@ describe('openAiAgentsTools', () => {
   });
 });
 
+describe('openAiAgentsTools and cancelling', () => {
+  it("passes the run's abort signal through to dispatch: a running call is cancelled", async () => {
+    const slowServer = await startScriptedServer([{ tool_calls: [toolCall('call_s', 'slow', { ms: 30_000 })] }, { content: 'never' }]);
+    const controller = new AbortController();
+    const outcomes: Array<[string, string | undefined, string]> = [];
+    const stop = host.use({
+      beforeCall: (call) => {
+        if (call.tool === 'slow') setTimeout(() => controller.abort(), 20);
+      },
+      afterCall: (call, result) => void outcomes.push([call.tool, call.callId, result.code]),
+    });
+    try {
+      const agent = new Agent({ name: 'slow', instructions: 'x', model: model(slowServer.baseURL), tools: await openAiAgentsTools(host) });
+      // The SDK ends the run on abort; how it reports that is its own business. What matters here is the call.
+      await run(agent, 'wait', { signal: controller.signal }).catch(() => {});
+      await expect.poll(() => outcomes, { timeout: 10_000 }).toEqual([['slow', 'call_s', 'TOOL_CANCELLED']]);
+    } finally {
+      stop();
+      await slowServer.close();
+    }
+  });
+});
+
 describe('liveOpenAiAgentsTools', () => {
+  it('offers the next turn of the same run the tools as a call left them', async () => {
+    const work = tempDir();
+    const probing = await createToolHost(fixtureOptions(['probe'], { cwd: work.dir, config: { enable: ['probe'], checks: { graceMs: 0 } } }));
+    const scripted = await startScriptedServer([{ tool_calls: [toolCall('call_1', 'own_check', {})] }, { content: 'done' }]);
+    // The backend of own_check goes away while its call runs; nothing else asks the host to recompute.
+    const flip = probing.use({
+      afterCall: (call) => {
+        if (call.tool === 'own_check') {
+          writeFileSync(path.join(work.dir, 'own.mode'), 'false');
+          probing.invalidateChecks();
+        }
+      },
+    });
+    try {
+      const live = await liveOpenAiAgentsTools(probing);
+      const agent = new Agent({ name: 'probe', instructions: 'x', model: model(scripted.baseURL), tools: live.tools });
+      const result = await run(agent, 'go');
+      expect(result.finalOutput).toBe('done');
+      const offered = (request: number) => scripted.requests[request]!.tools?.map((t) => t.function.name) ?? [];
+      expect(offered(0)).toContain('own_check');
+      expect(offered(1)).not.toContain('own_check');
+      expect(offered(1)).toContain('mentions_own');
+      expect(scripted.requests[1]!.messages.find((m) => m.role === 'tool')!.content).toBe('own');
+      live.close();
+    } finally {
+      flip();
+      await scripted.close();
+      await probing.close();
+      work.cleanup();
+    }
+  });
+
+
   it("updates the array an Agent reads every turn when the host's exposed set changes", async () => {
     const work = tempDir();
     const probing = await createToolHost(fixtureOptions(['probe'], { cwd: work.dir, config: { enable: ['probe'], checks: { graceMs: 0 } } }));
