@@ -7,17 +7,19 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type CallOutcome, type ToolHost } from 'toolshed';
 import { serveHttp, type HttpEndpoint } from '../../dist/core/mcp/http.js';
-import { mcpConfig, mcpProject, signal, textOf } from './setup.js';
+import { mcpConfig, mcpProject, progressOnWire, recordIncoming, signal, textOf } from './setup.js';
 
 // A long TTL: this test flips checks itself instead of waiting for the refresh loop.
 const project = mcpProject(60_000);
 let host: ToolHost;
 let endpoint: HttpEndpoint;
 let client: Client;
+/** What the client's transport received, in order (see recordIncoming). */
+let wire: JSONRPCMessage[] = [];
 const listChanged = signal();
 /** Every call the server made, as the host saw it: `started` when it began, `done` with its outcome. */
 const calls: Array<{ name: string; done: Promise<CallOutcome> }> = [];
@@ -37,7 +39,9 @@ beforeAll(async () => {
   endpoint = await serveHttp(observed, { host: '127.0.0.1', port: 0 });
   client = new Client({ name: 'toolshed-test', version: '1.0.0' });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => listChanged.resolve());
-  await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url)));
+  const transport = new StreamableHTTPClientTransport(new URL(endpoint.url));
+  await client.connect(transport);
+  wire = recordIncoming(transport);
 });
 
 afterAll(async () => {
@@ -74,9 +78,14 @@ describe('toolshed serve over Streamable HTTP', () => {
   });
 
   it('relays progress on the request stream', async () => {
-    const seen: Progress[] = [];
-    await client.callTool({ name: 'chatty', arguments: {} }, undefined, { onprogress: (p) => seen.push(p) });
-    expect(seen[0]).toMatchObject({ progress: 1, total: 2 });
+    const from = wire.length;
+    await client.callTool({ name: 'chatty', arguments: {} }, undefined, { onprogress: () => {} });
+    const mine = wire.slice(from);
+    const response = mine.find((message) => 'id' in message && 'result' in message);
+    expect(response).toBeDefined();
+    const { progress, responseAt, lastProgressAt } = progressOnWire(mine, (response as { id: string | number }).id);
+    expect(progress[0]).toEqual({ progress: 1, total: 2 });
+    expect(lastProgressAt).toBeLessThan(responseAt);
   });
 
   it('aborts the call in its worker when the client cancels', async () => {

@@ -2,6 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { fixture, tempDir } from '../helpers.js';
 
 /** The CLI entry the stdio tests spawn. */
@@ -51,4 +53,36 @@ export function signal<T = void>(): { promise: Promise<T>; resolve(value: T): vo
 export function textOf(result: unknown): string {
   const content = (result as { content: Array<{ type: string; text: string }> }).content;
   return content.map((part) => part.text).join('');
+}
+
+/**
+ * Records every message a connected client's transport delivers, in the order it arrived,
+ * before the SDK's Protocol handles it. Progress is checked here, on the wire: the SDK client
+ * dispatches notifications a microtask late but responses at once, so a progress notification
+ * read in the same chunk as its result is dropped by the client itself
+ * (modelcontextprotocol/typescript-sdk#2580), whatever order the server wrote them in.
+ */
+export function recordIncoming(transport: Transport): JSONRPCMessage[] {
+  const seen: JSONRPCMessage[] = [];
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    seen.push(message);
+    deliver?.(message, extra);
+  };
+  return seen;
+}
+
+/** The progress notifications for one request id and where its response came, from a recordIncoming() log. */
+export function progressOnWire(wire: JSONRPCMessage[], id: string | number): { progress: Array<{ progress: number; total?: number }>; responseAt: number; lastProgressAt: number } {
+  const progress: Array<{ progress: number; total?: number }> = [];
+  let lastProgressAt = -1;
+  wire.forEach((message, index) => {
+    if ('method' in message && message.method === 'notifications/progress' && message.params?.progressToken === id) {
+      const { progress: done, total } = message.params as { progress: number; total?: number };
+      progress.push(total === undefined ? { progress: done } : { progress: done, total });
+      lastProgressAt = index;
+    }
+  });
+  const responseAt = wire.findIndex((message) => 'id' in message && message.id === id && ('result' in message || 'error' in message));
+  return { progress, responseAt, lastProgressAt };
 }
