@@ -1,6 +1,10 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolCall, type ToolHost } from 'toolshed';
-import { fixture, fixtureOptions } from '../helpers.js';
+import { fixture, fixtureOptions, scratchDir, tempDir } from '../helpers.js';
 
 let host: ToolHost;
 
@@ -170,6 +174,37 @@ describe('hooks from config', () => {
     } finally {
       await configured.close();
     }
+  });
+
+  describe('named in a config file', () => {
+    // The module path is relative to the config file's folder, wherever the host starts.
+    const work = tempDir('toolshed-hooks-config-');
+    const configFile = path.join(work.dir, 'toolshed.config.mjs');
+    mkdirSync(path.join(work.dir, 'policy'));
+    copyFileSync(fixture('hooks', 'guard.mjs'), path.join(work.dir, 'policy', 'guard.mjs'));
+    writeFileSync(path.join(work.dir, 'package.json'), '{"name":"hooks-config","private":true}');
+    const config = { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }], hooks: ['./policy/guard.mjs'] };
+    writeFileSync(configFile, `export default ${JSON.stringify(config)};\n`);
+    afterAll(() => work.cleanup());
+
+    it('loads them for a host given the file, its folder not being the cwd', async () => {
+      const configured = await createToolHost({ cwd: scratchDir(), config: configFile, env: { PATH: process.env.PATH } });
+      try {
+        expect(parse(await configured.dispatch('delete_note', { id: 'a' })).code).toBe('TOOL_BLOCKED');
+        expect(await configured.dispatch('read_note', { id: 'a' })).toBe('note a [audited]');
+      } finally {
+        await configured.close();
+      }
+    });
+
+    it('loads them for `toolshed call`, which finds the file by searching from its cwd', () => {
+      const bin = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
+      const call = (...args: string[]) => spawnSync(process.execPath, [bin, 'call', ...args], { cwd: work.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+      expect(call('read_note', '{"id":"a"}')).toMatchObject({ status: 0, stdout: 'note a [audited]\n' });
+      const blocked = call('delete_note', '{"id":"a"}');
+      expect(blocked.status).toBe(1);
+      expect(JSON.parse(blocked.stdout)).toEqual({ code: 'TOOL_BLOCKED', error: 'delete_note was blocked: deleting notes is switched off here' });
+    });
   });
 
   it('refuses to start with a module that does not export hooks, naming it', async () => {
