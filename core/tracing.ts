@@ -66,6 +66,11 @@ export interface DispatchTrace {
   adopt(nested: CallContext): CallContext;
 }
 
+/** The tool's description without the parts that depend on which other tools are exposed (those differ per host and view). */
+function ownDescription(record: ToolRecord): string {
+  return record.manifest.description.filter((part): part is string => typeof part === 'string').join(' ');
+}
+
 function endWith(span: Span, outcome: CallOutcome): void {
   span.setAttribute(ATTR.outcome, outcome.ok ? 'OK' : outcome.code);
   span.setAttribute(ATTR.resultSize, outcome.ok ? outcome.text.length : outcome.message.length);
@@ -102,7 +107,7 @@ export function traceDispatch(
   let workerContext = spanContext;
   const handle: DispatchTrace = {
     tool(record) {
-      span.setAttributes({ [ATTR.plugin]: record.plugin.source.name, [ATTR.tier]: record.plugin.runner.tier });
+      span.setAttributes({ 'gen_ai.tool.description': ownDescription(record), [ATTR.plugin]: record.plugin.source.name, [ATTR.tier]: record.plugin.runner.tier });
     },
     async worker(record, runWorker) {
       const child = tracer().startSpan(`toolshed.worker ${record.name}`, { kind: SpanKind.INTERNAL, attributes: { [ATTR.plugin]: record.plugin.source.name, [ATTR.tier]: record.plugin.runner.tier } }, spanContext);

@@ -42,10 +42,18 @@ const named = (name: string) => spans().filter((s) => s.name === name);
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 
 describe('availability checks', () => {
-  it('record one span per probe, with the tool, plugin and verdict', () => {
+  it('record one span per probe, with the tool, plugin and verdict', async () => {
+    // Startup probed sync_notes, the one tool with a check, once.
+    expect(spans().filter((s) => s.name.startsWith('toolshed.check ')).map((s) => s.name)).toEqual(['toolshed.check sync_notes']);
     const [check] = named('toolshed.check sync_notes');
-    expect(check).toBeDefined();
     expect(check!.attributes).toMatchObject({ 'gen_ai.tool.name': 'sync_notes', 'toolshed.plugin': 'toolshed-plugin-notes', 'toolshed.tier': 'thread', 'toolshed.check.ok': true });
+    // A cached verdict is no probe and no span; a probe after the cache is dropped is one more.
+    exporter.reset();
+    await host.definitions({ format: 'mcp' });
+    expect(named('toolshed.check sync_notes')).toHaveLength(0);
+    host.invalidateChecks();
+    await host.definitions({ format: 'mcp' });
+    expect(named('toolshed.check sync_notes')).toHaveLength(1);
   });
 });
 
@@ -56,12 +64,14 @@ describe('dispatch', () => {
     const text = await host.dispatch('read_note', { id: 'a' }, { callId: 'call_7', sessionId: 'chat-1' });
     const [call] = named('execute_tool read_note');
     const [worker] = named('toolshed.worker read_note');
+    expect(named('execute_tool read_note')).toHaveLength(1);
     expect(call!.kind).toBe(SpanKind.INTERNAL);
     expect(call!.attributes).toEqual({
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': 'read_note',
       'gen_ai.tool.type': 'function',
       'gen_ai.tool.call.id': 'call_7',
+      'gen_ai.tool.description': 'Reads one note by id.',
       'gen_ai.conversation.id': 'chat-1',
       'toolshed.call.depth': 0,
       'toolshed.plugin': 'toolshed-plugin-notes',
