@@ -155,6 +155,8 @@ describe('MCP requests in serve', () => {
     } finally {
       await client.close();
     }
+    // One SERVER span per request, in order (the initialized notification is no request).
+    expect(spans().filter((s) => s.kind === SpanKind.SERVER).map((s) => s.name)).toEqual(['initialize', 'tools/list', 'tools/call read_note', 'tools/call fail_note']);
     expect(named('initialize')[0]).toMatchObject({ kind: SpanKind.SERVER, attributes: { 'mcp.method.name': 'initialize' } });
     expect(named('tools/list')[0]!.attributes).toMatchObject({ 'mcp.method.name': 'tools/list', 'mcp.protocol.version': expect.any(String) });
     const [call] = named('tools/call read_note');
