@@ -78,6 +78,19 @@ describe('aiSdkTools', () => {
   });
 });
 
+describe('aiSdkTools over a view', () => {
+  it("gives a sub-agent only the view's tools, run through the view", async () => {
+    const readOnly = host.view({ enable: ['read_note', 'list_notes'] });
+    try {
+      const tools = await aiSdkTools(readOnly, { sessionId: 'sub-1' });
+      expect(Object.keys(tools).sort()).toEqual(['list_notes', 'read_note']);
+      expect(await tools.read_note!.execute!({ id: 'a' }, { toolCallId: 'c', messages: [] })).toBe('note a (session sub-1)');
+    } finally {
+      await readOnly.close();
+    }
+  });
+});
+
 describe('liveAiSdkTools', () => {
   it('keeps the tool set current between the steps of one run', async () => {
     const work = tempDir();

@@ -183,7 +183,12 @@ describe('hooks from config', () => {
     mkdirSync(path.join(work.dir, 'policy'));
     copyFileSync(fixture('hooks', 'guard.mjs'), path.join(work.dir, 'policy', 'guard.mjs'));
     writeFileSync(path.join(work.dir, 'package.json'), '{"name":"hooks-config","private":true}');
-    const config = { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }], hooks: ['./policy/guard.mjs'] };
+    // A bare name is a package, resolved from the config file's folder.
+    const pkg = path.join(work.dir, 'node_modules', 'policy-hooks');
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(path.join(pkg, 'package.json'), '{"name":"policy-hooks","version":"1.0.0","type":"module","exports":"./index.js"}');
+    writeFileSync(path.join(pkg, 'index.js'), "export default { afterCall: (call, result) => (result.outcome.ok ? `${result.outcome.text} [package]` : undefined) };\n");
+    const config = { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }], hooks: ['./policy/guard.mjs', 'policy-hooks'] };
     writeFileSync(configFile, `export default ${JSON.stringify(config)};\n`);
     afterAll(() => work.cleanup());
 
@@ -191,7 +196,7 @@ describe('hooks from config', () => {
       const configured = await createToolHost({ cwd: scratchDir(), config: configFile, env: { PATH: process.env.PATH } });
       try {
         expect(parse(await configured.dispatch('delete_note', { id: 'a' })).code).toBe('TOOL_BLOCKED');
-        expect(await configured.dispatch('read_note', { id: 'a' })).toBe('note a [audited]');
+        expect(await configured.dispatch('read_note', { id: 'a' })).toBe('note a [audited] [package]');
       } finally {
         await configured.close();
       }
@@ -200,7 +205,7 @@ describe('hooks from config', () => {
     it('loads them for `toolshed call`, which finds the file by searching from its cwd', () => {
       const bin = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
       const call = (...args: string[]) => spawnSync(process.execPath, [bin, 'call', ...args], { cwd: work.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 });
-      expect(call('read_note', '{"id":"a"}')).toMatchObject({ status: 0, stdout: 'note a [audited]\n' });
+      expect(call('read_note', '{"id":"a"}')).toMatchObject({ status: 0, stdout: 'note a [audited] [package]\n' });
       const blocked = call('delete_note', '{"id":"a"}');
       expect(blocked.status).toBe(1);
       expect(JSON.parse(blocked.stdout)).toEqual({ code: 'TOOL_BLOCKED', error: 'delete_note was blocked: deleting notes is switched off here' });
