@@ -3,7 +3,9 @@
  * reads through `dispatch()` (text blocks as they are, other blocks as a
  * short line, never raw base64), and the blocks themselves, kept whole for
  * `host.call()` and `toolshed serve` whenever the result is more than one
- * plain text block. `isError` results stay failures.
+ * plain text block. `isError` results stay failures, and keep their blocks
+ * even when there is one, so `serve` sends the server's own error out as it
+ * came in rather than toolshed's error envelope.
  */
 import { capText } from '../../sandbox/worker/normalize.js';
 import type { ContentBlock, RichContent } from '../call/outcome.js';
@@ -18,8 +20,11 @@ export interface UpstreamResult {
   toolResult?: unknown;
 }
 
+/** The decoded size of base64 text, without decoding it. */
 function approxBytes(base64: unknown): number {
-  return typeof base64 === 'string' ? Math.floor((base64.length * 3) / 4) : 0;
+  if (typeof base64 !== 'string') return 0;
+  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
+  return Math.floor((base64.length * 3) / 4) - padding;
 }
 
 /** One block as a line of text for the model. */
@@ -59,7 +64,7 @@ export function handlerOutput(result: UpstreamResult, maxResultChars: number): H
   let text = blocks.map(blockText).join('\n');
   if (!blocks.length && structured !== undefined) text = JSON.stringify(structured);
   const out: HandlerOutput = { text: capText(text, maxResultChars), originalLength: text.length };
-  if (!plainText(blocks, structured)) {
+  if (result.isError || !plainText(blocks, structured)) {
     const content: RichContent = { blocks };
     if (structured !== undefined) content.structured = structured;
     out.content = content;

@@ -4,7 +4,7 @@
  * progress and cancellation cross both hops.
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -15,19 +15,27 @@ import { BIN, DYNAMIC, PROJECT, serversHost, serverScript } from './setup.js';
 
 const work = tempDir('toolshed-mcp-serve-');
 const config = path.join(work.dir, 'toolshed.config.json');
+const files = path.join(work.dir, 'files');
 let client: Client;
 let direct: Client;
+let directDynamic: Client;
+let directFilesystem: Client;
 let listChanged = 0;
 const listChangedWaiters: Array<() => void> = [];
 
 beforeAll(async () => {
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"serve-project","private":true}');
+  mkdirSync(files);
   writeFileSync(
     config,
     JSON.stringify({
       builtins: false,
       cache: { enabled: false },
-      mcpServers: { everything: { command: 'node', args: [serverScript('everything')] }, dynamic: { command: 'node', args: [DYNAMIC] } },
+      mcpServers: {
+        everything: { command: 'node', args: [serverScript('everything')] },
+        dynamic: { command: 'node', args: [DYNAMIC] },
+        filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files] } },
+      },
     }),
   );
   client = new Client({ name: 'downstream', version: '1.0.0' });
@@ -39,11 +47,17 @@ beforeAll(async () => {
   // The same server, straight: what a result must look like after the extra hop.
   direct = new Client({ name: 'direct', version: '1.0.0' });
   await direct.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript('everything')], stderr: 'ignore' }));
+  directDynamic = new Client({ name: 'direct', version: '1.0.0' });
+  await directDynamic.connect(new StdioClientTransport({ command: process.execPath, args: [DYNAMIC], stderr: 'ignore' }));
+  directFilesystem = new Client({ name: 'direct', version: '1.0.0' });
+  await directFilesystem.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript('filesystem'), files], stderr: 'ignore' }));
 });
 
 afterAll(async () => {
   await client?.close();
   await direct?.close();
+  await directDynamic?.close();
+  await directFilesystem?.close();
   work.cleanup();
 });
 
@@ -60,6 +74,22 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
     expect(summary.stdout).toContain('command: npx -y @modelcontextprotocol/server-everything');
     // The builtins are there as without the block.
     expect(summary.stdout).toMatch(/exposed: .*get-sum.*read_file/);
+  });
+
+  it('lists and explains the servers\' tools', () => {
+    const cwd = fixture('mcp-servers', 'desktop');
+    const env = { PATH: process.env.PATH ?? '' };
+    const list = spawnSync(process.execPath, [BIN, 'list', '--format', 'names'], { cwd, env, encoding: 'utf8' });
+    expect(list.status, list.stderr).toBe(0);
+    expect(list.stdout.split('\n')).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation', 'read_file']));
+    const explain = spawnSync(process.execPath, [BIN, 'explain', 'get-sum'], { cwd, env, encoding: 'utf8' });
+    expect(explain.status, explain.stderr).toBe(0);
+    expect(explain.stdout).toMatch(/^get-sum: exposed\n/);
+    expect(explain.stdout).toMatch(/plugin: +mcp:everything\n/);
+    expect(explain.stdout).toMatch(/toolset: +mcp-everything\n/);
+    expect(explain.stdout).toMatch(/tier: +process \(untrusted\)\n/);
+    expect(explain.stdout).toMatch(/protections: env reduced to the grant, permission model/);
+    expect(explain.stdout).toMatch(/server: +MCP over stdio, connected \(mcp-servers\/everything /);
   });
 });
 
@@ -90,6 +120,25 @@ describe('toolshed serve in front of MCP servers', () => {
       expect(served.structuredContent, name).toEqual(straight.structuredContent);
       expect(served.isError, name).toBeFalsy();
     }
+  });
+
+  it('sends every kind of block, structuredContent and isError out as the server sent them', async () => {
+    const calls: Array<[Client, string, Record<string, unknown>]> = [
+      // text, image, audio, resource_link, embedded text and blob resources, with annotations and _meta
+      [directDynamic, 'blocks', {}],
+      [directDynamic, 'blocks', { error: true }],
+      // a reference server's own error result: one text block, isError
+      [directFilesystem, 'read_text_file', { path: '/etc/hostname' }],
+      [directFilesystem, 'read_text_file', { path: path.join(files, 'missing.txt') }],
+    ];
+    for (const [straightClient, name, args] of calls) {
+      const served = await client.callTool({ name, arguments: args });
+      const straight = await straightClient.callTool({ name, arguments: args });
+      expect(served, `${name} ${JSON.stringify(args)}`).toEqual(straight);
+    }
+    const straight = await directDynamic.callTool({ name: 'blocks', arguments: { error: true } });
+    expect(straight.isError).toBe(true);
+    expect((straight.content as Array<{ type: string }>).map((b) => b.type)).toEqual(['text', 'image', 'audio', 'resource_link', 'resource', 'resource']);
   });
 
   it('relays the server\'s progress to the downstream client', async () => {

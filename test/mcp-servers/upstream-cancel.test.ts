@@ -1,0 +1,110 @@
+/**
+ * Cancellation and progress with the reference server itself: server-everything's
+ * trigger-long-running-operation reports progress at each step and never looks at
+ * its abort signal, but the SDK server inside it answers nothing for a request it
+ * received `notifications/cancelled` for. So the upstream saw the cancel exactly
+ * when toolshed's client gets the remaining progress notifications (for a request
+ * it forgot, dropped as "unknown token", which explain counts) and no answer after
+ * them (which it would drop as "a response for an unknown message ID").
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ToolHost } from 'toolshed';
+import { serveHttp, type HttpEndpoint } from '../../dist/core/mcp/index.js';
+import { serversHost, serverScript } from './setup.js';
+
+const STEPS = 3;
+/** 250 ms a step: the cancel, sent at the first step, reaches the server long before the second. */
+const OPERATION = { duration: 0.75, steps: STEPS };
+let host: ToolHost;
+let endpoint: HttpEndpoint;
+
+beforeAll(async () => {
+  host = await serversHost({ everything: { command: 'node', args: [serverScript('everything')] } });
+  endpoint = await serveHttp(host, { host: '127.0.0.1', port: 0 });
+});
+
+afterAll(async () => {
+  await endpoint?.close();
+  await host?.close();
+});
+
+/** What toolshed's client to server-everything received and dropped. */
+function dropped(from: ToolHost = host): { count: number; last: string } {
+  const pool = from.explain().plugins.find((p) => p.name === 'mcp:everything')!.pool!;
+  return { count: pool.messagesDropped, last: pool.lastDropped ?? '' };
+}
+
+/**
+ * After a cancel at the first step, the server's other steps come back for a request
+ * toolshed's client forgot, and nothing else: no answer. Waiting for the last step, then
+ * making another call, is enough: the operation answers right after its last step, so an
+ * answer would come before the answer to that call. (Without the cancel, at most the last
+ * step is dropped, when it arrives with the answer: modelcontextprotocol/typescript-sdk#2580.)
+ */
+async function expectNoAnswerAfterLastStep(before: { count: number }, from: ToolHost = host, droppedSteps = STEPS - 1): Promise<void> {
+  const expected = before.count + droppedSteps;
+  for (let i = 0; i < 200 && dropped(from).count < expected; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  expect(await from.dispatch('echo', { message: 'after' })).toBe('Echo: after');
+  const after = dropped(from);
+  expect(after.count).toBe(expected);
+  expect(after.last).toMatch(new RegExp(`unknown token: .*"progress":${STEPS}\\b`));
+}
+
+describe('server-everything sees the cancel', () => {
+  it('when the caller of host.call aborts', async () => {
+    const before = dropped();
+    const controller = new AbortController();
+    const outcome = await host.call('trigger-long-running-operation', OPERATION, { signal: controller.signal, onProgress: () => controller.abort() });
+    expect(outcome).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
+    await expectNoAnswerAfterLastStep(before);
+  });
+
+  it('when the call passes its timeoutMs', async () => {
+    // The deadline passes before the first step (500 ms): every step comes back after it.
+    const short = await serversHost({ everything: { command: 'node', args: [serverScript('everything')], timeoutMs: 250 } });
+    try {
+      // Asking for progress makes the server report its steps, which show the cancel below.
+      const before = dropped(short);
+      const outcome = await short.call('trigger-long-running-operation', { duration: 1.5, steps: STEPS }, { onProgress: () => {} });
+      expect(outcome).toMatchObject({ ok: false, code: 'TOOL_TIMEOUT', message: 'trigger-long-running-operation timed out after 250 ms' });
+      await expectNoAnswerAfterLastStep(before, short, STEPS);
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('when a client of toolshed serve cancels, and not when it lets the call finish', async () => {
+    const downstream = new Client({ name: 'downstream', version: '1.0.0' });
+    await downstream.connect(new StreamableHTTPClientTransport(new URL(endpoint.url)));
+    try {
+      // Left to finish, the steps and the answer reach the downstream client.
+      const steps: Array<[number, number | undefined]> = [];
+      const done = await downstream.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: STEPS } }, undefined, { onprogress: (p) => steps.push([p.progress, p.total]) });
+      expect(done.content).toEqual([{ type: 'text', text: `Long running operation completed. Duration: 0.3 seconds, Steps: ${STEPS}.` }]);
+      expect(steps[0]).toEqual([1, STEPS]);
+
+      const before = dropped();
+      const controller = new AbortController();
+      const call = downstream.callTool({ name: 'trigger-long-running-operation', arguments: OPERATION }, undefined, { signal: controller.signal, onprogress: () => controller.abort('changed my mind') });
+      await expect(call).rejects.toThrow();
+      await expectNoAnswerAfterLastStep(before);
+    } finally {
+      await downstream.close();
+    }
+  });
+});
+
+describe('server-everything\'s progress', () => {
+  it('reaches onProgress of host.call (where a plugin\'s ctx.progress goes), step by step with its total', async () => {
+    const steps: Array<[number, number | undefined]> = [];
+    const outcome = await host.call('trigger-long-running-operation', { duration: 0.3, steps: STEPS }, { onProgress: (done, total) => steps.push([done, total]) });
+    expect(outcome).toEqual({ ok: true, text: `Long running operation completed. Duration: 0.3 seconds, Steps: ${STEPS}.` });
+    // The SDK client may drop the last one when it arrives with the result (modelcontextprotocol/typescript-sdk#2580).
+    expect(steps.slice(0, 2)).toEqual([
+      [1, STEPS],
+      [2, STEPS],
+    ]);
+  });
+});
