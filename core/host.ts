@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { loadConfig, resolveConfig, stripUndefined, validateConfigObject, type ResolvedConfig, type ToolshedConfig } from './load/config.js';
 import { CheckCache, type Clock, type Verdict } from './expose/check-cache.js';
 import { type DefinitionsPipeline, type Exposure, type SchemaRewriter } from './expose/pipeline.js';
+import { DescriptionTokens } from './expose/descriptions.js';
 import { failure } from './call/outcome.js';
 import { entryUrl, loadPlugins } from './load/loader.js';
 import { limiter } from './load/limiter.js';
@@ -235,6 +236,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       availability: { env, platform: process.platform, runCheck, outOfService: (record) => breaker.openOf(breakerKeys(record.name, record.plugin.source.name)) },
       // An embedder's rewriters come first, so they can replace a built-in step.
       rewriters: [...(options.rewriters ?? []), codeExecutionRewriter(() => config)],
+      tokens: new DescriptionTokens(),
     },
     report: (exposure: Exposure | undefined, search: SearchReport): HostReport =>
       explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined || sandboxExtractions > 0, loadWarnings, search, approval: (record) => approval.reasonFor(record) }),

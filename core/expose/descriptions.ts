@@ -26,20 +26,23 @@ export function resolveDescription(parts: readonly DescriptionPart[], exposed: R
 const TOKEN = /[A-Za-z0-9_-]+/g;
 
 /**
- * The name-like tokens of each definition's description, kept as long as the
- * definition object lives: the pipeline reuses a tool's definition while its
- * description is unchanged, so a recompute tokenizes only what changed and
- * the guard costs O(total description size) with one set lookup per token.
+ * The name-like tokens of each description text, kept for the host's lifetime
+ * and shared by the host and its views: tokens depend on the text alone, and a
+ * host's texts are its manifests' descriptions with their conditional parts
+ * resolved (a few variants per tool at most), so a recompute or a new view
+ * tokenizes only a text never seen before, and the guard costs one set lookup
+ * per token.
  */
 export class DescriptionTokens {
-  private readonly memo = new WeakMap<object, readonly string[]>();
+  private readonly memo = new Map<string, readonly string[]>();
 
   /** The distinct tokens of `definition.description`. */
   of(definition: { readonly description: string }): readonly string[] {
-    let tokens = this.memo.get(definition);
+    const text = definition.description;
+    let tokens = this.memo.get(text);
     if (!tokens) {
-      tokens = [...new Set(definition.description.match(TOKEN) ?? [])];
-      this.memo.set(definition, tokens);
+      tokens = [...new Set(text.match(TOKEN) ?? [])];
+      this.memo.set(text, tokens);
     }
     return tokens;
   }

@@ -76,6 +76,8 @@ export interface PipelineDeps {
   clock: Clock;
   availability: Omit<AvailabilityDeps, 'cache'>;
   rewriters: SchemaRewriter[];
+  /** the description tokens the cross-reference guard reads, shared by a host and its views */
+  tokens: DescriptionTokens;
   /** narrows layer 1's selection further (a view's own selection); records why for each tool it drops */
   narrow?(selected: Set<string>, reasons: Map<string, string>, toolsets: Map<string, Toolset>): void;
   /** called when the exposed set changed (after the generation bump) */
@@ -145,7 +147,6 @@ export class DefinitionsPipeline {
   private running: Promise<Exposure> | undefined;
   private lastDefinitions: ToolDefinition[] | undefined;
   private readonly warned = new Set<string>();
-  private readonly tokens = new DescriptionTokens();
   private readonly plain = new Map<string, ToolDefinition>();
   private selection: { plugins: Registry['plugins']; config: ResolvedConfig; result: ReturnType<typeof selectTools> } | undefined;
   private layer: LayerIndex = { plugins: [], sortedNames: [], mentionedBy: new Map() };
@@ -331,7 +332,7 @@ export class DefinitionsPipeline {
     const previous = sameSet(hidden, this.guarded.hidden) ? this.guarded.findings : undefined;
     const findings = new Map<ToolDefinition, string[]>();
     for (const def of defs) {
-      const dangling = previous?.get(def) ?? (hidden.size ? danglingReferences(this.tokens.of(def), def.name, hidden) : NONE);
+      const dangling = previous?.get(def) ?? (hidden.size ? danglingReferences(this.deps.tokens.of(def), def.name, hidden) : NONE);
       findings.set(def, dangling);
       if (dangling.length) this.warn(def.name, dangling, states, warnings);
     }
