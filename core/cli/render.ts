@@ -39,6 +39,7 @@ function serverLines(p: PluginReport, s: Style): string[] {
   const m = p.mcp;
   if (!m) return [];
   const out = [m.transport === 'http' ? `url: ${m.target}` : `command: ${m.target}`];
+  if (m.runs) out.push(`runs: ${m.runs}`);
   if (m.reason) out.push(`reason: ${m.reason}`);
   const protections = describeServerProtections(p);
   if (protections) out.push(protections);
@@ -149,6 +150,7 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
     const protections = describeProtections(plugin) ?? describeServerProtections(plugin);
     if (protections) out.push(`  ${protections}`);
     if (plugin.mcp) out.push(`  server:   MCP over ${plugin.mcp.transport}, ${plugin.mcp.state}${plugin.mcp.server ? ` (${plugin.mcp.server.name} ${plugin.mcp.server.version})` : ''}`);
+    if (plugin.mcp?.runs) out.push(`  runs:     ${plugin.mcp.runs}`);
     const own = plugin.mcp?.renamed[tool.name];
     if (own) out.push(`  name:     ${own} on the server, renamed because another tool has that name`);
   }

@@ -139,6 +139,7 @@ export class McpConnection {
     if (this.serverInfo) report.server = this.serverInfo;
     if (this.current?.pid !== undefined && !this.current.exit) report.pid = this.current.pid;
     if (this.launch) report.protections = this.launch.protections;
+    if (this.launch?.runs) report.runs = this.launch.runs;
     if (this.stderrTail) report.stderr = this.stderrTail;
     return report;
   }

@@ -25,6 +25,8 @@ export interface StdioLaunch {
   env: Record<string, string>;
   cwd: string;
   protections: ServerProtections;
+  /** what toolshed runs instead of the command as written (npx of an installed package: its bin under this node) */
+  runs?: string;
 }
 
 /** What planning needs from the host. */
@@ -113,9 +115,10 @@ export function planStdioLaunch(server: ResolvedServer, context: LaunchContext):
   const args = program.runtime === 'node' ? [...program.nodeFlags, ...permissionFlags(reads, writes), program.script, ...program.scriptArgs] : program.args;
   const launch = launchCommand({ command: program.command, args, readPaths: reads, writePaths: writes, network: server.grant.network, env, cwd: target.cwd, runtime: program.runtime }, probeSandbox());
   const wrapped = withoutDefaults(launch.command, launch.args, launch.env);
-  const reasons = [launch.protections.reason, program.note, wrapped.reason].filter((r): r is string => Boolean(r));
+  // A node program's note says what runs instead of npx; a system program's says why no permission model holds it.
+  const reasons = [launch.protections.reason, program.runtime === 'system' ? program.note : undefined, wrapped.reason].filter((r): r is string => Boolean(r));
   const protections: ServerProtections = { ...launch.protections, permissionModel: program.runtime === 'node', env: 'granted only' };
   delete protections.reason;
   if (reasons.length) protections.reason = reasons.join('; ');
-  return { command: wrapped.command, args: wrapped.args, env: launch.env, cwd: launch.cwd, protections };
+  return { command: wrapped.command, args: wrapped.args, env: launch.env, cwd: launch.cwd, protections, ...(program.runtime === 'node' && program.note ? { runs: program.note } : {}) };
 }

@@ -35,6 +35,8 @@ export interface ConnectionReport {
   reason?: string;
   /** the command line it was started with (stdio) or its URL (http) */
   target: string;
+  /** stdio: what runs instead of the command as written (`npx` of an installed package is its bin under this node) */
+  runs?: string;
   /** `serverInfo` from its handshake */
   server?: { name: string; version: string };
   /** stdio: the pid of the process toolshed started (the launcher's, when one wraps the server) */

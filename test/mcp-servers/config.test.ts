@@ -147,6 +147,22 @@ describe('toolshed init --from-claude-desktop', () => {
 });
 
 describe('execute_code', () => {
+  it('calls the server tools codeExecution.tools names, and no others', async () => {
+    const host = await serversHost({ everything: { command: 'node', args: [serverScript('everything')] } }, { config: { builtins: true, enable: ['code', 'mcp-everything'], codeExecution: { tools: ['echo'] } } });
+    try {
+      const code = (await host.definitions({ format: 'mcp' })).find((d) => d.name === 'execute_code')!;
+      expect(code.description).toContain('echo(args: { ');
+      expect(code.description).not.toContain('"get-sum"(');
+      const result = JSON.parse(
+        await host.dispatch('execute_code', { code: "const said = await tools.echo({ message: 'from code' }); try { await tools['get-sum']({ a: 1, b: 2 }); } catch (e) { return [said, e.code]; }" }),
+      );
+      expect(result).toMatchObject({ status: 'ok', result: ['Echo: from code', 'UNKNOWN_TOOL'], toolCalls: 1 });
+    } finally {
+      await host.close();
+    }
+  });
+
+
   it('calls server tools from model-written code when the server is marked sandbox: true', async () => {
     const host = await serversHost({ everything: { command: 'node', args: [serverScript('everything')], sandbox: true } }, { config: { builtins: true, enable: ['code', 'mcp-everything'] } });
     try {

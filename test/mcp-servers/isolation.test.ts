@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolHost } from 'toolshed';
 import { probeSandbox } from '../../dist/sandbox/process/probe.js';
@@ -97,6 +98,29 @@ describe('files', () => {
       // It checks its allowed folders at start, and cannot see this one at all.
       expect(server(host.explain(), 'filesystem').reason).toMatch(/exited with code \d+ during the handshake/);
     }
+  });
+});
+
+describe('a program that is not node', () => {
+  it('runs in the launcher with only its env, and without the permission model (sh starting server-everything)', async () => {
+    const repo = fileURLToPath(new URL('../..', import.meta.url));
+    // Under bubblewrap it sees only what it may read: the server's files and the node it starts.
+    const reads = [repo, path.dirname(path.dirname(process.execPath))];
+    const host = await open({ shell: { command: 'sh', args: ['-c', `exec "${process.execPath}" "${serverScript('everything')}"`], grant: { fsRead: reads } } }, { env: hostEnv() });
+    const report = server(host.explain(), 'shell');
+    expect(report.state, report.reason).toBe('connected');
+    const support = probeSandbox();
+    expect(report.protections).toMatchObject({
+      permissionModel: false,
+      env: 'granted only',
+      launcher: support.bwrap ? 'bwrap' : support.unshare ? 'unshare' : 'none',
+      mountNamespace: Boolean(support.bwrap),
+      netNamespace: Boolean(support.bwrap || support.unshare),
+    });
+    const seen = JSON.parse(await host.dispatch('get-env', {})) as Record<string, string>;
+    expect(Object.keys(seen).filter((name) => name !== 'PWD')).toEqual(['PATH']);
+    const enforced = host.explain().plugins.find((p) => p.name === 'mcp:shell')!.permissions!.enforced;
+    expect(enforced.fs).toEqual(support.bwrap ? { by: 'sandbox', read: expect.any(Array), write: [], how: 'bubblewrap mount namespace' } : 'declared, not enforced');
   });
 });
 

@@ -161,6 +161,26 @@ describe('selection of server tools', () => {
     }
   });
 
+  it('starts a server reached through a config toolset\'s includes, and not one that nothing reaches', async () => {
+    const included = await serversHost(
+      {
+        memory: { command: 'node', args: [serverScript('memory')], env: { MEMORY_FILE_PATH: path.join(memory, 'included.jsonl') }, grant: { fsWrite: [memory] } },
+        everything: { command: 'node', args: [serverScript('everything')] },
+      },
+      { config: { toolsets: { research: { description: 'Remembering things', includes: ['mcp-memory'] } }, enable: ['research'] } },
+    );
+    try {
+      const report = await included.refresh();
+      expect(server(report, 'memory').state).toBe('connected');
+      expect(server(report, 'everything')).toMatchObject({ state: 'not started', reason: 'not started: its toolset mcp-everything is not enabled' });
+      expect((await exposedNames(included)).sort()).toEqual(report.tools.filter((t) => t.toolset === 'mcp-memory').map((t) => t.name).sort());
+      expect(await exposedNames(included)).toContain('create_entities');
+      expect(JSON.parse(await included.dispatch('read_graph', {}))).toEqual({ entities: [], relations: [] });
+    } finally {
+      await included.close();
+    }
+  });
+
   it('holds a server\'s destructive tools for approval by their annotations (approve: { destructive: true })', async () => {
     const careful = await serversHost(
       { filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files], fsWrite: [files] } } },

@@ -92,6 +92,15 @@ describe('a server that does not start', () => {
     expect(server(host.explain(), 'silent')).toMatchObject({ state: 'timed out', reason: 'the MCP server silent did not answer the handshake within 300 ms (limits.loadTimeoutMs); restarting in 500 ms' });
   });
 
+  it('says its handshake failed, with the error it answered', async () => {
+    const host = await open({ refusing: { command: 'node', args: [DYNAMIC, 'refuse'] } });
+    expect(server(host.explain(), 'refusing')).toMatchObject({
+      state: 'handshake failed',
+      reason: 'the MCP server refusing failed its handshake: MCP error -32603: this server is out of order; restarting in 500 ms',
+    });
+    expect(host.explain().toolsets.find((t) => t.name === 'mcp-refusing')).toMatchObject({ tools: 0 });
+  });
+
   it('says when its command cannot be run', async () => {
     const host = await open({ missing: { command: 'toolshed-no-such-mcp-server' } });
     const report = server(host.explain(), 'missing');

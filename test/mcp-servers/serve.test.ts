@@ -72,6 +72,7 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
     const summary = spawnSync(process.execPath, [BIN], { cwd, env, encoding: 'utf8' });
     expect(summary.stdout).toMatch(/mcp:everything +13 tools · process tier · untrusted · stdio connected/);
     expect(summary.stdout).toContain('command: npx -y @modelcontextprotocol/server-everything');
+    expect(summary.stdout).toMatch(/runs: npx @modelcontextprotocol\/server-everything: the installed @modelcontextprotocol\/server-everything \S+, run by node\n/);
     // The builtins are there as without the block.
     expect(summary.stdout).toMatch(/exposed: .*get-sum.*read_file/);
   });
@@ -90,6 +91,9 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
     expect(explain.stdout).toMatch(/tier: +process \(untrusted\)\n/);
     expect(explain.stdout).toMatch(/protections: env reduced to the grant, permission model/);
     expect(explain.stdout).toMatch(/server: +MCP over stdio, connected \(mcp-servers\/everything /);
+    expect(explain.stdout).toMatch(/runs: +npx @modelcontextprotocol\/server-everything: the installed /);
+    // What npx became is not a protection out of force.
+    expect(explain.stdout).not.toMatch(/not in force: npx/);
   });
 });
 
