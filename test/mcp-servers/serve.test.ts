@@ -16,6 +16,7 @@ import { BIN, DYNAMIC, PROJECT, serversHost, serverScript } from './setup.js';
 const work = tempDir('toolshed-mcp-serve-');
 const config = path.join(work.dir, 'toolshed.config.json');
 const files = path.join(work.dir, 'files');
+const memory = path.join(work.dir, 'memory');
 let client: Client;
 let direct: Client;
 let directDynamic: Client;
@@ -26,6 +27,8 @@ const listChangedWaiters: Array<() => void> = [];
 beforeAll(async () => {
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"serve-project","private":true}');
   mkdirSync(files);
+  mkdirSync(memory);
+  writeFileSync(path.join(files, 'hello.txt'), 'hello through serve\n');
   writeFileSync(
     config,
     JSON.stringify({
@@ -35,6 +38,7 @@ beforeAll(async () => {
         everything: { command: 'node', args: [serverScript('everything')] },
         dynamic: { command: 'node', args: [DYNAMIC] },
         filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files] } },
+        memory: { command: 'node', args: [serverScript('memory')], env: { MEMORY_FILE_PATH: path.join(memory, 'graph.jsonl') }, grant: { fsWrite: [memory] } },
       },
     }),
   );
@@ -69,12 +73,19 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
     expect(call.stderr).toBe('');
     expect(call.stdout).toBe('The sum of 2 and 3 is 5.\n');
     expect(call.status).toBe(0);
+    const graph = spawnSync(process.execPath, [BIN, 'call', 'read_graph', '{}'], { cwd, env, encoding: 'utf8' });
+    expect(JSON.parse(graph.stdout)).toEqual({ entities: [], relations: [] });
+    const allowed = spawnSync(process.execPath, [BIN, 'call', 'list_allowed_directories', '{}'], { cwd, env, encoding: 'utf8' });
+    expect(allowed.stdout).toBe(`Allowed directories:\n${cwd}\n`);
     const summary = spawnSync(process.execPath, [BIN], { cwd, env, encoding: 'utf8' });
     expect(summary.stdout).toMatch(/mcp:everything +13 tools · process tier · untrusted · stdio connected/);
     expect(summary.stdout).toContain('command: npx -y @modelcontextprotocol/server-everything');
     expect(summary.stdout).toMatch(/runs: npx @modelcontextprotocol\/server-everything: the installed @modelcontextprotocol\/server-everything \S+, run by node\n/);
-    // The builtins are there as without the block.
+    expect(summary.stdout).toMatch(/mcp:memory +9 tools · process tier · untrusted · stdio connected/);
+    expect(summary.stdout).toMatch(/mcp:filesystem +14 tools · process tier · untrusted · stdio connected/);
+    // The builtins are there as without the block; the server's tools whose names they have get its prefix.
     expect(summary.stdout).toMatch(/exposed: .*get-sum.*read_file/);
+    expect(summary.stdout).toContain('renamed: read_file → filesystem_read_file, write_file → filesystem_write_file, search_files → filesystem_search_files');
   });
 
   it('lists and explains the servers\' tools', () => {
@@ -107,6 +118,17 @@ describe('toolshed serve in front of MCP servers', () => {
     expect(served.annotations).toEqual({ ...straight.annotations, title: straight.title });
     const result = await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } });
     expect(result.content).toEqual([{ type: 'text', text: 'The sum of 1 and 2 is 3.' }]);
+  });
+
+  it('serves the filesystem and memory servers\' tools too', async () => {
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['read_text_file', 'list_directory', 'create_entities', 'read_graph']));
+    expect((await client.callTool({ name: 'read_text_file', arguments: { path: path.join(files, 'hello.txt') } })).content).toEqual([{ type: 'text', text: 'hello through serve\n' }]);
+    const listing = { name: 'list_directory', arguments: { path: files } };
+    expect(await client.callTool(listing)).toEqual(await directFilesystem.callTool(listing));
+    await client.callTool({ name: 'create_entities', arguments: { entities: [{ name: 'served', entityType: 'test', observations: ['through toolshed serve'] }] } });
+    const graph = (await client.callTool({ name: 'read_graph', arguments: {} })) as { content: Array<{ text: string }>; structuredContent?: { entities: unknown[] } };
+    expect(JSON.parse(graph.content[0]!.text)).toMatchObject({ entities: [{ name: 'served', entityType: 'test', observations: ['through toolshed serve'] }] });
   });
 
   it('passes every content block and structuredContent through unchanged', async () => {
