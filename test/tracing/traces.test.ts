@@ -17,7 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { aiSdkTools } from 'toolshed/ai-sdk';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { fixtureOptions } from '../helpers.js';
+import { fixture, fixtureOptions } from '../helpers.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -107,6 +107,26 @@ describe('dispatch', () => {
     expect(parentOf(inner!)).toBe(outerWorker!.spanContext().spanId);
     expect(inner!.attributes).toMatchObject({ 'toolshed.call.depth': 1, 'toolshed.caller.tool': 'summarize_note' });
     expect(new Set(spans().map((s) => s.spanContext().traceId)).size).toBe(1);
+  });
+});
+
+describe('an untrusted plugin (process tier)', () => {
+  beforeEach(() => exporter.reset());
+
+  it('records its dispatch, its worker time in the child process and its checks with tier process', async () => {
+    const untrusted = await createToolHost({ ...fixtureOptions([]), config: { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'notes'), trust: 'untrusted' }] } });
+    try {
+      expect(await untrusted.dispatch('read_note', { id: 'p' }, { callId: 'call_p' })).toBe('note p');
+    } finally {
+      await untrusted.close();
+    }
+    const [check] = named('toolshed.check sync_notes');
+    expect(check!.attributes).toMatchObject({ 'toolshed.tier': 'process', 'toolshed.check.ok': true });
+    const [call] = named('execute_tool read_note');
+    const [worker] = named('toolshed.worker read_note');
+    expect(call!.attributes).toMatchObject({ 'gen_ai.tool.call.id': 'call_p', 'toolshed.tier': 'process', 'toolshed.outcome.code': 'OK', 'toolshed.result.size': 6 });
+    expect(parentOf(worker!)).toBe(call!.spanContext().spanId);
+    expect(worker!.attributes).toMatchObject({ 'toolshed.tier': 'process' });
   });
 });
 
