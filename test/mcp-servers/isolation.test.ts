@@ -124,6 +124,23 @@ describe('a program that is not node', () => {
   });
 });
 
+describe('processes', () => {
+  it('keeps a server in its own PID namespace, where the host\'s processes do not exist', async () => {
+    const host = await open({ dynamic: { command: 'node', args: [DYNAMIC] } });
+    const report = server(host.explain(), 'dynamic');
+    expect(report.protections!.pidNamespace).toBe(Boolean(probeSandbox().bwrap || probeSandbox().unshare));
+    const seen = JSON.parse(await host.dispatch('probe_pid', { pid: process.pid })) as { own: number; probed: string };
+    if (report.protections!.pidNamespace) {
+      expect(seen.probed).toBe('ESRCH');
+      // Numbered from 1 in its namespace; the host knows the launcher by another pid.
+      expect(seen.own).toBeLessThan(10);
+      expect(seen.own).not.toBe(report.pid);
+    } else {
+      expect(seen).toEqual({ own: report.pid, probed: 'exists' });
+    }
+  });
+});
+
 describe('network', () => {
   it('keeps a server without the network grant off the host network, and lets a granted one reach it', async () => {
     const host = await open({
