@@ -8,9 +8,12 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../helpers.js';
+import { createToolHost } from 'toolshed';
+import { serveHttp } from 'toolshed/mcp';
+import { fixture, fixtureOptions, tempDir } from '../helpers.js';
 import { BIN, textOf } from './setup.js';
 
 const work = tempDir('toolshed-mcp-approval-');
@@ -75,5 +78,34 @@ describe('approval over serve', () => {
     expect(envelope.code).toBe('APPROVAL_DENIED');
     expect(envelope.error).toContain('this MCP client cannot ask its user (it does not support elicitation)');
     expect(textOf(await plain.callTool({ name: 'read_note', arguments: { id: 'b' } }))).toBe('note b');
+  });
+});
+
+describe('approval over serve --http', () => {
+  it("asks through an elicitation on the client's session, and refuses a client that cannot ask", async () => {
+    const host = await createToolHost(fixtureOptions(['notes'], { config: { approve: ['delete_note'] } }));
+    const endpoint = await serveHttp(host, { host: '127.0.0.1', port: 0 });
+    const asked: string[] = [];
+    const asker = new Client({ name: 'asks-over-http', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    asker.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { approve: true } };
+    });
+    const mute = new Client({ name: 'cannot-ask-over-http', version: '1.0.0' });
+    try {
+      await asker.connect(new StreamableHTTPClientTransport(new URL(endpoint.url)));
+      await mute.connect(new StreamableHTTPClientTransport(new URL(endpoint.url)));
+      expect(textOf(await asker.callTool({ name: 'delete_note', arguments: { id: 'h' } }))).toBe('deleted h');
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('delete_note');
+      const refused = await mute.callTool({ name: 'delete_note', arguments: { id: 'h' } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.parse(textOf(refused))).toMatchObject({ code: 'APPROVAL_DENIED', error: expect.stringContaining('does not support elicitation') });
+      expect(asked).toHaveLength(1);
+    } finally {
+      await Promise.all([asker.close(), mute.close()]);
+      await endpoint.close();
+      await host.close();
+    }
   });
 });
