@@ -77,6 +77,11 @@ export class CircuitBreaker {
     return circuit;
   }
 
+  /** Whether any circuit exists (open or counting failures); with none, no tool is out of service. */
+  get idle(): boolean {
+    return this.circuits.size === 0;
+  }
+
   /** The first of `keys` whose circuit is open now (its cool-down not over), if any. */
   openOf(keys: readonly CircuitKey[]): OpenCircuit | undefined {
     const now = this.clock.now();

@@ -57,8 +57,11 @@ export function grantGap(record: ToolRecord): Availability | undefined {
   return undefined;
 }
 
-function missingEnv(record: ToolRecord, env: AvailabilityDeps['env']): string[] {
-  return record.manifest.requires.env.filter((name) => !env[name]);
+const NOTHING_MISSING: readonly string[] = Object.freeze([]);
+
+function missingEnv(record: ToolRecord, env: AvailabilityDeps['env']): readonly string[] {
+  const wanted = record.manifest.requires.env;
+  return wanted.length ? wanted.filter((name) => !env[name]) : NOTHING_MISSING;
 }
 
 async function missingBins(record: ToolRecord, deps: AvailabilityDeps): Promise<string[]> {

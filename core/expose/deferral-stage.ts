@@ -26,14 +26,16 @@ export function deferralSelection(config: ResolvedConfig): DeferralSelection {
 
 /** What `planDeferral` needs, read from the registry; sizes are computed only if asked ('auto'). */
 export function deferralInput(registry: Registry, available: string[], toolsets: ReadonlyMap<string, Toolset>, config: ResolvedConfig): DeferralInput {
-  const availableSet = new Set(available);
+  // Built only when asked: most configs defer nothing and never size a tool.
+  let availableSet: ReadonlySet<string> | undefined;
   return {
     names: available,
     toolsets,
-    knownTools: new Set(registry.tools.keys()),
+    knownTools: registry.toolNames,
     toolsetOf: (name) => registry.tools.get(name)!.manifest.toolset,
     size: (name) => {
       const record = registry.tools.get(name)!;
+      availableSet ??= new Set(available);
       return definitionSize({ name, description: resolveDescription(record.manifest.description, availableSet), parameters: record.manifest.parameters });
     },
     searchSize: definitionSize(searchToolDefinition(config.search)),
@@ -57,6 +59,7 @@ export function withDeferral(
   planned: ReadonlySet<string>,
   search: ResolvedSearch,
 ): { definitions: ToolDefinition[]; shown: ToolDefinition[]; deferred: ReadonlySet<string> } {
+  if (!planned.size) return { definitions: corrected, shown: corrected, deferred: new Set() };
   const deferred = new Set(corrected.filter((d) => planned.has(d.name) && d.name !== SEARCH_TOOL).map((d) => d.name));
   if (!deferred.size) return { definitions: corrected, shown: corrected, deferred };
   for (const name of deferred) states.get(name)!.deferred = true;

@@ -25,35 +25,43 @@ export function resolveDescription(parts: readonly DescriptionPart[], exposed: R
 /** Runs of tool-name characters; a name occurs in a text exactly when it is one of its tokens. */
 const TOKEN = /[A-Za-z0-9_-]+/g;
 
+const NO_NAMES: readonly string[] = Object.freeze([]);
+
 /**
- * The name-like tokens of each description text, kept for the host's lifetime
- * and shared by the host and its views: tokens depend on the text alone, and a
- * host's texts are its manifests' descriptions with their conditional parts
- * resolved (a few variants per tool at most), so a recompute or a new view
- * tokenizes only a text never seen before, and the guard costs one set lookup
- * per token.
+ * The registered tool names each description text mentions, kept for the host's lifetime
+ * and shared by the host and its views (they share one registry): mentions depend on the
+ * text and the set of registered names alone, and a host's texts are its manifests'
+ * descriptions with their conditional parts resolved (a few variants per tool at most).
+ * So a recompute or a new view tokenizes only a text never seen before (O(its size), one
+ * set lookup per token), and the guard then looks only at the few names a text mentions.
  */
 export class DescriptionTokens {
-  private readonly memo = new Map<string, readonly string[]>();
+  private readonly memo = new Map<string, { known: ReadonlySet<string>; names: readonly string[] }>();
 
-  /** The distinct tokens of `definition.description`. */
-  of(definition: { readonly description: string }): readonly string[] {
+  /** The distinct names in `known` (the registered names) that `definition.description` mentions as whole words. */
+  of(definition: { readonly description: string }, known: ReadonlySet<string>): readonly string[] {
     const text = definition.description;
-    let tokens = this.memo.get(text);
-    if (!tokens) {
-      tokens = [...new Set(text.match(TOKEN) ?? [])];
-      this.memo.set(text, tokens);
+    const kept = this.memo.get(text);
+    if (kept?.known === known) return kept.names;
+    let names: string[] | undefined;
+    for (const token of text.match(TOKEN) ?? NO_NAMES) {
+      if (!known.has(token) || names?.includes(token)) continue;
+      (names ??= []).push(token);
     }
-    return tokens;
+    const entry = { known, names: names ?? NO_NAMES };
+    this.memo.set(text, entry);
+    return entry.names;
   }
 }
 
 /**
- * Names in `hidden` (registered, not exposed), other than `self`, that `text` mentions as a
- * whole word (`read_file` does not hit `read_files`: tool names are runs of [A-Za-z0-9_-]).
+ * Names in `hidden` (registered, not exposed) among those a description mentions, other than
+ * `self`, sorted: a description mentions a name as a whole word (`read_file` does not hit
+ * `read_files`: tool names are runs of [A-Za-z0-9_-]).
  */
-export function danglingReferences(tokens: readonly string[], self: string, hidden: ReadonlySet<string>): string[] {
+export function danglingReferences(mentioned: readonly string[], self: string, hidden: ReadonlySet<string>): string[] {
+  if (!mentioned.length) return NO_NAMES as string[];
   const hits: string[] = [];
-  for (const token of tokens) if (token !== self && hidden.has(token)) hits.push(token);
+  for (const name of mentioned) if (name !== self && hidden.has(name)) hits.push(name);
   return hits.sort();
 }

@@ -94,14 +94,6 @@ function sameDefinitions(a: readonly ToolDefinition[] | undefined, b: readonly T
   });
 }
 
-const NONE: string[] = [];
-
-function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
-  if (a.size !== b.size) return false;
-  for (const x of a) if (!b.has(x)) return false;
-  return true;
-}
-
 /** What layer 3 derives once per plugin set. */
 interface LayerIndex {
   plugins: Registry['plugins'];
@@ -151,7 +143,6 @@ export class DefinitionsPipeline {
   private selection: { plugins: Registry['plugins']; config: ResolvedConfig; result: ReturnType<typeof selectTools> } | undefined;
   private layer: LayerIndex = { plugins: [], sortedNames: [], mentionedBy: new Map() };
   private lastExposed: ReadonlySet<string> | undefined;
-  private guarded: { hidden: ReadonlySet<string>; findings: Map<ToolDefinition, string[]> } = { hidden: new Set(), findings: new Map() };
 
   constructor(private readonly deps: PipelineDeps) {}
 
@@ -175,13 +166,19 @@ export class DefinitionsPipeline {
     const config = this.deps.config();
     const generation = registry.generation;
     const { selected, reasons, toolsets, warnings } = this.select(config);
-    const records = [...selected].map((name) => registry.tools.get(name)!).filter(Boolean);
+    const records: ToolRecord[] = [];
+    for (const name of selected) {
+      const record = registry.tools.get(name);
+      if (record) records.push(record);
+    }
     const { results, validUntil } = await evaluateAvailability(records, { ...this.deps.availability, cache: this.deps.cache });
     const states = new Map<string, ToolState>();
-    const conflicts = new Map(registry.conflicts.map((c) => [c.name, c]));
+    const conflicts = registry.conflicts.length ? new Map(registry.conflicts.map((c) => [c.name, c])) : undefined;
+    // In registry order, as the states are.
+    const available: string[] = [];
     for (const record of registry.tools.values()) {
       const state: ToolState = { name: record.name, plugin: record.plugin.source.name, toolset: record.manifest.toolset, exposed: false, warnings: [] };
-      const conflict = conflicts.get(record.name);
+      const conflict = conflicts?.get(record.name);
       if (conflict) state.conflict = conflict;
       if (!selected.has(record.name)) {
         state.layer = 'selection';
@@ -196,15 +193,20 @@ export class DefinitionsPipeline {
           state.warnings.push(`check failed (${availability.maskedReason}) but a success within the grace window is served`);
         }
       }
+      if (state.layer === undefined) available.push(record.name);
       states.set(record.name, state);
     }
-    const available = [...states.values()].filter((s) => s.layer === undefined).map((s) => s.name);
     addFailedPluginTools(registry, states);
     const plan = planDeferral(deferralInput(registry, available, toolsets, config), deferralSelection(config), lenientIf(registry, warnings));
     warnings.push(...plan.warnings);
     const { definitions, shown, deferred } = withDeferral(await this.correct(available, states, plan.deferred), states, plan.deferred, config.search);
-    const exposedNames = new Set(definitions.map((d) => d.name));
-    for (const state of states.values()) state.exposed = exposedNames.has(state.name);
+    // Every state starts unexposed: only the exposed ones are touched.
+    const exposedNames = new Set<string>();
+    for (const definition of definitions) {
+      exposedNames.add(definition.name);
+      const state = states.get(definition.name);
+      if (state) state.exposed = true;
+    }
     this.guard(definitions, exposedNames, states, warnings);
     const exposure: Exposure = {
       generation,
@@ -322,21 +324,19 @@ export class DefinitionsPipeline {
 
   /**
    * Cross-reference guard: a description naming a registered tool that is not exposed is a
-   * warning. Findings depend only on the definition object and the hidden set, so while the
-   * hidden set is unchanged a definition scanned before keeps its findings; a recompute after
-   * a check verdict changed nothing scans only the definitions that changed.
+   * warning. Each description text is tokenized once (DescriptionTokens, shared with the
+   * host's views); a recompute then looks up only the few registered names each description
+   * mentions in the hidden set, whatever changed.
    */
   private guard(defs: ToolDefinition[], exposed: Set<string>, states: Map<string, ToolState>, warnings: string[]): void {
     const hidden = new Set<string>();
     for (const name of this.layer.sortedNames) if (!exposed.has(name)) hidden.add(name);
-    const previous = sameSet(hidden, this.guarded.hidden) ? this.guarded.findings : undefined;
-    const findings = new Map<ToolDefinition, string[]>();
+    if (!hidden.size) return;
+    const known = this.deps.registry.toolNames;
     for (const def of defs) {
-      const dangling = previous?.get(def) ?? (hidden.size ? danglingReferences(this.deps.tokens.of(def), def.name, hidden) : NONE);
-      findings.set(def, dangling);
+      const dangling = danglingReferences(this.deps.tokens.of(def, known), def.name, hidden);
       if (dangling.length) this.warn(def.name, dangling, states, warnings);
     }
-    this.guarded = { hidden, findings };
   }
 
   private warn(name: string, dangling: string[], states: Map<string, ToolState>, warnings: string[]): void {

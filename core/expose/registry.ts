@@ -12,6 +12,7 @@ export class Registry {
   private readonly toolMap = new Map<string, ToolRecord>();
   private conflictList: ToolConflict[] = [];
   private loserList: ToolRecord[] = [];
+  private names: ReadonlySet<string> | undefined;
 
   /** Bumped by every change to plugins, tools, config or availability. */
   get generation(): number {
@@ -33,6 +34,12 @@ export class Registry {
     return this.toolMap;
   }
 
+  /** Every tool name, as a set (built once per plugin set). */
+  get toolNames(): ReadonlySet<string> {
+    this.names ??= new Set(this.toolMap.keys());
+    return this.names;
+  }
+
   /** Names defined by more than one plugin. */
   get conflicts(): readonly ToolConflict[] {
     return this.conflictList;
@@ -47,6 +54,7 @@ export class Registry {
   setPlugins(plugins: PluginLoadResult[], prefer: Record<string, string>): void {
     this.pluginList = plugins;
     this.toolMap.clear();
+    this.names = undefined;
     const owners = new Map<string, ToolRecord[]>();
     for (const plugin of plugins) {
       if (plugin.status !== 'loaded') continue;
