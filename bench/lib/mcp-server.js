@@ -1,14 +1,34 @@
-// The MCP baseline: a plain SDK server over stdio with the same trivial tool
-// and nothing else (no validation, no worker).
+// The MCP baselines: plain SDK servers over stdio with the same trivial tool
+// and nothing else (no validation of toolshed's, no worker).
+//   node mcp-server.js               the low-level `Server`, as toolshed serve is built
+//   node mcp-server.js --high-level  the high-level `McpServer` (registerTool, zod input schema)
+//   node mcp-server.js --piscina     the low-level `Server` whose handler runs the tool in a raw
+//                                    Piscina pool (2 threads): what one worker hop costs here
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { echo } from './handlers.js';
 
+const mode = process.argv[2];
 const inputSchema = { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'], additionalProperties: false };
-const server = new Server({ name: 'bench-baseline', version: '1.0.0' }, { capabilities: { tools: {} } });
-server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'bench_echo', description: 'Returns n.', inputSchema }] }));
-server.setRequestHandler(CallToolRequestSchema, async (request) => ({
-  content: [{ type: 'text', text: JSON.stringify(await echo(request.params.arguments ?? {})) }],
-}));
+const text = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }] });
+
+let server;
+if (mode === '--high-level') {
+  const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  const { z } = await import('zod');
+  const mcp = new McpServer({ name: 'bench-baseline', version: '1.0.0' });
+  mcp.registerTool('bench_echo', { description: 'Returns n.', inputSchema: { n: z.number().int().min(0) } }, async (args) => text(await echo(args)));
+  server = mcp;
+} else {
+  let run = echo;
+  if (mode === '--piscina') {
+    const { Piscina } = await import('piscina');
+    const pool = new Piscina({ filename: new URL('../workers/piscina-task.js', import.meta.url).href, minThreads: 2, maxThreads: 2, concurrentTasksPerWorker: 1 });
+    run = (args) => pool.run(args, { name: 'echo' });
+  }
+  server = new Server({ name: 'bench-baseline', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'bench_echo', description: 'Returns n.', inputSchema }] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => text(await run(request.params.arguments ?? {})));
+}
 await server.connect(new StdioServerTransport());

@@ -1,7 +1,10 @@
 /**
  * Scenario 7: a `tools/call` round trip from the official SDK client over
- * stdio to `toolshed serve`, against a plain SDK server with the same trivial
- * tool (bench/lib/mcp-server.js). Measured only when `serve` answers.
+ * stdio to `toolshed serve`, against plain SDK servers with the same trivial
+ * tool (bench/lib/mcp-server.js): the low-level `Server` and the high-level
+ * `McpServer`. A context row runs the low-level server with the tool in a raw
+ * Piscina pool: what one worker hop costs in this setting. Measured only when
+ * `serve` answers.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,7 +16,7 @@ import { interleave, ratio, summarize } from '../stats.js';
 
 const CLI = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('../lib/mcp-server.js', import.meta.url));
-const NAME = 'MCP tools/call round trip over stdio, toolshed serve vs plain SDK server';
+const NAME = 'MCP tools/call round trip over stdio, toolshed serve';
 const TARGET = { max: 1.5, text: 'p50 ≤ 1.5×' };
 
 /** Spawns `node ...args` as an MCP server and connects the SDK client; the error carries the server's stderr. */
@@ -48,29 +51,47 @@ export default {
     const dir = writeBenchPlugin(path.join(tmp, 'bench'));
     const config = path.join(tmp, '.toolshedrc.json');
     writeFileSync(config, JSON.stringify({ builtins: false, plugins: [{ package: dir, trust: 'trusted' }], cache: { dir: path.join(tmp, 'cache') } }));
-    const baseline = await connect([BASELINE], tmp);
-    let toolshed;
+    const clients = [];
     try {
+      const low = await connect([BASELINE], tmp);
+      clients.push(low);
+      const high = await connect([BASELINE, '--high-level'], tmp);
+      clients.push(high);
+      const hop = await connect([BASELINE, '--piscina'], tmp);
+      clients.push(hop);
+      let toolshed;
       try {
         toolshed = await connect([CLI, 'serve', '--config', config], tmp);
+        clients.push(toolshed);
         await echoOnce(toolshed);
       } catch (error) {
         return [{ scenario: '7', name: NAME, target: TARGET, notMeasured: `toolshed serve did not answer: ${error.message}` }];
       }
-      await echoOnce(baseline);
+      for (const client of [low, high, hop]) await echoOnce(client);
       const samples = await interleave(
         [
           { name: 'toolshed', op: () => echoOnce(toolshed) },
-          { name: 'sdk', op: () => echoOnce(baseline) },
+          { name: 'low', op: () => echoOnce(low) },
+          { name: 'high', op: () => echoOnce(high) },
+          { name: 'hop', op: () => echoOnce(hop) },
         ],
         quick ? { rounds: 4, batch: 100, warmup: 100 } : { rounds: 20, batch: 250, warmup: 500 },
       );
       const measured = summarize(samples.toolshed);
-      const base = summarize(samples.sdk);
-      return [{ scenario: '7', name: NAME, measured, baseline: { label: 'plain SDK server', ...base }, ratio: ratio(measured, base), target: TARGET }];
+      const row = (name, label, key, target) => {
+        const base = summarize(samples[key]);
+        return { scenario: '7', name, measured, baseline: { label, ...base }, ratio: ratio(measured, base), target };
+      };
+      const hopRow = row(`${NAME} vs the low-level server with a raw Piscina hop`, 'low-level SDK Server + raw piscina.run', 'hop', { text: 'context' });
+      const hopCost = summarize(samples.hop).median / summarize(samples.low).median;
+      hopRow.note = `the floor of one worker hop here: the hop server alone is ${hopCost.toFixed(2)}× the low-level server`;
+      return [
+        row(`${NAME} vs plain low-level SDK Server`, 'plain SDK Server', 'low', TARGET),
+        row(`${NAME} vs plain high-level SDK McpServer`, 'plain SDK McpServer', 'high', TARGET),
+        hopRow,
+      ];
     } finally {
-      await baseline.close();
-      await toolshed?.close();
+      for (const client of clients) await client.close();
     }
   },
 };

@@ -150,6 +150,13 @@ export class LineLimitedInput extends EventEmitter {
     let start = 0;
     while (start < chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start);
+      // The common case, a whole line within one chunk: handed on as it is, without copies.
+      // The transport parses it before this returns, so the source reusing its memory later is harmless.
+      if (newline !== -1 && this.pendingBytes === 0 && !this.dropping && newline - start <= this.maxBytes) {
+        this.emit('data', chunk.subarray(start, newline + 1));
+        start = newline + 1;
+        continue;
+      }
       const end = newline === -1 ? chunk.length : newline;
       this.take(chunk.subarray(start, end));
       if (newline === -1) return;

@@ -1,5 +1,5 @@
 /** `toolshed serve` over stdio: one client, on this process's stdin and stdout, one bounded message at a time. */
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, type JSONRPCError } from '@modelcontextprotocol/sdk/types.js';
@@ -55,7 +55,7 @@ export async function serveStdio(host: ToolHost, onError: (error: unknown) => vo
     if (reply) transport.send(reply).catch(onError);
   });
   // The input hands the transport whole lines within the limit, so its own read buffer never overflows.
-  const transport = new StdioServerTransport(input as unknown as Readable, guard.protocol, { maxBufferSize: limit + 2 });
+  const transport = new StdioServerTransport(input as unknown as Readable, guard.protocol as unknown as Writable, { maxBufferSize: limit + 2 });
   const stopRefresh = startRefreshLoop(host, onError);
   let done!: () => void;
   const closed = new Promise<void>((resolve) => {
