@@ -181,6 +181,28 @@ describe('selection of server tools', () => {
     }
   });
 
+  it('defers servers\' tools behind tool_search (defer: [\'mcp-*\']), which finds and loads them for the session', async () => {
+    const deferred = await serversHost(
+      {
+        everything: { command: 'node', args: [serverScript('everything')] },
+        memory: { command: 'node', args: [serverScript('memory')], env: { MEMORY_FILE_PATH: path.join(memory, 'deferred.jsonl') }, grant: { fsWrite: [memory] } },
+      },
+      { config: { defer: ['mcp-*'] } },
+    );
+    try {
+      expect(await exposedNames(deferred)).toEqual(['tool_search']);
+      const found = JSON.parse(await deferred.dispatch('tool_search', { query: 'add two numbers and return the sum', limit: 3 }, { sessionId: 'chat-1' })) as { tools: Array<{ name: string; toolset: string }> };
+      expect(found.tools[0]).toMatchObject({ name: 'get-sum', toolset: 'mcp-everything' });
+      // The session's list is tool_search plus what it found; another session's is still tool_search alone.
+      expect((await deferred.definitions({ format: 'mcp', sessionId: 'chat-1' })).map((d) => d.name)).toEqual(['tool_search', ...found.tools.map((t) => t.name)]);
+      expect((await deferred.definitions({ format: 'mcp', sessionId: 'chat-2' })).map((d) => d.name)).toEqual(['tool_search']);
+      expect(await deferred.dispatch('get-sum', { a: 4, b: 5 }, { sessionId: 'chat-1' })).toBe('The sum of 4 and 5 is 9.');
+      expect(deferred.explain().tools.filter((t) => t.deferred).length).toBeGreaterThan(20);
+    } finally {
+      await deferred.close();
+    }
+  });
+
   it('holds a server\'s destructive tools for approval by their annotations (approve: { destructive: true })', async () => {
     const careful = await serversHost(
       { filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files], fsWrite: [files] } } },

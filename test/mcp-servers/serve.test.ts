@@ -203,6 +203,29 @@ describe('toolshed serve in front of MCP servers', () => {
   });
 });
 
+describe('list changes in the host', () => {
+  it('re-lists on the server\'s list_changed and emits change with the new tool already exposed', async () => {
+    const host = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC] } });
+    try {
+      const exposedAtChange: boolean[] = [];
+      const changed = new Promise<void>((resolve) =>
+        host.on('change', () => {
+          void host.definitions({ format: 'mcp' }).then((defs) => {
+            exposedAtChange.push(defs.some((d) => d.name === 'late_tool'));
+            resolve();
+          });
+        }),
+      );
+      expect(await host.dispatch('add_tool', { name: 'late_tool' })).toBe('registered late_tool');
+      await changed;
+      expect(exposedAtChange[0]).toBe(true);
+      expect(await host.dispatch('late_tool', {})).toBe('added late_tool answers');
+    } finally {
+      await host.close();
+    }
+  });
+});
+
 describe('deadlines', () => {
   it('cancels the call upstream when its timeoutMs passes, and reports TOOL_TIMEOUT', async () => {
     const host = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC], timeoutMs: 400 } }, { cwd: PROJECT });
