@@ -41,6 +41,14 @@ describe('toolshed serve --http on machine B as an mcpServers entry on machine A
       const report = await machineA.refresh();
       expect(server(report, 'fleet')).toMatchObject({ transport: 'http', state: 'connected', target: endpointB.url, server: { name: 'toolshed' } });
       expect(report.plugins.find((p) => p.name === 'mcp:fleet')).toMatchObject({ tier: 'remote', trust: 'untrusted' });
+      // explain says what holds it: nothing on this machine, where its code does not run.
+      const how = 'its code runs on another machine, reached only at its URL';
+      expect(report.plugins.find((p) => p.name === 'mcp:fleet')!.permissions!.enforced).toEqual({
+        fs: { by: 'host', read: [], write: [], how },
+        network: { by: 'host', allowed: true, how },
+        env: { by: 'host', names: [], how },
+      });
+      expect(server(report, 'fleet').protections).toBeUndefined();
       expect(await exposedNames(machineA)).toEqual(expect.arrayContaining(['add_tool', 'slow', 'stats']));
       expect(JSON.parse(await machineA.dispatch('stats', {}))).toMatchObject({ cancelled: expect.any(Number) });
 
