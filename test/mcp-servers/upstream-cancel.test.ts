@@ -15,8 +15,8 @@ import { serveHttp, type HttpEndpoint } from '../../dist/core/mcp/index.js';
 import { serversHost, serverScript } from './setup.js';
 
 const STEPS = 3;
-/** 250 ms a step: the cancel, sent at the first step, reaches the server long before the second. */
-const OPERATION = { duration: 0.75, steps: STEPS };
+/** 500 ms a step: the cancel, sent at the first step, reaches toolshed's client and the server long before the second. */
+const OPERATION = { duration: 1.5, steps: STEPS };
 let host: ToolHost;
 let endpoint: HttpEndpoint;
 
@@ -67,7 +67,7 @@ describe('server-everything sees the cancel', () => {
     try {
       // Asking for progress makes the server report its steps, which show the cancel below.
       const before = dropped(short);
-      const outcome = await short.call('trigger-long-running-operation', { duration: 1.5, steps: STEPS }, { onProgress: () => {} });
+      const outcome = await short.call('trigger-long-running-operation', OPERATION, { onProgress: () => {} });
       expect(outcome).toMatchObject({ ok: false, code: 'TOOL_TIMEOUT', message: 'trigger-long-running-operation timed out after 250 ms' });
       await expectNoAnswerAfterLastStep(before, short, STEPS);
     } finally {
