@@ -3,14 +3,16 @@
  * finds the running call by id and forwards to that call's hooks. Arguments
  * come from plugin code, so every one is coerced whatever type it claims.
  */
-import type { CallOutcome, HostRpc, SandboxToolset } from './protocol.js';
+import type { CallAnswer, HandOff, HostRpc, SandboxToolset } from './protocol.js';
 import type { CallHooks } from './runner.js';
 
 /**
  * The `HostRpc` of a runner whose running calls are `calls`; log lines are cut to `maxLogChars`.
- * `via` names the worker this RPC endpoint belongs to, so a nested call can run inline there.
+ * `via` names the worker this RPC endpoint belongs to, so a nested call can run inline there;
+ * `onHandOff` hears of each nested call handed back to that worker (its caller's call id, the
+ * inline id and the call's whole dispatch).
  */
-export function hostRpc(calls: ReadonlyMap<string, CallHooks>, maxLogChars = Infinity, via?: object): HostRpc {
+export function hostRpc(calls: ReadonlyMap<string, CallHooks>, maxLogChars = Infinity, via?: object, onHandOff?: (caller: string, id: number, dispatched: Promise<unknown>) => void): HostRpc {
   return {
     log(callId, message) {
       calls.get(String(callId))?.log?.(String(message).slice(0, maxLogChars));
@@ -18,10 +20,22 @@ export function hostRpc(calls: ReadonlyMap<string, CallHooks>, maxLogChars = Inf
     progress(callId, done, total) {
       calls.get(String(callId))?.progress?.(Number(done), total === undefined || total === null ? undefined : Number(total));
     },
-    async callTool(callId, name, args): Promise<CallOutcome> {
+    async callTool(callId, name, args): Promise<CallAnswer> {
       const hooks = calls.get(String(callId));
       if (!hooks) return { ok: false, code: 'PERMISSION_DENIED', message: 'callTool is only available while a call is running' };
-      return via ? hooks.callTool(String(name), args, { via, callId: String(callId) }) : hooks.callTool(String(name), args);
+      if (!via) return hooks.callTool(String(name), args);
+      // The answer is the call's outcome, or, once the host has gated it, the call itself handed
+      // back to run in the calling worker (thread-pool.ts, runInline): one round trip, not two.
+      const caller = String(callId);
+      let handOff!: (run: HandOff) => void;
+      const handedOff = new Promise<CallAnswer>((resolve) => {
+        handOff = (run) => {
+          onHandOff?.(caller, run.id, dispatched);
+          resolve({ runHere: run as HandOff & { call: NonNullable<HandOff['call']> } });
+        };
+      });
+      const dispatched: Promise<CallAnswer> = hooks.callTool(String(name), args, { via, callId: caller, handOff });
+      return Promise.race([dispatched, handedOff]);
     },
     async sandboxTools(callId): Promise<SandboxToolset> {
       const hooks = calls.get(String(callId));

@@ -5,6 +5,7 @@
  */
 import type { SerializedError } from '../core/errors.js';
 import type { CallOutcome, RichContent } from '../core/call/outcome.js';
+import type { TierCall } from '../core/call/tier-outcome.js';
 import type { FileRoots, SandboxToolset } from '../core/plugin.js';
 
 export type { CallOutcome, SandboxToolset };
@@ -79,11 +80,27 @@ export interface CheckVerdict {
   reason?: string;
 }
 
+/**
+ * A nested call the host has gated (exposure, arguments, grants, depth) and hands back to the
+ * worker that made it, as the answer to its callTool: the worker runs `task` itself, posts an
+ * `InlineReply` with `id` on its inline port (the host's dispatch finishes its bookkeeping
+ * there), and maps the reply with tierOutcome and `call`, as the host's dispatch would.
+ */
+export interface HandOff {
+  id: number;
+  task: HandlerTask;
+  /** how to map the reply; the pool leaves it out and dispatch, which knows the call, fills it in */
+  call?: TierCall;
+}
+
+/** The host's answer to callTool: the outcome, or the call handed back to run here. */
+export type CallAnswer = CallOutcome | { runHere: HandOff & { call: TierCall } };
+
 /** Methods a worker may call on the host. Nothing else passes the guard. */
 export interface HostRpc {
   log(callId: string, message: string): void;
   progress(callId: string, done: number, total?: number): void;
-  callTool(callId: string, name: string, args: unknown): Promise<CallOutcome>;
+  callTool(callId: string, name: string, args: unknown): Promise<CallAnswer>;
   sandboxTools(callId: string): Promise<SandboxToolset>;
 }
 
@@ -112,6 +129,48 @@ export interface InlineRequest {
 export interface InlineReply {
   id: number;
   reply: WorkerReply<HandlerOutput>;
+}
+
+/**
+ * Worker → host on the inline port: a running call's `ctx.callTool`, the same request as the
+ * RPC's `callTool` (the host coerces every field as it does there) on a lighter channel than
+ * Comlink, carrying the replies of handed-off calls not reported yet (`done`).
+ */
+export interface InlineCall {
+  type: 'toolshed:call';
+  id: number;
+  callId: string;
+  name: string;
+  args: unknown;
+  done: InlineReply[];
+}
+
+/** Host → worker on the inline port: the answer to InlineCall `id`. */
+export interface InlineAnswer {
+  type: 'toolshed:answer';
+  id: number;
+  answer: CallAnswer;
+}
+
+/** Worker → host on the inline port: a running call's ctx.log line (coerced and cut as the RPC's `log`). */
+export interface InlineLog {
+  type: 'toolshed:log';
+  callId: string;
+  message: string;
+}
+
+/** Worker → host on the inline port: a running call's ctx.progress (coerced as the RPC's `progress`). */
+export interface InlineProgress {
+  type: 'toolshed:progress';
+  callId: string;
+  done: number;
+  total?: number;
+}
+
+/** Worker → host on the inline port: replies of handed-off calls, when no call carried them soon after. */
+export interface InlineDone {
+  type: 'toolshed:done';
+  done: InlineReply[];
 }
 
 /** Posted by the host on a worker's RPC port: stop the call `callId` (abort its ctx.signal). */

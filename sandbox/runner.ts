@@ -4,7 +4,7 @@
  * both implement `Runner` and `ManifestExtractor`; the host never knows which
  * one it talks to. Limits both tiers derive the same way live here too.
  */
-import type { CallOutcome, CheckVerdict, HandlerOutput, RawManifest, SandboxToolset, WorkerReply } from './protocol.js';
+import type { CallOutcome, CheckVerdict, HandlerOutput, HandOff, RawManifest, SandboxToolset, WorkerReply } from './protocol.js';
 import type { Protections } from './process/spawn.js';
 import type { ConnectionReport } from '../core/mcp-servers/report.js';
 
@@ -16,6 +16,13 @@ import type { ConnectionReport } from '../core/mcp-servers/report.js';
 export interface CallOrigin {
   readonly via: object;
   readonly callId: string;
+  /**
+   * Hands the gated nested call to that worker as the answer to its callTool, instead of
+   * sending it on the inline port: it runs there and reports on the inline port as usual.
+   * Present only while nothing after the tier can change the call's outcome (dispatch
+   * fills in `call`, what the worker needs to map the result as dispatch does).
+   */
+  readonly handOff?: (run: HandOff) => void;
 }
 
 /** What the host lends a running call: where its logs, progress and nested calls go. */

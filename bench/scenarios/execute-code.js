@@ -1,7 +1,8 @@
 /**
  * Scenario 6: one `execute_code` script making 100 calls of the trivial tool
- * against 100 direct dispatches, compared per call. Measured only when the
- * host exposes `execute_code`.
+ * against 100 direct dispatches, compared per call; and the fixed cost of a
+ * script (an empty one) against one dispatch. Measured only when the host
+ * exposes `execute_code`.
  */
 import path from 'node:path';
 import { createToolHost } from '../../dist/core/index.js';
@@ -11,6 +12,7 @@ import { interleave, ratio, summarize } from '../stats.js';
 const CALLS = 100;
 const NAME = `execute_code, ${CALLS} tool calls in one script vs ${CALLS} dispatches, per call`;
 const TARGET = { max: 2, text: '≤ 2× per call' };
+const EMPTY_NAME = 'execute_code, an empty script (the fixed cost of a script) vs one dispatch';
 const SCRIPT = `let sum = 0;\nfor (let i = 0; i < ${CALLS}; i++) sum += (await tools.bench_echo({ n: 1 })).echo;\nconsole.log(sum);`;
 
 export default {
@@ -33,6 +35,7 @@ export default {
         return [{ scenario: '6', name: NAME, target: TARGET, notMeasured: state ? `execute_code is hidden: ${state.reason}` : 'no execute_code tool in this build' }];
       }
       const script = JSON.stringify({ code: SCRIPT });
+      const empty = JSON.stringify({ code: ';' });
       const first = await host.dispatch('execute_code', script);
       let parsed;
       try {
@@ -50,12 +53,17 @@ export default {
               for (let i = 0; i < CALLS; i++) await host.dispatch('bench_echo', '{"n":1}');
             },
           },
+          { name: 'empty', op: () => host.dispatch('execute_code', empty) },
         ],
         { rounds: quick ? 3 : 12, batch: quick ? 2 : 5, warmup: quick ? 1 : 2 },
       );
       const measured = summarize(samples.code.map((ms) => ms / CALLS));
       const baseline = summarize(samples.direct.map((ms) => ms / CALLS));
-      return [{ scenario: '6', name: NAME, measured, baseline: { label: 'direct dispatch', ...baseline }, ratio: ratio(measured, baseline), target: TARGET }];
+      const fixed = summarize(samples.empty);
+      return [
+        { scenario: '6', name: NAME, measured, baseline: { label: 'direct dispatch', ...baseline }, ratio: ratio(measured, baseline), target: TARGET },
+        { scenario: '6', name: EMPTY_NAME, measured: fixed, baseline: { label: 'direct dispatch', ...baseline }, ratio: ratio(fixed, baseline), target: { text: 'report' } },
+      ];
     } finally {
       await host.close();
     }

@@ -6,7 +6,8 @@
 import { didYouMean } from '../suggest.js';
 import { codeLimits, sandboxTools, searchToolFor } from '../expose/code-execution.js';
 import { parseArguments, validateArguments, type ValidatedTool } from './arguments.js';
-import { cappedFailure, failure, type CallOutcome, type RichContent } from './outcome.js';
+import { failure, type CallOutcome } from './outcome.js';
+import { tierOutcome, type TierCall } from './tier-outcome.js';
 import { dropStrictNulls } from './strict-arguments.js';
 import { describeChain, nestedContext, TOP_LEVEL, type CallContext } from './chain.js';
 import { reachable, refuseByGrants } from './call-grants.js';
@@ -15,12 +16,10 @@ import { withHooks, type ToolCall, type ToolHooks } from './hooks.js';
 import { breakerKeys, type BreakerVerdict, type CircuitBreaker } from './breaker.js';
 import { traceDispatch, type DispatchTrace } from '../tracing.js';
 import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
-import { capText } from '../../sandbox/worker/normalize.js';
-import { describeRunnerFailure, type CallHooks, type RunnerFailure } from '../../sandbox/runner.js';
+import type { CallHooks, CallOrigin } from '../../sandbox/runner.js';
 import type { Exposure } from '../expose/pipeline.js';
 import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../load/config.js';
-import type { ToolErrorCode } from '../errors.js';
 import type { SandboxToolset } from '../plugin.js';
 import type { ToolRecord } from '../types.js';
 
@@ -36,17 +35,6 @@ export interface DispatchOptions {
   onLog?(message: string): void;
   /** receives the handler's `ctx.progress` */
   onProgress?(done: number, total?: number): void;
-}
-
-const FAILURE_CODES = { timeout: 'TOOL_TIMEOUT', cancelled: 'TOOL_CANCELLED', 'queue-full': 'QUEUE_FULL', crashed: 'TOOL_CRASHED', closed: 'HOST_CLOSED' } as const satisfies Record<RunnerFailure['kind'], ToolErrorCode>;
-
-/** The outcome of a call its runner could not deliver. */
-function runnerFailure(name: string, f: RunnerFailure): CallOutcome {
-  if (f.kind === 'queue-full') {
-    const message = `${name} ${describeRunnerFailure(f)}. Retry later.`;
-    return f.retryAfterMs === undefined ? failure('QUEUE_FULL', message) : { ok: false, code: 'QUEUE_FULL', message, retryAfterMs: f.retryAfterMs };
-  }
-  return failure(FAILURE_CODES[f.kind], `${name} ${describeRunnerFailure(f)}`);
 }
 
 /**
@@ -77,6 +65,8 @@ interface CallLimits {
   timeoutMs: number;
   maxResultChars: number;
   trace: DispatchTrace | undefined;
+  /** no hook runs after the tier: its outcome, mapped by tierOutcome, is the call's */
+  final: boolean;
 }
 
 /** The sandbox toolset as of the current exposure, less what the calling chain (`context`) may not reach. */
@@ -170,8 +160,8 @@ async function runCall(deps: DispatchDeps, name: string, rawArgs: unknown, optio
   }
   // The host's own tools (tool_search) run here; hooks wrap calls that reach a plugin's tier.
   if (hostTool || !record) return hostTool!.run(args, options);
-  const limitsOfCall: CallLimits = { timeoutMs, maxResultChars, trace };
   const hooks = deps.hooks?.();
+  const limitsOfCall: CallLimits = { timeoutMs, maxResultChars, trace, final: !hooks?.length };
   const approval = deps.approval?.policy.reasonFor(record);
   if (!hooks?.length && !approval) return runTool(deps, record, args, options, context, limitsOfCall);
   const call = toolCall(record, args, options, context);
@@ -241,35 +231,22 @@ async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, 
   if (options.onLog) hooks.log = options.onLog;
   if (options.onProgress) hooks.progress = options.onProgress;
   const request = { tool: name, args, timeoutMs, maxResultChars, ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) };
-  const handle = () => record.plugin.runner.handle(request, hooks, options.signal, context.origin);
+  const call: TierCall = { tool: name, plugin: record.plugin.source.name, timeoutMs, maxResultChars };
+  const origin = handOffOrigin(context.origin, limits.final ? call : undefined);
+  const handle = () => record.plugin.runner.handle(request, hooks, options.signal, origin);
   const outcome = await (trace ? trace.worker(record, handle) : handle());
-  if (!outcome.ok) {
-    if ('failure' in outcome) return runnerFailure(name, outcome.failure);
-    if (outcome.error.code === 'TOOL_TIMEOUT') return runnerFailure(name, { kind: 'timeout', timeoutMs });
-    if (outcome.error.code === 'TOOL_CANCELLED') return runnerFailure(name, { kind: 'cancelled' });
-    if (outcome.error.code === 'TOOL_RESULT_INVALID') {
-      const plugin = record.plugin.source.name;
-      return failure('TOOL_RESULT_INVALID', `${name} (plugin ${plugin}) ${outcome.error.message} This is a bug in ${plugin}, not in the call: report it to the plugin's author.`);
-    }
-    const code = outcome.error.code === 'PERMISSION_DENIED' ? 'PERMISSION_DENIED' : 'TOOL_FAILED';
-    // The handler chose the message: it is bounded like a result.
-    return cappedFailure(code, outcome.error.message || `${name} failed`, maxResultChars);
-  }
-  const { text, originalLength, content, isError } = outcome.value;
-  // The worker capped already; cap again so a misbehaving tier cannot exceed the limit.
-  const capped = capText(text, maxResultChars, Math.max(originalLength, text.length));
-  if (!content && !isError) return { ok: true, text: capped };
-  return withContent(isError ? failure('TOOL_FAILED', capped || `${name} failed`) : { ok: true, text: capped }, content, maxResultChars);
+  return tierOutcome(call, outcome);
 }
 
 /**
- * Attaches rich content (MCP blocks) to an outcome when it fits the result cap;
- * blocks over the cap are dropped whole (a cut image is no image) and the text says so.
+ * The origin the tier sees. A nested call may be handed to the worker that made it, to run
+ * there as the answer to its callTool (one round trip instead of two), only when nothing after
+ * the tier can change its outcome (`call` given: no hook runs after it); the worker then maps
+ * the result with tierOutcome exactly as done here, and this dispatch still waits for it.
  */
-function withContent(outcome: CallOutcome, content: RichContent | undefined, maxResultChars: number): CallOutcome {
-  if (!content) return outcome;
-  const size = JSON.stringify(content).length;
-  if (size <= maxResultChars) return { ...outcome, content };
-  const note = `\n[RESULT_TRUNCATED: the result's content blocks (${size} characters) exceed the limit of ${maxResultChars}; only their text is shown]`;
-  return outcome.ok ? { ok: true, text: outcome.text + note } : { ...outcome, message: outcome.message + note };
+function handOffOrigin(origin: CallOrigin | undefined, call: TierCall | undefined): CallOrigin | undefined {
+  if (!origin?.handOff) return origin;
+  if (!call) return { via: origin.via, callId: origin.callId };
+  const handOff = origin.handOff;
+  return { via: origin.via, callId: origin.callId, handOff: (run) => handOff({ ...run, call }) };
 }

@@ -13,10 +13,10 @@
  * which is busy waiting for it: it needs no free worker and cannot deadlock.
  */
 import { Piscina } from 'piscina';
-import { MessagePort } from 'node:worker_threads';
+import { MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { exposeGuarded, type GuardStats } from '../rpc-guard.js';
 import { Deadline, DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../deadlines.js';
-import { HOST_RPC_METHODS, type HandlerOutput, type HandlerTask, type InlineReply, type WorkerReply, type WorkerTask } from '../protocol.js';
+import { HOST_RPC_METHODS, type HandlerOutput, type HandlerTask, type HostRpc, type InlineAnswer, type InlineCall, type InlineDone, type InlineLog, type InlineProgress, type InlineReply, type WorkerReply, type WorkerTask } from '../protocol.js';
 import { hostRpc } from '../host-rpc.js';
 import { dropMessage, rpcPortOf, type DroppedMessages } from '../worker-messages.js';
 import { Admission } from './admission.js';
@@ -59,6 +59,10 @@ interface WorkerLink {
   port: MessagePort;
   inline: MessagePort | undefined;
   pending: Map<number, (reply: WorkerReply<HandlerOutput>) => void>;
+  /** the host API its messages reach */
+  api: HostRpc;
+  /** nested calls handed back to this worker and not reported yet, by inline id: their caller's call id and whole dispatch */
+  handed: Map<number, { caller: string; dispatched: Promise<unknown> }>;
 }
 
 let nextInlineId = 1;
@@ -73,6 +77,8 @@ export class ThreadPool {
   /** hard deadlines of running calls by call id, so an overrunning inline call can stop its worker */
   private readonly hard = new Map<string, Deadline>();
   private readonly links = new Set<WorkerLink>();
+  /** dispatches of reported handed-off calls, by their caller's call id (see nestedDone) */
+  private readonly finishing = new Map<string, Set<Promise<unknown>>>();
   readonly guard: GuardStats = { passed: 0, refused: 0 };
   /** malformed messages from its workers, dropped */
   readonly dropped: DroppedMessages = { count: 0 };
@@ -123,13 +129,14 @@ export class ThreadPool {
     const port = rpcPortOf(message);
     if (typeof port === 'string') return dropMessage(this.dropped, port);
     const { inline } = message as { inline?: unknown };
-    const link: WorkerLink = { port, inline: inline instanceof MessagePort ? inline : undefined, pending: new Map() };
-    exposeGuarded(hostRpc(this.calls, Infinity, link), port, HOST_RPC_METHODS, this.guard);
+    const link = { port, inline: inline instanceof MessagePort ? inline : undefined, pending: new Map(), handed: new Map() } as Omit<WorkerLink, 'api'> as WorkerLink;
+    link.api = hostRpc(this.calls, Infinity, link, (caller, id, dispatched) => link.handed.set(id, { caller, dispatched }));
+    exposeGuarded(link.api, port, HOST_RPC_METHODS, this.guard);
     port.unref();
     this.links.add(link);
     port.once('close', () => this.forget(link));
     if (link.inline) {
-      link.inline.on('message', (data: unknown) => this.onInlineReply(link, data));
+      link.inline.on('message', (data: unknown) => this.onInlineMessage(link, data));
       link.inline.unref();
     }
   }
@@ -137,9 +144,27 @@ export class ThreadPool {
   private forget(link: WorkerLink): void {
     this.links.delete(link);
     link.inline?.close();
+    link.handed.clear();
     const crashed: WorkerReply<HandlerOutput> = { ok: false, error: { name: 'Error', code: 'TOOL_CRASHED', message: 'the worker running the calling tool stopped' } };
     for (const resolve of link.pending.values()) resolve(crashed);
     link.pending.clear();
+  }
+
+  /**
+   * What a worker sends on its inline port: a nested call (InlineCall, the RPC's callTool on a
+   * lighter channel, every field coerced as there), replies of handed-off calls (InlineDone, or
+   * riding on a call), or the reply to an inline request. Anything else is dropped.
+   */
+  private onInlineMessage(link: WorkerLink, data: unknown): void {
+    const { api } = link;
+    const m = (data ?? {}) as Partial<InlineCall> & Partial<InlineDone> & Partial<InlineLog> & Partial<InlineProgress>;
+    if (m.type === 'toolshed:log') return api.log(String(m.callId), String(m.message));
+    if (m.type === 'toolshed:progress') return api.progress(String(m.callId), Number(m.done), m.total === undefined || m.total === null ? undefined : Number(m.total));
+    if (m.type !== 'toolshed:call' && m.type !== 'toolshed:done') return this.onInlineReply(link, data);
+    if (Array.isArray(m.done)) for (const reply of m.done) this.onInlineReply(link, reply);
+    if (m.type !== 'toolshed:call' || typeof m.id !== 'number') return;
+    const id = m.id;
+    void api.callTool(String(m.callId), String(m.name), m.args).then((answer) => link.inline?.postMessage({ type: 'toolshed:answer', id, answer } satisfies InlineAnswer));
   }
 
   private onInlineReply(link: WorkerLink, data: unknown): void {
@@ -148,6 +173,33 @@ export class ThreadPool {
     const resolve = link.pending.get(id);
     link.pending.delete(id);
     resolve?.(reply);
+    const handed = link.handed.get(id);
+    if (!handed) return;
+    link.handed.delete(id);
+    // Reported: its dispatch only maps and books the reply now. The caller's own reply waits for it.
+    let open = this.finishing.get(handed.caller);
+    if (!open) this.finishing.set(handed.caller, (open = new Set()));
+    open.add(handed.dispatched);
+    const forget = () => {
+      open.delete(handed.dispatched);
+      if (!open.size && this.finishing.get(handed.caller) === open) this.finishing.delete(handed.caller);
+    };
+    handed.dispatched.then(forget, forget);
+  }
+
+  /**
+   * Waits until every nested call that `callId` handed back to its worker and that the worker
+   * reported has finished its dispatch, so a call returns after the calls it made (as when their
+   * outcomes came back through the host). Reports still queued on an inline port, sent before
+   * this call's own reply on another port, are read first.
+   */
+  private nestedDone(callId: string): Promise<unknown> | undefined {
+    for (const link of this.links) {
+      if (!link.inline || !link.handed.size) continue;
+      for (let m = receiveMessageOnPort(link.inline); m; m = receiveMessageOnPort(link.inline)) this.onInlineMessage(link, m.message);
+    }
+    const open = this.finishing.get(callId);
+    return open?.size ? Promise.all(open) : undefined;
   }
 
   /** Runs `task` when a worker is free (or fails: queue-full, timeout while waiting, cancelled, closed). */
@@ -171,7 +223,10 @@ export class ThreadPool {
     this.hard.set(callId, hard);
     this.running++;
     try {
-      return (await pool.run(task, { signal: hard })) as WorkerReply<T>;
+      const reply = (await pool.run(task, { signal: hard })) as WorkerReply<T>;
+      const nested = this.nestedDone(callId);
+      if (nested) await nested;
+      return reply;
     } catch (error) {
       // close() destroys the pool under running calls: that is the host closing, not the plugin crashing.
       if (this.closed) return { ok: false, failure: { kind: 'closed' } };
@@ -218,8 +273,13 @@ export class ThreadPool {
           else call.signal.addEventListener('abort', onCancel, { once: true });
         }
       });
-      link.inline.postMessage({ id, task });
+      // With no hook after the run, the task goes back as the answer to the caller's callTool
+      // (it runs there and replies on the inline port all the same); otherwise on the inline port.
+      if (origin.handOff) origin.handOff({ id, task });
+      else link.inline.postMessage({ id, task });
       const outcome = await reply;
+      const nested = this.nestedDone(task.callId);
+      if (nested) await nested;
       if (outcome === 'cancelled') return { ok: false, failure: { kind: 'cancelled' } };
       if (outcome === 'timeout') {
         // The worker is stuck in this call: stop it (its own call fails too).

@@ -10,7 +10,8 @@ import { codedError, serializeError } from '../../core/errors.js';
 import { extractManifest, findCheck, findHandler, pluginObject } from './plugin-object.js';
 import { capText, resultText } from './normalize.js';
 import { Deadline, DeadlineSweeper } from '../deadlines.js';
-import type { CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, RawManifest, WorkerReply, WorkerTask } from '../protocol.js';
+import { tierOutcome } from '../../core/call/tier-outcome.js';
+import type { CallAnswer, CallOutcome, CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, RawManifest, WorkerReply, WorkerTask } from '../protocol.js';
 import type { ToolContext } from '../../core/plugin.js';
 
 /** A failed handler's stack is cut to this before it leaves the realm. */
@@ -77,8 +78,21 @@ function contextEnv(task: CheckTask | HandlerTask): Readonly<Record<string, stri
   return Object.freeze({ ...((task.env ?? process.env) as Record<string, string>) });
 }
 
-/** A task runner whose calls reach the host through `host`. */
-export function createTaskRunner(host: HostLink): TaskRunner {
+/**
+ * A realm's own channel to the host for a running call's log, progress and nested calls (the
+ * thread tier's inline port): one channel, so the host sees them in the order they were made.
+ */
+export interface InlineLink {
+  log(callId: string, message: string): void;
+  progress(callId: string, done: number, total: number | undefined): void;
+  /** ctx.callTool's request; the answer may hand the call back to run here */
+  callTool(callId: string, name: string, args: unknown): Promise<CallAnswer>;
+  /** reports the reply of handed-off call `id` (sent with the next call, or soon after) */
+  done(id: number, reply: WorkerReply<HandlerOutput>): void;
+}
+
+/** A task runner whose calls reach the host through `host`; `inline` when the host may hand nested calls back to run here. */
+export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunner {
   const modules = new Map<string, Promise<Record<string, unknown>>>();
   /**
    * Call deadlines, counted from when the task began here, on one coarse timer
@@ -121,10 +135,15 @@ export function createTaskRunner(host: HostLink): TaskRunner {
       cwd: task.cwd,
       roots: frozenRoots(task),
       options: deepFreeze(task.options ?? {}),
-      log: (message) => void host.log(callId, String(message)).catch(() => {}),
-      progress: (done, total) => void host.progress(callId, Number(done), total === undefined ? undefined : Number(total)).catch(() => {}),
+      log: (message) => (inline ? inline.log(callId, String(message)) : void host.log(callId, String(message)).catch(() => {})),
+      progress: (done, total) => {
+        const of = total === undefined ? undefined : Number(total);
+        if (inline) inline.progress(callId, Number(done), of);
+        else void host.progress(callId, Number(done), of).catch(() => {});
+      },
       callTool: async (name, args = {}) => {
-        const outcome = await host.callTool(callId, String(name), args);
+        const answer = await (inline ? inline.callTool(callId, String(name), args) : host.callTool(callId, String(name), args));
+        const outcome = 'runHere' in answer ? await runHandedOff(answer) : answer;
         if (!outcome.ok) throw codedError(outcome.code, outcome.message);
         return parseMaybeJson(outcome.text);
       },
@@ -132,6 +151,17 @@ export function createTaskRunner(host: HostLink): TaskRunner {
     };
     if (task.kind === 'handler' && task.sessionId !== undefined) ctx.sessionId = task.sessionId;
     return ctx;
+  }
+
+  /**
+   * A nested call the host gated and handed back: run here (as a task from the inline port
+   * would be), reported to the host on the inline port, and mapped as the host's dispatch does.
+   */
+  async function runHandedOff({ runHere }: Extract<CallAnswer, { runHere: unknown }>): Promise<CallOutcome> {
+    if (!inline) throw codedError('TOOL_CRASHED', 'a nested call was handed to a realm that cannot run one');
+    const reply = (await run(runHere.task)) as WorkerReply<HandlerOutput>;
+    inline.done(runHere.id, reply);
+    return tierOutcome(runHere.call, reply);
   }
 
   async function runManifest(entry: string): Promise<RawManifest> {
@@ -201,9 +231,11 @@ export function createTaskRunner(host: HostLink): TaskRunner {
     }
   }
 
+  // The task runs with its plugin's env as `process.env` (task-env.ts); a manifest task with the realm's own.
+  const run = (task: WorkerTask): Promise<WorkerReply> => withEnv(taskEnv(task.kind === 'manifest' ? undefined : task.env), () => runTask(task));
+
   return {
-    // The task runs with its plugin's env as `process.env` (task-env.ts); a manifest task with the realm's own.
-    run: (task) => withEnv(taskEnv(task.kind === 'manifest' ? undefined : task.env), () => runTask(task)),
+    run,
     cancel: (callId) => running.get(callId)?.deadline.abort(codedError('TOOL_CANCELLED', 'cancelled by the caller')),
   };
 }

@@ -84,6 +84,18 @@ describe('beforeCall', () => {
 });
 
 describe('afterCall', () => {
+  it("replaces a nested call's result before the calling handler reads it", async () => {
+    // Without hooks a nested call runs in its caller's worker and is mapped there; with one, its outcome goes through the hook first.
+    expect(await host.dispatch('summarize_note', { id: 'n' })).toBe('summary of: note n');
+    const stop = host.use({ afterCall: (call) => (call.tool === 'read_note' ? 'a note the hook wrote' : undefined) });
+    try {
+      expect(await host.dispatch('summarize_note', { id: 'n' })).toBe('summary of: a note the hook wrote');
+    } finally {
+      stop();
+    }
+    expect(await host.dispatch('summarize_note', { id: 'n' })).toBe('summary of: note n');
+  });
+
   it('sees the outcome, its code and the duration, for successes and failures', async () => {
     const seen: Array<{ tool: string; code: string; ok: boolean; durationMs: number }> = [];
     const stop = host.use({ afterCall: (call, result) => void seen.push({ tool: call.tool, code: result.code, ok: result.outcome.ok, durationMs: result.durationMs }) });
