@@ -29,6 +29,12 @@ describe('mcpServers validation', () => {
     expect(error.message).toContain('/mcpServers/github/autoApprove: is not an allowed property');
   });
 
+  it('refuses an empty prefix (it would leave a conflicting name as it was)', async () => {
+    const error = await configError({ gh: { command: 'npx', prefix: '' } });
+    expect(error).toMatchObject({ code: 'CONFIG_INVALID' });
+    expect(error.message).toContain('/mcpServers/gh/prefix');
+  });
+
   it('refuses a type that contradicts the entry', async () => {
     const error = await configError({ odd: { type: 'http', command: 'node' } });
     expect(error).toMatchObject({ code: 'CONFIG_INVALID', message: "mcpServers.odd: type 'http' needs a url, not a command", data: { pointer: '/mcpServers/odd/type' } });
