@@ -20,8 +20,6 @@ export class Deadline extends EventEmitter {
   at = Infinity;
   /** its length, for the abort reason */
   ms = 0;
-  /** run by the sweeper on each tick while the deadline is live (e.g. to notice a caller's cancel) */
-  poll: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private cleanups: Array<() => void> = [];
 
@@ -92,10 +90,7 @@ export class DeadlineSweeper {
       // Nothing pending: stop until the next call, so an idle process does not tick.
       if (!this.live.size) return this.stop();
       const now = performance.now();
-      for (const d of this.live) {
-        d.poll?.();
-        if (now >= d.at) d.abort(this.reasonFor(d.ms));
-      }
+      for (const d of this.live) if (now >= d.at) d.abort(this.reasonFor(d.ms));
     }, this.tickMs);
     // Left ref'd on purpose: it runs only while a call is pending, and a pending
     // call on an unref'd child process must still keep the host's loop alive.

@@ -300,25 +300,21 @@ export class ThreadPool {
    * A caller's cancel first asks the worker to abort the call's ctx.signal
    * (broadcast on the RPC ports: the host does not know which worker runs it),
    * and terminates the worker only if the call is still running after a grace.
-   * The cancel is noticed by the sweep of the call's deadline (within
-   * HARD_DEADLINE_SWEEP_MS) rather than by a listener on the signal: adding and
-   * removing an EventTarget listener per call was about a third of a trivial
-   * dispatch, and every MCP request carries a signal.
    */
   private cancellable(timeout: Deadline, signal: AbortSignal, callId: string): Deadline {
     const hard = new Deadline();
     const onTimeout = () => hard.abort(timeout.reason);
+    const onCancel = () => {
+      for (const link of this.links) link.port.postMessage({ type: 'toolshed:cancel', callId });
+      hard.abortAfter(SOFT_TO_HARD_GRACE_MS, signal.reason);
+    };
     timeout.once('abort', onTimeout);
     if (signal.aborted) hard.abort(signal.reason);
-    else {
-      timeout.poll = () => {
-        if (!signal.aborted) return;
-        timeout.poll = undefined;
-        for (const link of this.links) link.port.postMessage({ type: 'toolshed:cancel', callId });
-        hard.abortAfter(SOFT_TO_HARD_GRACE_MS, signal.reason);
-      };
-    }
-    hard.onDispose(() => timeout.off('abort', onTimeout));
+    else signal.addEventListener('abort', onCancel, { once: true });
+    hard.onDispose(() => {
+      timeout.off('abort', onTimeout);
+      signal.removeEventListener('abort', onCancel);
+    });
     return hard;
   }
 
