@@ -72,8 +72,14 @@ export function recordIncoming(transport: Transport): JSONRPCMessage[] {
   return seen;
 }
 
-/** The progress notifications for one request id and where its response came, from a recordIncoming() log. */
-export function progressOnWire(wire: JSONRPCMessage[], id: string | number): { progress: Array<{ progress: number; total?: number }>; responseAt: number; lastProgressAt: number } {
+/**
+ * The progress notifications for the one tools/call answered in `wire` (a slice of a
+ * recordIncoming() log taken around that call), and where they and its response came.
+ */
+export function progressOnWire(wire: JSONRPCMessage[]): { progress: Array<{ progress: number; total?: number }>; responseAt: number; lastProgressAt: number } {
+  const responseAt = wire.findIndex((message) => 'id' in message && ('result' in message || 'error' in message));
+  if (responseAt < 0) throw new Error('no response in this part of the wire');
+  const id = (wire[responseAt] as { id: string | number }).id;
   const progress: Array<{ progress: number; total?: number }> = [];
   let lastProgressAt = -1;
   wire.forEach((message, index) => {
@@ -83,6 +89,5 @@ export function progressOnWire(wire: JSONRPCMessage[], id: string | number): { p
       lastProgressAt = index;
     }
   });
-  const responseAt = wire.findIndex((message) => 'id' in message && message.id === id && ('result' in message || 'error' in message));
   return { progress, responseAt, lastProgressAt };
 }
