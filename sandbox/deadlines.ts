@@ -12,8 +12,17 @@ import { performance } from 'node:perf_hooks';
 /** How often runners and the process-tier child check their calls' hard deadlines: they are backstops, so 25 ms late is fine. */
 export const HARD_DEADLINE_SWEEP_MS = 25;
 
+/** What a `DeadlineSweeper` watches: when it is due, how long it was, and how it fires. */
+export interface Sweepable {
+  /** performance.now() at which it fires */
+  at: number;
+  /** its length, for the abort reason */
+  ms: number;
+  abort(reason: unknown): void;
+}
+
 /** An abort signal for Piscina (EventEmitter with `aborted`), fired by a sweeper, a timer, or by hand. */
-export class Deadline extends EventEmitter {
+export class Deadline extends EventEmitter implements Sweepable {
   aborted = false;
   reason: unknown;
   /** performance.now() at which a swept deadline fires */
@@ -53,7 +62,7 @@ export class Deadline extends EventEmitter {
 
 /** Fires deadlines up to `tickMs` late from one timer that stops when nothing is pending. */
 export class DeadlineSweeper {
-  private readonly live = new Set<Deadline>();
+  private readonly live = new Set<Sweepable>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -64,18 +73,27 @@ export class DeadlineSweeper {
 
   /** A deadline `ms` from now; `release` it when the call ends. */
   start(ms: number): Deadline {
-    const deadline = new Deadline();
-    deadline.at = performance.now() + ms;
-    deadline.ms = ms;
-    this.live.add(deadline);
-    this.timer ??= this.arm();
-    return deadline;
+    return this.watch(new Deadline(), ms);
   }
 
   /** Forgets a deadline whose call ended. */
   release(deadline: Deadline): void {
     this.live.delete(deadline);
     deadline.dispose();
+  }
+
+  /** Fires `item.abort` once `ms` from now has passed (the worker's calls, which need no emitter); `unwatch` it when done. */
+  watch<T extends Sweepable>(item: T, ms: number): T {
+    item.at = performance.now() + ms;
+    item.ms = ms;
+    this.live.add(item);
+    this.timer ??= this.arm();
+    return item;
+  }
+
+  /** Stops watching `item`. */
+  unwatch(item: Sweepable): void {
+    this.live.delete(item);
   }
 
   /** Stops the timer (at close). */

@@ -28,6 +28,8 @@ function binaryName(value: unknown): string | undefined {
 export function resultText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (isTextContent(value)) return value.content.map((part) => (part.type === 'text' ? part.text : JSON.stringify(part))).join('\n');
+  // Plain data (the common case) needs no replacer, which costs a call back into JS per key.
+  if (isPlainJson(value, 0)) return JSON.stringify(value);
   if (value === undefined) return rejectResult('undefined (did the handler forget to return?)');
   if (typeof value === 'function' || typeof value === 'symbol') return rejectResult(`a ${typeof value}`);
   let json: string | undefined;
@@ -44,6 +46,34 @@ export function resultText(value: unknown): string {
     return rejectResult(`a value JSON cannot represent (${(error as Error).message.split('\n')[0]})`);
   }
   return json === undefined ? rejectResult(`${String(value)}`) : json;
+}
+
+/** Plain objects and arrays (no toJSON, no class) down to strings, finite numbers, booleans and null, shallower than 32 levels (so a cycle is never plain). */
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object': {
+      if (value === null) return true;
+      if (depth >= 32) return false;
+      if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false;
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const key in value) {
+        if (key === 'toJSON' || !isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 function rejectResult(what: string): never {

@@ -45,7 +45,7 @@ export function taskEnv(grant: Readonly<Record<string, string>> | undefined): Re
   return grant ? { ...grant } : startup;
 }
 
-/** Runs `fn` (and everything it schedules) with `env` as `process.env`. */
-export function withEnv<T>(env: Record<string, string>, fn: () => T): T {
-  return store.run(env, fn);
+/** Runs `fn(arg)` (and everything it schedules) with `env` as `process.env`. */
+export function withEnv<A, T>(env: Record<string, string>, fn: (arg: A) => T, arg: A): T {
+  return store.run(env, fn, arg);
 }

@@ -9,7 +9,7 @@ import { taskEnv, withEnv } from './task-env.js';
 import { codedError, serializeError } from '../../core/errors.js';
 import { extractManifest, findCheck, findHandler, pluginObject } from './plugin-object.js';
 import { capText, resultText } from './normalize.js';
-import { Deadline, DeadlineSweeper } from '../deadlines.js';
+import { DeadlineSweeper, type Sweepable } from '../deadlines.js';
 import { tierOutcome } from '../../core/call/tier-outcome.js';
 import type { CallAnswer, CallOutcome, CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, RawManifest, WorkerReply, WorkerTask } from '../protocol.js';
 import type { ToolContext } from '../../core/plugin.js';
@@ -29,25 +29,34 @@ export interface TaskRunner {
 }
 
 /**
- * How one running call stops: its deadline passing or a host cancel aborts
- * ctx.signal and rejects the call. The AbortController is made only when the
- * handler reads ctx.signal; most never do, and creating one per call is a
- * measurable share of a trivial dispatch (see docs/performance.md).
+ * How one running call stops: its deadline passing (the runner's sweeper calls
+ * `abort`) or a host cancel aborts ctx.signal and rejects the call. It is its own
+ * sweeper entry, so a call allocates no emitter, listener or timer; the
+ * AbortController is made only when the handler reads ctx.signal. Most never do,
+ * and creating one per call is a measurable share of a trivial dispatch (see
+ * docs/performance.md).
  */
-class CallStop {
+class CallStop implements Sweepable {
+  at = Infinity;
+  ms = 0;
+  aborted = false;
+  reason: unknown;
   private controller: AbortController | undefined;
+  /** rejects the call's race, while the handler's promise is pending */
   rejectDeadline: ((reason: unknown) => void) | undefined;
 
-  constructor(readonly deadline: Deadline) {
-    deadline.once('abort', () => {
-      this.controller?.abort(deadline.reason);
-      this.rejectDeadline?.(deadline.reason);
-    });
+  /** Fires once: ctx.signal (if read) and the call's race. */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    this.rejectDeadline?.(reason);
   }
 
   get signal(): AbortSignal {
     this.controller ??= new AbortController();
-    if (this.deadline.aborted && !this.controller.signal.aborted) this.controller.abort(this.deadline.reason);
+    if (this.aborted && !this.controller.signal.aborted) this.controller.abort(this.reason);
     return this.controller.signal;
   }
 }
@@ -61,8 +70,19 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** ctx.roots: the task's own copy frozen where it lies (a task is a structured clone no one else holds), else a frozen copy. */
 function frozenRoots(task: CheckTask | HandlerTask): ToolContext['roots'] {
-  return Object.freeze({ read: Object.freeze([...(task.roots?.read ?? [])]), write: Object.freeze([...(task.roots?.write ?? [])]) });
+  const roots = task.roots as Partial<ToolContext['roots']> | undefined;
+  if (roots && Array.isArray(roots.read) && Array.isArray(roots.write) && Object.keys(roots).length === 2) {
+    Object.freeze(roots.read);
+    Object.freeze(roots.write);
+    return Object.freeze(roots as ToolContext['roots']);
+  }
+  return Object.freeze({ read: Object.freeze([...(roots?.read ?? [])]), write: Object.freeze([...(roots?.write ?? [])]) });
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return ((typeof value === 'object' && value !== null) || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function parseMaybeJson(text: string): unknown {
@@ -73,9 +93,12 @@ function parseMaybeJson(text: string): unknown {
   }
 }
 
-/** ctx.env: a frozen copy of the task's grant, or of the realm's own env. */
+/**
+ * ctx.env: the task's grant frozen where it lies (the task's own structured clone; its
+ * `process.env` is a separate copy, task-env.ts), or a frozen copy of the realm's own env.
+ */
 function contextEnv(task: CheckTask | HandlerTask): Readonly<Record<string, string>> {
-  return Object.freeze({ ...((task.env ?? process.env) as Record<string, string>) });
+  return task.env ? Object.freeze(task.env) : Object.freeze({ ...(process.env as Record<string, string>) });
 }
 
 /**
@@ -94,6 +117,8 @@ export interface InlineLink {
 /** A task runner whose calls reach the host through `host`; `inline` when the host may hand nested calls back to run here. */
 export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunner {
   const modules = new Map<string, Promise<Record<string, unknown>>>();
+  /** The plugins whose import finished, so a call to a loaded plugin need not await its import again. */
+  const loadedPlugins = new Map<string, Record<string, unknown>>();
   /**
    * Call deadlines, counted from when the task began here, on one coarse timer
    * (see deadlines.ts); they fire up to 10 ms late. The tier's hard deadline, for
@@ -110,7 +135,9 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
       loaded = import(entry).then(
         (mod: Record<string, unknown>) => {
           try {
-            return pluginObject(mod);
+            const plugin = pluginObject(mod);
+            loadedPlugins.set(entry, plugin);
+            return plugin;
           } catch (error) {
             throw codedError('PLUGIN_INVALID', (error as Error).message, { cause: error });
           }
@@ -125,13 +152,13 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
     return loaded;
   }
 
-  function context(task: CheckTask | HandlerTask, stop: CallStop, env: Readonly<Record<string, string>>): ToolContext {
+  function context(task: CheckTask | HandlerTask, stop: CallStop): ToolContext {
     const { callId } = task;
     const ctx: ToolContext = {
       get signal() {
         return stop.signal;
       },
-      env,
+      env: contextEnv(task),
       cwd: task.cwd,
       roots: frozenRoots(task),
       options: deepFreeze(task.options ?? {}),
@@ -174,27 +201,48 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
   }
 
   /**
-   * Races `work` against the call's deadline, counted from when the task began
+   * Runs `work` raced against the call's deadline, counted from when the task began
    * here (not from when it was queued, so a cold pool's startup does not eat
    * the budget). The tier keeps a hard deadline for code that never yields.
+   * A value `work` returns synchronously has nothing to race (no deadline can
+   * fire before it returns), so it comes back as it is, with no promise made.
    */
-  async function withDeadline<T>(callId: string, timeoutMs: number, work: (stop: CallStop) => Promise<T>): Promise<T> {
-    const stop = new CallStop(deadlines.start(timeoutMs));
+  function withDeadline<T>(callId: string, timeoutMs: number, work: (stop: CallStop) => T): T | Promise<Awaited<T>> {
+    const stop = deadlines.watch(new CallStop(), timeoutMs);
     running.set(callId, stop);
+    let out: T;
+    try {
+      out = work(stop);
+    } catch (error) {
+      settled(callId, stop);
+      throw error;
+    }
+    if (!isThenable(out)) {
+      settled(callId, stop);
+      return out;
+    }
+    return race(callId, stop, out as PromiseLike<Awaited<T>>);
+  }
+
+  async function race<T>(callId: string, stop: CallStop, out: PromiseLike<T>): Promise<T> {
     try {
       return await new Promise<T>((resolve, reject) => {
         stop.rejectDeadline = reject;
-        work(stop).then(resolve, reject);
+        out.then(resolve, reject);
       });
     } finally {
-      running.delete(callId);
-      deadlines.release(stop.deadline);
+      settled(callId, stop);
     }
   }
 
+  function settled(callId: string, stop: CallStop): void {
+    running.delete(callId);
+    deadlines.unwatch(stop);
+  }
+
   async function runCheck(task: CheckTask): Promise<CheckVerdict> {
-    const check = findCheck(await loadPlugin(task.entry), task.checkId);
-    const verdict = await withDeadline(task.callId, task.timeoutMs, async (stop) => check(context(task, stop, contextEnv(task))));
+    const check = findCheck(loadedPlugins.get(task.entry) ?? (await loadPlugin(task.entry)), task.checkId);
+    const verdict = await withDeadline(task.callId, task.timeoutMs, (stop) => check(context(task, stop)));
     if (verdict === true) return { ok: true };
     if (verdict === false) return { ok: false, reason: 'check returned false' };
     if (typeof verdict === 'object' && verdict !== null && typeof (verdict as CheckVerdict).ok === 'boolean') {
@@ -205,8 +253,9 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
   }
 
   async function runHandler(task: HandlerTask): Promise<HandlerOutput> {
-    const handler = findHandler(await loadPlugin(task.entry), task.tool);
-    const text = resultText(await withDeadline(task.callId, task.timeoutMs, async (stop) => handler(task.args, context(task, stop, contextEnv(task)))));
+    const handler = findHandler(loadedPlugins.get(task.entry) ?? (await loadPlugin(task.entry)), task.tool);
+    const out = withDeadline(task.callId, task.timeoutMs, (stop) => handler(task.args, context(task, stop)));
+    const text = resultText(isThenable(out) ? await out : out);
     return { text: capText(text, task.maxResultChars), originalLength: text.length };
   }
 
@@ -232,10 +281,10 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
   }
 
   // The task runs with its plugin's env as `process.env` (task-env.ts); a manifest task with the realm's own.
-  const run = (task: WorkerTask): Promise<WorkerReply> => withEnv(taskEnv(task.kind === 'manifest' ? undefined : task.env), () => runTask(task));
+  const run = (task: WorkerTask): Promise<WorkerReply> => withEnv(taskEnv(task.kind === 'manifest' ? undefined : task.env), runTask, task);
 
   return {
     run,
-    cancel: (callId) => running.get(callId)?.deadline.abort(codedError('TOOL_CANCELLED', 'cancelled by the caller')),
+    cancel: (callId) => running.get(callId)?.abort(codedError('TOOL_CANCELLED', 'cancelled by the caller')),
   };
 }
