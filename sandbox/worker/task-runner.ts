@@ -81,6 +81,10 @@ function frozenRoots(task: CheckTask | HandlerTask): ToolContext['roots'] {
   return Object.freeze({ read: Object.freeze([...(roots?.read ?? [])]), write: Object.freeze([...(roots?.write ?? [])]) });
 }
 
+function succeeded(value: unknown): WorkerReply {
+  return { ok: true, value };
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return ((typeof value === 'object' && value !== null) || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
@@ -201,38 +205,14 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
   }
 
   /**
-   * Runs `work` raced against the call's deadline, counted from when the task began
-   * here (not from when it was queued, so a cold pool's startup does not eat
-   * the budget). The tier keeps a hard deadline for code that never yields.
-   * A value `work` returns synchronously has nothing to race (no deadline can
-   * fire before it returns), so it comes back as it is, with no promise made.
+   * A call's deadline, counted from when the task began here (not from when it
+   * was queued, so a cold pool's startup does not eat the budget); `settled`
+   * ends it. The tier keeps a hard deadline for code that never yields.
    */
-  function withDeadline<T>(callId: string, timeoutMs: number, work: (stop: CallStop) => T): T | Promise<Awaited<T>> {
+  function begin(callId: string, timeoutMs: number): CallStop {
     const stop = deadlines.watch(new CallStop(), timeoutMs);
     running.set(callId, stop);
-    let out: T;
-    try {
-      out = work(stop);
-    } catch (error) {
-      settled(callId, stop);
-      throw error;
-    }
-    if (!isThenable(out)) {
-      settled(callId, stop);
-      return out;
-    }
-    return race(callId, stop, out as PromiseLike<Awaited<T>>);
-  }
-
-  async function race<T>(callId: string, stop: CallStop, out: PromiseLike<T>): Promise<T> {
-    try {
-      return await new Promise<T>((resolve, reject) => {
-        stop.rejectDeadline = reject;
-        out.then(resolve, reject);
-      });
-    } finally {
-      settled(callId, stop);
-    }
+    return stop;
   }
 
   function settled(callId: string, stop: CallStop): void {
@@ -240,9 +220,28 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
     deadlines.unwatch(stop);
   }
 
+  /**
+   * What `work` (a handler's or check's promise) comes to, or the call's deadline or cancel,
+   * whichever is first. A value returned synchronously is not raced: no deadline can fire
+   * before it returns.
+   */
+  function raced(stop: CallStop, work: PromiseLike<unknown>): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      stop.rejectDeadline = reject;
+      work.then(resolve, reject);
+    });
+  }
+
   async function runCheck(task: CheckTask): Promise<CheckVerdict> {
     const check = findCheck(loadedPlugins.get(task.entry) ?? (await loadPlugin(task.entry)), task.checkId);
-    const verdict = await withDeadline(task.callId, task.timeoutMs, (stop) => check(context(task, stop)));
+    const stop = begin(task.callId, task.timeoutMs);
+    let verdict: unknown;
+    try {
+      const work = check(context(task, stop));
+      verdict = isThenable(work) ? await raced(stop, work) : work;
+    } finally {
+      settled(task.callId, stop);
+    }
     if (verdict === true) return { ok: true };
     if (verdict === false) return { ok: false, reason: 'check returned false' };
     if (typeof verdict === 'object' && verdict !== null && typeof (verdict as CheckVerdict).ok === 'boolean') {
@@ -254,30 +253,32 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
 
   async function runHandler(task: HandlerTask): Promise<HandlerOutput> {
     const handler = findHandler(loadedPlugins.get(task.entry) ?? (await loadPlugin(task.entry)), task.tool);
-    const out = withDeadline(task.callId, task.timeoutMs, (stop) => handler(task.args, context(task, stop)));
-    const text = resultText(isThenable(out) ? await out : out);
+    const stop = begin(task.callId, task.timeoutMs);
+    let value: unknown;
+    try {
+      const work = handler(task.args, context(task, stop));
+      value = isThenable(work) ? await raced(stop, work) : work;
+    } finally {
+      settled(task.callId, stop);
+    }
+    const text = resultText(value);
     return { text: capText(text, task.maxResultChars), originalLength: text.length };
   }
 
-  async function runTask(task: WorkerTask): Promise<WorkerReply> {
-    try {
-      switch (task.kind) {
-        case 'manifest':
-          return { ok: true, value: await runManifest(task.entry) };
-        case 'check':
-          return { ok: true, value: await runCheck(task) };
-        case 'handler':
-          return { ok: true, value: await runHandler(task) };
-      }
-    } catch (error) {
-      const serialized = serializeError(error);
-      // A handler's error message is bounded like its result before it crosses to the host (the stack repeats it).
-      if (task.kind === 'handler') {
-        serialized.message = capText(serialized.message, task.maxResultChars);
-        if (serialized.stack !== undefined) serialized.stack = serialized.stack.slice(0, MAX_STACK_CHARS);
-      }
-      return { ok: false, error: serialized };
+  function failed(task: WorkerTask, error: unknown): WorkerReply {
+    const serialized = serializeError(error);
+    // A handler's error message is bounded like its result before it crosses to the host (the stack repeats it).
+    if (task.kind === 'handler') {
+      serialized.message = capText(serialized.message, task.maxResultChars);
+      if (serialized.stack !== undefined) serialized.stack = serialized.stack.slice(0, MAX_STACK_CHARS);
     }
+    return { ok: false, error: serialized };
+  }
+
+  /** One task's reply (the runners are async: what goes wrong rejects, and becomes the failed reply). */
+  function runTask(task: WorkerTask): Promise<WorkerReply> {
+    const work: Promise<unknown> = task.kind === 'manifest' ? runManifest(task.entry) : task.kind === 'check' ? runCheck(task) : runHandler(task);
+    return work.then(succeeded, (error: unknown) => failed(task, error));
   }
 
   // The task runs with its plugin's env as `process.env` (task-env.ts); a manifest task with the realm's own.

@@ -79,11 +79,25 @@ inline.port1.on('message', (message: unknown) => {
 inline.port1.unref();
 
 /** Piscina task entry: every outcome is a `WorkerReply`, so a rejection always means the worker itself failed. */
-export default async function run(task: WorkerTask): Promise<WorkerReply> {
+export default function run(task: WorkerTask): Promise<WorkerReply> {
+  let reply: Promise<WorkerReply>;
   try {
-    return await runner.run(task);
-  } finally {
-    // Replies of handed-off calls go out before this task's own: once it returns, this thread may wait in Atomics.wait.
+    reply = runner.run(task);
+  } catch (error) {
     flush();
+    return Promise.reject(error);
   }
+  // Replies of handed-off calls go out before this task's own: once it returns, this thread may wait in Atomics.wait.
+  // (`then` with two plain functions rather than an async function: one promise fewer per task.)
+  return reply.then(flushedWith, flushedAfter);
+}
+
+function flushedWith(reply: WorkerReply): WorkerReply {
+  flush();
+  return reply;
+}
+
+function flushedAfter(error: unknown): never {
+  flush();
+  throw error;
 }
