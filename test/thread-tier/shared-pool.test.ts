@@ -32,6 +32,7 @@ export default {
     { name: '${prefix}_env', description: 'What do I see?', parameters: obj, handler: (_args, ctx) => ({ ctx: ctx.env, process: { ...process.env }, keys: Object.keys(process.env), direct: process.env.SECRET_A ?? null, other: process.env.SECRET_B ?? null, threadId, moduleId }) },
     { name: '${prefix}_write', description: 'Writes process.env.', parameters: obj, handler: () => { process.env.WRITTEN_${prefix.toUpperCase()} = 'yes'; return Object.keys(process.env); } },
     { name: '${prefix}_linger', description: 'Leaves a timer reading process.env.', parameters: obj, handler: () => { setInterval(() => seen.add(JSON.stringify(Object.keys(process.env))), 2).unref(); return 'lingering'; } },
+    { name: '${prefix}_frozen', description: 'Writes process.env, reports ctx.', parameters: obj, handler: (_args, ctx) => { process.env.WRITTEN_${prefix.toUpperCase()} = 'yes'; return { env: Object.isFrozen(ctx.env), ctxKeys: Object.keys(ctx.env), roots: [ctx.roots, ctx.roots.read, ctx.roots.write].every(Object.isFrozen), options: Object.isFrozen(ctx.options) }; } },
     { name: '${prefix}_seen', description: 'What the timer saw.', parameters: obj, handler: () => [...seen] },
     { name: '${prefix}_slow', description: 'Waits ms.', parameters: obj, handler: async ({ ms }) => { await new Promise((r) => setTimeout(r, ms)); return '${prefix} ' + ms; } },
     { name: '${prefix}_quick', description: 'Gives up after 300 ms.', parameters: obj, limits: { timeoutMs: 300 }, handler: () => 'quick' },
@@ -70,6 +71,9 @@ describe('the shared pool: per-task env and module', () => {
       expect(json(await h.dispatch('a_write', {}))).toEqual(['SECRET_A', 'WRITTEN_A']);
       expect(json(await h.dispatch('b_env', {})).keys).toEqual(['SECRET_B']);
       expect(json(await h.dispatch('a_env', {})).keys).toEqual(['SECRET_A']);
+      // ctx.env, ctx.roots and ctx.options are frozen, and ctx.env is not the task's writable process.env.
+      expect(json(await h.dispatch('b_frozen', {}))).toEqual({ env: true, ctxKeys: ['SECRET_B'], roots: true, options: true });
+      expect(json(await h.dispatch('b_env', {})).keys).toEqual(['SECRET_B']);
     } finally {
       await h.close();
     }
