@@ -28,8 +28,16 @@ export interface CheckTask {
   callId: string;
   timeoutMs: number;
   cwd: string;
-  roots: FileRoots;
-  options: Readonly<Record<string, unknown>>;
+  /**
+   * The plugin's ctx.roots, ctx.options and env grant packed as one JSON string (`packScope`),
+   * the same for every task of the plugin: the thread tier sends it instead of `roots`,
+   * `options` and `env`, and the worker parses each distinct one once.
+   */
+  scope?: string;
+  /** ctx.roots (absent when `scope` carries it) */
+  roots?: FileRoots;
+  /** ctx.options (absent when `scope` carries it) */
+  options?: Readonly<Record<string, unknown>>;
 }
 
 /** Run one tool handler. */
@@ -46,8 +54,16 @@ export interface HandlerTask {
   timeoutMs: number;
   maxResultChars: number;
   cwd: string;
-  roots: FileRoots;
-  options: Readonly<Record<string, unknown>>;
+  /**
+   * The plugin's ctx.roots, ctx.options and env grant packed as one JSON string (`packScope`),
+   * the same for every task of the plugin: the thread tier sends it instead of `roots`,
+   * `options` and `env`, and the worker parses each distinct one once.
+   */
+  scope?: string;
+  /** ctx.roots (absent when `scope` carries it) */
+  roots?: FileRoots;
+  /** ctx.options (absent when `scope` carries it) */
+  options?: Readonly<Record<string, unknown>>;
 }
 
 /** What every check and handler task of one plugin shares: its ctx.cwd, ctx.roots and ctx.options. */

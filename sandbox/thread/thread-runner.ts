@@ -5,7 +5,7 @@
  * to the pool; a nested call from a worker of the same pool runs inline there.
  */
 import { ThreadPool, SOFT_TO_HARD_GRACE_MS } from './thread-pool.js';
-import { checkTask, EMPTY_SCOPE_PARTS, handlerTask } from '../tasks.js';
+import { checkTask, EMPTY_SCOPE_PARTS, handlerTask, packScope } from '../tasks.js';
 import type { CheckVerdict, HandlerOutput, RawManifest, TaskScope } from '../protocol.js';
 import type { CallHooks, CallOrigin, CheckRequest, HandlerRequest, ManifestExtractor, RunOutcome, Runner, RunnerStats } from '../runner.js';
 
@@ -33,8 +33,12 @@ export class ThreadRunner implements Runner, ManifestExtractor {
   private inFlight = 0;
   private completed = 0;
   private closed = false;
+  /** The plugin's roots, options and env grant packed once, sent with every task instead of them (see packScope). */
+  private readonly packed: string | undefined;
 
-  constructor(private readonly options: ThreadRunnerOptions) {}
+  constructor(private readonly options: ThreadRunnerOptions) {
+    this.packed = packScope(options.scope ?? EMPTY_SCOPE_PARTS, options.env);
+  }
 
   /** The pool this plugin's calls run in. */
   get pool(): ThreadPool {
@@ -64,14 +68,14 @@ export class ThreadRunner implements Runner, ManifestExtractor {
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>> {
     if (this.closed) return Promise.resolve({ ok: false, failure: { kind: 'closed' } });
     const { entry, cwd, env, name, scope } = this.options;
-    const task = checkTask(entry, { cwd, ...(scope ?? EMPTY_SCOPE_PARTS) }, request, env);
+    const task = checkTask(entry, { cwd, ...(scope ?? EMPTY_SCOPE_PARTS) }, request, env, this.packed);
     return this.track(this.pool.run<CheckVerdict>(task, { key: name, hooks, timeoutMs: request.timeoutMs, hardMs: request.timeoutMs + SOFT_TO_HARD_GRACE_MS }));
   }
 
   handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal, origin?: CallOrigin): Promise<RunOutcome<HandlerOutput>> {
     if (this.closed) return Promise.resolve({ ok: false, failure: { kind: 'closed' } });
     const { entry, cwd, env, name, scope } = this.options;
-    const task = handlerTask(entry, { cwd, ...(scope ?? EMPTY_SCOPE_PARTS) }, request, env);
+    const task = handlerTask(entry, { cwd, ...(scope ?? EMPTY_SCOPE_PARTS) }, request, env, this.packed);
     const call = { key: name, session: request.sessionId, hooks, timeoutMs: request.timeoutMs, hardMs: request.timeoutMs + SOFT_TO_HARD_GRACE_MS, signal };
     if (this.pool.holds(origin)) return this.track(this.pool.runInline(origin, task, call));
     return this.track(this.pool.run<HandlerOutput>(task, call));

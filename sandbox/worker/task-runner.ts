@@ -11,8 +11,12 @@ import { extractManifest, findCheck, findHandler, pluginObject } from './plugin-
 import { capText, resultText } from './normalize.js';
 import { DeadlineSweeper, type Sweepable } from '../deadlines.js';
 import { tierOutcome } from '../../core/call/tier-outcome.js';
+import type { PackedScope } from '../tasks.js';
 import type { CallAnswer, CallOutcome, CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, RawManifest, WorkerReply, WorkerTask } from '../protocol.js';
 import type { ToolContext } from '../../core/plugin.js';
+
+/** At most this many distinct packed scopes are kept parsed (one a plugin). */
+const SCOPE_CACHE = 256;
 
 /** A failed handler's stack is cut to this before it leaves the realm. */
 const MAX_STACK_CHARS = 8_000;
@@ -156,16 +160,41 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
     return loaded;
   }
 
+  /**
+   * Each distinct packed scope (CheckTask.scope), parsed once and frozen all the way down: the
+   * tasks of one plugin share it, and none can change what the next one sees. A handful of
+   * plugins each; cleared if it ever holds more than SCOPE_CACHE entries.
+   */
+  const scopes = new Map<string, { roots: ToolContext['roots']; options: ToolContext['options']; env: Readonly<Record<string, string>> | undefined }>();
+
+  function unpacked(text: string) {
+    let scope = scopes.get(text);
+    if (!scope) {
+      const { roots, options, env } = JSON.parse(text) as PackedScope;
+      scope = { roots: deepFreeze({ read: roots?.read ?? [], write: roots?.write ?? [] }), options: deepFreeze(options ?? {}), env: env ? Object.freeze(env) : undefined };
+      if (scopes.size >= SCOPE_CACHE) scopes.clear();
+      scopes.set(text, scope);
+    }
+    return scope;
+  }
+
+  /** The task's env grant, packed or not (undefined: the realm's own env). */
+  function grantOf(task: WorkerTask): Readonly<Record<string, string>> | undefined {
+    if (task.kind === 'manifest') return undefined;
+    return task.scope === undefined ? task.env : unpacked(task.scope).env;
+  }
+
   function context(task: CheckTask | HandlerTask, stop: CallStop): ToolContext {
     const { callId } = task;
+    const scope = task.scope === undefined ? undefined : unpacked(task.scope);
     const ctx: ToolContext = {
       get signal() {
         return stop.signal;
       },
-      env: contextEnv(task),
+      env: scope ? (scope.env ?? Object.freeze({ ...(process.env as Record<string, string>) })) : contextEnv(task),
       cwd: task.cwd,
-      roots: frozenRoots(task),
-      options: deepFreeze(task.options ?? {}),
+      roots: scope ? scope.roots : frozenRoots(task),
+      options: scope ? scope.options : deepFreeze(task.options ?? {}),
       log: (message) => (inline ? inline.log(callId, String(message)) : void host.log(callId, String(message)).catch(() => {})),
       progress: (done, total) => {
         const of = total === undefined ? undefined : Number(total);
@@ -282,7 +311,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
   }
 
   // The task runs with its plugin's env as `process.env` (task-env.ts); a manifest task with the realm's own.
-  const run = (task: WorkerTask): Promise<WorkerReply> => withEnv(taskEnv(task.kind === 'manifest' ? undefined : task.env), runTask, task);
+  const run = (task: WorkerTask): Promise<WorkerReply> => withEnv(taskEnv(grantOf(task)), runTask, task);
 
   return {
     run,
