@@ -153,7 +153,7 @@ export class ThreadPool {
   /**
    * What a worker sends on its inline port: a nested call (InlineCall, the RPC's callTool on a
    * lighter channel, every field coerced as there), replies of handed-off calls (InlineDone, or
-   * riding on a call), or the reply to an inline request. Anything else is dropped.
+   * riding on a call), or the reply to an inline request. Anything else is dropped and counted.
    */
   private onInlineMessage(link: WorkerLink, data: unknown): void {
     const { api } = link;
@@ -162,14 +162,17 @@ export class ThreadPool {
     if (m.type === 'toolshed:progress') return api.progress(String(m.callId), Number(m.done), m.total === undefined || m.total === null ? undefined : Number(m.total));
     if (m.type !== 'toolshed:call' && m.type !== 'toolshed:done') return this.onInlineReply(link, data);
     if (Array.isArray(m.done)) for (const reply of m.done) this.onInlineReply(link, reply);
-    if (m.type !== 'toolshed:call' || typeof m.id !== 'number') return;
+    else if (m.done !== undefined) dropMessage(this.dropped, `an inline ${m.type} message whose done is ${typeof m.done}, not an array`);
+    if (m.type !== 'toolshed:call') return;
+    if (typeof m.id !== 'number') return dropMessage(this.dropped, `an inline call whose id is ${typeof m.id}, not a number`);
     const id = m.id;
     void api.callTool(String(m.callId), String(m.name), m.args).then((answer) => link.inline?.postMessage({ type: 'toolshed:answer', id, answer } satisfies InlineAnswer));
   }
 
   private onInlineReply(link: WorkerLink, data: unknown): void {
     const { id, reply } = (data ?? {}) as Partial<InlineReply>;
-    if (typeof id !== 'number' || typeof reply !== 'object' || reply === null) return;
+    if (typeof id !== 'number' || typeof reply !== 'object' || reply === null) return dropMessage(this.dropped, `a ${data === null ? 'null' : typeof data} on the inline port that is no message it takes`);
+    // A well-formed reply to an id nobody is waiting for (a guess) is ignored below, as on the RPC port.
     const resolve = link.pending.get(id);
     link.pending.delete(id);
     resolve?.(reply);

@@ -29,6 +29,22 @@ describe('malformed messages from a thread-tier worker', () => {
   });
 });
 
+describe("malformed messages on a thread-tier worker's inline port", () => {
+  it('are coerced or dropped and counted; a forged nested call is refused; the host survives and the next calls work', async () => {
+    // Plugin code can find the port by patching MessagePort.prototype.postMessage in its worker.
+    await withHost(untrustedOptions([{ package: ATTACKER, trust: 'trusted' }]), async (host) => {
+      const before = pool(host).messagesDropped;
+      expect(await call(host, 'post_malformed_inline')).toEqual({ posted: 10 });
+      // 'a string', 42, null, [1,2,3]; the call with a string id; a done that is not an array;
+      // and four of the five entries of the done list (the fifth is well-formed, for no one).
+      await expect.poll(() => pool(host).messagesDropped - before).toBe(10);
+      expect(pool(host).lastDropped).toMatch(/inline/);
+      await expectHealthy(host);
+      expect(await call(host, 'uptime')).toMatchObject({ uptime: expect.any(Number) });
+    });
+  });
+});
+
 describe('malformed messages and frames in the process tier', () => {
   let host: ToolHost;
   beforeAll(async () => {
