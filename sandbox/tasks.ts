@@ -29,37 +29,28 @@ export function packScope(scope: Omit<TaskScope, 'cwd'>, env?: Record<string, st
 }
 
 /**
- * The task that runs one custom check of the plugin at `entry` in `scope`; `env` is its grant
- * when the pool is shared; `packed` (packScope of the same scope and env) is sent instead of them.
+ * Puts the plugin's scope on `task`: `packed` (packScope of the same scope and env) when given,
+ * else its roots and options, and `env`, its grant when the pool is shared.
  */
-export function checkTask(entry: string, scope: TaskScope, request: CheckRequest, env?: Record<string, string>, packed?: string): CheckTask {
-  if (packed !== undefined) return { kind: 'check', entry, checkId: request.checkId, callId: randomUUID(), timeoutMs: request.timeoutMs, cwd: scope.cwd, scope: packed };
-  const task: CheckTask = { kind: 'check', entry, checkId: request.checkId, callId: randomUUID(), timeoutMs: request.timeoutMs, cwd: scope.cwd, roots: scope.roots, options: scope.options };
+function scoped<T extends CheckTask | HandlerTask>(task: T, scope: TaskScope, env: Record<string, string> | undefined, packed: string | undefined): T {
+  if (packed !== undefined) {
+    task.scope = packed;
+    return task;
+  }
+  task.roots = scope.roots;
+  task.options = scope.options;
   if (env) task.env = env;
   return task;
 }
 
-/**
- * The task that runs one handler of the plugin at `entry` in `scope`; `env` is its grant when
- * the pool is shared; `packed` (packScope of the same scope and env) is sent instead of them.
- */
+/** The task that runs one custom check of the plugin at `entry` in `scope` (see `scoped` for `env` and `packed`). */
+export function checkTask(entry: string, scope: TaskScope, request: CheckRequest, env?: Record<string, string>, packed?: string): CheckTask {
+  return scoped({ kind: 'check', entry, checkId: request.checkId, callId: randomUUID(), timeoutMs: request.timeoutMs, cwd: scope.cwd }, scope, env, packed);
+}
+
+/** The task that runs one handler of the plugin at `entry` in `scope` (see `scoped` for `env` and `packed`). */
 export function handlerTask(entry: string, scope: TaskScope, request: HandlerRequest, env?: Record<string, string>, packed?: string): HandlerTask {
-  const task: HandlerTask =
-    packed !== undefined
-      ? { kind: 'handler', entry, tool: request.tool, args: request.args, callId: randomUUID(), timeoutMs: request.timeoutMs, maxResultChars: request.maxResultChars, cwd: scope.cwd, scope: packed }
-      : {
-          kind: 'handler',
-          entry,
-          tool: request.tool,
-          args: request.args,
-          callId: randomUUID(),
-          timeoutMs: request.timeoutMs,
-          maxResultChars: request.maxResultChars,
-          cwd: scope.cwd,
-          roots: scope.roots,
-          options: scope.options,
-        };
+  const task: HandlerTask = { kind: 'handler', entry, tool: request.tool, args: request.args, callId: randomUUID(), timeoutMs: request.timeoutMs, maxResultChars: request.maxResultChars, cwd: scope.cwd };
   if (request.sessionId !== undefined) task.sessionId = request.sessionId;
-  if (env && packed === undefined) task.env = env;
-  return task;
+  return scoped(task, scope, env, packed);
 }
