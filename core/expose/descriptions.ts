@@ -28,8 +28,8 @@ const TOKEN = /[A-Za-z0-9_-]+/g;
 const NO_NAMES: readonly string[] = Object.freeze([]);
 
 /**
- * The registered tool names each description text mentions, kept for the host's lifetime
- * and shared by the host and its views (they share one registry): mentions depend on the
+ * The registered tool names each description text mentions, kept while the texts stay
+ * few (a bound that follows the registry's size) and shared by the host and its views (they share one registry): mentions depend on the
  * text and the set of registered names alone, and a host's texts are its manifests'
  * descriptions with their conditional parts resolved (a few variants per tool at most).
  * So a recompute or a new view tokenizes only a text never seen before (O(its size), one
@@ -38,11 +38,19 @@ const NO_NAMES: readonly string[] = Object.freeze([]);
 export class DescriptionTokens {
   private readonly memo = new Map<string, { known: ReadonlySet<string>; names: readonly string[] }>();
 
+  /** How many texts are kept. */
+  get size(): number {
+    return this.memo.size;
+  }
+
   /** The distinct names in `known` (the registered names) that `definition.description` mentions as whole words. */
   of(definition: { readonly description: string }, known: ReadonlySet<string>): readonly string[] {
     const text = definition.description;
     const kept = this.memo.get(text);
     if (kept?.known === known) return kept.names;
+    // Texts of tools that are gone (a plugin set replaced, an MCP server's changed descriptions)
+    // are never asked for again: past a few texts a registered name, start over.
+    if (!kept && this.memo.size >= 4 * known.size + 1024) this.memo.clear();
     let names: string[] | undefined;
     for (const token of text.match(TOKEN) ?? NO_NAMES) {
       if (!known.has(token) || names?.includes(token)) continue;
