@@ -30,7 +30,7 @@ export class Deadline extends EventEmitter implements Sweepable {
   /** its length, for the abort reason */
   ms = 0;
   private timer: NodeJS.Timeout | undefined;
-  private cleanups: Array<() => void> = [];
+  private cleanups: Array<() => void> | undefined;
 
   /** Fires after `ms` on a timer of its own (for rare paths such as a cancel's grace). */
   abortAfter(ms: number, reason: unknown): void {
@@ -49,14 +49,15 @@ export class Deadline extends EventEmitter implements Sweepable {
 
   /** Runs `fn` at dispose. */
   onDispose(fn: () => void): void {
-    this.cleanups.push(fn);
+    (this.cleanups ??= []).push(fn);
   }
 
   /** Stops its timer and detaches listeners. */
   dispose(): void {
-    clearTimeout(this.timer);
-    for (const fn of this.cleanups) fn();
-    this.cleanups = [];
+    if (this.timer) clearTimeout(this.timer);
+    const cleanups = this.cleanups;
+    this.cleanups = undefined;
+    if (cleanups) for (const fn of cleanups) fn();
   }
 }
 

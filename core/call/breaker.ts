@@ -119,22 +119,33 @@ export class CircuitBreaker {
     };
   }
 
+  /**
+   * Books how a call ended that was let through without a ticket because no circuit existed
+   * (`idle`) when it started: as a ticket from `admit` would then have (no probe to settle).
+   */
+  settleUnticketed(keys: readonly CircuitKey[], member: string, verdict: BreakerVerdict): void {
+    if (this.limits.failures <= 0 || verdict === 'ok' || verdict === 'neutral') return;
+    this.record(keys, member, verdict, []);
+  }
+
   private record(keys: readonly CircuitKey[], member: string, verdict: BreakerVerdict, probes: Circuit[]): void {
     const now = this.clock.now();
     let changed = false;
     for (const spec of keys) {
       const { key } = spec;
-      const circuit = this.circuit(key);
-      const wasProbe = probes.includes(circuit);
       if (verdict === 'neutral') continue;
       if (verdict === 'ok') {
-        // A probe that did not crash closes its circuit; outside a probe, successes do not erase failures.
-        if (wasProbe) {
+        // A probe that did not crash closes its circuit; outside a probe, successes do not erase
+        // failures, and make no circuit (so a breaker that saw only successes stays idle).
+        const circuit = this.circuits.get(key);
+        if (circuit && probes.includes(circuit)) {
           this.circuits.delete(key);
           changed = true;
         }
         continue;
       }
+      const circuit = this.circuit(key);
+      const wasProbe = probes.includes(circuit);
       if (wasProbe) {
         circuit.open = { reason: `${verdict} again on the probe call after the cool-down; retrying after ${seconds(this.limits.coolDownMs)}`, until: now + this.limits.coolDownMs };
         changed = true;

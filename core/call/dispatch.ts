@@ -206,10 +206,17 @@ function breakerVerdict(outcome: CallOutcome): BreakerVerdict {
 
 /** The breaker's gate around the plugin's tier: a tool or plugin out of service is refused before any worker starts. */
 async function runTool(deps: DispatchDeps, record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext, limits: CallLimits): Promise<CallOutcome> {
-  const ticket = deps.breaker?.admit(breakerKeys(record.name, record.plugin.source.name), record.name);
-  if (ticket && 'refused' in ticket) return failure('TOOL_NOT_EXPOSED', `tool '${record.name}' is not available here: ${ticket.refused}`);
+  const { breaker } = deps;
+  // With no circuit at all, nothing can refuse the call: its keys are built only if it fails.
+  if (!breaker || breaker.idle) {
+    const outcome = await runInTier(deps, record, args, options, context, limits);
+    if (breaker && !outcome.ok) breaker.settleUnticketed(breakerKeys(record.name, record.plugin.source.name), record.name, breakerVerdict(outcome));
+    return outcome;
+  }
+  const ticket = breaker.admit(breakerKeys(record.name, record.plugin.source.name), record.name);
+  if ('refused' in ticket) return failure('TOOL_NOT_EXPOSED', `tool '${record.name}' is not available here: ${ticket.refused}`);
   const outcome = await runInTier(deps, record, args, options, context, limits);
-  ticket?.settle(breakerVerdict(outcome));
+  ticket.settle(breakerVerdict(outcome));
   return outcome;
 }
 

@@ -19,7 +19,7 @@ import { Deadline, DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../deadlines.
 import { HOST_RPC_METHODS, type HandlerOutput, type HandlerTask, type HostRpc, type InlineAnswer, type InlineCall, type InlineDone, type InlineLog, type InlineProgress, type InlineReply, type WorkerReply, type WorkerTask } from '../protocol.js';
 import { hostRpc } from '../host-rpc.js';
 import { dropMessage, rpcPortOf, type DroppedMessages } from '../worker-messages.js';
-import { Admission } from './admission.js';
+import { Admission, type Admitted } from './admission.js';
 import { heapLimits, type CallHooks, type CallOrigin, type RunOutcome, type RunnerFailure } from '../runner.js';
 
 /** The shape and bounds of one pool. */
@@ -206,9 +206,14 @@ export class ThreadPool {
   }
 
   /** Runs `task` when a worker is free (or fails: queue-full, timeout while waiting, cancelled, closed). */
-  async run<T>(task: WorkerTask, call: PoolCall): Promise<RunOutcome<T>> {
-    if (this.closed) return { ok: false, failure: { kind: 'closed' } };
-    const admitted = await this.admission.acquire({ key: call.key, session: call.session ?? '', waitMs: call.timeoutMs, signal: call.signal });
+  run<T>(task: WorkerTask, call: PoolCall): Promise<RunOutcome<T>> {
+    if (this.closed) return Promise.resolve({ ok: false, failure: { kind: 'closed' } });
+    const admitted = this.admission.acquire({ key: call.key, session: call.session ?? '', waitMs: call.timeoutMs, signal: call.signal });
+    // A free worker is granted at once: no turn of the event loop spent waiting for a value already there.
+    return admitted instanceof Promise ? admitted.then((granted) => this.runAdmitted<T>(task, call, granted)) : this.runAdmitted<T>(task, call, admitted);
+  }
+
+  private async runAdmitted<T>(task: WorkerTask, call: PoolCall, admitted: Admitted): Promise<RunOutcome<T>> {
     if (!admitted.ok) return admitted;
     const pool = this.start();
     if (!pool) {
@@ -218,7 +223,8 @@ export class ThreadPool {
     // The worker enforces timeoutMs from the moment the task starts and aborts ctx.signal, so
     // cooperative code cleans up. This hard deadline, a little later, catches code that never
     // yields; it allows for a cold start when no worker is idle.
-    const allowance = pool.threads.length > this.running ? 0 : COLD_START_ALLOWANCE_MS;
+    // (Started workers are counted by their links: Piscina's `threads` builds a list per read.)
+    const allowance = this.links.size > this.running ? 0 : COLD_START_ALLOWANCE_MS;
     const timeout = this.deadlines.start(call.hardMs + allowance);
     const callId = 'callId' in task ? task.callId : '';
     const hard = call.signal ? this.cancellable(timeout, call.signal, callId) : timeout;

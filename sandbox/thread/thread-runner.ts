@@ -45,14 +45,24 @@ export class ThreadRunner implements Runner, ManifestExtractor {
     return this.options.pool;
   }
 
-  private async track<T>(work: Promise<RunOutcome<T>>): Promise<RunOutcome<T>> {
+  private track<T>(work: Promise<RunOutcome<T>>): Promise<RunOutcome<T>> {
     this.inFlight++;
-    try {
-      return await work;
-    } finally {
-      this.inFlight--;
-      this.completed++;
-    }
+    // (A pool's run settles with an outcome, never a rejection; counted either way.)
+    return work.then(
+      (outcome) => {
+        this.finished();
+        return outcome;
+      },
+      (error: unknown) => {
+        this.finished();
+        throw error;
+      },
+    );
+  }
+
+  private finished(): void {
+    this.inFlight--;
+    this.completed++;
   }
 
   /**

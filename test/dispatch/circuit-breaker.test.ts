@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { fixtureOptions, ManualClock, tempDir } from '../helpers.js';
+import { breakerKeys, CircuitBreaker } from '../../core/call/breaker.js';
 
 let work: ReturnType<typeof tempDir>;
 let clock: ManualClock;
@@ -93,8 +94,50 @@ describe('circuit breaker', () => {
     expect(parse(await host.dispatch('healthy', {})).code).toBe('TOOL_NOT_EXPOSED');
   });
 
+  it('keeps no circuit for successes and errors, so its first crash after many of them still counts from one', async () => {
+    // While no circuit exists, dispatch lets calls through without building their keys and books only a crash or timeout.
+    for (let i = 0; i < 5; i++) expect(await host.dispatch('healthy', {})).not.toContain('"code"');
+    expect(parse(await host.dispatch('fails', {})).code).toBe('TOOL_FAILED');
+    for (let i = 0; i < 2; i++) expect(parse(await host.dispatch('always_crash', {})).code).toBe('TOOL_CRASHED');
+    expect(await exposed()).toContain('always_crash');
+    expect(parse(await host.dispatch('always_crash', {})).code).toBe('TOOL_CRASHED');
+    expect(await exposed()).not.toContain('always_crash');
+  });
+
   it('counts timeouts too', async () => {
     for (let i = 0; i < 3; i++) expect(parse(await host.dispatch('hang', {})).code).toBe('TOOL_TIMEOUT');
     expect((await host.refresh()).tools.find((t) => t.name === 'hang')!.reason).toBe('timed out 3 times in 60 s; retrying after 30 s');
+  });
+});
+
+describe('circuit breaker bookkeeping', () => {
+  const limits = { failures: 2, windowMs: 60_000, coolDownMs: 30_000 };
+  const keys = breakerKeys('t', 'p');
+
+  it('makes no circuit for a success or a neutral end, so it stays idle', () => {
+    const breaker = new CircuitBreaker(limits, new ManualClock());
+    for (const verdict of ['ok', 'neutral'] as const) {
+      const ticket = breaker.admit(keys, 't');
+      if ('refused' in ticket) throw new Error(ticket.refused);
+      ticket.settle(verdict);
+      breaker.settleUnticketed(keys, 't', verdict);
+    }
+    expect(breaker.idle).toBe(true);
+  });
+
+  it('books a crash or timeout let through while idle as a ticket would, and opens the circuit', () => {
+    const breaker = new CircuitBreaker(limits, new ManualClock());
+    breaker.settleUnticketed(keys, 't', 'crashed');
+    expect(breaker.idle).toBe(false);
+    expect(breaker.openOf(keys)).toBeUndefined();
+    breaker.settleUnticketed(keys, 't', 'timed out');
+    expect(breaker.openOf(keys)?.reason).toBe('crashed or timed out 2 times in 60 s; retrying after 30 s');
+    expect(breaker.admit(keys, 't')).toEqual({ refused: 'crashed or timed out 2 times in 60 s; retrying after 30 s' });
+  });
+
+  it('books nothing when the breaker is off', () => {
+    const breaker = new CircuitBreaker({ ...limits, failures: 0 }, new ManualClock());
+    for (let i = 0; i < 3; i++) breaker.settleUnticketed(keys, 't', 'crashed');
+    expect(breaker.idle).toBe(true);
   });
 });
