@@ -18,6 +18,8 @@ export interface Sweepable {
   at: number;
   /** its length, for the abort reason */
   ms: number;
+  /** its place in the sweeper's list while watched, else -1 (the sweeper's to keep) */
+  slot: number;
   abort(reason: unknown): void;
 }
 
@@ -29,6 +31,7 @@ export class Deadline extends EventEmitter implements Sweepable {
   at = Infinity;
   /** its length, for the abort reason */
   ms = 0;
+  slot = -1;
   private timer: NodeJS.Timeout | undefined;
   private cleanups: Array<() => void> | undefined;
 
@@ -61,9 +64,13 @@ export class Deadline extends EventEmitter implements Sweepable {
   }
 }
 
-/** Fires deadlines up to `tickMs` late from one timer that stops when nothing is pending. */
+/**
+ * Fires deadlines up to `tickMs` late from one timer that stops when nothing is pending. The
+ * live deadlines are an array, each knowing its place (not a Set: see CallTable in call-table.ts
+ * for what a Set churned per call costs the garbage collector).
+ */
 export class DeadlineSweeper {
-  private readonly live = new Set<Sweepable>();
+  private readonly live: Sweepable[] = [];
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -79,7 +86,7 @@ export class DeadlineSweeper {
 
   /** Forgets a deadline whose call ended. */
   release(deadline: Deadline): void {
-    this.live.delete(deadline);
+    this.unwatch(deadline);
     deadline.dispose();
   }
 
@@ -87,29 +94,42 @@ export class DeadlineSweeper {
   watch<T extends Sweepable>(item: T, ms: number): T {
     item.at = performance.now() + ms;
     item.ms = ms;
-    this.live.add(item);
+    if (this.live[item.slot] !== item) {
+      item.slot = this.live.length;
+      this.live.push(item);
+    }
     this.timer ??= this.arm();
     return item;
   }
 
-  /** Stops watching `item`. */
+  /** Stops watching `item`; the last one takes its place. */
   unwatch(item: Sweepable): void {
-    this.live.delete(item);
+    const { live } = this;
+    const at = item.slot;
+    if (live[at] !== item) return;
+    const last = live.pop()!;
+    if (at < live.length) {
+      live[at] = last;
+      last.slot = at;
+    }
+    item.slot = -1;
   }
 
   /** Stops the timer (at close). */
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
-    this.live.clear();
+    for (const item of this.live) item.slot = -1;
+    this.live.length = 0;
   }
 
   private arm(): NodeJS.Timeout {
     const timer = setInterval(() => {
       // Nothing pending: stop until the next call, so an idle process does not tick.
-      if (!this.live.size) return this.stop();
+      if (!this.live.length) return this.stop();
       const now = performance.now();
-      for (const d of this.live) if (now >= d.at) d.abort(this.reasonFor(d.ms));
+      // Over a copy: an abort may end calls, which unwatches them (those are skipped).
+      for (const d of [...this.live]) if (now >= d.at && this.live[d.slot] === d) d.abort(this.reasonFor(d.ms));
     }, this.tickMs);
     // Left ref'd on purpose: it runs only while a call is pending, and a pending
     // call on an unref'd child process must still keep the host's loop alive.

@@ -12,7 +12,7 @@ import type { CallHooks } from './runner.js';
  * `onHandOff` hears of each nested call handed back to that worker (its caller's call id, the
  * inline id and the call's whole dispatch).
  */
-export function hostRpc(calls: ReadonlyMap<string, CallHooks>, maxLogChars = Infinity, via?: object, onHandOff?: (caller: string, id: number, dispatched: Promise<unknown>) => void): HostRpc {
+export function hostRpc(calls: { get(callId: string): CallHooks | undefined }, maxLogChars = Infinity, via?: object, onHandOff?: (caller: string, id: number, dispatched: Promise<unknown>) => void): HostRpc {
   return {
     log(callId, message) {
       calls.get(String(callId))?.log?.(String(message).slice(0, maxLogChars));

@@ -20,6 +20,7 @@ import { HOST_RPC_METHODS, type HandlerOutput, type HandlerTask, type HostRpc, t
 import { hostRpc } from '../host-rpc.js';
 import { dropMessage, rpcPortOf, type DroppedMessages } from '../worker-messages.js';
 import { Admission, type Admitted } from './admission.js';
+import { CallTable } from '../call-table.js';
 import { heapLimits, type CallHooks, type CallOrigin, type RunOutcome, type RunnerFailure } from '../runner.js';
 
 /** The shape and bounds of one pool. */
@@ -73,9 +74,9 @@ export class ThreadPool {
   private readonly admission: Admission;
   // Hard deadlines are backstops: swept on one timer rather than timed one by one.
   private readonly deadlines = new DeadlineSweeper(HARD_DEADLINE_SWEEP_MS);
-  private readonly calls = new Map<string, CallHooks>();
+  private readonly calls = new CallTable<CallHooks>();
   /** hard deadlines of running calls by call id, so an overrunning inline call can stop its worker */
-  private readonly hard = new Map<string, Deadline>();
+  private readonly hard = new CallTable<Deadline>();
   private readonly links = new Set<WorkerLink>();
   /** dispatches of reported handed-off calls, by their caller's call id (see nestedDone) */
   private readonly finishing = new Map<string, Set<Promise<unknown>>>();

@@ -10,6 +10,7 @@ import { codedError, serializeError } from '../../core/errors.js';
 import { extractManifest, findCheck, findHandler, pluginObject } from './plugin-object.js';
 import { capText, resultText } from './normalize.js';
 import { DeadlineSweeper, type Sweepable } from '../deadlines.js';
+import { CallTable } from '../call-table.js';
 import { tierOutcome } from '../../core/call/tier-outcome.js';
 import type { PackedScope } from '../tasks.js';
 import type { CallAnswer, CallOutcome, CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, RawManifest, WorkerReply, WorkerTask } from '../protocol.js';
@@ -43,6 +44,7 @@ export interface TaskRunner {
 class CallStop implements Sweepable {
   at = Infinity;
   ms = 0;
+  slot = -1;
   aborted = false;
   reason: unknown;
   private controller: AbortController | undefined;
@@ -64,6 +66,27 @@ class CallStop implements Sweepable {
     return this.controller.signal;
   }
 }
+
+/** The call's stop behind ctx.signal, on a property that is neither enumerable nor a string. */
+const STOP = Symbol('toolshed.callStop');
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * ctx.signal, one getter shared by every context. A getter written into the context's object
+ * literal is a new function per call, and V8 gives an object whose accessor is a function no
+ * other object has a hidden class (map) of its own. Maps live in the old generation, so each
+ * call's context, and all it reaches (the task, its promises, its reply), then survived every
+ * scavenge until a full GC: in a worker running trivial handlers that was most of its GC time
+ * (docs/performance.md, "Scale", item 1). Enumerable and configurable, as the literal's was.
+ */
+const SIGNAL: PropertyDescriptor = {
+  get(this: { [STOP]: CallStop }): AbortSignal {
+    return this[STOP].signal;
+  },
+  enumerable: true,
+  configurable: true,
+};
 
 /** Freezes a structured-clone copy all the way down, so one call cannot change what the next one sees. */
 function deepFreeze<T>(value: T): T {
@@ -135,7 +158,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
    */
   const deadlines = new DeadlineSweeper(10, (ms) => codedError('TOOL_TIMEOUT', `did not finish within ${ms} ms`));
   /** The calls running here, so a host cancel reaches ctx.signal. */
-  const running = new Map<string, CallStop>();
+  const running = new CallTable<CallStop>();
 
   function loadPlugin(entry: string): Promise<Record<string, unknown>> {
     let loaded = modules.get(entry);
@@ -187,28 +210,27 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
   function context(task: CheckTask | HandlerTask, stop: CallStop): ToolContext {
     const { callId } = task;
     const scope = task.scope === undefined ? undefined : unpacked(task.scope);
-    const ctx: ToolContext = {
-      get signal() {
-        return stop.signal;
-      },
-      env: scope ? (scope.env ?? Object.freeze({ ...(process.env as Record<string, string>) })) : contextEnv(task),
-      cwd: task.cwd,
-      roots: scope ? scope.roots : frozenRoots(task),
-      options: scope ? scope.options : deepFreeze(task.options ?? {}),
-      log: (message) => (inline ? inline.log(callId, String(message)) : void host.log(callId, String(message)).catch(() => {})),
-      progress: (done, total) => {
-        const of = total === undefined ? undefined : Number(total);
-        if (inline) inline.progress(callId, Number(done), of);
-        else void host.progress(callId, Number(done), of).catch(() => {});
-      },
-      callTool: async (name, args = {}) => {
-        const answer = await (inline ? inline.callTool(callId, String(name), args) : host.callTool(callId, String(name), args));
-        const outcome = 'runHere' in answer ? await runHandedOff(answer) : answer;
-        if (!outcome.ok) throw codedError(outcome.code, outcome.message);
-        return parseMaybeJson(outcome.text);
-      },
-      sandboxTools: () => host.sandboxTools(callId),
+    // ctx.signal first, as one shared getter over the call's stop (see SIGNAL), then the rest in order.
+    const ctx = {} as Mutable<ToolContext>;
+    Object.defineProperty(ctx, STOP, { value: stop });
+    Object.defineProperty(ctx, 'signal', SIGNAL);
+    ctx.env = scope ? (scope.env ?? Object.freeze({ ...(process.env as Record<string, string>) })) : contextEnv(task);
+    ctx.cwd = task.cwd;
+    ctx.roots = scope ? scope.roots : frozenRoots(task);
+    ctx.options = scope ? scope.options : deepFreeze(task.options ?? {});
+    ctx.log = (message) => (inline ? inline.log(callId, String(message)) : void host.log(callId, String(message)).catch(() => {}));
+    ctx.progress = (done, total) => {
+      const of = total === undefined ? undefined : Number(total);
+      if (inline) inline.progress(callId, Number(done), of);
+      else void host.progress(callId, Number(done), of).catch(() => {});
     };
+    ctx.callTool = async (name, args = {}) => {
+      const answer = await (inline ? inline.callTool(callId, String(name), args) : host.callTool(callId, String(name), args));
+      const outcome = 'runHere' in answer ? await runHandedOff(answer) : answer;
+      if (!outcome.ok) throw codedError(outcome.code, outcome.message);
+      return parseMaybeJson(outcome.text);
+    };
+    ctx.sandboxTools = () => host.sandboxTools(callId);
     if (task.kind === 'handler' && task.sessionId !== undefined) ctx.sessionId = task.sessionId;
     return ctx;
   }
