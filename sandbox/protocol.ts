@@ -90,6 +90,25 @@ export interface HandlerOutput {
   isError?: boolean;
 }
 
+/**
+ * What the thread tier's Piscina entry answers: a handler's whole text alone when that is all
+ * its reply says (succeeded, nothing cut, no blocks), the `WorkerReply` otherwise. A bare string
+ * is the smallest message a structured clone makes; `poolReply` and `workerReply` convert.
+ */
+export type PoolReply = WorkerReply | string;
+
+/** The Piscina entry's answer for a handler task's reply. */
+export function poolReply(reply: WorkerReply<HandlerOutput>): PoolReply {
+  if (!reply.ok) return reply;
+  const { text, originalLength, content, isError } = reply.value;
+  return originalLength === text.length && content === undefined && isError === undefined ? text : reply;
+}
+
+/** The reply a `PoolReply` stands for. */
+export function workerReply<T>(reply: PoolReply): WorkerReply<T> {
+  return (typeof reply === 'string' ? { ok: true, value: { text: reply, originalLength: reply.length } } : reply) as WorkerReply<T>;
+}
+
 /** A custom check's verdict. */
 export interface CheckVerdict {
   ok: boolean;

@@ -16,7 +16,7 @@ import { Piscina } from 'piscina';
 import { MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { exposeGuarded, type GuardStats } from '../rpc-guard.js';
 import { Deadline, DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../deadlines.js';
-import { HOST_RPC_METHODS, type HandlerOutput, type HandlerTask, type HostRpc, type InlineAnswer, type InlineCall, type InlineDone, type InlineLog, type InlineProgress, type InlineReply, type WorkerReply, type WorkerTask } from '../protocol.js';
+import { HOST_RPC_METHODS, workerReply, type PoolReply, type HandlerOutput, type HandlerTask, type HostRpc, type InlineAnswer, type InlineCall, type InlineDone, type InlineLog, type InlineProgress, type InlineReply, type WorkerReply, type WorkerTask } from '../protocol.js';
 import { hostRpc } from '../host-rpc.js';
 import { dropMessage, rpcPortOf, type DroppedMessages } from '../worker-messages.js';
 import { Admission, type Admitted } from './admission.js';
@@ -233,7 +233,7 @@ export class ThreadPool {
     this.hard.set(callId, hard);
     this.running++;
     try {
-      const reply = (await pool.run(task, { signal: hard })) as WorkerReply<T>;
+      const reply = workerReply<T>((await pool.run(task, { signal: hard })) as PoolReply);
       const nested = this.nestedDone(callId);
       if (nested) await nested;
       return reply;

@@ -326,8 +326,55 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
     return { ok: false, error: serialized };
   }
 
+  /** A handler's value as its reply: the text, capped, or TOOL_RESULT_INVALID. */
+  function handlerOutput(task: HandlerTask, value: unknown): WorkerReply<HandlerOutput> | WorkerReply {
+    try {
+      const text = resultText(value);
+      return { ok: true, value: { text: capText(text, task.maxResultChars), originalLength: text.length } };
+    } catch (error) {
+      return failed(task, error);
+    }
+  }
+
+  /**
+   * runHandler for a plugin already imported, settled straight to the reply: the handler's
+   * promise (when it returns one) and the race against its deadline are the only promises it
+   * makes (each pays AsyncLocalStorage's hooks). What it replies is what runHandler's would be.
+   */
+  function handlerReply(task: HandlerTask, plugin: Record<string, unknown>): Promise<WorkerReply> {
+    let stop: CallStop | undefined;
+    try {
+      const handler = findHandler(plugin, task.tool);
+      const begun = (stop = begin(task.callId, task.timeoutMs));
+      const work = handler(task.args, context(task, begun));
+      if (!isThenable(work)) {
+        settled(task.callId, begun);
+        return Promise.resolve(handlerOutput(task, work));
+      }
+      return new Promise<WorkerReply>((resolve) => {
+        const fail = (error: unknown) => {
+          settled(task.callId, begun);
+          resolve(failed(task, error));
+        };
+        // The deadline or a cancel settles it first; the handler's own end is then ignored.
+        begun.rejectDeadline = fail;
+        work.then((value) => {
+          settled(task.callId, begun);
+          resolve(handlerOutput(task, value));
+        }, fail);
+      });
+    } catch (error) {
+      if (stop) settled(task.callId, stop);
+      return Promise.resolve(failed(task, error));
+    }
+  }
+
   /** One task's reply (the runners are async: what goes wrong rejects, and becomes the failed reply). */
   function runTask(task: WorkerTask): Promise<WorkerReply> {
+    if (task.kind === 'handler') {
+      const plugin = loadedPlugins.get(task.entry);
+      if (plugin) return handlerReply(task, plugin);
+    }
     const work: Promise<unknown> = task.kind === 'manifest' ? runManifest(task.entry) : task.kind === 'check' ? runCheck(task) : runHandler(task);
     return work.then(succeeded, (error: unknown) => failed(task, error));
   }

@@ -8,7 +8,7 @@ import { MessageChannel, parentPort } from 'node:worker_threads';
 import { wrap } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { createTaskRunner, type HostLink, type InlineLink } from './task-runner.js';
-import type { CallAnswer, InlineAnswer, InlineCall, InlineDone, InlineLog, InlineProgress, InlineReply, InlineRequest, WorkerReply, WorkerTask } from '../protocol.js';
+import { poolReply, type CallAnswer, type HandlerOutput, type InlineAnswer, type InlineCall, type InlineDone, type InlineLog, type InlineProgress, type InlineReply, type InlineRequest, type PoolReply, type WorkerReply, type WorkerTask } from '../protocol.js';
 
 const channel = new MessageChannel();
 const inline = new MessageChannel();
@@ -78,8 +78,11 @@ inline.port1.on('message', (message: unknown) => {
 });
 inline.port1.unref();
 
-/** Piscina task entry: every outcome is a `WorkerReply`, so a rejection always means the worker itself failed. */
-export default function run(task: WorkerTask): Promise<WorkerReply> {
+/**
+ * Piscina task entry: every outcome is a `WorkerReply` (a handler's plain text as a `PoolReply`),
+ * so a rejection always means the worker itself failed.
+ */
+export default function run(task: WorkerTask): Promise<PoolReply> {
   let reply: Promise<WorkerReply>;
   try {
     reply = runner.run(task);
@@ -89,12 +92,17 @@ export default function run(task: WorkerTask): Promise<WorkerReply> {
   }
   // Replies of handed-off calls go out before this task's own: once it returns, this thread may wait in Atomics.wait.
   // (`then` with two plain functions rather than an async function: one promise fewer per task.)
-  return reply.then(flushedWith, flushedAfter);
+  return reply.then(task.kind === 'handler' ? flushedHandler : flushedWith, flushedAfter);
 }
 
 function flushedWith(reply: WorkerReply): WorkerReply {
   flush();
   return reply;
+}
+
+function flushedHandler(reply: WorkerReply): PoolReply {
+  flush();
+  return poolReply(reply as WorkerReply<HandlerOutput>);
 }
 
 function flushedAfter(error: unknown): never {
