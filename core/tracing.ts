@@ -3,9 +3,13 @@
  * the embedder registers an SDK: one span per dispatch (`execute_tool {tool}`,
  * after the GenAI semantic conventions) with the worker run as a child, and
  * one per availability check. Without a recording SDK a span is never built
- * at all (`tracingOn`), so dispatch does no extra work.
+ * at all (`tracingOn`), so dispatch does no extra work, and the API itself is
+ * not loaded until an SDK has registered something (its ~45 modules are a
+ * tenth of a host's start).
  */
-import { context, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import { createRequire } from 'node:module';
+import type * as OTel from '@opentelemetry/api';
+import type { Context, Span, Tracer, TracerProvider } from '@opentelemetry/api';
 import { TOOLSHED_VERSION } from './version.js';
 import type { CallOutcome } from './call/outcome.js';
 import type { CallContext } from './call/chain.js';
@@ -14,16 +18,33 @@ import type { ToolRecord } from './types.js';
 let provider: TracerProvider | undefined;
 let current: Tracer | undefined;
 
-/** The API's no-op provider: what an unregistered global proxy delegates to. */
-const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+/**
+ * Where every copy of the API (major version 1, as ours) keeps what an SDK registers: one
+ * object on the global under this symbol, with a `trace` entry once a tracer provider is set
+ * and without it again after `trace.disable()`. Reading it needs no API module loaded.
+ */
+const API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
+
+let otel: { api: typeof OTel; noop: TracerProvider } | undefined;
+
+/** The API (loaded synchronously on first use) and its no-op provider: what an unregistered global proxy delegates to. */
+function api(): typeof OTel {
+  if (!otel) {
+    const loaded = createRequire(import.meta.url)('@opentelemetry/api') as typeof OTel;
+    otel = { api: loaded, noop: new loaded.ProxyTracerProvider().getDelegate() };
+  }
+  return otel.api;
+}
 
 /**
  * Whether an SDK is registered: the global provider is not the API's bare proxy over its no-op.
  * Checked before anything else, so a host without an SDK builds no span object at all.
  */
 export function tracingOn(): boolean {
+  if (!otel && (globalThis as { [API_GLOBAL]?: { trace?: unknown } })[API_GLOBAL]?.trace === undefined) return false;
+  const { trace, ProxyTracerProvider } = api();
   const now = trace.getTracerProvider();
-  return !(now instanceof ProxyTracerProvider) || now.getDelegate() !== NOOP_PROVIDER;
+  return !(now instanceof ProxyTracerProvider) || now.getDelegate() !== otel!.noop;
 }
 
 /**
@@ -32,7 +53,7 @@ export function tracingOn(): boolean {
  * replaces the provider a tracer taken once would keep pointing at.
  */
 export function tracer(): Tracer {
-  const now = trace.getTracerProvider();
+  const now = api().trace.getTracerProvider();
   if (now !== provider) {
     provider = now;
     current = now.getTracer('toolshed', TOOLSHED_VERSION);
@@ -72,6 +93,7 @@ function ownDescription(record: ToolRecord): string {
 }
 
 function endWith(span: Span, outcome: CallOutcome): void {
+  const { SpanStatusCode } = api();
   span.setAttribute(ATTR.outcome, outcome.ok ? 'OK' : outcome.code);
   span.setAttribute(ATTR.resultSize, outcome.ok ? outcome.text.length : outcome.message.length);
   if (!outcome.ok) {
@@ -92,6 +114,7 @@ export function traceDispatch(
   run: (trace: DispatchTrace | undefined) => Promise<CallOutcome>,
 ): Promise<CallOutcome> {
   if (!tracingOn()) return run(undefined);
+  const { context, trace, SpanKind, SpanStatusCode } = api();
   const parent = nestedParents.get(call) ?? context.active();
   const span = tracer().startSpan(`execute_tool ${name}`, { kind: SpanKind.INTERNAL }, parent);
   if (!span.isRecording()) {
@@ -140,6 +163,7 @@ export function traceDispatch(
 /** Runs one availability check probe under a `toolshed.check {tool}` span. */
 export async function traceCheck<T extends { ok: boolean; reason?: string }>(record: ToolRecord, run: () => Promise<T>): Promise<T> {
   if (!tracingOn()) return run();
+  const { context, trace, SpanKind, SpanStatusCode } = api();
   const span = tracer().startSpan(`toolshed.check ${record.name}`, { kind: SpanKind.INTERNAL });
   if (!span.isRecording()) {
     span.end();

@@ -8,7 +8,9 @@ import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'n
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { resolve as resolveModule } from 'import-meta-resolve';
-import semver from 'semver';
+// Only the two functions used: the package's index loads all of its ~50 modules at startup.
+import satisfies from 'semver/functions/satisfies.js';
+import validRange from 'semver/ranges/valid.js';
 import { PluginError } from '../errors.js';
 import { dependencyReadRoots } from '../../sandbox/process/dependencies.js';
 import { resolveGrantPaths } from '../../sandbox/process/paths.js';
@@ -56,7 +58,8 @@ function packageDirOf(file: string): string | undefined {
 
 /** The entry module of a package folder: its exports map as Node resolves it, else main, else index.js. */
 function resolveDirEntry(dir: string, pkg: PackageJson = {}): string {
-  if (pkg.name) {
+  // Node resolves a package's own name (self-reference) only when it has an exports map.
+  if (pkg.name && pkg.exports !== undefined) {
     // Self-reference resolves the package's exports map exactly as Node would.
     try {
       return fileURLToPath(resolveModule(pkg.name, pathToFileURL(path.join(dir, 'package.json')).href));
@@ -78,6 +81,20 @@ export function defaultToolset(source: Pick<PluginSource, 'name'>): string {
   return shortName(source.name);
 }
 
+/** Verdicts on peer ranges seen so far: a hundred plugins asking for the same `^1` parse it once. */
+const rangeVerdicts = new Map<string, 'invalid' | 'unmet' | 'met'>();
+
+function rangeVerdict(range: string): 'invalid' | 'unmet' | 'met' {
+  let verdict = rangeVerdicts.get(range);
+  if (verdict === undefined) {
+    verdict = !validRange(range) ? 'invalid' : satisfies(TOOLSHED_VERSION, range, { includePrerelease: true }) ? 'met' : 'unmet';
+    // Ranges come from package.json files: few distinct ones, but never let them pile up.
+    if (rangeVerdicts.size >= 256) rangeVerdicts.clear();
+    rangeVerdicts.set(range, verdict);
+  }
+  return verdict;
+}
+
 function checkVersions(name: string, pkg: PackageJson, file: string): void {
   const apiVersion = pkg.toolshed?.apiVersion;
   if (apiVersion === undefined) {
@@ -92,10 +109,11 @@ function checkVersions(name: string, pkg: PackageJson, file: string): void {
   }
   const range = pkg.peerDependencies?.toolshed;
   if (range !== undefined) {
-    if (!semver.validRange(range)) {
+    const verdict = rangeVerdict(range);
+    if (verdict === 'invalid') {
       throw new PluginError('PLUGIN_INVALID', `${name}: peerDependencies.toolshed ${JSON.stringify(range)} is not a semver range`, { plugin: name, file, pointer: '/peerDependencies/toolshed' });
     }
-    if (!semver.satisfies(TOOLSHED_VERSION, range, { includePrerelease: true })) {
+    if (verdict === 'unmet') {
       throw new PluginError('PLUGIN_API_MISMATCH', `${name} wants toolshed ${range}, but this is toolshed ${TOOLSHED_VERSION}`, { plugin: name, wanted: range, actual: TOOLSHED_VERSION });
     }
   }

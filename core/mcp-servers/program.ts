@@ -9,7 +9,9 @@
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import semver from 'semver';
+// Only the two functions used: the package's index loads all of its ~50 modules at startup.
+import satisfies from 'semver/functions/satisfies.js';
+import validRange from 'semver/ranges/valid.js';
 import which from 'which';
 
 /** A JavaScript server run by this host's node. */
@@ -121,7 +123,7 @@ function npxProgram(args: readonly string[], configDir: string): NodeProgram | {
   const dir = findPackage(name, configDir);
   if (!dir) return { unresolved: `${name} is not installed next to the config, so npx would fetch it` };
   const version = (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
-  if (range && range !== 'latest' && semver.validRange(range) && !semver.satisfies(version, range)) {
+  if (range && range !== 'latest' && validRange(range) && !satisfies(version, range)) {
     return { unresolved: `the installed ${name} ${version} does not satisfy ${range}` };
   }
   const script = binScript(dir, name, packageSpec ? positional : undefined);

@@ -12,7 +12,8 @@
  * (ctx.callTool) to a plugin of this pool runs inline in the caller's worker,
  * which is busy waiting for it: it needs no free worker and cannot deadlock.
  */
-import { Piscina } from 'piscina';
+import { createRequire } from 'node:module';
+import type { Piscina } from 'piscina';
 import { MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { exposeGuarded, type GuardStats } from '../rpc-guard.js';
 import { Deadline, DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../deadlines.js';
@@ -68,6 +69,15 @@ interface WorkerLink {
 
 let nextInlineId = 1;
 
+/**
+ * Piscina, loaded the first time a pool starts: a host that has not run a handler yet (a CLI
+ * listing tools, a start with every manifest cached) does not pay for its modules.
+ */
+let piscina: typeof Piscina | undefined;
+function piscinaClass(): typeof Piscina {
+  return (piscina ??= (createRequire(import.meta.url)('piscina') as typeof import('piscina')).Piscina);
+}
+
 /** A lazily started pool of worker threads with fair, bounded admission. */
 export class ThreadPool {
   private pool: Piscina | undefined;
@@ -109,7 +119,7 @@ export class ThreadPool {
     if (this.closed) return undefined;
     if (this.pool) return this.pool;
     const { memoryMb, threads, idleTimeoutMs = 30_000 } = this.options;
-    const pool = new Piscina({
+    const pool = new (piscinaClass())({
       filename: WORKER_URL,
       minThreads: 0,
       maxThreads: threads,
