@@ -137,7 +137,8 @@ export function explainHost(input: {
         .map((state) => {
           const record = registry.tools.get(state.name);
           const key = record ? checkKey(record) : undefined;
-          const tool: ToolReport = key ? { ...state, probes: input.probes.get(key) ?? 0 } : { ...state };
+          // The report's own warnings list: states share one empty list.
+          const tool: ToolReport = key ? { ...state, warnings: [...state.warnings], probes: input.probes.get(key) ?? 0 } : { ...state, warnings: [...state.warnings] };
           if (record && Object.keys(record.manifest.annotations).length) tool.annotations = record.manifest.annotations;
           const approval = record ? input.approval?.(record) : undefined;
           if (approval) tool.approval = approval;

@@ -233,7 +233,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       config: () => config,
       cache,
       clock,
-      availability: { env, platform: process.platform, runCheck, outOfService: (record) => (breaker.idle ? undefined : breaker.openOf(breakerKeys(record.name, record.plugin.source.name))) },
+      availability: { env, platform: process.platform, runCheck, outOfService: (record) => (breaker.idle ? undefined : breaker.openOf(breakerKeys(record.name, record.plugin.source.name))), someOutOfService: () => !breaker.idle },
       // An embedder's rewriters come first, so they can replace a built-in step.
       rewriters: [...(options.rewriters ?? []), codeExecutionRewriter(() => config)],
       tokens: new DescriptionTokens(),

@@ -17,6 +17,7 @@ import { viewDefer, viewNarrowing, type Narrowing } from './view.js';
 import type { HostReport } from './explain.js';
 import type { ResolvedConfig } from './load/config.js';
 import type { Registry } from './expose/registry.js';
+import type { ToolDefinition } from './providers/types.js';
 import type { DefinitionsOptions, ToolHost } from './tool-host.js';
 import { SearchState, type SearchReport } from './expose/search-state.js';
 import { SEARCH_TOOL } from './expose/search.js';
@@ -97,7 +98,8 @@ export interface SurfaceLifetime {
 export function createSurface(shared: HostShared, scope: Scope, lifetime: SurfaceLifetime): ToolHost {
   const { registry, config } = shared;
   const { pipeline, emitter } = scope;
-  const formatted = new Map<string, { exposure: Exposure; value: ToolsByFormat[DefinitionFormat][] }>();
+  // Keyed by the lists, not the exposure: a recompute that changed nothing hands back the same lists.
+  const formatted = new Map<string, { shown: ToolDefinition[]; definitions: ToolDefinition[]; deferred: ReadonlySet<string>; value: ToolsByFormat[DefinitionFormat][] }>();
   // Each surface searches its own exposure; what a session loaded is shared (views of one conversation see it).
   const search = new SearchState(config.search, shared.sessions, () => pipeline.current(), (sessionId, tools) => emitter.emit('loaded', { sessionId, tools }));
   const deps: DispatchDeps = {
@@ -141,11 +143,11 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
       // Strict and plain OpenAI output differ, so each combination is memoized on its own.
       const key = strict && (format === 'openai' || format === 'responses') ? `${format}:strict` : format;
       const memo = formatted.get(key);
-      if (memo && memo.exposure === exposure) return memo.value as ToolsByFormat[F][];
+      if (memo && memo.shown === exposure.shown && memo.definitions === exposure.definitions && memo.deferred === exposure.deferred) return memo.value as ToolsByFormat[F][];
       const value = native
         ? (toAnthropicDeferred(exposure.definitions, exposure.deferred, config.search.native || 'bm25', SEARCH_TOOL) as ToolsByFormat[F][])
         : formatDefinitions(exposure.shown, format, { strict });
-      formatted.set(key, { exposure, value });
+      formatted.set(key, { shown: exposure.shown, definitions: exposure.definitions, deferred: exposure.deferred, value });
       return value;
     },
     async dispatch(name, args, callOptions) {

@@ -29,6 +29,8 @@ export interface AvailabilityDeps {
   runCheck(record: ToolRecord): Promise<Verdict>;
   /** the open circuit that takes the tool out of service (it or its plugin kept crashing), if any */
   outOfService?(record: ToolRecord): OpenCircuit | undefined;
+  /** false when nothing is out of service, so no tool needs asking */
+  someOutOfService?(): boolean;
 }
 
 /*
@@ -89,12 +91,55 @@ function declarative(record: ToolRecord, deps: AvailabilityDeps): Availability |
   const gap = grantGap(record);
   if (gap) return gap;
   const env = missingEnv(record, deps.env);
-  if (env.length) return { ok: false, kind: 'env', reason: `missing environment variable${env.length > 1 ? 's' : ''} ${env.join(', ')}` };
+  if (env.length) return envGap(env);
+  return platformGap(record, deps.platform);
+}
+
+function platformGap(record: ToolRecord, platform: NodeJS.Platform): Availability | undefined {
   const { platforms } = record.manifest.requires;
-  if (platforms.length && !platforms.includes(deps.platform)) {
-    return { ok: false, kind: 'platforms', reason: `runs only on ${platforms.join(', ')} (this is ${deps.platform})` };
-  }
-  return undefined;
+  return platforms.length && !platforms.includes(platform) ? { ok: false, kind: 'platforms', reason: `runs only on ${platforms.join(', ')} (this is ${platform})` } : undefined;
+}
+
+function envGap(missing: readonly string[]): Availability {
+  return { ok: false, kind: 'env', reason: `missing environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')}` };
+}
+
+/**
+ * How to evaluate a fixed list of tools again, worked out once per list (a plugin set and a
+ * selection): most verdicts cannot change while a plugin is loaded, most others wait only on
+ * env vars, and only a few tools require others. Evaluating with a plan then reads the
+ * records of the tools that need more than a lookup, and nothing of the others.
+ */
+export interface AvailabilityPlan {
+  /**
+   * By index: the verdict, when nothing that changes decides it (no connection, env, bins or
+   * check; grants and platforms are fixed); the env names to look up, when only those can
+   * change it; undefined when it is evaluated in full.
+   */
+  steps: Array<Availability | readonly string[] | undefined>;
+  /** name → index */
+  indexOf: ReadonlyMap<string, number>;
+  /** the tools that require others: their index, and the names they require */
+  requiring: Array<{ at: number; tools: readonly string[] }>;
+}
+
+export function planAvailability(records: readonly ToolRecord[], platform: NodeJS.Platform): AvailabilityPlan {
+  const steps: AvailabilityPlan['steps'] = [];
+  const requiring: AvailabilityPlan['requiring'] = [];
+  records.forEach((record, at) => {
+    const { requires, checkId } = record.manifest;
+    if (requires.tools.length) requiring.push({ at, tools: [...requires.tools] });
+    if (record.plugin.runner.connection) return void steps.push(undefined);
+    // A tool its grants rule out stays out, whatever else changes.
+    const fixed = grantGap(record);
+    if (fixed) return void steps.push(fixed);
+    if (requires.bins.length || checkId) return void steps.push(undefined);
+    const platformed = platformGap(record, platform);
+    // env is decided before platforms: a tool that fails both says env.
+    if (!requires.env.length) return void steps.push(platformed ?? OK);
+    steps.push(platformed ? undefined : [...requires.env]);
+  });
+  return { steps, indexOf: new Map(records.map((record, at) => [record.name, at])), requiring };
 }
 
 /** Bins and the custom check: the parts that go through the (async) check cache. */
@@ -114,32 +159,45 @@ async function evaluateCached(record: ToolRecord, deps: AvailabilityDeps, expiri
 const OK: Availability = Object.freeze({ ok: true });
 
 /**
- * Evaluates every selected tool. `validUntil` is the earliest moment a check
- * verdict used here expires; until then the result may be reused.
+ * Evaluates every selected tool: `results[i]` is the verdict on `records[i]`, by the plan made
+ * for these records (kept by a caller that evaluates the same list again). `validUntil` is the
+ * earliest moment a check verdict used here expires; until then the result may be reused.
  */
-export async function evaluateAvailability(records: ToolRecord[], deps: AvailabilityDeps): Promise<{ results: Map<string, Availability>; validUntil: number }> {
+export async function evaluateAvailability(
+  records: readonly ToolRecord[],
+  deps: AvailabilityDeps,
+  plan: AvailabilityPlan = planAvailability(records, deps.platform),
+): Promise<{ results: Availability[]; validUntil: number }> {
   const expiries: number[] = [];
-  const results = new Map<string, Availability>();
+  const results: Availability[] = new Array(records.length);
   const pending: Promise<void>[] = [];
+  const breaker = deps.outOfService && deps.someOutOfService?.() !== false ? deps.outOfService : undefined;
   // Most tools have no bins and no check: they are decided here without a promise each.
-  for (const record of records) {
-    const open = deps.outOfService?.(record);
+  for (let i = 0; i < records.length; i++) {
+    const open = breaker?.(records[i]!);
     if (open) {
-      results.set(record.name, { ok: false, kind: 'breaker', reason: open.reason });
+      results[i] = { ok: false, kind: 'breaker', reason: open.reason };
       // Shown again when the cool-down ends, for its probe call.
       expiries.push(open.until);
       continue;
     }
-    const verdict = declarative(record, deps);
-    if (verdict) results.set(record.name, verdict);
-    else if (!record.manifest.requires.bins.length && !record.manifest.checkId) results.set(record.name, OK);
-    else {
-      results.set(record.name, OK); // placeholder keeps the registry's order
-      pending.push(evaluateCached(record, deps, expiries).then((v) => void results.set(record.name, v)));
+    const step = plan.steps[i];
+    if (step !== undefined) {
+      if (!Array.isArray(step)) results[i] = step as Availability;
+      else {
+        const missing = (step as readonly string[]).filter((name) => !deps.env[name]);
+        results[i] = missing.length ? envGap(missing) : OK;
+      }
+      continue;
     }
+    const record = records[i]!;
+    const verdict = declarative(record, deps);
+    if (verdict) results[i] = verdict;
+    else if (!record.manifest.requires.bins.length && !record.manifest.checkId) results[i] = OK;
+    else pending.push(evaluateCached(record, deps, expiries).then((v) => void (results[i] = v)));
   }
   await Promise.all(pending);
-  resolveToolRequirements(records, results);
+  resolveToolRequirements(records, results, plan);
   return { results, validUntil: expiries.reduce((a, b) => Math.min(a, b), Infinity) };
 }
 
@@ -148,24 +206,29 @@ export async function evaluateAvailability(records: ToolRecord[], deps: Availabi
  * reverse dependencies: each tool is re-examined only when one it requires
  * was hidden, so a long chain costs its length, not its square.
  */
-function resolveToolRequirements(records: ToolRecord[], results: Map<string, Availability>): void {
-  const dependents = new Map<string, ToolRecord[]>();
-  const work: ToolRecord[] = [];
-  for (const record of records) {
-    if (!record.manifest.requires.tools.length) continue;
-    work.push(record);
-    for (const name of record.manifest.requires.tools) {
+function resolveToolRequirements(records: readonly ToolRecord[], results: Availability[], plan: AvailabilityPlan): void {
+  if (!plan.requiring.length) return;
+  const dependents = new Map<string, number[]>();
+  const required = new Map<number, readonly string[]>();
+  for (const { at, tools } of plan.requiring) {
+    required.set(at, tools);
+    for (const name of tools) {
       const list = dependents.get(name);
-      if (list) list.push(record);
-      else dependents.set(name, [record]);
+      if (list) list.push(at);
+      else dependents.set(name, [at]);
     }
   }
+  const ok = (name: string) => {
+    const at = plan.indexOf.get(name);
+    return at !== undefined && results[at]!.ok;
+  };
+  const work = plan.requiring.map(({ at }) => at);
   while (work.length) {
-    const record = work.pop()!;
-    if (!results.get(record.name)?.ok) continue;
-    const missing = record.manifest.requires.tools.filter((name) => !results.get(name)?.ok);
+    const at = work.pop()!;
+    if (!results[at]!.ok) continue;
+    const missing = required.get(at)!.filter((name) => !ok(name));
     if (!missing.length) continue;
-    results.set(record.name, { ok: false, kind: 'tools', reason: `requires tool${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not exposed` });
-    for (const dependent of dependents.get(record.name) ?? []) work.push(dependent);
+    results[at] = { ok: false, kind: 'tools', reason: `requires tool${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not exposed` };
+    for (const dependent of dependents.get(records[at]!.name) ?? []) work.push(dependent);
   }
 }

@@ -62,6 +62,8 @@ export function codeExecutionRewriter(
   let modules: Promise<[Runtime, Declarations]> | undefined;
   let memo: { key: string; exported: string[] } | undefined;
   return {
+    // Its output follows from the config and the exposed tools alone (a failure to start hides the tool, and is asked again).
+    pure: true,
     appliesTo: (record) => record.name === CODE_TOOL,
     async rewrite(definition, context: RewriteContext) {
       const specs = sandboxTools(config(), context.exposed, context.records);

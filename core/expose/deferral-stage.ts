@@ -10,6 +10,7 @@ import type { ToolsetError } from '../errors.js';
 import type { ResolvedConfig, ResolvedSearch } from '../load/config.js';
 import type { ToolDefinition } from '../providers/types.js';
 import type { ToolState } from './pipeline.js';
+import type { ToolStates } from './tool-states.js';
 import type { Registry } from './registry.js';
 import type { Toolset } from './toolsets.js';
 
@@ -48,6 +49,9 @@ export function lenientIf(registry: Registry, warnings: string[]): ((error: Tool
   return (error) => warnings.push(`${error.message} (a plugin failed to load; it may have defined it)`);
 }
 
+/** Nothing deferred: one set for every exposure, so a memo keyed by it holds across recomputes. */
+const NONE: ReadonlySet<string> = new Set();
+
 /**
  * Applies a plan to layer 3's definitions: the deferred set (only tools still
  * exposed), tool_search added when anything is deferred, and the shown list.
@@ -55,11 +59,11 @@ export function lenientIf(registry: Registry, warnings: string[]): ((error: Tool
  */
 export function withDeferral(
   corrected: ToolDefinition[],
-  states: Map<string, ToolState>,
+  states: ToolStates,
   planned: ReadonlySet<string>,
   search: ResolvedSearch,
 ): { definitions: ToolDefinition[]; shown: ToolDefinition[]; deferred: ReadonlySet<string> } {
-  if (!planned.size) return { definitions: corrected, shown: corrected, deferred: new Set() };
+  if (!planned.size) return { definitions: corrected, shown: corrected, deferred: NONE };
   const deferred = new Set(corrected.filter((d) => planned.has(d.name) && d.name !== SEARCH_TOOL).map((d) => d.name));
   if (!deferred.size) return { definitions: corrected, shown: corrected, deferred };
   for (const name of deferred) states.get(name)!.deferred = true;

@@ -49,6 +49,8 @@ export const CHARS_PER_TOKEN = 4;
  */
 export function planDeferral(input: DeferralInput, selection: DeferralSelection, lenient?: (error: ToolsetError) => void): DeferralPlan {
   const warnings: string[] = [];
+  // Most configs defer nothing: no name to check, nothing to walk.
+  if (selection.defer !== 'auto' && !selection.defer.length && !selection.alwaysLoaded.length) return { deferred: new Set(), warnings };
   const resolver = new ToolsetResolver(new Map(input.toolsets), input.knownTools);
   const pinned = resolveNames(selection.alwaysLoaded, 'search.alwaysLoaded', input, resolver, warnings, lenient);
   const candidates = input.names.filter((name) => !pinned.has(name));

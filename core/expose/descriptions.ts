@@ -6,7 +6,7 @@
 import type { DescriptionPart } from '../plugin.js';
 
 /** Joins the parts whose conditions hold against `exposed`. */
-export function resolveDescription(parts: readonly DescriptionPart[], exposed: ReadonlySet<string>): string {
+export function resolveDescription(parts: readonly DescriptionPart[], exposed: { has(name: string): boolean }): string {
   // Most descriptions are one plain string: no arrays to build for those.
   if (parts.length === 1 && typeof parts[0] === 'string') return parts[0].trim();
   let out = '';
