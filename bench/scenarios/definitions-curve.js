@@ -3,10 +3,11 @@
  * 500, 1000 and 5000 tools (50 a plugin, 10% hidden for a missing env var,
  * every description with a conditional part naming another tool), each
  * against the 500-tool recompute measured in the same interleaved run. No
- * checks: `invalidateChecks()` then `definitions()` recomputes the whole
- * pipeline without a worker. Two kinds of recompute: nothing changed, and one
- * a tenth of the tools flipped (their env var toggled, so layer 3 and the
- * guard have real work). Wall time and process CPU time are both reported: on a
+ * checks: `invalidateChecks()` then `definitions()` recomputes without a
+ * worker. Two kinds of recompute: nothing changed (every verdict is asked
+ * again and, all the same, the last exposure is reused: the recompute a TTL
+ * expiry causes), and one a tenth of the tools flipped (their env var
+ * toggled, so layer 3 and the guard have real work). Wall time and process CPU time are both reported: on a
  * loaded machine a long op is preempted more often than a short one, which
  * inflates wall-time ratios; CPU time shows the work.
  */
