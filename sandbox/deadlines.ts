@@ -2,11 +2,10 @@
  * Cheap per-call deadlines. Arming and clearing a timer for every call, and
  * handing Piscina an AbortSignal (an EventTarget), were each a measurable
  * share of a trivial dispatch (bench scenario 1, docs/performance.md). A
- * `Deadline` is an EventEmitter with `aborted`, which Piscina accepts as its
- * abort signal, and a `DeadlineSweeper` checks every live deadline on one
- * coarse timer that runs only while some call is in flight.
+ * `Deadline` is a minimal abort signal with `aborted` and a list of listeners,
+ * which Piscina accepts as its signal, and a `DeadlineSweeper` checks every live
+ * deadline on one coarse timer that runs only while some call is in flight.
  */
-import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 
 /** How often runners and the process-tier child check their calls' hard deadlines: they are backstops, so 25 ms late is fine. */
@@ -23,8 +22,14 @@ export interface Sweepable {
   abort(reason: unknown): void;
 }
 
-/** An abort signal for Piscina (EventEmitter with `aborted`), fired by a sweeper, a timer, or by hand. */
-export class Deadline extends EventEmitter implements Sweepable {
+/**
+ * An abort signal for Piscina, fired by a sweeper, a timer, or by hand. Piscina takes it as an
+ * `AbortSignalEventTarget` (`addEventListener` / `removeEventListener` and `aborted`); `once`
+ * and `off` are the same for toolshed's own listeners. Not an EventEmitter: one per call, and
+ * an emitter's construction and its `once` wrapper (a state object and a bound function per
+ * listener) were a measurable share of what the hard deadline costs a dispatch.
+ */
+export class Deadline implements Sweepable {
   aborted = false;
   reason: unknown;
   /** performance.now() at which a swept deadline fires */
@@ -34,8 +39,31 @@ export class Deadline extends EventEmitter implements Sweepable {
   slot = -1;
   private timer: NodeJS.Timeout | undefined;
   private cleanups: Array<() => void> | undefined;
+  /** called once, at abort, in the order added */
+  private listeners: Array<() => void> | undefined;
 
-  /** Fires after `ms` on a timer of its own (for rare paths such as a cancel's grace). */
+  /** Calls `listener` when it aborts (once; never if it already has). */
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (!this.aborted) (this.listeners ??= []).push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const listeners = this.listeners;
+    const at = listeners ? listeners.indexOf(listener) : -1;
+    if (at >= 0) listeners!.splice(at, 1);
+  }
+
+  /** Same as addEventListener. */
+  once(type: 'abort', listener: () => void): void {
+    this.addEventListener(type, listener);
+  }
+
+  /** Same as removeEventListener. */
+  off(type: 'abort', listener: () => void): void {
+    this.removeEventListener(type, listener);
+  }
+
+/** Fires after `ms` on a timer of its own (for rare paths such as a cancel's grace). */
   abortAfter(ms: number, reason: unknown): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.abort(reason), ms);
@@ -47,7 +75,9 @@ export class Deadline extends EventEmitter implements Sweepable {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;
-    this.emit('abort');
+    const listeners = this.listeners;
+    this.listeners = undefined;
+    if (listeners) for (const listener of listeners) listener();
   }
 
   /** Runs `fn` at dispose. */

@@ -1,12 +1,13 @@
 /**
  * The per-call bookkeeping of pools and workers, kept in arrays rather than a
  * Map or Set churned per call: the call table finds, replaces and removes calls
- * by id in any order, and the deadline sweeper fires exactly the deadlines that
- * are due and still watched, also when firing one ends another.
+ * by id in any order, the deadline sweeper fires exactly the deadlines that
+ * are due and still watched, also when firing one ends another, and a Deadline
+ * (Piscina's abort signal for a call) calls each listener still attached once.
  */
 import { describe, expect, it } from 'vitest';
 import { CallTable } from '../../sandbox/call-table.js';
-import { DeadlineSweeper, type Sweepable } from '../../sandbox/deadlines.js';
+import { Deadline, DeadlineSweeper, type Sweepable } from '../../sandbox/deadlines.js';
 
 describe('CallTable', () => {
   it('finds and removes calls by id in any order', () => {
@@ -78,5 +79,45 @@ describe('DeadlineSweeper', () => {
     expect(disposed).toBe(1);
     expect(deadline.slot).toBe(-1);
     sweeper.stop();
+  });
+});
+
+describe('Deadline', () => {
+  it('calls each listener still attached once, in order, at its first abort, and none added after it', () => {
+    const deadline = new Deadline();
+    const calls: string[] = [];
+    const removed = () => calls.push('removed');
+    const viaOff = () => calls.push('off');
+    deadline.addEventListener('abort', () => calls.push('piscina'));
+    deadline.addEventListener('abort', removed);
+    deadline.once('abort', () => {
+      calls.push('once');
+      // Removing another listener while it aborts does not skip it (as an EventEmitter's emit).
+      deadline.removeEventListener('abort', late);
+    });
+    const late = () => calls.push('late');
+    deadline.once('abort', late);
+    deadline.once('abort', viaOff);
+    deadline.removeEventListener('abort', removed);
+    deadline.off('abort', viaOff);
+    expect(deadline.aborted).toBe(false);
+    deadline.abort('why');
+    deadline.abort('again');
+    expect(calls).toEqual(['piscina', 'once', 'late']);
+    expect([deadline.aborted, deadline.reason]).toEqual([true, 'why']);
+    deadline.addEventListener('abort', () => calls.push('after'));
+    deadline.abort('more');
+    expect(calls).toEqual(['piscina', 'once', 'late']);
+  });
+
+  it('fires on its own timer after abortAfter, and dispose stops that timer', async () => {
+    const fired = new Deadline();
+    fired.abortAfter(5, 'grace over');
+    const stopped = new Deadline();
+    stopped.abortAfter(5, 'never');
+    stopped.dispose();
+    await tick(40);
+    expect([fired.aborted, fired.reason]).toEqual([true, 'grace over']);
+    expect(stopped.aborted).toBe(false);
   });
 });
