@@ -122,8 +122,12 @@ describe('admission: calls beyond the workers wait their turn', () => {
       const order: string[] = [];
       const flood = Array.from({ length: 30 }, () => h.dispatch('a_slow', { ms: 15 }).then((r) => order.push(r)));
       await new Promise((r) => setTimeout(r, 30));
+      // Counted from when B asks, not from the start (a late timer on a loaded machine lets more of
+      // A finish first): B waits for the call of A running then and the one or two A is granted
+      // before B's turn comes round, never for the rest of the flood.
+      const before = order.length;
       await h.dispatch('b_slow', { ms: 1 }).then((r) => order.push(r));
-      expect(order.indexOf('b 1')).toBeLessThan(10);
+      expect(order.indexOf('b 1') - before).toBeLessThanOrEqual(3);
       await Promise.all(flood);
       expect(order).toHaveLength(31);
     } finally {
@@ -137,8 +141,9 @@ describe('admission: calls beyond the workers wait their turn', () => {
       const order: string[] = [];
       const flood = Array.from({ length: 30 }, () => h.dispatch('a_slow', { ms: 15 }, { sessionId: 'busy' }).then(() => order.push('busy')));
       await new Promise((r) => setTimeout(r, 30));
+      const before = order.length;
       await h.dispatch('a_slow', { ms: 1 }, { sessionId: 'other' }).then(() => order.push('other'));
-      expect(order.indexOf('other')).toBeLessThan(10);
+      expect(order.indexOf('other') - before).toBeLessThanOrEqual(3);
       await Promise.all(flood);
     } finally {
       await h.close();
