@@ -19,5 +19,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     maxWorkers: 2,
     teardownTimeout: 10_000,
+    // expect.poll waits for something that does happen (a message relayed, a counter updated);
+    // its 1 s default is short for a 2-core machine running two test files and their workers.
+    expect: { poll: { timeout: 10_000 } },
   },
 });
