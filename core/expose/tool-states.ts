@@ -7,7 +7,8 @@
  */
 import type { ToolState } from './pipeline.js';
 
-export class ToolStates implements ReadonlyMap<string, ToolState> {
+/** Read like a `ReadonlyMap` (get, has, size, iteration in registry order). */
+export class ToolStates {
   private readonly extra = new Map<string, ToolState>();
 
   /** `at[i]` is the state of the tool at `position` i; every position has one. */
@@ -37,24 +38,24 @@ export class ToolStates implements ReadonlyMap<string, ToolState> {
     return this.at.length + this.extra.size;
   }
 
-  *values(): MapIterator<ToolState> {
+  *values(): IterableIterator<ToolState> {
     yield* this.at;
     yield* this.extra.values();
   }
 
-  *keys(): MapIterator<string> {
+  *keys(): IterableIterator<string> {
     for (const state of this.values()) yield state.name;
   }
 
-  *entries(): MapIterator<[string, ToolState]> {
+  *entries(): IterableIterator<[string, ToolState]> {
     for (const state of this.values()) yield [state.name, state];
   }
 
-  [Symbol.iterator](): MapIterator<[string, ToolState]> {
+  [Symbol.iterator](): IterableIterator<[string, ToolState]> {
     return this.entries();
   }
 
-  forEach(callback: (value: ToolState, key: string, map: ReadonlyMap<string, ToolState>) => void, thisArg?: unknown): void {
+  forEach(callback: (value: ToolState, key: string, map: ToolStates) => void, thisArg?: unknown): void {
     for (const state of this.values()) callback.call(thisArg, state, state.name, this);
   }
 }
