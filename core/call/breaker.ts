@@ -77,8 +77,23 @@ export class CircuitBreaker {
     return circuit;
   }
 
-  /** Whether any circuit exists (open or counting failures); with none, no tool is out of service. */
+  /** When circuits whose failures have all left the window are next looked for. */
+  private nextSweep = 0;
+
+  /**
+   * Whether any circuit exists (open or counting failures); with none, no tool is out of service.
+   * A closed circuit whose failures have all left the window is gone (looked for at most once a
+   * window), so one crash long ago does not keep every call building its keys.
+   */
   get idle(): boolean {
+    if (this.circuits.size === 0) return true;
+    const now = this.clock.now();
+    if (now >= this.nextSweep) {
+      this.nextSweep = now + this.limits.windowMs;
+      for (const [key, circuit] of this.circuits) {
+        if (!circuit.open && !circuit.probing && circuit.failures.every((f) => f.at <= now - this.limits.windowMs)) this.circuits.delete(key);
+      }
+    }
     return this.circuits.size === 0;
   }
 

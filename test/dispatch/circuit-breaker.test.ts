@@ -135,6 +135,33 @@ describe('circuit breaker bookkeeping', () => {
     expect(breaker.admit(keys, 't')).toEqual({ refused: 'crashed or timed out 2 times in 60 s; retrying after 30 s' });
   });
 
+  it('forgets a closed circuit once its failures have left the window, and idles again', () => {
+    const clock = new ManualClock();
+    const breaker = new CircuitBreaker(limits, clock);
+    breaker.settleUnticketed(keys, 't', 'crashed');
+    expect(breaker.idle).toBe(false);
+    clock.advance(limits.windowMs - 1);
+    expect(breaker.idle).toBe(false);
+    clock.advance(limits.windowMs);
+    expect(breaker.idle).toBe(true);
+    // The failure is gone with it: one more crash does not open the circuit.
+    breaker.settleUnticketed(keys, 't', 'crashed');
+    expect(breaker.openOf(keys)).toBeUndefined();
+  });
+
+  it('keeps an open circuit however long ago it opened, so the next call is its probe', () => {
+    const clock = new ManualClock();
+    const breaker = new CircuitBreaker(limits, clock);
+    for (let i = 0; i < 2; i++) breaker.settleUnticketed(keys, 't', 'crashed');
+    clock.advance(10 * limits.windowMs);
+    expect(breaker.idle).toBe(false);
+    const ticket = breaker.admit(keys, 't');
+    if ('refused' in ticket) throw new Error(ticket.refused);
+    expect(breaker.admit(keys, 't')).toMatchObject({ refused: expect.stringContaining('a probe call is running') });
+    ticket.settle('ok');
+    expect(breaker.idle).toBe(true);
+  });
+
   it('books nothing when the breaker is off', () => {
     const breaker = new CircuitBreaker({ ...limits, failures: 0 }, new ManualClock());
     for (let i = 0; i < 3; i++) breaker.settleUnticketed(keys, 't', 'crashed');
