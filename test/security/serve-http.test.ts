@@ -118,7 +118,9 @@ describe('malformed requests', () => {
 describe('sessions', () => {
   it('an idle session expires after serve.sessionIdleMs, freeing its server and its listener', async () => {
     const before = changeListeners;
-    await withEndpoint({ sessionIdleMs: 300 }, async (endpoint) => {
+    // Long enough that the session is certainly still open when the client has read the answer to
+    // initialize (the endpoint and the client share this event loop, which a loaded machine can hold up).
+    await withEndpoint({ sessionIdleMs: 1_000 }, async (endpoint) => {
       const { session } = await initialize(endpoint.url);
       expect(endpoint.sessions).toBe(1);
       await expect.poll(() => endpoint.sessions, { timeout: 10_000, interval: 50 }).toBe(0);
