@@ -85,20 +85,23 @@ describe('terminal', () => {
 
   it('kills the whole process group on timeout', async () => {
     const pidFile = path.join(tmp.dir, 'bg.pid');
-    const result = await terminal({ command: `sleep 30 >/dev/null 2>&1 & echo $! > ${pidFile}; echo started; sleep 30`, timeoutMs: 300 }, ctx);
+    // The deadline must leave the shell time to start, fork and write the pid file first; a
+    // loaded machine can take a good part of 300 ms to get that far.
+    const result = await terminal({ command: `sleep 30 >/dev/null 2>&1 & echo $! > ${pidFile}; echo started; sleep 30`, timeoutMs: 1_000 }, ctx);
     const bg = await pidFrom(pidFile);
     strays.push(bg);
     expect(result.timedOut).toBe(true);
     expect(result.exitCode).toBeNull();
     expect(result.signal).toBe('SIGTERM');
     expect(result.output).toBe('started\n');
-    expect(result.note).toMatch(/Timed out after 300 ms/);
+    expect(result.note).toMatch(/Timed out after 1000 ms/);
     expect(result.durationMs).toBeLessThan(30_000);
     await vi.waitFor(async () => expect(await isGone(bg)).toBe(true), { timeout: 5000, interval: 20 });
   });
 
   it('escalates to SIGKILL for commands that ignore SIGTERM', async () => {
-    const result = await terminal({ command: "trap '' TERM; echo ready; while :; do sleep 0.05; done", timeoutMs: 300 }, ctx);
+    // A SIGTERM that came before the shell ran `trap` would end it without the escalation.
+    const result = await terminal({ command: "trap '' TERM; echo ready; while :; do sleep 0.05; done", timeoutMs: 1_000 }, ctx);
     expect(result.timedOut).toBe(true);
     expect(result.signal).toBe('SIGKILL');
   });
