@@ -76,8 +76,9 @@ describe('toolshed serve over stdio', () => {
     expect(textOf(result)).toBe('said it');
     // Worker output is relayed asynchronously; the next round trip gives it time to land.
     await client.ping();
+    // Two writes, which may reach this side of the pipe in two reads: wait for each.
     await expect.poll(() => stderr).toContain('hello from a plugin');
-    expect(stderr).toContain('and a raw write');
+    await expect.poll(() => stderr).toContain('and a raw write');
   });
 
   it('turns ctx.progress into progress notifications for a request with a progress token', async () => {
