@@ -20,7 +20,8 @@ function serve(args: string[], env: Record<string, string> = {}) {
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': 'exit' can come before the last of stderr has been read, and the tests read it then.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const stderrMatching = (pattern: RegExp) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
       const check = () => {

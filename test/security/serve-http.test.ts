@@ -217,7 +217,8 @@ describe('bearer-token auth', () => {
     const unset = run(['--http', '0.0.0.0:0', '--token-env', 'NOT_SET_ANYWHERE'], {});
     let stderr = '';
     unset.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => unset.once('exit', resolve));
+    // 'close' (the process ended and its stderr was read to the end), not 'exit'.
+    const code = await new Promise<number | null>((resolve) => unset.once('close', resolve));
     expect(code).toBe(2);
     expect(stderr).toContain('--token-env NOT_SET_ANYWHERE: the environment variable NOT_SET_ANYWHERE is not set');
     work.cleanup();

@@ -102,7 +102,8 @@ describe('agent loop', () => {
       let stderr = '';
       child.stdout.on('data', (c) => (stdout += c));
       child.stderr.on('data', (c) => (stderr += c));
-      const code = await new Promise((resolve) => child.once('exit', resolve));
+      // 'close' (the process ended and its output was read to the end), not 'exit'.
+      const code = await new Promise((resolve) => child.once('close', resolve));
       expect(code, stderr).toBe(0);
       expect(stdout).toBe('The echo said hi.\n');
       expect(stderr).toContain('[turn 1] echo({"from":"cli"}) → {"from":"cli"}');
