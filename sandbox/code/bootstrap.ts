@@ -1,12 +1,18 @@
 /**
  * Source evaluated inside every fresh QuickJS context before the script. It evaluates to
  * `install(hostCall, hostPrint, hostDone, namesJson, searchName)`, which defines `tools` (a proxy over a
- * frozen object of non-configurable functions) and `console`, and returns `start(main)`, which
- * runs the compiled script and reports how it settled through `hostDone(ok, json)`.
+ * frozen object of non-configurable functions) and `console`, and returns a frozen
+ * `{ start, deliver }`: `start(main)` runs the compiled script and reports how it settled
+ * through `hostDone(ok, json)`; `deliver(ticket, ok, text)` settles a tool call.
  *
- * Everything crossing the boundary is a string: tool arguments leave as JSON text made here,
- * tool results and errors arrive as JSON text and are parsed here, so every value the script
- * sees is built by QuickJS's own intrinsics and no host object is ever reachable. The
+ * A tool call asks `hostCall(name, argsJson)`, which answers at once: a number (the call's
+ * ticket: it was sent, and its reply comes later through `deliver`) or the JSON text of why it
+ * was refused. The promise the script awaits is made here, and only `deliver` (which the
+ * script never sees) settles it: the result's own text when `ok`, else a failure's JSON.
+ *
+ * Everything crossing the boundary is a string or a number: tool arguments leave as JSON text
+ * made here, tool results and errors arrive as JSON text and are parsed here, so every value the
+ * script sees is built by QuickJS's own intrinsics and no host object is ever reachable. The
  * intrinsics are captured now because the script runs afterwards and may overwrite globals.
  */
 export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint, hostDone, namesJson, searchName) {
@@ -18,6 +24,7 @@ export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint
   const ErrorCtor = Error;
   const ProxyCtor = Proxy;
   const createObject = Object.create;
+  const PromiseCtor = Promise;
   const isArray = Array.isArray;
   const reflectGet = Reflect.get;
   const toText = String;
@@ -43,12 +50,31 @@ export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint
     return error;
   }
 
+  // The settlers of calls sent and not answered yet, by ticket: only deliver() reaches them.
+  const waiting = createObject(null);
+
+  function deliver(ticket, ok, text) {
+    const settle = waiting[ticket];
+    if (settle === undefined) return;
+    delete waiting[ticket];
+    if (ok === true) settle.resolve(text);
+    else settle.reject(text);
+  }
+
+  // Sends a tool call and returns the promise of its result text (rejected with a failure's
+  // JSON); a refused call throws its error at once.
+  function send(name, payload) {
+    const ticket = hostCall(name, payload === undefined ? 'null' : payload);
+    if (typeof ticket !== 'number') throw toolError(parse(ticket));
+    return new PromiseCtor(function (resolve, reject) { waiting[ticket] = { resolve: resolve, reject: reject }; });
+  }
+
   function makeTool(name) {
     const tool = async function (args) {
-      const payload = stringify(args === undefined ? {} : args);
-      const reply = parse(await hostCall(name, payload === undefined ? 'null' : payload));
-      if (reply.ok !== true) throw toolError(reply);
-      try { return parse(reply.text); } catch (notJson) { return reply.text; }
+      const reply = send(name, stringify(args === undefined ? {} : args));
+      let text;
+      try { text = await reply; } catch (failure) { throw toolError(parse(failure)); }
+      try { return parse(text); } catch (notJson) { return text; }
     };
     defineProperty(tool, 'name', { value: name });
     return freeze(tool);
@@ -67,10 +93,10 @@ export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint
     const callable = createObject(null);
     for (let i = 0; i < names.length; i++) callable[names[i]] = true;
     const search = async function (query, limit) {
-      const payload = stringify(limit === undefined ? { query: query } : { query: query, limit: limit });
-      const reply = parse(await hostCall(searchName, payload === undefined ? 'null' : payload));
-      if (reply.ok !== true) throw toolError(reply);
-      const result = parse(reply.text);
+      const reply = send(searchName, stringify(limit === undefined ? { query: query } : { query: query, limit: limit }));
+      let text;
+      try { text = await reply; } catch (failure) { throw toolError(parse(failure)); }
+      const result = parse(text);
       const hits = result !== null && typeof result === 'object' && isArray(result.tools) ? result.tools : [];
       for (let i = 0; i < hits.length; i++) {
         const hit = hits[i];
@@ -145,7 +171,7 @@ export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint
     }
   }
 
-  return async function start(main) {
+  async function start(main) {
     let value;
     try {
       value = await main();
@@ -154,7 +180,8 @@ export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint
       return;
     }
     hostDone(true, encode(value));
-  };
+  }
+  return freeze({ start: start, deliver: deliver });
 })`;
 
 /** Filename QuickJS reports in stack traces for the submitted code. */

@@ -27,6 +27,8 @@ export interface SandboxContext {
   context: QuickJSContext;
   /** `start(main)` from the bootstrap. */
   start: QuickJSHandle;
+  /** `deliver(ticket, ok, text)` from the bootstrap: settles the tool call `ticket`. */
+  deliver: QuickJSHandle;
   /** Names that were installed, in order (invalid and duplicate names are skipped). */
   installed: string[];
   /** the host tool behind `tools.search`, when it was installed */
@@ -55,8 +57,8 @@ export function createSandboxContext(
       const installed = installableNames(tools);
       // A tool that is itself named `search` keeps the name; tools.search is then not installed.
       const search = searchTool !== undefined && TOOL_NAME.test(searchTool) && !installed.includes(SEARCH_FUNCTION) ? searchTool : undefined;
-      const start = install(context, bridge, installed, search);
-      return { runtime, context, start, installed, ...(search ? { searchTool: search } : {}) };
+      const { start, deliver } = install(context, bridge, installed, search);
+      return { runtime, context, start, deliver, installed, ...(search ? { searchTool: search } : {}) };
     } catch (error) {
       disposeQuietly(context);
       throw error;
@@ -82,7 +84,7 @@ function installableNames(tools: CodeToolSpec[]): string[] {
   return [...names];
 }
 
-function install(context: QuickJSContext, bridge: HostBridge, names: string[], searchTool: string | undefined): QuickJSHandle {
+function install(context: QuickJSContext, bridge: HostBridge, names: string[], searchTool: string | undefined): { start: QuickJSHandle; deliver: QuickJSHandle } {
   const installer = context.unwrapResult(context.evalCode(BOOTSTRAP_SOURCE, 'bootstrap.js', { type: 'global', strict: true }));
   const args = [
     context.newFunction('call', bridge.call),
@@ -92,7 +94,12 @@ function install(context: QuickJSContext, bridge: HostBridge, names: string[], s
     context.newString(searchTool ?? ''),
   ];
   try {
-    return context.unwrapResult(context.callFunction(installer, context.undefined, args));
+    const installed = context.unwrapResult(context.callFunction(installer, context.undefined, args));
+    try {
+      return { start: context.getProp(installed, 'start'), deliver: context.getProp(installed, 'deliver') };
+    } finally {
+      installed.dispose();
+    }
   } finally {
     for (const handle of args) handle.dispose();
     installer.dispose();
@@ -121,6 +128,7 @@ export function readToolKeys(context: QuickJSContext): string[] {
 export function disposeSandbox(sandbox: SandboxContext): boolean {
   try {
     sandbox.start.dispose();
+    sandbox.deliver.dispose();
     sandbox.context.dispose();
     sandbox.runtime.dispose();
     return true;

@@ -90,11 +90,13 @@ export class CodeSession {
       () => this.shouldInterrupt(),
       this.options.searchTool,
     );
-    const { context, start, installed, searchTool } = this.sandbox;
-    this.toolCalls = new ToolCalls(context, new Set(searchTool ? [...installed, searchTool] : installed), this.options, {
+    const { context, start, deliver, installed, searchTool } = this.sandbox;
+    this.toolCalls = new ToolCalls(context, deliver, new Set(searchTool ? [...installed, searchTool] : installed), this.options, {
       isOpen: () => this.ending === undefined && !this.interrupted,
       onReply: () => this.wake(),
       guard: (fn) => void this.guard(fn),
+      // As an error out of a job: an interrupt becomes the timeout or abort, out of memory is named.
+      fail: (error) => this.end({ kind: 'settled', ok: false, error }),
     });
     const compiled = context.evalCode(wrapScript(this.options.code), SCRIPT_FILENAME, { type: 'global' });
     if (compiled.error) {

@@ -1,6 +1,6 @@
-import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten';
-import { messageOf } from './failures.js';
-import { CodeErrorCode, type RunCodeOptions, type ToolCallOutcome } from './types.js';
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
+import { describeHandle, messageOf } from './failures.js';
+import { CodeErrorCode, type CodeError, type RunCodeOptions, type ToolCallOutcome } from './types.js';
 
 /** What the tool-call gate needs from the run it belongs to. */
 export interface ToolCallHooks {
@@ -10,17 +10,22 @@ export interface ToolCallHooks {
   onReply(): void;
   /** Runs a call into QuickJS, ending the run if the interpreter itself fails. */
   guard(fn: () => void): void;
+  /** Ends the run with an error QuickJS raised while taking a reply (an interrupt, out of memory). */
+  fail(error: CodeError): void;
 }
 
 /**
  * The script's way out: admits each `tools.*` call against the installed names and the budget,
- * sends it to the host's `callTool`, and resolves the script's promise with the outcome as JSON
- * text (parsed back inside the sandbox). Refused calls are never dispatched or counted.
+ * sends it to the host's `callTool`, and settles it with the outcome. The promise the script
+ * awaits is the bootstrap's own: a call gets a ticket, and its reply goes in through the
+ * bootstrap's `deliver(ticket, ok, text)` as plain strings (the result's text, or a failure's
+ * JSON), parsed inside the sandbox. Refused calls are never dispatched or counted; their
+ * failure is the call's answer at once.
  */
 export class ToolCalls {
   private readonly calls = new AbortController();
-  private readonly pending = new Set<QuickJSDeferredPromise>();
   private closed = false;
+  private nextTicket = 1;
   /** Calls handed to the host. */
   dispatched = 0;
   /** Dispatched calls whose outcome has not arrived yet. */
@@ -28,44 +33,42 @@ export class ToolCalls {
 
   constructor(
     private readonly context: QuickJSContext,
+    /** the bootstrap's `deliver` */
+    private readonly deliver: QuickJSHandle,
     private readonly allowed: ReadonlySet<string>,
     private readonly options: Pick<RunCodeOptions, 'callTool' | 'maxToolCalls'>,
     private readonly hooks: ToolCallHooks,
   ) {}
 
-  /** The `call(name, argsJson)` host function: returns a QuickJS promise for the reply text. */
+  /** The `call(name, argsJson)` host function: the call's ticket, or the JSON text of why it was refused. */
   call(nameHandle: QuickJSHandle, payloadHandle: QuickJSHandle): QuickJSHandle {
     const context = this.context;
     const name = context.typeof(nameHandle) === 'string' ? context.getString(nameHandle) : '';
     const payload = context.typeof(payloadHandle) === 'string' ? context.getString(payloadHandle) : 'null';
-    const deferred = context.newPromise();
-    this.pending.add(deferred);
     const refusal = this.admit(name);
-    if (refusal !== undefined) this.reply(deferred, refusal);
-    else void this.dispatch(name, payload, deferred);
-    return deferred.handle;
+    if (refusal !== undefined) return context.newString(JSON.stringify(refusal));
+    const ticket = this.nextTicket++;
+    void this.dispatch(ticket, name, payload);
+    return context.newNumber(ticket);
   }
 
-  /** Aborts calls still in flight and frees the promises the script was waiting on. */
+  /** Aborts calls still in flight; their replies are dropped (the sandbox goes with the run). */
   close(): void {
     this.closed = true;
     this.calls.abort(new Error('The execute_code run ended before this tool call finished.'));
-    for (const deferred of this.pending) deferred.dispose();
-    this.pending.clear();
   }
 
   /** Returns why a call may not go out, or undefined when it may (and counts it). */
-  private admit(name: string): ToolCallOutcome | undefined {
+  private admit(name: string): { code: string; message: string } | undefined {
     // Jobs left in the batch that reported the outcome may still call out; nobody would read the reply.
     if (!this.hooks.isOpen()) {
-      return { ok: false, code: CodeErrorCode.aborted, message: 'The run has already ended; this call was not made.' };
+      return { code: CodeErrorCode.aborted, message: 'The run has already ended; this call was not made.' };
     }
     if (!this.allowed.has(name)) {
-      return { ok: false, code: CodeErrorCode.unknownTool, message: `No tool named "${name}" is available in this sandbox.` };
+      return { code: CodeErrorCode.unknownTool, message: `No tool named "${name}" is available in this sandbox.` };
     }
     if (this.dispatched >= this.options.maxToolCalls) {
       return {
-        ok: false,
         code: CodeErrorCode.budgetExceeded,
         message: `Tool call budget exhausted: a run may make at most ${this.options.maxToolCalls} tool calls; this call was not made.`,
       };
@@ -74,7 +77,7 @@ export class ToolCalls {
     return undefined;
   }
 
-  private async dispatch(name: string, payload: string, deferred: QuickJSDeferredPromise): Promise<void> {
+  private async dispatch(ticket: number, name: string, payload: string): Promise<void> {
     this.inFlight += 1;
     let outcome: ToolCallOutcome;
     try {
@@ -88,21 +91,30 @@ export class ToolCalls {
       this.inFlight -= 1;
     }
     if (this.closed) return;
-    this.reply(deferred, outcome);
+    this.reply(ticket, outcome);
     this.hooks.onReply();
   }
 
-  private reply(deferred: QuickJSDeferredPromise, outcome: ToolCallOutcome): void {
+  private reply(ticket: number, outcome: ToolCallOutcome): void {
     this.hooks.guard(() => {
-      // A fresh QuickJS string: the sandbox parses it with its own JSON, so no host object crosses.
-      const text = this.context.newString(JSON.stringify(outcome));
+      const context = this.context;
+      // Fresh QuickJS values: the sandbox parses the text with its own JSON, so no host object crosses.
+      const ticketHandle = context.newNumber(ticket);
+      const text = context.newString(outcome.ok ? outcome.text : JSON.stringify({ code: outcome.code, message: outcome.message }));
       try {
-        deferred.resolve(text);
+        const settled = context.callFunction(this.deliver, context.undefined, ticketHandle, outcome.ok ? context.true : context.false, text);
+        if (settled.error) {
+          const error = describeHandle(context, settled.error);
+          settled.error.dispose();
+          this.hooks.fail(error);
+        } else {
+          settled.value.dispose();
+        }
       } finally {
+        ticketHandle.dispose();
         text.dispose();
       }
     });
-    this.pending.delete(deferred);
   }
 }
 

@@ -139,6 +139,18 @@ describe('escape attempts', () => {
     expect(([] as unknown as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('gets its replies through the sandbox intrinsics even when the script replaces Promise and JSON', async () => {
+    const outcome = await run(`
+      globalThis.Promise = function () { throw new Error('hijacked Promise'); };
+      JSON.parse = () => ({ hijacked: true });
+      const data = await tools.read_file({ path: 'data.json' });
+      let unserializable;
+      try { await tools.read_file({ path: 'note.txt', extra: 1n }); } catch (error) { unserializable = error.name; }
+      return { data, unserializable, keys: Object.getOwnPropertyNames(globalThis).filter((k) => /deliver|waiting|hostCall|settle|ticket/i.test(k)) };`);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.result).toEqual({ data: { items: [1, 2, 3] }, unserializable: 'TypeError', keys: [] });
+  });
+
   it('delivers __proto__ and constructor keys to the host as plain own data', async () => {
     const before = workspace.calls.length;
     const outcome = await run(`

@@ -55,6 +55,23 @@ describe('scripts that call tools', () => {
     expect(outcome).toMatchObject({ status: 'ok', result: ['first', 'second', 'third'], toolCalls: 3 });
   });
 
+  it('settles each concurrent call with its own reply when the replies come back out of order', async () => {
+    // The first call answers last and the second fails: each reply must reach the call it belongs to.
+    const delays: Record<string, number> = { 'a.txt': 60, 'b.txt': 30, 'c.txt': 0 };
+    const outOfOrder = async (name: string, args: unknown): Promise<ToolCallOutcome> => {
+      const { path } = args as { path: string };
+      await new Promise((resolve) => setTimeout(resolve, delays[path] ?? 0));
+      if (path === 'b.txt') return { ok: false, code: 'TOOL_FAILED', message: `no ${path} today` };
+      return { ok: true, text: `${name}:${path}` };
+    };
+    const outcome = await run(
+      `const settled = await Promise.allSettled(['a.txt', 'b.txt', 'c.txt'].map((path) => tools.read_file({ path })));
+      return settled.map((s) => s.status === 'fulfilled' ? s.value : s.reason.code + ' ' + s.reason.message);`,
+      outOfOrder,
+    );
+    expect(outcome).toMatchObject({ status: 'ok', result: ['read_file:a.txt', 'TOOL_FAILED no b.txt today', 'read_file:c.txt'], toolCalls: 3 });
+  });
+
   it('parses JSON results and keeps other text as strings', async () => {
     const outcome = await run(`
       const prices = await tools.read_file({ path: 'prices.json' });
