@@ -61,8 +61,8 @@ export function grantGap(record: ToolRecord): Availability | undefined {
 
 const NOTHING_MISSING: readonly string[] = Object.freeze([]);
 
-function missingEnv(record: ToolRecord, env: AvailabilityDeps['env']): readonly string[] {
-  const wanted = record.manifest.requires.env;
+/** The names in `wanted` that `env` does not set (to a non-empty value). */
+function missingEnv(wanted: readonly string[], env: AvailabilityDeps['env']): readonly string[] {
   return wanted.length ? wanted.filter((name) => !env[name]) : NOTHING_MISSING;
 }
 
@@ -90,7 +90,7 @@ function declarative(record: ToolRecord, deps: AvailabilityDeps): Availability |
   if (link && link.state !== 'connected') return { ok: false, kind: 'connection', reason: link.reason ?? `the MCP server is ${link.state}` };
   const gap = grantGap(record);
   if (gap) return gap;
-  const env = missingEnv(record, deps.env);
+  const env = missingEnv(record.manifest.requires.env, deps.env);
   if (env.length) return envGap(env);
   return platformGap(record, deps.platform);
 }
@@ -185,7 +185,7 @@ export async function evaluateAvailability(
     if (step !== undefined) {
       if (!Array.isArray(step)) results[i] = step as Availability;
       else {
-        const missing = (step as readonly string[]).filter((name) => !deps.env[name]);
+        const missing = missingEnv(step as readonly string[], deps.env);
         results[i] = missing.length ? envGap(missing) : OK;
       }
       continue;

@@ -161,7 +161,7 @@ function layerIndex(registry: Registry, rewriters: readonly SchemaRewriter[]): L
 class ExposedFlags {
   constructor(
     private readonly layer: LayerIndex,
-    readonly at: Uint8Array,
+    private readonly at: Uint8Array,
   ) {}
 
   has(name: string): boolean {
