@@ -1,5 +1,18 @@
 import { defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+// The user's state and cache folders (trust records, the manifest cache) are the suite's own:
+// a test never reads or changes what the person running it has trusted or cached. Set here,
+// before any test worker starts, so every worker and every child a test spawns inherits them;
+// test/global-setup.ts removes the folder when the run ends.
+if (!process.env.TOOLSHED_TEST_HOME) {
+  process.env.TOOLSHED_TEST_HOME = mkdtempSync(path.join(os.tmpdir(), 'toolshed-test-home-'));
+  process.env.XDG_STATE_HOME = path.join(process.env.TOOLSHED_TEST_HOME, 'state');
+  process.env.XDG_CACHE_HOME = path.join(process.env.TOOLSHED_TEST_HOME, 'cache');
+}
 
 // Tests run against the compiled build (npm test builds first): Piscina
 // workers load dist/sandbox/worker.js, so the host under test must be the
@@ -13,6 +26,7 @@ export default defineConfig({
     ],
   },
   test: {
+    globalSetup: ['test/global-setup.ts'],
     include: ['test/**/*.test.ts', 'plugins/*/test/**/*.test.{js,ts}', 'examples/*/test/**/*.test.{js,ts}'],
     exclude: ['**/node_modules/**', 'test/fixtures/**'],
     testTimeout: 60_000,

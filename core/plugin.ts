@@ -86,6 +86,20 @@ export interface SandboxToolset {
   searchTool?: string;
 }
 
+/** One path that stays read-only to the model's tools inside a write root, and why. */
+export interface ProtectedPath {
+  /**
+   * `path`: an absolute real path, protected itself and everything below it.
+   * `name`: one or more trailing segments (`.toolshedrc`, `.git/hooks`), protected wherever
+   * they appear (at any depth), itself and everything below it; it need not exist.
+   */
+  kind: 'path' | 'name';
+  /** the absolute path (`kind: 'path'`) or the segments joined with `/` (`kind: 'name'`) */
+  value: string;
+  /** why, in words: "the config in use", "git runs what it names" */
+  why: string;
+}
+
 /**
  * The folders a plugin's file access is confined to, as absolute real paths: its own
  * requested `fsRead`/`fsWrite` (relative to the workspace root) and what the operator
@@ -94,6 +108,12 @@ export interface SandboxToolset {
 export interface FileRoots {
   read: readonly string[];
   write: readonly string[];
+  /**
+   * What stays read-only even inside `write` (a config file, hook modules, plugin code,
+   * `.git/hooks`, `.git/config`, the config's `protect`): a write there is refused with
+   * PERMISSION_DENIED naming the path and why (see `protectedBy` in toolshed's sandbox).
+   */
+  protect?: readonly ProtectedPath[];
 }
 
 /** What a handler or check receives besides its arguments. */
