@@ -7,11 +7,13 @@
 /** Codes of host-level failures (config, plugins, toolsets), thrown as `ToolshedError`. */
 export const HOST_ERROR_CODES = [
   'CONFIG_INVALID',
+  'CONFIG_UNTRUSTED',
   'PLUGIN_NOT_FOUND',
   'PLUGIN_INVALID',
   'PLUGIN_API_MISMATCH',
   'PLUGIN_IMPORT_FAILED',
   'PLUGIN_LOAD_TIMEOUT',
+  'PLUGIN_CHANGED',
   'TOOL_CONFLICT',
   'TOOLSET_UNKNOWN',
   'TOOLSET_CYCLE',
