@@ -9,7 +9,8 @@ import type { Exposure, ToolState } from './expose/pipeline.js';
 import type { ResolvedConfig } from './load/config.js';
 import type { Registry } from './expose/registry.js';
 import type { ManifestSource, ToolConflict, ToolRecord } from './types.js';
-import type { Permissions, ToolAnnotations } from './plugin.js';
+import type { Permissions, ProtectedPath, ToolAnnotations } from './plugin.js';
+import { protectionReport, type ProtectionReport } from './protection-report.js';
 import type { ApprovalReason } from './call/approval.js';
 import type { Protections } from '../sandbox/process/spawn.js';
 import { enforcement, type Enforcement } from './enforcement.js';
@@ -70,6 +71,8 @@ export interface HostReport {
   warnings: string[];
   /** deferred tools, what each session loaded, and calls to tools their session had not loaded */
   search: SearchReport;
+  /** the model as an attacker: what its tools can write, what stays read-only there, and what is not in force here */
+  protection: ProtectionReport;
 }
 
 /** Builds the report from the registry and the last exposure. */
@@ -77,6 +80,8 @@ export function explainHost(input: {
   registry: Registry;
   exposure: Exposure | undefined;
   config: ResolvedConfig;
+  /** the host's protected paths */
+  protect?: readonly ProtectedPath[];
   startupMs: number;
   probes: ReadonlyMap<string, number>;
   extractionPoolStarted: boolean;
@@ -159,6 +164,7 @@ export function explainHost(input: {
     conflicts: [...registry.conflicts],
     warnings: [...(input.loadWarnings ?? []), ...(exposure?.warnings ?? [])],
     search: input.search,
+    protection: protectionReport(registry.plugins, input.protect ?? []),
   };
 }
 

@@ -10,7 +10,8 @@ import { CheckCache, type Clock, type Verdict } from './expose/check-cache.js';
 import { type DefinitionsPipeline, type Exposure, type SchemaRewriter } from './expose/pipeline.js';
 import { DescriptionTokens } from './expose/descriptions.js';
 import { failure } from './call/outcome.js';
-import { entryUrl, loadPlugins } from './load/loader.js';
+import { entryUrl, loadPlugins, resolvePluginEntries, resolvedSources } from './load/loader.js';
+import { protectedPaths } from './load/protect.js';
 import { limiter } from './load/limiter.js';
 import { Registry } from './expose/registry.js';
 import { codeExecutionRewriter } from './expose/code-execution.js';
@@ -160,12 +161,17 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   // Set once the root scope exists; a check's ctx.log (and an MCP server's stderr) goes to the host's 'log' event.
   let log: (entry: { plugin: string; tool?: string; message: string }) => void = () => {};
 
+  // Every plugin entry is resolved first: the protected paths hold each plugin's folder, and
+  // every plugin and MCP server gets them before anything of theirs runs.
+  const resolved = resolvePluginEntries(config);
+  const protect = protectedPaths(config, resolvedSources(resolved));
+
   // MCP servers start while plugins load; the SDK is loaded only for a config that has some.
   let mcp: McpServers | undefined;
   let onMcpChange: (() => void) | undefined;
   if (Object.keys(config.mcpServers).length) {
     const { McpServers } = await import('./mcp-servers/index.js');
-    mcp = new McpServers({ config, env, onChange: () => onMcpChange?.(), onLog: (entry) => log(entry) });
+    mcp = new McpServers({ config, env, protect, onChange: () => onMcpChange?.(), onLog: (entry) => log(entry) });
     runners.push(...mcp.runners());
   }
   const mcpStarted = mcp?.start();
@@ -176,6 +182,8 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       config,
       env,
       extract,
+      resolved,
+      protect,
       warn: (message) => loadWarnings.push(message),
       createRunner: (source, workerEnv, scope) => {
         const runner = source.trust === 'untrusted' ? processRunner(source, workerEnv, true, scope) : threadRunner(source, workerEnv, scope);
@@ -239,7 +247,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       tokens: new DescriptionTokens(),
     },
     report: (exposure: Exposure | undefined, search: SearchReport): HostReport =>
-      explainHost({ registry, exposure, config, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined || sandboxExtractions > 0, loadWarnings, search, approval: (record) => approval.reasonFor(record) }),
+      explainHost({ registry, exposure, config, protect, startupMs: startupMs(), probes: cache.probes, extractionPoolStarted: extractor !== undefined || sandboxExtractions > 0, loadWarnings, search, approval: (record) => approval.reasonFor(record) }),
     sessions: new SessionStore(config.search.sessions, clock),
     isClosed: () => closed,
     invalidateChecks() {

@@ -21,6 +21,7 @@ export interface CliValues {
   tokenEnv?: string;
   stateless?: boolean;
   watch?: boolean;
+  watchWorkspace?: boolean;
   force?: boolean;
   yes?: boolean;
   fromClaudeDesktop?: string;
@@ -111,7 +112,8 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--allow-origin <origins>', description: 'with --http: browser origins allowed besides loopback ones, comma-separated (others get 403)' },
       { flags: '--token-env <name>', description: 'with --http: require Authorization: Bearer <the value of env var NAME>; allows a non-loopback address' },
       { flags: '--stateless', description: 'with --http: keep no per-client state, so replicas can sit behind a load balancer' },
-      { flags: '--watch', description: 'reload the config and plugins when their files change' },
+      { flags: '--watch', description: "reload the config and plugins when their files change, except files the model's tools can write (inside the workspace root or an fsWrite grant)" },
+      { flags: '--watch-workspace', description: "with --watch: also reload files the model's tools can write; a change the model makes there then runs in the host within a second — only for a workspace no model writes to" },
     ],
     examples: [
       'toolshed serve',

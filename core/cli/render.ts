@@ -110,6 +110,7 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
     const width = Math.max(8, ...hidden.map((t) => t.name.length));
     for (const t of hidden) out.push(hiddenLine(t, width, s));
   }
+  out.push(...protectionLines(report, s));
   if (report.conflicts.length) {
     out.push('');
     out.push('conflicts (TOOL_CONFLICT):');
@@ -123,6 +124,20 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
   out.push('');
   out.push(`startup ${report.startupMs} ms`);
   return out.join('\n');
+}
+
+/** What stays read-only to the model's tools inside the folders they can write, and what is not in force. */
+function protectionLines(report: HostReport, s: Style): string[] {
+  const { writable, protected: list, notInForce } = report.protection;
+  if (!writable.length) return [];
+  const names = list.filter((e) => e.kind === 'name').map((e) => e.value);
+  const configNames = names.filter((n) => n.startsWith('.toolshedrc') || n.startsWith('toolshed.config.'));
+  const shownNames = [...(configNames.length ? ['config file names (.toolshedrc*, toolshed.config.*)'] : []), ...names.filter((n) => !configNames.includes(n))];
+  const paths = list.filter((e) => e.kind === 'path');
+  const out = ['', `model-writable: ${writable.join(', ')}`, `protected (read-only to the model's tools there): ${shownNames.join(', ')} anywhere`];
+  for (const e of paths) out.push(`  ${e.value} ${s.dash} ${e.why}`);
+  for (const line of notInForce) out.push(`  ${s.yellow(s.warn)} not in force: ${line}`);
+  return out;
 }
 
 /** One tool in detail, for `toolshed explain TOOL`. */

@@ -13,7 +13,7 @@ import { serveStdio, type McpEndpoint } from '../mcp/stdio.js';
 import { createReloadingHost, type ReloadingHost } from '../mcp/reloading-host.js';
 import { clientRoot } from '../mcp/client-roots.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { watchedPaths, watchPaths } from '../mcp/watch.js';
+import { splitWatched, watchedPaths, watchPaths } from '../mcp/watch.js';
 import type { ToolHost } from '../host.js';
 import type { CommandContext } from './commands.js';
 import { failedPlugins, openHost } from './open-host.js';
@@ -30,7 +30,7 @@ function describe(error: unknown): string {
 }
 
 /** The flags `serve` reads. */
-type ServeValues = { http?: string; stateless?: boolean; allowOrigin?: string; tokenEnv?: string; watch?: boolean; strict?: boolean };
+type ServeValues = { http?: string; stateless?: boolean; allowOrigin?: string; tokenEnv?: string; watch?: boolean; watchWorkspace?: boolean; strict?: boolean };
 
 /** The bearer token named by `--token-env`: the variable must be set and not empty. */
 function bearerToken(name: string | undefined): string | undefined {
@@ -91,12 +91,17 @@ function untilSignal(): { signalled: Promise<string>; dispose(): void } {
  * that were being served. The watch follows the config: a plugin added to it
  * is watched after the reload that loaded it.
  */
-function watch(host: ReloadingHost): ReloadingHost {
+function watch(host: ReloadingHost, workspace: boolean): ReloadingHost {
   let stop = () => {};
   const onError = (error: unknown) => log(`watch: ${describe(error)}`);
+  let skipped: string[] = [];
   const rewatch = () => {
     stop();
-    const paths = watchedPaths(host.config);
+    // What the model's tools can write is never reloaded on its own: a write there would
+    // become host code or config within a second. Only --watch-workspace says otherwise.
+    const split = splitWatched(watchedPaths(host.config), host.explain().protection.writable);
+    const paths = workspace ? [...split.outside, ...split.writable] : split.outside;
+    skipped = workspace ? [] : split.writable;
     stop = watchPaths(paths, reload, onError);
     return paths;
   };
@@ -107,7 +112,9 @@ function watch(host: ReloadingHost): ReloadingHost {
       (error) => log(`reload failed, still serving the previous tools: ${describe(error)}`),
     );
   };
-  log(`watching ${rewatch().join(', ') || 'nothing (no config file and no configured plugins)'}`);
+  log(`watching ${rewatch().join(', ') || 'nothing (no config file and no configured plugins outside the model-writable folders)'}`);
+  if (skipped.length) log(`not watching ${skipped.join(', ')}: the model's tools can write there (restart to load a change, or pass --watch-workspace)`);
+  if (workspace) log('--watch-workspace: files the model can write are reloaded into the host when they change');
   const close = host.close;
   host.close = async () => {
     stop();
@@ -156,7 +163,7 @@ export async function runServe(options: { values: ServeValues; openHost(root?: s
   let root: string | undefined;
   const open = () => options.openHost(root);
   const reloading = createReloadingHost(await open(), open);
-  const host = options.values.watch ? watch(reloading) : reloading;
+  const host = options.values.watch || options.values.watchWorkspace ? watch(reloading, options.values.watchWorkspace === true) : reloading;
   const failed = logStartup(host);
   if (options.values.strict && failed.length > 0) {
     log(`--strict: ${failed.length} plugin${failed.length === 1 ? '' : 's'} failed to load; not serving`);

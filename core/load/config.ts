@@ -70,6 +70,8 @@ export interface ToolshedConfig {
   cache?: { dir?: string; enabled?: boolean };
   /** the workspace root tools work in (ctx.cwd), relative to the config file */
   root?: string;
+  /** paths (relative to the config file) that stay read-only to the model's tools inside writable roots */
+  protect?: string[];
   serve?: { maxMessageBytes?: number; sessionIdleMs?: number; maxSessions?: number };
   /** modules whose default export is hooks (`{ beforeCall, afterCall }` or an array), relative to the config file */
   hooks?: string[];
@@ -122,6 +124,8 @@ export interface ResolvedConfig {
   /** `toolshed serve`: the largest message one stdio line may carry; over HTTP, the idle time after which a session closes and the most sessions at once */
   serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number };
   hooks: string[];
+  /** the config's own protected paths, as written (relative to `dir`) */
+  protect: string[];
   approve: { tools: string[]; destructive: boolean; timeoutMs: number };
   /** names and patterns to defer, or 'auto' (docs/tool-search.md) */
   defer: string[] | 'auto';
@@ -275,6 +279,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
     cache: { dir: cacheDir, enabled: cacheDir !== undefined && (config.cache?.enabled ?? true) },
     serve: { maxMessageBytes: config.serve?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, sessionIdleMs: config.serve?.sessionIdleMs ?? 600_000, maxSessions: config.serve?.maxSessions ?? 100 },
     hooks: config.hooks ?? [],
+    protect: config.protect ?? [],
     approve: resolveApprove(config.approve),
     defer: config.defer ?? [],
     search: resolveSearch(config.search),

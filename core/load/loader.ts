@@ -12,7 +12,9 @@ import { ManifestCache, manifestKey } from './manifest-cache.js';
 import { normalizeManifest } from './manifest.js';
 import { knownContents } from './known-contents.js';
 import { effectivePermissions, pluginScope, type PluginScope } from './permissions.js';
+import { protectedPaths } from './protect.js';
 import type { PluginEntry, ResolvedConfig } from './config.js';
+import type { ProtectedPath } from '../plugin.js';
 import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from '../types.js';
 import { describeRunnerFailure, type Runner, type RunOutcome } from '../../sandbox/runner.js';
 import type { RawManifest } from '../../sandbox/protocol.js';
@@ -28,12 +30,20 @@ export interface LoadOptions {
   extract(source: PluginSource): Promise<RunOutcome<RawManifest>>;
   /** a problem that does not stop loading (the manifest cache refused its folder) */
   warn?(message: string): void;
+  /** the entries, already resolved by {@link resolvePluginEntries} (resolved here when absent) */
+  resolved?: ResolvedEntry[];
+  /** the protected paths every plugin gets in ctx.roots.protect (computed from the entries when absent) */
+  protect?: readonly ProtectedPath[];
 }
 
 interface Pending {
   specifier: string;
   resolve(): PluginSource;
 }
+
+/** A plugin entry after resolution: its source, or why it did not resolve. */
+export type ResolvedEntry = { pending: Pending; source: PluginSource } | { pending: Pending; error: unknown };
+type Resolved = ResolvedEntry;
 
 /**
  * The plugins to load: the builtins, then the config's entries. An entry that names a
@@ -97,17 +107,19 @@ function pickEnv(names: string[], env: Record<string, string | undefined>): Reco
   return out;
 }
 
-async function loadOne(pending: Pending, options: LoadOptions, cache: ManifestCache | undefined): Promise<PluginLoadResult> {
+async function loadOne(resolved: Resolved, options: LoadOptions, cache: ManifestCache | undefined, protect: readonly ProtectedPath[]): Promise<PluginLoadResult> {
   const started = performance.now();
+  const { pending } = resolved;
   let name = pending.specifier;
   try {
-    const source = pending.resolve();
+    if ('error' in resolved) throw resolved.error;
+    const { source } = resolved;
     name = source.name;
     const { manifest, from } = await obtainManifest(source, options, cache);
     const permissions = effectivePermissions(source, manifest);
     // A plugin's workers receive exactly its effective env grant.
     const envNames = permissions.effective.env;
-    const scope = pluginScope(source, permissions, options.config);
+    const scope = pluginScope(source, permissions, options.config, protect);
     const runner = options.createRunner(source, pickEnv(envNames, options.env), scope);
     const loaded: LoadedPlugin = {
       status: 'loaded',
@@ -134,11 +146,35 @@ async function loadOne(pending: Pending, options: LoadOptions, cache: ManifestCa
   }
 }
 
-/** Loads builtins then config plugins, in config order; never throws for a single plugin. */
+function resolveEntry(pending: Pending): Resolved {
+  try {
+    return { pending, source: pending.resolve() };
+  } catch (error) {
+    return { pending, error };
+  }
+}
+
+/** Resolves every plugin entry (builtins, then the config's), keeping each failure for loading to report. */
+export function resolvePluginEntries(config: ResolvedConfig): ResolvedEntry[] {
+  return pendingEntries(config).map(resolveEntry);
+}
+
+/** The sources of the entries that resolved. */
+export function resolvedSources(entries: readonly ResolvedEntry[]): PluginSource[] {
+  return entries.flatMap((r) => ('source' in r ? [r.source] : []));
+}
+
+/**
+ * Loads builtins then config plugins, in config order; never throws for a single plugin.
+ * Every entry is resolved first, so the protected paths (which hold every plugin's folder)
+ * are complete before any plugin gets its ctx.roots.
+ */
 export async function loadPlugins(options: LoadOptions): Promise<PluginLoadResult[]> {
   const cacheDir = options.config.cache.enabled ? options.config.cache.dir : undefined;
   const cache = cacheDir !== undefined ? new ManifestCache(cacheDir) : undefined;
-  const results = await Promise.all(pendingEntries(options.config).map((pending) => loadOne(pending, options, cache)));
+  const resolved = options.resolved ?? resolvePluginEntries(options.config);
+  const protect = options.protect ?? protectedPaths(options.config, resolvedSources(resolved));
+  const results = await Promise.all(resolved.map((r) => loadOne(r, options, cache, protect)));
   if (cache?.refusal) options.warn?.(cache.refusal);
   return results;
 }

@@ -7,7 +7,7 @@
  */
 import { resolveGrantPaths } from '../../sandbox/process/paths.js';
 import type { SandboxGrants } from '../../sandbox/process/process-runner.js';
-import type { Permissions } from '../plugin.js';
+import type { Permissions, ProtectedPath } from '../plugin.js';
 import type { PluginManifest, PluginSource } from '../types.js';
 import type { ResolvedConfig } from './config.js';
 import type { TaskScope } from '../../sandbox/protocol.js';
@@ -70,16 +70,22 @@ export type PluginScope = Omit<TaskScope, 'cwd'>;
  * relative to the workspace root (the file tools' `'.'` is the root), plus what the
  * operator granted, relative to the config folder; nothing enforces these in the
  * thread tier, so the plugin checks them itself. A write root is also a read root.
+ * `protect` (the host's protected paths) stays read-only inside the write roots.
  */
-export function pluginScope(source: PluginSource, permissions: { requested: Permissions; effective: Permissions }, config: Pick<ResolvedConfig, 'root' | 'dir'>): PluginScope {
+export function pluginScope(
+  source: PluginSource,
+  permissions: { requested: Permissions; effective: Permissions },
+  config: Pick<ResolvedConfig, 'root' | 'dir'>,
+  protect: readonly ProtectedPath[] = [],
+): PluginScope {
   const options = Object.freeze({ ...source.options });
   if (source.trust === 'untrusted') {
     const grants = sandboxGrants(permissions.effective, config.dir);
-    return { roots: { read: union(grants.fsRead, grants.fsWrite), write: union(grants.fsWrite) }, options };
+    return { roots: { read: union(grants.fsRead, grants.fsWrite), write: union(grants.fsWrite), protect }, options };
   }
   const { requested } = permissions;
   const granted = source.grant ?? {};
   const write = union(resolveGrantPaths(requested.fsWrite ?? [], config.root), resolveGrantPaths(granted.fsWrite ?? [], config.dir));
   const read = union(resolveGrantPaths(requested.fsRead ?? [], config.root), resolveGrantPaths(granted.fsRead ?? [], config.dir), write);
-  return { roots: { read, write }, options };
+  return { roots: { read, write, protect }, options };
 }

@@ -13,6 +13,7 @@ import { serverTools, type ServerTool } from './tools.js';
 import { resolveGrantPaths } from '../../sandbox/process/paths.js';
 import type { ResolvedConfig } from '../load/config.js';
 import type { LoadedPlugin, PluginLoadResult } from '../types.js';
+import type { ProtectedPath } from '../plugin.js';
 import type { ConnectionReport } from './report.js';
 
 export type { ConnectionReport } from './report.js';
@@ -22,6 +23,8 @@ export interface McpServersOptions {
   config: ResolvedConfig;
   /** the host's environment, where granted variables come from */
   env: Record<string, string | undefined>;
+  /** the host's protected paths: read-only inside a server's granted write paths */
+  protect?: readonly ProtectedPath[];
   /** a server connected, went away or changed its tools: rebuild the registry and re-expose */
   onChange(): void;
   /** a server's stderr line or a connection note */
@@ -57,7 +60,7 @@ export class McpServers {
   }
 
   private entry(server: ResolvedServer): Entry {
-    const connection = new McpConnection(server, { env: this.options.env, configDir: this.options.config.dir }, {
+    const connection = new McpConnection(server, { env: this.options.env, configDir: this.options.config.dir, ...(this.options.protect ? { protect: this.options.protect } : {}) }, {
       onChange: () => this.options.onChange(),
       onLog: (message) => this.options.onLog({ plugin: server.pluginName, message }),
     });

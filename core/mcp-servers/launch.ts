@@ -16,6 +16,8 @@ import { nodeReadPaths, resolveProgram, type Program } from './program.js';
 import { launchCommand } from '../../sandbox/process/launch.js';
 import { probeSandbox } from '../../sandbox/process/probe.js';
 import type { ResolvedServer, StdioTarget } from './config.js';
+import { protectedMounts } from '../../sandbox/process/protected-mounts.js';
+import type { ProtectedPath } from '../plugin.js';
 import type { ServerProtections } from './report.js';
 
 /** What StdioClientTransport is given, and what explain reports. */
@@ -35,6 +37,8 @@ export interface LaunchContext {
   env: Record<string, string | undefined>;
   /** the config file's folder: grants and npx packages resolve from it */
   configDir: string;
+  /** the host's protected paths: kept read-only inside the server's granted write paths */
+  protect?: readonly ProtectedPath[];
 }
 
 function pick(names: readonly string[], env: LaunchContext['env']): Record<string, string> {
@@ -113,7 +117,7 @@ export function planStdioLaunch(server: ResolvedServer, context: LaunchContext):
   const writes = resolveGrantPaths(server.grant.fsWrite, context.configDir);
   const reads = [...programReadPaths(program), ...grantedReads, ...writes];
   const args = program.runtime === 'node' ? [...program.nodeFlags, ...permissionFlags(reads, writes), program.script, ...program.scriptArgs] : program.args;
-  const launch = launchCommand({ command: program.command, args, readPaths: reads, writePaths: writes, network: server.grant.network, env, cwd: target.cwd, runtime: program.runtime }, probeSandbox());
+  const launch = launchCommand({ command: program.command, args, readPaths: reads, writePaths: writes, readOnlyPaths: protectedMounts(writes, context.protect, target.cwd), network: server.grant.network, env, cwd: target.cwd, runtime: program.runtime }, probeSandbox());
   const wrapped = withoutDefaults(launch.command, launch.args, launch.env);
   // A node program's note says what runs instead of npx; a system program's says why no permission model holds it.
   const reasons = [launch.protections.reason, program.runtime === 'system' ? program.note : undefined, wrapped.reason].filter((r): r is string => Boolean(r));

@@ -3,7 +3,7 @@
  * configured plugin (builtins are part of toolshed, not watched). Events are
  * debounced, since an editor's save or an npm install is a burst of them.
  */
-import { statSync, watch, type FSWatcher } from 'node:fs';
+import { realpathSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { resolvePlugin } from '../load/discovery.js';
 import type { ResolvedConfig } from '../load/config.js';
@@ -23,6 +23,19 @@ export function watchedPaths(config: ResolvedConfig): string[] {
     }
   }
   return [...paths];
+}
+
+/** `paths` split by whether they lie inside one of the model-writable folders `writable`. */
+export function splitWatched(paths: readonly string[], writable: readonly string[]): { outside: string[]; writable: string[] } {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  const inside = (p: string) => writable.some((root) => real(p) === root || real(p).startsWith(root.endsWith(path.sep) ? root : root + path.sep));
+  return { outside: paths.filter((p) => !inside(p)), writable: paths.filter(inside) };
 }
 
 /** Changes inside these never change a plugin's code: caches, dependencies, VCS data. */

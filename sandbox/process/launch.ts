@@ -56,6 +56,13 @@ export interface LaunchSpec {
   readPaths: readonly string[];
   /** absolute real paths it may write; under bwrap bound read-write after the read paths (so a write path inside a read path stays writable); a missing one is skipped */
   writePaths: readonly string[];
+  /**
+   * Protected paths inside the write paths (from `protectedMounts`): under bwrap each is
+   * bound read-only over its writable parent, and every folder between its write path and
+   * it is bound onto itself, so it can be neither written nor renamed away. Without bwrap
+   * nothing holds them, and `protections.reason` says so.
+   */
+  readOnlyPaths?: readonly string[];
   /** share the host's network (no network namespace); also binds the resolver files (/etc/resolv.conf, /etc/hosts, …) under bwrap */
   network: boolean;
   /** the complete environment, already reduced to what the program may see; returned unchanged for `spawn` (never put on the command line) */
@@ -117,9 +124,30 @@ function bwrapArgs(spec: LaunchSpec, support: SandboxSupport): string[] {
   const writes = unique(spec.writePaths);
   for (const p of reads) args.push('--ro-bind-try', p, p);
   for (const p of writes) args.push('--bind-try', p, p);
+  args.push(...readOnlyArgs(writes, unique(spec.readOnlyPaths ?? [])));
   const visible = [...reads, ...writes].some((root) => within(spec.cwd, root));
   args.push('--chdir', visible ? spec.cwd : '/');
   args.push('--', spec.command, ...spec.args);
+  return args;
+}
+
+/**
+ * The mounts that keep `readOnly` read-only inside `writes`: first every folder between a
+ * write path and a protected path is bound onto itself (a mount point cannot be renamed,
+ * so `mv .git x; mkdir .git` cannot route around `.git/config`), then each protected path
+ * is bound read-only, shallowest first.
+ */
+function readOnlyArgs(writes: readonly string[], readOnly: readonly string[]): string[] {
+  const pins = new Set<string>();
+  const shown = readOnly.filter((p) => !readOnly.some((other) => other !== p && within(p, other)));
+  for (const p of shown) {
+    const root = writes.filter((w) => within(p, w) && w !== p).sort((a, b) => b.length - a.length)[0];
+    if (root === undefined) continue;
+    for (let dir = p.slice(0, p.lastIndexOf('/')); dir.length > root.length && within(dir, root); dir = dir.slice(0, dir.lastIndexOf('/'))) pins.add(dir);
+  }
+  const args: string[] = [];
+  for (const dir of [...pins].sort((a, b) => a.length - b.length)) args.push('--bind-try', dir, dir);
+  for (const p of shown) args.push('--ro-bind-try', p, p);
   return args;
 }
 
@@ -168,6 +196,7 @@ export function launchCommand(spec: LaunchSpec, support: SandboxSupport): Launch
     return { ...base, command: support.bwrap, args: bwrapArgs(spec, support), protections };
   }
   const reasons = [support.bwrapReason ?? 'bubblewrap (bwrap) is not available'];
+  if (spec.readOnlyPaths?.length) reasons.push(`${spec.readOnlyPaths.length} protected path(s) inside the writable folders are not held read-only (no mount namespace)`);
   if (support.unshare) {
     const protections: LaunchProtections = {
       launcher: 'unshare',

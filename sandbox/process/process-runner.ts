@@ -23,6 +23,7 @@ import { checkTask, EMPTY_SCOPE_PARTS, handlerTask } from '../tasks.js';
 import { hostRpc } from '../host-rpc.js';
 import { DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../deadlines.js';
 import { heapLimits, type CallHooks, type CheckRequest, type HandlerRequest, type ManifestExtractor, type RunOutcome, type Runner, type RunnerFailure, type RunnerStats } from '../runner.js';
+import { protectedMounts } from './protected-mounts.js';
 import type { SerializedError } from '../../core/errors.js';
 
 /** What the child may do beyond running the plugin's own files: absolute, resolved paths. */
@@ -216,6 +217,7 @@ export class ProcessRunner implements Runner, ManifestExtractor {
       childEntry: CHILD_ENTRY,
       readPaths: [...runtimeReadPaths(), ...roots, ...grants.fsRead],
       writePaths: grants.fsWrite,
+      readOnlyPaths: protectedMounts(grants.fsWrite, options.scope?.roots.protect),
       memoryMb: options.memoryMb,
       network: grants.network,
       cwd: options.cwd,

@@ -56,6 +56,8 @@ export interface ShellCommand {
   roots: FileRoots;
   /** the node binary the host runs (its installation is bound read-only, so `node` and `npm` work inside) */
   execPath: string;
+  /** protected paths inside the write roots, to keep read-only (`protectedMounts(roots.write, roots.protect, cwd)`) */
+  readOnlyPaths?: readonly string[];
 }
 
 /** The launch of one command under a sandboxed plan. */
@@ -65,7 +67,7 @@ export function shellLaunch(plan: Extract<ShellSandboxPlan, { sandboxed: true }>
   const nodePrefix = path.dirname(path.dirname(command.execPath));
   const read = [...command.roots.read, ...(nodePrefix === '/usr' || nodePrefix === '/' ? [] : [nodePrefix])];
   return launchCommand(
-    { command: command.shell, args: command.args, readPaths: read, writePaths: write, network: plan.network, env: command.env, cwd: command.cwd, runtime: 'system' },
+    { command: command.shell, args: command.args, readPaths: read, writePaths: write, readOnlyPaths: write.length ? (command.readOnlyPaths ?? []) : [], network: plan.network, env: command.env, cwd: command.cwd, runtime: 'system' },
     support,
   );
 }

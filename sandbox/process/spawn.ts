@@ -26,6 +26,8 @@ export interface ChildCommandOptions {
   readPaths: string[];
   /** real, absolute paths the child may write */
   writePaths: string[];
+  /** protected paths inside the write paths, kept read-only under bwrap (see protected-mounts.ts) */
+  readOnlyPaths?: string[];
   memoryMb: number;
   /** the plugin was granted network access: no network namespace */
   network: boolean;
@@ -59,7 +61,7 @@ export function childCommand(options: ChildCommandOptions): ChildCommand {
     options.childEntry,
   ];
   const launch = launchCommand(
-    { command: process.execPath, args: nodeArgs, readPaths: reads, writePaths: writes.map(existingAncestor), network: options.network, env: {}, cwd: options.cwd, runtime: 'node' },
+    { command: process.execPath, args: nodeArgs, readPaths: reads, writePaths: writes.map(existingAncestor), readOnlyPaths: options.readOnlyPaths ?? [], network: options.network, env: {}, cwd: options.cwd, runtime: 'node' },
     probeSandbox(),
   );
   // The watchdog reads the child's memory from /proc.

@@ -100,12 +100,12 @@ function deepFreeze<T>(value: T): T {
 /** ctx.roots: the task's own copy frozen where it lies (a task is a structured clone no one else holds), else a frozen copy. */
 function frozenRoots(task: CheckTask | HandlerTask): ToolContext['roots'] {
   const roots = task.roots as Partial<ToolContext['roots']> | undefined;
-  if (roots && Array.isArray(roots.read) && Array.isArray(roots.write) && Object.keys(roots).length === 2) {
-    Object.freeze(roots.read);
-    Object.freeze(roots.write);
-    return Object.freeze(roots as ToolContext['roots']);
+  const keys = roots ? Object.keys(roots).length : 0;
+  if (roots && Array.isArray(roots.read) && Array.isArray(roots.write) && (keys === 2 || (keys === 3 && Array.isArray(roots.protect)))) {
+    return deepFreeze(roots as ToolContext['roots']);
   }
-  return Object.freeze({ read: Object.freeze([...(roots?.read ?? [])]), write: Object.freeze([...(roots?.write ?? [])]) });
+  const protect = Array.isArray(roots?.protect) ? { protect: roots.protect.map((entry) => ({ ...entry })) } : {};
+  return deepFreeze({ read: [...(roots?.read ?? [])], write: [...(roots?.write ?? [])], ...protect });
 }
 
 function succeeded(value: unknown): WorkerReply {
@@ -194,7 +194,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
     let scope = scopes.get(text);
     if (!scope) {
       const { roots, options, env } = JSON.parse(text) as PackedScope;
-      scope = { roots: deepFreeze({ read: roots?.read ?? [], write: roots?.write ?? [] }), options: deepFreeze(options ?? {}), env: env ? Object.freeze(env) : undefined };
+      scope = { roots: deepFreeze({ read: roots?.read ?? [], write: roots?.write ?? [], ...(roots?.protect ? { protect: roots.protect } : {}) }), options: deepFreeze(options ?? {}), env: env ? Object.freeze(env) : undefined };
       if (scopes.size >= SCOPE_CACHE) scopes.clear();
       scopes.set(text, scope);
     }

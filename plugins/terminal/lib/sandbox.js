@@ -6,6 +6,7 @@ import path from 'node:path';
 // inside the toolshed package, so imported by path; a third-party plugin would depend on toolshed).
 import { probeSandbox } from '../../../dist/sandbox/process/probe.js';
 import { shellLaunch, shellSandboxPlan } from '../../../dist/sandbox/process/shell.js';
+import { protectedMounts } from '../../../dist/sandbox/process/protected-mounts.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 /** @typedef {import('../../../dist/sandbox/process/shell.js').ShellSandboxPlan} ShellSandboxPlan */
@@ -57,6 +58,8 @@ export async function sandboxedLaunch(plan, ctx, command, cwd, env) {
     const error = new Error(`Permission denied: cwd ${cwd} is outside the folders the sandboxed terminal can see (${roots.read.join(', ')}). Run commands inside the workspace.`);
     throw Object.assign(error, { code: 'PERMISSION_DENIED' });
   }
-  const launch = shellLaunch(plan, { shell: findBash(env.PATH), args: ['-c', command], cwd: real, env, roots, execPath: await realpath(process.execPath) }, probeSandbox());
+  // What the host protects (config files, .git/hooks, .git/config, plugin code…) stays read-only inside the writable roots.
+  const readOnlyPaths = protectedMounts(roots.write, roots.protect, real);
+  const launch = shellLaunch(plan, { shell: findBash(env.PATH), args: ['-c', command], cwd: real, env, roots, execPath: await realpath(process.execPath), readOnlyPaths }, probeSandbox());
   return { command: launch.command, args: launch.args };
 }

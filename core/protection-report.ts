@@ -1,0 +1,53 @@
+/**
+ * The "model as an attacker" part of `explain`: which folders the model's tools can
+ * write, what stays read-only inside them (protected paths), and which protections are
+ * not in force here and why — never hidden (docs/security.md, "The model as an attacker").
+ */
+import { probeSandbox } from '../sandbox/process/probe.js';
+import { shellSandboxPlan } from '../sandbox/process/shell.js';
+import type { ProtectedPath } from './plugin.js';
+import type { PluginLoadResult } from './types.js';
+
+/** What explain says about the model as an attacker. */
+export interface ProtectionReport {
+  /** every folder some plugin may write (real paths) */
+  writable: string[];
+  /** the protected names (anywhere) and the protected paths that lie inside a writable folder */
+  protected: ProtectedPath[];
+  /** one line per protection that is not in force on this host, with why */
+  notInForce: string[];
+}
+
+/** The first-party plugins that write where the model says. */
+const MODEL_PATHS = new Set(['@toolshed/file', '@toolshed/terminal']);
+
+const inside = (target: string, root: string) => target === root || target.startsWith(root.endsWith('/') ? root : `${root}/`);
+
+/** The report for the loaded `plugins` and the host's `protect` list. */
+export function protectionReport(plugins: readonly PluginLoadResult[], protect: readonly ProtectedPath[]): ProtectionReport {
+  const writable = new Set<string>();
+  const notInForce: string[] = [];
+  for (const p of plugins) {
+    if (p.status !== 'loaded' || !p.scope.roots.write.length) continue;
+    // First-party plugins other than these two write only files of their own, at names the model does not choose.
+    if (p.source.builtin && !MODEL_PATHS.has(p.source.name)) continue;
+    for (const root of p.scope.roots.write) writable.add(root);
+    const name = p.source.name;
+    if (p.source.builtin && name === '@toolshed/terminal') {
+      const plan = shellSandboxPlan(p.scope.options, probeSandbox());
+      if (!plan.sandboxed) notInForce.push(`terminal: ${plan.reason}; its commands can change protected paths (config files, .git/hooks, .git/config, plugin code)`);
+      continue;
+    }
+    if (p.source.builtin && name === '@toolshed/file') {
+      if (process.platform !== 'linux') notInForce.push(`file tools: without /proc/self/fd (${process.platform}) a path is checked and then opened again, so a link swapped in between is not caught`);
+      continue;
+    }
+    const link = p.runner.connection?.();
+    const protections = link ? link.protections : p.runner.protections();
+    if (p.source.trust === 'trusted') notInForce.push(`${name} (trusted, may write ${p.scope.roots.write.join(', ')}): its code runs unsandboxed, so nothing holds the protected paths for it`);
+    else if (!protections || !('mountNamespace' in protections) || !protections.mountNamespace) notInForce.push(`${name}: no mount namespace here, so protected paths inside its write grant are not read-only to it`);
+  }
+  const roots = [...writable].sort();
+  const shown = protect.filter((e) => e.kind === 'name' || roots.some((root) => inside(e.value, root) || inside(root, e.value)));
+  return { writable: roots, protected: shown, notInForce };
+}
