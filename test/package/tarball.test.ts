@@ -20,7 +20,8 @@ const repoPkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')
 const repoLock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8'));
 // Offline, quiet, and never asking the registry whether npm itself is current.
 const NPM_ENV = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', FORCE_COLOR: '0' };
-const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C.UTF-8' };
+// The suite's own state and cache folders (vitest.config.ts), so the app never touches the real user's.
+const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C.UTF-8', XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' };
 
 let work: { dir: string; cleanup(): void };
 let app: string;
@@ -138,6 +139,19 @@ describe('the CLI in a fresh app', () => {
     const result = run(bin, ['call', 'read_file', '{"path":"notes.txt"}'], app);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/1\|first line of the notes/);
+  });
+
+  it("the model's file tools cannot change toolshed's install in the app, nor add a builtin plugin", () => {
+    for (const file of ['node_modules/toolshed/plugins/evil/index.js', 'node_modules/toolshed/dist/core/index.js', 'node_modules/piscina/package.json', 'toolshed.config.mjs']) {
+      const result = run(bin, ['call', 'write_file', JSON.stringify({ path: file, content: 'export default {};\n' })], app);
+      expect(result.code, file).toBe(1);
+      expect(JSON.parse(result.stdout), file).toMatchObject({ code: 'PERMISSION_DENIED' });
+    }
+    expect(existsSync(path.join(installed, 'plugins', 'evil'))).toBe(false);
+    const summary = run(bin, [], app);
+    expect(summary.stdout).toContain(`${realpathSync(path.join(app, 'node_modules'))} — it holds toolshed and the packages the host and its workers run`);
+    const written = run(bin, ['call', 'write_file', '{"path":"src/ok.txt","content":"fine"}'], app);
+    expect(written.code, written.stdout).toBe(0);
   });
 
   it('toolshed --version', () => {
