@@ -52,6 +52,9 @@ export async function notFoundError(/** @type {ToolContext} */ ctx, /** @type {s
 export async function fsError(/** @type {ToolContext} */ ctx, /** @type {string} */ abs, /** @type {any} */ err) {
   const shown = displayPath(ctx, abs);
   switch (err?.code) {
+    case 'PERMISSION_DENIED':
+      // Already says which path and why (outside the roots, or protected).
+      return err;
     case 'ENOENT':
       return notFoundError(ctx, abs);
     case 'EACCES':

@@ -13,7 +13,7 @@ async function writeFile(args, ctx) {
   const { abs, real } = await confinedPath(ctx, args.path, 'write');
   let created;
   try {
-    created = await writeAtomic(real, args.content);
+    created = await writeAtomic(ctx, abs, real, args.content);
   } catch (err) {
     throw await fsError(ctx, abs, err);
   }
