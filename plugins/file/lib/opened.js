@@ -1,6 +1,6 @@
 // @ts-check
 import { constants, existsSync } from 'node:fs';
-import { mkdir, open, readlink, realpath } from 'node:fs/promises';
+import { mkdir, open, readdir, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { allowedRoots, displayPath, isInside, outside } from './paths.js';
 import { refuseProtected } from './protect.js';
@@ -52,6 +52,26 @@ export async function openChecked(ctx, abs, real, access) {
   } catch (error) {
     await handle.close();
     throw error;
+  }
+}
+
+/**
+ * The names in the folder `dir` (for "did you mean" suggestions), listed from the
+ * folder that was opened, and none when that one lies outside the read roots.
+ * @param {ToolContext} ctx
+ * @param {string} dir
+ * @returns {Promise<string[]>}
+ */
+export async function listFolder(ctx, dir) {
+  if (!checksDescriptors) return readdir(dir);
+  const handle = await open(dir, constants.O_RDONLY | O_DIRECTORY);
+  try {
+    const actual = await descriptorPath(handle);
+    const roots = await allowedRoots(ctx, 'read');
+    if (!roots.some((root) => isInside(actual, root))) return [];
+    return await readdir(`${PROC_FD}/${handle.fd}`);
+  } finally {
+    await handle.close();
   }
 }
 

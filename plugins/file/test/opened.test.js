@@ -3,8 +3,9 @@ import { mkdir, readFile, realpath, rename, symlink, writeFile } from 'node:fs/p
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeAtomic } from '../lib/atomic.js';
+import { similarNames } from '../lib/errors.js';
 import { checksDescriptors, openChecked, openFolder } from '../lib/opened.js';
-import { makeCtx, tempDir } from './helpers.js';
+import { makeCtx, tempDir, tool } from './helpers.js';
 
 let tmp;
 let ws;
@@ -90,5 +91,17 @@ describe.runIf(checksDescriptors)('checks on the opened descriptor', () => {
     expect(error?.code).toBe('PERMISSION_DENIED');
     expect(error.message).toContain(`vendor is inside a protected path (${path.join(ws, 'vendor')}): plugin code`);
     expect(existsSync(path.join(ws, 'vendor'))).toBe(false);
+  });
+});
+
+describe.runIf(checksDescriptors)('not-found suggestions', () => {
+  it('never list a folder that a link swapped in leads to', async () => {
+    const read = tool('read_file');
+    await writeFile(path.join(out, 'secret-name.txt'), 'x');
+    await expect(read.handler({ path: 'inside/secret-nam.txt' }, ctx)).rejects.toThrow('Nothing similar in inside');
+    // A stale check: the lister is handed the folder's old path, which now leads outside.
+    await swapInsideForLink();
+    expect(await similarNames(ctx, path.join(ws, 'inside'), 'secret-nam.txt')).toEqual([]);
+    expect(await similarNames(ctx, path.join(ws, 'moved'), 'f.tx')).toEqual(['f.txt']);
   });
 });
