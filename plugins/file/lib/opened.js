@@ -18,7 +18,17 @@ import { refuseProtected } from './protect.js';
  * checked by path and then opened by path, as before, and that race stays open.
  */
 const PROC_FD = '/proc/self/fd';
-export const checksDescriptors = process.platform === 'linux' && existsSync(PROC_FD);
+
+/** Whether opened descriptors are checked here (see above). */
+export const checksDescriptors = descriptorsCheckable();
+
+function descriptorsCheckable() {
+  if (process.platform !== 'linux') return false;
+  // Under Node's permission model (the plugin run untrusted, in the process tier) /proc is
+  // not granted and even looking throws; there that tier's sandbox confines the files.
+  if (process.permission) return false;
+  return existsSync(PROC_FD);
+}
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
