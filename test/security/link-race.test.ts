@@ -3,21 +3,19 @@
  * the sandboxed terminal (which sees only the workspace) keeps exchanging a
  * folder `inside/` with a symbolic link to a folder outside the workspace
  * (renameat2 RENAME_EXCHANGE), while many parallel read_file and write_file
- * calls go to `inside/…`. Checking a path and then opening it again by path
+ * calls (and some patch and search_files calls) go to `inside/…`. Checking a path and then opening it again by path
  * loses this race; the file tools must read and write the very object they
- * checked, so no read returns the outside file and nothing is created outside.
+ * checked, so no read returns the outside file and nothing outside is created or changed.
  */
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { probeSandbox } from '../../dist/sandbox/process/probe.js';
 import { tempDir } from '../helpers.js';
 
-/** Tool calls in all, split between reads, writes and writes that create a folder. */
-const READS = 5_000;
-const WRITES = 4_000;
-const NESTED_WRITES = 1_000;
+/** Tool calls in all, in the fixed mix of kindOf. */
+const ATTEMPTS = 10_000;
 /** Calls in flight at once. */
 const PARALLEL = 16;
 /** A ceiling for the swapper, far above what the calls need; it normally stops at the stop file. */
@@ -25,6 +23,7 @@ const MAX_SWAPS = 200_000_000;
 /** renameat2 on x86_64 and arm64 (asm/unistd_64.h, asm-generic/unistd.h); AT_FDCWD is -100, RENAME_EXCHANGE is 2. */
 const RENAMEAT2 = process.arch === 'arm64' ? 276 : 316;
 const OUTSIDE_TEXT = 'OUTSIDE SECRET';
+const OUTSIDE_PATCHABLE = `x ${OUTSIDE_TEXT}\n`;
 
 let work: ReturnType<typeof tempDir>;
 let ws: string;
@@ -59,7 +58,9 @@ beforeAll(async () => {
   mkdirSync(path.join(ws, 'inside'), { recursive: true });
   mkdirSync(outside);
   writeFileSync(path.join(ws, 'inside', 'f.txt'), 'INSIDE\n');
+  writeFileSync(path.join(ws, 'inside', 'p.txt'), 'x\n');
   writeFileSync(path.join(outside, 'f.txt'), `${OUTSIDE_TEXT}\n`);
+  writeFileSync(path.join(outside, 'p.txt'), OUTSIDE_PATCHABLE);
   symlinkSync(outside, path.join(ws, 'link'));
   host = await createToolHost({
     cwd: work.dir,
@@ -92,8 +93,14 @@ const parse = (text: string): { code?: string; error?: string } | undefined => {
   }
 };
 
+/** Which tool call number `i` is: a fixed pattern of 40 (16 reads, 14 writes, 4 writes that make a folder, 3 patches, 3 searches). */
+function kindOf(i: number): 'read' | 'write' | 'nested' | 'patch' | 'search' {
+  const k = i % 40;
+  return k < 16 ? 'read' : k < 30 ? 'write' : k < 34 ? 'nested' : k < 37 ? 'patch' : 'search';
+}
+
 describe('file tools under a link race (terminal swaps a folder with a link to outside)', () => {
-  it('never read the outside file and never create anything outside', async () => {
+  it('never read the outside file and never create or change anything outside', async () => {
     const command = `test -e ${JSON.stringify(outside)} && echo outside-visible || echo outside-hidden; perl -e '${swapScript}'`;
     swapper = host.dispatch('terminal', { command, timeoutMs: 540_000 });
     // The swapper says it is running by a file the file tools can read; wait for it by counting tries, not time.
@@ -102,43 +109,46 @@ describe('file tools under a link race (terminal swaps a folder with a link to o
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
 
-    const counts = { readInside: 0, readOutside: 0, readRefused: 0, readOther: 0, written: 0, writeRefused: 0, writeOther: 0 };
+    const counts = { done: 0, refused: 0, leaked: 0, other: 0 };
+    const byKind: Record<string, { done: number; refused: number; leaked: number; other: number }> = {};
     const others = new Set<string>();
+    const tally = (kind: string, outcome: keyof typeof counts, text: string) => {
+      counts[outcome]++;
+      (byKind[kind] ??= { done: 0, refused: 0, leaked: 0, other: 0 })[outcome]++;
+      if (outcome === 'other') others.add(text.slice(0, 200));
+    };
     const signal = () => AbortSignal.timeout(30_000);
     const calls: Array<() => Promise<void>> = [];
-    for (let i = 0; i < READS + WRITES + NESTED_WRITES; i++) {
-      if (i % 2 === 0 && i / 2 < READS) {
-        calls.push(async () => {
-          const text = await host.dispatch('read_file', { path: 'inside/f.txt' }, { signal: signal() });
-          if (text.includes(OUTSIDE_TEXT)) counts.readOutside++;
-          else if (text === '     1|INSIDE') counts.readInside++;
-          else if (parse(text)?.code === 'PERMISSION_DENIED') counts.readRefused++;
-          else {
-            counts.readOther++;
-            others.add(text.slice(0, 200));
-          }
-        });
-      } else {
-        const target = i % 10 === 1 ? `inside/d-${i}/x.txt` : `inside/w-${i}.txt`;
-        calls.push(async () => {
-          const text = await host.dispatch('write_file', { path: target, content: `written ${i}\n` }, { signal: signal() });
-          const out = parse(text);
-          if (out && 'created' in out) counts.written++;
-          else if (out?.code === 'PERMISSION_DENIED') counts.writeRefused++;
-          else {
-            counts.writeOther++;
-            others.add(text.slice(0, 200));
-          }
-        });
-      }
+    for (let i = 0; i < ATTEMPTS; i++) {
+      const kind = kindOf(i);
+      const [name, args] =
+        kind === 'read' ? ['read_file', { path: 'inside/f.txt' }]
+        : kind === 'write' ? ['write_file', { path: `inside/w-${i}.txt`, content: `written ${i}\n` }]
+        : kind === 'nested' ? ['write_file', { path: `inside/d-${i}/x.txt`, content: `written ${i}\n` }]
+        // Grows the inside file by one "y"; the outside one has its own single "x" to change.
+        : kind === 'patch' ? ['patch', { path: 'inside/p.txt', old_string: 'x', new_string: 'xy' }]
+        : ['search_files', { path: 'inside/f.txt', pattern: 'INSIDE|SECRET' }];
+      calls.push(async () => {
+        const text = await host.dispatch(name, args, { signal: signal() });
+        const out = parse(text);
+        if (text.includes(OUTSIDE_TEXT)) tally(kind, 'leaked', text);
+        else if (out?.code === 'PERMISSION_DENIED') tally(kind, 'refused', text);
+        else if (out?.code === undefined && (out !== undefined || text.includes('INSIDE'))) tally(kind, 'done', text);
+        // A search whose file was met through the link skips it and says so: refused, in effect.
+        else if (kind === 'search' && text.includes('leading outside the workspace')) tally(kind, 'refused', text);
+        else tally(kind, 'other', text);
+      });
     }
-    expect(calls.length).toBe(READS + WRITES + NESTED_WRITES);
-    expect(calls.filter((_, i) => i % 10 === 1).length).toBe(NESTED_WRITES);
+    expect(calls.length).toBe(ATTEMPTS);
     await runAll(calls);
     const swapperOutput = JSON.parse(await stopSwapper()) as { output: string; exitCode: number };
 
-    const createdOutside = readdirSync(outside).filter((name) => name !== 'f.txt');
-    console.log(`link race: ${JSON.stringify(counts)}, ${createdOutside.length} created outside; ${swapperOutput.output.trim().replace(/\n/g, ', ')}`);
+    const createdOutside = readdirSync(outside).filter((name) => !['f.txt', 'p.txt'].includes(name));
+    const patchedOutside = readFileSync(path.join(outside, 'p.txt'), 'utf8') !== OUTSIDE_PATCHABLE;
+    console.log(
+      `link race: ${JSON.stringify(byKind)}; ${createdOutside.length} created outside, outside p.txt ${patchedOutside ? 'changed' : 'unchanged'}; ` +
+        swapperOutput.output.trim().replace(/\n/g, ', '),
+    );
     if (others.size > 0) console.log(`other results: ${[...others].slice(0, 5).join(' | ')}`);
 
     // The swapper ran in the terminal's sandbox (where there is one) the whole time.
@@ -146,11 +156,12 @@ describe('file tools under a link race (terminal swaps a folder with a link to o
     expect(swapperOutput.output).toMatch(/swaps=[1-9]\d*/);
     if (probeSandbox().bwrap) expect(swapperOutput.output).toContain('outside-hidden');
     // The race was live: some calls met the link (refused), some the folder (done).
-    expect(counts.readRefused + counts.writeRefused).toBeGreaterThan(0);
-    expect(counts.readInside).toBeGreaterThan(0);
-    expect(counts.written).toBeGreaterThan(0);
+    expect(counts.refused).toBeGreaterThan(0);
+    expect(byKind.read?.done).toBeGreaterThan(0);
+    expect(byKind.write?.done).toBeGreaterThan(0);
 
-    expect(counts.readOutside).toBe(0);
+    expect(counts.leaked).toBe(0);
     expect(createdOutside).toEqual([]);
+    expect(patchedOutside).toBe(false);
   }, 600_000);
 });
