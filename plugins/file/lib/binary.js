@@ -1,6 +1,4 @@
 // @ts-check
-import { open } from 'node:fs/promises';
-
 /** How many leading bytes are inspected for NUL; the same heuristic git and grep use. */
 export const SNIFF_BYTES = 8192;
 
@@ -11,14 +9,9 @@ export function looksBinary(/** @type {Uint8Array} */ buf) {
   return false;
 }
 
-/** Reads only the head of a file to decide whether it is binary. */
-export async function isBinaryFile(/** @type {string} */ file) {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, SNIFF_BYTES, 0);
-    return looksBinary(buf.subarray(0, bytesRead));
-  } finally {
-    await fh.close();
-  }
+/** Reads only the head of an open file (from its start) to decide whether it is binary. */
+export async function isBinaryFile(/** @type {import('node:fs/promises').FileHandle} */ fh) {
+  const buf = Buffer.alloc(SNIFF_BYTES);
+  const { bytesRead } = await fh.read(buf, 0, SNIFF_BYTES, 0);
+  return looksBinary(buf.subarray(0, bytesRead));
 }

@@ -1,17 +1,18 @@
 // @ts-check
 import path from 'node:path';
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { distance } from 'fastest-levenshtein';
+import { listFolder } from './opened.js';
 import { displayPath } from './paths.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
 /** Up to `max` entries of `dir` whose names resemble `name`, closest first. */
-export async function similarNames(/** @type {string} */ dir, /** @type {string} */ name, max = 3) {
+export async function similarNames(/** @type {ToolContext} */ ctx, /** @type {string} */ dir, /** @type {string} */ name, max = 3) {
   /** @type {string[]} */
   let entries;
   try {
-    entries = await readdir(dir);
+    entries = await listFolder(ctx, dir);
   } catch {
     return [];
   }
@@ -40,7 +41,7 @@ export async function notFoundError(/** @type {ToolContext} */ ctx, /** @type {s
   if (!dirExists) {
     return new Error(`File not found: ${shown}. The directory ${dirShown} does not exist either; list files with search_files.`);
   }
-  const suggestions = await similarNames(dir, path.basename(abs));
+  const suggestions = await similarNames(ctx, dir, path.basename(abs));
   if (suggestions.length === 0) {
     return new Error(`File not found: ${shown}. Nothing similar in ${dirShown}; list files with search_files.`);
   }
@@ -52,6 +53,9 @@ export async function notFoundError(/** @type {ToolContext} */ ctx, /** @type {s
 export async function fsError(/** @type {ToolContext} */ ctx, /** @type {string} */ abs, /** @type {any} */ err) {
   const shown = displayPath(ctx, abs);
   switch (err?.code) {
+    case 'PERMISSION_DENIED':
+      // Already says which path and why (outside the roots, or protected).
+      return err;
     case 'ENOENT':
       return notFoundError(ctx, abs);
     case 'EACCES':

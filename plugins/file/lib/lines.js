@@ -10,13 +10,14 @@ import { createReadStream } from 'node:fs';
  * Streams a UTF-8 file line by line without ever holding more than `maxChars`
  * of one line, so a 1 GB minified file with no newline cannot exhaust memory.
  * A trailing `\r` (CRLF files) is removed; a final newline does not yield an empty line.
- * @param {string} file
+ * Reads from the start of `file`, an open handle the caller keeps and closes.
+ * @param {import('node:fs/promises').FileHandle} file
  * @param {number} maxChars
  * @param {AbortSignal} [signal]
  * @returns {AsyncGenerator<Line>}
  */
 export async function* readLines(file, maxChars, signal) {
-  const stream = createReadStream(file, { encoding: 'utf8', signal });
+  const stream = createReadStream('', { fd: file, start: 0, autoClose: false, encoding: 'utf8', signal });
   let text = '';
   let cut = 0;
   let pending = false;

@@ -1,8 +1,8 @@
 // @ts-check
-import { readFile, stat } from 'node:fs/promises';
 import { countLines, writeAtomic } from './atomic.js';
 import { looksBinary } from './binary.js';
 import { fsError } from './errors.js';
+import { openChecked } from './opened.js';
 import { confinedPath, displayPath } from './paths.js';
 import { MAX_UNPAGED_BYTES, numberLine } from './read-file.js';
 
@@ -38,12 +38,7 @@ async function patch(args, ctx) {
   if (args.old_string === args.new_string) {
     throw new Error('old_string and new_string are identical, so there is nothing to change.');
   }
-  const info = await stat(real).catch(async (err) => { throw await fsError(ctx, abs, err); });
-  if (info.isDirectory()) throw await fsError(ctx, abs, { code: 'EISDIR' });
-  if (info.size > MAX_UNPAGED_BYTES) {
-    throw new Error(`${shown} is too large to patch (over ${MAX_UNPAGED_BYTES / (1024 * 1024)} MB).`);
-  }
-  const buf = await readFile(real).catch(async (err) => { throw await fsError(ctx, abs, err); });
+  const buf = await readWhole(ctx, abs, real);
   if (looksBinary(buf)) throw new Error(`${shown} looks like a binary file (it contains NUL bytes); patch only edits text.`);
   const text = buf.toString('utf8');
 
@@ -75,7 +70,7 @@ async function patch(args, ctx) {
     from = i + oldString.length;
   }
   result += text.slice(from);
-  await writeAtomic(real, result).catch(async (err) => { throw await fsError(ctx, abs, err); });
+  await writeAtomic(ctx, abs, real, result).catch(async (err) => { throw await fsError(ctx, abs, err); });
 
   const firstLine = lineAt(result, at[0] ?? 0);
   return {
@@ -84,6 +79,22 @@ async function patch(args, ctx) {
     line: firstLine,
     snippet: snippet(result, firstLine, Math.max(1, countLines(newString))),
   };
+}
+
+/** The file's bytes, read from the handle that was opened and checked (not the path again). */
+async function readWhole(/** @type {ToolContext} */ ctx, /** @type {string} */ abs, /** @type {string} */ real) {
+  const handle = await openChecked(ctx, abs, real, 'write').catch(async (err) => { throw await fsError(ctx, abs, err); });
+  try {
+    const info = await handle.stat().catch(async (err) => { throw await fsError(ctx, abs, err); });
+    if (info.isDirectory()) throw await fsError(ctx, abs, { code: 'EISDIR' });
+    if (!info.isFile()) throw new Error(`${displayPath(ctx, abs)} is not a regular file.`);
+    if (info.size > MAX_UNPAGED_BYTES) {
+      throw new Error(`${displayPath(ctx, abs)} is too large to patch (over ${MAX_UNPAGED_BYTES / (1024 * 1024)} MB).`);
+    }
+    return await handle.readFile().catch(async (err) => { throw await fsError(ctx, abs, err); });
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Numbered lines around the first change, in read_file's format, so the model can check its edit. */

@@ -2,6 +2,7 @@
 import { lstat, realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { refuseProtected } from './protect.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
@@ -33,7 +34,7 @@ export function displayPath(/** @type {ToolContext} */ ctx, /** @type {string} *
  * @param {ToolContext} ctx
  * @param {'read' | 'write'} access
  */
-async function allowedRoots(ctx, access) {
+export async function allowedRoots(ctx, access) {
   const given = ctx.roots ? (access === 'write' ? ctx.roots.write : ctx.roots.read) : [baseDir(ctx)];
   return Promise.all(given.map((root) => realpath(root).catch(() => path.resolve(root))));
 }
@@ -45,7 +46,7 @@ export function isInside(/** @type {string} */ target, /** @type {string} */ roo
 }
 
 /** The `PERMISSION_DENIED` error for a path outside the roots. */
-function outside(/** @type {ToolContext} */ ctx, /** @type {string} */ abs, /** @type {string} */ real, /** @type {string[]} */ roots, /** @type {'read' | 'write'} */ access) {
+export function outside(/** @type {ToolContext} */ ctx, /** @type {string} */ abs, /** @type {string} */ real, /** @type {string[]} */ roots, /** @type {'read' | 'write'} */ access) {
   const shown = displayPath(ctx, abs);
   const via = real !== abs ? ` (it leads to ${real} through a symbolic link)` : '';
   const where = roots.length ? roots.join(', ') : 'no folder at all';
@@ -83,8 +84,11 @@ async function realTarget(/** @type {string} */ abs) {
 
 /**
  * Checks that a model-supplied path stays inside the plugin's roots for `access`,
- * by real path (links followed, then checked), and returns both paths: `abs` to
- * show, `real` to open. Throws PERMISSION_DENIED naming the path and the roots.
+ * by real path (links followed, then checked), and for a write that it is not
+ * protected, and returns both paths: `abs` to show, `real` to open. Throws
+ * PERMISSION_DENIED naming the path and the roots (or why it is protected).
+ * A check by path only: a link swapped in before the open could still redirect it,
+ * so the opener checks the opened descriptor again (opened.js).
  * @param {ToolContext} ctx
  * @param {string} p
  * @param {'read' | 'write'} access
@@ -100,6 +104,8 @@ export async function confinedPath(ctx, p, access) {
     throw error;
   }
   if (!roots.some((root) => isInside(real, root))) throw outside(ctx, abs, real, roots, access);
+  // Refused before anything is read or created, so the model hears why first.
+  if (access === 'write') refuseProtected(ctx, displayPath(ctx, abs), real);
   return { abs, real };
 }
 

@@ -1,8 +1,8 @@
 // @ts-check
-import { stat } from 'node:fs/promises';
 import { isBinaryFile } from './binary.js';
 import { fsError } from './errors.js';
 import { readLines } from './lines.js';
+import { openChecked } from './opened.js';
 import { confinedPath, displayPath } from './paths.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
@@ -27,8 +27,24 @@ export function numberLine(/** @type {number} */ n, /** @type {string} */ text) 
  */
 async function readFile(args, ctx) {
   const { abs, real } = await confinedPath(ctx, args.path, 'read');
+  // Everything below reads this one checked handle, never the path again.
+  const handle = await openChecked(ctx, abs, real, 'read').catch(async (err) => { throw await fsError(ctx, abs, err); });
+  try {
+    return await readOpened(args, ctx, abs, handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * @param {{ path: string, offset?: number, limit?: number }} args
+ * @param {ToolContext} ctx
+ * @param {string} abs
+ * @param {import('node:fs/promises').FileHandle} handle
+ */
+async function readOpened(args, ctx, abs, handle) {
   const shown = displayPath(ctx, abs);
-  const info = await stat(real).catch(async (err) => { throw await fsError(ctx, abs, err); });
+  const info = await handle.stat().catch(async (err) => { throw await fsError(ctx, abs, err); });
   if (info.isDirectory()) throw await fsError(ctx, abs, { code: 'EISDIR' });
   if (!info.isFile()) throw new Error(`${shown} is not a regular file.`);
 
@@ -40,7 +56,7 @@ async function readFile(args, ctx) {
         'or find the relevant lines first with search_files.',
     );
   }
-  if (await isBinaryFile(real).catch(async (err) => { throw await fsError(ctx, abs, err); })) {
+  if (await isBinaryFile(handle).catch(async (err) => { throw await fsError(ctx, abs, err); })) {
     throw new Error(`${shown} looks like a binary file (it contains NUL bytes); read_file only reads text.`);
   }
 
@@ -55,7 +71,7 @@ async function readFile(args, ctx) {
   let n = 0;
   let cutLines = 0;
   let more = false;
-  for await (const line of readLines(real, MAX_LINE_CHARS, ctx.signal)) {
+  for await (const line of readLines(handle, MAX_LINE_CHARS, ctx.signal)) {
     n++;
     if (n < offset) continue;
     if (n > last) {

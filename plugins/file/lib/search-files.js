@@ -1,9 +1,10 @@
 // @ts-check
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { glob as findGlob } from 'tinyglobby';
 import { looksBinary } from './binary.js';
 import { fsError } from './errors.js';
+import { openChecked } from './opened.js';
 import { confinedPath, displayPath, readableEntry } from './paths.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
@@ -106,10 +107,9 @@ async function searchFiles(args, ctx) {
       outside++;
       continue;
     }
-    const size = await stat(file).then((s) => s.size, () => -1);
-    if (size < 0) continue;
-    if (size > MAX_SEARCH_BYTES) { large++; continue; }
-    const buf = await readFile(file).catch(() => null);
+    const buf = await readChecked(ctx, file);
+    if (buf === 'outside') { outside++; continue; }
+    if (buf === 'large') { large++; continue; }
     if (buf === null) continue;
     if (looksBinary(buf)) { binary++; continue; }
     const lines = buf.toString('utf8').split('\n');
@@ -139,6 +139,27 @@ async function searchFiles(args, ctx) {
   if (large > 0) notes.push(`Skipped ${large} file(s) over ${MAX_SEARCH_BYTES / (1024 * 1024)} MB.`);
   const footer = `[${notes.join(' ')}]`;
   return hits.length > 0 ? `${hits.join('\n')}\n\n${footer}` : footer;
+}
+
+/**
+ * The content of `file` read from the handle that was opened and checked (a link
+ * swapped in during the walk cannot lead the read out), or why it is skipped:
+ * 'outside' the roots, 'large', or null (gone, unreadable, not a regular file).
+ * @returns {Promise<Buffer | 'outside' | 'large' | null>}
+ */
+async function readChecked(/** @type {ToolContext} */ ctx, /** @type {string} */ file) {
+  const handle = await openChecked(ctx, file, file, 'read').catch((err) => (err?.code === 'PERMISSION_DENIED' ? 'outside' : null));
+  if (handle === null || handle === 'outside') return handle;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return null;
+    if (info.size > MAX_SEARCH_BYTES) return 'large';
+    return await handle.readFile();
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
 }
 
 function describe(/** @type {SearchArgs} */ args) {

@@ -13,7 +13,7 @@ async function writeFile(args, ctx) {
   const { abs, real } = await confinedPath(ctx, args.path, 'write');
   let created;
   try {
-    created = await writeAtomic(real, args.content);
+    created = await writeAtomic(ctx, abs, real, args.content);
   } catch (err) {
     throw await fsError(ctx, abs, err);
   }
@@ -32,7 +32,8 @@ export const writeFileTool = {
   description: [
     'Create a file or replace its whole content (UTF-8). Missing parent directories are created, and the write is ' +
       'atomic (temp file + rename), so readers never see half a file. Only paths inside the workspace (and folders the ' +
-      'operator granted) can be written; a symbolic link is followed only when its target is inside too. Returns {path, created, bytes, lines}.',
+      'operator granted) can be written; a symbolic link is followed only when its target is inside too. Protected files ' +
+      '(the toolshed config, .git/hooks and the like) are refused even there. Returns {path, created, bytes, lines}.',
     { ifAvailable: ['patch'], text: 'To change part of an existing file, prefer patch: it cannot clobber the rest of the file.' },
   ],
   parameters: {
