@@ -55,8 +55,9 @@ export function protectedBy(target: string, protect: readonly ProtectedPath[] | 
   return undefined;
 }
 
-/** The refusal's words for a protected `shown` path: names it and says why, and what to do. */
-export function protectedMessage(shown: string, entry: ProtectedPath): string {
-  const what = entry.kind === 'name' ? `a protected name (${entry.value})` : entry.value === shown ? 'protected' : `inside a protected path (${entry.value})`;
+/** The refusal's words for a protected path shown as `shown` (whose real path is `target`): names it, says why, and what to do. */
+export function protectedMessage(shown: string, entry: ProtectedPath, target?: string): string {
+  const exact = target !== undefined ? path.resolve(target) === entry.value : shown === entry.value;
+  const what = entry.kind === 'name' ? `a protected name (${entry.value})` : exact ? 'protected' : `inside a protected path (${entry.value})`;
   return `Permission denied: ${shown} is ${what}: ${entry.why}. The model's tools may not change it even inside the workspace; the operator can change it by hand.`;
 }

@@ -16,5 +16,5 @@ import { protectedBy, protectedMessage } from '../../../dist/sandbox/protected.j
 export function refuseProtected(ctx, shown, real) {
   const entry = protectedBy(real, ctx.roots?.protect);
   if (entry === undefined) return;
-  throw Object.assign(new Error(protectedMessage(shown, entry)), { code: 'PERMISSION_DENIED', data: { path: real, protected: entry } });
+  throw Object.assign(new Error(protectedMessage(shown, entry, real)), { code: 'PERMISSION_DENIED', data: { path: real, protected: entry } });
 }
