@@ -89,7 +89,7 @@ describe.runIf(checksDescriptors)('checks on the opened descriptor', () => {
   it('does not create a protected folder, even when asked for it directly', async () => {
     const error = await openFolder(ctx, path.join(ws, 'vendor', 'x.js'), path.join(ws, 'vendor', 'lib')).then(() => undefined, (err) => err);
     expect(error?.code).toBe('PERMISSION_DENIED');
-    expect(error.message).toContain(`vendor is inside a protected path (${path.join(ws, 'vendor')}): plugin code`);
+    expect(error.message).toContain("vendor is protected: plugin code");
     expect(existsSync(path.join(ws, 'vendor'))).toBe(false);
   });
 });
