@@ -45,7 +45,8 @@ export function lineDiff(before: string, after: string, context = 3): string[] {
   const out: string[] = [];
   lines.forEach(([mark, line], index) => {
     if (near[index]) out.push(`${mark} ${line}`);
-    else if (index > 0 && near[index - 1]) out.push('  …');
+    // One mark for each run of unchanged lines left out, before a change or after one.
+    else if (index === 0 || near[index - 1]) out.push('  …');
   });
   return near.some(Boolean) ? out : [];
 }

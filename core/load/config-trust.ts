@@ -190,11 +190,15 @@ export function decideTrust(context: TrustContext, record: TrustRecord | undefin
   }
   if (record && context.mode === 'check') {
     const first = changes[0] ?? 'the config differs from the one accepted here';
-    const changed = state.file ?? Object.keys(state.modules).find((m) => state.modules[m] !== record.modules[m]) ?? record.file ?? context.key;
+    // Name what changed: the config file itself, else the first module that differs.
+    const fileChanged = record.file !== state.file || (state.file !== null && insideAny(state.file, roots) && record.hash !== state.hash);
+    const modules = [...new Set([...Object.keys(record.modules), ...Object.keys(state.modules)])];
+    const changed = (fileChanged ? (state.file ?? record.file) : modules.find((m) => state.modules[m] !== record.modules[m])) ?? context.key;
     throw untrusted(first, changed, insideAny(changed, roots) ?? root);
   }
   writeTrustRecord(context.stateDir, context.key, state);
-  if (record) return { applies: true, changes, ...base };
+  // Accepting (toolshed trust, --trust-config) is the operator's decision already: no first-use note.
+  if (record || context.mode === 'accept') return { applies: true, changes, ...base };
   const note =
     state.file === null
       ? `no config in ${context.key}, which the model's tools can write: recorded on first use, so a config that appears there stops toolshed until you accept it with toolshed trust`

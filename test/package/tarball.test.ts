@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../helpers.js';
+import { fixture, tempDir, suiteHome } from '../helpers.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -20,7 +20,7 @@ const repoPkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')
 const repoLock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8'));
 // Offline, quiet, and never asking the registry whether npm itself is current.
 const NPM_ENV = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', FORCE_COLOR: '0' };
-const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C.UTF-8' };
+const ENV = { ...suiteHome(), PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C.UTF-8' };
 
 let work: { dir: string; cleanup(): void };
 let app: string;
