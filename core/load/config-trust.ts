@@ -137,6 +137,8 @@ export function currentState(loaded: LoadedConfig, config: Pick<ResolvedConfig, 
   }
   for (const [source, content] of loaded.sources) {
     const real = realPath(source);
+    // A package.json read on the way (no `toolshed` field) was looked at, not loaded.
+    if (real !== file && path.basename(real) === 'package.json') continue;
     if (real !== file && insideAny(real, roots)) modules[real] = configDigest(real, content).hash;
     if (JS_CONFIG.test(real)) Object.assign(modules, staticImports(real, content, roots));
   }

@@ -123,9 +123,10 @@ describe('the published manifest', () => {
 });
 
 describe('the CLI in a fresh app', () => {
-  it('toolshed list: every first-party toolset loads, nothing on stderr', () => {
+  it('toolshed list: every first-party toolset loads; stderr holds only the one-line config trust note', () => {
     const result = run(bin, ['list', '--format', 'names'], app);
-    expect(result.stderr).toBe('');
+    // A first run in a user's app explains the trust step in one line: "no config here" is recorded too.
+    expect(result.stderr).toMatch(/^toolshed: no config in [^\n]*toolshed trust\n$/);
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual(expect.arrayContaining(['read_file', 'search_files', 'terminal', 'todo_write', 'web_fetch', 'execute_code']));
     const summary = run(bin, ['--strict'], app);
@@ -146,6 +147,8 @@ describe('the CLI in a fresh app', () => {
 
   it('toolshed serve, through the MCP SDK client, with the documented npx snippet and cwd /', async () => {
     writeFileSync(path.join(app, 'toolshed.config.mjs'), "export default { root: '.', enable: ['file'] };\n");
+    // toolshed already ran here with no config (recorded as such): the operator accepts the config they added.
+    expect(run(bin, ['trust'], app)).toMatchObject({ code: 0, stdout: expect.stringContaining('a config appeared where there was none: ./toolshed.config.mjs') });
     // docs/embedding.md: {"command":"npx","args":["-y","--prefix","/path/to/app","toolshed","serve","--config","/path/to/app/toolshed.config.mjs"]}
     const transport = new StdioClientTransport({
       command: 'npx',
