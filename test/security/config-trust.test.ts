@@ -5,7 +5,7 @@
  * of it runs, until the operator accepts it (toolshed trust, --trust-config).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -72,6 +72,12 @@ describe('config trust in the library', () => {
 
     expect(await start({ trustConfig: true })).toEqual([expect.stringContaining('accepted a changed config')]);
     expect(await start()).toEqual([]);
+
+    // Removing it is a change too: the defaults may allow what the config held back.
+    rmSync(file);
+    const removed = await refusal({ overrides: { enable: [] } });
+    expect(removed?.code).toBe('CONFIG_UNTRUSTED');
+    expect(removed?.message).toContain('the accepted config ./.toolshedrc.json is gone');
   });
 
   it("counts only package.json's toolshed field", async () => {
@@ -170,6 +176,10 @@ describe('config trust on the command line', () => {
     const accepted = toolshed(['list', '--format', 'names', '--trust-config']);
     expect(accepted.code).toBe(0);
     expect(accepted.stderr).toMatch(/^toolshed: accepted a changed config/);
+    expect(toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stderr: '' });
+    // The same for a container's environment.
+    config({ disable: ['where'], limits: { timeoutMs: 1234 } });
+    expect(toolshed(['list', '--format', 'names'], { TOOLSHED_TRUST_CONFIG: '1' })).toMatchObject({ code: 0, stderr: expect.stringMatching(/^toolshed: accepted a changed config/) });
     expect(toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stderr: '' });
     const usage = toolshed(['trust', 'extra']);
     expect(usage.code).toBe(2);
