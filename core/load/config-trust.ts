@@ -183,7 +183,11 @@ export function decideTrust(context: TrustContext, record: TrustRecord | undefin
   const base = { key: context.key, state, ...(record ? { previous: record } : {}) };
   // The search folder counts even with no config (or one further up): a config the model creates there would be found first.
   const root = (state.file !== null ? insideAny(state.file, roots) : undefined) ?? (context.named ? undefined : insideAny(context.key, roots)) ?? Object.keys(state.modules).map((m) => insideAny(m, roots)).find(Boolean);
-  if (!root) return { applies: false, changes: [], ...base };
+  if (!root) {
+    // A record from when it did apply would still hold the pre-import check to the old bytes: accepting refreshes it.
+    if (record && context.mode === 'accept' && context.stateDir) writeTrustRecord(context.stateDir, context.key, state);
+    return { applies: false, changes: [], ...base };
+  }
   if (record && matches(record, state, roots)) return { applies: true, changes: [], ...base };
   const changes = record ? describeChanges(record, state, context.cwd) : [];
   if (!context.stateDir) {

@@ -111,6 +111,17 @@ describe('config trust in the library', () => {
     }
   });
 
+  it('accepts a JS config that moved the root away from it, and then needs no trust', async () => {
+    const file = path.join(ws, 'toolshed.config.mjs');
+    writeFileSync(file, 'export default { builtins: false, cache: { enabled: false } };\n');
+    await start();
+    mkdirSync(path.join(ws, 'sub'));
+    writeFileSync(file, "export default { builtins: false, cache: { enabled: false }, root: './sub' };\n");
+    expect((await refusal())?.code).toBe('CONFIG_UNTRUSTED');
+    expect(await start({ trustConfig: true })).toEqual([]);
+    expect(await start()).toEqual([]);
+  });
+
   it('refuses a changed hooks module inside the root without importing it', async () => {
     mkdirSync(path.join(ws, 'policy'));
     const hooks = path.join(ws, 'policy', 'audit.mjs');
