@@ -87,10 +87,13 @@ export class ToolshedError extends Error {
   }
 }
 
-/** The config file or object does not match config.schema.json, or cannot be read. */
+/**
+ * The config file or object does not match config.schema.json, or cannot be read
+ * (CONFIG_INVALID); or it changed since the operator accepted it (CONFIG_UNTRUSTED).
+ */
 export class ConfigError extends ToolshedError {
-  constructor(message: string, data: { file?: string; pointer?: string; expected?: string } = {}, options?: { cause?: unknown }) {
-    super('CONFIG_INVALID', message, data, options);
+  constructor(message: string, data: { file?: string; pointer?: string; expected?: string; root?: string; fix?: string } = {}, options?: { cause?: unknown; code?: 'CONFIG_INVALID' | 'CONFIG_UNTRUSTED' }) {
+    super(options?.code ?? 'CONFIG_INVALID', message, data, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ConfigError';
   }
 }

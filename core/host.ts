@@ -5,7 +5,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { loadConfig, resolveConfig, stripUndefined, validateConfigObject, type ResolvedConfig, type ToolshedConfig } from './load/config.js';
+import type { ToolshedConfig } from './load/config.js';
+import { loadHostConfig } from './load/host-config.js';
 import { CheckCache, type Clock, type Verdict } from './expose/check-cache.js';
 import { type DefinitionsPipeline, type Exposure, type SchemaRewriter } from './expose/pipeline.js';
 import { DescriptionTokens } from './expose/descriptions.js';
@@ -54,29 +55,21 @@ export interface ToolHostOptions {
   onApproval?: Approver;
   /** override parts of the config after loading (CLI --enable/--disable) */
   overrides?: Partial<Pick<ToolshedConfig, 'enable' | 'disable'>>;
+  /**
+   * Accept a config file that differs from the one last accepted, and record it, instead of
+   * failing with CONFIG_UNTRUSTED (CI, containers: no one to ask). The env var
+   * TOOLSHED_TRUST_CONFIG=1 does the same. See docs/configuration.md#config-trust.
+   */
+  trustConfig?: boolean;
+  /** one-line notes for the person starting the host, such as config trust on first use (the CLI prints them on stderr) */
+  onNotice?: (message: string) => void;
 }
 
 export type { DefinitionsOptions, ToolHost, ViewOptions } from './tool-host.js';
 
-async function resolveHostConfig(options: ToolHostOptions, cwd: string): Promise<ResolvedConfig> {
-  const cores = os.availableParallelism();
-  let file: string | undefined;
-  let config: ToolshedConfig;
-  if (typeof options.config === 'string') {
-    ({ file, config } = await loadConfig({ cwd, file: options.config }));
-  } else if (options.config) {
-    config = validateConfigObject(options.config, undefined);
-  } else {
-    ({ file, config } = await loadConfig({ cwd }));
-  }
-  if (options.overrides) config = validateConfigObject({ ...config, ...stripUndefined(options.overrides) }, file);
-  return resolveConfig(config, file, file ? path.dirname(file) : cwd, cores, { ...(options.root !== undefined ? { explicit: path.resolve(cwd, options.root) } : {}), fallback: cwd });
-}
-
-
 /**
  * Creates a host: loads config and plugins and evaluates which tools are exposed.
- * Throws a ToolshedError (CONFIG_INVALID, TOOLSET_UNKNOWN, TOOLSET_CYCLE) for a host-level problem;
+ * Throws a ToolshedError (CONFIG_INVALID, CONFIG_UNTRUSTED, TOOLSET_UNKNOWN, TOOLSET_CYCLE) for a host-level problem;
  * a plugin that fails to load is reported in explain() instead.
  * @example
  * const host = await createToolHost({ cwd: process.cwd() });
@@ -89,7 +82,11 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const cwd = path.resolve(options.cwd ?? options.root ?? process.cwd());
   const env = options.env ?? process.env;
   const clock = options.clock ?? { now: () => Date.now() };
-  const config = await resolveHostConfig(options, cwd);
+  const trust = options.trustConfig === true || process.env.TOOLSHED_TRUST_CONFIG === '1' ? 'accept' : 'check';
+  const { config, trust: trusted } = await loadHostConfig({ ...options, trust }, cwd);
+  if (trusted?.note) options.onNotice?.(trusted.note);
+  // Accepted without a review (--trust-config): say what, so a log shows it.
+  else if (trusted?.changes.length) options.onNotice?.(`accepted a changed config (trustConfig): ${trusted.changes.join('; ')}`);
   // Before any pool starts, so a bad hooks module fails the host with nothing to tear down.
   const configHooks = await loadHookModules(config);
   const registry = new Registry();

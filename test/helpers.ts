@@ -16,6 +16,18 @@ export function tempDir(prefix = 'toolshed-test-'): { dir: string; cleanup(): vo
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * The suite's own state and cache folders (vitest.config.ts) as env entries: a child
+ * spawned with a hand-made env must get them too, or it reads and writes the trust
+ * records and caches of the person running the suite.
+ */
+export function suiteHome(): { XDG_STATE_HOME?: string; XDG_CACHE_HOME?: string } {
+  return {
+    ...(process.env.XDG_STATE_HOME ? { XDG_STATE_HOME: process.env.XDG_STATE_HOME } : {}),
+    ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}),
+  };
+}
+
 let scratch: string | undefined;
 
 /** A temp folder shared by one test file, removed when the process exits (fixture plugins may write to their cwd). */

@@ -25,6 +25,7 @@ export interface CliValues {
   force?: boolean;
   yes?: boolean;
   fromClaudeDesktop?: string;
+  trustConfig?: boolean;
 }
 
 /** One flag in commander's syntax: `--format <name>` takes a value, `--json` does not. */
@@ -65,6 +66,7 @@ export const HOST_FLAGS: FlagSpec[] = [
   { flags: '--enable <toolsets>', description: 'toolsets to enable, comma-separated (replaces the config\'s enable)' },
   { flags: '--disable <names>', description: 'toolsets or tools to disable, comma-separated' },
   { flags: '--strict', description: 'exit 1 when any plugin failed to load' },
+  { flags: '--trust-config', description: 'accept and record a config that changed since it was last accepted, without asking (CI, containers; see toolshed trust)' },
 ];
 
 const JSON_FLAG: FlagSpec = { flags: '--json', description: 'machine-readable output' };
@@ -134,6 +136,12 @@ export const COMMANDS: CommandSpec[] = [
     ],
     examples: ['toolshed init', 'toolshed init --from-claude-desktop ~/.config/Claude/claude_desktop_config.json'],
     run: async (c) => (await import('./init.js')).runInitCommand(c),
+  },
+  {
+    name: 'trust',
+    summary: 'show how the config changed since it was last accepted, and accept it',
+    examples: ['toolshed trust', 'toolshed trust --config ./toolshed.config.mjs', 'toolshed trust --root ~/my-app'],
+    run: async (c) => (await import('./trust.js')).runTrustCommand(c),
   },
   {
     name: 'tour',

@@ -1,6 +1,7 @@
 /**
  * `toolshed init`: writes a starter config that editors can validate through
- * `$schema`, optionally with the MCP servers of a Claude Desktop config.
+ * `$schema`, optionally with the MCP servers of a Claude Desktop config, and
+ * accepts it for config trust (the person running init wrote it).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -44,7 +45,7 @@ async function desktopServers(file: string, cwd: string): Promise<{ servers: Rec
   return { servers, lines };
 }
 
-/** Writes `.toolshedrc.json` in `cwd` (with the servers of a desktop client's config when `fromClaudeDesktop` names one); refuses to overwrite unless `force`. */
+/** Writes `.toolshedrc.json` in `cwd` (with the servers of a desktop client's config when `fromClaudeDesktop` names one) and accepts it for config trust; refuses to overwrite unless `force`. */
 export async function runInit(options: { cwd: string; force: boolean; fromClaudeDesktop?: string; out(text: string): void }): Promise<number> {
   const file = path.join(options.cwd, '.toolshedrc.json');
   if (existsSync(file) && !options.force) {
@@ -61,6 +62,10 @@ export async function runInit(options: { cwd: string; force: boolean; fromClaude
   writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
   options.out(`wrote ${path.relative(options.cwd, file) || file}. Add plugin packages with npm install, list them under "plugins", and run toolshed to see what is exposed.`);
   for (const line of imported?.lines ?? []) options.out(line);
+  // The operator just wrote it: accept it as this folder's config, or a "no config here" record would refuse it.
+  const { loadHostConfig } = await import('../load/host-config.js');
+  const { trust } = await loadHostConfig({ trust: 'accept' }, options.cwd);
+  if (trust?.applies) options.out('Accepted it as this folder\'s config (config trust): toolshed stops if it changes, until you review the change with toolshed trust.');
   return 0;
 }
 

@@ -1,6 +1,7 @@
 /**
  * Opening the host a command works on, from the host flags: `--config`,
- * `--root`, `--enable`, `--disable`, and `--strict`. A start that takes more
+ * `--root`, `--enable`, `--disable`, `--trust-config` and `--strict`. Notes the
+ * host has for the person (config trust on first use) go to stderr. A start that takes more
  * than half a second says so on stderr, once.
  */
 import path from 'node:path';
@@ -26,6 +27,7 @@ export function hostOptions(values: CliValues, extra: Partial<ToolHostOptions> =
     cwd: process.cwd(),
     ...(root !== undefined ? { root, cwd: root } : {}),
     ...(values.config !== undefined ? { config: values.config, cwd: process.cwd() } : {}),
+    ...(values.trustConfig === true ? { trustConfig: true } : {}),
     overrides,
     ...extra,
   };
@@ -37,7 +39,7 @@ export async function openHost(values: CliValues, io: CliIo, extra: Partial<Tool
   const timer = io.errIsTTY ? setTimeout(() => io.err(note), PROGRESS_AFTER_MS) : undefined;
   timer?.unref();
   try {
-    return await createToolHost(hostOptions(values, extra));
+    return await createToolHost(hostOptions(values, { onNotice: (message) => io.err(`toolshed: ${message}`), ...extra }));
   } finally {
     if (timer) clearTimeout(timer);
   }

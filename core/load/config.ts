@@ -169,15 +169,34 @@ export function validateConfigObject(value: unknown, file: string | undefined): 
   } as never);
 }
 
-async function explorer(places: readonly string[] = SEARCH_PLACES) {
+/** Called with each file cosmiconfig reads (the config and its `$import`s), before its loader runs: may throw to stop the load. */
+export type OnConfigRead = (filepath: string, content: string) => void;
+
+async function explorer(sources: Map<string, string>, onRead: OnConfigRead | undefined, places: readonly string[] = SEARCH_PLACES) {
   // Loaded on use: a host given a config object never needs it.
   const { cosmiconfig, defaultLoaders } = await import('cosmiconfig');
-  const js = locatingErrors(loadJsFresh);
+  type Loader = (filepath: string, content: string) => unknown;
+  // Every read is seen first, so a JS config can be refused before its code is imported.
+  const seen = (loader: Loader): Loader => (filepath, content) => {
+    sources.set(filepath, content);
+    onRead?.(filepath, content);
+    return loader(filepath, content);
+  };
+  const js = seen(locatingErrors(loadJsFresh));
   return cosmiconfig('toolshed', {
     searchStrategy: 'project',
     searchPlaces: [...places],
     cache: false,
-    loaders: { '.js': js, '.mjs': js, '.cjs': js, '.ts': locatingErrors(defaultLoaders['.ts']) },
+    loaders: {
+      '.js': js,
+      '.mjs': js,
+      '.cjs': js,
+      '.ts': seen(locatingErrors(defaultLoaders['.ts'])),
+      '.json': seen(defaultLoaders['.json']),
+      '.yaml': seen(defaultLoaders['.yaml']),
+      '.yml': seen(defaultLoaders['.yml']),
+      noExt: seen(defaultLoaders.noExt),
+    },
   });
 }
 
@@ -185,11 +204,17 @@ async function explorer(places: readonly string[] = SEARCH_PLACES) {
 export interface LoadedConfig {
   file: string | undefined;
   config: ToolshedConfig;
+  /** every file cosmiconfig read for it (the config, then its `$import`s), by path, as read */
+  sources: Map<string, string>;
 }
 
-/** Loads `file` explicitly (`--config`), or searches from `cwd`; no file at all gives `{}` (the embedded default). */
-export async function loadConfig(options: { cwd: string; file?: string }): Promise<LoadedConfig> {
-  const search = await explorer();
+/**
+ * Loads `file` explicitly (`--config`), or searches from `cwd`; no file at all gives `{}` (the embedded default).
+ * `onRead` sees each file before it is loaded (config trust refuses a changed JS config there, before it runs).
+ */
+export async function loadConfig(options: { cwd: string; file?: string; onRead?: OnConfigRead }): Promise<LoadedConfig> {
+  const sources = new Map<string, string>();
+  const search = await explorer(sources, options.onRead);
   let result: { config: unknown; filepath: string; isEmpty?: boolean } | null;
   try {
     if (options.file) {
@@ -199,7 +224,10 @@ export async function loadConfig(options: { cwd: string; file?: string }): Promi
     } else {
       result = await search.search(options.cwd);
       // In a plugin's own folder its package.json is metadata: look on for a config file (a dev config that loads the plugin).
-      if (result && isPluginMetadata(result)) result = await (await explorer(SEARCH_PLACES.filter((p) => p !== 'package.json'))).search(options.cwd);
+      if (result && isPluginMetadata(result)) {
+        sources.clear();
+        result = await (await explorer(sources, options.onRead, SEARCH_PLACES.filter((p) => p !== 'package.json'))).search(options.cwd);
+      }
     }
   } catch (error) {
     if (error instanceof ConfigError) throw error;
@@ -209,10 +237,9 @@ export async function loadConfig(options: { cwd: string; file?: string }): Promi
     }
     throw new ConfigError(`could not load the config${options.file ? ` ${options.file}` : ''}: ${err.message}`, options.file ? { file: options.file } : {}, { cause: error });
   }
-  if (!result) return { file: undefined, config: {} };
-  if (isPluginMetadata(result)) return { file: undefined, config: {} };
+  if (!result || isPluginMetadata(result)) return { file: undefined, config: {}, sources: new Map() };
   const config = result.isEmpty || result.config == null ? {} : result.config;
-  return { file: result.filepath, config: validateConfigObject(config, result.filepath) };
+  return { file: result.filepath, config: validateConfigObject(config, result.filepath), sources };
 }
 
 /**

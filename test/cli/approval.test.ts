@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../helpers.js';
+import { fixture, suiteHome, tempDir } from '../helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 const work = tempDir();
@@ -17,7 +17,7 @@ writeFileSync(path.join(work.dir, 'package.json'), '{"name":"cli-approval","priv
 writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }], approve: ['delete_note'] }));
 afterAll(() => work.cleanup());
 
-const env = { PATH: process.env.PATH ?? '' };
+const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
 const call = (...args: string[]) => spawnSync(process.execPath, [BIN, 'call', ...args], { cwd: work.dir, encoding: 'utf8', env, input: '', timeout: 60_000 });
 
 /** Runs `toolshed call delete_note` on a pseudo-terminal and types `answer` once the question is on screen. */

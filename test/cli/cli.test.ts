@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../helpers.js';
+import { fixture, tempDir, suiteHome } from '../helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 let work: { dir: string; cleanup(): void };
@@ -23,7 +23,7 @@ beforeEach(() => {
 afterEach(() => work.cleanup());
 
 function toolshed(args: string[], input?: string) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', input, env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', input, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -81,6 +81,7 @@ describe('toolshed CLI', () => {
   });
 
   it('exits 2 with one line on stderr for usage errors', () => {
+    expect(toolshed(['trust']).code).toBe(0);
     for (const args of [['frobnicate'], ['list', '--format', 'xml'], ['call'], ['--no-such-flag'], ['explain', 'nope']]) {
       const { code, stderr, stdout } = toolshed(args);
       expect(code, args.join(' ')).toBe(2);

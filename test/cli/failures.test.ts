@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../helpers.js';
+import { fixture, tempDir, suiteHome } from '../helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 let work: { dir: string; cleanup(): void };
@@ -13,11 +13,13 @@ beforeEach(() => {
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"cli-failures","private":true}');
   const plugins = [{ package: fixture('plugins', 'where'), trust: 'trusted' }, { package: fixture('plugins', 'missingdep'), trust: 'trusted' }];
   writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, plugins, enable: ['where', 'missingdep'] }));
+  // The operator's own config, accepted, so stderr holds only what these tests look at (no first-use note).
+  expect(toolshed(['trust']).code).toBe(0);
 });
 afterEach(() => work.cleanup());
 
 function toolshed(args: string[], input?: string) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', input, env: { PATH: process.env.PATH ?? '', LANG: 'C.UTF-8' }, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', input, env: { ...suiteHome(), PATH: process.env.PATH ?? '', LANG: 'C.UTF-8' }, timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -59,7 +61,7 @@ describe('the CLI with a plugin that failed to load', () => {
     const empty = tempDir('toolshed-noconfig-');
     try {
       writeFileSync(path.join(empty.dir, 'package.json'), '{"name":"empty","private":true}');
-      const result = spawnSync(process.execPath, [BIN, 'serve', '--enable', 'file'], { cwd: empty.dir, encoding: 'utf8', input: '', env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+      const result = spawnSync(process.execPath, [BIN, 'serve', '--enable', 'file'], { cwd: empty.dir, encoding: 'utf8', input: '', env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, timeout: 60_000 });
       expect(result.stderr).toContain('toolshed serve: no config found: embedded default');
       expect(result.status).toBe(0);
     } finally {

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../helpers.js';
+import { fixture, tempDir, suiteHome } from '../helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 const pkg = JSON.parse((await import('node:fs')).readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -20,7 +20,7 @@ beforeEach(() => {
 afterEach(() => work.cleanup());
 
 function toolshed(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -50,13 +50,14 @@ describe('CLI help and version', () => {
 
   it('lists every command in --help', () => {
     const { stdout } = toolshed(['--help']);
-    for (const name of ['summary', 'list', 'explain', 'call', 'serve', 'init', 'tour', 'completion', 'help']) expect(stdout).toMatch(new RegExp(`\\n {2}${name} `));
+    for (const name of ['summary', 'list', 'explain', 'call', 'serve', 'init', 'trust', 'tour', 'completion', 'help']) expect(stdout).toMatch(new RegExp(`\\n {2}${name} `));
   });
 
   it('suggests the command, flag or tool meant', () => {
     expect(toolshed(['lsit'])).toMatchObject({ code: 2, stderr: "toolshed: unknown command 'lsit'. Did you mean 'init' or 'list'? Run toolshed --help.\n" });
     expect(toolshed(['expalin'])).toMatchObject({ code: 2, stderr: expect.stringContaining("Did you mean 'explain'?") });
     expect(toolshed(['list', '--formt', 'names'])).toMatchObject({ code: 2, stderr: "toolshed: unknown option '--formt' (Did you mean --format?)\n" });
+    expect(toolshed(['trust']).code).toBe(0);
     const tool = toolshed(['explain', 'ecoh']);
     expect(tool.code).toBe(2);
     expect(tool.stderr).toBe("toolshed: no tool named 'ecoh' is registered. Did you mean 'echo'?\n");
@@ -109,7 +110,7 @@ describe('terminal output', () => {
   it('colours on a TTY and notes a slow start on stderr, once', () => {
     writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'slowload'), trust: 'trusted' }] }));
     // script(1) gives the CLI a pseudo-terminal for stdout and stderr.
-    const result = spawnSync('script', ['-qec', `${process.execPath} ${BIN}`, '/dev/null'], { cwd: work.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TERM: 'xterm-256color', LANG: 'C.UTF-8' }, timeout: 60_000 });
+    const result = spawnSync('script', ['-qec', `${process.execPath} ${BIN}`, '/dev/null'], { cwd: work.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', TERM: 'xterm-256color', LANG: 'C.UTF-8' }, timeout: 60_000 });
     expect(result.status, result.stdout).toBe(0);
     expect(result.stdout).toMatch(/\u001b\[32m✓\u001b\[39m toolshed-plugin-slowload/);
     expect(result.stdout.match(/toolshed: loading plugins…/g)).toHaveLength(1);
@@ -117,6 +118,7 @@ describe('terminal output', () => {
 
   it('writes no progress note into a pipe', () => {
     writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'slowload'), trust: 'trusted' }] }));
+    expect(toolshed(['trust']).code).toBe(0);
     const result = toolshed(['list', '--format', 'names']);
     expect(result).toMatchObject({ code: 0, stdout: 'slowload\n', stderr: '' });
   });

@@ -27,6 +27,8 @@ describe('toolshed tour in a user\'s app', () => {
     writeFileSync(path.join(app, '.toolshedrc.json'), JSON.stringify({ disable: ['terminal'] }));
     const result = spawnSync(process.execPath, [BIN, 'tour'], { cwd: app, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: home, TMPDIR: tmp, LANG: 'C.UTF-8' }, timeout: 120_000 });
     expect(result.status, result.stderr).toBe(0);
+    // A first run in a user's app says, in one line, that the config is now trusted as it is.
+    expect(result.stderr).toMatch(/^toolshed: trusting \.\/\.toolshedrc\.json as this workspace's config \(first use\); [^\n]*toolshed trust\n/);
     const out = result.stdout;
     expect(out).toContain(`config: ${path.join(realpathSync(app), '.toolshedrc.json')}`);
     expect(out).toContain('→ read_file {"path":"README.md","limit":6}');

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fixture } from '../helpers.js';
+import { fixture, suiteHome } from '../helpers.js';
 import { startScriptedServer, toolCall } from '../adapters/scripted-openai.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -51,7 +51,7 @@ async function runSnippet(name: string, parts: { prelude: string; snippet: strin
   const config = { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }] };
   writeFileSync(path.join(dir, 'toolshed.config.mjs'), `export default ${JSON.stringify(config)};\n`);
   writeFileSync(path.join(dir, 'app.mjs'), `${parts.prelude}\n${parts.snippet}\n${parts.epilogue}\n`);
-  const { stdout } = await promisify(execFile)(process.execPath, ['app.mjs'], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['app.mjs'], { cwd: dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolCall, type ToolHost } from 'toolshed';
-import { fixture, fixtureOptions, scratchDir, tempDir } from '../helpers.js';
+import { fixture, fixtureOptions, scratchDir, tempDir, suiteHome } from '../helpers.js';
 
 let host: ToolHost;
 
@@ -216,7 +216,7 @@ describe('hooks from config', () => {
 
     it('loads them for `toolshed call`, which finds the file by searching from its cwd', () => {
       const bin = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
-      const call = (...args: string[]) => spawnSync(process.execPath, [bin, 'call', ...args], { cwd: work.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+      const call = (...args: string[]) => spawnSync(process.execPath, [bin, 'call', ...args], { cwd: work.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, timeout: 60_000 });
       expect(call('read_note', '{"id":"a"}')).toMatchObject({ status: 0, stdout: 'note a [audited] [package]\n' });
       const blocked = call('delete_note', '{"id":"a"}');
       expect(blocked.status).toBe(1);

@@ -8,7 +8,7 @@ import { serverTools } from '../../dist/core/mcp-servers/tools.js';
 import { resolveServers } from '../../dist/core/mcp-servers/config.js';
 import { resolveProgram } from '../../dist/core/mcp-servers/program.js';
 import { restartDelay } from '../../dist/core/mcp-servers/connection.js';
-import { tempDir } from '../helpers.js';
+import { tempDir, suiteHome } from '../helpers.js';
 import { BIN, PROJECT, serversHost, serverScript } from './setup.js';
 
 async function configError(mcpServers: unknown): Promise<ToolshedError> {
@@ -118,7 +118,7 @@ describe('toolshed init --from-claude-desktop', () => {
           },
         }),
       );
-      const env = { PATH: process.env.PATH ?? '' };
+      const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
       const init = spawnSync(process.execPath, [BIN, 'init', '--from-claude-desktop', desktop], { cwd: work.dir, env, encoding: 'utf8' });
       expect(init.status, init.stderr).toBe(0);
       expect(init.stdout).toContain('imported 3 MCP servers from');
@@ -143,7 +143,7 @@ describe('toolshed init --from-claude-desktop', () => {
     const work = tempDir('toolshed-init-desktop-');
     try {
       writeFileSync(path.join(work.dir, 'other.json'), '{"theme":"dark"}');
-      const init = spawnSync(process.execPath, [BIN, 'init', '--from-claude-desktop', 'other.json'], { cwd: work.dir, env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8' });
+      const init = spawnSync(process.execPath, [BIN, 'init', '--from-claude-desktop', 'other.json'], { cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, encoding: 'utf8' });
       expect(init.status).toBe(1);
       expect(init.stderr).toMatch(/CONFIG_INVALID: .*other\.json: no "mcpServers" object to import/);
     } finally {

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolHost } from 'toolshed';
 import { probeSandbox } from '../../dist/sandbox/process/probe.js';
-import { tempDir } from '../helpers.js';
+import { tempDir, suiteHome } from '../helpers.js';
 import { BIN, DYNAMIC, PROJECT, server, serversHost, serverScript } from './setup.js';
 
 const SECRET = 'TOOLSHED_TEST_MCP_SECRET';
@@ -160,12 +160,12 @@ describe('explain', () => {
   it('says which protections were in force, and why the others were not (bubblewrap turned off)', () => {
     const config = path.join(work.dir, 'explain.config.json');
     writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, mcpServers: { everything: { command: 'node', args: [serverScript('everything')] } } }));
-    const run = spawnSync(process.execPath, [BIN, 'explain', '--json', '--config', config], { cwd: PROJECT, env: { PATH: process.env.PATH, TOOLSHED_SANDBOX_BWRAP: 'off' }, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [BIN, 'explain', '--json', '--config', config], { cwd: PROJECT, env: { ...suiteHome(), PATH: process.env.PATH, TOOLSHED_SANDBOX_BWRAP: 'off' }, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as { plugins: Array<{ name: string; mcp?: { protections: Record<string, unknown> } }> };
     const protections = report.plugins.find((p) => p.name === 'mcp:everything')!.mcp!.protections;
     expect(protections).toMatchObject({ mountNamespace: false, permissionModel: true, env: 'granted only', reason: expect.stringContaining('bubblewrap disabled by TOOLSHED_SANDBOX_BWRAP=off') });
-    const text = spawnSync(process.execPath, [BIN, '--config', config], { cwd: PROJECT, env: { PATH: process.env.PATH }, encoding: 'utf8' });
+    const text = spawnSync(process.execPath, [BIN, '--config', config], { cwd: PROJECT, env: { ...suiteHome(), PATH: process.env.PATH }, encoding: 'utf8' });
     expect(text.stdout).toMatch(/protections: env reduced to the grant, permission model/);
   });
 });

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../helpers.js';
+import { fixture, tempDir, suiteHome } from '../helpers.js';
 import { BIN, DYNAMIC, PROJECT, serversHost, serverScript } from './setup.js';
 
 const work = tempDir('toolshed-mcp-serve-');
@@ -47,7 +47,7 @@ beforeAll(async () => {
     listChanged++;
     for (const resolve of listChangedWaiters.splice(0)) resolve();
   });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { PATH: process.env.PATH ?? '' }, stderr: 'ignore' }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'ignore' }));
   // The same server, straight: what a result must look like after the extra hop.
   direct = new Client({ name: 'direct', version: '1.0.0' });
   await direct.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript('everything')], stderr: 'ignore' }));
@@ -68,8 +68,9 @@ afterAll(async () => {
 describe('toolshed call with a pasted Claude Desktop block', () => {
   it('lists and calls the servers\' tools', () => {
     const cwd = fixture('mcp-servers', 'desktop');
-    const env = { PATH: process.env.PATH ?? '' };
-    const call = spawnSync(process.execPath, [BIN, 'call', 'get-sum', '{"a":2,"b":3}'], { cwd, env, encoding: 'utf8' });
+    const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
+    // The fixture's config is the operator's: accepted as it is, so stderr stays empty on a first run too.
+    const call = spawnSync(process.execPath, [BIN, 'call', 'get-sum', '{"a":2,"b":3}', '--trust-config'], { cwd, env, encoding: 'utf8' });
     expect(call.stderr).toBe('');
     expect(call.stdout).toBe('The sum of 2 and 3 is 5.\n');
     expect(call.status).toBe(0);
@@ -90,7 +91,7 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
 
   it('lists and explains the servers\' tools', () => {
     const cwd = fixture('mcp-servers', 'desktop');
-    const env = { PATH: process.env.PATH ?? '' };
+    const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
     const list = spawnSync(process.execPath, [BIN, 'list', '--format', 'names'], { cwd, env, encoding: 'utf8' });
     expect(list.status, list.stderr).toBe(0);
     expect(list.stdout.split('\n')).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation', 'read_file']));

@@ -13,7 +13,7 @@ import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@mod
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost } from 'toolshed';
 import { serveHttp } from 'toolshed/mcp';
-import { fixture, fixtureOptions, tempDir } from '../helpers.js';
+import { fixture, fixtureOptions, tempDir, suiteHome } from '../helpers.js';
 import { BIN, textOf } from './setup.js';
 
 const work = tempDir('toolshed-mcp-approval-');
@@ -22,7 +22,7 @@ writeFileSync(path.join(work.dir, 'package.json'), '{"name":"mcp-approval","priv
 writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }], approve: ['delete_note'] }));
 
 async function connect(client: Client): Promise<Client> {
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
   return client;
 }
 

@@ -12,7 +12,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LineLimitedInput, OutlineScanner, type OversizedMessage } from '../../dist/core/mcp/line-limit.js';
 import { BIN, mcpConfig, textOf } from './setup.js';
-import { tempDir } from '../helpers.js';
+import { tempDir, suiteHome } from '../helpers.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -25,7 +25,7 @@ async function serve(config: Record<string, unknown>): Promise<{ client: Client;
   const file = path.join(work.dir, 'toolshed.config.json');
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"mcp-large","private":true}');
   writeFileSync(file, JSON.stringify(config));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', file], cwd: work.dir, env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', file], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

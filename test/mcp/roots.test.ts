@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../helpers.js';
+import { fixture, tempDir, suiteHome } from '../helpers.js';
 import { BIN, signal, textOf } from './setup.js';
 
 let work: { dir: string; cleanup(): void };
@@ -29,7 +29,7 @@ beforeEach(() => {
 afterEach(() => work.cleanup());
 
 async function connect(args: string[], roots: boolean) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config, ...args], cwd: '/', env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config, ...args], cwd: '/', env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'roots-test', version: '1.0.0' }, roots ? { capabilities: { roots: { listChanged: false } } } : {});

@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, describe, expect, it } from 'vitest';
 import { isLoopback, parseListenAddress } from '../../dist/core/mcp/address.js';
 import { BIN, mcpProject } from './setup.js';
+import { suiteHome } from '../helpers.js';
 
 const project = mcpProject(60_000);
 const children: ChildProcess[] = [];
@@ -14,7 +15,7 @@ afterAll(() => {
 });
 
 function serve(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN, 'serve', '--config', project.config, ...args], { cwd: project.dir, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', project.config, ...args], { cwd: project.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -65,13 +66,13 @@ describe('toolshed serve (process)', () => {
   });
 
   it('refuses a non-loopback address unless explicitly allowed', () => {
-    const result = spawnSync(process.execPath, [BIN, 'serve', '--config', project.config, '--http', '0.0.0.0:0'], { cwd: project.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const result = spawnSync(process.execPath, [BIN, 'serve', '--config', project.config, '--http', '0.0.0.0:0'], { cwd: project.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '' } });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/refusing to serve on 0\.0\.0\.0.*TOOLSHED_SERVE_ALLOW_REMOTE=1/);
   });
 
   it('reports a malformed address as a usage error', () => {
-    const run = (args: string[]) => spawnSync(process.execPath, [BIN, 'serve', ...args], { cwd: project.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const run = (args: string[]) => spawnSync(process.execPath, [BIN, 'serve', ...args], { cwd: project.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '' } });
     const bad = run(['--http', 'nowhere']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--http expects HOST:PORT');

@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createProxyServer } from 'http-proxy-3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers.js';
+import { tempDir, suiteHome } from '../helpers.js';
 import { BIN } from './setup.js';
 
 const work = tempDir('toolshed-stateless-');
@@ -30,7 +30,7 @@ const proxy = createProxyServer({ changeOrigin: true });
 function replica(): Promise<string> {
   const child = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', '--stateless', '--config', path.join(work.dir, 'toolshed.config.json')], {
     cwd: work.dir,
-    env: { PATH: process.env.PATH ?? '', TOOLSHED_TODO_DIR: shared },
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '', TOOLSHED_TODO_DIR: shared },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   children.push(child);

@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ToolListChangedNotificationSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, mcpProject, progressOnWire, recordIncoming, signal, textOf } from './setup.js';
+import { suiteHome } from '../helpers.js';
 
 // A short TTL: the server's refresh loop re-evaluates checks every 250 ms.
 const project = mcpProject(100);
@@ -23,7 +24,7 @@ beforeAll(async () => {
     command: process.execPath,
     args: [BIN, 'serve', '--config', project.config],
     cwd: project.dir,
-    env: { PATH: process.env.PATH ?? '' },
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (chunk: Buffer) => {

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers.js';
+import { tempDir, suiteHome } from '../helpers.js';
 import { BIN, textOf } from './setup.js';
 
 const work = tempDir('toolshed-watch-');
@@ -47,7 +47,8 @@ beforeAll(async () => {
   writePlugin('v1');
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"watch-project","private":true}');
   writeConfig();
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--watch', '--config', configFile], cwd: work.dir, env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+  // The edits below are the operator's (config trust would refuse them otherwise).
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--watch', '--trust-config', '--config', configFile], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });

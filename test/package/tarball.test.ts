@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../helpers.js';
+import { fixture, tempDir, suiteHome } from '../helpers.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -20,8 +20,7 @@ const repoPkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')
 const repoLock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8'));
 // Offline, quiet, and never asking the registry whether npm itself is current.
 const NPM_ENV = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', FORCE_COLOR: '0' };
-// The suite's own state and cache folders (vitest.config.ts), so the app never touches the real user's.
-const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C.UTF-8', XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' };
+const ENV = { ...suiteHome(), PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C.UTF-8' };
 
 let work: { dir: string; cleanup(): void };
 let app: string;
@@ -124,9 +123,10 @@ describe('the published manifest', () => {
 });
 
 describe('the CLI in a fresh app', () => {
-  it('toolshed list: every first-party toolset loads, nothing on stderr', () => {
+  it('toolshed list: every first-party toolset loads; stderr holds only the one-line config trust note', () => {
     const result = run(bin, ['list', '--format', 'names'], app);
-    expect(result.stderr).toBe('');
+    // A first run in a user's app explains the trust step in one line: "no config here" is recorded too.
+    expect(result.stderr).toMatch(/^toolshed: no config in [^\n]*toolshed trust\n$/);
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual(expect.arrayContaining(['read_file', 'search_files', 'terminal', 'todo_write', 'web_fetch', 'execute_code']));
     const summary = run(bin, ['--strict'], app);
@@ -160,6 +160,8 @@ describe('the CLI in a fresh app', () => {
 
   it('toolshed serve, through the MCP SDK client, with the documented npx snippet and cwd /', async () => {
     writeFileSync(path.join(app, 'toolshed.config.mjs'), "export default { root: '.', enable: ['file'] };\n");
+    // toolshed already ran here with no config (recorded as such): the operator accepts the config they added.
+    expect(run(bin, ['trust'], app)).toMatchObject({ code: 0, stdout: expect.stringContaining('a config appeared where there was none: ./toolshed.config.mjs') });
     // docs/embedding.md: {"command":"npx","args":["-y","--prefix","/path/to/app","toolshed","serve","--config","/path/to/app/toolshed.config.mjs"]}
     const transport = new StdioClientTransport({
       command: 'npx',

@@ -15,8 +15,9 @@ beforeEach(() => {
 });
 afterEach(() => work.cleanup());
 
-const start = <T>(fn: Parameters<typeof withHost<T>>[1]) => withHost<T>({ cwd: work.dir, env: { PATH: process.env.PATH } }, fn);
-const source = async () => start(async (host) => ({ source: host.explain().plugins[0]!.manifestSource, pool: host.explain().extractionPoolStarted }));
+const start = <T>(fn: Parameters<typeof withHost<T>>[1], trustConfig = false) => withHost<T>({ cwd: work.dir, env: { PATH: process.env.PATH }, trustConfig }, fn);
+/** `edited`: the test (the operator) changed the config since the last start, and accepts it. */
+const source = async (edited = false) => start(async (host) => ({ source: host.explain().plugins[0]!.manifestSource, pool: host.explain().extractionPoolStarted }), edited);
 
 describe('manifest cache', () => {
   it('extracts on the first start and reads the cache on the second, starting no worker', async () => {
@@ -59,6 +60,6 @@ describe('manifest cache', () => {
     expect((await import('node:fs')).existsSync(path.join(work.dir, '.cache-here', 'manifests'))).toBe(true);
     expect((await source()).source).toBe('cache');
     writeFileSync(path.join(work.dir, 'toolshed.config.mjs'), "export default { plugins: ['toolshed-plugin-alpha'], builtins: false, cache: { enabled: false } };\n");
-    expect((await source()).source).toBe('extracted');
+    expect((await source(true)).source).toBe('extracted');
   });
 });

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { launchCommand } from '../../dist/sandbox/process/launch.js';
 import { probeSandbox } from '../../dist/sandbox/process/probe.js';
-import { tempDir, withHost } from '../helpers.js';
+import { tempDir, withHost, suiteHome } from '../helpers.js';
 import { ATTACKER, call, expectHealthy, unixServer, untrustedOptions, withEnv } from './helpers.js';
 
 const BWRAP = probeSandbox().bwrap !== undefined;
@@ -87,7 +87,7 @@ describe('the fallback without bubblewrap (forced off)', () => {
     try {
       writeFileSync(path.join(work.dir, 'toolshed.config.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: ATTACKER, trust: 'untrusted' }] }));
       const cli = (env: Record<string, string>) =>
-        spawnSync(process.execPath, [fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url)), '--config', path.join(work.dir, 'toolshed.config.json')], { cwd: work.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
+        spawnSync(process.execPath, [fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url)), '--config', path.join(work.dir, 'toolshed.config.json')], { cwd: work.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
       const fallback = cli({ TOOLSHED_SANDBOX_BWRAP: 'off' });
       expect(fallback.status, fallback.stderr).toBe(0);
       expect(fallback.stdout).not.toContain('own mount namespace');

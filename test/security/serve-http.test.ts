@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { serveHttp, type HttpEndpoint, type HttpServeOptions } from '../../dist/core/mcp/http.js';
-import { scratchDir, tempDir } from '../helpers.js';
+import { scratchDir, tempDir, suiteHome } from '../helpers.js';
 import { BIN } from '../mcp/setup.js';
 
 interface Answer {
@@ -193,7 +193,7 @@ describe('bearer-token auth', () => {
     const config = `${work.dir}/toolshed.config.json`;
     writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false } }));
     const run = (args: string[], env: Record<string, string>) =>
-      spawn(process.execPath, [BIN, 'serve', '--config', config, ...args], { cwd: work.dir, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+      spawn(process.execPath, [BIN, 'serve', '--config', config, ...args], { cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     const child = run(['--http', '0.0.0.0:0', '--token-env', 'MCP_TOKEN', '--allow-origin', 'https://app.example'], { MCP_TOKEN: 'cli-token' });
     try {
       let stderr = '';

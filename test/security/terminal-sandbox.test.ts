@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { tempDir } from '../helpers.js';
+import { tempDir, suiteHome } from '../helpers.js';
 import { processesMentioning } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
@@ -63,7 +63,7 @@ describe('terminal in the sandbox (default: workspace-write)', () => {
       const config = path.join(work.dir, `environ-${options ? 'off' : 'on'}.json`);
       writeFileSync(config, JSON.stringify({ enable: ['terminal'], root: './workspace', cache: { enabled: false }, ...(options ? { plugins: [{ package: '@toolshed/terminal', options }] } : {}) }));
       const command = `tr '\\0' '\\n' < /proc/$PPID/environ; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; echo done`;
-      const result = spawnSync(process.execPath, [BIN, 'call', 'terminal', JSON.stringify({ command }), '--config', config], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TOOLSHED_TEST_TERMINAL_SECRET: SECRET }, timeout: 60_000 });
+      const result = spawnSync(process.execPath, [BIN, 'call', 'terminal', JSON.stringify({ command }), '--config', config], { encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', TOOLSHED_TEST_TERMINAL_SECRET: SECRET }, timeout: 60_000 });
       return JSON.parse(result.stdout).output as string;
     };
     const sandboxed = call();
@@ -173,7 +173,7 @@ describe('terminal without bubblewrap', () => {
       bwrapOff,
     );
     writeFileSync(path.join(work.dir, 'toolshed.config.json'), JSON.stringify({ enable: ['terminal'], root: './workspace' }));
-    const summary = spawnSync(process.execPath, [BIN, '--config', path.join(work.dir, 'toolshed.config.json')], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...bwrapOff }, timeout: 60_000 });
+    const summary = spawnSync(process.execPath, [BIN, '--config', path.join(work.dir, 'toolshed.config.json')], { encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...bwrapOff }, timeout: 60_000 });
     expect(summary.stdout).toContain('terminal is not sandboxed here: bubblewrap disabled by TOOLSHED_SANDBOX_BWRAP=off');
   });
 

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../helpers.js';
+import { fixture, tempDir, suiteHome } from '../helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 let work: { dir: string; cleanup(): void };
@@ -17,7 +17,7 @@ beforeAll(() => {
 });
 afterAll(() => work.cleanup());
 
-const toolshed = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+const toolshed = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, timeout: 60_000 });
 
 describe('toolshed CLI with deferred tools', () => {
   it('the summary names the deferred tools; list prints what the model is shown; call still runs a deferred tool', () => {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixture, tempDir, withHost } from '../helpers.js';
+import { fixture, tempDir, withHost, suiteHome } from '../helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 let work: { dir: string; cleanup(): void };
@@ -22,7 +22,7 @@ const where = { package: fixture('plugins', 'where'), trust: 'trusted' as const 
 const cwdOf = async (options: Parameters<typeof withHost>[0]) => withHost(options, async (host) => JSON.parse(await host.dispatch('where', {})).cwd as string);
 
 function toolshed(args: string[], cwd: string) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: userCache.dir }, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', XDG_CACHE_HOME: userCache.dir }, timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -96,7 +96,8 @@ describe('agent loop', () => {
       writeFileSync(path.join(project, '.toolshedrc.json'), JSON.stringify(config));
       const child = spawn(process.execPath, [INDEX, 'say hi'], {
         cwd: project,
-        env: { PATH: process.env.PATH, OPENAI_BASE_URL: server.baseURL, OPENAI_MODEL: 'scripted', OPENAI_API_KEY: 'test' },
+        // The suite's own state folder (vitest.config.ts), so the run never records trust in the real user's.
+        env: { PATH: process.env.PATH, XDG_STATE_HOME: process.env.XDG_STATE_HOME, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME, OPENAI_BASE_URL: server.baseURL, OPENAI_MODEL: 'scripted', OPENAI_API_KEY: 'test' },
       });
       let stdout = '';
       let stderr = '';

@@ -1,0 +1,42 @@
+/**
+ * `toolshed trust`: the operator's decision on a config the model's tools could
+ * have written. It shows what changed since the config was last accepted (a
+ * line diff of the config, and which code it runs changed) and records what is
+ * there now, so the next start runs it.
+ */
+import path from 'node:path';
+import { loadHostConfig } from '../load/host-config.js';
+import type { TrustOutcome } from '../load/config-trust.js';
+import type { CommandContext } from './commands.js';
+import { lineDiff } from './line-diff.js';
+import { hostOptions } from './open-host.js';
+
+/** A path as the person typed it: relative to the current folder when below it. */
+function shown(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? `./${rel}` : file;
+}
+
+/** The lines `toolshed trust` prints for an outcome. */
+export function trustReport(outcome: TrustOutcome): string[] {
+  const { key, state, previous, changes } = outcome;
+  const what = state.file === null ? `no config in ${shown(key)}` : shown(state.file);
+  if (!outcome.applies) return [`nothing to trust: ${what} lies outside every folder the model's tools can write, so it needs no record`];
+  if (!previous) return [`accepted ${what} (the first record for this workspace); toolshed stops if it changes until you run toolshed trust again`];
+  if (changes.length === 0) return [`nothing to trust: ${what} is as accepted${previous.acceptedAt ? ` on ${previous.acceptedAt}` : ''}`];
+  const out = ['changed since it was last accepted:', ...changes.map((c) => `  ${c}`)];
+  const diff = lineDiff(previous.text ?? '', state.text ?? '');
+  if (diff.length) out.push('', `--- accepted ${previous.file === null ? '(no config)' : shown(previous.file)}`, `+++ now ${state.file === null ? '(no config)' : shown(state.file)}`, ...diff);
+  out.push('', `accepted ${what}: the next start runs it`);
+  return out;
+}
+
+/** `toolshed trust [--config FILE] [--root DIR]`. */
+export async function runTrustCommand({ values, io }: CommandContext): Promise<number> {
+  const options = hostOptions(values);
+  const cwd = path.resolve(options.cwd ?? options.root ?? process.cwd());
+  const { trust } = await loadHostConfig({ ...options, trust: 'accept' }, cwd);
+  if (!trust) return 0;
+  for (const line of trustReport(trust)) io.out(line);
+  return 0;
+}

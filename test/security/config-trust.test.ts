@@ -1,0 +1,210 @@
+/**
+ * The model as an attacker, through the config: its file tools (or a terminal)
+ * can write a config, a hooks module or a file a JS config imports inside the
+ * workspace. A start after such a change stops with CONFIG_UNTRUSTED, before any
+ * of it runs, until the operator accepts it (toolshed trust, --trust-config).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createToolHost, type ToolHostOptions } from 'toolshed';
+import { fixture, suiteHome, tempDir } from '../helpers.js';
+
+const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
+const LIGHT = { builtins: false, cache: { enabled: false } };
+
+let work: { dir: string; cleanup(): void };
+let ws: string;
+beforeEach(() => {
+  work = tempDir('toolshed-config-trust-');
+  ws = realpathSync(work.dir);
+  // A package.json ends cosmiconfig's upward search here.
+  writeFileSync(path.join(ws, 'package.json'), '{"name":"trust-app","private":true}');
+});
+afterEach(() => work.cleanup());
+
+/** Starts a host and closes it; resolves with the notes it gave, rejects with its error. */
+async function start(options: ToolHostOptions = {}): Promise<string[]> {
+  const notes: string[] = [];
+  const host = await createToolHost({ cwd: ws, env: { PATH: process.env.PATH }, onNotice: (note) => notes.push(note), ...options });
+  await host.close();
+  return notes;
+}
+
+const refusal = (options: ToolHostOptions = {}) => start(options).then(() => undefined, (error: unknown) => error as { code: string; message: string; data: Record<string, unknown> });
+
+/** A module that leaves `marker` behind if it is ever imported. */
+const planted = (marker: string, exported = '{ builtins: false, cache: { enabled: false } }') =>
+  `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport default ${exported};\n`;
+
+describe('config trust in the library', () => {
+  it('records "no config here" on first use, so a config that appears later is refused unrun', async () => {
+    const first = await start({ overrides: { enable: [] } });
+    expect(first).toHaveLength(1);
+    expect(first[0]).toMatch(/^no config in .*toolshed trust/);
+
+    // Written by the model (a terminal running unsandboxed, say): found before toolshed.config.mjs.
+    const marker = path.join(ws, 'ran.txt');
+    writeFileSync(path.join(ws, '.toolshedrc.mjs'), planted(marker));
+    const error = await refusal();
+    expect(error?.code).toBe('CONFIG_UNTRUSTED');
+    expect(error?.message).toContain('a config appeared where there was none: ./.toolshedrc.mjs');
+    expect(error?.message).toContain(`inside ${ws}`);
+    expect(error?.message).toContain('toolshed trust');
+    expect(error?.message).toContain('--trust-config');
+    expect(error?.data).toMatchObject({ file: path.join(ws, '.toolshedrc.mjs'), root: ws });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('refuses a trusted JSON config that gained a trusted MCP server; trustConfig accepts it for the next starts', async () => {
+    const file = path.join(ws, '.toolshedrc.json');
+    writeFileSync(file, JSON.stringify(LIGHT));
+    const first = await start();
+    expect(first).toEqual([expect.stringMatching(/^trusting \.\/\.toolshedrc\.json as this workspace's config \(first use\)/)]);
+    expect(await start()).toEqual([]);
+
+    writeFileSync(file, JSON.stringify({ ...LIGHT, mcpServers: { helper: { command: process.execPath, args: ['-e', ''], trust: 'trusted', enabled: false } } }));
+    const error = await refusal();
+    expect(error?.code).toBe('CONFIG_UNTRUSTED');
+    expect(error?.message).toContain('./.toolshedrc.json changed since it was accepted');
+
+    expect(await start({ trustConfig: true })).toEqual([expect.stringContaining('accepted a changed config')]);
+    expect(await start()).toEqual([]);
+
+    // Removing it is a change too: the defaults may allow what the config held back.
+    rmSync(file);
+    const removed = await refusal({ overrides: { enable: [] } });
+    expect(removed?.code).toBe('CONFIG_UNTRUSTED');
+    expect(removed?.message).toContain('the accepted config ./.toolshedrc.json is gone');
+  });
+
+  it("counts only package.json's toolshed field", async () => {
+    const pkg = (extra: Record<string, unknown>) => writeFileSync(path.join(ws, 'package.json'), JSON.stringify({ name: 'trust-app', private: true, toolshed: LIGHT, ...extra }, null, 2));
+    pkg({});
+    await start();
+    pkg({ dependencies: { 'left-pad': '1.3.0' }, scripts: { test: 'vitest' } });
+    expect(await start()).toEqual([]);
+    pkg({ dependencies: { 'left-pad': '1.3.0' }, toolshed: { ...LIGHT, hooks: ['./audit.mjs'] } });
+    const error = await refusal();
+    expect(error?.code).toBe('CONFIG_UNTRUSTED');
+    expect(error?.data.file).toBe(path.join(ws, 'package.json'));
+  });
+
+  it('needs no trust for a config outside every writable root', async () => {
+    const outside = tempDir('toolshed-config-trust-outside-');
+    try {
+      const config = path.join(outside.dir, 'toolshed.config.json');
+      writeFileSync(config, JSON.stringify(LIGHT));
+      expect(await start({ config, root: ws })).toEqual([]);
+      writeFileSync(config, JSON.stringify({ ...LIGHT, limits: { timeoutMs: 1234 } }));
+      expect(await start({ config, root: ws })).toEqual([]);
+      // The same file inside the root is trusted by content.
+      const inside = path.join(ws, 'toolshed.config.json');
+      writeFileSync(inside, JSON.stringify(LIGHT));
+      expect(await start({ config: inside, root: ws })).toHaveLength(1);
+      writeFileSync(inside, JSON.stringify({ ...LIGHT, limits: { timeoutMs: 1234 } }));
+      expect((await refusal({ config: inside, root: ws }))?.code).toBe('CONFIG_UNTRUSTED');
+    } finally {
+      outside.cleanup();
+    }
+  });
+
+  it('accepts a JS config that moved the root away from it, and then needs no trust', async () => {
+    const file = path.join(ws, 'toolshed.config.mjs');
+    writeFileSync(file, 'export default { builtins: false, cache: { enabled: false } };\n');
+    await start();
+    mkdirSync(path.join(ws, 'sub'));
+    writeFileSync(file, "export default { builtins: false, cache: { enabled: false }, root: './sub' };\n");
+    expect((await refusal())?.code).toBe('CONFIG_UNTRUSTED');
+    expect(await start({ trustConfig: true })).toEqual([]);
+    expect(await start()).toEqual([]);
+  });
+
+  it('refuses a changed hooks module inside the root without importing it', async () => {
+    mkdirSync(path.join(ws, 'policy'));
+    const hooks = path.join(ws, 'policy', 'audit.mjs');
+    writeFileSync(hooks, 'export default { afterCall: () => undefined };\n');
+    writeFileSync(path.join(ws, '.toolshedrc.json'), JSON.stringify({ ...LIGHT, hooks: ['./policy/audit.mjs'] }));
+    await start();
+    const marker = path.join(ws, 'ran.txt');
+    writeFileSync(hooks, planted(marker, '{ afterCall: () => undefined }'));
+    const error = await refusal();
+    expect(error?.code).toBe('CONFIG_UNTRUSTED');
+    expect(error?.message).toContain('./policy/audit.mjs');
+    expect(error?.data.file).toBe(hooks);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('refuses a JS config whose imported helper changed, before importing either', async () => {
+    writeFileSync(path.join(ws, 'helper.mjs'), 'export const disable = [];\n');
+    writeFileSync(path.join(ws, 'toolshed.config.mjs'), `import { disable } from './helper.mjs';\nexport default { builtins: false, cache: { enabled: false }, disable };\n`);
+    await start();
+    const marker = path.join(ws, 'ran.txt');
+    writeFileSync(path.join(ws, 'helper.mjs'), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport const disable = [];\n`);
+    const error = await refusal();
+    expect(error?.code).toBe('CONFIG_UNTRUSTED');
+    expect(error?.data.file).toBe(path.join(ws, 'helper.mjs'));
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+function toolshed(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: ws, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', LANG: 'C.UTF-8', ...env }, timeout: 60_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('config trust on the command line', () => {
+  const config = (extra: Record<string, unknown> = {}) =>
+    writeFileSync(path.join(ws, '.toolshedrc.json'), `${JSON.stringify({ ...LIGHT, plugins: [{ package: fixture('plugins', 'where'), trust: 'trusted' }], ...extra }, null, 2)}\n`);
+
+  it('explains the first use in one line, refuses a change, and toolshed trust shows it and accepts it', () => {
+    config();
+    const first = toolshed(['list', '--format', 'names']);
+    expect(first).toMatchObject({ code: 0, stdout: 'where\n' });
+    expect(first.stderr).toMatch(/^toolshed: trusting \.\/\.toolshedrc\.json as this workspace's config \(first use\); [^\n]*toolshed trust\n$/);
+
+    config({ disable: ['where'] });
+    const refused = toolshed(['list', '--format', 'names']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/^toolshed: CONFIG_UNTRUSTED: \.\/\.toolshedrc\.json changed since it was accepted; it lies inside .*toolshed trust/);
+
+    const trust = toolshed(['trust']);
+    expect(trust.code).toBe(0);
+    expect(trust.stdout).toContain('./.toolshedrc.json changed since it was accepted');
+    expect(trust.stdout).toContain('+   "disable": [');
+    expect(trust.stdout).toContain('+     "where"');
+    expect(toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stderr: '' });
+    expect(toolshed(['trust'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^nothing to trust: \.\/\.toolshedrc\.json is as accepted/) });
+  });
+
+  it('--trust-config accepts a change without asking; toolshed trust takes no arguments', () => {
+    config();
+    expect(toolshed(['trust']).code).toBe(0);
+    config({ disable: ['where'] });
+    const accepted = toolshed(['list', '--format', 'names', '--trust-config']);
+    expect(accepted.code).toBe(0);
+    expect(accepted.stderr).toMatch(/^toolshed: accepted a changed config/);
+    expect(toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stderr: '' });
+    // The same for a container's environment.
+    config({ disable: ['where'], limits: { timeoutMs: 1234 } });
+    expect(toolshed(['list', '--format', 'names'], { TOOLSHED_TRUST_CONFIG: '1' })).toMatchObject({ code: 0, stderr: expect.stringMatching(/^toolshed: accepted a changed config/) });
+    expect(toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stderr: '' });
+    const usage = toolshed(['trust', 'extra']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('says a config outside every writable root needs no trust', () => {
+    const outside = tempDir('toolshed-config-trust-outside-');
+    try {
+      const file = path.join(outside.dir, 'toolshed.config.json');
+      writeFileSync(file, JSON.stringify(LIGHT));
+      expect(toolshed(['trust', '--config', file, '--root', ws])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^nothing to trust: .* lies outside every folder the model's tools can write/) });
+    } finally {
+      outside.cleanup();
+    }
+  });
+});
