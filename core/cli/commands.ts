@@ -115,7 +115,7 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--token-env <name>', description: 'with --http: require Authorization: Bearer <the value of env var NAME>; allows a non-loopback address' },
       { flags: '--stateless', description: 'with --http: keep no per-client state, so replicas can sit behind a load balancer' },
       { flags: '--watch', description: "reload the config and plugins when their files change, except files the model's tools can write (inside the workspace root or an fsWrite grant)" },
-      { flags: '--watch-workspace', description: "with --watch: also reload files the model's tools can write; a change the model makes there then runs in the host within a second — only for a workspace no model writes to" },
+      { flags: '--watch-workspace', description: "with --watch: also reload files the model's tools can write, accepting a changed config on reload; a change the model makes there then runs in the host within a second — only for a workspace no model writes to" },
     ],
     examples: [
       'toolshed serve',

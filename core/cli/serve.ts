@@ -138,7 +138,12 @@ function logStartup(host: ToolHost): string[] {
 
 /** `toolshed serve`: the flags checked first, then the host opened and served. */
 export async function runServeCommand({ values, io }: CommandContext): Promise<number> {
-  return runServe({ values, openHost: (root) => openHost(values, io, root === undefined ? {} : { root }) });
+  // --watch-workspace is the operator's standing decision to load what changes in the workspace:
+  // a reload accepts the config as it now is (the first start still checks it).
+  return runServe({
+    values,
+    openHost: (root, reload) => openHost(values, io, { ...(root === undefined ? {} : { root }), ...(reload && values.watchWorkspace === true ? { trustConfig: true } : {}) }),
+  });
 }
 
 /**
@@ -158,11 +163,10 @@ function adoptClientRoot(host: ReloadingHost, setRoot: (root: string) => void) {
 }
 
 /** Starts the MCP server over stdio or Streamable HTTP and returns its exit code when it stops. */
-export async function runServe(options: { values: ServeValues; openHost(root?: string): Promise<ToolHost> }): Promise<number> {
+export async function runServe(options: { values: ServeValues; openHost(root: string | undefined, reload: boolean): Promise<ToolHost> }): Promise<number> {
   const mode = plan(options.values);
   let root: string | undefined;
-  const open = () => options.openHost(root);
-  const reloading = createReloadingHost(await open(), open);
+  const reloading = createReloadingHost(await options.openHost(root, false), () => options.openHost(root, true));
   const host = options.values.watch || options.values.watchWorkspace ? watch(reloading, options.values.watchWorkspace === true) : reloading;
   const failed = logStartup(host);
   if (options.values.strict && failed.length > 0) {
