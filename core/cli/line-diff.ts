@@ -22,8 +22,9 @@ function align(before: string[], after: string[]): Array<[' ' | '-' | '+', strin
   let j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && before[i] === after[j]) out.push([' ', before[i++]!]), j++;
-    else if (j < m && (i === n || lengths[at(i, j + 1)]! >= lengths[at(i + 1, j)]!)) out.push(['+', after[j++]!]);
-    else out.push(['-', before[i++]!]);
+    // On a tie the removed line comes first, as diff(1) shows a change.
+    else if (i < n && (j === m || lengths[at(i + 1, j)]! >= lengths[at(i, j + 1)]!)) out.push(['-', before[i++]!]);
+    else out.push(['+', after[j++]!]);
   }
   return out;
 }
