@@ -65,10 +65,22 @@ function asToolshedError(error: unknown, plugin: string): ToolshedError {
   return new PluginError('PLUGIN_INVALID', `${plugin}: ${(error as Error)?.message ?? String(error)}`, { plugin }, { cause: error });
 }
 
+/** A cached raw manifest validated as a freshly extracted one is, or undefined when it fails. */
+function validCached(raw: RawManifest, source: PluginSource): PluginManifest | undefined {
+  try {
+    return normalizeManifest(raw, source);
+  } catch {
+    return undefined;
+  }
+}
+
 async function obtainManifest(source: PluginSource, options: LoadOptions, cache: ManifestCache | undefined): Promise<{ manifest: PluginManifest; from: ManifestSource }> {
   const key = cache ? manifestKey(source) : '';
   const cached = cache?.read(source, key);
-  if (cached) return { manifest: cached, from: 'cache' };
+  // Authentic is not the same as valid: the cached manifest passes the checks a fresh one does
+  // (a bad one is re-extracted), so nothing in it counts for having been cached.
+  const revalidated = cached && validCached(cached, source);
+  if (revalidated) return { manifest: revalidated, from: 'cache' };
   const outcome = await options.extract(source);
   if (!outcome.ok) {
     if ('failure' in outcome) {
@@ -84,7 +96,7 @@ async function obtainManifest(source: PluginSource, options: LoadOptions, cache:
     throw new PluginError(code, `${source.name}: ${outcome.error.message}`, { plugin: source.name, cause: outcome.error });
   }
   const manifest = normalizeManifest(outcome.value, source);
-  cache?.write(source, key, manifest);
+  cache?.write(source, key, outcome.value);
   return { manifest, from: 'extracted' };
 }
 
@@ -139,6 +151,7 @@ export async function loadPlugins(options: LoadOptions): Promise<PluginLoadResul
   const cacheDir = options.config.cache.enabled ? options.config.cache.dir : undefined;
   const cache = cacheDir !== undefined ? new ManifestCache(cacheDir) : undefined;
   const results = await Promise.all(pendingEntries(options.config).map((pending) => loadOne(pending, options, cache)));
+  if (options.config.cache.refused) options.warn?.(options.config.cache.refused);
   if (cache?.refusal) options.warn?.(cache.refusal);
   return results;
 }

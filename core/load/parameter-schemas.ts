@@ -2,8 +2,8 @@
  * Every tool's `parameters` compiled when its manifest is extracted, so a
  * schema mistake (`type: "strng"`, a `$ref` that resolves nowhere) makes the
  * plugin PLUGIN_INVALID at load, with the JSON pointer into the plugin
- * object, instead of failing the first call. Cached manifests were checked
- * when they were extracted.
+ * object, instead of failing the first call. Cached manifests are checked
+ * again when read: a cache holds no trust.
  */
 import { PluginError } from '../errors.js';
 import { compile, createAjv, problems } from '../schema.js';

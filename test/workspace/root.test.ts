@@ -22,7 +22,7 @@ const where = { package: fixture('plugins', 'where'), trust: 'trusted' as const 
 const cwdOf = async (options: Parameters<typeof withHost>[0]) => withHost(options, async (host) => JSON.parse(await host.dispatch('where', {})).cwd as string);
 
 function toolshed(args: string[], cwd: string) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: userCache.dir }, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', XDG_CACHE_HOME: userCache.dir, XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '' }, timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -61,12 +61,12 @@ describe('workspace root', () => {
     expect(summary.stdout).toContain(`root: ${app}`);
   });
 
-  it("caches manifests under the root's node_modules/.cache when that folder exists", async () => {
+  it("never caches manifests under the root's node_modules/.cache, even when that folder exists", async () => {
     const dir = project({});
     mkdirSync(path.join(dir, 'node_modules', '.cache'), { recursive: true });
     expect(toolshed(['list', '--format', 'names'], dir).code).toBe(0);
-    expect(readdirSync(path.join(dir, 'node_modules', '.cache', 'toolshed', 'manifests'))).toHaveLength(1);
-    expect(existsSync(path.join(userCache.dir, 'toolshed'))).toBe(false);
+    expect(readdirSync(path.join(dir, 'node_modules', '.cache'))).toEqual([]);
+    expect(readdirSync(path.join(userCache.dir, 'toolshed', 'manifests'))).toHaveLength(1);
   });
 
   it("otherwise caches in the user's cache folder, never in the root", async () => {
