@@ -16,16 +16,19 @@ import type { PluginEntry, ResolvedConfig } from './config.js';
 import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from '../types.js';
 import { describeRunnerFailure, type Runner, type RunOutcome } from '../../sandbox/runner.js';
 import type { RawManifest } from '../../sandbox/protocol.js';
+import type { Pins } from '../../sandbox/pins.js';
 
 /** What loading needs from the host. */
 export interface LoadOptions {
   config: ResolvedConfig;
   /** the host's environment (the source of granted variables) */
   env: Record<string, string | undefined>;
-  /** makes the runner a plugin's handlers and checks run in */
-  createRunner(source: PluginSource, env: Record<string, string>, scope: PluginScope): Runner;
+  /** makes the runner a plugin's handlers and checks run in; `pins` are its files' as it loaded */
+  createRunner(source: PluginSource, env: Record<string, string>, scope: PluginScope, pins?: Pins): Runner;
   /** extracts a manifest in the plugin's own tier, waiting its turn; a `timeout` failure is PLUGIN_LOAD_TIMEOUT */
-  extract(source: PluginSource): Promise<RunOutcome<RawManifest>>;
+  extract(source: PluginSource, pins?: Pins): Promise<RunOutcome<RawManifest>>;
+  /** pins a plugin's files as it loads (before its manifest is read), or undefined when it is not pinned */
+  pin?(source: PluginSource): Pins | undefined;
   /** a problem that does not stop loading (the manifest cache refused its folder) */
   warn?(message: string): void;
 }
@@ -74,14 +77,14 @@ function validCached(raw: RawManifest, source: PluginSource): PluginManifest | u
   }
 }
 
-async function obtainManifest(source: PluginSource, options: LoadOptions, cache: ManifestCache | undefined): Promise<{ manifest: PluginManifest; from: ManifestSource }> {
+async function obtainManifest(source: PluginSource, options: LoadOptions, cache: ManifestCache | undefined, pins: Pins | undefined): Promise<{ manifest: PluginManifest; from: ManifestSource }> {
   const key = cache ? manifestKey(source) : '';
   const cached = cache?.read(source, key);
   // Authentic is not the same as valid: the cached manifest passes the checks a fresh one does
   // (a bad one is re-extracted), so nothing in it counts for having been cached.
   const revalidated = cached && validCached(cached, source);
   if (revalidated) return { manifest: revalidated, from: 'cache' };
-  const outcome = await options.extract(source);
+  const outcome = await options.extract(source, pins);
   if (!outcome.ok) {
     if ('failure' in outcome) {
       if (outcome.failure.kind === 'timeout') {
@@ -92,7 +95,7 @@ async function obtainManifest(source: PluginSource, options: LoadOptions, cache:
       }
       throw new PluginError('PLUGIN_IMPORT_FAILED', `${source.name}: manifest extraction ${describeRunnerFailure(outcome.failure)}`, { plugin: source.name });
     }
-    const code = outcome.error.code === 'PLUGIN_IMPORT_FAILED' ? 'PLUGIN_IMPORT_FAILED' : 'PLUGIN_INVALID';
+    const code = outcome.error.code === 'PLUGIN_IMPORT_FAILED' || outcome.error.code === 'PLUGIN_CHANGED' ? outcome.error.code : 'PLUGIN_INVALID';
     throw new PluginError(code, `${source.name}: ${outcome.error.message}`, { plugin: source.name, cause: outcome.error });
   }
   const manifest = normalizeManifest(outcome.value, source);
@@ -115,12 +118,13 @@ async function loadOne(pending: Pending, options: LoadOptions, cache: ManifestCa
   try {
     const source = pending.resolve();
     name = source.name;
-    const { manifest, from } = await obtainManifest(source, options, cache);
+    const pins = options.pin?.(source);
+    const { manifest, from } = await obtainManifest(source, options, cache, pins);
     const permissions = effectivePermissions(source, manifest);
     // A plugin's workers receive exactly its effective env grant.
     const envNames = permissions.effective.env;
     const scope = pluginScope(source, permissions, options.config);
-    const runner = options.createRunner(source, pickEnv(envNames, options.env), scope);
+    const runner = options.createRunner(source, pickEnv(envNames, options.env), scope, pins);
     const loaded: LoadedPlugin = {
       status: 'loaded',
       source,
