@@ -20,7 +20,7 @@ function lastManifest(name: string, cache: ManifestCache | undefined) {
   const raw = cache?.lastKnown(name);
   if (!raw) return undefined;
   try {
-    return normalizeManifest(raw, { name });
+    return normalizeManifest(raw, { name }, { compileParameters: false });
   } catch {
     return undefined;
   }
