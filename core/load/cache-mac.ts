@@ -7,7 +7,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
-import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../private-dir.js';
+import { createPrivateFile, ensurePrivateDir, readPrivateFile, writePrivateFile } from '../private-dir.js';
 import { userStateDir } from '../user-dirs.js';
 
 const KEY_FILE = 'cache.key';
@@ -25,16 +25,21 @@ function parseKey(text: string | undefined): Buffer | undefined {
 }
 
 /**
- * The key in `stateDir/cache.key`, created when missing or unreadable as one. Two hosts
- * starting at once may each write one; the file is read back after writing, so both
- * use whichever won (the loser's entries only fail to verify and are re-extracted).
+ * The key in `stateDir/cache.key`, created when missing (two hosts starting at once create
+ * it once: the second reads the first's), replaced when it does not hold a key.
  */
 function loadKey(stateDir: string): Buffer {
   const folder = ensurePrivateDir(stateDir);
   const file = path.join(folder, KEY_FILE);
-  const existing = parseKey(readPrivateFile(file));
+  const fresh = () => `${randomBytes(KEY_BYTES).toString('hex')}\n`;
+  let text = readPrivateFile(file);
+  if (text === undefined) {
+    createPrivateFile(file, fresh());
+    text = readPrivateFile(file);
+  }
+  const existing = parseKey(text);
   if (existing) return existing;
-  writePrivateFile(file, `${randomBytes(KEY_BYTES).toString('hex')}\n`);
+  writePrivateFile(file, fresh());
   const written = parseKey(readPrivateFile(file));
   if (!written) throw new Error(`${file} does not hold a key after writing one`);
   return written;
