@@ -82,7 +82,7 @@ function validCached(raw: RawManifest, source: PluginSource): PluginManifest | u
 }
 
 async function obtainManifest(source: PluginSource, options: LoadOptions, cache: ManifestCache | undefined, pins: Pins | undefined): Promise<{ manifest: PluginManifest; from: ManifestSource }> {
-  const key = cache ? manifestKey(source) : '';
+  const key = cache ? manifestKey(source, pins) : '';
   const cached = cache?.read(source, key);
   // Authentic is not the same as valid: the cached manifest passes the checks a fresh one does
   // (a bad one is re-extracted), so nothing in it counts for having been cached.

@@ -18,6 +18,7 @@ import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../private-
 import { cacheMac, type CacheMac } from './cache-mac.js';
 import type { PluginSource } from '../types.js';
 import type { RawManifest } from '../../sandbox/protocol.js';
+import type { Pins } from '../../sandbox/pins.js';
 
 const SKIP_DIRS = new Set(['node_modules', '.git', 'test', 'tests', '__tests__']);
 const MAX_FILES = 2_000;
@@ -43,11 +44,22 @@ function fileStamps(dir: string, entry: string): string[] {
 /** Bumped when the manifest's stored shape changes (2: tool annotations; 3: raw manifests with a MAC), so older entries are re-extracted. */
 const MANIFEST_FORMAT = 3;
 
-/** The cache key of a plugin's current files. */
-export function manifestKey(source: PluginSource): string {
+/**
+ * The cache key of a plugin's current files. A pinned plugin's key comes from its pins (taken
+ * just before, see sandbox/pins.ts): the size and mtime of every file it has, so the folder is
+ * not walked twice at every start.
+ */
+export function manifestKey(source: PluginSource, pins?: Pins): string {
   const hash = createHash('sha256');
   hash.update(`${TOOLSHED_VERSION}\0${PLUGIN_API_VERSION}\0${MANIFEST_FORMAT}\0${source.name}\0${source.version}\0`);
   hash.update(readFileSync(source.entry));
+  if (pins) {
+    for (const file of Object.keys(pins).sort()) {
+      const [kind, , , size, mtime] = pins[file]!.split(':');
+      if (kind === 'f') hash.update(`\0${path.relative(source.dir, file)}:${size}:${mtime}`);
+    }
+    return hash.digest('hex');
+  }
   // A bare module's folder may be a whole project; only its entry counts then.
   if (source.version !== '0.0.0' || source.builtin) for (const stamp of fileStamps(source.dir, source.entry)) hash.update(`\0${stamp}`);
   return hash.digest('hex');
