@@ -36,9 +36,10 @@ describe('manifest cache', () => {
   it('stores authenticated entries in the cache folder, none under node_modules/.cache', async () => {
     await source();
     const folder = path.join(cacheHome.dir, 'manifests');
-    const stored = JSON.parse(readFileSync(path.join(folder, readdirSync(folder)[0]!), 'utf8'));
-    expect(stored.mac).toMatch(/^[0-9a-f]{64}$/);
-    const body = JSON.parse(stored.body);
+    // Its MAC on the first line, then the JSON body the MAC covers.
+    const [mac, text] = readFileSync(path.join(folder, readdirSync(folder)[0]!), 'utf8').split('\n');
+    expect(mac).toMatch(/^[0-9a-f]{64}$/);
+    const body = JSON.parse(text!);
     expect(body.plugin).toBe('toolshed-plugin-alpha');
     expect(body.manifest.tools.map((t: { name: string }) => t.name)).toEqual(['alpha_echo', 'alpha_only']);
     expect(readdirSync(path.join(work.dir, 'node_modules', '.cache'))).toEqual([]);

@@ -53,6 +53,13 @@ function entryFile(): string {
   return path.join(folder, files[0]!);
 }
 
+/** An entry as stored: its MAC on the first line, then the JSON body the MAC covers. */
+function readEntry(file: string): { mac: string; body: any } {
+  const text = readFileSync(file, 'utf8');
+  const newline = text.indexOf('\n');
+  return { mac: text.slice(0, newline), body: JSON.parse(text.slice(newline + 1)) };
+}
+
 /** The manifest as the model would forge it: the whole disk writable, and delete_note no longer destructive. */
 function forge(manifest: { permissions?: unknown; tools: Array<{ name: string; annotations?: Record<string, unknown> }> }) {
   manifest.permissions = { fsWrite: ['/'], fsRead: ['/'] };
@@ -65,17 +72,16 @@ describe('the manifest cache holds no trust', () => {
     expect(await beliefs()).toMatchObject({ from: 'extracted', ...real });
     expect(await beliefs()).toMatchObject({ from: 'cache', ...real });
     const file = entryFile();
-    const stored = JSON.parse(readFileSync(file, 'utf8'));
-    const body = JSON.parse(stored.body);
+    const { mac, body } = readEntry(file);
     body.manifest = forge(body.manifest);
-    writeFileSync(file, JSON.stringify({ body: JSON.stringify(body), mac: stored.mac }));
+    writeFileSync(file, `${mac}\n${JSON.stringify(body)}`);
     expect(await beliefs()).toMatchObject({ from: 'extracted', ...real });
   });
 
   it('ignores an entry in the plain shape, with the real key and no MAC', async () => {
     await beliefs();
     const file = entryFile();
-    const { key, plugin, version, manifest } = JSON.parse(JSON.parse(readFileSync(file, 'utf8')).body);
+    const { key, plugin, version, manifest } = readEntry(file).body;
     writeFileSync(file, JSON.stringify({ key, plugin, version, manifest: forge(manifest) }));
     expect(await beliefs()).toMatchObject({ from: 'extracted', ...real });
   });
@@ -84,13 +90,12 @@ describe('the manifest cache holds no trust', () => {
     await beliefs();
     // An entry this host could have written and signed, whose manifest would not pass extraction.
     const file = entryFile();
-    const stored = JSON.parse(readFileSync(file, 'utf8'));
-    const body = JSON.parse(stored.body);
+    const { body } = readEntry(file);
     body.manifest.permissions = { fsWrite: '/' };
     const { createHmac } = await import('node:crypto');
     const key = Buffer.from(readFileSync(path.join(process.env.XDG_STATE_HOME!, 'toolshed', 'cache.key'), 'utf8').trim(), 'hex');
     const text = JSON.stringify(body);
-    writeFileSync(file, JSON.stringify({ body: text, mac: createHmac('sha256', key).update(text).digest('hex') }));
+    writeFileSync(file, `${createHmac('sha256', key).update(text).digest('hex')}\n${text}`);
     expect(await beliefs()).toMatchObject({ from: 'extracted', ...real });
   });
 });
