@@ -27,7 +27,7 @@ import { ThreadPool } from '../sandbox/thread/thread-pool.js';
 import { runtimePins } from '../sandbox/thread/runtime-pins.js';
 import { pluginPins } from './load/plugin-pins.js';
 import { ChangedPlugins } from './expose/changed-plugins.js';
-import type { Pins } from '../sandbox/pins.js';
+import type { PinChange, Pins } from '../sandbox/pins.js';
 import { ProcessRunner } from '../sandbox/process/process-runner.js';
 import { sandboxGrants, type PluginScope } from './load/permissions.js';
 import type { PluginSource, ToolRecord } from './types.js';
@@ -120,7 +120,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     // A config entry naming a builtin's package configures that builtin, so its name counts too.
     const own = ownPool.has(source.specifier) || ownPool.has(source.name);
     const pool = own ? poolOf() : (sharedPool ??= poolOf());
-    const onChanged = (change: Parameters<ChangedPlugins['record']>[1]) => {
+    const onChanged = (change: PinChange) => {
       if (changed.record(source.name, change)) recomputeAll();
     };
     return new ThreadRunner({ entry: entryUrl(source), name: source.name, cwd: config.root, ...(scope ? { scope } : {}), env: workerEnv, pool, ownsPool: own, ...(pins ? { pins } : {}), onChanged });
