@@ -101,7 +101,7 @@ export class ConfigError extends ToolshedError {
 /** A plugin could not be found, imported, validated or version-matched. */
 export class PluginError extends ToolshedError {
   constructor(
-    code: 'PLUGIN_NOT_FOUND' | 'PLUGIN_INVALID' | 'PLUGIN_API_MISMATCH' | 'PLUGIN_IMPORT_FAILED' | 'PLUGIN_LOAD_TIMEOUT',
+    code: 'PLUGIN_NOT_FOUND' | 'PLUGIN_INVALID' | 'PLUGIN_API_MISMATCH' | 'PLUGIN_IMPORT_FAILED' | 'PLUGIN_LOAD_TIMEOUT' | 'PLUGIN_CHANGED',
     message: string,
     data: Record<string, unknown> = {},
     options?: { cause?: unknown },

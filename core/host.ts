@@ -26,6 +26,10 @@ import { traceCheck } from './tracing.js';
 import { ApprovalPolicy, type Approver } from './call/approval.js';
 import { ThreadRunner } from '../sandbox/thread/thread-runner.js';
 import { ThreadPool } from '../sandbox/thread/thread-pool.js';
+import { runtimePins } from '../sandbox/thread/runtime-pins.js';
+import { pluginPins } from './load/plugin-pins.js';
+import { ChangedPlugins } from './expose/changed-plugins.js';
+import type { PinChange, Pins } from '../sandbox/pins.js';
 import { ProcessRunner } from '../sandbox/process/process-runner.js';
 import { sandboxGrants, type PluginScope } from './load/permissions.js';
 import type { PluginSource, ToolRecord } from './types.js';
@@ -91,17 +95,33 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const configHooks = await loadHookModules(config);
   const registry = new Registry();
   const runners: Runner[] = [];
+  const pipelines = new Set<DefinitionsPipeline>();
+  // Something that hides or shows tools changed (a circuit, a plugin's code): every surface recomputes now, so 'change' fires.
+  const recomputeAll = () => {
+    for (const pipeline of pipelines) {
+      pipeline.reset();
+      pipeline.current().catch(() => {});
+    }
+  };
+
+  // Toolshed's own files that workers import, pinned once per process (see sandbox/pins.ts); each
+  // trusted plugin's are pinned as it loads. A worker refuses what changed: its plugin is withdrawn.
+  const runtime = runtimePins();
+  const changed = new ChangedPlugins();
 
   // Trusted plugins share one pool sized to limits.threads; `pool: 'own'` gives a plugin its own.
   const poolOf = (threads = config.limits.threads) =>
-    new ThreadPool({ memoryMb: config.limits.memoryMb, threads, maxQueue: config.limits.maxQueue, maxQueueTotal: config.limits.maxQueueTotal, idleTimeoutMs: config.limits.idleTimeoutMs });
+    new ThreadPool({ memoryMb: config.limits.memoryMb, threads, maxQueue: config.limits.maxQueue, maxQueueTotal: config.limits.maxQueueTotal, idleTimeoutMs: config.limits.idleTimeoutMs, runtime });
   let sharedPool: ThreadPool | undefined;
   const ownPool = new Set(config.plugins.flatMap((entry) => (typeof entry === 'object' && entry.pool === 'own' ? [entry.package] : [])));
-  const threadRunner = (source: PluginSource, workerEnv: Record<string, string>, scope?: PluginScope) => {
+  const threadRunner = (source: PluginSource, workerEnv: Record<string, string>, scope?: PluginScope, pins?: Pins) => {
     // A config entry naming a builtin's package configures that builtin, so its name counts too.
     const own = ownPool.has(source.specifier) || ownPool.has(source.name);
     const pool = own ? poolOf() : (sharedPool ??= poolOf());
-    return new ThreadRunner({ entry: entryUrl(source), name: source.name, cwd: config.root, ...(scope ? { scope } : {}), env: workerEnv, pool, ownsPool: own });
+    const onChanged = (change: PinChange) => {
+      if (changed.record(source.name, change)) recomputeAll();
+    };
+    return new ThreadRunner({ entry: entryUrl(source), name: source.name, cwd: config.root, ...(scope ? { scope } : {}), env: workerEnv, pool, ownsPool: own, ...(pins ? { pins } : {}), onChanged });
   };
 
   // Untrusted plugins run in their own sandboxed child process. Their grants are
@@ -132,7 +152,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const processTurn = limiter(Math.max(1, os.availableParallelism()));
   let extractor: ThreadPool | undefined;
   let sandboxExtractions = 0;
-  const extract = (source: PluginSource): Promise<RunOutcome<RawManifest>> => {
+  const extract = (source: PluginSource, pins?: Pins): Promise<RunOutcome<RawManifest>> => {
     const timeoutMs = config.limits.loadTimeoutMs;
     if (source.trust === 'untrusted') {
       return processTurn(async () => {
@@ -148,7 +168,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     return threadTurn(() => {
       extractor ??= poolOf(extractionThreads);
       const entry = entryUrl(source);
-      return extractor.run<RawManifest>({ kind: 'manifest', entry }, { key: entry, timeoutMs, hardMs: timeoutMs });
+      return extractor.run<RawManifest>({ kind: 'manifest', entry, ...(pins ? { pins } : {}) }, { key: entry, timeoutMs, hardMs: timeoutMs });
     });
   };
 
@@ -181,9 +201,10 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       extract,
       resolved,
       protect,
+      pin: pluginPins,
       warn: (message) => loadWarnings.push(message),
-      createRunner: (source, workerEnv, scope) => {
-        const runner = source.trust === 'untrusted' ? processRunner(source, workerEnv, true, scope) : threadRunner(source, workerEnv, scope);
+      createRunner: (source, workerEnv, scope, pins) => {
+        const runner = source.trust === 'untrusted' ? processRunner(source, workerEnv, true, scope) : threadRunner(source, workerEnv, scope, pins);
         runners.push(runner);
         return runner;
       },
@@ -222,14 +243,14 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     await Promise.all(runners.map((r) => r.close()));
     throw error;
   }
-  const pipelines = new Set<DefinitionsPipeline>();
-  // A circuit opening or closing changes what is exposed: every surface recomputes now, so 'change' fires.
-  const breaker = new CircuitBreaker(config.limits.breaker, clock, () => {
-    for (const pipeline of pipelines) {
-      pipeline.reset();
-      pipeline.current().catch(() => {});
-    }
-  });
+  // A circuit opening or closing changes what is exposed.
+  const breaker = new CircuitBreaker(config.limits.breaker, clock, recomputeAll);
+  // A plugin whose code changed is withdrawn until restart; otherwise a tool may be out of service for its circuit.
+  const outOfService = (record: ToolRecord) => {
+    const reason = changed.any ? changed.reasonFor(record) : undefined;
+    if (reason) return { reason, until: Infinity, kind: 'changed' as const };
+    return breaker.idle ? undefined : breaker.openOf(breakerKeys(record.name, record.plugin.source.name));
+  };
   const shared: HostShared = {
     registry,
     config,
@@ -238,7 +259,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       config: () => config,
       cache,
       clock,
-      availability: { env, platform: process.platform, runCheck, outOfService: (record) => (breaker.idle ? undefined : breaker.openOf(breakerKeys(record.name, record.plugin.source.name))), someOutOfService: () => !breaker.idle },
+      availability: { env, platform: process.platform, runCheck, outOfService, someOutOfService: () => changed.any || !breaker.idle },
       // An embedder's rewriters come first, so they can replace a built-in step.
       rewriters: [...(options.rewriters ?? []), codeExecutionRewriter(() => config)],
       tokens: new DescriptionTokens(),

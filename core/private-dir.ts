@@ -10,7 +10,7 @@
  * to fix. (On Windows, which has no uids or mode bits, only the link rules apply.)
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, type Stats } from 'node:fs';
+import { chmodSync, closeSync, existsSync, constants, fchmodSync, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { codedError } from './errors.js';
 
@@ -128,6 +128,35 @@ export function writePrivateFile(file: string, data: string): void {
   })();
   if (existing?.isSymbolicLink()) refuse(file, 'it is a symbolic link', 'Remove it.');
   if (existing) checkFile(file, existing);
+  const temp = writeTemp(file, data);
+  try {
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Creates a state file with `data` unless one exists already: false when it did (then read
+ * that one). The whole content appears at once under the name (a hard link of a complete temp
+ * file, which fails if the name is taken), so two processes racing to create it agree on one.
+ */
+export function createPrivateFile(file: string, data: string): boolean {
+  const temp = writeTemp(file, data);
+  try {
+    linkSync(temp, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+/** Writes `data` to a fresh temp file beside `file`: a random name, created exclusively with mode 0600. */
+function writeTemp(file: string, data: string): string {
   const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   const fd = openNoFollow(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
   try {
@@ -141,10 +170,5 @@ export function writePrivateFile(file: string, data: string): void {
     throw error;
   }
   closeSync(fd);
-  try {
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+  return temp;
 }

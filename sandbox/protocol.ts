@@ -7,6 +7,7 @@ import type { SerializedError } from '../core/errors.js';
 import type { CallOutcome, RichContent } from '../core/call/outcome.js';
 import type { TierCall } from '../core/call/tier-outcome.js';
 import type { FileRoots, SandboxToolset } from '../core/plugin.js';
+import type { Pins } from './pins.js';
 
 export type { CallOutcome, SandboxToolset };
 
@@ -15,6 +16,8 @@ export interface ManifestTask {
   kind: 'manifest';
   /** file URL of the plugin entry module */
   entry: string;
+  /** the plugin's pins (pins.ts), checked before the import: a trusted plugin's, taken as it loads */
+  pins?: Pins;
 }
 
 /** Run one custom availability check. */
@@ -141,6 +144,9 @@ export interface HostRpc {
 
 /** The allow-list of `HostRpc` method names. */
 export const HOST_RPC_METHODS: readonly (keyof HostRpc)[] = Object.freeze(['log', 'progress', 'callTool', 'sandboxTools']);
+
+/** A thread-tier worker's `workerData`: the pins it checks before importing (pins.ts). */
+export type { WorkerPins } from './pins.js';
 
 /** Posted once by each worker on its parent port to hand the host its RPC port and its inline port. */
 export interface RpcPortMessage {

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { createToolHost } from '../../dist/core/index.js';
 import { writeRegistry } from '../lib/plugins.js';
 import { percentile, summarize } from '../stats.js';
+import { cacheDirFor } from '../lib/cache-dir.js';
 
 const SIZES = [10, 100, 500, 1000, 5000];
 
@@ -29,7 +30,7 @@ export default {
         const dirs = writeRegistry(path.join(tmp, `r${n}`), { plugins: Math.max(1, Math.ceil(n / 50)), tools: n, checks: 0 });
         // BENCH_API_KEY unset: every 10th tool is hidden, so the guard has hidden names to look for.
         envs[n] = {};
-        hosts[n] = await createToolHost({ cwd: tmp, env: envs[n], config: { builtins: false, cache: { dir: path.join(tmp, 'cache') }, plugins: dirs.map((d) => ({ package: d, trust: 'trusted' })) } });
+        hosts[n] = await createToolHost({ cwd: tmp, env: envs[n], config: { builtins: false, cache: { dir: cacheDirFor(tmp) }, plugins: dirs.map((d) => ({ package: d, trust: 'trusted' })) } });
         await hosts[n].definitions();
       }
       const rows = [];

@@ -20,6 +20,7 @@ import { createToolHost } from '../../dist/core/index.js';
 import { writeRegistry } from '../lib/plugins.js';
 import { interleave, ratio, summarize } from '../stats.js';
 import { benchHost, THREADS } from './dispatch.js';
+import { cacheDirFor } from '../lib/cache-dir.js';
 
 const REGISTRY_THREADS = 1;
 
@@ -37,7 +38,7 @@ export default {
     const config = {
       builtins: false,
       plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' })),
-      cache: { dir: path.join(tmp, 'cache') },
+      cache: { dir: cacheDirFor(tmp) },
       limits: { threads: REGISTRY_THREADS },
       // A loaded machine must not turn a slow first probe into a hidden tool: this measures cost, not timeouts.
       checks: { timeoutMs: 60_000 },

@@ -11,6 +11,7 @@ import { createToolHost } from '../../dist/core/index.js';
 import { echo } from '../lib/handlers.js';
 import { writeBenchPlugin } from '../lib/plugins.js';
 import { interleave, ratio, summarize } from '../stats.js';
+import { cacheDirFor } from '../lib/cache-dir.js';
 
 export const THREADS = 2;
 const TASK_URL = new URL('../workers/piscina-task.js', import.meta.url).href;
@@ -19,7 +20,7 @@ const PORT_URL = new URL('../workers/port-echo.js', import.meta.url);
 /** A host with only the bench plugin, in tier `trust`. */
 export function benchHost(tmp, { trust = 'trusted', threads = THREADS, dir = path.join(tmp, `bench-${trust}`) } = {}) {
   writeBenchPlugin(dir);
-  return createToolHost({ cwd: tmp, config: { builtins: false, plugins: [{ package: dir, trust }], cache: { dir: path.join(tmp, 'cache') }, limits: { threads } } });
+  return createToolHost({ cwd: tmp, config: { builtins: false, plugins: [{ package: dir, trust }], cache: { dir: cacheDirFor(tmp) }, limits: { threads } } });
 }
 
 /** A raw Piscina pool shaped like toolshed's thread pools (same thread count, one task per worker, same heap limits). */

@@ -16,13 +16,14 @@ import { createToolHost } from '../../dist/core/index.js';
 import { writeRegistry } from '../lib/plugins.js';
 import { interleave, ratio, summarize } from '../stats.js';
 import { benchHost } from './dispatch.js';
+import { cacheDirFor } from '../lib/cache-dir.js';
 
 export default {
   id: '8',
   title: 'Embedding: views, hooks and traces',
   async run({ tmp, quick }) {
     const dirs = writeRegistry(path.join(tmp, 'plugins'), { plugins: 40, tools: 300, checks: 0 });
-    const options = { cwd: tmp, config: { builtins: false, plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' })), cache: { dir: path.join(tmp, 'cache') } } };
+    const options = { cwd: tmp, config: { builtins: false, plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' })), cache: { dir: cacheDirFor(tmp) } } };
     await (await createToolHost(options)).close(); // fills the manifest cache
     const host = await createToolHost(options);
     let plain;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { createToolHost } from '../../dist/core/index.js';
 import { writeBenchPlugin } from '../lib/plugins.js';
 import { interleave, ratio, summarize } from '../stats.js';
+import { cacheDirFor } from '../lib/cache-dir.js';
 
 const CALLS = 100;
 const NAME = `execute_code, ${CALLS} tool calls in one script vs ${CALLS} dispatches, per call`;
@@ -24,7 +25,7 @@ export default {
       cwd: tmp,
       config: {
         plugins: [{ package: dir, trust: 'trusted' }],
-        cache: { dir: path.join(tmp, 'cache') },
+        cache: { dir: cacheDirFor(tmp) },
         codeExecution: { tools: ['bench_echo'], maxToolCalls: CALLS, timeoutMs: 60_000 },
       },
     });

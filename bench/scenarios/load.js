@@ -13,6 +13,7 @@ import { Piscina } from 'piscina';
 import { createToolHost } from '../../dist/core/index.js';
 import { writeBenchPlugin } from '../lib/plugins.js';
 import { percentile } from '../stats.js';
+import { cacheDirFor } from '../lib/cache-dir.js';
 
 const TASK_URL = new URL('../workers/piscina-task.js', import.meta.url).href;
 const LEVELS = [1, 8, 64, 512];
@@ -43,7 +44,7 @@ export default {
   async run({ tmp, quick }) {
     const threads = Math.max(1, Math.min(4, os.availableParallelism()));
     const dirs = Array.from({ length: 10 }, (_, p) => writeBenchPlugin(path.join(tmp, `load-${p}`), { name: `toolshed-plugin-load-${p}`, prefix: `load${p}_` }));
-    const config = (list) => ({ builtins: false, cache: { dir: path.join(tmp, 'cache') }, plugins: list.map((dir) => ({ package: dir, trust: 'trusted' })) });
+    const config = (list) => ({ builtins: false, cache: { dir: cacheDirFor(tmp) }, plugins: list.map((dir) => ({ package: dir, trust: 'trusted' })) });
     const one = await createToolHost({ cwd: tmp, config: config(dirs.slice(0, 1)) });
     const ten = await createToolHost({ cwd: tmp, config: config(dirs) });
     const raw = new Piscina({ filename: TASK_URL, minThreads: 0, maxThreads: threads, idleTimeout: 30_000, concurrentTasksPerWorker: 1, resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 } });

@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { writeBenchPlugin } from '../lib/plugins.js';
 import { interleave, ratio, summarize } from '../stats.js';
+import { cacheDirFor } from '../lib/cache-dir.js';
 
 const CLI = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('../lib/mcp-server.js', import.meta.url));
@@ -50,7 +51,7 @@ export default {
   async run({ tmp, quick }) {
     const dir = writeBenchPlugin(path.join(tmp, 'bench'));
     const config = path.join(tmp, '.toolshedrc.json');
-    writeFileSync(config, JSON.stringify({ builtins: false, plugins: [{ package: dir, trust: 'trusted' }], cache: { dir: path.join(tmp, 'cache') } }));
+    writeFileSync(config, JSON.stringify({ builtins: false, plugins: [{ package: dir, trust: 'trusted' }], cache: { dir: cacheDirFor(tmp) } }));
     const clients = [];
     try {
       const low = await connect([BASELINE], tmp);

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeBenchPlugin } from '../lib/plugins.js';
 import { summarize } from '../stats.js';
+import { cacheDirFor } from '../lib/cache-dir.js';
 
 const CHILD = fileURLToPath(new URL('../lib/memory-child.js', import.meta.url));
 
@@ -41,7 +42,7 @@ export default {
   async run({ tmp, quick }) {
     if (process.platform !== 'linux') return [{ scenario: '11', name: 'memory with 40 active plugins', notMeasured: 'reads /proc (Linux only)' }];
     const dirs = Array.from({ length: 40 }, (_, i) => writeBenchPlugin(path.join(tmp, `mem-${i}`), { name: `toolshed-plugin-mem-${i}`, prefix: `mem${i}_` }));
-    const config = (count, trust) => JSON.stringify({ builtins: false, cache: { dir: path.join(tmp, 'cache') }, plugins: dirs.slice(0, count).map((dir) => ({ package: dir, trust })) });
+    const config = (count, trust) => JSON.stringify({ builtins: false, cache: { dir: cacheDirFor(tmp) }, plugins: dirs.slice(0, count).map((dir) => ({ package: dir, trust })) });
     const sample = async (count, trust) => JSON.parse(await runNode([CHILD, config(count, trust), tmp, 'echo', String(count)]));
     const runs = quick ? 1 : 3;
     const one = [];

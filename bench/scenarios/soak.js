@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { createToolHost } from '../../dist/core/index.js';
 import { writeBenchPlugin } from '../lib/plugins.js';
+import { cacheDirFor } from '../lib/cache-dir.js';
 
 const MB = 2 ** 20;
 
@@ -21,7 +22,7 @@ export default {
   title: 'Soak: 100k calls',
   async run({ tmp, quick }) {
     const dir = writeBenchPlugin(path.join(tmp, 'soak'), { name: 'toolshed-plugin-soak', prefix: 'soak_' });
-    const host = await createToolHost({ cwd: tmp, config: { builtins: false, cache: { dir: path.join(tmp, 'cache') }, plugins: [{ package: dir, trust: 'trusted' }] } });
+    const host = await createToolHost({ cwd: tmp, config: { builtins: false, cache: { dir: cacheDirFor(tmp) }, plugins: [{ package: dir, trust: 'trusted' }] } });
     try {
       const total = quick ? 20_000 : 100_000;
       let next = 0;

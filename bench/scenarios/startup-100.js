@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { writeRegistry } from '../lib/plugins.js';
 import { interleave, ratio, summarize } from '../stats.js';
 import { runNode } from './startup.js';
+import { cacheDirFor } from '../lib/cache-dir.js';
 
 const CHILD = fileURLToPath(new URL('../lib/startup-child.js', import.meta.url));
 
@@ -18,7 +19,7 @@ export default {
   async run({ tmp, quick }) {
     const dirs = writeRegistry(path.join(tmp, 'plugins'), { plugins: 100, tools: 1000, checks: 0 });
     const base = { builtins: false, plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' })) };
-    const warmConfig = JSON.stringify({ ...base, cache: { dir: path.join(tmp, 'cache') } });
+    const warmConfig = JSON.stringify({ ...base, cache: { dir: cacheDirFor(tmp) } });
     const coldConfig = JSON.stringify({ ...base, cache: { enabled: false } });
     await runNode([CHILD, warmConfig, tmp]); // fills the manifest cache
     const samples = await interleave(

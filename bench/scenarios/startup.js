@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { writeRegistry } from '../lib/plugins.js';
 import { interleave, ratio, summarize } from '../stats.js';
+import { cacheDirFor } from '../lib/cache-dir.js';
 
 const CHILD = fileURLToPath(new URL('../lib/startup-child.js', import.meta.url));
 const MB = 2 ** 20;
@@ -40,7 +41,7 @@ export default {
   async run({ tmp, quick }) {
     const dirs = writeRegistry(path.join(tmp, 'plugins'), { plugins: 40, tools: 300, checks: 0 });
     const base = { builtins: false, plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' })) };
-    const warmConfig = JSON.stringify({ ...base, cache: { dir: path.join(tmp, 'cache') } });
+    const warmConfig = JSON.stringify({ ...base, cache: { dir: cacheDirFor(tmp) } });
     const coldConfig = JSON.stringify({ ...base, cache: { enabled: false } });
     const rss = { warm: [], cold: [] };
     const host = (kind, config) => async () => rss[kind].push(JSON.parse((await runNode([CHILD, config, tmp])).stdout).rss / MB);

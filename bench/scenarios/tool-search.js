@@ -25,6 +25,7 @@ import { flexsearchRanker, oramaRanker } from '../tool-search/libraries.js';
 import { writeCatalogue } from '../tool-search/plugins.js';
 import { interleave, ratio, summarize } from '../stats.js';
 import { benchHost, THREADS } from './dispatch.js';
+import { cacheDirFor } from '../lib/cache-dir.js';
 
 const CHARS_PER_TOKEN = 4;
 
@@ -75,7 +76,7 @@ export default {
   async run({ tmp, quick }) {
     const tools = catalogueTools();
     const dirs = writeCatalogue(path.join(tmp, 'catalogue'));
-    const config = (extra) => ({ builtins: false, plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' })), cache: { dir: path.join(tmp, 'cache') }, limits: { threads: 1 }, ...extra });
+    const config = (extra) => ({ builtins: false, plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' })), cache: { dir: cacheDirFor(tmp) }, limits: { threads: 1 }, ...extra });
     // The first host fills the manifest cache, so the startups compared below are alike.
     const loaded = await createToolHost({ cwd: tmp, config: config({}) });
     let deferred;

@@ -8,6 +8,7 @@
 import { cappedFailure, failure, type CallOutcome, type RichContent } from './outcome.js';
 import { capText } from '../../sandbox/worker/normalize.js';
 import { describeRunnerFailure, type RunOutcome, type RunnerFailure } from '../../sandbox/runner.js';
+import { changedReason, pinChangeOf } from '../../sandbox/pins.js';
 import type { HandlerOutput } from '../../sandbox/protocol.js';
 import type { ToolErrorCode } from '../errors.js';
 
@@ -39,6 +40,9 @@ export function tierOutcome(call: TierCall, outcome: RunOutcome<HandlerOutput>):
     if ('failure' in outcome) return runnerFailure(name, outcome.failure);
     if (outcome.error.code === 'TOOL_TIMEOUT') return runnerFailure(name, { kind: 'timeout', timeoutMs });
     if (outcome.error.code === 'TOOL_CANCELLED') return runnerFailure(name, { kind: 'cancelled' });
+    // The plugin's pinned code changed: the host hides its tools from now on, and this call says so already.
+    const changed = pinChangeOf(outcome.error);
+    if (changed) return failure('TOOL_NOT_EXPOSED', `tool '${name}' is not available here: ${changedReason(changed)}`);
     if (outcome.error.code === 'TOOL_RESULT_INVALID') {
       const { plugin } = call;
       return failure('TOOL_RESULT_INVALID', `${name} (plugin ${plugin}) ${outcome.error.message} This is a bug in ${plugin}, not in the call: report it to the plugin's author.`);

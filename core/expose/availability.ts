@@ -14,7 +14,7 @@ export interface Availability {
   ok: boolean;
   reason?: string;
   /** the requirement that decided it */
-  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools' | 'permissions' | 'breaker' | 'connection';
+  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools' | 'permissions' | 'breaker' | 'connection' | 'changed';
   /** how the custom check's verdict was obtained */
   via?: CachedVerdict['via'];
   maskedReason?: string;
@@ -27,8 +27,11 @@ export interface AvailabilityDeps {
   cache: CheckCache;
   /** runs a tool's custom check in its plugin's tier */
   runCheck(record: ToolRecord): Promise<Verdict>;
-  /** the open circuit that takes the tool out of service (it or its plugin kept crashing), if any */
-  outOfService?(record: ToolRecord): OpenCircuit | undefined;
+  /**
+   * What takes the tool out of service, if anything: an open circuit (it or its plugin kept
+   * crashing; `kind` absent or 'breaker'), or its plugin's pinned code changed ('changed', until restart)
+   */
+  outOfService?(record: ToolRecord): (OpenCircuit & { kind?: 'breaker' | 'changed' }) | undefined;
   /** false when nothing is out of service, so no tool needs asking */
   someOutOfService?(): boolean;
 }
@@ -176,7 +179,7 @@ export async function evaluateAvailability(
   for (let i = 0; i < records.length; i++) {
     const open = breaker?.(records[i]!);
     if (open) {
-      results[i] = { ok: false, kind: 'breaker', reason: open.reason };
+      results[i] = { ok: false, kind: open.kind ?? 'breaker', reason: open.reason };
       // Shown again when the cool-down ends, for its probe call.
       expiries.push(open.until);
       continue;

@@ -1,37 +1,43 @@
 /**
- * Where the manifest cache lives when the config does not say: under the
- * workspace root's `node_modules/.cache` when that folder already exists
- * (the convention build tools share), otherwise in the user's own cache
- * folder. Never at the filesystem root, where an MCP client that starts the
- * server with cwd `/` would otherwise have it write.
+ * Where the manifest cache lives: the user's own cache folder, never the workspace.
+ * What the model's tools can write (the workspace root, any `fsWrite` grant) cannot
+ * hold a cache the host reads back, so a configured `cache.dir` inside one of those
+ * is refused with a warning and the user's folder is used instead. Never at the
+ * filesystem root, where an MCP client that starts the server with cwd `/` would
+ * otherwise have it write.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import envPaths from 'env-paths';
+import { userCacheDir } from '../user-dirs.js';
+import { insideAny } from './writable-roots.js';
 
-function isDirectory(dir: string): boolean {
+/** The default manifest cache folder, or undefined when there is no safe place (no home folder): the host then extracts manifests every start. */
+export function defaultCacheDir(): string | undefined {
+  return userCacheDir();
+}
+
+/** `dir` with its existing part resolved through links, so a link cannot hide where it points. */
+function realish(dir: string): string {
+  let existing = dir;
+  while (!existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing);
   try {
-    return statSync(dir).isDirectory();
+    return path.join(realpathSync(existing), path.relative(existing, dir));
   } catch {
-    return false;
+    return dir;
   }
 }
 
-/** Whether `dir` is `/` (or a drive root) or directly inside it. */
-function atFilesystemRoot(dir: string): boolean {
-  const parent = path.dirname(dir);
-  return dir === parent || path.dirname(parent) === parent;
-}
-
 /**
- * The default manifest cache folder for `root`, or undefined when there is no
- * safe place (no home folder): the host then extracts manifests every start.
+ * The cache folder to use for a configured `dir` (absolute) given the folders the model's
+ * tools can write: `dir` itself, or the default with the reason `dir` was refused.
  */
-export function defaultCacheDir(root: string): string | undefined {
-  const local = path.join(root, 'node_modules', '.cache');
-  if (!atFilesystemRoot(root) && existsSync(local) && isDirectory(local)) return path.join(local, 'toolshed');
-  // env-paths follows XDG_CACHE_HOME on Linux, ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows.
-  const user = envPaths('toolshed', { suffix: '' }).cache;
-  if (!path.isAbsolute(user) || atFilesystemRoot(path.dirname(user))) return undefined;
-  return user;
+export function chooseCacheDir(dir: string | undefined, writable: readonly string[]): { dir: string | undefined; refused?: string } {
+  if (dir === undefined) return { dir: defaultCacheDir() };
+  const real = realish(dir);
+  const inside = insideAny(dir, writable) ?? insideAny(real, writable.map(realish));
+  if (inside === undefined) return { dir };
+  return {
+    dir: defaultCacheDir(),
+    refused: `cache.dir ${dir} is not used: it lies inside ${inside}, which the model's tools can write, and a cache there could be planted; using the user's cache folder instead`,
+  };
 }

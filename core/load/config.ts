@@ -10,7 +10,8 @@ import { loadJsFresh, locatingErrors } from './config-loaders.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../mcp/line-limit.js';
 import { formatProblems, problems } from '../schema.js';
 import { validate as validateStandalone } from './config-validator.js';
-import { defaultCacheDir } from './cache-dir.js';
+import { chooseCacheDir } from './cache-dir.js';
+import { writableRoots } from './writable-roots.js';
 import type { CodeLimits, Permissions, ToolLimits } from '../plugin.js';
 import type { BreakerLimits } from '../call/breaker.js';
 
@@ -120,7 +121,12 @@ export interface ResolvedConfig {
   limits: HostLimits;
   codeExecution: CodeLimits & { tools: string[] | undefined };
   /** `dir` is undefined when there is no safe default folder (the cache is then off) */
-  cache: { dir: string | undefined; enabled: boolean };
+  cache: {
+    dir: string | undefined;
+    enabled: boolean;
+    /** why a configured `cache.dir` was not used (it lies where the model's tools write) */
+    refused?: string;
+  };
   /** `toolshed serve`: the largest message one stdio line may carry; over HTTP, the idle time after which a session closes and the most sessions at once */
   serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number };
   hooks: string[];
@@ -275,13 +281,16 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
     toolsets[name] = { ...(spec.description ? { description: spec.description } : {}), includes: spec.includes ?? [], tools: spec.tools ?? [] };
   }
   const workspace = root.explicit !== undefined ? path.resolve(root.explicit) : config.root !== undefined ? path.resolve(dir, config.root) : path.resolve(root.fallback);
-  const cacheDir = config.cache?.dir !== undefined ? path.resolve(dir, config.cache.dir) : defaultCacheDir(workspace);
+  const plugins = config.plugins ?? [];
+  const mcpServers = config.mcpServers ?? {};
+  const cache = chooseCacheDir(config.cache?.dir !== undefined ? path.resolve(dir, config.cache.dir) : undefined, writableRoots({ root: workspace, dir, plugins, mcpServers }));
+  const cacheDir = cache.dir;
   return {
     file,
     dir,
     root: workspace,
     rootFrom: root.explicit !== undefined ? 'option' : config.root !== undefined ? 'config' : 'cwd',
-    plugins: config.plugins ?? [],
+    plugins,
     builtins: config.builtins ?? true,
     toolsets,
     enable: config.enable ?? ['all'],
@@ -303,14 +312,14 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
       breaker: { failures: 5, windowMs: 60_000, coolDownMs: 30_000, ...config.limits?.breaker },
     },
     codeExecution: { tools: config.codeExecution?.tools, timeoutMs: 30_000, maxToolCalls: 50, memoryMb: 64, maxOutputChars: 20_000, ...stripUndefined(config.codeExecution) },
-    cache: { dir: cacheDir, enabled: cacheDir !== undefined && (config.cache?.enabled ?? true) },
+    cache: { dir: cacheDir, enabled: cacheDir !== undefined && (config.cache?.enabled ?? true), ...(cache.refused ? { refused: cache.refused } : {}) },
     serve: { maxMessageBytes: config.serve?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, sessionIdleMs: config.serve?.sessionIdleMs ?? 600_000, maxSessions: config.serve?.maxSessions ?? 100 },
     hooks: config.hooks ?? [],
     protect: config.protect ?? [],
     approve: resolveApprove(config.approve),
     defer: config.defer ?? [],
     search: resolveSearch(config.search),
-    mcpServers: config.mcpServers ?? {},
+    mcpServers,
   };
 }
 

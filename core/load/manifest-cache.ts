@@ -4,13 +4,21 @@
  * and version, a hash of the entry module's content, and the size and mtime
  * of every other file of the package (so editing a helper module the entry
  * imports invalidates it too).
+ *
+ * The cache holds no trust: each entry carries a MAC (cache-mac.ts) and one that
+ * does not verify is ignored; what it stores is the manifest as the worker extracted
+ * it, which the loader validates again (normalizeManifest) like a fresh extraction,
+ * so permissions, roots and annotations are never taken from it on its word.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { PLUGIN_API_VERSION, TOOLSHED_VERSION } from '../version.js';
 import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../private-dir.js';
-import type { PluginManifest, PluginSource } from '../types.js';
+import { cacheMac, type CacheMac } from './cache-mac.js';
+import type { PluginSource } from '../types.js';
+import type { RawManifest } from '../../sandbox/protocol.js';
+import type { Pins } from '../../sandbox/pins.js';
 
 const SKIP_DIRS = new Set(['node_modules', '.git', 'test', 'tests', '__tests__']);
 const MAX_FILES = 2_000;
@@ -33,14 +41,25 @@ function fileStamps(dir: string, entry: string): string[] {
   return stamps.sort();
 }
 
-/** Bumped when the manifest's stored shape changes (2: tool annotations), so older entries are re-extracted. */
-const MANIFEST_FORMAT = 2;
+/** Bumped when the manifest's stored shape changes (2: tool annotations; 3: raw manifests with a MAC), so older entries are re-extracted. */
+const MANIFEST_FORMAT = 3;
 
-/** The cache key of a plugin's current files. */
-export function manifestKey(source: PluginSource): string {
+/**
+ * The cache key of a plugin's current files. A pinned plugin's key comes from its pins (taken
+ * just before, see sandbox/pins.ts): the size and mtime of every file it has, so the folder is
+ * not walked twice at every start.
+ */
+export function manifestKey(source: PluginSource, pins?: Pins): string {
   const hash = createHash('sha256');
   hash.update(`${TOOLSHED_VERSION}\0${PLUGIN_API_VERSION}\0${MANIFEST_FORMAT}\0${source.name}\0${source.version}\0`);
   hash.update(readFileSync(source.entry));
+  if (pins) {
+    for (const file of Object.keys(pins).sort()) {
+      const [kind, , , size, mtime] = pins[file]!.split(':');
+      if (kind === 'f') hash.update(`\0${path.relative(source.dir, file)}:${size}:${mtime}`);
+    }
+    return hash.digest('hex');
+  }
   // A bare module's folder may be a whole project; only its entry counts then.
   if (source.version !== '0.0.0' || source.builtin) for (const stamp of fileStamps(source.dir, source.entry)) hash.update(`\0${stamp}`);
   return hash.digest('hex');
@@ -54,24 +73,33 @@ function cacheFile(folder: string, source: PluginSource): string {
   return path.join(folder, `${safe}-${where}.json`);
 }
 
+/** What one entry stores, as the JSON text its MAC covers. */
+interface StoredBody {
+  key: string;
+  plugin: string;
+  version: string;
+  manifest: RawManifest;
+}
+
 /**
  * A cache directory; reads and writes never throw (a broken cache only costs an extraction).
  * Its folder is per-user state (see private-dir.ts): checked once, when first used, to be
  * this user's alone; a folder that is not is left untouched and the cache is off, with
  * the reason in `refusal`. Once checked, no other user can change what is in it, and each
- * file is still opened without following links and checked on its descriptor.
+ * file is still opened without following links and checked on its descriptor. The same
+ * holds for the MAC key in the user's state folder: without it the cache is off.
  */
 export class ManifestCache {
-  private checked: string | undefined;
-  /** why the cache is off, when its folder failed the per-user check */
+  private checked: { folder: string; mac: CacheMac } | undefined;
+  /** why the cache is off, when its folder or its key failed the per-user check */
   refusal: string | undefined;
 
   constructor(private readonly dir: string) {}
 
-  private folder(): string | undefined {
+  private open(): { folder: string; mac: CacheMac } | undefined {
     if (this.checked === undefined && this.refusal === undefined) {
       try {
-        this.checked = ensurePrivateDir(path.join(this.dir, 'manifests'));
+        this.checked = { folder: ensurePrivateDir(path.join(this.dir, 'manifests')), mac: cacheMac() };
       } catch (error) {
         this.refusal = `manifest cache off: ${(error as Error).message}`;
       }
@@ -79,50 +107,66 @@ export class ManifestCache {
     return this.checked;
   }
 
-  /** The cached manifest for `key`, if present and intact. */
-  read(source: PluginSource, key: string): PluginManifest | undefined {
-    const folder = this.folder();
-    if (folder === undefined) return undefined;
+  /**
+   * The body of the entry in `file` when its MAC verifies, else undefined (missing, damaged or
+   * forged). An entry is its MAC on the first line and the JSON body it covers after it, so the
+   * body is parsed once, and only once it verified.
+   */
+  private verified(file: string, mac: CacheMac): StoredBody | undefined {
+    const text = readPrivateFile(file);
+    const newline = text?.indexOf('\n') ?? -1;
+    if (text === undefined || newline < 0) return undefined;
+    const body = text.slice(newline + 1);
+    return mac.verify(body, text.slice(0, newline)) ? (JSON.parse(body) as StoredBody) : undefined;
+  }
+
+  /** The raw manifest cached for `key`, if present and authentic; the caller validates it again. */
+  read(source: PluginSource, key: string): RawManifest | undefined {
+    const open = this.open();
+    if (open === undefined) return undefined;
     try {
-      const text = readPrivateFile(cacheFile(folder, source));
-      if (text === undefined) return undefined;
-      const stored = JSON.parse(text) as { key?: string; manifest?: PluginManifest };
-      return stored.key === key ? stored.manifest : undefined;
+      const body = this.verified(cacheFile(open.folder, source), open.mac);
+      return body?.key === key && body.plugin === source.name ? body.manifest : undefined;
     } catch {
       return undefined;
     }
   }
 
   /**
-   * The newest manifest stored for a plugin named `name`, whatever its key: what the
-   * plugin declared the last time it loaded here, for explaining it when it fails.
+   * The newest authentic manifest stored for a plugin named `name`, whatever its key: what
+   * the plugin declared the last time it loaded here, for explaining it when it fails
+   * (raw: the caller validates it before using it).
    */
-  lastKnown(name: string): PluginManifest | undefined {
-    const folder = this.folder();
-    if (folder === undefined) return undefined;
-    let newest: { mtime: number; manifest: PluginManifest } | undefined;
+  lastKnown(name: string): RawManifest | undefined {
+    const open = this.open();
+    if (open === undefined) return undefined;
+    let newest: { mtime: number; manifest: RawManifest } | undefined;
     try {
-      for (const file of readdirSync(folder)) {
+      for (const file of readdirSync(open.folder)) {
         if (!file.startsWith(`${safeName(name)}-`) || !file.endsWith('.json')) continue;
-        const full = path.join(folder, file);
-        const text = readPrivateFile(full);
-        if (text === undefined) continue;
-        const stored = JSON.parse(text) as { plugin?: string; manifest?: PluginManifest };
+        const full = path.join(open.folder, file);
+        let body: StoredBody | undefined;
+        try {
+          body = this.verified(full, open.mac);
+        } catch {
+          continue;
+        }
         const mtime = statSync(full).mtimeMs;
-        if (stored.plugin === name && stored.manifest && (!newest || mtime > newest.mtime)) newest = { mtime, manifest: stored.manifest };
+        if (body?.plugin === name && body.manifest && (!newest || mtime > newest.mtime)) newest = { mtime, manifest: body.manifest };
       }
     } catch {
-      // A damaged entry: nothing is known.
+      // An unreadable folder: nothing is known.
     }
     return newest?.manifest;
   }
 
-  /** Stores a manifest atomically (an exclusively created temp file, then a rename). */
-  write(source: PluginSource, key: string, manifest: PluginManifest): void {
-    const folder = this.folder();
-    if (folder === undefined) return;
+  /** Stores a raw manifest with its MAC, atomically (an exclusively created temp file, then a rename). */
+  write(source: PluginSource, key: string, manifest: RawManifest): void {
+    const open = this.open();
+    if (open === undefined) return;
     try {
-      writePrivateFile(cacheFile(folder, source), JSON.stringify({ key, plugin: source.name, version: source.version, manifest }));
+      const body = JSON.stringify({ key, plugin: source.name, version: source.version, manifest } satisfies StoredBody);
+      writePrivateFile(cacheFile(open.folder, source), `${open.mac.sign(body)}\n${body}`);
     } catch {
       // Read-only or full disk: the host still works, only slower next start.
     }

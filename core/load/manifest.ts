@@ -3,19 +3,22 @@
  * the shape the pipeline uses. Extraction itself happens in a worker.
  */
 import { PluginError } from '../errors.js';
-import { manifestSchema } from './manifest-schema.js';
-import { compile, formatProblems, problems } from '../schema.js';
+// Generated at build time from manifest-schema.ts (scripts/build-config-validator.mjs): validating a
+// manifest, a cached one at every start included, runs no schema compiler.
+import { validate as validateManifest } from './manifest-validator.js';
+import { formatProblems, problems } from '../schema.js';
 import { defaultToolset } from './discovery.js';
 import { checkParameterSchemas } from './parameter-schemas.js';
 import type { DescriptionPart, ToolsetSpec } from '../plugin.js';
 import type { PluginManifest, PluginSource, ToolManifest } from '../types.js';
 import type { RawManifest, RawToolManifest } from '../../sandbox/protocol.js';
 
-let validateManifest: ReturnType<typeof compile> | undefined;
-
-/** Validates a raw manifest and compiles its parameter schemas; throws PLUGIN_INVALID with the JSON pointer(s) of what is wrong. */
-export function normalizeManifest(raw: RawManifest, source: Pick<PluginSource, 'name'>): PluginManifest {
-  validateManifest ??= compile(manifestSchema);
+/**
+ * Validates a raw manifest and compiles its parameter schemas; throws PLUGIN_INVALID with the JSON
+ * pointer(s) of what is wrong. `compileParameters: false` (a cached manifest) skips only compiling
+ * the parameter schemas: they carry no trust, and compiling each costs milliseconds at every start.
+ */
+export function normalizeManifest(raw: RawManifest, source: Pick<PluginSource, 'name'>, { compileParameters = true } = {}): PluginManifest {
   if (!validateManifest(raw)) {
     const list = problems(validateManifest.errors).map((p) => ({
       pointer: p.pointer,
@@ -37,7 +40,7 @@ export function normalizeManifest(raw: RawManifest, source: Pick<PluginSource, '
     }
     seen.add(tool.name);
   }
-  checkParameterSchemas(source.name, tools);
+  if (compileParameters) checkParameterSchemas(source.name, tools);
   return {
     apiVersion: 1,
     toolsets: (raw.toolsets ?? {}) as Record<string, ToolsetSpec>,

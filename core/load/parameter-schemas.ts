@@ -2,8 +2,9 @@
  * Every tool's `parameters` compiled when its manifest is extracted, so a
  * schema mistake (`type: "strng"`, a `$ref` that resolves nowhere) makes the
  * plugin PLUGIN_INVALID at load, with the JSON pointer into the plugin
- * object, instead of failing the first call. Cached manifests were checked
- * when they were extracted.
+ * object, instead of failing the first call. A cached manifest was checked
+ * when it was extracted (its MAC says it is that one); what carries trust in it is
+ * validated again when it is read, its parameter schemas are compiled on first use.
  */
 import { PluginError } from '../errors.js';
 import { compile, createAjv, problems } from '../schema.js';

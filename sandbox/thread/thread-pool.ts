@@ -22,6 +22,7 @@ import { hostRpc } from '../host-rpc.js';
 import { dropMessage, rpcPortOf, type DroppedMessages } from '../worker-messages.js';
 import { Admission, type Admitted } from './admission.js';
 import { CallTable } from '../call-table.js';
+import type { Pins, WorkerPins } from '../pins.js';
 import { heapLimits, type CallHooks, type CallOrigin, type RunOutcome, type RunnerFailure } from '../runner.js';
 
 /** The shape and bounds of one pool. */
@@ -33,6 +34,8 @@ export interface ThreadPoolOptions {
   /** calls that may wait in all */
   maxQueueTotal: number;
   idleTimeoutMs?: number;
+  /** the pins of toolshed's own files its workers import, checked by each worker as it starts (pins.ts) */
+  runtime?: Pins;
 }
 
 /** One call into the pool. */
@@ -95,6 +98,8 @@ export class ThreadPool {
   readonly dropped: DroppedMessages = { count: 0 };
   private running = 0;
   private closed = false;
+  /** the pins of the plugins that run here, by entry URL: every worker gets them as its workerData */
+  private readonly pinned: Record<string, Pins> = {};
 
   constructor(private readonly options: ThreadPoolOptions) {
     this.admission = new Admission({ slots: options.threads, maxQueue: options.maxQueue, maxQueueTotal: options.maxQueueTotal });
@@ -115,6 +120,16 @@ export class ThreadPool {
     return this.options.threads;
   }
 
+  /**
+   * Pins a plugin that runs here: each worker checks them before it first imports the plugin.
+   * Plugins are pinned as they load, before the pool's first call starts it (workerData is
+   * fixed once it has); a plugin pinned later would go unchecked, so that is refused.
+   */
+  pin(entry: string, pins: Pins): void {
+    if (this.pool) throw new Error(`the pool already started; ${entry} cannot be pinned in it`);
+    this.pinned[entry] = pins;
+  }
+
   private start(): Piscina | undefined {
     if (this.closed) return undefined;
     if (this.pool) return this.pool;
@@ -128,6 +143,7 @@ export class ThreadPool {
       // Empty: every task carries its own plugin's grant.
       env: {},
       resourceLimits: heapLimits(memoryMb),
+      workerData: { ...(this.options.runtime ? { runtime: this.options.runtime } : {}), plugins: this.pinned } satisfies WorkerPins,
     });
     pool.on('message', (message: unknown) => this.onWorkerMessage(message));
     // A worker that dies between tasks is replaced on demand; nothing to report.

@@ -6,6 +6,7 @@
  */
 import { ThreadPool, SOFT_TO_HARD_GRACE_MS } from './thread-pool.js';
 import { checkTask, EMPTY_SCOPE_PARTS, handlerTask, packScope } from '../tasks.js';
+import { pinChangeOf, type PinChange, type Pins } from '../pins.js';
 import type { CheckVerdict, HandlerOutput, RawManifest, TaskScope } from '../protocol.js';
 import type { CallHooks, CallOrigin, CheckRequest, HandlerRequest, ManifestExtractor, RunOutcome, Runner, RunnerStats } from '../runner.js';
 
@@ -25,6 +26,10 @@ export interface ThreadRunnerOptions {
   pool: ThreadPool;
   /** whether the pool is this plugin's alone (closed with it) */
   ownsPool: boolean;
+  /** the plugin's pins, taken when the host loaded it: a worker checks them before importing it */
+  pins?: Pins;
+  /** called when a worker refused the plugin because a pinned file changed (PLUGIN_CHANGED) */
+  onChanged?(change: PinChange): void;
 }
 
 /** Runs a plugin's code in a lazily started pool of worker threads. */
@@ -38,6 +43,7 @@ export class ThreadRunner implements Runner, ManifestExtractor {
 
   constructor(private readonly options: ThreadRunnerOptions) {
     this.packed = packScope(options.scope ?? EMPTY_SCOPE_PARTS, options.env);
+    if (options.pins) options.pool.pin(options.entry, options.pins);
   }
 
   /** The pool this plugin's calls run in. */
@@ -51,6 +57,7 @@ export class ThreadRunner implements Runner, ManifestExtractor {
     return work.then(
       (outcome) => {
         this.finished();
+        if (!outcome.ok && 'error' in outcome && outcome.error.code === 'PLUGIN_CHANGED') this.options.onChanged?.(pinChangeOf(outcome.error)!);
         return outcome;
       },
       (error: unknown) => {

@@ -1,6 +1,6 @@
 /**
  * Runs plugin tasks (manifest, check, handler) in the realm that imports the
- * plugin: a Piscina worker of the thread tier (worker-entry.ts), or the main
+ * plugin: a Piscina worker of the thread tier (worker-main.ts), or the main
  * thread of a process-tier child (process/child/child-main.ts). Plugin modules
  * are only ever imported here, never on the host's thread; the only way back
  * to the host is the `HostRpc` it is given.
@@ -12,8 +12,9 @@ import { capText, resultText } from './normalize.js';
 import { DeadlineSweeper, type Sweepable } from '../deadlines.js';
 import { CallTable } from '../call-table.js';
 import { tierOutcome } from '../../core/call/tier-outcome.js';
+import { changedError, changedPin, type PinChange } from '../pins.js';
 import type { PackedScope } from '../tasks.js';
-import type { CallAnswer, CallOutcome, CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, RawManifest, WorkerReply, WorkerTask } from '../protocol.js';
+import type { CallAnswer, CallOutcome, CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, ManifestTask, RawManifest, WorkerReply, WorkerTask } from '../protocol.js';
 import type { ToolContext } from '../../core/plugin.js';
 
 /** At most this many distinct packed scopes are kept parsed (one a plugin). */
@@ -145,8 +146,13 @@ export interface InlineLink {
   done(id: number, reply: WorkerReply<HandlerOutput>): void;
 }
 
-/** A task runner whose calls reach the host through `host`; `inline` when the host may hand nested calls back to run here. */
-export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunner {
+/**
+ * A task runner whose calls reach the host through `host`; `inline` when the host may hand nested
+ * calls back to run here; `verify` tells whether a plugin's pinned files changed since the host
+ * loaded it (the thread tier; the process tier runs untrusted plugins, which are not pinned:
+ * their child is sandboxed, and they are not trusted for being loaded).
+ */
+export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (entry: string) => PinChange | undefined): TaskRunner {
   const modules = new Map<string, Promise<Record<string, unknown>>>();
   /** The plugins whose import finished, so a call to a loaded plugin need not await its import again. */
   const loadedPlugins = new Map<string, Record<string, unknown>>();
@@ -160,9 +166,19 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
   /** The calls running here, so a host cancel reaches ctx.signal. */
   const running = new CallTable<CallStop>();
 
-  function loadPlugin(entry: string): Promise<Record<string, unknown>> {
+  function loadPlugin(entry: string, pins?: ManifestTask['pins']): Promise<Record<string, unknown>> {
     let loaded = modules.get(entry);
     if (!loaded) {
+      // Checked once, before the first import in this worker: calls after it are not slowed. What
+      // remains is the moment between this check and the import reading the files; the protected
+      // paths keep the model's tools from writing them at all, this is the second line.
+      const change = pins ? changedPin(pins) : verify?.(entry);
+      if (change) {
+        // Kept like a failed import: every later task of the plugin in this worker fails the same way.
+        loaded = Promise.reject(changedError(change));
+        modules.set(entry, loaded);
+        return loaded;
+      }
       loaded = import(entry).then(
         (mod: Record<string, unknown>) => {
           try {
@@ -246,8 +262,8 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
     return tierOutcome(runHere.call, reply);
   }
 
-  async function runManifest(entry: string): Promise<RawManifest> {
-    const plugin = await loadPlugin(entry);
+  async function runManifest(task: ManifestTask): Promise<RawManifest> {
+    const plugin = await loadPlugin(task.entry, task.pins);
     try {
       return extractManifest(plugin);
     } catch (error) {
@@ -375,7 +391,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink): TaskRunne
       const plugin = loadedPlugins.get(task.entry);
       if (plugin) return handlerReply(task, plugin);
     }
-    const work: Promise<unknown> = task.kind === 'manifest' ? runManifest(task.entry) : task.kind === 'check' ? runCheck(task) : runHandler(task);
+    const work: Promise<unknown> = task.kind === 'manifest' ? runManifest(task) : task.kind === 'check' ? runCheck(task) : runHandler(task);
     return work.then(succeeded, (error: unknown) => failed(task, error));
   }
 

@@ -61,12 +61,12 @@ describe('workspace root', () => {
     expect(summary.stdout).toContain(`root: ${app}`);
   });
 
-  it("caches manifests under the root's node_modules/.cache when that folder exists", async () => {
+  it("never caches manifests under the root's node_modules/.cache, even when that folder exists", async () => {
     const dir = project({});
     mkdirSync(path.join(dir, 'node_modules', '.cache'), { recursive: true });
     expect(toolshed(['list', '--format', 'names'], dir).code).toBe(0);
-    expect(readdirSync(path.join(dir, 'node_modules', '.cache', 'toolshed', 'manifests'))).toHaveLength(1);
-    expect(existsSync(path.join(userCache.dir, 'toolshed'))).toBe(false);
+    expect(readdirSync(path.join(dir, 'node_modules', '.cache'))).toEqual([]);
+    expect(readdirSync(path.join(userCache.dir, 'toolshed', 'manifests'))).toHaveLength(1);
   });
 
   it("otherwise caches in the user's cache folder, never in the root", async () => {

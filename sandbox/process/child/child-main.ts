@@ -40,6 +40,8 @@ const manifestDeadlines = new DeadlineSweeper(HARD_DEADLINE_SWEEP_MS);
 
 const channel = new FrameChannel(socket, MAX_HOST_FRAME_BYTES, onFrame, () => process.exit(70));
 const rpcPort = new RpcPort((data) => channel.send({ type: 'rpc', data }));
+// No pins (sandbox/pins.ts) here: code pinning is for trusted plugins, whose code runs in the
+// host's own threads; an untrusted plugin's child is sandboxed and it is trusted for nothing.
 const runner = createTaskRunner(wrap(nodeEndpoint(rpcPort)) as unknown as HostLink);
 
 function onFrame(message: unknown): void {
