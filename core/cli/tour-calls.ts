@@ -64,6 +64,7 @@ export function tourCalls(root: string): TourCall[] {
         ].join('\n'),
       },
     },
+    { why: "what the host would run stays read-only to the model's tools, even a config file that does not exist yet", tool: 'write_file', args: { path: '.toolshedrc.mjs', content: 'export default {};\n' } },
     { why: 'a tool hidden by an availability check (no API key) cannot be called', tool: 'web_search', args: { query: 'toolshed' } },
     { why: 'bad arguments come back as a JSON pointer and what was expected', tool: 'read_file', args: { path: 42, extra: true } },
     { why: 'an unknown name gets a did-you-mean', tool: 'read_fil', args: {} },

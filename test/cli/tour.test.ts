@@ -32,6 +32,8 @@ describe('toolshed tour in a user\'s app', () => {
     const out = result.stdout;
     expect(out).toContain(`config: ${path.join(realpathSync(app), '.toolshedrc.json')}`);
     expect(out).toContain('→ read_file {"path":"README.md","limit":6}');
+    expect(out).toMatch(/→ write_file \{"path":".toolshedrc.mjs".*\n.*PERMISSION_DENIED/);
+    expect(out).toContain('.toolshedrc.mjs is a protected name');
     expect(out).toMatch(/1\|# My app/);
     expect(out).toMatch(/README\.md:5:## Usage/);
     expect(out).toMatch(/→ terminal .*\n {2}run a shell command in the workspace with a timeout — skipped: not exposed here \(toolset 'terminal' is disabled\)/);
