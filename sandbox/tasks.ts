@@ -21,8 +21,10 @@ export interface PackedScope {
 export function packScope(scope: Omit<TaskScope, 'cwd'>, env?: Record<string, string>): string | undefined {
   const value: PackedScope = { roots: scope.roots, options: scope.options, ...(env ? { env } : {}) };
   try {
-    const text = JSON.stringify(value);
-    return isDeepStrictEqual(JSON.parse(text), structuredClone(value)) ? text : undefined;
+    // Roots (paths, protected paths) and env are strings by type; only the operator's options can hold
+    // what JSON would change (undefined, a Date, a Map), so only they are compared after a round trip.
+    if (!isDeepStrictEqual(JSON.parse(JSON.stringify(scope.options)), structuredClone(scope.options))) return undefined;
+    return JSON.stringify(value);
   } catch {
     return undefined;
   }

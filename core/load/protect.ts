@@ -59,8 +59,13 @@ function enclosingNodeModules(dir: string): string | undefined {
  */
 export function protectedPaths(config: Pick<ResolvedConfig, 'file' | 'dir' | 'hooks' | 'cache' | 'protect'>, sources: readonly PluginSource[]): ProtectedPath[] {
   const out: ProtectedPath[] = [...NAMES];
+  const seen = new Set<string>();
   const add = (p: string | undefined, why: string) => {
-    if (p !== undefined && !out.some((e) => e.kind === 'path' && e.value === real(p))) out.push({ kind: 'path', value: real(p), why });
+    if (p === undefined) return;
+    const value = real(p);
+    if (seen.has(value)) return;
+    seen.add(value);
+    out.push({ kind: 'path', value, why });
   };
   if (config.file) add(config.file, path.basename(config.file) === 'package.json' ? 'it holds the config in use (its toolshed field)' : 'it is the config in use');
   for (const specifier of config.hooks) add(hookFile(specifier, config.dir), 'a hooks module the config names (the host imports it)');
