@@ -58,6 +58,25 @@ describe('config trust in the library', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("stops a config the model's terminal created (a name that did not exist cannot be mounted read-only) before it runs", async () => {
+    // No config here: the first start records that. The terminal runs in its bubblewrap sandbox
+    // where it can, where a protected name that does not exist yet cannot be held.
+    const host = await createToolHost({ cwd: ws, root: ws, env: { PATH: process.env.PATH }, overrides: { enable: ['terminal'] } });
+    const marker = path.join(ws, 'ran.txt');
+    try {
+      const command = `cat > .toolshedrc.mjs <<'EOF'\n${planted(marker)}EOF\necho written`;
+      const result = JSON.parse(await host.dispatch('terminal', { command }));
+      expect(result.output).toContain('written');
+    } finally {
+      await host.close();
+    }
+    expect(existsSync(path.join(ws, '.toolshedrc.mjs'))).toBe(true);
+    const error = await refusal();
+    expect(error?.code).toBe('CONFIG_UNTRUSTED');
+    expect(error?.message).toContain('a config appeared where there was none: ./.toolshedrc.mjs');
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('refuses a trusted JSON config that gained a trusted MCP server; trustConfig accepts it for the next starts', async () => {
     const file = path.join(ws, '.toolshedrc.json');
     writeFileSync(file, JSON.stringify(LIGHT));
