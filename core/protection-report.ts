@@ -5,6 +5,7 @@
  */
 import { probeSandbox } from '../sandbox/process/probe.js';
 import { shellSandboxPlan } from '../sandbox/process/shell.js';
+import { isInside } from '../sandbox/process/paths.js';
 import type { ProtectedPath } from './plugin.js';
 import type { PluginLoadResult } from './types.js';
 
@@ -20,8 +21,6 @@ export interface ProtectionReport {
 
 /** The first-party plugins that write where the model says. */
 const MODEL_PATHS = new Set(['@toolshed/file', '@toolshed/terminal']);
-
-const inside = (target: string, root: string) => target === root || target.startsWith(root.endsWith('/') ? root : `${root}/`);
 
 /** The report for the loaded `plugins` and the host's `protect` list. */
 export function protectionReport(plugins: readonly PluginLoadResult[], protect: readonly ProtectedPath[]): ProtectionReport {
@@ -48,6 +47,6 @@ export function protectionReport(plugins: readonly PluginLoadResult[], protect: 
     else if (!protections || !('mountNamespace' in protections) || !protections.mountNamespace) notInForce.push(`${name}: no mount namespace here, so protected paths inside its write grant are not read-only to it`);
   }
   const roots = [...writable].sort();
-  const shown = protect.filter((e) => e.kind === 'name' || roots.some((root) => inside(e.value, root) || inside(root, e.value)));
+  const shown = protect.filter((e) => e.kind === 'name' || roots.some((root) => isInside(e.value, root) || isInside(root, e.value)));
   return { writable: roots, protected: shown, notInForce };
 }

@@ -11,11 +11,6 @@ import path from 'node:path';
 import { userCacheDir } from '../user-dirs.js';
 import { insideAny } from './writable-roots.js';
 
-/** The default manifest cache folder, or undefined when there is no safe place (no home folder): the host then extracts manifests every start. */
-export function defaultCacheDir(): string | undefined {
-  return userCacheDir();
-}
-
 /** `dir` with its existing part resolved through links, so a link cannot hide where it points. */
 function realish(dir: string): string {
   let existing = dir;
@@ -32,12 +27,13 @@ function realish(dir: string): string {
  * tools can write: `dir` itself, or the default with the reason `dir` was refused.
  */
 export function chooseCacheDir(dir: string | undefined, writable: readonly string[]): { dir: string | undefined; refused?: string } {
-  if (dir === undefined) return { dir: defaultCacheDir() };
+  // No safe default (no home folder): undefined, and the host extracts manifests every start.
+  if (dir === undefined) return { dir: userCacheDir() };
   const real = realish(dir);
   const inside = insideAny(dir, writable) ?? insideAny(real, writable.map(realish));
   if (inside === undefined) return { dir };
   return {
-    dir: defaultCacheDir(),
+    dir: userCacheDir(),
     refused: `cache.dir ${dir} is not used: it lies inside ${inside}, which the model's tools can write, and a cache there could be planted; using the user's cache folder instead`,
   };
 }

@@ -5,10 +5,12 @@
  * compares these with what the operator last accepted.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { insideAny } from './writable-roots.js';
+import { isPath } from './discovery.js';
+import { realOrResolved } from '../../sandbox/process/paths.js';
 import type { PluginEntry } from './config.js';
 
 /** Fingerprint of a file that is named but absent (or unreadable): its appearing is a change too. */
@@ -26,13 +28,7 @@ export function sha256(data: string | Buffer): string {
 }
 
 /** The real path of `file` when it exists, else its absolute path (records and roots compare real paths). */
-export function realPath(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return path.resolve(file);
-  }
-}
+export const realPath = realOrResolved;
 
 /** The roots as real paths, so a link in a folder's path (macOS's /tmp) does not hide that a file lies inside. */
 export function realRoots(roots: readonly string[]): string[] {
@@ -122,11 +118,6 @@ export function staticImports(file: string, content: string, roots: readonly str
     queue.push(...relativeSpecifiers(text).map((s) => resolveRelative(next, s)));
   }
   return out;
-}
-
-/** Whether a plugin entry or hooks specifier is a path rather than a package name. */
-function isPath(specifier: string): boolean {
-  return specifier.startsWith('.') || path.isAbsolute(specifier) || specifier.startsWith('file:');
 }
 
 /** The most files of one local plugin folder that are fingerprinted. */

@@ -41,7 +41,8 @@ function readPackageJson(dir: string): PackageJson | undefined {
   }
 }
 
-function isPath(specifier: string): boolean {
+/** Whether a plugin entry (or a hooks specifier) is a path rather than a package name. */
+export function isPath(specifier: string): boolean {
   return specifier.startsWith('.') || path.isAbsolute(specifier) || specifier.startsWith('file:');
 }
 

@@ -13,7 +13,7 @@ import type { ToolHooks } from '../call/hooks.js';
 import type { ResolvedConfig } from './config.js';
 
 /** The module's URL: a path relative to the config's folder, or a package name resolved from there. */
-function moduleUrl(specifier: string, dir: string): string {
+export function moduleUrl(specifier: string, dir: string): string {
   if (specifier.startsWith('.') || path.isAbsolute(specifier)) return pathToFileURL(path.resolve(dir, specifier)).href;
   return resolveModule(specifier, pathToFileURL(path.join(dir, 'noop.js')).href);
 }

@@ -5,10 +5,10 @@
  * and the plugins it resolved, and handed to every plugin as `ctx.roots.protect`
  * (docs/security.md, "The model as an attacker").
  */
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { resolve as resolveModule } from 'import-meta-resolve';
+import { fileURLToPath } from 'node:url';
+import { moduleUrl } from './hook-modules.js';
+import { realOrResolved } from '../../sandbox/process/paths.js';
 import { SEARCH_PLACES, type ResolvedConfig } from './config.js';
 import { userCacheDir, userStateDir } from '../user-dirs.js';
 import type { ProtectedPath } from '../plugin.js';
@@ -24,20 +24,10 @@ const NAMES: readonly ProtectedPath[] = [
   { kind: 'name', value: '.git/config', why: 'git runs the programs it names (core.fsmonitor, core.hooksPath, aliases, filters) with your rights' },
 ];
 
-/** The real path of `p` when it exists, else `p` resolved (so the file tools compare like with like). */
-function real(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
-}
-
-/** The file a hooks specifier names: a path relative to the config folder, or a package resolved from there. */
+/** The file a hooks specifier names, as the host will import it (hook-modules.ts). */
 function hookFile(specifier: string, dir: string): string | undefined {
-  if (specifier.startsWith('.') || path.isAbsolute(specifier)) return path.resolve(dir, specifier);
   try {
-    return fileURLToPath(resolveModule(specifier, pathToFileURL(path.join(dir, 'noop.js')).href));
+    return fileURLToPath(moduleUrl(specifier, dir));
   } catch {
     return undefined; // not installed: loading the hooks reports it
   }
@@ -62,7 +52,8 @@ export function protectedPaths(config: Pick<ResolvedConfig, 'file' | 'dir' | 'ho
   const seen = new Set<string>();
   const add = (p: string | undefined, why: string) => {
     if (p === undefined) return;
-    const value = real(p);
+    // Real paths, so the file tools (which check real paths) compare like with like.
+    const value = realOrResolved(p);
     if (seen.has(value)) return;
     seen.add(value);
     out.push({ kind: 'path', value, why });

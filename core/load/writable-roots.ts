@@ -6,7 +6,7 @@
  * without the operator's decision (protected paths, config trust, caches elsewhere).
  */
 import path from 'node:path';
-import { resolveGrantPaths } from '../../sandbox/process/paths.js';
+import { isInside, resolveGrantPaths } from '../../sandbox/process/paths.js';
 import type { ResolvedConfig } from './config.js';
 
 /** Absolute paths of every folder the config lets the model's tools write. */
@@ -23,8 +23,5 @@ export function writableRoots(config: Pick<ResolvedConfig, 'root' | 'dir' | 'plu
 /** Whether `target` is one of `roots` or lies inside one (segment-wise). */
 export function insideAny(target: string, roots: readonly string[]): string | undefined {
   const absolute = path.resolve(target);
-  return roots.find((root) => {
-    const rel = path.relative(root, absolute);
-    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-  });
+  return roots.find((root) => isInside(absolute, root));
 }

@@ -3,9 +3,11 @@
  * configured plugin (builtins are part of toolshed, not watched). Events are
  * debounced, since an editor's save or an npm install is a burst of them.
  */
-import { realpathSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { resolvePlugin } from '../load/discovery.js';
+import { insideAny } from '../load/writable-roots.js';
+import { realOrResolved } from '../../sandbox/process/paths.js';
 import type { ResolvedConfig } from '../load/config.js';
 
 /** Quiet time after the last file event before a reload starts. */
@@ -27,14 +29,7 @@ export function watchedPaths(config: ResolvedConfig): string[] {
 
 /** `paths` split by whether they lie inside one of the model-writable folders `writable`. */
 export function splitWatched(paths: readonly string[], writable: readonly string[]): { outside: string[]; writable: string[] } {
-  const real = (p: string) => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return p;
-    }
-  };
-  const inside = (p: string) => writable.some((root) => real(p) === root || real(p).startsWith(root.endsWith(path.sep) ? root : root + path.sep));
+  const inside = (p: string) => insideAny(realOrResolved(p), writable) !== undefined;
   return { outside: paths.filter((p) => !inside(p)), writable: paths.filter(inside) };
 }
 

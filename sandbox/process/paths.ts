@@ -58,14 +58,16 @@ export function pluginReadRoots(dir: string, dependencyDirs: readonly string[]):
  * as resolved, so a plugin may create a granted output folder.
  */
 export function resolveGrantPaths(paths: readonly string[], baseDir: string): string[] {
-  return paths.map((p) => {
-    const absolute = path.resolve(baseDir, p);
-    try {
-      return realpathSync(absolute);
-    } catch {
-      return absolute;
-    }
-  });
+  return paths.map((p) => realOrResolved(path.resolve(baseDir, p)));
+}
+
+/** The real path of `p` when it exists, else `p` made absolute (so paths that exist compare by what they lead to). */
+export function realOrResolved(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
 }
 
 /** Whether `target` is `root` or inside it. */

@@ -7,12 +7,8 @@
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { isInside } from './paths.js';
 import type { ProtectedPath } from '../../core/plugin.js';
-
-/** Whether `target` is `root` or lies below it (both absolute, normalized). */
-export function within(target: string, root: string): boolean {
-  return target === root || target.startsWith(root.endsWith(path.sep) ? root : `${root}${path.sep}`);
-}
 
 function realIfExists(p: string): string | undefined {
   try {
@@ -25,7 +21,7 @@ function realIfExists(p: string): string | undefined {
 
 /** The folders from `cwd` up to `root`, both included (just `root` when cwd lies outside it). */
 function chain(root: string, cwd: string | undefined): string[] {
-  if (cwd === undefined || !within(cwd, root)) return [root];
+  if (cwd === undefined || !isInside(cwd, root)) return [root];
   const dirs: string[] = [];
   for (let dir = cwd; ; dir = path.dirname(dir)) {
     dirs.push(dir);
@@ -47,16 +43,16 @@ export function protectedMounts(writeRoots: readonly string[], protect: readonly
     if (root === undefined) continue;
     for (const entry of protect) {
       if (entry.kind === 'path') {
-        if (within(root, entry.value)) found.add(root);
-        else if (within(entry.value, root)) {
+        if (isInside(root, entry.value)) found.add(root);
+        else if (isInside(entry.value, root)) {
           const real = realIfExists(entry.value);
-          if (real !== undefined && within(real, root)) found.add(real);
+          if (real !== undefined && isInside(real, root)) found.add(real);
         }
         continue;
       }
       for (const dir of chain(root, cwd)) {
         const real = realIfExists(path.join(dir, ...entry.value.split('/')));
-        if (real !== undefined && within(real, root)) found.add(real);
+        if (real !== undefined && isInside(real, root)) found.add(real);
       }
     }
   }
