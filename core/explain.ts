@@ -33,7 +33,17 @@ export interface PluginReport {
   /** what the plugin requested, what config granted, their effective set, and what of it is actually enforced (and by what) */
   permissions?: { requested: Permissions; granted: Permissions; effective: Permissions; enforced: Enforcement };
   /** `guardRefused`: RPC calls the allow-list refused; `messagesDropped`: malformed worker, child or frame messages dropped (with the last reason) */
-  pool?: { started: boolean; threads: number; completed: number; guardRefused: number; messagesDropped: number; lastDropped?: string };
+  pool?: {
+    started: boolean;
+    threads: number;
+    completed: number;
+    guardRefused: number;
+    messagesDropped: number;
+    lastDropped?: string;
+    /** thread tier only: the pool trusted plugins share, or one of its own, and why ("it holds env grants (SVC_TOKEN)") */
+    kind?: 'shared' | 'own';
+    reason?: string;
+  };
   /** process tier only: the protections its child runs under on this machine (namespaces as probed here) */
   protections?: Protections;
   /** MCP servers only: connection state and reason, what it runs, its protections */
@@ -100,6 +110,7 @@ export function explainHost(input: {
     const stats = p.runner.stats();
     const protections = p.runner.protections();
     const mcp = p.runner.connection?.();
+    const placement = p.runner.placement?.();
     return {
       name: p.source.name,
       specifier: p.source.specifier,
@@ -120,6 +131,7 @@ export function explainHost(input: {
         guardRefused: stats.guard.refused,
         messagesDropped: stats.dropped.count,
         ...(stats.dropped.last !== undefined ? { lastDropped: stats.dropped.last } : {}),
+        ...(placement ? { kind: placement.kind, reason: placement.reason } : {}),
       },
       ...(protections ? { protections } : {}),
       ...(mcp ? { mcp } : {}),

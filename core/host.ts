@@ -14,6 +14,7 @@ import { failure } from './call/outcome.js';
 import { entryUrl, loadPlugins, resolvePluginEntries, resolvedSources } from './load/loader.js';
 import { protectedPaths } from './load/protect.js';
 import { limiter } from './load/limiter.js';
+import { choosePool, poolSettingOf, poolSettings } from './load/pool-choice.js';
 import { Registry } from './expose/registry.js';
 import { codeExecutionRewriter } from './expose/code-execution.js';
 import { explainHost, type HostReport } from './explain.js';
@@ -109,19 +110,19 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const runtime = runtimePins();
   const changed = new ChangedPlugins();
 
-  // Trusted plugins share one pool sized to limits.threads; `pool: 'own'` gives a plugin its own.
+  // Trusted plugins without env grants share one pool sized to limits.threads; one holding env
+  // grants gets a small pool of its own unless its entry says `pool: 'shared'` (pool-choice.ts).
   const poolOf = (threads = config.limits.threads) =>
     new ThreadPool({ memoryMb: config.limits.memoryMb, threads, maxQueue: config.limits.maxQueue, maxQueueTotal: config.limits.maxQueueTotal, idleTimeoutMs: config.limits.idleTimeoutMs, runtime });
   let sharedPool: ThreadPool | undefined;
-  const ownPool = new Set(config.plugins.flatMap((entry) => (typeof entry === 'object' && entry.pool === 'own' ? [entry.package] : [])));
+  const pools = poolSettings(config);
   const threadRunner = (source: PluginSource, workerEnv: Record<string, string>, scope?: PluginScope, pins?: Pins) => {
-    // A config entry naming a builtin's package configures that builtin, so its name counts too.
-    const own = ownPool.has(source.specifier) || ownPool.has(source.name);
-    const pool = own ? poolOf() : (sharedPool ??= poolOf());
+    const { threads, ...placement } = choosePool(workerEnv, poolSettingOf(pools, source), config.limits.threads);
+    const pool = placement.kind === 'own' ? poolOf(threads) : (sharedPool ??= poolOf());
     const onChanged = (change: PinChange) => {
       if (changed.record(source.name, change)) recomputeAll();
     };
-    return new ThreadRunner({ entry: entryUrl(source), name: source.name, cwd: config.root, ...(scope ? { scope } : {}), env: workerEnv, pool, ownsPool: own, ...(pins ? { pins } : {}), onChanged });
+    return new ThreadRunner({ entry: entryUrl(source), name: source.name, cwd: config.root, ...(scope ? { scope } : {}), env: workerEnv, pool, placement, ...(pins ? { pins } : {}), onChanged });
   };
 
   // Untrusted plugins run in their own sandboxed child process. Their grants are

@@ -76,6 +76,13 @@ export interface RunnerStats {
   dropped: { count: number; last?: string };
 }
 
+/** The thread pool a trusted plugin runs in (the one trusted plugins share, or its own) and why. */
+export interface PoolPlacement {
+  kind: 'shared' | 'own';
+  /** in words, for explain: "it holds env grants (SVC_TOKEN)" */
+  reason: string;
+}
+
 /** A plugin's execution tier. */
 export interface Runner {
   /** `remote`: the code runs elsewhere and is reached over the network (an MCP server over HTTP) */
@@ -90,6 +97,8 @@ export interface Runner {
   protections(): Protections | undefined;
   /** a runner that speaks to a server (an MCP server) reports that link; its tools are available only while it is connected */
   connection?(): ConnectionReport;
+  /** the thread tier: which pool its calls run in, and why */
+  placement?(): PoolPlacement;
   close(): Promise<void>;
 }
 

@@ -154,7 +154,7 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
   const plugin = report.plugins.find((p) => p.name === tool.plugin);
   if (plugin?.permissions) {
     const e = plugin.permissions.effective;
-    out.push(`  tier:     ${plugin.tier} (${plugin.trust})`);
+    out.push(`  tier:     ${plugin.tier} (${plugin.trust})${plugin.pool?.kind ? `, ${plugin.pool.kind === 'own' ? 'a pool of its own' : 'the shared pool'}: ${plugin.pool.reason}` : ''}`);
     const perms = plugin.permissions;
     const show = (x: typeof e) => `network ${x.network ? 'yes' : 'no'}; env ${x.env?.join(', ') || 'none'}; read ${x.fsRead?.join(', ') || 'none'}; write ${x.fsWrite?.join(', ') || 'none'}; call ${x.callTools?.join(', ') || 'none'}`;
     out.push(`  requested: ${show(perms.requested)}`);

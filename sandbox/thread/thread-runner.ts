@@ -1,14 +1,15 @@
 /**
  * The thread tier, one plugin's view of a worker pool (thread-pool.ts): the
- * pool trusted plugins share, or the plugin's own with `pool: 'own'`. It
- * builds the plugin's tasks (its entry, its env grant, its cwd) and hands them
- * to the pool; a nested call from a worker of the same pool runs inline there.
+ * pool trusted plugins share, or the plugin's own (it holds env grants, or its
+ * entry says `pool: 'own'`; see core/load/pool-choice.ts). It builds the
+ * plugin's tasks (its entry, its env grant, its cwd) and hands them to the
+ * pool; a nested call from a worker of the same pool runs inline there.
  */
 import { ThreadPool, SOFT_TO_HARD_GRACE_MS } from './thread-pool.js';
 import { checkTask, EMPTY_SCOPE_PARTS, handlerTask, packScope } from '../tasks.js';
 import { pinChangeOf, type PinChange, type Pins } from '../pins.js';
 import type { CheckVerdict, HandlerOutput, RawManifest, TaskScope } from '../protocol.js';
-import type { CallHooks, CallOrigin, CheckRequest, HandlerRequest, ManifestExtractor, RunOutcome, Runner, RunnerStats } from '../runner.js';
+import type { CallHooks, CallOrigin, CheckRequest, HandlerRequest, ManifestExtractor, PoolPlacement, RunOutcome, Runner, RunnerStats } from '../runner.js';
 
 /** Options of one plugin's thread runner. */
 export interface ThreadRunnerOptions {
@@ -24,8 +25,8 @@ export interface ThreadRunnerOptions {
   env: Record<string, string>;
   /** the pool it runs in */
   pool: ThreadPool;
-  /** whether the pool is this plugin's alone (closed with it) */
-  ownsPool: boolean;
+  /** which pool it is and why: an `own` pool is this plugin's alone (closed with it) */
+  placement: PoolPlacement;
   /** the plugin's pins, taken when the host loaded it: a worker checks them before importing it */
   pins?: Pins;
   /** called when a worker refused the plugin because a pinned file changed (PLUGIN_CHANGED) */
@@ -112,8 +113,12 @@ export class ThreadRunner implements Runner, ManifestExtractor {
     return { started: pool.started, threads: pool.threads, inFlight: this.inFlight, capacity: this.pool.capacity, completed: this.completed, guard: { ...this.pool.guard }, dropped: { ...this.pool.dropped } };
   }
 
+  placement(): PoolPlacement {
+    return this.options.placement;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    if (this.options.ownsPool) await this.pool.close();
+    if (this.options.placement.kind === 'own') await this.pool.close();
   }
 }

@@ -1,9 +1,12 @@
 /**
- * Trusted plugins share one pool of real worker threads: each task sees only
+ * Trusted plugins in the shared pool of real worker threads (these hold env
+ * grants, so their entries opt in with `pool: 'shared'`): each task sees only
  * its own plugin's env grant and module, even in the same worker and even
- * from a timer left behind; `pool: 'own'` opts out. Calls beyond the workers
- * wait in the host's admission queue, fair across plugins and sessions, each
- * with its own deadline; QUEUE_FULL only past the bounds, with retryAfterMs.
+ * from a timer left behind; `pool: 'own'` opts out. (What a shared worker does
+ * not keep apart is in test/security/shared-pool.test.ts.) Calls beyond the
+ * workers wait in the host's admission queue, fair across plugins and
+ * sessions, each with its own deadline; QUEUE_FULL only past the bounds, with
+ * retryAfterMs.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -47,11 +50,12 @@ const A = writePlugin('a');
 const B = writePlugin('b');
 const env = { SECRET_A: 'alpha', SECRET_B: 'bravo', PATH: process.env.PATH };
 
-function host(limits: Record<string, unknown>, own = false): Promise<ToolHost> {
+/** A and B opted into the shared pool; `poolB` sets B's entry otherwise ('default': no `pool` key, so its own pool as it holds a grant). */
+function host(limits: Record<string, unknown>, poolB: 'shared' | 'own' | 'default' = 'shared'): Promise<ToolHost> {
   return createToolHost({
     cwd: work.dir,
     env,
-    config: { builtins: false, cache: { enabled: false }, limits, plugins: [{ package: A, trust: 'trusted' }, { package: B, trust: 'trusted', ...(own ? { pool: 'own' as const } : {}) }] },
+    config: { builtins: false, cache: { enabled: false }, limits, plugins: [{ package: A, trust: 'trusted', pool: 'shared' }, { package: B, trust: 'trusted', ...(poolB !== 'default' ? { pool: poolB } : {}) }] },
   });
 }
 
@@ -95,13 +99,20 @@ describe('the shared pool: per-task env and module', () => {
     }
   });
 
-  it("pool: 'own' runs a plugin in a pool of its own", async () => {
-    const h = await host({ threads: 1 }, true);
+  it.each([
+    ['own', "pool: 'own' in its config entry"],
+    ['default', 'it holds env grants (SECRET_B)'],
+  ] as const)("pool: %s runs a plugin holding env grants in a pool of its own", async (poolB, reason) => {
+    const h = await host({ threads: 1 }, poolB);
     try {
       const a = json(await h.dispatch('a_env', {}));
       const b = json(await h.dispatch('b_env', {}));
       expect(a.threadId).not.toBe(b.threadId);
       expect(b.keys).toEqual(['SECRET_B']);
+      expect(h.explain().plugins.map((p) => [p.name, p.pool?.kind, p.pool?.reason])).toEqual([
+        ['toolshed-plugin-a', 'shared', "pool: 'shared' in its config entry, though it holds env grants (SECRET_A)"],
+        ['toolshed-plugin-b', 'own', reason],
+      ]);
     } finally {
       await h.close();
     }

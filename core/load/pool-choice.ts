@@ -1,0 +1,38 @@
+/**
+ * Which thread pool a trusted plugin runs in, and why. A shared worker keeps
+ * each task's env grant apart, but not module state (a dependency loaded once
+ * per worker) nor listeners left on something shared: a plugin whose env grant
+ * carries variables therefore gets a small pool of its own unless its config
+ * entry says `pool: 'shared'`; `pool: 'own'` gives any plugin one.
+ */
+import type { PoolPlacement } from '../../sandbox/runner.js';
+import type { ResolvedConfig } from './config.js';
+import type { PluginSource } from '../types.js';
+
+/** Most threads of a pool a plugin gets because it holds env grants (an explicit `pool: 'own'` gets `limits.threads`). */
+export const GRANT_POOL_THREADS = 2;
+
+/** The `pool` setting of each config entry that has one, by the package it names. */
+export function poolSettings(config: ResolvedConfig): Map<string, 'shared' | 'own'> {
+  const settings = new Map<string, 'shared' | 'own'>();
+  for (const entry of config.plugins) if (typeof entry === 'object' && entry.pool) settings.set(entry.package, entry.pool);
+  return settings;
+}
+
+/**
+ * The pool of one trusted plugin. `env` is the grant its tasks receive (only the variables
+ * set in the host's env), `setting` its entry's `pool`, `threads` the config's limits.threads.
+ */
+export function choosePool(env: Readonly<Record<string, string>>, setting: 'shared' | 'own' | undefined, threads: number): PoolPlacement & { threads: number } {
+  const held = Object.keys(env).sort();
+  const holds = held.length ? `it holds env grants (${held.join(', ')})` : '';
+  if (setting === 'own') return { kind: 'own', reason: "pool: 'own' in its config entry", threads };
+  if (setting === 'shared') return { kind: 'shared', reason: `pool: 'shared' in its config entry${holds ? `, though ${holds}` : ''}`, threads };
+  if (holds) return { kind: 'own', reason: holds, threads: Math.min(GRANT_POOL_THREADS, threads) };
+  return { kind: 'shared', reason: 'it holds no env grants', threads };
+}
+
+/** The setting that applies to `source`: a config entry naming a builtin's package configures that builtin. */
+export function poolSettingOf(settings: ReadonlyMap<string, 'shared' | 'own'>, source: PluginSource): 'shared' | 'own' | undefined {
+  return settings.get(source.specifier) ?? settings.get(source.name);
+}
