@@ -5,7 +5,7 @@
  * across sessions, so one busy plugin or one chatty session cannot starve the
  * others. Each waiting call keeps its own deadline and its caller's cancel.
  * A call is refused (queue-full, with a retry hint) only past the bounds: a
- * plugin's `maxQueue` waiting calls, or the host-wide `maxQueueTotal`.
+ * plugin's `maxQueue` waiting calls, or `maxQueueTotal` across the pool's plugins.
  */
 import { DeadlineSweeper, type Deadline } from '../deadlines.js';
 import type { RunnerFailure } from '../runner.js';

@@ -1,9 +1,10 @@
 /**
- * A Piscina pool of worker threads that any number of trusted plugins share
- * (or one plugin alone, with `pool: 'own'`), started lazily and shrunk to
- * zero threads when idle. Every task carries its plugin's entry and env
- * grant; the worker switches `process.env` and the module per task (see
- * worker/task-env.ts). Calls wait their turn in the host-side admission queue
+ * A Piscina pool of worker threads that trusted plugins share (or one plugin
+ * alone: it holds env grants, or its entry says `pool: 'own'`), started lazily
+ * and shrunk to zero threads when idle. Every task carries its plugin's entry
+ * and env grant; the worker switches `process.env` and the module per task
+ * (see worker/task-env.ts), but modules the plugins share and listeners they
+ * leave stay in the worker (why a plugin holding grants gets a pool of its own). Calls wait their turn in the host-side admission queue
  * (admission.ts), so Piscina only ever gets a task when a worker is free.
  *
  * Each call has a hard deadline (a swept `Deadline`, see deadlines.ts) handed

@@ -2,10 +2,13 @@
  * Per-task environment in a worker that runs tasks of several plugins (the
  * shared thread pool). `process.env` becomes a view of the current task's own
  * copy of its plugin's grant, found through AsyncLocalStorage, so it follows
- * the task's callbacks and timers: plugin A's code, even a timer it left
- * behind, never reads plugin B's variables while B's task runs in the same
- * thread. Outside any task it shows the worker's own startup env (empty in
- * the thread tier; the grants in a process-tier child).
+ * the task's callbacks and timers: a timer plugin A left behind reads A's
+ * grant, not B's, while B's task runs in the same thread. It is the running
+ * task's, though: a listener A left on an emitter B's code fires runs in B's
+ * task and reads B's grant, and a module both import keeps whatever it copied
+ * at import (so a plugin holding grants gets a pool of its own, see
+ * core/load/pool-choice.ts). Outside any task it shows the worker's own
+ * startup env (empty in the thread tier; the grants in a process-tier child).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
