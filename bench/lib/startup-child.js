@@ -13,6 +13,7 @@ if (process.argv.includes('--report')) {
     loaded: report.plugins.filter((p) => p.status === 'loaded').length,
     fromCache: report.plugins.filter((p) => p.manifestSource === 'cache').length,
     poolsStarted: report.plugins.filter((p) => p.pool?.started).length,
+    ownPools: report.plugins.filter((p) => p.pool?.kind === 'own').length,
     extractionPoolStarted: report.extractionPoolStarted,
   });
 }

@@ -16,7 +16,7 @@ function knownLine(p: PluginReport): string {
 function pluginLine(p: PluginReport, nameWidth: number, s: Style): string {
   if (p.status === 'failed') return `  ${s.red(s.fail)} ${pad(p.name, nameWidth)}  ${s.red(`${p.error?.code}:`)} ${p.error?.message}`;
   // "builtin": shipped inside the toolshed package (plugins/), not a package of its own on the registry.
-  const bits = [`${p.tools} tool${p.tools === 1 ? '' : 's'}`, `${p.tier} tier`, p.trust ?? '', p.builtin ? 'builtin' : '', p.mcp ? `${p.mcp.transport} ${p.mcp.state}` : '', `${p.loadMs} ms`, `manifest ${p.manifestSource}`];
+  const bits = [`${p.tools} tool${p.tools === 1 ? '' : 's'}`, `${p.tier} tier`, p.trust ?? '', p.pool?.kind === 'own' ? 'own pool' : '', p.builtin ? 'builtin' : '', p.mcp ? `${p.mcp.transport} ${p.mcp.state}` : '', `${p.loadMs} ms`, `manifest ${p.manifestSource}`];
   const mark = p.mcp && p.mcp.state !== 'connected' ? s.yellow(s.warn) : s.green(s.ok);
   return `  ${mark} ${pad(p.name, nameWidth)}  ${bits.filter(Boolean).join(` ${s.dot} `)}`;
 }

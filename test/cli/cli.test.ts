@@ -121,6 +121,15 @@ describe('toolshed CLI', () => {
     expect(JSON.parse(call.stdout)).toEqual({ from: 'alpha', args: { n: 1 }, helper: 'helped' });
   });
 
+  it('says which pool a trusted plugin runs in and why', () => {
+    const app = fixture('security', 'shared-pool', 'node_modules');
+    writeFileSync(path.join(work.dir, 'toolshed.config.mjs'), `export default ${JSON.stringify({ builtins: false, plugins: [{ package: path.join(app, 'toolshed-plugin-svc'), trust: 'trusted' }, { package: path.join(app, 'toolshed-plugin-snoop'), trust: 'trusted' }] })};\n`);
+    const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', SVC_TOKEN: 'token' }, timeout: 60_000 }).stdout;
+    expect(run([])).toMatch(/✓ toolshed-plugin-svc\s+2 tools · thread tier · trusted · own pool/);
+    expect(run(['explain', 'svc_request'])).toContain('tier:     thread (trusted), a pool of its own: it holds env grants (SVC_TOKEN)');
+    expect(run(['explain', 'snoop_seen'])).toContain('tier:     thread (trusted), the shared pool: it holds no env grants');
+  });
+
   it('runs as npx toolshed from the repo root (the root package bin)', () => {
     const root = fileURLToPath(new URL('../..', import.meta.url));
     const result = spawnSync('npx', ['--no-install', 'toolshed', 'list', '--format', 'names', '--enable', 'file'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
