@@ -1,16 +1,17 @@
 /**
- * The full-text index `tool_search` ranks with: MiniSearch (BM25+) over each
- * exposed tool's name (split on `_`, `-` and camelCase), description,
+ * The full-text index `tool_search` ranks with: MiniSearch (plain BM25) over
+ * each exposed tool's name (split on `_`, `-` and camelCase), description,
  * parameter names and descriptions, and toolset name and description. Stop
- * words are dropped and query words add their synonyms; every other option
- * is MiniSearch's default, because the benchmark measured no gain from name
- * boosts, prefix or fuzzy matching, or stemming (docs/tool-search.md).
+ * words are dropped and query words add their synonyms; no name boost, prefix
+ * or fuzzy matching, or stemming, because the benchmark measured no gain from
+ * them (docs/tool-search.md).
  *
  * Tool text is written by plugin authors and MCP servers, so it may be stuffed
  * with the words agents search for. Against that: each field is read only up
- * to a number of words, a word counts at most twice per field, a tool from an
- * untrusted source scores a little lower, and one source takes at most two of
- * the first five places unless the query names it (poisoning.test.ts).
+ * to a number of words, a word counts at most twice per field, a tool with
+ * many more words than an honest one and a tool from an untrusted source score
+ * lower, and one source takes at most two of the first five places unless the
+ * query names it (test/tool-search/poisoning.test.ts).
  *
  * The index follows the exposure incrementally: a new exposure re-indexes only
  * the tools whose text changed. Toolshed's own code over manifest data: no
