@@ -132,6 +132,24 @@ describe('the indexed text', () => {
   });
 });
 
+describe('a wordy tool', () => {
+  it('with far more indexed words than an honest tool scores lower than the same match in a short one', () => {
+    const filler = Object.fromEntries(Array.from({ length: 140 }, (_, i) => [`option${i}`, { type: 'string' }]));
+    const tools = [
+      { definition: { name: 'send_fax', description: 'Send a fax.', parameters: { type: 'object', properties: filler } }, toolset: 'a' },
+      { definition: { name: 'send_fax_now', description: 'Send a fax.', parameters: { type: 'object', properties: { to: { type: 'string' } } } }, toolset: 'b' },
+    ];
+    const rank = (options: typeof RANKING) => {
+      const index = new ToolIndex(options);
+      index.sync(tools);
+      return index.search('send a fax', 2);
+    };
+    // The wordy tool's name is shorter, so it matches a little better: without the factor it wins.
+    expect(rank({ ...RANKING, wordy: false })).toEqual(['send_fax', 'send_fax_now']);
+    expect(rank(RANKING)).toEqual(['send_fax_now', 'send_fax']);
+  });
+});
+
 describe('search.exclude', () => {
   it("keeps a plugin's tools out of every answer; they stay callable by name and explain says so", async () => {
     const host = await open({ search: { exclude: [STUFFED_PLUGIN, 'no-such-plugin'] } });
