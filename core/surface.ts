@@ -101,7 +101,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
   // Keyed by the lists, not the exposure: a recompute that changed nothing hands back the same lists.
   const formatted = new Map<string, { shown: ToolDefinition[]; definitions: ToolDefinition[]; deferred: ReadonlySet<string>; value: ToolsByFormat[DefinitionFormat][] }>();
   // Each surface searches its own exposure; what a session loaded is shared (views of one conversation see it).
-  const search = new SearchState(config.search, shared.sessions, () => pipeline.current(), (sessionId, tools) => emitter.emit('loaded', { sessionId, tools }));
+  const search = new SearchState(config.search, shared.sessions, () => pipeline.current(), (sessionId, tools) => emitter.emit('loaded', { sessionId, tools }), (tool) => registry.tools.get(tool)?.plugin.source);
   const deps: DispatchDeps = {
     registry,
     config: () => config,

@@ -10,19 +10,22 @@
  * - definitions size with everything deferred against everything loaded
  *   (JSON characters; tokens estimated as characters / 4);
  * - tool_search latency against one trivial thread-tier dispatch, side by side;
- * - index build time against host startup.
+ * - index build time against host startup;
+ * - poisoning: a plugin stuffed with common keywords (test/fixtures/search/stuffed,
+ *   untrusted) beside the catalogue: how often it takes a top-5 place and what
+ *   it costs the honest tools' recall@5, with and without the defences.
  */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createToolHost } from '../../dist/core/index.js';
-import { ToolIndex, RANKING } from '../../dist/core/expose/search-index.js';
+import { ToolIndex, RANKING, UNDEFENDED } from '../../dist/core/expose/search-index.js';
 import { catalogueTools, SERVICES } from '../tool-search/catalogue/index.js';
 import { QUERIES } from '../tool-search/queries.js';
 import { HELD_OUT } from '../tool-search/held-out.js';
 import { evaluate } from '../tool-search/metrics.js';
 import { plainBm25, substring } from '../tool-search/baselines.js';
 import { flexsearchRanker, oramaRanker } from '../tool-search/libraries.js';
-import { writeCatalogue } from '../tool-search/plugins.js';
+import { writeCatalogue, PER_PLUGIN } from '../tool-search/plugins.js';
 import { interleave, ratio, summarize } from '../stats.js';
 import { benchHost, THREADS } from './dispatch.js';
 import { cacheDirFor } from '../lib/cache-dir.js';
@@ -33,6 +36,36 @@ const CHARS_PER_TOKEN = 4;
 function indexedTools(tools) {
   const descriptions = Object.fromEntries(SERVICES.map((s) => [s.toolset, s.description]));
   return tools.map((t) => ({ definition: { name: t.name, description: t.description, parameters: t.parameters }, toolset: t.toolset, toolsetDescription: descriptions[t.toolset] }));
+}
+
+/** The stuffed fixture plugin's tools as the index sees them (untrusted, one source). */
+async function stuffedTools() {
+  const { default: plugin } = await import('../../test/fixtures/search/stuffed/index.js');
+  return plugin.tools.map((t) => ({ definition: { name: t.name, description: t.description, parameters: t.parameters }, toolset: t.toolset, toolsetDescription: plugin.toolsets[t.toolset].description, source: 'toolshed-fixture-stuffed-search', untrusted: true }));
+}
+
+/** Poisoning rows: top-5 share of the stuffed plugin and honest recall@5, for one ranking. */
+function poisoningRows(label, honest, stuffed, options) {
+  const queries = [...QUERIES, ...HELD_OUT];
+  const names = new Set(stuffed.map((t) => t.definition.name));
+  const clean = new ToolIndex(options);
+  clean.sync(honest);
+  const poisoned = new ToolIndex(options);
+  poisoned.sync([...honest, ...stuffed]);
+  const inTop5 = queries.filter(([q]) => poisoned.search(q, 5).some((n) => names.has(n))).length;
+  const first = queries.filter(([q]) => names.has(poisoned.search(q, 1)[0])).length;
+  const before = evaluate(queries, (q) => clean.search(q, 10)).recallAt5;
+  const after = evaluate(queries, (q) => poisoned.search(q, 10)).recallAt5;
+  return [
+    { scenario: '14', name: `poisoning, ${label}: stuffed plugin in the top 5`, unit: 'share', measured: score(inTop5 / queries.length), baseline: { label: 'at most', ...score(0.1) }, ratio: inTop5 / queries.length, ratioText: `${inTop5}/${queries.length}`, target: label === 'tool_search' ? { max: 0.1, text: '≤ 10% of queries' } : { text: 'report' }, note: `first for ${first}/${queries.length}` },
+    { scenario: '14', name: `poisoning, ${label}: honest recall@5 with the stuffed plugin`, unit: 'score', measured: score(after), baseline: { label: 'without it', ...score(before) }, ratio: after - before, ratioText: `${after - before >= 0 ? '+' : ''}${fixed(after - before)}`, target: { text: 'report' }, note: `${queries.length} queries (main + held out)` },
+  ];
+}
+
+/** The catalogue with its sources as writeCatalogue packs them (PER_PLUGIN services per package). */
+function sourcedTools(tools) {
+  const pkg = Object.fromEntries(SERVICES.map((s, i) => [s.toolset, `toolshed-plugin-bench-catalogue-${Math.floor(i / PER_PLUGIN)}`]));
+  return indexedTools(tools).map((t) => ({ ...t, source: pkg[t.toolset] }));
 }
 
 function indexRanker(tools, options = RANKING) {
@@ -104,13 +137,17 @@ export default {
         const r = evaluate(QUERIES, ranker);
         return { scenario: '14', name: `ranking: ${name}`, unit: 'score', measured: score(r.recallAt5), baseline: { label: 'plain BM25 recall@5', ...score(plainAt5) }, ratio: r.recallAt5 - plainAt5, ratioText: `${r.recallAt5 >= plainAt5 ? '+' : ''}${fixed(r.recallAt5 - plainAt5)}`, target: { text: 'report' }, note: `recall@1 ${fixed(r.recallAt1)}, MRR@10 ${fixed(r.mrrAt10)}${note ? `; ${note}` : ''}` };
       };
-      const base = { stopWords: false, synonyms: false, search: {} };
+      const base = { ...UNDEFENDED, stopWords: false, synonyms: false };
+      const sourced = new ToolIndex();
+      sourced.sync(sourcedTools(tools));
       rows.push(
         variant('four fields, split names (no stop words, no synonyms)', indexRanker(tools, base)),
         variant('+ stop words', indexRanker(tools, { ...base, stopWords: true })),
-        variant('+ stop words + synonyms (tool_search)', indexRanker(tools)),
-        variant('tool_search + name boost ×3', indexRanker(tools, { ...RANKING, search: { boost: { name: 3 } } }), 'not kept'),
-        variant('tool_search + prefix and fuzzy matching', indexRanker(tools, { ...RANKING, search: { prefix: (t) => t.length > 3, fuzzy: (t) => (t.length > 5 ? 0.2 : false) } }), 'not kept'),
+        variant('+ stop words + synonyms + poisoning defences (tool_search, sources not given)', indexRanker(tools)),
+        variant('tool_search without the poisoning defences', indexRanker(tools, UNDEFENDED), 'as before issue 22'),
+        variant('tool_search, sources as packaged (14 services per plugin)', (q) => sourced.search(q, 10), 'the per-source limit applies'),
+        variant('tool_search + name boost ×3', indexRanker(tools, { ...RANKING, search: { ...RANKING.search, boost: { name: 3 } } }), 'not kept'),
+        variant('tool_search + prefix and fuzzy matching', indexRanker(tools, { ...RANKING, search: { ...RANKING.search, prefix: (t) => t.length > 3, fuzzy: (t) => (t.length > 5 ? 0.2 : false) } }), 'not kept'),
       );
       for (const [name, make] of [['the same on Orama 3', oramaRanker], ['the same on FlexSearch 0.8', flexsearchRanker]]) {
         try {
@@ -119,6 +156,9 @@ export default {
           rows.push({ scenario: '14', name: `ranking: ${name}`, notMeasured: `library not installed (${error.code ?? error.message})` });
         }
       }
+
+      const stuffed = await stuffedTools();
+      rows.push(...poisoningRows('tool_search', sourcedTools(tools), stuffed, RANKING), ...poisoningRows('without the defences', sourcedTools(tools), stuffed, UNDEFENDED));
 
       // Definitions size.
       const all = JSON.stringify(await loaded.definitions({ format: 'openai' })).length;

@@ -4,7 +4,7 @@ import { SERVICES, schemaOf } from './catalogue/index.js';
 import { writePlugin } from '../lib/plugins.js';
 
 /** Services per generated package. */
-const PER_PLUGIN = 14;
+export const PER_PLUGIN = 14;
 
 /** Writes the packages under `root` and returns their folders. */
 export function writeCatalogue(root) {

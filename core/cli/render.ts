@@ -102,7 +102,11 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
   const exposed = report.tools.filter((t) => t.exposed).map((t) => t.name);
   out.push(`exposed: ${exposed.join(', ') || 'none'}`);
   const deferred = report.tools.filter((t) => t.deferred).map((t) => t.name);
-  if (deferred.length) out.push(`deferred (listed once tool_search finds them): ${deferred.join(', ')}`);
+  const excluded = new Set(report.search.excluded);
+  const findable = deferred.filter((name) => !excluded.has(name));
+  if (findable.length) out.push(`deferred (listed once tool_search finds them): ${findable.join(', ')}`);
+  if (excluded.size) out.push(`kept out of tool_search by search.exclude (callable by name): ${report.search.excluded.join(', ')}`);
+  if (report.search.excludeUnmatched.length) out.push(`search.exclude entries that match no exposed tool: ${report.search.excludeUnmatched.join(', ')}`);
   const hidden = report.tools.filter((t) => !t.exposed);
   if (hidden.length) {
     out.push('');

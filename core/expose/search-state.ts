@@ -1,7 +1,8 @@
 /**
- * A host's tool-search state: the index (synced once per exposure), the
- * per-session loaded sets, the tool_search host tool, and the count of calls
- * to deferred tools the calling session had not loaded.
+ * A host's tool-search state: the index (synced once per exposure, with each
+ * tool's source and trust, and without the tools `search.exclude` keeps out),
+ * the per-session loaded sets, the tool_search host tool, and the count of
+ * calls to deferred tools the calling session had not loaded.
  */
 import { definitionsByName, sessionDefinitions } from './deferral.js';
 import { ToolIndex, type IndexedTool } from './search-index.js';
@@ -24,6 +25,30 @@ export interface SearchReport {
   sessions: SessionReport[];
   /** calls to a deferred tool that the calling session had not loaded (they still run), by tool */
   callsNotLoaded: Record<string, number>;
+  /** exposed tools `search.exclude` keeps out of tool_search (still callable by name), sorted */
+  excluded: string[];
+  /** `search.exclude` entries that matched no exposed tool */
+  excludeUnmatched: string[];
+}
+
+/** Where a tool comes from: its plugin's package name (`mcp:<name>` for an MCP server) and trust. */
+export interface ToolSource {
+  name: string;
+  trust: 'trusted' | 'untrusted';
+}
+
+/** Which of `search.exclude` keeps a tool out of search, if one does: its plugin or server, its toolset or its own name, `*` patterns allowed. */
+export function excludeMatcher(entries: readonly string[]): (tool: string, toolset: string, source: string) => string | undefined {
+  if (!entries.length) return () => undefined;
+  const tests = entries.map((entry) => {
+    const pattern = entry.includes('*') ? new RegExp(`^${entry.split('*').map(escapeRegExp).join('.*')}$`) : undefined;
+    return { entry, test: (name: string) => (pattern ? pattern.test(name) : name === entry) };
+  });
+  return (tool, toolset, source) => tests.find(({ test }) => test(source) || test(toolset) || test(tool))?.entry;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Tool search for one host. */
@@ -32,14 +57,18 @@ export class SearchState {
   private indexedFor: Exposure | undefined;
   private readonly notLoaded = new Map<string, number>();
   private readonly tool: HostTool;
+  private readonly excludedBy: ReturnType<typeof excludeMatcher>;
 
   constructor(
     private readonly search: ResolvedSearch,
     private readonly sessions: SessionStore,
     exposure: () => Promise<Exposure>,
     onLoaded: (sessionId: string | undefined, added: string[]) => void,
+    /** a tool's source, for the per-source limit and the trust factor (none: neither applies) */
+    private readonly sourceOf: (tool: string) => ToolSource | undefined = () => undefined,
   ) {
     this.tool = searchTool({ exposure, index: (e) => this.indexFor(e), sessions, search, onLoaded });
+    this.excludedBy = excludeMatcher(search.exclude ?? []);
   }
 
   /** tool_search, when `exposure` defers anything (dispatch asks for every name). */
@@ -63,7 +92,7 @@ export class SearchState {
   /** The index, synced to `exposure` (incrementally, once per exposure). */
   indexFor(exposure: Exposure): ToolIndex {
     if (this.indexedFor !== exposure) {
-      this.index.sync(indexedTools(exposure));
+      this.index.sync(this.indexedTools(exposure));
       this.indexedFor = exposure;
     }
     return this.index;
@@ -71,22 +100,46 @@ export class SearchState {
 
   /** The explain section. */
   report(exposure: Exposure | undefined): SearchReport {
+    const excluded: string[] = [];
+    const used = new Set<string>();
+    for (const definition of exposure?.definitions ?? []) {
+      const entry = this.exclusion(exposure!, definition.name);
+      if (!entry) continue;
+      excluded.push(definition.name);
+      used.add(entry);
+    }
     return {
       deferred: exposure?.deferred.size ?? 0,
       native: this.search.native,
       indexed: this.index.size,
       sessions: this.sessions.report(),
       callsNotLoaded: Object.fromEntries([...this.notLoaded].sort(([a], [b]) => (a < b ? -1 : 1))),
+      excluded: excluded.sort(),
+      excludeUnmatched: exposure ? (this.search.exclude ?? []).filter((entry) => !used.has(entry)) : [],
     };
   }
-}
 
-/** Every exposed tool but the search tool itself, with its toolset. */
-function* indexedTools(exposure: Exposure): Iterable<IndexedTool> {
-  for (const definition of exposure.definitions) {
-    if (definition.name === SEARCH_TOOL) continue;
-    const toolset = exposure.states.get(definition.name)?.toolset ?? '';
-    const description = exposure.toolsets.get(toolset)?.description;
-    yield description ? { definition, toolset, toolsetDescription: description } : { definition, toolset };
+  /** The `search.exclude` entry that keeps `name` out of search, if any. */
+  private exclusion(exposure: Exposure, name: string): string | undefined {
+    if (name === SEARCH_TOOL) return undefined;
+    const state = exposure.states.get(name);
+    return this.excludedBy(name, state?.toolset ?? '', state?.plugin ?? '');
+  }
+
+  /** Every exposed tool but the search tool itself and the excluded ones, with its toolset, source and trust. */
+  private *indexedTools(exposure: Exposure): Iterable<IndexedTool> {
+    for (const definition of exposure.definitions) {
+      if (definition.name === SEARCH_TOOL || this.exclusion(exposure, definition.name)) continue;
+      const toolset = exposure.states.get(definition.name)?.toolset ?? '';
+      const tool: IndexedTool = { definition, toolset };
+      const description = exposure.toolsets.get(toolset)?.description;
+      if (description) tool.toolsetDescription = description;
+      const source = this.sourceOf(definition.name);
+      if (source) {
+        tool.source = source.name;
+        tool.untrusted = source.trust === 'untrusted';
+      }
+      yield tool;
+    }
   }
 }

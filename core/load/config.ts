@@ -90,6 +90,8 @@ export interface SearchConfig {
   native?: boolean | 'bm25' | 'regex';
   budgetTokens?: number;
   sessions?: { max?: number; ttlMs?: number; maxTools?: number };
+  /** plugins (package names), MCP servers (`mcp:<name>`), toolsets or tools tool_search never returns; `*` patterns allowed */
+  exclude?: string[];
 }
 
 /** `search` with every default applied; `native` is the Anthropic variant, or false. */
@@ -99,6 +101,7 @@ export interface ResolvedSearch {
   native: false | 'bm25' | 'regex';
   budgetTokens: number;
   sessions: { max: number; ttlMs: number; maxTools: number };
+  exclude: string[];
 }
 
 /** The config with every default applied. */
@@ -331,6 +334,7 @@ function resolveSearch(search: SearchConfig = {}): ResolvedSearch {
     native,
     budgetTokens: search.budgetTokens ?? 8000,
     sessions: { max: 1000, ttlMs: 3_600_000, maxTools: 64, ...stripUndefined(search.sessions) },
+    exclude: search.exclude ?? [],
   };
 }
 
