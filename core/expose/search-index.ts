@@ -10,7 +10,7 @@
  * with the words agents search for. Against that: each field is read only up
  * to a number of words, a word counts at most twice per field, a tool with
  * many more words than an honest one and a tool from an untrusted source score
- * lower, and one source takes at most two of the first five places unless the
+ * lower, and one source takes at most three of the first five places (two if untrusted) unless the
  * query names it (test/tool-search/poisoning.test.ts).
  *
  * The index follows the exposure incrementally: a new exposure re-indexes only
@@ -67,11 +67,18 @@ export const UNTRUSTED_FACTOR = 0.8;
 /** How many of the first places one source may take, unless the query names it. */
 export interface SourceLimit {
   max: number;
+  /** the places an untrusted source may take (default `max`) */
+  untrustedMax?: number;
   window: number;
 }
 
-/** At most two of the first five places per plugin or MCP server. */
-export const PER_SOURCE: SourceLimit = { max: 2, window: 5 };
+/**
+ * At most three of the first five places per plugin or MCP server, two for an
+ * untrusted one. (Two for every source cost honest recall@5 0.936 → 0.913 on
+ * the bench, whose plugins pack 14 services each; three and two: 0.930, the
+ * stuffed plugin in the top 5 for 8 of 214 queries instead of 14.)
+ */
+export const PER_SOURCE: SourceLimit = { max: 3, untrustedMax: 2, window: 5 };
 
 /** Ranking switches, for the benchmark's comparisons; the defaults are what tool_search uses. */
 export interface RankingOptions {
@@ -343,7 +350,7 @@ export class ToolIndex {
         continue;
       }
       const n = taken.get(meta.source) ?? 0;
-      if (n >= rule.max) held.push(hit);
+      if (n >= (meta.untrusted ? (rule.untrustedMax ?? rule.max) : rule.max)) held.push(hit);
       else {
         taken.set(meta.source, n + 1);
         first.push(hit);

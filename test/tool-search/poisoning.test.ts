@@ -4,7 +4,7 @@
  * honest tools (533 tools in real plugin packages) and its 172 hand-written
  * queries plus the issue's own, the stuffed plugin is in the top 5 for at most
  * 10% of the queries and the honest tools' recall@5 is what it is without it.
- * Then each defence on its own: one source takes at most two of the first five
+ * Then each defence on its own: one source takes at most three of the first five (an untrusted one two)
  * places unless the query names it, an untrusted tool ranks below an equally
  * good trusted one, and `search.exclude` keeps a source out of search while its
  * tools stay callable.
@@ -203,24 +203,28 @@ describe('ranking by source', () => {
   const source2 = (list: IndexedTool[], name: string) => list.find((t) => t.definition.name === name)!.source;
   const source = (name: string) => source2(tools, name);
 
-  it('one source takes at most 2 of the first 5 places; its other hits follow', () => {
+  it('a trusted source takes at most 3 of the first 5 places, an untrusted one 2; their other hits follow', () => {
     const ranked = indexOf(tools).search('invoice', 10);
-    expect(ranked.slice(0, 5).filter((name) => source(name) === 'toolshed-plugin-acme')).toHaveLength(2);
-    expect(ranked.slice(0, 5)).toEqual(expect.arrayContaining(['books_invoice_report', 'ledger_find', 'crm_bill']));
+    expect(ranked.slice(0, 5).filter((name) => source(name) === 'toolshed-plugin-acme')).toHaveLength(3);
     expect(ranked.filter((name) => source(name) === 'toolshed-plugin-acme')).toHaveLength(5);
+    const untrusted = tools.map((t) => (t.source === 'toolshed-plugin-acme' ? { ...t, untrusted: true } : t));
+    const held = indexOf(untrusted).search('invoice', 10);
+    expect(held.slice(0, 5).filter((name) => source(name) === 'toolshed-plugin-acme')).toHaveLength(2);
+    expect(held.slice(0, 5)).toEqual(expect.arrayContaining(['books_invoice_report', 'ledger_find', 'crm_bill']));
+    expect(held.filter((name) => source(name) === 'toolshed-plugin-acme')).toHaveLength(5);
     // Without the limit the same query gives that plugin four of the first five.
     const unlimited = new ToolIndex({ ...RANKING, perSource: false });
     unlimited.sync(tools);
-    expect(unlimited.search('invoice', 5).filter((name) => source(name) === 'toolshed-plugin-acme').length).toBeGreaterThan(2);
+    expect(unlimited.search('invoice', 5).filter((name) => source(name) === 'toolshed-plugin-acme').length).toBeGreaterThan(3);
   });
 
   it('unless the query names its toolset, its package or its MCP server', () => {
     const index = indexOf(tools);
-    expect(index.search('acme invoice', 5).filter((name) => source(name) === 'toolshed-plugin-acme').length).toBeGreaterThan(2);
+    expect(index.search('acme invoice', 5).filter((name) => source(name) === 'toolshed-plugin-acme').length).toBeGreaterThan(3);
     const weaker = (name: string, source: string) => tool(name, 'A monthly report that lists every invoice with its totals and taxes.', source);
     const ledger = [...['find', 'list', 'void', 'send'].map((verb) => tool(`ledger_${verb}_invoice`, `${verb} an invoice.`, 'mcp:ledger', 'billing')), weaker('x_report', 'x'), weaker('y_report', 'y'), weaker('z_report', 'z')];
     const fromLedger = (query: string) => indexOf(ledger).search(query, 5).filter((name) => source2(ledger, name) === 'mcp:ledger');
-    expect(fromLedger('invoice')).toHaveLength(2);
+    expect(fromLedger('invoice')).toHaveLength(3);
     expect(fromLedger('ledger invoice')).toHaveLength(4);
   });
 
