@@ -354,3 +354,9 @@ export function stripUndefined<T extends object>(value: T | undefined): Partial<
   for (const [k, v] of Object.entries(value ?? {})) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
 }
+
+/** The resource limits of the plugin `source` (config entry by specifier or name): its entry's `resources` over the top-level ones. */
+export function pluginResources(config: Pick<ResolvedConfig, 'plugins' | 'resources'>, source: { specifier: string; name: string }): ResourceLimits {
+  const entry = config.plugins.find((e): e is Exclude<PluginEntry, string> => typeof e === 'object' && (e.package === source.specifier || e.package === source.name));
+  return resolveResources(entry?.resources, config.resources);
+}

@@ -109,14 +109,15 @@ export function rlimitPlan(limits: ResourceLimits, support: RlimitSupport, userN
 }
 
 /** The line that says why a child was stopped at a limit: "it went over its memory limit of 256 MB (resources.memoryMb)". */
-export function overLimitMessage(limit: keyof ResourceLimits, limits: ResourceLimits, seen?: number): string {
+export function overLimitMessage(limit: keyof ResourceLimits, limits: ResourceLimits, seen?: number, keyPrefix = ''): string {
+  const key = `${keyPrefix}${RESOURCE_KEYS[limit]}`;
   switch (limit) {
     case 'processes':
-      return `it went over its process limit of ${limits.processes} processes and threads (${RESOURCE_KEYS.processes})${seen === undefined ? '' : `: ${seen} counted`}`;
+      return `it went over its process limit of ${limits.processes} processes and threads (${key})${seen === undefined ? '' : `: ${seen} counted`}`;
     case 'memoryMb':
-      return `it went over its memory limit of ${limits.memoryMb} MB (${RESOURCE_KEYS.memoryMb})${seen === undefined ? '' : `: ${Math.round(seen)} MB resident`}`;
+      return `it went over its memory limit of ${limits.memoryMb} MB (${key})${seen === undefined ? '' : `: ${Math.round(seen)} MB resident`}`;
     case 'fileSizeMb':
-      return `it went over its file size limit of ${limits.fileSizeMb} MB (${RESOURCE_KEYS.fileSizeMb})`;
+      return `it went over its file size limit of ${limits.fileSizeMb} MB (${key})`;
   }
 }
 
