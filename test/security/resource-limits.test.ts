@@ -108,6 +108,8 @@ describe('the terminal under bubblewrap', () => {
     expect(out).toMatchObject({ ok: false });
     expect(out.ok ? '' : out.message).toContain('The command was stopped: it went over its process limit of 64 processes and threads (options.resources.processes)');
     expect(await host.call('terminal', { command: 'echo still here' })).toMatchObject({ ok: true });
+    // explain says what holds each limit of the terminal's commands.
+    expect(host.explain().protection.resources['@toolshed/terminal']).toMatchObject({ processes: { limit: 64 }, memoryMb: { limit: 256 }, fileSizeMb: { limit: 16, by: 'kernel' } });
   });
 
   it('stops a memory hog at the memory limit, the limit named', async () => {
