@@ -5,12 +5,14 @@
  * other children go on serving. Real hostile fixtures: an SDK server and a plugin package that
  * fork, allocate and write, and a (bounded) fork bomb in the terminal.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { probeSandbox } from '../../dist/sandbox/process/probe.js';
 import { rlimitPlan } from '../../dist/sandbox/process/resources.js';
+import { launchCommand } from '../../dist/sandbox/process/launch.js';
 import { fixture, tempDir } from '../helpers.js';
 import { processesMentioning } from './helpers.js';
 
@@ -97,7 +99,7 @@ describe('the terminal under bubblewrap', () => {
   });
 
   function terminalHost(): Promise<ToolHost> {
-    return open({ cwd: ws, env: { PATH: process.env.PATH }, config: { cache: { enabled: false }, enable: ['terminal'], plugins: [{ package: '@toolshed/terminal', options: { resources: LIMITS } }] } });
+    return open({ cwd: ws, env: { PATH: process.env.PATH }, config: { cache: { enabled: false }, enable: ['terminal'], plugins: [{ package: '@toolshed/terminal', resources: LIMITS }] } });
   }
 
   it('stops a fork bomb at the process limit, the limit named', async () => {
@@ -106,7 +108,7 @@ describe('the terminal under bubblewrap', () => {
     const bomb = 'b(){ [ "$1" -lt 9 ] && { b $(($1+1)) | b $(($1+1)) & }; sleep 600; }; b 0';
     const out = await host.call('terminal', { command: bomb, timeoutMs: 120_000 });
     expect(out).toMatchObject({ ok: false });
-    expect(out.ok ? '' : out.message).toContain('The command was stopped: it went over its process limit of 64 processes and threads (options.resources.processes)');
+    expect(out.ok ? '' : out.message).toContain('The command was stopped: it went over its process limit of 64 processes and threads (resources.processes)');
     expect(await host.call('terminal', { command: 'echo still here' })).toMatchObject({ ok: true });
     // explain says what holds each limit of the terminal's commands.
     expect(host.explain().protection.resources['@toolshed/terminal']).toMatchObject({ processes: { limit: 64 }, memoryMb: { limit: 256 }, fileSizeMb: { limit: 16, by: 'kernel' } });
@@ -117,7 +119,7 @@ describe('the terminal under bubblewrap', () => {
     const hog = `node -e 'const a=[];(function f(){a.push(Buffer.alloc(16<<20,1)); if (a.length<96) setImmediate(f); else setTimeout(()=>{},60000)})()'`;
     const out = await host.call('terminal', { command: hog, timeoutMs: 120_000 });
     expect(out).toMatchObject({ ok: false });
-    expect(out.ok ? '' : out.message).toContain('it went over its memory limit of 256 MB (options.resources.memoryMb)');
+    expect(out.ok ? '' : out.message).toContain('it went over its memory limit of 256 MB (resources.memoryMb)');
   });
 
   it('stops `head -c 2G` at the file size limit, the limit named', async () => {
@@ -126,7 +128,7 @@ describe('the terminal under bubblewrap', () => {
     expect(out.ok).toBe(true);
     const result = JSON.parse(out.ok ? out.text : '{}') as { note?: string; output: string };
     expect(result.output).toContain('exit=153');
-    expect(result.note).toContain('A process was stopped by SIGXFSZ: it went over its file size limit of 16 MB (options.resources.fileSizeMb)');
+    expect(result.note).toContain('A process was stopped by SIGXFSZ: it went over its file size limit of 16 MB (resources.fileSizeMb)');
     expect(statSync(path.join(ws, 'big')).size).toBe(16 * MB);
   });
 });
@@ -159,6 +161,35 @@ describe('an untrusted plugin', () => {
     expect(wrote, JSON.stringify(wrote)).toMatchObject({ ok: true });
     expect(JSON.parse(wrote.ok ? wrote.text : '{}')).toEqual({ written: 16 * MB, code: 'EFBIG' });
     expect(await host.call('ping', {})).toMatchObject({ ok: true, text: 'pong' });
+  });
+});
+
+/** Runs `launch` (as the unprivileged user nobody when the suite runs as root) and resolves with its stdout. */
+function runAsUser(launch: { command: string; args: string[]; env: Record<string, string> }): Promise<string> {
+  const [command, args] = process.getuid?.() === 0 ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', launch.command, ...launch.args]] : [launch.command, launch.args];
+  return new Promise((resolve, reject) => {
+    execFile(command as string, args as string[], { env: launch.env, timeout: 60_000 }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}: ${stderr}`)) : resolve(stdout)));
+  });
+}
+
+describe('RLIMIT_NPROC in a user namespace of its own', () => {
+  it("stops a fork loop at the limit in each sandbox, counting only that sandbox's tasks (two at once)", async () => {
+    // How many `sleep`s node can start before a spawn fails (EAGAIN); node's own threads count too.
+    const script = `const {spawn}=require('child_process');let n=0,e;for(let i=0;i<200;i++){const c=spawn('sleep',['600'],{stdio:'ignore'});if(c.pid===undefined){c.on('error',()=>{});e='EAGAIN';break}n++}console.log(JSON.stringify({started:n,error:e}));process.exit(0)`;
+    const nodePrefix = path.dirname(path.dirname(realpathSync(process.execPath)));
+    const support = { ...probeSandbox(), bwrapUserNamespace: true, root: false };
+    const launch = launchCommand(
+      { command: realpathSync(process.execPath), args: ['-e', script], readPaths: [nodePrefix], writePaths: [], network: false, env: { PATH: '/usr/bin:/bin' }, cwd: '/', runtime: 'system', resources: { processes: 40, memoryMb: 512, fileSizeMb: 16 } },
+      support,
+    );
+    expect(launch.protections.resources!.processes.by).toBe('kernel');
+    const alone = JSON.parse(await runAsUser(launch)) as { started: number; error?: string };
+    expect(alone.error).toBe('EAGAIN');
+    expect(alone.started).toBeGreaterThan(10);
+    expect(alone.started).toBeLessThan(42);
+    // Two at once: each still starts as many as alone, so neither counts the other's tasks.
+    const both = (await Promise.all([runAsUser(launch), runAsUser(launch)])).map((out) => JSON.parse(out) as { started: number });
+    for (const run of both) expect(Math.abs(run.started - alone.started)).toBeLessThanOrEqual(2);
   });
 });
 

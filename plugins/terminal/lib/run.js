@@ -100,7 +100,7 @@ export function runCommand(opts) {
     const unwatch =
       limits && child.pid !== undefined
         ? watchResources(child.pid, limits, (over) => {
-            overLimit = overLimitMessage(over.limit, limits, over.seen, 'options.');
+            overLimit = overLimitMessage(over.limit, limits, over.seen);
             killing = true;
             killGroup('SIGKILL');
           })

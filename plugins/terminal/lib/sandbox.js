@@ -16,7 +16,7 @@ export function sandboxPlan(/** @type {ToolContext} */ ctx) {
   return shellSandboxPlan(ctx.options ?? {}, probeSandbox());
 }
 
-/** The limits of this call's commands: `options.resources` over the defaults. */
+/** The limits of this call's commands: `options.resources` (the host puts its entry's `resources` there) over the defaults. */
 export function commandLimits(/** @type {ToolContext} */ ctx) {
   return shellResources(ctx.options ?? {});
 }

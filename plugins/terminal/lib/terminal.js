@@ -61,7 +61,7 @@ async function terminal(args, ctx) {
   if (run.aborted && !run.timedOut) throw new Error('The command was cancelled; its process group was killed.');
   if (run.overLimit) {
     const tail = run.output.trim().slice(-2_000);
-    throw new Error(`The command was stopped: ${run.overLimit}; it and everything it started were killed. The operator sets the terminal's limits in its options.resources.${tail ? ` Its last output:\n${tail}` : ''}`);
+    throw new Error(`The command was stopped: ${run.overLimit}; it and everything it started were killed. The operator sets the terminal's limits with resources on its config entry.${tail ? ` Its last output:\n${tail}` : ''}`);
   }
 
   /** @type {string[]} */
@@ -74,7 +74,7 @@ async function terminal(args, ctx) {
   }
   // A write past RLIMIT_FSIZE kills the writer with SIGXFSZ (bash reports it as exit 153, "File size limit exceeded").
   if (run.signal === 'SIGXFSZ' || run.exitCode === SIGXFSZ_EXIT || /File size limit exceeded/.test(run.output)) {
-    notes.push(`A process was stopped by SIGXFSZ: ${overLimitMessage('fileSizeMb', limits, undefined, 'options.')}.`);
+    notes.push(`A process was stopped by SIGXFSZ: ${overLimitMessage('fileSizeMb', limits)}.`);
   }
   if (run.omittedChars > 0) notes.push(`Output was ${run.omittedChars} characters too long; the middle was cut. Redirect to a file and search it for details.`);
   if (run.detachedOutput) notes.push('Background processes still hold the output open; what they print later is not captured. Redirect their output to a file.');
