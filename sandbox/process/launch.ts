@@ -188,6 +188,10 @@ function unshareArgs(spec: LaunchSpec, support: SandboxSupport, prefix: readonly
  *   model, for the node child). `protections.reason` says why bwrap was not used.
  * - **none**: the program as is; `protections.reason` says why.
  *
+ * With `resources`, `prlimit` runs right before the program (inside the namespaces, so
+ * RLIMIT_NPROC counts the program's own user namespace) and `protections.resources` says
+ * what holds each limit (resources.ts); the watchdog that names a limit is the caller's.
+ *
  * Spawn the result with `spawn(launch.command, launch.args, { cwd: launch.cwd,
  * env: launch.env, detached: true })`, and kill the whole process group
  * (`process.kill(-pid, 'SIGKILL')`) to stop it. Pure: no file is read and no

@@ -10,6 +10,7 @@
  * It exits as the program did; SIGTERM, SIGINT and SIGHUP are passed on.
  */
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { overLimitMessage, SIGXFSZ_EXIT, type ResourceLimits } from './resources.js';
 import { watchResources } from './resource-watch.js';
 
@@ -54,7 +55,7 @@ function main(argv: string[]): void {
     // A write past RLIMIT_FSIZE kills a process with SIGXFSZ (a launcher reports it as 128 + 25).
     if (!stopped && (signal === 'SIGXFSZ' || code === SIGXFSZ_EXIT)) process.stderr.write(`${STOPPED}: ${overLimitMessage('fileSizeMb', limits)}\n`);
     killGroup(child.pid, 'SIGKILL');
-    process.exitCode = stopped ? 137 : (code ?? 128 + 9);
+    process.exitCode = stopped ? 128 + constants.signals.SIGKILL : (code ?? 128 + (signal ? constants.signals[signal] : 0));
   });
 }
 

@@ -124,12 +124,6 @@ export function overLimitMessage(limit: keyof ResourceLimits, limits: ResourceLi
 /** SIGXFSZ: the kernel's signal for a write past RLIMIT_FSIZE; a shell reports it as exit 128 + 25. */
 export const SIGXFSZ_EXIT = 128 + 25;
 
-/** The words for explain: "processes 64 (kernel: …); memory 256 MB (…); file size 100 MB (…)". */
-export function describeResources(p: ResourceProtections): string[] {
-  const line = (what: string, unit: string, e: LimitEnforcement) => `${what} ${e.limit}${unit}: ${e.by === 'none' ? e.how : `${e.by === 'kernel' ? 'held by the kernel' : 'held by the host watchdog'}: ${e.how}`}`;
-  return [line('processes', '', p.processes), line('memory', ' MB', p.memoryMb), line('file size', ' MB', p.fileSizeMb)];
-}
-
 /** Limits that are not fully held by the kernel, one line each, for explain's "not in force" list. */
 export function weakLimits(name: string, p: ResourceProtections): string[] {
   const out: string[] = [];
