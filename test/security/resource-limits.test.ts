@@ -10,7 +10,7 @@ import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { probeSandbox } from '../../dist/sandbox/process/probe.js';
+import { PRLIMIT_ENV, probeSandbox } from '../../dist/sandbox/process/probe.js';
 import { rlimitPlan } from '../../dist/sandbox/process/resources.js';
 import { launchCommand } from '../../dist/sandbox/process/launch.js';
 import { fixture, tempDir } from '../helpers.js';
@@ -88,6 +88,24 @@ describe('a hostile stdio MCP server', () => {
     expect(out.ok ? '' : out.message).toContain('EFBIG');
     expect(statSync(file).size).toBe(16 * MB);
     expect(await host.call('ping', {})).toMatchObject({ ok: true, text: 'pong' });
+  });
+});
+
+describe('without prlimit (TOOLSHED_SANDBOX_PRLIMIT=off)', () => {
+  afterEach(() => {
+    delete process.env[PRLIMIT_ENV];
+  });
+
+  it('says plainly which limits are not in force, and the watchdog still stops a server past its memory limit', async () => {
+    process.env[PRLIMIT_ENV] = 'off';
+    const host = await serversHost();
+    const resources = mcpReport(host, 'hostile').protections!.resources!;
+    expect(resources.fileSizeMb).toEqual({ limit: 16, by: 'none', how: `not in force: rlimits disabled by ${PRLIMIT_ENV}=off in the host's environment` });
+    expect(resources.memoryMb.by).toBe('watchdog');
+    expect(host.explain().protection.notInForce).toContain(`mcp:hostile: file size limit 16 MB not in force: rlimits disabled by ${PRLIMIT_ENV}=off in the host's environment`);
+    const out = await host.call('allocate', { mb: 1536 });
+    expect(out).toMatchObject({ ok: false, code: 'TOOL_CRASHED' });
+    expect(out.ok ? '' : out.message).toContain('it went over its memory limit of 256 MB (resources.memoryMb)');
   });
 });
 
