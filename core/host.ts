@@ -5,7 +5,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { ToolshedConfig } from './load/config.js';
+import { pluginResources, type ToolshedConfig } from './load/config.js';
 import { loadHostConfig } from './load/host-config.js';
 import { CheckCache, type Clock, type Verdict } from './expose/check-cache.js';
 import { type DefinitionsPipeline, type Exposure, type SchemaRewriter } from './expose/pipeline.js';
@@ -138,6 +138,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       env: workerEnv,
       ...(granted ? { grants: () => sandboxGrants(registry.loaded().find((p) => p.source === source)?.permissions.effective, config.dir) } : {}),
       memoryMb: config.limits.memoryMb,
+      resources: pluginResources(config, source),
       threads: config.limits.threads,
       maxQueue: config.limits.maxQueue,
       maxResultChars: config.limits.maxResultChars,

@@ -4,7 +4,8 @@
  * not in force here and why — never hidden (docs/security.md, "The model as an attacker").
  */
 import { probeSandbox } from '../sandbox/process/probe.js';
-import { shellSandboxPlan } from '../sandbox/process/shell.js';
+import { shellLaunch, shellResources, shellSandboxPlan, unsandboxedShellLaunch } from '../sandbox/process/shell.js';
+import { weakLimits, type ResourceProtections } from '../sandbox/process/resources.js';
 import { isInside } from '../sandbox/process/paths.js';
 import type { ProtectedPath } from './plugin.js';
 import type { PluginLoadResult } from './types.js';
@@ -17,6 +18,37 @@ export interface ProtectionReport {
   protected: ProtectedPath[];
   /** one line per protection that is not in force on this host, with why */
   notInForce: string[];
+  /** the resource limits of each sandboxed child (terminal commands, untrusted plugins' processes, stdio MCP servers) and what holds each */
+  resources: Record<string, ResourceProtections>;
+}
+
+/** The limits a terminal command gets here, as its plugin's options and this machine decide. */
+function terminalResources(options: Readonly<Record<string, unknown>>): ResourceProtections | undefined {
+  const support = probeSandbox();
+  const plan = shellSandboxPlan(options, support);
+  const limits = shellResources(options);
+  if ('unavailable' in plan) return undefined;
+  if (!plan.sandboxed) return unsandboxedShellLaunch('/bin/bash', [], limits, support).resources;
+  return shellLaunch(plan, { shell: '/bin/bash', args: [], cwd: '/', env: {}, roots: { read: [], write: [] }, execPath: process.execPath, resources: limits }, support).protections.resources;
+}
+
+/** The resource limits of every sandboxed child among `plugins`, and a line for each limit the kernel does not hold. */
+function resourceReport(plugins: readonly PluginLoadResult[], notInForce: string[]): Record<string, ResourceProtections> {
+  const out: Record<string, ResourceProtections> = {};
+  for (const p of plugins) {
+    if (p.status !== 'loaded') continue;
+    const name = p.source.name;
+    const resources =
+      p.source.builtin && name === '@toolshed/terminal'
+        ? terminalResources(p.scope.options)
+        : p.source.trust === 'untrusted'
+          ? (p.runner.connection?.()?.protections ?? p.runner.protections())?.resources
+          : undefined;
+    if (!resources) continue;
+    out[name] = resources;
+    notInForce.push(...weakLimits(name, resources));
+  }
+  return out;
 }
 
 /** The first-party plugins that write where the model says. */
@@ -48,5 +80,6 @@ export function protectionReport(plugins: readonly PluginLoadResult[], protect: 
   }
   const roots = [...writable].sort();
   const shown = protect.filter((e) => e.kind === 'name' || roots.some((root) => isInside(e.value, root) || isInside(root, e.value)));
-  return { writable: roots, protected: shown, notInForce };
+  const resources = resourceReport(plugins, notInForce);
+  return { writable: roots, protected: shown, notInForce, resources };
 }

@@ -114,7 +114,7 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
     const width = Math.max(8, ...hidden.map((t) => t.name.length));
     for (const t of hidden) out.push(hiddenLine(t, width, s));
   }
-  out.push(...protectionLines(report, s));
+  out.push(...protectionLines(report, s), ...resourceLines(report));
   if (report.conflicts.length) {
     out.push('');
     out.push('conflicts (TOOL_CONFLICT):');
@@ -142,6 +142,14 @@ function protectionLines(report: HostReport, s: Style): string[] {
   for (const e of paths) out.push(`  ${e.value} ${s.dash} ${e.why}`);
   for (const line of notInForce) out.push(`  ${s.yellow(s.warn)} not in force: ${line}`);
   return out;
+}
+
+/** Each sandboxed child's resource limits and what holds them (docs/security.md, "Resource limits"). */
+function resourceLines(report: HostReport): string[] {
+  const entries = Object.entries(report.protection.resources ?? {});
+  if (!entries.length) return [];
+  const by = (e: { by: string }) => (e.by === 'kernel' ? 'kernel' : e.by === 'watchdog' ? 'host watchdog' : 'not in force');
+  return ['', 'resource limits:', ...entries.map(([name, r]) => `  ${name}: processes ${r.processes.limit} (${by(r.processes)}), memory ${r.memoryMb.limit} MB (${by(r.memoryMb)}), file size ${r.fileSizeMb.limit} MB (${by(r.fileSizeMb)})`)];
 }
 
 /** One tool in detail, for `toolshed explain TOOL`. */

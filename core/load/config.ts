@@ -14,9 +14,10 @@ import { chooseCacheDir } from './cache-dir.js';
 import { writableRoots } from './writable-roots.js';
 import type { CodeLimits, Permissions, ToolLimits } from '../plugin.js';
 import type { BreakerLimits } from '../call/breaker.js';
+import { resolveResources, type ResourceLimits, type ResourceSettings } from '../../sandbox/process/resources.js';
 
 /** A plugin entry as written in the config. */
-export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Permissions; pool?: 'shared' | 'own'; options?: Record<string, unknown> };
+export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Permissions; pool?: 'shared' | 'own'; options?: Record<string, unknown>; resources?: ResourceSettings };
 
 /**
  * An MCP server entry: the Claude Desktop / Cursor shape (`command`, `args`,
@@ -38,6 +39,8 @@ export interface McpServerEntry {
   timeoutMs?: number;
   enabled?: boolean;
   sandbox?: boolean;
+  /** limits on its processes, memory and file size (stdio, untrusted) over the top-level `resources` */
+  resources?: ResourceSettings;
 }
 
 /** Host-wide limits; a tool's own `limits` may lower its timeout and result cap. */
@@ -81,6 +84,8 @@ export interface ToolshedConfig {
   defer?: string[] | 'auto';
   search?: SearchConfig;
   mcpServers?: Record<string, McpServerEntry>;
+  /** default limits of every sandboxed child (untrusted plugin, stdio MCP server, terminal command); docs/security.md */
+  resources?: ResourceSettings;
 }
 
 /** `search`: how deferred tools are found and loaded per session (docs/tool-search.md). */
@@ -140,6 +145,8 @@ export interface ResolvedConfig {
   defer: string[] | 'auto';
   search: ResolvedSearch;
   mcpServers: Record<string, McpServerEntry>;
+  /** the default resource limits of sandboxed children; an entry's own `resources` overrides them key by key */
+  resources: ResourceLimits;
 }
 
 /** Every place cosmiconfig looks, in order (docs/configuration.md lists them). */
@@ -323,6 +330,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
     defer: config.defer ?? [],
     search: resolveSearch(config.search),
     mcpServers,
+    resources: resolveResources(config.resources),
   };
 }
 
@@ -349,4 +357,10 @@ export function stripUndefined<T extends object>(value: T | undefined): Partial<
   const out: Partial<T> = {};
   for (const [k, v] of Object.entries(value ?? {})) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
+}
+
+/** The resource limits of the plugin `source` (config entry by specifier or name): its entry's `resources` over the top-level ones. */
+export function pluginResources(config: Pick<ResolvedConfig, 'plugins' | 'resources'>, source: { specifier: string; name: string }): ResourceLimits {
+  const entry = config.plugins.find((e): e is Exclude<PluginEntry, string> => typeof e === 'object' && (e.package === source.specifier || e.package === source.name));
+  return resolveResources(entry?.resources, config.resources);
 }

@@ -13,7 +13,7 @@ import { normalizeManifest } from './manifest.js';
 import { knownContents } from './known-contents.js';
 import { effectivePermissions, pluginScope, type PluginScope } from './permissions.js';
 import { protectedPaths } from './protect.js';
-import type { PluginEntry, ResolvedConfig } from './config.js';
+import { pluginResources, type PluginEntry, type ResolvedConfig } from './config.js';
 import type { ProtectedPath } from '../plugin.js';
 import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from '../types.js';
 import { describeRunnerFailure, type Runner, type RunOutcome } from '../../sandbox/runner.js';
@@ -126,6 +126,18 @@ function pickEnv(names: string[], env: Record<string, string | undefined>): Reco
   return out;
 }
 
+/**
+ * The terminal runs commands, each a sandboxed child with resource limits, from its trusted
+ * worker: it reads them from ctx.options.resources, which is its `options.resources` over
+ * its entry's `resources` over the top-level `resources` (docs/security.md, Resource limits).
+ */
+function withCommandLimits(source: PluginSource, scope: PluginScope, config: ResolvedConfig): PluginScope {
+  if (!source.builtin || source.name !== '@toolshed/terminal') return scope;
+  const own = scope.options.resources;
+  const resources = { ...pluginResources(config, source), ...(own !== null && typeof own === 'object' ? own : {}) };
+  return { ...scope, options: Object.freeze({ ...scope.options, resources }) };
+}
+
 async function loadOne(resolved: Resolved, options: LoadOptions, cache: ManifestCache | undefined, protect: readonly ProtectedPath[]): Promise<PluginLoadResult> {
   const started = performance.now();
   const { pending } = resolved;
@@ -139,7 +151,7 @@ async function loadOne(resolved: Resolved, options: LoadOptions, cache: Manifest
     const permissions = effectivePermissions(source, manifest);
     // A plugin's workers receive exactly its effective env grant.
     const envNames = permissions.effective.env;
-    const scope = pluginScope(source, permissions, options.config, protect);
+    const scope = withCommandLimits(source, pluginScope(source, permissions, options.config, protect), options.config);
     const runner = options.createRunner(source, pickEnv(envNames, options.env), scope, pins);
     const loaded: LoadedPlugin = {
       status: 'loaded',

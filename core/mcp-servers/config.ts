@@ -8,6 +8,7 @@ import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { McpServerEntry, ResolvedConfig } from '../load/config.js';
 import type { Permissions } from '../plugin.js';
+import { resolveResources, type ResourceLimits } from '../../sandbox/process/resources.js';
 
 /** A stdio server: the program and how it was written in the config. */
 export interface StdioTarget {
@@ -38,6 +39,8 @@ export interface ResolvedServer {
   trust: 'trusted' | 'untrusted';
   grant: Required<Permissions>;
   sandbox: boolean;
+  /** limits on a stdio server's processes, memory and file size (its entry's `resources` over the top-level ones) */
+  resources: ResourceLimits;
   stdio?: StdioTarget;
   http?: HttpTarget;
   /** why it is not started, when it is not */
@@ -88,6 +91,7 @@ function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig,
     trust: entry.trust ?? 'untrusted',
     grant: normalizeGrant(entry.grant),
     sandbox: entry.sandbox === true,
+    resources: resolveResources(entry.resources, config.resources),
   };
   const reason = notStartedReason(entry, toolset, config, enabled);
   if (reason) server.notStarted = reason;

@@ -5,10 +5,14 @@
  * (bubblewrap, else unshare namespaces, as probed on this machine); and a
  * JavaScript server run by node also gets Node's permission model (fs
  * limited to its package, its node_modules and the grants; no child
- * processes, workers or addons). A trusted server starts as a desktop client
- * would start it.
+ * processes, workers or addons). Its processes, memory and file size are
+ * limited (`resources`): rlimits by prlimit inside the sandbox, and the
+ * resource guard (sandbox/process/limits-guard.ts) between the SDK and the
+ * launcher, which stops it past a limit and says which on its stderr. A
+ * trusted server starts as a desktop client would start it.
  */
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import which from 'which';
 import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { resolveGrantPaths } from '../../sandbox/process/paths.js';
@@ -49,6 +53,9 @@ function pick(names: readonly string[], env: LaunchContext['env']): Record<strin
   }
   return out;
 }
+
+/** The resource guard's script, next to the launcher in the build. */
+const LIMITS_GUARD = fileURLToPath(new URL('../../sandbox/process/limits-guard.js', import.meta.url));
 
 /** Node's permission-model flags for a node server. */
 function permissionFlags(reads: readonly string[], writes: readonly string[]): string[] {
@@ -117,8 +124,13 @@ export function planStdioLaunch(server: ResolvedServer, context: LaunchContext):
   const writes = resolveGrantPaths(server.grant.fsWrite, context.configDir);
   const reads = [...programReadPaths(program), ...grantedReads, ...writes];
   const args = program.runtime === 'node' ? [...program.nodeFlags, ...permissionFlags(reads, writes), program.script, ...program.scriptArgs] : program.args;
-  const launch = launchCommand({ command: program.command, args, readPaths: reads, writePaths: writes, readOnlyPaths: protectedMounts(writes, context.protect, target.cwd), network: server.grant.network, env, cwd: target.cwd, runtime: program.runtime }, probeSandbox());
-  const wrapped = withoutDefaults(launch.command, launch.args, launch.env);
+  const launch = launchCommand(
+    { command: program.command, args, readPaths: reads, writePaths: writes, readOnlyPaths: protectedMounts(writes, context.protect, target.cwd), network: server.grant.network, env, cwd: target.cwd, runtime: program.runtime, resources: server.resources },
+    probeSandbox(),
+  );
+  // The guard runs on the host's side of the sandbox, as this node, and passes stdio through.
+  const guarded = [LIMITS_GUARD, JSON.stringify({ limits: server.resources }), '--', launch.command, ...launch.args];
+  const wrapped = withoutDefaults(process.execPath, guarded, launch.env);
   // A node program's note says what runs instead of npx; a system program's says why no permission model holds it.
   const reasons = [launch.protections.reason, program.runtime === 'system' ? program.note : undefined, wrapped.reason].filter((r): r is string => Boolean(r));
   const protections: ServerProtections = { ...launch.protections, permissionModel: program.runtime === 'node', env: 'granted only' };

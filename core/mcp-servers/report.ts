@@ -3,6 +3,7 @@
  * is not connected, what it runs, and the protections it was started under.
  * Types only, so the report can be read without loading the MCP SDK.
  */
+import type { ResourceProtections } from '../../sandbox/process/resources.js';
 
 /** Where an MCP server's connection stands. */
 export type ConnectionState = 'not started' | 'connecting' | 'connected' | 'exited' | 'handshake failed' | 'timed out' | 'unreachable' | 'closed';
@@ -25,6 +26,8 @@ export interface ServerProtections {
   env: 'granted only' | 'desktop default';
   /** why a protection is not in force, in words for the operator */
   reason?: string;
+  /** its limits on processes, memory and file size, and what holds each (untrusted stdio servers) */
+  resources?: ResourceProtections;
 }
 
 /** One MCP server's line in the report. */

@@ -5,12 +5,13 @@
  * for replies. Killing it always kills the whole process group with SIGKILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import type { Duplex, Readable } from 'node:stream';
 import { codedError } from '../../core/errors.js';
 import { FrameChannel } from './channel.js';
 import { checkChildFrame } from './frames.js';
 import type { ChildCommand } from './spawn.js';
+import { overLimitMessage, type ResourceLimits } from './resources.js';
+import { watchResources } from './resource-watch.js';
 import type { ChildInit, ChildTaskFrame, HostToChild } from '../protocol.js';
 
 /** Why a child is gone. */
@@ -34,6 +35,8 @@ export interface ChildStartOptions {
   rssBudgetMb: number;
   /** the child's heap limit (`--max-old-space-size`), for the message when it runs out */
   heapLimitMb: number;
+  /** its resource limits: the watchdog stops it past `processes` tasks, or past `memoryMb` when that is below `rssBudgetMb` */
+  limits?: ResourceLimits;
   /** inbound Comlink traffic */
   onRpc(data: unknown): void;
   /** a frame from the child that was dropped (one that broke the protocol) */
@@ -42,7 +45,6 @@ export interface ChildStartOptions {
 
 /** Bytes of each output stream kept for diagnostics; everything older is dropped as it arrives. */
 const OUTPUT_TAIL_BYTES = 16 * 1024;
-const WATCHDOG_INTERVAL_MS = 100;
 
 /** The last `capacity` bytes of a stream, and how many bytes went by. */
 export class OutputTail {
@@ -74,36 +76,6 @@ export class OutputTail {
   }
 }
 
-/** Processes below a child's group leader that the watchdog looks at (bwrap → node, unshare → node: one or two levels). */
-const MAX_WATCHED_DESCENDANTS = 16;
-
-/** `pid` and its descendants (the launcher's wrapper, then node), breadth first, at most MAX_WATCHED_DESCENDANTS. */
-function processTree(pid: number): number[] {
-  const pids = [pid];
-  for (let i = 0; i < pids.length && pids.length < MAX_WATCHED_DESCENDANTS; i++) {
-    try {
-      pids.push(...readFileSync(`/proc/${pids[i]}/task/${pids[i]}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number));
-    } catch {
-      // no children file (old kernel, or exited): that pid alone
-    }
-  }
-  return pids.slice(0, MAX_WATCHED_DESCENDANTS);
-}
-
-/** Resident memory in MB of `pid` and its descendants. */
-function residentMb(pid: number): number {
-  let kb = 0;
-  for (const p of processTree(pid)) {
-    try {
-      const match = /^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
-      if (match) kb += Number(match[1]);
-    } catch {
-      // exited between the two reads
-    }
-  }
-  return kb / 1024;
-}
-
 /** A live child process and its channel. */
 export class ChildHandle {
   /** stdout and stderr tails for crash messages */
@@ -119,7 +91,7 @@ export class ChildHandle {
   private endReason: ChildEnd | undefined;
   private exited = false;
   private resolveEnded!: (end: ChildEnd) => void;
-  private readonly watchdog: NodeJS.Timeout | undefined;
+  private unwatch: (() => void) | undefined;
   private ready: ((pid: number) => void) | undefined;
 
   private constructor(private readonly options: ChildStartOptions) {
@@ -154,13 +126,21 @@ export class ChildHandle {
     // An idle child must not keep the host's event loop alive; in-flight calls hold their own deadline timers.
     this.process.unref();
     for (const stream of this.process.stdio) (stream as { unref?: () => void } | null)?.unref?.();
-    if (options.rssBudgetMb > 0 && this.process.pid !== undefined) {
-      const pid = this.process.pid;
-      this.watchdog = setInterval(() => {
-        const mb = residentMb(pid);
-        if (mb > options.rssBudgetMb) this.kill({ message: `used ${Math.round(mb)} MB of memory, over its budget of ${options.rssBudgetMb} MB`, outOfMemory: true });
-      }, WATCHDOG_INTERVAL_MS).unref();
-    }
+    if (this.process.pid !== undefined && (options.rssBudgetMb > 0 || options.limits)) this.unwatch = this.watch(this.process.pid, options);
+  }
+
+  /** The watchdog: the heap-derived RSS budget, or the `resources` limits where they are lower. */
+  private watch(pid: number, options: ChildStartOptions): () => void {
+    const { limits, rssBudgetMb } = options;
+    const byResources = limits !== undefined && (rssBudgetMb <= 0 || limits.memoryMb < rssBudgetMb);
+    const memoryMb = byResources ? limits.memoryMb : rssBudgetMb;
+    return watchResources(pid, { processes: limits?.processes ?? 0, memoryMb }, (over) => {
+      const message =
+        over.limit === 'processes' || byResources
+          ? `was stopped: ${overLimitMessage(over.limit, limits!, over.seen)}`
+          : `used ${Math.round(over.seen)} MB of memory, over its budget of ${rssBudgetMb} MB`;
+      this.kill({ message, outOfMemory: over.limit === 'memoryMb' });
+    });
   }
 
   /** Spawns a child, sends its init frame and waits for it to report ready. */
@@ -251,7 +231,7 @@ export class ChildHandle {
   private finish(end: ChildEnd): void {
     if (this.endReason) return;
     this.endReason = end;
-    if (this.watchdog) clearInterval(this.watchdog);
+    this.unwatch?.();
     this.channel.close();
     for (const resolve of this.pending.values()) resolve({ kind: 'ended', end });
     this.pending.clear();

@@ -13,6 +13,8 @@
  * server binary) can use it with `runtime: 'system'`.
  */
 
+import { rlimitPlan, type ResourceLimits, type ResourceProtections } from './resources.js';
+
 /** The OS-level protections a launched program runs under (what `explain` reports). */
 export interface LaunchProtections {
   /** how the program was wrapped: `bwrap`, `unshare`, or `none` */
@@ -27,6 +29,8 @@ export interface LaunchProtections {
   userNamespace: boolean;
   /** why a protection is not in force, in words for the operator */
   reason?: string;
+  /** the resource limits and what holds each (when the spec asked for limits) */
+  resources?: ResourceProtections;
 }
 
 /** What this machine can do, as found by `probeSandbox()`; pass a literal one to get a command for another situation. */
@@ -45,6 +49,14 @@ export interface SandboxSupport {
   bwrapReason?: string;
   /** why no namespaces at all, when unshare is not available either */
   unshareReason?: string;
+  /** absolute path of a working prlimit(1), when rlimits can be set */
+  prlimit?: string;
+  /** why prlimit is not used, when it is not */
+  prlimitReason?: string;
+  /** files prlimit needs inside an empty mount namespace (itself and its shared libraries), as `[source, destination]` */
+  prlimitRuntime?: ReadonlyArray<readonly [string, string]>;
+  /** the host runs as root (the kernel does not apply RLIMIT_NPROC to root) */
+  root?: boolean;
 }
 
 /** One program to launch in the sandbox. */
@@ -75,6 +87,8 @@ export interface LaunchSpec {
    * `'system'`: the system's programs and libraries (/usr, /bin, /sbin, /lib*, /etc/ld.so.*, /etc/alternatives), for any other binary.
    */
   runtime: 'node' | 'system';
+  /** limits on its processes, memory and file size: rlimits set by prlimit in front of the program (resources.ts); the caller runs the watchdog */
+  resources?: ResourceLimits;
 }
 
 /** The command line to spawn, the environment and cwd to spawn it with, and the protections it gets. */
@@ -107,7 +121,7 @@ function unique(paths: readonly string[]): string[] {
   return [...new Set(paths)].sort();
 }
 
-function bwrapArgs(spec: LaunchSpec, support: SandboxSupport): string[] {
+function bwrapArgs(spec: LaunchSpec, support: SandboxSupport, prefix: readonly string[]): string[] {
   const args = ['--die-with-parent', '--cap-drop', 'ALL'];
   if (support.bwrapUserNamespace) args.push('--unshare-user');
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
@@ -118,6 +132,8 @@ function bwrapArgs(spec: LaunchSpec, support: SandboxSupport): string[] {
   args.push('--proc', '/proc', '--dev-bind', '/dev/null', '/dev/null', '--dev-bind', '/dev/urandom', '/dev/urandom', '--tmpfs', '/tmp');
   const runtime: Array<readonly [string, string]> =
     spec.runtime === 'node' ? [...support.nodeRuntime] : SYSTEM_RUNTIME.map((p) => [p, p] as const);
+  // prlimit in front of a node program: itself and its libraries (a system program has /usr already).
+  if (prefix.length && spec.runtime === 'node') runtime.push(...(support.prlimitRuntime ?? []));
   for (const [source, destination] of runtime) args.push('--ro-bind-try', source, destination);
   for (const file of [...COMMON_FILES, ...(spec.network ? RESOLVER_FILES : [])]) args.push('--ro-bind-try', file, file);
   const reads = unique(spec.readPaths);
@@ -127,7 +143,7 @@ function bwrapArgs(spec: LaunchSpec, support: SandboxSupport): string[] {
   args.push(...readOnlyArgs(writes, unique(spec.readOnlyPaths ?? [])));
   const visible = [...reads, ...writes].some((root) => within(spec.cwd, root));
   args.push('--chdir', visible ? spec.cwd : '/');
-  args.push('--', spec.command, ...spec.args);
+  args.push('--', ...prefix, spec.command, ...spec.args);
   return args;
 }
 
@@ -151,8 +167,8 @@ function readOnlyArgs(writes: readonly string[], readOnly: readonly string[]): s
   return args;
 }
 
-function unshareArgs(spec: LaunchSpec, support: SandboxSupport): string[] {
-  return [...support.unshareUserFlags, ...(spec.network ? [] : ['--net']), ...UNSHARE_PID_FLAGS, spec.command, ...spec.args];
+function unshareArgs(spec: LaunchSpec, support: SandboxSupport, prefix: readonly string[]): string[] {
+  return [...support.unshareUserFlags, ...(spec.network ? [] : ['--net']), ...UNSHARE_PID_FLAGS, ...prefix, spec.command, ...spec.args];
 }
 
 /**
@@ -172,6 +188,10 @@ function unshareArgs(spec: LaunchSpec, support: SandboxSupport): string[] {
  *   model, for the node child). `protections.reason` says why bwrap was not used.
  * - **none**: the program as is; `protections.reason` says why.
  *
+ * With `resources`, `prlimit` runs right before the program (inside the namespaces, so
+ * RLIMIT_NPROC counts the program's own user namespace) and `protections.resources` says
+ * what holds each limit (resources.ts); the watchdog that names a limit is the caller's.
+ *
  * Spawn the result with `spawn(launch.command, launch.args, { cwd: launch.cwd,
  * env: launch.env, detached: true })`, and kill the whole process group
  * (`process.kill(-pid, 'SIGKILL')`) to stop it. Pure: no file is read and no
@@ -181,6 +201,14 @@ function unshareArgs(spec: LaunchSpec, support: SandboxSupport): string[] {
  *   network: false, env: { PATH: '/usr/bin:/bin' }, cwd: dir, runtime: 'system' }, probeSandbox());
  */
 export function launchCommand(spec: LaunchSpec, support: SandboxSupport): Launch {
+  const launch = namespaced(spec, support);
+  if (!spec.resources) return launch.launch;
+  const { prefix, protections } = rlimitPlan(spec.resources, support, launch.launch.protections.userNamespace);
+  const limited = namespaced(spec, support, prefix).launch;
+  return { ...limited, protections: { ...limited.protections, resources: protections } };
+}
+
+function namespaced(spec: LaunchSpec, support: SandboxSupport, prefix: readonly string[] = []): { launch: Launch } {
   const base = { env: { ...spec.env }, cwd: spec.cwd };
   const networkReason = spec.network ? ['network granted: the program shares the host network'] : [];
   if (support.bwrap) {
@@ -193,7 +221,7 @@ export function launchCommand(spec: LaunchSpec, support: SandboxSupport): Launch
     };
     const reasons = [...networkReason, ...(support.bwrapUserNamespace ? [] : ['no user namespace: bwrap runs with its capabilities dropped instead'])];
     if (reasons.length) protections.reason = reasons.join('; ');
-    return { ...base, command: support.bwrap, args: bwrapArgs(spec, support), protections };
+    return { launch: { ...base, command: support.bwrap, args: bwrapArgs(spec, support, prefix), protections } };
   }
   const reasons = [support.bwrapReason ?? 'bubblewrap (bwrap) is not available'];
   if (spec.readOnlyPaths?.length) reasons.push(`${spec.readOnlyPaths.length} protected path(s) inside the writable folders are not held read-only (no mount namespace)`);
@@ -206,13 +234,9 @@ export function launchCommand(spec: LaunchSpec, support: SandboxSupport): Launch
       userNamespace: support.unshareUserFlags.length > 0,
       reason: [...reasons, 'the host filesystem stays in view (no mount namespace)', ...networkReason].join('; '),
     };
-    return { ...base, command: support.unshare, args: unshareArgs(spec, support), protections };
+    return { launch: { ...base, command: support.unshare, args: unshareArgs(spec, support, prefix), protections } };
   }
   reasons.push(support.unshareReason ?? 'unshare(1) is not available');
-  return {
-    ...base,
-    command: spec.command,
-    args: [...spec.args],
-    protections: { launcher: 'none', mountNamespace: false, netNamespace: false, pidNamespace: false, userNamespace: false, reason: reasons.join('; ') },
-  };
+  const [command, ...args] = [...prefix, spec.command, ...spec.args];
+  return { launch: { ...base, command: command!, args, protections: { launcher: 'none', mountNamespace: false, netNamespace: false, pidNamespace: false, userNamespace: false, reason: reasons.join('; ') } } };
 }

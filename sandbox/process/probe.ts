@@ -5,9 +5,13 @@
  * start inside an empty mount namespace. `launchCommand` (launch.ts) turns the
  * result into command lines.
  *
- * Two switches in the host's environment force a weaker launcher, for
+ * Also whether util-linux `prlimit` works here (resource limits, resources.ts)
+ * and whether the host runs as root.
+ *
+ * Three switches in the host's environment force a weaker launcher, for
  * debugging and for testing the fallbacks: `TOOLSHED_SANDBOX_BWRAP=off` (use
- * unshare) and `TOOLSHED_SANDBOX_NAMESPACES=off` (no namespaces at all).
+ * unshare), `TOOLSHED_SANDBOX_NAMESPACES=off` (no namespaces at all) and
+ * `TOOLSHED_SANDBOX_PRLIMIT=off` (no rlimits: the watchdog alone).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
@@ -18,6 +22,8 @@ import { launchCommand, type SandboxSupport } from './launch.js';
 export const NAMESPACES_ENV = 'TOOLSHED_SANDBOX_NAMESPACES';
 /** Set to `off` in the host's environment to use `unshare` instead of bubblewrap. */
 export const BWRAP_ENV = 'TOOLSHED_SANDBOX_BWRAP';
+/** Set to `off` in the host's environment to set no rlimits (the resource watchdog still runs). */
+export const PRLIMIT_ENV = 'TOOLSHED_SANDBOX_PRLIMIT';
 
 const PROBE_TIMEOUT_MS = 10_000;
 
@@ -30,10 +36,12 @@ const probes = new Map<string, SandboxSupport>();
  */
 export function probeSandbox(): SandboxSupport {
   const mode = process.platform !== 'linux' ? 'unsupported' : process.env[NAMESPACES_ENV] === 'off' ? 'off' : process.env[BWRAP_ENV] === 'off' ? 'no-bwrap' : 'auto';
-  let support = probes.get(mode);
+  const rlimits = process.platform !== 'linux' ? 'unsupported' : process.env[PRLIMIT_ENV] === 'off' ? 'off' : 'auto';
+  const key = `${mode}/${rlimits}`;
+  let support = probes.get(key);
   if (!support) {
-    support = runProbe(mode);
-    probes.set(mode, support);
+    support = { ...runProbe(mode), ...probePrlimit(rlimits) };
+    probes.set(key, support);
   }
   return support;
 }
@@ -89,30 +97,46 @@ function probeUnshare(): Partial<SandboxSupport> {
   return { unshareReason: `unshare could not create namespaces (${failures.join('; ')})` };
 }
 
+/** Tries prlimit by really lowering a limit in front of `true`; lists the files it needs in an empty mount namespace. */
+function probePrlimit(mode: string): Partial<SandboxSupport> {
+  const root = process.getuid?.() === 0;
+  if (mode === 'unsupported') return { root, prlimitReason: `rlimits by prlimit(1) are set on Linux only; this is ${process.platform}` };
+  if (mode === 'off') return { root, prlimitReason: `rlimits disabled by ${PRLIMIT_ENV}=off in the host's environment` };
+  const prlimit = find('prlimit');
+  if (!prlimit) return { root, prlimitReason: 'prlimit(1) (util-linux) is not installed' };
+  // Byte counts, never suffixes: util-linux 2.38's prlimit crashes on --data=64G.
+  const result = spawnSync(prlimit, ['--fsize=1048576', '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS });
+  if (result.status !== 0) return { root, prlimitReason: `prlimit(1) could not set a limit here (${String(result.stderr ?? '').trim() || result.error?.message || `exit ${result.status}`})` };
+  return { root, prlimit, prlimitRuntime: linkedFiles(prlimit, prlimit) };
+}
+
+/** `binary` (bound at `as`) and the shared libraries it links, as ldd lists them; the system library folders without ldd. */
+function linkedFiles(binary: string, as: string): Array<readonly [string, string]> {
+  const files: Array<readonly [string, string]> = [[realpathSync(binary), as]];
+  const ldd = find('ldd');
+  const listed = ldd ? spawnSync(ldd, [binary], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS }) : undefined;
+  if (!listed || listed.status !== 0) {
+    for (const dir of ['/lib', '/lib64', '/usr/lib', '/usr/lib64']) files.push([dir, dir]);
+    return files;
+  }
+  // "libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x…)" and "/lib64/ld-linux-x86-64.so.2 (0x…)"
+  for (const match of listed.stdout.matchAll(/(?:=>\s*|^\s*)(\/\S+)\s+\(0x/gm)) {
+    const file = match[1]!;
+    try {
+      files.push([realpathSync(file), file]);
+    } catch {
+      // listed but gone: the loader will say so if it matters
+    }
+  }
+  return files;
+}
+
 /**
  * The node binary and the shared libraries it links (as ldd lists them, each
  * bound from its real path to the path the loader asks for). Without ldd, the
  * system library folders instead.
  */
 function nodeRuntimeFiles(): Array<readonly [string, string]> {
-  const node = realpathSync(process.execPath);
-  const files: Array<readonly [string, string]> = [[node, process.execPath]];
-  if (process.platform !== 'linux') return files;
-  const ldd = find('ldd');
-  const listed = ldd ? spawnSync(ldd, [node], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS }) : undefined;
-  if (!listed || listed.status !== 0) {
-    for (const dir of ['/lib', '/lib64', '/usr/lib', '/usr/lib64']) files.push([dir, dir]);
-  } else {
-    // "libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x…)" and "/lib64/ld-linux-x86-64.so.2 (0x…)"
-    for (const match of listed.stdout.matchAll(/(?:=>\s*|^\s*)(\/\S+)\s+\(0x/gm)) {
-      const file = match[1]!;
-      try {
-        files.push([realpathSync(file), file]);
-      } catch {
-        // listed but gone: the loader will say so if it matters
-      }
-    }
-  }
-  files.push(['/etc/ld.so.cache', '/etc/ld.so.cache']);
-  return files;
+  if (process.platform !== 'linux') return [[realpathSync(process.execPath), process.execPath]];
+  return [...linkedFiles(process.execPath, process.execPath), ['/etc/ld.so.cache', '/etc/ld.so.cache']];
 }

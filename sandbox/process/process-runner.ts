@@ -25,6 +25,7 @@ import { DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../deadlines.js';
 import { heapLimits, type CallHooks, type CheckRequest, type HandlerRequest, type ManifestExtractor, type RunOutcome, type Runner, type RunnerFailure, type RunnerStats } from '../runner.js';
 import { protectedMounts } from './protected-mounts.js';
 import type { SerializedError } from '../../core/errors.js';
+import type { ResourceLimits } from './resources.js';
 
 /** What the child may do beyond running the plugin's own files: absolute, resolved paths. */
 export interface SandboxGrants {
@@ -53,6 +54,8 @@ export interface ProcessRunnerOptions {
   grants?: () => SandboxGrants;
   /** the child's heap limit */
   memoryMb: number;
+  /** limits on the child's processes, memory and file size (the `resources` config key) */
+  resources?: ResourceLimits;
   /** with maxQueue, bounds the calls in flight (threads + maxQueue); the child runs them all on its one thread */
   threads: number;
   maxQueue: number;
@@ -128,7 +131,7 @@ export class ProcessRunner implements Runner, ManifestExtractor {
 
   /** The protections this plugin's child runs (or would run) under on this machine. */
   protections(): Protections {
-    return this.lastProtections ?? expectedProtections(this.options.grants?.().network ?? false);
+    return this.lastProtections ?? expectedProtections(this.options.grants?.().network ?? false, this.options.resources);
   }
 
   /** Process-level facts for tests and diagnostics: children started, the live pid, output seen. */
@@ -221,6 +224,7 @@ export class ProcessRunner implements Runner, ManifestExtractor {
       memoryMb: options.memoryMb,
       network: grants.network,
       cwd: options.cwd,
+      ...(options.resources ? { resources: options.resources } : {}),
     });
     this.lastProtections = command.protections;
     let port: RpcPort | undefined;
@@ -232,6 +236,7 @@ export class ProcessRunner implements Runner, ManifestExtractor {
       startTimeoutMs: options.startTimeoutMs ?? 10_000,
       rssBudgetMb: command.protections.memoryWatchdog ? this.rssBudgetMb() : 0,
       heapLimitMb: options.memoryMb,
+      ...(options.resources ? { limits: options.resources } : {}),
       onRpc: (data) => port?.deliver(data),
       onDropped: (reason) => dropMessage(this.dropped, reason),
     });

@@ -8,6 +8,7 @@
  */
 import path from 'node:path';
 import { launchCommand, type Launch, type SandboxSupport } from './launch.js';
+import { resolveResources, rlimitPlan, type ResourceLimits, type ResourceProtections } from './resources.js';
 import type { FileRoots } from '../../core/plugin.js';
 
 /** `options.sandbox` of @toolshed/terminal. */
@@ -44,6 +45,19 @@ export function shellSandboxPlan(options: Readonly<Record<string, unknown>>, sup
   return { sandboxed: false, unavailable: true, reason: `options.sandbox '${mode}' needs bubblewrap, which cannot be used here (${why}); install bubblewrap, or set sandbox: 'off' to run commands unsandboxed` };
 }
 
+/** The limits of the terminal's commands: its `options.resources` over the defaults (resources.ts). */
+export function shellResources(options: Readonly<Record<string, unknown>>): ResourceLimits {
+  const asked = options.resources;
+  return resolveResources(asked !== null && typeof asked === 'object' ? (asked as Partial<ResourceLimits>) : undefined);
+}
+
+/** How an unsandboxed command is limited: rlimits by prlimit in front of the shell (no RLIMIT_NPROC: no user namespace of its own). */
+export function unsandboxedShellLaunch(shell: string, args: readonly string[], limits: ResourceLimits, support: SandboxSupport): { command: string; args: string[]; resources: ResourceProtections } {
+  const { prefix, protections } = rlimitPlan(limits, support, false);
+  const [command, ...rest] = [...prefix, shell, ...args];
+  return { command: command!, args: rest, resources: protections };
+}
+
 /** One command to run in the sandbox. */
 export interface ShellCommand {
   /** absolute path of the shell */
@@ -58,6 +72,8 @@ export interface ShellCommand {
   execPath: string;
   /** protected paths inside the write roots, to keep read-only (`protectedMounts(roots.write, roots.protect, cwd)`) */
   readOnlyPaths?: readonly string[];
+  /** limits on its processes, memory and file size (`shellResources(options)`) */
+  resources?: ResourceLimits;
 }
 
 /** The launch of one command under a sandboxed plan. */
@@ -67,7 +83,7 @@ export function shellLaunch(plan: Extract<ShellSandboxPlan, { sandboxed: true }>
   const nodePrefix = path.dirname(path.dirname(command.execPath));
   const read = [...command.roots.read, ...(nodePrefix === '/usr' || nodePrefix === '/' ? [] : [nodePrefix])];
   return launchCommand(
-    { command: command.shell, args: command.args, readPaths: read, writePaths: write, readOnlyPaths: write.length ? (command.readOnlyPaths ?? []) : [], network: plan.network, env: command.env, cwd: command.cwd, runtime: 'system' },
+    { command: command.shell, args: command.args, readPaths: read, writePaths: write, readOnlyPaths: write.length ? (command.readOnlyPaths ?? []) : [], network: plan.network, env: command.env, cwd: command.cwd, runtime: 'system', ...(command.resources ? { resources: command.resources } : {}) },
     support,
   );
 }

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { launchCommand, type LaunchProtections } from './launch.js';
+import type { ResourceLimits } from './resources.js';
 import { probeSandbox } from './probe.js';
 
 export { BWRAP_ENV, NAMESPACES_ENV } from './probe.js';
@@ -33,6 +34,8 @@ export interface ChildCommandOptions {
   network: boolean;
   /** the child's working directory (the host's) */
   cwd: string;
+  /** limits on its processes, memory and file size (rlimits by prlimit; the watchdog is the caller's) */
+  resources?: ResourceLimits;
 }
 
 /** The command, arguments and protections of one child. */
@@ -61,7 +64,7 @@ export function childCommand(options: ChildCommandOptions): ChildCommand {
     options.childEntry,
   ];
   const launch = launchCommand(
-    { command: process.execPath, args: nodeArgs, readPaths: reads, writePaths: writes.map(existingAncestor), readOnlyPaths: options.readOnlyPaths ?? [], network: options.network, env: {}, cwd: options.cwd, runtime: 'node' },
+    { command: process.execPath, args: nodeArgs, readPaths: reads, writePaths: writes.map(existingAncestor), readOnlyPaths: options.readOnlyPaths ?? [], network: options.network, env: {}, cwd: options.cwd, runtime: 'node', ...(options.resources ? { resources: options.resources } : {}) },
     probeSandbox(),
   );
   // The watchdog reads the child's memory from /proc.
@@ -70,8 +73,8 @@ export function childCommand(options: ChildCommandOptions): ChildCommand {
 }
 
 /** The protections a child of a plugin with (or without) the network grant would run under. */
-export function expectedProtections(network: boolean): Protections {
-  return childCommand({ childEntry: '', readPaths: [], writePaths: [], memoryMb: 0, network, cwd: '/' }).protections;
+export function expectedProtections(network: boolean, resources?: ResourceLimits): Protections {
+  return childCommand({ childEntry: '', readPaths: [], writePaths: [], memoryMb: 0, network, cwd: '/', ...(resources ? { resources } : {}) }).protections;
 }
 
 /**

@@ -1,6 +1,8 @@
 // @ts-check
 import { spawn } from 'node:child_process';
 import { HeadTailBuffer } from './output.js';
+import { watchResources } from '../../../dist/sandbox/process/resource-watch.js';
+import { overLimitMessage } from '../../../dist/sandbox/process/resources.js';
 
 /** Time a killed command gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 2000;
@@ -20,6 +22,7 @@ export const DRAIN_MS = 500;
  * @property {AbortSignal} [signal]
  * @property {number} headChars
  * @property {number} tailChars
+ * @property {import('../../../dist/sandbox/process/resources.js').ResourceLimits} [limits]  the command's limits: the whole group is killed past its process or memory limit
  */
 
 /**
@@ -32,6 +35,7 @@ export const DRAIN_MS = 500;
  * @property {number} durationMs
  * @property {string} output
  * @property {number} omittedChars
+ * @property {string} [overLimit]  why the command was stopped at a limit ("it went over its memory limit of …")
  */
 
 /**
@@ -66,6 +70,8 @@ export function runCommand(opts) {
     /** @type {NodeJS.Timeout | undefined} */
     let drainTimer;
     let settled = false;
+    /** @type {string | undefined} */
+    let overLimit;
 
     const killGroup = (/** @type {NodeJS.Signals} */ sig) => {
       if (child.pid === undefined) return;
@@ -90,8 +96,18 @@ export function runCommand(opts) {
       stop();
     }, opts.timeoutMs);
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const limits = opts.limits;
+    const unwatch =
+      limits && child.pid !== undefined
+        ? watchResources(child.pid, limits, (over) => {
+            overLimit = overLimitMessage(over.limit, limits, over.seen);
+            killing = true;
+            killGroup('SIGKILL');
+          })
+        : () => {};
 
     const cleanup = () => {
+      unwatch();
       clearTimeout(timeout);
       clearTimeout(killTimer);
       clearTimeout(drainTimer);
@@ -110,6 +126,7 @@ export function runCommand(opts) {
         durationMs: Math.round(performance.now() - started),
         output: output.toString(),
         omittedChars: output.omitted,
+        ...(overLimit ? { overLimit } : {}),
       });
     };
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 // toolshed's own launcher, the same one the process tier uses (shipped next to this plugin
 // inside the toolshed package, so imported by path; a third-party plugin would depend on toolshed).
 import { probeSandbox } from '../../../dist/sandbox/process/probe.js';
-import { shellLaunch, shellSandboxPlan } from '../../../dist/sandbox/process/shell.js';
+import { shellLaunch, shellResources, shellSandboxPlan, unsandboxedShellLaunch } from '../../../dist/sandbox/process/shell.js';
 import { protectedMounts } from '../../../dist/sandbox/process/protected-mounts.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
@@ -14,6 +14,22 @@ import { protectedMounts } from '../../../dist/sandbox/process/protected-mounts.
 /** How this call's commands run: the plugin's `options.sandbox` on this machine. */
 export function sandboxPlan(/** @type {ToolContext} */ ctx) {
   return shellSandboxPlan(ctx.options ?? {}, probeSandbox());
+}
+
+/** The limits of this call's commands: `options.resources` (the host puts its entry's `resources` there) over the defaults. */
+export function commandLimits(/** @type {ToolContext} */ ctx) {
+  return shellResources(ctx.options ?? {});
+}
+
+/**
+ * The program that runs `command` unsandboxed: bash behind prlimit where it works
+ * (memory and file size; no process rlimit without a user namespace of its own).
+ * @param {string} command
+ * @param {Record<string, string>} env
+ */
+export function unsandboxedLaunch(/** @type {ToolContext} */ ctx, command, env) {
+  const launch = unsandboxedShellLaunch(findBash(env.PATH), ['-c', command], commandLimits(ctx), probeSandbox());
+  return { command: launch.command, args: launch.args };
 }
 
 /** The availability check: an explicit mode that cannot be had here hides the tool with the reason. */
@@ -60,6 +76,6 @@ export async function sandboxedLaunch(plan, ctx, command, cwd, env) {
   }
   // What the host protects (config files, .git/hooks, .git/config, plugin code…) stays read-only inside the writable roots.
   const readOnlyPaths = protectedMounts(roots.write, roots.protect, real);
-  const launch = shellLaunch(plan, { shell: findBash(env.PATH), args: ['-c', command], cwd: real, env, roots, execPath: await realpath(process.execPath), readOnlyPaths }, probeSandbox());
+  const launch = shellLaunch(plan, { shell: findBash(env.PATH), args: ['-c', command], cwd: real, env, roots, execPath: await realpath(process.execPath), readOnlyPaths, resources: commandLimits(ctx) }, probeSandbox());
   return { command: launch.command, args: launch.args };
 }

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { childEnv } from './env.js';
 import { runCommand } from './run.js';
-import { checkSandbox, sandboxedLaunch, sandboxPlan } from './sandbox.js';
+import { checkSandbox, commandLimits, sandboxedLaunch, sandboxPlan, unsandboxedLaunch } from './sandbox.js';
+import { overLimitMessage, SIGXFSZ_EXIT } from '../../../dist/sandbox/process/resources.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
@@ -39,15 +40,17 @@ async function terminal(args, ctx) {
   const plan = sandboxPlan(ctx);
   if ('unavailable' in plan) throw new Error(`The terminal cannot run commands here: ${plan.reason}.`);
   const env = childEnv(ctx.env);
-  const launch = plan.sandboxed ? await sandboxedLaunch(plan, ctx, args.command, cwd, env) : undefined;
+  const launch = plan.sandboxed ? await sandboxedLaunch(plan, ctx, args.command, cwd, env) : unsandboxedLaunch(ctx, args.command, env);
+  const limits = commandLimits(ctx);
   let run;
   try {
     run = await runCommand({
       command: args.command,
-      ...(launch ? { launch } : {}),
+      launch,
       cwd,
       env,
       timeoutMs,
+      limits,
       signal: ctx.signal,
       headChars: HEAD_CHARS,
       tailChars: TAIL_CHARS,
@@ -56,6 +59,10 @@ async function terminal(args, ctx) {
     throw new Error(`Could not start bash: ${/** @type {Error} */ (err).message}`, { cause: err });
   }
   if (run.aborted && !run.timedOut) throw new Error('The command was cancelled; its process group was killed.');
+  if (run.overLimit) {
+    const tail = run.output.trim().slice(-2_000);
+    throw new Error(`The command was stopped: ${run.overLimit}; it and everything it started were killed. The operator sets the terminal's limits with resources on its config entry.${tail ? ` Its last output:\n${tail}` : ''}`);
+  }
 
   /** @type {string[]} */
   const notes = [];
@@ -64,6 +71,10 @@ async function terminal(args, ctx) {
       `Timed out after ${timeoutMs} ms; the command and everything it started were killed. ` +
         `Raise timeoutMs (up to ${MAX_TIMEOUT_MS}) or run long jobs in the background with output to a file (cmd > out.log 2>&1 &).`,
     );
+  }
+  // A write past RLIMIT_FSIZE kills the writer with SIGXFSZ (bash reports it as exit 153, "File size limit exceeded").
+  if (run.signal === 'SIGXFSZ' || run.exitCode === SIGXFSZ_EXIT || /File size limit exceeded/.test(run.output)) {
+    notes.push(`A process was stopped by SIGXFSZ: ${overLimitMessage('fileSizeMb', limits)}.`);
   }
   if (run.omittedChars > 0) notes.push(`Output was ${run.omittedChars} characters too long; the middle was cut. Redirect to a file and search it for details.`);
   if (run.detachedOutput) notes.push('Background processes still hold the output open; what they print later is not captured. Redirect their output to a file.');
