@@ -93,7 +93,6 @@ export class McpConnection {
   /** what the last listing cut or left out, for explain */
   private notes: string[] = [];
   private outputSchemas = new Map<string, object>();
-  private waitedMs: number | undefined;
   private closed = false;
   private stderrTail = '';
   private serverInfo: { name: string; version: string } | undefined;
@@ -119,20 +118,6 @@ export class McpConnection {
   start(): Promise<void> {
     if (this.server.notStarted || this.closed) return Promise.resolve();
     return this.connect();
-  }
-
-  /**
-   * Start-up stopped waiting for this server after `ms`: while it is still connecting,
-   * its reason says its tools come later.
-   */
-  notWaitedFor(ms: number): void {
-    this.waitedMs = ms;
-    if (this.state === 'connecting') this.reason = this.startingReason();
-  }
-
-  private startingReason(): string {
-    const base = `the MCP server ${this.server.name} is starting`;
-    return this.waitedMs === undefined ? base : `${base}; the host started without it after ${this.waitedMs} ms (listing.timeoutMs), and its tools appear when it has listed them`;
   }
 
   /** The client while connected. */

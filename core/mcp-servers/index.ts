@@ -107,31 +107,18 @@ export class McpServers {
   }
 
   /**
-   * Starts every server that should run and waits for each first attempt (connected, or failed
-   * with a restart scheduled), but never longer than the server's `listing.timeoutMs`: a server
-   * still connecting then is left to finish on its own, and its tools appear with a change.
+   * Starts every server that should run and waits for each first attempt: connected, or failed
+   * with a restart scheduled. An attempt is bounded by the handshake's deadline
+   * (limits.loadTimeoutMs) and then the listing's (listing.timeoutMs), so start-up never waits
+   * on a server longer than that; one that missed them shows its tools after a restart, with a change.
    */
   async start(): Promise<void> {
-    await Promise.all(this.entries.map((entry) => this.startOne(entry)));
-  }
-
-  private async startOne(entry: Entry): Promise<void> {
-    const wait = entry.server.listing.timeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    const started = entry.connection.start().then(() => {
-      entry.plugin.loadMs = performance.now() - this.started;
-    });
-    const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        entry.connection.notWaitedFor(wait);
-        resolve();
-      }, wait);
-    });
-    try {
-      await Promise.race([started, waited]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await Promise.all(
+      this.entries.map(async (entry) => {
+        await entry.connection.start();
+        entry.plugin.loadMs = performance.now() - this.started;
+      }),
+    );
   }
 
   /**
