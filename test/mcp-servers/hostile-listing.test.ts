@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServerEntry, ToolHost } from 'toolshed';
 import { fixture, tempDir } from '../helpers.js';
 import { exposedNames, server, serversHost, until } from './setup.js';
+import { compile, compiledSchemas, SCHEMA_CACHE_MAX } from '../../dist/core/schema.js';
 
 const HOSTILE = fixture('mcp-servers', 'hostile', 'server.mjs');
 
@@ -77,6 +78,12 @@ describe('a description too long', () => {
     expect(server(host.explain(), 'odd').warnings).toContain('1 tool description was longer than 2000 characters (listing.descriptionChars) and cut where marked');
   });
 
+  it('leaves out a listed item that is not an MCP tool, saying which, and keeps the others', async () => {
+    const host = await open('odd', hostile('odd'));
+    expect((await exposedNames(host)).sort()).toEqual(['broken', 'echo', 'stats', 'verbose']);
+    expect(server(host.explain(), 'odd').warnings).toContainEqual(expect.stringMatching(/^tool number 5 left out: it is not a valid MCP tool \(name: /));
+  });
+
   it('is cut at a lower listing.descriptionChars', async () => {
     const host = await open('odd', { ...hostile('odd'), listing: { descriptionChars: 10 } });
     const verbose = (await host.definitions({ format: 'mcp' })).find((d) => d.name === 'verbose')!;
@@ -93,6 +100,20 @@ describe('schemas compiled at first use', () => {
     expect(outcome.ok === false && outcome.message).toMatch(/^tool broken cannot be called: its inputSchema does not compile: .*The arguments were not sent/);
     expect(await host.dispatch('echo', { text: 'fine' })).toBe('fine');
     expect(await stats(host)).toMatchObject({ lists: 1 });
+  });
+});
+
+describe('the schema cache', () => {
+  it('keeps at most SCHEMA_CACHE_MAX validators, evicting the least recently used; an equal schema is not compiled again', () => {
+    const first = compile({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } });
+    expect(compile({ properties: { b: { type: 'number' }, a: { type: 'string' } }, type: 'object' })).toBe(first);
+    for (let i = 0; i < SCHEMA_CACHE_MAX + 100; i++) compile({ type: 'object', properties: { [`p${i}`]: { type: 'integer', maximum: i } } });
+    expect(compiledSchemas().all).toBe(SCHEMA_CACHE_MAX);
+    // Evicted: compiled again (a new function), and the one handed out earlier still validates.
+    const again = compile({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } });
+    expect(again).not.toBe(first);
+    expect(first({ a: 'x', b: 1 })).toBe(true);
+    expect(first({ a: 1 })).toBe(false);
   });
 });
 
@@ -121,6 +142,17 @@ describe('a storm of list_changed', () => {
 });
 
 describe('a server slower than its listing deadline', () => {
+  it('on a re-list keeps its last list, and explain says the re-list was abandoned', async () => {
+    const host = await open('hangs', { ...hostile('relist-hangs'), listing: { timeoutMs: 1000 } });
+    expect(await host.dispatch('poke', {})).toBe('poked');
+    const report = await until(host, (r) => server(r, 'hangs').warnings.length > 0, 'the abandoned re-list');
+    expect(server(report, 'hangs').warnings).toEqual([
+      're-listing tools of hangs failed, the last list is kept: did not finish listing its tools within 1000 ms (listing.timeoutMs; 0 pages and 0 tools read), so the listing was abandoned',
+    ]);
+    expect(server(report, 'hangs').state).toBe('connected');
+    expect(await host.dispatch('echo', { text: 'kept' })).toBe('kept');
+  });
+
   it('holds start-up no longer than its deadline: the listing is abandoned, and its tools appear after a restart, with a change', async () => {
     const work = tempDir('toolshed-slow-listing-');
     dirs.push(work);
