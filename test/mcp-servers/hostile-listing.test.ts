@@ -11,6 +11,9 @@ import type { McpServerEntry, ToolHost } from 'toolshed';
 import { fixture, tempDir } from '../helpers.js';
 import { exposedNames, server, serversHost, until } from './setup.js';
 import { compile, compiledSchemas, SCHEMA_CACHE_MAX } from '../../dist/core/schema.js';
+import { McpServers } from '../../dist/core/mcp-servers/index.js';
+import { resolveConfig } from '../../dist/core/load/config.js';
+import { PROJECT } from './setup.js';
 
 const HOSTILE = fixture('mcp-servers', 'hostile', 'server.mjs');
 
@@ -114,6 +117,33 @@ describe('the schema cache', () => {
     expect(again).not.toBe(first);
     expect(first({ a: 'x', b: 1 })).toBe(true);
     expect(first({ a: 1 })).toBe(false);
+  });
+});
+
+describe('a re-list', () => {
+  it('rebuilds the manifests of the server that re-listed, and of no other', async () => {
+    const config = resolveConfig({ builtins: false, mcpServers: { quiet: hostile('odd'), changing: hostile('relist-hangs') } }, undefined, PROJECT, 2);
+    let changed!: () => void;
+    const servers = new McpServers({ config, env: { PATH: process.env.PATH }, onChange: () => changed?.(), onLog: () => {} });
+    try {
+      await servers.start();
+      const [quiet, changing] = servers.plugins([]);
+      const before = { quiet: quiet!.manifest, changing: changing!.manifest };
+      // relist-hangs answers only its first listing: its re-list fails and says so, which is a change too.
+      const next = new Promise<void>((resolve) => (changed = resolve));
+      const poke = await servers.runners()[1]!.handle({ tool: 'poke', args: {}, timeoutMs: 10_000, maxResultChars: 1000 } as never, {} as never);
+      expect(poke.ok).toBe(true);
+      await next;
+      expect(servers.plugins([])[0]!.manifest).toBe(before.quiet);
+      // A plugin that now holds one of the quiet server's names changes its names: it is rebuilt.
+      const plugin = { status: 'loaded', manifest: { tools: [{ name: 'echo' }] } };
+      const [renamed] = servers.plugins([plugin as never]);
+      expect(renamed!.manifest).not.toBe(before.quiet);
+      expect(renamed!.manifest.tools.map((t: { name: string }) => t.name)).toContain('quiet_echo');
+      expect(before.changing.tools.length).toBe(3);
+    } finally {
+      await servers.close();
+    }
   });
 });
 
