@@ -101,8 +101,6 @@ export class McpConnection {
   tools: UpstreamTool[] = [];
   /** what the SDK reported and dropped on this connection (malformed messages, late progress, …) */
   readonly dropped: { count: number; last?: string } = { count: 0 };
-  /** list_changed notifications received, and listings they led to (a storm of the first is few of the second) */
-  readonly relists = { notified: 0, listed: 0 };
 
   constructor(
     readonly server: ResolvedServer,
@@ -293,7 +291,6 @@ export class McpConnection {
    * RELIST_MAX_WAIT_MS after the first one not yet listed, whichever is first.
    */
   private listChanged(attempt: Attempt): void {
-    this.relists.notified++;
     if (attempt !== this.current || this.closed) return;
     const now = Date.now();
     this.changedSince ??= now;
@@ -336,11 +333,10 @@ export class McpConnection {
   }
 
   private take(attempt: Attempt, listing: Listing): void {
-    this.relists.listed++;
     this.tools = listing.tools;
     this.notes = listing.notes;
     this.outputSchemas = listing.outputSchemas;
     // The SDK's own record of which tools need task-based calls, without their output schemas.
-    (attempt.client as unknown as { cacheToolMetadata(tools: readonly object[]): void }).cacheToolMetadata(listing.tools);
+    (attempt.client as unknown as { cacheToolMetadata?(tools: readonly object[]): void }).cacheToolMetadata?.(listing.tools);
   }
 }

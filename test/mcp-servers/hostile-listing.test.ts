@@ -83,7 +83,7 @@ describe('a description too long', () => {
 
   it('leaves out a listed item that is not an MCP tool, saying which, and keeps the others', async () => {
     const host = await open('odd', hostile('odd'));
-    expect((await exposedNames(host)).sort()).toEqual(['broken', 'echo', 'stats', 'verbose']);
+    expect((await exposedNames(host)).sort()).toEqual(['broken', 'echo', 'shaped', 'stats', 'verbose']);
     expect(server(host.explain(), 'odd').warnings).toContainEqual(expect.stringMatching(/^tool number 5 left out: it is not a valid MCP tool \(name: /));
   });
 
@@ -103,6 +103,13 @@ describe('schemas compiled at first use', () => {
     expect(outcome.ok === false && outcome.message).toMatch(/^tool broken cannot be called: its inputSchema does not compile: .*The arguments were not sent/);
     expect(await host.dispatch('echo', { text: 'fine' })).toBe('fine');
     expect(await stats(host)).toMatchObject({ lists: 1 });
+  });
+
+  it('an output schema is still enforced: compiled at the first result, it refuses structured content that breaks it', async () => {
+    const host = await open('odd', hostile('odd'));
+    const outcome = await host.call('shaped', {});
+    expect(outcome).toMatchObject({ ok: false, code: 'TOOL_FAILED' });
+    expect(outcome.ok === false && outcome.message).toContain("Structured content does not match the tool's output schema: /n: must be number");
   });
 });
 
