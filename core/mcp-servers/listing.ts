@@ -3,12 +3,12 @@
  * first `listing.tools` tools, the whole listing within `listing.timeoutMs`,
  * and every description cut at `listing.descriptionChars` (marked where cut).
  * Each page is read loosely (any shape of tool passes the SDK), and only the
- * tools kept are checked one by one, so a reply of 100,000 tools costs one
+ * tools kept are checked one by one, by hand, so a reply of 100,000 tools costs one
  * JSON parse, not 100,000 checks. What was cut or left out is said in notes
  * for explain.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, PaginatedResultSchema, ToolSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, PaginatedResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { compile, formatProblems, problems } from '../schema.js';
 import type { ListingLimits } from './config.js';
 import type { UpstreamTool } from './tools.js';
@@ -79,18 +79,36 @@ async function readPages(client: Client, limits: ListingLimits, notes: string[])
   return raw;
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * What makes `tool` not an MCP tool, for the fields toolshed reads (checked by hand: the SDK's
+ * zod schema costs tens of milliseconds of the host's thread per thousand tools, at every re-list).
+ */
+function notATool(tool: Record<string, unknown>): string | undefined {
+  if (typeof tool.name !== 'string') return 'name: not a string';
+  if (!isObject(tool.inputSchema) || tool.inputSchema.type !== 'object') return 'inputSchema: not an object schema';
+  if (tool.outputSchema !== undefined && (!isObject(tool.outputSchema) || tool.outputSchema.type !== 'object')) return 'outputSchema: not an object schema';
+  for (const key of ['description', 'title'] as const) if (tool[key] !== undefined && typeof tool[key] !== 'string') return `${key}: not a string`;
+  for (const key of ['annotations', 'execution'] as const) if (tool[key] !== undefined && !isObject(tool[key])) return `${key}: not an object`;
+  return undefined;
+}
+
 /** A kept tool checked against the MCP tool shape, its description and title cut. */
 function takeTool(raw: unknown, limits: ListingLimits, listing: Listing): { tool: UpstreamTool; cut: boolean } | string {
-  const parsed = ToolSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return `${issue ? `${issue.path.join('.') || '(the tool)'}: ${issue.message}` : 'not a tool'}`;
-  }
-  const { outputSchema, ...tool } = parsed.data as UpstreamTool & { outputSchema?: object };
-  if (outputSchema) listing.outputSchemas.set(tool.name, outputSchema);
-  const cut = (tool.description?.length ?? 0) > limits.descriptionChars;
-  if (tool.description !== undefined) tool.description = cutText(tool.description, limits.descriptionChars);
-  if (tool.title !== undefined) tool.title = cutText(tool.title, limits.descriptionChars);
+  if (!isObject(raw)) return 'not an object';
+  const wrong = notATool(raw);
+  if (wrong) return wrong;
+  const { name, title, description, inputSchema, outputSchema, annotations, execution } = raw as unknown as UpstreamTool & { outputSchema?: object; execution?: object };
+  const tool: UpstreamTool & { execution?: object } = { name, inputSchema };
+  if (outputSchema) listing.outputSchemas.set(name, outputSchema);
+  if (annotations) tool.annotations = annotations;
+  if (execution) tool.execution = execution;
+  const cut = (description?.length ?? 0) > limits.descriptionChars;
+  if (description !== undefined) tool.description = cutText(description, limits.descriptionChars);
+  if (title !== undefined) tool.title = cutText(title, limits.descriptionChars);
   return { tool, cut };
 }
 
