@@ -1,8 +1,10 @@
 /**
  * One ajv instance for every JSON Schema toolshed checks (config, manifests,
  * tool arguments), and the translation of ajv errors into "pointer: expected"
- * problems that a person or a model can act on.
+ * problems that a person or a model can act on. Compiled validators live in a
+ * bounded cache keyed by the schema's canonical hash.
  */
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 
@@ -30,21 +32,99 @@ export function createAjv(options: { allErrors?: boolean } = {}): Ajv {
   return ajv;
 }
 
-let shared: Ajv | undefined;
-let firstError: Ajv | undefined;
+/** Compiled validators kept per ajv configuration; the least recently used one past this is evicted. */
+export const SCHEMA_CACHE_MAX = 500;
+/**
+ * Compiles one ajv instance takes before a fresh one replaces it. ajv keeps every compiled
+ * schema's values in its instance-wide code scope and `removeSchema` does not free them, so an
+ * instance that compiled without end would grow without end; the old instance is collected once
+ * no cached validator of it is left.
+ */
+export const COMPILES_PER_AJV = 2_000;
+
+/** A JSON text of `value` with object keys sorted: equal schemas give equal text whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** The cache key of a schema: a hash of its canonical JSON. */
+function schemaKey(schema: object): string {
+  return createHash('sha256').update(canonicalJson(schema)).digest('base64');
+}
+
+type Compiled = { ok: true; validate: ValidateFunction; schema: object; ajv: Ajv } | { ok: false; error: Error };
 
 /**
- * Compiles `schema` with a shared instance; throws ajv's error for an invalid schema.
- * `allErrors: false` gives a validator that stops at the first problem (ajv checks an
- * array's `maxItems` before its items, so a million-item array fails in one step).
+ * Validators by schema hash, least recently used first. A schema that does not compile is kept
+ * too (its error), so a broken tool is not compiled again on every call.
+ */
+class ValidatorCache {
+  private ajv: Ajv | undefined;
+  private compiles = 0;
+  private readonly entries = new Map<string, Compiled>();
+
+  constructor(private readonly allErrors: boolean) {}
+
+  compile(schema: object): ValidateFunction {
+    const key = schemaKey(schema);
+    let entry = this.entries.get(key);
+    if (entry) this.entries.delete(key);
+    else entry = this.fresh(schema);
+    this.entries.set(key, entry);
+    if (this.entries.size > SCHEMA_CACHE_MAX) this.evictOldest();
+    if (!entry.ok) throw entry.error;
+    return entry.validate;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private fresh(schema: object): Compiled {
+    if (!this.ajv || this.compiles >= COMPILES_PER_AJV) {
+      this.ajv = createAjv({ allErrors: this.allErrors });
+      this.compiles = 0;
+    }
+    this.compiles++;
+    const ajv = this.ajv;
+    try {
+      return { ok: true, validate: ajv.compile(schema), schema, ajv };
+    } catch (error) {
+      ajv.removeSchema(schema);
+      return { ok: false, error: error as Error };
+    }
+  }
+
+  private evictOldest(): void {
+    const [key, entry] = this.entries.entries().next().value as [string, Compiled];
+    this.entries.delete(key);
+    // A validator already handed out keeps working: removal only drops ajv's own references.
+    if (entry.ok) entry.ajv.removeSchema(entry.schema);
+  }
+}
+
+const caches = { all: new ValidatorCache(true), first: new ValidatorCache(false) };
+
+/**
+ * Compiles `schema` with a shared instance, or returns the validator compiled for an equal schema
+ * (compared by canonical JSON); throws ajv's error for an invalid schema. At most
+ * `SCHEMA_CACHE_MAX` validators per configuration are kept, so schemas that keep changing (an
+ * MCP server re-listing) cannot grow the cache. `allErrors: false` gives a validator that stops
+ * at the first problem (ajv checks an array's `maxItems` before its items, so a million-item
+ * array fails in one step).
  */
 export function compile(schema: object, options: { allErrors?: boolean } = {}): ValidateFunction {
-  if (options.allErrors === false) {
-    firstError ??= createAjv({ allErrors: false });
-    return firstError.compile(schema);
-  }
-  shared ??= createAjv();
-  return shared.compile(schema);
+  return (options.allErrors === false ? caches.first : caches.all).compile(schema);
+}
+
+/** How many validators are cached, per configuration (for tests and the bench). */
+export function compiledSchemas(): { all: number; first: number } {
+  return { all: caches.all.size, first: caches.first.size };
 }
 
 function escapePointer(segment: string): string {

@@ -1,7 +1,8 @@
 /**
  * A call's arguments on their way in: size-checked and parsed from the model's
  * JSON string (or taken as an object), then checked against the tool's own
- * schema, compiled once per tool. Problems come back as INVALID_ARGUMENTS
+ * schema, compiled at its first call (a schema that does not compile fails the
+ * call with TOOL_FAILED). Problems come back as INVALID_ARGUMENTS
  * outcomes with a JSON pointer and an expectation each, and stay small
  * whatever the input: a raw string over `maxArgsBytes` is refused unparsed,
  * validation stops at the first problem, every problem is listed only for
@@ -67,13 +68,28 @@ export function holdsAtMost(value: unknown, max: number): boolean {
 }
 
 /**
+ * The call of a tool whose own schema does not compile (an MCP server's schemas are compiled
+ * at their first call, not when listed): the tool is at fault, and nothing was sent.
+ */
+function brokenSchema(record: ValidatedTool, error: unknown, maxChars: number): CallOutcome {
+  const why = (error as Error)?.message ?? String(error);
+  return failure('TOOL_FAILED', capText(`tool ${record.name} cannot be called: its inputSchema does not compile: ${why}. The arguments were not sent; the tool's server or plugin must fix its schema.`, maxChars));
+}
+
+/**
  * Validates against the tool's own (original) schema. The validator stops at the
  * first problem, so an input of any size costs at most one pass; a small input is
  * validated again to list every problem for the model. The message is capped at
  * `maxChars` (the tool's maxResultChars).
  */
 export function validateArguments(record: ValidatedTool, args: unknown, maxChars = Infinity): CallOutcome | undefined {
-  record.validate ??= compile(record.manifest.parameters, { allErrors: false });
+  if (!record.validate) {
+    try {
+      record.validate = compile(record.manifest.parameters, { allErrors: false });
+    } catch (error) {
+      return brokenSchema(record, error, maxChars);
+    }
+  }
   if (record.validate(args)) return undefined;
   let errors = record.validate.errors;
   const complete = holdsAtMost(args, FULL_REPORT_MAX_VALUES);

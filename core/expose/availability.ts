@@ -8,6 +8,10 @@ import which from 'which';
 import type { CheckCache, CachedVerdict, Verdict } from './check-cache.js';
 import type { ToolRecord } from '../types.js';
 import type { OpenCircuit } from '../call/breaker.js';
+import type { Runner } from '../../sandbox/runner.js';
+
+/** What a runner that speaks to a server says of its link. */
+type Link = ReturnType<NonNullable<Runner['connection']>>;
 
 /** Why a tool is or is not available. */
 export interface Availability {
@@ -87,9 +91,14 @@ export function checkKey(record: ToolRecord): string | undefined {
 }
 
 /** The declarative verdict that needs no await (grants, env, platforms), or undefined when it holds. */
-function declarative(record: ToolRecord, deps: AvailabilityDeps): Availability | undefined {
-  // An MCP server's tools exist only while it is connected.
-  const link = record.plugin.runner.connection?.();
+function declarative(record: ToolRecord, deps: AvailabilityDeps, links?: Map<Runner, Link | undefined>): Availability | undefined {
+  // An MCP server's tools exist only while it is connected; its report is asked once per evaluation, not once per tool.
+  const runner = record.plugin.runner;
+  let link = links?.get(runner);
+  if (link === undefined && runner.connection) {
+    link = runner.connection();
+    links?.set(runner, link);
+  }
   if (link && link.state !== 'connected') return { ok: false, kind: 'connection', reason: link.reason ?? `the MCP server is ${link.state}` };
   const gap = grantGap(record);
   if (gap) return gap;
@@ -175,6 +184,7 @@ export async function evaluateAvailability(
   const results: Availability[] = new Array(records.length);
   const pending: Promise<void>[] = [];
   const breaker = deps.outOfService && deps.someOutOfService?.() !== false ? deps.outOfService : undefined;
+  const links = new Map<Runner, Link | undefined>();
   // Most tools have no bins and no check: they are decided here without a promise each.
   for (let i = 0; i < records.length; i++) {
     const open = breaker?.(records[i]!);
@@ -194,7 +204,7 @@ export async function evaluateAvailability(
       continue;
     }
     const record = records[i]!;
-    const verdict = declarative(record, deps);
+    const verdict = declarative(record, deps, links);
     if (verdict) results[i] = verdict;
     else if (!record.manifest.requires.bins.length && !record.manifest.checkId) results[i] = OK;
     else pending.push(evaluateCached(record, deps, expiries).then((v) => void (results[i] = v)));

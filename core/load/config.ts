@@ -41,6 +41,20 @@ export interface McpServerEntry {
   sandbox?: boolean;
   /** limits on its processes, memory and file size (stdio, untrusted) over the top-level `resources` */
   resources?: ResourceSettings;
+  /** limits on what the server lists (docs/mcp-servers.md) */
+  listing?: McpListingLimits;
+}
+
+/** `mcpServers.<name>.listing`: how much of a server's `tools/list` is taken, and how long it may take. */
+export interface McpListingLimits {
+  /** tools kept (the first N); default 1000 */
+  tools?: number;
+  /** `tools/list` pages read; default 50 */
+  pages?: number;
+  /** the whole listing's deadline, and the longest start-up waits for the server; default limits.loadTimeoutMs */
+  timeoutMs?: number;
+  /** a description longer than this is cut and marked; default 2000 */
+  descriptionChars?: number;
 }
 
 /** Host-wide limits; a tool's own `limits` may lower its timeout and result cap. */

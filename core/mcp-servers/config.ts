@@ -1,12 +1,12 @@
 /**
  * An `mcpServers` entry as the host uses it: transport decided, defaults
  * filled (toolset `mcp-<name>`, prefix `<name>_`, untrusted, the host's
- * timeout), paths resolved from the config file's folder, and whether it
+ * timeout, the listing limits), paths resolved from the config file's folder, and whether it
  * should start at all.
  */
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
-import type { McpServerEntry, ResolvedConfig } from '../load/config.js';
+import type { McpListingLimits, McpServerEntry, ResolvedConfig } from '../load/config.js';
 import type { Permissions } from '../plugin.js';
 import { resolveResources, type ResourceLimits } from '../../sandbox/process/resources.js';
 
@@ -43,8 +43,30 @@ export interface ResolvedServer {
   resources: ResourceLimits;
   stdio?: StdioTarget;
   http?: HttpTarget;
+  /** how much of its `tools/list` is taken, and how long the listing may take */
+  listing: ListingLimits;
   /** why it is not started, when it is not */
   notStarted?: string;
+}
+
+/** `listing` with every default applied. */
+export type ListingLimits = Required<McpListingLimits>;
+
+/** Tools kept of one server: more than any real server lists, few enough that a re-list stays cheap. */
+export const DEFAULT_LISTING_TOOLS = 1_000;
+/** `tools/list` pages read: real servers page by 50-100 tools, so 50 pages reach the tool limit. */
+export const DEFAULT_LISTING_PAGES = 50;
+/** Characters of one tool description: real descriptions run to a few hundred; this keeps a long manual. */
+export const DEFAULT_DESCRIPTION_CHARS = 2_000;
+
+function listingLimits(entry: McpServerEntry, config: ResolvedConfig): ListingLimits {
+  const listing = entry.listing ?? {};
+  return {
+    tools: listing.tools ?? DEFAULT_LISTING_TOOLS,
+    pages: listing.pages ?? DEFAULT_LISTING_PAGES,
+    timeoutMs: listing.timeoutMs ?? config.limits.loadTimeoutMs,
+    descriptionChars: listing.descriptionChars ?? DEFAULT_DESCRIPTION_CHARS,
+  };
 }
 
 const ALL = new Set(['all', '*']);
@@ -92,6 +114,7 @@ function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig,
     grant: normalizeGrant(entry.grant),
     sandbox: entry.sandbox === true,
     resources: resolveResources(entry.resources, config.resources),
+    listing: listingLimits(entry, config),
   };
   const reason = notStartedReason(entry, toolset, config, enabled);
   if (reason) server.notStarted = reason;

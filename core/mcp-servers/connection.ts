@@ -1,8 +1,10 @@
 /**
  * One MCP server's connection, on the SDK's `Client` and its stdio or
  * Streamable HTTP transport: start (through the sandboxed launch for stdio),
- * handshake and `tools/list` within `limits.loadTimeoutMs`, a re-list on
- * every `notifications/tools/list_changed`, and a restart with capped
+ * handshake within `limits.loadTimeoutMs` and a `tools/list` bounded by the
+ * server's `listing` limits (listing.ts), a re-list after
+ * `notifications/tools/list_changed` (debounced, at most one in flight, so a
+ * storm of them costs one listing every few seconds), and a restart with capped
  * exponential backoff whenever the server exits, fails its handshake, times
  * out or becomes unreachable. Every state change is reported, with the
  * reason in words, so the host can hide or show the server's tools.
@@ -19,6 +21,7 @@ import { planStdioLaunch, type LaunchContext, type StdioLaunch } from './launch.
 import type { ResolvedServer } from './config.js';
 import type { ConnectionReport, ConnectionState } from './report.js';
 import type { UpstreamTool } from './tools.js';
+import { listTools, outputValidator, ListingTimeout, type Listing } from './listing.js';
 
 /** The first restart waits this long; each further one twice as long, up to the cap. */
 export const RESTART_INITIAL_MS = 500;
@@ -28,6 +31,10 @@ export const RESTART_MAX_MS = 30_000;
 const STABLE_MS = 10_000;
 /** Bytes of a server's stderr kept for explain. */
 const STDERR_TAIL = 2_000;
+/** A re-list waits this long after the last list_changed, so a burst costs one listing. */
+export const RELIST_DEBOUNCE_MS = 250;
+/** ...but never longer than this after the first unanswered one, so a storm still re-lists. */
+export const RELIST_MAX_WAIT_MS = 2_000;
 
 /** Where a connection reports to. */
 export interface ConnectionEvents {
@@ -80,6 +87,12 @@ export class McpConnection {
   private timer: NodeJS.Timeout | undefined;
   private listing: Promise<void> | undefined;
   private dirty = false;
+  private relistTimer: NodeJS.Timeout | undefined;
+  /** when the oldest list_changed not yet answered by a listing arrived */
+  private changedSince: number | undefined;
+  /** what the last listing cut or left out, for explain */
+  private notes: string[] = [];
+  private outputSchemas = new Map<string, object>();
   private closed = false;
   private stderrTail = '';
   private serverInfo: { name: string; version: string } | undefined;
@@ -133,7 +146,7 @@ export class McpConnection {
       target: this.server.stdio ? [this.server.stdio.command, ...this.server.stdio.args].join(' ') : this.server.http!.url.href,
       restarts: this.restarts,
       renamed: {},
-      warnings: [],
+      warnings: [...this.notes],
     };
     if (this.state !== 'connected' && this.reason) report.reason = this.reason;
     if (this.serverInfo) report.server = this.serverInfo;
@@ -149,6 +162,7 @@ export class McpConnection {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.relistTimer);
     const attempt = this.current;
     this.current = undefined;
     this.connected = undefined;
@@ -199,9 +213,12 @@ export class McpConnection {
     const id = ++this.attemptIds;
     const client = new Client(
       { name: 'toolshed', version: TOOLSHED_VERSION },
-      { capabilities: {}, listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => void this.relist(attempt).catch(() => {}) } } },
+      { capabilities: {}, listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.listChanged(attempt) } } },
     );
     const attempt: Attempt = { id, client, recent: '' };
+    // The SDK would compile every listed output schema into an ajv of its own at each listing, and never evict
+    // them; toolshed compiles the one a call needs, at that call, into its bounded cache.
+    (client as unknown as { getToolOutputValidator(name: string): unknown }).getToolOutputValidator = (name) => outputValidator(this.outputSchemas.get(name));
     this.current = attempt;
     client.onclose = () => this.onClosed(attempt);
     client.onerror = (error) => {
@@ -227,6 +244,7 @@ export class McpConnection {
   }
 
   private fail(attempt: Attempt, error: unknown): void {
+    if (error instanceof ListingTimeout && !attempt.exit) return this.drop(attempt, 'timed out', error.message);
     if (attempt.exit) return this.drop(attempt, 'exited', `${exitText(attempt.exit)} during the handshake${this.lastStderrLine(attempt)}`);
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return this.drop(attempt, 'timed out', `did not answer the handshake within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`);
     const network = unreachable(error);
@@ -246,6 +264,8 @@ export class McpConnection {
   /** Gives up on `attempt`, reports why, and schedules the next one. */
   private drop(attempt: Attempt, state: ConnectionState, why: string): void {
     this.current = undefined;
+    clearTimeout(this.relistTimer);
+    this.changedSince = undefined;
     this.connected = undefined;
     attempt.client.close().catch(() => {});
     if (this.closed) return;
@@ -266,7 +286,24 @@ export class McpConnection {
     this.timer.unref();
   }
 
-  /** Lists every page of tools; a list_changed during a listing lists again once it finished. */
+  /**
+   * A list_changed: re-list once the notifications pause for RELIST_DEBOUNCE_MS, or
+   * RELIST_MAX_WAIT_MS after the first one not yet listed, whichever is first.
+   */
+  private listChanged(attempt: Attempt): void {
+    if (attempt !== this.current || this.closed) return;
+    const now = Date.now();
+    this.changedSince ??= now;
+    clearTimeout(this.relistTimer);
+    const wait = Math.max(0, Math.min(RELIST_DEBOUNCE_MS, this.changedSince + RELIST_MAX_WAIT_MS - now));
+    this.relistTimer = setTimeout(() => {
+      this.changedSince = undefined;
+      void this.relist(attempt).catch(() => {});
+    }, wait);
+    this.relistTimer.unref();
+  }
+
+  /** Lists the tools within the listing limits; asked again while listing, it lists once more after. */
   private relist(attempt: Attempt): Promise<void> {
     if (attempt !== this.current || !this.connected) return Promise.resolve();
     if (this.listing) {
@@ -276,9 +313,9 @@ export class McpConnection {
     const run = async () => {
       do {
         this.dirty = false;
-        const tools = await this.listAll(attempt.client);
+        const listing = await listTools(attempt.client, this.server.listing);
         if (attempt !== this.current) return;
-        this.tools = tools;
+        this.take(attempt, listing);
         if (this.state === 'connected') this.events.onChange();
       } while (this.dirty);
     };
@@ -288,18 +325,18 @@ export class McpConnection {
     // A failed re-list after the handshake keeps the last list; the first one fails the attempt.
     return this.listing.catch((error) => {
       if (this.state !== 'connected') throw error;
-      this.events.onLog(`re-listing tools of ${this.server.name} failed: ${(error as Error)?.message ?? String(error)}`);
+      const message = `re-listing tools of ${this.server.name} failed, the last list is kept: ${(error as Error)?.message ?? String(error)}`;
+      this.notes = [...this.notes.filter((note) => !note.startsWith('re-listing tools of ')), message];
+      this.events.onLog(message);
+      this.events.onChange();
     });
   }
 
-  private async listAll(client: Client): Promise<UpstreamTool[]> {
-    const tools: UpstreamTool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.server.startTimeoutMs });
-      tools.push(...(page.tools as UpstreamTool[]));
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return tools;
+  private take(attempt: Attempt, listing: Listing): void {
+    this.tools = listing.tools;
+    this.notes = listing.notes;
+    this.outputSchemas = listing.outputSchemas;
+    // The SDK's own record of which tools need task-based calls, without their output schemas.
+    (attempt.client as unknown as { cacheToolMetadata?(tools: readonly object[]): void }).cacheToolMetadata?.(listing.tools);
   }
 }

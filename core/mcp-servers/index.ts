@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { McpConnection } from './connection.js';
 import { McpRunner } from './runner.js';
 import { resolveServers, type ResolvedServer } from './config.js';
-import { serverTools, type ServerTool } from './tools.js';
+import { serverTools, type ServerTool, type UpstreamTool } from './tools.js';
 import { resolveGrantPaths } from '../../sandbox/process/paths.js';
 import type { ResolvedConfig } from '../load/config.js';
 import type { LoadedPlugin, PluginLoadResult } from '../types.js';
@@ -36,7 +36,15 @@ interface Entry {
   connection: McpConnection;
   plugin: LoadedPlugin;
   tools: ServerTool[];
+  /** exposed name → the server's own name, for calls */
+  upstream: Map<string, string>;
+  /** exposed name → the server's own name where they differ, for explain */
+  renamed: Record<string, string>;
   warnings: string[];
+  /** bumped at each rebuild: later servers' names depend on this one's */
+  generation: number;
+  /** what the tools were last built from: the listing, and what named the tools before this server's */
+  built?: { listed: readonly UpstreamTool[]; before: string };
 }
 
 /** The folders a stdio server's grants name, as real paths (a write folder may also be read). */
@@ -64,8 +72,8 @@ export class McpServers {
       onChange: () => this.options.onChange(),
       onLog: (message) => this.options.onLog({ plugin: server.pluginName, message }),
     });
-    const entry: Entry = { server, connection, tools: [], warnings: [], plugin: undefined as never };
-    const runner = new McpRunner(connection, (tool) => entry.tools.find((t) => t.manifest.name === tool)?.upstream, () => this.report(entry));
+    const entry: Entry = { server, connection, tools: [], upstream: new Map(), renamed: {}, warnings: [], generation: 0, plugin: undefined as never };
+    const runner = new McpRunner(connection, (tool) => entry.upstream.get(tool), () => this.report(entry));
     entry.plugin = {
       status: 'loaded',
       source: {
@@ -90,14 +98,20 @@ export class McpServers {
     return entry;
   }
 
+  /** Cheap for each tool: availability asks it of every tool of the server. */
   private report(entry: Entry): ConnectionReport {
     const report = entry.connection.report();
-    for (const tool of entry.tools) if (tool.manifest.name !== tool.upstream) report.renamed[tool.manifest.name] = tool.upstream;
-    report.warnings.push(...entry.warnings);
+    report.renamed = entry.renamed;
+    if (entry.warnings.length) report.warnings.push(...entry.warnings);
     return report;
   }
 
-  /** Starts every server that should run and waits for each first attempt (connected, or failed with a restart scheduled). */
+  /**
+   * Starts every server that should run and waits for each first attempt: connected, or failed
+   * with a restart scheduled. An attempt is bounded by the handshake's deadline
+   * (limits.loadTimeoutMs) and then the listing's (listing.timeoutMs), so start-up never waits
+   * on a server longer than that; one that missed them shows its tools after a restart, with a change.
+   */
   async start(): Promise<void> {
     await Promise.all(
       this.entries.map(async (entry) => {
@@ -115,14 +129,30 @@ export class McpServers {
   plugins(plugins: readonly PluginLoadResult[]): LoadedPlugin[] {
     const taken = new Set<string>();
     for (const plugin of plugins) if (plugin.status === 'loaded') for (const tool of plugin.manifest.tools) taken.add(tool.name);
+    // What decides a server's names: the plugins' names and the servers before it. Unchanged, with an
+    // unchanged listing, its tools are kept as they are: only a server that re-listed is rebuilt.
+    let before = [...taken].join('\n');
     for (const entry of this.entries) {
-      entry.warnings = [];
-      entry.tools = serverTools(entry.server, entry.connection.tools, taken, entry.warnings);
       const info = entry.connection.report().server;
       if (info) entry.plugin.source.version = info.version;
-      entry.plugin.manifest = { ...entry.plugin.manifest, tools: entry.tools.map((t) => t.manifest) };
+      if (entry.built?.listed === entry.connection.tools && entry.built.before === before) for (const tool of entry.tools) taken.add(tool.manifest.name);
+      else this.build(entry, taken, before);
+      before += `\n${entry.server.name}#${entry.generation}`;
     }
     return this.entries.map((e) => e.plugin);
+  }
+
+  /** Rebuilds one server's manifests from its latest listing. */
+  private build(entry: Entry, taken: Set<string>, before: string): void {
+    const listed = entry.connection.tools;
+    entry.generation++;
+    entry.warnings = [];
+    entry.tools = serverTools(entry.server, listed, taken, entry.warnings);
+    entry.upstream = new Map(entry.tools.map((t) => [t.manifest.name, t.upstream]));
+    entry.renamed = {};
+    for (const tool of entry.tools) if (tool.manifest.name !== tool.upstream) entry.renamed[tool.manifest.name] = tool.upstream;
+    entry.built = { listed, before };
+    entry.plugin.manifest = { ...entry.plugin.manifest, tools: entry.tools.map((t) => t.manifest) };
   }
 
   /** The runners, for the host to own and close. */

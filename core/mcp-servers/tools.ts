@@ -1,11 +1,10 @@
 /**
  * An MCP server's `tools/list` turned into toolshed tool manifests: names
  * made valid for every provider and prefixed when another tool already has
- * them, the input schema compiled once (a tool whose schema does not compile
- * is left out with a warning), descriptions rewritten to name the server's
+ * them, the input schema passed on as listed (it is compiled at the tool's
+ * first call, so a re-list compiles nothing), descriptions rewritten to name the server's
  * own renamed tools by their new names, MCP annotations kept.
  */
-import { compile } from '../schema.js';
 import type { ResolvedServer } from './config.js';
 import type { JsonSchema, ToolAnnotations } from '../plugin.js';
 import type { ToolManifest } from '../types.js';
@@ -83,12 +82,6 @@ export function serverTools(server: ResolvedServer, listed: readonly UpstreamToo
       continue;
     }
     const schema = parameters(tool.inputSchema);
-    try {
-      compile(schema);
-    } catch (error) {
-      warnings.push(`tool ${tool.name} left out: its inputSchema does not compile: ${(error as Error).message}`);
-      continue;
-    }
     own.add(name);
     chosen.push({ upstream: tool, name, parameters: schema });
   }

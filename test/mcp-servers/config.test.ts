@@ -50,7 +50,7 @@ describe('mcpServers validation', () => {
 describe('tool names and schemas from tools/list', () => {
   const server = { toolset: 'mcp-x', prefix: 'x_', timeoutMs: 1000, sandbox: false } as never;
 
-  it('makes names valid for every provider and leaves out what it cannot take, saying why', () => {
+  it('makes names valid for every provider and leaves out what it cannot take, saying why (a schema is compiled at first call, not here)', () => {
     const warnings: string[] = [];
     const tools = serverTools(
       server,
@@ -65,13 +65,11 @@ describe('tool names and schemas from tools/list', () => {
     );
     expect(tools.map((t) => [t.manifest.name, t.upstream])).toEqual([
       ['git_status_short', 'git.status/short'],
+      ['broken', 'broken'],
       ['modern', 'modern'],
     ]);
-    expect(warnings).toEqual([
-      'tool git_status_short left out: its name becomes git_status_short, which another of its tools already has',
-      expect.stringMatching(/^tool broken left out: its inputSchema does not compile: /),
-    ]);
-    expect(tools[1]!.manifest.parameters).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
+    expect(warnings).toEqual(['tool git_status_short left out: its name becomes git_status_short, which another of its tools already has']);
+    expect(tools[2]!.manifest.parameters).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
   });
 });
 
