@@ -38,7 +38,12 @@ export interface McpServerEntry {
   timeoutMs?: number;
   enabled?: boolean;
   sandbox?: boolean;
+  /** what a changed tool definition does (default: the config's top-level `definitionChanges`) */
+  definitionChanges?: DefinitionChanges;
 }
+
+/** What a changed MCP tool definition does: hidden until accepted, served with a warning, or pinned again silently. */
+export type DefinitionChanges = 'hold' | 'warn' | 'accept';
 
 /** Host-wide limits; a tool's own `limits` may lower its timeout and result cap. */
 export interface HostLimits extends Required<ToolLimits> {
@@ -81,6 +86,8 @@ export interface ToolshedConfig {
   defer?: string[] | 'auto';
   search?: SearchConfig;
   mcpServers?: Record<string, McpServerEntry>;
+  /** what a changed MCP tool definition does, for every server without its own (default 'hold') */
+  definitionChanges?: DefinitionChanges;
 }
 
 /** `search`: how deferred tools are found and loaded per session (docs/tool-search.md). */
@@ -137,6 +144,8 @@ export interface ResolvedConfig {
   defer: string[] | 'auto';
   search: ResolvedSearch;
   mcpServers: Record<string, McpServerEntry>;
+  /** what a changed MCP tool definition does, for every server without its own */
+  definitionChanges: DefinitionChanges;
 }
 
 /** Every place cosmiconfig looks, in order (docs/configuration.md lists them). */
@@ -320,6 +329,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
     defer: config.defer ?? [],
     search: resolveSearch(config.search),
     mcpServers,
+    definitionChanges: config.definitionChanges ?? 'hold',
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
-import type { McpServerEntry, ResolvedConfig } from '../load/config.js';
+import type { DefinitionChanges, McpServerEntry, ResolvedConfig } from '../load/config.js';
 import type { Permissions } from '../plugin.js';
 
 /** A stdio server: the program and how it was written in the config. */
@@ -38,6 +38,8 @@ export interface ResolvedServer {
   trust: 'trusted' | 'untrusted';
   grant: Required<Permissions>;
   sandbox: boolean;
+  /** what a changed tool definition does (definition-pins.ts) */
+  definitionChanges: DefinitionChanges;
   stdio?: StdioTarget;
   http?: HttpTarget;
   /** why it is not started, when it is not */
@@ -88,6 +90,7 @@ function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig,
     trust: entry.trust ?? 'untrusted',
     grant: normalizeGrant(entry.grant),
     sandbox: entry.sandbox === true,
+    definitionChanges: entry.definitionChanges ?? config.definitionChanges,
   };
   const reason = notStartedReason(entry, toolset, config, enabled);
   if (reason) server.notStarted = reason;
