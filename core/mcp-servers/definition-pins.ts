@@ -100,13 +100,16 @@ export function pinFile(stateDir: string, config: string, server: string): strin
 
 /** One server's pins: read from its file when that changed, written through a temp file and a rename. */
 export class DefinitionPins {
-  private pins: Record<string, Pin> = {};
+  /** by the server's tool name (a Map: a tool may be called `__proto__` or `constructor`) */
+  private pins = new Map<string, Pin>();
   /** the file's identity when last read, so an unchanged file is not parsed again */
   private stamp = '';
   /** the last listing's definitions, by the server's tool name */
   private latest = new Map<string, { hash: string; text: string }>();
-  /** changes already reported, as tool and new hash */
-  private readonly reported = new Set<string>();
+  /** the last diff worked out per tool, with the pinned and listed hashes it is of (one per tool: a server changing a tool over and over keeps one) */
+  private readonly diffs = new Map<string, { key: string; diff: string[] }>();
+  /** per tool, the listed hash of the change last reported */
+  private readonly reported = new Map<string, string>();
   /** the changes of the last review */
   changes: PinnedChange[] = [];
   /** why pins are kept in memory only, or could not be read (for explain) */
@@ -134,23 +137,33 @@ export class DefinitionPins {
     const changes: PinnedChange[] = [];
     let dirty = false;
     for (const [tool, now] of this.latest) {
-      const pin = this.pins[tool];
+      const pin = this.pins.get(tool);
       if (pin?.hash === now.hash) continue;
       if (!pin || this.mode === 'accept') {
-        this.pins[tool] = { hash: now.hash, text: now.text, acceptedAt: new Date().toISOString() };
+        this.pins.set(tool, { hash: now.hash, text: now.text, acceptedAt: new Date().toISOString() });
         dirty = true;
         continue;
       }
-      changes.push({ server: this.server, tool, mode: this.mode, acceptedAt: pin.acceptedAt, diff: shortDiff(pin.text, now.text) });
+      changes.push({ server: this.server, tool, mode: this.mode, acceptedAt: pin.acceptedAt, diff: this.diff(tool, pin, now) });
     }
     if (dirty) this.save();
     this.changes = changes;
     return changes.filter((change) => {
-      const key = `${change.tool}\0${this.latest.get(change.tool)!.hash}`;
-      if (this.reported.has(key)) return false;
-      this.reported.add(key);
+      const hash = this.latest.get(change.tool)!.hash;
+      if (this.reported.get(change.tool) === hash) return false;
+      this.reported.set(change.tool, hash);
       return true;
     });
+  }
+
+  /** The diff of a pin and a listed definition, worked out once per pair (a held tool is reviewed at every rebuild). */
+  private diff(tool: string, pin: Pin, now: { hash: string; text: string }): string[] {
+    const key = `${pin.hash}:${now.hash}`;
+    const known = this.diffs.get(tool);
+    if (known?.key === key) return known.diff;
+    const diff = shortDiff(pin.text, now.text);
+    this.diffs.set(tool, { key, diff });
+    return diff;
   }
 
   /** Whether the server listed `tool` in its last listing. */
@@ -166,7 +179,7 @@ export class DefinitionPins {
     const at = new Date().toISOString();
     for (const change of accepted) {
       const now = this.latest.get(change.tool)!;
-      this.pins[change.tool] = { hash: now.hash, text: now.text, acceptedAt: at };
+      this.pins.set(change.tool, { hash: now.hash, text: now.text, acceptedAt: at });
     }
     if (accepted.length) this.save();
     return accepted;
@@ -182,7 +195,7 @@ export class DefinitionPins {
       ensurePrivateDir(path.dirname(this.file));
       const text = readPrivateFile(this.file);
       const parsed = text === undefined ? undefined : (JSON.parse(text) as PinFile);
-      this.pins = parsed?.version === 1 && parsed.tools && typeof parsed.tools === 'object' ? parsed.tools : {};
+      this.pins = new Map(parsed?.version === 1 && parsed.tools && typeof parsed.tools === 'object' ? Object.entries(parsed.tools) : []);
       this.stamp = stamp;
       this.problem = undefined;
       this.unreadable = false;
@@ -197,7 +210,7 @@ export class DefinitionPins {
     if (!this.file || this.unreadable) return;
     try {
       ensurePrivateDir(path.dirname(this.file));
-      const record: PinFile = { version: 1, config: this.config, server: this.server, tools: this.pins };
+      const record: PinFile = { version: 1, config: this.config, server: this.server, tools: Object.fromEntries(this.pins) };
       writePrivateFile(this.file, `${JSON.stringify(record, null, 2)}\n`);
       const info = lstatSync(this.file);
       this.stamp = `${info.ino}:${info.size}:${info.mtimeMs}`;

@@ -41,7 +41,8 @@ describe('an MCP server whose tool names pass for the builtin read_file', () => 
     // Read_File is prefixed too, and then is its own sibling's twin: left out as an exact twin would be.
     expect(look.warnings).toContain('tool Read_File left out: its name becomes look_Read_File, which another of its tools already has (as look_READ_FILE: they differ only in case)');
     const names = await exposedNames(host);
-    expect(names).toEqual(expect.arrayContaining(['read_file', 'look_READ_FILE', 'own_tool']));
+    expect(names).toEqual(expect.arrayContaining(['read_file', 'look_READ_FILE', 'own_tool', 'constructor', '__proto__']));
+    expect(await host.dispatch('__proto__', {})).toBe('called "__proto__"');
     for (const name of ['READ_FILE', 'Read_File', 'look_Read_File']) expect(names).not.toContain(name);
     // The renamed tool still reaches the server's own tool.
     expect(await host.dispatch('look_READ_FILE', {})).toBe('called "READ_FILE"');
