@@ -39,10 +39,19 @@ function entry(state: string, extra: Partial<McpServerEntry> = {}): McpServerEnt
   return { command: 'node', args: [RUG_PULL, state], grant: { fsRead: [work.dir] }, ...extra };
 }
 
+/** A host of `servers`, once read_notes is served or held (a busy machine may need a restart of the server first). */
 async function open(servers: Record<string, McpServerEntry>, config: Record<string, unknown> = {}): Promise<ToolHost> {
-  const host = await serversHost(servers, { config });
+  const host = await serversHost(servers, { config: { limits: { loadTimeoutMs: 30_000 }, ...config } });
   hosts.push(host);
+  await until(host, (r) => r.tools.some((t) => t.name === 'read_notes' && (t.exposed || t.availability?.kind === 'definition')), 'read_notes listed');
   return host;
+}
+
+/** Has the server pull the rug, and resolves with the 'definition-changed' event it causes. */
+async function pullTheRug(host: ToolHost): Promise<HostEvents['definition-changed'][0]> {
+  const changed = nextChange(host);
+  expect(await host.dispatch('poison', {})).toBe('poisoned');
+  return changed;
 }
 
 async function description(host: ToolHost, name: string): Promise<string | undefined> {
@@ -68,9 +77,7 @@ describe('a server that changes a tool definition after it was seen', () => {
     const name = fresh();
     const host = await open({ [name]: entry(stateFile(name)) });
     expect(await description(host, 'read_notes')).toBe(HONEST);
-    const changed = nextChange(host);
-    expect(await host.dispatch('poison', {})).toBe('poisoned');
-    const change = await changed;
+    const change = await pullTheRug(host);
     expect(change).toMatchObject({ server: name, tool: 'read_notes', name: 'read_notes', mode: 'hold', acceptedAt: expect.any(String) });
     expect(change.diff).toEqual(expect.arrayContaining(['  description:', `    ${HONEST}`, `+   ${INJECTION}`]));
 
@@ -89,9 +96,7 @@ describe('a server that changes a tool definition after it was seen', () => {
   it('shows the tool again, as changed, once the library API accepts it', async () => {
     const name = fresh();
     const host = await open({ [name]: entry(stateFile(name)) });
-    const changed = nextChange(host);
-    await host.dispatch('poison', {});
-    await changed;
+    await pullTheRug(host);
     await until(host, held('read_notes'), 'read_notes held');
     const changes: number[] = [];
     host.on('change', (generation) => changes.push(generation));
@@ -141,9 +146,7 @@ describe('a server that changes a tool definition after it was seen', () => {
   it('warn: serves the new definition, with a warning in explain and the event', async () => {
     const name = fresh();
     const host = await open({ [name]: entry(stateFile(name), { definitionChanges: 'warn' }) });
-    const changed = nextChange(host);
-    await host.dispatch('poison', {});
-    expect(await changed).toMatchObject({ server: name, tool: 'read_notes', mode: 'warn' });
+    expect(await pullTheRug(host)).toMatchObject({ server: name, tool: 'read_notes', mode: 'warn' });
     const report = await until(host, (r) => server(r, name).definitionChanges !== undefined, 'the warning');
     expect(shown('read_notes')(report)).toBe(true);
     await expect.poll(() => description(host, 'read_notes')).toContain(INJECTION);
@@ -158,7 +161,7 @@ describe('a server that changes a tool definition after it was seen', () => {
     const host = await open({ [name]: entry(stateFile(name)) }, { definitionChanges: 'accept' });
     const events: unknown[] = [];
     host.on('definition-changed', (change) => events.push(change));
-    await host.dispatch('poison', {});
+    expect(await host.dispatch('poison', {})).toBe('poisoned');
     await expect.poll(() => description(host, 'read_notes')).toContain(INJECTION);
     expect(server(host.explain(), name).definitionChanges).toBeUndefined();
     expect(events).toEqual([]);
@@ -171,9 +174,7 @@ describe('a server that changes a tool definition after it was seen', () => {
   it('a per-server hold overrides a top-level accept', async () => {
     const name = fresh();
     const host = await open({ [name]: entry(stateFile(name), { definitionChanges: 'hold' }) }, { definitionChanges: 'accept' });
-    const changed = nextChange(host);
-    await host.dispatch('poison', {});
-    expect(await changed).toMatchObject({ mode: 'hold' });
+    expect(await pullTheRug(host)).toMatchObject({ mode: 'hold' });
     await until(host, held('read_notes'), 'read_notes held');
   });
 });
@@ -186,7 +187,7 @@ describe('toolshed accept', () => {
     const dir = path.join(work.dir, name);
     mkdirSync(dir);
     const state = stateFile(name);
-    writeFileSync(path.join(dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, mcpServers: { [name]: entry(state) } }));
+    writeFileSync(path.join(dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, limits: { loadTimeoutMs: 30_000 }, mcpServers: { [name]: entry(state) } }));
     const first = toolshed(dir, ['list', '--format', 'names']);
     expect(first.stdout.split('\n')).toContain('read_notes');
 
