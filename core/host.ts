@@ -254,7 +254,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     const reason = changed.any ? changed.reasonFor(record) : undefined;
     if (reason) return { reason, until: Infinity, kind: 'changed' as const };
     // An MCP tool whose definition changed is held until the operator accepts it (definition-pins.ts).
-    const held = mcp?.anyHeld ? mcp.heldReason(record) : undefined;
+    const held = mcp?.definitions.anyHeld ? mcp.definitions.heldReason(record.plugin.source.name, record.name) : undefined;
     if (held) return { reason: held, until: Infinity, kind: 'definition' as const };
     return breaker.idle ? undefined : breaker.openOf(breakerKeys(record.name, record.plugin.source.name));
   };
@@ -266,7 +266,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       config: () => config,
       cache,
       clock,
-      availability: { env, platform: process.platform, runCheck, outOfService, someOutOfService: () => changed.any || !breaker.idle || mcp?.anyHeld === true },
+      availability: { env, platform: process.platform, runCheck, outOfService, someOutOfService: () => changed.any || !breaker.idle || mcp?.definitions.anyHeld === true },
       // An embedder's rewriters come first, so they can replace a built-in step.
       rewriters: [...(options.rewriters ?? []), codeExecutionRewriter(() => config)],
       tokens: new DescriptionTokens(),
@@ -284,7 +284,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     breaker,
     async acceptDefinitions(request) {
       if (!mcp) throw new UsageError('acceptDefinitions: the config has no mcpServers');
-      const accepted = mcp.acceptDefinitions(request ?? {});
+      const accepted = mcp.definitions.accept(request ?? {});
       if (accepted.length) await mcpCaughtUp();
       return accepted;
     },

@@ -15,11 +15,7 @@ import type { ResolvedConfig } from '../load/config.js';
 import type { LoadedPlugin, PluginLoadResult } from '../types.js';
 import type { ProtectedPath } from '../plugin.js';
 import type { ConnectionReport, DefinitionChange } from './report.js';
-import { DefinitionPins, HELD_REASON, pinFile } from './definition-pins.js';
-import { userStateDir } from '../user-dirs.js';
-import { UsageError } from '../errors.js';
-import { shownName } from '../tool-names.js';
-import type { ToolRecord } from '../types.js';
+import { HeldDefinitions } from './held-definitions.js';
 
 export type { ConnectionReport } from './report.js';
 
@@ -44,10 +40,6 @@ interface Entry {
   plugin: LoadedPlugin;
   tools: ServerTool[];
   warnings: string[];
-  /** the tools' pinned definitions (definition-pins.ts) */
-  pins: DefinitionPins;
-  /** held tools: exposed name → why */
-  held: Map<string, string>;
 }
 
 /** The folders a stdio server's grants name, as real paths (a write folder may also be read). */
@@ -64,10 +56,13 @@ function toolsetDescription(server: ResolvedServer): string {
 export class McpServers {
   private readonly entries: Entry[];
   private readonly started = performance.now();
+  /** the tools' pinned definitions, and which are held (held-definitions.ts) */
+  readonly definitions: HeldDefinitions;
 
   /** Resolves the config's `mcpServers` (throws CONFIG_INVALID for an entry that cannot work); starts nothing. */
   constructor(private readonly options: McpServersOptions) {
     this.entries = resolveServers(options.config).map((server) => this.entry(server));
+    this.definitions = new HeldDefinitions(options.config, this.entries.map((e) => e.server), options.onDefinitionChanged);
   }
 
   private entry(server: ResolvedServer): Entry {
@@ -75,7 +70,7 @@ export class McpServers {
       onChange: () => this.options.onChange(),
       onLog: (message) => this.options.onLog({ plugin: server.pluginName, message }),
     });
-    const entry: Entry = { server, connection, tools: [], warnings: [], plugin: undefined as never, pins: this.pinsOf(server), held: new Map() };
+    const entry: Entry = { server, connection, tools: [], warnings: [], plugin: undefined as never };
     const runner = new McpRunner(connection, (tool) => entry.tools.find((t) => t.manifest.name === tool)?.upstream, () => this.report(entry));
     entry.plugin = {
       status: 'loaded',
@@ -105,7 +100,8 @@ export class McpServers {
     const report = entry.connection.report();
     for (const tool of entry.tools) if (tool.manifest.name !== tool.upstream) report.renamed[tool.manifest.name] = tool.upstream;
     report.warnings.push(...entry.warnings);
-    if (entry.pins.changes.length) report.definitionChanges = this.changesOf(entry);
+    const changes = this.definitions.changesOf(entry.server);
+    if (changes) report.definitionChanges = changes;
     return report;
   }
 
@@ -130,68 +126,12 @@ export class McpServers {
     for (const entry of this.entries) {
       entry.warnings = [];
       entry.tools = serverTools(entry.server, entry.connection.tools, taken, entry.warnings);
-      this.reviewDefinitions(entry);
+      this.definitions.review(entry.server, entry.connection.tools, entry.tools, entry.warnings);
       const info = entry.connection.report().server;
       if (info) entry.plugin.source.version = info.version;
       entry.plugin.manifest = { ...entry.plugin.manifest, tools: entry.tools.map((t) => t.manifest) };
     }
     return this.entries.map((e) => e.plugin);
-  }
-
-  /** Each server's pins, in a file per config and server in the user's state folder (the user's env, never the host's). */
-  private pinsOf(server: ResolvedServer): DefinitionPins {
-    const config = this.options.config.file ?? this.options.config.dir;
-    const stateDir = userStateDir(process.env);
-    return new DefinitionPins(server.name, server.definitionChanges, config, stateDir ? pinFile(stateDir, config, server.name) : undefined);
-  }
-
-  /** Compares the latest listing with the pins: holds or warns about changed tools and reports new changes. */
-  private reviewDefinitions(entry: Entry): void {
-    const fresh = new Set(entry.pins.review(entry.connection.tools).map((change) => change.tool));
-    entry.held = new Map();
-    for (const change of this.changesOf(entry)) {
-      const accept = `toolshed accept ${entry.server.name} ${shownName(change.tool)}`;
-      if (change.mode === 'hold') entry.held.set(change.name, `${HELD_REASON} (${accept} shows the difference and accepts it)`);
-      else entry.warnings.push(`tool ${change.name}: its definition changed since it was accepted on ${change.acceptedAt}; served as changed (definitionChanges: warn) until ${accept}`);
-      if (fresh.has(change.tool)) this.options.onDefinitionChanged?.(change);
-    }
-    if (entry.pins.problem) entry.warnings.push(entry.pins.problem);
-  }
-
-  /** The server's changed tools with the names the host exposes them by. */
-  private changesOf(entry: Entry): DefinitionChange[] {
-    return entry.pins.changes.map((change) => ({ ...change, name: entry.tools.find((t) => t.upstream === change.tool)?.manifest.name ?? shownName(change.tool) }));
-  }
-
-  /** Whether any tool is held: with none, no tool needs asking. */
-  get anyHeld(): boolean {
-    return this.entries.some((entry) => entry.held.size > 0);
-  }
-
-  /** Why `record` is held, if it is a held tool of a server. */
-  heldReason(record: ToolRecord): string | undefined {
-    return this.entries.find((entry) => entry.plugin === record.plugin)?.held.get(record.name);
-  }
-
-  /**
-   * Accepts changed definitions: of the tools named (by their exposed or their own names) of
-   * `server`, of all its changed tools, or of every server's when `server` is omitted. The
-   * caller rebuilds the plugins after. Throws USAGE for a server or tool that is not there.
-   */
-  acceptDefinitions(request: { server?: string; tools?: readonly string[] }): DefinitionChange[] {
-    const entries = request.server === undefined ? this.entries : this.entries.filter((e) => e.server.name === request.server);
-    if (!entries.length) throw new UsageError(`no MCP server named '${request.server}' in the config (it has ${this.entries.map((e) => e.server.name).join(', ')})`);
-    if (request.tools?.length && request.server === undefined) throw new UsageError('name the server whose tools to accept');
-    const accepted: DefinitionChange[] = [];
-    for (const entry of entries) {
-      const before = this.changesOf(entry);
-      const own = request.tools?.length ? request.tools.map((name) => entry.tools.find((t) => t.manifest.name === name)?.upstream ?? name) : undefined;
-      const missing = own?.filter((name) => !entry.pins.lists(name));
-      if (missing?.length) throw new UsageError(`the MCP server ${entry.server.name} does not list ${missing.map((m) => `'${shownName(m)}'`).join(', ')}`);
-      const done = new Set(entry.pins.accept(own).map((change) => change.tool));
-      accepted.push(...before.filter((change) => done.has(change.tool)));
-    }
-    return accepted;
   }
 
   /** The runners, for the host to own and close. */
