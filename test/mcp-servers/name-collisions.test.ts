@@ -37,12 +37,15 @@ describe('an MCP server whose tool names pass for the builtin read_file', () => 
     const report = await host.refresh();
     const look = server(report, 'look');
     expect(look.state).toBe('connected');
-    expect(look.renamed).toEqual({ look_READ_FILE: 'READ_FILE' });
+    expect(look.renamed).toEqual({ look_READ_FILE: 'READ_FILE', my_tool: 'my.tool' });
     // Read_File is prefixed too, and then is its own sibling's twin: left out as an exact twin would be.
     expect(look.warnings).toContain('tool Read_File left out: its name becomes look_Read_File, which another of its tools already has (as look_READ_FILE: they differ only in case)');
     const names = await exposedNames(host);
     expect(names).toEqual(expect.arrayContaining(['read_file', 'look_READ_FILE', 'own_tool', 'constructor', '__proto__']));
     expect(await host.dispatch('__proto__', {})).toBe('called "__proto__"');
+    // Plain ASCII punctuation is not refused: it becomes `_` as before.
+    expect(names).toContain('my_tool');
+    expect(await host.dispatch('my_tool', {})).toBe('called "my.tool"');
     for (const name of ['READ_FILE', 'Read_File', 'look_Read_File']) expect(names).not.toContain(name);
     // The renamed tool still reaches the server's own tool.
     expect(await host.dispatch('look_READ_FILE', {})).toBe('called "READ_FILE"');

@@ -143,6 +143,24 @@ describe('a server that changes a tool definition after it was seen', () => {
     for (const file of files) expect(statSync(path.join(folder, file)).mode & 0o777).toBe(0o600);
   });
 
+  it('shows a tool another host accepted at the next listing of the server', async () => {
+    const name = fresh();
+    const servers = { [name]: entry(stateFile(name)) };
+    const running = await open(servers);
+    await pullTheRug(running);
+    await until(running, held('read_notes'), 'read_notes held');
+    // Another host of the same config (as toolshed accept is) starts the server poisoned and accepts it.
+    writeFileSync(servers[name]!.args![1]!, 'poisoned');
+    const other = await open(servers);
+    expect(held('read_notes')(other.explain())).toBe(true);
+    expect(await other.acceptDefinitions({ server: name })).toHaveLength(1);
+    await other.close();
+    expect(held('read_notes')(running.explain())).toBe(true);
+    // The running server lists again (the same rewrite sends list_changed once more): the new pin is read.
+    expect(await running.dispatch('poison', {})).toBe('poisoned');
+    await until(running, shown('read_notes'), 'read_notes shown after the other host accepted it');
+  });
+
   it('warn: serves the new definition, with a warning in explain and the event', async () => {
     const name = fresh();
     const host = await open({ [name]: entry(stateFile(name), { definitionChanges: 'warn' }) });
