@@ -46,11 +46,19 @@ interface PinFile {
 /** A change as the pins see it: the exposed name is the caller's to add. */
 export type PinnedChange = Omit<DefinitionChange, 'name'>;
 
-/** JSON with every object's keys sorted: one text per value, whatever order the server sent. */
+/**
+ * JSON with every object's keys sorted: one text per value, whatever order the server sent
+ * (what JSON.stringify leaves out, undefined and functions, is left out here too).
+ */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]])) : v,
-  );
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const parts: string[] = [];
+  for (const key of Object.keys(value).sort()) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined && typeof v !== 'function') parts.push(`${JSON.stringify(key)}:${canonicalJson(v)}`);
+  }
+  return `{${parts.join(',')}}`;
 }
 
 /** What of a tool is pinned: what the model reads and what shapes its calls. */
@@ -65,7 +73,13 @@ function printable(line: string): string {
 
 /** A definition as lines a person can diff: the description as written, the schema and annotations as indented JSON. */
 function definitionText(tool: UpstreamTool): string {
-  const sorted = (value: unknown) => JSON.stringify(JSON.parse(canonicalJson(value ?? null)), null, 2);
+  const sorted = (value: unknown) => {
+    try {
+      return JSON.stringify(JSON.parse(canonicalJson(value ?? null)), null, 2);
+    } catch {
+      return '(nested too deep to show)';
+    }
+  };
   const text = [
     ...(tool.title !== undefined ? [`title: ${tool.title}`] : []),
     'description:',
@@ -82,12 +96,25 @@ function shortDiff(before: string, after: string): string[] {
   return lines.length > MAX_DIFF_LINES ? [...lines.slice(0, MAX_DIFF_LINES), `… (${lines.length - MAX_DIFF_LINES} more lines)`] : lines;
 }
 
-/** A tool's definition hashed, and as text; memoized per listed object (a rebuild that did not re-list hashes nothing). */
-const seen = new WeakMap<UpstreamTool, { hash: string; text: string }>();
-function fingerprint(tool: UpstreamTool): { hash: string; text: string } {
+/** A listed tool's definition: its hash, and its text made only when a pin or a diff needs it. */
+interface Listed {
+  hash: string;
+  tool: UpstreamTool;
+}
+
+/** A tool's definition hashed; memoized per listed object (a rebuild that did not re-list hashes nothing). */
+const seen = new WeakMap<UpstreamTool, Listed>();
+function fingerprint(tool: UpstreamTool): Listed {
   let found = seen.get(tool);
   if (!found) {
-    found = { hash: createHash('sha256').update(canonicalJson(definitionOf(tool))).digest('hex'), text: definitionText(tool) };
+    let text: string;
+    try {
+      text = canonicalJson(definitionOf(tool));
+    } catch {
+      // Nested past the stack: such a schema never compiles, so the tool is not served anyway.
+      text = `unhashable:${String(tool.description)}`;
+    }
+    found = { hash: createHash('sha256').update(text).digest('hex'), tool };
     seen.set(tool, found);
   }
   return found;
@@ -105,7 +132,7 @@ export class DefinitionPins {
   /** the file's identity when last read, so an unchanged file is not parsed again */
   private stamp = '';
   /** the last listing's definitions, by the server's tool name */
-  private latest = new Map<string, { hash: string; text: string }>();
+  private latest = new Map<string, Listed>();
   /** the last diff worked out per tool, with the pinned and listed hashes it is of (one per tool: a server changing a tool over and over keeps one) */
   private readonly diffs = new Map<string, { key: string; diff: string[] }>();
   /** per tool, the listed hash of the change last reported */
@@ -140,7 +167,7 @@ export class DefinitionPins {
       const pin = this.pins.get(tool);
       if (pin?.hash === now.hash) continue;
       if (!pin || this.mode === 'accept') {
-        this.pins.set(tool, { hash: now.hash, text: now.text, acceptedAt: new Date().toISOString() });
+        this.pins.set(tool, { hash: now.hash, text: definitionText(now.tool), acceptedAt: new Date().toISOString() });
         dirty = true;
         continue;
       }
@@ -157,11 +184,11 @@ export class DefinitionPins {
   }
 
   /** The diff of a pin and a listed definition, worked out once per pair (a held tool is reviewed at every rebuild). */
-  private diff(tool: string, pin: Pin, now: { hash: string; text: string }): string[] {
+  private diff(tool: string, pin: Pin, now: Listed): string[] {
     const key = `${pin.hash}:${now.hash}`;
     const known = this.diffs.get(tool);
     if (known?.key === key) return known.diff;
-    const diff = shortDiff(pin.text, now.text);
+    const diff = shortDiff(pin.text, definitionText(now.tool));
     this.diffs.set(tool, { key, diff });
     return diff;
   }
@@ -179,7 +206,7 @@ export class DefinitionPins {
     const at = new Date().toISOString();
     for (const change of accepted) {
       const now = this.latest.get(change.tool)!;
-      this.pins.set(change.tool, { hash: now.hash, text: now.text, acceptedAt: at });
+      this.pins.set(change.tool, { hash: now.hash, text: definitionText(now.tool), acceptedAt: at });
     }
     if (accepted.length) this.save();
     return accepted;
