@@ -90,14 +90,14 @@ export function serverTools(server: ResolvedServer, listed: readonly UpstreamToo
     if (folded.has(foldName(name)) && server.prefix !== false) name = validName(`${server.prefix}${name}`);
     const twin = own.get(foldName(name));
     if (twin !== undefined) {
-      warnings.push(`tool ${tool.name} left out: its name becomes ${name}, which another of its tools already has${twin === name ? '' : ` (as ${twin}: they differ only in case)`}`);
+      warnings.push(`tool ${shownName(tool.name)} left out: its name becomes ${name}, which another of its tools already has${twin === name ? '' : ` (as ${twin}: they differ only in case)`}`);
       continue;
     }
     const schema = parameters(tool.inputSchema);
     try {
       compile(schema);
     } catch (error) {
-      warnings.push(`tool ${tool.name} left out: its inputSchema does not compile: ${(error as Error).message}`);
+      warnings.push(`tool ${shownName(tool.name)} left out: its inputSchema does not compile: ${(error as Error).message}`);
       continue;
     }
     own.set(foldName(name), name);
