@@ -1,5 +1,6 @@
 /** The host's typed events. */
 import { EventEmitter } from 'node:events';
+import type { DefinitionChange } from './mcp-servers/report.js';
 
 /** Event names and their listener arguments. */
 export interface HostEvents {
@@ -11,6 +12,8 @@ export interface HostEvents {
   log: [entry: { tool?: string; plugin: string; message: string }];
   /** a tool_search loaded new tools into a session (sessionId undefined = the default session) */
   loaded: [entry: { sessionId: string | undefined; tools: string[] }];
+  /** an MCP server's tool definition changed since it was accepted: held or served with a warning, with the diff (once per new definition; on the host, not its views) */
+  'definition-changed': [change: DefinitionChange];
 }
 
 /** An EventEmitter typed by `HostEvents`. */

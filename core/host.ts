@@ -38,6 +38,8 @@ import type { ToolHost } from './tool-host.js';
 import { describeRunnerFailure, type ManifestExtractor, type Runner, type RunOutcome } from '../sandbox/runner.js';
 import type { RawManifest } from '../sandbox/protocol.js';
 import type { McpServers } from './mcp-servers/index.js';
+import type { DefinitionChange } from './mcp-servers/report.js';
+import { UsageError } from './errors.js';
 
 /** Options of `createToolHost`. */
 export interface ToolHostOptions {
@@ -188,9 +190,11 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   // MCP servers start while plugins load; the SDK is loaded only for a config that has some.
   let mcp: McpServers | undefined;
   let onMcpChange: (() => void) | undefined;
+  // A changed tool definition: the 'definition-changed' event once the host is up; before that, a notice (explain has it too).
+  let onDefinitionChanged = (change: DefinitionChange) => options.onNotice?.(`the MCP server ${change.server} changed the definition of ${change.name} since it was accepted (${change.mode === 'hold' ? 'held' : 'served with a warning'}); toolshed accept ${change.server} shows the difference`);
   if (Object.keys(config.mcpServers).length) {
     const { McpServers } = await import('./mcp-servers/index.js');
-    mcp = new McpServers({ config, env, protect, onChange: () => onMcpChange?.(), onLog: (entry) => log(entry) });
+    mcp = new McpServers({ config, env, protect, onChange: () => onMcpChange?.(), onLog: (entry) => log(entry), onDefinitionChanged: (change) => onDefinitionChanged(change) });
     runners.push(...mcp.runners());
   }
   const mcpStarted = mcp?.start();
@@ -251,6 +255,9 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const outOfService = (record: ToolRecord) => {
     const reason = changed.any ? changed.reasonFor(record) : undefined;
     if (reason) return { reason, until: Infinity, kind: 'changed' as const };
+    // An MCP tool whose definition changed is held until the operator accepts it (definition-pins.ts).
+    const held = mcp?.definitions.anyHeld ? mcp.definitions.heldReason(record.plugin.source.name, record.name) : undefined;
+    if (held) return { reason: held, until: Infinity, kind: 'definition' as const };
     return breaker.idle ? undefined : breaker.openOf(breakerKeys(record.name, record.plugin.source.name));
   };
   const shared: HostShared = {
@@ -261,7 +268,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       config: () => config,
       cache,
       clock,
-      availability: { env, platform: process.platform, runCheck, outOfService, someOutOfService: () => changed.any || !breaker.idle },
+      availability: { env, platform: process.platform, runCheck, outOfService, someOutOfService: () => changed.any || !breaker.idle || mcp?.definitions.anyHeld === true },
       // An embedder's rewriters come first, so they can replace a built-in step.
       rewriters: [...(options.rewriters ?? []), codeExecutionRewriter(() => config)],
       tokens: new DescriptionTokens(),
@@ -277,6 +284,12 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     pipelines,
     approval,
     breaker,
+    async acceptDefinitions(request) {
+      if (!mcp) throw new UsageError('acceptDefinitions: the config has no mcpServers');
+      const accepted = mcp.accept(request ?? {});
+      if (accepted.length) await mcpCaughtUp();
+      return accepted;
+    },
   };
   const root = openScope(shared, undefined, undefined, options.onApproval);
   log = root.log;
@@ -284,13 +297,13 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const pipeline = root.pipeline;
   // A server connected, went away or re-listed: rebuild the registry and recompute until caught up,
   // so 'change' fires now (views follow the root's change).
-  onMcpChange = () => {
+  const mcpCaughtUp = async () => {
     setPlugins();
-    void (async () => {
-      let exposure = await pipeline.current();
-      while (!closed && exposure.generation !== registry.generation) exposure = await pipeline.current();
-    })().catch((error: Error) => root.emitter.emit('warning', `MCP server change: ${error?.message ?? String(error)}`));
+    let exposure = await pipeline.current();
+    while (!closed && exposure.generation !== registry.generation) exposure = await pipeline.current();
   };
+  onMcpChange = () => void mcpCaughtUp().catch((error: Error) => root.emitter.emit('warning', `MCP server change: ${error?.message ?? String(error)}`));
+  onDefinitionChanged = (change) => void root.emitter.emit('definition-changed', change);
 
   const host: ToolHost = createSurface(shared, root, {
     isClosed: () => closed,

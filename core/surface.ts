@@ -43,6 +43,8 @@ export interface HostShared {
   approval: ApprovalPolicy;
   /** tools and plugins out of service after crashing or timing out too often */
   breaker?: CircuitBreaker;
+  /** accepts changed MCP tool definitions and waits until the exposure shows them */
+  acceptDefinitions: ToolHost['acceptDefinitions'];
 }
 
 /** One surface's own state. */
@@ -166,6 +168,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
       return shared.report(exposure, search.report(exposure));
     },
     invalidateChecks: () => shared.invalidateChecks(),
+    acceptDefinitions: (request) => shared.acceptDefinitions(request),
     on(event, listener) {
       emitter.on(event, listener as never);
       return surface;

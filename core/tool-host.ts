@@ -8,6 +8,7 @@ import type { ToolHooks } from './call/hooks.js';
 import type { Approver } from './call/approval.js';
 import type { HostEvents } from './events.js';
 import type { HostReport } from './explain.js';
+import type { DefinitionChange } from './mcp-servers/report.js';
 import type { ResolvedConfig } from './load/config.js';
 import type { DefinitionFormat, ToolsByFormat } from './providers/index.js';
 
@@ -64,6 +65,15 @@ export interface ToolHost {
   refresh(): Promise<HostReport>;
   /** forgets cached check results; the next definitions() probes again */
   invalidateChecks(): void;
+  /**
+   * Accepts MCP tool definitions that changed since they were accepted (docs/mcp-servers.md#pinned-definitions):
+   * pins what the server lists now for the tools named (exposed or own names), for every changed tool of
+   * `server`, or of every server when `server` is omitted; a held tool is shown again ('change' fires).
+   * Resolves with what was accepted, diffs included. Throws USAGE for an unknown server or tool.
+   * @example
+   * const accepted = await host.acceptDefinitions({ server: 'github', tools: ['create_issue'] });
+   */
+  acceptDefinitions(request?: { server?: string; tools?: string[] }): Promise<DefinitionChange[]>;
   on<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void): ToolHost;
   off<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void): ToolHost;
   /**

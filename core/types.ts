@@ -111,4 +111,6 @@ export interface ToolConflict {
   losers: string[];
   /** why the winner won */
   rule: 'config order' | 'prefer';
+  /** the losers' own names where they differ from `name` only in case or invisible characters (`READ_FILE` beside `read_file`) */
+  spellings?: string[];
 }

@@ -26,6 +26,7 @@ export interface CliValues {
   yes?: boolean;
   fromClaudeDesktop?: string;
   trustConfig?: boolean;
+  all?: boolean;
 }
 
 /** One flag in commander's syntax: `--format <name>` takes a value, `--json` does not. */
@@ -142,6 +143,17 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'show how the config changed since it was last accepted, and accept it',
     examples: ['toolshed trust', 'toolshed trust --config ./toolshed.config.mjs', 'toolshed trust --root ~/my-app'],
     run: async (c) => (await import('./trust.js')).runTrustCommand(c),
+  },
+  {
+    name: 'accept',
+    summary: "show how MCP servers' tool definitions changed since they were accepted, and accept them",
+    args: [
+      { syntax: '[server]', description: 'the MCP server (its name under mcpServers); without it and --all, only show what changed' },
+      { syntax: '[tools...]', description: 'the tools to accept, by their exposed or own names (default: every changed tool of the server)' },
+    ],
+    flags: [{ flags: '--all', description: "accept every changed definition of every server" }],
+    examples: ['toolshed accept', 'toolshed accept github', 'toolshed accept github create_issue', 'toolshed accept --all'],
+    run: async (c) => (await import('./accept.js')).runAcceptCommand(c),
   },
   {
     name: 'tour',

@@ -118,7 +118,7 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
   if (report.conflicts.length) {
     out.push('');
     out.push('conflicts (TOOL_CONFLICT):');
-    for (const k of report.conflicts) out.push(`  ${k.name}: ${k.winner} wins over ${k.losers.join(', ')} (${k.rule})`);
+    for (const k of report.conflicts) out.push(`  ${k.name}: ${k.winner} wins over ${k.losers.join(', ')} (${k.rule})${k.spellings ? `; spelled ${k.spellings.join(', ')} there` : ''}`);
   }
   if (report.warnings.length) {
     out.push('');
@@ -164,6 +164,8 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
   if (tool.approval) out.push(`  approval: needed before each call (${tool.approval === 'listed' ? 'listed in approve' : 'approve.destructive, and it may be destructive'})`);
   for (const w of tool.warnings) out.push(`  warning:  ${w}`);
   const plugin = report.plugins.find((p) => p.name === tool.plugin);
+  const changed = plugin?.mcp?.definitionChanges?.find((c) => c.name === tool.name);
+  if (changed) out.push(`  definition changed since accepted on ${changed.acceptedAt} (${changed.mode === 'hold' ? 'held' : 'served with a warning'}):`, ...changed.diff.map((line) => `    ${line}`));
   if (plugin?.permissions) {
     const e = plugin.permissions.effective;
     out.push(`  tier:     ${plugin.tier} (${plugin.trust})${plugin.pool?.kind ? `, ${plugin.pool.kind === 'own' ? 'a pool of its own' : 'the shared pool'}: ${plugin.pool.reason}` : ''}`);

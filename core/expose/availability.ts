@@ -18,7 +18,7 @@ export interface Availability {
   ok: boolean;
   reason?: string;
   /** the requirement that decided it */
-  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools' | 'permissions' | 'breaker' | 'connection' | 'changed';
+  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools' | 'permissions' | 'breaker' | 'connection' | 'changed' | 'definition';
   /** how the custom check's verdict was obtained */
   via?: CachedVerdict['via'];
   maskedReason?: string;
@@ -33,9 +33,10 @@ export interface AvailabilityDeps {
   runCheck(record: ToolRecord): Promise<Verdict>;
   /**
    * What takes the tool out of service, if anything: an open circuit (it or its plugin kept
-   * crashing; `kind` absent or 'breaker'), or its plugin's pinned code changed ('changed', until restart)
+   * crashing; `kind` absent or 'breaker'), its plugin's pinned code changed ('changed', until restart),
+   * or its MCP server changed its definition ('definition', until the operator accepts it)
    */
-  outOfService?(record: ToolRecord): (OpenCircuit & { kind?: 'breaker' | 'changed' }) | undefined;
+  outOfService?(record: ToolRecord): (OpenCircuit & { kind?: 'breaker' | 'changed' | 'definition' }) | undefined;
   /** false when nothing is out of service, so no tool needs asking */
   someOutOfService?(): boolean;
 }

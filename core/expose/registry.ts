@@ -3,9 +3,10 @@
  * generation counter that every change bumps. Anything derived from the
  * registry is memoized against the generation.
  */
+import { foldName } from '../tool-names.js';
 import type { LoadedPlugin, PluginLoadResult, ToolConflict, ToolRecord } from '../types.js';
 
-/** Tools by name, with conflicts resolved by config order or `prefer`. */
+/** Tools by name, with conflicts (names equal once folded, see tool-names.ts) resolved by config order or `prefer`. */
 export class Registry {
   private generationValue = 0;
   private pluginList: PluginLoadResult[] = [];
@@ -59,24 +60,29 @@ export class Registry {
     for (const plugin of plugins) {
       if (plugin.status !== 'loaded') continue;
       for (const manifest of plugin.manifest.tools) {
-        const list = owners.get(manifest.name) ?? [];
+        // Names that differ only in case (or in invisible characters) are one name to a reader: they conflict.
+        const key = foldName(manifest.name);
+        const list = owners.get(key) ?? [];
         list.push({ name: manifest.name, plugin, manifest });
-        owners.set(manifest.name, list);
+        owners.set(key, list);
       }
     }
     this.conflictList = [];
     this.loserList = [];
-    for (const [name, list] of owners) {
-      const preferred = prefer[name];
+    for (const list of owners.values()) {
+      const preferred = list.map((r) => prefer[r.name]).find((p) => p !== undefined);
       const chosen = (preferred !== undefined && list.find((r) => r.plugin.source.name === preferred || r.plugin.source.specifier === preferred)) || list[0]!;
-      this.toolMap.set(name, chosen);
+      this.toolMap.set(chosen.name, chosen);
       if (list.length > 1) {
-        this.loserList.push(...list.filter((r) => r !== chosen));
+        const losers = list.filter((r) => r !== chosen);
+        this.loserList.push(...losers);
+        const spellings = [...new Set(losers.map((r) => r.name).filter((n) => n !== chosen.name))];
         this.conflictList.push({
-          name,
+          name: chosen.name,
           winner: chosen.plugin.source.name,
-          losers: list.filter((r) => r !== chosen).map((r) => r.plugin.source.name),
+          losers: losers.map((r) => r.plugin.source.name),
           rule: chosen === list[0] ? 'config order' : 'prefer',
+          ...(spellings.length ? { spellings } : {}),
         });
       }
     }

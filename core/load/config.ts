@@ -43,6 +43,8 @@ export interface McpServerEntry {
   resources?: ResourceSettings;
   /** limits on what the server lists (docs/mcp-servers.md) */
   listing?: McpListingLimits;
+  /** what a changed tool definition does (default: the config's top-level `definitionChanges`) */
+  definitionChanges?: DefinitionChanges;
 }
 
 /** `mcpServers.<name>.listing`: how much of a server's `tools/list` is taken, and how long it may take. */
@@ -56,6 +58,9 @@ export interface McpListingLimits {
   /** a description longer than this is cut and marked; default 2000 */
   descriptionChars?: number;
 }
+
+/** What a changed MCP tool definition does: hidden until accepted, served with a warning, or pinned again silently. */
+export type DefinitionChanges = 'hold' | 'warn' | 'accept';
 
 /** Host-wide limits; a tool's own `limits` may lower its timeout and result cap. */
 export interface HostLimits extends Required<ToolLimits> {
@@ -100,6 +105,8 @@ export interface ToolshedConfig {
   mcpServers?: Record<string, McpServerEntry>;
   /** default limits of every sandboxed child (untrusted plugin, stdio MCP server, terminal command); docs/security.md */
   resources?: ResourceSettings;
+  /** what a changed MCP tool definition does, for every server without its own (default 'hold') */
+  definitionChanges?: DefinitionChanges;
 }
 
 /** `search`: how deferred tools are found and loaded per session (docs/tool-search.md). */
@@ -161,6 +168,8 @@ export interface ResolvedConfig {
   mcpServers: Record<string, McpServerEntry>;
   /** the default resource limits of sandboxed children; an entry's own `resources` overrides them key by key */
   resources: ResourceLimits;
+  /** what a changed MCP tool definition does, for every server without its own */
+  definitionChanges: DefinitionChanges;
 }
 
 /** Every place cosmiconfig looks, in order (docs/configuration.md lists them). */
@@ -345,6 +354,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
     search: resolveSearch(config.search),
     mcpServers,
     resources: resolveResources(config.resources),
+    definitionChanges: config.definitionChanges ?? 'hold',
   };
 }
 

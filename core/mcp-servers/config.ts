@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
-import type { McpListingLimits, McpServerEntry, ResolvedConfig } from '../load/config.js';
+import type { DefinitionChanges, McpListingLimits, McpServerEntry, ResolvedConfig } from '../load/config.js';
 import type { Permissions } from '../plugin.js';
 import { resolveResources, type ResourceLimits } from '../../sandbox/process/resources.js';
 
@@ -41,6 +41,8 @@ export interface ResolvedServer {
   sandbox: boolean;
   /** limits on a stdio server's processes, memory and file size (its entry's `resources` over the top-level ones) */
   resources: ResourceLimits;
+  /** what a changed tool definition does (definition-pins.ts) */
+  definitionChanges: DefinitionChanges;
   stdio?: StdioTarget;
   http?: HttpTarget;
   /** how much of its `tools/list` is taken, and how long the listing may take */
@@ -115,6 +117,7 @@ function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig,
     sandbox: entry.sandbox === true,
     resources: resolveResources(entry.resources, config.resources),
     listing: listingLimits(entry, config),
+    definitionChanges: entry.definitionChanges ?? config.definitionChanges,
   };
   const reason = notStartedReason(entry, toolset, config, enabled);
   if (reason) server.notStarted = reason;

@@ -14,7 +14,8 @@ import { resolveGrantPaths } from '../../sandbox/process/paths.js';
 import type { ResolvedConfig } from '../load/config.js';
 import type { LoadedPlugin, PluginLoadResult } from '../types.js';
 import type { ProtectedPath } from '../plugin.js';
-import type { ConnectionReport } from './report.js';
+import type { ConnectionReport, DefinitionChange } from './report.js';
+import { HeldDefinitions } from './held-definitions.js';
 
 export type { ConnectionReport } from './report.js';
 
@@ -29,6 +30,8 @@ export interface McpServersOptions {
   onChange(): void;
   /** a server's stderr line or a connection note */
   onLog(entry: { plugin: string; message: string }): void;
+  /** a tool's definition changed since it was accepted (reported once per new definition) */
+  onDefinitionChanged?(change: DefinitionChange): void;
 }
 
 interface Entry {
@@ -61,10 +64,13 @@ function toolsetDescription(server: ResolvedServer): string {
 export class McpServers {
   private readonly entries: Entry[];
   private readonly started = performance.now();
+  /** the tools' pinned definitions, and which are held (held-definitions.ts) */
+  readonly definitions: HeldDefinitions;
 
   /** Resolves the config's `mcpServers` (throws CONFIG_INVALID for an entry that cannot work); starts nothing. */
   constructor(private readonly options: McpServersOptions) {
     this.entries = resolveServers(options.config).map((server) => this.entry(server));
+    this.definitions = new HeldDefinitions(options.config, this.entries.map((e) => e.server), options.onDefinitionChanged);
   }
 
   private entry(server: ResolvedServer): Entry {
@@ -103,6 +109,8 @@ export class McpServers {
     const report = entry.connection.report();
     report.renamed = entry.renamed;
     if (entry.warnings.length) report.warnings.push(...entry.warnings);
+    const changes = this.definitions.changesOf(entry.server);
+    if (changes) report.definitionChanges = changes;
     return report;
   }
 
@@ -148,11 +156,22 @@ export class McpServers {
     entry.generation++;
     entry.warnings = [];
     entry.tools = serverTools(entry.server, listed, taken, entry.warnings);
+    this.definitions.review(entry.server, listed, entry.tools, entry.warnings);
     entry.upstream = new Map(entry.tools.map((t) => [t.manifest.name, t.upstream]));
     entry.renamed = {};
     for (const tool of entry.tools) if (tool.manifest.name !== tool.upstream) entry.renamed[tool.manifest.name] = tool.upstream;
     entry.built = { listed, before };
     entry.plugin.manifest = { ...entry.plugin.manifest, tools: entry.tools.map((t) => t.manifest) };
+  }
+
+  /**
+   * Accepts changed definitions (held-definitions.ts) and marks the servers for a rebuild, so
+   * the next `plugins()` reviews them against the new pins and shows the accepted tools.
+   */
+  accept(request: { server?: string; tools?: readonly string[] }): DefinitionChange[] {
+    const accepted = this.definitions.accept(request);
+    for (const entry of this.entries) if (accepted.some((change) => change.server === entry.server.name)) entry.built = undefined;
+    return accepted;
   }
 
   /** The runners, for the host to own and close. */

@@ -30,6 +30,22 @@ export interface ServerProtections {
   resources?: ResourceProtections;
 }
 
+/** A tool whose listed definition differs from the one pinned when it was first seen or last accepted (definition-pins.ts). */
+export interface DefinitionChange {
+  /** the server's name in the config */
+  server: string;
+  /** the tool's name on the server */
+  tool: string;
+  /** the name the host exposes it by */
+  name: string;
+  /** hold: hidden until accepted; warn: served as changed, with a warning */
+  mode: 'hold' | 'warn';
+  /** when the pinned definition was accepted */
+  acceptedAt: string;
+  /** the pinned definition against the listed one: `- old`, `+ new` lines with some context, control characters escaped */
+  diff: string[];
+}
+
 /** One MCP server's line in the report. */
 export interface ConnectionReport {
   transport: 'stdio' | 'http';
@@ -54,4 +70,6 @@ export interface ConnectionReport {
   stderr?: string;
   /** tools it listed that toolshed could not take (bad name, schema that does not compile) */
   warnings: string[];
+  /** tools whose definition changed since it was accepted (held or served with a warning, as `definitionChanges` says) */
+  definitionChanges?: DefinitionChange[];
 }

@@ -1,10 +1,13 @@
 /**
  * An MCP server's `tools/list` turned into toolshed tool manifests: names
- * made valid for every provider and prefixed when another tool already has
- * them, the input schema passed on as listed (it is compiled at the tool's
- * first call, so a re-list compiles nothing), descriptions rewritten to name the server's
- * own renamed tools by their new names, MCP annotations kept.
+ * made valid for every provider and prefixed when another source's tool
+ * already has them (compared folded: `READ_FILE` is `read_file`), names with
+ * invisible or look-alike characters refused (core/tool-names.ts), the input
+ * schema passed on as listed (it is compiled at the tool's first call, so a
+ * re-list compiles nothing), descriptions rewritten to name the server's own
+ * renamed tools by their new names, MCP annotations kept.
  */
+import { foldName, refusedName, shownName } from '../tool-names.js';
 import type { ResolvedServer } from './config.js';
 import type { JsonSchema, ToolAnnotations } from '../plugin.js';
 import type { ToolManifest } from '../types.js';
@@ -73,19 +76,28 @@ function renameMentions(text: string, renamed: ReadonlyMap<string, string>): str
  */
 export function serverTools(server: ResolvedServer, listed: readonly UpstreamTool[], taken: Set<string>, warnings: string[]): ServerTool[] {
   const chosen: Array<{ upstream: UpstreamTool; name: string; parameters: JsonSchema }> = [];
-  const own = new Set<string>();
+  // folded → chosen name, of this server's tools taken so far
+  const own = new Map<string, string>();
+  // Names taken by other sources collide by their folded form (tool-names.ts): READ_FILE is read_file.
+  const folded = new Set([...taken].map(foldName));
   for (const tool of listed) {
+    const refused = refusedName(tool.name);
+    if (refused) {
+      warnings.push(`tool ${shownName(tool.name)} left out: ${refused}`);
+      continue;
+    }
     let name = validName(tool.name);
-    if (taken.has(name) && server.prefix !== false) name = validName(`${server.prefix}${name}`);
-    if (own.has(name)) {
-      warnings.push(`tool ${tool.name} left out: its name becomes ${name}, which another of its tools already has`);
+    if (folded.has(foldName(name)) && server.prefix !== false) name = validName(`${server.prefix}${name}`);
+    const twin = own.get(foldName(name));
+    if (twin !== undefined) {
+      warnings.push(`tool ${shownName(tool.name)} left out: its name becomes ${name}, which another of its tools already has${twin === name ? '' : ` (as ${twin}: they differ only in case)`}`);
       continue;
     }
     const schema = parameters(tool.inputSchema);
-    own.add(name);
+    own.set(foldName(name), name);
     chosen.push({ upstream: tool, name, parameters: schema });
   }
-  for (const name of own) taken.add(name);
+  for (const name of own.values()) taken.add(name);
   const renamed = new Map(chosen.filter((c) => c.name !== c.upstream.name && NAME.test(c.upstream.name)).map((c) => [c.upstream.name, c.name]));
   return chosen.map(({ upstream, name, parameters: schema }) => {
     const description = renameMentions(upstream.description || upstream.title || upstream.name, renamed);

@@ -17,7 +17,7 @@ export interface ReloadingHost extends ToolHost {
   reload(): Promise<void>;
 }
 
-const FORWARDED = ['warning', 'log', 'loaded'] as const;
+const FORWARDED = ['warning', 'log', 'loaded', 'definition-changed'] as const;
 
 /** A ToolHost that delegates to whichever inner host is current, and can swap it. */
 interface Delegate extends ToolHost {
@@ -39,6 +39,7 @@ function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
     warning: (message: string) => emitter.emit('warning', message),
     log: (entry: HostEvents['log'][0]) => emitter.emit('log', entry),
     loaded: (entry: HostEvents['loaded'][0]) => emitter.emit('loaded', entry),
+    'definition-changed': (change: HostEvents['definition-changed'][0]) => emitter.emit('definition-changed', change),
   };
   const attach = (host: ToolHost) => {
     host.on('change', forward.change);
@@ -83,6 +84,7 @@ function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
     explain: () => current.explain(),
     refresh: () => current.refresh(),
     invalidateChecks: () => current.invalidateChecks(),
+    acceptDefinitions: (request) => current.acceptDefinitions(request),
     on(event, listener) {
       emitter.on(event, listener as never);
       return facade;

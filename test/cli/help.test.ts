@@ -50,7 +50,7 @@ describe('CLI help and version', () => {
 
   it('lists every command in --help', () => {
     const { stdout } = toolshed(['--help']);
-    for (const name of ['summary', 'list', 'explain', 'call', 'serve', 'init', 'trust', 'tour', 'completion', 'help']) expect(stdout).toMatch(new RegExp(`\\n {2}${name} `));
+    for (const name of ['summary', 'list', 'explain', 'call', 'serve', 'init', 'trust', 'accept', 'tour', 'completion', 'help']) expect(stdout).toMatch(new RegExp(`\\n {2}${name} `));
   });
 
   it('suggests the command, flag or tool meant', () => {
