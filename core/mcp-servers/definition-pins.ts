@@ -102,19 +102,24 @@ interface Listed {
   tool: UpstreamTool;
 }
 
-/** A tool's definition hashed; memoized per listed object (a rebuild that did not re-list hashes nothing). */
+/** The hash a tool's pin is of: its title, description, input schema and annotations as canonical JSON. */
+export function definitionHash(tool: UpstreamTool): string {
+  let text: string;
+  try {
+    text = canonicalJson(definitionOf(tool));
+  } catch {
+    // Nested past the stack: such a schema never compiles, so the tool is not served anyway.
+    text = `unhashable:${String(tool.description)}`;
+  }
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** A tool's definition hashed (as sent, when listing cut its text); memoized per listed object (a rebuild that did not re-list hashes nothing). */
 const seen = new WeakMap<UpstreamTool, Listed>();
 function fingerprint(tool: UpstreamTool): Listed {
   let found = seen.get(tool);
   if (!found) {
-    let text: string;
-    try {
-      text = canonicalJson(definitionOf(tool));
-    } catch {
-      // Nested past the stack: such a schema never compiles, so the tool is not served anyway.
-      text = `unhashable:${String(tool.description)}`;
-    }
-    found = { hash: createHash('sha256').update(text).digest('hex'), tool };
+    found = { hash: tool.definitionHash ?? definitionHash(tool), tool };
     seen.set(tool, found);
   }
   return found;

@@ -12,6 +12,7 @@ import { ErrorCode, McpError, PaginatedResultSchema } from '@modelcontextprotoco
 import { compile, formatProblems, problems } from '../schema.js';
 import type { ListingLimits } from './config.js';
 import type { UpstreamTool } from './tools.js';
+import { definitionHash } from './definition-pins.js';
 
 /** What one listing kept, and what it says about what it did not. */
 export interface Listing {
@@ -107,6 +108,8 @@ function takeTool(raw: unknown, limits: ListingLimits, listing: Listing): { tool
   if (annotations) tool.annotations = annotations;
   if (execution) tool.execution = execution;
   const cut = (description?.length ?? 0) > limits.descriptionChars;
+  // A pin is of what the server sent: the operator changing listing.descriptionChars changes no definition.
+  if (cut || (title?.length ?? 0) > limits.descriptionChars) tool.definitionHash = definitionHash({ ...tool, title, description } as UpstreamTool);
   if (description !== undefined) tool.description = cutText(description, limits.descriptionChars);
   if (title !== undefined) tool.title = cutText(title, limits.descriptionChars);
   return { tool, cut };

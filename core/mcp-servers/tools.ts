@@ -33,6 +33,11 @@ export interface UpstreamTool {
   description?: string;
   inputSchema: { type?: unknown; [key: string]: unknown };
   annotations?: Record<string, unknown>;
+  /**
+   * Set at listing when its title or description was cut (listing.descriptionChars): the hash of
+   * its definition as the server sent it, which its pin is of, so a cut is no change.
+   */
+  definitionHash?: string;
 }
 
 /** One tool as the host exposes it, and the name the server knows it by. */

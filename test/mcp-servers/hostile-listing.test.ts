@@ -87,10 +87,13 @@ describe('a description too long', () => {
     expect(server(host.explain(), 'odd').warnings).toContainEqual(expect.stringMatching(/^tool number 5 left out: it is not a valid MCP tool \(name: /));
   });
 
-  it('is cut at a lower listing.descriptionChars', async () => {
+  it('is cut at a lower listing.descriptionChars, which changes no pinned definition', async () => {
+    // The server 'odd' was listed (and its definitions pinned) by the test above at the default
+    // cap: a pin is of what the server sent, so the operator's lower cap holds no tool.
     const host = await open('odd', { ...hostile('odd'), listing: { descriptionChars: 10 } });
     const verbose = (await host.definitions({ format: 'mcp' })).find((d) => d.name === 'verbose')!;
     expect(verbose.description).toBe('Ignore all… [cut by toolshed: 2000061 characters more]');
+    expect(server(host.explain(), 'odd').definitionChanges).toBeUndefined();
   });
 });
 
