@@ -10,6 +10,7 @@
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { interleave, summarize } from '../stats.js';
+import { loadBuild } from '../lib/load-build.js';
 
 const SERVER = fileURLToPath(new URL('../lib/storm-server.js', import.meta.url));
 const NAME = 'a call to a 2,000-tool MCP server storming list_changed vs the same call while it is quiet';
@@ -17,19 +18,11 @@ const TARGET = { max: 1.5, text: '≤ 1.5×' };
 /** Longer than the re-list's longest debounce (2 s), so a quiet batch starts after the storm's last listing. */
 const SETTLE_MS = 2_500;
 
-async function load() {
-  try {
-    return await import('../../dist/core/index.js');
-  } catch (error) {
-    return { error };
-  }
-}
-
 export default {
   id: '16',
   title: 'MCP list_changed storm',
   async run({ tmp, quick }) {
-    const toolshed = await load();
+    const toolshed = await loadBuild();
     if (toolshed.error) return [{ scenario: '16', name: NAME, target: TARGET, notMeasured: `the build is missing: ${toolshed.error.message}` }];
     const host = await toolshed.createToolHost({
       cwd: tmp,

@@ -11,25 +11,18 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { interleave, ratio, summarize } from '../stats.js';
+import { loadBuild } from '../lib/load-build.js';
 
 const SERVER = fileURLToPath(new URL('../lib/mcp-server.js', import.meta.url));
 const NAME = 'a call to a stdio MCP server through toolshed vs straight to it with the SDK client';
 const TARGET = { max: 1.3, text: 'p50 ≤ 1.3×' };
 const EXPECTED = '{"echo":1}';
 
-async function load() {
-  try {
-    return await import('../../dist/core/index.js');
-  } catch (error) {
-    return { error };
-  }
-}
-
 export default {
   id: '15',
   title: 'MCP server toolset call',
   async run({ tmp, quick }) {
-    const toolshed = await load();
+    const toolshed = await loadBuild();
     if (toolshed.error) return [{ scenario: '15', name: NAME, target: TARGET, notMeasured: `the build is missing: ${toolshed.error.message}` }];
     const host = await toolshed.createToolHost({ cwd: tmp, env: { PATH: process.env.PATH }, config: { builtins: false, cache: { enabled: false }, mcpServers: { bench: { command: 'node', args: [SERVER] } } } });
     const direct = new Client({ name: 'toolshed-bench', version: '1.0.0' });
