@@ -18,6 +18,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { TOOLSHED_VERSION } from '../version.js';
 import { pinnedFetch } from './pinned-fetch.js';
 import { planStdioLaunch, type LaunchContext, type StdioLaunch } from './launch.js';
+import { killTree, watchResources } from '../../sandbox/process/resource-watch.js';
+import { overLimitMessage, SIGXFSZ_EXIT } from '../../sandbox/process/resources.js';
 import type { ResolvedServer } from './config.js';
 import type { ConnectionReport, ConnectionState } from './report.js';
 import type { UpstreamTool } from './tools.js';
@@ -51,6 +53,10 @@ interface Attempt {
   /** what it wrote to stderr since its handshake began, or since it completed (the part that explains a stop) */
   recent: string;
   exit?: { code: number | null; signal: NodeJS.Signals | null };
+  /** why the host's watchdog stopped it ("it went over its memory limit of …") */
+  stopped?: string;
+  /** stops the watchdog */
+  unwatch?: () => void;
 }
 
 /** The wait before restart number `failures + 1`: 500 ms, doubling, capped at 30 s. */
@@ -190,11 +196,39 @@ export class McpConnection {
       const started = start();
       // The SDK keeps the child private and drops its exit code; the code is what tells an operator why it stopped.
       const child = (transport as unknown as { _process?: ChildProcess })._process;
-      child?.once('exit', (code, signal) => (attempt.exit = { code, signal }));
-      if (child?.pid !== undefined) attempt.pid = child.pid;
+      child?.once('exit', (code, signal) => this.exited(attempt, { code, signal }));
+      if (child?.pid !== undefined) {
+        attempt.pid = child.pid;
+        this.watch(attempt, child.pid);
+      }
       return started;
     };
     return transport;
+  }
+
+  /** Holds an untrusted server to its `resources`: past one, its whole process tree is killed and the reason kept. */
+  private watch(attempt: Attempt, pid: number): void {
+    const limits = this.launch?.resources;
+    if (!limits) return;
+    attempt.unwatch = watchResources(pid, limits, (over) => {
+      attempt.stopped = overLimitMessage(over.limit, limits, over.seen);
+      this.events.onLog(`the MCP server ${this.server.name} was stopped by toolshed: ${attempt.stopped}`);
+      killTree(pid);
+    });
+  }
+
+  private exited(attempt: Attempt, exit: NonNullable<Attempt['exit']>): void {
+    attempt.exit = exit;
+    attempt.unwatch?.();
+    const limits = this.launch?.resources;
+    // A write past RLIMIT_FSIZE kills a process with SIGXFSZ (a launcher reports it as 128 + 25).
+    if (limits && !attempt.stopped && (exit.signal === 'SIGXFSZ' || exit.code === SIGXFSZ_EXIT)) attempt.stopped = overLimitMessage('fileSizeMb', limits);
+  }
+
+  /** How an attempt ended, in words: the limit it was stopped at, or its exit and last stderr line. */
+  private ending(attempt: Attempt): string {
+    if (attempt.stopped) return `was stopped by toolshed: ${attempt.stopped}`;
+    return `${exitText(attempt.exit)}${this.lastStderrLine(attempt)}`;
   }
 
   private stderr(attempt: Attempt, text: string): void {
@@ -245,6 +279,7 @@ export class McpConnection {
 
   private fail(attempt: Attempt, error: unknown): void {
     if (error instanceof ListingTimeout && !attempt.exit) return this.drop(attempt, 'timed out', error.message);
+    if (attempt.stopped) return this.drop(attempt, 'exited', `${this.ending(attempt)} during the handshake`);
     if (attempt.exit) return this.drop(attempt, 'exited', `${exitText(attempt.exit)} during the handshake${this.lastStderrLine(attempt)}`);
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return this.drop(attempt, 'timed out', `did not answer the handshake within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`);
     const network = unreachable(error);
@@ -258,7 +293,7 @@ export class McpConnection {
   /** The transport closed: after a handshake, that is the server going away. */
   private onClosed(attempt: Attempt): void {
     if (attempt !== this.current || this.closed || this.connected !== attempt.client) return;
-    this.drop(attempt, 'exited', `${exitText(attempt.exit)}${this.lastStderrLine(attempt)}`);
+    this.drop(attempt, 'exited', this.ending(attempt));
   }
 
   /** Gives up on `attempt`, reports why, and schedules the next one. */

@@ -7,12 +7,11 @@
  * limited to its package, its node_modules and the grants; no child
  * processes, workers or addons). Its processes, memory and file size are
  * limited (`resources`): rlimits by prlimit inside the sandbox, and the
- * resource guard (sandbox/process/limits-guard.ts) between the SDK and the
- * launcher, which stops it past a limit and says which on its stderr. A
- * trusted server starts as a desktop client would start it.
+ * host's watchdog over its process tree (connection.ts, with
+ * sandbox/process/resource-watch.ts), which stops it past a limit and says
+ * which. A trusted server starts as a desktop client would start it.
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import which from 'which';
 import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { resolveGrantPaths } from '../../sandbox/process/paths.js';
@@ -23,6 +22,7 @@ import type { ResolvedServer, StdioTarget } from './config.js';
 import { protectedMounts } from '../../sandbox/process/protected-mounts.js';
 import type { ProtectedPath } from '../plugin.js';
 import type { ServerProtections } from './report.js';
+import type { ResourceLimits } from '../../sandbox/process/resources.js';
 
 /** What StdioClientTransport is given, and what explain reports. */
 export interface StdioLaunch {
@@ -33,6 +33,8 @@ export interface StdioLaunch {
   protections: ServerProtections;
   /** what toolshed runs instead of the command as written (npx of an installed package: its bin under this node) */
   runs?: string;
+  /** the limits the host's watchdog holds it to (an untrusted server's; a trusted one has none) */
+  resources?: ResourceLimits;
 }
 
 /** What planning needs from the host. */
@@ -53,9 +55,6 @@ function pick(names: readonly string[], env: LaunchContext['env']): Record<strin
   }
   return out;
 }
-
-/** The resource guard's script, next to the launcher in the build. */
-const LIMITS_GUARD = fileURLToPath(new URL('../../sandbox/process/limits-guard.js', import.meta.url));
 
 /** Node's permission-model flags for a node server. */
 function permissionFlags(reads: readonly string[], writes: readonly string[]): string[] {
@@ -128,13 +127,11 @@ export function planStdioLaunch(server: ResolvedServer, context: LaunchContext):
     { command: program.command, args, readPaths: reads, writePaths: writes, readOnlyPaths: protectedMounts(writes, context.protect, target.cwd), network: server.grant.network, env, cwd: target.cwd, runtime: program.runtime, resources: server.resources },
     probeSandbox(),
   );
-  // The guard runs on the host's side of the sandbox, as this node, and passes stdio through.
-  const guarded = [LIMITS_GUARD, JSON.stringify({ limits: server.resources }), '--', launch.command, ...launch.args];
-  const wrapped = withoutDefaults(process.execPath, guarded, launch.env);
+  const wrapped = withoutDefaults(launch.command, launch.args, launch.env);
   // A node program's note says what runs instead of npx; a system program's says why no permission model holds it.
   const reasons = [launch.protections.reason, program.runtime === 'system' ? program.note : undefined, wrapped.reason].filter((r): r is string => Boolean(r));
   const protections: ServerProtections = { ...launch.protections, permissionModel: program.runtime === 'node', env: 'granted only' };
   delete protections.reason;
   if (reasons.length) protections.reason = reasons.join('; ');
-  return { command: wrapped.command, args: wrapped.args, env: launch.env, cwd: launch.cwd, protections, ...(program.runtime === 'node' && program.note ? { runs: program.note } : {}) };
+  return { command: wrapped.command, args: wrapped.args, env: launch.env, cwd: launch.cwd, protections, resources: server.resources, ...(program.runtime === 'node' && program.note ? { runs: program.note } : {}) };
 }

@@ -68,3 +68,35 @@ export function watchResources(pid: number, limits: Pick<ResourceLimits, 'proces
   timer.unref();
   return () => clearInterval(timer);
 }
+
+/** `pid` and its descendants as the walk finds them now. */
+function tree(pid: number): number[] {
+  const found = [pid];
+  for (let i = 0; i < found.length && found.length < 100_000; i++) found.push(...children(found[i]!));
+  return found;
+}
+
+function signal(pids: readonly number[], name: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // gone already
+    }
+  }
+}
+
+/**
+ * Kills `pid` and every descendant: all are stopped first (SIGSTOP), so a fork
+ * bomb cannot outrun the walk, walked again for what forked meanwhile, then
+ * killed. Under bubblewrap killing the launcher alone would do (its PID
+ * namespace dies with it); without one this is what reaches the grandchildren.
+ */
+export function killTree(pid: number): void {
+  if (process.platform !== 'linux') return signal([pid], 'SIGKILL');
+  const first = tree(pid);
+  signal(first, 'SIGSTOP');
+  const all = [...new Set([...first, ...tree(pid)])];
+  signal(all, 'SIGSTOP');
+  signal(all, 'SIGKILL');
+}

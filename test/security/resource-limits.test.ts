@@ -68,7 +68,7 @@ describe('a hostile stdio MCP server', () => {
     expect(mcpReport(host, 'hostile').protections!.resources).toMatchObject({ processes: { limit: 64 }, memoryMb: { limit: 256 }, fileSizeMb: { limit: 16, by: 'kernel' } });
     const out = await host.call('fork', { count: 300 });
     expect(out).toMatchObject({ ok: false, code: 'TOOL_CRASHED' });
-    expect(out.ok ? '' : out.message).toContain('the MCP server hostile exited with code 137: stopped by toolshed: it went over its process limit of 64 processes and threads (resources.processes)');
+    expect(out.ok ? '' : out.message).toContain('the MCP server hostile was stopped by toolshed: it went over its process limit of 64 processes and threads (resources.processes)');
     expect(await host.call('other_ping', {})).toMatchObject({ ok: true, text: 'pong' });
   });
 
