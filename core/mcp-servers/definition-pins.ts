@@ -136,6 +136,8 @@ export class DefinitionPins {
   private pins = new Map<string, Pin>();
   /** the file's identity when last read, so an unchanged file is not parsed again */
   private stamp = '';
+  /** per tool, its definition's plain JSON when last hashed, and that hash */
+  private readonly plain = new Map<string, { text: string; listed: Listed }>();
   /** the last listing's definitions, by the server's tool name */
   private latest = new Map<string, Listed>();
   /** the last diff worked out per tool, with the pinned and listed hashes it is of (one per tool: a server changing a tool over and over keeps one) */
@@ -165,7 +167,9 @@ export class DefinitionPins {
    */
   review(listed: readonly UpstreamTool[]): PinnedChange[] {
     this.load();
-    this.latest = new Map(listed.map((tool) => [tool.name, fingerprint(tool)]));
+    this.latest = new Map(listed.map((tool) => [tool.name, this.fingerprint(tool)]));
+    // What is kept per tool is kept only for tools the server still lists: renaming tools grows nothing.
+    for (const kept of [this.plain, this.diffs, this.reported]) for (const name of kept.keys()) if (!this.latest.has(name)) kept.delete(name);
     const changes: PinnedChange[] = [];
     let dirty = false;
     for (const [tool, now] of this.latest) {
@@ -186,6 +190,26 @@ export class DefinitionPins {
       this.reported.set(change.tool, hash);
       return true;
     });
+  }
+
+  /**
+   * A listed tool's hash. A re-list sends new objects for the same tools: one whose plain JSON
+   * (the server's own key order) is what it was last time keeps its hash, so a storm of
+   * re-lists of unchanged tools costs one JSON.stringify per tool, not a canonical hash.
+   */
+  private fingerprint(tool: UpstreamTool): Listed {
+    if (tool.definitionHash) return fingerprint(tool);
+    let text: string;
+    try {
+      text = JSON.stringify([tool.title, tool.description, tool.inputSchema, tool.annotations]);
+    } catch {
+      return fingerprint(tool);
+    }
+    const last = this.plain.get(tool.name);
+    if (last?.text === text) return { hash: last.listed.hash, tool };
+    const listed = fingerprint(tool);
+    this.plain.set(tool.name, { text, listed });
+    return listed;
   }
 
   /** The diff of a pin and a listed definition, worked out once per pair (a held tool is reviewed at every rebuild). */
