@@ -18,6 +18,17 @@ const TARGET = { max: 1.5, text: '≤ 1.5×' };
 /** Longer than the re-list's longest debounce (2 s), so a quiet batch starts after the storm's last listing. */
 const SETTLE_MS = 2_500;
 
+const OTHER = 'a call to a second, quiet 2,000-tool MCP server while the first storms list_changed vs while it is quiet';
+
+/** The host's share of the storm: the same call to a server that is not itself busy listing. */
+function otherRows(measured, base) {
+  const baseline = { label: 'same call, first server quiet', ...base };
+  return [
+    { scenario: '16', name: `${OTHER} (p50)`, measured, baseline, ratio: measured.median / base.median, target: TARGET },
+    { scenario: '16', name: `${OTHER} (p99)`, measured, baseline, ratio: measured.p99 / base.p99, target: TARGET },
+  ];
+}
+
 export default {
   id: '16',
   title: 'MCP list_changed storm',
@@ -27,16 +38,25 @@ export default {
     const host = await toolshed.createToolHost({
       cwd: tmp,
       env: { PATH: process.env.PATH },
-      config: { builtins: false, cache: { enabled: false }, mcpServers: { storm: { command: 'node', args: [SERVER], prefix: 's_', listing: { tools: 2_003, timeoutMs: 30_000 } } } },
+      config: { builtins: false, cache: { enabled: false }, mcpServers: {
+          storm: { command: 'node', args: [SERVER], prefix: 's_', listing: { tools: 2_003, timeoutMs: 30_000 } },
+          // The same server, never storming: a call to it measures what the storm costs the host, not the storming server's own busy time.
+          calm: { command: 'node', args: [SERVER], prefix: 'c_', listing: { tools: 2_003, timeoutMs: 30_000 } },
+        },
+      },
     });
     try {
-      const server = host.explain().plugins.find((p) => p.name === 'mcp:storm');
-      if (server?.mcp?.state !== 'connected') return [{ scenario: '16', name: NAME, target: TARGET, notMeasured: `the server did not connect: ${server?.mcp?.reason}` }];
+      for (const name of ['mcp:storm', 'mcp:calm']) {
+        const server = host.explain().plugins.find((p) => p.name === name);
+        if (server?.mcp?.state !== 'connected') return [{ scenario: '16', name: NAME, target: TARGET, notMeasured: `the server ${name} did not connect: ${server?.mcp?.reason}` }];
+      }
       let n = 0;
-      const call = async () => {
-        const text = await host.dispatch('echo', { n: ++n });
-        if (text !== `{"echo":${n}}`) throw new Error(`echo returned ${text.slice(0, 200)}`);
+      const echo = (tool) => async () => {
+        const text = await host.dispatch(tool, { n: ++n });
+        if (text !== `{"echo":${n}}`) throw new Error(`${tool} returned ${text.slice(0, 200)}`);
       };
+      const call = echo('echo');
+      const other = echo('c_echo');
       const setStorm = (on) => host.dispatch('storm', { on });
       const before = JSON.parse(await host.dispatch('stats', {}));
       const samples = await interleave(
@@ -44,6 +64,8 @@ export default {
           // A storm batch runs for seconds, over several re-list windows, from half a second into the storm.
           { name: 'storm', op: call, before: async () => (await setStorm(true), await sleep(500)) },
           { name: 'quiet', op: call, before: async () => (await setStorm(false), await sleep(SETTLE_MS)) },
+          { name: 'stormOther', op: other, before: async () => (await setStorm(true), await sleep(500)) },
+          { name: 'quietOther', op: other, before: async () => (await setStorm(false), await sleep(SETTLE_MS)) },
         ],
         quick ? { rounds: 3, batch: 10_000, warmup: 300 } : { rounds: 8, batch: 20_000, warmup: 1_000 },
       );
@@ -56,6 +78,7 @@ export default {
       return [
         { scenario: '16', name: `${NAME} (p50)`, measured, baseline, ratio: measured.median / base.median, target: TARGET, note },
         { scenario: '16', name: `${NAME} (p99)`, measured, baseline, ratio: measured.p99 / base.p99, target: TARGET },
+        ...otherRows(summarize(samples.stormOther), summarize(samples.quietOther)),
       ];
     } finally {
       await host.close();
