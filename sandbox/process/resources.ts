@@ -18,6 +18,20 @@
  * RLIMIT_AS is never used (it breaks V8). Pure: no file is read.
  */
 
+/**
+ * Private writable memory a runtime maps before it runs anything: Node 26 does not start under
+ * an RLIMIT_DATA of 512 MB (Node 20 does), and needs about 600 MB before its first allocation.
+ */
+export const RUNTIME_DATA_MB = 1024;
+
+/**
+ * RLIMIT_DATA of one process of the child, in MB: twice the child's total plus what a runtime
+ * maps at start. One process alone is stopped by the kernel there; the watchdog holds the sum.
+ */
+export function dataLimitMb(limits: Pick<ResourceLimits, 'memoryMb'>): number {
+  return 2 * limits.memoryMb + RUNTIME_DATA_MB;
+}
+
 /** The limits one child runs under (the `resources` config key, with defaults applied). */
 export interface ResourceLimits {
   /** processes and threads the child may have at once, the launcher's own included */
@@ -93,8 +107,7 @@ export function rlimitPlan(limits: ResourceLimits, support: RlimitSupport, userN
   const nprocHeld = userNamespace && !support.root;
   const args = [
     ...(nprocHeld ? [`--nproc=${limits.processes + KERNEL_SLACK}`] : []),
-    // Twice the total: one process alone is stopped by the kernel there, the watchdog holds the sum.
-    `--data=${2 * limits.memoryMb * MB}`,
+    `--data=${dataLimitMb(limits) * MB}`,
     `--fsize=${limits.fileSizeMb * MB}`,
   ];
   const nprocWhy = support.root ? 'the host runs as root, and the kernel does not apply RLIMIT_NPROC to root' : 'no user namespace of its own, so RLIMIT_NPROC would count every process of the host user';
@@ -102,7 +115,7 @@ export function rlimitPlan(limits: ResourceLimits, support: RlimitSupport, userN
     prefix: [support.prlimit, ...args, '--'],
     protections: {
       processes: nprocHeld ? { limit: limits.processes, by: 'kernel', how: 'RLIMIT_NPROC in its own user namespace (prlimit), and the host counts them every 100 ms' } : watch(limits.processes, nprocWhy),
-      memoryMb: { limit: limits.memoryMb, by: 'kernel', how: `the host sums its processes' resident memory every 100 ms; RLIMIT_DATA of ${2 * limits.memoryMb} MB per process (prlimit) stops a burst` },
+      memoryMb: { limit: limits.memoryMb, by: 'kernel', how: `the host sums its processes' resident memory every 100 ms; RLIMIT_DATA of ${dataLimitMb(limits)} MB per process (prlimit) stops a burst` },
       fileSizeMb: { limit: limits.fileSizeMb, by: 'kernel', how: 'RLIMIT_FSIZE (prlimit): a larger write fails (EFBIG), or the process is killed by SIGXFSZ' },
     },
   };

@@ -212,10 +212,21 @@ describe('RLIMIT_NPROC in a user namespace of its own', () => {
 });
 
 describe('what holds each limit', () => {
+  it('leaves room for the runtime: node starts and allocates under the smallest memoryMb (Node 26 maps about 600 MB before it runs)', async () => {
+    const prlimit = probeSandbox().prlimit;
+    expect(prlimit, 'prlimit(1) is installed by .ci/run').toBeTruthy();
+    const plan = rlimitPlan({ processes: 64, memoryMb: 32, fileSizeMb: 16 }, { prlimit: prlimit! }, false);
+    const [command, ...args] = plan.prefix;
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(command!, [...args, process.execPath, '-e', 'const b = Buffer.alloc(8e6, 1); new WebAssembly.Memory({ initial: 16 }); console.log(process.version, b.length)'], (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout))),
+    );
+    expect(out.trim()).toBe(`${process.version} 8000000`);
+  });
+
   it('sets RLIMIT_NPROC only in a user namespace of its own, never for root, and says why', () => {
     const limits = { processes: 64, memoryMb: 256, fileSizeMb: 16 };
     const own = rlimitPlan(limits, { prlimit: '/usr/bin/prlimit' }, true);
-    expect(own.prefix).toEqual(['/usr/bin/prlimit', '--nproc=66', `--data=${512 * MB}`, `--fsize=${16 * MB}`, '--']);
+    expect(own.prefix).toEqual(['/usr/bin/prlimit', '--nproc=66', `--data=${(512 + 1024) * MB}`, `--fsize=${16 * MB}`, '--']);
     expect(own.protections.processes.by).toBe('kernel');
     const root = rlimitPlan(limits, { prlimit: '/usr/bin/prlimit', root: true }, true);
     expect(root.prefix).not.toContain('--nproc=66');
