@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import { canonicalJson } from './canonical-json.js';
 
 // ajv is loaded on the first compile, not at import: a host whose config and
 // manifests come precompiled and cached starts without it (docs/performance.md).
@@ -41,16 +42,6 @@ export const SCHEMA_CACHE_MAX = 500;
  * no cached validator of it is left.
  */
 export const COMPILES_PER_AJV = 2_000;
-
-/** A JSON text of `value` with object keys sorted: equal schemas give equal text whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /** The cache key of a schema: a hash of its canonical JSON. */
 function schemaKey(schema: object): string {

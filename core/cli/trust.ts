@@ -8,7 +8,7 @@ import path from 'node:path';
 import { loadHostConfig } from '../load/host-config.js';
 import type { TrustOutcome } from '../load/config-trust.js';
 import type { CommandContext } from './commands.js';
-import { lineDiff } from './line-diff.js';
+import { lineDiff } from '../line-diff.js';
 import { hostOptions } from './open-host.js';
 
 /** A path as the person typed it: relative to the current folder when below it. */

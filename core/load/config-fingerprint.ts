@@ -12,6 +12,7 @@ import { insideAny } from './writable-roots.js';
 import { isPath } from './discovery.js';
 import { realOrResolved } from '../../sandbox/process/paths.js';
 import type { PluginEntry } from './config.js';
+import { canonicalJson } from '../canonical-json.js';
 
 /** Fingerprint of a file that is named but absent (or unreadable): its appearing is a change too. */
 export const MISSING = 'missing';
@@ -33,13 +34,6 @@ export const realPath = realOrResolved;
 /** The roots as real paths, so a link in a folder's path (macOS's /tmp) does not hide that a file lies inside. */
 export function realRoots(roots: readonly string[]): string[] {
   return [...new Set(roots.flatMap((root) => [path.resolve(root), realPath(root)]))];
-}
-
-/** JSON with sorted keys, so equal values print equally whatever the key order. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
 }
 
 /** The fingerprint and the text shown in a diff, of a config file. */

@@ -11,7 +11,8 @@
 import { createHash } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
-import { lineDiff } from '../cli/line-diff.js';
+import { canonicalJson } from '../canonical-json.js';
+import { lineDiff } from '../line-diff.js';
 import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../private-dir.js';
 import type { DefinitionChanges } from '../load/config.js';
 import type { UpstreamTool } from './tools.js';
@@ -46,20 +47,6 @@ interface PinFile {
 /** A change as the pins see it: the exposed name is the caller's to add. */
 export type PinnedChange = Omit<DefinitionChange, 'name'>;
 
-/**
- * JSON with every object's keys sorted: one text per value, whatever order the server sent
- * (what JSON.stringify leaves out, undefined and functions, is left out here too).
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const parts: string[] = [];
-  for (const key of Object.keys(value).sort()) {
-    const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined && typeof v !== 'function') parts.push(`${JSON.stringify(key)}:${canonicalJson(v)}`);
-  }
-  return `{${parts.join(',')}}`;
-}
 
 /** What of a tool is pinned: what the model reads and what shapes its calls. */
 function definitionOf(tool: UpstreamTool): Record<string, unknown> {
