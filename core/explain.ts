@@ -16,6 +16,7 @@ import type { Protections } from '../sandbox/process/spawn.js';
 import { enforcement, type Enforcement } from './enforcement.js';
 import type { SearchReport } from './expose/search-state.js';
 import type { ConnectionReport } from './mcp-servers/report.js';
+import { readDialect, type SchemaDialect } from './schema-dialect.js';
 
 /** One plugin's line in the report. */
 export interface PluginReport {
@@ -61,6 +62,18 @@ export interface ToolReport extends ToolState {
   annotations?: ToolAnnotations;
   /** why its calls wait for approval (config `approve`), when they do */
   approval?: ApprovalReason;
+  /** the JSON Schema dialect its parameters are read (and validated) in, and why: `$schema`, or how an untagged schema was read */
+  schema?: { dialect: SchemaDialect | 'unsupported'; from: string };
+}
+
+/** The dialect a tool's parameters are read in; a tool made without a reading (toolshed's own) is read by the plugin rule. */
+function schemaReading(record: ToolRecord): NonNullable<ToolReport['schema']> {
+  if (record.manifest.dialect) return record.manifest.dialect;
+  try {
+    return readDialect(record.manifest.parameters, 'plugin');
+  } catch (error) {
+    return { dialect: 'unsupported', from: (error as Error).message };
+  }
 }
 
 /** Everything explain knows. */
@@ -159,6 +172,7 @@ export function explainHost(input: {
           if (record && Object.keys(record.manifest.annotations).length) tool.annotations = record.manifest.annotations;
           const approval = record ? input.approval?.(record) : undefined;
           if (approval) tool.approval = approval;
+          if (record) tool.schema = schemaReading(record);
           return tool;
         })
         .sort((a, b) => a.name.localeCompare(b.name))

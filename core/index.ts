@@ -13,6 +13,7 @@ export type { HostEvents } from './events.js';
 export type { Clock } from './expose/check-cache.js';
 export type { ToolshedConfig, PluginEntry, SearchConfig, McpServerEntry, McpListingLimits, DefinitionChanges } from './load/config.js';
 export type { DefinitionChange } from './mcp-servers/report.js';
+export type { SchemaDialect } from './schema-dialect.js';
 export type { DefinitionFormat, ToolDefinition, ToolsByFormat, OpenAITool, ResponsesTool, AnthropicTool, AnthropicCustomTool, AnthropicToolSearchTool, GeminiTool, GeminiFunctionDeclaration, McpTool } from './providers/index.js';
 export { FORMATS } from './providers/index.js';
 export { ToolshedError, ConfigError, PluginError, ToolsetError, HOST_ERROR_CODES, TOOL_ERROR_CODES, SANDBOX_ERROR_CODES, type ErrorCode, type HostErrorCode, type ToolErrorCode, type SandboxErrorCode } from './errors.js';

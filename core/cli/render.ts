@@ -161,6 +161,7 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
   if (tool.availability?.via) out.push(`  check:    ${tool.availability.ok ? 'passed' : 'failed'} (${tool.availability.via}${tool.probes !== undefined ? `, ${tool.probes} probe${tool.probes === 1 ? '' : 's'} so far` : ''})`);
   if (tool.conflict) out.push(`  conflict: TOOL_CONFLICT ${s.dash} defined by ${[tool.conflict.winner, ...tool.conflict.losers].join(' and ')}; ${tool.conflict.winner} wins (${tool.conflict.rule})`);
   if (tool.annotations) out.push(`  hints:    ${describeAnnotations(tool.annotations)}`);
+  if (tool.schema) out.push(`  schema:   ${tool.schema.dialect === 'unsupported' ? tool.schema.from : `JSON Schema ${tool.schema.dialect} (${tool.schema.from === '$schema' ? 'its $schema' : tool.schema.from})`}`);
   if (tool.approval) out.push(`  approval: needed before each call (${tool.approval === 'listed' ? 'listed in approve' : 'approve.destructive, and it may be destructive'})`);
   for (const w of tool.warnings) out.push(`  warning:  ${w}`);
   const plugin = report.plugins.find((p) => p.name === tool.plugin);

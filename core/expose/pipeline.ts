@@ -457,6 +457,7 @@ export class DefinitionsPipeline {
     if (previous && previous.description === description && previous.parameters === record.manifest.parameters) return previous;
     const def: ToolDefinition = { name: record.name, description, parameters: record.manifest.parameters };
     if (Object.keys(record.manifest.annotations).length) def.annotations = record.manifest.annotations;
+    if (record.manifest.dialect) def.dialect = record.manifest.dialect.dialect;
     this.plainAt[at] = def;
     return def;
   }

@@ -1,9 +1,11 @@
 /**
  * Anthropic Messages API `tools` entries. `input_schema` must be an object
  * schema and may not have `anyOf`/`oneOf`/`allOf` at its top level; those
- * are merged or removed there (nested ones are fine). Dispatch still checks
+ * are merged or removed there (nested ones are fine). The schema goes out in
+ * JSON Schema 2020-12, the dialect Anthropic reads (providers/dialect.ts). Dispatch still checks
  * arguments against the original schema.
  */
+import { modelParameters } from './dialect.js';
 import { objectRoot } from './json-schema.js';
 import type { AnthropicCustomTool, AnthropicTool, AnthropicToolSearchTool, ToolDefinition } from './types.js';
 
@@ -13,7 +15,7 @@ export function toAnthropic(defs: readonly ToolDefinition[]): AnthropicCustomToo
 }
 
 function anthropicTool(d: ToolDefinition): AnthropicCustomTool {
-  return { name: d.name, description: d.description, input_schema: objectRoot(d.parameters) };
+  return { name: d.name, description: d.description, input_schema: objectRoot(modelParameters(d)) };
 }
 
 const SEARCH_TOOLS = {

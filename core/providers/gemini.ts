@@ -4,12 +4,15 @@
  * `$schema`, `default` or type arrays, enums of strings only, and a short
  * list of formats. Unsupported keywords are removed or translated (local
  * `$ref` inlined, const → enum, ["string","null"] → type + nullable, oneOf →
- * anyOf, allOf merged); arguments are still validated against the original
- * schema, so whatever is loosened here is still enforced at dispatch.
+ * anyOf, allOf merged, a tuple widened to an `anyOf` of its member types with
+ * its positions in the description, `dependentRequired` said in words); arguments
+ * are still validated against the original schema, so whatever is loosened here
+ * is still enforced at dispatch.
  */
 import type { JsonSchema } from '../plugin.js';
-import { isSchema, mergeAllOf, resolveLocalRef, typesOf } from './json-schema.js';
+import { dependentRequiredNote, isSchema, mergeAllOf, resolveLocalRef, typesOf } from './json-schema.js';
 import type { GeminiTool, ToolDefinition } from './types.js';
+import { modelParameters } from './dialect.js';
 
 const KEEP = new Set([
   'type', 'format', 'description', 'nullable', 'enum', 'properties', 'required', 'items', 'minItems', 'maxItems', 'minimum', 'maximum',
@@ -81,6 +84,45 @@ function enumOf(values: unknown[], type: unknown, out: JsonSchema): void {
   out.description = `${out.description ? `${out.description} ` : ''}One of: ${listed}.`;
 }
 
+/** A tuple's members by position and what any further item must be (`undefined`: anything; `false`: none). */
+function tupleOf(node: JsonSchema): { members: unknown[]; rest: unknown } | undefined {
+  if (Array.isArray(node.prefixItems)) return { members: node.prefixItems, rest: node.items };
+  // A draft-07 tuple, for a schema reduced without the 2020-12 rewrite (providers/dialect.ts).
+  if (Array.isArray(node.items)) return { members: node.items, rest: node.additionalItems };
+  return undefined;
+}
+
+/** A member's type in a few words, for the positions note: `string`, `"a" or "b"`, `number (the count)`. */
+function typeLabel(schema: JsonSchema): string {
+  let label = 'any value';
+  if (Array.isArray(schema.enum)) label = schema.enum.map((v) => JSON.stringify(v)).join(' or ');
+  else if (typeof schema.type === 'string') label = schema.type === 'array' && isSchema(schema.items) ? `array of ${typeLabel(schema.items)}` : schema.type;
+  else if (Array.isArray(schema.anyOf)) label = schema.anyOf.filter(isSchema).map(typeLabel).join(' or ');
+  if (schema.nullable === true) label += ' or null';
+  return typeof schema.description === 'string' && schema.description ? `${label} (${schema.description})` : label;
+}
+
+/**
+ * Gemini has no tuples. Widened honestly: every item may be any of the member types (an `anyOf`
+ * of them, or the one type they share), the length kept where the tuple is closed, and the
+ * positions said in the description. Dispatch still checks each position.
+ */
+function reduceTuple(tuple: { members: unknown[]; rest: unknown }, walk: Walk, out: JsonSchema): void {
+  const members = tuple.members.map((member) => reduce(member, walk));
+  const rest = isSchema(tuple.rest) ? reduce(tuple.rest, walk) : undefined;
+  const distinct = new Map<string, JsonSchema>();
+  for (const member of [...members, ...(rest ? [rest] : [])]) {
+    const { description: _description, ...shape } = member;
+    distinct.set(JSON.stringify(shape), shape);
+  }
+  const kinds = [...distinct.values()];
+  out.items = kinds.length === 1 ? kinds[0]! : kinds.length ? { anyOf: kinds } : { type: 'string' };
+  if (tuple.rest === false) out.maxItems = Math.min(typeof out.maxItems === 'number' ? out.maxItems : members.length, members.length);
+  const positions = members.map((member, i) => `${i + 1}: ${typeLabel(member)}`).join('; ');
+  const after = tuple.rest === false ? '' : rest ? `, then any number of ${typeLabel(rest)}` : ', then items of any type';
+  out.description = `${out.description ? `${out.description} ` : ''}A list in this order (position: type): ${positions}${after}.`;
+}
+
 function reduce(input: unknown, walk: Walk): JsonSchema {
   if (!isSchema(input)) return { type: 'string' };
   const { node: resolved, ref } = inline(input, walk);
@@ -97,7 +139,7 @@ function reduce(input: unknown, walk: Walk): JsonSchema {
         // Gemini rejects an object schema whose properties are empty; an open object simply has none.
         if (entries.length) out.properties = Object.fromEntries(entries);
       } else if (key === 'items') {
-        out.items = reduce(Array.isArray(value) ? value[0] : value, walk);
+        if (!tupleOf(node)) out.items = reduce(value, walk);
       } else if (key === 'anyOf' && Array.isArray(value)) {
         out.anyOf = value.map((member) => reduce(member, walk));
       } else if (key === 'format') {
@@ -106,6 +148,10 @@ function reduce(input: unknown, walk: Walk): JsonSchema {
         out[key] = value;
       }
     }
+    const tuple = tupleOf(node);
+    if (tuple) reduceTuple(tuple, walk, out);
+    const rules = dependentRequiredNote(node);
+    if (rules) out.description = `${out.description ? `${out.description} ` : ''}${rules}`;
     if (Array.isArray(node.enum)) enumOf(node.enum, node.type, out);
     if (Array.isArray(out.required)) {
       const props = (out.properties as Record<string, unknown> | undefined) ?? {};
@@ -130,7 +176,7 @@ export function toGemini(defs: readonly ToolDefinition[]): GeminiTool[] {
   return [
     {
       functionDeclarations: defs.map((d) => {
-        const parameters = toGeminiSchema({ type: 'object', ...d.parameters });
+        const parameters = toGeminiSchema({ type: 'object', ...modelParameters(d) });
         const props = parameters.properties as Record<string, unknown> | undefined;
         // Gemini rejects an object schema with empty properties; omit parameters instead.
         return props && Object.keys(props).length ? { name: d.name, description: d.description, parameters } : { name: d.name, description: d.description };

@@ -66,3 +66,16 @@ export function objectRoot(schema: JsonSchema): JsonSchema & { type: 'object' } 
   const { anyOf: _anyOf, oneOf: _oneOf, not: _not, ...rest } = mergeAllOf(schema);
   return { ...rest, type: 'object' };
 }
+
+/**
+ * `dependentRequired` in words, for formats that cannot express it (dispatch enforces it);
+ * undefined when the node has none.
+ * @example dependentRequiredNote({ dependentRequired: { a: ['b'] } }) // 'If "a" is given, "b" must be given too.'
+ */
+export function dependentRequiredNote(node: JsonSchema): string | undefined {
+  if (!isSchema(node.dependentRequired)) return undefined;
+  const rules = Object.entries(node.dependentRequired)
+    .filter((entry): entry is [string, string[]] => Array.isArray(entry[1]) && entry[1].length > 0)
+    .map(([name, needs]) => `if ${JSON.stringify(name)} is given, ${needs.map((n) => JSON.stringify(n)).join(' and ')} must be given too`);
+  return rules.length ? `${rules.join('; ').replace(/^./, (c) => c.toUpperCase())}.` : undefined;
+}

@@ -3,11 +3,11 @@
  * every property required, optional ones made nullable, objects closed with
  * `additionalProperties: false`, and only the supported keywords kept. A
  * schema strict mode cannot express (a free-form object, a map, an untyped
- * value, a tuple) is reported as unsupported so its tool goes out with
+ * value, a tuple, an `unevaluatedProperties` map) is reported as unsupported so its tool goes out with
  * `strict: false` instead of a schema that would make it unusable.
  */
 import type { JsonSchema } from '../plugin.js';
-import { isSchema, mergeAllOf, objectRoot, typesOf } from './json-schema.js';
+import { dependentRequiredNote, isSchema, mergeAllOf, objectRoot, typesOf } from './json-schema.js';
 
 /** The strict-mode schema, or why the tool must go out non-strict. */
 export type StrictResult = { ok: true; schema: JsonSchema } | { ok: false; reason: string };
@@ -67,6 +67,9 @@ function convert(input: unknown, pointer: string, depth: number): JsonSchema {
   if ('const' in node && !('enum' in node)) node = { ...node, enum: [node.const] };
   if (Array.isArray(node.oneOf) && !node.anyOf) node = { ...node, anyOf: node.oneOf };
   if (node.patternProperties !== undefined) fail(pointer, 'patternProperties is not supported');
+  // Strict mode has no tuples: dropping prefixItems would leave the rest type as the type of every item.
+  if (node.prefixItems !== undefined || Array.isArray(node.items)) fail(pointer, 'a tuple (prefixItems) is not supported');
+  if (isSchema(node.unevaluatedProperties)) fail(pointer, 'unevaluatedProperties (a map) is not supported');
   if (!node.type && !node.anyOf && !node.$ref) {
     const inferred = inferType(node);
     if (!inferred) fail(pointer, 'a value of any type cannot be expressed');
@@ -89,6 +92,9 @@ function convert(input: unknown, pointer: string, depth: number): JsonSchema {
     }
   }
   if (typesOf(out).includes('array') && out.items === undefined) fail(pointer, 'an array needs an items schema');
+  // Removed for strict mode, still enforced at dispatch; the model is told in words.
+  const rules = dependentRequiredNote(node);
+  if (rules) out.description = `${typeof out.description === 'string' ? `${out.description} ` : ''}${rules}`;
   if (typesOf(out).includes('object')) Object.assign(out, closeObject(node, pointer, depth));
   return out;
 }

@@ -1,23 +1,25 @@
 /**
  * OpenAI `tools` entries for Chat Completions and the Responses API. By
- * default the tool's schema is sent as is with `strict` unset (Chat) or
+ * default the tool's schema is sent as is (in 2020-12: providers/dialect.ts) with `strict` unset (Chat) or
  * false (Responses); with `strict: true` each schema is converted for strict
  * mode, and a tool whose schema cannot be goes out with `strict: false`.
  */
+import { modelParameters } from './dialect.js';
 import { toStrictSchema } from './openai-strict.js';
 import type { FormatOptions, OpenAITool, ResponsesTool, ToolDefinition } from './types.js';
 import type { JsonSchema } from '../plugin.js';
 
 function strictParts(d: ToolDefinition): { parameters: JsonSchema; strict: boolean } {
-  const converted = toStrictSchema(d.parameters);
-  return converted.ok ? { parameters: converted.schema, strict: true } : { parameters: d.parameters, strict: false };
+  const parameters = modelParameters(d);
+  const converted = toStrictSchema(parameters);
+  return converted.ok ? { parameters: converted.schema, strict: true } : { parameters, strict: false };
 }
 
 /** `{ type: 'function', function: { name, description, parameters, strict? } }` per tool. */
 export function toOpenAI(defs: readonly ToolDefinition[], options: FormatOptions = {}): OpenAITool[] {
   return defs.map((d) => ({
     type: 'function' as const,
-    function: options.strict ? { name: d.name, description: d.description, ...strictParts(d) } : { name: d.name, description: d.description, parameters: d.parameters },
+    function: options.strict ? { name: d.name, description: d.description, ...strictParts(d) } : { name: d.name, description: d.description, parameters: modelParameters(d) },
   }));
 }
 
@@ -27,6 +29,6 @@ export function toResponses(defs: readonly ToolDefinition[], options: FormatOpti
     type: 'function' as const,
     name: d.name,
     description: d.description,
-    ...(options.strict ? strictParts(d) : { parameters: d.parameters, strict: false }),
+    ...(options.strict ? strictParts(d) : { parameters: modelParameters(d), strict: false }),
   }));
 }

@@ -1,5 +1,6 @@
 /** The provider-neutral tool definition every format is made from. */
 import type { JsonSchema, ToolAnnotations } from '../plugin.js';
+import type { SchemaDialect } from '../schema-dialect.js';
 
 /** A tool as exposed to the model, before any provider's wrapping. */
 export interface ToolDefinition {
@@ -8,6 +9,11 @@ export interface ToolDefinition {
   parameters: JsonSchema;
   /** the tool's behaviour hints, when it declares any; only formats that carry them (mcp) include them */
   annotations?: ToolAnnotations;
+  /**
+   * the JSON Schema dialect `parameters` is written in (its `$schema`, or how toolshed read it untagged);
+   * every format sends it as 2020-12. Absent: its `$schema`, or the plugin rule, decides
+   */
+  dialect?: SchemaDialect;
 }
 
 /** An OpenAI Chat Completions `tools` entry. */
