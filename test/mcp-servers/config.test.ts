@@ -69,7 +69,10 @@ describe('tool names and schemas from tools/list', () => {
       ['modern', 'modern'],
     ]);
     expect(warnings).toEqual(['tool git_status_short left out: its name becomes git_status_short, which another of its tools already has']);
-    expect(tools[2]!.manifest.parameters).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
+    // The schema is kept as listed, read in the dialect its $schema names (an untagged one in MCP's default, 2020-12).
+    expect(tools[2]!.manifest.parameters).toEqual({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { a: { type: 'string' } } });
+    expect(tools[2]!.manifest.dialect).toEqual({ dialect: '2020-12', from: '$schema' });
+    expect(tools[0]!.manifest.dialect).toEqual({ dialect: '2020-12', from: 'untagged (MCP default)' });
   });
 });
 
