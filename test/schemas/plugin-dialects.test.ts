@@ -20,8 +20,7 @@ describe.each([
 ])('plugin schemas in their dialects, $trust plugin ($tier tier)', ({ trust, tier }) => {
   let host: ToolHost;
   beforeAll(async () => {
-    const options = fixtureOptions([]);
-    host = await createToolHost({ ...options, config: { ...options.config, plugins: [{ package: fixture('plugins', 'dialects'), trust }] } });
+    host = await createToolHost(fixtureOptions([], { config: { plugins: [{ package: fixture('plugins', 'dialects'), trust }] } }));
   });
   afterAll(async () => {
     await host?.close();
