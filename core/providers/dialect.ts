@@ -69,9 +69,20 @@ export function to2020(parameters: JsonSchema, dialect?: SchemaDialect): JsonSch
     }
   }
   if (read === '2020-12') return parameters;
-  const { $schema: _schema, ...rest } = rewrite(parameters, 0) as JsonSchema;
-  return rest;
+  let rewritten = rewrites.get(parameters);
+  if (!rewritten) {
+    const { $schema: _schema, ...rest } = rewrite(parameters, 0) as JsonSchema;
+    rewrites.set(parameters, (rewritten = rest));
+  }
+  return rewritten;
 }
+
+/**
+ * Rewrites by the schema object they were made from: every format of every exposure of a tool
+ * (its manifest's schema is one object while it is listed) shares one, and the definitions
+ * stay equal by reference from one recompute to the next.
+ */
+const rewrites = new WeakMap<JsonSchema, JsonSchema>();
 
 /** A definition's parameters in 2020-12, the form every provider format starts from. */
 export function modelParameters(d: ToolDefinition): JsonSchema {
