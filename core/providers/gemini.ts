@@ -10,7 +10,7 @@
  * is still enforced at dispatch.
  */
 import type { JsonSchema } from '../plugin.js';
-import { dependentRequiredNote, isSchema, mergeAllOf, resolveLocalRef, typesOf } from './json-schema.js';
+import { appendNote, dependentRequiredNote, isSchema, mergeAllOf, resolveLocalRef, typesOf } from './json-schema.js';
 import type { GeminiTool, ToolDefinition } from './types.js';
 import { modelParameters } from './dialect.js';
 
@@ -120,7 +120,7 @@ function reduceTuple(tuple: { members: unknown[]; rest: unknown }, walk: Walk, o
   if (tuple.rest === false) out.maxItems = Math.min(typeof out.maxItems === 'number' ? out.maxItems : members.length, members.length);
   const positions = members.map((member, i) => `${i + 1}: ${typeLabel(member)}`).join('; ');
   const after = tuple.rest === false ? '' : rest ? `, then any number of ${typeLabel(rest)}` : ', then items of any type';
-  out.description = `${out.description ? `${out.description} ` : ''}A list in this order (position: type): ${positions}${after}.`;
+  appendNote(out, `A list in this order (position: type): ${positions}${after}.`);
 }
 
 function reduce(input: unknown, walk: Walk): JsonSchema {
@@ -151,7 +151,7 @@ function reduce(input: unknown, walk: Walk): JsonSchema {
     const tuple = tupleOf(node);
     if (tuple) reduceTuple(tuple, walk, out);
     const rules = dependentRequiredNote(node);
-    if (rules) out.description = `${out.description ? `${out.description} ` : ''}${rules}`;
+    if (rules) appendNote(out, rules);
     if (Array.isArray(node.enum)) enumOf(node.enum, node.type, out);
     if (Array.isArray(out.required)) {
       const props = (out.properties as Record<string, unknown> | undefined) ?? {};

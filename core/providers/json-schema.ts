@@ -79,3 +79,9 @@ export function dependentRequiredNote(node: JsonSchema): string | undefined {
     .map(([name, needs]) => `if ${JSON.stringify(name)} is given, ${needs.map((n) => JSON.stringify(n)).join(' and ')} must be given too`);
   return rules.length ? `${rules.join('; ').replace(/^./, (c) => c.toUpperCase())}.` : undefined;
 }
+
+/** Adds a sentence to a node's description, after a full stop. */
+export function appendNote(node: JsonSchema, note: string): void {
+  const before = typeof node.description === 'string' ? node.description.trimEnd() : '';
+  node.description = before ? `${before}${/[.!?:]$/.test(before) ? '' : '.'} ${note}` : note;
+}

@@ -7,7 +7,7 @@
  * `strict: false` instead of a schema that would make it unusable.
  */
 import type { JsonSchema } from '../plugin.js';
-import { dependentRequiredNote, isSchema, mergeAllOf, objectRoot, typesOf } from './json-schema.js';
+import { appendNote, dependentRequiredNote, isSchema, mergeAllOf, objectRoot, typesOf } from './json-schema.js';
 
 /** The strict-mode schema, or why the tool must go out non-strict. */
 export type StrictResult = { ok: true; schema: JsonSchema } | { ok: false; reason: string };
@@ -94,7 +94,7 @@ function convert(input: unknown, pointer: string, depth: number): JsonSchema {
   if (typesOf(out).includes('array') && out.items === undefined) fail(pointer, 'an array needs an items schema');
   // Removed for strict mode, still enforced at dispatch; the model is told in words.
   const rules = dependentRequiredNote(node);
-  if (rules) out.description = `${typeof out.description === 'string' ? `${out.description} ` : ''}${rules}`;
+  if (rules) appendNote(out, rules);
   if (typesOf(out).includes('object')) Object.assign(out, closeObject(node, pointer, depth));
   return out;
 }

@@ -71,7 +71,7 @@ describe('an MCP server (McpServer, zod 4) with 2020-12 tool schemas', () => {
       items: { anyOf: [{ type: 'string' }, { type: 'number' }] },
       minItems: 2,
       maxItems: 2,
-      description: 'label, then meters A list in this order (position: type): 1: string; 2: number.',
+      description: 'label, then meters. A list in this order (position: type): 1: string; 2: number.',
     });
     // Strict mode has no tuples: the tool goes out non-strict, its tuple intact.
     const strict = await host.definitions({ format: 'openai', strict: true });
