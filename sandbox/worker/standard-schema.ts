@@ -1,0 +1,120 @@
+/**
+ * Standard Schema objects (zod, valibot, ArkType…) as a tool's `parameters`, inside the
+ * plugin's own tier: converted to JSON Schema when the manifest is extracted (the host only
+ * ever sees JSON Schema, and validates with ajv as for any tool), and run on the arguments
+ * before the handler, so the handler receives the library's output (defaults, transforms).
+ * Runs only in workers and process-tier children, never on the host's thread.
+ */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { codedError } from '../../core/errors.js';
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from '../../core/standard-schema.js';
+
+/** The dialect toolshed asks converters for, and tags their output with when they do not. */
+export const CONVERTED_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
+type Handler = (...args: unknown[]) => unknown;
+
+/**
+ * Whether `value` is a Standard Schema object: `~standard` with version 1 and a `validate`
+ * function. A JSON Schema cannot be one (`~standard` is no JSON Schema keyword a plugin would
+ * write, and a function is no JSON value). ArkType's schemas are functions, so those count too.
+ */
+export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  if ((typeof value !== 'object' || value === null) && typeof value !== 'function') return false;
+  const props = (value as { '~standard'?: unknown })['~standard'];
+  return typeof props === 'object' && props !== null && (props as { version?: unknown }).version === 1 && typeof (props as { validate?: unknown }).validate === 'function';
+}
+
+/** The named exports of `specifier` as the plugin's own entry module would resolve it (its folder, then up). */
+async function importFromPlugin(specifier: string, entry: string): Promise<Record<string, unknown>> {
+  // createRequire resolves from the plugin's folder through Node's own resolver (which the process
+  // tier's permission model lets walk the plugin's dependency folders); import() of what it found
+  // loads the package's CommonJS build where it has one, a second instance beside the plugin's
+  // ESM one. The converters only read the schema object, and zod 4 keeps its metadata registry
+  // on globalThis, so both instances see the same schemas.
+  const file = createRequire(entry).resolve(specifier);
+  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+}
+
+/** What to pass instead, by library. */
+function advice(vendor: string): string {
+  if (vendor === 'zod') {
+    return 'Use zod 4 (from version 4.2 its schemas convert themselves), installed as a dependency of the plugin, or pass a JSON Schema object: parameters: z.toJSONSchema(schema)';
+  }
+  if (vendor === 'valibot') {
+    return 'Install @valibot/to-json-schema as a dependency of the plugin (toolshed converts valibot schemas with its toJsonSchema), or pass toStandardJsonSchema(schema) from it, or a JSON Schema object';
+  }
+  return `A ${vendor} schema must implement Standard JSON Schema (~standard.jsonSchema, see standardschema.dev) to be converted; otherwise pass a JSON Schema object as parameters`;
+}
+
+/** The library's JSON Schema of the schema's input, through the first way that it offers. */
+async function convert(schema: StandardSchemaV1, entry: string): Promise<unknown> {
+  const props = schema['~standard'] as StandardSchemaV1.Props & Partial<StandardJSONSchemaV1.Props>;
+  if (typeof props.jsonSchema?.input === 'function') return props.jsonSchema.input({ target: 'draft-2020-12' });
+  if (props.vendor === 'zod') {
+    const { toJSONSchema } = await importFromPlugin('zod', entry);
+    if (typeof toJSONSchema !== 'function') throw new TypeError('the zod package the plugin resolves has no toJSONSchema (zod 3?)');
+    return toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' });
+  }
+  if (props.vendor === 'valibot') {
+    const { toJsonSchema } = await importFromPlugin('@valibot/to-json-schema', entry);
+    if (typeof toJsonSchema !== 'function') throw new TypeError('the @valibot/to-json-schema package the plugin resolves has no toJsonSchema');
+    return toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input' });
+  }
+  throw new TypeError(`the ${String(props.vendor)} library does not implement Standard JSON Schema, and toolshed has no converter for it`);
+}
+
+/**
+ * The JSON Schema of a Standard Schema's input, as JSON data tagged with its dialect (2020-12
+ * unless the library says otherwise). Throws PLUGIN_INVALID naming `where` and what to pass instead.
+ */
+export async function standardToJsonSchema(schema: StandardSchemaV1, entry: string, where: string): Promise<Record<string, unknown>> {
+  const vendor = String(schema['~standard'].vendor);
+  let converted: unknown;
+  try {
+    converted = JSON.parse(JSON.stringify(await convert(schema, entry)) ?? 'null');
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw codedError('PLUGIN_INVALID', `${where} is a ${vendor} schema that could not be converted to JSON Schema (${why}). ${advice(vendor)}.`, { cause: error });
+  }
+  if (typeof converted !== 'object' || converted === null || Array.isArray(converted)) {
+    throw codedError('PLUGIN_INVALID', `${where} is a ${vendor} schema whose JSON Schema is not an object. ${advice(vendor)}.`);
+  }
+  const json = converted as Record<string, unknown>;
+  return json.$schema === undefined ? { $schema: CONVERTED_DIALECT, ...json } : json;
+}
+
+/** `/a/0/b` from a Standard Schema issue path (RFC 6901 escaping). */
+function pointer(path: StandardSchemaV1.Issue['path']): string {
+  if (!path?.length) return '/';
+  return path.map((segment) => `/${String(typeof segment === 'object' && segment !== null ? segment.key : segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+/** At most this many issues are listed in the message, as the host's own validation does. */
+const MAX_LISTED_ISSUES = 10;
+
+/** INVALID_ARGUMENTS from a schema's issues, worded like the host's ajv problems. */
+function invalidArguments(tool: string, issues: ReadonlyArray<StandardSchemaV1.Issue>): Error {
+  const lines = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `${pointer(issue.path)} ${String(issue.message)}`);
+  const rest = issues.length - lines.length;
+  if (rest > 0) lines.push(`and ${rest} more problem${rest === 1 ? '' : 's'}`);
+  return codedError('INVALID_ARGUMENTS', `invalid arguments for ${tool}: ${lines.join('; ')}`);
+}
+
+/**
+ * `handler` behind the schema's own validation: called with the validated value (the library's
+ * output: defaults filled, transforms applied), or failing with INVALID_ARGUMENTS. Synchronous
+ * when the schema's validation is; the call's deadline covers an asynchronous one.
+ */
+export function validatingHandler(tool: string, schema: StandardSchemaV1, handler: Handler): Handler {
+  const props = schema['~standard'];
+  const call = (result: StandardSchemaV1.Result<unknown>, ctx: unknown): unknown => {
+    if (result.issues) throw invalidArguments(tool, result.issues);
+    return handler(result.value, ctx);
+  };
+  return (args: unknown, ctx: unknown) => {
+    const result = props.validate(args);
+    return typeof (result as { then?: unknown }).then === 'function' ? (result as Promise<StandardSchemaV1.Result<unknown>>).then((settled) => call(settled, ctx)) : call(result as StandardSchemaV1.Result<unknown>, ctx);
+  };
+}
