@@ -6,6 +6,7 @@ import type { ValidateFunction } from 'ajv';
 import type { DescriptionPart, FileRoots, JsonSchema, Permissions, ToolAnnotations, ToolLimits, ToolsetSpec } from './plugin.js';
 import type { ToolshedError } from './errors.js';
 import type { Runner } from '../sandbox/runner.js';
+import type { DialectReading } from './schema-dialect.js';
 
 /** A tool as the host knows it: data only, no code. */
 export interface ToolManifest {
@@ -13,6 +14,8 @@ export interface ToolManifest {
   toolset: string;
   description: DescriptionPart[];
   parameters: JsonSchema;
+  /** the JSON Schema dialect `parameters` is read in, and why; absent, its `$schema` or the plugin rule decides at the first call */
+  dialect?: DialectReading;
   requires: { env: string[]; bins: string[]; tools: string[]; platforms: string[] };
   limits: ToolLimits;
   sandbox: boolean;

@@ -1,8 +1,8 @@
 /**
  * A call's arguments on their way in: size-checked and parsed from the model's
  * JSON string (or taken as an object), then checked against the tool's own
- * schema, compiled at its first call (a schema that does not compile fails the
- * call with TOOL_FAILED). Problems come back as INVALID_ARGUMENTS
+ * schema in its dialect (`manifest.dialect`), compiled at its first call (a schema
+ * that does not compile fails the call with TOOL_FAILED). Problems come back as INVALID_ARGUMENTS
  * outcomes with a JSON pointer and an expectation each, and stay small
  * whatever the input: a raw string over `maxArgsBytes` is refused unparsed,
  * validation stops at the first problem, every problem is listed only for
@@ -14,7 +14,7 @@ import { capText } from '../../sandbox/worker/normalize.js';
 import type { ToolRecord } from '../types.js';
 
 /** What validation needs of a tool: its name, its schema and limits, and slots for the compiled validators. */
-export type ValidatedTool = Pick<ToolRecord, 'name' | 'validate' | 'validateAll'> & { manifest: Pick<ToolRecord['manifest'], 'parameters' | 'limits'> };
+export type ValidatedTool = Pick<ToolRecord, 'name' | 'validate' | 'validateAll'> & { manifest: Pick<ToolRecord['manifest'], 'parameters' | 'limits' | 'dialect'> };
 
 /** Inputs with at most this many values (objects, arrays and scalars) get every problem listed, not just the first. */
 export const FULL_REPORT_MAX_VALUES = 1_000;
@@ -85,7 +85,7 @@ function brokenSchema(record: ValidatedTool, error: unknown, maxChars: number): 
 export function validateArguments(record: ValidatedTool, args: unknown, maxChars = Infinity): CallOutcome | undefined {
   if (!record.validate) {
     try {
-      record.validate = compile(record.manifest.parameters, { allErrors: false });
+      record.validate = compile(record.manifest.parameters, { allErrors: false, dialect: record.manifest.dialect?.dialect });
     } catch (error) {
       return brokenSchema(record, error, maxChars);
     }
@@ -94,7 +94,7 @@ export function validateArguments(record: ValidatedTool, args: unknown, maxChars
   let errors = record.validate.errors;
   const complete = holdsAtMost(args, FULL_REPORT_MAX_VALUES);
   if (complete) {
-    record.validateAll ??= compile(record.manifest.parameters);
+    record.validateAll ??= compile(record.manifest.parameters, { dialect: record.manifest.dialect?.dialect });
     record.validateAll(args);
     errors = record.validateAll.errors ?? errors;
   }

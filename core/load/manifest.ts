@@ -8,7 +8,7 @@ import { PluginError } from '../errors.js';
 import { validate as validateManifest } from './manifest-validator.js';
 import { formatProblems, problems } from '../schema.js';
 import { defaultToolset } from './discovery.js';
-import { checkParameterSchemas } from './parameter-schemas.js';
+import { checkParameterSchemas, parameterDialect } from './parameter-schemas.js';
 import type { DescriptionPart, ToolsetSpec } from '../plugin.js';
 import type { PluginManifest, PluginSource, ToolManifest } from '../types.js';
 import type { RawManifest, RawToolManifest } from '../../sandbox/protocol.js';
@@ -32,7 +32,7 @@ export function normalizeManifest(raw: RawManifest, source: Pick<PluginSource, '
       problems: list,
     });
   }
-  const tools = (raw.tools as RawToolManifest[]).map((tool) => normalizeTool(tool, source));
+  const tools = (raw.tools as RawToolManifest[]).map((tool, index) => normalizeTool(tool, index, source));
   const seen = new Set<string>();
   for (const [index, tool] of tools.entries()) {
     if (seen.has(tool.name)) {
@@ -49,7 +49,7 @@ export function normalizeManifest(raw: RawManifest, source: Pick<PluginSource, '
   };
 }
 
-function normalizeTool(tool: RawToolManifest, source: Pick<PluginSource, 'name'>): ToolManifest {
+function normalizeTool(tool: RawToolManifest, index: number, source: Pick<PluginSource, 'name'>): ToolManifest {
   const requires = (tool.requires ?? {}) as Partial<ToolManifest['requires']>;
   const description = typeof tool.description === 'string' ? [tool.description] : (tool.description as DescriptionPart[]);
   const out: ToolManifest = {
@@ -57,6 +57,7 @@ function normalizeTool(tool: RawToolManifest, source: Pick<PluginSource, 'name'>
     toolset: (tool.toolset as string | undefined) ?? defaultToolset(source),
     description,
     parameters: tool.parameters as ToolManifest['parameters'],
+    dialect: parameterDialect(source.name, tool.name as string, index, tool.parameters as object),
     requires: { env: requires.env ?? [], bins: requires.bins ?? [], tools: requires.tools ?? [], platforms: requires.platforms ?? [] },
     limits: (tool.limits ?? {}) as ToolManifest['limits'],
     sandbox: tool.sandbox === true,

@@ -10,6 +10,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, PaginatedResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { compile, formatProblems, problems } from '../schema.js';
+import { readDialect } from '../schema-dialect.js';
 import type { ListingLimits } from './config.js';
 import type { UpstreamTool } from './tools.js';
 import { definitionHash } from './definition-pins.js';
@@ -145,7 +146,7 @@ export function outputValidator(schema: object | undefined): OutputValidator | u
   return (input) => {
     let validate;
     try {
-      validate = compile(schema);
+      validate = compile(schema, { dialect: readDialect(schema, 'mcp').dialect });
     } catch (error) {
       return { valid: false, data: undefined, errorMessage: `its outputSchema does not compile: ${(error as Error).message}` };
     }

@@ -5,12 +5,14 @@
  * invisible or look-alike characters refused (core/tool-names.ts), the input
  * schema passed on as listed (it is compiled at the tool's first call, so a
  * re-list compiles nothing), descriptions rewritten to name the server's own
- * renamed tools by their new names, MCP annotations kept.
+ * renamed tools by their new names, MCP annotations kept. An untagged input schema is read as
+ * JSON Schema 2020-12, MCP's default since 2025-11-25 (core/schema-dialect.ts).
  */
 import { foldName, refusedName, shownName } from '../tool-names.js';
 import type { ResolvedServer } from './config.js';
 import type { JsonSchema, ToolAnnotations } from '../plugin.js';
 import type { ToolManifest } from '../types.js';
+import { readDialect, UnknownDialectError, type DialectReading } from '../schema-dialect.js';
 
 /** The annotation keys toolshed knows (MCP's tool annotations); anything else a server sends is left out. */
 const ANNOTATIONS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
@@ -47,8 +49,6 @@ export interface ServerTool {
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-/** Meta-schemas ajv (draft-07) does not know; their keywords are mostly shared, so the tag is dropped. */
-const FOREIGN_DIALECT = /json-schema\.org\/draft\/20(19-09|20-12)\//;
 
 /** A name every provider accepts: invalid characters become `_`, at most 64 characters. */
 function validName(name: string): string {
@@ -57,9 +57,21 @@ function validName(name: string): string {
 }
 
 function parameters(schema: UpstreamTool['inputSchema']): JsonSchema {
-  const out: JsonSchema = { ...schema, type: 'object' };
-  if (typeof out.$schema === 'string' && FOREIGN_DIALECT.test(out.$schema)) delete out.$schema;
-  return out;
+  return { ...schema, type: 'object' };
+}
+
+/**
+ * The dialect a server's input schema is read in: its `$schema`, or untagged, MCP's default
+ * (2020-12). Undefined for a `$schema` toolshed does not validate: the first call then fails
+ * with TOOL_FAILED, naming the supported dialects.
+ */
+function dialect(schema: JsonSchema): DialectReading | undefined {
+  try {
+    return readDialect(schema, 'mcp');
+  } catch (error) {
+    if (error instanceof UnknownDialectError) return undefined;
+    throw error;
+  }
 }
 
 function escapeRegExp(text: string): string {
@@ -116,6 +128,8 @@ export function serverTools(server: ResolvedServer, listed: readonly UpstreamToo
       sandbox: server.sandbox,
       annotations: annotations(upstream),
     };
+    const reading = dialect(schema);
+    if (reading) manifest.dialect = reading;
     return { upstream: upstream.name, manifest };
   });
 }
