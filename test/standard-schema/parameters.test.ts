@@ -1,0 +1,115 @@
+/**
+ * Standard Schema objects as a tool's parameters, with real fixture plugins written with zod 4
+ * and valibot, in both tiers: the model is sent a proper JSON Schema (converted in the plugin's
+ * tier), a bad argument is refused (by the host's ajv, or by the schema itself in the tier),
+ * the handler receives the library's output (defaults, transforms), a schema object nothing can
+ * convert fails the plugin with PLUGIN_INVALID, and a cached manifest works like a fresh one.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ToolHost, ToolHostOptions } from 'toolshed';
+import { fixture, tempDir, withHost } from '../helpers.js';
+import { createToolHost } from 'toolshed';
+
+const ZOD = fixture('plugins', 'zod-tools');
+const VALIBOT = fixture('plugins', 'valibot-tools');
+const OPAQUE = fixture('plugins', 'opaque-schema');
+
+type Trust = 'trusted' | 'untrusted';
+
+const options = (trust: Trust, packages: string[], cache: Record<string, unknown> = { enabled: false }): ToolHostOptions => ({
+  env: { PATH: process.env.PATH },
+  config: { builtins: false, cache, plugins: packages.map((pkg) => ({ package: pkg, trust })) },
+});
+
+/** A call's outcome with a successful result parsed. */
+async function call(host: ToolHost, name: string, args: unknown) {
+  const outcome = await host.call(name, args);
+  return outcome.ok ? { ok: true as const, value: JSON.parse(outcome.text) } : outcome;
+}
+
+describe.each<Trust>(['trusted', 'untrusted'])('Standard Schema parameters, %s', (trust) => {
+  let host: ToolHost;
+  beforeAll(async () => {
+    host = await createToolHost(options(trust, [ZOD, VALIBOT]));
+  });
+  afterAll(() => host?.close());
+
+  it('loads both plugins and sends the model a JSON Schema, not the library object', async () => {
+    const failed = host.explain().plugins.filter((p) => p.status !== 'loaded');
+    expect(failed.map((p) => `${p.name}: ${p.error?.code} ${p.error?.message}`)).toEqual([]);
+    const tools = await host.definitions({ format: 'mcp' });
+    const trip = tools.find((t) => t.name === 'book_trip')!;
+    expect(trip.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { city: { type: 'string', minLength: 1, description: 'Where to' }, nights: { type: 'integer', default: 1 }, tag: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    });
+    const notes = tools.find((t) => t.name === 'search_notes')!;
+    expect(notes.inputSchema).toMatchObject({ type: 'object', properties: { query: { type: 'string', minLength: 2 }, limit: { type: 'integer', default: 5 } }, required: ['query'] });
+    for (const tool of [trip, notes]) expect(JSON.stringify(tool.inputSchema)).not.toMatch(/~standard|"def"|"_zod"|"kind"/);
+    // The OpenAI format is the same schema, for what the other providers are built from.
+    const openai = await host.definitions();
+    expect(JSON.stringify(openai)).not.toMatch(/~standard|"_zod"/);
+  });
+
+  it("hands the handler the schema's output: zod defaults and transforms applied", async () => {
+    expect(await call(host, 'book_trip', { city: 'Oslo', tag: 'ski' })).toEqual({
+      ok: true,
+      value: { args: { city: 'Oslo', nights: 1, tag: 'SKI' }, types: { city: 'string', nights: 'number', tag: 'string' } },
+    });
+    expect(await call(host, 'search_notes', { query: 'ab' })).toEqual({ ok: true, value: { args: { query: 'ab', limit: 5 } } });
+  });
+
+  it('refuses a bad argument on the host, as for any JSON Schema tool', async () => {
+    const wrongType = await host.call('book_trip', { city: 5 });
+    expect(wrongType).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
+    expect(wrongType.ok ? '' : wrongType.message).toContain('/city');
+    expect(await host.call('book_trip', { city: 'Oslo', extra: true })).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
+    expect(await host.call('search_notes', { query: 'a' })).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
+  });
+
+  it('refuses in the tier what only the schema itself checks (a zod refinement), as INVALID_ARGUMENTS', async () => {
+    const outcome = await host.call('book_trip', { city: 'Atlantis' });
+    expect(outcome).toEqual({ ok: false, code: 'INVALID_ARGUMENTS', message: 'invalid arguments for book_trip: /city no such city' });
+    // The envelope the model sees.
+    expect(JSON.parse(await host.dispatch('book_trip', { city: 'Atlantis' }))).toEqual({ error: 'invalid arguments for book_trip: /city no such city', code: 'INVALID_ARGUMENTS' });
+  });
+
+  it('fails a plugin whose schema object cannot be converted, saying what to pass instead', async () => {
+    await withHost(options(trust, [OPAQUE]), async (opaque) => {
+      const plugin = opaque.explain().plugins[0]!;
+      expect(plugin).toMatchObject({ status: 'failed', error: { code: 'PLUGIN_INVALID' } });
+      expect(plugin.error?.message).toContain('tools[0].parameters is a acme schema that could not be converted to JSON Schema');
+      expect(plugin.error?.message).toContain('pass a JSON Schema object as parameters');
+      expect(await opaque.definitions()).toEqual([]);
+    });
+  });
+});
+
+describe('a cached manifest with converted schemas', () => {
+  it('is read from the cache at the next start, and the schema still runs in the tier', async () => {
+    const cacheHome = tempDir('toolshed-stdschema-cache-');
+    try {
+      const start = () =>
+        withHost(options('trusted', [ZOD], { dir: cacheHome.dir }), async (host) => ({
+          from: host.explain().plugins[0]?.manifestSource,
+          schema: (await host.definitions({ format: 'mcp' }))[0]?.inputSchema,
+          defaults: await call(host, 'book_trip', { city: 'Oslo' }),
+          refined: await host.call('book_trip', { city: 'Atlantis' }),
+        }));
+      const first = await start();
+      const second = await start();
+      expect(first.from).toBe('extracted');
+      expect(second.from).toBe('cache');
+      expect(second.schema).toEqual(first.schema);
+      expect(second.schema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' });
+      for (const run of [first, second]) {
+        expect(run.defaults).toMatchObject({ ok: true, value: { args: { city: 'Oslo', nights: 1 } } });
+        expect(run.refined).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
+      }
+    } finally {
+      cacheHome.cleanup();
+    }
+  });
+});
