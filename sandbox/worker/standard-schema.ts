@@ -33,8 +33,21 @@ async function importFromPlugin(specifier: string, entry: string): Promise<Recor
   // loads the package's CommonJS build where it has one, a second instance beside the plugin's
   // ESM one. The converters only read the schema object, and zod 4 keeps its metadata registry
   // on globalThis, so both instances see the same schemas.
-  const file = createRequire(entry).resolve(specifier);
+  let file: string;
+  try {
+    file = createRequire(entry).resolve(specifier);
+  } catch (error) {
+    // Node's message lists the whole require stack; the plugin's author needs only this.
+    if ((error as { code?: unknown }).code === 'MODULE_NOT_FOUND') throw new Error(`${specifier} is not installed where the plugin resolves it`, { cause: error });
+    throw error;
+  }
   return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+}
+
+/** "a" or "an" before a library's name. */
+function article(vendor: string, capital = true): string {
+  const word = /^[aeiou]/i.test(vendor) ? 'an' : 'a';
+  return capital ? word[0]!.toUpperCase() + word.slice(1) : word;
 }
 
 /** What to pass instead, by library. */
@@ -45,7 +58,7 @@ function advice(vendor: string): string {
   if (vendor === 'valibot') {
     return 'Install @valibot/to-json-schema as a dependency of the plugin (toolshed converts valibot schemas with its toJsonSchema), or pass toStandardJsonSchema(schema) from it, or a JSON Schema object';
   }
-  return `A ${vendor} schema must implement Standard JSON Schema (~standard.jsonSchema, see standardschema.dev) to be converted; otherwise pass a JSON Schema object as parameters`;
+  return `${article(vendor)} ${vendor} schema must implement Standard JSON Schema (~standard.jsonSchema, see standardschema.dev) to be converted; otherwise pass a JSON Schema object as parameters`;
 }
 
 /** The library's JSON Schema of the schema's input, through the first way that it offers. */
@@ -76,10 +89,10 @@ export async function standardToJsonSchema(schema: StandardSchemaV1, entry: stri
     converted = JSON.parse(JSON.stringify(await convert(schema, entry)) ?? 'null');
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw codedError('PLUGIN_INVALID', `${where} is a ${vendor} schema that could not be converted to JSON Schema (${why}). ${advice(vendor)}.`, { cause: error });
+    throw codedError('PLUGIN_INVALID', `${where} is ${article(vendor, false)} ${vendor} schema that could not be converted to JSON Schema (${why}). ${advice(vendor)}.`, { cause: error });
   }
   if (typeof converted !== 'object' || converted === null || Array.isArray(converted)) {
-    throw codedError('PLUGIN_INVALID', `${where} is a ${vendor} schema whose JSON Schema is not an object. ${advice(vendor)}.`);
+    throw codedError('PLUGIN_INVALID', `${where} is ${article(vendor, false)} ${vendor} schema whose JSON Schema is not an object. ${advice(vendor)}.`);
   }
   const json = converted as Record<string, unknown>;
   return json.$schema === undefined ? { $schema: CONVERTED_DIALECT, ...json } : json;

@@ -5,6 +5,8 @@
  * the handler receives the library's output (defaults, transforms), a schema object nothing can
  * convert fails the plugin with PLUGIN_INVALID, and a cached manifest works like a fresh one.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolHost, ToolHostOptions } from 'toolshed';
 import { fixture, tempDir, withHost } from '../helpers.js';
@@ -80,7 +82,7 @@ describe.each<Trust>(['trusted', 'untrusted'])('Standard Schema parameters, %s',
     await withHost(options(trust, [OPAQUE]), async (opaque) => {
       const plugin = opaque.explain().plugins[0]!;
       expect(plugin).toMatchObject({ status: 'failed', error: { code: 'PLUGIN_INVALID' } });
-      expect(plugin.error?.message).toContain('tools[0].parameters is a acme schema that could not be converted to JSON Schema');
+      expect(plugin.error?.message).toContain('tools[0].parameters is an acme schema that could not be converted to JSON Schema');
       expect(plugin.error?.message).toContain('pass a JSON Schema object as parameters');
       expect(await opaque.definitions()).toEqual([]);
     });
@@ -110,6 +112,42 @@ describe('a cached manifest with converted schemas', () => {
       }
     } finally {
       cacheHome.cleanup();
+    }
+  });
+});
+
+describe('a zod or valibot schema whose converter the plugin cannot resolve', () => {
+  // A folder outside the repository, so that neither zod nor @valibot/to-json-schema resolves from
+  // it; the schema objects only claim their vendor (a zod 3 schema, or a valibot one without the
+  // converter installed, looks like this to toolshed: no ~standard.jsonSchema).
+  const work = tempDir('toolshed-stdschema-noconverter-');
+  afterAll(() => work.cleanup());
+
+  function writePlugin(vendor: string): string {
+    const dir = path.join(work.dir, vendor);
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `toolshed-plugin-fake-${vendor}`, version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+    writeFileSync(
+      path.join(dir, 'index.js'),
+      `const schema = { '~standard': { version: 1, vendor: '${vendor}', validate: (value) => ({ value }) } };\n` +
+        `export default { apiVersion: 1, tools: [{ name: 'fake', description: 'Fake.', parameters: schema, handler: () => 'never called' }] };\n`,
+    );
+    return dir;
+  }
+
+  it.each([
+    ['valibot', 'Install @valibot/to-json-schema as a dependency of the plugin'],
+    ['zod', 'Use zod 4 (from version 4.2 its schemas convert themselves), installed as a dependency of the plugin, or pass a JSON Schema object: parameters: z.toJSONSchema(schema)'],
+  ])('%s: PLUGIN_INVALID, saying how to install the converter or what to pass instead', async (vendor, advice) => {
+    const dir = writePlugin(vendor);
+    for (const trust of ['trusted', 'untrusted'] as const) {
+      await withHost(options(trust, [dir]), async (host) => {
+        const plugin = host.explain().plugins[0]!;
+        expect(plugin, trust).toMatchObject({ status: 'failed', error: { code: 'PLUGIN_INVALID' } });
+        expect(plugin.error?.message).toContain(`tools[0].parameters is a ${vendor} schema that could not be converted to JSON Schema (`);
+        expect(plugin.error?.message).toContain(advice);
+        expect(plugin.error?.message).not.toContain('Require stack');
+      });
     }
   });
 });
