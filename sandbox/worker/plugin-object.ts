@@ -2,7 +2,7 @@
  * Turns an imported plugin module into its serializable manifest, and finds a
  * tool's handler or check again by name or id. Runs only inside workers.
  */
-import { isStandardSchema, standardToJsonSchema, validatingHandler } from './standard-schema.js';
+import { convertedSchema, isStandardSchema, validatingHandler, type SchemaLibrary } from './standard-schema.js';
 import type { RawManifest, RawToolManifest } from '../protocol.js';
 
 type AnyFunction = (...args: unknown[]) => unknown;
@@ -57,7 +57,7 @@ function data(value: unknown, where: string): unknown {
  * Schema by its library (see standard-schema.ts), anything else as it is.
  */
 function parameters(value: unknown, entry: string, where: string): unknown {
-  return isStandardSchema(value) ? standardToJsonSchema(value, entry, where) : data(value, where);
+  return isStandardSchema(value) ? convertedSchema(value, entry, where) : data(value, where);
 }
 
 /**
@@ -68,6 +68,7 @@ export async function extractManifest(plugin: Record<string, unknown>, entry: st
   const ids = checkIds(plugin);
   const rawTools = plugin.tools;
   const converting: Promise<void>[] = [];
+  const libraries: SchemaLibrary[] = [];
   const tools = Array.isArray(rawTools)
     ? rawTools.map((tool, index): RawToolManifest => {
         if (typeof tool !== 'object' || tool === null) return { name: tool, handler: typeof tool };
@@ -83,19 +84,28 @@ export async function extractManifest(plugin: Record<string, unknown>, entry: st
           annotations: data(t.annotations, `tools[${index}].annotations`),
           handler: typeof t.handler,
         };
-        if (out.parameters instanceof Promise) converting.push(out.parameters.then((schema: unknown) => void (out.parameters = schema)));
+        if (out.parameters instanceof Promise) {
+          converting.push(
+            (out.parameters as ReturnType<typeof convertedSchema>).then(({ schema, library }) => {
+              out.parameters = schema;
+              if (library && !libraries.some((known) => known.packageJson === library.packageJson)) libraries.push(library);
+            }),
+          );
+        }
         if (typeof t.check === 'function') out.checkId = ids.get(t.check as AnyFunction);
         else if (t.check !== undefined) out.checkType = typeof t.check;
         return out;
       })
     : data(rawTools, 'tools');
   await Promise.all(converting);
-  return {
+  const manifest: RawManifest = {
     apiVersion: plugin.apiVersion,
     toolsets: data(plugin.toolsets, 'toolsets'),
     permissions: data(plugin.permissions, 'permissions'),
     tools,
   };
+  if (libraries.length) manifest.schemaLibraries = libraries;
+  return manifest;
 }
 
 /**

@@ -5,7 +5,9 @@
  * before the handler, so the handler receives the library's output (defaults, transforms).
  * Runs only in workers and process-tier children, never on the host's thread.
  */
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { codedError } from '../../core/errors.js';
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '../../core/standard-schema.js';
@@ -61,19 +63,45 @@ function advice(vendor: string): string {
   return `${article(vendor)} ${vendor} schema must implement Standard JSON Schema (~standard.jsonSchema, see standardschema.dev) to be converted; otherwise pass a JSON Schema object as parameters`;
 }
 
-/** The library's JSON Schema of the schema's input, through the first way that it offers. */
-async function convert(schema: StandardSchemaV1, entry: string): Promise<unknown> {
+/**
+ * The package that converted a schema, as the manifest cache checks it: its package.json (a real
+ * path) and the version it held. A cached manifest whose converter changed is extracted again.
+ */
+export interface SchemaLibrary {
+  packageJson: string;
+  version: string;
+}
+
+/** `name`'s package.json as the plugin resolves it, and its version; undefined when it cannot be found. */
+function libraryOf(name: string, entry: string): SchemaLibrary | undefined {
+  try {
+    let dir = path.dirname(realpathSync(createRequire(entry).resolve(name)));
+    for (;;) {
+      const packageJson = path.join(dir, 'package.json');
+      const pkg = existsSync(packageJson) ? (JSON.parse(readFileSync(packageJson, 'utf8')) as { name?: unknown; version?: unknown }) : undefined;
+      if (pkg?.name === name && typeof pkg.version === 'string') return { packageJson, version: pkg.version };
+      const parent = path.dirname(dir);
+      if (parent === dir) return undefined;
+      dir = parent;
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** The library's JSON Schema of the schema's input, through the first way that it offers, and the package that converted it. */
+async function convert(schema: StandardSchemaV1, entry: string): Promise<{ json: unknown; library: string }> {
   const props = schema['~standard'] as StandardSchemaV1.Props & Partial<StandardJSONSchemaV1.Props>;
-  if (typeof props.jsonSchema?.input === 'function') return props.jsonSchema.input({ target: 'draft-2020-12' });
+  if (typeof props.jsonSchema?.input === 'function') return { json: props.jsonSchema.input({ target: 'draft-2020-12' }), library: String(props.vendor) };
   if (props.vendor === 'zod') {
     const { toJSONSchema } = await importFromPlugin('zod', entry);
     if (typeof toJSONSchema !== 'function') throw new TypeError('the zod package the plugin resolves has no toJSONSchema (zod 3?)');
-    return toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' });
+    return { json: toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }), library: 'zod' };
   }
   if (props.vendor === 'valibot') {
     const { toJsonSchema } = await importFromPlugin('@valibot/to-json-schema', entry);
     if (typeof toJsonSchema !== 'function') throw new TypeError('the @valibot/to-json-schema package the plugin resolves has no toJsonSchema');
-    return toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input' });
+    return { json: toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input' }), library: '@valibot/to-json-schema' };
   }
   throw new TypeError(`the ${String(props.vendor)} library does not implement Standard JSON Schema, and toolshed has no converter for it`);
 }
@@ -83,10 +111,21 @@ async function convert(schema: StandardSchemaV1, entry: string): Promise<unknown
  * unless the library says otherwise). Throws PLUGIN_INVALID naming `where` and what to pass instead.
  */
 export async function standardToJsonSchema(schema: StandardSchemaV1, entry: string, where: string): Promise<Record<string, unknown>> {
+  return (await convertedSchema(schema, entry, where)).schema;
+}
+
+/**
+ * standardToJsonSchema, with the package that converted it (see SchemaLibrary) when it can be
+ * found from the plugin's folder (a vendor's name is usually its package's).
+ */
+export async function convertedSchema(schema: StandardSchemaV1, entry: string, where: string): Promise<{ schema: Record<string, unknown>; library?: SchemaLibrary }> {
   const vendor = String(schema['~standard'].vendor);
   let converted: unknown;
+  let library: SchemaLibrary | undefined;
   try {
-    converted = JSON.parse(JSON.stringify(await convert(schema, entry)) ?? 'null');
+    const done = await convert(schema, entry);
+    converted = JSON.parse(JSON.stringify(done.json) ?? 'null');
+    library = libraryOf(done.library, entry);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw codedError('PLUGIN_INVALID', `${where} is ${article(vendor, false)} ${vendor} schema that could not be converted to JSON Schema (${why}). ${advice(vendor)}.`, { cause: error });
@@ -95,7 +134,8 @@ export async function standardToJsonSchema(schema: StandardSchemaV1, entry: stri
     throw codedError('PLUGIN_INVALID', `${where} is ${article(vendor, false)} ${vendor} schema whose JSON Schema is not an object. ${advice(vendor)}.`);
   }
   const json = converted as Record<string, unknown>;
-  return json.$schema === undefined ? { $schema: CONVERTED_DIALECT, ...json } : json;
+  const tagged = json.$schema === undefined ? { $schema: CONVERTED_DIALECT, ...json } : json;
+  return library ? { schema: tagged, library } : { schema: tagged };
 }
 
 /** `/a/0/b` from a Standard Schema issue path (RFC 6901 escaping). */

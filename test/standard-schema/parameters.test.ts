@@ -116,6 +116,49 @@ describe('a cached manifest with converted schemas', () => {
   });
 });
 
+describe('a cached manifest whose schema library changed', () => {
+  /** A plugin whose schema comes from its dependency `acme-schema` (Standard JSON Schema), which says its version in the schema. */
+  function writePlugin(dir: string): void {
+    const library = path.join(dir, 'node_modules', 'acme-schema');
+    mkdirSync(library, { recursive: true });
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'toolshed-plugin-acme', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 }, dependencies: { 'acme-schema': '^1.0.0' } }));
+    writeFileSync(path.join(dir, 'index.js'), "import { schema } from 'acme-schema';\nexport default { apiVersion: 1, tools: [{ name: 'acme', description: 'Acme.', parameters: schema, handler: (args) => args }] };\n");
+    writeLibrary(library, '1.0.0');
+  }
+
+  function writeLibrary(library: string, version: string): void {
+    writeFileSync(path.join(library, 'package.json'), JSON.stringify({ name: 'acme-schema', version, type: 'module', main: 'index.js' }));
+    writeFileSync(
+      path.join(library, 'index.js'),
+      `export const schema = { '~standard': { version: 1, vendor: 'acme-schema', validate: (value) => ({ value }),\n` +
+        `  jsonSchema: { input: () => ({ type: 'object', description: 'converted by ${version}' }), output: () => ({}) } } };\n`,
+    );
+  }
+
+  // Untrusted: its cache key covers the plugin's own files, not its node_modules (a trusted plugin's
+  // pins cover the dependencies inside its folder, but not one hoisted beside it, as zod usually is).
+  it('is extracted again, though the cache key covers none of the library: its version is checked', async () => {
+    const work = tempDir('toolshed-stdschema-upgrade-');
+    const cacheHome = tempDir('toolshed-stdschema-upgrade-cache-');
+    try {
+      writePlugin(work.dir);
+      const start = () =>
+        withHost(options('untrusted', [work.dir], { dir: cacheHome.dir }), async (host) => ({
+          from: host.explain().plugins[0]?.manifestSource,
+          description: ((await host.definitions({ format: 'mcp' }))[0]?.inputSchema as { description?: string } | undefined)?.description,
+        }));
+      expect(await start()).toEqual({ from: 'extracted', description: 'converted by 1.0.0' });
+      expect(await start()).toEqual({ from: 'cache', description: 'converted by 1.0.0' });
+      writeLibrary(path.join(work.dir, 'node_modules', 'acme-schema'), '1.1.0');
+      expect(await start()).toEqual({ from: 'extracted', description: 'converted by 1.1.0' });
+      expect(await start()).toEqual({ from: 'cache', description: 'converted by 1.1.0' });
+    } finally {
+      work.cleanup();
+      cacheHome.cleanup();
+    }
+  });
+});
+
 describe('a zod or valibot schema whose converter the plugin cannot resolve', () => {
   // A folder outside the repository, so that neither zod nor @valibot/to-json-schema resolves from
   // it; the schema objects only claim their vendor (a zod 3 schema, or a valibot one without the
