@@ -71,9 +71,12 @@ describe.each<Trust>(['trusted', 'untrusted'])('Standard Schema parameters, %s',
     expect(await host.call('search_notes', { query: 'a' })).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
   });
 
-  it('refuses in the tier what only the schema itself checks (a zod refinement), as INVALID_ARGUMENTS', async () => {
+  it('refuses in the tier what only the schema itself checks (zod refinements, synchronous or not), as INVALID_ARGUMENTS', async () => {
     const outcome = await host.call('book_trip', { city: 'Atlantis' });
     expect(outcome).toEqual({ ok: false, code: 'INVALID_ARGUMENTS', message: 'invalid arguments for book_trip: /city no such city' });
+    // An asynchronous check, inside the call's deadline.
+    expect(await host.call('reserve_name', { name: 'taken' })).toEqual({ ok: false, code: 'INVALID_ARGUMENTS', message: 'invalid arguments for reserve_name: /name already taken' });
+    expect(await host.call('reserve_name', { name: 'Ada' })).toEqual({ ok: true, text: 'reserved Ada' });
     // The envelope the model sees.
     expect(JSON.parse(await host.dispatch('book_trip', { city: 'Atlantis' }))).toEqual({ error: 'invalid arguments for book_trip: /city no such city', code: 'INVALID_ARGUMENTS' });
   });
