@@ -21,8 +21,22 @@ export interface MinimalAbortSignal {
  */
 export type ToolAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : MinimalAbortSignal;
 
+import type { StandardSchemaV1 } from './standard-schema.js';
+
+export type { StandardJSONSchemaV1, StandardSchemaV1 } from './standard-schema.js';
+
 /** A JSON Schema object (draft 2020-12 or draft-07 keywords). */
 export type JsonSchema = { [keyword: string]: unknown };
+
+/**
+ * What a tool's `parameters` may be: a JSON Schema object, or a Standard Schema object (zod 4,
+ * valibot, ArkType…), which toolshed converts to JSON Schema in the plugin's own tier and runs on
+ * the arguments before the handler (docs/plugins.md, "Schemas with zod or valibot").
+ */
+export type ToolParameters = JsonSchema | StandardSchemaV1;
+
+/** A handler's arguments for `parameters` of type `P`: a Standard Schema's output type, else `any` (a JSON Schema says nothing to TypeScript). */
+export type ArgumentsOf<P> = P extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<P> : any;
 
 /** A conditional description part, resolved against the tools finally exposed. */
 export type DescriptionPart =
@@ -174,14 +188,18 @@ export type CheckResult = boolean | { ok: boolean; reason?: string };
 /** A handler's result: a string as is, or a JSON value, or MCP-style text content. */
 export type ToolResult = string | number | boolean | null | object | { content: Array<{ type: 'text'; text: string }> };
 
-/** One tool of a plugin. */
-export interface ToolSpec<Args = any> {
+/** One tool of a plugin; `Args` its handler's arguments, `P` its parameters' type. */
+export interface ToolSpec<Args = any, P extends ToolParameters = ToolParameters> {
   /** `^[a-zA-Z0-9_-]{1,64}$` */
   name: string;
   /** the toolset this tool belongs to; defaults to the plugin's short name */
   toolset?: string;
   description: string | DescriptionPart[];
-  parameters: JsonSchema;
+  /**
+   * The arguments' schema: JSON Schema, or a Standard Schema object (zod, valibot…) whose
+   * output type then types the handler's `args`.
+   */
+  parameters: P;
   requires?: Requires;
   check?: (ctx: ToolContext) => CheckResult | Promise<CheckResult>;
   handler: (args: Args, ctx: ToolContext) => ToolResult | Promise<ToolResult>;
@@ -208,18 +226,34 @@ export interface PluginSpec {
   tools?: ToolSpec[];
 }
 
+/** `tools` typed element by element from each tool's parameters (see definePlugin). */
+export type TypedTools<P extends readonly ToolParameters[]> = { [K in keyof P]: ToolSpec<ArgumentsOf<P[K]>, P[K]> };
+
+/** `unknown` when some tool's parameters are a Standard Schema object; otherwise a type no plugin matches. */
+type WithStandardSchema<P extends readonly ToolParameters[]> = [Extract<P[number], StandardSchemaV1>] extends [never] ? { tools: never } : unknown;
+
 /**
- * Identity helper that types a plugin object.
+ * Identity helper that types a plugin object. A tool whose `parameters` is a Standard Schema
+ * object (zod, valibot…) gets its handler's `args` typed from the schema's output.
  * @example
  * export default definePlugin({ apiVersion: 1, tools: [{ name: 'ping', description: 'Ping',
  *   parameters: { type: 'object' }, handler: () => 'pong' }] });
+ * @example
+ * export default definePlugin({ apiVersion: 1, tools: [{ name: 'greet', description: 'Greets someone',
+ *   parameters: z.object({ name: z.string() }), handler: ({ name }) => `Hello, ${name}` }] });
  */
-export function definePlugin<const T extends PluginSpec>(plugin: T): T {
+export function definePlugin<const P extends readonly ToolParameters[]>(
+  plugin: Omit<PluginSpec, 'tools'> & { tools: TypedTools<P> } & WithStandardSchema<P>,
+): Omit<PluginSpec, 'tools'> & { tools: TypedTools<P> };
+export function definePlugin<const T extends PluginSpec>(plugin: T): T;
+export function definePlugin(plugin: PluginSpec): PluginSpec {
   return plugin;
 }
 
-/** Identity helper that types a single tool. */
-export function defineTool<Args = any>(tool: ToolSpec<Args>): ToolSpec<Args> {
+/** Identity helper that types a single tool: its handler's `args` from a Standard Schema's output, or `Args`. */
+export function defineTool<const P extends StandardSchemaV1>(tool: ToolSpec<StandardSchemaV1.InferOutput<P>, P>): ToolSpec<StandardSchemaV1.InferOutput<P>, P>;
+export function defineTool<Args = any>(tool: ToolSpec<Args>): ToolSpec<Args>;
+export function defineTool(tool: ToolSpec): ToolSpec {
   return tool;
 }
 

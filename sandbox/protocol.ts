@@ -244,6 +244,11 @@ export interface RawManifest {
   toolsets?: unknown;
   permissions?: unknown;
   tools: RawToolManifest[] | unknown;
+  /**
+   * The packages that converted Standard Schema parameters to JSON Schema (package.json path and
+   * version, see sandbox/worker/standard-schema.ts): the manifest cache extracts again when one changed.
+   */
+  schemaLibraries?: unknown;
 }
 
 // ---------------------------------------------------------------------------

@@ -47,7 +47,8 @@ export function tierOutcome(call: TierCall, outcome: RunOutcome<HandlerOutput>):
       const { plugin } = call;
       return failure('TOOL_RESULT_INVALID', `${name} (plugin ${plugin}) ${outcome.error.message} This is a bug in ${plugin}, not in the call: report it to the plugin's author.`);
     }
-    const code = outcome.error.code === 'PERMISSION_DENIED' ? 'PERMISSION_DENIED' : 'TOOL_FAILED';
+    // INVALID_ARGUMENTS: a tool's Standard Schema refused the arguments in its tier (sandbox/worker/standard-schema.ts).
+    const code = outcome.error.code === 'PERMISSION_DENIED' || outcome.error.code === 'INVALID_ARGUMENTS' ? outcome.error.code : 'TOOL_FAILED';
     // The handler chose the message: it is bounded like a result.
     return cappedFailure(code, outcome.error.message || `${name} failed`, maxResultChars);
   }

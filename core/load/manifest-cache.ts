@@ -8,7 +8,8 @@
  * The cache holds no trust: each entry carries a MAC (cache-mac.ts) and one that
  * does not verify is ignored; what it stores is the manifest as the worker extracted
  * it, which the loader validates again (normalizeManifest) like a fresh extraction,
- * so permissions, roots and annotations are never taken from it on its word.
+ * so permissions, roots and annotations are never taken from it on its word. An entry whose
+ * Standard Schema parameters were converted by a package that changed since is not used either.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -41,8 +42,40 @@ function fileStamps(dir: string, entry: string): string[] {
   return stamps.sort();
 }
 
-/** Bumped when the manifest's stored shape changes (2: tool annotations; 3: raw manifests with a MAC), so older entries are re-extracted. */
-const MANIFEST_FORMAT = 3;
+/**
+ * Bumped when the manifest's stored shape changes (2: tool annotations; 3: raw manifests with a MAC;
+ * 4: Standard Schema parameters converted to JSON Schema, with their converters' versions), so older
+ * entries are re-extracted.
+ */
+const MANIFEST_FORMAT = 4;
+
+/** A package.json larger than this is not a converter's: the entry is not trusted to be current. */
+const MAX_PACKAGE_JSON_BYTES = 1024 * 1024;
+
+/**
+ * Whether the packages that converted a manifest's Standard Schema parameters (zod, valibot's
+ * converter…: `schemaLibraries`, see sandbox/worker/standard-schema.ts) still have the versions they
+ * had. The cache key covers the plugin's own files (and a trusted plugin's pins, the dependencies
+ * inside its folder), not a dependency hoisted beside it, as zod usually is: upgrading it under an
+ * unchanged plugin would otherwise keep the old conversion. The paths come from the plugin's tier:
+ * only a regular file named package.json, of a bounded size, is read; anything else fails the check.
+ */
+export function schemaLibrariesUnchanged(manifest: RawManifest): boolean {
+  const libraries = manifest.schemaLibraries;
+  if (libraries === undefined) return true;
+  if (!Array.isArray(libraries)) return false;
+  return libraries.every((library: unknown) => {
+    const { packageJson, version } = (library ?? {}) as { packageJson?: unknown; version?: unknown };
+    if (typeof packageJson !== 'string' || typeof version !== 'string' || !path.isAbsolute(packageJson) || path.basename(packageJson) !== 'package.json') return false;
+    try {
+      const st = statSync(packageJson);
+      if (!st.isFile() || st.size > MAX_PACKAGE_JSON_BYTES) return false;
+      return (JSON.parse(readFileSync(packageJson, 'utf8')) as { version?: unknown }).version === version;
+    } catch {
+      return false;
+    }
+  });
+}
 
 /**
  * The cache key of a plugin's current files. A pinned plugin's key comes from its pins (taken
@@ -126,7 +159,7 @@ export class ManifestCache {
     if (open === undefined) return undefined;
     try {
       const body = this.verified(cacheFile(open.folder, source), open.mac);
-      return body?.key === key && body.plugin === source.name ? body.manifest : undefined;
+      return body?.key === key && body.plugin === source.name && schemaLibrariesUnchanged(body.manifest) ? body.manifest : undefined;
     } catch {
       return undefined;
     }

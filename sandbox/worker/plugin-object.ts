@@ -2,6 +2,7 @@
  * Turns an imported plugin module into its serializable manifest, and finds a
  * tool's handler or check again by name or id. Runs only inside workers.
  */
+import { convertedSchema, isStandardSchema, validatingHandler, type SchemaLibrary } from './standard-schema.js';
 import type { RawManifest, RawToolManifest } from '../protocol.js';
 
 type AnyFunction = (...args: unknown[]) => unknown;
@@ -51,10 +52,23 @@ function data(value: unknown, where: string): unknown {
   }
 }
 
-/** Extracts the manifest: plain data only, functions replaced by their `typeof`. */
-export function extractManifest(plugin: Record<string, unknown>): RawManifest {
+/**
+ * A tool's parameters as data: a Standard Schema object (zod, valibot…) converted to JSON
+ * Schema by its library (see standard-schema.ts), anything else as it is.
+ */
+function parameters(value: unknown, entry: string, where: string): unknown {
+  return isStandardSchema(value) ? convertedSchema(value, entry, where) : data(value, where);
+}
+
+/**
+ * Extracts the manifest of the plugin imported from `entry` (its file URL, where schema
+ * libraries are resolved from): plain data only, functions replaced by their `typeof`.
+ */
+export async function extractManifest(plugin: Record<string, unknown>, entry: string): Promise<RawManifest> {
   const ids = checkIds(plugin);
   const rawTools = plugin.tools;
+  const converting: Promise<void>[] = [];
+  const libraries: SchemaLibrary[] = [];
   const tools = Array.isArray(rawTools)
     ? rawTools.map((tool, index): RawToolManifest => {
         if (typeof tool !== 'object' || tool === null) return { name: tool, handler: typeof tool };
@@ -63,24 +77,50 @@ export function extractManifest(plugin: Record<string, unknown>): RawManifest {
           name: t.name,
           toolset: t.toolset,
           description: data(t.description, `tools[${index}].description`),
-          parameters: data(t.parameters, `tools[${index}].parameters`),
+          parameters: parameters(t.parameters, entry, `tools[${index}].parameters`),
           requires: data(t.requires, `tools[${index}].requires`),
           limits: data(t.limits, `tools[${index}].limits`),
           sandbox: t.sandbox,
           annotations: data(t.annotations, `tools[${index}].annotations`),
           handler: typeof t.handler,
         };
+        if (out.parameters instanceof Promise) {
+          converting.push(
+            (out.parameters as ReturnType<typeof convertedSchema>).then(({ schema, library }) => {
+              out.parameters = schema;
+              if (library && !libraries.some((known) => known.packageJson === library.packageJson)) libraries.push(library);
+            }),
+          );
+        }
         if (typeof t.check === 'function') out.checkId = ids.get(t.check as AnyFunction);
         else if (t.check !== undefined) out.checkType = typeof t.check;
         return out;
       })
     : data(rawTools, 'tools');
-  return {
+  await Promise.all(converting);
+  const manifest: RawManifest = {
     apiVersion: plugin.apiVersion,
     toolsets: data(plugin.toolsets, 'toolsets'),
     permissions: data(plugin.permissions, 'permissions'),
     tools,
   };
+  if (libraries.length) manifest.schemaLibraries = libraries;
+  return manifest;
+}
+
+/**
+ * The handlers of the tools whose parameters are a Standard Schema object, each behind the
+ * schema's own validation (see validatingHandler); undefined when there is none, so a plugin
+ * of JSON Schemas only keeps its handlers as they are.
+ */
+export function validatingHandlers(plugin: Record<string, unknown>): Map<string, AnyFunction> | undefined {
+  let handlers: Map<string, AnyFunction> | undefined;
+  for (const tool of toolList(plugin)) {
+    const t = tool as { name?: unknown; parameters?: unknown; handler?: unknown } | null;
+    if (typeof t?.name !== 'string' || typeof t.handler !== 'function' || !isStandardSchema(t.parameters) || handlers?.has(t.name)) continue;
+    (handlers ??= new Map()).set(t.name, validatingHandler(t.name, t.parameters, t.handler as AnyFunction));
+  }
+  return handlers;
 }
 
 /** The handler of tool `name`. */

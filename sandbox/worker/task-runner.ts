@@ -7,7 +7,7 @@
  */
 import { taskEnv, withEnv } from './task-env.js';
 import { codedError, serializeError } from '../../core/errors.js';
-import { extractManifest, findCheck, findHandler, pluginObject } from './plugin-object.js';
+import { extractManifest, findCheck, findHandler, pluginObject, validatingHandlers } from './plugin-object.js';
 import { capText, resultText } from './normalize.js';
 import { DeadlineSweeper, type Sweepable } from '../deadlines.js';
 import { CallTable } from '../call-table.js';
@@ -157,6 +157,11 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
   /** The plugins whose import finished, so a call to a loaded plugin need not await its import again. */
   const loadedPlugins = new Map<string, Record<string, unknown>>();
   /**
+   * By plugin, the handlers of its tools whose parameters are Standard Schema objects, behind the
+   * schema's own validation (plugin-object.ts); a plugin of JSON Schemas only has no entry.
+   */
+  const validating = new Map<string, Map<string, (...args: unknown[]) => unknown>>();
+  /**
    * Call deadlines, counted from when the task began here, on one coarse timer
    * (see deadlines.ts); they fire up to 10 ms late. The tier's hard deadline, for
    * code that never yields, comes later: in the thread tier 1 s after this one
@@ -183,6 +188,8 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
         (mod: Record<string, unknown>) => {
           try {
             const plugin = pluginObject(mod);
+            const handlers = validatingHandlers(plugin);
+            if (handlers) validating.set(entry, handlers);
             loadedPlugins.set(entry, plugin);
             return plugin;
           } catch (error) {
@@ -265,7 +272,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
   async function runManifest(task: ManifestTask): Promise<RawManifest> {
     const plugin = await loadPlugin(task.entry, task.pins);
     try {
-      return extractManifest(plugin);
+      return await extractManifest(plugin, task.entry);
     } catch (error) {
       throw codedError('PLUGIN_INVALID', (error as Error).message, { cause: error });
     }
@@ -319,7 +326,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
   }
 
   async function runHandler(task: HandlerTask): Promise<HandlerOutput> {
-    const handler = findHandler(loadedPlugins.get(task.entry) ?? (await loadPlugin(task.entry)), task.tool);
+    const handler = handlerOf(task, loadedPlugins.get(task.entry) ?? (await loadPlugin(task.entry)));
     const stop = begin(task.callId, task.timeoutMs);
     let value: unknown;
     try {
@@ -360,7 +367,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
   function handlerReply(task: HandlerTask, plugin: Record<string, unknown>): Promise<WorkerReply> {
     let stop: CallStop | undefined;
     try {
-      const handler = findHandler(plugin, task.tool);
+      const handler = handlerOf(task, plugin);
       const begun = (stop = begin(task.callId, task.timeoutMs));
       const work = handler(task.args, context(task, begun));
       if (!isThenable(work)) {
@@ -383,6 +390,11 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
       if (stop) settled(task.callId, stop);
       return Promise.resolve(failed(task, error));
     }
+  }
+
+  /** The handler a task calls: behind its Standard Schema's validation when its parameters are one. */
+  function handlerOf(task: HandlerTask, plugin: Record<string, unknown>): (...args: unknown[]) => unknown {
+    return validating.get(task.entry)?.get(task.tool) ?? findHandler(plugin, task.tool);
   }
 
   /** One task's reply (the runners are async: what goes wrong rejects, and becomes the failed reply). */
