@@ -26,7 +26,7 @@ function describeServerProtections(p: PluginReport): string | undefined {
   const x = p.mcp?.protections;
   if (!x) return undefined;
   const on = [x.env === 'granted only' ? 'env reduced to the grant' : "a desktop client's default env"];
-  if (x.permissionModel) on.push('permission model (fs, child processes, addons)');
+  if (x.permissionModel) on.push(`permission model (fs, ${x.netPermission ? 'network, ' : ''}child processes, addons)`);
   if (x.mountNamespace) on.push(`own mount namespace (${x.launcher})`);
   if (x.netNamespace) on.push('no network (own network namespace)');
   if (x.pidNamespace) on.push('own PID namespace');
@@ -61,7 +61,7 @@ export function describeEnforcement(e: Enforcement): string {
 export function describeProtections(p: PluginReport): string | undefined {
   const x = p.protections;
   if (!x) return undefined;
-  const on = ['permission model (fs, child processes, addons)'];
+  const on = [`permission model (fs, ${x.netPermission ? 'network, ' : ''}child processes, addons)`];
   if (x.mountNamespace) on.push(`own mount namespace (${x.launcher}: only its package, its grants and the node runtime exist)`);
   if (x.netNamespace) on.push('no network (own network namespace)');
   if (x.pidNamespace) on.push('own PID namespace');

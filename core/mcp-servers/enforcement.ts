@@ -25,11 +25,17 @@ export function serverEnforcement(plugin: LoadedPlugin, report: ConnectionReport
   const granted = plugin.permissions.effective;
   return {
     fs: held.length ? { by: 'sandbox', read: [...roots.read], write: [...roots.write], how: held.join(' and ') } : NOT_ENFORCED,
-    network: granted.network
-      ? { by: 'sandbox', allowed: true, how: 'network granted: no network namespace' }
-      : x.netNamespace
-        ? { by: 'sandbox', allowed: false, how: 'own network namespace' }
-        : NOT_ENFORCED,
+    network: granted.network ? { by: 'sandbox', allowed: true, how: 'network granted: no network namespace' } : noNetwork(x),
     env: { by: 'host', names: [...(granted.env ?? [])], how: "started with only these, its entry's env and PATH" },
   };
+}
+
+/**
+ * What holds a process without the network grant: its own network namespace, Node's
+ * permission model (Node 25+, which refuses sockets, DNS and fetch without `--allow-net`),
+ * or both; nothing where neither is in force.
+ */
+export function noNetwork(x: { netNamespace: boolean; netPermission?: boolean } | undefined): Enforcement['network'] {
+  const held = [x?.netNamespace ? 'own network namespace' : '', x?.netPermission ? "Node's permission model (no --allow-net)" : ''].filter(Boolean);
+  return held.length ? { by: 'sandbox', allowed: false, how: held.join(' and ') } : NOT_ENFORCED;
 }

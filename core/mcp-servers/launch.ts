@@ -18,6 +18,7 @@ import { resolveGrantPaths } from '../../sandbox/process/paths.js';
 import { nodeReadPaths, resolveProgram, type Program } from './program.js';
 import { launchCommand } from '../../sandbox/process/launch.js';
 import { probeSandbox } from '../../sandbox/process/probe.js';
+import { networkFlags, permissionFlag, permissionHoldsNetwork } from '../../sandbox/process/node-flags.js';
 import type { ResolvedServer, StdioTarget } from './config.js';
 import { protectedMounts } from '../../sandbox/process/protected-mounts.js';
 import type { ProtectedPath } from '../plugin.js';
@@ -56,11 +57,11 @@ function pick(names: readonly string[], env: LaunchContext['env']): Record<strin
   return out;
 }
 
-/** Node's permission-model flags for a node server. */
-function permissionFlags(reads: readonly string[], writes: readonly string[]): string[] {
+/** Node's permission-model flags for a node server (`--allow-net` only with the network grant, where Node has it). */
+function permissionFlags(reads: readonly string[], writes: readonly string[], network: boolean): string[] {
   return [
-    // Node 20 spells it --experimental-permission; Node 22.13+ made the model stable as --permission.
-    process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission',
+    permissionFlag(),
+    ...networkFlags(network),
     ...[...new Set(reads)].sort().map((p) => `--allow-fs-read=${p}`),
     ...[...new Set(writes)].sort().map((p) => `--allow-fs-write=${p}`),
     '--disable-warning=ExperimentalWarning',
@@ -100,6 +101,7 @@ function trusted(target: StdioTarget, server: ResolvedServer, context: LaunchCon
       pidNamespace: false,
       userNamespace: false,
       permissionModel: false,
+      netPermission: false,
       env: 'desktop default',
       reason: 'trusted: started as written, like a desktop MCP client would',
     },
@@ -122,7 +124,7 @@ export function planStdioLaunch(server: ResolvedServer, context: LaunchContext):
   const grantedReads = resolveGrantPaths(server.grant.fsRead, context.configDir);
   const writes = resolveGrantPaths(server.grant.fsWrite, context.configDir);
   const reads = [...programReadPaths(program), ...grantedReads, ...writes];
-  const args = program.runtime === 'node' ? [...program.nodeFlags, ...permissionFlags(reads, writes), program.script, ...program.scriptArgs] : program.args;
+  const args = program.runtime === 'node' ? [...program.nodeFlags, ...permissionFlags(reads, writes, server.grant.network), program.script, ...program.scriptArgs] : program.args;
   const launch = launchCommand(
     { command: program.command, args, readPaths: reads, writePaths: writes, readOnlyPaths: protectedMounts(writes, context.protect, target.cwd), network: server.grant.network, env, cwd: target.cwd, runtime: program.runtime, resources: server.resources },
     probeSandbox(),
@@ -130,7 +132,8 @@ export function planStdioLaunch(server: ResolvedServer, context: LaunchContext):
   const wrapped = withoutDefaults(launch.command, launch.args, launch.env);
   // A node program's note says what runs instead of npx; a system program's says why no permission model holds it.
   const reasons = [launch.protections.reason, program.runtime === 'system' ? program.note : undefined, wrapped.reason].filter((r): r is string => Boolean(r));
-  const protections: ServerProtections = { ...launch.protections, permissionModel: program.runtime === 'node', env: 'granted only' };
+  const node = program.runtime === 'node';
+  const protections: ServerProtections = { ...launch.protections, permissionModel: node, netPermission: node && !server.grant.network && permissionHoldsNetwork(), env: 'granted only' };
   delete protections.reason;
   if (reasons.length) protections.reason = reasons.join('; ');
   return { command: wrapped.command, args: wrapped.args, env: launch.env, cwd: launch.cwd, protections, resources: server.resources, ...(program.runtime === 'node' && program.note ? { runs: program.note } : {}) };

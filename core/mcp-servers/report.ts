@@ -22,6 +22,8 @@ export interface ServerProtections {
   userNamespace: boolean;
   /** Node's permission model (fs limited to grants, no child processes, no workers, no addons): node servers only */
   permissionModel: boolean;
+  /** Node's permission model refuses it the network too (node servers on Node 25+, no `--allow-net`): false when network is granted */
+  netPermission: boolean;
   /** which environment it got: only `env` plus granted names (untrusted), or a desktop client's default set (trusted) */
   env: 'granted only' | 'desktop default';
   /** why a protection is not in force, in words for the operator */

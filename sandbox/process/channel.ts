@@ -1,7 +1,17 @@
 /**
- * The host ⇄ child channel of the process tier: length-prefixed JSON frames
- * on the child's fd 3 (a pipe), and a message-port look-alike that carries
- * Comlink traffic inside those frames.
+ * The host ⇄ child channel of the process tier: length-prefixed JSON frames,
+ * host to child on the child's stdin, child to host on the child's fd 3 (both
+ * pipes), and a message-port look-alike that carries Comlink traffic inside
+ * those frames.
+ *
+ * Why two pipes and not one duplex fd 3: the child cannot open a stream on an
+ * inherited fd without `net` (`new net.Socket({ fd })`), which Node 25+'s
+ * permission model refuses without `--allow-net`. The child writes fd 3 with
+ * `fs` (child/fd-writer.ts); it cannot read it with `fs` without tying up a
+ * libuv thread in a blocking read(2), and a process with such a read pending
+ * never finishes exiting (the thread pool is joined at exit: `process.exit`
+ * and uncaught exceptions hang until the host closes the pipe). stdin is a
+ * stream Node opens for the child itself, evented and permitted.
  *
  * Why not Node's built-in `'ipc'` channel: plugin code in the child can write
  * raw bytes to the IPC fd (fd-level writes are not covered by the permission
@@ -12,7 +22,7 @@
  * violation only ever costs the child its life.
  */
 import { EventEmitter } from 'node:events';
-import type { Duplex } from 'node:stream';
+import type { Readable } from 'node:stream';
 
 const HEADER_BYTES = 4;
 
@@ -89,36 +99,47 @@ export class FrameDecoder {
   }
 }
 
-/** A framed, bounded message channel over a duplex stream. */
+/** Where a channel writes its frames: a writable stream (the host's) or the child's fd writer. */
+export interface FrameSink {
+  write(frame: Buffer): unknown;
+  destroy(): void;
+  readonly destroyed: boolean;
+  on?(event: 'error', listener: () => void): unknown;
+}
+
+/** A framed, bounded message channel: frames in from `input`, out to `output`. */
 export class FrameChannel {
   private closed = false;
 
   constructor(
-    private readonly stream: Duplex,
+    private readonly input: Readable,
+    private readonly output: FrameSink,
     maxInboundFrameBytes: number,
     onMessage: (message: unknown) => void,
     onViolation: (violation: ChannelViolation) => void,
   ) {
     const decoder = new FrameDecoder(maxInboundFrameBytes, onMessage, onViolation);
-    stream.on('data', (chunk: Buffer) => decoder.push(chunk));
+    input.on('data', (chunk: Buffer) => decoder.push(chunk));
     // A peer that goes away is reported by its exit; a write to a closed pipe must not throw.
-    stream.on('error', () => {});
-    stream.on('close', () => {
+    input.on('error', () => {});
+    output.on?.('error', () => {});
+    input.on('close', () => {
       this.closed = true;
     });
   }
 
   /** Sends one message; false when the channel is already closed; throws when it is not JSON data. */
   send(message: unknown): boolean {
-    if (this.closed || this.stream.destroyed) return false;
-    this.stream.write(encodeFrame(message));
+    if (this.closed || this.output.destroyed) return false;
+    this.output.write(encodeFrame(message));
     return true;
   }
 
   /** Stops reading and writing. */
   close(): void {
     this.closed = true;
-    this.stream.destroy();
+    this.input.destroy();
+    this.output.destroy();
   }
 }
 

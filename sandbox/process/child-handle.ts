@@ -1,11 +1,12 @@
 /**
  * One running process-tier child, seen from the host: the detached process
- * (its own process group), the framed channel on fd 3, bounded tails of its
+ * (its own process group), the framed channel (to the child on its stdin,
+ * from it on its fd 3: see channel.ts), bounded tails of its
  * stdout and stderr, a resident-memory watchdog, and the requests waiting
  * for replies. Killing it always kills the whole process group with SIGKILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Duplex, Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { codedError } from '../../core/errors.js';
 import { FrameChannel } from './channel.js';
 import { checkChildFrame } from './frames.js';
@@ -101,7 +102,7 @@ export class ChildHandle {
       cwd: options.cwd,
       // Its own session and process group: the host can kill the group, and the child's signals to "its group" never reach the host.
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
       // Empty: granted variables travel in the init frame (see child/child-main.ts).
       env: {},
     });
@@ -119,7 +120,7 @@ export class ChildHandle {
     });
     (this.process.stdout as Readable).on('data', (chunk: Buffer) => this.stdout.push(chunk));
     (this.process.stderr as Readable).on('data', (chunk: Buffer) => this.stderr.push(chunk));
-    this.channel = new FrameChannel(this.process.stdio[3] as Duplex, options.maxFrameBytes, (message) => this.onFrame(message), (violation) => {
+    this.channel = new FrameChannel(this.process.stdio[3] as Readable, this.process.stdin as Writable, options.maxFrameBytes, (message) => this.onFrame(message), (violation) => {
       options.onDropped(`channel violation: ${violation.message}`);
       this.kill({ message: `broke the channel protocol (${violation.message})`, outOfMemory: false });
     });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { launchCommand, type LaunchProtections } from './launch.js';
 import type { ResourceLimits } from './resources.js';
 import { probeSandbox } from './probe.js';
+import { networkFlags, permissionFlag, permissionHoldsNetwork } from './node-flags.js';
 
 export { BWRAP_ENV, NAMESPACES_ENV } from './probe.js';
 
@@ -15,6 +16,8 @@ export { BWRAP_ENV, NAMESPACES_ENV } from './probe.js';
 export interface Protections extends LaunchProtections {
   /** Node's permission model: fs reads/writes limited to grants, no child processes, no addons */
   permissionModel: true;
+  /** Node's permission model refuses it the network too (Node 25+, no `--allow-net`): false when network is granted, or on an older Node */
+  netPermission: boolean;
   /** the host polls the child's resident memory and kills it above its budget */
   memoryWatchdog: boolean;
 }
@@ -50,8 +53,9 @@ export function childCommand(options: ChildCommandOptions): ChildCommand {
   const reads = unique(options.readPaths);
   const writes = unique(options.writePaths);
   const nodeArgs = [
-    // Node 20 spells it --experimental-permission; Node 22.13+ made the model stable as --permission.
-    process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission',
+    permissionFlag(),
+    // Only with the grant: where Node's model covers the network (25+), it is then refused by Node too, namespace or not.
+    ...networkFlags(options.network),
     ...reads.map((p) => `--allow-fs-read=${p}`),
     ...writes.map((p) => `--allow-fs-write=${p}`),
     // No --allow-worker: the child runs tasks on its main thread, so the model denies every Worker (harden.ts does too).
@@ -68,7 +72,7 @@ export function childCommand(options: ChildCommandOptions): ChildCommand {
     probeSandbox(),
   );
   // The watchdog reads the child's memory from /proc.
-  const protections: Protections = { permissionModel: true, ...launch.protections, memoryWatchdog: process.platform === 'linux' };
+  const protections: Protections = { permissionModel: true, netPermission: !options.network && permissionHoldsNetwork(), ...launch.protections, memoryWatchdog: process.platform === 'linux' };
   return { command: launch.command, args: launch.args, protections };
 }
 

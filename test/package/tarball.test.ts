@@ -207,7 +207,11 @@ describe('a TypeScript plugin against the published types (docs/plugins.md)', ()
   it("runs its unit tests with createTestContext", () => {
     const compiled = run(process.execPath, [TSC, '-p', path.join(plugin, 'tsconfig.test.json')], plugin);
     expect(compiled.stdout + compiled.stderr).toBe('');
-    const tests = run(process.execPath, ['--test', path.join(plugin, 'dist-test')], plugin);
+    // The files, as the package's `test` script names them (dist-test/*.test.js): given a folder, Node 22+ runs its index.js instead.
+    const files = readdirSync(path.join(plugin, 'dist-test')).filter((f) => f.endsWith('.test.js'));
+    expect(files.length).toBeGreaterThan(0);
+    // TAP, named: Node 23+ prints its spec reporter by default even when not on a terminal.
+    const tests = run(process.execPath, ['--test', '--test-reporter=tap', ...files.map((f) => path.join(plugin, 'dist-test', f))], plugin);
     expect(tests.code, tests.stdout + tests.stderr).toBe(0);
     expect(tests.stdout).toMatch(/# pass 2/);
   });

@@ -1,6 +1,7 @@
 /**
  * Case 12 and the network grant: a plugin without the network grant cannot
- * reach a server on the host's loopback (its own network namespace); a
+ * reach a server on the host's loopback (its own network namespace and, on
+ * Node 25+, Node's permission model without --allow-net); a
  * plugin that asks for the network without the grant has its tools hidden;
  * with the grant it connects. `explain` says which protections are in force.
  */
@@ -39,7 +40,7 @@ describe('case 12: network without the grant', () => {
     const protections = host.explain().plugins[0]!.protections!;
     const before = connections;
     const out = await call(host, 'connect', { host: '127.0.0.1', port });
-    if (protections.netNamespace) {
+    if (protections.netNamespace || protections.netPermission) {
       expect(out.connected).toBe(false);
       expect(connections).toBe(before);
     } else {
@@ -58,9 +59,21 @@ describe('case 12: network without the grant', () => {
         const protections = fallback.explain().plugins[0]!.protections!;
         expect(protections).toMatchObject({ permissionModel: true, netNamespace: false, pidNamespace: false });
         expect(protections.reason).toContain('TOOLSHED_SANDBOX_NAMESPACES=off');
+        const before = connections;
         const out = await call(fallback, 'connect', { host: '127.0.0.1', port });
-        console.warn(`[security] without a network namespace an untrusted plugin without the network grant reaches the host's loopback (connected: ${out.connected}); docs/security.md says so.`);
-        expect(out.connected).toBe(true);
+        const enforced = fallback.explain().plugins[0]!.permissions!.enforced.network;
+        if (protections.netPermission) {
+          // Node 25+: the permission model refuses the network by itself (no --allow-net), namespace or not.
+          expect(out).toMatchObject({ connected: false, code: 'ERR_ACCESS_DENIED' });
+          expect(connections).toBe(before);
+          expect(enforced).toEqual({ by: 'sandbox', allowed: false, how: "Node's permission model (no --allow-net)" });
+        } else {
+          console.warn(`[security] without a network namespace an untrusted plugin without the network grant reaches the host's loopback (connected: ${out.connected}); docs/security.md says so.`);
+          expect(out.connected).toBe(true);
+          expect(enforced).toBe('declared, not enforced');
+        }
+        // Whichever it is, this Node's flag set decides it.
+        expect(protections.netPermission).toBe(process.allowedNodeEnvironmentFlags.has('--allow-net'));
       });
     } finally {
       if (saved === undefined) delete process.env.TOOLSHED_SANDBOX_NAMESPACES;
@@ -71,8 +84,9 @@ describe('case 12: network without the grant', () => {
   it('cannot fetch either', async () => {
     const protections = host.explain().plugins[0]!.protections!;
     const out = await call(host, 'fetch_url', { url: `http://127.0.0.1:${port}/` });
-    if (!protections.netNamespace) console.warn('[security] NO network namespace on this machine: fetch from an untrusted plugin is not blocked.');
-    expect(out.fetched).toBe(!protections.netNamespace);
+    const blocked = protections.netNamespace || protections.netPermission;
+    if (!blocked) console.warn('[security] NO network namespace on this machine: fetch from an untrusted plugin is not blocked.');
+    expect(out.fetched).toBe(!blocked);
   });
 
   it('cannot reach a host service through a Unix domain socket (namespaces do not cover them)', async () => {
@@ -125,7 +139,8 @@ describe('the network grant', () => {
   it('with the grant the child shares the host network and connects', async () => {
     await withHost(untrustedOptions([{ package: fixture('security', 'netplugin'), grant: { network: true } }]), async (host) => {
       const plugin = host.explain().plugins[0]!;
-      expect(plugin.protections!.netNamespace).toBe(false);
+      expect(plugin.protections).toMatchObject({ netNamespace: false, netPermission: false });
+      expect(plugin.permissions!.enforced.network).toMatchObject({ allowed: true });
       const out = await call(host, 'net_connect', { host: '127.0.0.1', port });
       expect(out).toEqual({ connected: true, data: 'hello from the host\n' });
       // Still its own PID namespace where available: only the network was granted.

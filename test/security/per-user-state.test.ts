@@ -8,21 +8,32 @@
  * the namespace and for acting as the second uid with setpriv.
  */
 import { spawnSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixture } from '../helpers.js';
 
 const SCENARIO = fixture('security', 'shared-state', 'scenario.mjs');
 
-/** The checkout: when it lies under /tmp (a CI clone may), it is carried over into the private /tmp. */
-const REPO = fixture('..', '..');
+/**
+ * What the scenario needs that may lie under /tmp, carried over into the private /tmp:
+ * the checkout (a CI clone may live there) and the Node running the suite (a Node
+ * installed for a test run may too).
+ */
+const KEEP = [fixture('..', '..'), path.dirname(path.dirname(realpathSync(process.execPath)))];
 
 function runScenario(): Record<string, any> {
-  // A fresh tmpfs on /tmp would hide a checkout that lives there: hold it on a
+  // A fresh tmpfs on /tmp would hide whatever lives there: hold each kept path that does on a
   // tmpfs at /mnt (private to this namespace) and bind it back at its own path.
-  const keepRepo = `case "$REPO" in /tmp/*) mount -t tmpfs tmpfs /mnt && mkdir /mnt/repo && mount --bind "$REPO" /mnt/repo;; esac`;
-  const restoreRepo = `case "$REPO" in /tmp/*) mkdir -p "$REPO" && mount --bind /mnt/repo "$REPO";; esac`;
-  const script = `set -e; ${keepRepo}; mount -t tmpfs -o mode=1777 tmpfs /tmp; ${restoreRepo}; exec "${process.execPath}" "${SCENARIO}"`;
-  const run = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', script], { encoding: 'utf8', timeout: 120_000, env: { PATH: process.env.PATH ?? '', REPO } });
+  const script = [
+    'set -e',
+    'mount -t tmpfs tmpfs /mnt',
+    'i=0; for p in "$@"; do i=$((i+1)); case "$p" in /tmp/*) mkdir "/mnt/$i" && mount --bind "$p" "/mnt/$i";; esac; done',
+    'mount -t tmpfs -o mode=1777 tmpfs /tmp',
+    'i=0; for p in "$@"; do i=$((i+1)); case "$p" in /tmp/*) mkdir -p "$p" && mount --bind "/mnt/$i" "$p";; esac; done',
+    `exec "${process.execPath}" "${SCENARIO}"`,
+  ].join('\n');
+  const run = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', script, 'sh', ...KEEP], { encoding: 'utf8', timeout: 120_000, env: { PATH: process.env.PATH ?? '' } });
   if (run.status !== 0) throw new Error(`the scenario failed (exit ${run.status}; it needs root for unshare and setpriv):\n${run.stderr}`);
   return JSON.parse(run.stdout);
 }

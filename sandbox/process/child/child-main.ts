@@ -2,7 +2,8 @@
  * The entry of a process-tier child. It runs under Node's permission model
  * (and, where available, its own namespaces), hardens its own realm before
  * any plugin code loads (harden.ts, imported first: ESM evaluates imports in
- * order), talks to the host only through framed messages on fd 3, and runs the
+ * order), talks to the host only through framed messages (host to child on
+ * stdin, child to host on fd 3: see ../channel.ts for why), and runs the
  * plugin's tasks on its main thread: the process is the isolation boundary,
  * so a second hop into a thread pool would only add latency and a V8 isolate.
  * Host RPC (log, progress, callTool, sandboxTools) goes to the host over
@@ -12,25 +13,26 @@
  * protects the host.
  */
 import './harden.js';
-import net from 'node:net';
 import { wrap } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { FrameChannel, RpcPort } from '../channel.js';
+import { FdWriter } from './fd-writer.js';
 import { capText } from '../../worker/normalize.js';
 import { createTaskRunner, type HostLink } from '../../worker/task-runner.js';
 import { DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../../deadlines.js';
 import type { ChildInit, ChildReply, ChildTaskFrame, HostToChild, WorkerReply } from '../../protocol.js';
 
-/** The host passes the channel as the child's fd 3 (stdio[3]). */
+/** The host reads the child's frames from its fd 3 (stdio[3]); its own come in on stdin. */
 const CHANNEL_FD = 3;
 /** Frames from the host are trusted; the cap only stops a runaway. */
 const MAX_HOST_FRAME_BYTES = 256 * 1024 * 1024;
 /** Error messages and stacks are cut to this before crossing to the host. */
 const MAX_ERROR_CHARS = 8_000;
 
-const socket = new net.Socket({ fd: CHANNEL_FD, readable: true, writable: true });
-// The host closing the pipe (close(), or the host dying) ends the child.
-socket.on('close', () => process.exit(0));
+// The host closing its pipes (close(), or the host dying) ends the child.
+process.stdin.on('end', () => process.exit(0));
+process.stdin.on('close', () => process.exit(0));
+const output = new FdWriter(CHANNEL_FD, () => process.exit(0));
 
 let init: ChildInit | undefined;
 /** Call ids of the running checks and handlers, by task id, so a cancel frame reaches ctx.signal. */
@@ -38,7 +40,7 @@ const running = new Map<string, string>();
 /** A manifest task has no deadline of its own: the child stops waiting for it at abortAfterMs. */
 const manifestDeadlines = new DeadlineSweeper(HARD_DEADLINE_SWEEP_MS);
 
-const channel = new FrameChannel(socket, MAX_HOST_FRAME_BYTES, onFrame, () => process.exit(70));
+const channel = new FrameChannel(process.stdin, output, MAX_HOST_FRAME_BYTES, onFrame, () => process.exit(70));
 const rpcPort = new RpcPort((data) => channel.send({ type: 'rpc', data }));
 // No pins (sandbox/pins.ts) here: code pinning is for trusted plugins, whose code runs in the
 // host's own threads; an untrusted plugin's child is sandboxed and it is trusted for nothing.

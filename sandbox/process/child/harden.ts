@@ -35,10 +35,12 @@ lock(workerThreads, 'Worker', function Worker() {
   denied('starting a Worker')();
 });
 
-// Unix domain sockets are files, not network: neither the permission model
-// nor a network namespace stops a connect to /var/run/docker.sock or to a
-// socket the host listens on. Refused here for every client (net, http's
-// socketPath, tls, fetch) since all of them connect through Socket#connect.
+// Unix domain sockets are files, not network: a network namespace does not
+// stop a connect to /var/run/docker.sock or to a socket the host listens on,
+// and neither does the permission model before Node 25 (nor after it, for a
+// plugin granted the network: --allow-net). Refused here for every client (net,
+// http's socketPath, tls, fetch) since all of them connect through Socket#connect.
+// The child's own channel needs none of this: it reads stdin and writes fd 3 with fs.
 const net = require('node:net') as typeof import('node:net');
 
 function isPipeName(value: unknown): boolean {
