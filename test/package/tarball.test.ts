@@ -173,7 +173,8 @@ beforeAll(() => {
   bin = path.join(app, 'node_modules', '.bin', 'toolshed');
 }, 300_000);
 
-afterAll(() => work?.cleanup());
+// Two apps' node_modules: removing them can take over a minute on a busy disk.
+afterAll(() => work?.cleanup(), 180_000);
 
 describe('the published manifest', () => {
   it('builds in prepack, has no prepare, workspaces, test files, vitest configs or build scripts', () => {
