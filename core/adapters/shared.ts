@@ -21,8 +21,8 @@ export interface AdapterOptions {
 
 /**
  * A tool call that failed: the framework's failed-tool signal. Its `message`
- * is the envelope the model reads (`{"error":"…","code":"…"}`), so whatever
- * the framework shows the model from the error keeps the code.
+ * and its `toString()` are the envelope the model reads (`{"error":"…","code":"…"}`),
+ * so whatever the framework shows the model from the error keeps the code.
  */
 export class ToolshedToolError extends Error {
   /** the envelope's code */
@@ -38,6 +38,14 @@ export class ToolshedToolError extends Error {
     this.code = outcome.code;
     this.tool = tool;
     this.reason = outcome.message;
+  }
+
+  /**
+   * The envelope alone. AI SDK 7 builds the model's error text from `toString()` (AI SDK 6 from
+   * `message`), so without this the model would read `ToolshedToolError: {"error":…}`.
+   */
+  override toString(): string {
+    return this.message;
   }
 }
 
