@@ -17,6 +17,7 @@ import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/std
 import { resolveGrantPaths } from '../../sandbox/process/paths.js';
 import { nodeReadPaths, resolveProgram, type Program } from './program.js';
 import { launchCommand } from '../../sandbox/process/launch.js';
+import { fsPermissionFlags } from '../../sandbox/process/spawn.js';
 import { probeSandbox } from '../../sandbox/process/probe.js';
 import type { ResolvedServer, StdioTarget } from './config.js';
 import { protectedMounts } from '../../sandbox/process/protected-mounts.js';
@@ -61,8 +62,7 @@ function permissionFlags(reads: readonly string[], writes: readonly string[]): s
   return [
     // Node 20 spells it --experimental-permission; Node 22.13+ made the model stable as --permission.
     process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission',
-    ...[...new Set(reads)].sort().map((p) => `--allow-fs-read=${p}`),
-    ...[...new Set(writes)].sort().map((p) => `--allow-fs-write=${p}`),
+    ...fsPermissionFlags(reads, writes),
     '--disable-warning=ExperimentalWarning',
   ];
 }

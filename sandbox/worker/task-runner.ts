@@ -8,7 +8,7 @@
 import { taskEnv, withEnv } from './task-env.js';
 import { codedError, serializeError } from '../../core/errors.js';
 import { extractManifest, findCheck, findHandler, pluginObject } from './plugin-object.js';
-import { capText, resultText } from './normalize.js';
+import { capText, permissionFailure, resultText } from './normalize.js';
 import { DeadlineSweeper, type Sweepable } from '../deadlines.js';
 import { CallTable } from '../call-table.js';
 import { tierOutcome } from '../../core/call/tier-outcome.js';
@@ -333,7 +333,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
   }
 
   function failed(task: WorkerTask, error: unknown): WorkerReply {
-    const serialized = serializeError(error);
+    const serialized = serializeError(permissionFailure(error));
     // A handler's error message is bounded like its result before it crosses to the host (the stack repeats it).
     if (task.kind === 'handler') {
       serialized.message = capText(serialized.message, task.maxResultChars);
