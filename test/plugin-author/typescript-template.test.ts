@@ -61,7 +61,8 @@ describe('the template package, built and run', () => {
     expect(run(process.execPath, [TSC, '-p', plugin])).toMatchObject({ code: 0, out: '' });
     expect(run(process.execPath, [TSC, '-p', path.join(plugin, 'tsconfig.test.json')])).toMatchObject({ code: 0, out: '' });
     // What `npm test` runs after tsc, with the shell's glob expanded here.
-    const tests = run(process.execPath, ['--test', path.join(plugin, 'dist-test', 'index.test.js')]);
+    // TAP on every Node (Node 23 and later default to the spec reporter when not on a terminal).
+    const tests = run(process.execPath, ['--test', '--test-reporter=tap', path.join(plugin, 'dist-test', 'index.test.js')]);
     expect(tests.code, tests.out).toBe(0);
     expect(tests.stdout).toMatch(/# pass 2\n/);
     expect(tests.stdout).toMatch(/# fail 0\n/);
