@@ -9,7 +9,7 @@ import type { Exposure, ToolState } from './expose/pipeline.js';
 import type { ResolvedConfig } from './load/config.js';
 import type { Registry } from './expose/registry.js';
 import type { ManifestSource, ToolConflict, ToolRecord } from './types.js';
-import type { Permissions, ProtectedPath, ToolAnnotations } from './plugin.js';
+import type { Grant, Permissions, ProtectedPath, ToolAnnotations } from './plugin.js';
 import { protectionReport, type ProtectionReport } from './protection-report.js';
 import type { ApprovalReason } from './call/approval.js';
 import type { Protections } from '../sandbox/process/spawn.js';
@@ -32,7 +32,7 @@ export interface PluginReport {
   tools?: number;
   env?: string[];
   /** what the plugin requested, what config granted, their effective set, and what of it is actually enforced (and by what) */
-  permissions?: { requested: Permissions; granted: Permissions; effective: Permissions; enforced: Enforcement };
+  permissions?: { requested: Permissions; granted: Grant; effective: Grant; enforced: Enforcement; unmatched?: string[] };
   /** `guardRefused`: RPC calls the allow-list refused; `messagesDropped`: malformed worker, child or frame messages dropped (with the last reason) */
   pool?: {
     started: boolean;
@@ -188,7 +188,7 @@ export function explainHost(input: {
     counts: exposure?.counts ?? { registered: registry.tools.size, selected: 0, available: 0, exposed: 0 },
     tools,
     conflicts: [...registry.conflicts],
-    warnings: [...(input.loadWarnings ?? []), ...(exposure?.warnings ?? [])],
+    warnings: [...(input.loadWarnings ?? []), ...unmatchedGrantWarnings(registry.plugins), ...(exposure?.warnings ?? [])],
     search: input.search,
     protection: protectionReport(registry.plugins, input.protect ?? []),
   };
@@ -196,4 +196,9 @@ export function explainHost(input: {
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
+}
+
+/** The grants of untrusted plugins that match nothing they request ("plugin P: grant.fsWrite 'x' matches no folder…"); `--strict` fails on them. */
+export function unmatchedGrantWarnings(plugins: ReadonlyArray<{ status: string; source?: { name: string }; permissions?: { unmatched?: string[] } }>): string[] {
+  return plugins.flatMap((p) => (p.status === 'loaded' && p.source ? (p.permissions?.unmatched ?? []).map((note) => `plugin ${p.source!.name}: ${note}`) : []));
 }

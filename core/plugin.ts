@@ -64,6 +64,28 @@ export interface Permissions {
   fsWrite?: string[];
   /** tools (or toolsets) this plugin's `ctx.callTool` may reach besides its own; untrusted plugins get only what is also granted */
   callTools?: string[];
+  /**
+   * Folders asked for by what they are for, not where: the operator chooses each one in the
+   * config (`grant: { folders: { notes: '~/notes' } }`) and the plugin finds it in
+   * `ctx.roots.folders.notes`. Keys: `^[a-zA-Z0-9_-]{1,64}$`.
+   * @example
+   * permissions: { folders: { notes: { access: 'write', description: 'Where the notes are kept' } } }
+   */
+  folders?: Record<string, FolderRequest>;
+}
+
+/** A folder a plugin asks for by its purpose (`Permissions.folders`). */
+export interface FolderRequest {
+  /** `read`: read-only; `write`: read and write */
+  access: 'read' | 'write';
+  /** what it is for, shown to the operator by `explain` */
+  description?: string;
+}
+
+/** What the operator grants a plugin (config `grant`): permissions, with each purpose-named folder as a path. */
+export interface Grant extends Omit<Permissions, 'folders'> {
+  /** the folder chosen for each purpose the plugin asks for, relative to the config file */
+  folders?: Record<string, string>;
 }
 
 /** Per-tool limits; the host's config limits apply where these are absent. */
@@ -122,6 +144,8 @@ export interface ProtectedPath {
 export interface FileRoots {
   read: readonly string[];
   write: readonly string[];
+  /** the folders granted by purpose (`permissions.folders`), as absolute real paths; a purpose not granted is absent */
+  folders?: Readonly<Record<string, string>>;
   /**
    * What stays read-only even inside `write` (a config file, hook modules, plugin code,
    * `.git/hooks`, `.git/config`, the config's `protect`): a write there is refused with

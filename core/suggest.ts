@@ -21,3 +21,24 @@ export function didYouMean(name: string, candidates: Iterable<string>): string {
   const hits = suggest(name, candidates);
   return hits.length ? ` Did you mean ${hits.map((h) => `'${h}'`).join(' or ')}?` : '';
 }
+
+/**
+ * The candidate `name` was probably meant to be: the nearest by edit distance, when it is within
+ * a quarter of the name's length (at least 2) and nearer than any other. For package names, where
+ * the substring rule of `suggest` would offer every short package a long name contains.
+ */
+export function nearestName(name: string, candidates: Iterable<string>): string | undefined {
+  let best: { candidate: string; score: number } | undefined;
+  let tied = false;
+  for (const candidate of candidates) {
+    if (candidate === name) continue;
+    const score = distance(name.toLowerCase(), candidate.toLowerCase());
+    if (best && score === best.score) tied = true;
+    if (!best || score < best.score) {
+      best = { candidate, score };
+      tied = false;
+    }
+  }
+  if (!best || tied || best.score > Math.max(2, Math.floor(name.length / 4))) return undefined;
+  return best.candidate;
+}

@@ -3,7 +3,7 @@
  * plugin sources, load results and tool records.
  */
 import type { ValidateFunction } from 'ajv';
-import type { DescriptionPart, FileRoots, JsonSchema, Permissions, ToolAnnotations, ToolLimits, ToolsetSpec } from './plugin.js';
+import type { DescriptionPart, FileRoots, Grant, JsonSchema, Permissions, ToolAnnotations, ToolLimits, ToolsetSpec } from './plugin.js';
 import type { ToolshedError } from './errors.js';
 import type { Runner } from '../sandbox/runner.js';
 import type { DialectReading } from './schema-dialect.js';
@@ -45,7 +45,7 @@ export interface PluginSource {
   version: string;
   builtin: boolean;
   trust: 'trusted' | 'untrusted';
-  grant?: Permissions;
+  grant?: Grant;
   /** the operator's settings for this plugin (its config entry's `options`), handed to its code as ctx.options */
   options?: Record<string, unknown>;
   /** untrusted plugins: real paths of its dependencies' folders, transitively and checked (its read roots in the process tier); empty for trusted ones */
@@ -67,8 +67,8 @@ export interface LoadedPlugin {
   env: string[];
   /** ctx.roots and ctx.options of its checks and handlers */
   scope: { roots: FileRoots; options: Readonly<Record<string, unknown>> };
-  /** what the plugin asked for, what config granted, and their intersection */
-  permissions: { requested: Permissions; granted: Permissions; effective: Permissions };
+  /** what the plugin asked for, what config granted, their intersection, and grants that match no request (untrusted: warned about) */
+  permissions: { requested: Permissions; granted: Grant; effective: Grant; unmatched?: string[] };
 }
 
 /**

@@ -50,6 +50,8 @@ export function runCall({ args, values, io }: CommandContext): Promise<number> {
   if (!name) throw new UsageError('call needs a tool name: toolshed call TOOL [ARGS_JSON | -]');
   const input = rawArgs === '-' ? io.readStdin() : (rawArgs ?? '{}');
   return withHost(values, io, { warn: true }, async (host) => {
+    // The plugins' ctx.log lines (the called tool's, the tools it calls, checks) are for the person running this: stderr.
+    host.on('log', (entry) => io.err(`[${entry.plugin}${entry.tool ? `/${entry.tool}` : ''}] ${entry.message}`));
     const outcome = await host.call(name, input, { onApproval: cliApprover(values, io) });
     io.out(outcome.ok ? outcome.text : JSON.stringify({ error: outcome.message, code: outcome.code }));
     return outcome.ok ? 0 : 1;

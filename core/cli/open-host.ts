@@ -50,21 +50,30 @@ export function failedPlugins(report: HostReport): string[] {
   return report.plugins.filter((p) => p.status === 'failed').map((p) => `${p.name} (${p.error?.code}: ${p.error?.message})`);
 }
 
+/** Grants of untrusted plugins that match nothing they request, one line each: `name: what`. */
+export function unmatchedGrants(report: HostReport): string[] {
+  return report.plugins.flatMap((p) => (p.permissions?.unmatched ?? []).map((note) => `${p.name}: ${note}`));
+}
+
 /**
- * `--strict`: exit 1 when a plugin failed to load. Without it, commands whose
- * stdout does not show plugins (list, call) warn about failures on stderr.
- * Returns the exit code to stop with, or undefined to go on.
+ * `--strict`: exit 1 when a plugin failed to load or a grant matches nothing its plugin
+ * requests. Without it, commands whose stdout does not show plugins (list, call) warn about
+ * them on stderr. Returns the exit code to stop with, or undefined to go on.
  */
 export function strictGate(report: HostReport, values: CliValues, io: CliIo, warn: boolean): number | undefined {
   const failed = failedPlugins(report);
-  if (failed.length === 0) return undefined;
-  const list = failed.map((f) => `  ${io.errStyle.red(io.errStyle.fail)} ${f}`).join('\n');
-  const head = `${failed.length} plugin${failed.length === 1 ? '' : 's'} failed to load`;
+  const grants = unmatchedGrants(report);
+  if (failed.length === 0 && grants.length === 0) return undefined;
+  const list = (lines: string[], mark: string) => lines.map((f) => `  ${mark} ${f}`).join('\n');
+  const problems = [
+    ...(failed.length ? [{ head: `${failed.length} plugin${failed.length === 1 ? '' : 's'} failed to load`, hint: ' (toolshed explain shows their toolsets and tools)', body: list(failed, io.errStyle.red(io.errStyle.fail)) }] : []),
+    ...(grants.length ? [{ head: `${grants.length} grant${grants.length === 1 ? '' : 's'} match${grants.length === 1 ? 'es' : ''} nothing the plugin requests`, hint: '', body: list(grants, io.errStyle.yellow(io.errStyle.warn)) }] : []),
+  ];
   if (values.strict) {
-    io.err(`toolshed: --strict: ${head}:\n${list}`);
+    for (const p of problems) io.err(`toolshed: --strict: ${p.head}:\n${p.body}`);
     return 1;
   }
-  if (warn) io.err(`toolshed: warning: ${head} (toolshed explain shows their toolsets and tools):\n${list}`);
+  if (warn) for (const p of problems) io.err(`toolshed: warning: ${p.head}${p.hint}:\n${p.body}`);
   return undefined;
 }
 

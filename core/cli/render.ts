@@ -171,10 +171,14 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
     const e = plugin.permissions.effective;
     out.push(`  tier:     ${plugin.tier} (${plugin.trust})${plugin.pool?.kind ? `, ${plugin.pool.kind === 'own' ? 'a pool of its own' : 'the shared pool'}: ${plugin.pool.reason}` : ''}`);
     const perms = plugin.permissions;
-    const show = (x: typeof e) => `network ${x.network ? 'yes' : 'no'}; env ${x.env?.join(', ') || 'none'}; read ${x.fsRead?.join(', ') || 'none'}; write ${x.fsWrite?.join(', ') || 'none'}; call ${x.callTools?.join(', ') || 'none'}`;
-    out.push(`  requested: ${show(perms.requested)}`);
-    out.push(`  granted:   ${show(perms.granted)}`);
-    out.push(`  effective: ${show(e)}`);
+    const show = (x: Omit<typeof e, 'folders'>, folders: string[]) =>
+      `network ${x.network ? 'yes' : 'no'}; env ${x.env?.join(', ') || 'none'}; read ${x.fsRead?.join(', ') || 'none'}; write ${x.fsWrite?.join(', ') || 'none'}; call ${x.callTools?.join(', ') || 'none'}${folders.length ? `; folders ${folders.join(', ')}` : ''}`;
+    const asked = Object.entries(perms.requested.folders ?? {}).map(([purpose, f]) => `${purpose} (${f.access}${f.description ? `: ${f.description}` : ''})`);
+    const chosen = (x: typeof e) => Object.entries(x.folders ?? {}).map(([purpose, p]) => `${purpose} = ${p}`);
+    out.push(`  requested: ${show(perms.requested, asked)}`);
+    out.push(`  granted:   ${show(perms.granted, chosen(perms.granted))}`);
+    out.push(`  effective: ${show(e, chosen(e))}`);
+    for (const note of perms.unmatched ?? []) out.push(`  ${s.yellow(s.warn)} ${note}`);
     out.push(`  enforced:  ${describeEnforcement(perms.enforced)}`);
     if (perms.enforced.note) out.push(`  ${perms.enforced.note}`);
     const protections = describeProtections(plugin) ?? describeServerProtections(plugin);

@@ -12,12 +12,12 @@ import { formatProblems, problems } from '../schema.js';
 import { validate as validateStandalone } from './config-validator.js';
 import { chooseCacheDir } from './cache-dir.js';
 import { writableRoots } from './writable-roots.js';
-import type { CodeLimits, Permissions, ToolLimits } from '../plugin.js';
+import type { CodeLimits, Grant, Permissions, ToolLimits } from '../plugin.js';
 import type { BreakerLimits } from '../call/breaker.js';
 import { resolveResources, type ResourceLimits, type ResourceSettings } from '../../sandbox/process/resources.js';
 
 /** A plugin entry as written in the config. */
-export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Permissions; pool?: 'shared' | 'own'; options?: Record<string, unknown>; resources?: ResourceSettings };
+export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Grant; pool?: 'shared' | 'own'; options?: Record<string, unknown>; resources?: ResourceSettings };
 
 /**
  * An MCP server entry: the Claude Desktop / Cursor shape (`command`, `args`,

@@ -12,6 +12,7 @@ import { resolve as resolveModule } from 'import-meta-resolve';
 import satisfies from 'semver/functions/satisfies.js';
 import validRange from 'semver/ranges/valid.js';
 import { PluginError } from '../errors.js';
+import { nearestName } from '../suggest.js';
 import { dependencyReadRoots } from '../../sandbox/process/dependencies.js';
 import { resolveGrantPaths } from '../../sandbox/process/paths.js';
 import { TOOLSHED_VERSION, PLUGIN_API_VERSION } from '../version.js';
@@ -206,16 +207,44 @@ export function resolvePlugin(entry: PluginEntry, configDir: string): PluginSour
   try {
     entryFile = fileURLToPath(resolveModule(spec, pathToFileURL(path.join(configDir, 'noop.js')).href));
   } catch (error) {
-    throw new PluginError(
-      'PLUGIN_NOT_FOUND',
-      `plugin package ${spec} is not installed where the config is (${configDir}). Run: npm install ${spec}`,
-      { plugin: spec, from: configDir, fix: `npm install ${spec}` },
-      { cause: error },
-    );
+    throw notInstalled(spec, configDir, error);
   }
   const dir = packageDirOf(entryFile);
   if (!dir) throw new PluginError('PLUGIN_INVALID', `plugin ${spec} has no package.json`, { plugin: spec });
   return sourceFromDir(dir, readPackageJson(dir), entryFile, options);
+}
+
+/**
+ * PLUGIN_NOT_FOUND for a package name: the installed package it probably meant (a misspelling
+ * would otherwise be told to `npm install` the misspelling), else the install command.
+ */
+function notInstalled(spec: string, configDir: string, cause: unknown): PluginError {
+  const meant = nearestName(spec, installedPackages(configDir));
+  const where = `plugin package ${spec} is not installed where the config is (${configDir}).`;
+  if (meant) {
+    return new PluginError('PLUGIN_NOT_FOUND', `${where} Did you mean '${meant}' (installed)? Then correct the name in the config; else run: npm install ${spec}`, { plugin: spec, from: configDir, didYouMean: meant, fix: `use '${meant}'` }, { cause });
+  }
+  return new PluginError('PLUGIN_NOT_FOUND', `${where} Run: npm install ${spec}`, { plugin: spec, from: configDir, fix: `npm install ${spec}` }, { cause });
+}
+
+/** Names of the packages Node would find from `dir`: every node_modules folder from it up to the root (`@scope/name` included). */
+function installedPackages(dir: string): Set<string> {
+  const names = new Set<string>();
+  const list = (folder: string) => {
+    try {
+      return readdirSync(folder, { withFileTypes: true }).filter((d) => (d.isDirectory() || d.isSymbolicLink()) && !d.name.startsWith('.'));
+    } catch {
+      return [];
+    }
+  };
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    const modules = path.join(current, 'node_modules');
+    for (const entry of list(modules)) {
+      if (!entry.name.startsWith('@')) names.add(entry.name);
+      else for (const scoped of list(path.join(modules, entry.name))) names.add(`${entry.name}/${scoped.name}`);
+    }
+    if (path.dirname(current) === current) return names;
+  }
 }
 
 /** The first-party plugin folders: every folder under plugins/ whose package.json has a `toolshed` field, by name. */

@@ -148,7 +148,7 @@ async function loadOne(resolved: Resolved, options: LoadOptions, cache: Manifest
     name = source.name;
     const pins = options.pin?.(source);
     const { manifest, from } = await obtainManifest(source, options, cache, pins);
-    const permissions = effectivePermissions(source, manifest);
+    const permissions = effectivePermissions(source, manifest, options.config.dir);
     // A plugin's workers receive exactly its effective env grant.
     const envNames = permissions.effective.env;
     const scope = withCommandLimits(source, pluginScope(source, permissions, options.config, protect), options.config);

@@ -23,7 +23,24 @@ export const manifestSchema = {
     permissions: {
       type: 'object',
       additionalProperties: false,
-      properties: { network: { type: 'boolean' }, env: nameList, fsRead: nameList, fsWrite: nameList, callTools: nameList },
+      properties: {
+        network: { type: 'boolean' },
+        env: nameList,
+        fsRead: nameList,
+        fsWrite: nameList,
+        callTools: nameList,
+        // Folders asked for by purpose; the operator chooses where (grant.folders).
+        folders: {
+          type: 'object',
+          propertyNames: { pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+          additionalProperties: {
+            type: 'object',
+            required: ['access'],
+            additionalProperties: false,
+            properties: { access: { enum: ['read', 'write'] }, description: { type: 'string' } },
+          },
+        },
+      },
     },
     tools: {
       type: 'array',

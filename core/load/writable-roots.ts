@@ -1,7 +1,7 @@
 /**
  * The folders the model's tools can write, as far as the config says before any
  * plugin loads: the workspace root (the file tools and the terminal write there) and
- * every `fsWrite` the config grants a plugin or an MCP server. What lies inside one of
+ * every `fsWrite` (and purpose-named folder) the config grants a plugin or an MCP server. What lies inside one of
  * them may have been written by the model, so the host never runs or trusts it
  * without the operator's decision (protected paths, config trust, caches elsewhere).
  */
@@ -16,7 +16,8 @@ export function writableRoots(config: Pick<ResolvedConfig, 'root' | 'dir' | 'plu
     ...config.plugins.flatMap((entry) => (typeof entry === 'object' && entry.grant ? [entry.grant] : [])),
     ...Object.values(config.mcpServers).flatMap((server) => (server.grant ? [server.grant] : [])),
   ];
-  for (const grant of grants) for (const p of resolveGrantPaths(grant.fsWrite ?? [], config.dir)) roots.add(p);
+  // A folder granted by purpose (grant.folders) counts as writable: whether the plugin asked to write it is known only once it loads.
+  for (const grant of grants) for (const p of resolveGrantPaths([...(grant.fsWrite ?? []), ...Object.values('folders' in grant ? (grant.folders ?? {}) : {})], config.dir)) roots.add(p);
   return [...roots].sort();
 }
 

@@ -37,7 +37,7 @@ export interface ResolvedServer {
   /** the deadline of the handshake and of each tools/list (limits.loadTimeoutMs: starting a server is loading a plugin) */
   startTimeoutMs: number;
   trust: 'trusted' | 'untrusted';
-  grant: Required<Permissions>;
+  grant: Required<Omit<Permissions, 'folders'>>;
   sandbox: boolean;
   /** limits on a stdio server's processes, memory and file size (its entry's `resources` over the top-level ones) */
   resources: ResourceLimits;
@@ -98,7 +98,7 @@ function notStartedReason(entry: McpServerEntry, toolset: string, config: Resolv
   return undefined;
 }
 
-function normalizeGrant(grant: Permissions | undefined): Required<Permissions> {
+function normalizeGrant(grant: Permissions | undefined): Required<Omit<Permissions, 'folders'>> {
   // callTools means nothing here: an MCP server has no way to call toolshed's tools.
   return { network: grant?.network ?? false, env: [...new Set(grant?.env ?? [])].sort(), fsRead: [...(grant?.fsRead ?? [])], fsWrite: [...(grant?.fsWrite ?? [])], callTools: [] };
 }

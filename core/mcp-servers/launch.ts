@@ -17,6 +17,7 @@ import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/std
 import { resolveGrantPaths } from '../../sandbox/process/paths.js';
 import { nodeReadPaths, resolveProgram, type Program } from './program.js';
 import { launchCommand } from '../../sandbox/process/launch.js';
+import { fsPermissionFlags } from '../../sandbox/process/spawn.js';
 import { probeSandbox } from '../../sandbox/process/probe.js';
 import { networkFlags, permissionFlag, permissionHoldsNetwork } from '../../sandbox/process/node-flags.js';
 import type { ResolvedServer, StdioTarget } from './config.js';
@@ -62,8 +63,7 @@ function permissionFlags(reads: readonly string[], writes: readonly string[], ne
   return [
     permissionFlag(),
     ...networkFlags(network),
-    ...[...new Set(reads)].sort().map((p) => `--allow-fs-read=${p}`),
-    ...[...new Set(writes)].sort().map((p) => `--allow-fs-write=${p}`),
+    ...fsPermissionFlags(reads, writes),
     '--disable-warning=ExperimentalWarning',
   ];
 }

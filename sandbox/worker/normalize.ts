@@ -101,3 +101,46 @@ export function capText(text: string, max: number, originalLength = text.length)
   const keep = Math.max(0, max - marker.length - 8);
   return text.slice(0, keep) + truncationMarker(originalLength, keep);
 }
+
+/** The grant key that opens each of Node's permission-model scopes to an untrusted plugin. */
+const GRANT_OF: Readonly<Record<string, { grant: string; verb: string }>> = {
+  FileSystemRead: { grant: 'fsRead', verb: 'read' },
+  FileSystemWrite: { grant: 'fsWrite', verb: 'write' },
+};
+
+type AccessDenied = Error & { code: 'ERR_ACCESS_DENIED'; permission?: unknown; resource?: unknown };
+
+function accessDenied(error: unknown): AccessDenied | undefined {
+  return error instanceof Error && (error as { code?: unknown }).code === 'ERR_ACCESS_DENIED' ? (error as AccessDenied) : undefined;
+}
+
+/**
+ * A failure caused by Node's permission model (ERR_ACCESS_DENIED, thrown itself or as the
+ * `cause` of the plugin's own error) as PERMISSION_DENIED, whose message names the permission
+ * and the path and says how the operator grants it (`data`: `{ permission, path?, grant? }`).
+ * Node's own message says only "Access to this API has been restricted". Anything else is
+ * returned as is.
+ */
+export function permissionFailure(error: unknown): unknown {
+  const denied = accessDenied(error) ?? accessDenied((error as { cause?: unknown } | null)?.cause);
+  if (!denied) return error;
+  const permission = typeof denied.permission === 'string' ? denied.permission : undefined;
+  const resource = typeof denied.resource === 'string' ? denied.resource : undefined;
+  const scope = permission ? GRANT_OF[permission] : undefined;
+  let what: string;
+  if (scope && resource) {
+    what =
+      `Permission denied: the plugin may not ${scope.verb} ${resource} (Node's permission model refused ${permission}). ` +
+      `The operator grants it in this plugin's entry of the toolshed config's plugins: grant: { ${scope.grant}: ['${resource}'] } (or a folder above it)` +
+      (scope.grant === 'fsWrite' ? ', which also allows reading it.' : '.');
+  } else {
+    // Processes, workers, addons, and the network on Node 25+ (whose error carries no `permission`).
+    what =
+      `Permission denied: ${denied.message}${permission ? ` (${permission})` : ''}. ` +
+      "An untrusted plugin may use the network only with the operator's grant: { network: true }, and may not start processes, workers or addons (only a trusted plugin may).";
+  }
+  const message = denied === error ? what : `${(error as Error).message}: ${what}`;
+  return Object.assign(codedError('PERMISSION_DENIED', message, { cause: error }), {
+    data: { permission: permission ?? null, ...(resource ? { path: resource } : {}), ...(scope ? { grant: scope.grant } : {}) },
+  });
+}

@@ -8,7 +8,7 @@
 import { taskEnv, withEnv } from './task-env.js';
 import { codedError, serializeError } from '../../core/errors.js';
 import { extractManifest, findCheck, findHandler, pluginObject, validatingHandlers } from './plugin-object.js';
-import { capText, resultText } from './normalize.js';
+import { capText, permissionFailure, resultText } from './normalize.js';
 import { DeadlineSweeper, type Sweepable } from '../deadlines.js';
 import { CallTable } from '../call-table.js';
 import { tierOutcome } from '../../core/call/tier-outcome.js';
@@ -101,12 +101,14 @@ function deepFreeze<T>(value: T): T {
 /** ctx.roots: the task's own copy frozen where it lies (a task is a structured clone no one else holds), else a frozen copy. */
 function frozenRoots(task: CheckTask | HandlerTask): ToolContext['roots'] {
   const roots = task.roots as Partial<ToolContext['roots']> | undefined;
-  const keys = roots ? Object.keys(roots).length : 0;
-  if (roots && Array.isArray(roots.read) && Array.isArray(roots.write) && (keys === 2 || (keys === 3 && Array.isArray(roots.protect)))) {
+  const isRecord = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+  const known = (key: string) => key === 'read' || key === 'write' || (key === 'protect' && Array.isArray(roots?.protect)) || (key === 'folders' && isRecord(roots?.folders));
+  if (roots && Array.isArray(roots.read) && Array.isArray(roots.write) && Object.keys(roots).every(known)) {
     return deepFreeze(roots as ToolContext['roots']);
   }
   const protect = Array.isArray(roots?.protect) ? { protect: roots.protect.map((entry) => ({ ...entry })) } : {};
-  return deepFreeze({ read: [...(roots?.read ?? [])], write: [...(roots?.write ?? [])], ...protect });
+  const folders = isRecord(roots?.folders) ? { folders: { ...roots!.folders } } : {};
+  return deepFreeze({ read: [...(roots?.read ?? [])], write: [...(roots?.write ?? [])], ...protect, ...folders });
 }
 
 function succeeded(value: unknown): WorkerReply {
@@ -340,7 +342,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
   }
 
   function failed(task: WorkerTask, error: unknown): WorkerReply {
-    const serialized = serializeError(error);
+    const serialized = serializeError(permissionFailure(error));
     // A handler's error message is bounded like its result before it crosses to the host (the stack repeats it).
     if (task.kind === 'handler') {
       serialized.message = capText(serialized.message, task.maxResultChars);
