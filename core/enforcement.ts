@@ -6,7 +6,7 @@
  * network and env are declarations only, unless its own code checks them and
  * the suite tests that it does (first-party plugins only; see FIRST_PARTY).
  */
-import { noNetwork, serverEnforcement } from './mcp-servers/enforcement.js';
+import { networkEnforcement, serverEnforcement } from './mcp-servers/enforcement.js';
 import type { LoadedPlugin } from './types.js';
 import type { Protections } from '../sandbox/process/spawn.js';
 import { probeSandbox } from '../sandbox/process/probe.js';
@@ -47,10 +47,9 @@ export function enforcement(plugin: LoadedPlugin, protections: Protections | und
   const effective = plugin.permissions.effective;
   if (plugin.source.trust === 'untrusted') {
     const how = protections?.mountNamespace ? 'bubblewrap mount namespace and Node permission model' : 'Node permission model';
-    const network = effective.network ? { by: 'sandbox' as const, allowed: true, how: 'network granted: no network namespace' } : noNetwork(protections);
     return {
       fs: { by: 'sandbox', read: [...roots.read], write: [...roots.write], how },
-      network,
+      network: networkEnforcement(Boolean(effective.network), protections),
       env: { by: 'sandbox', names: [...(effective.env ?? [])], how: 'the child starts with an empty environment plus these' },
     };
   }

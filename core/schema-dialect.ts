@@ -3,6 +3,7 @@
  * the one its keywords say (a plugin's rule) or MCP's default (2020-12). The keyword-aware walk
  * over subschemas lives here too: the provider formats translate with it.
  */
+import { escapePointer } from './json-pointer.js';
 
 /** The JSON Schema dialects toolshed validates, each with ajv's own class. */
 export type SchemaDialect = 'draft-06' | 'draft-07' | '2019-09' | '2020-12';
@@ -46,12 +47,20 @@ export function dialectOfUri(uri: string): SchemaDialect | undefined {
   return path.includes('2019-09') ? '2019-09' : '2020-12';
 }
 
-/** The value of every keyword that holds one subschema. */
-const ONE = ['additionalItems', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema'];
-/** Keywords that hold a list of subschemas. */
-const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-/** Keywords that hold a map of name → subschema. */
-const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+/**
+ * The keywords that hold subschemas, by shape, in every supported dialect, except `items`
+ * (one subschema, or a draft-07 tuple's list) and draft-07 `dependencies` (a subschema or a
+ * list of names), which each reader handles itself.
+ */
+export const SUBSCHEMA_KEYWORDS = {
+  /** keywords whose value is one subschema */
+  one: ['additionalItems', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema'],
+  /** keywords whose value is a list of subschemas */
+  list: ['allOf', 'anyOf', 'oneOf', 'prefixItems'],
+  /** keywords whose value is a map of name → subschema */
+  map: ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'],
+} as const;
+const { one: ONE, list: LIST, map: MAP } = SUBSCHEMA_KEYWORDS;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -68,15 +77,11 @@ export function walkSchemas(node: unknown, visit: (schema: Record<string, unknow
   const next = (child: unknown, at: string) => walkSchemas(child, visit, at, depth + 1);
   for (const key of ONE) if (key in node) next(node[key], `${pointer}/${key}`);
   for (const key of LIST) if (Array.isArray(node[key])) (node[key] as unknown[]).forEach((child, i) => next(child, `${pointer}/${key}/${i}`));
-  for (const key of MAP) if (isObject(node[key])) for (const [name, child] of Object.entries(node[key])) next(child, `${pointer}/${key}/${escape(name)}`);
+  for (const key of MAP) if (isObject(node[key])) for (const [name, child] of Object.entries(node[key])) next(child, `${pointer}/${key}/${escapePointer(name)}`);
   if (Array.isArray(node.items)) node.items.forEach((child, i) => next(child, `${pointer}/items/${i}`));
   else next(node.items, `${pointer}/items`);
   // draft-07 `dependencies`: a value is a list of names or a subschema.
-  if (isObject(node.dependencies)) for (const [name, child] of Object.entries(node.dependencies)) next(child, `${pointer}/dependencies/${escape(name)}`);
-}
-
-function escape(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+  if (isObject(node.dependencies)) for (const [name, child] of Object.entries(node.dependencies)) next(child, `${pointer}/dependencies/${escapePointer(name)}`);
 }
 
 /** Keywords only draft-07 (and draft-06) give a meaning: 2020-12 ignores them, or cannot read them. */

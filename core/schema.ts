@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { canonicalJson } from './canonical-json.js';
+import { escapePointer } from './json-pointer.js';
 import { DIALECT_URIS, readDialect, type SchemaDialect } from './schema-dialect.js';
 
 // ajv is loaded on the first compile, not at import: a host whose config and
@@ -159,10 +160,6 @@ export function compiledSchemas(): { all: number; first: number } {
     else first += cache.size;
   }
   return { all, first };
-}
-
-function escapePointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 function describe(error: ErrorObject): SchemaProblem {

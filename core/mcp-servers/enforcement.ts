@@ -25,17 +25,18 @@ export function serverEnforcement(plugin: LoadedPlugin, report: ConnectionReport
   const granted = plugin.permissions.effective;
   return {
     fs: held.length ? { by: 'sandbox', read: [...roots.read], write: [...roots.write], how: held.join(' and ') } : NOT_ENFORCED,
-    network: granted.network ? { by: 'sandbox', allowed: true, how: 'network granted: no network namespace' } : noNetwork(x),
+    network: networkEnforcement(Boolean(granted.network), x),
     env: { by: 'host', names: [...(granted.env ?? [])], how: "started with only these, its entry's env and PATH" },
   };
 }
 
 /**
- * What holds a process without the network grant: its own network namespace, Node's
- * permission model (Node 25+, which refuses sockets, DNS and fetch without `--allow-net`),
- * or both; nothing where neither is in force.
+ * The network enforcement of a sandboxed process: allowed with the grant; without it, held by
+ * its own network namespace, Node's permission model (Node 25+, which refuses sockets, DNS and
+ * fetch without `--allow-net`), or both; nothing where neither is in force.
  */
-export function noNetwork(x: { netNamespace: boolean; netPermission?: boolean } | undefined): Enforcement['network'] {
+export function networkEnforcement(granted: boolean, x: { netNamespace: boolean; netPermission?: boolean } | undefined): Enforcement['network'] {
+  if (granted) return { by: 'sandbox', allowed: true, how: 'network granted: no network namespace' };
   const held = [x?.netNamespace ? 'own network namespace' : '', x?.netPermission ? "Node's permission model (no --allow-net)" : ''].filter(Boolean);
   return held.length ? { by: 'sandbox', allowed: false, how: held.join(' and ') } : NOT_ENFORCED;
 }

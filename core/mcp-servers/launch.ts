@@ -17,9 +17,8 @@ import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/std
 import { resolveGrantPaths } from '../../sandbox/process/paths.js';
 import { nodeReadPaths, resolveProgram, type Program } from './program.js';
 import { launchCommand } from '../../sandbox/process/launch.js';
-import { fsPermissionFlags } from '../../sandbox/process/spawn.js';
 import { probeSandbox } from '../../sandbox/process/probe.js';
-import { networkFlags, permissionFlag, permissionHoldsNetwork } from '../../sandbox/process/node-flags.js';
+import { netPermission, permissionModelFlags } from '../../sandbox/process/node-flags.js';
 import type { ResolvedServer, StdioTarget } from './config.js';
 import { protectedMounts } from '../../sandbox/process/protected-mounts.js';
 import type { ProtectedPath } from '../plugin.js';
@@ -56,16 +55,6 @@ function pick(names: readonly string[], env: LaunchContext['env']): Record<strin
     if (value !== undefined) out[name] = value;
   }
   return out;
-}
-
-/** Node's permission-model flags for a node server (`--allow-net` only with the network grant, where Node has it). */
-function permissionFlags(reads: readonly string[], writes: readonly string[], network: boolean): string[] {
-  return [
-    permissionFlag(),
-    ...networkFlags(network),
-    ...fsPermissionFlags(reads, writes),
-    '--disable-warning=ExperimentalWarning',
-  ];
 }
 
 /**
@@ -124,7 +113,7 @@ export function planStdioLaunch(server: ResolvedServer, context: LaunchContext):
   const grantedReads = resolveGrantPaths(server.grant.fsRead, context.configDir);
   const writes = resolveGrantPaths(server.grant.fsWrite, context.configDir);
   const reads = [...programReadPaths(program), ...grantedReads, ...writes];
-  const args = program.runtime === 'node' ? [...program.nodeFlags, ...permissionFlags(reads, writes, server.grant.network), program.script, ...program.scriptArgs] : program.args;
+  const args = program.runtime === 'node' ? [...program.nodeFlags, ...permissionModelFlags(reads, writes, server.grant.network), '--disable-warning=ExperimentalWarning', program.script, ...program.scriptArgs] : program.args;
   const launch = launchCommand(
     { command: program.command, args, readPaths: reads, writePaths: writes, readOnlyPaths: protectedMounts(writes, context.protect, target.cwd), network: server.grant.network, env, cwd: target.cwd, runtime: program.runtime, resources: server.resources },
     probeSandbox(),
@@ -133,7 +122,7 @@ export function planStdioLaunch(server: ResolvedServer, context: LaunchContext):
   // A node program's note says what runs instead of npx; a system program's says why no permission model holds it.
   const reasons = [launch.protections.reason, program.runtime === 'system' ? program.note : undefined, wrapped.reason].filter((r): r is string => Boolean(r));
   const node = program.runtime === 'node';
-  const protections: ServerProtections = { ...launch.protections, permissionModel: node, netPermission: node && !server.grant.network && permissionHoldsNetwork(), env: 'granted only' };
+  const protections: ServerProtections = { ...launch.protections, permissionModel: node, netPermission: node && netPermission(server.grant.network), env: 'granted only' };
   delete protections.reason;
   if (reasons.length) protections.reason = reasons.join('; ');
   return { command: wrapped.command, args: wrapped.args, env: launch.env, cwd: launch.cwd, protections, resources: server.resources, ...(program.runtime === 'node' && program.note ? { runs: program.note } : {}) };

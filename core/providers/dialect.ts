@@ -7,13 +7,13 @@
  * narrowed: dispatch still validates against the original, in its own dialect.
  */
 import type { JsonSchema } from '../plugin.js';
-import { readDialect, type SchemaDialect } from '../schema-dialect.js';
+import { readDialect, SUBSCHEMA_KEYWORDS, type SchemaDialect } from '../schema-dialect.js';
 import { isSchema } from './json-schema.js';
 import type { ToolDefinition } from './types.js';
 
-const ONE = ['additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema'];
-const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+/** Walked as they are; `additionalItems` is not: it becomes a tuple's `items` below. */
+const ONE = SUBSCHEMA_KEYWORDS.one.filter((key) => key !== 'additionalItems');
+const { list: LIST, map: MAP } = SUBSCHEMA_KEYWORDS;
 
 function mapValues(value: Record<string, unknown>, fn: (child: unknown) => unknown): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).map(([name, child]) => [name, fn(child)]));

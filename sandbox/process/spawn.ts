@@ -8,7 +8,7 @@ import path from 'node:path';
 import { launchCommand, type LaunchProtections } from './launch.js';
 import type { ResourceLimits } from './resources.js';
 import { probeSandbox } from './probe.js';
-import { networkFlags, permissionFlag, permissionHoldsNetwork } from './node-flags.js';
+import { netPermission, permissionModelFlags } from './node-flags.js';
 
 export { BWRAP_ENV, NAMESPACES_ENV } from './probe.js';
 
@@ -53,10 +53,7 @@ export function childCommand(options: ChildCommandOptions): ChildCommand {
   const reads = unique(options.readPaths);
   const writes = unique(options.writePaths);
   const nodeArgs = [
-    permissionFlag(),
-    // Only with the grant: where Node's model covers the network (25+), it is then refused by Node too, namespace or not.
-    ...networkFlags(options.network),
-    ...fsPermissionFlags(reads, writes),
+    ...permissionModelFlags(reads, writes, options.network),
     // No --allow-worker: the child runs tasks on its main thread, so the model denies every Worker (harden.ts does too).
     // Belt and braces: addons are already denied without --allow-addons.
     '--no-addons',
@@ -71,29 +68,13 @@ export function childCommand(options: ChildCommandOptions): ChildCommand {
     probeSandbox(),
   );
   // The watchdog reads the child's memory from /proc.
-  const protections: Protections = { permissionModel: true, netPermission: !options.network && permissionHoldsNetwork(), ...launch.protections, memoryWatchdog: process.platform === 'linux' };
+  const protections: Protections = { permissionModel: true, netPermission: netPermission(options.network), ...launch.protections, memoryWatchdog: process.platform === 'linux' };
   return { command: launch.command, args: launch.args, protections };
 }
 
 /** The protections a child of a plugin with (or without) the network grant would run under. */
 export function expectedProtections(network: boolean, resources?: ResourceLimits): Protections {
   return childCommand({ childEntry: '', readPaths: [], writePaths: [], memoryMb: 0, network, cwd: '/', ...(resources ? { resources } : {}) }).protections;
-}
-
-/**
- * Node's `--allow-fs-read`/`--allow-fs-write` flags. A write path may also be read (docs/plugins.md
- * says so, and `explain` prints it as readable). Node turns a granted folder into "the folder and
- * everything below" only when it exists at start (it stats each path once); a path missing then is
- * granted as a single file, so a folder the plugin creates later would stay closed. A missing path
- * is therefore also granted as `path/*`, which covers what is later created below it and nothing
- * beside it (`path-other` does not match).
- */
-export function fsPermissionFlags(readPaths: readonly string[], writePaths: readonly string[]): string[] {
-  const spell = (p: string) => (existsSync(p) ? [p] : [p, `${p}${p.endsWith(path.sep) ? '' : path.sep}*`]);
-  return [
-    ...unique([...readPaths, ...writePaths]).flatMap(spell).map((p) => `--allow-fs-read=${p}`),
-    ...unique([...writePaths]).flatMap(spell).map((p) => `--allow-fs-write=${p}`),
-  ];
 }
 
 /**

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { codedError } from '../../core/errors.js';
+import { escapePointer } from '../../core/json-pointer.js';
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '../../core/standard-schema.js';
 
 /** The dialect toolshed asks converters for, and tags their output with when they do not. */
@@ -108,15 +109,9 @@ async function convert(schema: StandardSchemaV1, entry: string): Promise<{ json:
 
 /**
  * The JSON Schema of a Standard Schema's input, as JSON data tagged with its dialect (2020-12
- * unless the library says otherwise). Throws PLUGIN_INVALID naming `where` and what to pass instead.
- */
-export async function standardToJsonSchema(schema: StandardSchemaV1, entry: string, where: string): Promise<Record<string, unknown>> {
-  return (await convertedSchema(schema, entry, where)).schema;
-}
-
-/**
- * standardToJsonSchema, with the package that converted it (see SchemaLibrary) when it can be
- * found from the plugin's folder (a vendor's name is usually its package's).
+ * unless the library says otherwise), with the package that converted it (see SchemaLibrary)
+ * when it can be found from the plugin's folder (a vendor's name is usually its package's).
+ * Throws PLUGIN_INVALID naming `where` and what to pass instead.
  */
 export async function convertedSchema(schema: StandardSchemaV1, entry: string, where: string): Promise<{ schema: Record<string, unknown>; library?: SchemaLibrary }> {
   const vendor = String(schema['~standard'].vendor);
@@ -141,7 +136,7 @@ export async function convertedSchema(schema: StandardSchemaV1, entry: string, w
 /** `/a/0/b` from a Standard Schema issue path (RFC 6901 escaping). */
 function pointer(path: StandardSchemaV1.Issue['path']): string {
   if (!path?.length) return '/';
-  return path.map((segment) => `/${String(typeof segment === 'object' && segment !== null ? segment.key : segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  return path.map((segment) => `/${escapePointer(String(typeof segment === 'object' && segment !== null ? segment.key : segment))}`).join('');
 }
 
 /** At most this many issues are listed in the message, as the host's own validation does. */

@@ -10,7 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { toStandardJsonSchema } from '@valibot/to-json-schema';
 import { describe, expect, it } from 'vitest';
 import { fixture } from '../helpers.js';
-import { CONVERTED_DIALECT, isStandardSchema, standardToJsonSchema } from '../../dist/sandbox/worker/standard-schema.js';
+import { CONVERTED_DIALECT, convertedSchema, isStandardSchema } from '../../dist/sandbox/worker/standard-schema.js';
 
 const entryOf = (name: string) => pathToFileURL(fixture('plugins', name, 'index.js')).href;
 
@@ -36,7 +36,7 @@ describe('converting a Standard Schema to JSON Schema', () => {
   it('zod 4: through its Standard JSON Schema support, the input side (defaults optional)', async () => {
     const schema = await parametersOf('zod-tools');
     expect(isStandardSchema(schema)).toBe(true);
-    const json = await standardToJsonSchema(schema as never, entryOf('zod-tools'), 'tools[0].parameters');
+    const json = (await convertedSchema(schema as never, entryOf('zod-tools'), 'tools[0].parameters')).schema;
     expect(json.required).toEqual(['city']);
     expect(verdicts(json, [{ city: 'Oslo' }, { city: 'Oslo', nights: 2, tag: 'x' }, { city: '' }, { city: 'Oslo', nights: 0 }, { city: 'Oslo', extra: 1 }, {}])).toEqual([true, true, false, false, false, false]);
   });
@@ -45,15 +45,15 @@ describe('converting a Standard Schema to JSON Schema', () => {
     const schema = await parametersOf('valibot-tools');
     expect(isStandardSchema(schema)).toBe(true);
     expect((schema as { '~standard': { jsonSchema?: unknown } })['~standard'].jsonSchema).toBeUndefined();
-    const byVendor = await standardToJsonSchema(schema as never, entryOf('valibot-tools'), 'tools[0].parameters');
-    const byInterface = await standardToJsonSchema(toStandardJsonSchema(schema as never) as never, 'file:///nowhere/index.js', 'tools[0].parameters');
+    const byVendor = (await convertedSchema(schema as never, entryOf('valibot-tools'), 'tools[0].parameters')).schema;
+    const byInterface = (await convertedSchema(toStandardJsonSchema(schema as never) as never, 'file:///nowhere/index.js', 'tools[0].parameters')).schema;
     expect(byInterface).toEqual(byVendor);
     expect(verdicts(byVendor, [{ query: 'ab' }, { query: 'ab', limit: 3 }, { query: 'a' }, { query: 'ab', limit: 1.5 }, { query: 'ab', more: true }])).toEqual([true, true, false, false, false]);
   });
 
   it('keeps the dialect a library names itself', async () => {
     const draft07 = { '~standard': { version: 1, vendor: 'acme', validate: (value: unknown) => ({ value }), jsonSchema: { input: () => ({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' }), output: () => ({}) } } };
-    expect(await standardToJsonSchema(draft07 as never, 'file:///nowhere/index.js', 'p')).toEqual({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' });
+    expect((await convertedSchema(draft07 as never, 'file:///nowhere/index.js', 'p')).schema).toEqual({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' });
   });
 
   it('a JSON Schema object is not taken for a Standard Schema', () => {
