@@ -10,7 +10,7 @@ import { jsonSchema, tool, type ToolSet } from 'ai';
 import { follow, replaceRecord, type LiveTools } from './live.js';
 import { resultOrThrow, type AdapterOptions } from './shared.js';
 import type { McpTool } from '../providers/types.js';
-import type { ToolHost } from '../tool-host.js';
+import type { ToolHost } from '../host/tool-host.js';
 
 export { ToolshedToolError, type AdapterOptions } from './shared.js';
 export type { LiveTools } from './live.js';

@@ -12,7 +12,7 @@ import type { AgentMiddleware } from 'langchain';
 import { follow, replaceArray, type LiveTools } from './live.js';
 import { callThrough, ToolshedToolError, type AdapterOptions } from './shared.js';
 import type { McpTool } from '../providers/types.js';
-import type { ToolHost } from '../tool-host.js';
+import type { ToolHost } from '../host/tool-host.js';
 
 export { ToolshedToolError, type AdapterOptions } from './shared.js';
 export type { LiveTools } from './live.js';

@@ -4,7 +4,7 @@
  * recompute (a definitions(), dispatch() or refresh() call) finds a different
  * set; `update()` asks for that recompute now, e.g. before each model step.
  */
-import type { ToolHost } from '../tool-host.js';
+import type { ToolHost } from '../host/tool-host.js';
 
 /** A framework's tools that follow the host. */
 export interface LiveTools<T> {

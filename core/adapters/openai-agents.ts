@@ -11,7 +11,7 @@ import { tool, type FunctionTool } from '@openai/agents';
 import { follow, replaceArray, type LiveTools } from './live.js';
 import { resultOrThrow, ToolshedToolError, type AdapterOptions } from './shared.js';
 import type { ResponsesTool } from '../providers/types.js';
-import type { ToolHost } from '../tool-host.js';
+import type { ToolHost } from '../host/tool-host.js';
 
 export { ToolshedToolError, type AdapterOptions } from './shared.js';
 export type { LiveTools } from './live.js';

@@ -4,10 +4,10 @@
  * own failed-tool signal (a thrown `ToolshedToolError`, or an error result),
  * and the text the model reads is the envelope `{"error","code"}` either way.
  */
-import { envelope, type CallOutcome } from '../call/outcome.js';
+import { envelope, type CallOutcome } from '../../boundary/outcome.js';
 import type { DispatchOptions } from '../call/dispatch.js';
-import type { ToolErrorCode } from '../errors.js';
-import type { ToolHost } from '../tool-host.js';
+import type { ToolErrorCode } from '../../boundary/errors.js';
+import type { ToolHost } from '../host/tool-host.js';
 
 /** Options every adapter takes. */
 export interface AdapterOptions {

@@ -7,14 +7,14 @@
  * No approver, a "no", a throw, or no answer in `approve.timeoutMs` refuses
  * the call with APPROVAL_DENIED or APPROVAL_TIMEOUT; the tool does not run.
  */
-import { failure, type CallOutcome } from './outcome.js';
+import { failure, type CallOutcome } from '../../boundary/outcome.js';
 import { collectToolsets, ToolsetResolver } from '../expose/toolsets.js';
 import { expandName } from '../expose/names.js';
 import type { ToolCall } from './hooks.js';
 import type { Registry } from '../expose/registry.js';
-import type { ResolvedConfig } from '../load/config.js';
-import type { ToolAnnotations } from '../plugin.js';
-import type { ToolRecord } from '../types.js';
+import type { ResolvedConfig } from '../config/config.js';
+import type { ToolAnnotations } from '../../boundary/plugin.js';
+import type { ToolRecord } from '../load/types.js';
 
 /** Why a call needs approval: its name (or toolset) is in `approve`, or `approve.destructive` and its annotations. */
 export type ApprovalReason = 'listed' | 'destructive';

@@ -8,10 +8,10 @@
  * validation stops at the first problem, every problem is listed only for
  * small inputs, and the message is capped like a result.
  */
-import { compile, problems } from '../schema.js';
-import { failure, type CallOutcome } from './outcome.js';
-import { capText } from '../../sandbox/worker/normalize.js';
-import type { ToolRecord } from '../types.js';
+import { compile, problems } from '../schema/schema.js';
+import { failure, type CallOutcome } from '../../boundary/outcome.js';
+import { capText } from '../../boundary/normalize.js';
+import type { ToolRecord } from '../load/types.js';
 
 /** What validation needs of a tool: its name, its schema and limits, and slots for the compiled validators. */
 export type ValidatedTool = Pick<ToolRecord, 'name' | 'validate' | 'validateAll'> & { manifest: Pick<ToolRecord['manifest'], 'parameters' | 'limits' | 'dialect'> };

@@ -7,11 +7,11 @@
  * (execute_code, say) reaches on its behalf only what it may reach itself.
  */
 import { ToolsetResolver, type Toolset } from '../expose/toolsets.js';
-import { failure, type CallOutcome } from './outcome.js';
+import { failure, type CallOutcome } from '../../boundary/outcome.js';
 import { describeChain, type CallContext } from './chain.js';
 import type { Exposure } from '../expose/pipeline.js';
 import type { Registry } from '../expose/registry.js';
-import type { LoadedPlugin, ToolRecord } from '../types.js';
+import type { LoadedPlugin, ToolRecord } from '../load/types.js';
 
 /** Tools each plugin's callTools entries expand to, per exposure (toolsets can change with it). */
 const expansions = new WeakMap<Map<string, Toolset>, Map<LoadedPlugin, ReadonlySet<string>>>();

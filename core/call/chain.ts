@@ -6,8 +6,8 @@
  * its length (`limits.maxCallDepth`), and refuses a call back into a plugin
  * whose workers are all busy (it would wait for itself).
  */
-import type { ToolRecord } from '../types.js';
-import type { CallOrigin } from '../../sandbox/runner.js';
+import type { ToolRecord } from '../load/types.js';
+import type { CallOrigin } from '../runners/runner.js';
 
 /** One step of a call chain: a running tool that called the next one, and the plugin it belongs to. */
 export interface CallHop {

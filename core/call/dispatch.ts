@@ -3,25 +3,25 @@
  * (hooks.ts) around the plugin's tier (timeout, abort, memory) → normalize → cap.
  * Every failure is an outcome with a code; nothing here throws for a tool's failure.
  */
-import { didYouMean } from '../suggest.js';
+import { didYouMean } from '../text/suggest.js';
 import { codeLimits, sandboxTools, searchToolFor } from '../expose/code-execution.js';
 import { parseArguments, validateArguments, type ValidatedTool } from './arguments.js';
-import { failure, type CallOutcome } from './outcome.js';
-import { tierOutcome, type TierCall } from './tier-outcome.js';
+import { failure, type CallOutcome } from '../../boundary/outcome.js';
+import { tierOutcome, type TierCall } from '../../boundary/tier-outcome.js';
 import { dropStrictNulls } from './strict-arguments.js';
 import { describeChain, nestedContext, TOP_LEVEL, type CallContext } from './chain.js';
 import { reachable, refuseByGrants } from './call-grants.js';
 import { deadlockedWorkers, whileWaiting } from './reentry.js';
 import { withHooks, type ToolCall, type ToolHooks } from './hooks.js';
 import { breakerKeys, type BreakerVerdict, type CircuitBreaker } from './breaker.js';
-import { traceDispatch, type DispatchTrace } from '../tracing.js';
+import { traceDispatch, type DispatchTrace } from '../observe/tracing.js';
 import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
-import type { CallHooks, CallOrigin } from '../../sandbox/runner.js';
+import type { CallHooks, CallOrigin } from '../runners/runner.js';
 import type { Exposure } from '../expose/pipeline.js';
 import type { Registry } from '../expose/registry.js';
-import type { ResolvedConfig } from '../load/config.js';
-import type { SandboxToolset } from '../plugin.js';
-import type { ToolRecord } from '../types.js';
+import type { ResolvedConfig } from '../config/config.js';
+import type { SandboxToolset } from '../../boundary/plugin.js';
+import type { ToolRecord } from '../load/types.js';
 
 /** Per-call options of `dispatch`. */
 export interface DispatchOptions {

@@ -7,10 +7,10 @@
  * as a throw and never takes the host down.
  */
 import { performance } from 'node:perf_hooks';
-import { failure, type CallOutcome } from './outcome.js';
-import { capText } from '../../sandbox/worker/normalize.js';
-import { TOOL_ERROR_CODES, type ToolErrorCode } from '../errors.js';
-import type { ToolAnnotations } from '../plugin.js';
+import { failure, type CallOutcome } from '../../boundary/outcome.js';
+import { capText } from '../../boundary/normalize.js';
+import { TOOL_ERROR_CODES, type ToolErrorCode } from '../../boundary/errors.js';
+import type { ToolAnnotations } from '../../boundary/plugin.js';
 import type { CallChain, CallHop } from './chain.js';
 
 

@@ -6,9 +6,9 @@
  * they cannot do before it does: it would wait until its timeout. That call
  * is refused at once instead (CALL_WOULD_DEADLOCK).
  */
-import type { Runner } from '../../sandbox/runner.js';
+import type { Runner } from '../runners/runner.js';
 import type { CallContext } from './chain.js';
-import type { ToolRecord } from '../types.js';
+import type { ToolRecord } from '../load/types.js';
 
 /** Calls holding a worker of each runner while they wait for a nested call, by the order they began waiting. */
 const waiting = new WeakMap<Runner, Set<number>>();

@@ -4,8 +4,8 @@
  * It starts the host (so each server lists what it serves now), shows each
  * change as a line diff, pins the new definitions and says what it accepted.
  */
-import type { DefinitionChange } from '../mcp-servers/report.js';
-import { UsageError } from '../errors.js';
+import type { DefinitionChange } from '../mcp-client/report.js';
+import { UsageError } from '../../boundary/errors.js';
 import type { CommandContext } from './commands.js';
 import { openHost } from './open-host.js';
 

@@ -5,8 +5,8 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../errors.js';
-import { validateConfigObject } from '../load/config.js';
+import { ConfigError } from '../../boundary/errors.js';
+import { validateConfigObject } from '../config/config.js';
 import type { CommandContext } from './commands.js';
 
 /** The starter config's content. */
@@ -24,7 +24,7 @@ export function starterConfig(): Record<string, unknown> {
 
 /** The `mcpServers` of a desktop client's config, with the lines that tell the operator what changed. */
 async function desktopServers(file: string, cwd: string): Promise<{ servers: Record<string, unknown>; lines: string[] }> {
-  const { importClaudeDesktop } = await import('../mcp-servers/claude-desktop.js');
+  const { importClaudeDesktop } = await import('../mcp-client/claude-desktop.js');
   const source = path.resolve(cwd, file);
   let text: string;
   try {
@@ -63,7 +63,7 @@ export async function runInit(options: { cwd: string; force: boolean; fromClaude
   options.out(`wrote ${path.relative(options.cwd, file) || file}. Add plugin packages with npm install, list them under "plugins", and run toolshed to see what is exposed.`);
   for (const line of imported?.lines ?? []) options.out(line);
   // The operator just wrote it: accept it as this folder's config, or a "no config here" record would refuse it.
-  const { loadHostConfig } = await import('../load/host-config.js');
+  const { loadHostConfig } = await import('../config/host-config.js');
   const { trust } = await loadHostConfig({ trust: 'accept' }, options.cwd);
   if (trust?.applies) options.out('Accepted it as this folder\'s config (config trust): toolshed stops if it changes, until you review the change with toolshed trust.');
   return 0;

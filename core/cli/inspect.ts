@@ -1,6 +1,6 @@
 /** The commands that look at a host: the summary, `list`, `explain` and `call`. */
-import { UsageError } from '../errors.js';
-import { didYouMean } from '../suggest.js';
+import { UsageError } from '../../boundary/errors.js';
+import { didYouMean } from '../text/suggest.js';
 import type { DefinitionFormat } from '../providers/index.js';
 import type { CommandContext } from './commands.js';
 import { withHost } from './open-host.js';

@@ -4,7 +4,7 @@
  * is an error envelope. Commands and flags are defined in commands.ts.
  */
 import { CommanderError } from 'commander';
-import { ToolshedError, UsageError } from '../errors.js';
+import { ToolshedError, UsageError } from '../../boundary/errors.js';
 import { buildProgram } from './program.js';
 import { processIo, type CliIo } from './io.js';
 

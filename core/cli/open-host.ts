@@ -5,8 +5,8 @@
  * than half a second says so on stderr, once.
  */
 import path from 'node:path';
-import { createToolHost, type ToolHost, type ToolHostOptions } from '../host.js';
-import type { HostReport } from '../explain.js';
+import { createToolHost, type ToolHost, type ToolHostOptions } from '../host/host.js';
+import type { HostReport } from '../explain/explain.js';
 import type { CliValues } from './commands.js';
 import type { CliIo } from './io.js';
 

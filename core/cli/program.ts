@@ -7,9 +7,9 @@
  */
 import { Command, Option } from 'commander';
 import tab from '@bomb.sh/tab/commander';
-import { UsageError } from '../errors.js';
-import { didYouMean } from '../suggest.js';
-import { TOOLSHED_VERSION } from '../version.js';
+import { UsageError } from '../../boundary/errors.js';
+import { didYouMean } from '../text/suggest.js';
+import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import { COMMANDS, HOST_FLAGS, type CliValues, type CommandSpec, type FlagSpec } from './commands.js';
 import type { CliIo } from './io.js';
 

@@ -1,6 +1,6 @@
 /** Plain-text rendering of the host report for the terminal. */
-import type { HostReport, PluginReport, ToolReport } from '../explain.js';
-import { NOT_ENFORCED, type Enforcement } from '../enforcement.js';
+import type { HostReport, PluginReport, ToolReport } from '../explain/explain.js';
+import { NOT_ENFORCED, type Enforcement } from '../explain/enforcement.js';
 import { PLAIN, type Style } from './style.js';
 
 const pad = (text: string, width: number) => (text.length >= width ? text : text + ' '.repeat(width - text.length));

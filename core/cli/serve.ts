@@ -5,16 +5,16 @@
  * stderr. Runs until the client closes stdin, or SIGINT/SIGTERM, then closes
  * the endpoint and the host (pools, child processes, ports).
  */
-import { UsageError } from '../errors.js';
-import { isLoopback, parseListenAddress } from '../mcp/address.js';
-import { serveHttp } from '../mcp/http.js';
-import { normalizeOrigin } from '../mcp/http-access.js';
-import { serveStdio, type McpEndpoint } from '../mcp/stdio.js';
-import { createReloadingHost, type ReloadingHost } from '../mcp/reloading-host.js';
-import { clientRoot } from '../mcp/client-roots.js';
+import { UsageError } from '../../boundary/errors.js';
+import { isLoopback, parseListenAddress } from '../mcp-server/address.js';
+import { serveHttp } from '../mcp-server/http.js';
+import { normalizeOrigin } from '../mcp-server/http-access.js';
+import { serveStdio, type McpEndpoint } from '../mcp-server/stdio.js';
+import { createReloadingHost, type ReloadingHost } from '../mcp-server/reloading-host.js';
+import { clientRoot } from '../mcp-server/client-roots.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { splitWatched, watchedPaths, watchPaths } from '../mcp/watch.js';
-import type { ToolHost } from '../host.js';
+import { splitWatched, watchedPaths, watchPaths } from '../mcp-server/watch.js';
+import type { ToolHost } from '../host/host.js';
 import type { CommandContext } from './commands.js';
 import { failedPlugins, openHost } from './open-host.js';
 

@@ -5,10 +5,10 @@
  * there now, so the next start runs it.
  */
 import path from 'node:path';
-import { loadHostConfig } from '../load/host-config.js';
-import type { TrustOutcome } from '../load/config-trust.js';
+import { loadHostConfig } from '../config/host-config.js';
+import type { TrustOutcome } from '../config/config-trust.js';
 import type { CommandContext } from './commands.js';
-import { lineDiff } from '../line-diff.js';
+import { lineDiff } from '../text/line-diff.js';
 import { hostOptions } from './open-host.js';
 
 /** A path as the person typed it: relative to the current folder when below it. */

@@ -6,9 +6,9 @@
  */
 import which from 'which';
 import type { CheckCache, CachedVerdict, Verdict } from './check-cache.js';
-import type { ToolRecord } from '../types.js';
+import type { ToolRecord } from '../load/types.js';
 import type { OpenCircuit } from '../call/breaker.js';
-import type { Runner } from '../../sandbox/runner.js';
+import type { Runner } from '../runners/runner.js';
 
 /** What a runner that speaks to a server says of its link. */
 type Link = ReturnType<NonNullable<Runner['connection']>>;

@@ -4,8 +4,8 @@
  * reason until the host restarts. A change in toolshed's own runtime hides every plugin
  * of the thread tier, since every new worker there refuses its tasks.
  */
-import { changedReason, type PinChange } from '../../sandbox/pins.js';
-import type { ToolRecord } from '../types.js';
+import { changedReason, type PinChange } from '../../boundary/pins.js';
+import type { ToolRecord } from '../load/types.js';
 
 /** Which plugins are out of service for changed code, and why. */
 export class ChangedPlugins {

@@ -4,11 +4,11 @@
  * sandbox actually exports (evaluated inside a QuickJS context, not taken
  * from the input list).
  */
-import type { ResolvedConfig } from '../load/config.js';
+import type { ResolvedConfig } from '../config/config.js';
 import type { RewriteContext, SchemaRewriter } from './pipeline.js';
 import type { ToolDefinition } from '../providers/types.js';
-import type { ToolRecord } from '../types.js';
-import type { CodeLimits, SandboxTool } from '../plugin.js';
+import type { ToolRecord } from '../load/types.js';
+import type { CodeLimits, SandboxTool } from '../../boundary/plugin.js';
 import { SEARCH_TOOL } from './search.js';
 
 /** The reserved name of the code-execution tool. */

@@ -6,8 +6,8 @@
 import { resolveDescription } from './descriptions.js';
 import { definitionSize, type DeferralInput, type DeferralSelection } from './deferral.js';
 import { SEARCH_TOOL, searchToolDefinition } from './search.js';
-import type { ToolsetError } from '../errors.js';
-import type { ResolvedConfig, ResolvedSearch } from '../load/config.js';
+import type { ToolsetError } from '../../boundary/errors.js';
+import type { ResolvedConfig, ResolvedSearch } from '../config/config.js';
 import type { ToolDefinition } from '../providers/types.js';
 import type { ToolState } from './pipeline.js';
 import type { ToolStates } from './tool-states.js';

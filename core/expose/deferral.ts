@@ -6,8 +6,8 @@
  * Deferring is not a filter: a deferred tool passed all three layers and
  * stays callable; it is only not listed.
  */
-import { ToolsetError } from '../errors.js';
-import { didYouMean } from '../suggest.js';
+import { ToolsetError } from '../../boundary/errors.js';
+import { didYouMean } from '../text/suggest.js';
 import { ToolsetResolver, type Toolset } from './toolsets.js';
 import type { ToolDefinition } from '../providers/types.js';
 

@@ -3,8 +3,8 @@
  * disable, config `approve`): what one such name expands to, with
  * TOOLSET_UNKNOWN and a did-you-mean for a name that is neither.
  */
-import { ToolsetError } from '../errors.js';
-import { didYouMean } from '../suggest.js';
+import { ToolsetError } from '../../boundary/errors.js';
+import { didYouMean } from '../text/suggest.js';
 import type { Toolset, ToolsetResolver } from './toolsets.js';
 
 const ALL = new Set(['all', '*']);

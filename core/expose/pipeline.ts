@@ -11,10 +11,10 @@ import { selectTools, type Toolset } from './toolsets.js';
 import { planDeferral } from './deferral.js';
 import { deferralInput, deferralSelection, lenientIf, withDeferral } from './deferral-stage.js';
 import type { CheckCache, Clock } from './check-cache.js';
-import type { ResolvedConfig } from '../load/config.js';
+import type { ResolvedConfig } from '../config/config.js';
 import type { Registry } from './registry.js';
 import type { ToolDefinition } from '../providers/types.js';
-import type { ToolConflict, ToolRecord } from '../types.js';
+import type { ToolConflict, ToolRecord } from '../load/types.js';
 import { ToolStates } from './tool-states.js';
 
 /** Where in the pipeline a tool was hidden. */

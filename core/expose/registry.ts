@@ -3,8 +3,8 @@
  * generation counter that every change bumps. Anything derived from the
  * registry is memoized against the generation.
  */
-import { foldName } from '../tool-names.js';
-import type { LoadedPlugin, PluginLoadResult, ToolConflict, ToolRecord } from '../types.js';
+import { foldName } from '../text/tool-names.js';
+import type { LoadedPlugin, PluginLoadResult, ToolConflict, ToolRecord } from '../load/types.js';
 
 /** Tools by name, with conflicts (names equal once folded, see tool-names.ts) resolved by config order or `prefer`. */
 export class Registry {

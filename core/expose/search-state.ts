@@ -10,7 +10,7 @@ import { SEARCH_TOOL, searchTool } from './search.js';
 import type { SessionStore, SessionReport } from './sessions.js';
 import type { HostTool } from '../call/dispatch.js';
 import type { Exposure } from './pipeline.js';
-import type { ResolvedSearch } from '../load/config.js';
+import type { ResolvedSearch } from '../config/config.js';
 import type { ToolDefinition } from '../providers/types.js';
 
 /** What explain shows of tool search. */

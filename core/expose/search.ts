@@ -7,9 +7,9 @@
  * extracted in the plugins' tiers, and a query checked by ajv), so no plugin
  * or model-written code runs on the host's thread.
  */
-import { failure, type CallOutcome } from '../call/outcome.js';
+import { failure, type CallOutcome } from '../../boundary/outcome.js';
 import type { HostTool } from '../call/dispatch.js';
-import type { ResolvedSearch } from '../load/config.js';
+import type { ResolvedSearch } from '../config/config.js';
 import type { ToolDefinition } from '../providers/types.js';
 import type { Exposure } from './pipeline.js';
 import { definitionsByName } from './deferral.js';

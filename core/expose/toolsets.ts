@@ -4,11 +4,11 @@
  * recursively with diamonds counted once. `enable` selects, `disable`
  * subtracts toolsets or single tools, last.
  */
-import { ConfigError, ToolsetError } from '../errors.js';
-import { didYouMean } from '../suggest.js';
+import { ConfigError, ToolsetError } from '../../boundary/errors.js';
+import { didYouMean } from '../text/suggest.js';
 import type { Registry } from './registry.js';
-import type { ResolvedConfig } from '../load/config.js';
-import type { FailedPlugin } from '../types.js';
+import type { ResolvedConfig } from '../config/config.js';
+import type { FailedPlugin } from '../load/types.js';
 
 /** One toolset after merging every definition of its name. */
 export interface Toolset {

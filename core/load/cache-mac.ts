@@ -7,8 +7,8 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
-import { createPrivateFile, ensurePrivateDir, readPrivateFile, writePrivateFile } from '../private-dir.js';
-import { userStateDir } from '../user-dirs.js';
+import { createPrivateFile, ensurePrivateDir, readPrivateFile, writePrivateFile } from '../../boundary/private-dir.js';
+import { userStateDir } from '../state/user-dirs.js';
 
 const KEY_FILE = 'cache.key';
 const KEY_BYTES = 32;

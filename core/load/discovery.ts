@@ -11,13 +11,13 @@ import { resolve as resolveModule } from 'import-meta-resolve';
 // Only the two functions used: the package's index loads all of its ~50 modules at startup.
 import satisfies from 'semver/functions/satisfies.js';
 import validRange from 'semver/ranges/valid.js';
-import { PluginError } from '../errors.js';
-import { nearestName } from '../suggest.js';
-import { dependencyReadRoots } from '../../sandbox/process/dependencies.js';
-import { resolveGrantPaths } from '../../sandbox/process/paths.js';
-import { TOOLSHED_VERSION, PLUGIN_API_VERSION } from '../version.js';
-import type { PluginEntry } from './config.js';
-import type { PluginSource } from '../types.js';
+import { PluginError } from '../../boundary/errors.js';
+import { nearestName } from '../text/suggest.js';
+import { dependencyReadRoots } from '../runners/process/dependencies.js';
+import { resolveGrantPaths } from '../../boundary/launch/paths.js';
+import { TOOLSHED_VERSION, PLUGIN_API_VERSION } from '../../boundary/version.js';
+import type { PluginEntry } from '../config/config.js';
+import type { PluginSource } from './types.js';
 
 /** The folder holding the first-party plugin packages. */
 export const BUILTIN_DIR = fileURLToPath(new URL('../../../plugins/', import.meta.url));

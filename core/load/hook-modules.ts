@@ -8,9 +8,9 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { resolve as resolveModule } from 'import-meta-resolve';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../../boundary/errors.js';
 import type { ToolHooks } from '../call/hooks.js';
-import type { ResolvedConfig } from './config.js';
+import type { ResolvedConfig } from '../config/config.js';
 
 /** The module's URL: a path relative to the config's folder, or a package name resolved from there. */
 export function moduleUrl(specifier: string, dir: string): string {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { defaultToolset } from './discovery.js';
 import { normalizeManifest } from './manifest.js';
 import type { ManifestCache } from './manifest-cache.js';
-import type { KnownContents } from '../types.js';
+import type { KnownContents } from './types.js';
 
 /** A plugin's name as far as a specifier says: the package name, or a path's base name. */
 function nameOf(name: string): string {

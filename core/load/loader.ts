@@ -6,19 +6,20 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { PluginError, ToolshedError } from '../errors.js';
+import { PluginError, ToolshedError } from '../../boundary/errors.js';
 import { builtinPluginDirs, builtinPluginName, resolveBuiltin, resolvePlugin } from './discovery.js';
 import { ManifestCache, manifestKey } from './manifest-cache.js';
 import { normalizeManifest } from './manifest.js';
 import { knownContents } from './known-contents.js';
 import { effectivePermissions, pluginScope, type PluginScope } from './permissions.js';
 import { protectedPaths } from './protect.js';
-import { pluginResources, type PluginEntry, type ResolvedConfig } from './config.js';
-import type { ProtectedPath } from '../plugin.js';
-import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from '../types.js';
-import { describeRunnerFailure, type Runner, type RunOutcome } from '../../sandbox/runner.js';
-import type { RawManifest } from '../../sandbox/protocol.js';
-import type { Pins } from '../../sandbox/pins.js';
+import { pluginResources, type PluginEntry, type ResolvedConfig } from '../config/config.js';
+import type { ProtectedPath } from '../../boundary/plugin.js';
+import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from './types.js';
+import { type Runner } from '../runners/runner.js';
+import { describeRunnerFailure, type RunOutcome } from '../../boundary/runner-failure.js';
+import type { RawManifest } from '../../boundary/protocol.js';
+import type { Pins } from '../../boundary/pins.js';
 
 /** What loading needs from the host. */
 export interface LoadOptions {

@@ -14,12 +14,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { PLUGIN_API_VERSION, TOOLSHED_VERSION } from '../version.js';
-import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../private-dir.js';
+import { PLUGIN_API_VERSION, TOOLSHED_VERSION } from '../../boundary/version.js';
+import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../../boundary/private-dir.js';
 import { cacheMac, type CacheMac } from './cache-mac.js';
-import type { PluginSource } from '../types.js';
-import type { RawManifest } from '../../sandbox/protocol.js';
-import type { Pins } from '../../sandbox/pins.js';
+import type { PluginSource } from './types.js';
+import type { RawManifest } from '../../boundary/protocol.js';
+import type { Pins } from '../../boundary/pins.js';
 
 const SKIP_DIRS = new Set(['node_modules', '.git', 'test', 'tests', '__tests__']);
 const MAX_FILES = 2_000;

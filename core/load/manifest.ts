@@ -2,16 +2,16 @@
  * Manifest validation (ajv against manifestSchema) and normalization into
  * the shape the pipeline uses. Extraction itself happens in a worker.
  */
-import { PluginError } from '../errors.js';
+import { PluginError } from '../../boundary/errors.js';
 // Generated at build time from manifest-schema.ts (scripts/build-config-validator.mjs): validating a
 // manifest, a cached one at every start included, runs no schema compiler.
 import { validate as validateManifest } from './manifest-validator.js';
-import { formatProblems, problems } from '../schema.js';
+import { formatProblems, problems } from '../schema/schema.js';
 import { defaultToolset } from './discovery.js';
 import { checkParameterSchemas, parameterDialect } from './parameter-schemas.js';
-import type { DescriptionPart, ToolsetSpec } from '../plugin.js';
-import type { PluginManifest, PluginSource, ToolManifest } from '../types.js';
-import type { RawManifest, RawToolManifest } from '../../sandbox/protocol.js';
+import type { DescriptionPart, ToolsetSpec } from '../../boundary/plugin.js';
+import type { PluginManifest, PluginSource, ToolManifest } from './types.js';
+import type { RawManifest, RawToolManifest } from '../../boundary/protocol.js';
 
 /**
  * Validates a raw manifest and compiles its parameter schemas; throws PLUGIN_INVALID with the JSON

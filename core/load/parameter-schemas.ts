@@ -7,11 +7,11 @@
  * extracted (its MAC says it is that one); what carries trust in it is validated again when
  * it is read, its parameter schemas are compiled on first use.
  */
-import { PluginError } from '../errors.js';
-import { compile, createAjv, forAjv, problems } from '../schema.js';
-import { readDialect, UnknownDialectError, type DialectReading, type SchemaDialect } from '../schema-dialect.js';
+import { PluginError } from '../../boundary/errors.js';
+import { compile, createAjv, forAjv, problems } from '../schema/schema.js';
+import { readDialect, UnknownDialectError, type DialectReading, type SchemaDialect } from '../schema/schema-dialect.js';
 import type { Ajv } from 'ajv';
-import type { ToolManifest } from '../types.js';
+import type { ToolManifest } from './types.js';
 
 const metaCheckers = new Map<SchemaDialect, Ajv>();
 

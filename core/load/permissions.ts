@@ -5,12 +5,12 @@
  * untrusted plugin becomes its sandbox's grants: absolute paths it may read
  * and write.
  */
-import { isInside, resolveGrantPaths } from '../../sandbox/process/paths.js';
-import type { SandboxGrants } from '../../sandbox/process/process-runner.js';
-import type { FolderRequest, Grant, Permissions, ProtectedPath } from '../plugin.js';
-import type { PluginManifest, PluginSource } from '../types.js';
-import type { ResolvedConfig } from './config.js';
-import type { TaskScope } from '../../sandbox/protocol.js';
+import { isInside, resolveGrantPaths } from '../../boundary/launch/paths.js';
+import type { SandboxGrants } from '../runners/process/process-runner.js';
+import type { FolderRequest, Grant, Permissions, ProtectedPath } from '../../boundary/plugin.js';
+import type { PluginManifest, PluginSource } from './types.js';
+import type { ResolvedConfig } from '../config/config.js';
+import type { TaskScope } from '../../boundary/protocol.js';
 
 const union = (...lists: Array<string[] | undefined>): string[] => [...new Set(lists.flatMap((l) => l ?? []))].sort();
 const intersect = (a: string[] | undefined, b: string[] | undefined): string[] => (a ?? []).filter((x) => (b ?? []).includes(x)).sort();

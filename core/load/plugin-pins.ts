@@ -5,8 +5,8 @@
  * its entry file is pinned then. Untrusted plugins are not pinned: they run in a sandboxed
  * child process and are not trusted for having been loaded.
  */
-import { pinFiles, pinTree, type Pins } from '../../sandbox/pins.js';
-import type { PluginSource } from '../types.js';
+import { pinFiles, pinTree, type Pins } from '../../boundary/pins.js';
+import type { PluginSource } from './types.js';
 
 /** The pins of `source`'s files, or undefined for a plugin that is not pinned. */
 export function pluginPins(source: PluginSource): Pins | undefined {

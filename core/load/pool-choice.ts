@@ -5,9 +5,9 @@
  * carries variables therefore gets a small pool of its own unless its config
  * entry says `pool: 'shared'`; `pool: 'own'` gives any plugin one.
  */
-import type { PoolPlacement } from '../../sandbox/runner.js';
-import type { ResolvedConfig } from './config.js';
-import type { PluginSource } from '../types.js';
+import type { PoolPlacement } from '../runners/runner.js';
+import type { ResolvedConfig } from '../config/config.js';
+import type { PluginSource } from './types.js';
 
 /** Most threads of a pool a plugin gets because it holds env grants (an explicit `pool: 'own'` gets `limits.threads`). */
 export const GRANT_POOL_THREADS = 2;

@@ -8,11 +8,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { moduleUrl } from './hook-modules.js';
-import { realOrResolved } from '../../sandbox/process/paths.js';
-import { SEARCH_PLACES, type ResolvedConfig } from './config.js';
-import { userCacheDir, userStateDir } from '../user-dirs.js';
-import type { ProtectedPath } from '../plugin.js';
-import type { PluginSource } from '../types.js';
+import { realOrResolved } from '../../boundary/launch/paths.js';
+import { SEARCH_PLACES, type ResolvedConfig } from '../config/config.js';
+import { userCacheDir, userStateDir } from '../state/user-dirs.js';
+import type { ProtectedPath } from '../../boundary/plugin.js';
+import type { PluginSource } from './types.js';
 
 /** toolshed's own package folder (dist/core/load/protect.js → three levels up). */
 const TOOLSHED_DIR = fileURLToPath(new URL('../../../', import.meta.url));

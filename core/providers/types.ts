@@ -1,6 +1,6 @@
 /** The provider-neutral tool definition every format is made from. */
-import type { JsonSchema, ToolAnnotations } from '../plugin.js';
-import type { SchemaDialect } from '../schema-dialect.js';
+import type { JsonSchema, ToolAnnotations } from '../../boundary/plugin.js';
+import type { SchemaDialect } from '../schema/schema-dialect.js';
 
 /** A tool as exposed to the model, before any provider's wrapping. */
 export interface ToolDefinition {

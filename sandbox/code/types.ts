@@ -1,5 +1,5 @@
-import type { CodeLimits, SandboxTool } from '../../core/plugin.js';
-import type { SandboxErrorCode, ToolErrorCode } from '../../core/errors.js';
+import type { CodeLimits, SandboxTool } from '../../boundary/plugin.js';
+import type { SandboxErrorCode, ToolErrorCode } from '../../boundary/errors.js';
 
 export type { CodeLimits };
 

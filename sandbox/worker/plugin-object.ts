@@ -3,7 +3,7 @@
  * tool's handler or check again by name or id. Runs only inside workers.
  */
 import { convertedSchema, isStandardSchema, validatingHandler, type SchemaLibrary } from './standard-schema.js';
-import type { RawManifest, RawToolManifest } from '../protocol.js';
+import type { RawManifest, RawToolManifest } from '../../boundary/protocol.js';
 
 type AnyFunction = (...args: unknown[]) => unknown;
 

@@ -9,9 +9,9 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { codedError } from '../../core/errors.js';
-import { escapePointer } from '../../core/json-pointer.js';
-import type { StandardJSONSchemaV1, StandardSchemaV1 } from '../../core/standard-schema.js';
+import { codedError } from '../../boundary/errors.js';
+import { escapePointer } from '../../boundary/json-pointer.js';
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from '../../boundary/standard-schema.js';
 
 /** The dialect toolshed asks converters for, and tags their output with when they do not. */
 export const CONVERTED_DIALECT = 'https://json-schema.org/draft/2020-12/schema';

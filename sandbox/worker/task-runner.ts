@@ -6,16 +6,16 @@
  * to the host is the `HostRpc` it is given.
  */
 import { taskEnv, withEnv } from './task-env.js';
-import { codedError, serializeError } from '../../core/errors.js';
+import { codedError, serializeError } from '../../boundary/errors.js';
 import { extractManifest, findCheck, findHandler, pluginObject, validatingHandlers } from './plugin-object.js';
-import { capText, permissionFailure, resultText } from './normalize.js';
-import { DeadlineSweeper, type Sweepable } from '../deadlines.js';
-import { CallTable } from '../call-table.js';
-import { tierOutcome } from '../../core/call/tier-outcome.js';
-import { changedError, changedPin, type PinChange } from '../pins.js';
-import type { PackedScope } from '../tasks.js';
-import type { CallAnswer, CallOutcome, CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, ManifestTask, RawManifest, WorkerReply, WorkerTask } from '../protocol.js';
-import type { ToolContext } from '../../core/plugin.js';
+import { capText, permissionFailure, resultText } from '../../boundary/normalize.js';
+import { DeadlineSweeper, type Sweepable } from '../../boundary/deadlines.js';
+import { CallTable } from '../../boundary/call-table.js';
+import { tierOutcome } from '../../boundary/tier-outcome.js';
+import { changedError, changedPin, type PinChange } from '../../boundary/pins.js';
+import type { PackedScope } from '../../boundary/protocol.js';
+import type { CallAnswer, CallOutcome, CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, ManifestTask, RawManifest, WorkerReply, WorkerTask } from '../../boundary/protocol.js';
+import type { ToolContext } from '../../boundary/plugin.js';
 
 /** At most this many distinct packed scopes are kept parsed (one a plugin). */
 const SCOPE_CACHE = 256;

@@ -7,8 +7,8 @@
  * stay node built-ins and pins.ts, which are all that run before the check.
  */
 import { workerData } from 'node:worker_threads';
-import { changedError, changedPin, type WorkerPins } from '../pins.js';
-import type { PoolReply, WorkerTask } from '../protocol.js';
+import { changedError, changedPin, type WorkerPins } from '../../boundary/pins.js';
+import type { PoolReply, WorkerTask } from '../../boundary/protocol.js';
 
 const pins = (workerData ?? {}) as WorkerPins;
 const change = pins.runtime ? changedPin(pins.runtime, true) : undefined;

@@ -8,8 +8,8 @@ import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { wrap } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { createTaskRunner, type HostLink, type InlineLink } from './task-runner.js';
-import { changedPin, type WorkerPins } from '../pins.js';
-import { poolReply, type CallAnswer, type HandlerOutput, type InlineAnswer, type InlineCall, type InlineDone, type InlineLog, type InlineProgress, type InlineReply, type InlineRequest, type PoolReply, type WorkerReply, type WorkerTask } from '../protocol.js';
+import { changedPin, type WorkerPins } from '../../boundary/pins.js';
+import { poolReply, type CallAnswer, type HandlerOutput, type InlineAnswer, type InlineCall, type InlineDone, type InlineLog, type InlineProgress, type InlineReply, type InlineRequest, type PoolReply, type WorkerReply, type WorkerTask } from '../../boundary/protocol.js';
 
 const channel = new MessageChannel();
 const inline = new MessageChannel();

@@ -4,7 +4,7 @@
  * still be refused wherever it sits.
  */
 import { describe, expect, it } from 'vitest';
-import { resultText } from '../../sandbox/worker/normalize.js';
+import { resultText } from '../../boundary/normalize.js';
 
 function nested(depth: number, leaf: unknown): unknown {
   let value = leaf;

@@ -12,7 +12,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import { formatDefinitions, type ToolDefinition } from '../../dist/core/providers/index.js';
 import { to2020 } from '../../dist/core/providers/dialect.js';
 import { toStrictSchema } from '../../dist/core/providers/openai-strict.js';
-import { compile } from '../../dist/core/schema.js';
+import { compile } from '../../dist/core/schema/schema.js';
 import { fixtureOptions, withHost } from '../helpers.js';
 
 type Schema = Record<string, any>;

@@ -1,7 +1,7 @@
 // @ts-check
 // toolshed's own matcher, the one the sandboxes use, so both refuse the same paths (shipped
 // next to this plugin inside the toolshed package, so imported by path).
-import { protectedBy, protectedMessage } from '../../../dist/sandbox/protected.js';
+import { protectedBy, protectedMessage } from '../../../dist/boundary/protected.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { protectedMessage } from '../../../dist/sandbox/protected.js';
+import { protectedMessage } from '../../../dist/boundary/protected.js';
 import { makeCtx, tempDir, tool } from './helpers.js';
 
 const read = tool('read_file').handler;

@@ -4,12 +4,12 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 // toolshed's own launcher, the same one the process tier uses (shipped next to this plugin
 // inside the toolshed package, so imported by path; a third-party plugin would depend on toolshed).
-import { probeSandbox } from '../../../dist/sandbox/process/probe.js';
-import { shellLaunch, shellResources, shellSandboxPlan, unsandboxedShellLaunch } from '../../../dist/sandbox/process/shell.js';
-import { protectedMounts } from '../../../dist/sandbox/process/protected-mounts.js';
+import { probeSandbox } from '../../../dist/boundary/launch/probe.js';
+import { shellLaunch, shellResources, shellSandboxPlan, unsandboxedShellLaunch } from '../../../dist/boundary/launch/shell.js';
+import { protectedMounts } from '../../../dist/boundary/launch/protected-mounts.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
-/** @typedef {import('../../../dist/sandbox/process/shell.js').ShellSandboxPlan} ShellSandboxPlan */
+/** @typedef {import('../../../dist/boundary/launch/shell.js').ShellSandboxPlan} ShellSandboxPlan */
 
 /** How this call's commands run: the plugin's `options.sandbox` on this machine. */
 export function sandboxPlan(/** @type {ToolContext} */ ctx) {

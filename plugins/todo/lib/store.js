@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import envPaths from 'env-paths';
 // toolshed's own per-user state rules (shipped next to this plugin inside the toolshed
 // package, so imported by path; a third-party plugin would depend on toolshed instead).
-import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../../../dist/core/private-dir.js';
+import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../../../dist/boundary/private-dir.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 

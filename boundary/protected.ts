@@ -1,0 +1,63 @@
+/**
+ * Protected paths: what stays read-only to the model's tools even inside a
+ * writable root (a config file, hook modules, plugin code, toolshed's own
+ * install, `.git/hooks`, `.git/config`, the operator's `protect` list). The
+ * host computes the list (core/load/protect.ts) and hands it to every plugin in
+ * `ctx.roots.protect`; the file tools refuse a write that one covers, and the
+ * sandboxes (the terminal's bubblewrap, the process tier) re-bind them
+ * read-only. Pure and shared by both sides, so both reach the same verdict.
+ */
+import path from 'node:path';
+import type { ProtectedPath } from './plugin.js';
+
+export type { ProtectedPath };
+
+// Case-insensitive filesystems (macOS, Windows by default) must not let `.ToolshedRC` through.
+const FOLD = process.platform === 'darwin' || process.platform === 'win32';
+const fold = (s: string) => (FOLD ? s.toLowerCase() : s);
+
+function segmentsOf(p: string): string[] {
+  return p.split(/[\\/]+/).filter((s) => s !== '' && s !== '.').map(fold);
+}
+
+/** Whether `target` is `root` or lies below it (both absolute). */
+function isWithin(target: string, root: string): boolean {
+  const rel = path.relative(fold(root), fold(target));
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** Whether `segments` contains `name` as consecutive segments. */
+function containsRun(segments: readonly string[], name: readonly string[]): boolean {
+  outer: for (let i = 0; i + name.length <= segments.length; i++) {
+    for (let j = 0; j < name.length; j++) if (segments[i + j] !== name[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * The entry of `protect` that covers `target` (an absolute, real path), or undefined.
+ * @example
+ * protectedBy('/w/.git/hooks/pre-commit', [{ kind: 'name', value: '.git/hooks', why: 'git runs it' }]); // → that entry
+ */
+export function protectedBy(target: string, protect: readonly ProtectedPath[] | undefined): ProtectedPath | undefined {
+  if (!protect?.length) return undefined;
+  const absolute = path.resolve(target);
+  let segments: string[] | undefined;
+  for (const entry of protect) {
+    if (entry.kind === 'path') {
+      if (isWithin(absolute, entry.value)) return entry;
+    } else {
+      segments ??= segmentsOf(absolute);
+      if (containsRun(segments, segmentsOf(entry.value))) return entry;
+    }
+  }
+  return undefined;
+}
+
+/** The refusal's words for a protected path shown as `shown` (whose real path is `target`): names it, says why, and what to do. */
+export function protectedMessage(shown: string, entry: ProtectedPath, target?: string): string {
+  const exact = target !== undefined ? path.resolve(target) === entry.value : shown === entry.value;
+  const what = entry.kind === 'name' ? `a protected name (${entry.value})` : exact ? 'protected' : `inside a protected path (${entry.value})`;
+  return `Permission denied: ${shown} is ${what}: ${entry.why}. The model's tools may not change it even inside the workspace; the operator can change it by hand.`;
+}

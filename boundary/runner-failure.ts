@@ -1,0 +1,32 @@
+/** What a runner delivers when it could not deliver a worker's reply, and the one phrase that words it. */
+import type { WorkerReply } from './protocol.js';
+
+/** Why a runner could not deliver a result. */
+export type RunnerFailure =
+  | { kind: 'timeout'; timeoutMs: number }
+  | { kind: 'cancelled' }
+  | { kind: 'crashed'; message: string; outOfMemory: boolean }
+  | { kind: 'queue-full'; limit: number; retryAfterMs?: number }
+  | { kind: 'closed' };
+
+/** A worker reply, or the runner's own failure. */
+export type RunOutcome<T> = WorkerReply<T> | { ok: false; failure: RunnerFailure };
+
+/**
+ * One phrase for why a runner delivered no result, to follow what failed:
+ * `${what} ${describeRunnerFailure(f)}` ("the check timed out after 300 ms").
+ */
+export function describeRunnerFailure(failure: RunnerFailure): string {
+  switch (failure.kind) {
+    case 'timeout':
+      return `timed out after ${failure.timeoutMs} ms`;
+    case 'cancelled':
+      return 'was cancelled by the caller';
+    case 'queue-full':
+      return `could not start: the maximum of ${failure.limit} calls are already waiting`;
+    case 'crashed':
+      return `crashed: ${failure.message}`;
+    case 'closed':
+      return 'could not run: the host is closed';
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * The folders the model's tools can write, as far as the config says before any
+ * plugin loads: the workspace root (the file tools and the terminal write there) and
+ * every `fsWrite` (and purpose-named folder) the config grants a plugin or an MCP server. What lies inside one of
+ * them may have been written by the model, so the host never runs or trusts it
+ * without the operator's decision (protected paths, config trust, caches elsewhere).
+ */
+import path from 'node:path';
+import { isInside, resolveGrantPaths } from '../../boundary/launch/paths.js';
+import type { ResolvedConfig } from './config.js';
+
+/** Absolute paths of every folder the config lets the model's tools write. */
+export function writableRoots(config: Pick<ResolvedConfig, 'root' | 'dir' | 'plugins' | 'mcpServers'>): string[] {
+  const roots = new Set<string>([path.resolve(config.root)]);
+  const grants = [
+    ...config.plugins.flatMap((entry) => (typeof entry === 'object' && entry.grant ? [entry.grant] : [])),
+    ...Object.values(config.mcpServers).flatMap((server) => (server.grant ? [server.grant] : [])),
+  ];
+  // A folder granted by purpose (grant.folders) counts as writable: whether the plugin asked to write it is known only once it loads.
+  for (const grant of grants) for (const p of resolveGrantPaths([...(grant.fsWrite ?? []), ...Object.values('folders' in grant ? (grant.folders ?? {}) : {})], config.dir)) roots.add(p);
+  return [...roots].sort();
+}
+
+/** Whether `target` is one of `roots` or lies inside one (segment-wise). */
+export function insideAny(target: string, roots: readonly string[]): string | undefined {
+  const absolute = path.resolve(target);
+  return roots.find((root) => isInside(absolute, root));
+}

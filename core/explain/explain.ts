@@ -1,0 +1,204 @@
+/**
+ * The host's report: every plugin (status, tier, load time, manifest source),
+ * every toolset, the layer counts, and every tool with its state and reason.
+ * `toolshed`, `toolshed explain` and `host.explain()` all print this.
+ */
+import { TOOLSHED_VERSION } from '../../boundary/version.js';
+import { checkKey } from '../expose/availability.js';
+import type { Exposure, ToolState } from '../expose/pipeline.js';
+import type { ResolvedConfig } from '../config/config.js';
+import type { Registry } from '../expose/registry.js';
+import type { ManifestSource, ToolConflict, ToolRecord } from '../load/types.js';
+import type { Grant, Permissions, ProtectedPath, ToolAnnotations } from '../../boundary/plugin.js';
+import { protectionReport, type ProtectionReport } from './protection-report.js';
+import type { ApprovalReason } from '../call/approval.js';
+import type { Protections } from '../runners/process/spawn.js';
+import { enforcement, type Enforcement } from './enforcement.js';
+import type { SearchReport } from '../expose/search-state.js';
+import type { ConnectionReport } from '../mcp-client/report.js';
+import { readDialect, type SchemaDialect } from '../schema/schema-dialect.js';
+
+/** One plugin's line in the report. */
+export interface PluginReport {
+  name: string;
+  specifier: string;
+  status: 'loaded' | 'failed';
+  loadMs: number;
+  version?: string;
+  builtin?: boolean;
+  trust?: 'trusted' | 'untrusted';
+  tier?: 'thread' | 'process' | 'remote';
+  manifestSource?: ManifestSource;
+  tools?: number;
+  env?: string[];
+  /** what the plugin requested, what config granted, their effective set, and what of it is actually enforced (and by what) */
+  permissions?: { requested: Permissions; granted: Grant; effective: Grant; enforced: Enforcement; unmatched?: string[] };
+  /** `guardRefused`: RPC calls the allow-list refused; `messagesDropped`: malformed worker, child or frame messages dropped (with the last reason) */
+  pool?: {
+    started: boolean;
+    threads: number;
+    completed: number;
+    guardRefused: number;
+    messagesDropped: number;
+    lastDropped?: string;
+    /** thread tier only: the pool trusted plugins share, or one of its own, and why ("it holds env grants (SVC_TOKEN)") */
+    kind?: 'shared' | 'own';
+    reason?: string;
+  };
+  /** process tier only: the protections its child runs under on this machine (namespaces as probed here) */
+  protections?: Protections;
+  /** MCP servers only: connection state and reason, what it runs, its protections */
+  mcp?: ConnectionReport;
+  error?: { code: string; message: string };
+  /** failed plugins: the toolsets and tools it is known to declare, and where that is known from */
+  known?: { from: 'last-manifest' | 'name'; toolsets: string[]; tools: string[] };
+}
+
+/** One tool's line in the report. */
+export interface ToolReport extends ToolState {
+  /** custom check probes run so far for this tool's check function */
+  probes?: number;
+  /** the behaviour hints it declares (MCP tool annotations), when it declares any */
+  annotations?: ToolAnnotations;
+  /** why its calls wait for approval (config `approve`), when they do */
+  approval?: ApprovalReason;
+  /** the JSON Schema dialect its parameters are read (and validated) in, and why: `$schema`, or how an untagged schema was read */
+  schema?: { dialect: SchemaDialect | 'unsupported'; from: string };
+}
+
+/** The dialect a tool's parameters are read in; a tool made without a reading (toolshed's own) is read by the plugin rule. */
+function schemaReading(record: ToolRecord): NonNullable<ToolReport['schema']> {
+  if (record.manifest.dialect) return record.manifest.dialect;
+  try {
+    return readDialect(record.manifest.parameters, 'plugin');
+  } catch (error) {
+    return { dialect: 'unsupported', from: (error as Error).message };
+  }
+}
+
+/** Everything explain knows. */
+export interface HostReport {
+  version: string;
+  /** the config file (null for an object or the embedded default), its folder, and the workspace root */
+  config: { file: string | null; dir: string; root: string };
+  startupMs: number;
+  /** whether a worker pool had to start to extract manifests (false when every manifest came from the cache) */
+  extractionPoolStarted: boolean;
+  /** false until the first exposure was computed */
+  evaluated: boolean;
+  plugins: PluginReport[];
+  toolsets: Array<{ name: string; description?: string; includes: string[]; tools: number; definedBy: string[]; unavailable?: string[] }>;
+  counts: { registered: number; selected: number; available: number; exposed: number };
+  tools: ToolReport[];
+  conflicts: ToolConflict[];
+  warnings: string[];
+  /** deferred tools, what each session loaded, and calls to tools their session had not loaded */
+  search: SearchReport;
+  /** the model as an attacker: what its tools can write, what stays read-only there, and what is not in force here */
+  protection: ProtectionReport;
+}
+
+/** Builds the report from the registry and the last exposure. */
+export function explainHost(input: {
+  registry: Registry;
+  exposure: Exposure | undefined;
+  config: ResolvedConfig;
+  /** the host's protected paths */
+  protect?: readonly ProtectedPath[];
+  startupMs: number;
+  probes: ReadonlyMap<string, number>;
+  extractionPoolStarted: boolean;
+  /** problems found while loading that did not stop it */
+  loadWarnings?: readonly string[];
+  search: SearchReport;
+  /** why a tool's calls need approval (config `approve`) */
+  approval?: (record: ToolRecord) => ApprovalReason | undefined;
+}): HostReport {
+  const { registry, exposure, config } = input;
+  const plugins = registry.plugins.map((p): PluginReport => {
+    if (p.status === 'failed') {
+      const known = { from: p.known.from, toolsets: p.known.toolsets, tools: p.known.tools.map((t) => t.name) };
+      return { name: p.name, specifier: p.specifier, status: 'failed', loadMs: round(p.loadMs), error: { code: p.error.code, message: p.error.message }, known };
+    }
+    const stats = p.runner.stats();
+    const protections = p.runner.protections();
+    const mcp = p.runner.connection?.();
+    const placement = p.runner.placement?.();
+    return {
+      name: p.source.name,
+      specifier: p.source.specifier,
+      status: 'loaded',
+      loadMs: round(p.loadMs),
+      version: p.source.version,
+      builtin: p.source.builtin,
+      trust: p.source.trust,
+      tier: p.runner.tier,
+      manifestSource: p.manifestSource,
+      tools: p.manifest.tools.length,
+      env: p.env,
+      permissions: { ...p.permissions, enforced: enforcement(p, protections) },
+      pool: {
+        started: stats.started,
+        threads: stats.threads,
+        completed: stats.completed,
+        guardRefused: stats.guard.refused,
+        messagesDropped: stats.dropped.count,
+        ...(stats.dropped.last !== undefined ? { lastDropped: stats.dropped.last } : {}),
+        ...(placement ? { kind: placement.kind, reason: placement.reason } : {}),
+      },
+      ...(protections ? { protections } : {}),
+      ...(mcp ? { mcp } : {}),
+    };
+  });
+  const toolsets = exposure
+    ? [...exposure.toolsets.values()]
+        .map((t) => ({
+          name: t.name,
+          ...(t.description ? { description: t.description } : {}),
+          includes: t.includes,
+          tools: t.tools.filter((tool) => registry.tools.has(tool)).length,
+          definedBy: t.definedBy,
+          ...(t.unavailable.length ? { unavailable: t.unavailable.map((u) => `${u.plugin} (${u.code})`) } : {}),
+        }))
+        .sort((a, b) => a.name.localeCompare(b.name))
+    : [];
+  const tools: ToolReport[] = exposure
+    ? [...exposure.states.values()]
+        .map((state) => {
+          const record = registry.tools.get(state.name);
+          const key = record ? checkKey(record) : undefined;
+          // The report's own warnings list: states share one empty list.
+          const tool: ToolReport = key ? { ...state, warnings: [...state.warnings], probes: input.probes.get(key) ?? 0 } : { ...state, warnings: [...state.warnings] };
+          if (record && Object.keys(record.manifest.annotations).length) tool.annotations = record.manifest.annotations;
+          const approval = record ? input.approval?.(record) : undefined;
+          if (approval) tool.approval = approval;
+          if (record) tool.schema = schemaReading(record);
+          return tool;
+        })
+        .sort((a, b) => a.name.localeCompare(b.name))
+    : [];
+  return {
+    version: TOOLSHED_VERSION,
+    config: { file: config.file ?? null, dir: config.dir, root: config.root },
+    startupMs: round(input.startupMs),
+    extractionPoolStarted: input.extractionPoolStarted,
+    evaluated: exposure !== undefined,
+    plugins,
+    toolsets,
+    counts: exposure?.counts ?? { registered: registry.tools.size, selected: 0, available: 0, exposed: 0 },
+    tools,
+    conflicts: [...registry.conflicts],
+    warnings: [...(input.loadWarnings ?? []), ...unmatchedGrantWarnings(registry.plugins), ...(exposure?.warnings ?? [])],
+    search: input.search,
+    protection: protectionReport(registry.plugins, input.protect ?? []),
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
+/** The grants of untrusted plugins that match nothing they request ("plugin P: grant.fsWrite 'x' matches no folder…"); `--strict` fails on them. */
+export function unmatchedGrantWarnings(plugins: ReadonlyArray<{ status: string; source?: { name: string }; permissions?: { unmatched?: string[] } }>): string[] {
+  return plugins.flatMap((p) => (p.status === 'loaded' && p.source ? (p.permissions?.unmatched ?? []).map((note) => `plugin ${p.source!.name}: ${note}`) : []));
+}

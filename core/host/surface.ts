@@ -1,0 +1,207 @@
+/**
+ * The ToolHost methods over one selection. The host is the root surface; each
+ * `view()` is another surface with its own pipeline (selection narrowed,
+ * definitions memoized on their own, its own events and hooks) over the same
+ * registry, check cache and runners, so a view starts no worker.
+ */
+import { DefinitionsPipeline, type Exposure, type PipelineDeps } from '../expose/pipeline.js';
+import { dispatchOutcome, type DispatchDeps } from '../call/dispatch.js';
+import { envelope, failure, type CallOutcome } from '../../boundary/outcome.js';
+import { HookList } from '../call/hooks.js';
+import type { ApprovalPolicy, Approver } from '../call/approval.js';
+import type { CircuitBreaker } from '../call/breaker.js';
+import { HostEmitter, type HostEvents } from '../observe/events.js';
+import { ToolshedError } from '../../boundary/errors.js';
+import { formatDefinitions, FORMATS, type DefinitionFormat, type ToolsByFormat } from '../providers/index.js';
+import { viewDefer, viewNarrowing, type Narrowing } from './view.js';
+import type { HostReport } from '../explain/explain.js';
+import type { ResolvedConfig } from '../config/config.js';
+import type { Registry } from '../expose/registry.js';
+import type { ToolDefinition } from '../providers/types.js';
+import type { DefinitionsOptions, ToolHost } from './tool-host.js';
+import { SearchState, type SearchReport } from '../expose/search-state.js';
+import { SEARCH_TOOL } from '../expose/search.js';
+import { toAnthropicDeferred } from '../providers/anthropic.js';
+import type { SessionStore } from '../expose/sessions.js';
+
+/** What every surface of one host shares: plugins, runners, the check cache, the config. */
+export interface HostShared {
+  registry: Registry;
+  config: ResolvedConfig;
+  /** the pipeline inputs every selection uses */
+  pipelineDeps: Omit<PipelineDeps, 'narrow' | 'onChange' | 'onWarning'>;
+  /** the report for one surface's exposure, with that surface's tool-search section */
+  report(exposure: Exposure | undefined, search: SearchReport): HostReport;
+  /** what each session's searches loaded, shared by the host and its views (keyed by session id) */
+  sessions: SessionStore;
+  isClosed(): boolean;
+  /** forgets cached check results (for every surface) */
+  invalidateChecks(): void;
+  /** every live surface's pipeline, so invalidating checks can reset them all */
+  pipelines: Set<DefinitionsPipeline>;
+  /** which tools need approval (config `approve`) */
+  approval: ApprovalPolicy;
+  /** tools and plugins out of service after crashing or timing out too often */
+  breaker?: CircuitBreaker;
+  /** accepts changed MCP tool definitions and waits until the exposure shows them */
+  acceptDefinitions: ToolHost['acceptDefinitions'];
+}
+
+/** One surface's own state. */
+export interface Scope {
+  pipeline: DefinitionsPipeline;
+  emitter: HostEmitter;
+  hooks: HookList;
+  narrowing: Narrowing | undefined;
+  /** the config this surface's pipeline reads: the host's, with a view's own defer */
+  config: ResolvedConfig;
+  /** this surface's onApproval, else its parent's */
+  approver(): Approver | undefined;
+  /** emits a handler's `ctx.log` line on this surface and every one above it */
+  log(entry: HostEvents['log'][0]): void;
+}
+
+/** A new scope: its own pipeline and emitter; hooks, approver and logs chained to `parent`'s. */
+export function openScope(shared: HostShared, parent: Scope | undefined, narrowing: Narrowing | undefined, onApproval?: Approver, defer?: ResolvedConfig['defer']): Scope {
+  const emitter = new HostEmitter();
+  // A view's own defer replaces its parent's; created once, so the pipeline's per-config memo holds.
+  const inherited = parent?.config ?? shared.config;
+  const config = defer === undefined ? inherited : { ...inherited, defer };
+  const pipeline = new DefinitionsPipeline({
+    ...shared.pipelineDeps,
+    config: () => config,
+    ...(narrowing ? { narrow: narrowing } : {}),
+    onChange: (generation) => emitter.emit('change', generation),
+    onWarning: (message) => emitter.emit('warning', message),
+  });
+  shared.pipelines.add(pipeline);
+  return {
+    pipeline,
+    emitter,
+    config,
+    hooks: new HookList(parent?.hooks),
+    narrowing,
+    approver: () => onApproval ?? parent?.approver(),
+    log: (entry) => {
+      emitter.emit('log', entry);
+      parent?.log(entry);
+    },
+  };
+}
+
+/** How a surface ends: the host's teardown, or a view's detach. */
+export interface SurfaceLifetime {
+  close(): Promise<void>;
+  /** true once calls through this surface must be refused with HOST_CLOSED */
+  isClosed(): boolean;
+}
+
+/** The ToolHost over `scope`. */
+export function createSurface(shared: HostShared, scope: Scope, lifetime: SurfaceLifetime): ToolHost {
+  const { registry, config } = shared;
+  const { pipeline, emitter } = scope;
+  // Keyed by the lists, not the exposure: a recompute that changed nothing hands back the same lists.
+  const formatted = new Map<string, { shown: ToolDefinition[]; definitions: ToolDefinition[]; deferred: ReadonlySet<string>; value: ToolsByFormat[DefinitionFormat][] }>();
+  // Each surface searches its own exposure; what a session loaded is shared (views of one conversation see it).
+  const search = new SearchState(config.search, shared.sessions, () => pipeline.current(), (sessionId, tools) => emitter.emit('loaded', { sessionId, tools }), (tool) => registry.tools.get(tool)?.plugin.source);
+  const deps: DispatchDeps = {
+    registry,
+    config: () => config,
+    exposure: () => pipeline.current(),
+    hooks: () => scope.hooks.list(),
+    hostTool: (name, exposure) => search.hostTool(name, exposure),
+    ...(shared.breaker ? { breaker: shared.breaker } : {}),
+  };
+  if (shared.approval.active) deps.approval = { policy: shared.approval, approver: () => scope.approver() };
+
+  const call = async (name: string, args?: unknown, callOptions: Parameters<ToolHost['call']>[2] = {}): Promise<CallOutcome> => {
+    if (lifetime.isClosed()) return failure('HOST_CLOSED', `${name} could not run: the host is closed`);
+    try {
+      return await dispatchOutcome(deps, name, args, {
+        ...callOptions,
+        onLog: (message) => {
+          scope.log({ plugin: registry.tools.get(name)?.plugin.source.name ?? '?', tool: name, message });
+          callOptions.onLog?.(message);
+        },
+      });
+    } catch (error) {
+      // A host-level failure (e.g. a config toolset error after reload) must still not throw from dispatch.
+      const code = error instanceof ToolshedError ? error.code : 'TOOL_CRASHED';
+      return failure('TOOL_CRASHED', `toolshed could not run ${name}: ${code}: ${(error as Error).message}`);
+    }
+  };
+
+  const surface: ToolHost = {
+    config,
+    async definitions<F extends DefinitionFormat = 'openai'>(options: DefinitionsOptions<F> = {}): Promise<ToolsByFormat[F][]> {
+      const format = (options.format ?? 'openai') as F;
+      const strict = options.strict ?? false;
+      if (!FORMATS.includes(format)) throw new ToolshedError('USAGE', `unknown format '${format}'; use one of ${FORMATS.join(', ')}`);
+      const exposure = await pipeline.current();
+      const native = format === 'anthropic' && config.search.native !== false && exposure.deferred.size > 0;
+      const defs = native ? exposure.shown : search.definitionsFor(exposure, options.sessionId);
+      // A session's own additions are formatted per call; the shared list is memoized per format.
+      if (defs !== exposure.shown) return formatDefinitions(defs, format, { strict });
+      // Strict and plain OpenAI output differ, so each combination is memoized on its own.
+      const key = strict && (format === 'openai' || format === 'responses') ? `${format}:strict` : format;
+      const memo = formatted.get(key);
+      if (memo && memo.shown === exposure.shown && memo.definitions === exposure.definitions && memo.deferred === exposure.deferred) return memo.value as ToolsByFormat[F][];
+      const value = native
+        ? (toAnthropicDeferred(exposure.definitions, exposure.deferred, config.search.native || 'bm25', SEARCH_TOOL) as ToolsByFormat[F][])
+        : formatDefinitions(exposure.shown, format, { strict });
+      formatted.set(key, { shown: exposure.shown, definitions: exposure.definitions, deferred: exposure.deferred, value });
+      return value;
+    },
+    async dispatch(name, args, callOptions) {
+      return envelope(await surface.call(name, args, callOptions));
+    },
+    async call(name, args, callOptions = {}) {
+      const outcome = await call(name, args, callOptions);
+      // Calling a deferred tool the session never loaded works (loading is about what the model is shown); explain counts it.
+      const exposure = pipeline.last;
+      if (exposure && (outcome.ok || (outcome.code !== 'UNKNOWN_TOOL' && outcome.code !== 'TOOL_NOT_EXPOSED'))) search.noteCall(exposure, name, callOptions.sessionId);
+      return outcome;
+    },
+    explain: () => shared.report(pipeline.last, search.report(pipeline.last)),
+    async refresh() {
+      const exposure = await pipeline.current();
+      return shared.report(exposure, search.report(exposure));
+    },
+    invalidateChecks: () => shared.invalidateChecks(),
+    acceptDefinitions: (request) => shared.acceptDefinitions(request),
+    on(event, listener) {
+      emitter.on(event, listener as never);
+      return surface;
+    },
+    off(event, listener) {
+      emitter.off(event, listener as never);
+      return surface;
+    },
+    use: (hooks) => scope.hooks.add(hooks),
+    view: (options) => openView(shared, scope, options),
+    close: () => lifetime.close(),
+  };
+  return surface;
+}
+
+/** A view of `parent`: a narrower scope that follows its parent's changes until closed. */
+function openView(shared: HostShared, parent: Scope, options: Parameters<ToolHost['view']>[0]): ToolHost {
+  if (options?.onApproval !== undefined && typeof options.onApproval !== 'function') throw new TypeError('view(): onApproval must be a function');
+  const scope = openScope(shared, parent, viewNarrowing(options, shared.registry, shared.config, parent.narrowing), options?.onApproval, viewDefer(options, shared.registry, shared.config));
+  // The parent's exposed set moved (a check flipped, a reload): recompute so this view emits its own change.
+  const follow = () => {
+    if (!shared.isClosed()) scope.pipeline.current().catch((error: Error) => scope.emitter.emit('warning', `view could not follow its host: ${error.message}`));
+  };
+  parent.emitter.on('change', follow);
+  let closed = false;
+  return createSurface(shared, scope, {
+    isClosed: () => closed || shared.isClosed(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      parent.emitter.off('change', follow);
+      shared.pipelines.delete(scope.pipeline);
+      scope.emitter.removeAllListeners();
+    },
+  });
+}

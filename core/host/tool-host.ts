@@ -1,0 +1,97 @@
+/**
+ * The shape every running host has, and every view of one: `createToolHost`
+ * returns a ToolHost, and so does `host.view(...)`.
+ */
+import type { CallOutcome } from '../../boundary/outcome.js';
+import type { DispatchOptions } from '../call/dispatch.js';
+import type { ToolHooks } from '../call/hooks.js';
+import type { Approver } from '../call/approval.js';
+import type { HostEvents } from '../observe/events.js';
+import type { HostReport } from '../explain/explain.js';
+import type { DefinitionChange } from '../mcp-client/report.js';
+import type { ResolvedConfig } from '../config/config.js';
+import type { DefinitionFormat, ToolsByFormat } from '../providers/index.js';
+
+/** Options of `definitions()`. */
+export interface DefinitionsOptions<F extends DefinitionFormat = DefinitionFormat> {
+  /** the provider's tool format (default 'openai') */
+  format?: F;
+  /**
+   * OpenAI strict mode for the openai and responses formats: every property required, optional ones
+   * nullable, objects closed; a tool whose schema strict mode cannot express is sent with strict: false.
+   * Other formats ignore it. Dispatch still validates against the original schema.
+   */
+  strict?: boolean;
+  /**
+   * The conversation the list is for: with deferred tools (config `defer`), the tools this
+   * session's searches loaded are appended after the rest, in load order. Omitted = the default session.
+   */
+  sessionId?: string;
+}
+
+/**
+ * A narrower selection over the same plugins, pools, checks and caches. A view
+ * can only narrow: it exposes what its parent exposes, filtered by these.
+ */
+export interface ViewOptions {
+  /** toolsets or tool names this view keeps (default: everything its parent exposes); 'all' and '*' mean every toolset */
+  enable?: string[];
+  /** toolsets or tool names removed from it, last */
+  disable?: string[];
+  /** approves this view's calls that need approval (config `approve`); default: its parent's */
+  onApproval?: Approver;
+  /**
+   * what this view defers (found through tool_search, loaded per session), as config `defer`:
+   * names, toolsets, `*` patterns or 'auto'; it replaces the parent's (default: the parent's)
+   */
+  defer?: string[] | 'auto';
+}
+
+/** A running toolshed host, or a view of one. */
+export interface ToolHost {
+  /**
+   * The `tools` array to send to the model, sorted by name, in the provider's own shape.
+   * @example
+   * const tools: AnthropicTool[] = await host.definitions({ format: 'anthropic' });
+   */
+  definitions<F extends DefinitionFormat = 'openai'>(options?: DefinitionsOptions<F>): Promise<ToolsByFormat[F][]>;
+  /** runs a tool call; tool failures come back as the error envelope, never as a throw */
+  dispatch(name: string, args?: unknown, options?: DispatchOptions): Promise<string>;
+  /** like dispatch, but structured: `{ ok, text }` or `{ ok: false, code, message }` */
+  call(name: string, args?: unknown, options?: DispatchOptions): Promise<CallOutcome>;
+  /** every plugin and tool: exposed, or why not (as of the last evaluation) */
+  explain(): HostReport;
+  /** recomputes exposure now (runs checks whose cache expired) and returns the report */
+  refresh(): Promise<HostReport>;
+  /** forgets cached check results; the next definitions() probes again */
+  invalidateChecks(): void;
+  /**
+   * Accepts MCP tool definitions that changed since they were accepted (docs/mcp-servers.md#pinned-definitions):
+   * pins what the server lists now for the tools named (exposed or own names), for every changed tool of
+   * `server`, or of every server when `server` is omitted; a held tool is shown again ('change' fires).
+   * Resolves with what was accepted, diffs included. Throws USAGE for an unknown server or tool.
+   * @example
+   * const accepted = await host.acceptDefinitions({ server: 'github', tools: ['create_issue'] });
+   */
+  acceptDefinitions(request?: { server?: string; tools?: string[] }): Promise<DefinitionChange[]>;
+  on<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void): ToolHost;
+  off<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void): ToolHost;
+  /**
+   * Adds hooks around every call made through this host (and through its views); returns the function that removes them.
+   * @example
+   * const stop = host.use({ beforeCall: (call) => (call.annotations.destructiveHint ? { block: 'read-only session' } : undefined) });
+   */
+  use(hooks: ToolHooks): () => void;
+  /**
+   * A ToolHost over the same plugins, pools, checks and caches with a narrower selection: no new
+   * workers, its own memoized definitions, and dispatch refuses tools outside it with TOOL_NOT_EXPOSED.
+   * Throws TOOLSET_UNKNOWN for a name that is neither a toolset nor a tool.
+   * @example
+   * const reader = host.view({ enable: ['file'], disable: ['write_file'] });
+   */
+  view(options: ViewOptions): ToolHost;
+  /** the config in force, with defaults */
+  readonly config: ResolvedConfig;
+  /** a host: stops every pool, child process and port. A view: stops following its host (the host stays open). */
+  close(): Promise<void>;
+}

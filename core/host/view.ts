@@ -1,0 +1,71 @@
+/**
+ * A view's own selection (`host.view({ enable, disable })`): which of the
+ * tools its parent selected it keeps. It runs after layer 1 as a narrowing,
+ * so a view can never expose what its parent does not, and the tools it drops
+ * carry the reason dispatch and explain report.
+ */
+import { collectToolsets, ToolsetResolver, type Toolset } from '../expose/toolsets.js';
+import { expandName } from '../expose/names.js';
+import type { Registry } from '../expose/registry.js';
+import type { ResolvedConfig } from '../config/config.js';
+import type { ViewOptions } from './tool-host.js';
+
+/** Narrows a parent's selection to a view's; see PipelineDeps.narrow. */
+export type Narrowing = (selected: Set<string>, reasons: Map<string, string>, toolsets: Map<string, Toolset>) => void;
+
+function names(list: unknown, key: string): string[] {
+  if (list === undefined) return [];
+  if (!Array.isArray(list) || list.some((n) => typeof n !== 'string' || n === '')) throw new TypeError(`view(): ${key} must be an array of toolset or tool names`);
+  return list;
+}
+
+/** Which tools a view keeps, and why each other one is dropped. */
+function viewSelection(options: { enable: string[]; disable: string[] }, toolsets: Map<string, Toolset>, known: ReadonlySet<string>): { keep: Set<string>; why: Map<string, string> } {
+  const resolver = new ToolsetResolver(toolsets, known);
+  const keep = new Set<string>();
+  const why = new Map<string, string>();
+  const enable = options.enable.length ? options.enable : ['all'];
+  for (const name of enable) for (const tool of expandName(name, resolver, toolsets, known, "the view's enable")) keep.add(tool);
+  for (const name of options.disable) {
+    for (const tool of expandName(name, resolver, toolsets, known, "the view's disable")) {
+      keep.delete(tool);
+      why.set(tool, `disabled in this view${name === tool ? '' : ` (toolset '${name}')`}`);
+    }
+  }
+  for (const tool of known) if (!keep.has(tool) && !why.has(tool)) why.set(tool, `not in this view (enable: ${enable.join(', ')})`);
+  return { keep, why };
+}
+
+/**
+ * The narrowing for `options`. Checks every name now, against the registry's
+ * toolsets, so a typo throws TOOLSET_UNKNOWN from `view()` rather than from a later call.
+ */
+export function viewNarrowing(options: ViewOptions, registry: Registry, config: ResolvedConfig, parent?: Narrowing): Narrowing {
+  const wanted = { enable: names(options?.enable, 'enable'), disable: names(options?.disable, 'disable') };
+  const known = new Set(registry.tools.keys());
+  viewSelection(wanted, collectToolsets(registry, config.toolsets), known);
+  return (selected, reasons, toolsets) => {
+    parent?.(selected, reasons, toolsets);
+    const { keep, why } = viewSelection(wanted, toolsets, known);
+    for (const tool of [...selected]) {
+      if (keep.has(tool)) continue;
+      selected.delete(tool);
+      reasons.set(tool, why.get(tool) ?? 'not in this view');
+    }
+  };
+}
+
+/**
+ * A view's own `defer` (it replaces its parent's; undefined keeps the parent's): names, toolsets,
+ * `*` patterns or 'auto', as in config. Exact names are checked now, like enable and disable.
+ */
+export function viewDefer(options: ViewOptions, registry: Registry, config: ResolvedConfig): ResolvedConfig['defer'] | undefined {
+  const defer = options?.defer;
+  if (defer === undefined || defer === 'auto') return defer;
+  const list = names(defer, 'defer');
+  const known = new Set(registry.tools.keys());
+  const toolsets = collectToolsets(registry, config.toolsets);
+  const resolver = new ToolsetResolver(toolsets, known);
+  for (const name of list) if (!name.includes('*')) expandName(name, resolver, toolsets, known, "the view's defer");
+  return list;
+}

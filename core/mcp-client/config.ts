@@ -1,0 +1,144 @@
+/**
+ * An `mcpServers` entry as the host uses it: transport decided, defaults
+ * filled (toolset `mcp-<name>`, prefix `<name>_`, untrusted, the host's
+ * timeout, the listing limits), paths resolved from the config file's folder, and whether it
+ * should start at all.
+ */
+import path from 'node:path';
+import { ConfigError } from '../../boundary/errors.js';
+import type { DefinitionChanges, McpListingLimits, McpServerEntry, ResolvedConfig } from '../config/config.js';
+import type { Permissions } from '../../boundary/plugin.js';
+import { resolveResources, type ResourceLimits } from '../../boundary/launch/resources.js';
+
+/** A stdio server: the program and how it was written in the config. */
+export interface StdioTarget {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** absolute */
+  cwd: string;
+}
+
+/** A Streamable HTTP server: the only URL toolshed will request. */
+export interface HttpTarget {
+  url: URL;
+  headers: Record<string, string>;
+}
+
+/** One configured MCP server with every default applied. */
+export interface ResolvedServer {
+  name: string;
+  /** the registry's name for it (`mcp:<name>`), as `explain` and `prefer` show it */
+  pluginName: string;
+  toolset: string;
+  prefix: string | false;
+  /** the deadline of each tool call */
+  timeoutMs: number;
+  /** the deadline of the handshake and of each tools/list (limits.loadTimeoutMs: starting a server is loading a plugin) */
+  startTimeoutMs: number;
+  trust: 'trusted' | 'untrusted';
+  grant: Required<Omit<Permissions, 'folders'>>;
+  sandbox: boolean;
+  /** limits on a stdio server's processes, memory and file size (its entry's `resources` over the top-level ones) */
+  resources: ResourceLimits;
+  /** what a changed tool definition does (definition-pins.ts) */
+  definitionChanges: DefinitionChanges;
+  stdio?: StdioTarget;
+  http?: HttpTarget;
+  /** how much of its `tools/list` is taken, and how long the listing may take */
+  listing: ListingLimits;
+  /** why it is not started, when it is not */
+  notStarted?: string;
+}
+
+/** `listing` with every default applied. */
+export type ListingLimits = Required<McpListingLimits>;
+
+/** Tools kept of one server: more than any real server lists, few enough that a re-list stays cheap. */
+export const DEFAULT_LISTING_TOOLS = 1_000;
+/** `tools/list` pages read: real servers page by 50-100 tools, so 50 pages reach the tool limit. */
+export const DEFAULT_LISTING_PAGES = 50;
+/** Characters of one tool description: real descriptions run to a few hundred; this keeps a long manual. */
+export const DEFAULT_DESCRIPTION_CHARS = 2_000;
+
+function listingLimits(entry: McpServerEntry, config: ResolvedConfig): ListingLimits {
+  const listing = entry.listing ?? {};
+  return {
+    tools: listing.tools ?? DEFAULT_LISTING_TOOLS,
+    pages: listing.pages ?? DEFAULT_LISTING_PAGES,
+    timeoutMs: listing.timeoutMs ?? config.limits.loadTimeoutMs,
+    descriptionChars: listing.descriptionChars ?? DEFAULT_DESCRIPTION_CHARS,
+  };
+}
+
+const ALL = new Set(['all', '*']);
+
+function fail(name: string, message: string, key?: string): never {
+  throw new ConfigError(`mcpServers.${name}: ${message}`, { pointer: `/mcpServers/${name}${key ? `/${key}` : ''}`, expected: message });
+}
+
+/** Toolsets reachable from `enable` through config toolsets' `includes` (plugin toolsets are not known yet). */
+function enabledToolsets(config: ResolvedConfig): Set<string> | 'all' {
+  if (config.enable.some((name) => ALL.has(name))) return 'all';
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    for (const include of config.toolsets[name]?.includes ?? []) visit(include);
+  };
+  config.enable.forEach(visit);
+  return seen;
+}
+
+/** Why a server will not be started, or undefined when it will. */
+function notStartedReason(entry: McpServerEntry, toolset: string, config: ResolvedConfig, enabled: Set<string> | 'all'): string | undefined {
+  if (entry.enabled === false) return 'not started: enabled is false in its config';
+  if (config.disable.includes(toolset)) return `not started: its toolset ${toolset} is disabled`;
+  if (enabled !== 'all' && !enabled.has(toolset)) return `not started: its toolset ${toolset} is not enabled`;
+  return undefined;
+}
+
+function normalizeGrant(grant: Permissions | undefined): Required<Omit<Permissions, 'folders'>> {
+  // callTools means nothing here: an MCP server has no way to call toolshed's tools.
+  return { network: grant?.network ?? false, env: [...new Set(grant?.env ?? [])].sort(), fsRead: [...(grant?.fsRead ?? [])], fsWrite: [...(grant?.fsWrite ?? [])], callTools: [] };
+}
+
+function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig, enabled: Set<string> | 'all'): ResolvedServer {
+  const toolset = entry.toolset ?? `mcp-${name}`;
+  const server: ResolvedServer = {
+    name,
+    pluginName: `mcp:${name}`,
+    toolset,
+    prefix: entry.prefix ?? `${name}_`,
+    timeoutMs: entry.timeoutMs ?? config.limits.timeoutMs,
+    startTimeoutMs: config.limits.loadTimeoutMs,
+    trust: entry.trust ?? 'untrusted',
+    grant: normalizeGrant(entry.grant),
+    sandbox: entry.sandbox === true,
+    resources: resolveResources(entry.resources, config.resources),
+    listing: listingLimits(entry, config),
+    definitionChanges: entry.definitionChanges ?? config.definitionChanges,
+  };
+  const reason = notStartedReason(entry, toolset, config, enabled);
+  if (reason) server.notStarted = reason;
+  if (entry.command !== undefined) {
+    if (entry.type === 'http' || entry.type === 'streamable-http') fail(name, `type '${entry.type}' needs a url, not a command`, 'type');
+    server.stdio = { command: entry.command, args: entry.args ?? [], env: entry.env ?? {}, cwd: path.resolve(config.dir, entry.cwd ?? '.') };
+    return server;
+  }
+  if (entry.type === 'stdio') fail(name, "type 'stdio' needs a command, not a url", 'type');
+  let url: URL;
+  try {
+    url = new URL(entry.url!);
+  } catch {
+    fail(name, `url '${entry.url}' is not a valid URL`, 'url');
+  }
+  server.http = { url, headers: entry.headers ?? {} };
+  return server;
+}
+
+/** Every configured server, in config order; throws CONFIG_INVALID for an entry that cannot work. */
+export function resolveServers(config: ResolvedConfig): ResolvedServer[] {
+  const enabled = enabledToolsets(config);
+  return Object.entries(config.mcpServers).map(([name, entry]) => resolveOne(name, entry, config, enabled));
+}

@@ -1,0 +1,377 @@
+/**
+ * One MCP server's connection, on the SDK's `Client` and its stdio or
+ * Streamable HTTP transport: start (through the sandboxed launch for stdio),
+ * handshake within `limits.loadTimeoutMs` and a `tools/list` bounded by the
+ * server's `listing` limits (listing.ts), a re-list after
+ * `notifications/tools/list_changed` (debounced, at most one in flight, so a
+ * storm of them costs one listing every few seconds), and a restart with capped
+ * exponential backoff whenever the server exits, fails its handshake, times
+ * out or becomes unreachable. Every state change is reported, with the
+ * reason in words, so the host can hide or show the server's tools.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { TOOLSHED_VERSION } from '../../boundary/version.js';
+import { pinnedFetch } from './pinned-fetch.js';
+import { planStdioLaunch, type LaunchContext, type StdioLaunch } from './launch.js';
+import { killTree, watchResources } from '../../boundary/launch/resource-watch.js';
+import { overLimitMessage, SIGXFSZ_EXIT } from '../../boundary/launch/resources.js';
+import type { ResolvedServer } from './config.js';
+import type { ConnectionReport, ConnectionState } from './report.js';
+import type { UpstreamTool } from './tools.js';
+import { listTools, outputValidator, ListingTimeout, type Listing } from './listing.js';
+
+/** The first restart waits this long; each further one twice as long, up to the cap. */
+export const RESTART_INITIAL_MS = 500;
+/** The longest wait between two restarts. */
+export const RESTART_MAX_MS = 30_000;
+/** A connection that stayed up this long starts the backoff from the beginning again. */
+const STABLE_MS = 10_000;
+/** Bytes of a server's stderr kept for explain. */
+const STDERR_TAIL = 2_000;
+/** A re-list waits this long after the last list_changed, so a burst costs one listing. */
+export const RELIST_DEBOUNCE_MS = 250;
+/** ...but never longer than this after the first unanswered one, so a storm still re-lists. */
+export const RELIST_MAX_WAIT_MS = 2_000;
+
+/** Where a connection reports to. */
+export interface ConnectionEvents {
+  /** the state or the tool list changed */
+  onChange(): void;
+  /** a line the server wrote to stderr, or a note about its connection */
+  onLog(message: string): void;
+}
+
+interface Attempt {
+  id: number;
+  client: Client;
+  pid?: number;
+  /** what it wrote to stderr since its handshake began, or since it completed (the part that explains a stop) */
+  recent: string;
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
+  /** why the host's watchdog stopped it ("it went over its memory limit of …") */
+  stopped?: string;
+  /** stops the watchdog */
+  unwatch?: () => void;
+}
+
+/** The wait before restart number `failures + 1`: 500 ms, doubling, capped at 30 s. */
+export function restartDelay(failures: number): number {
+  return Math.min(RESTART_MAX_MS, RESTART_INITIAL_MS * 2 ** failures);
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
+}
+
+function exitText(exit: Attempt['exit']): string {
+  if (!exit) return 'exited';
+  return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+}
+
+/** Network failures of fetch (the cause carries the system error). */
+function unreachable(error: unknown): string | undefined {
+  if (!(error instanceof TypeError)) return undefined;
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.message ?? cause?.code ?? error.message;
+}
+
+/** One server's client, kept connected. */
+export class McpConnection {
+  private state: ConnectionState;
+  private reason: string | undefined;
+  private current: Attempt | undefined;
+  private connected: Client | undefined;
+  private attemptIds = 0;
+  private failures = 0;
+  private restarts = 0;
+  private connectedAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private listing: Promise<void> | undefined;
+  private dirty = false;
+  private relistTimer: NodeJS.Timeout | undefined;
+  /** when the oldest list_changed not yet answered by a listing arrived */
+  private changedSince: number | undefined;
+  /** what the last listing cut or left out, for explain */
+  private notes: string[] = [];
+  private outputSchemas = new Map<string, object>();
+  private closed = false;
+  private stderrTail = '';
+  private serverInfo: { name: string; version: string } | undefined;
+  private launch: StdioLaunch | undefined;
+  /** the tools as the server last listed them */
+  tools: UpstreamTool[] = [];
+  /** what the SDK reported and dropped on this connection (malformed messages, late progress, …) */
+  readonly dropped: { count: number; last?: string } = { count: 0 };
+
+  constructor(
+    readonly server: ResolvedServer,
+    private readonly context: LaunchContext,
+    private readonly events: ConnectionEvents,
+  ) {
+    this.state = server.notStarted ? 'not started' : 'connecting';
+    this.reason = server.notStarted ?? `the MCP server ${server.name} is starting`;
+    if (server.stdio) this.launch = planStdioLaunch(server, context);
+  }
+
+  /** The first attempt; resolves when it connected or failed (a restart is then scheduled). Never rejects. */
+  start(): Promise<void> {
+    if (this.server.notStarted || this.closed) return Promise.resolve();
+    return this.connect();
+  }
+
+  /** The client while connected. */
+  client(): Client | undefined {
+    return this.connected;
+  }
+
+  /** Why the server's tools are hidden (undefined while connected). */
+  why(): string | undefined {
+    return this.state === 'connected' ? undefined : this.reason;
+  }
+
+  /** A call found the HTTP server gone: reconnect (stdio servers report their own exit). */
+  lost(error: unknown): boolean {
+    const network = unreachable(error);
+    const expired = (error as { code?: unknown })?.code === 404;
+    if (!this.server.http || this.state !== 'connected' || (!network && !expired)) return false;
+    const attempt = this.current!;
+    this.drop(attempt, 'unreachable', network ? `is unreachable: ${network}` : 'ended its session');
+    return true;
+  }
+
+  /** What explain shows. */
+  report(): ConnectionReport {
+    const report: ConnectionReport = {
+      transport: this.server.stdio ? 'stdio' : 'http',
+      state: this.state,
+      target: this.server.stdio ? [this.server.stdio.command, ...this.server.stdio.args].join(' ') : this.server.http!.url.href,
+      restarts: this.restarts,
+      renamed: {},
+      warnings: [...this.notes],
+    };
+    if (this.state !== 'connected' && this.reason) report.reason = this.reason;
+    if (this.serverInfo) report.server = this.serverInfo;
+    if (this.current?.pid !== undefined && !this.current.exit) report.pid = this.current.pid;
+    if (this.launch) report.protections = this.launch.protections;
+    if (this.launch?.runs) report.runs = this.launch.runs;
+    if (this.stderrTail) report.stderr = this.stderrTail;
+    return report;
+  }
+
+  /** Stops the server (stdio: stdin closed, then SIGTERM, then SIGKILL) and every restart. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.relistTimer);
+    const attempt = this.current;
+    this.current = undefined;
+    this.connected = undefined;
+    this.state = 'closed';
+    this.reason = 'the host is closed';
+    await attempt?.client.close().catch(() => {});
+  }
+
+  private setState(state: ConnectionState, reason?: string): void {
+    this.state = state;
+    this.reason = reason;
+    this.events.onChange();
+  }
+
+  private transport(attempt: Attempt): Transport {
+    if (this.server.http) {
+      const { url, headers } = this.server.http;
+      return new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: pinnedFetch(url) });
+    }
+    const launch = this.launch!;
+    const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: 'pipe' });
+    transport.stderr?.on('data', (chunk: Buffer) => this.stderr(attempt, chunk.toString('utf8')));
+    const start = transport.start.bind(transport);
+    transport.start = async () => {
+      const started = start();
+      // The SDK keeps the child private and drops its exit code; the code is what tells an operator why it stopped.
+      const child = (transport as unknown as { _process?: ChildProcess })._process;
+      child?.once('exit', (code, signal) => this.exited(attempt, { code, signal }));
+      if (child?.pid !== undefined) {
+        attempt.pid = child.pid;
+        this.watch(attempt, child.pid);
+      }
+      return started;
+    };
+    return transport;
+  }
+
+  /** Holds an untrusted server to its `resources`: past one, its whole process tree is killed and the reason kept. */
+  private watch(attempt: Attempt, pid: number): void {
+    const limits = this.launch?.resources;
+    if (!limits) return;
+    attempt.unwatch = watchResources(pid, limits, (over) => {
+      attempt.stopped = overLimitMessage(over.limit, limits, over.seen);
+      this.events.onLog(`the MCP server ${this.server.name} was stopped by toolshed: ${attempt.stopped}`);
+      killTree(pid);
+    });
+  }
+
+  private exited(attempt: Attempt, exit: NonNullable<Attempt['exit']>): void {
+    attempt.exit = exit;
+    attempt.unwatch?.();
+    const limits = this.launch?.resources;
+    // A write past RLIMIT_FSIZE kills a process with SIGXFSZ (a launcher reports it as 128 + 25).
+    if (limits && !attempt.stopped && (exit.signal === 'SIGXFSZ' || exit.code === SIGXFSZ_EXIT)) attempt.stopped = overLimitMessage('fileSizeMb', limits);
+  }
+
+  /** How an attempt ended, in words: the limit it was stopped at, or its exit and last stderr line. */
+  private ending(attempt: Attempt): string {
+    if (attempt.stopped) return `was stopped by toolshed: ${attempt.stopped}`;
+    return `${exitText(attempt.exit)}${this.lastStderrLine(attempt)}`;
+  }
+
+  private stderr(attempt: Attempt, text: string): void {
+    this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL);
+    attempt.recent = (attempt.recent + text).slice(-STDERR_TAIL);
+    for (const line of text.split('\n')) if (line.trim()) this.events.onLog(line.trimEnd());
+  }
+
+  private lastStderrLine(attempt: Attempt): string {
+    const lines = attempt.recent.trim().split('\n');
+    const last = lines[lines.length - 1]?.trim();
+    return last ? `: ${last.slice(0, 300)}` : '';
+  }
+
+  private async connect(): Promise<void> {
+    const id = ++this.attemptIds;
+    const client = new Client(
+      { name: 'toolshed', version: TOOLSHED_VERSION },
+      { capabilities: {}, listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.listChanged(attempt) } } },
+    );
+    const attempt: Attempt = { id, client, recent: '' };
+    // The SDK would compile every listed output schema into an ajv of its own at each listing, and never evict
+    // them; toolshed compiles the one a call needs, at that call, into its bounded cache.
+    (client as unknown as { getToolOutputValidator(name: string): unknown }).getToolOutputValidator = (name) => outputValidator(this.outputSchemas.get(name));
+    this.current = attempt;
+    client.onclose = () => this.onClosed(attempt);
+    client.onerror = (error) => {
+      this.dropped.count++;
+      this.dropped.last = error.message;
+    };
+    try {
+      await client.connect(this.transport(attempt), { timeout: this.server.startTimeoutMs });
+      if (attempt !== this.current) return;
+      const info = client.getServerVersion();
+      if (info) this.serverInfo = { name: info.name, version: info.version };
+      this.connected = client;
+      await this.relist(attempt);
+      if (attempt !== this.current) return;
+      this.connectedAt = Date.now();
+      // Start-up chatter does not explain a later exit.
+      attempt.recent = '';
+      this.setState('connected');
+    } catch (error) {
+      if (attempt !== this.current) return;
+      this.fail(attempt, error);
+    }
+  }
+
+  private fail(attempt: Attempt, error: unknown): void {
+    if (error instanceof ListingTimeout && !attempt.exit) return this.drop(attempt, 'timed out', error.message);
+    if (attempt.stopped) return this.drop(attempt, 'exited', `${this.ending(attempt)} during the handshake`);
+    if (attempt.exit) return this.drop(attempt, 'exited', `${exitText(attempt.exit)} during the handshake${this.lastStderrLine(attempt)}`);
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return this.drop(attempt, 'timed out', `did not answer the handshake within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`);
+    const network = unreachable(error);
+    if (network) return this.drop(attempt, 'unreachable', `is unreachable: ${network}`);
+    const message = (error as Error)?.message ?? String(error);
+    const code = (error as { code?: unknown })?.code;
+    if (code === 'ENOENT' || code === 'EACCES') return this.drop(attempt, 'handshake failed', `could not be started: ${message}`);
+    this.drop(attempt, 'handshake failed', `failed its handshake: ${message}${this.lastStderrLine(attempt)}`);
+  }
+
+  /** The transport closed: after a handshake, that is the server going away. */
+  private onClosed(attempt: Attempt): void {
+    if (attempt !== this.current || this.closed || this.connected !== attempt.client) return;
+    this.drop(attempt, 'exited', this.ending(attempt));
+  }
+
+  /** Gives up on `attempt`, reports why, and schedules the next one. */
+  private drop(attempt: Attempt, state: ConnectionState, why: string): void {
+    this.current = undefined;
+    clearTimeout(this.relistTimer);
+    this.changedSince = undefined;
+    this.connected = undefined;
+    attempt.client.close().catch(() => {});
+    if (this.closed) return;
+    if (this.connectedAt && Date.now() - this.connectedAt >= STABLE_MS) this.failures = 0;
+    this.connectedAt = 0;
+    const delay = restartDelay(this.failures);
+    this.failures++;
+    const reason = `the MCP server ${this.server.name} ${why}; ${this.server.http ? 'reconnecting' : 'restarting'} in ${seconds(delay)}`;
+    this.events.onLog(reason);
+    this.setState(state, reason);
+    this.timer = setTimeout(() => {
+      this.restarts++;
+      this.state = 'connecting';
+      this.reason = `the MCP server ${this.server.name} is ${this.server.http ? 'reconnecting' : 'restarting'} (it ${why})`;
+      void this.connect();
+    }, delay);
+    // A pending restart alone must not keep a finished CLI run alive.
+    this.timer.unref();
+  }
+
+  /**
+   * A list_changed: re-list once the notifications pause for RELIST_DEBOUNCE_MS, or
+   * RELIST_MAX_WAIT_MS after the first one not yet listed, whichever is first.
+   */
+  private listChanged(attempt: Attempt): void {
+    if (attempt !== this.current || this.closed) return;
+    const now = Date.now();
+    this.changedSince ??= now;
+    clearTimeout(this.relistTimer);
+    const wait = Math.max(0, Math.min(RELIST_DEBOUNCE_MS, this.changedSince + RELIST_MAX_WAIT_MS - now));
+    this.relistTimer = setTimeout(() => {
+      this.changedSince = undefined;
+      void this.relist(attempt).catch(() => {});
+    }, wait);
+    this.relistTimer.unref();
+  }
+
+  /** Lists the tools within the listing limits; asked again while listing, it lists once more after. */
+  private relist(attempt: Attempt): Promise<void> {
+    if (attempt !== this.current || !this.connected) return Promise.resolve();
+    if (this.listing) {
+      this.dirty = true;
+      return this.listing;
+    }
+    const run = async () => {
+      do {
+        this.dirty = false;
+        const listing = await listTools(attempt.client, this.server.listing);
+        if (attempt !== this.current) return;
+        this.take(attempt, listing);
+        if (this.state === 'connected') this.events.onChange();
+      } while (this.dirty);
+    };
+    this.listing = run().finally(() => {
+      this.listing = undefined;
+    });
+    // A failed re-list after the handshake keeps the last list; the first one fails the attempt.
+    return this.listing.catch((error) => {
+      if (this.state !== 'connected') throw error;
+      const message = `re-listing tools of ${this.server.name} failed, the last list is kept: ${(error as Error)?.message ?? String(error)}`;
+      this.notes = [...this.notes.filter((note) => !note.startsWith('re-listing tools of ')), message];
+      this.events.onLog(message);
+      this.events.onChange();
+    });
+  }
+
+  private take(attempt: Attempt, listing: Listing): void {
+    this.tools = listing.tools;
+    this.notes = listing.notes;
+    this.outputSchemas = listing.outputSchemas;
+    // The SDK's own record of which tools need task-based calls, without their output schemas.
+    (attempt.client as unknown as { cacheToolMetadata?(tools: readonly object[]): void }).cacheToolMetadata?.(listing.tools);
+  }
+}

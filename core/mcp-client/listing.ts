@@ -1,0 +1,156 @@
+/**
+ * One server's `tools/list`, bounded: at most `listing.pages` pages, the
+ * first `listing.tools` tools, the whole listing within `listing.timeoutMs`,
+ * and every description cut at `listing.descriptionChars` (marked where cut).
+ * Each page is read loosely (any shape of tool passes the SDK), and only the
+ * tools kept are checked one by one, by hand, so a reply of 100,000 tools costs one
+ * JSON parse, not 100,000 checks. What was cut or left out is said in notes
+ * for explain.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError, PaginatedResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { compile, formatProblems, problems } from '../schema/schema.js';
+import { readDialect } from '../schema/schema-dialect.js';
+import type { ListingLimits } from './config.js';
+import type { UpstreamTool } from './tools.js';
+import { definitionHash } from './definition-pins.js';
+
+/** What one listing kept, and what it says about what it did not. */
+export interface Listing {
+  tools: UpstreamTool[];
+  /** output schemas by the server's tool name (compiled at the first call that returns structured content) */
+  outputSchemas: Map<string, object>;
+  /** for explain: limits reached, tools left out */
+  notes: string[];
+}
+
+/** A listing that did not finish within `listing.timeoutMs`. */
+export class ListingTimeout extends Error {
+  constructor(readonly timeoutMs: number, readonly pages: number, readonly tools: number) {
+    super(`did not finish listing its tools within ${timeoutMs} ms (listing.timeoutMs; ${pages} page${pages === 1 ? '' : 's'} and ${tools} tools read), so the listing was abandoned`);
+    this.name = 'ListingTimeout';
+  }
+}
+
+/** Notes on tools that were not valid MCP tools: the first few by position, then a count. */
+const INVALID_NOTES = 5;
+
+/**
+ * `text` cut to `max` characters, marked where cut. A cut never splits a surrogate pair.
+ * @example cutText('abcdef', 3) // 'abc… [cut by toolshed: 3 characters more]'
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}… [cut by toolshed: ${text.length - end} characters more]`;
+}
+
+/** Reads pages until the server stops paging, or a limit is reached. */
+async function readPages(client: Client, limits: ListingLimits, notes: string[]): Promise<unknown[]> {
+  const deadline = Date.now() + limits.timeoutMs;
+  const raw: unknown[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    if (pages === limits.pages) {
+      notes.push(`it kept returning nextCursor: listing stopped after ${limits.pages} pages (listing.pages); tools on later pages are left out`);
+      break;
+    }
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw new ListingTimeout(limits.timeoutMs, pages, raw.length);
+    let page;
+    try {
+      page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, PaginatedResultSchema, { timeout: remaining });
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) throw new ListingTimeout(limits.timeoutMs, pages, raw.length);
+      throw error;
+    }
+    pages++;
+    const tools = (page as { tools?: unknown }).tools;
+    if (!Array.isArray(tools)) throw new Error(`its tools/list reply has no tools array (page ${pages})`);
+    for (const tool of tools) raw.push(tool);
+    cursor = page.nextCursor;
+    if (raw.length > limits.tools) break;
+  } while (cursor !== undefined);
+  if (raw.length > limits.tools) {
+    notes.push(`it listed ${cursor === undefined ? raw.length : `more than ${limits.tools}`} tools: only the first ${limits.tools} are kept (listing.tools)`);
+    raw.length = limits.tools;
+  }
+  return raw;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * What makes `tool` not an MCP tool, for the fields toolshed reads (checked by hand: the SDK's
+ * zod schema costs tens of milliseconds of the host's thread per thousand tools, at every re-list).
+ */
+function notATool(tool: Record<string, unknown>): string | undefined {
+  if (typeof tool.name !== 'string') return 'name: not a string';
+  if (!isObject(tool.inputSchema) || tool.inputSchema.type !== 'object') return 'inputSchema: not an object schema';
+  if (tool.outputSchema !== undefined && (!isObject(tool.outputSchema) || tool.outputSchema.type !== 'object')) return 'outputSchema: not an object schema';
+  for (const key of ['description', 'title'] as const) if (tool[key] !== undefined && typeof tool[key] !== 'string') return `${key}: not a string`;
+  for (const key of ['annotations', 'execution'] as const) if (tool[key] !== undefined && !isObject(tool[key])) return `${key}: not an object`;
+  return undefined;
+}
+
+/** A kept tool checked against the MCP tool shape, its description and title cut. */
+function takeTool(raw: unknown, limits: ListingLimits, listing: Listing): { tool: UpstreamTool; cut: boolean } | string {
+  if (!isObject(raw)) return 'not an object';
+  const wrong = notATool(raw);
+  if (wrong) return wrong;
+  const { name, title, description, inputSchema, outputSchema, annotations, execution } = raw as unknown as UpstreamTool & { outputSchema?: object; execution?: object };
+  const tool: UpstreamTool & { execution?: object } = { name, inputSchema };
+  if (outputSchema) listing.outputSchemas.set(name, outputSchema);
+  if (annotations) tool.annotations = annotations;
+  if (execution) tool.execution = execution;
+  const cut = (description?.length ?? 0) > limits.descriptionChars;
+  // A pin is of what the server sent: the operator changing listing.descriptionChars changes no definition.
+  if (cut || (title?.length ?? 0) > limits.descriptionChars) tool.definitionHash = definitionHash({ ...tool, title, description } as UpstreamTool);
+  if (description !== undefined) tool.description = cutText(description, limits.descriptionChars);
+  if (title !== undefined) tool.title = cutText(title, limits.descriptionChars);
+  return { tool, cut };
+}
+
+/** Lists a server's tools within its listing limits; throws ListingTimeout past its deadline. */
+export async function listTools(client: Client, limits: ListingLimits): Promise<Listing> {
+  const listing: Listing = { tools: [], outputSchemas: new Map(), notes: [] };
+  const raw = await readPages(client, limits, listing.notes);
+  let invalid = 0;
+  let cut = 0;
+  raw.forEach((item, at) => {
+    const taken = takeTool(item, limits, listing);
+    if (typeof taken !== 'string') {
+      if (taken.cut) cut++;
+      listing.tools.push(taken.tool);
+    } else if (++invalid <= INVALID_NOTES) listing.notes.push(`tool number ${at + 1} left out: it is not a valid MCP tool (${taken})`);
+  });
+  if (invalid > INVALID_NOTES) listing.notes.push(`and ${invalid - INVALID_NOTES} more tools left out for the same reason`);
+  if (cut) listing.notes.push(`${cut} tool description${cut === 1 ? ' was' : 's were'} longer than ${limits.descriptionChars} characters (listing.descriptionChars) and cut where marked`);
+  return listing;
+}
+
+/** What the SDK's client checks a call's structured content with. */
+type OutputValidator = (input: unknown) => { valid: true; data: unknown; errorMessage: undefined } | { valid: false; data: undefined; errorMessage: string };
+
+/**
+ * The validator of a tool's output schema for the SDK's `callTool`, compiled at its first use
+ * into toolshed's bounded cache; undefined when the tool has no output schema.
+ */
+export function outputValidator(schema: object | undefined): OutputValidator | undefined {
+  if (!schema) return undefined;
+  return (input) => {
+    let validate;
+    try {
+      validate = compile(schema, { dialect: readDialect(schema, 'mcp').dialect });
+    } catch (error) {
+      return { valid: false, data: undefined, errorMessage: `its outputSchema does not compile: ${(error as Error).message}` };
+    }
+    if (validate(input)) return { valid: true, data: input, errorMessage: undefined };
+    return { valid: false, data: undefined, errorMessage: formatProblems(problems(validate.errors)) };
+  };
+}

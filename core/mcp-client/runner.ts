@@ -1,0 +1,90 @@
+/**
+ * The `Runner` of an MCP server: dispatch reaches the server's tools through
+ * the same seam as plugin tiers. A call is one `tools/call` through the SDK
+ * client, with the call's deadline (the SDK sends `notifications/cancelled`
+ * when it passes), the caller's abort signal (cancelled upstream the same
+ * way) and progress relayed to the caller. No server code runs in the host:
+ * a stdio server is its own sandboxed process, an HTTP server is elsewhere.
+ */
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { handlerOutput, type UpstreamResult } from './content.js';
+import type { McpConnection } from './connection.js';
+import type { CallHooks, CheckRequest, HandlerRequest, Runner, RunnerStats } from '../runners/runner.js';
+import type { RunOutcome } from '../../boundary/runner-failure.js';
+import type { CheckVerdict, HandlerOutput } from '../../boundary/protocol.js';
+import type { ConnectionReport } from './report.js';
+
+/** A runner that calls an MCP server's tools. */
+export class McpRunner implements Runner {
+  readonly tier: 'process' | 'remote';
+  private inFlight = 0;
+  private completed = 0;
+
+  constructor(
+    private readonly link: McpConnection,
+    /** the server's own name of an exposed tool */
+    private readonly upstreamName: (tool: string) => string | undefined,
+    /** explain's report, with the tool renames and listing warnings added by the owner */
+    private readonly reportFn: () => ConnectionReport,
+  ) {
+    this.tier = link.server.stdio ? 'process' : 'remote';
+  }
+
+  /** MCP tools have no custom checks: being connected is their availability. */
+  async check(_request: CheckRequest): Promise<RunOutcome<CheckVerdict>> {
+    return { ok: true, value: { ok: true } };
+  }
+
+  async handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
+    const client = this.link.client();
+    const name = this.upstreamName(request.tool);
+    if (!client || name === undefined) {
+      return { ok: false, failure: { kind: 'crashed', message: this.link.why() ?? `the MCP server ${this.link.server.name} no longer lists it`, outOfMemory: false } };
+    }
+    const progress = hooks.progress;
+    this.inFlight++;
+    try {
+      const result = await client.callTool({ name, arguments: request.args as Record<string, unknown> }, undefined, {
+        timeout: request.timeoutMs,
+        ...(signal ? { signal } : {}),
+        ...(progress ? { onprogress: (p: { progress: number; total?: number }) => progress(p.progress, p.total) } : {}),
+      });
+      return { ok: true, value: handlerOutput(result as UpstreamResult, request.maxResultChars) };
+    } catch (error) {
+      return this.failed(error, request, signal);
+    } finally {
+      this.inFlight--;
+      this.completed++;
+    }
+  }
+
+  private failed(error: unknown, request: HandlerRequest, signal: AbortSignal | undefined): RunOutcome<HandlerOutput> {
+    // The SDK rejects an aborted request with a timeout-coded error; the signal says which it was.
+    if (signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { ok: false, failure: { kind: 'timeout', timeoutMs: request.timeoutMs } };
+    if ((error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || this.link.lost(error)) {
+      return { ok: false, failure: { kind: 'crashed', message: this.link.why() ?? `the MCP server ${this.link.server.name} went away during the call`, outOfMemory: false } };
+    }
+    // A JSON-RPC error from the server (unknown tool, invalid params, its own failure) is the tool failing.
+    return { ok: false, error: { name: 'McpError', code: 'TOOL_FAILED', message: `${this.link.server.name}: ${(error as Error)?.message ?? String(error)}` } };
+  }
+
+  stats(): RunnerStats {
+    // An MCP server answers calls concurrently and never calls back into the host, so nothing waits on its capacity.
+    return { started: this.link.client() !== undefined, threads: 1, inFlight: this.inFlight, capacity: Number.POSITIVE_INFINITY, completed: this.completed, guard: { passed: 0, refused: 0 }, dropped: { ...this.link.dropped } };
+  }
+
+  /** The OS protections of a stdio server are in its connection report (they differ from a plugin child's). */
+  protections(): undefined {
+    return undefined;
+  }
+
+  /** The server's connection state, reason, target and protections. */
+  connection(): ConnectionReport {
+    return this.reportFn();
+  }
+
+  close(): Promise<void> {
+    return this.link.close();
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Who may talk to `toolshed serve --http`. The Streamable HTTP spec says a
+ * server MUST validate `Origin`: a web page the user visits can make the
+ * browser send requests to a server on loopback, and the Origin header is how
+ * the server tells. A request with no Origin (a non-browser client) passes;
+ * one from a loopback origin passes; others only when listed with
+ * `--allow-origin`. Optional bearer-token auth (`--token-env NAME`) guards
+ * every request, and is what lets the server bind a non-loopback address.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { UsageError } from '../../boundary/errors.js';
+import { isLoopback } from './address.js';
+
+/** An origin as browsers send it (`scheme://host[:port]`), from what an operator wrote; throws a UsageError when it is not one. */
+export function normalizeOrigin(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--allow-origin expects origins like https://app.example or http://localhost:5173, got '${value}'`);
+  }
+  if (url.origin === 'null') throw new UsageError(`--allow-origin: '${value}' has no origin (use http:// or https:// URLs)`);
+  return url.origin;
+}
+
+/** Why a request's `Origin` header is refused, or undefined when it may proceed. */
+export function originRefusal(header: string | string[] | undefined, allowed: ReadonlySet<string>): string | undefined {
+  if (header === undefined) return undefined;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `Origin ${JSON.stringify(value.slice(0, 100))} is not an origin`;
+  }
+  if (url.origin !== 'null' && (url.protocol === 'http:' || url.protocol === 'https:') && isLoopback(url.hostname.replace(/^\[|\]$/g, ''))) return undefined;
+  if (allowed.has(url.origin)) return undefined;
+  return `Origin ${url.origin} is not allowed (loopback origins are; add others with --allow-origin)`;
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** Whether an `Authorization` header carries `token` as a bearer token (compared in constant time). */
+export function hasBearer(header: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match !== null && timingSafeEqual(digest(match[1]!), digest(token));
+}

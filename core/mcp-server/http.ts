@@ -1,0 +1,176 @@
+/**
+ * `toolshed serve --http`: Streamable HTTP on node:http, one SDK server and
+ * transport per MCP session (the SDK binds one server to one transport).
+ * Only the `/mcp` path is served. Every request's `Origin` is validated
+ * (http-access.ts), a bearer token is required when one is configured, and
+ * when bound to loopback the Host header is checked against the bound address
+ * so a web page cannot reach the server through DNS rebinding. Sessions
+ * expire when idle and are capped in number (http-sessions.ts); all of them
+ * share one listener on the host.
+ */
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpServer, sharedChanges } from './server.js';
+import { startRefreshLoop } from './refresh-loop.js';
+import { handleStateless } from './stateless.js';
+import { isLoopback, type ListenAddress } from './address.js';
+import { hasBearer, originRefusal } from './http-access.js';
+import { SessionTable } from './http-sessions.js';
+import type { McpEndpoint } from './stdio.js';
+import type { ToolHost } from '../host/host.js';
+
+/** Where and how to listen. */
+export interface HttpServeOptions extends ListenAddress {
+  /** reports transport and request failures (default: ignored) */
+  onError?(error: unknown): void;
+  /** origins (`scheme://host[:port]`, normalized) allowed besides loopback ones */
+  allowedOrigins?: readonly string[];
+  /** when set, every request must carry `Authorization: Bearer <token>` */
+  bearerToken?: string;
+  /** a session idle this long is closed (default: the host's `serve.sessionIdleMs`) */
+  sessionIdleMs?: number;
+  /** the most sessions at once (default: the host's `serve.maxSessions`) */
+  maxSessions?: number;
+  /** keep no per-client state: a server and transport per request (stateless.ts) */
+  stateless?: boolean;
+}
+
+/** A running HTTP endpoint and its URL (with the real port when 0 was asked). */
+export interface HttpEndpoint extends McpEndpoint {
+  url: string;
+  /** sessions open now */
+  readonly sessions: number;
+}
+
+/** MCP's endpoint path. */
+export const MCP_PATH = '/mcp';
+
+/** Request bodies above this are refused before parsing. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** JSON-RPC error codes this endpoint answers with itself. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const SERVER_ERROR = -32000;
+
+function reply(res: ServerResponse, status: number, message: string, code = SERVER_ERROR, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+class BodyTooLarge extends Error {}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLarge(`request body over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Serves `host` over Streamable HTTP at `http://HOST:PORT/mcp` until close(). */
+export async function serveHttp(host: ToolHost, options: HttpServeOptions): Promise<HttpEndpoint> {
+  const onError = options.onError ?? (() => {});
+  const origins = new Set(options.allowedOrigins ?? []);
+  const sessions = new SessionTable(options.sessionIdleMs ?? host.config.serve.sessionIdleMs, options.maxSessions ?? host.config.serve.maxSessions);
+  const changes = sharedChanges(host);
+  let allowedHosts: string[] | undefined;
+
+  async function open(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body: unknown;
+    try {
+      body = await readJson(req);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) return reply(res, 413, error.message, INVALID_REQUEST);
+      return reply(res, 400, `Parse error: ${(error as Error).message}`, PARSE_ERROR);
+    }
+    if (!isInitializeRequest(body)) return reply(res, 400, 'Bad Request: no valid session id; start with initialize', INVALID_REQUEST);
+    if (await sessions.full()) return reply(res, 503, 'Too many sessions open; close one or retry later', SERVER_ERROR, { 'retry-after': '5' });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id: string): void => sessions.add(id, { server, transport }),
+      ...(allowedHosts ? { enableDnsRebindingProtection: true, allowedHosts } : {}),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    transport.onerror = onError;
+    const server = createMcpServer(host, changes.source);
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    // A refused initialize (bad Host header, bad protocol version) leaves no session: drop its server now.
+    if (transport.sessionId === undefined || !sessions.get(transport.sessionId)) await server.close();
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const badOrigin = originRefusal(req.headers.origin, origins);
+    if (badOrigin) return reply(res, 403, `Forbidden: ${badOrigin}`);
+    if (options.bearerToken !== undefined && !hasBearer(req.headers.authorization, options.bearerToken)) {
+      return reply(res, 401, 'Unauthorized: send Authorization: Bearer <token>', SERVER_ERROR, { 'www-authenticate': 'Bearer realm="toolshed"' });
+    }
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) return reply(res, 404, `Not found: MCP is served at ${MCP_PATH}`);
+    if (options.stateless) return handleStateless(host, req, res, { ...(allowedHosts ? { allowedHosts } : {}), onError });
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      const session = sessions.get(id);
+      // 404 tells the client its session is gone and it should initialize again (spec, session management).
+      if (!session) return reply(res, 404, 'Session not found');
+      sessions.track(session, res);
+      return session.transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') return reply(res, 400, 'Bad Request: no valid session id', INVALID_REQUEST);
+    return open(req, res);
+  }
+
+  const httpServer = http.createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      onError(error);
+      if (!res.headersSent) reply(res, 500, 'Internal server error');
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port, options.host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = httpServer.address() as AddressInfo;
+  if (isLoopback(options.host)) allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${urlHost(options.host)}:${port}`];
+  const stopRefresh = startRefreshLoop(host, onError);
+
+  let done!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      stopRefresh();
+      await sessions.closeAll();
+      changes.dispose();
+      const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      // Open SSE streams would hold close() forever.
+      httpServer.closeAllConnections();
+      await stopped;
+      done();
+    })());
+  return {
+    url: `http://${urlHost(options.host)}:${port}${MCP_PATH}`,
+    closed,
+    close,
+    get sessions() {
+      return sessions.size;
+    },
+  };
+}

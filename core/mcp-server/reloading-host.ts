@@ -1,0 +1,158 @@
+/**
+ * A ToolHost whose underlying host can be replaced while clients stay
+ * connected (`serve --watch`). A reload opens a complete new host (config
+ * re-read, manifests re-extracted where a plugin's files changed, new pools),
+ * swaps it in, bumps the generation and emits 'change' so every MCP session
+ * sends list_changed. The old host finishes the calls it is running, then
+ * closes. Hooks added with `use()` and views made with `view()` follow every
+ * swap.
+ */
+import { HostEmitter, type HostEvents } from '../observe/events.js';
+import type { ToolHooks } from '../call/hooks.js';
+import type { ToolHost, ViewOptions } from '../host/tool-host.js';
+
+/** A host that can swap itself for a freshly opened one. */
+export interface ReloadingHost extends ToolHost {
+  /** opens a new host and swaps it in; on failure the current host stays and the error is thrown */
+  reload(): Promise<void>;
+}
+
+const FORWARDED = ['warning', 'log', 'loaded', 'definition-changed'] as const;
+
+/** A ToolHost that delegates to whichever inner host is current, and can swap it. */
+interface Delegate extends ToolHost {
+  /** makes `next` current: hooks and views move to it, 'change' is emitted, the previous one closes when idle */
+  swap(next: ToolHost): Promise<void>;
+}
+
+function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
+  const emitter = new HostEmitter();
+  let current = initial;
+  let generation = 0;
+  let closed = false;
+  const inFlight = new Map<ToolHost, { count: number; idle?: () => void }>();
+  const hooks = new Map<ToolHooks, () => void>();
+  const views = new Set<{ view: Delegate; options: ViewOptions }>();
+
+  const forward = {
+    change: () => emitter.emit('change', ++generation),
+    warning: (message: string) => emitter.emit('warning', message),
+    log: (entry: HostEvents['log'][0]) => emitter.emit('log', entry),
+    loaded: (entry: HostEvents['loaded'][0]) => emitter.emit('loaded', entry),
+    'definition-changed': (change: HostEvents['definition-changed'][0]) => emitter.emit('definition-changed', change),
+  };
+  const attach = (host: ToolHost) => {
+    host.on('change', forward.change);
+    for (const event of FORWARDED) host.on(event, forward[event] as never);
+    for (const hook of hooks.keys()) hooks.set(hook, host.use(hook));
+  };
+  const detach = (host: ToolHost) => {
+    host.off('change', forward.change);
+    for (const event of FORWARDED) host.off(event, forward[event] as never);
+  };
+  attach(current);
+
+  /** Runs `fn` on the current host, counted so a swapped-out host closes only when idle. */
+  async function tracked<T>(fn: (host: ToolHost) => Promise<T>): Promise<T> {
+    const host = current;
+    const entry = inFlight.get(host) ?? { count: 0 };
+    inFlight.set(host, entry);
+    entry.count++;
+    try {
+      return await fn(host);
+    } finally {
+      entry.count--;
+      if (entry.count === 0) entry.idle?.();
+    }
+  }
+
+  async function retire(host: ToolHost): Promise<void> {
+    detach(host);
+    const entry = inFlight.get(host);
+    if (entry && entry.count > 0) await new Promise<void>((resolve) => (entry.idle = resolve));
+    inFlight.delete(host);
+    await host.close();
+  }
+
+  const facade: Delegate = {
+    get config() {
+      return current.config;
+    },
+    definitions: (options) => current.definitions(options),
+    dispatch: (name, args, options) => tracked((host) => host.dispatch(name, args, options)),
+    call: (name, args, options) => tracked((host) => host.call(name, args, options)),
+    explain: () => current.explain(),
+    refresh: () => current.refresh(),
+    invalidateChecks: () => current.invalidateChecks(),
+    acceptDefinitions: (request) => current.acceptDefinitions(request),
+    on(event, listener) {
+      emitter.on(event, listener as never);
+      return facade;
+    },
+    off(event, listener) {
+      emitter.off(event, listener as never);
+      return facade;
+    },
+    use(hook) {
+      hooks.set(hook, current.use(hook));
+      return () => {
+        hooks.get(hook)?.();
+        hooks.delete(hook);
+      };
+    },
+    view(options) {
+      const entry = { options, view: undefined as unknown as Delegate };
+      entry.view = delegate(current.view(options), async () => void views.delete(entry));
+      views.add(entry);
+      return entry.view;
+    },
+    async swap(next) {
+      const previous = current;
+      current = next;
+      attach(next);
+      await next.refresh();
+      for (const entry of views) {
+        // A view whose names no longer exist after the reload keeps its old (now closed) host and says why.
+        try {
+          await entry.view.swap(next.view(entry.options));
+        } catch (error) {
+          emitter.emit('warning', `a view could not follow the reload: ${(error as Error).message}`);
+        }
+      }
+      emitter.emit('change', ++generation);
+      // Closing the old host is best effort: a pool that fails to stop must not fail the reload that replaced it.
+      retire(previous).catch(() => {});
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await onClose();
+      detach(current);
+      await current.close();
+      emitter.removeAllListeners();
+    },
+  };
+  return facade;
+}
+
+/** Wraps `initial`; `open` makes the replacement on each reload. */
+export function createReloadingHost(initial: ToolHost, open: () => Promise<ToolHost>): ReloadingHost {
+  let closed = false;
+  let reloading: Promise<void> = Promise.resolve();
+  const inner = delegate(initial, async () => {
+    closed = true;
+    await reloading.catch(() => {});
+  });
+  const facade = inner as Delegate & ReloadingHost;
+  facade.reload = () => {
+    // One reload at a time: a burst of file events must not open hosts in parallel.
+    reloading = reloading.catch(() => {}).then(async () => {
+      if (closed) return;
+      const next = await open();
+      if (closed) return void (await next.close());
+      await inner.swap(next);
+    });
+    return reloading;
+  };
+  return facade;
+}

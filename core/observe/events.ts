@@ -1,0 +1,20 @@
+/** The host's typed events. */
+import { EventEmitter } from 'node:events';
+import type { DefinitionChange } from '../mcp-client/report.js';
+
+/** Event names and their listener arguments. */
+export interface HostEvents {
+  /** the registry or the exposed set changed; the new generation */
+  change: [generation: number];
+  /** a cross-reference guard finding or another non-fatal problem */
+  warning: [message: string];
+  /** a handler's or check's `ctx.log` line */
+  log: [entry: { tool?: string; plugin: string; message: string }];
+  /** a tool_search loaded new tools into a session (sessionId undefined = the default session) */
+  loaded: [entry: { sessionId: string | undefined; tools: string[] }];
+  /** an MCP server's tool definition changed since it was accepted: held or served with a warning, with the diff (once per new definition; on the host, not its views) */
+  'definition-changed': [change: DefinitionChange];
+}
+
+/** An EventEmitter typed by `HostEvents`. */
+export class HostEmitter extends EventEmitter<HostEvents> {}
