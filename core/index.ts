@@ -9,10 +9,10 @@ export type { HostReport, PluginReport, ToolReport } from './explain/explain.js'
 export type { SearchReport } from './expose/search-state.js';
 export type { SessionReport } from './expose/sessions.js';
 export type { ToolState, HiddenLayer, SchemaRewriter } from './expose/pipeline.js';
-export type { HostEvents } from './observe/events.js';
+export type { HostEvents } from './host/events.js';
 export type { Clock } from './expose/check-cache.js';
 export type { ToolshedConfig, PluginEntry, SearchConfig, McpServerEntry, McpListingLimits, DefinitionChanges } from './config/config.js';
-export type { DefinitionChange } from './mcp-client/report.js';
+export type { DefinitionChange } from './runners/connection-report.js';
 export type { SchemaDialect } from './schema/schema-dialect.js';
 export type { DefinitionFormat, ToolDefinition, ToolsByFormat, OpenAITool, ResponsesTool, AnthropicTool, AnthropicCustomTool, AnthropicToolSearchTool, GeminiTool, GeminiFunctionDeclaration, McpTool } from './providers/index.js';
 export { FORMATS } from './providers/index.js';

@@ -14,7 +14,7 @@ import { reachable, refuseByGrants } from './call-grants.js';
 import { deadlockedWorkers, whileWaiting } from './reentry.js';
 import { withHooks, type ToolCall, type ToolHooks } from './hooks.js';
 import { breakerKeys, type BreakerVerdict, type CircuitBreaker } from './breaker.js';
-import { traceDispatch, type DispatchTrace } from '../observe/tracing.js';
+import { traceDispatch, type DispatchTrace } from './tracing.js';
 import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
 import type { CallHooks, CallOrigin } from '../runners/runner.js';
 import type { Exposure } from '../expose/pipeline.js';

@@ -4,7 +4,7 @@
  * It starts the host (so each server lists what it serves now), shows each
  * change as a line diff, pins the new definitions and says what it accepted.
  */
-import type { DefinitionChange } from '../mcp-client/report.js';
+import type { DefinitionChange } from '../runners/connection-report.js';
 import { UsageError } from '../../boundary/errors.js';
 import type { CommandContext } from './commands.js';
 import { openHost } from './open-host.js';

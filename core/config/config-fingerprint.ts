@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { insideAny } from './writable-roots.js';
-import { isPath } from '../load/discovery.js';
+import { isPath } from './config.js';
 import { realOrResolved } from '../../boundary/launch/paths.js';
 import type { PluginEntry } from './config.js';
 import { canonicalJson } from '../text/canonical-json.js';

@@ -7,17 +7,31 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../../boundary/errors.js';
 import { loadJsFresh, locatingErrors } from './config-loaders.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../mcp-server/line-limit.js';
 import { formatProblems, problems } from '../schema/schema.js';
 import { validate as validateStandalone } from './config-validator.js';
 import { chooseCacheDir } from './cache-dir.js';
 import { writableRoots } from './writable-roots.js';
 import type { CodeLimits, Grant, Permissions, ToolLimits } from '../../boundary/plugin.js';
-import type { BreakerLimits } from '../call/breaker.js';
 import { resolveResources, type ResourceLimits, type ResourceSettings } from '../../boundary/launch/resources.js';
+
+/** `limits.breaker`: how many crashes or timeouts in what window open a circuit, and for how long. */
+export interface BreakerLimits {
+  /** crashes or timeouts within `windowMs` that open the circuit; 0 turns the breaker off */
+  failures: number;
+  windowMs: number;
+  coolDownMs: number;
+}
+
+/** The default of `serve.maxMessageBytes`: the MCP SDK's stdio read-buffer size, past which its transport closes itself. */
+const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** A plugin entry as written in the config. */
 export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Grant; pool?: 'shared' | 'own'; options?: Record<string, unknown>; resources?: ResourceSettings };
+
+/** Whether a plugin entry (or a hooks specifier) is a path rather than a package name. */
+export function isPath(specifier: string): boolean {
+  return specifier.startsWith('.') || path.isAbsolute(specifier) || specifier.startsWith('file:');
+}
 
 /**
  * An MCP server entry: the Claude Desktop / Cursor shape (`command`, `args`,

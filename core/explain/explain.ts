@@ -15,7 +15,7 @@ import type { ApprovalReason } from '../call/approval.js';
 import type { Protections } from '../runners/process/spawn.js';
 import { enforcement, type Enforcement } from './enforcement.js';
 import type { SearchReport } from '../expose/search-state.js';
-import type { ConnectionReport } from '../mcp-client/report.js';
+import type { ConnectionReport } from '../runners/connection-report.js';
 import { readDialect, type SchemaDialect } from '../schema/schema-dialect.js';
 
 /** One plugin's line in the report. */

@@ -23,7 +23,7 @@ import type { SearchReport } from '../expose/search-state.js';
 import { createSurface, openScope, type HostShared } from './surface.js';
 import { breakerKeys, CircuitBreaker } from '../call/breaker.js';
 import { loadHookModules } from '../load/hook-modules.js';
-import { traceCheck } from '../observe/tracing.js';
+import { traceCheck } from '../call/tracing.js';
 import { ApprovalPolicy, type Approver } from '../call/approval.js';
 import { ThreadRunner } from '../runners/thread/thread-runner.js';
 import { ThreadPool } from '../runners/thread/thread-pool.js';
@@ -39,7 +39,7 @@ import { type ManifestExtractor, type Runner } from '../runners/runner.js';
 import { describeRunnerFailure, type RunOutcome } from '../../boundary/runner-failure.js';
 import type { RawManifest } from '../../boundary/protocol.js';
 import type { McpServers } from '../mcp-client/index.js';
-import type { DefinitionChange } from '../mcp-client/report.js';
+import type { DefinitionChange } from '../runners/connection-report.js';
 import { UsageError } from '../../boundary/errors.js';
 
 /** Options of `createToolHost`. */

@@ -10,7 +10,7 @@ import { envelope, failure, type CallOutcome } from '../../boundary/outcome.js';
 import { HookList } from '../call/hooks.js';
 import type { ApprovalPolicy, Approver } from '../call/approval.js';
 import type { CircuitBreaker } from '../call/breaker.js';
-import { HostEmitter, type HostEvents } from '../observe/events.js';
+import { HostEmitter, type HostEvents } from './events.js';
 import { ToolshedError } from '../../boundary/errors.js';
 import { formatDefinitions, FORMATS, type DefinitionFormat, type ToolsByFormat } from '../providers/index.js';
 import { viewDefer, viewNarrowing, type Narrowing } from './view.js';

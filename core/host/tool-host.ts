@@ -6,9 +6,9 @@ import type { CallOutcome } from '../../boundary/outcome.js';
 import type { DispatchOptions } from '../call/dispatch.js';
 import type { ToolHooks } from '../call/hooks.js';
 import type { Approver } from '../call/approval.js';
-import type { HostEvents } from '../observe/events.js';
+import type { HostEvents } from './events.js';
 import type { HostReport } from '../explain/explain.js';
-import type { DefinitionChange } from '../mcp-client/report.js';
+import type { DefinitionChange } from '../runners/connection-report.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { DefinitionFormat, ToolsByFormat } from '../providers/index.js';
 

@@ -16,7 +16,7 @@ import { nearestName } from '../text/suggest.js';
 import { dependencyReadRoots } from '../runners/process/dependencies.js';
 import { resolveGrantPaths } from '../../boundary/launch/paths.js';
 import { TOOLSHED_VERSION, PLUGIN_API_VERSION } from '../../boundary/version.js';
-import type { PluginEntry } from '../config/config.js';
+import { isPath, type PluginEntry } from '../config/config.js';
 import type { PluginSource } from './types.js';
 
 /** The folder holding the first-party plugin packages. */
@@ -40,11 +40,6 @@ function readPackageJson(dir: string): PackageJson | undefined {
   } catch (error) {
     throw new PluginError('PLUGIN_INVALID', `${file} is not valid JSON: ${(error as Error).message}`, { file }, { cause: error });
   }
-}
-
-/** Whether a plugin entry (or a hooks specifier) is a path rather than a package name. */
-export function isPath(specifier: string): boolean {
-  return specifier.startsWith('.') || path.isAbsolute(specifier) || specifier.startsWith('file:');
 }
 
 /** Walks up from `file` to the folder of the package that contains it. */

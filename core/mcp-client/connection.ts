@@ -21,7 +21,7 @@ import { planStdioLaunch, type LaunchContext, type StdioLaunch } from './launch.
 import { killTree, watchResources } from '../../boundary/launch/resource-watch.js';
 import { overLimitMessage, SIGXFSZ_EXIT } from '../../boundary/launch/resources.js';
 import type { ResolvedServer } from './config.js';
-import type { ConnectionReport, ConnectionState } from './report.js';
+import type { ConnectionReport, ConnectionState } from '../runners/connection-report.js';
 import type { UpstreamTool } from './tools.js';
 import { listTools, outputValidator, ListingTimeout, type Listing } from './listing.js';
 

@@ -16,7 +16,7 @@ import { lineDiff } from '../text/line-diff.js';
 import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../../boundary/private-dir.js';
 import type { DefinitionChanges } from '../config/config.js';
 import type { UpstreamTool } from './tools.js';
-import type { DefinitionChange } from './report.js';
+import type { DefinitionChange } from '../runners/connection-report.js';
 
 /** Characters of a definition's text kept for its diff (the hash covers all of it). */
 const MAX_TEXT_CHARS = 32_000;

@@ -11,7 +11,7 @@ import { shownName } from '../text/tool-names.js';
 import { DefinitionPins, HELD_REASON, pinFile } from './definition-pins.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { ResolvedServer } from './config.js';
-import type { DefinitionChange } from './report.js';
+import type { DefinitionChange } from '../runners/connection-report.js';
 import type { ServerTool, UpstreamTool } from './tools.js';
 
 interface ServerState {

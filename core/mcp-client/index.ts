@@ -14,10 +14,10 @@ import { resolveGrantPaths } from '../../boundary/launch/paths.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { LoadedPlugin, PluginLoadResult } from '../load/types.js';
 import type { ProtectedPath } from '../../boundary/plugin.js';
-import type { ConnectionReport, DefinitionChange } from './report.js';
+import type { ConnectionReport, DefinitionChange } from '../runners/connection-report.js';
 import { HeldDefinitions } from './held-definitions.js';
 
-export type { ConnectionReport } from './report.js';
+export type { ConnectionReport } from '../runners/connection-report.js';
 
 /** What the servers need from the host. */
 export interface McpServersOptions {

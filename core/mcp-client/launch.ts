@@ -22,7 +22,7 @@ import { netPermission, permissionModelFlags } from '../runners/process/node-fla
 import type { ResolvedServer, StdioTarget } from './config.js';
 import { protectedMounts } from '../../boundary/launch/protected-mounts.js';
 import type { ProtectedPath } from '../../boundary/plugin.js';
-import type { ServerProtections } from './report.js';
+import type { ServerProtections } from '../runners/connection-report.js';
 import type { ResourceLimits } from '../../boundary/launch/resources.js';
 
 /** What StdioClientTransport is given, and what explain reports. */

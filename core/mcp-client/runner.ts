@@ -12,7 +12,7 @@ import type { McpConnection } from './connection.js';
 import type { CallHooks, CheckRequest, HandlerRequest, Runner, RunnerStats } from '../runners/runner.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
 import type { CheckVerdict, HandlerOutput } from '../../boundary/protocol.js';
-import type { ConnectionReport } from './report.js';
+import type { ConnectionReport } from '../runners/connection-report.js';
 
 /** A runner that calls an MCP server's tools. */
 export class McpRunner implements Runner {

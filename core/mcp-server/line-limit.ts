@@ -9,9 +9,6 @@
 import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 
-/** The default limit of one stdio message: the SDK's own read-buffer size. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
-
 /** Bytes of a dropped line's top level kept to find its id. */
 const OUTLINE_MAX_BYTES = 8 * 1024;
 

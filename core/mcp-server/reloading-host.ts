@@ -7,7 +7,7 @@
  * closes. Hooks added with `use()` and views made with `view()` follow every
  * swap.
  */
-import { HostEmitter, type HostEvents } from '../observe/events.js';
+import { HostEmitter, type HostEvents } from '../host/events.js';
 import type { ToolHooks } from '../call/hooks.js';
 import type { ToolHost, ViewOptions } from '../host/tool-host.js';
 

@@ -12,7 +12,7 @@ import { callTool } from './call-tool.js';
 import { traceServer } from './tracing.js';
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import type { ToolHost } from '../host/host.js';
-import type { HostEvents } from '../observe/events.js';
+import type { HostEvents } from '../host/events.js';
 
 /**
  * Creates an SDK `Server` serving `host`'s tools; connect it to a transport.

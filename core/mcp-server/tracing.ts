@@ -11,7 +11,7 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type 
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { tracer, tracingOn } from '../observe/tracing.js';
+import { tracer, tracingOn } from '../call/tracing.js';
 
 type Meta = Record<string, unknown>;
 

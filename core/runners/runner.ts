@@ -6,7 +6,7 @@
  */
 import type { CallOutcome, CheckVerdict, HandlerOutput, HandOff, RawManifest, SandboxToolset } from '../../boundary/protocol.js';
 import type { Protections } from './process/spawn.js';
-import type { ConnectionReport } from '../mcp-client/report.js';
+import type { ConnectionReport } from './connection-report.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
 
 /**

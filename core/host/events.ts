@@ -1,6 +1,6 @@
 /** The host's typed events. */
 import { EventEmitter } from 'node:events';
-import type { DefinitionChange } from '../mcp-client/report.js';
+import type { DefinitionChange } from '../runners/connection-report.js';
 
 /** Event names and their listener arguments. */
 export interface HostEvents {

@@ -12,7 +12,7 @@ import type * as OTel from '@opentelemetry/api';
 import type { Context, Span, Tracer, TracerProvider } from '@opentelemetry/api';
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import type { CallOutcome } from '../../boundary/outcome.js';
-import type { CallContext } from '../call/chain.js';
+import type { CallContext } from './chain.js';
 import type { ToolRecord } from '../load/types.js';
 
 let provider: TracerProvider | undefined;
