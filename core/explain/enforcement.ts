@@ -4,13 +4,16 @@
  * reported as "declared, not enforced" instead of being listed as if it held:
  * a trusted plugin's code runs in the host's process, so its fsRead, fsWrite,
  * network and env are declarations only, unless its own code checks them and
- * the suite tests that it does (first-party plugins only; see FIRST_PARTY).
+ * the suite tests that it does (first-party plugins only: the claims their
+ * package.json declares, `PluginSource.firstParty`). An MCP server is held by
+ * how it was launched, read from its connection report.
  */
+import { defaultToolset } from '../load/discovery.js';
 import type { LoadedPlugin } from '../load/types.js';
 import type { Protections } from '../runners/process/spawn.js';
 import type { ConnectionReport } from '../runners/connection-report.js';
-import { probeSandbox } from '../../boundary/launch/probe.js';
 import { shellSandboxPlan } from '../../boundary/launch/shell.js';
+import type { SandboxSupport } from '../../boundary/launch/launch.js';
 
 /** The words for a permission nothing enforces. */
 export const NOT_ENFORCED = 'declared, not enforced';
@@ -31,15 +34,10 @@ export interface Enforcement {
 }
 
 /**
- * First-party plugins whose own code enforces a permission, and how; each claim is
- * tested in test/security/ (a third-party trusted plugin's claims are never shown).
+ * What is enforced of `plugin`'s permissions; `protections` are its process tier's, when it has one,
+ * and `support` what this machine's sandbox launcher can do (probed by the host).
  */
-const FIRST_PARTY: Record<string, Partial<Record<'fs', string>>> = {
-  '@toolshed/file': { fs: 'every path is checked by real path against these folders before it is read or written (test/security/first-party-files.test.ts)' },
-};
-
-/** What is enforced of `plugin`'s permissions; `protections` are its process tier's, when it has one. */
-export function enforcement(plugin: LoadedPlugin, protections: Protections | undefined): Enforcement {
+export function enforcement(plugin: LoadedPlugin, protections: Protections | undefined, support: SandboxSupport): Enforcement {
   // An MCP server is held by how it was launched (or runs elsewhere), not by a plugin tier.
   const link = plugin.runner.connection?.();
   if (link) return serverEnforcement(plugin, link);
@@ -53,25 +51,24 @@ export function enforcement(plugin: LoadedPlugin, protections: Protections | und
       env: { by: 'sandbox', names: [...(effective.env ?? [])], how: 'the child starts with an empty environment plus these' },
     };
   }
-  if (plugin.source.builtin && plugin.source.name === TERMINAL) return terminalEnforcement(plugin);
-  const own = plugin.source.builtin ? FIRST_PARTY[plugin.source.name] : undefined;
+  const claims = plugin.source.firstParty;
+  if (claims?.commands === 'shell-sandbox') return commandEnforcement(plugin, support);
+  const fs = claims?.enforces?.fs;
   return {
-    fs: own?.fs ? { by: 'plugin', read: [...roots.read], write: [...roots.write], how: own.fs } : NOT_ENFORCED,
+    fs: fs ? { by: 'plugin', read: [...roots.read], write: [...roots.write], how: fs } : NOT_ENFORCED,
     network: NOT_ENFORCED,
     // The worker's process.env holds only these, but the thread shares the host's process (and its /proc/self/environ).
     env: NOT_ENFORCED,
   };
 }
 
-/** The first-party terminal plugin, whose commands (not its own code) run in the shell sandbox. */
-const TERMINAL = '@toolshed/terminal';
-
 /**
- * What holds a terminal command: the same verdict the plugin reaches in its worker
- * (shell.ts, on this machine's launcher support), with a note when it is not sandboxed.
+ * What holds a first-party plugin's commands (the terminal's; not its own code): the same verdict
+ * the plugin reaches in its worker (shell.ts, on this machine's launcher support), with a note
+ * when they are not sandboxed.
  */
-function terminalEnforcement(plugin: LoadedPlugin): Enforcement {
-  const plan = shellSandboxPlan(plugin.scope.options, probeSandbox());
+function commandEnforcement(plugin: LoadedPlugin, support: SandboxSupport): Enforcement {
+  const plan = shellSandboxPlan(plugin.scope.options, support);
   const { roots } = plugin.scope;
   if (!plan.sandboxed) return { fs: NOT_ENFORCED, network: NOT_ENFORCED, env: NOT_ENFORCED, note: plan.reason };
   const how = `its commands run in bubblewrap (sandbox '${plan.mode}'): nothing else of the host's filesystem, a private /tmp, their own PID namespace`;
@@ -79,12 +76,12 @@ function terminalEnforcement(plugin: LoadedPlugin): Enforcement {
     fs: { by: 'sandbox', read: [...roots.read], write: plan.mode === 'read-only' ? [] : [...roots.write], how },
     network: { by: 'sandbox', allowed: plan.network, how: plan.network ? 'options.network: the host network' : 'own network namespace' },
     env: { by: 'sandbox', names: [...(plugin.permissions.effective.env ?? [])], how: 'commands see only these (and PATH), and no other process\'s /proc' },
-    note: `terminal commands run sandboxed (${plan.mode}${plan.network ? ', with network' : ', no network'})`,
+    note: `${defaultToolset(plugin.source)} commands run sandboxed (${plan.mode}${plan.network ? ', with network' : ', no network'})`,
   };
 }
 
 /** The enforcement of a server's grants, from its connection report. */
-export function serverEnforcement(plugin: LoadedPlugin, report: ConnectionReport): Enforcement {
+function serverEnforcement(plugin: LoadedPlugin, report: ConnectionReport): Enforcement {
   const { roots } = plugin.scope;
   if (report.transport === 'http') {
     const how = 'its code runs on another machine, reached only at its URL';
@@ -106,7 +103,7 @@ export function serverEnforcement(plugin: LoadedPlugin, report: ConnectionReport
  * its own network namespace, Node's permission model (Node 25+, which refuses sockets, DNS and
  * fetch without `--allow-net`), or both; nothing where neither is in force.
  */
-export function networkEnforcement(granted: boolean, x: { netNamespace: boolean; netPermission?: boolean } | undefined): Enforcement['network'] {
+function networkEnforcement(granted: boolean, x: { netNamespace: boolean; netPermission?: boolean } | undefined): Enforcement['network'] {
   if (granted) return { by: 'sandbox', allowed: true, how: 'network granted: no network namespace' };
   const held = [x?.netNamespace ? 'own network namespace' : '', x?.netPermission ? "Node's permission model (no --allow-net)" : ''].filter(Boolean);
   return held.length ? { by: 'sandbox', allowed: false, how: held.join(' and ') } : NOT_ENFORCED;

@@ -17,6 +17,7 @@ import { enforcement, type Enforcement } from './enforcement.js';
 import type { SearchReport } from '../expose/search-state.js';
 import type { ConnectionReport } from '../runners/connection-report.js';
 import { readDialect, type SchemaDialect } from '../schema/schema-dialect.js';
+import type { SandboxSupport } from '../../boundary/launch/launch.js';
 
 /** One plugin's line in the report. */
 export interface PluginReport {
@@ -113,6 +114,8 @@ export function explainHost(input: {
   search: SearchReport;
   /** why a tool's calls need approval (config `approve`) */
   approval?: (record: ToolRecord) => ApprovalReason | undefined;
+  /** what this machine's sandbox launcher can do, as the host probed it */
+  support: SandboxSupport;
 }): HostReport {
   const { registry, exposure, config } = input;
   const plugins = registry.plugins.map((p): PluginReport => {
@@ -136,7 +139,7 @@ export function explainHost(input: {
       manifestSource: p.manifestSource,
       tools: p.manifest.tools.length,
       env: p.env,
-      permissions: { ...p.permissions, enforced: enforcement(p, protections) },
+      permissions: { ...p.permissions, enforced: enforcement(p, protections, input.support) },
       pool: {
         started: stats.started,
         threads: stats.threads,
@@ -190,7 +193,7 @@ export function explainHost(input: {
     conflicts: [...registry.conflicts],
     warnings: [...(input.loadWarnings ?? []), ...unmatchedGrantWarnings(registry.plugins), ...(exposure?.warnings ?? [])],
     search: input.search,
-    protection: protectionReport(registry.plugins, input.protect ?? []),
+    protection: protectionReport(registry.plugins, input.protect ?? [], input.support),
   };
 }
 

@@ -3,11 +3,12 @@
  * write, what stays read-only inside them (protected paths), and which protections are
  * not in force here and why — never hidden (docs/security.md, "The model as an attacker").
  */
-import { probeSandbox } from '../../boundary/launch/probe.js';
+import { defaultToolset } from '../load/discovery.js';
 import { shellLaunch, shellResources, shellSandboxPlan, unsandboxedShellLaunch } from '../../boundary/launch/shell.js';
 import { weakLimits, type ResourceProtections } from '../../boundary/launch/resources.js';
 import { isInside } from '../../boundary/launch/paths.js';
 import type { ProtectedPath } from '../../boundary/plugin.js';
+import type { SandboxSupport } from '../../boundary/launch/launch.js';
 import type { PluginLoadResult } from '../load/types.js';
 
 /** What explain says about the model as an attacker. */
@@ -22,9 +23,8 @@ export interface ProtectionReport {
   resources: Record<string, ResourceProtections>;
 }
 
-/** The limits a terminal command gets here, as its plugin's options and this machine decide. */
-function terminalResources(options: Readonly<Record<string, unknown>>): ResourceProtections | undefined {
-  const support = probeSandbox();
+/** The limits a command of the terminal gets here, as its plugin's options and this machine decide. */
+function commandResources(options: Readonly<Record<string, unknown>>, support: SandboxSupport): ResourceProtections | undefined {
   const plan = shellSandboxPlan(options, support);
   const limits = shellResources(options);
   if ('unavailable' in plan) return undefined;
@@ -33,14 +33,14 @@ function terminalResources(options: Readonly<Record<string, unknown>>): Resource
 }
 
 /** The resource limits of every sandboxed child among `plugins`, and a line for each limit the kernel does not hold. */
-function resourceReport(plugins: readonly PluginLoadResult[], notInForce: string[]): Record<string, ResourceProtections> {
+function resourceReport(plugins: readonly PluginLoadResult[], notInForce: string[], support: SandboxSupport): Record<string, ResourceProtections> {
   const out: Record<string, ResourceProtections> = {};
   for (const p of plugins) {
     if (p.status !== 'loaded') continue;
     const name = p.source.name;
     const resources =
-      p.source.builtin && name === '@toolshed/terminal'
-        ? terminalResources(p.scope.options)
+      p.source.firstParty?.commands === 'shell-sandbox'
+        ? commandResources(p.scope.options, support)
         : p.source.trust === 'untrusted'
           ? (p.runner.connection?.()?.protections ?? p.runner.protections())?.resources
           : undefined;
@@ -51,26 +51,24 @@ function resourceReport(plugins: readonly PluginLoadResult[], notInForce: string
   return out;
 }
 
-/** The first-party plugins that write where the model says. */
-const MODEL_PATHS = new Set(['@toolshed/file', '@toolshed/terminal']);
-
-/** The report for the loaded `plugins` and the host's `protect` list. */
-export function protectionReport(plugins: readonly PluginLoadResult[], protect: readonly ProtectedPath[]): ProtectionReport {
+/** The report for the loaded `plugins` and the host's `protect` list, on this machine's sandbox `support`. */
+export function protectionReport(plugins: readonly PluginLoadResult[], protect: readonly ProtectedPath[], support: SandboxSupport): ProtectionReport {
   const writable = new Set<string>();
   const notInForce: string[] = [];
   for (const p of plugins) {
     if (p.status !== 'loaded' || !p.scope.roots.write.length) continue;
-    // First-party plugins other than these two write only files of their own, at names the model does not choose.
-    if (p.source.builtin && !MODEL_PATHS.has(p.source.name)) continue;
+    // First-party plugins that do not declare they write where the model says write only files of their own, at names the model does not choose.
+    const claims = p.source.firstParty;
+    if (p.source.builtin && !claims?.modelPaths) continue;
     for (const root of p.scope.roots.write) writable.add(root);
     const name = p.source.name;
-    if (p.source.builtin && name === '@toolshed/terminal') {
-      const plan = shellSandboxPlan(p.scope.options, probeSandbox());
-      if (!plan.sandboxed) notInForce.push(`terminal: ${plan.reason}; its commands can change protected paths (config files, .git/hooks, .git/config, plugin code)`);
+    if (claims?.commands === 'shell-sandbox') {
+      const plan = shellSandboxPlan(p.scope.options, support);
+      if (!plan.sandboxed) notInForce.push(`${defaultToolset(p.source)}: ${plan.reason}; its commands can change protected paths (config files, .git/hooks, .git/config, plugin code)`);
       continue;
     }
-    if (p.source.builtin && name === '@toolshed/file') {
-      if (process.platform !== 'linux') notInForce.push(`file tools: without /proc/self/fd (${process.platform}) a path is checked and then opened again, so a link swapped in between is not caught`);
+    if (claims?.enforces?.fs) {
+      if (process.platform !== 'linux') notInForce.push(`${defaultToolset(p.source)} tools: without /proc/self/fd (${process.platform}) a path is checked and then opened again, so a link swapped in between is not caught`);
       continue;
     }
     const link = p.runner.connection?.();
@@ -80,6 +78,6 @@ export function protectionReport(plugins: readonly PluginLoadResult[], protect: 
   }
   const roots = [...writable].sort();
   const shown = protect.filter((e) => e.kind === 'name' || roots.some((root) => isInside(e.value, root) || isInside(root, e.value)));
-  const resources = resourceReport(plugins, notInForce);
+  const resources = resourceReport(plugins, notInForce, support);
   return { writable: roots, protected: shown, notInForce, resources };
 }

@@ -61,9 +61,19 @@ export interface Scope {
   log(entry: HostEvents['log'][0]): void;
 }
 
+/** Where a new scope sits: under `parent` (a view), narrowed, with its own approver, defer and emitter. */
+export interface ScopeOptions {
+  parent?: Scope;
+  narrowing?: Narrowing;
+  onApproval?: Approver;
+  /** a view's own defer; it replaces its parent's */
+  defer?: ResolvedConfig['defer'];
+  /** the events this scope emits on (default: a new emitter) */
+  emitter?: HostEmitter;
+}
+
 /** A new scope: its own pipeline and emitter; hooks, approver and logs chained to `parent`'s. */
-export function openScope(shared: HostShared, parent: Scope | undefined, narrowing: Narrowing | undefined, onApproval?: Approver, defer?: ResolvedConfig['defer']): Scope {
-  const emitter = new HostEmitter();
+export function openScope(shared: HostShared, { parent, narrowing, onApproval, defer, emitter = new HostEmitter() }: ScopeOptions = {}): Scope {
   // A view's own defer replaces its parent's; created once, so the pipeline's per-config memo holds.
   const inherited = parent?.config ?? shared.config;
   const config = defer === undefined ? inherited : { ...inherited, defer };
@@ -187,7 +197,9 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
 /** A view of `parent`: a narrower scope that follows its parent's changes until closed. */
 function openView(shared: HostShared, parent: Scope, options: Parameters<ToolHost['view']>[0]): ToolHost {
   if (options?.onApproval !== undefined && typeof options.onApproval !== 'function') throw new TypeError('view(): onApproval must be a function');
-  const scope = openScope(shared, parent, viewNarrowing(options, shared.registry, shared.config, parent.narrowing), options?.onApproval, viewDefer(options, shared.registry, shared.config));
+  const narrowing = viewNarrowing(options, shared.registry, shared.config, parent.narrowing);
+  const defer = viewDefer(options, shared.registry, shared.config);
+  const scope = openScope(shared, { parent, narrowing, ...(options?.onApproval ? { onApproval: options.onApproval } : {}), ...(defer !== undefined ? { defer } : {}) });
   // The parent's exposed set moved (a check flipped, a reload): recompute so this view emits its own change.
   const follow = () => {
     if (!shared.isClosed()) scope.pipeline.current().catch((error: Error) => scope.emitter.emit('warning', `view could not follow its host: ${error.message}`));

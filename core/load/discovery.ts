@@ -17,7 +17,7 @@ import { dependencyReadRoots } from '../runners/process/dependencies.js';
 import { resolveGrantPaths } from '../../boundary/launch/paths.js';
 import { TOOLSHED_VERSION, PLUGIN_API_VERSION } from '../../boundary/version.js';
 import { isPath, type PluginEntry } from '../config/config.js';
-import type { PluginSource } from './types.js';
+import type { FirstPartyClaims, PluginSource } from './types.js';
 
 /** The folder holding the first-party plugin packages. */
 export const BUILTIN_DIR = fileURLToPath(new URL('../../../plugins/', import.meta.url));
@@ -27,7 +27,7 @@ interface PackageJson {
   version?: string;
   main?: string;
   exports?: unknown;
-  toolshed?: { apiVersion?: unknown };
+  toolshed?: { apiVersion?: unknown; firstParty?: FirstPartyClaims };
   peerDependencies?: Record<string, string>;
   dependencies?: Record<string, string>;
 }
@@ -183,6 +183,7 @@ function sourceFromDir(dir: string, pkg: PackageJson | undefined, entry: string,
     ...(options.grant ? { grant: options.grant } : {}),
     ...(options.options ? { options: options.options } : {}),
     dependencyDirs: readableDependencies(name, realDir, options),
+    ...(options.builtin && pkg.toolshed?.firstParty ? { firstParty: pkg.toolshed.firstParty } : {}),
   };
 }
 

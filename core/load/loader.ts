@@ -11,23 +11,37 @@ import { builtinPluginDirs, builtinPluginName, resolveBuiltin, resolvePlugin } f
 import { ManifestCache, manifestKey } from './manifest-cache.js';
 import { normalizeManifest } from './manifest.js';
 import { knownContents } from './known-contents.js';
-import { effectivePermissions, pluginScope, type PluginScope } from './permissions.js';
+import { effectivePermissions, pluginScope, sandboxGrants, type PluginScope } from './permissions.js';
 import { protectedPaths } from './protect.js';
 import { pluginResources, type PluginEntry, type ResolvedConfig } from '../config/config.js';
 import type { ProtectedPath } from '../../boundary/plugin.js';
 import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from './types.js';
-import { type Runner } from '../runners/runner.js';
+import type { Runner } from '../runners/runner.js';
+import type { SandboxGrants } from '../runners/process/process-runner.js';
 import { describeRunnerFailure, type RunOutcome } from '../../boundary/runner-failure.js';
 import type { RawManifest } from '../../boundary/protocol.js';
 import type { Pins } from '../../boundary/pins.js';
+
+/** Everything a plugin's runner is made from, decided as the plugin loads. */
+export interface RunnerPlan {
+  source: PluginSource;
+  /** its env grant: the whole environment its code sees */
+  env: Record<string, string>;
+  /** its ctx.roots and ctx.options */
+  scope: PluginScope;
+  /** its files as it loaded (trusted plugins) */
+  pins?: Pins;
+  /** its effective fsRead, fsWrite and network as absolute paths: what an untrusted plugin's sandbox is started with */
+  grants: SandboxGrants;
+}
 
 /** What loading needs from the host. */
 export interface LoadOptions {
   config: ResolvedConfig;
   /** the host's environment (the source of granted variables) */
   env: Record<string, string | undefined>;
-  /** makes the runner a plugin's handlers and checks run in; `pins` are its files' as it loaded */
-  createRunner(source: PluginSource, env: Record<string, string>, scope: PluginScope, pins?: Pins): Runner;
+  /** makes the runner a plugin's handlers and checks run in */
+  createRunner(plan: RunnerPlan): Runner;
   /** extracts a manifest in the plugin's own tier, waiting its turn; a `timeout` failure is PLUGIN_LOAD_TIMEOUT */
   extract(source: PluginSource, pins?: Pins): Promise<RunOutcome<RawManifest>>;
   /** pins a plugin's files as it loads (before its manifest is read), or undefined when it is not pinned */
@@ -128,12 +142,13 @@ function pickEnv(names: string[], env: Record<string, string | undefined>): Reco
 }
 
 /**
- * The terminal runs commands, each a sandboxed child with resource limits, from its trusted
- * worker: it reads them from ctx.options.resources, which is its `options.resources` over
- * its entry's `resources` over the top-level `resources` (docs/security.md, Resource limits).
+ * A first-party plugin that runs commands in the shell sandbox (the terminal) starts each as a
+ * sandboxed child with resource limits from its trusted worker: it reads them from
+ * ctx.options.resources, which is its `options.resources` over its entry's `resources` over
+ * the top-level `resources` (docs/security.md, Resource limits).
  */
 function withCommandLimits(source: PluginSource, scope: PluginScope, config: ResolvedConfig): PluginScope {
-  if (!source.builtin || source.name !== '@toolshed/terminal') return scope;
+  if (source.firstParty?.commands !== 'shell-sandbox') return scope;
   const own = scope.options.resources;
   const resources = { ...pluginResources(config, source), ...(own !== null && typeof own === 'object' ? own : {}) };
   return { ...scope, options: Object.freeze({ ...scope.options, resources }) };
@@ -150,10 +165,11 @@ async function loadOne(resolved: Resolved, options: LoadOptions, cache: Manifest
     const pins = options.pin?.(source);
     const { manifest, from } = await obtainManifest(source, options, cache, pins);
     const permissions = effectivePermissions(source, manifest, options.config.dir);
+    const grants = sandboxGrants(permissions.effective, options.config.dir);
     // A plugin's workers receive exactly its effective env grant.
     const envNames = permissions.effective.env;
-    const scope = withCommandLimits(source, pluginScope(source, permissions, options.config, protect), options.config);
-    const runner = options.createRunner(source, pickEnv(envNames, options.env), scope, pins);
+    const scope = withCommandLimits(source, pluginScope(source, permissions, options.config, grants, protect), options.config);
+    const runner = options.createRunner({ source, env: pickEnv(envNames, options.env), scope, ...(pins ? { pins } : {}), grants });
     const loaded: LoadedPlugin = {
       status: 'loaded',
       source,

@@ -148,7 +148,7 @@ export type PluginScope = Omit<TaskScope, 'cwd'>;
 
 /**
  * The folders a plugin's code may use (ctx.roots) and its options. Untrusted: exactly
- * its sandbox grants, which the process tier enforces. Trusted: what it requests,
+ * its sandbox `grants` (from {@link sandboxGrants}), which the process tier enforces. Trusted: what it requests,
  * relative to the workspace root (the file tools' `'.'` is the root), plus what the
  * operator granted, relative to the config folder; nothing enforces these in the
  * thread tier, so the plugin checks them itself. A write root is also a read root.
@@ -158,13 +158,13 @@ export function pluginScope(
   source: PluginSource,
   permissions: { requested: Permissions; effective: Grant },
   config: Pick<ResolvedConfig, 'root' | 'dir'>,
+  grants: SandboxGrants,
   protect: readonly ProtectedPath[] = [],
 ): PluginScope {
   const options = Object.freeze({ ...source.options });
   // Folders granted by purpose, relative to the config folder like every grant.
   const folders = Object.fromEntries(Object.entries(permissions.effective.folders ?? {}).map(([purpose, p]) => [purpose, resolveGrantPaths([p], config.dir)[0]!]));
   if (source.trust === 'untrusted') {
-    const grants = sandboxGrants(permissions.effective, config.dir);
     return { roots: { read: union(grants.fsRead, grants.fsWrite), write: union(grants.fsWrite), protect, folders }, options };
   }
   const { requested } = permissions;

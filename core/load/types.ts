@@ -50,6 +50,22 @@ export interface PluginSource {
   options?: Record<string, unknown>;
   /** untrusted plugins: real paths of its dependencies' folders, transitively and checked (its read roots in the process tier); empty for trusted ones */
   dependencyDirs: string[];
+  /** first-party plugins only: what their package.json says their own code does (`toolshed.firstParty`) */
+  firstParty?: FirstPartyClaims;
+}
+
+/**
+ * What a first-party plugin declares of itself in its package.json (`toolshed.firstParty`), for
+ * explain: each claim is tested in test/security/. Read for builtins only: a third-party plugin's
+ * claims are never shown.
+ */
+export interface FirstPartyClaims {
+  /** it reads and writes where the model says (the protection report counts its write roots) */
+  modelPaths?: boolean;
+  /** permissions its own code enforces, and how, in words */
+  enforces?: { fs?: string };
+  /** it runs the model's commands in the shell sandbox (boundary/launch/shell.ts), configured by its options */
+  commands?: 'shell-sandbox';
 }
 
 /** How the manifest was obtained (`listed`: from an MCP server's `tools/list`). */

@@ -1,13 +1,15 @@
 /**
  * The seam between the host and a trust tier. The thread tier
  * (thread/thread-runner.ts) and the process tier (process/process-runner.ts)
- * both implement `Runner` and `ManifestExtractor`; the host never knows which
- * one it talks to. Limits both tiers derive the same way live here too.
+ * both implement `Runner`; the host never knows which one it talks to. Both
+ * extract manifests through `ManifestExtractor` (thread/manifest-pool.ts, and
+ * an untrusted plugin's own sandbox). Limits both tiers derive the same way live here too.
  */
 import type { CallOutcome, CheckVerdict, HandlerOutput, HandOff, RawManifest, SandboxToolset } from '../../boundary/protocol.js';
 import type { Protections } from './process/spawn.js';
 import type { ConnectionReport } from './connection-report.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
+import type { Pins } from '../../boundary/pins.js';
 
 /**
  * Where a nested call comes from: the running call (`callId`) and the worker
@@ -101,8 +103,9 @@ export interface ManifestExtractor {
   /**
    * `entry` is the file URL of the plugin's entry module; importing it and extracting may take
    * `timeoutMs` (a `timeout` failure after that, with the worker or child doing it stopped).
+   * `pins`: the plugin's files as it loaded, checked before it is imported (trusted plugins).
    */
-  extract(entry: string, timeoutMs: number): Promise<RunOutcome<RawManifest>>;
+  extract(entry: string, timeoutMs: number, pins?: Pins): Promise<RunOutcome<RawManifest>>;
   close(): Promise<void>;
 }
 

@@ -51,8 +51,8 @@ export interface ProcessRunnerOptions {
   scope?: Omit<TaskScope, 'cwd'>;
   /** the complete environment of the plugin's child */
   env: Record<string, string>;
-  /** read when the child starts; absent = nothing granted (manifest extraction) */
-  grants?: () => SandboxGrants;
+  /** what the child may read, write and reach; absent = nothing granted (manifest extraction) */
+  grants?: SandboxGrants;
   /** the child's heap limit */
   memoryMb: number;
   /** limits on the child's processes, memory and file size (the `resources` config key) */
@@ -132,7 +132,7 @@ export class ProcessRunner implements Runner, ManifestExtractor {
 
   /** The protections this plugin's child runs (or would run) under on this machine. */
   protections(): Protections {
-    return this.lastProtections ?? expectedProtections(this.options.grants?.().network ?? false, this.options.resources);
+    return this.lastProtections ?? expectedProtections(this.options.grants?.network ?? false, this.options.resources);
   }
 
   /** Process-level facts for tests and diagnostics: children started, the live pid, output seen. */
@@ -198,7 +198,7 @@ export class ProcessRunner implements Runner, ManifestExtractor {
   private verify(): Promise<string | undefined> {
     this.verified ??= (async () => {
       const roots = pluginReadRoots(this.options.dir, this.options.dependencyDirs);
-      const allowed = [...runtimeReadPaths(), ...roots, ...(this.options.grants?.().fsRead ?? [])];
+      const allowed = [...runtimeReadPaths(), ...roots, ...(this.options.grants?.fsRead ?? [])];
       const found = await findEscapingSymlink(roots, allowed);
       if (!found) return undefined;
       if ('tooLarge' in found) return `${this.options.name}: its package has more than ${found.tooLarge} files, too many to check for symbolic links that escape the sandbox`;
@@ -215,7 +215,7 @@ export class ProcessRunner implements Runner, ManifestExtractor {
 
   private async spawn(): Promise<ChildHandle> {
     const { options } = this;
-    const grants = options.grants?.() ?? { network: false, fsRead: [], fsWrite: [] };
+    const grants = options.grants ?? { network: false, fsRead: [], fsWrite: [] };
     const roots = pluginReadRoots(options.dir, options.dependencyDirs);
     const command = childCommand({
       childEntry: CHILD_ENTRY,

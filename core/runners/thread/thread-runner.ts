@@ -8,8 +8,8 @@
 import { ThreadPool, SOFT_TO_HARD_GRACE_MS } from './thread-pool.js';
 import { checkTask, EMPTY_SCOPE_PARTS, handlerTask, packScope } from '../tasks.js';
 import { pinChangeOf, type PinChange, type Pins } from '../../../boundary/pins.js';
-import type { CheckVerdict, HandlerOutput, RawManifest, TaskScope } from '../../../boundary/protocol.js';
-import type { CallHooks, CallOrigin, CheckRequest, HandlerRequest, ManifestExtractor, PoolPlacement, Runner, RunnerStats } from '../runner.js';
+import type { CheckVerdict, HandlerOutput, TaskScope } from '../../../boundary/protocol.js';
+import type { CallHooks, CallOrigin, CheckRequest, HandlerRequest, PoolPlacement, Runner, RunnerStats } from '../runner.js';
 import type { RunOutcome } from '../../../boundary/runner-failure.js';
 
 /** Options of one plugin's thread runner. */
@@ -35,7 +35,7 @@ export interface ThreadRunnerOptions {
 }
 
 /** Runs a plugin's code in a lazily started pool of worker threads. */
-export class ThreadRunner implements Runner, ManifestExtractor {
+export class ThreadRunner implements Runner {
   readonly tier = 'thread' as const;
   private inFlight = 0;
   private completed = 0;
@@ -72,16 +72,6 @@ export class ThreadRunner implements Runner, ManifestExtractor {
   private finished(): void {
     this.inFlight--;
     this.completed++;
-  }
-
-  /**
-   * Extracts the manifest of the plugin at `entry` (a runner on the extraction pool serves
-   * every trusted plugin). A manifest task has no soft deadline in the worker: `timeoutMs`
-   * is the hard one, and a module that never finishes importing loses its worker.
-   */
-  extract(entry: string, timeoutMs: number): Promise<RunOutcome<RawManifest>> {
-    if (this.closed) return Promise.resolve({ ok: false, failure: { kind: 'closed' } });
-    return this.track(this.pool.run<RawManifest>({ kind: 'manifest', entry }, { key: entry, timeoutMs, hardMs: timeoutMs }));
   }
 
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>> {

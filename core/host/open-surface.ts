@@ -1,0 +1,104 @@
+/**
+ * Step 6 of `createToolHost`: the root surface, the `ToolHost` the embedder
+ * holds. It follows the MCP servers' changes, reports with `explain`, and
+ * its `close()` tears down what the earlier steps opened.
+ */
+import { performance } from 'node:perf_hooks';
+import { explainHost } from '../explain/explain.js';
+import { SessionStore } from '../expose/sessions.js';
+import { UsageError } from '../../boundary/errors.js';
+import { createSurface, openScope, type HostShared } from './surface.js';
+import type { HostEmitter } from './events.js';
+import type { HostSettings } from './open-config.js';
+import type { HostRunners } from './open-runners.js';
+import type { PluginEntries, HostPlugins } from './load-plugins.js';
+import type { HostServers } from './start-servers.js';
+import type { HostPipeline } from './open-pipeline.js';
+import type { Approver } from '../call/approval.js';
+import { probeSandbox } from '../../boundary/launch/probe.js';
+import type { ToolHost } from './tool-host.js';
+
+/** Everything the earlier steps made, and how the host ends. */
+export interface SurfaceInput {
+  settings: HostSettings;
+  entries: PluginEntries;
+  runners: HostRunners;
+  loaded: HostPlugins;
+  servers: HostServers | undefined;
+  pipeline: HostPipeline;
+  /** the root surface's events (logs of checks and servers went here from the start) */
+  events: HostEmitter;
+  onApproval: Approver | undefined;
+  /** when `createToolHost` was called (performance.now()) */
+  started: number;
+  /** stops everything the steps opened, last first */
+  teardown(): Promise<void>;
+}
+
+/** The root surface, with its first exposure computed; on failure, everything is torn down. */
+export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
+  const { settings, pipeline, servers, events } = input;
+  const { config } = settings;
+  let closed = false;
+  let startupDone: number | undefined;
+  const shared: HostShared = {
+    registry: pipeline.registry,
+    pipelineDeps: pipeline.pipelineDeps,
+    pipelines: pipeline.pipelines,
+    approval: pipeline.approval,
+    breaker: pipeline.breaker,
+    invalidateChecks: pipeline.invalidateChecks,
+    config,
+    report: (exposure, search) =>
+      explainHost({
+        registry: pipeline.registry,
+        exposure,
+        config,
+        protect: input.entries.protect,
+        startupMs: startupDone ?? performance.now() - input.started,
+        probes: pipeline.cache.probes,
+        extractionPoolStarted: input.runners.extractionStarted(),
+        loadWarnings: input.loaded.warnings,
+        search,
+        approval: (record) => pipeline.approval.reasonFor(record),
+        // Probed once per process (probe.ts caches it), on the first report of a host that did not start a sandbox before.
+        support: probeSandbox(),
+      }),
+    sessions: new SessionStore(config.search.sessions, settings.clock),
+    isClosed: () => closed,
+    async acceptDefinitions(request) {
+      if (!servers) throw new UsageError('acceptDefinitions: the config has no mcpServers');
+      const accepted = servers.servers.accept(request ?? {});
+      if (accepted.length) await caughtUp();
+      return accepted;
+    },
+  };
+  const root = openScope(shared, { emitter: events, ...(input.onApproval ? { onApproval: input.onApproval } : {}) });
+  for (const hooks of settings.hooks) root.hooks.add(hooks);
+  // A server connected, went away or re-listed: rebuild the registry and recompute until caught up,
+  // so 'change' fires now (views follow the root's change).
+  const caughtUp = async () => {
+    pipeline.reload();
+    let exposure = await root.pipeline.current();
+    while (!closed && exposure.generation !== pipeline.registry.generation) exposure = await root.pipeline.current();
+  };
+  servers?.onChange(() => void caughtUp().catch((error: Error) => events.emit('warning', `MCP server change: ${error?.message ?? String(error)}`)));
+
+  const host = createSurface(shared, root, {
+    isClosed: () => closed,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await input.teardown();
+      events.removeAllListeners();
+    },
+  });
+  try {
+    await root.pipeline.current();
+    startupDone = performance.now() - input.started;
+  } catch (error) {
+    await host.close();
+    throw error;
+  }
+  return host;
+}

@@ -1,0 +1,54 @@
+/**
+ * Step 4 of `createToolHost`: the config's MCP servers, started while plugins
+ * load. The MCP SDK is loaded only for a config that has some.
+ */
+import type { HostSettings } from './open-config.js';
+import type { McpServers } from '../mcp-client/index.js';
+import type { DefinitionChange } from '../runners/connection-report.js';
+import type { LoadedPlugin, PluginLoadResult } from '../load/types.js';
+import type { ProtectedPath } from '../../boundary/plugin.js';
+import type { HostEvents } from './events.js';
+
+/** What the servers report to the host while it runs. */
+export interface ServerSignals {
+  /** a server's stderr line or a connection note */
+  log(entry: HostEvents['log'][0]): void;
+  /** a tool's definition changed since it was accepted */
+  definitionChanged(change: DefinitionChange): void;
+}
+
+/** The host's MCP servers, started. */
+export interface HostServers {
+  servers: McpServers;
+  /** settles when every server's first attempt did (connected, or failed with a restart scheduled) */
+  started: Promise<void>;
+  /** the servers as loaded plugins, named against `plugins`' tools */
+  plugins(plugins: readonly PluginLoadResult[]): LoadedPlugin[];
+  /** calls `listener` when a server connected, went away or re-listed (the registry must be rebuilt) */
+  onChange(listener: () => void): void;
+  /** stops every server */
+  close(): Promise<void>;
+}
+
+/** Starts `settings.config`'s MCP servers; undefined when it has none. Throws CONFIG_INVALID for an entry that cannot work. */
+export async function startServers(settings: HostSettings, protect: readonly ProtectedPath[], signals: ServerSignals): Promise<HostServers | undefined> {
+  const { config, env } = settings;
+  if (!Object.keys(config.mcpServers).length) return undefined;
+  const { McpServers } = await import('../mcp-client/index.js');
+  const listeners: Array<() => void> = [];
+  const servers = new McpServers({
+    config,
+    env,
+    protect,
+    onChange: () => listeners.forEach((listener) => listener()),
+    onLog: signals.log,
+    onDefinitionChanged: signals.definitionChanged,
+  });
+  return {
+    servers,
+    started: servers.start(),
+    plugins: (plugins) => servers.plugins(plugins),
+    onChange: (listener) => void listeners.push(listener),
+    close: async () => void (await Promise.all(servers.runners().map((runner) => runner.close()))),
+  };
+}
