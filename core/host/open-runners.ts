@@ -17,10 +17,10 @@ import { ThreadRunner } from '../runners/thread/thread-runner.js';
 import { ThreadPool } from '../runners/thread/thread-pool.js';
 import { ManifestPool } from '../runners/thread/manifest-pool.js';
 import { runtimePins } from '../runners/thread/runtime-pins.js';
-import { ProcessRunner, type SandboxGrants } from '../runners/process/process-runner.js';
+import { ProcessRunner } from '../runners/process/process-runner.js';
 import type { Runner } from '../runners/runner.js';
 import type { PluginSource } from '../load/types.js';
-import type { Pins } from '../../boundary/pins.js';
+import type { PinChange, Pins } from '../../boundary/pins.js';
 import type { RawManifest } from '../../boundary/protocol.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
 
@@ -58,7 +58,7 @@ export function openRunners(config: ResolvedConfig): HostRunners {
   const threadRunner = ({ source, env, scope, pins }: RunnerPlan) => {
     const { threads, ...placement } = choosePool(env, poolSettingOf(pools, source), limits.threads);
     const pool = placement.kind === 'own' ? poolOf(threads) : (sharedPool ??= poolOf());
-    const onChanged = (change: Parameters<ChangedPlugins['record']>[1]) => {
+    const onChanged = (change: PinChange) => {
       if (changed.record(source.name, change)) for (const listener of changeListeners) listener();
     };
     return new ThreadRunner({ entry: entryUrl(source), name: source.name, cwd: config.root, scope, env, pool, placement, ...(pins ? { pins } : {}), onChanged });
@@ -70,7 +70,7 @@ export function openRunners(config: ResolvedConfig): HostRunners {
       dir: source.dir,
       dependencyDirs: source.dependencyDirs,
       cwd: config.root,
-      ...(plan ? { scope: plan.scope, grants: plan.grants satisfies SandboxGrants } : {}),
+      ...(plan ? { scope: plan.scope, grants: plan.grants } : {}),
       env,
       memoryMb: limits.memoryMb,
       resources: pluginResources(config, source),

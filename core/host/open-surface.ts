@@ -41,6 +41,16 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
   const { config } = settings;
   let closed = false;
   let startupDone: number | undefined;
+  const root = openScope({ config, pipelineDeps: pipeline.pipelineDeps, pipelines: pipeline.pipelines }, { emitter: events, ...(input.onApproval ? { onApproval: input.onApproval } : {}) });
+  for (const hooks of settings.hooks) root.hooks.add(hooks);
+  // A server connected, went away or re-listed (or definitions were accepted): rebuild the registry and
+  // recompute until caught up, so 'change' fires now (views follow the root's change).
+  const caughtUp = async () => {
+    pipeline.reload();
+    let exposure = await root.pipeline.current();
+    while (!closed && exposure.generation !== pipeline.registry.generation) exposure = await root.pipeline.current();
+  };
+  servers?.onChange(() => void caughtUp().catch((error: Error) => events.emit('warning', `MCP server change: ${error?.message ?? String(error)}`)));
   const shared: HostShared = {
     registry: pipeline.registry,
     pipelineDeps: pipeline.pipelineDeps,
@@ -61,7 +71,7 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
         loadWarnings: input.loaded.warnings,
         search,
         approval: (record) => pipeline.approval.reasonFor(record),
-        // Probed once per process (probe.ts caches it), on the first report of a host that did not start a sandbox before.
+        // Probed once per process (probe.ts caches it): here, unless a sandbox was started before.
         support: probeSandbox(),
       }),
     sessions: new SessionStore(config.search.sessions, settings.clock),
@@ -73,16 +83,6 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
       return accepted;
     },
   };
-  const root = openScope(shared, { emitter: events, ...(input.onApproval ? { onApproval: input.onApproval } : {}) });
-  for (const hooks of settings.hooks) root.hooks.add(hooks);
-  // A server connected, went away or re-listed: rebuild the registry and recompute until caught up,
-  // so 'change' fires now (views follow the root's change).
-  const caughtUp = async () => {
-    pipeline.reload();
-    let exposure = await root.pipeline.current();
-    while (!closed && exposure.generation !== pipeline.registry.generation) exposure = await root.pipeline.current();
-  };
-  servers?.onChange(() => void caughtUp().catch((error: Error) => events.emit('warning', `MCP server change: ${error?.message ?? String(error)}`)));
 
   const host = createSurface(shared, root, {
     isClosed: () => closed,

@@ -73,7 +73,7 @@ export interface ScopeOptions {
 }
 
 /** A new scope: its own pipeline and emitter; hooks, approver and logs chained to `parent`'s. */
-export function openScope(shared: HostShared, { parent, narrowing, onApproval, defer, emitter = new HostEmitter() }: ScopeOptions = {}): Scope {
+export function openScope(shared: Pick<HostShared, 'config' | 'pipelineDeps' | 'pipelines'>, { parent, narrowing, onApproval, defer, emitter = new HostEmitter() }: ScopeOptions = {}): Scope {
   // A view's own defer replaces its parent's; created once, so the pipeline's per-config memo holds.
   const inherited = parent?.config ?? shared.config;
   const config = defer === undefined ? inherited : { ...inherited, defer };
