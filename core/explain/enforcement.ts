@@ -37,7 +37,7 @@ export interface Enforcement {
  * What is enforced of `plugin`'s permissions; `protections` are its process tier's, when it has one,
  * and `support` what this machine's sandbox launcher can do (probed by the host).
  */
-export function enforcement(plugin: LoadedPlugin, protections: Protections | undefined, support: SandboxSupport): Enforcement {
+export function enforcement(plugin: LoadedPlugin, protections: Protections | undefined, support: SandboxSupport | undefined): Enforcement {
   // An MCP server is held by how it was launched (or runs elsewhere), not by a plugin tier.
   const link = plugin.runner.connection?.();
   if (link) return serverEnforcement(plugin, link);
@@ -52,7 +52,7 @@ export function enforcement(plugin: LoadedPlugin, protections: Protections | und
     };
   }
   const claims = plugin.source.firstParty;
-  if (claims?.commands === 'shell-sandbox') return commandEnforcement(plugin, support);
+  if (claims?.commands === 'shell-sandbox' && support) return commandEnforcement(plugin, support);
   const fs = claims?.enforces?.fs;
   return {
     fs: fs ? { by: 'plugin', read: [...roots.read], write: [...roots.write], how: fs } : NOT_ENFORCED,

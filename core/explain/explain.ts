@@ -114,8 +114,8 @@ export function explainHost(input: {
   search: SearchReport;
   /** why a tool's calls need approval (config `approve`) */
   approval?: (record: ToolRecord) => ApprovalReason | undefined;
-  /** what this machine's sandbox launcher can do, as the host probed it */
-  support: SandboxSupport;
+  /** what this machine's sandbox launcher can do, as the host probed it; undefined when no plugin's commands run in the shell sandbox */
+  support: SandboxSupport | undefined;
 }): HostReport {
   const { registry, exposure, config } = input;
   const plugins = registry.plugins.map((p): PluginReport => {

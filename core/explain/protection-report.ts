@@ -23,7 +23,7 @@ export interface ProtectionReport {
   resources: Record<string, ResourceProtections>;
 }
 
-/** The limits a command of the terminal gets here, as its plugin's options and this machine decide. */
+/** The limits a command run in the shell sandbox (the terminal's) gets here, as its plugin's options and this machine decide. */
 function commandResources(options: Readonly<Record<string, unknown>>, support: SandboxSupport): ResourceProtections | undefined {
   const plan = shellSandboxPlan(options, support);
   const limits = shellResources(options);
@@ -33,13 +33,13 @@ function commandResources(options: Readonly<Record<string, unknown>>, support: S
 }
 
 /** The resource limits of every sandboxed child among `plugins`, and a line for each limit the kernel does not hold. */
-function resourceReport(plugins: readonly PluginLoadResult[], notInForce: string[], support: SandboxSupport): Record<string, ResourceProtections> {
+function resourceReport(plugins: readonly PluginLoadResult[], notInForce: string[], support: SandboxSupport | undefined): Record<string, ResourceProtections> {
   const out: Record<string, ResourceProtections> = {};
   for (const p of plugins) {
     if (p.status !== 'loaded') continue;
     const name = p.source.name;
     const resources =
-      p.source.firstParty?.commands === 'shell-sandbox'
+      p.source.firstParty?.commands === 'shell-sandbox' && support
         ? commandResources(p.scope.options, support)
         : p.source.trust === 'untrusted'
           ? (p.runner.connection?.()?.protections ?? p.runner.protections())?.resources
@@ -51,8 +51,8 @@ function resourceReport(plugins: readonly PluginLoadResult[], notInForce: string
   return out;
 }
 
-/** The report for the loaded `plugins` and the host's `protect` list, on this machine's sandbox `support`. */
-export function protectionReport(plugins: readonly PluginLoadResult[], protect: readonly ProtectedPath[], support: SandboxSupport): ProtectionReport {
+/** The report for the loaded `plugins` and the host's `protect` list, on this machine's sandbox `support` (needed when a plugin's commands run in the shell sandbox). */
+export function protectionReport(plugins: readonly PluginLoadResult[], protect: readonly ProtectedPath[], support: SandboxSupport | undefined): ProtectionReport {
   const writable = new Set<string>();
   const notInForce: string[] = [];
   for (const p of plugins) {
@@ -62,7 +62,7 @@ export function protectionReport(plugins: readonly PluginLoadResult[], protect: 
     if (p.source.builtin && !claims?.modelPaths) continue;
     for (const root of p.scope.roots.write) writable.add(root);
     const name = p.source.name;
-    if (claims?.commands === 'shell-sandbox') {
+    if (claims?.commands === 'shell-sandbox' && support) {
       const plan = shellSandboxPlan(p.scope.options, support);
       if (!plan.sandboxed) notInForce.push(`${defaultToolset(p.source)}: ${plan.reason}; its commands can change protected paths (config files, .git/hooks, .git/config, plugin code)`);
       continue;

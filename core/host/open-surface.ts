@@ -51,6 +51,9 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
     while (!closed && exposure.generation !== pipeline.registry.generation) exposure = await root.pipeline.current();
   };
   servers?.onChange(() => void caughtUp().catch((error: Error) => events.emit('warning', `MCP server change: ${error?.message ?? String(error)}`)));
+  // The report of a plugin whose commands run in the shell sandbox (the terminal) needs this machine's
+  // launcher support: probed once per process (probe.ts caches it), and never for a host without one.
+  const commandsSandboxed = () => pipeline.registry.loaded().some((p) => p.source.firstParty?.commands === 'shell-sandbox');
   const shared: HostShared = {
     registry: pipeline.registry,
     pipelineDeps: pipeline.pipelineDeps,
@@ -71,8 +74,7 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
         loadWarnings: input.loaded.warnings,
         search,
         approval: (record) => pipeline.approval.reasonFor(record),
-        // Probed once per process (probe.ts caches it): here, unless a sandbox was started before.
-        support: probeSandbox(),
+        support: commandsSandboxed() ? probeSandbox() : undefined,
       }),
     sessions: new SessionStore(config.search.sessions, settings.clock),
     isClosed: () => closed,
