@@ -38,7 +38,7 @@ export interface HostRunners {
   changed: ChangedPlugins;
   /** calls `listener` when a plugin is newly withdrawn for changed code (the exposure must be recomputed) */
   onChanged(listener: () => void): void;
-  /** closes every runner made, then the shared pool */
+  /** closes every runner made, the extraction pool and the shared pool */
   close(): Promise<void>;
 }
 
