@@ -9,7 +9,7 @@ import type { Enforcement, NOT_ENFORCED as NotEnforced } from '../explain/enforc
 import type { LoadedPlugin } from '../load/types.js';
 import type { ConnectionReport } from './report.js';
 
-// core/enforcement.ts calls this module; a value import back would make a cycle, so the words are repeated.
+// core/explain/enforcement.ts calls this module; a value import back would make a cycle, so the words are repeated.
 const NOT_ENFORCED: typeof NotEnforced = 'declared, not enforced';
 
 /** The enforcement of a server's grants, from its connection report. */
