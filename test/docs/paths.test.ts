@@ -28,4 +28,12 @@ describe('repository paths named in the docs', () => {
     const missing = [...new Set(text.match(REPO_PATH) ?? [])].filter((name) => !exists(name));
     expect(missing).toEqual([]);
   });
+
+  it("docs/security.md's suite table names test files of test/security that exist", () => {
+    const text = readFileSync(path.join(root, 'docs/security.md'), 'utf8');
+    const table = text.slice(text.indexOf('## The security suite'));
+    const named = [...new Set(table.match(/(?<![\w/])[\w-]+\.test\.ts/g) ?? [])];
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((file) => !existsSync(path.join(root, 'test/security', file)))).toEqual([]);
+  });
 });
