@@ -24,7 +24,27 @@ const schemaFile = fileURLToPath(new URL('../../config.schema.json', import.meta
 const configFile = fileURLToPath(new URL('../../core/config/config.ts', import.meta.url));
 const rootSchema = JSON.parse(readFileSync(schemaFile, 'utf8')) as Schema & { definitions: Record<string, Schema> };
 
-/** The same key paths, read from a TypeScript type. */
+/** Every key path the schema allows: `a.b` for a property, `a.*` for a map's values, `a[]` for array items. */
+function schemaKeyPaths(): Set<string> {
+  const out = new Set<string>();
+  const walk = (node: Schema, prefix: string, seen: Set<Schema>) => {
+    if (node.$ref) node = rootSchema.definitions[node.$ref.replace('#/definitions/', '')]!;
+    if (seen.has(node)) return;
+    const inner = new Set(seen).add(node);
+    for (const [key, child] of Object.entries(node.properties ?? {})) {
+      const path = `${prefix ? `${prefix}.` : ''}${key}`;
+      out.add(path);
+      walk(child, path, inner);
+    }
+    if (typeof node.additionalProperties === 'object') walk(node.additionalProperties, `${prefix}.*`, inner);
+    if (node.items) walk(node.items, `${prefix}[]`, inner);
+    for (const branch of [...(node.oneOf ?? []), ...(node.anyOf ?? [])]) walk(branch, prefix, inner);
+  };
+  walk(rootSchema, '', new Set());
+  return out;
+}
+
+/** The key paths of a TypeScript type, written as schemaKeyPaths writes them; optional and union members included. */
 function typePaths(checker: ts.TypeChecker, type: ts.Type, prefix: string, out: Set<string>, seen = new Set<ts.Type>()): Set<string> {
   type = checker.getNonNullableType(type);
   if (seen.has(type)) return out;
@@ -48,26 +68,6 @@ function typePaths(checker: ts.TypeChecker, type: ts.Type, prefix: string, out: 
   return out;
 }
 
-/** Every key path the schema allows: `a.b` for a property, `a.*` for a map's values, `a[]` for array items. */
-function schemaKeyPaths(): Set<string> {
-  const out = new Set<string>();
-  const walk = (node: Schema, prefix: string, seen: Set<Schema>) => {
-    if (node.$ref) node = rootSchema.definitions[node.$ref.replace('#/definitions/', '')]!;
-    if (seen.has(node)) return;
-    const inner = new Set(seen).add(node);
-    for (const [key, child] of Object.entries(node.properties ?? {})) {
-      const path = `${prefix ? `${prefix}.` : ''}${key}`;
-      out.add(path);
-      walk(child, path, inner);
-    }
-    if (typeof node.additionalProperties === 'object') walk(node.additionalProperties, `${prefix}.*`, inner);
-    if (node.items) walk(node.items, `${prefix}[]`, inner);
-    for (const branch of [...(node.oneOf ?? []), ...(node.anyOf ?? [])]) walk(branch, prefix, inner);
-  };
-  walk(rootSchema, '', new Set());
-  return out;
-}
-
 function interfaceKeyPaths(): Set<string> {
   const program = ts.createProgram([configFile], {
     target: ts.ScriptTarget.ES2022,
@@ -76,7 +76,7 @@ function interfaceKeyPaths(): Set<string> {
     strict: true,
     skipLibCheck: true,
     noEmit: true,
-    types: ['node'],
+    types: [], // the config's types need no @types/node, and loading it costs seconds
   });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(configFile)!;
