@@ -22,7 +22,7 @@ import { SessionStore } from '../expose/sessions.js';
 import type { SearchReport } from '../expose/search-state.js';
 import { createSurface, openScope, type HostShared } from './surface.js';
 import { breakerKeys, CircuitBreaker } from '../call/breaker.js';
-import { loadHookModules } from '../load/hook-modules.js';
+import { loadHookModules } from '../call/hook-modules.js';
 import { traceCheck } from '../observe/tracing.js';
 import { ApprovalPolicy, type Approver } from '../call/approval.js';
 import { ThreadRunner } from '../runners/thread/thread-runner.js';
