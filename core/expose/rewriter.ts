@@ -1,0 +1,80 @@
+/**
+ * Schema rewriters: the definitions steps that rebuild one tool's schema from
+ * live facts (the execute_code rebuild is one; an embedder may add its own).
+ * A rewriter sees tools through `ToolInfo`, a frozen data-only view of a
+ * registered tool: no runner, no plugin object, nothing that can run a tool
+ * past dispatch, hooks and approval.
+ */
+import type { DescriptionPart, JsonSchema, ToolAnnotations } from '../../boundary/plugin.js';
+import type { ToolDefinition } from '../providers/types.js';
+import type { ToolRecord } from '../load/types.js';
+
+/** A registered tool as a schema rewriter sees it: what it declared and where it comes from, read-only. */
+export interface ToolInfo {
+  readonly name: string;
+  /** its plugin's package name (`mcp:<server>` for an MCP server's tool) */
+  readonly plugin: string;
+  readonly toolset: string;
+  /** the description parts as declared (conditional parts unresolved) */
+  readonly description: readonly DescriptionPart[];
+  readonly parameters: Readonly<JsonSchema>;
+  /** as declared ({} when none) */
+  readonly annotations: Readonly<ToolAnnotations>;
+  /** the tool declared it may be called from inside execute_code (`sandbox: true`) */
+  readonly callableFromCode: boolean;
+  /** its plugin's trust: 'trusted' runs in the thread tier, 'untrusted' in its own process */
+  readonly trust: 'trusted' | 'untrusted';
+}
+
+/** The tools a schema rewriter may see. */
+export interface RewriteContext {
+  /** the exposed definitions by name, with the rewrites before this one applied */
+  exposed: ReadonlyMap<string, ToolDefinition>;
+  /** every registered tool (exposed or not), by name */
+  records: ReadonlyMap<string, ToolInfo>;
+  /** exposed tools that are deferred (listed only once a search loads them) */
+  deferred: ReadonlySet<string>;
+}
+
+/**
+ * A definitions step that rebuilds one tool's schema from live facts (the
+ * execute_code rebuild plugs in here). Returning `{ hidden }` hides the tool.
+ * @example
+ * const rewriter: SchemaRewriter = {
+ *   pure: true,
+ *   appliesTo: (tool) => tool.name === 'search',
+ *   rewrite: async (definition) => ({ definition: { ...definition, description: `${definition.description} (beta)` } }),
+ * };
+ */
+export interface SchemaRewriter {
+  /**
+   * True when `rewrite` depends only on its arguments and settings fixed for the host's life: a
+   * recompute in which no verdict changed then keeps its last output instead of asking again.
+   */
+  pure?: boolean;
+  appliesTo(tool: ToolInfo): boolean;
+  rewrite(definition: ToolDefinition, context: RewriteContext): Promise<{ definition: ToolDefinition } | { hidden: string }>;
+}
+
+/** One view per record, shared by a host's pipelines (a record lives as long as its plugin set). */
+const infos = new WeakMap<ToolRecord, ToolInfo>();
+
+/** The read-only view of `record` a rewriter is handed. */
+export function toolInfo(record: ToolRecord): ToolInfo {
+  let info = infos.get(record);
+  if (!info) {
+    const { manifest, plugin } = record;
+    info = Object.freeze({
+      name: record.name,
+      plugin: plugin.source.name,
+      toolset: manifest.toolset,
+      description: manifest.description,
+      parameters: manifest.parameters,
+      annotations: manifest.annotations,
+      callableFromCode: manifest.sandbox,
+      trust: plugin.source.trust,
+    });
+    infos.set(record, info);
+  }
+  return info;
+}
