@@ -18,7 +18,7 @@ import { traceDispatch, type DispatchTrace } from '../observe/tracing.js';
 import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
 import type { CallHooks, CallOrigin } from '../runners/runner.js';
 import type { Exposure } from '../expose/exposure.js';
-import { toolInfo } from '../expose/rewriter.js';
+import { toolInfo } from '../expose/tool-info.js';
 import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { SandboxToolset } from '../../boundary/plugin.js';

@@ -8,7 +8,8 @@
  * by name in a hash table misses the CPU's caches, where a walk along an
  * array does not, and a recompute costs a few such lookups per tool at most.
  */
-import { toolInfo, type SchemaRewriter, type ToolInfo } from './rewriter.js';
+import { toolInfo } from './tool-info.js';
+import type { SchemaRewriter, ToolInfo } from './rewriter.js';
 import type { Registry } from './registry.js';
 import type { ToolRecord } from '../load/types.js';
 

@@ -2,12 +2,12 @@
  * Schema rewriters: the definitions steps that rebuild one tool's schema from
  * live facts (the execute_code rebuild is one; an embedder may add its own).
  * A rewriter sees tools through `ToolInfo`, a frozen data-only view of a
- * registered tool: no runner, no plugin object, nothing that can run a tool
- * past dispatch, hooks and approval.
+ * registered tool (made in tool-info.ts): no runner, no plugin object, nothing
+ * that can run a tool past dispatch, hooks and approval. Public types: this
+ * file imports no internal module.
  */
 import type { DescriptionPart, JsonSchema, ToolAnnotations } from '../../boundary/plugin.js';
 import type { ToolDefinition } from '../providers/types.js';
-import type { ToolRecord } from '../load/types.js';
 
 /** A registered tool as a schema rewriter sees it: what it declared and where it comes from, read-only. */
 export interface ToolInfo {
@@ -54,27 +54,4 @@ export interface SchemaRewriter {
   pure?: boolean;
   appliesTo(tool: ToolInfo): boolean;
   rewrite(definition: ToolDefinition, context: RewriteContext): Promise<{ definition: ToolDefinition } | { hidden: string }>;
-}
-
-/** One view per record, shared by a host's pipelines (a record lives as long as its plugin set). */
-const infos = new WeakMap<ToolRecord, ToolInfo>();
-
-/** The read-only view of `record` a rewriter is handed. */
-export function toolInfo(record: ToolRecord): ToolInfo {
-  let info = infos.get(record);
-  if (!info) {
-    const { manifest, plugin } = record;
-    info = Object.freeze({
-      name: record.name,
-      plugin: plugin.source.name,
-      toolset: manifest.toolset,
-      description: manifest.description,
-      parameters: manifest.parameters,
-      annotations: manifest.annotations,
-      callableFromCode: manifest.sandbox,
-      trust: plugin.source.trust,
-    });
-    infos.set(record, info);
-  }
-  return info;
 }
