@@ -8,7 +8,9 @@ import { performance } from 'node:perf_hooks';
 import { pluginResources, type ToolshedConfig } from '../config/config.js';
 import { loadHostConfig } from '../config/host-config.js';
 import { CheckCache, type Clock, type Verdict } from '../expose/check-cache.js';
-import { type DefinitionsPipeline, type Exposure, type SchemaRewriter } from '../expose/pipeline.js';
+import type { DefinitionsPipeline } from '../expose/pipeline.js';
+import type { Exposure } from '../expose/exposure.js';
+import type { SchemaRewriter } from '../expose/rewriter.js';
 import { DescriptionTokens } from '../expose/descriptions.js';
 import { failure } from '../../boundary/outcome.js';
 import { entryUrl, loadPlugins, resolvePluginEntries, resolvedSources } from '../load/loader.js';
@@ -18,11 +20,11 @@ import { choosePool, poolSettingOf, poolSettings } from '../load/pool-choice.js'
 import { Registry } from '../expose/registry.js';
 import { codeExecutionRewriter } from '../expose/code-execution.js';
 import { explainHost, type HostReport } from '../explain/explain.js';
-import { SessionStore } from '../expose/sessions.js';
-import type { SearchReport } from '../expose/search-state.js';
+import { SessionStore } from '../call/search/sessions.js';
+import type { SearchReport } from '../call/search/search-state.js';
 import { createSurface, openScope, type HostShared } from './surface.js';
 import { breakerKeys, CircuitBreaker } from '../call/breaker.js';
-import { loadHookModules } from '../load/hook-modules.js';
+import { loadHookModules } from '../call/hook-modules.js';
 import { traceCheck } from '../observe/tracing.js';
 import { ApprovalPolicy, type Approver } from '../call/approval.js';
 import { ThreadRunner } from '../runners/thread/thread-runner.js';
@@ -301,7 +303,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const mcpCaughtUp = async () => {
     setPlugins();
     let exposure = await pipeline.current();
-    while (!closed && exposure.generation !== registry.generation) exposure = await pipeline.current();
+    while (!closed && exposure.registryGeneration !== registry.generation) exposure = await pipeline.current();
   };
   onMcpChange = () => void mcpCaughtUp().catch((error: Error) => root.emitter.emit('warning', `MCP server change: ${error?.message ?? String(error)}`));
   onDefinitionChanged = (change) => void root.emitter.emit('definition-changed', change);
