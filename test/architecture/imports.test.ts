@@ -16,7 +16,13 @@ interface CruiseReport {
   };
 }
 
-/** Runs the cruiser as `npm run lint:imports` does, in `cwd`; each violation as `rule: from → to` (a cycle: its whole path). */
+/** A violation as `rule: from → to`; a cycle as its whole path. */
+function violationLine({ rule, from, to, cycle }: CruiseReport['summary']['violations'][number]): string {
+  const steps = cycle ? [from, ...cycle.map((step) => step.name)] : [from, to];
+  return `${rule.name}: ${steps.join(' → ')}`;
+}
+
+/** Runs the cruiser as `npm run lint:imports` does, in `cwd`. */
 function cruise(cwd: string): { modules: number; violations: string[] } {
   const run = spawnSync(process.execPath, [CRUISER, 'core', 'sandbox', 'boundary', '--config', CONFIG, '--output-type', 'json'], {
     cwd,
@@ -25,10 +31,7 @@ function cruise(cwd: string): { modules: number; violations: string[] } {
   });
   if (!run.stdout) throw new Error(`dependency-cruiser printed no report (exit ${run.status}):\n${run.stderr}`);
   const report = JSON.parse(run.stdout) as CruiseReport;
-  const violations = report.summary.violations.map(({ rule, from, to, cycle }) =>
-    cycle ? `${rule.name}: ${[from, ...cycle.map((step) => step.name)].join(' → ')}` : `${rule.name}: ${from} → ${to}`,
-  );
-  return { modules: report.summary.totalCruised, violations: violations.sort() };
+  return { modules: report.summary.totalCruised, violations: report.summary.violations.map(violationLine).sort() };
 }
 
 describe('import rules (.dependency-cruiser.cjs)', () => {
