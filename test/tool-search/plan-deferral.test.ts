@@ -10,7 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { type FixtureTool, registryOf, resolvedConfig } from '../support/registry-fixture.js';
 
 const str = (description: string) => ({ type: 'string', description });
-const tool = (name: string, toolset: string, description: string, properties: Record<string, unknown> = {}): FixtureTool => ({ name, toolset, description, parameters: { type: 'object', properties, additionalProperties: false } });
+const tool = (name: string, toolset: string, description: string, properties: Record<string, unknown> = {}): FixtureTool => ({
+  name,
+  toolset,
+  description,
+  parameters: { type: 'object', properties, additionalProperties: false },
+});
 
 /** test/fixtures/plugins/catalog as data; weather_forecast is the tool layer 2 hides (it needs WEATHER_KEY). */
 const CATALOG = {
@@ -64,7 +69,14 @@ describe('deferral without workers: planDeferral', () => {
   });
 
   it('defers toolsets (with their includes), single tools and * patterns; nothing when defer is empty', () => {
-    expect(deferred(['chat', 'github_*', 'calendar_create_event'])).toEqual(['calendar_create_event', 'github_create_issue', 'github_list_issues', 'github_merge_pull_request', 'slack_list_channels', 'slack_send_message']);
+    expect(deferred(['chat', 'github_*', 'calendar_create_event'])).toEqual([
+      'calendar_create_event',
+      'github_create_issue',
+      'github_list_issues',
+      'github_merge_pull_request',
+      'slack_list_channels',
+      'slack_send_message',
+    ]);
     expect(deferred([])).toEqual([]);
   });
 
