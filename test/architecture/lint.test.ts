@@ -33,7 +33,7 @@ describe('lint and format (biome.jsonc)', () => {
     expect(status, output).toBe(0);
   });
 
-  it('fail on a file the formatter would change, and on a lint finding, under the same configuration', () => {
+  it('fail on a file the formatter would change, on a lint finding, and on a test importing source, under the same configuration', () => {
     copyFileSync(path.join(ROOT, 'biome.jsonc'), path.join(scratch, 'biome.jsonc'));
     mkdirSync(path.join(scratch, 'core'));
     const clean = "export const quoted = 'single';\n\nexport function twice(n: number): number {\n  return n * 2;\n}\n";
@@ -50,5 +50,12 @@ describe('lint and format (biome.jsonc)', () => {
     const lint = biomeCi(scratch, '--vcs-enabled=false');
     expect(lint.status).not.toBe(0);
     expect(lint.output).toContain('lint/suspicious/noDebugger');
+    rmSync(path.join(scratch, 'core', 'debugger.ts'));
+
+    mkdirSync(path.join(scratch, 'test', 'area'), { recursive: true });
+    writeFileSync(path.join(scratch, 'test', 'area', 'source.test.ts'), "import { quoted } from '../../core/clean.js';\n\nexport const again = quoted;\n");
+    const source = biomeCi(scratch, '--vcs-enabled=false');
+    expect(source.status).not.toBe(0);
+    expect(source.output).toContain('test/area/source.test.ts:1:24 lint/style/noRestrictedImports');
   });
 });
