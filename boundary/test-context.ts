@@ -4,6 +4,7 @@
  * A handler called with it type-checks exactly as it would in the host.
  */
 import type { FileRoots, SandboxToolset, ToolAbortSignal, ToolContext } from './plugin.js';
+import { DEFAULT_CODE_LIMITS } from './code-limits.js';
 
 /** What a test may set; everything has a harmless default. */
 export interface TestContextOptions {
@@ -34,7 +35,7 @@ export interface TestContext extends ToolContext {
   abort(reason?: unknown): void;
 }
 
-const DEFAULT_SANDBOX: SandboxToolset = { tools: [], limits: { timeoutMs: 30_000, memoryMb: 64, maxToolCalls: 50, maxOutputChars: 20_000 } };
+const DEFAULT_SANDBOX: SandboxToolset = { tools: [], limits: { ...DEFAULT_CODE_LIMITS } };
 
 /**
  * A `ctx` for unit tests, with fakes for `log`, `progress`, `callTool` and `sandboxTools`.

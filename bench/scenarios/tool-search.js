@@ -18,7 +18,7 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createToolHost } from '../../dist/core/index.js';
-import { ToolIndex, RANKING, UNDEFENDED } from '../../dist/core/expose/search-index.js';
+import { ToolIndex, RANKING, UNDEFENDED } from '../../dist/core/call/search/search-index.js';
 import { catalogueTools, SERVICES } from '../tool-search/catalogue/index.js';
 import { QUERIES } from '../tool-search/queries.js';
 import { HELD_OUT } from '../tool-search/held-out.js';

@@ -4,8 +4,8 @@
  * synonyms, each library's own scoring and its documented way to match any
  * query word. Orama and FlexSearch are dev dependencies, used only here.
  */
-import { FIELDS, documentFor, processTerm, tokenize } from '../../dist/core/expose/search-index.js';
-import { SYNONYMS } from '../../dist/core/expose/search-synonyms.js';
+import { FIELDS, documentFor, processTerm, tokenize } from '../../dist/core/call/search/search-index.js';
+import { SYNONYMS } from '../../dist/core/call/search/search-synonyms.js';
 
 const words = (text) => tokenize(text).map((t) => processTerm(t)).filter(Boolean);
 const expand = (query) => words(query).flatMap((w) => [w, ...(SYNONYMS[w] ?? [])]);

@@ -2,8 +2,9 @@
  * A call's arguments on their way in: size-checked and parsed from the model's
  * JSON string (or taken as an object), then checked against the tool's own
  * schema in its dialect (`manifest.dialect`), compiled at its first call (a schema
- * that does not compile fails the call with TOOL_FAILED). Problems come back as INVALID_ARGUMENTS
- * outcomes with a JSON pointer and an expectation each, and stay small
+ * that does not compile fails the call with TOOL_FAILED) and kept here by tool,
+ * not on the registry's records, which stay read-only data. Problems come back as
+ * INVALID_ARGUMENTS outcomes with a JSON pointer and an expectation each, and stay small
  * whatever the input: a raw string over `maxArgsBytes` is refused unparsed,
  * validation stops at the first problem, every problem is listed only for
  * small inputs, and the message is capped like a result.
@@ -11,10 +12,25 @@
 import { compile, problems } from '../schema/schema.js';
 import { failure, type CallOutcome } from '../../boundary/outcome.js';
 import { capText } from '../../boundary/normalize.js';
+import type { ValidateFunction } from 'ajv';
 import type { ToolRecord } from '../load/types.js';
 
-/** What validation needs of a tool: its name, its schema and limits, and slots for the compiled validators. */
-export type ValidatedTool = Pick<ToolRecord, 'name' | 'validate' | 'validateAll'> & { manifest: Pick<ToolRecord['manifest'], 'parameters' | 'limits' | 'dialect'> };
+/** What validation needs of a tool: its name, its schema and limits. */
+export type ValidatedTool = Pick<ToolRecord, 'name'> & { manifest: Pick<ToolRecord['manifest'], 'parameters' | 'limits' | 'dialect'> };
+
+/** A tool's compiled validators. */
+interface Validators {
+  /** compiled at the tool's first call; stops at the first problem */
+  first: ValidateFunction;
+  /** compiled at its first invalid call; lists every problem (used on small inputs only) */
+  all?: ValidateFunction;
+}
+
+/**
+ * Each tool's validators, by its record (or host tool): a replaced plugin set brings new records,
+ * so a changed schema is compiled afresh, and the old ones go with their records.
+ */
+const compiled = new WeakMap<ValidatedTool, Validators>();
 
 /** Inputs with at most this many values (objects, arrays and scalars) get every problem listed, not just the first. */
 export const FULL_REPORT_MAX_VALUES = 1_000;
@@ -83,20 +99,25 @@ function brokenSchema(record: ValidatedTool, error: unknown, maxChars: number): 
  * `maxChars` (the tool's maxResultChars).
  */
 export function validateArguments(record: ValidatedTool, args: unknown, maxChars = Infinity): CallOutcome | undefined {
-  if (!record.validate) {
+  let validators = compiled.get(record);
+  if (!validators) {
+    let first: ValidateFunction;
     try {
-      record.validate = compile(record.manifest.parameters, { allErrors: false, dialect: record.manifest.dialect?.dialect });
+      first = compile(record.manifest.parameters, { allErrors: false, dialect: record.manifest.dialect?.dialect });
     } catch (error) {
       return brokenSchema(record, error, maxChars);
     }
+    validators = { first };
+    compiled.set(record, validators);
   }
-  if (record.validate(args)) return undefined;
-  let errors = record.validate.errors;
+  const { first } = validators;
+  if (first(args)) return undefined;
+  let errors = first.errors;
   const complete = holdsAtMost(args, FULL_REPORT_MAX_VALUES);
   if (complete) {
-    record.validateAll ??= compile(record.manifest.parameters, { dialect: record.manifest.dialect?.dialect });
-    record.validateAll(args);
-    errors = record.validateAll.errors ?? errors;
+    const all = (validators.all ??= compile(record.manifest.parameters, { dialect: record.manifest.dialect?.dialect }));
+    all(args);
+    errors = all.errors ?? errors;
   }
   const list = problems(errors);
   const lines = list.slice(0, MAX_LISTED_PROBLEMS).map((p) => `${p.pointer || '/'} ${p.message}`);

@@ -9,7 +9,7 @@
 import { ToolsetResolver, type Toolset } from '../expose/toolsets.js';
 import { failure, type CallOutcome } from '../../boundary/outcome.js';
 import { describeChain, type CallContext } from './chain.js';
-import type { Exposure } from '../expose/pipeline.js';
+import type { Exposure } from '../expose/exposure.js';
 import type { Registry } from '../expose/registry.js';
 import type { LoadedPlugin, ToolRecord } from '../load/types.js';
 

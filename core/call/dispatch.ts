@@ -17,7 +17,8 @@ import { breakerKeys, type BreakerVerdict, type CircuitBreaker } from './breaker
 import { traceDispatch, type DispatchTrace } from './tracing.js';
 import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
 import type { CallHooks, CallOrigin } from '../runners/runner.js';
-import type { Exposure } from '../expose/pipeline.js';
+import type { Exposure } from '../expose/exposure.js';
+import { toolInfo } from '../expose/tool-info.js';
 import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { SandboxToolset } from '../../boundary/plugin.js';
@@ -73,7 +74,7 @@ interface CallLimits {
 async function currentSandboxTools(deps: DispatchDeps, context: CallContext): Promise<SandboxToolset> {
   const exposure = await deps.exposure();
   const exposed = new Map(exposure.definitions.map((d) => [d.name, d]));
-  const tools = sandboxTools(deps.config(), exposed, deps.registry.tools).filter((tool) => {
+  const tools = sandboxTools(deps.config(), exposed, Array.from(deps.registry.tools.values(), toolInfo)).filter((tool) => {
     const record = deps.registry.tools.get(tool.name);
     return record !== undefined && reachable(context, record, exposure, deps.registry);
   });

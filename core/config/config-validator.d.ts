@@ -1,4 +1,4 @@
-// Types of dist/core/load/config-validator.js, which scripts/build-config-validator.mjs
+// Types of dist/core/config/config-validator.js, which scripts/build-config-validator.mjs
 // generates from config.schema.json with ajv's standalone code.
 import type { ErrorObject } from 'ajv';
 

@@ -13,6 +13,7 @@ import { chooseCacheDir } from './cache-dir.js';
 import { writableRoots } from './writable-roots.js';
 import type { CodeLimits, Grant, Permissions, ToolLimits } from '../../boundary/plugin.js';
 import { resolveResources, type ResourceLimits, type ResourceSettings } from '../../boundary/launch/resources.js';
+import { DEFAULT_CODE_LIMITS } from '../../boundary/code-limits.js';
 
 /** `limits.breaker`: how many crashes or timeouts in what window open a circuit, and for how long. */
 export interface BreakerLimits {
@@ -47,7 +48,8 @@ export interface McpServerEntry {
   url?: string;
   headers?: Record<string, string>;
   trust?: 'trusted' | 'untrusted';
-  grant?: Permissions;
+  /** what the server may use; folders by purpose are for plugins only */
+  grant?: Omit<Permissions, 'folders'>;
   toolset?: string;
   prefix?: string | false;
   timeoutMs?: number;
@@ -358,7 +360,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
       ...config.limits,
       breaker: { failures: 5, windowMs: 60_000, coolDownMs: 30_000, ...config.limits?.breaker },
     },
-    codeExecution: { tools: config.codeExecution?.tools, timeoutMs: 30_000, maxToolCalls: 50, memoryMb: 64, maxOutputChars: 20_000, ...stripUndefined(config.codeExecution) },
+    codeExecution: { tools: config.codeExecution?.tools, ...DEFAULT_CODE_LIMITS, ...stripUndefined(config.codeExecution) },
     cache: { dir: cacheDir, enabled: cacheDir !== undefined && (config.cache?.enabled ?? true), ...(cache.refused ? { refused: cache.refused } : {}) },
     serve: { maxMessageBytes: config.serve?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, sessionIdleMs: config.serve?.sessionIdleMs ?? 600_000, maxSessions: config.serve?.maxSessions ?? 100 },
     hooks: config.hooks ?? [],

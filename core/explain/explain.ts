@@ -5,7 +5,7 @@
  */
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import { checkKey } from '../expose/availability.js';
-import type { Exposure, ToolState } from '../expose/pipeline.js';
+import type { Exposure, ToolState } from '../expose/exposure.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { Registry } from '../expose/registry.js';
 import type { ManifestSource, ToolConflict, ToolRecord } from '../load/types.js';
@@ -14,7 +14,7 @@ import { protectionReport, type ProtectionReport } from './protection-report.js'
 import type { ApprovalReason } from '../call/approval.js';
 import type { Protections } from '../runners/process/spawn.js';
 import { enforcement, type Enforcement } from './enforcement.js';
-import type { SearchReport } from '../expose/search-state.js';
+import type { SearchReport } from '../call/search/search-state.js';
 import type { ConnectionReport } from '../runners/connection-report.js';
 import { readDialect, type SchemaDialect } from '../schema/schema-dialect.js';
 import type { SandboxSupport } from '../../boundary/launch/launch.js';

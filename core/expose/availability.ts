@@ -7,7 +7,6 @@
 import which from 'which';
 import type { CheckCache, CachedVerdict, Verdict } from './check-cache.js';
 import type { ToolRecord } from '../load/types.js';
-import type { OpenCircuit } from '../call/breaker.js';
 import type { Runner } from '../runners/runner.js';
 
 /** What a runner that speaks to a server says of its link. */
@@ -24,6 +23,13 @@ export interface Availability {
   maskedReason?: string;
 }
 
+/** Why a tool is out of service, and until when (an open circuit has this shape). */
+export interface OutOfService {
+  reason: string;
+  until: number;
+  kind?: 'breaker' | 'changed' | 'definition';
+}
+
 /** What evaluation needs from the host. */
 export interface AvailabilityDeps {
   env: Record<string, string | undefined>;
@@ -36,7 +42,7 @@ export interface AvailabilityDeps {
    * crashing; `kind` absent or 'breaker'), its plugin's pinned code changed ('changed', until restart),
    * or its MCP server changed its definition ('definition', until the operator accepts it)
    */
-  outOfService?(record: ToolRecord): (OpenCircuit & { kind?: 'breaker' | 'changed' | 'definition' }) | undefined;
+  outOfService?(record: ToolRecord): OutOfService | undefined;
   /** false when nothing is out of service, so no tool needs asking */
   someOutOfService?(): boolean;
 }

@@ -5,11 +5,10 @@
  * from the input list).
  */
 import type { ResolvedConfig } from '../config/config.js';
-import type { RewriteContext, SchemaRewriter } from './pipeline.js';
+import type { RewriteContext, SchemaRewriter, ToolInfo } from './rewriter.js';
 import type { ToolDefinition } from '../providers/types.js';
-import type { ToolRecord } from '../load/types.js';
 import type { CodeLimits, SandboxTool } from '../../boundary/plugin.js';
-import { SEARCH_TOOL } from './search.js';
+import { SEARCH_TOOL } from './search-definition.js';
 
 /** The reserved name of the code-execution tool. */
 export const CODE_TOOL = 'execute_code';
@@ -19,8 +18,8 @@ export const CODE_TOOL = 'execute_code';
  * flagged `sandbox: true`, always intersected with the exposed set. Empty
  * means empty — never all tools.
  */
-export function sandboxTools(config: ResolvedConfig, exposed: ReadonlyMap<string, ToolDefinition>, records: ReadonlyMap<string, ToolRecord>): SandboxTool[] {
-  const wanted = config.codeExecution.tools ?? [...records.values()].filter((r) => r.manifest.sandbox).map((r) => r.name);
+export function sandboxTools(config: ResolvedConfig, exposed: ReadonlyMap<string, ToolDefinition>, tools: Iterable<Pick<ToolInfo, 'name' | 'callableFromCode'>>): SandboxTool[] {
+  const wanted = config.codeExecution.tools ?? [...tools].filter((tool) => tool.callableFromCode).map((tool) => tool.name);
   return wanted
     .filter((name) => name !== CODE_TOOL && exposed.has(name))
     .sort()
@@ -64,9 +63,9 @@ export function codeExecutionRewriter(
   return {
     // Its output follows from the config and the exposed tools alone (a failure to start hides the tool, and is asked again).
     pure: true,
-    appliesTo: (record) => record.name === CODE_TOOL,
+    appliesTo: (tool) => tool.name === CODE_TOOL,
     async rewrite(definition, context: RewriteContext) {
-      const specs = sandboxTools(config(), context.exposed, context.records);
+      const specs = sandboxTools(config(), context.exposed, context.records.values());
       const searchTool = searchToolFor(specs, context.deferred);
       let exported: string[];
       try {

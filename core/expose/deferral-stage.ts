@@ -5,11 +5,11 @@
  */
 import { resolveDescription } from './descriptions.js';
 import { definitionSize, type DeferralInput, type DeferralSelection } from './deferral.js';
-import { SEARCH_TOOL, searchToolDefinition } from './search.js';
+import { SEARCH_TOOL, searchToolDefinition } from './search-definition.js';
 import type { ToolsetError } from '../../boundary/errors.js';
 import type { ResolvedConfig, ResolvedSearch } from '../config/config.js';
 import type { ToolDefinition } from '../providers/types.js';
-import type { ToolState } from './pipeline.js';
+import type { ToolState } from './exposure.js';
 import type { ToolStates } from './tool-states.js';
 import type { Registry } from './registry.js';
 import type { Toolset } from './toolsets.js';

@@ -1,7 +1,9 @@
 /**
  * The tool registry: winners of every tool name, the conflicts, and a
- * generation counter that every change bumps. Anything derived from the
- * registry is memoized against the generation.
+ * generation counter that moves only when the plugin set is replaced (at load,
+ * and when an MCP server connects, goes or re-lists). Read only otherwise:
+ * each definitions pipeline keeps its own memo and generation, and checks the
+ * registry's generation to know when its plugin set was replaced.
  */
 import { foldName } from '../text/tool-names.js';
 import type { LoadedPlugin, PluginLoadResult, ToolConflict, ToolRecord } from '../load/types.js';
@@ -15,7 +17,7 @@ export class Registry {
   private loserList: ToolRecord[] = [];
   private names: ReadonlySet<string> | undefined;
 
-  /** Bumped by every change to plugins, tools, config or availability. */
+  /** Bumped each time the plugin set is replaced (setPlugins), and by nothing else. */
   get generation(): number {
     return this.generationValue;
   }
@@ -86,11 +88,6 @@ export class Registry {
         });
       }
     }
-    this.bump();
-  }
-
-  /** Marks everything derived as stale. */
-  bump(): number {
-    return ++this.generationValue;
+    this.generationValue++;
   }
 }

@@ -5,7 +5,7 @@
  * name to make it; the few states that are not registered tools (a failed
  * plugin's last known tools, the host's tool_search) sit in a small map beside it.
  */
-import type { ToolState } from './pipeline.js';
+import type { ToolState } from './exposure.js';
 
 /** Read like a `ReadonlyMap` (get, has, size, iteration in registry order). */
 export class ToolStates {

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { loadHostConfig } from '../config/host-config.js';
-import { loadHookModules } from '../load/hook-modules.js';
+import { loadHookModules } from '../call/hook-modules.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { Clock } from '../expose/check-cache.js';
 import type { ToolHooks } from '../call/hooks.js';

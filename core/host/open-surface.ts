@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { explainHost } from '../explain/explain.js';
-import { SessionStore } from '../expose/sessions.js';
+import { SessionStore } from '../call/search/sessions.js';
 import { UsageError } from '../../boundary/errors.js';
 import { createSurface, openScope, type HostShared } from './surface.js';
 import type { HostEmitter } from './events.js';
@@ -48,7 +48,7 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
   const caughtUp = async () => {
     pipeline.reload();
     let exposure = await root.pipeline.current();
-    while (!closed && exposure.generation !== pipeline.registry.generation) exposure = await root.pipeline.current();
+    while (!closed && exposure.registryGeneration !== pipeline.registry.generation) exposure = await root.pipeline.current();
   };
   servers?.onChange(() => void caughtUp().catch((error: Error) => events.emit('warning', `MCP server change: ${error?.message ?? String(error)}`)));
   // The report of a plugin whose commands run in the shell sandbox (the terminal) needs this machine's

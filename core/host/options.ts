@@ -1,7 +1,7 @@
 /** The options of `createToolHost`. */
 import type { ToolshedConfig } from '../config/config.js';
 import type { Clock } from '../expose/check-cache.js';
-import type { SchemaRewriter } from '../expose/pipeline.js';
+import type { SchemaRewriter } from '../expose/rewriter.js';
 import type { Approver } from '../call/approval.js';
 
 /** Options of `createToolHost`. */

@@ -4,7 +4,8 @@
  * definitions memoized on their own, its own events and hooks) over the same
  * registry, check cache and runners, so a view starts no worker.
  */
-import { DefinitionsPipeline, type Exposure, type PipelineDeps } from '../expose/pipeline.js';
+import { DefinitionsPipeline, type PipelineDeps } from '../expose/pipeline.js';
+import type { Exposure } from '../expose/exposure.js';
 import { dispatchOutcome, type DispatchDeps } from '../call/dispatch.js';
 import { envelope, failure, type CallOutcome } from '../../boundary/outcome.js';
 import { HookList } from '../call/hooks.js';
@@ -19,10 +20,10 @@ import type { ResolvedConfig } from '../config/config.js';
 import type { Registry } from '../expose/registry.js';
 import type { ToolDefinition } from '../providers/types.js';
 import type { DefinitionsOptions, ToolHost } from './tool-host.js';
-import { SearchState, type SearchReport } from '../expose/search-state.js';
-import { SEARCH_TOOL } from '../expose/search.js';
+import { SearchState, type SearchReport } from '../call/search/search-state.js';
+import { SEARCH_TOOL } from '../expose/search-definition.js';
 import { toAnthropicDeferred } from '../providers/anthropic.js';
-import type { SessionStore } from '../expose/sessions.js';
+import type { SessionStore } from '../call/search/sessions.js';
 
 /** What every surface of one host shares: plugins, runners, the check cache, the config. */
 export interface HostShared {

@@ -1,6 +1,6 @@
 /**
  * Every tool's `parameters` read in its JSON Schema dialect (its `$schema`, or the untagged
- * rule of core/schema-dialect.ts) and compiled when its manifest is extracted, so a schema
+ * rule of core/schema/schema-dialect.ts) and compiled when its manifest is extracted, so a schema
  * mistake (`type: "strng"`, a `$ref` that resolves nowhere, a `$schema` toolshed does not
  * validate) makes the plugin PLUGIN_INVALID at load, with the JSON pointer into the plugin
  * object, instead of failing the first call. A cached manifest was checked when it was

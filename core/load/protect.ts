@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { moduleUrl } from './hook-modules.js';
+import { moduleUrl } from './module-url.js';
 import { realOrResolved } from '../../boundary/launch/paths.js';
 import { SEARCH_PLACES, type ResolvedConfig } from '../config/config.js';
 import { userCacheDir, userStateDir } from '../state/user-dirs.js';
@@ -24,7 +24,7 @@ const NAMES: readonly ProtectedPath[] = [
   { kind: 'name', value: '.git/config', why: 'git runs the programs it names (core.fsmonitor, core.hooksPath, aliases, filters) with your rights' },
 ];
 
-/** The file a hooks specifier names, as the host will import it (hook-modules.ts). */
+/** The file a hooks specifier names, as the host will import it (module-url.ts). */
 function hookFile(specifier: string, dir: string): string | undefined {
   try {
     return fileURLToPath(moduleUrl(specifier, dir));

@@ -2,7 +2,6 @@
  * Internal data shapes shared by the pipeline stages: validated manifests,
  * plugin sources, load results and tool records.
  */
-import type { ValidateFunction } from 'ajv';
 import type { DescriptionPart, FileRoots, Grant, JsonSchema, Permissions, ToolAnnotations, ToolLimits, ToolsetSpec } from '../../boundary/plugin.js';
 import type { ToolshedError } from '../../boundary/errors.js';
 import type { Runner } from '../runners/runner.js';
@@ -117,10 +116,6 @@ export interface ToolRecord {
   name: string;
   plugin: LoadedPlugin;
   manifest: ToolManifest;
-  /** compiled lazily, once per tool; stops at the first problem */
-  validate?: ValidateFunction;
-  /** compiled on the first invalid call; lists every problem (used on small inputs only) */
-  validateAll?: ValidateFunction;
 }
 
 /** One name defined by more than one plugin. */

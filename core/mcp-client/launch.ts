@@ -8,7 +8,7 @@
  * processes, workers or addons). Its processes, memory and file size are
  * limited (`resources`): rlimits by prlimit inside the sandbox, and the
  * host's watchdog over its process tree (connection.ts, with
- * sandbox/process/resource-watch.ts), which stops it past a limit and says
+ * boundary/launch/resource-watch.ts), which stops it past a limit and says
  * which. A trusted server starts as a desktop client would start it.
  */
 import path from 'node:path';

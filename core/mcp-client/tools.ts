@@ -2,11 +2,11 @@
  * An MCP server's `tools/list` turned into toolshed tool manifests: names
  * made valid for every provider and prefixed when another source's tool
  * already has them (compared folded: `READ_FILE` is `read_file`), names with
- * invisible or look-alike characters refused (core/tool-names.ts), the input
+ * invisible or look-alike characters refused (core/text/tool-names.ts), the input
  * schema passed on as listed (it is compiled at the tool's first call, so a
  * re-list compiles nothing), descriptions rewritten to name the server's own
  * renamed tools by their new names, MCP annotations kept. An untagged input schema is read as
- * JSON Schema 2020-12, MCP's default since 2025-11-25 (core/schema-dialect.ts).
+ * JSON Schema 2020-12, MCP's default since 2025-11-25 (core/schema/schema-dialect.ts).
  */
 import { foldName, refusedName, shownName } from '../text/tool-names.js';
 import type { ResolvedServer } from './config.js';

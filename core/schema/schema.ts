@@ -1,7 +1,7 @@
 /**
  * The ajv instances for every JSON Schema toolshed checks at run time (manifests' parameter
  * schemas, tool arguments, MCP output schemas): one ajv class per dialect (draft-07, 2019-09,
- * 2020-12), picked by the schema's `$schema` (core/schema-dialect.ts), and the translation of
+ * 2020-12), picked by the schema's `$schema` (core/schema/schema-dialect.ts), and the translation of
  * ajv errors into "pointer: expected" problems that a person or a model can act on. Compiled
  * validators live in bounded caches, one per dialect and configuration, keyed by the schema's
  * canonical hash.

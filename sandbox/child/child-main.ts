@@ -3,7 +3,7 @@
  * (and, where available, its own namespaces), hardens its own realm before
  * any plugin code loads (harden.ts, imported first: ESM evaluates imports in
  * order), talks to the host only through framed messages (host to child on
- * stdin, child to host on fd 3: see ../channel.ts for why), and runs the
+ * stdin, child to host on fd 3: see boundary/channel.ts for why), and runs the
  * plugin's tasks on its main thread: the process is the isolation boundary,
  * so a second hop into a thread pool would only add latency and a V8 isolate.
  * Host RPC (log, progress, callTool, sandboxTools) goes to the host over
@@ -42,7 +42,7 @@ const manifestDeadlines = new DeadlineSweeper(HARD_DEADLINE_SWEEP_MS);
 
 const channel = new FrameChannel(process.stdin, output, MAX_HOST_FRAME_BYTES, onFrame, () => process.exit(70));
 const rpcPort = new RpcPort((data) => channel.send({ type: 'rpc', data }));
-// No pins (sandbox/pins.ts) here: code pinning is for trusted plugins, whose code runs in the
+// No pins (boundary/pins.ts) here: code pinning is for trusted plugins, whose code runs in the
 // host's own threads; an untrusted plugin's child is sandboxed and it is trusted for nothing.
 const runner = createTaskRunner(wrap(nodeEndpoint(rpcPort)) as unknown as HostLink);
 

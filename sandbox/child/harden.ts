@@ -1,14 +1,14 @@
 /**
- * Imported first by the process tier's worker entry, before any plugin code:
+ * Imported first by the process-tier child's entry (child-main.ts), before any plugin code:
  * takes away the process-level powers Node's permission model leaves to
  * untrusted code.
  * - Signals: `process.kill`, and `process._debugProcess`, which sends SIGUSR1
  *   and so opens the inspector of any process it names, the host included.
  *   They reach beyond the child wherever no PID namespace is in force.
- * - Nested Workers: a plugin could multiply its threads and heaps past the pool's limits.
+ * - Nested Workers: a plugin could multiply its threads and heaps past the child's one thread and heap limit.
  * - Unix domain sockets: they reach host services through the filesystem.
  * The originals are never reachable from plugin code: nothing else in this
- * worker holds a reference to them, and the replacements cannot be redefined.
+ * child holds a reference to them, and the replacements cannot be redefined.
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { codedError } from '../../boundary/errors.js';

@@ -1,7 +1,7 @@
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { declarationFor, describeExecuteCode } from '../../sandbox/code/declarations.js';
-import type { CodeToolSpec } from '../../sandbox/code/runtime.js';
+import { declarationFor, describeExecuteCode } from '#internal/sandbox/code/declarations.js';
+import type { CodeToolSpec } from '#internal/sandbox/code/runtime.js';
 import { LIMITS } from './helpers.js';
 
 function spec(parameters: Record<string, unknown>, description = 'Does things.', name = 'do_it'): CodeToolSpec {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeExecuteCode } from '../../sandbox/code/declarations.js';
-import { probeExports, type CodeToolSpec } from '../../sandbox/code/runtime.js';
+import { describeExecuteCode } from '#internal/sandbox/code/declarations.js';
+import { probeExports, type CodeToolSpec } from '#internal/sandbox/code/runtime.js';
 import { FILE_TOOLS, LIMITS } from './helpers.js';
 
 const SEARCH: CodeToolSpec = {

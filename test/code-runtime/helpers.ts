@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { CodeLimits, CodeToolSpec, ToolCallContext, ToolCallOutcome } from '../../sandbox/code/runtime.js';
+import type { CodeLimits, CodeToolSpec, ToolCallContext, ToolCallOutcome } from '#internal/sandbox/code/runtime.js';
 
 /** Limits small enough for tests to hit on purpose. */
 export const LIMITS: CodeLimits = { timeoutMs: 5_000, memoryMb: 32, maxToolCalls: 50, maxOutputChars: 4_000 };

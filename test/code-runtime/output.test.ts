@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OutputBuffer } from '../../sandbox/code/output.js';
+import { OutputBuffer } from '#internal/sandbox/code/output.js';
 
 function capture(lines: string[], maxChars: number): string {
   const buffer = new OutputBuffer(maxChars);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCode, type CodeResult, type ToolCallOutcome } from '../../sandbox/code/runtime.js';
+import { runCode, type CodeResult, type ToolCallOutcome } from '#internal/sandbox/code/runtime.js';
 import { FILE_TOOLS, LIMITS, Workspace } from './helpers.js';
 
 let workspace: Workspace;

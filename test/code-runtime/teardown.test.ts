@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCode, type ToolCallContext, type ToolCallOutcome } from '../../sandbox/code/runtime.js';
-import { teardownFailureCount } from '../../sandbox/code/session.js';
+import { runCode, type ToolCallContext, type ToolCallOutcome } from '#internal/sandbox/code/runtime.js';
+import { teardownFailureCount } from '#internal/sandbox/code/session.js';
 import { FILE_TOOLS, LIMITS, Workspace } from './helpers.js';
 
 let workspace: Workspace;

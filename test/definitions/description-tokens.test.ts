@@ -1,6 +1,6 @@
 /** The cross-reference guard's memo of the names each description text mentions. */
 import { describe, expect, it } from 'vitest';
-import { DescriptionTokens, danglingReferences } from '../../dist/core/expose/descriptions.js';
+import { DescriptionTokens, danglingReferences } from '#internal/core/expose/descriptions.js';
 
 describe('DescriptionTokens', () => {
   it('finds the registered names a text mentions as whole words, once each, in order', () => {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { fixtureOptions, ManualClock, tempDir } from '../helpers.js';
-import { breakerKeys, CircuitBreaker } from '../../core/call/breaker.js';
+import { breakerKeys, CircuitBreaker } from '#internal/core/call/breaker.js';
 
 let work: ReturnType<typeof tempDir>;
 let clock: ManualClock;

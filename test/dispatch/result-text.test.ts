@@ -4,7 +4,7 @@
  * still be refused wherever it sits.
  */
 import { describe, expect, it } from 'vitest';
-import { resultText } from '../../boundary/normalize.js';
+import { resultText } from '#internal/boundary/normalize.js';
 
 function nested(depth: number, leaf: unknown): unknown {
   let value = leaf;

@@ -123,7 +123,7 @@ describe('execute_code: running scripts through the host', () => {
 
 describe('execute_code when the sandbox cannot start', () => {
   it('the rewriter hides the tool with the reason instead of describing functions it cannot offer', async () => {
-    const { codeExecutionRewriter } = await import('../../dist/core/expose/code-execution.js');
+    const { codeExecutionRewriter } = await import('#internal/core/expose/code-execution.js');
     const rewriter = codeExecutionRewriter(
       () => ({ codeExecution: { tools: undefined, timeoutMs: 1000, memoryMb: 16, maxToolCalls: 5, maxOutputChars: 100 } }) as never,
       () => Promise.reject(new Error('WebAssembly.instantiate(): out of memory')),

@@ -4,10 +4,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createToolHost, ToolshedError } from 'toolshed';
-import { serverTools } from '../../dist/core/mcp-client/tools.js';
-import { resolveServers } from '../../dist/core/mcp-client/config.js';
-import { resolveProgram } from '../../dist/core/mcp-client/program.js';
-import { restartDelay } from '../../dist/core/mcp-client/connection.js';
+import { serverTools } from '#internal/core/mcp-client/tools.js';
+import { resolveServers } from '#internal/core/mcp-client/config.js';
+import { resolveProgram } from '#internal/core/mcp-client/program.js';
+import { restartDelay } from '#internal/core/mcp-client/connection.js';
 import { tempDir, suiteHome } from '../helpers.js';
 import { BIN, PROJECT, serversHost, serverScript } from './setup.js';
 

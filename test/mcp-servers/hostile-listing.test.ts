@@ -10,9 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServerEntry, ToolHost } from 'toolshed';
 import { fixture, tempDir } from '../helpers.js';
 import { exposedNames, server, serversHost, until } from './setup.js';
-import { compile, compiledSchemas, SCHEMA_CACHE_MAX } from '../../dist/core/schema/schema.js';
-import { McpServers } from '../../dist/core/mcp-client/index.js';
-import { resolveConfig } from '../../dist/core/config/config.js';
+import { compile, compiledSchemas, SCHEMA_CACHE_MAX } from '#internal/core/schema/schema.js';
+import { McpServers } from '#internal/core/mcp-client/index.js';
+import { resolveConfig } from '#internal/core/config/config.js';
 import { PROJECT } from './setup.js';
 
 const HOSTILE = fixture('mcp-servers', 'hostile', 'server.mjs');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolHost } from 'toolshed';
-import { probeSandbox } from '../../dist/boundary/launch/probe.js';
+import { probeSandbox } from '#internal/boundary/launch/probe.js';
 import { tempDir, suiteHome } from '../helpers.js';
 import { BIN, DYNAMIC, PROJECT, server, serversHost, serverScript } from './setup.js';
 

@@ -70,7 +70,7 @@ describe('an MCP server whose tool names pass for the builtin read_file', () => 
   });
 
   it('shows the refusals in the CLI rendering with no raw control character', async () => {
-    const { renderSummary } = await import('../../dist/core/cli/render.js');
+    const { renderSummary } = await import('#internal/core/cli/render.js');
     const text = renderSummary(await host.refresh());
     expect(text).toContain('U+202E');
     expect(text).not.toMatch(/[\u200B\u202E\u0430]/);

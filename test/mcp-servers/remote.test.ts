@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createProxyServer } from 'http-proxy-3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolHost } from 'toolshed';
-import { serveHttp, type HttpEndpoint } from '../../dist/core/mcp-server/index.js';
+import { serveHttp, type HttpEndpoint } from 'toolshed/mcp';
 import { DYNAMIC, exposedNames, server, serversHost, until } from './setup.js';
 
 let machineB: ToolHost;

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolHost } from 'toolshed';
-import { serveHttp, type HttpEndpoint } from '../../dist/core/mcp-server/index.js';
+import { serveHttp, type HttpEndpoint } from 'toolshed/mcp';
 import { serversHost, serverScript } from './setup.js';
 
 const STEPS = 3;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createToolHost, type McpTool } from 'toolshed';
-import { createReloadingHost } from '../../dist/core/mcp-server/reloading-host.js';
+import { createReloadingHost } from '#internal/core/mcp-server/reloading-host.js';
 import { fixtureOptions } from '../helpers.js';
 
 const names = async (h: { definitions(o: { format: 'mcp' }): Promise<McpTool[]> }) => (await h.definitions({ format: 'mcp' })).map((d) => d.name);

@@ -8,7 +8,7 @@ import { cpSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, tempDir, withHost } from '../helpers.js';
-import { nearestName } from '../../core/text/suggest.js';
+import { nearestName } from '#internal/core/text/suggest.js';
 
 describe('a plugin package name that is not installed', () => {
   let app: ReturnType<typeof tempDir>;

@@ -9,7 +9,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { FdWriter } from '../../sandbox/child/fd-writer.js';
+import { FdWriter } from '#internal/sandbox/child/fd-writer.js';
 import { fixture } from '../helpers.js';
 import { call, untrustedOptions } from '../security/helpers.js';
 

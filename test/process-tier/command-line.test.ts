@@ -4,7 +4,7 @@
  * (Node 25+). The network tests (test/security/network.test.ts) show what each gives.
  */
 import { describe, expect, it } from 'vitest';
-import { childCommand } from '../../dist/core/runners/process/spawn.js';
+import { childCommand } from '#internal/core/runners/process/spawn.js';
 
 const flags = process.allowedNodeEnvironmentFlags;
 const command = (network: boolean) => childCommand({ childEntry: '/child-main.js', readPaths: ['/r'], writePaths: [], memoryMb: 64, network, cwd: '/' });

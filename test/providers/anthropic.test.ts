@@ -1,7 +1,7 @@
 /** Anthropic `input_schema`: an object schema, with no anyOf/oneOf/allOf at its top level. */
 import { describe, expect, it } from 'vitest';
-import { toAnthropic } from '../../dist/core/providers/anthropic.js';
-import { toMcp } from '../../dist/core/providers/mcp.js';
+import { toAnthropic } from '#internal/core/providers/anthropic.js';
+import { toMcp } from '#internal/core/providers/mcp.js';
 
 type Schema = Record<string, any>;
 

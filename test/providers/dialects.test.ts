@@ -9,10 +9,10 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
-import { formatDefinitions, type ToolDefinition } from '../../dist/core/providers/index.js';
-import { to2020 } from '../../dist/core/providers/dialect.js';
-import { toStrictSchema } from '../../dist/core/providers/openai-strict.js';
-import { compile } from '../../dist/core/schema/schema.js';
+import { formatDefinitions, type ToolDefinition } from '#internal/core/providers/index.js';
+import { to2020 } from '#internal/core/providers/dialect.js';
+import { toStrictSchema } from '#internal/core/providers/openai-strict.js';
+import { compile } from '#internal/core/schema/schema.js';
 import { fixtureOptions, withHost } from '../helpers.js';
 
 type Schema = Record<string, any>;

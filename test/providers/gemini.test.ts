@@ -1,6 +1,6 @@
 /** Gemini function declarations: the OpenAPI 3.0 subset Gemini's API accepts. */
 import { describe, expect, it } from 'vitest';
-import { toGemini, toGeminiSchema } from '../../dist/core/providers/gemini.js';
+import { toGemini, toGeminiSchema } from '#internal/core/providers/gemini.js';
 
 type Schema = Record<string, any>;
 

@@ -1,8 +1,8 @@
 /** OpenAI strict mode: the constraints OpenAI documents for `strict: true` function schemas. */
 import { describe, expect, it } from 'vitest';
-import { toStrictSchema } from '../../dist/core/providers/openai-strict.js';
-import { toOpenAI, toResponses } from '../../dist/core/providers/openai.js';
-import { dropStrictNulls } from '../../dist/core/call/strict-arguments.js';
+import { toStrictSchema } from '#internal/core/providers/openai-strict.js';
+import { toOpenAI, toResponses } from '#internal/core/providers/openai.js';
+import { dropStrictNulls } from '#internal/core/call/strict-arguments.js';
 
 type Schema = Record<string, any>;
 

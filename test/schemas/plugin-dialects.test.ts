@@ -72,7 +72,7 @@ describe.each([
   });
 
   it('explain prints the dialect in its tool detail', async () => {
-    const { renderTool } = await import('../../dist/core/cli/render.js');
+    const { renderTool } = await import('#internal/core/cli/render.js');
     const report = host.explain();
     const tool = (name: string) => renderTool(report.tools.find((t) => t.name === name)!, report);
     expect(tool('route_2020')).toContain('  schema:   JSON Schema 2020-12 (its $schema)');

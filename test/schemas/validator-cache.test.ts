@@ -4,8 +4,8 @@
  * bounded and evicted on its own.
  */
 import { describe, expect, it } from 'vitest';
-import { compile, compiledSchemas, SCHEMA_CACHE_MAX } from '../../dist/core/schema/schema.js';
-import { readDialect, UnknownDialectError } from '../../dist/core/schema/schema-dialect.js';
+import { compile, compiledSchemas, SCHEMA_CACHE_MAX } from '#internal/core/schema/schema.js';
+import { readDialect, UnknownDialectError } from '#internal/core/schema/schema-dialect.js';
 
 const tuple2020 = { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false };
 

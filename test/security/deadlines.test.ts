@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { ProcessRunner } from '../../dist/core/runners/process/process-runner.js';
+import { ProcessRunner } from '#internal/core/runners/process/process-runner.js';
 import { fixture, tempDir } from '../helpers.js';
 import { ATTACKER, call, expectHealthy, HAS_PROC, processesMentioning, untrustedOptions } from './helpers.js';
 

@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { probeSandbox } from '../../dist/boundary/launch/probe.js';
+import { probeSandbox } from '#internal/boundary/launch/probe.js';
 import { tempDir } from '../helpers.js';
 
 /** Tool calls in all, in the fixed mix of kindOf. */

@@ -15,8 +15,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { launchCommand } from '../../dist/boundary/launch/launch.js';
-import { probeSandbox } from '../../dist/boundary/launch/probe.js';
+import { launchCommand } from '#internal/boundary/launch/launch.js';
+import { probeSandbox } from '#internal/boundary/launch/probe.js';
 import { tempDir, withHost, suiteHome } from '../helpers.js';
 import { ATTACKER, call, expectHealthy, unixServer, untrustedOptions, withEnv } from './helpers.js';
 

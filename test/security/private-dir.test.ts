@@ -5,7 +5,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../../dist/boundary/private-dir.js';
+import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '#internal/boundary/private-dir.js';
 import { tempDir } from '../helpers.js';
 
 let work: ReturnType<typeof tempDir>;

@@ -10,9 +10,9 @@ import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { PRLIMIT_ENV, probeSandbox } from '../../dist/boundary/launch/probe.js';
-import { rlimitPlan } from '../../dist/boundary/launch/resources.js';
-import { launchCommand } from '../../dist/boundary/launch/launch.js';
+import { PRLIMIT_ENV, probeSandbox } from '#internal/boundary/launch/probe.js';
+import { rlimitPlan } from '#internal/boundary/launch/resources.js';
+import { launchCommand } from '#internal/boundary/launch/launch.js';
 import { fixture, tempDir } from '../helpers.js';
 import { processesMentioning } from './helpers.js';
 

@@ -10,7 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { toStandardJsonSchema } from '@valibot/to-json-schema';
 import { describe, expect, it } from 'vitest';
 import { fixture } from '../helpers.js';
-import { CONVERTED_DIALECT, convertedSchema, isStandardSchema } from '../../dist/sandbox/worker/standard-schema.js';
+import { CONVERTED_DIALECT, convertedSchema, isStandardSchema } from '#internal/sandbox/worker/standard-schema.js';
 
 const entryOf = (name: string) => pathToFileURL(fixture('plugins', name, 'index.js')).href;
 

@@ -6,8 +6,8 @@
  * (Piscina's abort signal for a call) calls each listener still attached once.
  */
 import { describe, expect, it } from 'vitest';
-import { CallTable } from '../../boundary/call-table.js';
-import { Deadline, DeadlineSweeper, type Sweepable } from '../../boundary/deadlines.js';
+import { CallTable } from '#internal/boundary/call-table.js';
+import { Deadline, DeadlineSweeper, type Sweepable } from '#internal/boundary/deadlines.js';
 
 describe('CallTable', () => {
   it('finds and removes calls by id in any order', () => {

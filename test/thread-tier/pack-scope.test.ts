@@ -3,7 +3,7 @@
  * only used when JSON carries them exactly as the structured clone it replaces would.
  */
 import { describe, expect, it } from 'vitest';
-import { packScope } from '../../core/runners/tasks.js';
+import { packScope } from '#internal/core/runners/tasks.js';
 
 const roots = { read: ['/data'], write: ['/data/out'] };
 

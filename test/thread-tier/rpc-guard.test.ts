@@ -1,7 +1,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { exposeGuarded } from '../../dist/core/runners/rpc-guard.js';
-import { HOST_RPC_METHODS } from '../../dist/boundary/protocol.js';
+import { exposeGuarded } from '#internal/core/runners/rpc-guard.js';
+import { HOST_RPC_METHODS } from '#internal/boundary/protocol.js';
 
 // A real worker thread speaking raw Comlink wire messages at the host's guarded endpoint.
 const ATTACKER = `

@@ -13,8 +13,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { ToolIndex, RANKING, UNDEFENDED, fieldTerms, type IndexedTool } from '../../dist/core/expose/search-index.js';
-import { renderSummary } from '../../dist/core/cli/render.js';
+import { ToolIndex, RANKING, UNDEFENDED, fieldTerms, type IndexedTool } from '#internal/core/call/search/search-index.js';
+import { renderSummary } from '#internal/core/cli/render.js';
 import { fixture, tempDir } from '../helpers.js';
 
 type Query = [string, string[]];

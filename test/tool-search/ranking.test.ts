@@ -3,7 +3,7 @@
  * humps, parameters, toolsets, synonyms) and how it follows the exposure.
  */
 import { describe, expect, it } from 'vitest';
-import { ToolIndex, tokenize } from '../../dist/core/expose/search-index.js';
+import { ToolIndex, tokenize } from '#internal/core/call/search/search-index.js';
 
 const tool = (name: string, description: string, toolset = 'misc', properties: Record<string, unknown> = {}) => ({
   definition: { name, description, parameters: { type: 'object', properties } },

@@ -8,8 +8,8 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { serveHttp, type HttpEndpoint } from '../../dist/core/mcp-server/http.js';
-import { createMcpServer } from '../../dist/core/mcp-server/server.js';
+import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js';
+import { createMcpServer } from '#internal/core/mcp-server/server.js';
 import { fixtureOptions } from '../helpers.js';
 import { signal, textOf } from '../mcp/setup.js';
 

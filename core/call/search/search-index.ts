@@ -19,8 +19,8 @@
  */
 import MiniSearch, { type SearchOptions } from 'minisearch';
 import { SYNONYMS } from './search-synonyms.js';
-import type { ToolDefinition } from '../providers/types.js';
-import type { JsonSchema } from '../../boundary/plugin.js';
+import type { ToolDefinition } from '../../providers/types.js';
+import type { JsonSchema } from '../../../boundary/plugin.js';
 
 /** The text of one tool, by field. */
 export interface SearchDocument {

@@ -5,18 +5,10 @@
  * to the host with `use()`. A module that cannot be imported or exports
  * something else is CONFIG_INVALID, naming the module and the config file.
  */
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { resolve as resolveModule } from 'import-meta-resolve';
 import { ConfigError } from '../../boundary/errors.js';
-import type { ToolHooks } from '../call/hooks.js';
+import { moduleUrl } from '../load/module-url.js';
+import type { ToolHooks } from './hooks.js';
 import type { ResolvedConfig } from '../config/config.js';
-
-/** The module's URL: a path relative to the config's folder, or a package name resolved from there. */
-export function moduleUrl(specifier: string, dir: string): string {
-  if (specifier.startsWith('.') || path.isAbsolute(specifier)) return pathToFileURL(path.resolve(dir, specifier)).href;
-  return resolveModule(specifier, pathToFileURL(path.join(dir, 'noop.js')).href);
-}
 
 function isHooks(value: unknown): value is ToolHooks {
   if (typeof value !== 'object' || value === null) return false;

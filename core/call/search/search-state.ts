@@ -4,14 +4,15 @@
  * the per-session loaded sets, the tool_search host tool, and the count of
  * calls to deferred tools the calling session had not loaded.
  */
-import { definitionsByName, sessionDefinitions } from './deferral.js';
+import { definitionsByName, sessionDefinitions } from '../../expose/deferral.js';
 import { ToolIndex, type IndexedTool } from './search-index.js';
-import { SEARCH_TOOL, searchTool } from './search.js';
+import { SEARCH_TOOL } from '../../expose/search-definition.js';
+import { searchTool } from './search-tool.js';
 import type { SessionStore, SessionReport } from './sessions.js';
-import type { HostTool } from '../call/dispatch.js';
-import type { Exposure } from './pipeline.js';
-import type { ResolvedSearch } from '../config/config.js';
-import type { ToolDefinition } from '../providers/types.js';
+import type { HostTool } from '../dispatch.js';
+import type { Exposure } from '../../expose/exposure.js';
+import type { ResolvedSearch } from '../../config/config.js';
+import type { ToolDefinition } from '../../providers/types.js';
 
 /** What explain shows of tool search. */
 export interface SearchReport {

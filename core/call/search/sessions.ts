@@ -6,7 +6,7 @@
  * default session.
  */
 import { LRUCache } from 'lru-cache';
-import type { Clock } from './check-cache.js';
+import type { Clock } from '../../expose/check-cache.js';
 
 /** Bounds of the store (config `search.sessions`). */
 export interface SessionLimits {

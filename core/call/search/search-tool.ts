@@ -1,0 +1,61 @@
+/**
+ * `tool_search`'s handler: ranks the deferred tools against the query, loads
+ * the hits into the caller's session and returns them as JSON. It runs on the
+ * host because it needs the exposure and the sessions; it is toolshed's own
+ * code over data (manifests already extracted in the plugins' tiers, and a
+ * query checked by ajv), so no plugin or model-written code runs on the
+ * host's thread. Its definition is the expose stage's (search-definition.ts).
+ */
+import { failure, type CallOutcome } from '../../../boundary/outcome.js';
+import type { HostTool } from '../dispatch.js';
+import type { ResolvedSearch } from '../../config/config.js';
+import type { ToolDefinition } from '../../providers/types.js';
+import type { Exposure } from '../../expose/exposure.js';
+import { definitionsByName } from '../../expose/deferral.js';
+import { DEFAULT_LIMIT, SEARCH_TOOL, searchToolDefinition } from '../../expose/search-definition.js';
+import type { ToolIndex } from './search-index.js';
+import type { SessionStore } from './sessions.js';
+
+/** What the search tool needs from the host. */
+export interface SearchToolDeps {
+  exposure(): Promise<Exposure>;
+  /** the index, synced to the given exposure */
+  index(exposure: Exposure): ToolIndex;
+  sessions: SessionStore;
+  search: ResolvedSearch;
+  /** a search grew this session's loaded set by `added` */
+  onLoaded(sessionId: string | undefined, added: string[]): void;
+}
+
+/** One hit as the model reads it. */
+export interface SearchHit {
+  name: string;
+  description: string;
+  toolset: string;
+  parameters: ToolDefinition['parameters'];
+}
+
+/** The search tool as dispatch runs it (after the gate and ajv validation of its arguments). */
+export function searchTool(deps: SearchToolDeps): HostTool {
+  const defaultLimit = Math.min(DEFAULT_LIMIT, deps.search.maxResults);
+  return {
+    name: SEARCH_TOOL,
+    manifest: { parameters: searchToolDefinition(deps.search).parameters, limits: {} },
+    async run(args, options): Promise<CallOutcome> {
+      const { query, limit } = args as { query: string; limit?: number };
+      // The schema bounds the length; a blank query is refused here so the message can say what to send.
+      if (!query.trim()) return failure('INVALID_ARGUMENTS', `invalid arguments for ${SEARCH_TOOL}: /query is empty; describe the tool you need in a few words, e.g. "send a slack message"`);
+      const exposure = await deps.exposure();
+      if (!exposure.deferred.size) return failure('TOOL_NOT_EXPOSED', `${SEARCH_TOOL} is not available here: no tool is deferred`);
+      const names = deps.index(exposure).search(query, limit ?? defaultLimit, exposure.deferred);
+      const byName = definitionsByName(exposure);
+      const hits: SearchHit[] = names.map((name) => {
+        const def = byName.get(name)!;
+        return { name, description: def.description, toolset: exposure.states.get(name)?.toolset ?? '', parameters: def.parameters };
+      });
+      const added = deps.sessions.load(options.sessionId, names);
+      if (added.length) deps.onLoaded(options.sessionId, added);
+      return { ok: true, text: JSON.stringify({ tools: hits }) };
+    },
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * The read-only view of a registry record that schema rewriters are handed
+ * (ToolInfo, rewriter.ts): made once per record and frozen.
+ */
+import type { ToolInfo } from './rewriter.js';
+import type { ToolRecord } from '../load/types.js';
+
+/** One view per record, shared by a host's pipelines (a record lives as long as its plugin set). */
+const infos = new WeakMap<ToolRecord, ToolInfo>();
+
+/** The read-only view of `record` a rewriter is handed. */
+export function toolInfo(record: ToolRecord): ToolInfo {
+  let info = infos.get(record);
+  if (!info) {
+    const { manifest, plugin } = record;
+    info = Object.freeze({
+      name: record.name,
+      plugin: plugin.source.name,
+      toolset: manifest.toolset,
+      description: manifest.description,
+      parameters: manifest.parameters,
+      annotations: manifest.annotations,
+      callableFromCode: manifest.sandbox,
+      trust: plugin.source.trust,
+    });
+    infos.set(record, info);
+  }
+  return info;
+}

@@ -1,0 +1,65 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
+const CRUISER = path.join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+const FIXTURE = fileURLToPath(new URL('../fixtures/import-rules/', import.meta.url));
+
+/** The parts of dependency-cruiser's JSON report this test reads. */
+interface CruiseReport {
+  summary: {
+    totalCruised: number;
+    violations: { type: string; from: string; to: string; rule: { name: string }; cycle?: { name: string }[] }[];
+  };
+}
+
+/** A violation as `rule: from → to`; a cycle as its whole path. */
+function violationLine({ rule, from, to, cycle }: CruiseReport['summary']['violations'][number]): string {
+  const steps = cycle ? [from, ...cycle.map((step) => step.name)] : [from, to];
+  return `${rule.name}: ${steps.join(' → ')}`;
+}
+
+/** Runs the cruiser as `npm run lint:imports` does, in `cwd`. */
+function cruise(cwd: string): { modules: number; violations: string[] } {
+  const run = spawnSync(process.execPath, [CRUISER, 'core', 'sandbox', 'boundary', '--config', CONFIG, '--output-type', 'json'], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (!run.stdout) throw new Error(`dependency-cruiser printed no report (exit ${run.status}):\n${run.stderr}`);
+  const report = JSON.parse(run.stdout) as CruiseReport;
+  return { modules: report.summary.totalCruised, violations: report.summary.violations.map(violationLine).sort() };
+}
+
+describe('import rules (.dependency-cruiser.cjs)', () => {
+  it('hold for core/, sandbox/ and boundary/, type imports included', () => {
+    const { modules, violations } = cruise(ROOT);
+    expect(modules).toBeGreaterThan(150);
+    expect(violations).toEqual([]);
+  });
+
+  it('fail on a tree that breaks each rule once, and allow core/expose → sandbox/code', () => {
+    const { modules, violations } = cruise(FIXTURE);
+    expect(modules).toBe(20);
+    expect(violations).toEqual([
+      'boundary-imports-only-boundary: boundary/wire.ts → core/text/helper.ts',
+      'expose-not-to-call: core/expose/probe.ts → core/call/dispatch.ts',
+      'expose-to-sandbox-only-code: core/expose/escape.ts → sandbox/worker/entry.ts',
+      'host-folder-has-a-rank: core/extra/loose.ts → core/text/helper.ts',
+      'host-not-to-sandbox: core/runners/spawn.ts → sandbox/worker/entry.ts',
+      'host-rank-0: boundary/wire.ts → core/text/helper.ts',
+      'host-rank-3: core/config/config.ts → core/load/types.ts',
+      'host-rank-5: core/expose/probe.ts → core/call/dispatch.ts',
+      'host-rank-9: core/cli/main.ts → core/index.ts',
+      'no-folder-cycle: core/load → core/mcp-client → core/load',
+      'no-folder-cycle: core/mcp-client → core/load → core/mcp-client',
+      'no-import-into-subfolder: core/runners/spawn.ts → core/runners/thread/pool.ts',
+      'no-module-cycle: core/load/a.ts → core/load/b.ts → core/load/a.ts',
+      'no-unresolved: core/text/missing.ts → ./nowhere.js',
+      'sandbox-imports-only-sandbox-and-boundary: sandbox/worker/entry.ts → core/load/types.ts',
+    ]);
+  });
+});
