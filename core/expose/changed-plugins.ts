@@ -1,6 +1,6 @@
 /**
  * The trusted plugins whose pinned code changed after the host loaded them (a worker
- * refused it with PLUGIN_CHANGED, see sandbox/pins.ts): their tools are hidden with the
+ * refused it with PLUGIN_CHANGED, see boundary/pins.ts): their tools are hidden with the
  * reason until the host restarts. A change in toolshed's own runtime hides every plugin
  * of the thread tier, since every new worker there refuses its tasks.
  */

@@ -1,7 +1,7 @@
 /**
- * execute_code's place in the pipeline: which tools its sandbox may call,
+ * execute_code's place in the pipeline: which tools a script may call,
  * and the definitions step that rebuilds its description from what the
- * sandbox actually exports (evaluated inside a QuickJS context, not taken
+ * code runtime actually exports (evaluated inside a QuickJS context, not taken
  * from the input list).
  */
 import type { ResolvedConfig } from '../config/config.js';

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { createTestContext } from 'toolshed/plugin';
-import { DEFAULT_CODE_LIMITS } from '../../dist/boundary/code-limits.js';
-import { resolveConfig } from '../../dist/core/config/config.js';
+import { DEFAULT_CODE_LIMITS } from '#internal/boundary/code-limits.js';
+import { resolveConfig } from '#internal/core/config/config.js';
 
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
 const KEYS = ['timeoutMs', 'maxToolCalls', 'memoryMb', 'maxOutputChars'] as const;

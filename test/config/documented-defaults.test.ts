@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../dist/core/config/config.js';
+import { resolveConfig } from '#internal/core/config/config.js';
 
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
 const block = read('docs/configuration.md').match(/## Keys\n\n```js\nexport default \{\n([\s\S]*?)\n\};\n```/)?.[1] ?? '';

@@ -8,12 +8,12 @@
  * drives two pipelines over one registry built from plain manifests: no worker.
  */
 import { describe, expect, it } from 'vitest';
-import { DefinitionsPipeline } from '../../dist/core/expose/pipeline.js';
-import { Registry } from '../../dist/core/expose/registry.js';
-import { CheckCache } from '../../dist/core/expose/check-cache.js';
-import { DescriptionTokens } from '../../dist/core/expose/descriptions.js';
-import { resolveConfig } from '../../dist/core/config/config.js';
-import type { LoadedPlugin, ToolManifest } from '../../dist/core/load/types.js';
+import { DefinitionsPipeline } from '#internal/core/expose/pipeline.js';
+import { Registry } from '#internal/core/expose/registry.js';
+import { CheckCache } from '#internal/core/expose/check-cache.js';
+import { DescriptionTokens } from '#internal/core/expose/descriptions.js';
+import { resolveConfig } from '#internal/core/config/config.js';
+import type { LoadedPlugin, ToolManifest } from '#internal/core/load/types.js';
 import { ManualClock } from '../helpers.js';
 
 const NO_PERMISSIONS = { network: false, env: [], fsRead: [], fsWrite: [] };

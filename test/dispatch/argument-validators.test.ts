@@ -3,7 +3,7 @@
  * record is read-only data, and validating a call writes nothing on it.
  */
 import { describe, expect, it } from 'vitest';
-import { validateArguments } from '../../dist/core/call/arguments.js';
+import { validateArguments } from '#internal/core/call/arguments.js';
 
 /** A tool as the registry holds it, frozen deep enough that any write onto it throws (ESM code is strict). */
 function frozenTool() {
