@@ -7,17 +7,30 @@
  */
 import path from 'node:path';
 import { isInside, resolveGrantPaths } from '../../boundary/launch/paths.js';
-import type { ResolvedConfig } from './config.js';
+
+/** A grant as far as writing goes: its write paths, and its folders by purpose. */
+interface WriteGrant {
+  fsWrite?: string[];
+  folders?: Record<string, string>;
+}
+
+/** What this reads of a resolved config (written out here, so config.ts can import this module without a cycle). */
+export interface GrantingConfig {
+  root: string;
+  dir: string;
+  plugins: ReadonlyArray<string | { grant?: WriteGrant }>;
+  mcpServers: Readonly<Record<string, { grant?: WriteGrant }>>;
+}
 
 /** Absolute paths of every folder the config lets the model's tools write. */
-export function writableRoots(config: Pick<ResolvedConfig, 'root' | 'dir' | 'plugins' | 'mcpServers'>): string[] {
+export function writableRoots(config: GrantingConfig): string[] {
   const roots = new Set<string>([path.resolve(config.root)]);
   const grants = [
     ...config.plugins.flatMap((entry) => (typeof entry === 'object' && entry.grant ? [entry.grant] : [])),
     ...Object.values(config.mcpServers).flatMap((server) => (server.grant ? [server.grant] : [])),
   ];
   // A folder granted by purpose (grant.folders) counts as writable: whether the plugin asked to write it is known only once it loads.
-  for (const grant of grants) for (const p of resolveGrantPaths([...(grant.fsWrite ?? []), ...Object.values('folders' in grant ? (grant.folders ?? {}) : {})], config.dir)) roots.add(p);
+  for (const grant of grants) for (const p of resolveGrantPaths([...(grant.fsWrite ?? []), ...Object.values(grant.folders ?? {})], config.dir)) roots.add(p);
   return [...roots].sort();
 }
 

@@ -10,7 +10,7 @@
  */
 import { defaultToolset } from '../load/discovery.js';
 import type { LoadedPlugin } from '../load/types.js';
-import type { Protections } from '../runners/process/spawn.js';
+import type { Protections } from '../runners/protections.js';
 import type { ConnectionReport } from '../runners/connection-report.js';
 import { shellSandboxPlan } from '../../boundary/launch/shell.js';
 import type { SandboxSupport } from '../../boundary/launch/launch.js';

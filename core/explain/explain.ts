@@ -12,7 +12,7 @@ import type { ManifestSource, ToolConflict, ToolRecord } from '../load/types.js'
 import type { Grant, Permissions, ProtectedPath, ToolAnnotations } from '../../boundary/plugin.js';
 import { protectionReport, type ProtectionReport } from './protection-report.js';
 import type { ApprovalReason } from '../call/approval.js';
-import type { Protections } from '../runners/process/spawn.js';
+import type { Protections } from '../runners/protections.js';
 import { enforcement, type Enforcement } from './enforcement.js';
 import type { SearchReport } from '../call/search/search-state.js';
 import type { ConnectionReport } from '../runners/connection-report.js';

@@ -68,7 +68,8 @@ export function protectionReport(plugins: readonly PluginLoadResult[], protect: 
       continue;
     }
     if (claims?.enforces?.fs) {
-      if (process.platform !== 'linux') notInForce.push(`${defaultToolset(p.source)} tools: without /proc/self/fd (${process.platform}) a path is checked and then opened again, so a link swapped in between is not caught`);
+      if (process.platform !== 'linux')
+        notInForce.push(`${defaultToolset(p.source)} tools: without /proc/self/fd (${process.platform}) a path is checked and then opened again, so a link swapped in between is not caught`);
       continue;
     }
     const link = p.runner.connection?.();

@@ -6,7 +6,7 @@
  * an untrusted plugin's own sandbox). Limits both tiers derive the same way live here too.
  */
 import type { CallOutcome, CheckVerdict, HandlerOutput, HandOff, RawManifest, SandboxToolset } from '../../boundary/protocol.js';
-import type { Protections } from './process/spawn.js';
+import type { Protections } from './protections.js';
 import type { ConnectionReport } from './connection-report.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
 import type { Pins } from '../../boundary/pins.js';

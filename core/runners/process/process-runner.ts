@@ -15,7 +15,8 @@ import { ChildHandle, type ChildEnd, type RequestResult } from './child-handle.j
 import { checkReply } from './frames.js';
 import { findEscapingSymlink, pluginReadRoots, runtimeReadPaths } from '../../../boundary/launch/paths.js';
 import { RpcPort } from '../../../boundary/channel.js';
-import { childCommand, expectedProtections, type Protections } from './spawn.js';
+import { childCommand, expectedProtections } from './spawn.js';
+import type { Protections } from '../protections.js';
 import { exposeGuardedEndpoint, type GuardStats } from '../rpc-guard.js';
 import { dropMessage, type DroppedMessages } from '../../../boundary/worker-messages.js';
 import { HOST_RPC_METHODS, type CheckVerdict, type HandlerOutput, type HostRpc, type RawManifest, type WorkerReply, type WorkerTask, type TaskScope } from '../../../boundary/protocol.js';
@@ -23,7 +24,7 @@ import { checkTask, EMPTY_SCOPE_PARTS, handlerTask } from '../tasks.js';
 import { hostRpc } from '../host-rpc.js';
 import { DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../../../boundary/deadlines.js';
 import { heapLimits, type CallHooks, type CheckRequest, type HandlerRequest, type ManifestExtractor, type Runner, type RunnerStats } from '../runner.js';
-import { type RunOutcome, type RunnerFailure } from '../../../boundary/runner-failure.js';
+import type { RunOutcome, RunnerFailure } from '../../../boundary/runner-failure.js';
 import { protectedMounts } from '../../../boundary/launch/protected-mounts.js';
 import type { SerializedError } from '../../../boundary/errors.js';
 import type { ResourceLimits } from '../../../boundary/launch/resources.js';

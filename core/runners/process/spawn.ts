@@ -5,22 +5,13 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { launchCommand, type LaunchProtections } from '../../../boundary/launch/launch.js';
+import { launchCommand } from '../../../boundary/launch/launch.js';
+import type { Protections } from '../protections.js';
 import type { ResourceLimits } from '../../../boundary/launch/resources.js';
 import { probeSandbox } from '../../../boundary/launch/probe.js';
 import { netPermission, permissionModelFlags } from './node-flags.js';
 
 export { BWRAP_ENV, NAMESPACES_ENV } from '../../../boundary/launch/probe.js';
-
-/** The protections a child runs under, as reported by `explain`. */
-export interface Protections extends LaunchProtections {
-  /** Node's permission model: fs reads/writes limited to grants, no child processes, no addons */
-  permissionModel: true;
-  /** Node's permission model refuses it the network too (Node 25+, no `--allow-net`): false when network is granted, or on an older Node */
-  netPermission: boolean;
-  /** the host polls the child's resident memory and kills it above its budget */
-  memoryWatchdog: boolean;
-}
 
 /** Everything that decides a child's command line. */
 export interface ChildCommandOptions {

@@ -26,7 +26,7 @@ import { Admission, type Admitted } from './admission.js';
 import { CallTable } from '../../../boundary/call-table.js';
 import type { Pins, WorkerPins } from '../../../boundary/pins.js';
 import { heapLimits, type CallHooks, type CallOrigin } from '../runner.js';
-import { type RunOutcome, type RunnerFailure } from '../../../boundary/runner-failure.js';
+import type { RunOutcome, RunnerFailure } from '../../../boundary/runner-failure.js';
 
 /** The shape and bounds of one pool. */
 export interface ThreadPoolOptions {

@@ -5,7 +5,7 @@
  * plugin's tasks (its entry, its env grant, its cwd) and hands them to the
  * pool; a nested call from a worker of the same pool runs inline there.
  */
-import { ThreadPool, SOFT_TO_HARD_GRACE_MS } from './thread-pool.js';
+import { type ThreadPool, SOFT_TO_HARD_GRACE_MS } from './thread-pool.js';
 import { checkTask, EMPTY_SCOPE_PARTS, handlerTask, packScope } from '../tasks.js';
 import { pinChangeOf, type PinChange, type Pins } from '../../../boundary/pins.js';
 import type { CheckVerdict, HandlerOutput, TaskScope } from '../../../boundary/protocol.js';
