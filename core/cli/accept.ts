@@ -6,7 +6,7 @@
  */
 import type { DefinitionChange } from '../runners/connection-report.js';
 import { UsageError } from '../../boundary/errors.js';
-import type { CommandContext } from './commands.js';
+import type { CommandContext } from './context.js';
 import { openHost } from './open-host.js';
 
 /** The lines that show one change. */

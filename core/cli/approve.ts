@@ -4,7 +4,7 @@
  * not a TTY: a script, a pipe, CI) unless `--yes` approves it up front.
  */
 import type { Approver } from '../call/approval.js';
-import type { CliValues } from './commands.js';
+import type { CliValues } from './context.js';
 import type { CliIo } from './io.js';
 
 const MAX_SHOWN = 500;

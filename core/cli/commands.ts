@@ -5,43 +5,15 @@
  * entry (its handler in a file of its own, imported when it runs).
  */
 import { FORMATS } from '../providers/index.js';
-import type { CliIo } from './io.js';
+import type { CommandContext } from './context.js';
 
-/** The parsed flags of a command line (commander turns `--kebab-case` into camelCase). */
-export interface CliValues {
-  config?: string;
-  root?: string;
-  enable?: string;
-  disable?: string;
-  json?: boolean;
-  strict?: boolean;
-  format?: string;
-  http?: string;
-  allowOrigin?: string;
-  tokenEnv?: string;
-  stateless?: boolean;
-  watch?: boolean;
-  watchWorkspace?: boolean;
-  force?: boolean;
-  yes?: boolean;
-  fromClaudeDesktop?: string;
-  trustConfig?: boolean;
-  all?: boolean;
-}
+export type { CliValues, CommandContext } from './context.js';
 
 /** One flag in commander's syntax: `--format <name>` takes a value, `--json` does not. */
 export interface FlagSpec {
   flags: string;
   description: string;
   choices?: readonly string[];
-}
-
-/** What a command's handler receives. */
-export interface CommandContext {
-  /** positional arguments, in the order the command declares them */
-  args: Array<string | undefined>;
-  values: CliValues;
-  io: CliIo;
 }
 
 /** One command. */

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../boundary/errors.js';
 import { validateConfigObject } from '../config/config.js';
-import type { CommandContext } from './commands.js';
+import type { CommandContext } from './context.js';
 
 /** The starter config's content. */
 export function starterConfig(): Record<string, unknown> {

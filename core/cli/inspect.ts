@@ -2,7 +2,7 @@
 import { UsageError } from '../../boundary/errors.js';
 import { didYouMean } from '../text/suggest.js';
 import type { DefinitionFormat } from '../providers/index.js';
-import type { CommandContext } from './commands.js';
+import type { CommandContext } from './context.js';
 import { withHost } from './open-host.js';
 import { renderExplain, renderSummary, renderTool } from './render.js';
 import { cliApprover } from './approve.js';

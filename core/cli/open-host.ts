@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { createToolHost, type ToolHost, type ToolHostOptions } from '../host/host.js';
 import type { HostReport } from '../explain/explain.js';
-import type { CliValues } from './commands.js';
+import type { CliValues } from './context.js';
 import type { CliIo } from './io.js';
 
 /** How long a start may take before the progress note appears. */

@@ -15,7 +15,7 @@ import { clientRoot } from '../mcp-server/client-roots.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { splitWatched, watchedPaths, watchPaths } from '../mcp-server/watch.js';
 import type { ToolHost } from '../host/host.js';
-import type { CommandContext } from './commands.js';
+import type { CommandContext } from './context.js';
 import { failedPlugins, openHost } from './open-host.js';
 
 /** Set to 1 to let `--http` bind a non-loopback address without `--token-env` (no authentication at all). */

@@ -7,7 +7,7 @@
  * only what the tools it calls write (the todo list goes to the user's data folder).
  */
 import { performance } from 'node:perf_hooks';
-import type { CommandContext } from './commands.js';
+import type { CommandContext } from './context.js';
 import { withHost } from './open-host.js';
 import { renderSummary } from './render.js';
 import { tourCalls } from './tour-calls.js';

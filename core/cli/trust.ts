@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { loadHostConfig } from '../config/host-config.js';
 import type { TrustOutcome } from '../config/config-trust.js';
-import type { CommandContext } from './commands.js';
+import type { CommandContext } from './context.js';
 import { lineDiff } from '../text/line-diff.js';
 import { hostOptions } from './open-host.js';
 

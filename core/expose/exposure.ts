@@ -2,30 +2,11 @@
  * What the expose stage produces: one exposure (what the model is shown, and
  * why every other tool is not) and the per-tool states explain reads.
  */
-import type { Availability } from './availability.js';
 import type { Toolset } from './toolsets.js';
 import type { ToolStates } from './tool-states.js';
+
+export type { HiddenLayer, ToolState } from './tool-states.js';
 import type { ToolDefinition } from '../providers/types.js';
-import type { ToolConflict } from '../load/types.js';
-
-/** Where in the pipeline a tool was hidden. */
-export type HiddenLayer = 'load' | 'selection' | 'availability' | 'schema';
-
-/** Every registered tool's state, for explain. */
-export interface ToolState {
-  name: string;
-  plugin: string;
-  toolset: string;
-  exposed: boolean;
-  layer?: HiddenLayer;
-  reason?: string;
-  availability?: Availability;
-  /** guard findings and masked failures */
-  warnings: string[];
-  conflict?: ToolConflict;
-  /** exposed and callable, but left out of definitions() until a search loads it for a session */
-  deferred?: boolean;
-}
 
 /** One computed exposure: what the model is shown, and why everything else is not. */
 export interface Exposure {

@@ -6,7 +6,8 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ApprovalRequest, Approver } from '../call/approval.js';
-import type { McpHandlerExtra } from './call-tool.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 
 function question(request: ApprovalRequest): string {
   const args = JSON.stringify(request.args);
@@ -16,7 +17,7 @@ function question(request: ApprovalRequest): string {
 }
 
 /** The approver of one `tools/call`: an elicitation when the client supports it, else a refusal that says why. */
-export function mcpApprover(server: Server, extra: McpHandlerExtra): Approver {
+export function mcpApprover(server: Server, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Approver {
   if (!server.getClientCapabilities()?.elicitation?.form) {
     return () => ({
       approved: false,
