@@ -1,7 +1,8 @@
 /**
- * The seam between the host and a trust tier. The thread tier
+ * The seam between the host and where a plugin's code runs. The thread tier
  * (thread/thread-runner.ts) and the process tier (process/process-runner.ts)
- * both implement `Runner`; the host never knows which one it talks to. Both
+ * both implement `Runner`, and an MCP server's tools go through the same seam
+ * (core/mcp-client/runner.ts); the host never knows which one it talks to. Both
  * extract manifests through `ManifestExtractor` (thread/manifest-pool.ts, and
  * an untrusted plugin's own sandbox). Limits both tiers derive the same way live here too.
  */

@@ -1,7 +1,7 @@
 /**
  * One running process-tier child, seen from the host: the detached process
  * (its own process group), the framed channel (to the child on its stdin,
- * from it on its fd 3: see channel.ts), bounded tails of its
+ * from it on its fd 3: see boundary/channel.ts), bounded tails of its
  * stdout and stderr, a resident-memory watchdog, and the requests waiting
  * for replies. Killing it always kills the whole process group with SIGKILL.
  */
@@ -103,7 +103,7 @@ export class ChildHandle {
       // Its own session and process group: the host can kill the group, and the child's signals to "its group" never reach the host.
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-      // Empty: granted variables travel in the init frame (see child/child-main.ts).
+      // Empty: granted variables travel in the init frame (see sandbox/child/child-main.ts).
       env: {},
     });
     this.closed = new Promise((resolve) => this.process.once('close', () => resolve()));

@@ -3,12 +3,12 @@
  * alone: it holds env grants, or its entry says `pool: 'own'`), started lazily
  * and shrunk to zero threads when idle. Every task carries its plugin's entry
  * and env grant; the worker switches `process.env` and the module per task
- * (see worker/task-env.ts), but modules the plugins share and listeners they
+ * (see sandbox/worker/task-env.ts), but modules the plugins share and listeners they
  * leave stay in the worker (why a plugin holding grants gets a pool of its
  * own). Calls wait their turn in the host-side admission queue (admission.ts),
  * so Piscina only ever gets a task when a worker is free.
  *
- * Each call has a hard deadline (a swept `Deadline`, see deadlines.ts) handed
+ * Each call has a hard deadline (a swept `Deadline`, see boundary/deadlines.ts) handed
  * to Piscina as its abort signal: Piscina terminates a worker whose running
  * task is aborted, so a stuck handler cannot keep its thread. A nested call
  * (ctx.callTool) to a plugin of this pool runs inline in the caller's worker,
