@@ -11,7 +11,7 @@ const path = require('node:path');
 /** The host's folders by rank: a folder may import folders of its own or a lower rank, never higher. */
 const HOST_RANKS = [
   ['boundary'],
-  ['core/text', 'core/schema', 'core/state', 'core/observe', 'core/providers'],
+  ['core/text', 'core/schema', 'core/state', 'core/providers'],
   ['core/runners'],
   ['core/config'],
   ['core/load', 'core/mcp-client'],
