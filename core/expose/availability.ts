@@ -5,7 +5,8 @@
  * resolved last, to a fixed point over the tools that survived.
  */
 import which from 'which';
-import type { CheckCache, CachedVerdict, Verdict } from './check-cache.js';
+import type { CheckCache, CachedVerdict } from './check-cache.js';
+import type { CheckVerdict } from '../../boundary/protocol.js';
 import type { ToolRecord } from '../load/types.js';
 import type { OpenCircuit } from '../call/breaker.js';
 import type { Runner } from '../runners/runner.js';
@@ -30,7 +31,7 @@ export interface AvailabilityDeps {
   platform: NodeJS.Platform;
   cache: CheckCache;
   /** runs a tool's custom check in its plugin's tier */
-  runCheck(record: ToolRecord): Promise<Verdict>;
+  runCheck(record: ToolRecord): Promise<CheckVerdict>;
   /**
    * What takes the tool out of service, if anything: an open circuit (it or its plugin kept
    * crashing; `kind` absent or 'breaker'), its plugin's pinned code changed ('changed', until restart),

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pluginResources, type ToolshedConfig } from '../config/config.js';
 import { loadHostConfig } from '../config/host-config.js';
-import { CheckCache, type Clock, type Verdict } from '../expose/check-cache.js';
+import { CheckCache, type Clock } from '../expose/check-cache.js';
 import { type DefinitionsPipeline, type Exposure, type SchemaRewriter } from '../expose/pipeline.js';
 import { DescriptionTokens } from '../expose/descriptions.js';
 import { failure } from '../../boundary/outcome.js';
@@ -37,7 +37,7 @@ import type { PluginSource, ToolRecord } from '../load/types.js';
 import type { ToolHost } from './tool-host.js';
 import { type ManifestExtractor, type Runner } from '../runners/runner.js';
 import { describeRunnerFailure, type RunOutcome } from '../../boundary/runner-failure.js';
-import type { RawManifest } from '../../boundary/protocol.js';
+import type { CheckVerdict, RawManifest } from '../../boundary/protocol.js';
 import type { McpServers } from '../mcp-client/index.js';
 import type { DefinitionChange } from '../mcp-client/report.js';
 import { UsageError } from '../../boundary/errors.js';
@@ -224,7 +224,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   setPlugins();
 
   const cache = new CheckCache({ ttlMs: config.checks.ttlMs, graceMs: config.checks.graceMs, clock });
-  const probe = async (record: ToolRecord): Promise<Verdict> => {
+  const probe = async (record: ToolRecord): Promise<CheckVerdict> => {
     const outcome = await record.plugin.runner.check(
       { checkId: record.manifest.checkId!, timeoutMs: config.checks.timeoutMs },
       {
@@ -237,7 +237,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     if (outcome.error.code === 'TOOL_TIMEOUT') return { ok: false, reason: `check timed out after ${config.checks.timeoutMs} ms` };
     return { ok: false, reason: `check threw: ${outcome.error.message}` };
   };
-  const runCheck = (record: ToolRecord): Promise<Verdict> => traceCheck(record, () => probe(record));
+  const runCheck = (record: ToolRecord): Promise<CheckVerdict> => traceCheck(record, () => probe(record));
 
   let closed = false;
   let startupDone: number | undefined;

@@ -1,7 +1,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { exposeGuarded } from '../../dist/core/runners/rpc-guard.js';
-import { HOST_RPC_METHODS } from '../../dist/boundary/protocol.js';
+import { HOST_RPC_METHODS } from '../../dist/boundary/rpc-methods.js';
 
 // A real worker thread speaking raw Comlink wire messages at the host's guarded endpoint.
 const ATTACKER = `
