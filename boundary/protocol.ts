@@ -213,6 +213,8 @@ export interface RawToolManifest {
   parameters?: unknown;
   requires?: unknown;
   limits?: unknown;
+  codeCallable?: unknown;
+  /** the deprecated alias of `codeCallable` */
   sandbox?: unknown;
   annotations?: unknown;
   /** `typeof handler`: must be 'function' */

@@ -16,11 +16,11 @@ export const CODE_TOOL = 'execute_code';
 
 /**
  * The tools code may call: config `codeExecution.tools`, else every tool
- * flagged `sandbox: true`, always intersected with the exposed set. Empty
+ * flagged `codeCallable: true`, always intersected with the exposed set. Empty
  * means empty — never all tools.
  */
 export function sandboxTools(config: ResolvedConfig, exposed: ReadonlyMap<string, ToolDefinition>, records: ReadonlyMap<string, ToolRecord>): SandboxTool[] {
-  const wanted = config.codeExecution.tools ?? [...records.values()].filter((r) => r.manifest.sandbox).map((r) => r.name);
+  const wanted = config.codeExecution.tools ?? [...records.values()].filter((r) => r.manifest.codeCallable).map((r) => r.name);
   return wanted
     .filter((name) => name !== CODE_TOOL && exposed.has(name))
     .sort()

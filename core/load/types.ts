@@ -18,7 +18,8 @@ export interface ToolManifest {
   dialect?: DialectReading;
   requires: { env: string[]; bins: string[]; tools: string[]; platforms: string[] };
   limits: ToolLimits;
-  sandbox: boolean;
+  /** callable from inside execute_code (ToolSpec.codeCallable, or its deprecated alias `sandbox`) */
+  codeCallable: boolean;
   /** as declared ({} when none) */
   annotations: ToolAnnotations;
   checkId?: string;

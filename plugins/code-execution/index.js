@@ -50,7 +50,7 @@ const executeCode = {
   // The script's own deadline (codeExecution.timeoutMs) is enforced inside; this is the backstop.
   // A script is code, not data (data travels through tools), so 1 MB of it is plenty.
   limits: { timeoutMs: 300_000, maxArgsBytes: 1024 * 1024 },
-  sandbox: false,
+  codeCallable: false,
   // The script changes nothing by itself: each tool it calls goes through dispatch and its own approval.
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   handler: async ({ code }, ctx) => {

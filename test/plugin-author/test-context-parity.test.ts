@@ -13,9 +13,8 @@ const options = { nested: { deep: [1] } };
 
 /** What the handler reports from inside a real host, called as the model would call it. */
 async function inHost(call: string): Promise<unknown> {
-  const hostOptions = fixtureOptions(['ctx-report'], { config: {} });
-  const plugins = (hostOptions.config as { plugins: Array<Record<string, unknown>> }).plugins.map((entry) => ({ ...entry, options }));
-  return withHost({ ...hostOptions, config: { ...(hostOptions.config as object), plugins } }, async (host) => JSON.parse(await host.dispatch('ctx_report', { call }, { sessionId: 's1' })));
+  const hostOptions = fixtureOptions([], { config: { plugins: [{ package: fixture('plugins', 'ctx-report'), trust: 'trusted', options }] } });
+  return withHost(hostOptions, async (host) => JSON.parse(await host.dispatch('ctx_report', { call }, { sessionId: 's1' })));
 }
 
 describe('createTestContext and the real ctx', () => {

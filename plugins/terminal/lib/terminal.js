@@ -121,7 +121,7 @@ export const terminalTool = {
   // The host's own deadline must outlast the longest command timeout, or the worker would
   // be torn down before the command's group could be killed and reported.
   limits: { timeoutMs: MAX_TIMEOUT_MS + 15_000, maxResultChars: HEAD_CHARS + TAIL_CHARS + 2_000 },
-  sandbox: false,
+  codeCallable: false,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   check: checkSandbox,
   handler: terminal,
