@@ -5,7 +5,8 @@ import path from 'node:path';
 import { childEnv } from './env.js';
 import { runCommand } from './run.js';
 import { checkSandbox, commandLimits, sandboxedLaunch, sandboxPlan, unsandboxedLaunch } from './sandbox.js';
-import { overLimitMessage, SIGXFSZ_EXIT } from '../../../dist/boundary/launch/resources.js';
+// toolshed/toolkit, by its path in the package (see sandbox.js).
+import { overLimitMessage, SIGXFSZ_EXIT } from '../../../dist/sandbox/toolkit.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
