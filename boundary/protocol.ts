@@ -10,6 +10,7 @@ import type { FileRoots, SandboxToolset } from './plugin.js';
 import type { Pins } from './pins.js';
 
 export type { CallOutcome, SandboxToolset };
+export type { Tier } from './tier.js';
 
 /** Extract a plugin's serializable manifest. */
 export interface ManifestTask {
@@ -96,9 +97,6 @@ export interface HandlerOutput {
  * is the smallest message a structured clone makes; `poolReply` and `workerReply` (pool-reply.ts) convert.
  */
 export type PoolReply = WorkerReply | string;
-
-/** Where a plugin's code runs: a trusted Piscina pool, an untrusted child process, or a remote MCP server. */
-export type Tier = 'thread' | 'process' | 'remote';
 
 /** A custom check's verdict (the availability cache keeps it as is). */
 export interface CheckVerdict {

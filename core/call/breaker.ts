@@ -10,14 +10,9 @@
  * hostile plugin, burns the host's CPU.
  */
 import type { Clock } from '../expose/check-cache.js';
+import type { BreakerLimits } from '../config/public-types.js';
 
-/** `limits.breaker`: how many crashes or timeouts in what window open a circuit, and for how long. */
-export interface BreakerLimits {
-  /** crashes or timeouts within `windowMs` that open the circuit; 0 turns the breaker off */
-  failures: number;
-  windowMs: number;
-  coolDownMs: number;
-}
+export type { BreakerLimits };
 
 /** What counts against a circuit. */
 export type BreakerFailure = 'crashed' | 'timed out';

@@ -9,18 +9,9 @@ import { weakLimits, type ResourceProtections } from '../../boundary/launch/reso
 import { isInside } from '../../boundary/launch/paths.js';
 import type { ProtectedPath } from '../../boundary/plugin.js';
 import type { PluginLoadResult } from '../load/types.js';
+import type { ProtectionReport } from './public-types.js';
 
-/** What explain says about the model as an attacker. */
-export interface ProtectionReport {
-  /** every folder some plugin may write (real paths) */
-  writable: string[];
-  /** the protected names (anywhere) and the protected paths that lie inside a writable folder */
-  protected: ProtectedPath[];
-  /** one line per protection that is not in force on this host, with why */
-  notInForce: string[];
-  /** the resource limits of each sandboxed child (terminal commands, untrusted plugins' processes, stdio MCP servers) and what holds each */
-  resources: Record<string, ResourceProtections>;
-}
+export type { ProtectionReport };
 
 /** The limits a terminal command gets here, as its plugin's options and this machine decide. */
 function terminalResources(options: Readonly<Record<string, unknown>>): ResourceProtections | undefined {

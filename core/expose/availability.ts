@@ -5,25 +5,17 @@
  * resolved last, to a fixed point over the tools that survived.
  */
 import which from 'which';
-import type { CheckCache, CachedVerdict } from './check-cache.js';
+import type { CheckCache } from './check-cache.js';
+import type { Availability } from './public-types.js';
 import type { CheckVerdict } from '../../boundary/protocol.js';
 import type { ToolRecord } from '../load/types.js';
 import type { OpenCircuit } from '../call/breaker.js';
 import type { Runner } from '../runners/runner.js';
 
+export type { Availability };
+
 /** What a runner that speaks to a server says of its link. */
 type Link = ReturnType<NonNullable<Runner['connection']>>;
-
-/** Why a tool is or is not available. */
-export interface Availability {
-  ok: boolean;
-  reason?: string;
-  /** the requirement that decided it */
-  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools' | 'permissions' | 'breaker' | 'connection' | 'changed' | 'definition';
-  /** how the custom check's verdict was obtained */
-  via?: CachedVerdict['via'];
-  maskedReason?: string;
-}
 
 /** What evaluation needs from the host. */
 export interface AvailabilityDeps {

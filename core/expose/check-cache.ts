@@ -5,16 +5,13 @@
  * clock is injected so tests drive time without sleeping.
  */
 import type { CheckVerdict } from '../../boundary/protocol.js';
+import type { Clock, VerdictSource } from './public-types.js';
 
-/** A source of milliseconds; `Date.now` in production, a counter in tests. */
-export interface Clock {
-  now(): number;
-}
+export type { Clock } from './public-types.js';
 
 /** How a verdict was obtained. */
 export interface CachedVerdict extends CheckVerdict {
-  /** 'probe' = just ran, 'cache' = within TTL, 'grace' = a failure masked by a recent success */
-  via: 'probe' | 'cache' | 'grace';
+  via: VerdictSource;
   /** when this verdict stops being valid */
   expiresAt: number;
   /** the failure the grace window masked */

@@ -5,9 +5,8 @@
  * from the input list).
  */
 import type { ResolvedConfig } from '../config/config.js';
-import type { RewriteContext, SchemaRewriter } from './pipeline.js';
+import type { RewriteContext, SchemaRewriter } from './public-types.js';
 import type { ToolDefinition } from '../providers/types.js';
-import type { ToolRecord } from '../load/types.js';
 import type { CodeLimits, SandboxTool } from '../../boundary/plugin.js';
 import { SEARCH_TOOL } from './search.js';
 
@@ -19,8 +18,8 @@ export const CODE_TOOL = 'execute_code';
  * flagged `codeCallable: true`, always intersected with the exposed set. Empty
  * means empty — never all tools.
  */
-export function sandboxTools(config: ResolvedConfig, exposed: ReadonlyMap<string, ToolDefinition>, records: ReadonlyMap<string, ToolRecord>): SandboxTool[] {
-  const wanted = config.codeExecution.tools ?? [...records.values()].filter((r) => r.manifest.codeCallable).map((r) => r.name);
+export function sandboxTools(config: ResolvedConfig, exposed: ReadonlyMap<string, ToolDefinition>, codeCallable: (name: string) => boolean): SandboxTool[] {
+  const wanted = config.codeExecution.tools ?? [...exposed.keys()].filter(codeCallable);
   return wanted
     .filter((name) => name !== CODE_TOOL && exposed.has(name))
     .sort()
@@ -66,7 +65,7 @@ export function codeExecutionRewriter(
     pure: true,
     appliesTo: (record) => record.name === CODE_TOOL,
     async rewrite(definition, context: RewriteContext) {
-      const specs = sandboxTools(config(), context.exposed, context.records);
+      const specs = sandboxTools(config(), context.exposed, (name) => context.tools.get(name)?.codeCallable === true);
       const searchTool = searchToolFor(specs, context.deferred);
       let exported: string[];
       try {

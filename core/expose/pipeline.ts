@@ -5,58 +5,21 @@
  * the earliest check expiry, so a repeat call with nothing changed runs no
  * check and touches no worker.
  */
-import { evaluateAvailability, planAvailability, type Availability, type AvailabilityDeps, type AvailabilityPlan } from './availability.js';
+import { evaluateAvailability, planAvailability, type AvailabilityDeps, type AvailabilityPlan } from './availability.js';
 import { DescriptionTokens, danglingReferences, resolveDescription } from './descriptions.js';
 import { selectTools, type Toolset } from './toolsets.js';
 import { planDeferral } from './deferral.js';
 import { deferralInput, deferralSelection, lenientIf, withDeferral } from './deferral-stage.js';
-import type { CheckCache, Clock } from './check-cache.js';
+import type { CheckCache } from './check-cache.js';
+import type { Availability, Clock, SchemaRewriter, ToolState } from './public-types.js';
+import { toolView, ToolViews } from './tool-view.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { Registry } from './registry.js';
 import type { ToolDefinition } from '../providers/types.js';
-import type { ToolConflict, ToolRecord } from '../load/types.js';
+import type { ToolRecord } from '../load/types.js';
+
+export type { HiddenLayer, RewriteContext, RewriterTool, SchemaRewriter, ToolState } from './public-types.js';
 import { ToolStates } from './tool-states.js';
-
-/** Where in the pipeline a tool was hidden. */
-export type HiddenLayer = 'load' | 'selection' | 'availability' | 'schema';
-
-/** Every registered tool's state, for explain. */
-export interface ToolState {
-  name: string;
-  plugin: string;
-  toolset: string;
-  exposed: boolean;
-  layer?: HiddenLayer;
-  reason?: string;
-  availability?: Availability;
-  /** guard findings and masked failures */
-  warnings: string[];
-  conflict?: ToolConflict;
-  /** exposed and callable, but left out of definitions() until a search loads it for a session */
-  deferred?: boolean;
-}
-
-/** The tools a schema rewriter may see and the limits it may state. */
-export interface RewriteContext {
-  exposed: ReadonlyMap<string, ToolDefinition>;
-  records: ReadonlyMap<string, ToolRecord>;
-  /** exposed tools that are deferred (listed only once a search loads them) */
-  deferred: ReadonlySet<string>;
-}
-
-/**
- * A definitions step that rebuilds one tool's schema from live facts (the
- * execute_code rebuild plugs in here). Returning `{ hidden }` hides the tool.
- */
-export interface SchemaRewriter {
-  /**
-   * True when `rewrite` depends only on its arguments and settings fixed for the host's life: a
-   * recompute in which no verdict changed then keeps its last output instead of asking again.
-   */
-  pure?: boolean;
-  appliesTo(record: ToolRecord): boolean;
-  rewrite(definition: ToolDefinition, context: RewriteContext): Promise<{ definition: ToolDefinition } | { hidden: string }>;
-}
 
 /** One computed exposure: what the model is shown, and why everything else is not. */
 export interface Exposure {
@@ -140,7 +103,7 @@ function layerIndex(registry: Registry, rewriters: readonly SchemaRewriter[]): L
         else mentionedBy.set(mentioned, [at]);
       }
     }
-    const rewriter = rewriters.find((r) => r.appliesTo(record));
+    const rewriter = rewriters.find((r) => r.appliesTo(toolView(record)));
     if (rewriter) rewritten.push({ at, rewriter });
   });
   const byName = records.map((_, at) => at).sort((a, b) => (records[a]!.name < records[b]!.name ? -1 : records[a]!.name > records[b]!.name ? 1 : 0));
@@ -372,7 +335,7 @@ export class DefinitionsPipeline {
       let hidden: number[] | undefined;
       for (const { at, rewriter } of rewritten) {
         const { name } = layer.records[at]!;
-        const outcome = await rewriter.rewrite(defs.get(name)!, { exposed: defs, records: registry.tools, deferred });
+        const outcome = await rewriter.rewrite(defs.get(name)!, { exposed: defs, tools: new ToolViews(registry.tools), deferred });
         if ('hidden' in outcome) {
           defs.delete(name);
           const state = stateAt[at]!;

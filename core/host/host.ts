@@ -5,10 +5,10 @@
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pluginResources, type ToolshedConfig } from '../config/config.js';
+import { pluginResources } from '../config/config.js';
 import { loadHostConfig } from '../config/host-config.js';
-import { CheckCache, type Clock } from '../expose/check-cache.js';
-import { type DefinitionsPipeline, type Exposure, type SchemaRewriter } from '../expose/pipeline.js';
+import { CheckCache } from '../expose/check-cache.js';
+import { type DefinitionsPipeline, type Exposure } from '../expose/pipeline.js';
 import { DescriptionTokens } from '../expose/descriptions.js';
 import { failure } from '../../boundary/outcome.js';
 import { entryUrl, loadPlugins, resolvePluginEntries, resolvedSources } from '../load/loader.js';
@@ -24,7 +24,7 @@ import { createSurface, openScope, type HostShared } from './surface.js';
 import { breakerKeys, CircuitBreaker } from '../call/breaker.js';
 import { loadHookModules } from '../load/hook-modules.js';
 import { traceCheck } from '../observe/tracing.js';
-import { ApprovalPolicy, type Approver } from '../call/approval.js';
+import { ApprovalPolicy } from '../call/approval.js';
 import { ThreadRunner } from '../runners/thread/thread-runner.js';
 import { ThreadPool } from '../runners/thread/thread-pool.js';
 import { runtimePins } from '../runners/thread/runtime-pins.js';
@@ -34,7 +34,7 @@ import type { PinChange, Pins } from '../../boundary/pins.js';
 import { ProcessRunner } from '../runners/process/process-runner.js';
 import { sandboxGrants, type PluginScope } from '../load/permissions.js';
 import type { PluginSource, ToolRecord } from '../load/types.js';
-import type { ToolHost } from './tool-host.js';
+import type { ToolHost, ToolHostOptions } from './tool-host.js';
 import { type ManifestExtractor, type Runner } from '../runners/runner.js';
 import { describeRunnerFailure, type RunOutcome } from '../../boundary/runner-failure.js';
 import type { CheckVerdict, RawManifest } from '../../boundary/protocol.js';
@@ -42,38 +42,7 @@ import type { McpServers } from '../mcp-client/index.js';
 import type { DefinitionChange } from '../mcp-client/report.js';
 import { UsageError } from '../../boundary/errors.js';
 
-/** Options of `createToolHost`. */
-export interface ToolHostOptions {
-  /** where config search starts and relative paths resolve (default: `root`, else process.cwd()) */
-  cwd?: string;
-  /**
-   * The workspace root: ctx.cwd of every handler and check, where file and terminal tools
-   * work. Overrides the config's `root`; default the config's `root`, else `cwd`.
-   */
-  root?: string;
-  /** a config object, or a path to a config file; omitted = search from cwd */
-  config?: ToolshedConfig | string;
-  /** the environment checks see and grants come from (default process.env) */
-  env?: Record<string, string | undefined>;
-  /** injectable time source for check TTLs (default Date.now) */
-  clock?: Clock;
-  /** extra definitions steps, run before the built-in ones (execute_code's schema rebuild is one) */
-  rewriters?: SchemaRewriter[];
-  /** approves calls that need approval (config `approve`); a call's own `onApproval` comes first */
-  onApproval?: Approver;
-  /** override parts of the config after loading (CLI --enable/--disable) */
-  overrides?: Partial<Pick<ToolshedConfig, 'enable' | 'disable'>>;
-  /**
-   * Accept a config file that differs from the one last accepted, and record it, instead of
-   * failing with CONFIG_UNTRUSTED (CI, containers: no one to ask). The env var
-   * TOOLSHED_TRUST_CONFIG=1 does the same. See docs/configuration.md#config-trust.
-   */
-  trustConfig?: boolean;
-  /** one-line notes for the person starting the host, such as config trust on first use (the CLI prints them on stderr) */
-  onNotice?: (message: string) => void;
-}
-
-export type { DefinitionsOptions, ToolHost, ViewOptions } from './tool-host.js';
+export type { DefinitionsOptions, ToolHost, ToolHostOptions, ViewOptions } from './tool-host.js';
 
 /**
  * Creates a host: loads config and plugins and evaluates which tools are exposed.

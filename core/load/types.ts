@@ -7,6 +7,9 @@ import type { DescriptionPart, FileRoots, Grant, JsonSchema, Permissions, ToolAn
 import type { ToolshedError } from '../../boundary/errors.js';
 import type { Runner } from '../runners/runner.js';
 import type { DialectReading } from '../schema/schema-dialect.js';
+import type { ManifestSource } from './public-types.js';
+
+export type { ManifestSource, ToolConflict } from './public-types.js';
 
 /** A tool as the host knows it: data only, no code. */
 export interface ToolManifest {
@@ -52,9 +55,6 @@ export interface PluginSource {
   /** untrusted plugins: real paths of its dependencies' folders, transitively and checked (its read roots in the process tier); empty for trusted ones */
   dependencyDirs: string[];
 }
-
-/** How the manifest was obtained (`listed`: from an MCP server's `tools/list`). */
-export type ManifestSource = 'cache' | 'extracted' | 'listed';
 
 /** A plugin that loaded: its manifest and the runner its code runs in. */
 export interface LoadedPlugin {
@@ -108,13 +108,3 @@ export interface ToolRecord {
   validateAll?: ValidateFunction;
 }
 
-/** One name defined by more than one plugin. */
-export interface ToolConflict {
-  name: string;
-  winner: string;
-  losers: string[];
-  /** why the winner won */
-  rule: 'config order' | 'prefer';
-  /** the losers' own names where they differ from `name` only in case or invisible characters (`READ_FILE` beside `read_file`) */
-  spellings?: string[];
-}

@@ -128,7 +128,7 @@ describe('execute_code when the sandbox cannot start', () => {
       () => ({ codeExecution: { tools: undefined, timeoutMs: 1000, memoryMb: 16, maxToolCalls: 5, maxOutputChars: 100 } }) as never,
       () => Promise.reject(new Error('WebAssembly.instantiate(): out of memory')),
     );
-    const outcome = await rewriter.rewrite({ name: 'execute_code', description: 'x', parameters: { type: 'object' } }, { exposed: new Map(), records: new Map(), deferred: new Set() });
+    const outcome = await rewriter.rewrite({ name: 'execute_code', description: 'x', parameters: { type: 'object' } }, { exposed: new Map(), tools: new Map(), deferred: new Set() });
     expect(outcome).toEqual({ hidden: 'the code sandbox cannot start: WebAssembly.instantiate(): out of memory' });
   });
 
