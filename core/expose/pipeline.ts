@@ -17,9 +17,9 @@ import type { ResolvedConfig } from '../config/config.js';
 import type { Registry } from './registry.js';
 import type { ToolDefinition } from '../providers/types.js';
 import type { ToolRecord } from '../load/types.js';
+import { ToolStates } from './tool-states.js';
 
 export type { HiddenLayer, RewriteContext, RewriterTool, SchemaRewriter, ToolState } from './public-types.js';
-import { ToolStates } from './tool-states.js';
 
 /** One computed exposure: what the model is shown, and why everything else is not. */
 export interface Exposure {
