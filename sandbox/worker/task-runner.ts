@@ -218,7 +218,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
         env: scope ? (scope.env ?? Object.freeze({ ...(process.env as Record<string, string>) })) : contextEnv(task),
         cwd: task.cwd,
         roots: scope ? scope.roots : frozenRoots(task),
-        options: scope ? scope.options : deepFreeze(task.options ?? {}),
+        options: scope ? scope.options : (task.options ?? {}),
         sessionId: task.kind === 'handler' ? task.sessionId : undefined,
       },
       link,
