@@ -22,6 +22,7 @@ export default defineConfig({
     alias: [
       { find: /^toolshed$/, replacement: fileURLToPath(new URL('./dist/core/index.js', import.meta.url)) },
       { find: /^toolshed\/plugin$/, replacement: fileURLToPath(new URL('./dist/boundary/plugin.js', import.meta.url)) },
+      { find: /^toolshed\/toolkit$/, replacement: fileURLToPath(new URL('./dist/sandbox/toolkit.js', import.meta.url)) },
       { find: /^toolshed\/(ai-sdk|openai-agents|langchain)$/, replacement: fileURLToPath(new URL('./dist/core/adapters/$1.js', import.meta.url)) },
       // Internals a test reaches past the public API, always in the same build: `#internal/core/expose/toolsets.js`.
       { find: /^#internal\/(.*)$/, replacement: fileURLToPath(new URL('./dist/$1', import.meta.url)) },

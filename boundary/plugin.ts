@@ -180,7 +180,7 @@ export interface ToolContext {
   callTool(name: string, args?: unknown): Promise<unknown>;
   /**
    * The tools sandboxed code may call right now (config `codeExecution.tools`, or tools
-   * flagged `sandbox: true`, intersected with what is exposed) and the code-execution
+   * flagged `codeCallable: true`, intersected with what is exposed) and the code-execution
    * limits. For code-execution plugins; rejects inside availability checks.
    */
   sandboxTools(): Promise<SandboxToolset>;
@@ -228,7 +228,12 @@ export interface ToolSpec<Args = any, P extends ToolParameters = ToolParameters>
   check?: (ctx: ToolContext) => CheckResult | Promise<CheckResult>;
   handler: (args: Args, ctx: ToolContext) => ToolResult | Promise<ToolResult>;
   limits?: ToolLimits;
-  /** callable from inside execute_code */
+  /** callable from inside execute_code's code (as `tools.<name>(args)`); default false */
+  codeCallable?: boolean;
+  /**
+   * The old name of `codeCallable`, accepted until toolshed 2. Giving both with different values is PLUGIN_INVALID.
+   * @deprecated use `codeCallable`
+   */
   sandbox?: boolean;
   /** behaviour hints (MCP tool annotations), passed to MCP clients and used by `approve` */
   annotations?: ToolAnnotations;

@@ -10,6 +10,7 @@ import type { FileRoots, SandboxToolset } from './plugin.js';
 import type { Pins } from './pins.js';
 
 export type { CallOutcome, SandboxToolset };
+export type { Tier } from './tier.js';
 
 /** Extract a plugin's serializable manifest. */
 export interface ManifestTask {
@@ -20,13 +21,14 @@ export interface ManifestTask {
   pins?: Pins;
 }
 
-/** Run one custom availability check. */
-export interface CheckTask {
-  kind: 'check';
+/**
+ * What a check task and a handler task both carry: the plugin, the call's id and deadline, and the
+ * plugin's ctx.cwd, ctx.roots, ctx.options and env grant.
+ */
+export interface CallTaskBase {
   entry: string;
   /** the plugin's env grant: the task's `process.env` and `ctx.env` (absent: the worker's own env) */
   env?: Record<string, string>;
-  checkId: string;
   /** unguessable (a random UUID): it names the call in host RPC, so a plugin cannot act in another call's name */
   callId: string;
   timeoutMs: number;
@@ -43,30 +45,19 @@ export interface CheckTask {
   options?: Readonly<Record<string, unknown>>;
 }
 
+/** Run one custom availability check. */
+export interface CheckTask extends CallTaskBase {
+  kind: 'check';
+  checkId: string;
+}
+
 /** Run one tool handler. */
-export interface HandlerTask {
+export interface HandlerTask extends CallTaskBase {
   kind: 'handler';
-  entry: string;
-  /** the plugin's env grant: the task's `process.env` and `ctx.env` (absent: the worker's own env) */
-  env?: Record<string, string>;
   tool: string;
   args: unknown;
-  /** unguessable (a random UUID), see CheckTask.callId */
-  callId: string;
   sessionId?: string;
-  timeoutMs: number;
   maxResultChars: number;
-  cwd: string;
-  /**
-   * The plugin's ctx.roots, ctx.options and env grant packed as one JSON string (`packScope`),
-   * the same for every task of the plugin: the thread tier sends it instead of `roots`,
-   * `options` and `env`, and the worker parses each distinct one once.
-   */
-  scope?: string;
-  /** ctx.roots (absent when `scope` carries it) */
-  roots?: FileRoots;
-  /** ctx.options (absent when `scope` carries it) */
-  options?: Readonly<Record<string, unknown>>;
 }
 
 /** What every check and handler task of one plugin shares: its ctx.cwd, ctx.roots and ctx.options. */
@@ -76,7 +67,6 @@ export interface TaskScope {
   options: Readonly<Record<string, unknown>>;
 }
 
-/** A task posted to a plugin worker. */
 /** What a packed scope (`CheckTask.scope`) holds. */
 export interface PackedScope {
   roots: TaskScope['roots'];
@@ -84,6 +74,7 @@ export interface PackedScope {
   env?: Record<string, string>;
 }
 
+/** A task posted to a plugin worker. */
 export type WorkerTask = ManifestTask | CheckTask | HandlerTask;
 
 /** What a worker returns for a task; tool and check failures are values, never rejections. */
@@ -103,23 +94,11 @@ export interface HandlerOutput {
 /**
  * What the thread tier's Piscina entry answers: a handler's whole text alone when that is all
  * its reply says (succeeded, nothing cut, no blocks), the `WorkerReply` otherwise. A bare string
- * is the smallest message a structured clone makes; `poolReply` and `workerReply` convert.
+ * is the smallest message a structured clone makes; `poolReply` and `workerReply` (pool-reply.ts) convert.
  */
 export type PoolReply = WorkerReply | string;
 
-/** The Piscina entry's answer for a handler task's reply. */
-export function poolReply(reply: WorkerReply<HandlerOutput>): PoolReply {
-  if (!reply.ok) return reply;
-  const { text, originalLength, content, isError } = reply.value;
-  return originalLength === text.length && content === undefined && isError === undefined ? text : reply;
-}
-
-/** The reply a `PoolReply` stands for. */
-export function workerReply<T>(reply: PoolReply): WorkerReply<T> {
-  return (typeof reply === 'string' ? { ok: true, value: { text: reply, originalLength: reply.length } } : reply) as WorkerReply<T>;
-}
-
-/** A custom check's verdict. */
+/** A custom check's verdict (the availability cache keeps it as is). */
 export interface CheckVerdict {
   ok: boolean;
   reason?: string;
@@ -148,9 +127,6 @@ export interface HostRpc {
   callTool(callId: string, name: string, args: unknown): Promise<CallAnswer>;
   sandboxTools(callId: string): Promise<SandboxToolset>;
 }
-
-/** The allow-list of `HostRpc` method names. */
-export const HOST_RPC_METHODS: readonly (keyof HostRpc)[] = Object.freeze(['log', 'progress', 'callTool', 'sandboxTools']);
 
 /** A thread-tier worker's `workerData`: the pins it checks before importing (pins.ts). */
 export type { WorkerPins } from './pins.js';
@@ -235,6 +211,8 @@ export interface RawToolManifest {
   parameters?: unknown;
   requires?: unknown;
   limits?: unknown;
+  codeCallable?: unknown;
+  /** the deprecated alias of `codeCallable` */
   sandbox?: unknown;
   annotations?: unknown;
   /** `typeof handler`: must be 'function' */

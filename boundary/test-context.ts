@@ -3,7 +3,10 @@
  * for a plugin's unit tests, with fakes that record what the handler did.
  * A handler called with it type-checks exactly as it would in the host.
  */
-import type { FileRoots, SandboxToolset, ToolAbortSignal, ToolContext } from './plugin.js';
+import { failure } from './outcome.js';
+import { resultText } from './normalize.js';
+import { toolContext, type ContextLink } from './tool-context.js';
+import type { FileRoots, SandboxToolset, ToolContext } from './plugin.js';
 import { DEFAULT_CODE_LIMITS } from './code-limits.js';
 
 /** What a test may set; everything has a harmless default. */
@@ -38,7 +41,11 @@ export interface TestContext extends ToolContext {
 const DEFAULT_SANDBOX: SandboxToolset = { tools: [], limits: { ...DEFAULT_CODE_LIMITS } };
 
 /**
- * A `ctx` for unit tests, with fakes for `log`, `progress`, `callTool` and `sandboxTools`.
+ * A `ctx` for unit tests, with fakes for `log`, `progress`, `callTool` and `sandboxTools`. It is built
+ * by the code that builds a real call's context in the host's workers: env, roots and options are
+ * frozen, `callTool`'s arguments default to `{}`, its answer comes back as the handler in the host
+ * would get it (a value returned as text and parsed back), and a call with no fake rejects with an
+ * Error whose `code` is `UNKNOWN_TOOL`.
  * @example
  * const ctx = createTestContext({ env: { WEATHER_API_KEY: 'test' } });
  * expect(await tool.handler({ city: 'Oslo' }, ctx)).toEqual({ tempC: 21 });
@@ -49,24 +56,29 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
   const logs: string[] = [];
   const progressEvents: Array<{ done: number; total?: number }> = [];
   const toolCalls: Array<{ name: string; args: unknown }> = [];
-  return {
-    signal: controller.signal as ToolAbortSignal,
-    env: { ...options.env },
-    cwd: options.cwd ?? process.cwd(),
-    roots: options.roots ?? { read: [options.cwd ?? process.cwd()], write: [options.cwd ?? process.cwd()] },
-    options: Object.freeze({ ...options.options }),
-    ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
-    logs,
-    progressEvents,
-    toolCalls,
-    log: (message) => void logs.push(message),
-    progress: (done, total) => void progressEvents.push(total === undefined ? { done } : { done, total }),
-    async callTool(name, args) {
+  const link: ContextLink = {
+    log: (_, message) => void logs.push(message),
+    progress: (_, done, total) => void progressEvents.push(total === undefined ? { done } : { done, total }),
+    async callTool(_, name, args) {
       toolCalls.push({ name, args });
-      if (!options.callTool) throw new Error(`ctx.callTool('${name}') was called, but the test context has no callTool fake`);
-      return options.callTool(name, args);
+      if (!options.callTool) return failure('UNKNOWN_TOOL', `ctx.callTool('${name}') was called, but the test context has no callTool fake`);
+      return { ok: true, text: resultText(await options.callTool(name, args)) };
     },
     sandboxTools: async () => options.sandboxTools ?? DEFAULT_SANDBOX,
-    abort: (reason) => controller.abort(reason),
   };
+  const cwd = options.cwd ?? process.cwd();
+  const ctx = toolContext(
+    {
+      callId: 'test',
+      stop: controller,
+      env: { ...options.env },
+      cwd,
+      // Copies, as a task in the host carries its own: freezing them leaves the test's objects alone.
+      roots: options.roots ? structuredClone(options.roots) : { read: [cwd], write: [cwd] },
+      options: structuredClone(options.options ?? {}),
+      sessionId: options.sessionId,
+    },
+    link,
+  );
+  return Object.assign(ctx, { logs, progressEvents, toolCalls, abort: (reason?: unknown) => controller.abort(reason) });
 }

@@ -1,19 +1,16 @@
-/** toolshed's public API. Everything else is internal. */
-export { createToolHost, type ToolHost, type ToolHostOptions, type DefinitionsOptions, type ViewOptions } from './host/host.js';
-export type { DispatchOptions } from './call/dispatch.js';
-export type { ToolHooks, ToolCall, CallResult, BeforeCallResult, AfterCallResult } from './call/hooks.js';
-export type { CallHop, CallChain } from './call/chain.js';
-export type { Approver, ApprovalRequest, ApprovalDecision, ApprovalReason } from './call/approval.js';
+/** toolshed's public API. Everything else is internal: every type below is declared in a types-only file (test/package/public-types.test.ts). */
+export { createToolHost } from './host/host.js';
+export type { ToolHost, ToolHostOptions, DefinitionsOptions, ViewOptions } from './host/tool-host.js';
+export type { DispatchOptions, ToolHooks, ToolCall, CallResult, BeforeCallResult, AfterCallResult, CallHop, CallChain, Approver, ApprovalRequest, ApprovalDecision, ApprovalReason } from './call/public-types.js';
 export type { CallOutcome, ContentBlock, RichContent } from '../boundary/outcome.js';
-export type { HostReport, PluginReport, ToolReport } from './explain/explain.js';
-export type { SearchReport } from './call/search/search-state.js';
-export type { SessionReport } from './call/search/sessions.js';
-export type { ToolState, HiddenLayer } from './expose/exposure.js';
-export type { SchemaRewriter, RewriteContext, ToolInfo } from './expose/rewriter.js';
+export type { HostReport, PluginReport, ToolReport, Enforcement, EnforcedBy, NotEnforced, ProtectionReport } from './explain/public-types.js';
+export type { SearchReport, SessionReport, ToolState, HiddenLayer, Availability, VerdictSource, SchemaRewriter, RewriteContext, ToolInfo, Clock } from './expose/public-types.js';
+export type { ManifestSource, ToolConflict } from './load/public-types.js';
 export type { HostEvents } from './host/events.js';
-export type { Clock } from './expose/check-cache.js';
-export type { ToolshedConfig, PluginEntry, SearchConfig, McpServerEntry, McpListingLimits, DefinitionChanges } from './config/config.js';
-export type { DefinitionChange } from './runners/connection-report.js';
+export type { ToolshedConfig, PluginEntry, SearchConfig, McpServerEntry, McpListingLimits, DefinitionChanges, ResolvedConfig, ResolvedSearch, HostLimits, BreakerLimits } from './config/public-types.js';
+export type { DefinitionChange, ConnectionReport, ConnectionState, ServerProtections } from './runners/connection-report.js';
+export type { Protections } from './runners/protections.js';
+export type { Tier } from '../boundary/tier.js';
 export type { SchemaDialect } from './schema/schema-dialect.js';
 export type { DefinitionFormat, ToolDefinition, ToolsByFormat, OpenAITool, ResponsesTool, AnthropicTool, AnthropicCustomTool, AnthropicToolSearchTool, GeminiTool, GeminiFunctionDeclaration, McpTool } from './providers/index.js';
 export { FORMATS } from './providers/index.js';

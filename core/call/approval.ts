@@ -10,33 +10,13 @@
 import { failure, type CallOutcome } from '../../boundary/outcome.js';
 import { collectToolsets, ToolsetResolver } from '../expose/toolsets.js';
 import { expandName } from '../expose/names.js';
-import type { ToolCall } from './hooks.js';
+import type { ApprovalReason, Approver, ToolCall } from './public-types.js';
+
+export type { ApprovalDecision, ApprovalReason, ApprovalRequest, Approver } from './public-types.js';
 import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { ToolAnnotations } from '../../boundary/plugin.js';
 import type { ToolRecord } from '../load/types.js';
-
-/** Why a call needs approval: its name (or toolset) is in `approve`, or `approve.destructive` and its annotations. */
-export type ApprovalReason = 'listed' | 'destructive';
-
-/** A call waiting for approval. */
-export interface ApprovalRequest extends ToolCall {
-  reason: ApprovalReason;
-  /** how long the call waits for an answer (approve.timeoutMs) */
-  timeoutMs: number;
-  /** aborted when the caller cancels or the wait times out: stop asking */
-  signal: AbortSignal;
-}
-
-/** An approver's answer: yes or no, with a reason the model reads when it is no. */
-export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
-
-/**
- * Decides whether a call may run; it may ask a person and take its time (up to `approve.timeoutMs`).
- * @example
- * const host = await createToolHost({ onApproval: async (call) => confirm(`Run ${call.tool}(${JSON.stringify(call.args)})?`) });
- */
-export type Approver = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 
 /** Whether MCP's defaults make a tool with these annotations destructive: not read-only, and not declared non-destructive. */
 export function isDestructive(annotations: ToolAnnotations): boolean {

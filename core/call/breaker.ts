@@ -10,7 +10,9 @@
  * hostile plugin, burns the host's CPU.
  */
 import type { Clock } from '../expose/check-cache.js';
-import type { BreakerLimits } from '../config/config.js';
+import type { BreakerLimits } from '../config/public-types.js';
+
+export type { BreakerLimits };
 
 /** What counts against a circuit. */
 export type BreakerFailure = 'crashed' | 'timed out';

@@ -8,19 +8,9 @@
  */
 import type { ToolRecord } from '../load/types.js';
 import type { CallOrigin } from '../runners/runner.js';
+import type { CallChain, CallHop } from './public-types.js';
 
-/** One step of a call chain: a running tool that called the next one, and the plugin it belongs to. */
-export interface CallHop {
-  /** the tool whose handler made the call */
-  tool: string;
-  /** the plugin that owns that tool */
-  plugin: string;
-  /** that plugin's trust: an untrusted plugin's permissions are checked for every call below it */
-  trust: 'trusted' | 'untrusted';
-}
-
-/** The callers of a call, outermost first; empty for a top-level call. */
-export type CallChain = readonly CallHop[];
+export type { CallChain, CallHop } from './public-types.js';
 
 /** Per-call context dispatch carries through nested calls (hooks read `chain` as the call's callers). */
 export interface CallContext {

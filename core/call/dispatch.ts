@@ -23,20 +23,9 @@ import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { SandboxToolset } from '../../boundary/plugin.js';
 import type { ToolRecord } from '../load/types.js';
+import type { DispatchOptions } from './public-types.js';
 
-/** Per-call options of `dispatch`. */
-export interface DispatchOptions {
-  signal?: AbortSignal;
-  sessionId?: string;
-  /** the model's id for this tool call (e.g. OpenAI's `tool_calls[].id`); hooks and traces see it */
-  callId?: string;
-  /** decides calls that need approval (config `approve`) for this call, before the view's or host's onApproval */
-  onApproval?: Approver;
-  /** receives the handler's `ctx.log` lines */
-  onLog?(message: string): void;
-  /** receives the handler's `ctx.progress` */
-  onProgress?(done: number, total?: number): void;
-}
+export type { DispatchOptions };
 
 /**
  * A tool the host itself provides (tool_search). It passes the same gate and

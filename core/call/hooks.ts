@@ -10,57 +10,9 @@ import { performance } from 'node:perf_hooks';
 import { failure, type CallOutcome } from '../../boundary/outcome.js';
 import { capText } from '../../boundary/normalize.js';
 import { TOOL_ERROR_CODES, type ToolErrorCode } from '../../boundary/errors.js';
-import type { ToolAnnotations } from '../../boundary/plugin.js';
-import type { CallChain, CallHop } from './chain.js';
+import type { AfterCallResult, BeforeCallResult, ToolCall, ToolHooks } from './public-types.js';
 
-
-/** A call as hooks and approvers see it. Its arguments have passed the tool's schema. */
-export interface ToolCall {
-  tool: string;
-  args: unknown;
-  sessionId?: string;
-  /** the model's tool call id, when the caller passed one (`dispatch(…, { callId })`) */
-  callId?: string;
-  /** the tool whose handler made this call through `ctx.callTool`; undefined for a call from the embedder */
-  caller?: CallHop;
-  /** every tool between the embedder and this call, outermost first (empty for a direct call) */
-  chain: CallChain;
-  /** the plugin that owns the tool */
-  plugin: string;
-  /** where its handler runs */
-  tier: 'thread' | 'process' | 'remote';
-  /** the tool's declared behaviour hints (MCP tool annotations) */
-  annotations: ToolAnnotations;
-}
-
-/** What `afterCall` sees: the outcome, its code ('OK' for a success) and how long the call took. */
-export interface CallResult {
-  outcome: CallOutcome;
-  code: 'OK' | ToolErrorCode;
-  /** from the end of beforeCall to the end of the tool run (approval waits included) */
-  durationMs: number;
-}
-
-/** What `beforeCall` may return: nothing (go ahead), a block with the reason the model reads, or replacement arguments. */
-export type BeforeCallResult = void | undefined | { block: string } | { args: unknown };
-
-/** What `afterCall` may return: nothing (keep the outcome), a replacement outcome, or a string (a successful result text). */
-export type AfterCallResult = void | undefined | string | CallOutcome;
-
-/**
- * A pair of hooks around every call. Keep them cheap: they run on the host thread.
- * @example
- * host.use({
- *   beforeCall: (call) => (call.tool === 'terminal' && call.sessionId === 'guest' ? { block: 'not for guests' } : undefined),
- *   afterCall: (call, result) => console.log(call.tool, result.code, result.durationMs),
- * });
- */
-export interface ToolHooks {
-  /** a label for HOOK_FAILED messages (default: its position) */
-  name?: string;
-  beforeCall?(call: ToolCall): BeforeCallResult | Promise<BeforeCallResult>;
-  afterCall?(call: ToolCall, result: CallResult): AfterCallResult | Promise<AfterCallResult>;
-}
+export type { AfterCallResult, BeforeCallResult, CallResult, ToolCall, ToolHooks } from './public-types.js';
 
 const NONE: readonly ToolHooks[] = Object.freeze([]);
 

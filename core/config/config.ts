@@ -11,181 +11,18 @@ import { formatProblems, problems } from '../schema/schema.js';
 import { validate as validateStandalone } from './config-validator.js';
 import { chooseCacheDir } from './cache-dir.js';
 import { writableRoots } from './writable-roots.js';
-import type { CodeLimits, Grant, Permissions, ToolLimits } from '../../boundary/plugin.js';
-import { resolveResources, type ResourceLimits, type ResourceSettings } from '../../boundary/launch/resources.js';
+import { resolveResources, type ResourceLimits } from '../../boundary/launch/resources.js';
 import { DEFAULT_CODE_LIMITS } from '../../boundary/code-limits.js';
+import type { PluginEntry, ResolvedConfig, ResolvedSearch, SearchConfig, ToolshedConfig } from './public-types.js';
 
-/** `limits.breaker`: how many crashes or timeouts in what window open a circuit, and for how long. */
-export interface BreakerLimits {
-  /** crashes or timeouts within `windowMs` that open the circuit; 0 turns the breaker off */
-  failures: number;
-  windowMs: number;
-  coolDownMs: number;
-}
+export type { BreakerLimits, DefinitionChanges, HostLimits, McpListingLimits, McpServerEntry, PluginEntry, ResolvedConfig, ResolvedSearch, SearchConfig, ToolshedConfig } from './public-types.js';
 
 /** The default of `serve.maxMessageBytes`: the MCP SDK's stdio read-buffer size, past which its transport closes itself. */
 const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
-/** A plugin entry as written in the config. */
-export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Grant; pool?: 'shared' | 'own'; options?: Record<string, unknown>; resources?: ResourceSettings };
-
 /** Whether a plugin entry (or a hooks specifier) is a path rather than a package name. */
 export function isPath(specifier: string): boolean {
   return specifier.startsWith('.') || path.isAbsolute(specifier) || specifier.startsWith('file:');
-}
-
-/**
- * An MCP server entry: the Claude Desktop / Cursor shape (`command`, `args`,
- * `env`, `cwd` for stdio; `url`, `headers` for Streamable HTTP) plus
- * toolshed's own keys (docs/mcp-servers.md).
- */
-export interface McpServerEntry {
-  type?: 'stdio' | 'http' | 'streamable-http';
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  cwd?: string;
-  url?: string;
-  headers?: Record<string, string>;
-  trust?: 'trusted' | 'untrusted';
-  /** what the server may use; folders by purpose are for plugins only */
-  grant?: Omit<Permissions, 'folders'>;
-  toolset?: string;
-  prefix?: string | false;
-  timeoutMs?: number;
-  enabled?: boolean;
-  sandbox?: boolean;
-  /** limits on its processes, memory and file size (stdio, untrusted) over the top-level `resources` */
-  resources?: ResourceSettings;
-  /** limits on what the server lists (docs/mcp-servers.md) */
-  listing?: McpListingLimits;
-  /** what a changed tool definition does (default: the config's top-level `definitionChanges`) */
-  definitionChanges?: DefinitionChanges;
-}
-
-/** `mcpServers.<name>.listing`: how much of a server's `tools/list` is taken, and how long it may take. */
-export interface McpListingLimits {
-  /** tools kept (the first N); default 1000 */
-  tools?: number;
-  /** `tools/list` pages read; default 50 */
-  pages?: number;
-  /** the whole listing's deadline, and the longest start-up waits for the server; default limits.loadTimeoutMs */
-  timeoutMs?: number;
-  /** a description longer than this is cut and marked; default 2000 */
-  descriptionChars?: number;
-}
-
-/** What a changed MCP tool definition does: hidden until accepted, served with a warning, or pinned again silently. */
-export type DefinitionChanges = 'hold' | 'warn' | 'accept';
-
-/** Host-wide limits; a tool's own `limits` may lower its timeout and result cap. */
-export interface HostLimits extends Required<ToolLimits> {
-  memoryMb: number;
-  maxQueue: number;
-  /** calls that may wait for a worker in all, across plugins */
-  maxQueueTotal: number;
-  threads: number;
-  idleTimeoutMs: number;
-  /** how long importing a plugin and extracting its manifest may take */
-  loadTimeoutMs: number;
-  /** the longest chain of nested ctx.callTool calls */
-  maxCallDepth: number;
-  /** crashes or timeouts in a window that take a tool or plugin out of service for a cool-down */
-  breaker: BreakerLimits;
-}
-
-/** The config object users write (see config.schema.json). */
-export interface ToolshedConfig {
-  $schema?: string;
-  plugins?: PluginEntry[];
-  builtins?: boolean;
-  toolsets?: Record<string, { description?: string; includes?: string[]; tools?: string[] }>;
-  enable?: string[];
-  disable?: string[];
-  prefer?: Record<string, string>;
-  checks?: { ttlMs?: number; graceMs?: number; timeoutMs?: number };
-  limits?: Partial<Omit<HostLimits, 'breaker'>> & { breaker?: Partial<BreakerLimits> };
-  codeExecution?: Partial<CodeLimits> & { tools?: string[] };
-  cache?: { dir?: string; enabled?: boolean };
-  /** the workspace root tools work in (ctx.cwd), relative to the config file */
-  root?: string;
-  /** paths (relative to the config file) that stay read-only to the model's tools inside writable roots */
-  protect?: string[];
-  serve?: { maxMessageBytes?: number; sessionIdleMs?: number; maxSessions?: number };
-  /** modules whose default export is hooks (`{ beforeCall, afterCall }` or an array), relative to the config file */
-  hooks?: string[];
-  /** tools whose calls wait for approval: names (tools or toolsets), or `{ destructive, tools, timeoutMs }` */
-  approve?: string[] | { tools?: string[]; destructive?: boolean; timeoutMs?: number };
-  defer?: string[] | 'auto';
-  search?: SearchConfig;
-  mcpServers?: Record<string, McpServerEntry>;
-  /** default limits of every sandboxed child (untrusted plugin, stdio MCP server, terminal command); docs/security.md */
-  resources?: ResourceSettings;
-  /** what a changed MCP tool definition does, for every server without its own (default 'hold') */
-  definitionChanges?: DefinitionChanges;
-}
-
-/** `search`: how deferred tools are found and loaded per session (docs/tool-search.md). */
-export interface SearchConfig {
-  maxResults?: number;
-  alwaysLoaded?: string[];
-  native?: boolean | 'bm25' | 'regex';
-  budgetTokens?: number;
-  sessions?: { max?: number; ttlMs?: number; maxTools?: number };
-  /** plugins (package names), MCP servers (`mcp:<name>`), toolsets or tools tool_search never returns; `*` patterns allowed */
-  exclude?: string[];
-}
-
-/** `search` with every default applied; `native` is the Anthropic variant, or false. */
-export interface ResolvedSearch {
-  maxResults: number;
-  alwaysLoaded: string[];
-  native: false | 'bm25' | 'regex';
-  budgetTokens: number;
-  sessions: { max: number; ttlMs: number; maxTools: number };
-  exclude: string[];
-}
-
-/** The config with every default applied. */
-export interface ResolvedConfig {
-  /** the file it came from, or undefined for an object or the embedded default */
-  file: string | undefined;
-  /** folder plugin names and paths resolve from */
-  dir: string;
-  /** the workspace root: ctx.cwd of every handler and check, where file and terminal tools work */
-  root: string;
-  /** where `root` came from: an option (`--root`, an embedder, an MCP client), the config's `root`, or the working directory */
-  rootFrom: 'option' | 'config' | 'cwd';
-  plugins: PluginEntry[];
-  builtins: boolean;
-  toolsets: Record<string, { description?: string; includes: string[]; tools: string[] }>;
-  enable: string[];
-  disable: string[];
-  prefer: Record<string, string>;
-  checks: { ttlMs: number; graceMs: number; timeoutMs: number };
-  limits: HostLimits;
-  codeExecution: CodeLimits & { tools: string[] | undefined };
-  /** `dir` is undefined when there is no safe default folder (the cache is then off) */
-  cache: {
-    dir: string | undefined;
-    enabled: boolean;
-    /** why a configured `cache.dir` was not used (it lies where the model's tools write) */
-    refused?: string;
-  };
-  /** `toolshed serve`: the largest message one stdio line may carry; over HTTP, the idle time after which a session closes and the most sessions at once */
-  serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number };
-  hooks: string[];
-  /** the config's own protected paths, as written (relative to `dir`) */
-  protect: string[];
-  approve: { tools: string[]; destructive: boolean; timeoutMs: number };
-  /** names and patterns to defer, or 'auto' (docs/tool-search.md) */
-  defer: string[] | 'auto';
-  search: ResolvedSearch;
-  mcpServers: Record<string, McpServerEntry>;
-  /** the default resource limits of sandboxed children; an entry's own `resources` overrides them key by key */
-  resources: ResourceLimits;
-  /** what a changed MCP tool definition does, for every server without its own */
-  definitionChanges: DefinitionChanges;
 }
 
 /** Every place cosmiconfig looks, in order (docs/configuration.md lists them). */

@@ -14,24 +14,12 @@ import type { Protections } from '../runners/protections.js';
 import type { ConnectionReport } from '../runners/connection-report.js';
 import { shellSandboxPlan } from '../../boundary/launch/shell.js';
 import type { SandboxSupport } from '../../boundary/launch/launch.js';
+import type { EnforcedBy, Enforcement, NotEnforced } from './public-types.js';
+
+export type { EnforcedBy, Enforcement };
 
 /** The words for a permission nothing enforces. */
-export const NOT_ENFORCED = 'declared, not enforced';
-
-/** Who enforces a permission: the process tier's sandbox, the host, or the first-party plugin's own tested code. */
-export type EnforcedBy = 'sandbox' | 'host' | 'plugin';
-
-/** What is enforced of one plugin's permissions. */
-export interface Enforcement {
-  /** the folders its file access is held to (real paths) */
-  fs: { by: EnforcedBy; read: string[]; write: string[]; how: string } | typeof NOT_ENFORCED;
-  /** whether it can reach the network */
-  network: { by: EnforcedBy; allowed: boolean; how: string } | typeof NOT_ENFORCED;
-  /** the only environment variables its code can see */
-  env: { by: EnforcedBy; names: string[]; how: string } | typeof NOT_ENFORCED;
-  /** what the operator should know in one line (the summary prints it), e.g. "terminal is not sandboxed here: …" */
-  note?: string;
-}
+export const NOT_ENFORCED: NotEnforced = 'declared, not enforced';
 
 /**
  * What is enforced of `plugin`'s permissions; `protections` are its process tier's, when it has one,

@@ -8,64 +8,19 @@ import { checkKey } from '../expose/availability.js';
 import type { Exposure, ToolState } from '../expose/exposure.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { Registry } from '../expose/registry.js';
-import type { ManifestSource, ToolConflict, ToolRecord } from '../load/types.js';
-import type { Grant, Permissions, ProtectedPath, ToolAnnotations } from '../../boundary/plugin.js';
-import { protectionReport, type ProtectionReport } from './protection-report.js';
+import type { ToolRecord } from '../load/types.js';
+import type { ProtectedPath } from '../../boundary/plugin.js';
+import { protectionReport } from './protection-report.js';
 import type { ApprovalReason } from '../call/approval.js';
 import type { Protections } from '../runners/protections.js';
-import { enforcement, type Enforcement } from './enforcement.js';
-import type { SearchReport } from '../call/search/search-state.js';
+import { enforcement } from './enforcement.js';
+import type { SearchReport } from '../expose/public-types.js';
 import type { ConnectionReport } from '../runners/connection-report.js';
-import { readDialect, type SchemaDialect } from '../schema/schema-dialect.js';
+import { readDialect } from '../schema/schema-dialect.js';
 import type { SandboxSupport } from '../../boundary/launch/launch.js';
+import type { HostReport, PluginReport, ToolReport } from './public-types.js';
 
-/** One plugin's line in the report. */
-export interface PluginReport {
-  name: string;
-  specifier: string;
-  status: 'loaded' | 'failed';
-  loadMs: number;
-  version?: string;
-  builtin?: boolean;
-  trust?: 'trusted' | 'untrusted';
-  tier?: 'thread' | 'process' | 'remote';
-  manifestSource?: ManifestSource;
-  tools?: number;
-  env?: string[];
-  /** what the plugin requested, what config granted, their effective set, and what of it is actually enforced (and by what) */
-  permissions?: { requested: Permissions; granted: Grant; effective: Grant; enforced: Enforcement; unmatched?: string[] };
-  /** `guardRefused`: RPC calls the allow-list refused; `messagesDropped`: malformed worker, child or frame messages dropped (with the last reason) */
-  pool?: {
-    started: boolean;
-    threads: number;
-    completed: number;
-    guardRefused: number;
-    messagesDropped: number;
-    lastDropped?: string;
-    /** thread tier only: the pool trusted plugins share, or one of its own, and why ("it holds env grants (SVC_TOKEN)") */
-    kind?: 'shared' | 'own';
-    reason?: string;
-  };
-  /** process tier only: the protections its child runs under on this machine (namespaces as probed here) */
-  protections?: Protections;
-  /** MCP servers only: connection state and reason, what it runs, its protections */
-  mcp?: ConnectionReport;
-  error?: { code: string; message: string };
-  /** failed plugins: the toolsets and tools it is known to declare, and where that is known from */
-  known?: { from: 'last-manifest' | 'name'; toolsets: string[]; tools: string[] };
-}
-
-/** One tool's line in the report. */
-export interface ToolReport extends ToolState {
-  /** custom check probes run so far for this tool's check function */
-  probes?: number;
-  /** the behaviour hints it declares (MCP tool annotations), when it declares any */
-  annotations?: ToolAnnotations;
-  /** why its calls wait for approval (config `approve`), when they do */
-  approval?: ApprovalReason;
-  /** the JSON Schema dialect its parameters are read (and validated) in, and why: `$schema`, or how an untagged schema was read */
-  schema?: { dialect: SchemaDialect | 'unsupported'; from: string };
-}
+export type { HostReport, PluginReport, ToolReport };
 
 /** The dialect a tool's parameters are read in; a tool made without a reading (toolshed's own) is read by the plugin rule. */
 function schemaReading(record: ToolRecord): NonNullable<ToolReport['schema']> {
@@ -75,28 +30,6 @@ function schemaReading(record: ToolRecord): NonNullable<ToolReport['schema']> {
   } catch (error) {
     return { dialect: 'unsupported', from: (error as Error).message };
   }
-}
-
-/** Everything explain knows. */
-export interface HostReport {
-  version: string;
-  /** the config file (null for an object or the embedded default), its folder, and the workspace root */
-  config: { file: string | null; dir: string; root: string };
-  startupMs: number;
-  /** whether a worker pool had to start to extract manifests (false when every manifest came from the cache) */
-  extractionPoolStarted: boolean;
-  /** false until the first exposure was computed */
-  evaluated: boolean;
-  plugins: PluginReport[];
-  toolsets: Array<{ name: string; description?: string; includes: string[]; tools: number; definedBy: string[]; unavailable?: string[] }>;
-  counts: { registered: number; selected: number; available: number; exposed: number };
-  tools: ToolReport[];
-  conflicts: ToolConflict[];
-  warnings: string[];
-  /** deferred tools, what each session loaded, and calls to tools their session had not loaded */
-  search: SearchReport;
-  /** the model as an attacker: what its tools can write, what stays read-only there, and what is not in force here */
-  protection: ProtectionReport;
 }
 
 /** Builds the report from the registry and the last exposure. */

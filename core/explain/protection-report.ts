@@ -10,18 +10,9 @@ import { isInside } from '../../boundary/launch/paths.js';
 import type { ProtectedPath } from '../../boundary/plugin.js';
 import type { SandboxSupport } from '../../boundary/launch/launch.js';
 import type { PluginLoadResult } from '../load/types.js';
+import type { ProtectionReport } from './public-types.js';
 
-/** What explain says about the model as an attacker. */
-export interface ProtectionReport {
-  /** every folder some plugin may write (real paths) */
-  writable: string[];
-  /** the protected names (anywhere) and the protected paths that lie inside a writable folder */
-  protected: ProtectedPath[];
-  /** one line per protection that is not in force on this host, with why */
-  notInForce: string[];
-  /** the resource limits of each sandboxed child (terminal commands, untrusted plugins' processes, stdio MCP servers) and what holds each */
-  resources: Record<string, ResourceProtections>;
-}
+export type { ProtectionReport };
 
 /** The limits a command run in the shell sandbox (the terminal's) gets here, as its plugin's options and this machine decide. */
 function commandResources(options: Readonly<Record<string, unknown>>, support: SandboxSupport): ResourceProtections | undefined {

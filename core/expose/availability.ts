@@ -5,23 +5,16 @@
  * resolved last, to a fixed point over the tools that survived.
  */
 import which from 'which';
-import type { CheckCache, CachedVerdict, Verdict } from './check-cache.js';
+import type { CheckCache } from './check-cache.js';
+import type { Availability } from './public-types.js';
+import type { CheckVerdict } from '../../boundary/protocol.js';
 import type { ToolRecord } from '../load/types.js';
 import type { Runner } from '../runners/runner.js';
 
+export type { Availability };
+
 /** What a runner that speaks to a server says of its link. */
 type Link = ReturnType<NonNullable<Runner['connection']>>;
-
-/** Why a tool is or is not available. */
-export interface Availability {
-  ok: boolean;
-  reason?: string;
-  /** the requirement that decided it */
-  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools' | 'permissions' | 'breaker' | 'connection' | 'changed' | 'definition';
-  /** how the custom check's verdict was obtained */
-  via?: CachedVerdict['via'];
-  maskedReason?: string;
-}
 
 /** Why a tool is out of service, and until when (an open circuit has this shape). */
 export interface OutOfService {
@@ -36,7 +29,7 @@ export interface AvailabilityDeps {
   platform: NodeJS.Platform;
   cache: CheckCache;
   /** runs a tool's custom check in its plugin's tier */
-  runCheck(record: ToolRecord): Promise<Verdict>;
+  runCheck(record: ToolRecord): Promise<CheckVerdict>;
   /**
    * What takes the tool out of service, if anything: an open circuit (it or its plugin kept
    * crashing; `kind` absent or 'breaker'), its plugin's pinned code changed ('changed', until restart),

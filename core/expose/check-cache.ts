@@ -4,22 +4,14 @@
  * `graceMs` of the last success serves that success and is not cached. The
  * clock is injected so tests drive time without sleeping.
  */
+import type { CheckVerdict } from '../../boundary/protocol.js';
+import type { Clock, VerdictSource } from './public-types.js';
 
-/** A source of milliseconds; `Date.now` in production, a counter in tests. */
-export interface Clock {
-  now(): number;
-}
-
-/** A check's outcome with the reason it failed. */
-export interface Verdict {
-  ok: boolean;
-  reason?: string;
-}
+export type { Clock } from './public-types.js';
 
 /** How a verdict was obtained. */
-export interface CachedVerdict extends Verdict {
-  /** 'probe' = just ran, 'cache' = within TTL, 'grace' = a failure masked by a recent success */
-  via: 'probe' | 'cache' | 'grace';
+export interface CachedVerdict extends CheckVerdict {
+  via: VerdictSource;
   /** when this verdict stops being valid */
   expiresAt: number;
   /** the failure the grace window masked */
@@ -29,7 +21,7 @@ export interface CachedVerdict extends Verdict {
 }
 
 interface Entry {
-  verdict: Verdict;
+  verdict: CheckVerdict;
   expiresAt: number;
 }
 
@@ -44,7 +36,7 @@ export class CheckCache {
   constructor(private readonly options: { ttlMs: number; graceMs: number; clock: Clock }) {}
 
   /** The verdict for `key`, probing only when no fresh one is cached and none is in flight. */
-  get(key: string, probe: () => Promise<Verdict>): Promise<CachedVerdict> {
+  get(key: string, probe: () => Promise<CheckVerdict>): Promise<CachedVerdict> {
     const now = this.options.clock.now();
     const entry = this.entries.get(key);
     if (entry && now < entry.expiresAt) return Promise.resolve({ ...entry.verdict, via: 'cache', expiresAt: entry.expiresAt });
@@ -55,11 +47,11 @@ export class CheckCache {
     return started;
   }
 
-  private async run(key: string, probe: () => Promise<Verdict>): Promise<CachedVerdict> {
+  private async run(key: string, probe: () => Promise<CheckVerdict>): Promise<CachedVerdict> {
     this.probes.set(key, (this.probes.get(key) ?? 0) + 1);
     const { clock, ttlMs, graceMs } = this.options;
     const startedAt = clock.now();
-    let verdict: Verdict;
+    let verdict: CheckVerdict;
     try {
       verdict = await probe();
     } catch (error) {

@@ -5,7 +5,7 @@
  * from the input list).
  */
 import type { ResolvedConfig } from '../config/config.js';
-import type { RewriteContext, SchemaRewriter, ToolInfo } from './rewriter.js';
+import type { RewriteContext, SchemaRewriter, ToolInfo } from './public-types.js';
 import type { ToolDefinition } from '../providers/types.js';
 import type { CodeLimits, SandboxTool } from '../../boundary/plugin.js';
 import { SEARCH_TOOL } from './search-definition.js';
@@ -15,11 +15,11 @@ export const CODE_TOOL = 'execute_code';
 
 /**
  * The tools code may call: config `codeExecution.tools`, else every tool
- * flagged `sandbox: true`, always intersected with the exposed set. Empty
+ * flagged `codeCallable: true`, always intersected with the exposed set. Empty
  * means empty — never all tools.
  */
-export function sandboxTools(config: ResolvedConfig, exposed: ReadonlyMap<string, ToolDefinition>, tools: Iterable<Pick<ToolInfo, 'name' | 'callableFromCode'>>): SandboxTool[] {
-  const wanted = config.codeExecution.tools ?? [...tools].filter((tool) => tool.callableFromCode).map((tool) => tool.name);
+export function sandboxTools(config: ResolvedConfig, exposed: ReadonlyMap<string, ToolDefinition>, tools: Iterable<Pick<ToolInfo, 'name' | 'codeCallable'>>): SandboxTool[] {
+  const wanted = config.codeExecution.tools ?? [...tools].filter((tool) => tool.codeCallable).map((tool) => tool.name);
   return wanted
     .filter((name) => name !== CODE_TOOL && exposed.has(name))
     .sort()

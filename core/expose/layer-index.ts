@@ -9,7 +9,7 @@
  * array does not, and a recompute costs a few such lookups per tool at most.
  */
 import { toolInfo } from './tool-info.js';
-import type { SchemaRewriter, ToolInfo } from './rewriter.js';
+import type { SchemaRewriter, ToolInfo } from './public-types.js';
 import type { Registry } from './registry.js';
 import type { ToolRecord } from '../load/types.js';
 

@@ -19,7 +19,7 @@ import type { CheckCache, Clock } from './check-cache.js';
 import type { DescriptionTokens } from './descriptions.js';
 import type { LayerIndex } from './layer-index.js';
 import type { Registry } from './registry.js';
-import type { SchemaRewriter } from './rewriter.js';
+import type { SchemaRewriter } from './public-types.js';
 import type { ResolvedConfig } from '../config/config.js';
 
 /** What the pipeline needs from the host. */

@@ -8,7 +8,7 @@ import { planAvailability, type AvailabilityPlan } from './availability.js';
 import { layerIndex, type LayerIndex } from './layer-index.js';
 import { selectTools, type Toolset } from './toolsets.js';
 import type { Registry } from './registry.js';
-import type { SchemaRewriter } from './rewriter.js';
+import type { SchemaRewriter } from './public-types.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { ToolRecord } from '../load/types.js';
 

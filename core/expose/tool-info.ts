@@ -1,8 +1,8 @@
 /**
  * The read-only view of a registry record that schema rewriters are handed
- * (ToolInfo, rewriter.ts): made once per record and frozen.
+ * (ToolInfo, public-types.ts): made once per record and frozen.
  */
-import type { ToolInfo } from './rewriter.js';
+import type { ToolInfo } from './public-types.js';
 import type { ToolRecord } from '../load/types.js';
 
 /** One view per record, shared by a host's pipelines (a record lives as long as its plugin set). */
@@ -20,7 +20,7 @@ export function toolInfo(record: ToolRecord): ToolInfo {
       description: manifest.description,
       parameters: manifest.parameters,
       annotations: manifest.annotations,
-      callableFromCode: manifest.sandbox,
+      codeCallable: manifest.codeCallable,
       trust: plugin.source.trust,
     });
     infos.set(record, info);

@@ -16,11 +16,11 @@ import { openSurface } from './open-surface.js';
 import { HostEmitter } from './events.js';
 import { Teardown } from './teardown.js';
 import type { DefinitionChange } from '../runners/connection-report.js';
-import type { ToolHostOptions } from './options.js';
+import type { ToolHostOptions } from './tool-host.js';
 import type { ToolHost } from './tool-host.js';
 
-export type { ToolHostOptions } from './options.js';
-export type { DefinitionsOptions, ToolHost, ViewOptions } from './tool-host.js';
+
+export type { DefinitionsOptions, ToolHost, ToolHostOptions, ViewOptions } from './tool-host.js';
 
 /** The notice for a changed MCP tool definition while the host starts (explain has it too). */
 function changedDefinitionNotice(change: DefinitionChange): string {

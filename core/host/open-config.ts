@@ -9,7 +9,7 @@ import { loadHookModules } from '../call/hook-modules.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { Clock } from '../expose/check-cache.js';
 import type { ToolHooks } from '../call/hooks.js';
-import type { ToolHostOptions } from './options.js';
+import type { ToolHostOptions } from './tool-host.js';
 
 /** What every later step reads: the config, the environment grants come from, the clock. */
 export interface HostSettings {

@@ -5,12 +5,13 @@
  * is out of service. Each surface (the host, each view) opens its own
  * pipeline over these (surface.ts).
  */
-import { CheckCache, type Verdict } from '../expose/check-cache.js';
+import { CheckCache } from '../expose/check-cache.js';
+import type { CheckVerdict } from '../../boundary/protocol.js';
 import { DescriptionTokens } from '../expose/descriptions.js';
 import { Registry } from '../expose/registry.js';
 import { codeExecutionRewriter } from '../expose/code-execution.js';
 import type { DefinitionsPipeline } from '../expose/pipeline.js';
-import type { SchemaRewriter } from '../expose/rewriter.js';
+import type { SchemaRewriter } from '../expose/public-types.js';
 import { breakerKeys, CircuitBreaker } from '../call/breaker.js';
 import { ApprovalPolicy } from '../call/approval.js';
 import { traceCheck } from '../call/tracing.js';
@@ -62,7 +63,7 @@ export function openPipeline(input: PipelineInput): HostPipeline {
   runners.onChanged(recomputeAll);
 
   const cache = new CheckCache({ ttlMs: config.checks.ttlMs, graceMs: config.checks.graceMs, clock });
-  const runCheck = (record: ToolRecord): Promise<Verdict> => traceCheck(record, () => check(record, config.checks.timeoutMs, input.log));
+  const runCheck = (record: ToolRecord): Promise<CheckVerdict> => traceCheck(record, () => check(record, config.checks.timeoutMs, input.log));
   // An unknown name in approve fails the host like one in enable.
   const approval = new ApprovalPolicy(config.approve, registry, config);
   // A circuit opening or closing changes what is exposed.
@@ -105,7 +106,7 @@ export function openPipeline(input: PipelineInput): HostPipeline {
 }
 
 /** Runs `record`'s custom check in its plugin's tier; a failure is a verdict that hides the tool, with the reason. */
-async function check(record: ToolRecord, timeoutMs: number, log: PipelineInput['log']): Promise<Verdict> {
+async function check(record: ToolRecord, timeoutMs: number, log: PipelineInput['log']): Promise<CheckVerdict> {
   const outcome = await record.plugin.runner.check(
     { checkId: record.manifest.checkId!, timeoutMs },
     {

@@ -77,6 +77,7 @@ export const manifestSchema = {
             additionalProperties: false,
             properties: { timeoutMs: { type: 'integer', minimum: 1 }, maxResultChars: { type: 'integer', minimum: 100 }, maxArgsBytes: { type: 'integer', minimum: 2 } },
           },
+          codeCallable: { type: 'boolean' },
           sandbox: { type: 'boolean' },
           annotations: {
             type: 'object',

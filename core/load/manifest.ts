@@ -49,6 +49,18 @@ export function normalizeManifest(raw: RawManifest, source: Pick<PluginSource, '
   };
 }
 
+/** `codeCallable`, or its deprecated alias `sandbox` (accepted until toolshed 2); when both are given they must agree. */
+function codeCallable(tool: RawToolManifest, index: number, source: Pick<PluginSource, 'name'>): boolean {
+  const { codeCallable: flag, sandbox: alias } = tool;
+  if (flag !== undefined && alias !== undefined && flag !== alias) {
+    throw new PluginError('PLUGIN_INVALID', `${source.name}: tool ${String(tool.name)} sets codeCallable: ${String(flag)} and its deprecated alias sandbox: ${String(alias)}; remove sandbox`, {
+      plugin: source.name,
+      pointer: `/tools/${index}/sandbox`,
+    });
+  }
+  return (flag ?? alias) === true;
+}
+
 function normalizeTool(tool: RawToolManifest, index: number, source: Pick<PluginSource, 'name'>): ToolManifest {
   const requires = (tool.requires ?? {}) as Partial<ToolManifest['requires']>;
   const description = typeof tool.description === 'string' ? [tool.description] : (tool.description as DescriptionPart[]);
@@ -60,7 +72,7 @@ function normalizeTool(tool: RawToolManifest, index: number, source: Pick<Plugin
     dialect: parameterDialect(source.name, tool.name as string, index, tool.parameters as object),
     requires: { env: requires.env ?? [], bins: requires.bins ?? [], tools: requires.tools ?? [], platforms: requires.platforms ?? [] },
     limits: (tool.limits ?? {}) as ToolManifest['limits'],
-    sandbox: tool.sandbox === true,
+    codeCallable: codeCallable(tool, index, source),
     annotations: (tool.annotations ?? {}) as ToolManifest['annotations'],
   };
   if (tool.checkId) out.checkId = tool.checkId;

@@ -6,6 +6,9 @@ import type { DescriptionPart, FileRoots, Grant, JsonSchema, Permissions, ToolAn
 import type { ToolshedError } from '../../boundary/errors.js';
 import type { Runner } from '../runners/runner.js';
 import type { DialectReading } from '../schema/schema-dialect.js';
+import type { ManifestSource } from './public-types.js';
+
+export type { ManifestSource, ToolConflict } from './public-types.js';
 
 /** A tool as the host knows it: data only, no code. */
 export interface ToolManifest {
@@ -17,7 +20,8 @@ export interface ToolManifest {
   dialect?: DialectReading;
   requires: { env: string[]; bins: string[]; tools: string[]; platforms: string[] };
   limits: ToolLimits;
-  sandbox: boolean;
+  /** callable from inside execute_code (ToolSpec.codeCallable, or its deprecated alias `sandbox`) */
+  codeCallable: boolean;
   /** as declared ({} when none) */
   annotations: ToolAnnotations;
   checkId?: string;
@@ -67,9 +71,6 @@ export interface FirstPartyClaims {
   commands?: 'shell-sandbox';
 }
 
-/** How the manifest was obtained (`listed`: from an MCP server's `tools/list`). */
-export type ManifestSource = 'cache' | 'extracted' | 'listed';
-
 /** A plugin that loaded: its manifest and the runner its code runs in. */
 export interface LoadedPlugin {
   status: 'loaded';
@@ -118,13 +119,3 @@ export interface ToolRecord {
   manifest: ToolManifest;
 }
 
-/** One name defined by more than one plugin. */
-export interface ToolConflict {
-  name: string;
-  winner: string;
-  losers: string[];
-  /** why the winner won */
-  rule: 'config order' | 'prefer';
-  /** the losers' own names where they differ from `name` only in case or invisible characters (`READ_FILE` beside `read_file`) */
-  spellings?: string[];
-}

@@ -125,7 +125,7 @@ export function serverTools(server: ResolvedServer, listed: readonly UpstreamToo
       parameters: schema,
       requires: { env: [], bins: [], tools: [], platforms: [] },
       limits: { timeoutMs: server.timeoutMs },
-      sandbox: server.sandbox,
+      codeCallable: server.sandbox,
       annotations: annotations(upstream),
     };
     const reading = dialect(schema);

@@ -2,4 +2,3 @@
 export { createMcpServer } from './server.js';
 export { serveStdio, type McpEndpoint } from './stdio.js';
 export { serveHttp, MCP_PATH, type HttpServeOptions, type HttpEndpoint } from './http.js';
-export { dropStrictNulls } from '../call/strict-arguments.js';

@@ -6,7 +6,7 @@
  * extract manifests through `ManifestExtractor` (thread/manifest-pool.ts, and
  * an untrusted plugin's own sandbox). Limits both tiers derive the same way live here too.
  */
-import type { CallOutcome, CheckVerdict, HandlerOutput, HandOff, RawManifest, SandboxToolset } from '../../boundary/protocol.js';
+import type { CallOutcome, CheckVerdict, HandlerOutput, HandOff, RawManifest, SandboxToolset, Tier } from '../../boundary/protocol.js';
 import type { Protections } from './protections.js';
 import type { ConnectionReport } from './connection-report.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
@@ -79,7 +79,7 @@ export interface PoolPlacement {
 /** A plugin's execution tier. */
 export interface Runner {
   /** `remote`: the code runs elsewhere and is reached over the network (an MCP server over HTTP) */
-  readonly tier: 'thread' | 'process' | 'remote';
+  readonly tier: Tier;
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>>;
   /** `origin`: the running call that made this one through ctx.callTool, if any */
   handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal, origin?: CallOrigin): Promise<RunOutcome<HandlerOutput>>;

@@ -29,7 +29,7 @@ const plugin = {
       },
       requires: { env: ['OPENWEATHER_API_KEY'] },
       limits: { timeoutMs: 15000 },
-      sandbox: true,
+      codeCallable: true,
       handler: currentWeather,
     },
   ],

@@ -4,13 +4,13 @@
  * sandbox (toolshed's sandbox/code runtime) whose only way out is `tools.*`,
  * each call going back through the host's full dispatch pipeline.
  *
- * The runtime ships inside the toolshed package next to this plugin, so it is
- * imported by path; a third-party code plugin would depend on toolshed instead.
+ * The runtime comes from toolshed's toolkit, `toolshed/toolkit` (docs/plugins.md, "The toolkit"),
+ * imported by the path of its file in the package: this plugin ships inside toolshed under a
+ * package.json of its own, where Node does not resolve the name 'toolshed' (self-reference stops
+ * at the nearest package.json). A third-party code plugin imports 'toolshed/toolkit'. The toolkit
+ * loads the QuickJS engine on the first run.
  */
-const RUNTIME = new URL('../../dist/sandbox/code/runtime.js', import.meta.url).href;
-
-/** @type {Promise<typeof import('../../dist/sandbox/code/runtime.js')> | undefined} */
-let runtime;
+import { runCode } from '../../dist/sandbox/toolkit.js';
 
 /**
  * Turns ctx.callTool (parsed value or a thrown Error with a code) into the
@@ -50,12 +50,10 @@ const executeCode = {
   // The script's own deadline (codeExecution.timeoutMs) is enforced inside; this is the backstop.
   // A script is code, not data (data travels through tools), so 1 MB of it is plenty.
   limits: { timeoutMs: 300_000, maxArgsBytes: 1024 * 1024 },
-  sandbox: false,
+  codeCallable: false,
   // The script changes nothing by itself: each tool it calls goes through dispatch and its own approval.
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   handler: async ({ code }, ctx) => {
-    runtime ??= import(RUNTIME);
-    const { runCode } = await runtime;
     const { tools, limits, searchTool } = await ctx.sandboxTools();
     return runCode({ code, tools, callTool: bridge(ctx), signal: ctx.signal, ...limits, ...(searchTool ? { searchTool } : {}) });
   },

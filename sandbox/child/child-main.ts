@@ -20,7 +20,7 @@ import { FdWriter } from './fd-writer.js';
 import { capText } from '../../boundary/normalize.js';
 import { createTaskRunner, type HostLink } from '../worker/task-runner.js';
 import { DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../../boundary/deadlines.js';
-import type { ChildInit, ChildReply, ChildTaskFrame, HostToChild, WorkerReply } from '../../boundary/protocol.js';
+import type { ChildInit, ChildReadyFrame, ChildReply, ChildReplyFrame, ChildTaskFrame, HostToChild, RpcFrame, WorkerReply } from '../../boundary/protocol.js';
 
 /** The host reads the child's frames from its fd 3 (stdio[3]); its own come in on stdin. */
 const CHANNEL_FD = 3;
@@ -41,7 +41,7 @@ const running = new Map<string, string>();
 const manifestDeadlines = new DeadlineSweeper(HARD_DEADLINE_SWEEP_MS);
 
 const channel = new FrameChannel(process.stdin, output, MAX_HOST_FRAME_BYTES, onFrame, () => process.exit(70));
-const rpcPort = new RpcPort((data) => channel.send({ type: 'rpc', data }));
+const rpcPort = new RpcPort((data) => channel.send({ type: 'rpc', data } satisfies RpcFrame));
 // No pins (boundary/pins.ts) here: code pinning is for trusted plugins, whose code runs in the
 // host's own threads; an untrusted plugin's child is sandboxed and it is trusted for nothing.
 const runner = createTaskRunner(wrap(nodeEndpoint(rpcPort)) as unknown as HostLink);
@@ -73,7 +73,7 @@ function start(frame: ChildInit): void {
   // that no granted name (NODE_OPTIONS, LD_PRELOAD…) can shape Node's startup.
   for (const key of Object.keys(process.env)) delete process.env[key];
   Object.assign(process.env, frame.env);
-  channel.send({ type: 'ready', pid: process.pid });
+  channel.send({ type: 'ready', pid: process.pid } satisfies ChildReadyFrame);
   // Import the plugin while the host sends the first task; that task waits for the same import.
   void runner.run({ kind: 'manifest', entry: frame.entry });
 }
@@ -91,7 +91,7 @@ async function runTask(frame: ChildTaskFrame): Promise<void> {
       running.delete(frame.id);
     }
   }
-  channel.send({ type: 'reply', id: frame.id, reply });
+  channel.send({ type: 'reply', id: frame.id, reply } satisfies ChildReplyFrame);
 }
 
 /** A manifest reply, or a timeout once `ms` have passed (an import that never settles); the host kills the child soon after. */

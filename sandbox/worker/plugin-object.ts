@@ -80,6 +80,7 @@ export async function extractManifest(plugin: Record<string, unknown>, entry: st
           parameters: parameters(t.parameters, entry, `tools[${index}].parameters`),
           requires: data(t.requires, `tools[${index}].requires`),
           limits: data(t.limits, `tools[${index}].limits`),
+          codeCallable: t.codeCallable,
           sandbox: t.sandbox,
           annotations: data(t.annotations, `tools[${index}].annotations`),
           handler: typeof t.handler,

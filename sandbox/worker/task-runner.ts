@@ -16,6 +16,7 @@ import { changedError, changedPin, type PinChange } from '../../boundary/pins.js
 import type { PackedScope } from '../../boundary/protocol.js';
 import type { CallAnswer, CallOutcome, CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, ManifestTask, RawManifest, WorkerReply, WorkerTask } from '../../boundary/protocol.js';
 import type { ToolContext } from '../../boundary/plugin.js';
+import { deepFreeze, toolContext, type ContextLink } from '../../boundary/tool-context.js';
 
 /** At most this many distinct packed scopes are kept parsed (one a plugin). */
 const SCOPE_CACHE = 256;
@@ -68,36 +69,6 @@ class CallStop implements Sweepable {
   }
 }
 
-/** The call's stop behind ctx.signal, on a property that is neither enumerable nor a string. */
-const STOP = Symbol('toolshed.callStop');
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-/**
- * ctx.signal, one getter shared by every context. A getter written into the context's object
- * literal is a new function per call, and V8 gives an object whose accessor is a function no
- * other object has a hidden class (map) of its own. Maps live in the old generation, so each
- * call's context, and all it reaches (the task, its promises, its reply), then survived every
- * scavenge until a full GC: in a worker running trivial handlers that was most of its GC time
- * (docs/performance.md, "Scale", item 1). Enumerable and configurable, as the literal's was.
- */
-const SIGNAL: PropertyDescriptor = {
-  get(this: { [STOP]: CallStop }): AbortSignal {
-    return this[STOP].signal;
-  },
-  enumerable: true,
-  configurable: true,
-};
-
-/** Freezes a structured-clone copy all the way down, so one call cannot change what the next one sees. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const item of Object.values(value)) deepFreeze(item);
-    Object.freeze(value);
-  }
-  return value;
-}
-
 /** ctx.roots: the task's own copy frozen where it lies (a task is a structured clone no one else holds), else a frozen copy. */
 function frozenRoots(task: CheckTask | HandlerTask): ToolContext['roots'] {
   const roots = task.roots as Partial<ToolContext['roots']> | undefined;
@@ -117,14 +88,6 @@ function succeeded(value: unknown): WorkerReply {
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return ((typeof value === 'object' && value !== null) || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
-}
-
-function parseMaybeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 /**
@@ -232,32 +195,34 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
     return task.scope === undefined ? task.env : unpacked(task.scope).env;
   }
 
+  /** Where every call's ctx.log, ctx.progress, ctx.callTool and ctx.sandboxTools go: the inline port when there is one, else the RPC. */
+  const link: ContextLink = {
+    log: (callId, message) => (inline ? inline.log(callId, message) : void host.log(callId, message).catch(() => {})),
+    progress: (callId, done, total) => {
+      if (inline) inline.progress(callId, done, total);
+      else void host.progress(callId, done, total).catch(() => {});
+    },
+    callTool: async (callId, name, args) => {
+      const answer = await (inline ? inline.callTool(callId, name, args) : host.callTool(callId, name, args));
+      return 'runHere' in answer ? runHandedOff(answer) : answer;
+    },
+    sandboxTools: (callId) => host.sandboxTools(callId),
+  };
+
   function context(task: CheckTask | HandlerTask, stop: CallStop): ToolContext {
-    const { callId } = task;
     const scope = task.scope === undefined ? undefined : unpacked(task.scope);
-    // ctx.signal first, as one shared getter over the call's stop (see SIGNAL), then the rest in order.
-    const ctx = {} as Mutable<ToolContext>;
-    Object.defineProperty(ctx, STOP, { value: stop });
-    Object.defineProperty(ctx, 'signal', SIGNAL);
-    ctx.env = scope ? (scope.env ?? Object.freeze({ ...(process.env as Record<string, string>) })) : contextEnv(task);
-    ctx.cwd = task.cwd;
-    ctx.roots = scope ? scope.roots : frozenRoots(task);
-    ctx.options = scope ? scope.options : deepFreeze(task.options ?? {});
-    ctx.log = (message) => (inline ? inline.log(callId, String(message)) : void host.log(callId, String(message)).catch(() => {}));
-    ctx.progress = (done, total) => {
-      const of = total === undefined ? undefined : Number(total);
-      if (inline) inline.progress(callId, Number(done), of);
-      else void host.progress(callId, Number(done), of).catch(() => {});
-    };
-    ctx.callTool = async (name, args = {}) => {
-      const answer = await (inline ? inline.callTool(callId, String(name), args) : host.callTool(callId, String(name), args));
-      const outcome = 'runHere' in answer ? await runHandedOff(answer) : answer;
-      if (!outcome.ok) throw codedError(outcome.code, outcome.message);
-      return parseMaybeJson(outcome.text);
-    };
-    ctx.sandboxTools = () => host.sandboxTools(callId);
-    if (task.kind === 'handler' && task.sessionId !== undefined) ctx.sessionId = task.sessionId;
-    return ctx;
+    return toolContext(
+      {
+        callId: task.callId,
+        stop,
+        env: scope ? (scope.env ?? Object.freeze({ ...(process.env as Record<string, string>) })) : contextEnv(task),
+        cwd: task.cwd,
+        roots: scope ? scope.roots : frozenRoots(task),
+        options: scope ? scope.options : (task.options ?? {}),
+        sessionId: task.kind === 'handler' ? task.sessionId : undefined,
+      },
+      link,
+    );
   }
 
   /**

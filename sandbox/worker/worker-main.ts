@@ -9,13 +9,14 @@ import { wrap } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { createTaskRunner, type HostLink, type InlineLink } from './task-runner.js';
 import { changedPin, type WorkerPins } from '../../boundary/pins.js';
-import { poolReply, type CallAnswer, type HandlerOutput, type InlineAnswer, type InlineCall, type InlineDone, type InlineLog, type InlineProgress, type InlineReply, type InlineRequest, type PoolReply, type WorkerReply, type WorkerTask } from '../../boundary/protocol.js';
+import type { CallAnswer, CancelMessage, HandlerOutput, InlineAnswer, InlineCall, InlineDone, InlineLog, InlineProgress, InlineReply, InlineRequest, PoolReply, RpcPortMessage, WorkerReply, WorkerTask } from '../../boundary/protocol.js';
+import { poolReply } from '../../boundary/pool-reply.js';
 
 const channel = new MessageChannel();
 const inline = new MessageChannel();
 // Posted before any task runs; the host exposes its guarded API on the other end, and sends
 // nested calls to run here on the inline port.
-parentPort?.postMessage({ type: 'toolshed:rpc-port', port: channel.port2, inline: inline.port2 }, [channel.port2, inline.port2]);
+parentPort?.postMessage({ type: 'toolshed:rpc-port', port: channel.port2, inline: inline.port2 } satisfies RpcPortMessage, [channel.port2, inline.port2]);
 /**
  * Nested calls of the tasks running here go to the host on the inline port (InlineCall), and
  * the replies of calls the host handed back to run here ride along with the next one; what no
@@ -59,7 +60,7 @@ const verify = (entry: string) => {
 const runner = createTaskRunner(wrap(nodeEndpoint(channel.port1 as never)) as unknown as HostLink, inlineLink, verify);
 
 channel.port1.on('message', (message: unknown) => {
-  const m = message as { type?: unknown; callId?: unknown } | null;
+  const m = message as Partial<CancelMessage> | null;
   if (m?.type === 'toolshed:cancel' && typeof m.callId === 'string') runner.cancel(m.callId);
 });
 // The RPC port must not keep an idle worker alive (unref after the last listener: adding one refs it).
@@ -80,7 +81,8 @@ inline.port1.on('message', (message: unknown) => {
   void runner.run(task).then((reply) => {
     // Replies of calls this one handed off go out first.
     flush();
-    inline.port1.postMessage({ id, reply });
+    // A handler task's reply carries a HandlerOutput (task-runner.ts).
+    inline.port1.postMessage({ id, reply: reply as WorkerReply<HandlerOutput> } satisfies InlineReply);
   });
 });
 inline.port1.unref();

@@ -19,7 +19,7 @@ import { ManualClock } from '../helpers.js';
 const NO_PERMISSIONS = { network: false, env: [], fsRead: [], fsWrite: [] };
 
 function manifest(name: string, toolset: string): ToolManifest {
-  return { name, toolset, description: [`${name}.`], parameters: { type: 'object' }, requires: { env: [], bins: [], tools: [], platforms: [] }, limits: {}, sandbox: false, annotations: {} };
+  return { name, toolset, description: [`${name}.`], parameters: { type: 'object' }, requires: { env: [], bins: [], tools: [], platforms: [] }, limits: {}, codeCallable: false, annotations: {} };
 }
 
 /** A loaded plugin as the loader hands it to the registry; its runner is never asked (no checks). */

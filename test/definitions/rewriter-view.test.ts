@@ -30,7 +30,7 @@ export default {
 `,
 );
 
-const KEYS = ['annotations', 'callableFromCode', 'description', 'name', 'parameters', 'plugin', 'toolset', 'trust'];
+const KEYS = ['annotations', 'codeCallable', 'description', 'name', 'parameters', 'plugin', 'toolset', 'trust'];
 
 describe('a schema rewriter', () => {
   it('is handed frozen, data-only views of the tools: no record, plugin object or runner', async () => {
@@ -58,13 +58,13 @@ describe('a schema rewriter', () => {
         description: ['Look up.', { ifAvailable: ['hidden_one'], text: 'Or hidden_one.' }],
         parameters: { type: 'object', properties: { q: { type: 'string' } } },
         annotations: { readOnlyHint: true },
-        callableFromCode: true,
+        codeCallable: true,
         trust: 'trusted',
       });
       // Every registered tool, exposed or not, by the same views.
       expect([...context!.records.keys()].sort()).toEqual(['hidden_one', 'lookup']);
       expect(context!.records.get('lookup')).toBe(lookup);
-      expect(context!.records.get('hidden_one')).toMatchObject({ name: 'hidden_one', callableFromCode: false });
+      expect(context!.records.get('hidden_one')).toMatchObject({ name: 'hidden_one', codeCallable: false });
       expect([...context!.exposed.keys()]).toEqual(['lookup']);
       for (const tool of context!.records.values()) {
         expect(Object.keys(tool).sort()).toEqual(KEYS);

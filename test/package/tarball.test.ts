@@ -228,6 +228,38 @@ describe('the CLI in a fresh app', () => {
     expect(result.stdout).toMatch(/1\|first line of the notes/);
   });
 
+  it('the first-party tools built on toolshed/toolkit run: execute_code (its code runtime), todo_write (its private state files)', () => {
+    const code = run(bin, ['call', 'execute_code', JSON.stringify({ code: 'return (await tools.todo_write({ todos: [{ id: "1", content: "ship", status: "pending" }] })).counts' })], app);
+    expect(code.code, code.stdout + code.stderr).toBe(0);
+    expect(JSON.parse(code.stdout)).toMatchObject({ result: expect.objectContaining({ pending: 1 }) });
+  });
+
+  it('a third-party plugin imports toolshed/toolkit by name, typed by its own .d.ts', () => {
+    const dir = path.join(app, 'toolkit-plugin');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'toolkit-plugin', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+    writeFileSync(
+      path.join(dir, 'index.ts'),
+      [
+        "import { defineTool } from 'toolshed/plugin';",
+        "import { probeSandbox, protectedBy, shellSandboxPlan, type ShellSandboxPlan } from 'toolshed/toolkit';",
+        "const guarded = defineTool({ name: 'guarded', description: 'Whether a path is protected.', parameters: { type: 'object' }, codeCallable: true,",
+        "  handler: (_args, ctx) => {",
+        "    const plan: ShellSandboxPlan = shellSandboxPlan({ sandbox: 'off' }, probeSandbox());",
+        "    return { sandboxed: plan.sandboxed, protectedBy: protectedBy(`${ctx.cwd}/.git/hooks/x`, [{ kind: 'name', value: '.git/hooks', why: 'git runs it' }])?.value ?? null };",
+        "  } });",
+        'export default { apiVersion: 1, tools: [guarded] };',
+      ].join('\n'),
+    );
+    const check = run(process.execPath, [TSC, '--strict', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--types', 'node', '--skipLibCheck', path.join(dir, 'index.ts')], dir);
+    expect(check.stdout + check.stderr).toBe('');
+    writeFileSync(path.join(dir, 'toolshed.config.mjs'), "export default { builtins: false, plugins: [{ package: '.', trust: 'trusted' }] };\n");
+    expect(run(bin, ['trust'], dir)).toMatchObject({ code: 0 });
+    const called = run(bin, ['call', 'guarded', '{}'], dir);
+    expect(called.code, called.stdout + called.stderr).toBe(0);
+    expect(JSON.parse(called.stdout)).toEqual({ sandboxed: false, protectedBy: '.git/hooks' });
+  });
+
   it("the model's file tools cannot change toolshed's install in the app, nor add a builtin plugin", () => {
     for (const file of ['node_modules/toolshed/plugins/evil/index.js', 'node_modules/toolshed/dist/core/index.js', 'node_modules/piscina/package.json', 'toolshed.config.mjs']) {
       const result = run(bin, ['call', 'write_file', JSON.stringify({ path: file, content: 'export default {};\n' })], app);

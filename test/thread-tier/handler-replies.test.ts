@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { tempDir } from '../helpers.js';
-import { poolReply, workerReply, type HandlerOutput, type WorkerReply } from '#internal/boundary/protocol.js';
+import type { HandlerOutput, WorkerReply } from '#internal/boundary/protocol.js';
+import { poolReply, workerReply } from '#internal/boundary/pool-reply.js';
 
 const CASES: Record<string, { handler: string; expected: (text: string) => void }> = {
   sync: { handler: `() => 'plain'`, expected: (text) => expect(text).toBe('plain') },

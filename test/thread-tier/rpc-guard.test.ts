@@ -1,7 +1,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { exposeGuarded } from '#internal/core/runners/rpc-guard.js';
-import { HOST_RPC_METHODS } from '#internal/boundary/protocol.js';
+import { HOST_RPC_METHODS } from '#internal/boundary/rpc-methods.js';
 
 // A real worker thread speaking raw Comlink wire messages at the host's guarded endpoint.
 const ATTACKER = `

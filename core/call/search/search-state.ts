@@ -8,29 +8,14 @@ import { definitionsByName, sessionDefinitions } from '../../expose/deferral.js'
 import { ToolIndex, type IndexedTool } from './search-index.js';
 import { SEARCH_TOOL } from '../../expose/search-definition.js';
 import { searchTool } from './search-tool.js';
-import type { SessionStore, SessionReport } from './sessions.js';
+import type { SessionStore } from './sessions.js';
+import type { SearchReport } from '../../expose/public-types.js';
 import type { HostTool } from '../dispatch.js';
 import type { Exposure } from '../../expose/exposure.js';
 import type { ResolvedSearch } from '../../config/config.js';
 import type { ToolDefinition } from '../../providers/types.js';
 
-/** What explain shows of tool search. */
-export interface SearchReport {
-  /** exposed tools that are deferred */
-  deferred: number;
-  /** Anthropic's native search in the anthropic format, or false */
-  native: false | 'bm25' | 'regex';
-  /** tools in the index (as of the last search; 0 before the first) */
-  indexed: number;
-  /** live sessions and what each loaded */
-  sessions: SessionReport[];
-  /** calls to a deferred tool that the calling session had not loaded (they still run), by tool */
-  callsNotLoaded: Record<string, number>;
-  /** exposed tools `search.exclude` keeps out of tool_search (still callable by name), sorted */
-  excluded: string[];
-  /** `search.exclude` entries that matched no exposed tool */
-  excludeUnmatched: string[];
-}
+export type { SearchReport };
 
 /** Where a tool comes from: its plugin's package name (`mcp:<name>` for an MCP server) and trust. */
 export interface ToolSource {

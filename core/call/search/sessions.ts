@@ -6,7 +6,9 @@
  * default session.
  */
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../../expose/check-cache.js';
+import type { Clock, SessionReport } from '../../expose/public-types.js';
+
+export type { SessionReport };
 
 /** Bounds of the store (config `search.sessions`). */
 export interface SessionLimits {
@@ -16,16 +18,6 @@ export interface SessionLimits {
   ttlMs: number;
   /** tools one session may have loaded */
   maxTools: number;
-}
-
-/** One session's line in explain. */
-export interface SessionReport {
-  /** the session id; null for the default session (calls without one) */
-  id: string | null;
-  /** loaded tools, in load order */
-  tools: string[];
-  /** milliseconds since the session was last used */
-  idleMs: number;
 }
 
 /** A session's loaded tools: insertion order is load order; `found` is when a search last returned it. */

@@ -19,7 +19,9 @@ import type { Piscina } from 'piscina';
 import { MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { exposeGuarded, type GuardStats } from '../rpc-guard.js';
 import { Deadline, DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../../../boundary/deadlines.js';
-import { HOST_RPC_METHODS, workerReply, type PoolReply, type HandlerOutput, type HandlerTask, type HostRpc, type InlineAnswer, type InlineCall, type InlineDone, type InlineLog, type InlineProgress, type InlineReply, type WorkerReply, type WorkerTask } from '../../../boundary/protocol.js';
+import type { CancelMessage, PoolReply, HandlerOutput, HandlerTask, HostRpc, InlineAnswer, InlineCall, InlineDone, InlineLog, InlineProgress, InlineReply, InlineRequest, WorkerReply, WorkerTask } from '../../../boundary/protocol.js';
+import { HOST_RPC_METHODS } from '../../../boundary/rpc-methods.js';
+import { workerReply } from '../../../boundary/pool-reply.js';
 import { hostRpc } from '../host-rpc.js';
 import { dropMessage, rpcPortOf, type DroppedMessages } from '../../../boundary/worker-messages.js';
 import { Admission, type Admitted } from './admission.js';
@@ -305,7 +307,7 @@ export class ThreadPool {
         timeout.once('abort', () => resolve('timeout'));
         if (call.signal) {
           onCancel = () => {
-            link.port.postMessage({ type: 'toolshed:cancel', callId: task.callId });
+            link.port.postMessage({ type: 'toolshed:cancel', callId: task.callId } satisfies CancelMessage);
             resolve('cancelled');
           };
           if (call.signal.aborted) onCancel();
@@ -315,7 +317,7 @@ export class ThreadPool {
       // With no hook after the run, the task goes back as the answer to the caller's callTool
       // (it runs there and replies on the inline port all the same); otherwise on the inline port.
       if (origin.handOff) origin.handOff({ id, task });
-      else link.inline.postMessage({ id, task });
+      else link.inline.postMessage({ id, task } satisfies InlineRequest);
       const outcome = await reply;
       const nested = this.nestedDone(task.callId);
       if (nested) await nested;
@@ -344,7 +346,7 @@ export class ThreadPool {
     const hard = new Deadline();
     const onTimeout = () => hard.abort(timeout.reason);
     const onCancel = () => {
-      for (const link of this.links) link.port.postMessage({ type: 'toolshed:cancel', callId });
+      for (const link of this.links) link.port.postMessage({ type: 'toolshed:cancel', callId } satisfies CancelMessage);
       hard.abortAfter(SOFT_TO_HARD_GRACE_MS, signal.reason);
     };
     timeout.once('abort', onTimeout);

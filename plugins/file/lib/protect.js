@@ -1,7 +1,9 @@
 // @ts-check
-// toolshed's own matcher, the one the sandboxes use, so both refuse the same paths (shipped
-// next to this plugin inside the toolshed package, so imported by path).
-import { protectedBy, protectedMessage } from '../../../dist/boundary/protected.js';
+// toolshed's own matcher, the one the sandboxes use, so both refuse the same paths.
+// toolshed's toolkit, `toolshed/toolkit` (docs/plugins.md, "The toolkit"), by the path of its file in the
+// package: this plugin ships inside toolshed under a package.json of its own, where Node does not resolve
+// the name 'toolshed' (self-reference stops at the nearest package.json). A third-party plugin imports 'toolshed/toolkit'.
+import { protectedBy, protectedMessage } from '../../../dist/sandbox/toolkit.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 

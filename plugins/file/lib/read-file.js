@@ -135,7 +135,7 @@ export const readFileTool = {
     additionalProperties: false,
   },
   limits: { timeoutMs: 30_000 },
-  sandbox: true,
+  codeCallable: true,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: readFile,
 };

@@ -216,7 +216,7 @@ export const searchFilesTool = {
     additionalProperties: false,
   },
   limits: { timeoutMs: 60_000 },
-  sandbox: true,
+  codeCallable: true,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: searchFiles,
 };

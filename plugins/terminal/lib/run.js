@@ -1,8 +1,8 @@
 // @ts-check
 import { spawn } from 'node:child_process';
 import { HeadTailBuffer } from './output.js';
-import { watchResources } from '../../../dist/boundary/launch/resource-watch.js';
-import { overLimitMessage } from '../../../dist/boundary/launch/resources.js';
+// toolshed/toolkit, by its path in the package (see sandbox.js).
+import { overLimitMessage, watchResources } from '../../../dist/sandbox/toolkit.js';
 
 /** Time a killed command gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 2000;
@@ -22,7 +22,7 @@ export const DRAIN_MS = 500;
  * @property {AbortSignal} [signal]
  * @property {number} headChars
  * @property {number} tailChars
- * @property {import('../../../dist/boundary/launch/resources.js').ResourceLimits} [limits]  the command's limits: the whole group is killed past its process or memory limit
+ * @property {import('toolshed/toolkit').ResourceLimits} [limits]  the command's limits: the whole group is killed past its process or memory limit
  */
 
 /**

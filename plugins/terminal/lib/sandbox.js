@@ -2,14 +2,14 @@
 import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-// toolshed's own launcher, the same one the process tier uses (shipped next to this plugin
-// inside the toolshed package, so imported by path; a third-party plugin would depend on toolshed).
-import { probeSandbox } from '../../../dist/boundary/launch/probe.js';
-import { shellLaunch, shellResources, shellSandboxPlan, unsandboxedShellLaunch } from '../../../dist/boundary/launch/shell.js';
-import { protectedMounts } from '../../../dist/boundary/launch/protected-mounts.js';
+// toolshed's own launcher, the same one the process tier uses.
+// toolshed's toolkit, `toolshed/toolkit` (docs/plugins.md, "The toolkit"), by the path of its file in the
+// package: this plugin ships inside toolshed under a package.json of its own, where Node does not resolve
+// the name 'toolshed' (self-reference stops at the nearest package.json). A third-party plugin imports 'toolshed/toolkit'.
+import { probeSandbox, protectedMounts, shellLaunch, shellResources, shellSandboxPlan, unsandboxedShellLaunch } from '../../../dist/sandbox/toolkit.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
-/** @typedef {import('../../../dist/boundary/launch/shell.js').ShellSandboxPlan} ShellSandboxPlan */
+/** @typedef {import('toolshed/toolkit').ShellSandboxPlan} ShellSandboxPlan */
 
 /** How this call's commands run: the plugin's `options.sandbox` on this machine. */
 export function sandboxPlan(/** @type {ToolContext} */ ctx) {

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { childEnv } from './env.js';
 import { runCommand } from './run.js';
 import { checkSandbox, commandLimits, sandboxedLaunch, sandboxPlan, unsandboxedLaunch } from './sandbox.js';
-import { overLimitMessage, SIGXFSZ_EXIT } from '../../../dist/boundary/launch/resources.js';
+// toolshed/toolkit, by its path in the package (see sandbox.js).
+import { overLimitMessage, SIGXFSZ_EXIT } from '../../../dist/sandbox/toolkit.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
@@ -121,7 +122,7 @@ export const terminalTool = {
   // The host's own deadline must outlast the longest command timeout, or the worker would
   // be torn down before the command's group could be killed and reported.
   limits: { timeoutMs: MAX_TIMEOUT_MS + 15_000, maxResultChars: HEAD_CHARS + TAIL_CHARS + 2_000 },
-  sandbox: false,
+  codeCallable: false,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   check: checkSandbox,
   handler: terminal,

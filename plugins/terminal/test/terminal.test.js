@@ -146,7 +146,7 @@ describe('terminal', () => {
 
   it('is not callable from execute_code and needs bash', () => {
     const tool = plugin.tools[0];
-    expect(tool.sandbox).toBe(false);
+    expect(tool.codeCallable).toBe(false);
     expect(tool.requires.bins).toEqual(['bash']);
     expect(Object.keys(plugin.toolsets)).toEqual(['terminal']);
     for (const prop of Object.values(tool.parameters.properties)) expect(prop.description).toEqual(expect.any(String));

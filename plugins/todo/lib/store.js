@@ -5,9 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import envPaths from 'env-paths';
-// toolshed's own per-user state rules (shipped next to this plugin inside the toolshed
-// package, so imported by path; a third-party plugin would depend on toolshed instead).
-import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../../../dist/boundary/private-dir.js';
+// toolshed's own per-user state rules.
+// toolshed's toolkit, `toolshed/toolkit` (docs/plugins.md, "The toolkit"), by the path of its file in the
+// package: this plugin ships inside toolshed under a package.json of its own, where Node does not resolve
+// the name 'toolshed' (self-reference stops at the nearest package.json). A third-party plugin imports 'toolshed/toolkit'.
+import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../../../dist/sandbox/toolkit.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 

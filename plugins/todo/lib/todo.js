@@ -155,7 +155,7 @@ export const todoWriteTool = {
     additionalProperties: false,
   },
   limits: { timeoutMs: 15_000 },
-  sandbox: true,
+  codeCallable: true,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: todoWrite,
 };
@@ -167,7 +167,7 @@ export const todoReadTool = {
   description: 'Show this session\'s task list: {sessionId, todos: [{id, content, status}], counts}. Empty until tasks are written.',
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   limits: { timeoutMs: 15_000 },
-  sandbox: true,
+  codeCallable: true,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: todoRead,
 };

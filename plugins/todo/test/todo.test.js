@@ -165,7 +165,7 @@ describe('todo_write and todo_read', () => {
 
   it('declares its env vars and lets execute_code use both tools', () => {
     expect(plugin.permissions.env).toEqual(['TOOLSHED_TODO_DIR', 'XDG_STATE_HOME']);
-    expect(plugin.tools.map((t) => [t.name, t.toolset, t.sandbox])).toEqual([
+    expect(plugin.tools.map((t) => [t.name, t.toolset, t.codeCallable])).toEqual([
       ['todo_write', 'todo', true],
       ['todo_read', 'todo', true],
     ]);

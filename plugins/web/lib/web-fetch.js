@@ -171,7 +171,7 @@ export const webFetchTool = {
     additionalProperties: false,
   },
   limits: { timeoutMs: FETCH_TIMEOUT_MS + 10_000, maxResultChars: MAX_CHARS + 2_000 },
-  sandbox: true,
+  codeCallable: true,
   annotations: { readOnlyHint: true, openWorldHint: true },
   handler: webFetch,
 };

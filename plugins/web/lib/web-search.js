@@ -167,7 +167,7 @@ export const webSearchTool = {
   },
   requires: { env: ['BRAVE_API_KEY'] },
   limits: { timeoutMs: SEARCH_TIMEOUT_MS + 5_000 },
-  sandbox: true,
+  codeCallable: true,
   annotations: { readOnlyHint: true, openWorldHint: true },
   handler: webSearch,
 };

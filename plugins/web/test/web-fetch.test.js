@@ -193,7 +193,7 @@ describe('web_fetch', () => {
   });
 
   it('mentions web_search only as a conditional part of its description', () => {
-    expect(fetchTool.sandbox).toBe(true);
+    expect(fetchTool.codeCallable).toBe(true);
     const [base, ...parts] = fetchTool.description;
     expect(base).not.toContain('web_search');
     expect(parts).toContainEqual({ ifAvailable: ['web_search'], text: expect.stringContaining('web_search') });

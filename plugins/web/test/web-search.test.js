@@ -136,7 +136,7 @@ describe('web_search', () => {
     expect(BRAVE_ENDPOINT).toBe('https://api.search.brave.com/res/v1/web/search');
     expect(searchTool.requires).toEqual({ env: ['BRAVE_API_KEY'] });
     expect(plugin.permissions).toEqual({ network: true, env: ['BRAVE_API_KEY', 'BRAVE_SEARCH_ENDPOINT', 'WEB_FETCH_ALLOW_CIDRS'], fsRead: [], fsWrite: [] });
-    expect(searchTool.sandbox).toBe(true);
+    expect(searchTool.codeCallable).toBe(true);
     for (const t of plugin.tools) for (const prop of Object.values(t.parameters.properties)) expect(prop.description).toEqual(expect.any(String));
   });
 });

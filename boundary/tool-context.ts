@@ -1,0 +1,96 @@
+/**
+ * The `ctx` a handler or check receives, built by one function for both its users: the worker's
+ * task runner (sandbox/worker/task-runner.ts), for every real call, and `createTestContext()`
+ * (test-context.ts), for a plugin's unit tests. So a test sees what a handler sees in the host: a
+ * frozen env, roots and options, `log` and `progress` arguments coerced, `callTool` arguments
+ * defaulting to `{}`, a nested call's failure thrown as an Error carrying its code, and its result
+ * text parsed back to the JSON value it holds.
+ */
+import { codedError } from './errors.js';
+import type { CallOutcome } from './outcome.js';
+import type { FileRoots, SandboxToolset, ToolContext } from './plugin.js';
+
+/** Where a context's calls go, by call id: one link serves every call of a realm (or a test). */
+export interface ContextLink {
+  log(callId: string, message: string): void;
+  progress(callId: string, done: number, total: number | undefined): void;
+  /** a nested call's outcome (ctx.callTool throws a failure as a coded Error) */
+  callTool(callId: string, name: string, args: unknown): Promise<CallOutcome>;
+  sandboxTools(callId: string): Promise<SandboxToolset>;
+}
+
+/** One call's own parts of its context. */
+export interface ContextCall {
+  callId: string;
+  /** what ctx.signal reads (an AbortController, or the worker's cheaper CallStop) */
+  stop: { readonly signal: AbortSignal };
+  /** the env grant; frozen here unless it already is */
+  env: Record<string, string> | Readonly<Record<string, string>>;
+  cwd: string;
+  /** frozen all the way down here unless it already is (the caller passes its own copy) */
+  roots: FileRoots;
+  /** frozen all the way down here unless it already is (the caller passes its own copy) */
+  options: Readonly<Record<string, unknown>>;
+  sessionId?: string | undefined;
+}
+
+/** The call's stop behind ctx.signal, on a property that is neither enumerable nor a string. */
+const STOP = Symbol('toolshed.callStop');
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * ctx.signal, one getter shared by every context. A getter written into the context's object
+ * literal is a new function per call, and V8 gives an object whose accessor is a function no
+ * other object has a hidden class (map) of its own. Maps live in the old generation, so each
+ * call's context, and all it reaches (the task, its promises, its reply), then survived every
+ * scavenge until a full GC: in a worker running trivial handlers that was most of its GC time
+ * (docs/performance.md, "Scale", item 1). Enumerable and configurable, as the literal's was.
+ */
+const SIGNAL: PropertyDescriptor = {
+  get(this: { [STOP]: { readonly signal: AbortSignal } }): AbortSignal {
+    return this[STOP].signal;
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+/** Freezes a value all the way down (a frozen object is taken as done), so one call cannot change what the next one sees. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function parseMaybeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The context of call `call`, whose log, progress, nested calls and sandbox tools go through `link`. */
+export function toolContext(call: ContextCall, link: ContextLink): ToolContext {
+  const { callId } = call;
+  // ctx.signal first, as one shared getter over the call's stop (see SIGNAL), then the rest in order.
+  const ctx = {} as Mutable<ToolContext>;
+  Object.defineProperty(ctx, STOP, { value: call.stop });
+  Object.defineProperty(ctx, 'signal', SIGNAL);
+  ctx.env = Object.isFrozen(call.env) ? call.env : Object.freeze(call.env);
+  ctx.cwd = call.cwd;
+  ctx.roots = deepFreeze(call.roots);
+  ctx.options = deepFreeze(call.options);
+  ctx.log = (message) => link.log(callId, String(message));
+  ctx.progress = (done, total) => link.progress(callId, Number(done), total === undefined ? undefined : Number(total));
+  ctx.callTool = async (name, args = {}) => {
+    const outcome = await link.callTool(callId, String(name), args);
+    if (!outcome.ok) throw codedError(outcome.code, outcome.message);
+    return parseMaybeJson(outcome.text);
+  };
+  ctx.sandboxTools = () => link.sandboxTools(callId);
+  if (call.sessionId !== undefined) ctx.sessionId = call.sessionId;
+  return ctx;
+}

@@ -1,0 +1,106 @@
+/**
+ * What an embedder sees of a call: the options of `dispatch`, the call as hooks and approvers
+ * see it, its chain of callers, and the hooks' and approvers' answers. Types only, importing only
+ * public types, so the package's declarations stop here (test/package/public-types.test.ts).
+ */
+import type { CallOutcome } from '../../boundary/outcome.js';
+import type { ToolErrorCode } from '../../boundary/errors.js';
+import type { ToolAnnotations } from '../../boundary/plugin.js';
+import type { Tier } from '../../boundary/tier.js';
+
+/** Per-call options of `dispatch`. */
+export interface DispatchOptions {
+  signal?: AbortSignal;
+  sessionId?: string;
+  /** the model's id for this tool call (e.g. OpenAI's `tool_calls[].id`); hooks and traces see it */
+  callId?: string;
+  /** decides calls that need approval (config `approve`) for this call, before the view's or host's onApproval */
+  onApproval?: Approver;
+  /** receives the handler's `ctx.log` lines */
+  onLog?(message: string): void;
+  /** receives the handler's `ctx.progress` */
+  onProgress?(done: number, total?: number): void;
+}
+
+/** One step of a call chain: a running tool that called the next one, and the plugin it belongs to. */
+export interface CallHop {
+  /** the tool whose handler made the call */
+  tool: string;
+  /** the plugin that owns that tool */
+  plugin: string;
+  /** that plugin's trust: an untrusted plugin's permissions are checked for every call below it */
+  trust: 'trusted' | 'untrusted';
+}
+
+/** The callers of a call, outermost first; empty for a top-level call. */
+export type CallChain = readonly CallHop[];
+
+/** A call as hooks and approvers see it. Its arguments have passed the tool's schema. */
+export interface ToolCall {
+  tool: string;
+  args: unknown;
+  sessionId?: string;
+  /** the model's tool call id, when the caller passed one (`dispatch(…, { callId })`) */
+  callId?: string;
+  /** the tool whose handler made this call through `ctx.callTool`; undefined for a call from the embedder */
+  caller?: CallHop;
+  /** every tool between the embedder and this call, outermost first (empty for a direct call) */
+  chain: CallChain;
+  /** the plugin that owns the tool */
+  plugin: string;
+  /** where its handler runs */
+  tier: Tier;
+  /** the tool's declared behaviour hints (MCP tool annotations) */
+  annotations: ToolAnnotations;
+}
+
+/** What `afterCall` sees: the outcome, its code ('OK' for a success) and how long the call took. */
+export interface CallResult {
+  outcome: CallOutcome;
+  code: 'OK' | ToolErrorCode;
+  /** from the end of beforeCall to the end of the tool run (approval waits included) */
+  durationMs: number;
+}
+
+/** What `beforeCall` may return: nothing (go ahead), a block with the reason the model reads, or replacement arguments. */
+export type BeforeCallResult = void | undefined | { block: string } | { args: unknown };
+
+/** What `afterCall` may return: nothing (keep the outcome), a replacement outcome, or a string (a successful result text). */
+export type AfterCallResult = void | undefined | string | CallOutcome;
+
+/**
+ * A pair of hooks around every call. Keep them cheap: they run on the host thread.
+ * @example
+ * host.use({
+ *   beforeCall: (call) => (call.tool === 'terminal' && call.sessionId === 'guest' ? { block: 'not for guests' } : undefined),
+ *   afterCall: (call, result) => console.log(call.tool, result.code, result.durationMs),
+ * });
+ */
+export interface ToolHooks {
+  /** a label for HOOK_FAILED messages (default: its position) */
+  name?: string;
+  beforeCall?(call: ToolCall): BeforeCallResult | Promise<BeforeCallResult>;
+  afterCall?(call: ToolCall, result: CallResult): AfterCallResult | Promise<AfterCallResult>;
+}
+
+/** Why a call needs approval: its name (or toolset) is in `approve`, or `approve.destructive` and its annotations. */
+export type ApprovalReason = 'listed' | 'destructive';
+
+/** A call waiting for approval. */
+export interface ApprovalRequest extends ToolCall {
+  reason: ApprovalReason;
+  /** how long the call waits for an answer (approve.timeoutMs) */
+  timeoutMs: number;
+  /** aborted when the caller cancels or the wait times out: stop asking */
+  signal: AbortSignal;
+}
+
+/** An approver's answer: yes or no, with a reason the model reads when it is no. */
+export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+
+/**
+ * Decides whether a call may run; it may ask a person and take its time (up to `approve.timeoutMs`).
+ * @example
+ * const host = await createToolHost({ onApproval: async (call) => confirm(`Run ${call.tool}(${JSON.stringify(call.args)})?`) });
+ */
+export type Approver = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;

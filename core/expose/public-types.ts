@@ -1,0 +1,122 @@
+/**
+ * What an embedder sees of the expose stage: each tool's state and why it is hidden, availability,
+ * tool search's report, the clock checks are timed by, and the schema rewriters it may add (which
+ * see a read-only view of each tool, never its plugin's runner). Types only, importing only public
+ * types, so the package's declarations stop here.
+ */
+import type { DescriptionPart, JsonSchema, ToolAnnotations } from '../../boundary/plugin.js';
+import type { ToolConflict } from '../load/public-types.js';
+import type { ToolDefinition } from '../providers/types.js';
+
+/** A source of milliseconds; `Date.now` in production, a counter in tests. */
+export interface Clock {
+  now(): number;
+}
+
+/** How a custom check's verdict was obtained: 'probe' = just ran, 'cache' = within TTL, 'grace' = a failure masked by a recent success. */
+export type VerdictSource = 'probe' | 'cache' | 'grace';
+
+/** Why a tool is or is not available. */
+export interface Availability {
+  ok: boolean;
+  reason?: string;
+  /** the requirement that decided it */
+  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools' | 'permissions' | 'breaker' | 'connection' | 'changed' | 'definition';
+  /** how the custom check's verdict was obtained */
+  via?: VerdictSource;
+  maskedReason?: string;
+}
+
+/** Where in the pipeline a tool was hidden. */
+export type HiddenLayer = 'load' | 'selection' | 'availability' | 'schema';
+
+/** Every registered tool's state, for explain. */
+export interface ToolState {
+  name: string;
+  plugin: string;
+  toolset: string;
+  exposed: boolean;
+  layer?: HiddenLayer;
+  reason?: string;
+  availability?: Availability;
+  /** guard findings and masked failures */
+  warnings: string[];
+  conflict?: ToolConflict;
+  /** exposed and callable, but left out of definitions() until a search loads it for a session */
+  deferred?: boolean;
+}
+
+/** A registered tool as a schema rewriter sees it: what it declared and where it comes from, read-only. */
+export interface ToolInfo {
+  readonly name: string;
+  /** its plugin's package name (`mcp:<server>` for an MCP server's tool) */
+  readonly plugin: string;
+  readonly toolset: string;
+  /** the description parts as declared (conditional parts unresolved) */
+  readonly description: readonly DescriptionPart[];
+  readonly parameters: Readonly<JsonSchema>;
+  /** as declared ({} when none) */
+  readonly annotations: Readonly<ToolAnnotations>;
+  /** the tool declared it may be called from inside execute_code (`codeCallable: true`) */
+  readonly codeCallable: boolean;
+  /** its plugin's trust: 'trusted' runs in the thread tier, 'untrusted' in its own process */
+  readonly trust: 'trusted' | 'untrusted';
+}
+
+/** The tools a schema rewriter may see. */
+export interface RewriteContext {
+  /** the exposed definitions by name, with the rewrites before this one applied */
+  exposed: ReadonlyMap<string, ToolDefinition>;
+  /** every registered tool (exposed or not), by name */
+  records: ReadonlyMap<string, ToolInfo>;
+  /** exposed tools that are deferred (listed only once a search loads them) */
+  deferred: ReadonlySet<string>;
+}
+
+/**
+ * A definitions step that rebuilds one tool's schema from live facts (the
+ * execute_code rebuild plugs in here). Returning `{ hidden }` hides the tool.
+ * @example
+ * const rewriter: SchemaRewriter = {
+ *   pure: true,
+ *   appliesTo: (tool) => tool.name === 'search',
+ *   rewrite: async (definition) => ({ definition: { ...definition, description: `${definition.description} (beta)` } }),
+ * };
+ */
+export interface SchemaRewriter {
+  /**
+   * True when `rewrite` depends only on its arguments and settings fixed for the host's life: a
+   * recompute in which no verdict changed then keeps its last output instead of asking again.
+   */
+  pure?: boolean;
+  appliesTo(tool: ToolInfo): boolean;
+  rewrite(definition: ToolDefinition, context: RewriteContext): Promise<{ definition: ToolDefinition } | { hidden: string }>;
+}
+
+/** One session's line in explain. */
+export interface SessionReport {
+  /** the session id; null for the default session (calls without one) */
+  id: string | null;
+  /** loaded tools, in load order */
+  tools: string[];
+  /** milliseconds since the session was last used */
+  idleMs: number;
+}
+
+/** What explain shows of tool search. */
+export interface SearchReport {
+  /** exposed tools that are deferred */
+  deferred: number;
+  /** Anthropic's native search in the anthropic format, or false */
+  native: false | 'bm25' | 'regex';
+  /** tools in the index (as of the last search; 0 before the first) */
+  indexed: number;
+  /** live sessions and what each loaded */
+  sessions: SessionReport[];
+  /** calls to a deferred tool that the calling session had not loaded (they still run), by tool */
+  callsNotLoaded: Record<string, number>;
+  /** exposed tools `search.exclude` keeps out of tool_search (still callable by name), sorted */
+  excluded: string[];
+  /** `search.exclude` entries that matched no exposed tool */
+  excludeUnmatched: string[];
+}
