@@ -8,7 +8,7 @@
  * read-only. Pure and shared by both sides, so both reach the same verdict.
  */
 import path from 'node:path';
-import type { ProtectedPath } from './plugin.js';
+import type { ProtectedPath } from './plugin-api.js';
 
 export type { ProtectedPath };
 

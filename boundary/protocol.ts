@@ -1,15 +1,25 @@
 /**
  * Every message that crosses a thread or process boundary. Worker tasks go
- * host → worker through Piscina; host RPC goes worker → host through Comlink
- * behind the guard in rpc-guard.ts.
+ * host → worker through Piscina, and host → child in `task` frames (channel.ts); host RPC
+ * goes worker or child → host through Comlink behind the guard in core/runners/rpc-guard.ts,
+ * and a thread-tier worker's log, progress and nested calls also on its inline port.
  */
 import type { SerializedError } from './errors.js';
 import type { CallOutcome, RichContent } from './outcome.js';
-import type { TierCall } from './tier-outcome.js';
-import type { FileRoots, SandboxToolset } from './plugin.js';
+import type { FileRoots, SandboxToolset } from './plugin-api.js';
 import type { Pins } from './pins.js';
 
 export type { CallOutcome, SandboxToolset };
+
+/** What mapping a reply to an outcome needs to know of the call (tier-outcome.ts). */
+export interface TierCall {
+  /** the tool's name */
+  tool: string;
+  /** its plugin's name (named in a TOOL_RESULT_INVALID message) */
+  plugin: string;
+  timeoutMs: number;
+  maxResultChars: number;
+}
 export type { Tier } from './tier.js';
 
 /** Extract a plugin's serializable manifest. */

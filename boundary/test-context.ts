@@ -6,7 +6,7 @@
 import { failure } from './outcome.js';
 import { resultText } from './normalize.js';
 import { toolContext, type ContextLink } from './tool-context.js';
-import type { FileRoots, SandboxToolset, ToolContext } from './plugin.js';
+import type { FileRoots, SandboxToolset, ToolContext } from './plugin-api.js';
 import { DEFAULT_CODE_LIMITS } from './code-limits.js';
 
 /** What a test may set; everything has a harmless default. */

@@ -9,18 +9,10 @@ import { cappedFailure, failure, type CallOutcome, type RichContent } from './ou
 import { capText } from './normalize.js';
 import { describeRunnerFailure, type RunOutcome, type RunnerFailure } from './runner-failure.js';
 import { changedReason, pinChangeOf } from './pins.js';
-import type { HandlerOutput } from './protocol.js';
-import type { ToolErrorCode } from './errors.js';
+import type { HandlerOutput, TierCall } from './protocol.js';
 
-/** What the mapping needs to know of the call. */
-export interface TierCall {
-  /** the tool's name */
-  tool: string;
-  /** its plugin's name (named in a TOOL_RESULT_INVALID message) */
-  plugin: string;
-  timeoutMs: number;
-  maxResultChars: number;
-}
+export type { TierCall };
+import type { ToolErrorCode } from './errors.js';
 
 const FAILURE_CODES = { timeout: 'TOOL_TIMEOUT', cancelled: 'TOOL_CANCELLED', 'queue-full': 'QUEUE_FULL', crashed: 'TOOL_CRASHED', closed: 'HOST_CLOSED' } as const satisfies Record<RunnerFailure['kind'], ToolErrorCode>;
 

@@ -8,7 +8,7 @@
  */
 import { codedError } from './errors.js';
 import type { CallOutcome } from './outcome.js';
-import type { FileRoots, SandboxToolset, ToolContext } from './plugin.js';
+import type { FileRoots, SandboxToolset, ToolContext } from './plugin-api.js';
 
 /** Where a context's calls go, by call id: one link serves every call of a realm (or a test). */
 export interface ContextLink {

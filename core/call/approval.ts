@@ -15,7 +15,7 @@ import type { ApprovalReason, Approver, ToolCall } from './public-types.js';
 export type { ApprovalDecision, ApprovalReason, ApprovalRequest, Approver } from './public-types.js';
 import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../config/config.js';
-import type { ToolAnnotations } from '../../boundary/plugin.js';
+import type { ToolAnnotations } from '../../boundary/plugin-api.js';
 import type { ToolRecord } from '../load/types.js';
 
 /** Whether MCP's defaults make a tool with these annotations destructive: not read-only, and not declared non-destructive. */

@@ -21,7 +21,7 @@ import type { Exposure } from '../expose/exposure.js';
 import { toolInfo } from '../expose/tool-info.js';
 import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../config/config.js';
-import type { SandboxToolset } from '../../boundary/plugin.js';
+import type { SandboxToolset } from '../../boundary/plugin-api.js';
 import type { ToolRecord } from '../load/types.js';
 import type { DispatchOptions } from './public-types.js';
 

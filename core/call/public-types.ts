@@ -5,7 +5,7 @@
  */
 import type { CallOutcome } from '../../boundary/outcome.js';
 import type { ToolErrorCode } from '../../boundary/errors.js';
-import type { ToolAnnotations } from '../../boundary/plugin.js';
+import type { ToolAnnotations } from '../../boundary/plugin-api.js';
 import type { Tier } from '../../boundary/tier.js';
 
 /** Per-call options of `dispatch`. */

@@ -4,7 +4,7 @@
  * "no count". The tool's original schema (which dispatch validates against)
  * usually rejects that null, so the caller removes those nulls first.
  */
-import type { JsonSchema } from '../../boundary/plugin.js';
+import type { JsonSchema } from '../../boundary/plugin-api.js';
 import { isSchema, mergeAllOf, resolveLocalRef, typesOf } from '../providers/json-schema.js';
 
 function acceptsNull(schema: JsonSchema): boolean {

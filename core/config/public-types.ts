@@ -3,7 +3,7 @@
  * running host holds it with every default applied (`ResolvedConfig`, `host.config`). Types only,
  * importing only public types, so the package's declarations stop here.
  */
-import type { CodeLimits, Grant, Permissions, ToolLimits } from '../../boundary/plugin.js';
+import type { CodeLimits, Grant, Permissions, ToolLimits } from '../../boundary/plugin-api.js';
 import type { ResourceLimits, ResourceSettings } from '../../boundary/launch/resources.js';
 
 /** A plugin entry as written in the config. */

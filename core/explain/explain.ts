@@ -9,7 +9,7 @@ import type { Exposure, ToolState } from '../expose/exposure.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { Registry } from '../expose/registry.js';
 import type { ToolRecord } from '../load/types.js';
-import type { ProtectedPath } from '../../boundary/plugin.js';
+import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import { protectionReport } from './protection-report.js';
 import type { ApprovalReason } from '../call/approval.js';
 import type { Protections } from '../runners/protections.js';

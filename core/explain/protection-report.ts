@@ -7,7 +7,7 @@ import { defaultToolset } from '../load/discovery.js';
 import { shellLaunch, shellResources, shellSandboxPlan, unsandboxedShellLaunch } from '../../boundary/launch/shell.js';
 import { weakLimits, type ResourceProtections } from '../../boundary/launch/resources.js';
 import { isInside } from '../../boundary/launch/paths.js';
-import type { ProtectedPath } from '../../boundary/plugin.js';
+import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import type { SandboxSupport } from '../../boundary/launch/launch.js';
 import type { PluginLoadResult } from '../load/types.js';
 import type { ProtectionReport } from './public-types.js';

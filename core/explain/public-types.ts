@@ -3,7 +3,7 @@
  * plugin's permissions come to and what enforces them, and the model's reach as an attacker. Types
  * only, importing only public types, so the package's declarations stop here.
  */
-import type { Grant, Permissions, ProtectedPath, ToolAnnotations } from '../../boundary/plugin.js';
+import type { Grant, Permissions, ProtectedPath, ToolAnnotations } from '../../boundary/plugin-api.js';
 import type { ResourceProtections } from '../../boundary/launch/resources.js';
 import type { Tier } from '../../boundary/tier.js';
 import type { ManifestSource, ToolConflict } from '../load/public-types.js';

@@ -7,7 +7,7 @@
 import type { ResolvedConfig } from '../config/config.js';
 import type { RewriteContext, SchemaRewriter, ToolInfo } from './public-types.js';
 import type { ToolDefinition } from '../providers/types.js';
-import type { CodeLimits, SandboxTool } from '../../boundary/plugin.js';
+import type { CodeLimits, SandboxTool } from '../../boundary/plugin-api.js';
 import { SEARCH_TOOL } from './search-definition.js';
 
 /** The reserved name of the code-execution tool. */

@@ -3,7 +3,7 @@
  * the final exposed set, and a guard flags any description that still names
  * a registered tool the model cannot call.
  */
-import type { DescriptionPart } from '../../boundary/plugin.js';
+import type { DescriptionPart } from '../../boundary/plugin-api.js';
 
 /** Joins the parts whose conditions hold against `exposed`. */
 export function resolveDescription(parts: readonly DescriptionPart[], exposed: { has(name: string): boolean }): string {

@@ -4,7 +4,7 @@
  * see a read-only view of each tool, never its plugin's runner). Types only, importing only public
  * types, so the package's declarations stop here.
  */
-import type { DescriptionPart, JsonSchema, ToolAnnotations } from '../../boundary/plugin.js';
+import type { DescriptionPart, JsonSchema, ToolAnnotations } from '../../boundary/plugin-api.js';
 import type { ToolConflict } from '../load/public-types.js';
 import type { ToolDefinition } from '../providers/types.js';
 

@@ -9,7 +9,7 @@ import { protectedPaths } from '../load/protect.js';
 import { pluginPins } from '../load/plugin-pins.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { PluginLoadResult } from '../load/types.js';
-import type { ProtectedPath } from '../../boundary/plugin.js';
+import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import type { HostSettings } from './open-config.js';
 import type { HostRunners } from './open-runners.js';
 

@@ -6,7 +6,7 @@ import type { HostSettings } from './open-config.js';
 import type { McpServers } from '../mcp-client/index.js';
 import type { DefinitionChange } from '../runners/connection-report.js';
 import type { LoadedPlugin, PluginLoadResult } from '../load/types.js';
-import type { ProtectedPath } from '../../boundary/plugin.js';
+import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import type { HostEvents } from './events.js';
 
 /** What the servers report to the host while it runs. */

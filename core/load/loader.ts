@@ -14,7 +14,7 @@ import { knownContents } from './known-contents.js';
 import { effectivePermissions, pluginScope, sandboxGrants, type PluginScope } from './permissions.js';
 import { protectedPaths } from './protect.js';
 import { pluginResources, type PluginEntry, type ResolvedConfig } from '../config/config.js';
-import type { ProtectedPath } from '../../boundary/plugin.js';
+import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from './types.js';
 import type { Runner } from '../runners/runner.js';
 import type { SandboxGrants } from '../runners/process/process-runner.js';

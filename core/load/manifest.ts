@@ -9,7 +9,7 @@ import { validate as validateManifest } from './manifest-validator.js';
 import { formatProblems, problems } from '../schema/schema.js';
 import { defaultToolset } from './discovery.js';
 import { checkParameterSchemas, parameterDialect } from './parameter-schemas.js';
-import type { DescriptionPart, ToolsetSpec } from '../../boundary/plugin.js';
+import type { DescriptionPart, ToolsetSpec } from '../../boundary/plugin-api.js';
 import type { PluginManifest, PluginSource, ToolManifest } from './types.js';
 import type { RawManifest, RawToolManifest } from '../../boundary/protocol.js';
 

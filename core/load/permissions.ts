@@ -7,7 +7,7 @@
  */
 import { isInside, resolveGrantPaths } from '../../boundary/launch/paths.js';
 import type { SandboxGrants } from '../runners/process/process-runner.js';
-import type { FolderRequest, Grant, Permissions, ProtectedPath } from '../../boundary/plugin.js';
+import type { FolderRequest, Grant, Permissions, ProtectedPath } from '../../boundary/plugin-api.js';
 import type { PluginManifest, PluginSource } from './types.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { TaskScope } from '../../boundary/protocol.js';

@@ -11,7 +11,7 @@ import { moduleUrl } from './module-url.js';
 import { realOrResolved } from '../../boundary/launch/paths.js';
 import { SEARCH_PLACES, type ResolvedConfig } from '../config/config.js';
 import { userCacheDir, userStateDir } from '../state/user-dirs.js';
-import type { ProtectedPath } from '../../boundary/plugin.js';
+import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import type { PluginSource } from './types.js';
 
 /** toolshed's own package folder (dist/core/load/protect.js → three levels up). */

@@ -2,7 +2,7 @@
  * Internal data shapes shared by the pipeline stages: validated manifests,
  * plugin sources, load results and tool records.
  */
-import type { DescriptionPart, FileRoots, Grant, JsonSchema, Permissions, ToolAnnotations, ToolLimits, ToolsetSpec } from '../../boundary/plugin.js';
+import type { DescriptionPart, FileRoots, Grant, JsonSchema, Permissions, ToolAnnotations, ToolLimits, ToolsetSpec } from '../../boundary/plugin-api.js';
 import type { ToolshedError } from '../../boundary/errors.js';
 import type { Runner } from '../runners/runner.js';
 import type { DialectReading } from '../schema/schema-dialect.js';

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { ConfigError } from '../../boundary/errors.js';
 import type { DefinitionChanges, McpListingLimits, McpServerEntry, ResolvedConfig } from '../config/config.js';
-import type { Permissions } from '../../boundary/plugin.js';
+import type { Permissions } from '../../boundary/plugin-api.js';
 import { resolveResources, type ResourceLimits } from '../../boundary/launch/resources.js';
 
 /** A stdio server: the program and how it was written in the config. */

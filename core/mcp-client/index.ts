@@ -13,7 +13,7 @@ import { serverTools, type ServerTool, type UpstreamTool } from './tools.js';
 import { resolveGrantPaths } from '../../boundary/launch/paths.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { LoadedPlugin, PluginLoadResult } from '../load/types.js';
-import type { ProtectedPath } from '../../boundary/plugin.js';
+import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import type { ConnectionReport, DefinitionChange } from '../runners/connection-report.js';
 import { HeldDefinitions } from './held-definitions.js';
 

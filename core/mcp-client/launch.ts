@@ -21,7 +21,7 @@ import { probeSandbox } from '../../boundary/launch/probe.js';
 import { netPermission, permissionModelFlags } from '../runners/process/node-flags.js';
 import type { ResolvedServer, StdioTarget } from './config.js';
 import { protectedMounts } from '../../boundary/launch/protected-mounts.js';
-import type { ProtectedPath } from '../../boundary/plugin.js';
+import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import type { ServerProtections } from '../runners/connection-report.js';
 import type { ResourceLimits } from '../../boundary/launch/resources.js';
 

@@ -10,7 +10,7 @@
  */
 import { foldName, refusedName, shownName } from '../text/tool-names.js';
 import type { ResolvedServer } from './config.js';
-import type { JsonSchema, ToolAnnotations } from '../../boundary/plugin.js';
+import type { JsonSchema, ToolAnnotations } from '../../boundary/plugin-api.js';
 import type { ToolManifest } from '../load/types.js';
 import { readDialect, UnknownDialectError, type DialectReading } from '../schema/schema-dialect.js';
 

@@ -6,7 +6,7 @@
  * `dependentSchemas`) and loses its `$schema`; a 2020-12 schema is passed as it is. Nothing is
  * narrowed: dispatch still validates against the original, in its own dialect.
  */
-import type { JsonSchema } from '../../boundary/plugin.js';
+import type { JsonSchema } from '../../boundary/plugin-api.js';
 import { readDialect, SUBSCHEMA_KEYWORDS, type SchemaDialect } from '../schema/schema-dialect.js';
 import { isSchema } from './json-schema.js';
 import type { ToolDefinition } from './types.js';

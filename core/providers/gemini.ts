@@ -9,7 +9,7 @@
  * are still validated against the original schema, so whatever is loosened here
  * is still enforced at dispatch.
  */
-import type { JsonSchema } from '../../boundary/plugin.js';
+import type { JsonSchema } from '../../boundary/plugin-api.js';
 import { appendNote, dependentRequiredNote, isSchema, mergeAllOf, resolveLocalRef, typesOf } from './json-schema.js';
 import type { GeminiTool, ToolDefinition } from './types.js';
 import { modelParameters } from './dialect.js';

@@ -3,7 +3,7 @@
  * `$ref` lookup and the `allOf` merge. They never validate anything: the
  * tool's original schema stays the one dispatch validates against.
  */
-import type { JsonSchema } from '../../boundary/plugin.js';
+import type { JsonSchema } from '../../boundary/plugin-api.js';
 
 /** True for a schema object (not a boolean schema, an array or null). */
 export function isSchema(value: unknown): value is JsonSchema {

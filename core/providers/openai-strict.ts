@@ -6,7 +6,7 @@
  * value, a tuple, an `unevaluatedProperties` map) is reported as unsupported so its tool goes out with
  * `strict: false` instead of a schema that would make it unusable.
  */
-import type { JsonSchema } from '../../boundary/plugin.js';
+import type { JsonSchema } from '../../boundary/plugin-api.js';
 import { appendNote, dependentRequiredNote, isSchema, mergeAllOf, objectRoot, typesOf } from './json-schema.js';
 
 /** The strict-mode schema, or why the tool must go out non-strict. */

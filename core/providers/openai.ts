@@ -7,7 +7,7 @@
 import { modelParameters } from './dialect.js';
 import { toStrictSchema } from './openai-strict.js';
 import type { FormatOptions, OpenAITool, ResponsesTool, ToolDefinition } from './types.js';
-import type { JsonSchema } from '../../boundary/plugin.js';
+import type { JsonSchema } from '../../boundary/plugin-api.js';
 
 function strictParts(d: ToolDefinition): { parameters: JsonSchema; strict: boolean } {
   const parameters = modelParameters(d);

@@ -1,5 +1,5 @@
 /** The provider-neutral tool definition every format is made from. */
-import type { JsonSchema, ToolAnnotations } from '../../boundary/plugin.js';
+import type { JsonSchema, ToolAnnotations } from '../../boundary/plugin-api.js';
 import type { SchemaDialect } from '../schema/schema-dialect.js';
 
 /** A tool as exposed to the model, before any provider's wrapping. */

@@ -1,4 +1,4 @@
-import type { CodeLimits, SandboxTool } from '../../boundary/plugin.js';
+import type { CodeLimits, SandboxTool } from '../../boundary/plugin-api.js';
 import type { SandboxErrorCode, ToolErrorCode } from '../../boundary/errors.js';
 
 export type { CodeLimits };

@@ -15,7 +15,7 @@ import { tierOutcome } from '../../boundary/tier-outcome.js';
 import { changedError, changedPin, type PinChange } from '../../boundary/pins.js';
 import type { PackedScope } from '../../boundary/protocol.js';
 import type { CallAnswer, CallOutcome, CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, ManifestTask, RawManifest, WorkerReply, WorkerTask } from '../../boundary/protocol.js';
-import type { ToolContext } from '../../boundary/plugin.js';
+import type { ToolContext } from '../../boundary/plugin-api.js';
 import { deepFreeze, toolContext, type ContextLink } from '../../boundary/tool-context.js';
 
 /** At most this many distinct packed scopes are kept parsed (one a plugin). */

@@ -20,7 +20,7 @@
 import MiniSearch, { type SearchOptions } from 'minisearch';
 import { SYNONYMS } from './search-synonyms.js';
 import type { ToolDefinition } from '../../providers/types.js';
-import type { JsonSchema } from '../../../boundary/plugin.js';
+import type { JsonSchema } from '../../../boundary/plugin-api.js';
 
 /** The text of one tool, by field. */
 export interface SearchDocument {

@@ -1,0 +1,290 @@
+/**
+ * The plugin authoring API, published as `toolshed/plugin` (plugin.ts, which adds
+ * createTestContext). A plugin need not import it: `definePlugin` only adds types to a
+ * plain object. toolshed's own modules import the API from here, so the context builder
+ * and the test context can use its types without importing the entry back.
+ */
+
+/** A `process.platform` value, spelled out so that a plugin's types need no @types/node. */
+export type Platform = 'aix' | 'android' | 'cygwin' | 'darwin' | 'freebsd' | 'haiku' | 'linux' | 'netbsd' | 'openbsd' | 'sunos' | 'win32';
+
+/** The members of an abort signal a handler uses, for a plugin compiled without DOM or Node types. */
+export interface MinimalAbortSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  throwIfAborted(): void;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/**
+ * `ctx.signal`'s type: the global `AbortSignal` where the plugin's types declare one
+ * (@types/node or lib.dom, so it can be passed to `fetch`), else {@link MinimalAbortSignal}.
+ */
+export type ToolAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : MinimalAbortSignal;
+
+import type { StandardSchemaV1 } from './standard-schema.js';
+
+export type { StandardJSONSchemaV1, StandardSchemaV1 } from './standard-schema.js';
+
+/** A JSON Schema object (draft 2020-12 or draft-07 keywords). */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/**
+ * What a tool's `parameters` may be: a JSON Schema object, or a Standard Schema object (zod 4,
+ * valibot, ArkType…), which toolshed converts to JSON Schema in the plugin's own tier and runs on
+ * the arguments before the handler (docs/plugins.md, "Schemas with zod or valibot").
+ */
+export type ToolParameters = JsonSchema | StandardSchemaV1;
+
+/** A handler's arguments for `parameters` of type `P`: a Standard Schema's output type, else `any` (a JSON Schema says nothing to TypeScript). */
+export type ArgumentsOf<P> = P extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<P> : any;
+
+/** A conditional description part, resolved against the tools finally exposed. */
+export type DescriptionPart =
+  | string
+  | { ifAvailable: string[]; text: string }
+  | { ifMissing: string[]; text: string };
+
+/** Declarative requirements, evaluated by the host without running plugin code. */
+export interface Requires {
+  /** environment variables that must be present and non-empty */
+  env?: string[];
+  /** executables that must be found on PATH */
+  bins?: string[];
+  /** other tools that must be exposed */
+  tools?: string[];
+  /** `process.platform` values this tool supports */
+  platforms?: Platform[];
+}
+
+/** Permissions a plugin requests; the operator's `grant` decides what it gets. */
+export interface Permissions {
+  network?: boolean;
+  env?: string[];
+  fsRead?: string[];
+  fsWrite?: string[];
+  /** tools (or toolsets) this plugin's `ctx.callTool` may reach besides its own; untrusted plugins get only what is also granted */
+  callTools?: string[];
+  /**
+   * Folders asked for by what they are for, not where: the operator chooses each one in the
+   * config (`grant: { folders: { notes: '~/notes' } }`) and the plugin finds it in
+   * `ctx.roots.folders.notes`. Keys: `^[a-zA-Z0-9_-]{1,64}$`.
+   * @example
+   * permissions: { folders: { notes: { access: 'write', description: 'Where the notes are kept' } } }
+   */
+  folders?: Record<string, FolderRequest>;
+}
+
+/** A folder a plugin asks for by its purpose (`Permissions.folders`). */
+export interface FolderRequest {
+  /** `read`: read-only; `write`: read and write */
+  access: 'read' | 'write';
+  /** what it is for, shown to the operator by `explain` */
+  description?: string;
+}
+
+/** What the operator grants a plugin (config `grant`): permissions, with each purpose-named folder as a path. */
+export interface Grant extends Omit<Permissions, 'folders'> {
+  /** the folder chosen for each purpose the plugin asks for, relative to the config file */
+  folders?: Record<string, string>;
+}
+
+/** Per-tool limits; the host's config limits apply where these are absent. */
+export interface ToolLimits {
+  timeoutMs?: number;
+  maxResultChars?: number;
+  /** longest raw JSON arguments accepted, in bytes; at most the host's `limits.maxArgsBytes` */
+  maxArgsBytes?: number;
+}
+
+/** The limits of one execute_code script. */
+export interface CodeLimits {
+  timeoutMs: number;
+  memoryMb: number;
+  maxToolCalls: number;
+  maxOutputChars: number;
+}
+
+/** A tool sandboxed code may call: its exposed name, corrected description and schema. */
+export interface SandboxTool {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/** What `ctx.sandboxTools()` returns: the tools code execution may call now, and its limits. */
+export interface SandboxToolset {
+  tools: SandboxTool[];
+  limits: CodeLimits;
+  /**
+   * Present when some of `tools` are deferred (config `defer`): the host tool that
+   * `tools.search(query, limit?)` inside the sandbox calls to find them.
+   */
+  searchTool?: string;
+}
+
+/** One path that stays read-only to the model's tools inside a write root, and why. */
+export interface ProtectedPath {
+  /**
+   * `path`: an absolute real path, protected itself and everything below it.
+   * `name`: one or more trailing segments (`.toolshedrc`, `.git/hooks`), protected wherever
+   * they appear (at any depth), itself and everything below it; it need not exist.
+   */
+  kind: 'path' | 'name';
+  /** the absolute path (`kind: 'path'`) or the segments joined with `/` (`kind: 'name'`) */
+  value: string;
+  /** why, in words: "the config in use", "git runs what it names" */
+  why: string;
+}
+
+/**
+ * The folders a plugin's file access is confined to, as absolute real paths: its own
+ * requested `fsRead`/`fsWrite` (relative to the workspace root) and what the operator
+ * granted it (relative to the config file). A write root may also be read.
+ */
+export interface FileRoots {
+  read: readonly string[];
+  write: readonly string[];
+  /** the folders granted by purpose (`permissions.folders`), as absolute real paths; a purpose not granted is absent */
+  folders?: Readonly<Record<string, string>>;
+  /**
+   * What stays read-only even inside `write` (a config file, hook modules, plugin code,
+   * `.git/hooks`, `.git/config`, the config's `protect`): a write there is refused with
+   * PERMISSION_DENIED naming the path and why (see `protectedBy` in toolshed's sandbox).
+   */
+  protect?: readonly ProtectedPath[];
+}
+
+/** What a handler or check receives besides its arguments. */
+export interface ToolContext {
+  /** aborted on timeout or when the caller cancels */
+  signal: ToolAbortSignal;
+  /** only the environment variables granted to this plugin */
+  env: Readonly<Record<string, string>>;
+  /** the workspace root (config `root`, `--root`, or the host's working directory): resolve relative paths against it */
+  cwd: string;
+  /**
+   * Where this plugin may read and write files. The process tier's sandbox enforces it;
+   * in the thread tier nothing does, so a trusted plugin that touches files checks every
+   * path against it itself (the first-party file tools do).
+   */
+  roots: FileRoots;
+  /** the operator's options for this plugin (the `options` of its config entry), frozen; `{}` when none */
+  options: Readonly<Record<string, unknown>>;
+  /** the caller's session id, when it gave one */
+  sessionId?: string;
+  /** a log line for the operator (never sent to the model) */
+  log(message: string): void;
+  /** progress for the caller (MCP progress notifications) */
+  progress(done: number, total?: number): void;
+  /** calls another tool through the host's full dispatch pipeline */
+  callTool(name: string, args?: unknown): Promise<unknown>;
+  /**
+   * The tools sandboxed code may call right now (config `codeExecution.tools`, or tools
+   * flagged `codeCallable: true`, intersected with what is exposed) and the code-execution
+   * limits. For code-execution plugins; rejects inside availability checks.
+   */
+  sandboxTools(): Promise<SandboxToolset>;
+}
+
+/**
+ * What a tool declares about its behaviour, as MCP tool annotations. They are
+ * hints for clients and for approval rules (`approve: { destructive: true }`),
+ * not guarantees: nothing enforces them. MCP's defaults apply when absent:
+ * a tool is assumed to write (readOnlyHint false), destructively
+ * (destructiveHint true), not idempotently, to an open world.
+ */
+export interface ToolAnnotations {
+  /** a human-readable title for the tool */
+  title?: string;
+  /** the tool does not modify its environment */
+  readOnlyHint?: boolean;
+  /** the tool may perform destructive updates (meaningful when readOnlyHint is false) */
+  destructiveHint?: boolean;
+  /** calling it again with the same arguments has no additional effect */
+  idempotentHint?: boolean;
+  /** the tool interacts with an open world of external entities (the web, other people) */
+  openWorldHint?: boolean;
+}
+
+/** A check's verdict: `false` or `{ ok: false, reason }` hides the tool. */
+export type CheckResult = boolean | { ok: boolean; reason?: string };
+
+/** A handler's result: a string as is, or a JSON value, or MCP-style text content. */
+export type ToolResult = string | number | boolean | null | object | { content: Array<{ type: 'text'; text: string }> };
+
+/** One tool of a plugin; `Args` its handler's arguments, `P` its parameters' type. */
+export interface ToolSpec<Args = any, P extends ToolParameters = ToolParameters> {
+  /** `^[a-zA-Z0-9_-]{1,64}$` */
+  name: string;
+  /** the toolset this tool belongs to; defaults to the plugin's short name */
+  toolset?: string;
+  description: string | DescriptionPart[];
+  /**
+   * The arguments' schema: JSON Schema, or a Standard Schema object (zod, valibot…) whose
+   * output type then types the handler's `args`.
+   */
+  parameters: P;
+  requires?: Requires;
+  check?: (ctx: ToolContext) => CheckResult | Promise<CheckResult>;
+  handler: (args: Args, ctx: ToolContext) => ToolResult | Promise<ToolResult>;
+  limits?: ToolLimits;
+  /** callable from inside execute_code's code (as `tools.<name>(args)`); default false */
+  codeCallable?: boolean;
+  /**
+   * The old name of `codeCallable`, accepted until toolshed 2. Giving both with different values is PLUGIN_INVALID.
+   * @deprecated use `codeCallable`
+   */
+  sandbox?: boolean;
+  /** behaviour hints (MCP tool annotations), passed to MCP clients and used by `approve` */
+  annotations?: ToolAnnotations;
+}
+
+/** A named group of tools that can include other toolsets. */
+export interface ToolsetSpec {
+  description?: string;
+  includes?: string[];
+  /** tool names added to this toolset directly */
+  tools?: string[];
+}
+
+/** The default export of a toolset package. */
+export interface PluginSpec {
+  apiVersion: 1;
+  toolsets?: Record<string, ToolsetSpec>;
+  permissions?: Permissions;
+  tools?: ToolSpec[];
+}
+
+/** `tools` typed element by element from each tool's parameters (see definePlugin). */
+export type TypedTools<P extends readonly ToolParameters[]> = { [K in keyof P]: ToolSpec<ArgumentsOf<P[K]>, P[K]> };
+
+/** `unknown` when some tool's parameters are a Standard Schema object; otherwise a type no plugin matches. */
+type WithStandardSchema<P extends readonly ToolParameters[]> = [Extract<P[number], StandardSchemaV1>] extends [never] ? { tools: never } : unknown;
+
+/**
+ * Identity helper that types a plugin object. A tool whose `parameters` is a Standard Schema
+ * object (zod, valibot…) gets its handler's `args` typed from the schema's output.
+ * @example
+ * export default definePlugin({ apiVersion: 1, tools: [{ name: 'ping', description: 'Ping',
+ *   parameters: { type: 'object' }, handler: () => 'pong' }] });
+ * @example
+ * export default definePlugin({ apiVersion: 1, tools: [{ name: 'greet', description: 'Greets someone',
+ *   parameters: z.object({ name: z.string() }), handler: ({ name }) => `Hello, ${name}` }] });
+ */
+export function definePlugin<const P extends readonly ToolParameters[]>(
+  plugin: Omit<PluginSpec, 'tools'> & { tools: TypedTools<P> } & WithStandardSchema<P>,
+): Omit<PluginSpec, 'tools'> & { tools: TypedTools<P> };
+export function definePlugin<const T extends PluginSpec>(plugin: T): T;
+export function definePlugin(plugin: PluginSpec): PluginSpec {
+  return plugin;
+}
+
+/** Identity helper that types a single tool: its handler's `args` from a Standard Schema's output, or `Args`. */
+export function defineTool<const P extends StandardSchemaV1>(tool: ToolSpec<StandardSchemaV1.InferOutput<P>, P>): ToolSpec<StandardSchemaV1.InferOutput<P>, P>;
+export function defineTool<Args = any>(tool: ToolSpec<Args>): ToolSpec<Args>;
+export function defineTool(tool: ToolSpec): ToolSpec {
+  return tool;
+}
+
