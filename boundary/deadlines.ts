@@ -63,7 +63,7 @@ export class Deadline implements Sweepable {
     this.removeEventListener(type, listener);
   }
 
-/** Fires after `ms` on a timer of its own (for rare paths such as a cancel's grace). */
+  /** Fires after `ms` on a timer of its own (for rare paths such as a cancel's grace). */
   abortAfter(ms: number, reason: unknown): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.abort(reason), ms);

@@ -45,15 +45,7 @@ export const TOOL_ERROR_CODES = [
  * Codes execute_code's sandbox puts on a script's errors and on its result
  * (inside the tool's result text, so the model reads them).
  */
-export const SANDBOX_ERROR_CODES = [
-  'TOOL_BUDGET_EXCEEDED',
-  'SANDBOX_TIMEOUT',
-  'SANDBOX_ABORTED',
-  'SANDBOX_OUT_OF_MEMORY',
-  'SANDBOX_STALLED',
-  'SANDBOX_CRASHED',
-  'SANDBOX_UNAVAILABLE',
-] as const;
+export const SANDBOX_ERROR_CODES = ['TOOL_BUDGET_EXCEEDED', 'SANDBOX_TIMEOUT', 'SANDBOX_ABORTED', 'SANDBOX_OUT_OF_MEMORY', 'SANDBOX_STALLED', 'SANDBOX_CRASHED', 'SANDBOX_UNAVAILABLE'] as const;
 
 /** A host-level failure's code. */
 export type HostErrorCode = (typeof HOST_ERROR_CODES)[number];

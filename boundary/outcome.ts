@@ -30,9 +30,7 @@ export interface RichContent {
  * `content` is present only when the tool's result held more than one plain text
  * block (today: MCP-server tools); `text` is always its rendering.
  */
-export type CallOutcome =
-  | { ok: true; text: string; content?: RichContent }
-  | { ok: false; code: ToolErrorCode; message: string; retryAfterMs?: number; content?: RichContent };
+export type CallOutcome = { ok: true; text: string; content?: RichContent } | { ok: false; code: ToolErrorCode; message: string; retryAfterMs?: number; content?: RichContent };
 
 /** A failed outcome with `code`. */
 export function failure(code: ToolErrorCode, message: string): CallOutcome {

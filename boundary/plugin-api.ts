@@ -41,10 +41,7 @@ export type ToolParameters = JsonSchema | StandardSchemaV1;
 export type ArgumentsOf<P> = P extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<P> : any;
 
 /** A conditional description part, resolved against the tools finally exposed. */
-export type DescriptionPart =
-  | string
-  | { ifAvailable: string[]; text: string }
-  | { ifMissing: string[]; text: string };
+export type DescriptionPart = string | { ifAvailable: string[]; text: string } | { ifMissing: string[]; text: string };
 
 /** Declarative requirements, evaluated by the host without running plugin code. */
 export interface Requires {
@@ -273,9 +270,7 @@ type WithStandardSchema<P extends readonly ToolParameters[]> = [Extract<P[number
  * export default definePlugin({ apiVersion: 1, tools: [{ name: 'greet', description: 'Greets someone',
  *   parameters: z.object({ name: z.string() }), handler: ({ name }) => `Hello, ${name}` }] });
  */
-export function definePlugin<const P extends readonly ToolParameters[]>(
-  plugin: Omit<PluginSpec, 'tools'> & { tools: TypedTools<P> } & WithStandardSchema<P>,
-): Omit<PluginSpec, 'tools'> & { tools: TypedTools<P> };
+export function definePlugin<const P extends readonly ToolParameters[]>(plugin: Omit<PluginSpec, 'tools'> & { tools: TypedTools<P> } & WithStandardSchema<P>): Omit<PluginSpec, 'tools'> & { tools: TypedTools<P> };
 export function definePlugin<const T extends PluginSpec>(plugin: T): T;
 export function definePlugin(plugin: PluginSpec): PluginSpec {
   return plugin;
@@ -287,4 +282,3 @@ export function defineTool<Args = any>(tool: ToolSpec<Args>): ToolSpec<Args>;
 export function defineTool(tool: ToolSpec): ToolSpec {
   return tool;
 }
-

@@ -10,7 +10,25 @@
  * to fix. (On Windows, which has no uids or mode bits, only the link rules apply.)
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, constants, fchmodSync, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import path from 'node:path';
 import { codedError } from './errors.js';
 

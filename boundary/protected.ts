@@ -17,7 +17,10 @@ const FOLD = process.platform === 'darwin' || process.platform === 'win32';
 const fold = (s: string) => (FOLD ? s.toLowerCase() : s);
 
 function segmentsOf(p: string): string[] {
-  return p.split(/[\\/]+/).filter((s) => s !== '' && s !== '.').map(fold);
+  return p
+    .split(/[\\/]+/)
+    .filter((s) => s !== '' && s !== '.')
+    .map(fold);
 }
 
 /** Whether `target` is `root` or lies below it (both absolute). */

@@ -12,9 +12,33 @@ export type { DefinitionChange, ConnectionReport, ConnectionState, ServerProtect
 export type { Protections } from './runners/protections.js';
 export type { Tier } from '../boundary/tier.js';
 export type { SchemaDialect } from './schema/schema-dialect.js';
-export type { DefinitionFormat, ToolDefinition, ToolsByFormat, OpenAITool, ResponsesTool, AnthropicTool, AnthropicCustomTool, AnthropicToolSearchTool, GeminiTool, GeminiFunctionDeclaration, McpTool } from './providers/index.js';
+export type {
+  DefinitionFormat,
+  ToolDefinition,
+  ToolsByFormat,
+  OpenAITool,
+  ResponsesTool,
+  AnthropicTool,
+  AnthropicCustomTool,
+  AnthropicToolSearchTool,
+  GeminiTool,
+  GeminiFunctionDeclaration,
+  McpTool,
+} from './providers/index.js';
 export { FORMATS } from './providers/index.js';
-export { ToolshedError, ConfigError, PluginError, ToolsetError, HOST_ERROR_CODES, TOOL_ERROR_CODES, SANDBOX_ERROR_CODES, type ErrorCode, type HostErrorCode, type ToolErrorCode, type SandboxErrorCode } from '../boundary/errors.js';
+export {
+  ToolshedError,
+  ConfigError,
+  PluginError,
+  ToolsetError,
+  HOST_ERROR_CODES,
+  TOOL_ERROR_CODES,
+  SANDBOX_ERROR_CODES,
+  type ErrorCode,
+  type HostErrorCode,
+  type ToolErrorCode,
+  type SandboxErrorCode,
+} from '../boundary/errors.js';
 export { TOOLSHED_VERSION, PLUGIN_API_VERSION } from '../boundary/version.js';
 export { definePlugin, defineTool } from '../boundary/plugin.js';
 export type * from '../boundary/plugin.js';

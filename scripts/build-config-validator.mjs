@@ -14,7 +14,8 @@ mkdirSync(new URL('dist/core/load/', root), { recursive: true });
 // ajv's ESM output still calls require() for its small runtime helpers.
 const prelude = "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n";
 
-function emit(schema, file, from) {  // file: relative to dist/
+function emit(schema, file, from) {
+  // file: relative to dist/
   const ajv = new Ajv({ allErrors: true, strict: false, strictNumbers: true, allowUnionTypes: true, code: { source: true, esm: true } });
   const validate = ajv.compile(schema);
   const source = standaloneCode.default ? standaloneCode.default(ajv, validate) : standaloneCode(ajv, validate);

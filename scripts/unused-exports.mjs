@@ -84,7 +84,8 @@ for (const file of all) {
       if (to) {
         if (ts.isImportDeclaration(node)) {
           const clause = node.importClause;
-          if (!clause) use(to, '*', file); // side-effect import
+          if (!clause)
+            use(to, '*', file); // side-effect import
           else {
             if (clause.name) use(to, 'default', file);
             const bindings = clause.namedBindings;

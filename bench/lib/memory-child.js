@@ -19,7 +19,11 @@ const status = (pid) => readFileSync(`/proc/${pid}/status`, 'utf8');
 const field = (text, name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0);
 function descendants(pid) {
   const out = [];
-  for (const task of safe(() => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8'), '').split(/\s+/).filter(Boolean).map(Number)) out.push(task, ...descendants(task));
+  for (const task of safe(() => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8'), '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number))
+    out.push(task, ...descendants(task));
   return out;
 }
 function safe(fn, fallback) {

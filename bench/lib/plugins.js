@@ -30,8 +30,7 @@ export function writePlugin(dir, name, source) {
 
 /** A plugin with `<prefix>echo` (trivial) and `<prefix>spin` (CPU-bound), both callable from execute_code. */
 export function writeBenchPlugin(dir, { name = 'toolshed-plugin-bench', prefix = 'bench_' } = {}) {
-  const tool = (suffix, description, handler) =>
-    `    { name: '${prefix}${suffix}', toolset: 'bench', sandbox: true, description: '${description}', parameters: ${JSON.stringify(N_PARAMS)}, handler: ${handler} },`;
+  const tool = (suffix, description, handler) => `    { name: '${prefix}${suffix}', toolset: 'bench', sandbox: true, description: '${description}', parameters: ${JSON.stringify(N_PARAMS)}, handler: ${handler} },`;
   const source = `export default {
   apiVersion: 1,
   toolsets: { bench: { description: 'Benchmark tools' } },

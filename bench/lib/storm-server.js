@@ -24,11 +24,14 @@ const tools = [
 const server = new Server({ name: 'storm-bench', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
 let timer;
 const storm = () => {
-  timer = setTimeout(() => {
-    stats.notified++;
-    server.sendToolListChanged().catch(() => {});
-    storm();
-  }, 50 + Math.random() * 150);
+  timer = setTimeout(
+    () => {
+      stats.notified++;
+      server.sendToolListChanged().catch(() => {});
+      storm();
+    },
+    50 + Math.random() * 150,
+  );
 };
 const text = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }] });
 server.setRequestHandler(ListToolsRequestSchema, async () => {

@@ -73,10 +73,7 @@ export default {
         const hidden = host.explain().tools.filter((t) => !t.exposed && !t.reason?.startsWith('bench:'));
         throw new Error(`the exposed set changed (${exposed} → ${now}): ${hidden.map((t) => `${t.name}: ${t.reason}`).join('; ')}`);
       }
-      const b = await interleave(
-        [{ name: 'recompute', op: () => host.definitions(), batch: quick ? 20 : 50, warmup: 20 }, dispatch],
-        { rounds: quick ? 3 : 10, batch: quick ? 100 : 250, warmup: 100 },
-      );
+      const b = await interleave([{ name: 'recompute', op: () => host.definitions(), batch: quick ? 20 : 50, warmup: 20 }, dispatch], { rounds: quick ? 3 : 10, batch: quick ? 100 : 250, warmup: 100 });
 
       const label = `dispatch (thread tier, ${THREADS} threads)`;
       const row = (name, measured, baseline, target) => ({

@@ -28,7 +28,10 @@ async function drive(call, total, concurrency) {
     while (next < total) {
       const i = next++;
       const t = performance.now();
-      const ok = await call(i).then((r) => r, () => false);
+      const ok = await call(i).then(
+        (r) => r,
+        () => false,
+      );
       latencies.push(performance.now() - t);
       if (!ok) errors++;
     }

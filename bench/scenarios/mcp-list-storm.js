@@ -38,7 +38,10 @@ export default {
     const host = await toolshed.createToolHost({
       cwd: tmp,
       env: { PATH: process.env.PATH },
-      config: { builtins: false, cache: { enabled: false }, mcpServers: {
+      config: {
+        builtins: false,
+        cache: { enabled: false },
+        mcpServers: {
           storm: { command: 'node', args: [SERVER], prefix: 's_', listing: { tools: 2_003, timeoutMs: 30_000 } },
           // The same server, never storming: a call to it measures what the storm costs the host, not the storming server's own busy time.
           calm: { command: 'node', args: [SERVER], prefix: 'c_', listing: { tools: 2_003, timeoutMs: 30_000 } },

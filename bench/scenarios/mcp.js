@@ -86,11 +86,7 @@ export default {
       const hopRow = row(`${NAME} vs the low-level server with a raw Piscina hop`, 'low-level SDK Server + raw piscina.run', 'hop', { text: 'context' });
       const hopCost = summarize(samples.hop).median / summarize(samples.low).median;
       hopRow.note = `the floor of one worker hop here: the hop server alone is ${hopCost.toFixed(2)}× the low-level server`;
-      return [
-        row(`${NAME} vs plain low-level SDK Server`, 'plain SDK Server', 'low', TARGET),
-        row(`${NAME} vs plain high-level SDK McpServer`, 'plain SDK McpServer', 'high', TARGET),
-        hopRow,
-      ];
+      return [row(`${NAME} vs plain low-level SDK Server`, 'plain SDK Server', 'low', TARGET), row(`${NAME} vs plain high-level SDK McpServer`, 'plain SDK McpServer', 'high', TARGET), hopRow];
     } finally {
       for (const client of clients) await client.close();
     }

@@ -48,7 +48,8 @@ export default {
     const config = (count, trust) => JSON.stringify({ builtins: false, cache: { dir: cacheDirFor(tmp) }, plugins: dirs.slice(0, count).map((dir) => ({ package: dir, trust })) });
     const sample = async (count, trust) => JSON.parse(await runNode([CHILD, config(count, trust), tmp, 'echo', String(count)]));
     // Every plugin granted BENCH_POOL_TOKEN (set in the child's env): by default each gets a pool of its own.
-    const granted = (pool) => JSON.stringify({ builtins: false, cache: { dir: cacheDirFor(tmp) }, plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted', grant: { env: ['BENCH_POOL_TOKEN'] }, ...(pool ? { pool } : {}) })) });
+    const granted = (pool) =>
+      JSON.stringify({ builtins: false, cache: { dir: cacheDirFor(tmp) }, plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted', grant: { env: ['BENCH_POOL_TOKEN'] }, ...(pool ? { pool } : {}) })) });
     const sampleGranted = async (pool) => JSON.parse(await runNode([CHILD, granted(pool), tmp, 'echo', '40'], undefined, { ...process.env, BENCH_POOL_TOKEN: 'bench-token' }));
     const runs = quick ? 1 : 3;
     const one = [];
@@ -71,7 +72,16 @@ export default {
     const perPlugin = untrusted.map((s) => {
       // The launcher (bwrap or unshare) stays resident as node's parent; reported apart from node.
       const launchers = s.children.filter((c) => c.name !== 'node');
-      return { pss: mb(sum(s.children, 'pssKb')) / 40, rss: mb(sum(s.children, 'rssKb')) / 40, processes: s.children.length / 40, nodes: (s.children.length - launchers.length) / 40, launcher: launchers[0]?.name, launcherPss: launchers.length ? mb(sum(launchers, 'pssKb')) / launchers.length : 0, launcherRss: launchers.length ? mb(sum(launchers, 'rssKb')) / launchers.length : 0, nodeThreads: s.children.find((c) => c.name === 'node')?.threads };
+      return {
+        pss: mb(sum(s.children, 'pssKb')) / 40,
+        rss: mb(sum(s.children, 'rssKb')) / 40,
+        processes: s.children.length / 40,
+        nodes: (s.children.length - launchers.length) / 40,
+        launcher: launchers[0]?.name,
+        launcherPss: launchers.length ? mb(sum(launchers, 'pssKb')) / launchers.length : 0,
+        launcherRss: launchers.length ? mb(sum(launchers, 'rssKb')) / launchers.length : 0,
+        nodeThreads: s.children.find((c) => c.name === 'node')?.threads,
+      };
     });
     const pss = summarize(perPlugin.map((p) => p.pss));
     const ownRss = rss(grantOwn);

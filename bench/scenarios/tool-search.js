@@ -41,7 +41,13 @@ function indexedTools(tools) {
 /** The stuffed fixture plugin's tools as the index sees them (untrusted, one source). */
 async function stuffedTools() {
   const { default: plugin } = await import('../../test/fixtures/search/stuffed/index.js');
-  return plugin.tools.map((t) => ({ definition: { name: t.name, description: t.description, parameters: t.parameters }, toolset: t.toolset, toolsetDescription: plugin.toolsets[t.toolset].description, source: 'toolshed-fixture-stuffed-search', untrusted: true }));
+  return plugin.tools.map((t) => ({
+    definition: { name: t.name, description: t.description, parameters: t.parameters },
+    toolset: t.toolset,
+    toolsetDescription: plugin.toolsets[t.toolset].description,
+    source: 'toolshed-fixture-stuffed-search',
+    untrusted: true,
+  }));
 }
 
 /** Poisoning rows: top-5 share of the stuffed plugin and honest recall@5, for one ranking. */
@@ -57,8 +63,28 @@ function poisoningRows(label, honest, stuffed, options) {
   const before = evaluate(queries, (q) => clean.search(q, 10)).recallAt5;
   const after = evaluate(queries, (q) => poisoned.search(q, 10)).recallAt5;
   return [
-    { scenario: '14', name: `poisoning, ${label}: stuffed plugin in the top 5`, unit: 'share', measured: score(inTop5 / queries.length), baseline: { label: 'at most', ...score(0.1) }, ratio: inTop5 / queries.length, ratioText: `${inTop5}/${queries.length}`, target: label === 'tool_search' ? { max: 0.1, text: '≤ 10% of queries' } : { text: 'report' }, note: `first for ${first}/${queries.length}` },
-    { scenario: '14', name: `poisoning, ${label}: honest recall@5 with the stuffed plugin`, unit: 'score', measured: score(after), baseline: { label: 'without it', ...score(before) }, ratio: after - before, ratioText: `${after - before >= 0 ? '+' : ''}${fixed(after - before)}`, target: { text: 'report' }, note: `${queries.length} queries (main + held out)` },
+    {
+      scenario: '14',
+      name: `poisoning, ${label}: stuffed plugin in the top 5`,
+      unit: 'share',
+      measured: score(inTop5 / queries.length),
+      baseline: { label: 'at most', ...score(0.1) },
+      ratio: inTop5 / queries.length,
+      ratioText: `${inTop5}/${queries.length}`,
+      target: label === 'tool_search' ? { max: 0.1, text: '≤ 10% of queries' } : { text: 'report' },
+      note: `first for ${first}/${queries.length}`,
+    },
+    {
+      scenario: '14',
+      name: `poisoning, ${label}: honest recall@5 with the stuffed plugin`,
+      unit: 'score',
+      measured: score(after),
+      baseline: { label: 'without it', ...score(before) },
+      ratio: after - before,
+      ratioText: `${after - before >= 0 ? '+' : ''}${fixed(after - before)}`,
+      target: { text: 'report' },
+      note: `${queries.length} queries (main + held out)`,
+    },
   ];
 }
 
@@ -98,7 +124,10 @@ async function hostRanker(host) {
   const answers = new Map();
   for (const [query] of [...QUERIES, ...HELD_OUT]) {
     const text = await host.dispatch('tool_search', { query, limit: 10 }, { sessionId: `q${session++}` });
-    answers.set(query, JSON.parse(text).tools.map((t) => t.name));
+    answers.set(
+      query,
+      JSON.parse(text).tools.map((t) => t.name),
+    );
   }
   return (query) => answers.get(query);
 }
@@ -135,7 +164,17 @@ export default {
       const plainAt5 = evaluate(QUERIES, plain).recallAt5;
       const variant = (name, ranker, note) => {
         const r = evaluate(QUERIES, ranker);
-        return { scenario: '14', name: `ranking: ${name}`, unit: 'score', measured: score(r.recallAt5), baseline: { label: 'plain BM25 recall@5', ...score(plainAt5) }, ratio: r.recallAt5 - plainAt5, ratioText: `${r.recallAt5 >= plainAt5 ? '+' : ''}${fixed(r.recallAt5 - plainAt5)}`, target: { text: 'report' }, note: `recall@1 ${fixed(r.recallAt1)}, MRR@10 ${fixed(r.mrrAt10)}${note ? `; ${note}` : ''}` };
+        return {
+          scenario: '14',
+          name: `ranking: ${name}`,
+          unit: 'score',
+          measured: score(r.recallAt5),
+          baseline: { label: 'plain BM25 recall@5', ...score(plainAt5) },
+          ratio: r.recallAt5 - plainAt5,
+          ratioText: `${r.recallAt5 >= plainAt5 ? '+' : ''}${fixed(r.recallAt5 - plainAt5)}`,
+          target: { text: 'report' },
+          note: `recall@1 ${fixed(r.recallAt1)}, MRR@10 ${fixed(r.mrrAt10)}${note ? `; ${note}` : ''}`,
+        };
       };
       const base = { ...UNDEFENDED, stopWords: false, synonyms: false };
       const sourced = new ToolIndex();
@@ -149,7 +188,10 @@ export default {
         variant('tool_search + name boost ×3', indexRanker(tools, { ...RANKING, search: { ...RANKING.search, boost: { name: 3 } } }), 'not kept'),
         variant('tool_search + prefix and fuzzy matching', indexRanker(tools, { ...RANKING, search: { ...RANKING.search, prefix: (t) => t.length > 3, fuzzy: (t) => (t.length > 5 ? 0.2 : false) } }), 'not kept'),
       );
-      for (const [name, make] of [['the same on Orama 3', oramaRanker], ['the same on FlexSearch 0.8', flexsearchRanker]]) {
+      for (const [name, make] of [
+        ['the same on Orama 3', oramaRanker],
+        ['the same on FlexSearch 0.8', flexsearchRanker],
+      ]) {
         try {
           rows.push(variant(name, await make(indexedTools(tools).map((t) => t)), 'library comparison'));
         } catch (error) {

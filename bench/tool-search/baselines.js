@@ -16,7 +16,10 @@ export function plainBm25(tools) {
 /** Names containing the most query words (lower-cased, 3 letters or more). */
 export function substring(tools) {
   return (query) => {
-    const words = query.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 3);
+    const words = query
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((w) => w.length >= 3);
     return tools
       .map((t, i) => ({ name: t.name, i, hits: words.filter((w) => t.name.toLowerCase().includes(w)).length }))
       .filter((r) => r.hits > 0)

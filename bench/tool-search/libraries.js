@@ -7,7 +7,10 @@
 import { FIELDS, documentFor, processTerm, tokenize } from '../../dist/core/call/search/search-index.js';
 import { SYNONYMS } from '../../dist/core/call/search/search-synonyms.js';
 
-const words = (text) => tokenize(text).map((t) => processTerm(t)).filter(Boolean);
+const words = (text) =>
+  tokenize(text)
+    .map((t) => processTerm(t))
+    .filter(Boolean);
 const expand = (query) => words(query).flatMap((w) => [w, ...(SYNONYMS[w] ?? [])]);
 
 /** Orama (BM25) over the same fields. */
@@ -15,7 +18,10 @@ export async function oramaRanker(tools) {
   const { create, insertMultiple, search } = await import('@orama/orama');
   const tokenizer = { language: 'english', normalizationCache: new Map(), tokenize: (raw) => words(raw) };
   const db = create({ schema: Object.fromEntries(FIELDS.map((f) => [f, 'string'])), components: { tokenizer } });
-  insertMultiple(db, tools.map((t) => ({ ...documentFor(t) })));
+  insertMultiple(
+    db,
+    tools.map((t) => ({ ...documentFor(t) })),
+  );
   const properties = [...FIELDS];
   return (query) => search(db, { term: expand(query).join(' '), properties, limit: 10, threshold: 1 }).hits.map((h) => h.document.name);
 }

@@ -130,8 +130,7 @@ function bwrapArgs(spec: LaunchSpec, support: SandboxSupport, prefix: readonly s
   // any other program gets bwrap's own init as PID 1 to reap what it starts.
   if (spec.runtime === 'node') args.push('--as-pid-1');
   args.push('--proc', '/proc', '--dev-bind', '/dev/null', '/dev/null', '--dev-bind', '/dev/urandom', '/dev/urandom', '--tmpfs', '/tmp');
-  const runtime: Array<readonly [string, string]> =
-    spec.runtime === 'node' ? [...support.nodeRuntime] : SYSTEM_RUNTIME.map((p) => [p, p] as const);
+  const runtime: Array<readonly [string, string]> = spec.runtime === 'node' ? [...support.nodeRuntime] : SYSTEM_RUNTIME.map((p) => [p, p] as const);
   // prlimit in front of a node program: itself and its libraries (a system program has /usr already).
   if (prefix.length && spec.runtime === 'node') runtime.push(...(support.prlimitRuntime ?? []));
   for (const [source, destination] of runtime) args.push('--ro-bind-try', source, destination);

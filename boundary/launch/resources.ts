@@ -105,11 +105,7 @@ export function rlimitPlan(limits: ResourceLimits, support: RlimitSupport, userN
     };
   }
   const nprocHeld = userNamespace && !support.root;
-  const args = [
-    ...(nprocHeld ? [`--nproc=${limits.processes + KERNEL_SLACK}`] : []),
-    `--data=${dataLimitMb(limits) * MB}`,
-    `--fsize=${limits.fileSizeMb * MB}`,
-  ];
+  const args = [...(nprocHeld ? [`--nproc=${limits.processes + KERNEL_SLACK}`] : []), `--data=${dataLimitMb(limits) * MB}`, `--fsize=${limits.fileSizeMb * MB}`];
   const nprocWhy = support.root ? 'the host runs as root, and the kernel does not apply RLIMIT_NPROC to root' : 'no user namespace of its own, so RLIMIT_NPROC would count every process of the host user';
   return {
     prefix: [support.prlimit, ...args, '--'],

@@ -83,7 +83,18 @@ export function shellLaunch(plan: Extract<ShellSandboxPlan, { sandboxed: true }>
   const nodePrefix = path.dirname(path.dirname(command.execPath));
   const read = [...command.roots.read, ...(nodePrefix === '/usr' || nodePrefix === '/' ? [] : [nodePrefix])];
   return launchCommand(
-    { command: command.shell, args: command.args, readPaths: read, writePaths: write, readOnlyPaths: write.length ? (command.readOnlyPaths ?? []) : [], network: plan.network, env: command.env, cwd: command.cwd, runtime: 'system', ...(command.resources ? { resources: command.resources } : {}) },
+    {
+      command: command.shell,
+      args: command.args,
+      readPaths: read,
+      writePaths: write,
+      readOnlyPaths: write.length ? (command.readOnlyPaths ?? []) : [],
+      network: plan.network,
+      env: command.env,
+      cwd: command.cwd,
+      runtime: 'system',
+      ...(command.resources ? { resources: command.resources } : {}),
+    },
     support,
   );
 }

@@ -27,7 +27,11 @@ export function isDestructive(annotations: ToolAnnotations): boolean {
 export class ApprovalPolicy {
   private readonly listed: ReadonlySet<string>;
 
-  constructor(private readonly approve: ResolvedConfig['approve'], registry: Registry, config: ResolvedConfig) {
+  constructor(
+    private readonly approve: ResolvedConfig['approve'],
+    registry: Registry,
+    config: ResolvedConfig,
+  ) {
     const known = new Set(registry.tools.keys());
     const toolsets = collectToolsets(registry, config.toolsets);
     const resolver = new ToolsetResolver(toolsets, known);
@@ -62,7 +66,10 @@ const WHY: Record<ApprovalReason, string> = { listed: 'it is listed in approve',
  */
 export async function awaitApproval(call: ToolCall, reason: ApprovalReason, approver: Approver | undefined, timeoutMs: number, signal?: AbortSignal): Promise<CallOutcome | undefined> {
   if (!approver) {
-    return failure('APPROVAL_DENIED', `${call.tool} needs approval (${WHY[reason]}), and nothing here can approve it: set onApproval on the host, or call it from a client that can ask (MCP elicitation, toolshed call on a terminal)`);
+    return failure(
+      'APPROVAL_DENIED',
+      `${call.tool} needs approval (${WHY[reason]}), and nothing here can approve it: set onApproval on the host, or call it from a client that can ask (MCP elicitation, toolshed call on a terminal)`,
+    );
   }
   if (signal?.aborted) return failure('TOOL_CANCELLED', `${call.tool} was cancelled by the caller while waiting for approval`);
   const controller = new AbortController();

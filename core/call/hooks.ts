@@ -69,11 +69,7 @@ function hookFailed(hooks: ToolHooks, index: number, phase: string, error: unkno
  * outcome that ends the call (TOOL_BLOCKED, HOOK_FAILED, or INVALID_ARGUMENTS
  * when replaced arguments do not pass the tool's schema).
  */
-export async function runBeforeCall(
-  hooks: readonly ToolHooks[],
-  call: ToolCall,
-  validate: (args: unknown) => CallOutcome | undefined,
-): Promise<{ ok: true; args: unknown } | { ok: false; outcome: CallOutcome }> {
+export async function runBeforeCall(hooks: readonly ToolHooks[], call: ToolCall, validate: (args: unknown) => CallOutcome | undefined): Promise<{ ok: true; args: unknown } | { ok: false; outcome: CallOutcome }> {
   for (const [index, hook] of hooks.entries()) {
     if (!hook.beforeCall) continue;
     let verdict: BeforeCallResult;

@@ -107,12 +107,7 @@ function endWith(span: Span, outcome: CallOutcome): void {
  * Runs one dispatch under an `execute_tool {name}` span, or just runs it when no SDK records.
  * The span's parent is the caller's active context, or the worker span of the tool that made a nested call.
  */
-export function traceDispatch(
-  name: string,
-  options: { callId?: string; sessionId?: string },
-  call: CallContext,
-  run: (trace: DispatchTrace | undefined) => Promise<CallOutcome>,
-): Promise<CallOutcome> {
+export function traceDispatch(name: string, options: { callId?: string; sessionId?: string }, call: CallContext, run: (trace: DispatchTrace | undefined) => Promise<CallOutcome>): Promise<CallOutcome> {
   if (!tracingOn()) return run(undefined);
   const { context, trace, SpanKind, SpanStatusCode } = api();
   const parent = nestedParents.get(call) ?? context.active();
@@ -146,18 +141,20 @@ export function traceDispatch(
       return nested;
     },
   };
-  return context.with(spanContext, () => run(handle)).then(
-    (outcome) => {
-      endWith(span, outcome);
-      return outcome;
-    },
-    (error: unknown) => {
-      span.recordException(error as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message });
-      span.end();
-      throw error;
-    },
-  );
+  return context
+    .with(spanContext, () => run(handle))
+    .then(
+      (outcome) => {
+        endWith(span, outcome);
+        return outcome;
+      },
+      (error: unknown) => {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message });
+        span.end();
+        throw error;
+      },
+    );
 }
 
 /** Runs one availability check probe under a `toolshed.check {tool}` span. */

@@ -36,7 +36,7 @@ export interface CommandSpec {
 export const HOST_FLAGS: FlagSpec[] = [
   { flags: '--config <file>', description: 'use this config file instead of searching for one' },
   { flags: '--root <dir>', description: "workspace root tools work in (default: the config's root, else the current folder)" },
-  { flags: '--enable <toolsets>', description: 'toolsets to enable, comma-separated (replaces the config\'s enable)' },
+  { flags: '--enable <toolsets>', description: "toolsets to enable, comma-separated (replaces the config's enable)" },
   { flags: '--disable <names>', description: 'toolsets or tools to disable, comma-separated' },
   { flags: '--strict', description: 'exit 1 when any plugin failed to load' },
   { flags: '--trust-config', description: 'accept and record a config that changed since it was last accepted, without asking (CI, containers; see toolshed trust)' },
@@ -88,7 +88,11 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--token-env <name>', description: 'with --http: require Authorization: Bearer <the value of env var NAME>; allows a non-loopback address' },
       { flags: '--stateless', description: 'with --http: keep no per-client state, so replicas can sit behind a load balancer' },
       { flags: '--watch', description: "reload the config and plugins when their files change, except files the model's tools can write (inside the workspace root or an fsWrite grant)" },
-      { flags: '--watch-workspace', description: "with --watch: also reload files the model's tools can write, accepting a changed config on reload; a change the model makes there then runs in the host within a second — only for a workspace no model writes to" },
+      {
+        flags: '--watch-workspace',
+        description:
+          "with --watch: also reload files the model's tools can write, accepting a changed config on reload; a change the model makes there then runs in the host within a second — only for a workspace no model writes to",
+      },
     ],
     examples: [
       'toolshed serve',
@@ -105,7 +109,7 @@ export const COMMANDS: CommandSpec[] = [
     host: false,
     flags: [
       { flags: '--force', description: 'overwrite an existing .toolshedrc.json' },
-      { flags: '--from-claude-desktop <file>', description: "import the mcpServers of a Claude Desktop (or Cursor) config file" },
+      { flags: '--from-claude-desktop <file>', description: 'import the mcpServers of a Claude Desktop (or Cursor) config file' },
     ],
     examples: ['toolshed init', 'toolshed init --from-claude-desktop ~/.config/Claude/claude_desktop_config.json'],
     run: async (c) => (await import('./init.js')).runInitCommand(c),
@@ -123,7 +127,7 @@ export const COMMANDS: CommandSpec[] = [
       { syntax: '[server]', description: 'the MCP server (its name under mcpServers); without it and --all, only show what changed' },
       { syntax: '[tools...]', description: 'the tools to accept, by their exposed or own names (default: every changed tool of the server)' },
     ],
-    flags: [{ flags: '--all', description: "accept every changed definition of every server" }],
+    flags: [{ flags: '--all', description: 'accept every changed definition of every server' }],
     examples: ['toolshed accept', 'toolshed accept github', 'toolshed accept github create_issue', 'toolshed accept --all'],
     run: async (c) => (await import('./accept.js')).runAcceptCommand(c),
   },

@@ -34,10 +34,7 @@ async function desktopServers(file: string, cwd: string): Promise<{ servers: Rec
   }
   const { servers, notes } = importClaudeDesktop(text, source);
   const names = Object.keys(servers);
-  const lines = [
-    `imported ${names.length} MCP server${names.length === 1 ? '' : 's'} from ${file}: ${names.join(', ') || 'none'}.`,
-    ...notes.map((note) => `  note: ${note}`),
-  ];
+  const lines = [`imported ${names.length} MCP server${names.length === 1 ? '' : 's'} from ${file}: ${names.join(', ') || 'none'}.`, ...notes.map((note) => `  note: ${note}`)];
   if (names.length) {
     lines.push('They start untrusted: in the sandbox, with only the env written in their entries (copied here, secrets included) and no grants.');
     lines.push('Run toolshed to see each one connected or why not; add grants (network, env, fsRead, fsWrite) where a server needs them (docs/mcp-servers.md).');
@@ -65,7 +62,7 @@ export async function runInit(options: { cwd: string; force: boolean; fromClaude
   // The operator just wrote it: accept it as this folder's config, or a "no config here" record would refuse it.
   const { loadHostConfig } = await import('../config/host-config.js');
   const { trust } = await loadHostConfig({ trust: 'accept' }, options.cwd);
-  if (trust?.applies) options.out('Accepted it as this folder\'s config (config trust): toolshed stops if it changes, until you review the change with toolshed trust.');
+  if (trust?.applies) options.out("Accepted it as this folder's config (config trust): toolshed stops if it changes, until you review the change with toolshed trust.");
   return 0;
 }
 

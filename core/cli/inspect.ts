@@ -38,7 +38,13 @@ export function runExplain({ args, values, io }: CommandContext): Promise<number
       return 0;
     }
     const tool = report.tools.find((t) => t.name === name);
-    if (!tool) throw new UsageError(`no tool named '${name}' is registered.${didYouMean(name, report.tools.map((t) => t.name))}`);
+    if (!tool)
+      throw new UsageError(
+        `no tool named '${name}' is registered.${didYouMean(
+          name,
+          report.tools.map((t) => t.name),
+        )}`,
+      );
     io.out(values.json ? JSON.stringify(tool, null, 2) : renderTool(tool, report, io.style));
     return 0;
   });

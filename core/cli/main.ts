@@ -10,7 +10,10 @@ import { processIo, type CliIo } from './io.js';
 
 /** commander's message as one line: "error: unknown option '--x'\n(Did you mean --y?)" → "unknown option '--x' (Did you mean --y?)". */
 function oneLine(message: string): string {
-  return message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim();
+  return message
+    .replace(/^error: /, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
 }
 
 /** Runs the CLI and returns the exit code; output goes to stdout, errors to stderr. */

@@ -13,7 +13,13 @@ import type { CliIo } from './io.js';
 /** How long a start may take before the progress note appears. */
 export const PROGRESS_AFTER_MS = 500;
 
-const names = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean));
+const names = (value: string | undefined) =>
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 
 /** createToolHost options from the host flags; `--root` also starts the config search there. */
 export function hostOptions(values: CliValues, extra: Partial<ToolHostOptions> = {}): ToolHostOptions {
@@ -66,8 +72,12 @@ export function strictGate(report: HostReport, values: CliValues, io: CliIo, war
   if (failed.length === 0 && grants.length === 0) return undefined;
   const list = (lines: string[], mark: string) => lines.map((f) => `  ${mark} ${f}`).join('\n');
   const problems = [
-    ...(failed.length ? [{ head: `${failed.length} plugin${failed.length === 1 ? '' : 's'} failed to load`, hint: ' (toolshed explain shows their toolsets and tools)', body: list(failed, io.errStyle.red(io.errStyle.fail)) }] : []),
-    ...(grants.length ? [{ head: `${grants.length} grant${grants.length === 1 ? '' : 's'} match${grants.length === 1 ? 'es' : ''} nothing the plugin requests`, hint: '', body: list(grants, io.errStyle.yellow(io.errStyle.warn)) }] : []),
+    ...(failed.length
+      ? [{ head: `${failed.length} plugin${failed.length === 1 ? '' : 's'} failed to load`, hint: ' (toolshed explain shows their toolsets and tools)', body: list(failed, io.errStyle.red(io.errStyle.fail)) }]
+      : []),
+    ...(grants.length
+      ? [{ head: `${grants.length} grant${grants.length === 1 ? '' : 's'} match${grants.length === 1 ? 'es' : ''} nothing the plugin requests`, hint: '', body: list(grants, io.errStyle.yellow(io.errStyle.warn)) }]
+      : []),
   ];
   if (values.strict) {
     for (const p of problems) io.err(`toolshed: --strict: ${p.head}:\n${p.body}`);

@@ -35,7 +35,12 @@ function action(spec: CommandSpec, io: CliIo, exit: { code: number }) {
     // The default command takes no arguments: a word left over is a command name that does not exist.
     if (spec === COMMANDS[0] && command.args.length > 0) {
       const word = command.args[0]!;
-      throw new UsageError(`unknown command '${word}'.${didYouMean(word, COMMANDS.map((c) => c.name))} Run toolshed --help.`);
+      throw new UsageError(
+        `unknown command '${word}'.${didYouMean(
+          word,
+          COMMANDS.map((c) => c.name),
+        )} Run toolshed --help.`,
+      );
     }
     const args = received.slice(0, declared) as Array<string | undefined>;
     exit.code = await spec.run({ args, values: command.optsWithGlobals<CliValues>(), io });

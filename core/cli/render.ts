@@ -16,7 +16,16 @@ function knownLine(p: PluginReport): string {
 function pluginLine(p: PluginReport, nameWidth: number, s: Style): string {
   if (p.status === 'failed') return `  ${s.red(s.fail)} ${pad(p.name, nameWidth)}  ${s.red(`${p.error?.code}:`)} ${p.error?.message}`;
   // "builtin": shipped inside the toolshed package (plugins/), not a package of its own on the registry.
-  const bits = [`${p.tools} tool${p.tools === 1 ? '' : 's'}`, `${p.tier} tier`, p.trust ?? '', p.pool?.kind === 'own' ? 'own pool' : '', p.builtin ? 'builtin' : '', p.mcp ? `${p.mcp.transport} ${p.mcp.state}` : '', `${p.loadMs} ms`, `manifest ${p.manifestSource}`];
+  const bits = [
+    `${p.tools} tool${p.tools === 1 ? '' : 's'}`,
+    `${p.tier} tier`,
+    p.trust ?? '',
+    p.pool?.kind === 'own' ? 'own pool' : '',
+    p.builtin ? 'builtin' : '',
+    p.mcp ? `${p.mcp.transport} ${p.mcp.state}` : '',
+    `${p.loadMs} ms`,
+    `manifest ${p.manifestSource}`,
+  ];
   const mark = p.mcp && p.mcp.state !== 'connected' ? s.yellow(s.warn) : s.green(s.ok);
   return `  ${mark} ${pad(p.name, nameWidth)}  ${bits.filter(Boolean).join(` ${s.dot} `)}`;
 }
@@ -149,7 +158,11 @@ function resourceLines(report: HostReport): string[] {
   const entries = Object.entries(report.protection.resources ?? {});
   if (!entries.length) return [];
   const by = (e: { by: string }) => (e.by === 'kernel' ? 'kernel' : e.by === 'watchdog' ? 'host watchdog' : 'not in force');
-  return ['', 'resource limits:', ...entries.map(([name, r]) => `  ${name}: processes ${r.processes.limit} (${by(r.processes)}), memory ${r.memoryMb.limit} MB (${by(r.memoryMb)}), file size ${r.fileSizeMb.limit} MB (${by(r.fileSizeMb)})`)];
+  return [
+    '',
+    'resource limits:',
+    ...entries.map(([name, r]) => `  ${name}: processes ${r.processes.limit} (${by(r.processes)}), memory ${r.memoryMb.limit} MB (${by(r.memoryMb)}), file size ${r.fileSizeMb.limit} MB (${by(r.fileSizeMb)})`),
+  ];
 }
 
 /** One tool in detail, for `toolshed explain TOOL`. */
@@ -158,7 +171,8 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
   out.push(`  plugin:   ${tool.plugin}`);
   out.push(`  toolset:  ${tool.toolset}`);
   if (!tool.exposed) out.push(`  reason:   ${tool.reason}`);
-  if (tool.availability?.via) out.push(`  check:    ${tool.availability.ok ? 'passed' : 'failed'} (${tool.availability.via}${tool.probes !== undefined ? `, ${tool.probes} probe${tool.probes === 1 ? '' : 's'} so far` : ''})`);
+  if (tool.availability?.via)
+    out.push(`  check:    ${tool.availability.ok ? 'passed' : 'failed'} (${tool.availability.via}${tool.probes !== undefined ? `, ${tool.probes} probe${tool.probes === 1 ? '' : 's'} so far` : ''})`);
   if (tool.conflict) out.push(`  conflict: TOOL_CONFLICT ${s.dash} defined by ${[tool.conflict.winner, ...tool.conflict.losers].join(' and ')}; ${tool.conflict.winner} wins (${tool.conflict.rule})`);
   if (tool.annotations) out.push(`  hints:    ${describeAnnotations(tool.annotations)}`);
   if (tool.schema) out.push(`  schema:   ${tool.schema.dialect === 'unsupported' ? tool.schema.from : `JSON Schema ${tool.schema.dialect} (${tool.schema.from === '$schema' ? 'its $schema' : tool.schema.from})`}`);

@@ -49,7 +49,11 @@ function plan(values: ServeValues) {
   }
   const address = parseListenAddress(values.http);
   const token = bearerToken(values.tokenEnv);
-  const allowedOrigins = (values.allowOrigin ?? '').split(',').map((s) => s.trim()).filter(Boolean).map(normalizeOrigin);
+  const allowedOrigins = (values.allowOrigin ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(normalizeOrigin);
   if (!isLoopback(address.host) && token === undefined) {
     if (process.env[ALLOW_REMOTE_ENV] !== '1') {
       throw new UsageError(
@@ -153,12 +157,14 @@ export async function runServeCommand({ values, io }: CommandContext): Promise<n
 function adoptClientRoot(host: ReloadingHost, setRoot: (root: string) => void) {
   return (server: Server) => {
     if (host.config.rootFrom !== 'cwd') return;
-    clientRoot(server).then(async (root) => {
-      if (root === undefined || root === host.config.root) return;
-      setRoot(root);
-      await host.reload();
-      log(`root: ${root} (the MCP client's first root)`);
-    }).catch((error) => log(`could not use the client's root, keeping ${host.config.root}: ${describe(error)}`));
+    clientRoot(server)
+      .then(async (root) => {
+        if (root === undefined || root === host.config.root) return;
+        setRoot(root);
+        await host.reload();
+        log(`root: ${root} (the MCP client's first root)`);
+      })
+      .catch((error) => log(`could not use the client's root, keeping ${host.config.root}: ${describe(error)}`));
   };
 }
 
@@ -186,7 +192,11 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
       endpoint = http;
       log(`MCP (Streamable HTTP${options.values.stateless ? ', stateless' : ''}) listening on ${http.url}${mode.bearerToken !== undefined ? ` (bearer token from ${options.values.tokenEnv} required)` : ''}`);
     } else {
-      endpoint = await serveStdio(host, onError, adoptClientRoot(host, (dir) => (root = dir)));
+      endpoint = await serveStdio(
+        host,
+        onError,
+        adoptClientRoot(host, (dir) => (root = dir)),
+      );
       log('MCP over stdio ready');
     }
     const reason = await Promise.race([endpoint.closed.then(() => 'client closed the connection'), signals.signalled]);

@@ -46,7 +46,17 @@ export function tourCalls(root: string): TourCall[] {
   }
   calls.push(
     { why: 'run a shell command in the workspace with a timeout', tool: 'terminal', args: { command: 'echo "hello from $0 in $(basename "$PWD")"', timeoutMs: 5000 } },
-    { why: 'keep a task list for this session', tool: 'todo_write', args: { todos: [{ content: 'take the tour', status: 'done' }, { content: 'write a plugin', status: 'in_progress' }] }, sessionId: 'toolshed-tour' },
+    {
+      why: 'keep a task list for this session',
+      tool: 'todo_write',
+      args: {
+        todos: [
+          { content: 'take the tour', status: 'done' },
+          { content: 'write a plugin', status: 'in_progress' },
+        ],
+      },
+      sessionId: 'toolshed-tour',
+    },
     {
       why: 'one script calling several tools inside the QuickJS sandbox',
       tool: 'execute_code',

@@ -120,7 +120,12 @@ export function preImportGuard(context: TrustContext, record: TrustRecord | unde
       if (!root) continue;
       const accepted = item === record.file ? record.hash : record.modules[item];
       if (accepted === hash) continue;
-      const what = item === file && record.file === null ? `a config appeared where there was none: ${shown(item, context.cwd)}` : accepted === undefined ? `${shown(item, context.cwd)} is not part of the config accepted here` : `${shown(item, context.cwd)} changed since it was accepted`;
+      const what =
+        item === file && record.file === null
+          ? `a config appeared where there was none: ${shown(item, context.cwd)}`
+          : accepted === undefined
+            ? `${shown(item, context.cwd)} is not part of the config accepted here`
+            : `${shown(item, context.cwd)} changed since it was accepted`;
       throw untrusted(what, item, root);
     }
   };
@@ -182,7 +187,12 @@ function matches(record: TrustState, state: TrustState, roots: readonly string[]
 export function decideTrust(context: TrustContext, record: TrustRecord | undefined, state: TrustState, roots: readonly string[]): TrustOutcome {
   const base = { key: context.key, state, ...(record ? { previous: record } : {}) };
   // The search folder counts even with no config (or one further up): a config the model creates there would be found first.
-  const root = (state.file !== null ? insideAny(state.file, roots) : undefined) ?? (context.named ? undefined : insideAny(context.key, roots)) ?? Object.keys(state.modules).map((m) => insideAny(m, roots)).find(Boolean);
+  const root =
+    (state.file !== null ? insideAny(state.file, roots) : undefined) ??
+    (context.named ? undefined : insideAny(context.key, roots)) ??
+    Object.keys(state.modules)
+      .map((m) => insideAny(m, roots))
+      .find(Boolean);
   if (!root) {
     // A record from when it did apply would still hold the pre-import check to the old bytes: accepting refreshes it.
     if (record && context.mode === 'accept' && context.stateDir) writeTrustRecord(context.stateDir, context.key, state);

@@ -69,11 +69,13 @@ async function explorer(sources: Map<string, string>, onRead: OnConfigRead | und
   const { cosmiconfig, defaultLoaders } = await import('cosmiconfig');
   type Loader = (filepath: string, content: string) => unknown;
   // Every read is seen first, so a JS config can be refused before its code is imported.
-  const seen = (loader: Loader): Loader => (filepath, content) => {
-    sources.set(filepath, content);
-    onRead?.(filepath, content);
-    return loader(filepath, content);
-  };
+  const seen =
+    (loader: Loader): Loader =>
+    (filepath, content) => {
+      sources.set(filepath, content);
+      onRead?.(filepath, content);
+      return loader(filepath, content);
+    };
   const js = seen(locatingErrors(loadJsFresh));
   return cosmiconfig('toolshed', {
     searchStrategy: 'project',
@@ -118,7 +120,13 @@ export async function loadConfig(options: { cwd: string; file?: string; onRead?:
       // In a plugin's own folder its package.json is metadata: look on for a config file (a dev config that loads the plugin).
       if (result && isPluginMetadata(result)) {
         sources.clear();
-        result = await (await explorer(sources, options.onRead, SEARCH_PLACES.filter((p) => p !== 'package.json'))).search(options.cwd);
+        result = await (
+          await explorer(
+            sources,
+            options.onRead,
+            SEARCH_PLACES.filter((p) => p !== 'package.json'),
+          )
+        ).search(options.cwd);
       }
     }
   } catch (error) {

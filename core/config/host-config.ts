@@ -45,6 +45,11 @@ export async function loadHostConfig(options: HostConfigOptions, cwd: string): P
   const loaded = await loadConfig({ cwd, ...(named !== undefined ? { file: named } : {}), onRead: guard });
   const config = resolveConfig(overridden(loaded.config, loaded.file), loaded.file, loaded.file ? path.dirname(loaded.file) : cwd, cores, root);
   const roots = realRoots(writableRoots(config));
-  const trust = decideTrust(context, record, currentState(loaded, config, roots, (file) => readFileSync(file, 'utf8')), roots);
+  const trust = decideTrust(
+    context,
+    record,
+    currentState(loaded, config, roots, (file) => readFileSync(file, 'utf8')),
+    roots,
+  );
   return { config, trust };
 }

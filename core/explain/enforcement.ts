@@ -63,7 +63,7 @@ function commandEnforcement(plugin: LoadedPlugin, support: SandboxSupport): Enfo
   return {
     fs: { by: 'sandbox', read: [...roots.read], write: plan.mode === 'read-only' ? [] : [...roots.write], how },
     network: { by: 'sandbox', allowed: plan.network, how: plan.network ? 'options.network: the host network' : 'own network namespace' },
-    env: { by: 'sandbox', names: [...(plugin.permissions.effective.env ?? [])], how: 'commands see only these (and PATH), and no other process\'s /proc' },
+    env: { by: 'sandbox', names: [...(plugin.permissions.effective.env ?? [])], how: "commands see only these (and PATH), and no other process's /proc" },
     note: `${defaultToolset(plugin.source)} commands run sandboxed (${plan.mode}${plan.network ? ', with network' : ', no network'})`,
   };
 }

@@ -60,14 +60,7 @@ export function planDeferral(input: DeferralInput, selection: DeferralSelection,
 }
 
 /** Tool names for a list of toolset names, tool names and `*` patterns. */
-function resolveNames(
-  entries: readonly string[],
-  key: string,
-  input: DeferralInput,
-  resolver: ToolsetResolver,
-  warnings: string[],
-  lenient?: (error: ToolsetError) => void,
-): Set<string> {
+function resolveNames(entries: readonly string[], key: string, input: DeferralInput, resolver: ToolsetResolver, warnings: string[], lenient?: (error: ToolsetError) => void): Set<string> {
   const out = new Set<string>();
   for (const entry of entries) {
     if (entry.includes('*')) {
@@ -100,7 +93,12 @@ function resolveNames(
 
 /** `*` matches any run of characters; everything else is literal. */
 function globPattern(glob: string): RegExp {
-  return new RegExp(`^${glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return new RegExp(
+    `^${glob
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 }
 
 /**

@@ -8,7 +8,6 @@
 import type { Availability } from './availability.js';
 import type { ToolConflict } from '../load/types.js';
 
-
 /** Where in the pipeline a tool was hidden. */
 export type HiddenLayer = 'load' | 'selection' | 'availability' | 'schema';
 

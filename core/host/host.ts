@@ -19,7 +19,6 @@ import type { DefinitionChange } from '../runners/connection-report.js';
 import type { ToolHostOptions } from './tool-host.js';
 import type { ToolHost } from './tool-host.js';
 
-
 export type { DefinitionsOptions, ToolHost, ToolHostOptions, ViewOptions } from './tool-host.js';
 
 /** The notice for a changed MCP tool definition while the host starts (explain has it too). */

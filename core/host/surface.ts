@@ -114,7 +114,13 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
   // Keyed by the lists, not the exposure: a recompute that changed nothing hands back the same lists.
   const formatted = new Map<string, { shown: ToolDefinition[]; definitions: ToolDefinition[]; deferred: ReadonlySet<string>; value: ToolsByFormat[DefinitionFormat][] }>();
   // Each surface searches its own exposure; what a session loaded is shared (views of one conversation see it).
-  const search = new SearchState(config.search, shared.sessions, () => pipeline.current(), (sessionId, tools) => emitter.emit('loaded', { sessionId, tools }), (tool) => registry.tools.get(tool)?.plugin.source);
+  const search = new SearchState(
+    config.search,
+    shared.sessions,
+    () => pipeline.current(),
+    (sessionId, tools) => emitter.emit('loaded', { sessionId, tools }),
+    (tool) => registry.tools.get(tool)?.plugin.source,
+  );
   const deps: DispatchDeps = {
     registry,
     config: () => config,
@@ -157,9 +163,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
       const key = strict && (format === 'openai' || format === 'responses') ? `${format}:strict` : format;
       const memo = formatted.get(key);
       if (memo && memo.shown === exposure.shown && memo.definitions === exposure.definitions && memo.deferred === exposure.deferred) return memo.value as ToolsByFormat[F][];
-      const value = native
-        ? (toAnthropicDeferred(exposure.definitions, exposure.deferred, config.search.native || 'bm25', SEARCH_TOOL) as ToolsByFormat[F][])
-        : formatDefinitions(exposure.shown, format, { strict });
+      const value = native ? (toAnthropicDeferred(exposure.definitions, exposure.deferred, config.search.native || 'bm25', SEARCH_TOOL) as ToolsByFormat[F][]) : formatDefinitions(exposure.shown, format, { strict });
       formatted.set(key, { shown: exposure.shown, definitions: exposure.definitions, deferred: exposure.deferred, value });
       return value;
     },

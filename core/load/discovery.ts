@@ -95,7 +95,11 @@ function rangeVerdict(range: string): 'invalid' | 'unmet' | 'met' {
 function checkVersions(name: string, pkg: PackageJson, file: string): void {
   const apiVersion = pkg.toolshed?.apiVersion;
   if (apiVersion === undefined) {
-    throw new PluginError('PLUGIN_INVALID', `${name}: package.json has no "toolshed": { "apiVersion": ${PLUGIN_API_VERSION} } field, so it is not a toolshed plugin`, { plugin: name, file, pointer: '/toolshed/apiVersion' });
+    throw new PluginError('PLUGIN_INVALID', `${name}: package.json has no "toolshed": { "apiVersion": ${PLUGIN_API_VERSION} } field, so it is not a toolshed plugin`, {
+      plugin: name,
+      file,
+      pointer: '/toolshed/apiVersion',
+    });
   }
   if (apiVersion !== PLUGIN_API_VERSION) {
     throw new PluginError('PLUGIN_API_MISMATCH', `${name} wants plugin API ${JSON.stringify(apiVersion)}, but toolshed ${TOOLSHED_VERSION} provides plugin API ${PLUGIN_API_VERSION}`, {
@@ -168,7 +172,18 @@ function sourceFromDir(dir: string, pkg: PackageJson | undefined, entry: string,
     // A bare module given by path: a local toolset without package metadata.
     const base = path.basename(entry).replace(/\.[cm]?[jt]s$/, '');
     const name = base === 'index' ? path.basename(path.dirname(realEntry)) : base;
-    return { name, specifier: options.specifier, dir: path.dirname(realEntry), entry: realEntry, version: '0.0.0', builtin: options.builtin, trust: options.trust ?? 'untrusted', ...(options.grant ? { grant: options.grant } : {}), ...(options.options ? { options: options.options } : {}), dependencyDirs: [] };
+    return {
+      name,
+      specifier: options.specifier,
+      dir: path.dirname(realEntry),
+      entry: realEntry,
+      version: '0.0.0',
+      builtin: options.builtin,
+      trust: options.trust ?? 'untrusted',
+      ...(options.grant ? { grant: options.grant } : {}),
+      ...(options.options ? { options: options.options } : {}),
+      dependencyDirs: [],
+    };
   }
   const name = pkg.name ?? path.basename(dir);
   checkVersions(name, pkg, path.join(dir, 'package.json'));
@@ -218,7 +233,12 @@ function notInstalled(spec: string, configDir: string, cause: unknown): PluginEr
   const meant = nearestName(spec, installedPackages(configDir));
   const where = `plugin package ${spec} is not installed where the config is (${configDir}).`;
   if (meant) {
-    return new PluginError('PLUGIN_NOT_FOUND', `${where} Did you mean '${meant}' (installed)? Then correct the name in the config; else run: npm install ${spec}`, { plugin: spec, from: configDir, didYouMean: meant, fix: `use '${meant}'` }, { cause });
+    return new PluginError(
+      'PLUGIN_NOT_FOUND',
+      `${where} Did you mean '${meant}' (installed)? Then correct the name in the config; else run: npm install ${spec}`,
+      { plugin: spec, from: configDir, didYouMean: meant, fix: `use '${meant}'` },
+      { cause },
+    );
   }
   return new PluginError('PLUGIN_NOT_FOUND', `${where} Run: npm install ${spec}`, { plugin: spec, from: configDir, fix: `npm install ${spec}` }, { cause });
 }

@@ -44,7 +44,12 @@ export function checkParameterSchemas(plugin: string, tools: readonly ToolManife
       compile(tool.parameters, { allErrors: false, dialect });
     } catch (error) {
       const message = (error as Error).message;
-      throw new PluginError('PLUGIN_INVALID', `${plugin}: tool ${tool.name}: parameters cannot be compiled as JSON Schema ${dialect} (${at}): ${message}`, { plugin, tool: tool.name, pointer: at, expected: message }, { cause: error });
+      throw new PluginError(
+        'PLUGIN_INVALID',
+        `${plugin}: tool ${tool.name}: parameters cannot be compiled as JSON Schema ${dialect} (${at}): ${message}`,
+        { plugin, tool: tool.name, pointer: at, expected: message },
+        { cause: error },
+      );
     }
   }
 }

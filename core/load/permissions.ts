@@ -66,11 +66,15 @@ function unmatchedGrants(requested: PermissionSets['requested'], granted: Comple
   if (granted.network && !requested.network) out.push('grant.network is true, but the plugin does not request network access, so it has no effect');
   for (const key of ['env', 'callTools'] as const) {
     const extra = granted[key].filter((x) => !requested[key].includes(x));
-    if (extra.length) out.push(`grant.${key} ${extra.map((x) => `'${x}'`).join(', ')}: the plugin does not request ${extra.length === 1 ? 'it' : 'them'} (${asked(requested[key])}), so ${extra.length === 1 ? 'it has' : 'they have'} no effect`);
+    if (extra.length)
+      out.push(
+        `grant.${key} ${extra.map((x) => `'${x}'`).join(', ')}: the plugin does not request ${extra.length === 1 ? 'it' : 'them'} (${asked(requested[key])}), so ${extra.length === 1 ? 'it has' : 'they have'} no effect`,
+      );
   }
   const purposes = Object.keys(requested.folders ?? {});
   for (const purpose of Object.keys(granted.folders)) {
-    if (!purposes.includes(purpose)) out.push(`grant.folders.${purpose}: the plugin asks for no folder by that purpose (${purposes.length ? `it asks for ${purposes.join(', ')}` : 'it asks for none'}), so it has no effect`);
+    if (!purposes.includes(purpose))
+      out.push(`grant.folders.${purpose}: the plugin asks for no folder by that purpose (${purposes.length ? `it asks for ${purposes.join(', ')}` : 'it asks for none'}), so it has no effect`);
   }
   return out;
 }
@@ -169,7 +173,10 @@ export function pluginScope(
   }
   const { requested } = permissions;
   const granted = source.grant ?? {};
-  const byPurpose = (access: 'read' | 'write') => Object.keys(folders).filter((k) => (requested.folders?.[k]?.access ?? 'read') === access).map((k) => folders[k]!);
+  const byPurpose = (access: 'read' | 'write') =>
+    Object.keys(folders)
+      .filter((k) => (requested.folders?.[k]?.access ?? 'read') === access)
+      .map((k) => folders[k]!);
   const write = union(resolveGrantPaths(requested.fsWrite ?? [], config.root), resolveGrantPaths(granted.fsWrite ?? [], config.dir), byPurpose('write'));
   const read = union(resolveGrantPaths(requested.fsRead ?? [], config.root), resolveGrantPaths(granted.fsRead ?? [], config.dir), byPurpose('read'), write);
   return { roots: { read, write, protect, folders }, options };

@@ -118,4 +118,3 @@ export interface ToolRecord {
   plugin: LoadedPlugin;
   manifest: ToolManifest;
 }
-

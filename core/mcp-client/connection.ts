@@ -245,10 +245,7 @@ export class McpConnection {
 
   private async connect(): Promise<void> {
     const id = ++this.attemptIds;
-    const client = new Client(
-      { name: 'toolshed', version: TOOLSHED_VERSION },
-      { capabilities: {}, listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.listChanged(attempt) } } },
-    );
+    const client = new Client({ name: 'toolshed', version: TOOLSHED_VERSION }, { capabilities: {}, listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.listChanged(attempt) } } });
     const attempt: Attempt = { id, client, recent: '' };
     // The SDK would compile every listed output schema into an ajv of its own at each listing, and never evict
     // them; toolshed compiles the one a call needs, at that call, into its bounded cache.

@@ -56,7 +56,7 @@ function plainText(blocks: ContentBlock[], structured: unknown): boolean {
 /** The handler output of an MCP result, its text capped at `maxResultChars`. */
 export function handlerOutput(result: UpstreamResult, maxResultChars: number): HandlerOutput {
   if (result.content === undefined && 'toolResult' in result) {
-    const text = typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult) ?? '';
+    const text = typeof result.toolResult === 'string' ? result.toolResult : (JSON.stringify(result.toolResult) ?? '');
     return { text: capText(text, maxResultChars), originalLength: text.length };
   }
   const blocks = (result.content ?? []) as ContentBlock[];

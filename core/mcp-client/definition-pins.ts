@@ -47,7 +47,6 @@ interface PinFile {
 /** A change as the pins see it: the exposed name is the caller's to add. */
 export type PinnedChange = Omit<DefinitionChange, 'name'>;
 
-
 /** What of a tool is pinned: what the model reads and what shapes its calls. */
 function definitionOf(tool: UpstreamTool): Record<string, unknown> {
   return { title: tool.title ?? null, description: tool.description ?? null, inputSchema: tool.inputSchema ?? null, annotations: tool.annotations ?? null };
@@ -70,7 +69,9 @@ function definitionText(tool: UpstreamTool): string {
   const text = [
     ...(tool.title !== undefined ? [`title: ${tool.title}`] : []),
     'description:',
-    ...String(tool.description ?? '').split('\n').map((line) => `  ${line}`),
+    ...String(tool.description ?? '')
+      .split('\n')
+      .map((line) => `  ${line}`),
     `inputSchema: ${sorted(tool.inputSchema)}`,
     `annotations: ${sorted(tool.annotations)}`,
   ].join('\n');

@@ -70,16 +70,28 @@ export class McpServers {
   /** Resolves the config's `mcpServers` (throws CONFIG_INVALID for an entry that cannot work); starts nothing. */
   constructor(private readonly options: McpServersOptions) {
     this.entries = resolveServers(options.config).map((server) => this.entry(server));
-    this.definitions = new HeldDefinitions(options.config, this.entries.map((e) => e.server), options.onDefinitionChanged);
+    this.definitions = new HeldDefinitions(
+      options.config,
+      this.entries.map((e) => e.server),
+      options.onDefinitionChanged,
+    );
   }
 
   private entry(server: ResolvedServer): Entry {
-    const connection = new McpConnection(server, { env: this.options.env, configDir: this.options.config.dir, ...(this.options.protect ? { protect: this.options.protect } : {}) }, {
-      onChange: () => this.options.onChange(),
-      onLog: (message) => this.options.onLog({ plugin: server.pluginName, message }),
-    });
+    const connection = new McpConnection(
+      server,
+      { env: this.options.env, configDir: this.options.config.dir, ...(this.options.protect ? { protect: this.options.protect } : {}) },
+      {
+        onChange: () => this.options.onChange(),
+        onLog: (message) => this.options.onLog({ plugin: server.pluginName, message }),
+      },
+    );
     const entry: Entry = { server, connection, tools: [], upstream: new Map(), renamed: {}, warnings: [], generation: 0, plugin: undefined as never };
-    const runner = new McpRunner(connection, (tool) => entry.upstream.get(tool), () => this.report(entry));
+    const runner = new McpRunner(
+      connection,
+      (tool) => entry.upstream.get(tool),
+      () => this.report(entry),
+    );
     entry.plugin = {
       status: 'loaded',
       source: {

@@ -113,9 +113,21 @@ export function planStdioLaunch(server: ResolvedServer, context: LaunchContext):
   const grantedReads = resolveGrantPaths(server.grant.fsRead, context.configDir);
   const writes = resolveGrantPaths(server.grant.fsWrite, context.configDir);
   const reads = [...programReadPaths(program), ...grantedReads, ...writes];
-  const args = program.runtime === 'node' ? [...program.nodeFlags, ...permissionModelFlags(reads, writes, server.grant.network), '--disable-warning=ExperimentalWarning', program.script, ...program.scriptArgs] : program.args;
+  const args =
+    program.runtime === 'node' ? [...program.nodeFlags, ...permissionModelFlags(reads, writes, server.grant.network), '--disable-warning=ExperimentalWarning', program.script, ...program.scriptArgs] : program.args;
   const launch = launchCommand(
-    { command: program.command, args, readPaths: reads, writePaths: writes, readOnlyPaths: protectedMounts(writes, context.protect, target.cwd), network: server.grant.network, env, cwd: target.cwd, runtime: program.runtime, resources: server.resources },
+    {
+      command: program.command,
+      args,
+      readPaths: reads,
+      writePaths: writes,
+      readOnlyPaths: protectedMounts(writes, context.protect, target.cwd),
+      network: server.grant.network,
+      env,
+      cwd: target.cwd,
+      runtime: program.runtime,
+      resources: server.resources,
+    },
     probeSandbox(),
   );
   const wrapped = withoutDefaults(launch.command, launch.args, launch.env);

@@ -26,7 +26,11 @@ export interface Listing {
 
 /** A listing that did not finish within `listing.timeoutMs`. */
 export class ListingTimeout extends Error {
-  constructor(readonly timeoutMs: number, readonly pages: number, readonly tools: number) {
+  constructor(
+    readonly timeoutMs: number,
+    readonly pages: number,
+    readonly tools: number,
+  ) {
     super(`did not finish listing its tools within ${timeoutMs} ms (listing.timeoutMs; ${pages} page${pages === 1 ? '' : 's'} and ${tools} tools read), so the listing was abandoned`);
     this.name = 'ListingTimeout';
   }

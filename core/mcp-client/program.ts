@@ -133,7 +133,7 @@ function npxProgram(args: readonly string[], configDir: string): NodeProgram | {
 
 /** Resolves a configured command for launching in the sandbox. */
 export function resolveProgram(command: string, args: readonly string[], options: { cwd: string; configDir: string; path: string | undefined }): Program {
-  const found = () => (path.isAbsolute(command) ? command : which.sync(command, { nothrow: true, path: options.path ?? '' }) ?? command);
+  const found = () => (path.isAbsolute(command) ? command : (which.sync(command, { nothrow: true, path: options.path ?? '' }) ?? command));
   if (isNode(command)) {
     return nodeProgram(args, options.cwd) ?? { runtime: 'system', command: found(), args: [...args], note: 'node runs inline code: no script to hold to a package, so no permission model' };
   }

@@ -71,7 +71,15 @@ export class McpRunner implements Runner {
 
   stats(): RunnerStats {
     // An MCP server answers calls concurrently and never calls back into the host, so nothing waits on its capacity.
-    return { started: this.link.client() !== undefined, threads: 1, inFlight: this.inFlight, capacity: Number.POSITIVE_INFINITY, completed: this.completed, guard: { passed: 0, refused: 0 }, dropped: { ...this.link.dropped } };
+    return {
+      started: this.link.client() !== undefined,
+      threads: 1,
+      inFlight: this.inFlight,
+      capacity: Number.POSITIVE_INFINITY,
+      completed: this.completed,
+      guard: { passed: 0, refused: 0 },
+      dropped: { ...this.link.dropped },
+    };
   }
 
   /** The OS protections of a stdio server are in its connection report (they differ from a plugin child's). */

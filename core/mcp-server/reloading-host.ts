@@ -146,12 +146,14 @@ export function createReloadingHost(initial: ToolHost, open: () => Promise<ToolH
   const facade = inner as Delegate & ReloadingHost;
   facade.reload = () => {
     // One reload at a time: a burst of file events must not open hosts in parallel.
-    reloading = reloading.catch(() => {}).then(async () => {
-      if (closed) return;
-      const next = await open();
-      if (closed) return void (await next.close());
-      await inner.swap(next);
-    });
+    reloading = reloading
+      .catch(() => {})
+      .then(async () => {
+        if (closed) return;
+        const next = await open();
+        if (closed) return void (await next.close());
+        await inner.swap(next);
+      });
     return reloading;
   };
   return facade;

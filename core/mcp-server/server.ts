@@ -22,10 +22,7 @@ import type { HostEvents } from '../host/events.js';
  * await server.connect(new StdioServerTransport());
  */
 export function createMcpServer(host: ToolHost, changes: ChangeSource = hostChanges(host)): Server {
-  const server = new Server(
-    { name: 'toolshed', version: TOOLSHED_VERSION },
-    { capabilities: { tools: { listChanged: true } } },
-  );
+  const server = new Server({ name: 'toolshed', version: TOOLSHED_VERSION }, { capabilities: { tools: { listChanged: true } } });
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
     tools: (await host.definitions({ format: 'mcp', ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}) })) as Tool[],
   }));

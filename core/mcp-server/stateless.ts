@@ -21,9 +21,7 @@ export interface StatelessOptions {
 }
 
 function methodNotAllowed(res: ServerResponse): void {
-  res
-    .writeHead(405, { 'content-type': 'application/json', allow: 'POST' })
-    .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless (POST only)' }, id: null }));
+  res.writeHead(405, { 'content-type': 'application/json', allow: 'POST' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless (POST only)' }, id: null }));
 }
 
 /** Answers one request with a server and transport made for it alone. */

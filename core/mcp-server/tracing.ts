@@ -49,31 +49,33 @@ function traceTransport(transport: Transport): void {
   const network = networkOf(transport);
   let protocolVersion: string | undefined;
   let initializeId: string | number | undefined;
-  const traced = (deliver: NonNullable<Transport['onmessage']>): NonNullable<Transport['onmessage']> => (message, extra) => {
-    const request = tracingOn() ? asRequest(message) : undefined;
-    if (!request) {
-      // A cancelled request gets no response: its span ends here.
-      const note = message as { method?: string; params?: { requestId?: string | number } };
-      if (note.method === 'notifications/cancelled' && note.params?.requestId !== undefined) finish(note.params.requestId, 'cancelled');
-      return deliver(message, extra);
-    }
-    const tool = request.method === 'tools/call' && typeof request.params?.name === 'string' ? request.params.name : undefined;
-    const meta = request.params?._meta;
-    const parent = meta ? propagation.extract(context.active(), meta, metaGetter) : context.active();
-    const span = tracer().startSpan(tool ? `${request.method} ${tool}` : request.method, { kind: SpanKind.SERVER }, parent);
-    if (!span.isRecording()) {
-      span.end();
-      return deliver(message, extra);
-    }
-    span.setAttributes({ 'mcp.method.name': request.method, 'jsonrpc.request.id': String(request.id) });
-    if (network) span.setAttribute('network.transport', network);
-    if (tool) span.setAttributes({ 'gen_ai.tool.name': tool, 'gen_ai.operation.name': 'execute_tool' });
-    if (transport.sessionId) span.setAttribute('mcp.session.id', transport.sessionId);
-    if (protocolVersion) span.setAttribute('mcp.protocol.version', protocolVersion);
-    if (request.method === 'initialize') initializeId = request.id;
-    open.set(request.id, span);
-    return context.with(trace.setSpan(parent, span), () => deliver(message, extra));
-  };
+  const traced =
+    (deliver: NonNullable<Transport['onmessage']>): NonNullable<Transport['onmessage']> =>
+    (message, extra) => {
+      const request = tracingOn() ? asRequest(message) : undefined;
+      if (!request) {
+        // A cancelled request gets no response: its span ends here.
+        const note = message as { method?: string; params?: { requestId?: string | number } };
+        if (note.method === 'notifications/cancelled' && note.params?.requestId !== undefined) finish(note.params.requestId, 'cancelled');
+        return deliver(message, extra);
+      }
+      const tool = request.method === 'tools/call' && typeof request.params?.name === 'string' ? request.params.name : undefined;
+      const meta = request.params?._meta;
+      const parent = meta ? propagation.extract(context.active(), meta, metaGetter) : context.active();
+      const span = tracer().startSpan(tool ? `${request.method} ${tool}` : request.method, { kind: SpanKind.SERVER }, parent);
+      if (!span.isRecording()) {
+        span.end();
+        return deliver(message, extra);
+      }
+      span.setAttributes({ 'mcp.method.name': request.method, 'jsonrpc.request.id': String(request.id) });
+      if (network) span.setAttribute('network.transport', network);
+      if (tool) span.setAttributes({ 'gen_ai.tool.name': tool, 'gen_ai.operation.name': 'execute_tool' });
+      if (transport.sessionId) span.setAttribute('mcp.session.id', transport.sessionId);
+      if (protocolVersion) span.setAttribute('mcp.protocol.version', protocolVersion);
+      if (request.method === 'initialize') initializeId = request.id;
+      open.set(request.id, span);
+      return context.with(trace.setSpan(parent, span), () => deliver(message, extra));
+    };
   const finish = (id: string | number, errorType?: string, description?: string) => {
     const span = open.get(id);
     if (!span) return;

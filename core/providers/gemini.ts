@@ -15,8 +15,26 @@ import type { GeminiTool, ToolDefinition } from './types.js';
 import { modelParameters } from './dialect.js';
 
 const KEEP = new Set([
-  'type', 'format', 'description', 'nullable', 'enum', 'properties', 'required', 'items', 'minItems', 'maxItems', 'minimum', 'maximum',
-  'minLength', 'maxLength', 'pattern', 'anyOf', 'title', 'propertyOrdering', 'minProperties', 'maxProperties',
+  'type',
+  'format',
+  'description',
+  'nullable',
+  'enum',
+  'properties',
+  'required',
+  'items',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'anyOf',
+  'title',
+  'propertyOrdering',
+  'minProperties',
+  'maxProperties',
 ]);
 
 /** The formats Gemini documents, by type; any other format is dropped. */
@@ -80,7 +98,10 @@ function enumOf(values: unknown[], type: unknown, out: JsonSchema): void {
     return;
   }
   // Gemini enums are strings only; a typed enum keeps its type and states its values in words.
-  const listed = values.filter((v) => v !== null).map((v) => JSON.stringify(v)).join(', ');
+  const listed = values
+    .filter((v) => v !== null)
+    .map((v) => JSON.stringify(v))
+    .join(', ');
   out.description = `${out.description ? `${out.description} ` : ''}One of: ${listed}.`;
 }
 

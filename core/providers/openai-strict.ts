@@ -17,8 +17,26 @@ const MAX_DEPTH = 10;
 
 /** Keywords strict mode accepts; everything else is removed. */
 const KEEP = new Set([
-  'type', 'description', 'enum', 'anyOf', 'properties', 'required', 'additionalProperties', 'items', '$ref', '$defs', 'definitions',
-  'pattern', 'format', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'minItems', 'maxItems',
+  'type',
+  'description',
+  'enum',
+  'anyOf',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  '$ref',
+  '$defs',
+  'definitions',
+  'pattern',
+  'format',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'minItems',
+  'maxItems',
 ]);
 
 /** String formats strict mode accepts. */

@@ -41,9 +41,7 @@ export interface AnthropicCustomTool {
 }
 
 /** Anthropic's server-side tool search tool, sent first when `search.native` is set and something is deferred. */
-export type AnthropicToolSearchTool =
-  | { type: 'tool_search_tool_bm25_20251119'; name: 'tool_search_tool_bm25' }
-  | { type: 'tool_search_tool_regex_20251119'; name: 'tool_search_tool_regex' };
+export type AnthropicToolSearchTool = { type: 'tool_search_tool_bm25_20251119'; name: 'tool_search_tool_bm25' } | { type: 'tool_search_tool_regex_20251119'; name: 'tool_search_tool_regex' };
 
 /**
  * An Anthropic Messages API `tools` entry: a custom tool, or (with `search.native` and

@@ -93,7 +93,20 @@ function draft07Form(node: Record<string, unknown>): string | undefined {
 }
 
 /** Keywords only 2019-09 and 2020-12 give a meaning (`$defs` is left out: draft-07 resolves `#/$defs/x` as a pointer too). */
-const NEW_KEYWORDS = ['prefixItems', 'unevaluatedProperties', 'unevaluatedItems', 'dependentRequired', 'dependentSchemas', 'minContains', 'maxContains', '$anchor', '$dynamicRef', '$dynamicAnchor', '$recursiveRef', '$recursiveAnchor'];
+const NEW_KEYWORDS = [
+  'prefixItems',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'dependentRequired',
+  'dependentSchemas',
+  'minContains',
+  'maxContains',
+  '$anchor',
+  '$dynamicRef',
+  '$dynamicAnchor',
+  '$recursiveRef',
+  '$recursiveAnchor',
+];
 
 /** The first draft-07-only form and the first 2019-09/2020-12-only keyword in a schema, with where. */
 function forms(schema: object): { old?: string; new?: string; recursive: boolean } {

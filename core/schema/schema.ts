@@ -83,7 +83,10 @@ class ValidatorCache {
   private compiles = 0;
   private readonly entries = new Map<string, Compiled>();
 
-  constructor(private readonly allErrors: boolean, private readonly dialect: SchemaDialect) {}
+  constructor(
+    private readonly allErrors: boolean,
+    private readonly dialect: SchemaDialect,
+  ) {}
 
   compile(schema: object): ValidateFunction {
     const key = schemaKey(schema);
@@ -211,9 +214,7 @@ export function problems(errors: readonly ErrorObject[] | null | undefined): Sch
     if (union) {
       const deeper = errors.some((e) => e !== union && e.keyword !== union.keyword && e.instancePath.length > union.instancePath.length && e.instancePath.startsWith(union.instancePath));
       if (!deeper) {
-        const alternatives = errors
-          .filter((e) => e.keyword === 'type' && e.instancePath === union.instancePath)
-          .map((e) => String((e.params as { type: unknown }).type));
+        const alternatives = errors.filter((e) => e.keyword === 'type' && e.instancePath === union.instancePath).map((e) => String((e.params as { type: unknown }).type));
         push({ pointer: union.instancePath || '/', message: `must be ${alternatives.length ? alternatives.join(' or ') : 'one of the allowed shapes'}` });
         continue;
       }

@@ -14,10 +14,7 @@ const plugin = {
     {
       name: 'get_weather',
       toolset: 'weather',
-      description: [
-        'Current weather (conditions, temperature, humidity, wind) for a city.',
-        { ifAvailable: ['web_search'], text: 'For forecasts or historical weather, use web_search instead.' },
-      ],
+      description: ['Current weather (conditions, temperature, humidity, wind) for a city.', { ifAvailable: ['web_search'], text: 'For forecasts or historical weather, use web_search instead.' }],
       parameters: {
         type: 'object',
         properties: {

@@ -39,14 +39,7 @@ export interface SandboxContext {
  * Creates a runtime and context in `engine`, applies the limits, and installs the tools.
  * Handles are disposed on every path; on failure the runtime is disposed too.
  */
-export function createSandboxContext(
-  engine: Engine,
-  tools: CodeToolSpec[],
-  memoryMb: number,
-  bridge: HostBridge,
-  shouldInterrupt: () => boolean,
-  searchTool?: string,
-): SandboxContext {
+export function createSandboxContext(engine: Engine, tools: CodeToolSpec[], memoryMb: number, bridge: HostBridge, shouldInterrupt: () => boolean, searchTool?: string): SandboxContext {
   const runtime = engine.module.newRuntime();
   try {
     runtime.setMemoryLimit(memoryMb * 1024 * 1024);

@@ -68,7 +68,10 @@ function resultSection(): string {
 }
 
 function docComment(description: string): string {
-  const lines = description.split(/\r?\n/).map((line) => commentText(line)).filter((line) => line !== '');
+  const lines = description
+    .split(/\r?\n/)
+    .map((line) => commentText(line))
+    .filter((line) => line !== '');
   if (lines.length === 0) return '';
   if (lines.length === 1) return `/** ${lines[0]} */\n`;
   return `/**\n${lines.map((line) => ` * ${line}`).join('\n')}\n */\n`;

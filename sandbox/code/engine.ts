@@ -1,12 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import {
-  newQuickJSWASMModule,
-  newVariant,
-  RELEASE_SYNC,
-  type CustomizeVariantOptions,
-  type QuickJSWASMModule,
-} from 'quickjs-emscripten';
+import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type CustomizeVariantOptions, type QuickJSWASMModule } from 'quickjs-emscripten';
 
 /** WebAssembly pages are 64 KiB. */
 const PAGE_BYTES = 64 * 1024;
@@ -56,12 +50,14 @@ type WasmMemory = Loaded<CustomizeVariantOptions['wasmMemory']>;
  * The project compiles without the DOM lib, where the `WebAssembly` namespace lives, so the
  * global is reached through this narrow view typed after quickjs-emscripten's own options.
  */
-const wasm = (globalThis as unknown as {
-  WebAssembly: {
-    compile(bytes: Uint8Array): Promise<CompiledWasm>;
-    Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
-  };
-}).WebAssembly;
+const wasm = (
+  globalThis as unknown as {
+    WebAssembly: {
+      compile(bytes: Uint8Array): Promise<CompiledWasm>;
+      Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
+    };
+  }
+).WebAssembly;
 
 let compiled: Promise<CompiledWasm> | undefined;
 /** At most one idle, known-clean instance per heap size, so most runs skip instantiation. */

@@ -60,10 +60,13 @@ export class CodeSession {
   async run(): Promise<CodeResult> {
     // Node may fire a timer a fraction of a millisecond before performance.now() reaches the
     // deadline, so the timer itself marks the deadline as passed.
-    const timer = setTimeout(() => {
-      this.deadlinePassed = true;
-      this.wake();
-    }, Math.max(0, this.deadline - performance.now()));
+    const timer = setTimeout(
+      () => {
+        this.deadlinePassed = true;
+        this.wake();
+      },
+      Math.max(0, this.deadline - performance.now()),
+    );
     const onAbort = (): void => this.wake();
     this.options.signal?.addEventListener('abort', onAbort, { once: true });
     try {

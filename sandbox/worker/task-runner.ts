@@ -182,7 +182,11 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
     let scope = scopes.get(text);
     if (!scope) {
       const { roots, options, env } = JSON.parse(text) as PackedScope;
-      scope = { roots: deepFreeze({ read: roots?.read ?? [], write: roots?.write ?? [], ...(roots?.protect ? { protect: roots.protect } : {}) }), options: deepFreeze(options ?? {}), env: env ? Object.freeze(env) : undefined };
+      scope = {
+        roots: deepFreeze({ read: roots?.read ?? [], write: roots?.write ?? [], ...(roots?.protect ? { protect: roots.protect } : {}) }),
+        options: deepFreeze(options ?? {}),
+        env: env ? Object.freeze(env) : undefined,
+      };
       if (scopes.size >= SCOPE_CACHE) scopes.clear();
       scopes.set(text, scope);
     }

@@ -9,7 +9,22 @@ import { wrap } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { createTaskRunner, type HostLink, type InlineLink } from './task-runner.js';
 import { changedPin, type WorkerPins } from '../../boundary/pins.js';
-import type { CallAnswer, CancelMessage, HandlerOutput, InlineAnswer, InlineCall, InlineDone, InlineLog, InlineProgress, InlineReply, InlineRequest, PoolReply, RpcPortMessage, WorkerReply, WorkerTask } from '../../boundary/protocol.js';
+import type {
+  CallAnswer,
+  CancelMessage,
+  HandlerOutput,
+  InlineAnswer,
+  InlineCall,
+  InlineDone,
+  InlineLog,
+  InlineProgress,
+  InlineReply,
+  InlineRequest,
+  PoolReply,
+  RpcPortMessage,
+  WorkerReply,
+  WorkerTask,
+} from '../../boundary/protocol.js';
 import { poolReply } from '../../boundary/pool-reply.js';
 
 const channel = new MessageChannel();

@@ -20,8 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => host.close());
 
-const toolMessages = (messages: BaseMessage[]) =>
-  messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => ({ id: m.tool_call_id, status: m.status, content: m.content }));
+const toolMessages = (messages: BaseMessage[]) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => ({ id: m.tool_call_id, status: m.status, content: m.content }));
 
 /** The fake model, recording the tool names it is bound to on every model call. */
 class RecordingModel extends FakeToolCallingModel {

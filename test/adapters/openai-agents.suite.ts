@@ -66,10 +66,7 @@ export function openAiAgentsSuite(copy: AgentsCopy) {
 
   describe('openAiAgentsTools', () => {
     it('runs an agent turn: the result, the strict null and the failure reach the model; the failure is recorded as one', async () => {
-      server = await startScriptedServer([
-        { tool_calls: [toolCall('call_1', 'read_note', { id: 'a' }), toolCall('call_2', 'fail_note', {}), toolCall('call_3', 'list_notes', { limit: null })] },
-        { content: 'done' },
-      ]);
+      server = await startScriptedServer([{ tool_calls: [toolCall('call_1', 'read_note', { id: 'a' }), toolCall('call_2', 'fail_note', {}), toolCall('call_3', 'list_notes', { limit: null })] }, { content: 'done' }]);
       const seen: ToolCall[] = [];
       const stop = host.use({ beforeCall: (call) => void seen.push(structuredClone(call)) });
       let result;
@@ -165,7 +162,6 @@ export function openAiAgentsSuite(copy: AgentsCopy) {
         work.cleanup();
       }
     });
-
 
     it("updates the array an Agent reads every turn when the host's exposed set changes", async () => {
       const work = tempDir();

@@ -141,7 +141,13 @@ describe('approve: { destructive: true }', () => {
       }),
     );
     try {
-      for (const [tool, args] of [['read_note', { id: 'a' }], ['write_note', { id: 'a', text: 't' }], ['sync_notes', {}], ['delete_note', { id: 'a' }], ['text', {}]] as const) {
+      for (const [tool, args] of [
+        ['read_note', { id: 'a' }],
+        ['write_note', { id: 'a', text: 't' }],
+        ['sync_notes', {}],
+        ['delete_note', { id: 'a' }],
+        ['text', {}],
+      ] as const) {
         expect(await host.dispatch(tool, args)).not.toMatch(/^\{"error"/);
       }
       expect(asked).toEqual(['delete_note:destructive', 'text:destructive']);

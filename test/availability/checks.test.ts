@@ -19,14 +19,17 @@ afterEach(async () => {
 });
 
 const setMode = (name: 'shared' | 'own', mode: string) => writeFileSync(path.join(work.dir, `${name}.mode`), mode);
-const probes = (name: string) => (existsSync(path.join(work.dir, 'probes.log')) ? readFileSync(path.join(work.dir, 'probes.log'), 'utf8').split('\n').filter((l) => l === name).length : 0);
+const probes = (name: string) =>
+  existsSync(path.join(work.dir, 'probes.log'))
+    ? readFileSync(path.join(work.dir, 'probes.log'), 'utf8')
+        .split('\n')
+        .filter((l) => l === name).length
+    : 0;
 const resetProbes = () => rmSync(path.join(work.dir, 'probes.log'), { force: true });
 const exposed = async (h: ToolHost) => ((await h.definitions({ format: 'mcp' })) as Array<{ name: string }>).map((d) => d.name);
 
 async function start(checks: Record<string, number> = {}): Promise<ToolHost> {
-  host = await createToolHost(
-    fixtureOptions(['probe'], { cwd: work.dir, clock, config: { checks: { ttlMs: 1000, graceMs: 0, timeoutMs: 500, ...checks }, enable: ['probe'] } }),
-  );
+  host = await createToolHost(fixtureOptions(['probe'], { cwd: work.dir, clock, config: { checks: { ttlMs: 1000, graceMs: 0, timeoutMs: 500, ...checks }, enable: ['probe'] } }));
   return host;
 }
 
@@ -95,7 +98,12 @@ describe('layer 2: custom checks in the plugin worker', () => {
     setMode('shared', 'false');
     clock.advance(1500);
     expect(await exposed(h)).toContain('shared_a');
-    expect(h.explain().tools.find((t) => t.name === 'shared_a')?.warnings.join(' ')).toContain('grace window');
+    expect(
+      h
+        .explain()
+        .tools.find((t) => t.name === 'shared_a')
+        ?.warnings.join(' '),
+    ).toContain('grace window');
     // Not cached: the very next call probes again.
     await exposed(h);
     expect(probes('shared')).toBe(3);

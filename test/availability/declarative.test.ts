@@ -28,7 +28,10 @@ describe('layer 2: declarative requires, evaluated in the host', () => {
       expect(tools.find((t) => t.name === 'after_after')).toMatchObject({ exposed: false, reason: 'requires tool after_key, which is not exposed' });
     });
     await withHost(fixtureOptions(['probe'], { env: { ...ALL_OK, PROBE_KEY: 'k' } }), async (host) => {
-      const exposed = host.explain().tools.filter((t) => t.exposed).map((t) => t.name);
+      const exposed = host
+        .explain()
+        .tools.filter((t) => t.exposed)
+        .map((t) => t.name);
       expect(exposed).toEqual(expect.arrayContaining(['needs_key', 'after_key', 'after_after']));
     });
   });

@@ -125,7 +125,16 @@ describe('toolshed CLI', () => {
 
   it('says which pool a trusted plugin runs in and why', () => {
     const app = fixture('security', 'shared-pool', 'node_modules');
-    writeFileSync(path.join(work.dir, 'toolshed.config.mjs'), `export default ${JSON.stringify({ builtins: false, plugins: [{ package: path.join(app, 'toolshed-plugin-svc'), trust: 'trusted' }, { package: path.join(app, 'toolshed-plugin-snoop'), trust: 'trusted' }] })};\n`);
+    writeFileSync(
+      path.join(work.dir, 'toolshed.config.mjs'),
+      `export default ${JSON.stringify({
+        builtins: false,
+        plugins: [
+          { package: path.join(app, 'toolshed-plugin-svc'), trust: 'trusted' },
+          { package: path.join(app, 'toolshed-plugin-snoop'), trust: 'trusted' },
+        ],
+      })};\n`,
+    );
     const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', SVC_TOKEN: 'token' }, timeout: 60_000 }).stdout;
     expect(run([])).toMatch(/✓ toolshed-plugin-svc\s+2 tools · thread tier · trusted · own pool/);
     expect(run(['explain', 'svc_request'])).toContain('tier:     thread (trusted), a pool of its own: it holds env grants (SVC_TOKEN)');

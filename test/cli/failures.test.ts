@@ -11,7 +11,10 @@ let work: { dir: string; cleanup(): void };
 beforeEach(() => {
   work = tempDir('toolshed-cli-failures-');
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"cli-failures","private":true}');
-  const plugins = [{ package: fixture('plugins', 'where'), trust: 'trusted' }, { package: fixture('plugins', 'missingdep'), trust: 'trusted' }];
+  const plugins = [
+    { package: fixture('plugins', 'where'), trust: 'trusted' },
+    { package: fixture('plugins', 'missingdep'), trust: 'trusted' },
+  ];
   writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, plugins, enable: ['where', 'missingdep'] }));
   // The operator's own config, accepted, so stderr holds only what these tests look at (no first-use note).
   expect(toolshed(['trust']).code).toBe(0);

@@ -29,7 +29,7 @@ describe('CLI help and version', () => {
     for (const flag of ['--version', '-v']) expect(toolshed([flag])).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
   });
 
-  it('help CMD and CMD --help show that command\'s own flags and an example', () => {
+  it("help CMD and CMD --help show that command's own flags and an example", () => {
     const viaHelp = toolshed(['help', 'list']);
     const viaFlag = toolshed(['list', '--help']);
     expect(viaHelp.code).toBe(0);
@@ -84,7 +84,10 @@ describe('completion', () => {
   });
 
   it('completes commands, flags and flag values from the command table', () => {
-    const words = (args: string[]) => toolshed(['complete', '--', ...args]).stdout.split('\n').map((line) => line.split('\t')[0]);
+    const words = (args: string[]) =>
+      toolshed(['complete', '--', ...args])
+        .stdout.split('\n')
+        .map((line) => line.split('\t')[0]);
     expect(words(['l'])).toContain('list');
     expect(words(['list', '--f'])).toContain('--format');
     expect(words(['list', '--format', ''])).toEqual(expect.arrayContaining(['openai', 'anthropic', 'names']));
@@ -110,7 +113,12 @@ describe('terminal output', () => {
   it('colours on a TTY and notes a slow start on stderr, once', () => {
     writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'slowload'), trust: 'trusted' }] }));
     // script(1) gives the CLI a pseudo-terminal for stdout and stderr.
-    const result = spawnSync('script', ['-qec', `${process.execPath} ${BIN}`, '/dev/null'], { cwd: work.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', TERM: 'xterm-256color', LANG: 'C.UTF-8' }, timeout: 60_000 });
+    const result = spawnSync('script', ['-qec', `${process.execPath} ${BIN}`, '/dev/null'], {
+      cwd: work.dir,
+      encoding: 'utf8',
+      env: { ...suiteHome(), PATH: process.env.PATH ?? '', TERM: 'xterm-256color', LANG: 'C.UTF-8' },
+      timeout: 60_000,
+    });
     expect(result.status, result.stdout).toBe(0);
     expect(result.stdout).toMatch(/\u001b\[32m✓\u001b\[39m toolshed-plugin-slowload/);
     expect(result.stdout.match(/toolshed: loading plugins…/g)).toHaveLength(1);

@@ -14,9 +14,12 @@ beforeEach(() => {
 afterEach(() => work.cleanup());
 
 /** Every file below `dir`, relative to it. */
-const filesIn = (dir: string) => (readdirSync(dir, { recursive: true, withFileTypes: true }) as Array<{ isFile(): boolean; parentPath?: string; path?: string; name: string }>).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath ?? e.path ?? '', e.name)));
+const filesIn = (dir: string) =>
+  (readdirSync(dir, { recursive: true, withFileTypes: true }) as Array<{ isFile(): boolean; parentPath?: string; path?: string; name: string }>)
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath ?? e.path ?? '', e.name)));
 
-describe('toolshed tour in a user\'s app', () => {
+describe("toolshed tour in a user's app", () => {
   it("uses the app's config and files, and writes only in the root and the user's own folders", () => {
     const app = path.join(work.dir, 'app');
     const home = path.join(work.dir, 'home');

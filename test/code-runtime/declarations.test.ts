@@ -17,11 +17,7 @@ function syntaxErrors(description: string): string[] {
 
 describe('declarationFor', () => {
   it('renders the read_file example', () => {
-    const readFile = spec(
-      { type: 'object', properties: { path: { type: 'string', description: 'path' }, offset: { type: 'number' } }, required: ['path'] },
-      'Read a file',
-      'read_file',
-    );
+    const readFile = spec({ type: 'object', properties: { path: { type: 'string', description: 'path' }, offset: { type: 'number' } }, required: ['path'] }, 'Read a file', 'read_file');
     expect(declarationFor(readFile)).toBe('/** Read a file */\nread_file(args: { /** path */ path: string; offset?: number }): Promise<unknown>;');
   });
 
@@ -30,9 +26,7 @@ describe('declarationFor', () => {
   });
 
   it('renders enums and consts as literal unions', () => {
-    const text = declarationFor(
-      spec({ type: 'object', properties: { mode: { enum: ['fast', 'safe', 3, null] }, kind: { const: 'file' } }, required: ['mode', 'kind'] }),
-    );
+    const text = declarationFor(spec({ type: 'object', properties: { mode: { enum: ['fast', 'safe', 3, null] }, kind: { const: 'file' } }, required: ['mode', 'kind'] }));
     expect(text).toContain('mode: "fast" | "safe" | 3 | null; kind: "file"');
   });
 
@@ -77,24 +71,24 @@ describe('declarationFor', () => {
   });
 
   it('quotes names that are not identifiers and keeps comments closed', () => {
-    const text = declarationFor(
-      spec({ type: 'object', properties: { 'content-type': { type: 'string', description: 'MIME type, e.g. text/* */ sneaky' } } }, 'Fetch a URL', 'http-get'),
-    );
+    const text = declarationFor(spec({ type: 'object', properties: { 'content-type': { type: 'string', description: 'MIME type, e.g. text/* */ sneaky' } } }, 'Fetch a URL', 'http-get'));
     expect(text).toContain('"http-get"(args?: { /** MIME type, e.g. text/* *\\/ sneaky */ "content-type"?: string })');
     expect(text.match(/\*\//g)).toHaveLength(2);
   });
 
   it('turns a multi-line description into a block comment', () => {
-    expect(declarationFor(spec({ type: 'object' }, 'First line.\nSecond line.'))).toBe(
-      '/**\n * First line.\n * Second line.\n */\ndo_it(args?: Record<string, unknown>): Promise<unknown>;',
-    );
+    expect(declarationFor(spec({ type: 'object' }, 'First line.\nSecond line.'))).toBe('/**\n * First line.\n * Second line.\n */\ndo_it(args?: Record<string, unknown>): Promise<unknown>;');
   });
 });
 
 describe('describeExecuteCode', () => {
   it('produces a declaration block that parses as TypeScript', () => {
     const specs = [
-      spec({ type: 'object', properties: { q: { type: 'string', enum: ['a', 'b'] }, n: { type: 'object', properties: { x: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'null' }] } } } } } }, 'Query', 'query'),
+      spec(
+        { type: 'object', properties: { q: { type: 'string', enum: ['a', 'b'] }, n: { type: 'object', properties: { x: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'null' }] } } } } } },
+        'Query',
+        'query',
+      ),
       spec({ type: 'object', properties: { 'weird key': { type: 'boolean' } }, required: ['weird key'] }, 'Weird\nmulti-line', 'weird-tool'),
     ];
     const description = describeExecuteCode(specs, LIMITS);

@@ -102,14 +102,7 @@ describe('escape attempts', () => {
     const before = workspace.calls.length;
     const result = await evaluate(`try { await tools.write_file({ path: 'x', content: 'y' }); return 'called'; }
       catch (error) { return [error instanceof Error, error.code, error.message, 'write_file' in tools, await tools.then, JSON.stringify(tools)]; }`);
-    expect(result).toEqual([
-      true,
-      'UNKNOWN_TOOL',
-      'No tool named "write_file" is available in this sandbox (available: read_file, list_files).',
-      false,
-      null,
-      '{}',
-    ]);
+    expect(result).toEqual([true, 'UNKNOWN_TOOL', 'No tool named "write_file" is available in this sandbox (available: read_file, list_files).', false, null, '{}']);
     expect(workspace.calls.length).toBe(before);
   });
 

@@ -33,11 +33,7 @@ describe('probeExports', () => {
   });
 
   it('reports what the context holds, not the input list', async () => {
-    const odd: CodeToolSpec[] = [
-      ...FILE_TOOLS,
-      { name: 'read_file', description: 'duplicate', parameters: {} },
-      { name: 'not a tool name', description: 'invalid', parameters: {} },
-    ];
+    const odd: CodeToolSpec[] = [...FILE_TOOLS, { name: 'read_file', description: 'duplicate', parameters: {} }, { name: 'not a tool name', description: 'invalid', parameters: {} }];
     expect(await probeExports(odd)).toEqual(['read_file', 'list_files']);
   });
 });
@@ -46,20 +42,24 @@ describe('execute_code description built from the probe', () => {
   it('declares exactly the exported functions with their argument types', async () => {
     const specs = [...FILE_TOOLS, SEARCH];
     const exported = await probeExports(specs);
-    const description = describeExecuteCode(specs.filter((spec) => exported.includes(spec.name)), LIMITS);
+    const description = describeExecuteCode(
+      specs.filter((spec) => exported.includes(spec.name)),
+      LIMITS,
+    );
 
     expect(declaredNames(description)).toEqual(['read_file', 'list_files', 'web_search']);
     expect(description).toContain('read_file(args: { /** Path relative to the workspace */ path: string }): Promise<unknown>;');
     expect(description).toContain('list_files(args?: {}): Promise<unknown>;');
-    expect(description).toContain(
-      'web_search(args: { query: string; freshness?: "day" | "week" | "month"; filters?: { site: string; lang?: string } }): Promise<unknown>;',
-    );
+    expect(description).toContain('web_search(args: { query: string; freshness?: "day" | "week" | "month"; filters?: { site: string; lang?: string } }): Promise<unknown>;');
     expect(description).toContain('/** Search the web. */');
   });
 
   it('follows a smaller tool list: a dropped tool disappears from the declarations', async () => {
     const exported = await probeExports([FILE_TOOLS[0] as CodeToolSpec]);
-    const description = describeExecuteCode([FILE_TOOLS[0] as CodeToolSpec].filter((spec) => exported.includes(spec.name)), LIMITS);
+    const description = describeExecuteCode(
+      [FILE_TOOLS[0] as CodeToolSpec].filter((spec) => exported.includes(spec.name)),
+      LIMITS,
+    );
     expect(declaredNames(description)).toEqual(['read_file']);
     expect(description).not.toContain('list_files');
     expect(description).not.toContain('web_search');

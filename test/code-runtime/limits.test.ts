@@ -100,8 +100,11 @@ describe('memory limit', () => {
   });
 
   it('reports out of memory inside a promise job too', async () => {
-    const outcome = await run(`await tools.read_file({ path: 'a.txt' });
-      let list = null; for (;;) list = { next: list, data: [1, 2, 3, 4] };`, bombLimits);
+    const outcome = await run(
+      `await tools.read_file({ path: 'a.txt' });
+      let list = null; for (;;) list = { next: list, data: [1, 2, 3, 4] };`,
+      bombLimits,
+    );
     expect(outcome).toMatchObject({ status: 'error', toolCalls: 1, error: { code: 'SANDBOX_OUT_OF_MEMORY' } });
     await expectHealthy();
   });
@@ -109,10 +112,13 @@ describe('memory limit', () => {
   it('caps large allocations by size, not by count', async () => {
     // Each string is 1 MiB. QuickJS's own limit would only count allocations (about 8 bytes
     // each in this build) and let ~2,000 through; the capped heap stops them after about 16.
-    const outcome = await run(`await 0;
+    const outcome = await run(
+      `await 0;
       const hoard = [];
       try { for (;;) hoard.push('x'.repeat(1 << 20) + hoard.length); }
-      catch (error) { const count = hoard.length; hoard.length = 0; return [String(error), count]; }`, bombLimits);
+      catch (error) { const count = hoard.length; hoard.length = 0; return [String(error), count]; }`,
+      bombLimits,
+    );
     expect(outcome.status).toBe('ok');
     const [error, count] = outcome.result as [string, number];
     expect(error).toBe('InternalError: out of memory');

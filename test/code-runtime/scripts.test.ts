@@ -157,9 +157,7 @@ describe('results, output and errors', () => {
     const outcomes = [await run("console.log('x'); return { list: [1, 'two', null], nested: { ok: true } };"), await run('throw new Error("no");')];
     for (const outcome of outcomes) {
       expect(JSON.parse(JSON.stringify(outcome))).toEqual(outcome);
-      expect(Object.keys(outcome).sort()).toEqual(
-        ['durationMs', 'output', 'result', 'status', 'toolCalls', ...(outcome.error ? ['error'] : [])].sort(),
-      );
+      expect(Object.keys(outcome).sort()).toEqual(['durationMs', 'output', 'result', 'status', 'toolCalls', ...(outcome.error ? ['error'] : [])].sort());
     }
   });
 

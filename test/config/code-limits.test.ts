@@ -29,7 +29,7 @@ describe("execute_code's default limits", () => {
     for (const key of KEYS) expect([key, properties[key]!.description.match(/\(default (\d+)\)/)?.[1]]).toEqual([key, String(DEFAULT_CODE_LIMITS[key])]);
   });
 
-  it("are the defaults docs/configuration.md shows, in its resolved config and its table", () => {
+  it('are the defaults docs/configuration.md shows, in its resolved config and its table', () => {
     const doc = read('docs/configuration.md');
     const resolved = doc.match(/^ {2}codeExecution: \{ tools: undefined, (.*) \},$/m)?.[1];
     expect(resolved).toBe(KEYS.map((k) => `${k}: ${DEFAULT_CODE_LIMITS[k]}`).join(', '));

@@ -56,7 +56,11 @@ describe('config discovery (cosmiconfig, module name toolshed)', () => {
       execFileSync('mkfifo', [fifo]);
       symlinkSync(fifo, path.join(work.dir, 'link.json'));
       // Reading the FIFO would block until a writer came: the refusal must come from stat alone.
-      for (const [config, kind] of [[fifo, 'a FIFO'], ['link.json', 'a FIFO'], ['.', 'a directory']] as const) {
+      for (const [config, kind] of [
+        [fifo, 'a FIFO'],
+        ['link.json', 'a FIFO'],
+        ['.', 'a directory'],
+      ] as const) {
         const error = (await createToolHost({ cwd: work.dir, env, config }).catch((e: unknown) => e)) as ToolshedError;
         expect(error).toBeInstanceOf(ToolshedError);
         expect(error.code).toBe('CONFIG_INVALID');

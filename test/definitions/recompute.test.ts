@@ -32,7 +32,12 @@ export default {
 
 type McpTool = { name: string; description: string };
 
-const options = (env: Record<string, string | undefined>, extra: Record<string, unknown> = {}) => ({ cwd: work.dir, env, config: { builtins: false, cache: { enabled: false }, plugins: [{ package: dir, trust: 'trusted' as const }] }, ...extra });
+const options = (env: Record<string, string | undefined>, extra: Record<string, unknown> = {}) => ({
+  cwd: work.dir,
+  env,
+  config: { builtins: false, cache: { enabled: false }, plugins: [{ package: dir, trust: 'trusted' as const }] },
+  ...extra,
+});
 
 describe('a recompute in which no verdict changed', () => {
   it('hands back the same lists, so a provider format made from them is reused; a flip makes new ones', async () => {

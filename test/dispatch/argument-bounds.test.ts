@@ -55,7 +55,7 @@ describe('argument bounds (thread tier)', () => {
     expect(await host.dispatch('strings', JSON.stringify({ items: ['€'.repeat(300_000)] }))).toBe('1');
   });
 
-  it("lets a tool lower the limit with its own limits.maxArgsBytes", async () => {
+  it('lets a tool lower the limit with its own limits.maxArgsBytes', async () => {
     expect(await host.dispatch('tiny_args', '{"a":"short"}')).toBe('ok');
     expect(parse(await host.dispatch('tiny_args', JSON.stringify({ a: 'x'.repeat(100) }))).error).toContain('over the limit of 64 bytes');
   });

@@ -34,14 +34,28 @@ describe('resultText', () => {
     ['an own toJSON', { toJSON: () => ({ replaced: true }) }],
     ['a class instance', { p: new Point(1, 2) }],
     ['deep nesting', nested(40, 'leaf')],
-    ['a getter', { get g() { return 'got'; } }],
+    [
+      'a getter',
+      {
+        get g() {
+          return 'got';
+        },
+      },
+    ],
   ])('writes %s as JSON.stringify does', (_, value) => {
     expect(resultText(value)).toBe(JSON.stringify(value));
   });
 
   it('returns a string as it is and joins text content', () => {
     expect(resultText('plain')).toBe('plain');
-    expect(resultText({ content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] })).toBe('a\nb');
+    expect(
+      resultText({
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+      }),
+    ).toBe('a\nb');
   });
 
   it.each([

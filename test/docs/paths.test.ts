@@ -9,7 +9,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const pages = ['README.md', ...readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  ...readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 /** A repository path: a top-level folder, then path segments (globs and placeholders end the match). */
 const REPO_PATH = /\b(?:boundary|core|sandbox|plugins|test|bench|scripts|examples)\/[\w./-]*[\w/-]/g;
 /** Written by a command, not kept in the repository. */

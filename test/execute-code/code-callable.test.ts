@@ -27,7 +27,14 @@ function writePlugin(name: string, tools: Record<string, string>): string {
 const options = (plugin: string): ToolHostOptions => ({
   cwd: work.dir,
   env: { PATH: process.env.PATH },
-  config: { builtins: false, cache: { enabled: false }, plugins: [{ package: CODE_PLUGIN, trust: 'trusted' }, { package: plugin, trust: 'trusted' }] },
+  config: {
+    builtins: false,
+    cache: { enabled: false },
+    plugins: [
+      { package: CODE_PLUGIN, trust: 'trusted' },
+      { package: plugin, trust: 'trusted' },
+    ],
+  },
 });
 
 const declared = async (host: { definitions(o: { format: 'mcp' }): Promise<unknown[]> }) => {

@@ -31,8 +31,7 @@ function options(config: Record<string, unknown> = {}, env: Record<string, strin
 }
 
 type Def = { name: string; description: string };
-const description = async (host: { definitions(o: { format: 'mcp' }): Promise<unknown[]> }) =>
-  ((await host.definitions({ format: 'mcp' })) as Def[]).find((d) => d.name === 'execute_code')?.description ?? '';
+const description = async (host: { definitions(o: { format: 'mcp' }): Promise<unknown[]> }) => ((await host.definitions({ format: 'mcp' })) as Def[]).find((d) => d.name === 'execute_code')?.description ?? '';
 const declared = (text: string) => [...text.matchAll(/^ {2}(?:\/\*\*.*\*\/ )?(\w+)\(args/gm)].map((m) => m[1]);
 const run = async (host: { dispatch(n: string, a: unknown): Promise<string> }, code: string) => JSON.parse(await host.dispatch('execute_code', { code }));
 
@@ -90,7 +89,7 @@ describe('execute_code: running scripts through the host', () => {
 
   it('surfaces tool errors in the script with their envelope code', async () => {
     await withHost(options(), async (host) => {
-      const out = await run(host, "const codes = []; for (const call of [() => tools.fail({}), () => tools.read_text({ path: 5 })]) { try { await call(); } catch (e) { codes.push(e.code); } } return codes;");
+      const out = await run(host, 'const codes = []; for (const call of [() => tools.fail({}), () => tools.read_text({ path: 5 })]) { try { await call(); } catch (e) { codes.push(e.code); } } return codes;');
       expect(out.result).toEqual(['TOOL_FAILED', 'INVALID_ARGUMENTS']);
     });
   });

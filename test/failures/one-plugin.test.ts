@@ -97,7 +97,10 @@ describe('a plugin that fails to load', () => {
   it('a module without a default export says which named exports it found', async () => {
     await withHost(fixtureOptions(['namedonly', 'where']), async (host) => {
       const failed = host.explain().plugins[0]!;
-      expect(failed.error).toEqual({ code: 'PLUGIN_INVALID', message: 'toolshed-plugin-namedonly: no default export; found named exports: helper, plugin. Export the plugin object as the default export: export default { apiVersion: 1, tools: [...] }' });
+      expect(failed.error).toEqual({
+        code: 'PLUGIN_INVALID',
+        message: 'toolshed-plugin-namedonly: no default export; found named exports: helper, plugin. Export the plugin object as the default export: export default { apiVersion: 1, tools: [...] }',
+      });
       expect(JSON.parse(await host.dispatch('where', {})).cwd).toBeTruthy();
     });
   });
@@ -106,7 +109,9 @@ describe('a plugin that fails to load', () => {
     await withHost(fixtureOptions(['badschema', 'where']), async (host) => {
       const failed = host.explain().plugins[0]!;
       expect(failed.error?.code).toBe('PLUGIN_INVALID');
-      expect(failed.error?.message).toBe('toolshed-plugin-badschema: tool forecast: parameters is not a valid JSON Schema: /tools/1/parameters/properties/city/type: must be one of "array", "boolean", "integer", "null", "number", "object", "string"');
+      expect(failed.error?.message).toBe(
+        'toolshed-plugin-badschema: tool forecast: parameters is not a valid JSON Schema: /tools/1/parameters/properties/city/type: must be one of "array", "boolean", "integer", "null", "number", "object", "string"',
+      );
       expect(JSON.parse(await host.dispatch('forecast', {})).code).toBe('UNKNOWN_TOOL');
       expect(JSON.parse(await host.dispatch('where', {})).cwd).toBeTruthy();
     });

@@ -199,7 +199,7 @@ describe('hooks from config', () => {
     const pkg = path.join(work.dir, 'node_modules', 'policy-hooks');
     mkdirSync(pkg, { recursive: true });
     writeFileSync(path.join(pkg, 'package.json'), '{"name":"policy-hooks","version":"1.0.0","type":"module","exports":"./index.js"}');
-    writeFileSync(path.join(pkg, 'index.js'), "export default { afterCall: (call, result) => (result.outcome.ok ? `${result.outcome.text} [package]` : undefined) };\n");
+    writeFileSync(path.join(pkg, 'index.js'), 'export default { afterCall: (call, result) => (result.outcome.ok ? `${result.outcome.text} [package]` : undefined) };\n');
     const config = { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }], hooks: ['./policy/guard.mjs', 'policy-hooks'] };
     writeFileSync(configFile, `export default ${JSON.stringify(config)};\n`);
     afterAll(() => work.cleanup());

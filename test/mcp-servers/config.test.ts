@@ -42,7 +42,16 @@ describe('mcpServers validation', () => {
 
   it('fills the defaults: toolset mcp-<name>, prefix <name>_, untrusted, the host timeout, the load timeout to start', () => {
     const [server] = resolveServers({ dir: PROJECT, enable: ['all'], disable: [], toolsets: {}, limits: { timeoutMs: 1234, loadTimeoutMs: 777 }, mcpServers: { gh: { command: 'npx', args: ['-y', 'x'] } } } as never);
-    expect(server).toMatchObject({ name: 'gh', pluginName: 'mcp:gh', toolset: 'mcp-gh', prefix: 'gh_', trust: 'untrusted', timeoutMs: 1234, startTimeoutMs: 777, stdio: { command: 'npx', args: ['-y', 'x'], env: {}, cwd: PROJECT } });
+    expect(server).toMatchObject({
+      name: 'gh',
+      pluginName: 'mcp:gh',
+      toolset: 'mcp-gh',
+      prefix: 'gh_',
+      trust: 'untrusted',
+      timeoutMs: 1234,
+      startTimeoutMs: 777,
+      stdio: { command: 'npx', args: ['-y', 'x'], env: {}, cwd: PROJECT },
+    });
     expect(server!.notStarted).toBeUndefined();
   });
 });
@@ -168,7 +177,6 @@ describe('execute_code', () => {
       await host.close();
     }
   });
-
 
   it('calls server tools from model-written code when the server is marked sandbox: true', async () => {
     const host = await serversHost({ everything: { command: 'node', args: [serverScript('everything')], sandbox: true } }, { config: { builtins: true, enable: ['code', 'mcp-everything'] } });

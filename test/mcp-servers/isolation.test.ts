@@ -49,7 +49,11 @@ describe('environment', () => {
     const seen = JSON.parse(await host.dispatch('get-env', {})) as Record<string, string>;
     expect(seen).toMatchObject({ WRITTEN: 'in-config', GRANTED_ONE: 'granted-value', PATH: process.env.PATH });
     // bubblewrap sets PWD to the working directory it enters; nothing else is added.
-    expect(Object.keys(seen).filter((name) => name !== 'PWD').sort()).toEqual(['GRANTED_ONE', 'PATH', 'WRITTEN']);
+    expect(
+      Object.keys(seen)
+        .filter((name) => name !== 'PWD')
+        .sort(),
+    ).toEqual(['GRANTED_ONE', 'PATH', 'WRITTEN']);
     expect(JSON.stringify(seen)).not.toContain('hunter2');
     expect(server(host.explain(), 'everything').protections).toMatchObject({ env: 'granted only', permissionModel: true });
     const enforced = host.explain().plugins.find((p) => p.name === 'mcp:everything')!.permissions!.enforced;
@@ -125,7 +129,7 @@ describe('a program that is not node', () => {
 });
 
 describe('processes', () => {
-  it('keeps a server in its own PID namespace, where the host\'s processes do not exist', async () => {
+  it("keeps a server in its own PID namespace, where the host's processes do not exist", async () => {
     const host = await open({ dynamic: { command: 'node', args: [DYNAMIC] } });
     const report = server(host.explain(), 'dynamic');
     expect(report.protections!.pidNamespace).toBe(Boolean(probeSandbox().bwrap || probeSandbox().unshare));

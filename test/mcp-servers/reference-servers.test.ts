@@ -52,7 +52,7 @@ describe('the reference servers as toolsets', () => {
     expect(readFileSync(path.join(files, 'new.txt'), 'utf8')).toBe('written through toolshed');
   });
 
-  it('keeps the memory server\'s graph where MEMORY_FILE_PATH says (inside its write grant)', async () => {
+  it("keeps the memory server's graph where MEMORY_FILE_PATH says (inside its write grant)", async () => {
     const created = await host.call('create_entities', { entities: [{ name: 'toolshed', entityType: 'project', observations: ['hosts MCP servers'] }] });
     expect(created.ok).toBe(true);
     const graph = JSON.parse(await host.dispatch('read_graph', {})) as { entities: Array<{ name: string }> };
@@ -60,7 +60,7 @@ describe('the reference servers as toolsets', () => {
     expect(existsSync(path.join(memory, 'graph.jsonl'))).toBe(true);
   });
 
-  it('keeps the server\'s tool annotations, which hooks see on every call', async () => {
+  it("keeps the server's tool annotations, which hooks see on every call", async () => {
     const seen: unknown[] = [];
     const view = host.view({});
     try {
@@ -69,18 +69,16 @@ describe('the reference servers as toolsets', () => {
     } finally {
       await view.close();
     }
-    expect(seen).toEqual([
-      { tool: 'get-sum', plugin: 'mcp:everything', tier: 'process', annotations: { title: 'Get Sum Tool', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } },
-    ]);
+    expect(seen).toEqual([{ tool: 'get-sum', plugin: 'mcp:everything', tier: 'process', annotations: { title: 'Get Sum Tool', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } }]);
   });
 
-  it('validates arguments against the server\'s inputSchema before the call leaves the host', async () => {
+  it("validates arguments against the server's inputSchema before the call leaves the host", async () => {
     const outcome = await host.call('get-sum', { a: 2 });
     expect(outcome).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
     expect(outcome.ok === false && outcome.message).toContain('/b is required');
   });
 
-  it('turns an isError result into TOOL_FAILED with the server\'s message', async () => {
+  it("turns an isError result into TOOL_FAILED with the server's message", async () => {
     const outcome = await host.call('read_text_file', { path: '/etc/hostname' });
     expect(outcome).toMatchObject({ ok: false, code: 'TOOL_FAILED' });
     expect(outcome.ok === false && outcome.message).toMatch(/Access denied|outside allowed/i);
@@ -161,7 +159,7 @@ describe('selection of server tools', () => {
     }
   });
 
-  it('starts a server reached through a config toolset\'s includes, and not one that nothing reaches', async () => {
+  it("starts a server reached through a config toolset's includes, and not one that nothing reaches", async () => {
     const included = await serversHost(
       {
         memory: { command: 'node', args: [serverScript('memory')], env: { MEMORY_FILE_PATH: path.join(memory, 'included.jsonl') }, grant: { fsWrite: [memory] } },
@@ -173,7 +171,12 @@ describe('selection of server tools', () => {
       const report = await included.refresh();
       expect(server(report, 'memory').state).toBe('connected');
       expect(server(report, 'everything')).toMatchObject({ state: 'not started', reason: 'not started: its toolset mcp-everything is not enabled' });
-      expect((await exposedNames(included)).sort()).toEqual(report.tools.filter((t) => t.toolset === 'mcp-memory').map((t) => t.name).sort());
+      expect((await exposedNames(included)).sort()).toEqual(
+        report.tools
+          .filter((t) => t.toolset === 'mcp-memory')
+          .map((t) => t.name)
+          .sort(),
+      );
       expect(await exposedNames(included)).toContain('create_entities');
       expect(JSON.parse(await included.dispatch('read_graph', {}))).toEqual({ entities: [], relations: [] });
     } finally {
@@ -181,7 +184,7 @@ describe('selection of server tools', () => {
     }
   });
 
-  it('defers servers\' tools behind tool_search (defer: [\'mcp-*\']), which finds and loads them for the session', async () => {
+  it("defers servers' tools behind tool_search (defer: ['mcp-*']), which finds and loads them for the session", async () => {
     const deferred = await serversHost(
       {
         everything: { command: 'node', args: [serverScript('everything')] },
@@ -203,11 +206,8 @@ describe('selection of server tools', () => {
     }
   });
 
-  it('holds a server\'s destructive tools for approval by their annotations (approve: { destructive: true })', async () => {
-    const careful = await serversHost(
-      { filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files], fsWrite: [files] } } },
-      { config: { approve: { destructive: true } } },
-    );
+  it("holds a server's destructive tools for approval by their annotations (approve: { destructive: true })", async () => {
+    const careful = await serversHost({ filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files], fsWrite: [files] } } }, { config: { approve: { destructive: true } } });
     try {
       const target = path.join(files, 'approved.txt');
       expect(await careful.call('write_file', { path: target, content: 'x' })).toMatchObject({ ok: false, code: 'APPROVAL_DENIED' });
@@ -221,10 +221,7 @@ describe('selection of server tools', () => {
   });
 
   it('passes server descriptions through the cross-reference guard', async () => {
-    const guarded = await serversHost(
-      { filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files] } } },
-      { config: { disable: ['read_text_file'] } },
-    );
+    const guarded = await serversHost({ filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files] } } }, { config: { disable: ['read_text_file'] } });
     try {
       const report = await guarded.refresh();
       // server-filesystem's read_file says "DEPRECATED: Use read_text_file instead."

@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 describe('toolshed serve --http on machine B as an mcpServers entry on machine A', () => {
-  it('brings B\'s tools to A, callable, with A\'s list following changes on B', async () => {
+  it("brings B's tools to A, callable, with A's list following changes on B", async () => {
     const machineA = await serversHost({ fleet: { url: endpointB.url } });
     try {
       const report = await machineA.refresh();

@@ -168,7 +168,9 @@ describe('a server that changes a tool definition after it was seen', () => {
     const report = await until(host, (r) => server(r, name).definitionChanges !== undefined, 'the warning');
     expect(shown('read_notes')(report)).toBe(true);
     await expect.poll(() => description(host, 'read_notes')).toContain(INJECTION);
-    expect(server(report, name).warnings).toEqual([expect.stringMatching(new RegExp(`^tool read_notes: its definition changed since it was accepted on .*; served as changed \\(definitionChanges: warn\\) until toolshed accept ${name} read_notes$`))]);
+    expect(server(report, name).warnings).toEqual([
+      expect.stringMatching(new RegExp(`^tool read_notes: its definition changed since it was accepted on .*; served as changed \\(definitionChanges: warn\\) until toolshed accept ${name} read_notes$`)),
+    ]);
     // Accepting it clears the warning.
     expect(await host.acceptDefinitions({ server: name })).toHaveLength(1);
     expect(server(host.explain(), name).warnings).toEqual([]);

@@ -66,7 +66,7 @@ afterAll(async () => {
 });
 
 describe('toolshed call with a pasted Claude Desktop block', () => {
-  it('lists and calls the servers\' tools', () => {
+  it("lists and calls the servers' tools", () => {
     const cwd = fixture('mcp-servers', 'desktop');
     const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
     // The fixture's config is the operator's: accepted as it is, so stderr stays empty on a first run too.
@@ -89,7 +89,7 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
     expect(summary.stdout).toContain('renamed: read_file → filesystem_read_file, write_file → filesystem_write_file, search_files → filesystem_search_files');
   });
 
-  it('lists and explains the servers\' tools', () => {
+  it("lists and explains the servers' tools", () => {
     const cwd = fixture('mcp-servers', 'desktop');
     const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
     const list = spawnSync(process.execPath, [BIN, 'list', '--format', 'names'], { cwd, env, encoding: 'utf8' });
@@ -121,7 +121,7 @@ describe('toolshed serve in front of MCP servers', () => {
     expect(result.content).toEqual([{ type: 'text', text: 'The sum of 1 and 2 is 3.' }]);
   });
 
-  it('serves the filesystem and memory servers\' tools too', async () => {
+  it("serves the filesystem and memory servers' tools too", async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['read_text_file', 'list_directory', 'create_entities', 'read_graph']));
     expect((await client.callTool({ name: 'read_text_file', arguments: { path: path.join(files, 'hello.txt') } })).content).toEqual([{ type: 'text', text: 'hello through serve\n' }]);
@@ -143,16 +143,17 @@ describe('toolshed serve in front of MCP servers', () => {
     // The everything server stamps a dynamic resource with the time it made it
     // ("… created at 8:16:35 AM"), so two calls a second apart differ there and
     // only there: that stamp is compared as a shape, every other byte exactly.
-    const withoutClock = (content: unknown): unknown => JSON.parse(JSON.stringify(content), (key, value: unknown) => {
-      if (typeof value !== 'string') return value;
-      const unstamp = (text: string) => text.replace(/ created at [^\n]+$/, () => ' created at <time>');
-      if (key === 'text') return unstamp(value);
-      if (key === 'blob') {
-        const text = Buffer.from(value, 'base64').toString('utf8');
-        return /^Resource \d+: .* created at /.test(text) ? `<base64 of> ${unstamp(text)}` : value;
-      }
-      return value;
-    });
+    const withoutClock = (content: unknown): unknown =>
+      JSON.parse(JSON.stringify(content), (key, value: unknown) => {
+        if (typeof value !== 'string') return value;
+        const unstamp = (text: string) => text.replace(/ created at [^\n]+$/, () => ' created at <time>');
+        if (key === 'text') return unstamp(value);
+        if (key === 'blob') {
+          const text = Buffer.from(value, 'base64').toString('utf8');
+          return /^Resource \d+: .* created at /.test(text) ? `<base64 of> ${unstamp(text)}` : value;
+        }
+        return value;
+      });
     for (const [name, args] of calls) {
       const served = await client.callTool({ name, arguments: args });
       const straight = await direct.callTool({ name, arguments: args });
@@ -184,7 +185,7 @@ describe('toolshed serve in front of MCP servers', () => {
     expect((straight.content as Array<{ type: string }>).map((b) => b.type)).toEqual(['text', 'image', 'audio', 'resource_link', 'resource', 'resource']);
   });
 
-  it('relays the server\'s progress to the downstream client', async () => {
+  it("relays the server's progress to the downstream client", async () => {
     const progress: number[] = [];
     const result = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
     // The SDK client may drop a progress notification that arrives together with the
@@ -221,7 +222,7 @@ describe('toolshed serve in front of MCP servers', () => {
 });
 
 describe('list changes in the host', () => {
-  it('re-lists on the server\'s list_changed and emits change with the new tool already exposed', async () => {
+  it("re-lists on the server's list_changed and emits change with the new tool already exposed", async () => {
     const host = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC] } });
     try {
       const exposedAtChange: boolean[] = [];

@@ -25,7 +25,10 @@ export const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.ur
 export const PROJECT = fixture('mcp-servers');
 
 /** A host of MCP servers only (no builtins, no manifest cache). */
-export function serversHost(mcpServers: Record<string, McpServerEntry>, extra: { config?: Record<string, unknown>; env?: Record<string, string | undefined> } & Omit<Partial<ToolHostOptions>, 'config' | 'env'> = {}): Promise<ToolHost> {
+export function serversHost(
+  mcpServers: Record<string, McpServerEntry>,
+  extra: { config?: Record<string, unknown>; env?: Record<string, string | undefined> } & Omit<Partial<ToolHostOptions>, 'config' | 'env'> = {},
+): Promise<ToolHost> {
   const { config, env, ...rest } = extra;
   return createToolHost({
     cwd: PROJECT,

@@ -96,8 +96,8 @@ describe('server-everything sees the cancel', () => {
   });
 });
 
-describe('server-everything\'s progress', () => {
-  it('reaches onProgress of host.call (where a plugin\'s ctx.progress goes), step by step with its total', async () => {
+describe("server-everything's progress", () => {
+  it("reaches onProgress of host.call (where a plugin's ctx.progress goes), step by step with its total", async () => {
     const steps: Array<[number, number | undefined]> = [];
     const outcome = await host.call('trigger-long-running-operation', OPERATION, { onProgress: (done, total) => steps.push([done, total]) });
     expect(outcome).toEqual({ ok: true, text: `Long running operation completed. Duration: ${OPERATION.duration} seconds, Steps: ${STEPS}.` });

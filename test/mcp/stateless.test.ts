@@ -89,7 +89,17 @@ describe('serve --http --stateless behind a round-robin proxy', () => {
     try {
       const start = served.length;
       expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['todo_read', 'todo_write']);
-      const first = todos(await client.callTool({ name: 'todo_write', arguments: { todos: [{ content: 'plan', status: 'in_progress' }, { content: 'ship', status: 'pending' }] } }));
+      const first = todos(
+        await client.callTool({
+          name: 'todo_write',
+          arguments: {
+            todos: [
+              { content: 'plan', status: 'in_progress' },
+              { content: 'ship', status: 'pending' },
+            ],
+          },
+        }),
+      );
       const read = todos(await client.callTool({ name: 'todo_read', arguments: {} }));
       const merged = todos(await client.callTool({ name: 'todo_write', arguments: { merge: true, todos: [{ id: '1', content: 'plan', status: 'done' }] } }));
       const last = todos(await client.callTool({ name: 'todo_read', arguments: {} }));

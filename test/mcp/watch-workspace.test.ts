@@ -40,7 +40,13 @@ async function serve(flags: string[]): Promise<{ stderr: () => string; config: s
   let stderr = '';
   let changes = 0;
   let waiting: (() => void) | undefined;
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', ...flags, '--config', config], cwd: work.dir, env: { PATH: process.env.PATH ?? '', XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'serve', ...flags, '--config', config],
+    cwd: work.dir,
+    env: { PATH: process.env.PATH ?? '', XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' },
+    stderr: 'pipe',
+  });
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });

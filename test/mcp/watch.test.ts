@@ -48,7 +48,13 @@ beforeAll(async () => {
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"watch-project","private":true}');
   writeConfig();
   // The edits below are the operator's (config trust would refuse them otherwise).
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--watch', '--trust-config', '--config', configFile], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'serve', '--watch', '--trust-config', '--config', configFile],
+    cwd: work.dir,
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+    stderr: 'pipe',
+  });
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });

@@ -14,10 +14,14 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { exports: Record<string, string | { types?: string }> };
 
 /** Internal names no public declaration may declare or mention (and the packages behind them). */
-const INTERNAL = /\b(Registry|Runner|ThreadRunner|ProcessRunner|McpServerRunner|ManifestExtractor|CircuitBreaker|ToolIndex|MiniSearch|LoadedPlugin|ToolRecord|ThreadPool|Piscina|HookList|SearchState|SessionStore|DefinitionsPipeline|Exposure|CheckCache|HostRpc|WorkerTask)\b|['"](piscina|minisearch)['"]/g;
+const INTERNAL =
+  /\b(Registry|Runner|ThreadRunner|ProcessRunner|McpServerRunner|ManifestExtractor|CircuitBreaker|ToolIndex|MiniSearch|LoadedPlugin|ToolRecord|ThreadPool|Piscina|HookList|SearchState|SessionStore|DefinitionsPipeline|Exposure|CheckCache|HostRpc|WorkerTask)\b|['"](piscina|minisearch)['"]/g;
 
 /** The text of a declaration file without its comments (a doc comment may name what the code does not). */
-const code = (file: string) => readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+const code = (file: string) =>
+  readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:])\/\/.*$/gm, '$1');
 
 /** Every .d.ts reachable from `entry` through relative imports and re-exports. */
 function closure(entries: string[]): Set<string> {
@@ -56,7 +60,18 @@ describe('the public types', () => {
 
   it('name only config types the main entry exports', () => {
     const main = code(path.join(REPO, 'dist', 'core', 'index.d.ts'));
-    const exported = new Set([...main.matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((m) => m[1]!.split(',').map((name) => name.trim().replace(/^type\s+/, '').split(/\s+as\s+/).pop()!)));
+    const exported = new Set(
+      [...main.matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((m) =>
+        m[1]!.split(',').map(
+          (name) =>
+            name
+              .trim()
+              .replace(/^type\s+/, '')
+              .split(/\s+as\s+/)
+              .pop()!,
+        ),
+      ),
+    );
     const declared = [...files].flatMap((file) => [...code(file).matchAll(/\b(?:interface|type|class)\s+(\w*Config\w*)\b/g)].map((m) => m[1]!));
     expect(declared.length).toBeGreaterThan(0);
     expect([...new Set(declared)].filter((name) => !exported.has(name))).toEqual([]);

@@ -57,7 +57,17 @@ const CURRENT: Framework[] = [
 /** What every app installs besides toolshed and its frameworks. */
 const PLAIN = ['@types/node', 'zod'];
 
-type LockEntry = { version?: string; name?: string; dev?: boolean; devOptional?: boolean; link?: boolean; dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }> };
+type LockEntry = {
+  version?: string;
+  name?: string;
+  dev?: boolean;
+  devOptional?: boolean;
+  link?: boolean;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+};
 const lockPackages = repoLock.packages as Record<string, LockEntry>;
 
 /** The version of `framework` the app installs: the one the repository locked in its folder. */
@@ -244,10 +254,10 @@ describe('the CLI in a fresh app', () => {
         "import { defineTool } from 'toolshed/plugin';",
         "import { probeSandbox, protectedBy, shellSandboxPlan, type ShellSandboxPlan } from 'toolshed/toolkit';",
         "const guarded = defineTool({ name: 'guarded', description: 'Whether a path is protected.', parameters: { type: 'object' }, codeCallable: true,",
-        "  handler: (_args, ctx) => {",
+        '  handler: (_args, ctx) => {',
         "    const plan: ShellSandboxPlan = shellSandboxPlan({ sandbox: 'off' }, probeSandbox());",
         "    return { sandboxed: plan.sandboxed, protectedBy: protectedBy(`${ctx.cwd}/.git/hooks/x`, [{ kind: 'name', value: '.git/hooks', why: 'git runs it' }])?.value ?? null };",
-        "  } });",
+        '  } });',
         'export default { apiVersion: 1, tools: [guarded] };',
       ].join('\n'),
     );
@@ -317,13 +327,16 @@ describe('a TypeScript plugin against the published types (docs/plugins.md)', ()
     const build = run(process.execPath, [TSC, '-p', plugin], plugin);
     expect(build.stdout + build.stderr).toBe('');
     expect(build.code).toBe(0);
-    for (const [module, resolution] of [['Node16', 'Node16'], ['ESNext', 'Bundler']]) {
+    for (const [module, resolution] of [
+      ['Node16', 'Node16'],
+      ['ESNext', 'Bundler'],
+    ]) {
       const check = run(process.execPath, [TSC, '-p', plugin, '--noEmit', '--module', module!, '--moduleResolution', resolution!], plugin);
       expect(check.stdout + check.stderr, resolution).toBe('');
     }
   });
 
-  it("runs its unit tests with createTestContext", () => {
+  it('runs its unit tests with createTestContext', () => {
     const compiled = run(process.execPath, [TSC, '-p', path.join(plugin, 'tsconfig.test.json')], plugin);
     expect(compiled.stdout + compiled.stderr).toBe('');
     // The files, as the package's `test` script names them (dist-test/*.test.js): given a folder, Node 22+ runs its index.js instead.
@@ -335,7 +348,7 @@ describe('a TypeScript plugin against the published types (docs/plugins.md)', ()
     expect(tests.stdout).toMatch(/# pass 2/);
   });
 
-  it('loads itself through its dev config (plugins: [\'.\'])', () => {
+  it("loads itself through its dev config (plugins: ['.'])", () => {
     const list = run(bin, ['list', '--format', 'names', '--strict'], plugin);
     expect(list).toMatchObject({ code: 0, stdout: 'farewell\ngreet\n' });
     expect(run(bin, ['call', 'greet', '{"name":"Ada","shout":true}'], plugin)).toMatchObject({ code: 0, stdout: 'HELLO, ADA!\n' });
@@ -356,7 +369,11 @@ describe('a TypeScript plugin against the published types (docs/plugins.md)', ()
         'await host.close();',
       ].join('\n'),
     );
-    for (const [module, resolution] of [['NodeNext', 'NodeNext'], ['Node16', 'Node16'], ['ESNext', 'Bundler']]) {
+    for (const [module, resolution] of [
+      ['NodeNext', 'NodeNext'],
+      ['Node16', 'Node16'],
+      ['ESNext', 'Bundler'],
+    ]) {
       const check = run(process.execPath, [TSC, '--noEmit', '--strict', '--target', 'ES2022', '--module', module!, '--moduleResolution', resolution!, '--types', 'node', '--skipLibCheck', file], app);
       expect(check.stdout + check.stderr, resolution).toBe('');
     }
@@ -478,36 +495,39 @@ function frameworkSuite(label: string, setup: () => string, frameworks: Framewor
     });
 
     // One agent turn for each framework this app holds (LangChain is in one app only).
-    if (has('ai')) it('toolshed/ai-sdk runs a generateText turn: the result, and the failure as the envelope', async () => {
-      const out = await agentTurn('ai');
-      expect(out.text).toBe('read it');
-      expect(out.sent).toHaveLength(2);
-      expect(out.sent[0]).toEqual(['c1', 'text', expect.stringMatching(/1\|first line of the notes/)]);
-      expect(out.sent[1]).toEqual(['c2', 'error-text', envelope()]);
-    });
-
-    if (has('@openai/agents')) it('toolshed/openai-agents runs an Agent turn against a scripted OpenAI-compatible server: the result, and the failure as the envelope', async () => {
-      const server = await startScriptedServer([{ tool_calls: [toolCall('c1', 'read_file', { path: 'notes.txt' }), toolCall('c2', 'read_file', { path: 'missing.txt' })] }, { content: 'read it' }]);
-      try {
-        const out = await agentTurn('@openai/agents', { SCRIPTED_BASE_URL: server.baseURL, OPENAI_AGENTS_DISABLE_TRACING: '1' });
+    if (has('ai'))
+      it('toolshed/ai-sdk runs a generateText turn: the result, and the failure as the envelope', async () => {
+        const out = await agentTurn('ai');
         expect(out.text).toBe('read it');
-        const replies = server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]);
-        expect(replies).toEqual([
-          ['c1', expect.stringMatching(/1\|first line of the notes/)],
-          ['c2', envelope()],
-        ]);
-      } finally {
-        await server.close();
-      }
-    });
+        expect(out.sent).toHaveLength(2);
+        expect(out.sent[0]).toEqual(['c1', 'text', expect.stringMatching(/1\|first line of the notes/)]);
+        expect(out.sent[1]).toEqual(['c2', 'error-text', envelope()]);
+      });
 
-    if (has('langchain')) it('toolshed/langchain runs a createAgent turn: the result, and the failure as an error ToolMessage holding the envelope', async () => {
-      const out = await agentTurn('langchain');
-      expect(out.sent).toEqual([
-        ['c1', 'success', expect.stringMatching(/1\|first line of the notes/)],
-        ['c2', 'error', envelope()],
-      ]);
-    });
+    if (has('@openai/agents'))
+      it('toolshed/openai-agents runs an Agent turn against a scripted OpenAI-compatible server: the result, and the failure as the envelope', async () => {
+        const server = await startScriptedServer([{ tool_calls: [toolCall('c1', 'read_file', { path: 'notes.txt' }), toolCall('c2', 'read_file', { path: 'missing.txt' })] }, { content: 'read it' }]);
+        try {
+          const out = await agentTurn('@openai/agents', { SCRIPTED_BASE_URL: server.baseURL, OPENAI_AGENTS_DISABLE_TRACING: '1' });
+          expect(out.text).toBe('read it');
+          const replies = server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]);
+          expect(replies).toEqual([
+            ['c1', expect.stringMatching(/1\|first line of the notes/)],
+            ['c2', envelope()],
+          ]);
+        } finally {
+          await server.close();
+        }
+      });
+
+    if (has('langchain'))
+      it('toolshed/langchain runs a createAgent turn: the result, and the failure as an error ToolMessage holding the envelope', async () => {
+        const out = await agentTurn('langchain');
+        expect(out.sent).toEqual([
+          ['c1', 'success', expect.stringMatching(/1\|first line of the notes/)],
+          ['c2', 'error', envelope()],
+        ]);
+      });
 
     it("types each adapter against the app's framework", () => {
       const file = path.join(appDir(), 'typed-agent.ts');

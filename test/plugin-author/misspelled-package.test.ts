@@ -20,8 +20,7 @@ describe('a plugin package name that is not installed', () => {
   });
   afterAll(() => app.cleanup());
 
-  const failure = (plugins: string[]) =>
-    withHost({ cwd: app.dir, env: {}, config: { builtins: false, cache: { enabled: false }, plugins } }, async (host) => host.explain().plugins[0]!);
+  const failure = (plugins: string[]) => withHost({ cwd: app.dir, env: {}, config: { builtins: false, cache: { enabled: false }, plugins } }, async (host) => host.explain().plugins[0]!);
 
   it('offers the installed package it probably meant', async () => {
     const plugin = await failure(['toolshed-plugin-notebok']);

@@ -19,10 +19,7 @@ function writePlugins(count: number): string[] {
     const dir = path.join(work.dir, `scale-${i}`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `toolshed-plugin-scale-${i}`, version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
-    writeFileSync(
-      path.join(dir, 'index.js'),
-      `export default { apiVersion: 1, tools: [{ name: 'scale_${i}', description: 'Returns ${i}.', parameters: { type: 'object' }, handler: async () => '${i}' }] };\n`,
-    );
+    writeFileSync(path.join(dir, 'index.js'), `export default { apiVersion: 1, tools: [{ name: 'scale_${i}', description: 'Returns ${i}.', parameters: { type: 'object' }, handler: async () => '${i}' }] };\n`);
     return dir;
   });
 }

@@ -93,7 +93,7 @@ describe('plugin resolution and failure isolation', () => {
     });
   });
 
-  it('reports each plugin\'s load time', async () => {
+  it("reports each plugin's load time", async () => {
     await withHost(options(['toolshed-plugin-alpha', 'toolshed-plugin-missing']), async (host) => {
       for (const plugin of host.explain().plugins) expect(plugin.loadMs).toBeGreaterThanOrEqual(0);
     });

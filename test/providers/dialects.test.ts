@@ -52,7 +52,10 @@ describe('the 2020-12 form every format starts from', () => {
 
 describe('Gemini', () => {
   it('widens a tuple to an anyOf of its member types, keeps a closed length and states the positions', () => {
-    for (const [schema, dialect] of [[zod2020, undefined], [zod07, 'draft-07']] as const) {
+    for (const [schema, dialect] of [
+      [zod2020, undefined],
+      [zod07, 'draft-07'],
+    ] as const) {
       expect(gemini(schema, dialect).properties.pair).toEqual({
         type: 'array',
         items: { anyOf: [{ type: 'string' }, { type: 'number' }] },
@@ -69,7 +72,19 @@ describe('Gemini', () => {
       description: 'A list in this order (position: type): 1: string; 2: number, then items of any type.',
     });
     // Members of one type give that type, not an anyOf.
-    const same = gemini({ type: 'object', properties: { xy: { type: 'array', prefixItems: [{ type: 'number', description: 'x' }, { type: 'number', description: 'y' }], items: false } } });
+    const same = gemini({
+      type: 'object',
+      properties: {
+        xy: {
+          type: 'array',
+          prefixItems: [
+            { type: 'number', description: 'x' },
+            { type: 'number', description: 'y' },
+          ],
+          items: false,
+        },
+      },
+    });
     expect(same.properties.xy).toEqual({ type: 'array', items: { type: 'number' }, maxItems: 2, description: 'A list in this order (position: type): 1: number (x); 2: number (y).' });
   });
 

@@ -52,7 +52,7 @@ describe('strict definitions and dispatch', () => {
     });
   });
 
-  it('dropStrictNulls makes a strict model\'s arguments acceptable to the original schema', async () => {
+  it("dropStrictNulls makes a strict model's arguments acceptable to the original schema", async () => {
     const { dropStrictNulls } = await import('#internal/core/call/strict-arguments.js');
     await withHost(options(), async (host) => {
       const original = ((await host.definitions({ format: 'openai' })) as Schema[]).find((t) => t.function.name === 'typed')!.function.parameters;

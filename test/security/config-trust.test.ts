@@ -33,7 +33,11 @@ async function start(options: ToolHostOptions = {}): Promise<string[]> {
   return notes;
 }
 
-const refusal = (options: ToolHostOptions = {}) => start(options).then(() => undefined, (error: unknown) => error as { code: string; message: string; data: Record<string, unknown> });
+const refusal = (options: ToolHostOptions = {}) =>
+  start(options).then(
+    () => undefined,
+    (error: unknown) => error as { code: string; message: string; data: Record<string, unknown> },
+  );
 
 /** A module that leaves `marker` behind if it is ever imported. */
 const planted = (marker: string, exported = '{ builtins: false, cache: { enabled: false } }') =>

@@ -9,7 +9,7 @@ import { ATTACKER, expectHealthy, untrustedOptions } from './helpers.js';
 
 for (const trust of ['trusted', 'untrusted'] as const) {
   describe(`a handler that throws a 500,000-character message (${trust === 'trusted' ? 'thread' : 'process'} tier)`, () => {
-    it('gets an envelope of at most the tool\'s maxResultChars, marked RESULT_TRUNCATED', async () => {
+    it("gets an envelope of at most the tool's maxResultChars, marked RESULT_TRUNCATED", async () => {
       await withHost(untrustedOptions([{ package: ATTACKER, trust }]), async (host) => {
         for (const escapes of [false, true]) {
           const text = await host.dispatch('throw_huge', { escapes });

@@ -137,7 +137,13 @@ describe('file tools confined to the workspace root and granted folders', () => 
 describe('explain shows only what is enforced, for every tier', () => {
   it("says 'declared, not enforced' for a trusted plugin's grants, and names the sandbox for an untrusted one", async () => {
     const options = fixtureOptions(['kitchen']);
-    const config = { ...(options.config as Record<string, unknown>), plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'trusted' as const }, { package: fixture('plugins', 'bounded'), trust: 'untrusted' as const, grant: { fsRead: [work.dir] } }] };
+    const config = {
+      ...(options.config as Record<string, unknown>),
+      plugins: [
+        { package: fixture('plugins', 'kitchen'), trust: 'trusted' as const },
+        { package: fixture('plugins', 'bounded'), trust: 'untrusted' as const, grant: { fsRead: [work.dir] } },
+      ],
+    };
     const other = await createToolHost({ ...options, config });
     try {
       const [kitchen, bounded] = ['toolshed-plugin-kitchen', 'toolshed-plugin-bounded'].map((name) => other.explain().plugins.find((p) => p.name === name)!);

@@ -122,12 +122,16 @@ describe('file tools under a link race (terminal swaps a folder with a link to o
     for (let i = 0; i < ATTEMPTS; i++) {
       const kind = kindOf(i);
       const [name, args] =
-        kind === 'read' ? ['read_file', { path: 'inside/f.txt' }]
-        : kind === 'write' ? ['write_file', { path: `inside/w-${i}.txt`, content: `written ${i}\n` }]
-        : kind === 'nested' ? ['write_file', { path: `inside/d-${i}/x.txt`, content: `written ${i}\n` }]
-        // Grows the inside file by one "y"; the outside one has its own single "x" to change.
-        : kind === 'patch' ? ['patch', { path: 'inside/p.txt', old_string: 'x', new_string: 'xy' }]
-        : ['search_files', { path: 'inside/f.txt', pattern: 'INSIDE|SECRET' }];
+        kind === 'read'
+          ? ['read_file', { path: 'inside/f.txt' }]
+          : kind === 'write'
+            ? ['write_file', { path: `inside/w-${i}.txt`, content: `written ${i}\n` }]
+            : kind === 'nested'
+              ? ['write_file', { path: `inside/d-${i}/x.txt`, content: `written ${i}\n` }]
+              : // Grows the inside file by one "y"; the outside one has its own single "x" to change.
+                kind === 'patch'
+                ? ['patch', { path: 'inside/p.txt', old_string: 'x', new_string: 'xy' }]
+                : ['search_files', { path: 'inside/f.txt', pattern: 'INSIDE|SECRET' }];
       calls.push(async () => {
         const text = await host.dispatch(name, args, { signal: signal() });
         const out = parse(text);
@@ -145,10 +149,7 @@ describe('file tools under a link race (terminal swaps a folder with a link to o
 
     const createdOutside = readdirSync(outside).filter((name) => !['f.txt', 'p.txt'].includes(name));
     const patchedOutside = readFileSync(path.join(outside, 'p.txt'), 'utf8') !== OUTSIDE_PATCHABLE;
-    console.log(
-      `link race: ${JSON.stringify(byKind)}; ${createdOutside.length} created outside, outside p.txt ${patchedOutside ? 'changed' : 'unchanged'}; ` +
-        swapperOutput.output.trim().replace(/\n/g, ', '),
-    );
+    console.log(`link race: ${JSON.stringify(byKind)}; ${createdOutside.length} created outside, outside p.txt ${patchedOutside ? 'changed' : 'unchanged'}; ` + swapperOutput.output.trim().replace(/\n/g, ', '));
     if (others.size > 0) console.log(`other results: ${[...others].slice(0, 5).join(' | ')}`);
 
     // The swapper ran in the terminal's sandbox (where there is one) the whole time.

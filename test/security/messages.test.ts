@@ -65,12 +65,7 @@ describe('malformed messages and frames in the process tier', () => {
   });
 
   it('a frame of each malformed kind is dropped, counted, and costs only the child (TOOL_CRASHED)', async () => {
-    const frames = [
-      { type: 'reply', id: 7, reply: { ok: true, value: { text: 'x', originalLength: 1 } } },
-      { type: 'ready' },
-      { type: 'no-such-frame' },
-      'not an object',
-    ];
+    const frames = [{ type: 'reply', id: 7, reply: { ok: true, value: { text: 'x', originalLength: 1 } } }, { type: 'ready' }, { type: 'no-such-frame' }, 'not an object'];
     for (const frame of frames) {
       const before = pool(host).messagesDropped;
       const out = await call(host, 'write_frame', { frame });

@@ -101,7 +101,12 @@ describe('the fallback without bubblewrap (forced off)', () => {
     try {
       writeFileSync(path.join(work.dir, 'toolshed.config.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: ATTACKER, trust: 'untrusted' }] }));
       const cli = (env: Record<string, string>) =>
-        spawnSync(process.execPath, [fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url)), '--config', path.join(work.dir, 'toolshed.config.json')], { cwd: work.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
+        spawnSync(process.execPath, [fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url)), '--config', path.join(work.dir, 'toolshed.config.json')], {
+          cwd: work.dir,
+          encoding: 'utf8',
+          env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env },
+          timeout: 60_000,
+        });
       const fallback = cli({ TOOLSHED_SANDBOX_BWRAP: 'off' });
       expect(fallback.status, fallback.stderr).toBe(0);
       expect(fallback.stdout).not.toContain('own mount namespace');

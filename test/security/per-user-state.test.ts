@@ -46,7 +46,7 @@ describe('per-user state against another local user', () => {
     expect(results.plantedLink.victimFile).toBe('precious\n');
   });
 
-  it("does not serve a list another user planted", () => {
+  it('does not serve a list another user planted', () => {
     expect(results.plantedList).toMatchObject({ code: 'PERMISSION_DENIED', error: expect.stringContaining('/tmp/planted') });
     expect(JSON.stringify(results.plantedList)).not.toContain('curl');
   });

@@ -50,7 +50,12 @@ async function open(options: Parameters<typeof createToolHost>[0]): Promise<Tool
 /** A host with the hostile server (limited) and a second, well-behaved copy of it (default limits). */
 function serversHost(): Promise<ToolHost> {
   // Started through a shell, so it is a system program: no Node permission model stops it from forking.
-  const entry = (name: string) => ({ command: '/bin/sh', args: ['-c', `exec node ${path.join(HOSTILE_SERVER, 'server.mjs')}`], prefix: `${name}_`, grant: { fsRead: [NODE_MODULES, HOSTILE_SERVER], fsWrite: [work.dir] } });
+  const entry = (name: string) => ({
+    command: '/bin/sh',
+    args: ['-c', `exec node ${path.join(HOSTILE_SERVER, 'server.mjs')}`],
+    prefix: `${name}_`,
+    grant: { fsRead: [NODE_MODULES, HOSTILE_SERVER], fsWrite: [work.dir] },
+  });
   return open({
     cwd: work.dir,
     env: { PATH: process.env.PATH },
@@ -197,7 +202,17 @@ describe('RLIMIT_NPROC in a user namespace of its own', () => {
     const nodePrefix = path.dirname(path.dirname(realpathSync(process.execPath)));
     const support = { ...probeSandbox(), bwrapUserNamespace: true, root: false };
     const launch = launchCommand(
-      { command: realpathSync(process.execPath), args: ['-e', script], readPaths: [nodePrefix], writePaths: [], network: false, env: { PATH: '/usr/bin:/bin' }, cwd: '/', runtime: 'system', resources: { processes: 40, memoryMb: 512, fileSizeMb: 16 } },
+      {
+        command: realpathSync(process.execPath),
+        args: ['-e', script],
+        readPaths: [nodePrefix],
+        writePaths: [],
+        network: false,
+        env: { PATH: '/usr/bin:/bin' },
+        cwd: '/',
+        runtime: 'system',
+        resources: { processes: 40, memoryMb: 512, fileSizeMb: 16 },
+      },
       support,
     );
     expect(launch.protections.resources!.processes.by).toBe('kernel');
@@ -218,7 +233,9 @@ describe('what holds each limit', () => {
     const plan = rlimitPlan({ processes: 64, memoryMb: 32, fileSizeMb: 16 }, { prlimit: prlimit! }, false);
     const [command, ...args] = plan.prefix;
     const out = await new Promise<string>((resolve, reject) =>
-      execFile(command!, [...args, process.execPath, '-e', 'const b = Buffer.alloc(8e6, 1); new WebAssembly.Memory({ initial: 16 }); console.log(process.version, b.length)'], (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout))),
+      execFile(command!, [...args, process.execPath, '-e', 'const b = Buffer.alloc(8e6, 1); new WebAssembly.Memory({ initial: 16 }); console.log(process.version, b.length)'], (error, stdout, stderr) =>
+        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+      ),
     );
     expect(out.trim()).toBe(`${process.version} 8000000`);
   });

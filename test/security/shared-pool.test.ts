@@ -25,12 +25,15 @@ function options(pool: 'shared' | 'own' | undefined, limits: Record<string, unkn
       builtins: false,
       cache: { enabled: false },
       limits,
-      plugins: [{ package: 'toolshed-plugin-svc', trust: 'trusted', ...(pool ? { pool } : {}) }, { package: 'toolshed-plugin-snoop', trust: 'trusted' }],
+      plugins: [
+        { package: 'toolshed-plugin-svc', trust: 'trusted', ...(pool ? { pool } : {}) },
+        { package: 'toolshed-plugin-snoop', trust: 'trusted' },
+      ],
     },
   };
 }
 
-describe('opted into the shared pool, what a plugin left behind reads another plugin\'s secret', () => {
+describe("opted into the shared pool, what a plugin left behind reads another plugin's secret", () => {
   it("a dependency that copied process.env at import gives the plugin without the grant the other plugin's token", async () => {
     await withHost(options('shared'), async (host) => {
       const victim = await call(host, 'svc_request');

@@ -54,7 +54,8 @@ async function withTerminal<T>(options: Record<string, unknown> | undefined, fn:
   }
 }
 
-const run = async (host: ToolHost, command: string, extra: Record<string, unknown> = {}) => JSON.parse(await host.dispatch('terminal', { command, ...extra })) as { exitCode: number; output: string; timedOut: boolean; error?: string; code?: string };
+const run = async (host: ToolHost, command: string, extra: Record<string, unknown> = {}) =>
+  JSON.parse(await host.dispatch('terminal', { command, ...extra })) as { exitCode: number; output: string; timedOut: boolean; error?: string; code?: string };
 
 describe('terminal in the sandbox (default: workspace-write)', () => {
   it("cannot read the host's environment through /proc (the host started with a secret in it)", () => {
@@ -63,7 +64,11 @@ describe('terminal in the sandbox (default: workspace-write)', () => {
       const config = path.join(work.dir, `environ-${options ? 'off' : 'on'}.json`);
       writeFileSync(config, JSON.stringify({ enable: ['terminal'], root: './workspace', cache: { enabled: false }, ...(options ? { plugins: [{ package: '@toolshed/terminal', options }] } : {}) }));
       const command = `tr '\\0' '\\n' < /proc/$PPID/environ; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; echo done`;
-      const result = spawnSync(process.execPath, [BIN, 'call', 'terminal', JSON.stringify({ command }), '--config', config], { encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', TOOLSHED_TEST_TERMINAL_SECRET: SECRET }, timeout: 60_000 });
+      const result = spawnSync(process.execPath, [BIN, 'call', 'terminal', JSON.stringify({ command }), '--config', config], {
+        encoding: 'utf8',
+        env: { ...suiteHome(), PATH: process.env.PATH ?? '', TOOLSHED_TEST_TERMINAL_SECRET: SECRET },
+        timeout: 60_000,
+      });
       return JSON.parse(result.stdout).output as string;
     };
     const sandboxed = call();

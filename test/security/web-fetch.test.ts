@@ -103,7 +103,22 @@ describe('web_fetch and the host network', () => {
       parseAllowed(value: string | undefined): unknown[];
     };
     const none = parseAllowed(undefined);
-    for (const address of ['10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.100.100.200', '192.0.0.192', '0.0.0.0', '255.255.255.255', '224.0.0.1', '::1', '::', 'fd00:ec2::254', 'fe80::1', '::ffff:10.0.0.1']) {
+    for (const address of [
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.100.100.200',
+      '192.0.0.192',
+      '0.0.0.0',
+      '255.255.255.255',
+      '224.0.0.1',
+      '::1',
+      '::',
+      'fd00:ec2::254',
+      'fe80::1',
+      '::ffff:10.0.0.1',
+    ]) {
       expect(addressRefusal(address, none), address).toBeDefined();
     }
     for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) expect(addressRefusal(address, none), address).toBeUndefined();

@@ -52,7 +52,9 @@ describe('converting a Standard Schema to JSON Schema', () => {
   });
 
   it('keeps the dialect a library names itself', async () => {
-    const draft07 = { '~standard': { version: 1, vendor: 'acme', validate: (value: unknown) => ({ value }), jsonSchema: { input: () => ({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' }), output: () => ({}) } } };
+    const draft07 = {
+      '~standard': { version: 1, vendor: 'acme', validate: (value: unknown) => ({ value }), jsonSchema: { input: () => ({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' }), output: () => ({}) } },
+    };
     expect((await convertedSchema(draft07 as never, 'file:///nowhere/index.js', 'p')).schema).toEqual({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' });
   });
 

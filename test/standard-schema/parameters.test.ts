@@ -124,7 +124,10 @@ describe('a cached manifest whose schema library changed', () => {
   function writePlugin(dir: string): void {
     const library = path.join(dir, 'node_modules', 'acme-schema');
     mkdirSync(library, { recursive: true });
-    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'toolshed-plugin-acme', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 }, dependencies: { 'acme-schema': '^1.0.0' } }));
+    writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({ name: 'toolshed-plugin-acme', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 }, dependencies: { 'acme-schema': '^1.0.0' } }),
+    );
     writeFileSync(path.join(dir, 'index.js'), "import { schema } from 'acme-schema';\nexport default { apiVersion: 1, tools: [{ name: 'acme', description: 'Acme.', parameters: schema, handler: (args) => args }] };\n");
     writeLibrary(library, '1.0.0');
   }

@@ -55,7 +55,15 @@ function host(limits: Record<string, unknown>, poolB: 'shared' | 'own' | 'defaul
   return createToolHost({
     cwd: work.dir,
     env,
-    config: { builtins: false, cache: { enabled: false }, limits, plugins: [{ package: A, trust: 'trusted', pool: 'shared' }, { package: B, trust: 'trusted', ...(poolB !== 'default' ? { pool: poolB } : {}) }] },
+    config: {
+      builtins: false,
+      cache: { enabled: false },
+      limits,
+      plugins: [
+        { package: A, trust: 'trusted', pool: 'shared' },
+        { package: B, trust: 'trusted', ...(poolB !== 'default' ? { pool: poolB } : {}) },
+      ],
+    },
   });
 }
 
@@ -102,7 +110,7 @@ describe('the shared pool: per-task env and module', () => {
   it.each([
     ['own', "pool: 'own' in its config entry"],
     ['default', 'it holds env grants (SECRET_B)'],
-  ] as const)("pool: %s runs a plugin holding env grants in a pool of its own", async (poolB, reason) => {
+  ] as const)('pool: %s runs a plugin holding env grants in a pool of its own', async (poolB, reason) => {
     const h = await host({ threads: 1 }, poolB);
     try {
       const a = json(await h.dispatch('a_env', {}));
@@ -185,7 +193,7 @@ describe('admission: calls beyond the workers wait their turn', () => {
     }
   });
 
-  it("a waiting call keeps its own deadline: it times out in the queue, the running call finishes", async () => {
+  it('a waiting call keeps its own deadline: it times out in the queue, the running call finishes', async () => {
     const h = await host({ threads: 1 });
     try {
       const long = h.dispatch('a_slow', { ms: 1500 });

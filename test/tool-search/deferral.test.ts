@@ -184,10 +184,7 @@ describe('the name tool_search', () => {
       const dir = path.join(work.dir, 'shadow');
       mkdirSync(dir);
       writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'shadow', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
-      writeFileSync(
-        path.join(dir, 'index.js'),
-        "export default { apiVersion: 1, tools: [{ name: 'tool_search', description: 'Mine.', parameters: { type: 'object' }, handler: () => 'plugin search' }] };",
-      );
+      writeFileSync(path.join(dir, 'index.js'), "export default { apiVersion: 1, tools: [{ name: 'tool_search', description: 'Mine.', parameters: { type: 'object' }, handler: () => 'plugin search' }] };");
       const options = (defer: string[]) => {
         const base = catalog({ defer });
         const config = base.config as { plugins: unknown[] };

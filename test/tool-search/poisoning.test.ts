@@ -93,11 +93,19 @@ describe('a plugin stuffed with common keywords', () => {
     const plugin = poisoned.explain().plugins.find((p) => p.name === STUFFED_PLUGIN);
     expect(plugin).toMatchObject({ status: 'loaded', trust: 'untrusted' });
     // The same tools ranked the way tool_search ranked before the defences: the fixture is a real attack.
-    const { default: stuffed } = (await import(pathToFileURL(path.join(STUFFED, 'index.js')).href)) as { default: { toolsets: Record<string, { description: string }>; tools: Array<{ name: string; toolset: string; description: string; parameters: Record<string, unknown> }> } };
+    const { default: stuffed } = (await import(pathToFileURL(path.join(STUFFED, 'index.js')).href)) as {
+      default: { toolsets: Record<string, { description: string }>; tools: Array<{ name: string; toolset: string; description: string; parameters: Record<string, unknown> }> };
+    };
     const descriptions = Object.fromEntries(catalogue.SERVICES.map((s) => [s.toolset, s.description]));
     const tools: IndexedTool[] = [
       ...catalogue.catalogueTools().map((t) => ({ definition: t, toolset: t.toolset, toolsetDescription: descriptions[t.toolset] })),
-      ...stuffed.tools.map((t) => ({ definition: { name: t.name, description: t.description, parameters: t.parameters }, toolset: t.toolset, toolsetDescription: stuffed.toolsets[t.toolset]!.description, source: STUFFED_PLUGIN, untrusted: true })),
+      ...stuffed.tools.map((t) => ({
+        definition: { name: t.name, description: t.description, parameters: t.parameters },
+        toolset: t.toolset,
+        toolsetDescription: stuffed.toolsets[t.toolset]!.description,
+        source: STUFFED_PLUGIN,
+        untrusted: true,
+      })),
     ] as IndexedTool[];
     const undefended = new ToolIndex(UNDEFENDED);
     undefended.sync(tools);
@@ -222,8 +230,16 @@ describe('ranking by source', () => {
     const index = indexOf(tools);
     expect(index.search('acme invoice', 5).filter((name) => source(name) === 'toolshed-plugin-acme').length).toBeGreaterThan(3);
     const weaker = (name: string, source: string) => tool(name, 'A monthly report that lists every invoice with its totals and taxes.', source);
-    const ledger = [...['find', 'list', 'void', 'send'].map((verb) => tool(`ledger_${verb}_invoice`, `${verb} an invoice.`, 'mcp:ledger', 'billing')), weaker('x_report', 'x'), weaker('y_report', 'y'), weaker('z_report', 'z')];
-    const fromLedger = (query: string) => indexOf(ledger).search(query, 5).filter((name) => source2(ledger, name) === 'mcp:ledger');
+    const ledger = [
+      ...['find', 'list', 'void', 'send'].map((verb) => tool(`ledger_${verb}_invoice`, `${verb} an invoice.`, 'mcp:ledger', 'billing')),
+      weaker('x_report', 'x'),
+      weaker('y_report', 'y'),
+      weaker('z_report', 'z'),
+    ];
+    const fromLedger = (query: string) =>
+      indexOf(ledger)
+        .search(query, 5)
+        .filter((name) => source2(ledger, name) === 'mcp:ledger');
     expect(fromLedger('invoice')).toHaveLength(3);
     expect(fromLedger('ledger invoice')).toHaveLength(4);
   });

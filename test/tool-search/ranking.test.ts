@@ -24,9 +24,7 @@ const index = () => {
 
 describe('tool_search ranking', () => {
   it('splits names on _, - and camelCase humps, keeping the whole word too', () => {
-    expect(tokenize('getUserById PromQL github_create-pr HTTPServer')).toEqual([
-      'getUserById', 'get', 'User', 'By', 'Id', 'PromQL', 'Prom', 'QL', 'github', 'create', 'pr', 'HTTPServer', 'HTTP', 'Server',
-    ]);
+    expect(tokenize('getUserById PromQL github_create-pr HTTPServer')).toEqual(['getUserById', 'get', 'User', 'By', 'Id', 'PromQL', 'Prom', 'QL', 'github', 'create', 'pr', 'HTTPServer', 'HTTP', 'Server']);
     expect(index().search('user by id', 3)[0]).toBe('getUserById');
     expect(index().search('promql', 3)[0]).toBe('prometheus_query');
   });

@@ -35,7 +35,12 @@ describe('an SDK registered after the host started', () => {
     trace.setGlobalTracerProvider(provider);
     try {
       await host.dispatch('read_note', { id: 'a' });
-      expect(exporter.getFinishedSpans().map((s) => s.name).sort()).toEqual(['execute_tool read_note', 'toolshed.worker read_note']);
+      expect(
+        exporter
+          .getFinishedSpans()
+          .map((s) => s.name)
+          .sort(),
+      ).toEqual(['execute_tool read_note', 'toolshed.worker read_note']);
       trace.disable();
       exporter.reset();
       await host.dispatch('read_note', { id: 'a' });

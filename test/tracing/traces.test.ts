@@ -44,7 +44,11 @@ const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 describe('availability checks', () => {
   it('record one span per probe, with the tool, plugin and verdict', async () => {
     // Startup probed sync_notes, the one tool with a check, once.
-    expect(spans().filter((s) => s.name.startsWith('toolshed.check ')).map((s) => s.name)).toEqual(['toolshed.check sync_notes']);
+    expect(
+      spans()
+        .filter((s) => s.name.startsWith('toolshed.check '))
+        .map((s) => s.name),
+    ).toEqual(['toolshed.check sync_notes']);
     const [check] = named('toolshed.check sync_notes');
     expect(check!.attributes).toMatchObject({ 'gen_ai.tool.name': 'sync_notes', 'toolshed.plugin': 'toolshed-plugin-notes', 'toolshed.tier': 'thread', 'toolshed.check.ok': true });
     // A cached verdict is no probe and no span; a probe after the cache is dropped is one more.
@@ -133,7 +137,7 @@ describe('an untrusted plugin (process tier)', () => {
 describe('with hooks and frameworks', () => {
   beforeEach(() => exporter.reset());
 
-  it("lets an afterCall hook annotate the dispatch span (it is the active span there)", async () => {
+  it('lets an afterCall hook annotate the dispatch span (it is the active span there)', async () => {
     const stop = host.use({ afterCall: (call, result) => void trace.getActiveSpan()?.setAttribute('app.result.code', `${call.tool}:${result.code}`) });
     try {
       await host.dispatch('read_note', { id: 'a' });
@@ -176,7 +180,11 @@ describe('MCP requests in serve', () => {
       await client.close();
     }
     // One SERVER span per request, in order (the initialized notification is no request).
-    expect(spans().filter((s) => s.kind === SpanKind.SERVER).map((s) => s.name)).toEqual(['initialize', 'tools/list', 'tools/call read_note', 'tools/call fail_note']);
+    expect(
+      spans()
+        .filter((s) => s.kind === SpanKind.SERVER)
+        .map((s) => s.name),
+    ).toEqual(['initialize', 'tools/list', 'tools/call read_note', 'tools/call fail_note']);
     expect(named('initialize')[0]).toMatchObject({ kind: SpanKind.SERVER, attributes: { 'mcp.method.name': 'initialize' } });
     expect(named('tools/list')[0]!.attributes).toMatchObject({ 'mcp.method.name': 'tools/list', 'mcp.protocol.version': expect.any(String) });
     const [call] = named('tools/call read_note');

@@ -1,7 +1,19 @@
 // Type tests for the public helpers: `npm test` type-checks this file (tsc --noEmit) and runs it.
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { definePlugin, defineTool, type ToolContext, type PluginSpec } from 'toolshed/plugin';
-import { createToolHost, type ToolHost, type CallOutcome, type ToolErrorCode, type OpenAITool, type AnthropicTool, type AnthropicCustomTool, type AnthropicToolSearchTool, type GeminiTool, type McpTool, type ResponsesTool } from 'toolshed';
+import {
+  createToolHost,
+  type ToolHost,
+  type CallOutcome,
+  type ToolErrorCode,
+  type OpenAITool,
+  type AnthropicTool,
+  type AnthropicCustomTool,
+  type AnthropicToolSearchTool,
+  type GeminiTool,
+  type McpTool,
+  type ResponsesTool,
+} from 'toolshed';
 
 describe('toolshed/plugin types', () => {
   it('definePlugin is an identity function that keeps literal types', () => {

@@ -12,7 +12,14 @@ describe('handler arguments typed from a Standard Schema', () => {
         {
           name: 'book_trip',
           description: 'Books a trip.',
-          parameters: z.object({ city: z.string(), nights: z.number().default(1), tag: z.string().transform((t) => t.length).optional() }),
+          parameters: z.object({
+            city: z.string(),
+            nights: z.number().default(1),
+            tag: z
+              .string()
+              .transform((t) => t.length)
+              .optional(),
+          }),
           handler: (args) => {
             // The output type: the default makes nights required, the transform makes tag a number.
             expectTypeOf(args).toEqualTypeOf<{ city: string; nights: number; tag?: number | undefined }>();

@@ -142,7 +142,13 @@ export function tokenize(text: string): string[] {
     if (!word) continue;
     out.push(word);
     // Most words have no hump; testing first keeps indexing a large catalogue fast.
-    if (CAMEL.test(word)) out.push(...word.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2').split(' '));
+    if (CAMEL.test(word))
+      out.push(
+        ...word
+          .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+          .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
+          .split(' '),
+      );
   }
   return out;
 }
@@ -237,7 +243,10 @@ interface Hit {
 
 /** The words that name a source: a package name without its scope and `toolshed-plugin-`, an MCP server's name without `mcp:`. */
 export function sourceWords(source: string): string[] {
-  const bare = source.replace(/^mcp:/, '').replace(/^@[^/]+\//, '').replace(/^toolshed-plugin-/, '');
+  const bare = source
+    .replace(/^mcp:/, '')
+    .replace(/^@[^/]+\//, '')
+    .replace(/^toolshed-plugin-/, '');
   return tokenize(bare).map((word) => word.toLowerCase());
 }
 

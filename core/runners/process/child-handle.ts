@@ -120,10 +120,16 @@ export class ChildHandle {
     });
     (this.process.stdout as Readable).on('data', (chunk: Buffer) => this.stdout.push(chunk));
     (this.process.stderr as Readable).on('data', (chunk: Buffer) => this.stderr.push(chunk));
-    this.channel = new FrameChannel(this.process.stdio[3] as Readable, this.process.stdin as Writable, options.maxFrameBytes, (message) => this.onFrame(message), (violation) => {
-      options.onDropped(`channel violation: ${violation.message}`);
-      this.kill({ message: `broke the channel protocol (${violation.message})`, outOfMemory: false });
-    });
+    this.channel = new FrameChannel(
+      this.process.stdio[3] as Readable,
+      this.process.stdin as Writable,
+      options.maxFrameBytes,
+      (message) => this.onFrame(message),
+      (violation) => {
+        options.onDropped(`channel violation: ${violation.message}`);
+        this.kill({ message: `broke the channel protocol (${violation.message})`, outOfMemory: false });
+      },
+    );
     // An idle child must not keep the host's event loop alive; in-flight calls hold their own deadline timers.
     this.process.unref();
     for (const stream of this.process.stdio) (stream as { unref?: () => void } | null)?.unref?.();
@@ -136,10 +142,7 @@ export class ChildHandle {
     const byResources = limits !== undefined && (rssBudgetMb <= 0 || limits.memoryMb < rssBudgetMb);
     const memoryMb = byResources ? limits.memoryMb : rssBudgetMb;
     return watchResources(pid, { processes: limits?.processes ?? 0, memoryMb }, (over) => {
-      const message =
-        over.limit === 'processes' || byResources
-          ? `was stopped: ${overLimitMessage(over.limit, limits!, over.seen)}`
-          : `used ${Math.round(over.seen)} MB of memory, over its budget of ${rssBudgetMb} MB`;
+      const message = over.limit === 'processes' || byResources ? `was stopped: ${overLimitMessage(over.limit, limits!, over.seen)}` : `used ${Math.round(over.seen)} MB of memory, over its budget of ${rssBudgetMb} MB`;
       this.kill({ message, outOfMemory: over.limit === 'memoryMb' });
     });
   }

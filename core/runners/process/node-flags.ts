@@ -43,7 +43,14 @@ export function netPermission(network: boolean): boolean {
 export function fsPermissionFlags(readPaths: readonly string[], writePaths: readonly string[]): string[] {
   const spell = (p: string) => (existsSync(p) ? [p] : [p, `${p}${p.endsWith(path.sep) ? '' : path.sep}*`]);
   const sorted = (paths: readonly string[]) => [...new Set(paths)].sort();
-  return [...sorted([...readPaths, ...writePaths]).flatMap(spell).map((p) => `--allow-fs-read=${p}`), ...sorted(writePaths).flatMap(spell).map((p) => `--allow-fs-write=${p}`)];
+  return [
+    ...sorted([...readPaths, ...writePaths])
+      .flatMap(spell)
+      .map((p) => `--allow-fs-read=${p}`),
+    ...sorted(writePaths)
+      .flatMap(spell)
+      .map((p) => `--allow-fs-write=${p}`),
+  ];
 }
 
 /**

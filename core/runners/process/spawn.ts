@@ -55,7 +55,18 @@ export function childCommand(options: ChildCommandOptions): ChildCommand {
     options.childEntry,
   ];
   const launch = launchCommand(
-    { command: process.execPath, args: nodeArgs, readPaths: reads, writePaths: writes.map(existingAncestor), readOnlyPaths: options.readOnlyPaths ?? [], network: options.network, env: {}, cwd: options.cwd, runtime: 'node', ...(options.resources ? { resources: options.resources } : {}) },
+    {
+      command: process.execPath,
+      args: nodeArgs,
+      readPaths: reads,
+      writePaths: writes.map(existingAncestor),
+      readOnlyPaths: options.readOnlyPaths ?? [],
+      network: options.network,
+      env: {},
+      cwd: options.cwd,
+      runtime: 'node',
+      ...(options.resources ? { resources: options.resources } : {}),
+    },
     probeSandbox(),
   );
   // The watchdog reads the child's memory from /proc.

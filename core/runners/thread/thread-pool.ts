@@ -19,7 +19,22 @@ import type { Piscina } from 'piscina';
 import { MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { exposeGuarded, type GuardStats } from '../rpc-guard.js';
 import { Deadline, DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../../../boundary/deadlines.js';
-import type { CancelMessage, PoolReply, HandlerOutput, HandlerTask, HostRpc, InlineAnswer, InlineCall, InlineDone, InlineLog, InlineProgress, InlineReply, InlineRequest, WorkerReply, WorkerTask } from '../../../boundary/protocol.js';
+import type {
+  CancelMessage,
+  PoolReply,
+  HandlerOutput,
+  HandlerTask,
+  HostRpc,
+  InlineAnswer,
+  InlineCall,
+  InlineDone,
+  InlineLog,
+  InlineProgress,
+  InlineReply,
+  InlineRequest,
+  WorkerReply,
+  WorkerTask,
+} from '../../../boundary/protocol.js';
 import { HOST_RPC_METHODS } from '../../../boundary/rpc-methods.js';
 import { workerReply } from '../../../boundary/pool-reply.js';
 import { hostRpc } from '../host-rpc.js';

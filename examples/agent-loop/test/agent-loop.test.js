@@ -27,10 +27,7 @@ const clientFor = (baseURL) => new OpenAI({ baseURL, apiKey: 'test', maxRetries:
 
 describe('agent loop', () => {
   it('sends the definitions as tools, dispatches the tool_calls, appends the results and stops at the answer', async () => {
-    server = await startScriptedServer([
-      { tool_calls: [toolCall('call_1', 'echo', { n: 1 }), toolCall('call_2', 'text', {}), toolCall('call_3', 'typed', { path: 'x' })] },
-      { content: 'All done.' },
-    ]);
+    server = await startScriptedServer([{ tool_calls: [toolCall('call_1', 'echo', { n: 1 }), toolCall('call_2', 'text', {}), toolCall('call_3', 'typed', { path: 'x' })] }, { content: 'All done.' }]);
     const result = await runAgentLoop({ client: clientFor(server.baseURL), model: 'scripted', host, messages });
     expect(result).toMatchObject({ answer: 'All done.', turns: 2, stopReason: 'done' });
 

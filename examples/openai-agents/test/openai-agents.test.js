@@ -10,7 +10,11 @@ const NOTES = fileURLToPath(new URL('../../../test/fixtures/plugins/notes', impo
 let host;
 let server;
 beforeAll(async () => {
-  host = await createToolHost({ cwd: fileURLToPath(new URL('.', import.meta.url)), env: { PATH: process.env.PATH }, config: { builtins: false, cache: { enabled: false }, plugins: [{ package: NOTES, trust: 'trusted' }] } });
+  host = await createToolHost({
+    cwd: fileURLToPath(new URL('.', import.meta.url)),
+    env: { PATH: process.env.PATH },
+    config: { builtins: false, cache: { enabled: false }, plugins: [{ package: NOTES, trust: 'trusted' }] },
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -19,10 +23,7 @@ afterAll(async () => {
 
 describe('the openai-agents example', () => {
   it('answers after the model called a tool that worked and one that failed', async () => {
-    server = await startScriptedServer([
-      { tool_calls: [toolCall('call_1', 'read_note', { id: 'a' }), toolCall('call_2', 'fail_note', {})] },
-      { content: 'Note a is there; the store is offline.' },
-    ]);
+    server = await startScriptedServer([{ tool_calls: [toolCall('call_1', 'read_note', { id: 'a' }), toolCall('call_2', 'fail_note', {})] }, { content: 'Note a is there; the store is offline.' }]);
     const result = await ask({ host, model: endpointModel({ baseURL: server.baseURL, apiKey: 'test', modelId: 'scripted' }), prompt: 'Read note a.', sessionId: 's1' });
     expect(result.answer).toBe('Note a is there; the store is offline.');
     const [first, second] = server.requests;

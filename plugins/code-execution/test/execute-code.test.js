@@ -29,7 +29,10 @@ describe('execute_code handler', () => {
     const c = ctx({ double: ({ n }) => ({ value: n * 2 }), greet: () => 'hello' });
     const out = await tool.handler({ code: 'const a = await tools.double({ n: 21 }); const g = await tools.greet(); console.log(g); return `${g} ${a.value}`;' }, c);
     expect(out).toMatchObject({ status: 'ok', result: 'hello 42', output: 'hello', toolCalls: 2 });
-    expect(c.calls).toEqual([['double', { n: 21 }], ['greet', {}]]);
+    expect(c.calls).toEqual([
+      ['double', { n: 21 }],
+      ['greet', {}],
+    ]);
   });
 
   it('turns a failing call into an Error with the envelope code inside the script', async () => {

@@ -37,7 +37,10 @@ export async function notFoundError(/** @type {ToolContext} */ ctx, /** @type {s
   const dir = path.dirname(abs);
   const shown = displayPath(ctx, abs);
   const dirShown = displayPath(ctx, dir);
-  const dirExists = await stat(dir).then((s) => s.isDirectory(), () => false);
+  const dirExists = await stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   if (!dirExists) {
     return new Error(`File not found: ${shown}. The directory ${dirShown} does not exist either; list files with search_files.`);
   }

@@ -70,7 +70,9 @@ async function patch(args, ctx) {
     from = i + oldString.length;
   }
   result += text.slice(from);
-  await writeAtomic(ctx, abs, real, result).catch(async (err) => { throw await fsError(ctx, abs, err); });
+  await writeAtomic(ctx, abs, real, result).catch(async (err) => {
+    throw await fsError(ctx, abs, err);
+  });
 
   const firstLine = lineAt(result, at[0] ?? 0);
   return {
@@ -83,15 +85,21 @@ async function patch(args, ctx) {
 
 /** The file's bytes, read from the handle that was opened and checked (not the path again). */
 async function readWhole(/** @type {ToolContext} */ ctx, /** @type {string} */ abs, /** @type {string} */ real) {
-  const handle = await openChecked(ctx, abs, real, 'write').catch(async (err) => { throw await fsError(ctx, abs, err); });
+  const handle = await openChecked(ctx, abs, real, 'write').catch(async (err) => {
+    throw await fsError(ctx, abs, err);
+  });
   try {
-    const info = await handle.stat().catch(async (err) => { throw await fsError(ctx, abs, err); });
+    const info = await handle.stat().catch(async (err) => {
+      throw await fsError(ctx, abs, err);
+    });
     if (info.isDirectory()) throw await fsError(ctx, abs, { code: 'EISDIR' });
     if (!info.isFile()) throw new Error(`${displayPath(ctx, abs)} is not a regular file.`);
     if (info.size > MAX_UNPAGED_BYTES) {
       throw new Error(`${displayPath(ctx, abs)} is too large to patch (over ${MAX_UNPAGED_BYTES / (1024 * 1024)} MB).`);
     }
-    return await handle.readFile().catch(async (err) => { throw await fsError(ctx, abs, err); });
+    return await handle.readFile().catch(async (err) => {
+      throw await fsError(ctx, abs, err);
+    });
   } finally {
     await handle.close();
   }
@@ -113,21 +121,13 @@ function snippet(/** @type {string} */ text, /** @type {number} */ line, /** @ty
 /** Explains a failed match, pointing at the likely cause when one can be seen. */
 function notFound(/** @type {string} */ text, /** @type {string} */ oldString, /** @type {string} */ shown) {
   if (/^ *\d+\|/m.test(oldString)) {
-    return new Error(
-      `old_string was not found in ${shown}. It seems to contain read_file line-number prefixes ("   12|"); ` +
-        'remove them and pass only the file text.',
-    );
+    return new Error(`old_string was not found in ${shown}. It seems to contain read_file line-number prefixes ("   12|"); ` + 'remove them and pass only the file text.');
   }
   const loose = looseMatchLine(text, oldString);
   if (loose !== -1) {
-    return new Error(
-      `old_string was not found in ${shown} exactly, but matches at line ${loose} when indentation and trailing ` +
-        'whitespace are ignored. Re-read those lines and copy their exact whitespace.',
-    );
+    return new Error(`old_string was not found in ${shown} exactly, but matches at line ${loose} when indentation and trailing ` + 'whitespace are ignored. Re-read those lines and copy their exact whitespace.');
   }
-  return new Error(
-    `old_string was not found in ${shown}. Re-read the file and copy the exact text, including whitespace and line breaks.`,
-  );
+  return new Error(`old_string was not found in ${shown}. Re-read the file and copy the exact text, including whitespace and line breaks.`);
 }
 
 /** First line where `needle`'s lines match `text`'s lines with surrounding whitespace ignored, or -1. */

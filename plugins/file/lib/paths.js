@@ -73,7 +73,10 @@ async function realTarget(/** @type {string} */ abs) {
       const code = /** @type {NodeJS.ErrnoException} */ (error).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
     }
-    const link = await lstat(current).then((s) => s.isSymbolicLink(), () => false);
+    const link = await lstat(current).then(
+      (s) => s.isSymbolicLink(),
+      () => false,
+    );
     if (link) return undefined;
     const parent = path.dirname(current);
     if (parent === current) return abs;

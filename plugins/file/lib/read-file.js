@@ -28,7 +28,9 @@ export function numberLine(/** @type {number} */ n, /** @type {string} */ text) 
 async function readFile(args, ctx) {
   const { abs, real } = await confinedPath(ctx, args.path, 'read');
   // Everything below reads this one checked handle, never the path again.
-  const handle = await openChecked(ctx, abs, real, 'read').catch(async (err) => { throw await fsError(ctx, abs, err); });
+  const handle = await openChecked(ctx, abs, real, 'read').catch(async (err) => {
+    throw await fsError(ctx, abs, err);
+  });
   try {
     return await readOpened(args, ctx, abs, handle);
   } finally {
@@ -44,7 +46,9 @@ async function readFile(args, ctx) {
  */
 async function readOpened(args, ctx, abs, handle) {
   const shown = displayPath(ctx, abs);
-  const info = await handle.stat().catch(async (err) => { throw await fsError(ctx, abs, err); });
+  const info = await handle.stat().catch(async (err) => {
+    throw await fsError(ctx, abs, err);
+  });
   if (info.isDirectory()) throw await fsError(ctx, abs, { code: 'EISDIR' });
   if (!info.isFile()) throw new Error(`${shown} is not a regular file.`);
 
@@ -56,7 +60,11 @@ async function readOpened(args, ctx, abs, handle) {
         'or find the relevant lines first with search_files.',
     );
   }
-  if (await isBinaryFile(handle).catch(async (err) => { throw await fsError(ctx, abs, err); })) {
+  if (
+    await isBinaryFile(handle).catch(async (err) => {
+      throw await fsError(ctx, abs, err);
+    })
+  ) {
     throw new Error(`${shown} looks like a binary file (it contains NUL bytes); read_file only reads text.`);
   }
 

@@ -45,10 +45,7 @@ export function compilePattern(/** @type {string} */ pattern, regex = true, igno
   try {
     return new RegExp(source, ignoreCase ? 'i' : '');
   } catch (err) {
-    throw new Error(
-      `Invalid regular expression ${JSON.stringify(pattern)}: ${/** @type {Error} */ (err).message}. ` +
-        'Fix it (JavaScript syntax), or set regex to false to search for the text literally.',
-    );
+    throw new Error(`Invalid regular expression ${JSON.stringify(pattern)}: ${/** @type {Error} */ (err).message}. ` + 'Fix it (JavaScript syntax), or set regex to false to search for the text literally.');
   }
 }
 
@@ -66,7 +63,9 @@ function clip(/** @type {string} */ line, /** @type {number} */ index) {
  */
 async function searchFiles(args, ctx) {
   const { abs: root, real: realRoot } = await confinedPath(ctx, args.path ?? '.', 'read');
-  const info = await stat(realRoot).catch(async (err) => { throw await fsError(ctx, root, err); });
+  const info = await stat(realRoot).catch(async (err) => {
+    throw await fsError(ctx, root, err);
+  });
   const limit = Math.min(args.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
   const globText = args.glob ?? '**/*';
 
@@ -108,17 +107,29 @@ async function searchFiles(args, ctx) {
       continue;
     }
     const buf = await readChecked(ctx, file);
-    if (buf === 'outside') { outside++; continue; }
-    if (buf === 'large') { large++; continue; }
+    if (buf === 'outside') {
+      outside++;
+      continue;
+    }
+    if (buf === 'large') {
+      large++;
+      continue;
+    }
     if (buf === null) continue;
-    if (looksBinary(buf)) { binary++; continue; }
+    if (looksBinary(buf)) {
+      binary++;
+      continue;
+    }
     const lines = buf.toString('utf8').split('\n');
     const shown = displayPath(ctx, file);
     for (let i = 0; i < lines.length; i++) {
       const line = /** @type {string} */ (lines[i]).replace(/\r$/, '');
       const m = re.exec(line);
       if (m === null) continue;
-      if (hits.length === limit) { more = true; break; }
+      if (hits.length === limit) {
+        more = true;
+        break;
+      }
       hits.push(`${shown}:${i + 1}:${clip(line, m.index)}`);
       filesWithHits.add(file);
     }
@@ -129,10 +140,7 @@ async function searchFiles(args, ctx) {
   const notes = [];
   if (hits.length === 0) notes.push(`No matches for ${describe(args)} in ${searched} file(s) under ${where}.`);
   else if (more) {
-    notes.push(
-      `Showing the first ${hits.length} matches; there are more. Narrow the pattern, glob or path` +
-        (limit < MAX_LIMIT ? `, or raise limit (up to ${MAX_LIMIT}).` : '.'),
-    );
+    notes.push(`Showing the first ${hits.length} matches; there are more. Narrow the pattern, glob or path` + (limit < MAX_LIMIT ? `, or raise limit (up to ${MAX_LIMIT}).` : '.'));
   } else notes.push(`${hits.length} match(es) in ${filesWithHits.size} file(s); searched ${searched} file(s).`);
   if (binary > 0) notes.push(`Skipped ${binary} binary file(s).`);
   if (outside > 0) notes.push(`Skipped ${outside} symbolic link(s) leading outside the workspace.`);
@@ -170,11 +178,7 @@ function describe(/** @type {SearchArgs} */ args) {
 function listFiles(/** @type {string[]} */ files, /** @type {number} */ limit, /** @type {string} */ where, /** @type {ToolContext} */ ctx) {
   if (files.length === 0) return `[No files under ${where}.]`;
   const shown = files.slice(0, limit).map((f) => displayPath(ctx, f));
-  const footer =
-    files.length > limit
-      ? `[Showing ${limit} of ${files.length} files. Narrow the glob or path` +
-        (limit < MAX_LIMIT ? `, or raise limit (up to ${MAX_LIMIT}).]` : '.]')
-      : `[${files.length} file(s).]`;
+  const footer = files.length > limit ? `[Showing ${limit} of ${files.length} files. Narrow the glob or path` + (limit < MAX_LIMIT ? `, or raise limit (up to ${MAX_LIMIT}).]` : '.]') : `[${files.length} file(s).]`;
   return `${shown.join('\n')}\n\n${footer}`;
 }
 
@@ -192,8 +196,7 @@ export const searchFilesTool = {
     properties: {
       pattern: {
         type: 'string',
-        description:
-          'What to look for in each line: a JavaScript regular expression (e.g. "^export (async )?function" or "TODO|FIXME"), or plain text when regex is false. Omit to list files instead.',
+        description: 'What to look for in each line: a JavaScript regular expression (e.g. "^export (async )?function" or "TODO|FIXME"), or plain text when regex is false. Omit to list files instead.',
       },
       regex: { type: 'boolean', description: 'Treat pattern as a regular expression (default true); false searches for the literal text.' },
       ignore_case: { type: 'boolean', description: 'Match letters case-insensitively (default false).' },

@@ -60,7 +60,10 @@ describe.runIf(checksDescriptors)('checks on the opened descriptor', () => {
   it('refuses a read whose checked path was swapped for a link before the open', async () => {
     const checked = path.join(ws, 'inside', 'f.txt');
     await swapInsideForLink();
-    const error = await openChecked(ctx, checked, checked, 'read').then(() => undefined, (err) => err);
+    const error = await openChecked(ctx, checked, checked, 'read').then(
+      () => undefined,
+      (err) => err,
+    );
     expect(error?.code).toBe('PERMISSION_DENIED');
     expect(error.message).toContain(path.join(out, 'f.txt'));
   });
@@ -68,7 +71,10 @@ describe.runIf(checksDescriptors)('checks on the opened descriptor', () => {
   it('refuses a write (and a missing folder) whose checked folder was swapped for a link', async () => {
     await swapInsideForLink();
     for (const target of ['inside/new.txt', 'inside/a/b/new.txt']) {
-      const error = await writeAtomic(ctx, path.join(ws, target), path.join(ws, target), 'x').then(() => undefined, (err) => err);
+      const error = await writeAtomic(ctx, path.join(ws, target), path.join(ws, target), 'x').then(
+        () => undefined,
+        (err) => err,
+      );
       expect(error?.code).toBe('PERMISSION_DENIED');
     }
     expect(readdirSync(out)).toEqual(['f.txt']);
@@ -87,9 +93,12 @@ describe.runIf(checksDescriptors)('checks on the opened descriptor', () => {
   });
 
   it('does not create a protected folder, even when asked for it directly', async () => {
-    const error = await openFolder(ctx, path.join(ws, 'vendor', 'x.js'), path.join(ws, 'vendor', 'lib')).then(() => undefined, (err) => err);
+    const error = await openFolder(ctx, path.join(ws, 'vendor', 'x.js'), path.join(ws, 'vendor', 'lib')).then(
+      () => undefined,
+      (err) => err,
+    );
     expect(error?.code).toBe('PERMISSION_DENIED');
-    expect(error.message).toContain("vendor is protected: plugin code");
+    expect(error.message).toContain('vendor is protected: plugin code');
     expect(existsSync(path.join(ws, 'vendor'))).toBe(false);
   });
 });

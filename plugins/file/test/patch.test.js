@@ -35,9 +35,7 @@ describe('patch', () => {
   });
 
   it('fails on several matches, saying how many and at which lines', async () => {
-    await expect(patch({ path: 'src.js', old_string: 'return 1;', new_string: 'return 3;' }, ctx)).rejects.toThrow(
-      'old_string occurs 2 times in src.js (at lines 2, 6). Include more surrounding lines',
-    );
+    await expect(patch({ path: 'src.js', old_string: 'return 1;', new_string: 'return 3;' }, ctx)).rejects.toThrow('old_string occurs 2 times in src.js (at lines 2, 6). Include more surrounding lines');
     expect(await readFile(file, 'utf8')).toBe(source);
   });
 
@@ -48,16 +46,12 @@ describe('patch', () => {
   });
 
   it('fails when nothing matches and leaves the file alone', async () => {
-    await expect(patch({ path: 'src.js', old_string: 'return 42;', new_string: 'x' }, ctx)).rejects.toThrow(
-      /old_string was not found in src\.js\. Re-read the file/,
-    );
+    await expect(patch({ path: 'src.js', old_string: 'return 42;', new_string: 'x' }, ctx)).rejects.toThrow(/old_string was not found in src\.js\. Re-read the file/);
     expect(await readFile(file, 'utf8')).toBe(source);
   });
 
   it('points at a near match that differs only in indentation', async () => {
-    await expect(patch({ path: 'src.js', old_string: 'function b() {\n    return 1;', new_string: 'x' }, ctx)).rejects.toThrow(
-      /matches at line 5 when indentation and trailing whitespace are ignored/,
-    );
+    await expect(patch({ path: 'src.js', old_string: 'function b() {\n    return 1;', new_string: 'x' }, ctx)).rejects.toThrow(/matches at line 5 when indentation and trailing whitespace are ignored/);
   });
 
   it('spots read_file line-number prefixes pasted into old_string', async () => {

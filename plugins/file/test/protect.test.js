@@ -18,7 +18,10 @@ let vendor;
 
 /** Expects a PERMISSION_DENIED refusal with the shared message for `shown` and `entry`. */
 async function expectProtected(promise, shown, entry) {
-  const error = await promise.then(() => undefined, (err) => err);
+  const error = await promise.then(
+    () => undefined,
+    (err) => err,
+  );
   expect(error?.code).toBe('PERMISSION_DENIED');
   expect(error.message).toBe(protectedMessage(shown, entry));
 }

@@ -40,9 +40,7 @@ describe('search_files', () => {
   });
 
   it('searches with a regular expression, case-insensitively when asked', async () => {
-    expect(await search({ pattern: '^export function \\w+', glob: '*.ts' }, ctx)).toMatch(
-      /^src\/app\.ts:2:export function main\(\) \{\nsrc\/deep\/nested\/mod\.ts:1:export function helper\(\) \{\}\n/,
-    );
+    expect(await search({ pattern: '^export function \\w+', glob: '*.ts' }, ctx)).toMatch(/^src\/app\.ts:2:export function main\(\) \{\nsrc\/deep\/nested\/mod\.ts:1:export function helper\(\) \{\}\n/);
     const out = await search({ pattern: 'todo', ignore_case: true, path: 'src' }, ctx);
     expect(out).toContain('src/util.js:2:const todo = 2;');
     expect(out).toContain('src/util.js:1:export const TODO = 1;');
@@ -104,11 +102,6 @@ describe('search_files', () => {
   });
 
   it('treats a glob without a slash as any depth', () => {
-    expect([normalizeGlob('*.ts'), normalizeGlob('./*.ts'), normalizeGlob('src/*.ts'), normalizeGlob('**/*')]).toEqual([
-      '**/*.ts',
-      '**/*.ts',
-      'src/*.ts',
-      '**/*',
-    ]);
+    expect([normalizeGlob('*.ts'), normalizeGlob('./*.ts'), normalizeGlob('src/*.ts'), normalizeGlob('**/*')]).toEqual(['**/*.ts', '**/*.ts', 'src/*.ts', '**/*']);
   });
 });

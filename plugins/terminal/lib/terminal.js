@@ -62,15 +62,16 @@ async function terminal(args, ctx) {
   if (run.aborted && !run.timedOut) throw new Error('The command was cancelled; its process group was killed.');
   if (run.overLimit) {
     const tail = run.output.trim().slice(-2_000);
-    throw new Error(`The command was stopped: ${run.overLimit}; it and everything it started were killed. The operator sets the terminal's limits with resources on its config entry.${tail ? ` Its last output:\n${tail}` : ''}`);
+    throw new Error(
+      `The command was stopped: ${run.overLimit}; it and everything it started were killed. The operator sets the terminal's limits with resources on its config entry.${tail ? ` Its last output:\n${tail}` : ''}`,
+    );
   }
 
   /** @type {string[]} */
   const notes = [];
   if (run.timedOut) {
     notes.push(
-      `Timed out after ${timeoutMs} ms; the command and everything it started were killed. ` +
-        `Raise timeoutMs (up to ${MAX_TIMEOUT_MS}) or run long jobs in the background with output to a file (cmd > out.log 2>&1 &).`,
+      `Timed out after ${timeoutMs} ms; the command and everything it started were killed. ` + `Raise timeoutMs (up to ${MAX_TIMEOUT_MS}) or run long jobs in the background with output to a file (cmd > out.log 2>&1 &).`,
     );
   }
   // A write past RLIMIT_FSIZE kills the writer with SIGXFSZ (bash reports it as exit 153, "File size limit exceeded").
@@ -100,7 +101,7 @@ export const terminalTool = {
     `is closed, so pass flags like --yes instead of answering prompts. Output over ${HEAD_CHARS + TAIL_CHARS} characters keeps ` +
     `the first ${HEAD_CHARS} and the last ${TAIL_CHARS} with a marker in between. On timeout the command and all its child ` +
     'processes are killed. The environment holds only the variables the operator granted, plus PATH. Where the operator ' +
-    'sandboxed it, commands see only the workspace (read-write, or read-only), the system\'s programs, a private /tmp and ' +
+    "sandboxed it, commands see only the workspace (read-write, or read-only), the system's programs, a private /tmp and " +
     'no network unless allowed; anything outside the workspace does not exist for them.',
   parameters: {
     type: 'object',

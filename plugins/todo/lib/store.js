@@ -83,11 +83,7 @@ export async function readList(/** @type {string} */ file, /** @type {string} */
     if (!Array.isArray(data?.todos)) throw new Error('no todos array');
     return /** @type {TodoList} */ ({ ...emptyList(sessionId), ...data });
   } catch (err) {
-    throw new Error(
-      `The saved task list (${file}) is damaged: ${/** @type {Error} */ (err).message}. ` +
-        'Write the whole list again with merge set to false to replace it.',
-      { cause: err },
-    );
+    throw new Error(`The saved task list (${file}) is damaged: ${/** @type {Error} */ (err).message}. ` + 'Write the whole list again with merge set to false to replace it.', { cause: err });
   }
 }
 
@@ -116,7 +112,10 @@ export async function withLock(file, fn, signal) {
     } catch (err) {
       if (/** @type {any} */ (err).code !== 'EEXIST') throw err;
     }
-    const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const age = await stat(lock).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     if (age > STALE_LOCK_MS) {
       await rmdir(lock).catch(() => {});
       continue;

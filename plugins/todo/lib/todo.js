@@ -164,7 +164,7 @@ export const todoWriteTool = {
 export const todoReadTool = {
   name: 'todo_read',
   toolset: 'todo',
-  description: 'Show this session\'s task list: {sessionId, todos: [{id, content, status}], counts}. Empty until tasks are written.',
+  description: "Show this session's task list: {sessionId, todos: [{id, content, status}], counts}. Empty until tasks are written.",
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   limits: { timeoutMs: 15_000 },
   codeCallable: true,

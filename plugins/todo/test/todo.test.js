@@ -92,7 +92,17 @@ describe('todo_write and todo_read', () => {
       'todos[0] (id "9", not in the list) has no content. A new task needs content; to update a task, give the id of an existing one.',
     );
     await expect(write({ todos: [{ status: 'pending' }] }, ctxFor('s'))).rejects.toThrow(/todos\[0\] has no content/);
-    await expect(write({ todos: [{ id: 'x', content: 'a' }, { id: 'x', content: 'b' }] }, ctxFor('s'))).rejects.toThrow(/"x" appears more than once/);
+    await expect(
+      write(
+        {
+          todos: [
+            { id: 'x', content: 'a' },
+            { id: 'x', content: 'b' },
+          ],
+        },
+        ctxFor('s'),
+      ),
+    ).rejects.toThrow(/"x" appears more than once/);
     expect((await read({}, ctxFor('s'))).todos).toEqual([]);
   });
 

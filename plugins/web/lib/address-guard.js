@@ -29,10 +29,14 @@ export function parseAllowed(value) {
   const ranges = [];
   for (const entry of (value ?? '').split(/[\s,]+/).filter(Boolean)) {
     try {
-      ranges.push(entry.includes('/') ? ipaddr.parseCIDR(entry) : (() => {
-        const address = ipaddr.parse(entry);
-        return /** @type {[ipaddr.IPv4 | ipaddr.IPv6, number]} */ ([address, address.kind() === 'ipv4' ? 32 : 128]);
-      })());
+      ranges.push(
+        entry.includes('/')
+          ? ipaddr.parseCIDR(entry)
+          : (() => {
+              const address = ipaddr.parse(entry);
+              return /** @type {[ipaddr.IPv4 | ipaddr.IPv6, number]} */ ([address, address.kind() === 'ipv4' ? 32 : 128]);
+            })(),
+      );
     } catch {
       throw new Error(`${ALLOW_ENV} has ${JSON.stringify(entry)}, which is not an IP address or CIDR range (e.g. 10.0.0.0/8).`);
     }
@@ -61,9 +65,7 @@ export function addressRefusal(address, allowed) {
  * @param {string} why
  */
 function refused(host, why) {
-  const error = new Error(
-    `${host} is not on the public internet (${why}); web_fetch does not fetch from private, loopback, link-local or metadata addresses. An operator can allow a range with ${ALLOW_ENV}.`,
-  );
+  const error = new Error(`${host} is not on the public internet (${why}); web_fetch does not fetch from private, loopback, link-local or metadata addresses. An operator can allow a range with ${ALLOW_ENV}.`);
   return Object.assign(error, { code: REFUSED_CODE });
 }
 

@@ -116,9 +116,7 @@ async function webFetch(args, ctx) {
 
   const contentType = response.headers.get('content-type') ?? '';
   if (kind === 'binary') {
-    throw new Error(
-      `${url.href} returned ${mediaType(contentType) || 'binary data'} (HTTP ${response.status}), which is not text; web_fetch only returns text content.`,
-    );
+    throw new Error(`${url.href} returned ${mediaType(contentType) || 'binary data'} (HTTP ${response.status}), which is not text; web_fetch only returns text content.`);
   }
   const raw = decode(body.bytes, charsetOf(contentType) ?? (kind === 'html' ? metaCharset(body.bytes) : undefined));
   const title = kind === 'html' ? htmlTitle(raw) : undefined;
@@ -136,9 +134,7 @@ async function webFetch(args, ctx) {
     truncated,
     ...(truncated
       ? {
-          note:
-            `Content cut at ${content.length} characters` +
-            (maxChars < MAX_CHARS ? `; call again with a larger maxChars (up to ${MAX_CHARS}) for more.` : '.'),
+          note: `Content cut at ${content.length} characters` + (maxChars < MAX_CHARS ? `; call again with a larger maxChars (up to ${MAX_CHARS}) for more.` : '.'),
         }
       : {}),
     content,

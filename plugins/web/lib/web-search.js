@@ -147,8 +147,7 @@ export const webSearchTool = {
   name: 'web_search',
   toolset: 'web',
   description: [
-    'Search the web (Brave Search) and return {query, results: [{title, url, snippet, age?}]}, best match first. ' +
-      'Use it to find pages, current facts and documentation.',
+    'Search the web (Brave Search) and return {query, results: [{title, url, snippet, age?}]}, best match first. ' + 'Use it to find pages, current facts and documentation.',
     { ifAvailable: ['web_fetch'], text: 'To read a result in full, pass its url to web_fetch.' },
   ],
   parameters: {

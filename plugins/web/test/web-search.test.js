@@ -86,9 +86,7 @@ describe('web_search', () => {
 
   it('maps a rejected key (401) to a message about BRAVE_API_KEY', async () => {
     reply = { status: 401, headers: {}, body: { type: 'ErrorResponse', error: { status: 401, code: 'SUBSCRIPTION_TOKEN_INVALID', detail: 'The provided subscription token is invalid.' } } };
-    await expect(search({ query: 'x' }, ctx)).rejects.toThrow(
-      'Brave Search rejected the API key (HTTP 401). The operator must check BRAVE_API_KEY. Brave says: The provided subscription token is invalid.',
-    );
+    await expect(search({ query: 'x' }, ctx)).rejects.toThrow('Brave Search rejected the API key (HTTP 401). The operator must check BRAVE_API_KEY. Brave says: The provided subscription token is invalid.');
   });
 
   it('maps a rate limit (429) and says when to retry', async () => {
@@ -119,7 +117,10 @@ describe('web_search', () => {
 
   it('never puts the API key into an error message', async () => {
     reply = { status: 403, headers: {}, body: {} };
-    const err = await search({ query: 'x' }, ctx).then(() => null, (e) => e);
+    const err = await search({ query: 'x' }, ctx).then(
+      () => null,
+      (e) => e,
+    );
     expect(err.message).toMatch(/HTTP 403/);
     expect(err.message).not.toContain('test-key');
   });
