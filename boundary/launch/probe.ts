@@ -115,7 +115,7 @@ function linkedFiles(binary: string, as: string): Array<readonly [string, string
   const files: Array<readonly [string, string]> = [[realpathSync(binary), as]];
   const ldd = find('ldd');
   const listed = ldd ? spawnSync(ldd, [binary], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS }) : undefined;
-  if (!listed || listed.status !== 0) {
+  if (listed?.status !== 0) {
     for (const dir of ['/lib', '/lib64', '/usr/lib', '/usr/lib64']) files.push([dir, dir]);
     return files;
   }

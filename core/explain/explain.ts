@@ -5,17 +5,15 @@
  */
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import { checkKey } from '../expose/availability.js';
-import type { Exposure, ToolState } from '../expose/exposure.js';
+import type { Exposure } from '../expose/exposure.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { Registry } from '../expose/registry.js';
 import type { ToolRecord } from '../load/types.js';
 import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import { protectionReport } from './protection-report.js';
 import type { ApprovalReason } from '../call/approval.js';
-import type { Protections } from '../runners/protections.js';
 import { enforcement } from './enforcement.js';
 import type { SearchReport } from '../expose/public-types.js';
-import type { ConnectionReport } from '../runners/connection-report.js';
 import { readDialect } from '../schema/schema-dialect.js';
 import type { SandboxSupport } from '../../boundary/launch/launch.js';
 import type { HostReport, PluginReport, ToolReport } from './public-types.js';

@@ -110,7 +110,7 @@ export class McpConnection {
 
   constructor(
     readonly server: ResolvedServer,
-    private readonly context: LaunchContext,
+    context: LaunchContext,
     private readonly events: ConnectionEvents,
   ) {
     this.state = server.notStarted ? 'not started' : 'connecting';
