@@ -270,7 +270,7 @@ export class ToolIndex {
     // MiniSearch passes the field name when indexing and none for a query.
     const indexTokenize = (text: string, field?: string) => {
       if (!field) return tokenize(text);
-      const terms = fieldTerms(text, words?.[field as Field], repeats);
+      const terms = fieldTerms(text, words ? words[field as Field] : false, repeats);
       this.wordCount += terms.length;
       return terms;
     };
