@@ -27,13 +27,13 @@ import type { Readable } from 'node:stream';
 const HEADER_BYTES = 4;
 
 /** Why a peer's byte stream was rejected; the channel ignores everything after one. */
-export interface ChannelViolation {
+interface ChannelViolation {
   code: 'FRAME_TOO_LARGE' | 'FRAME_NOT_JSON';
   message: string;
 }
 
 /** One frame: a 4-byte big-endian length, then that many bytes of UTF-8 JSON. */
-export function encodeFrame(message: unknown): Buffer {
+function encodeFrame(message: unknown): Buffer {
   const body = Buffer.from(JSON.stringify(message), 'utf8');
   const frame = Buffer.allocUnsafe(HEADER_BYTES + body.length);
   frame.writeUInt32BE(body.length, 0);
@@ -42,7 +42,7 @@ export function encodeFrame(message: unknown): Buffer {
 }
 
 /** Incremental frame decoder with a hard size cap per frame. */
-export class FrameDecoder {
+class FrameDecoder {
   private chunks: Buffer[] = [];
   private buffered = 0;
   private failed = false;
@@ -100,7 +100,7 @@ export class FrameDecoder {
 }
 
 /** Where a channel writes its frames: a writable stream (the host's) or the child's fd writer. */
-export interface FrameSink {
+interface FrameSink {
   write(frame: Buffer): unknown;
   destroy(): void;
   readonly destroyed: boolean;

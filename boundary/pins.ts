@@ -119,7 +119,7 @@ export function changedPin(pins: Pins, runtime = false): PinChange | undefined {
 }
 
 /** The sentence every PLUGIN_CHANGED failure says, for the worker's error and the host's reason alike. */
-export function changedMessage(change: PinChange): string {
+function changedMessage(change: PinChange): string {
   return `${change.file} changed after the host loaded it; restart the host to load it`;
 }
 

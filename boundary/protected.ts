@@ -10,8 +10,6 @@
 import path from 'node:path';
 import type { ProtectedPath } from './plugin-api.js';
 
-export type { ProtectedPath };
-
 // Case-insensitive filesystems (macOS, Windows by default) must not let `.ToolshedRC` through.
 const FOLD = process.platform === 'darwin' || process.platform === 'win32';
 const fold = (s: string) => (FOLD ? s.toLowerCase() : s);

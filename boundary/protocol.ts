@@ -35,7 +35,7 @@ export interface ManifestTask {
  * What a check task and a handler task both carry: the plugin, the call's id and deadline, and the
  * plugin's ctx.cwd, ctx.roots, ctx.options and env grant.
  */
-export interface CallTaskBase {
+interface CallTaskBase {
   entry: string;
   /** the plugin's env grant: the task's `process.env` and `ctx.env` (absent: the worker's own env) */
   env?: Record<string, string>;
@@ -272,7 +272,7 @@ export interface ChildTaskFrame {
 }
 
 /** The caller gave up on task `id`: stop it. */
-export interface ChildCancelFrame {
+interface ChildCancelFrame {
   type: 'cancel';
   id: string;
 }

@@ -5,7 +5,7 @@
  */
 
 /** The shared base of both interfaces: a version, a vendor and the inferred types. */
-export interface StandardTypedV1<Input = unknown, Output = Input> {
+interface StandardTypedV1<Input = unknown, Output = Input> {
   /** The Standard properties. */
   readonly '~standard': StandardTypedV1.Props<Input, Output>;
 }

@@ -17,7 +17,7 @@ import type { ToolErrorCode } from './errors.js';
 const FAILURE_CODES = { timeout: 'TOOL_TIMEOUT', cancelled: 'TOOL_CANCELLED', 'queue-full': 'QUEUE_FULL', crashed: 'TOOL_CRASHED', closed: 'HOST_CLOSED' } as const satisfies Record<RunnerFailure['kind'], ToolErrorCode>;
 
 /** The outcome of a call its runner could not deliver. */
-export function runnerFailure(name: string, f: RunnerFailure): CallOutcome {
+function runnerFailure(name: string, f: RunnerFailure): CallOutcome {
   if (f.kind === 'queue-full') {
     const message = `${name} ${describeRunnerFailure(f)}. Retry later.`;
     return f.retryAfterMs === undefined ? failure('QUEUE_FULL', message) : { ok: false, code: 'QUEUE_FULL', message, retryAfterMs: f.retryAfterMs };

@@ -20,7 +20,7 @@ export interface ContextLink {
 }
 
 /** One call's own parts of its context. */
-export interface ContextCall {
+interface ContextCall {
   callId: string;
   /** what ctx.signal reads (an AbortController, or the worker's cheaper CallStop) */
   stop: { readonly signal: AbortSignal };

@@ -5,7 +5,7 @@
  *
  * Every .ts/.js/.mjs file of the repository (but node_modules, dist and test
  * fixtures) is parsed with the TypeScript compiler; an import of `./x.js`,
- * `../dist/core/x.js` or a `toolshed/...` alias counts for the source file it
+ * `../dist/core/x.js`, `#internal/core/x.js` or a `toolshed/...` alias counts for the source file it
  * names. A namespace import, `export *` or dynamic `import()` counts as using
  * every export of its target, and so does `new URL('./x.js', import.meta.url)`
  * (a worker or child entry started by file name). Re-exports count as imports. The public entry
@@ -40,6 +40,8 @@ function target(from, specifier) {
   if (ALIASES[specifier]) return ALIASES[specifier];
   const adapter = specifier.match(/^toolshed\/([\w-]+)$/);
   if (adapter) return `core/adapters/${adapter[1]}.ts`;
+  // Tests reach internals through `#internal/<path in dist>` (vitest.config.ts, tsconfig.json paths).
+  if (specifier.startsWith('#internal/')) return target('', `./dist/${specifier.slice('#internal/'.length)}`);
   if (!specifier.startsWith('.')) return undefined;
   let rel = path.relative(root, path.resolve(root, path.dirname(from), specifier));
   rel = rel.replace(/^dist\//, '').replace(/\.js$/, '.ts');

@@ -60,7 +60,7 @@ export interface SandboxSupport {
 }
 
 /** One program to launch in the sandbox. */
-export interface LaunchSpec {
+interface LaunchSpec {
   /** absolute path of the program (resolve a bare name on PATH first) */
   command: string;
   args: readonly string[];

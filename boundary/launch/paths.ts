@@ -77,7 +77,7 @@ export function isInside(target: string, root: string): boolean {
 }
 
 /** A symlink that would let the child read outside its grants. */
-export interface EscapingLink {
+interface EscapingLink {
   link: string;
   target: string;
 }

@@ -15,7 +15,7 @@ export interface OverLimit {
 }
 
 /** What one walk of the tree found. */
-export interface TreeUsage {
+interface TreeUsage {
   tasks: number;
   residentMb: number;
 }
@@ -32,7 +32,7 @@ function children(pid: number): number[] {
 }
 
 /** Tasks and resident memory of `pid` and its descendants; the walk stops once `maxTasks` are counted. */
-export function treeUsage(pid: number, maxTasks = Number.POSITIVE_INFINITY): TreeUsage {
+function treeUsage(pid: number, maxTasks = Number.POSITIVE_INFINITY): TreeUsage {
   const queue = [pid];
   let tasks = 0;
   let kb = 0;

@@ -22,13 +22,13 @@
  * Private writable memory a runtime maps before it runs anything: Node 26 does not start under
  * an RLIMIT_DATA of 512 MB (Node 20 does), and needs about 600 MB before its first allocation.
  */
-export const RUNTIME_DATA_MB = 1024;
+const RUNTIME_DATA_MB = 1024;
 
 /**
  * RLIMIT_DATA of one process of the child, in MB: twice the child's total plus what a runtime
  * maps at start. One process alone is stopped by the kernel there; the watchdog holds the sum.
  */
-export function dataLimitMb(limits: Pick<ResourceLimits, 'memoryMb'>): number {
+function dataLimitMb(limits: Pick<ResourceLimits, 'memoryMb'>): number {
   return 2 * limits.memoryMb + RUNTIME_DATA_MB;
 }
 
@@ -46,13 +46,13 @@ export interface ResourceLimits {
 export type ResourceSettings = Partial<ResourceLimits>;
 
 /** The limits when the config says nothing: room for a compiler or a test run, not for a fork bomb or a runaway heap. */
-export const DEFAULT_RESOURCES: Readonly<ResourceLimits> = { processes: 256, memoryMb: 2048, fileSizeMb: 1024 };
+const DEFAULT_RESOURCES: Readonly<ResourceLimits> = { processes: 256, memoryMb: 2048, fileSizeMb: 1024 };
 
 /** The config key of each limit, as messages and explain name it. */
-export const RESOURCE_KEYS = { processes: 'resources.processes', memoryMb: 'resources.memoryMb', fileSizeMb: 'resources.fileSizeMb' } as const;
+const RESOURCE_KEYS = { processes: 'resources.processes', memoryMb: 'resources.memoryMb', fileSizeMb: 'resources.fileSizeMb' } as const;
 
 /** How one limit is held: by the kernel (rlimit, with the watchdog naming it), by the watchdog alone, or not at all. */
-export interface LimitEnforcement {
+interface LimitEnforcement {
   limit: number;
   by: 'kernel' | 'watchdog' | 'none';
   /** the mechanism in words, or why it is not in force */
@@ -67,7 +67,7 @@ export interface ResourceProtections {
 }
 
 /** What the machine offers for rlimits (from probe.ts). */
-export interface RlimitSupport {
+interface RlimitSupport {
   /** absolute path of a working prlimit(1) */
   prlimit?: string;
   /** why prlimit is not used, when it is not */

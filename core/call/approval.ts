@@ -19,7 +19,7 @@ import type { ToolAnnotations } from '../../boundary/plugin-api.js';
 import type { ToolRecord } from '../load/types.js';
 
 /** Whether MCP's defaults make a tool with these annotations destructive: not read-only, and not declared non-destructive. */
-export function isDestructive(annotations: ToolAnnotations): boolean {
+function isDestructive(annotations: ToolAnnotations): boolean {
   return annotations.readOnlyHint !== true && annotations.destructiveHint !== false;
 }
 

@@ -33,9 +33,9 @@ interface Validators {
 const compiled = new WeakMap<ValidatedTool, Validators>();
 
 /** Inputs with at most this many values (objects, arrays and scalars) get every problem listed, not just the first. */
-export const FULL_REPORT_MAX_VALUES = 1_000;
+const FULL_REPORT_MAX_VALUES = 1_000;
 /** Problems listed in one message; the rest are counted. */
-export const MAX_LISTED_PROBLEMS = 10;
+const MAX_LISTED_PROBLEMS = 10;
 
 /** Whether `raw` takes more than `maxBytes` bytes as UTF-8, decided without encoding it when its length already says. */
 function tooLong(raw: string, maxBytes: number): boolean {
@@ -68,7 +68,7 @@ export function parseArguments(raw: unknown, maxBytes = Infinity): { ok: true; v
 }
 
 /** Whether `value` holds at most `max` values in all, counted without walking further than that. */
-export function holdsAtMost(value: unknown, max: number): boolean {
+function holdsAtMost(value: unknown, max: number): boolean {
   let budget = max;
   const stack: unknown[] = [value];
   while (stack.length > 0) {

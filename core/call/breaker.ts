@@ -12,16 +12,14 @@
 import type { Clock } from '../expose/check-cache.js';
 import type { BreakerLimits } from '../config/public-types.js';
 
-export type { BreakerLimits };
-
 /** What counts against a circuit. */
-export type BreakerFailure = 'crashed' | 'timed out';
+type BreakerFailure = 'crashed' | 'timed out';
 
 /** How a call ended, as the breaker sees it: a failure, a success (the worker survived), or neither (cancelled, queue full). */
 export type BreakerVerdict = BreakerFailure | 'ok' | 'neutral';
 
 /** An open circuit: why, and until when. */
-export interface OpenCircuit {
+interface OpenCircuit {
   reason: string;
   until: number;
 }
@@ -31,7 +29,7 @@ export interface OpenCircuit {
  * opens only when its failures come from more than one member: a single broken
  * tool is its own circuit's business and does not take its siblings down.
  */
-export interface CircuitKey {
+interface CircuitKey {
   key: string;
   /** shown in the reason: "its plugin P" */
   label?: string;
@@ -46,7 +44,7 @@ interface Circuit {
 }
 
 /** A call the breaker let through; settle it with how the call ended. */
-export interface BreakerTicket {
+interface BreakerTicket {
   settle(verdict: BreakerVerdict): void;
 }
 

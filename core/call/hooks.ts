@@ -69,7 +69,7 @@ function hookFailed(hooks: ToolHooks, index: number, phase: string, error: unkno
  * outcome that ends the call (TOOL_BLOCKED, HOOK_FAILED, or INVALID_ARGUMENTS
  * when replaced arguments do not pass the tool's schema).
  */
-export async function runBeforeCall(hooks: readonly ToolHooks[], call: ToolCall, validate: (args: unknown) => CallOutcome | undefined): Promise<{ ok: true; args: unknown } | { ok: false; outcome: CallOutcome }> {
+async function runBeforeCall(hooks: readonly ToolHooks[], call: ToolCall, validate: (args: unknown) => CallOutcome | undefined): Promise<{ ok: true; args: unknown } | { ok: false; outcome: CallOutcome }> {
   for (const [index, hook] of hooks.entries()) {
     if (!hook.beforeCall) continue;
     let verdict: BeforeCallResult;
@@ -95,7 +95,7 @@ export async function runBeforeCall(hooks: readonly ToolHooks[], call: ToolCall,
 }
 
 /** Runs every afterCall in order, each seeing the previous one's outcome; a throw becomes HOOK_FAILED. */
-export async function runAfterCall(hooks: readonly ToolHooks[], call: ToolCall, outcome: CallOutcome, durationMs: number): Promise<CallOutcome> {
+async function runAfterCall(hooks: readonly ToolHooks[], call: ToolCall, outcome: CallOutcome, durationMs: number): Promise<CallOutcome> {
   let current = outcome;
   for (const [index, hook] of hooks.entries()) {
     if (!hook.afterCall) continue;
@@ -121,7 +121,7 @@ function isOutcome(value: unknown): value is CallOutcome {
 }
 
 /** What `withHooks` needs from dispatch for one call. */
-export interface HookedRun {
+interface HookedRun {
   /** validates replaced arguments against the tool's schema */
   validate(args: unknown): CallOutcome | undefined;
   /** runs the tool with these arguments */

@@ -62,7 +62,7 @@ export function tracer(): Tracer {
 }
 
 /** Attribute names toolshed sets beyond the semantic conventions. */
-export const ATTR = {
+const ATTR = {
   plugin: 'toolshed.plugin',
   tier: 'toolshed.tier',
   outcome: 'toolshed.outcome.code',

@@ -11,7 +11,7 @@ import type { CliValues } from './context.js';
 import type { CliIo } from './io.js';
 
 /** How long a start may take before the progress note appears. */
-export const PROGRESS_AFTER_MS = 500;
+const PROGRESS_AFTER_MS = 500;
 
 const names = (value: string | undefined) =>
   value === undefined
@@ -57,7 +57,7 @@ export function failedPlugins(report: HostReport): string[] {
 }
 
 /** Grants of untrusted plugins that match nothing they request, one line each: `name: what`. */
-export function unmatchedGrants(report: HostReport): string[] {
+function unmatchedGrants(report: HostReport): string[] {
   return report.plugins.flatMap((p) => (p.permissions?.unmatched ?? []).map((note) => `${p.name}: ${note}`));
 }
 
@@ -66,7 +66,7 @@ export function unmatchedGrants(report: HostReport): string[] {
  * requests. Without it, commands whose stdout does not show plugins (list, call) warn about
  * them on stderr. Returns the exit code to stop with, or undefined to go on.
  */
-export function strictGate(report: HostReport, values: CliValues, io: CliIo, warn: boolean): number | undefined {
+function strictGate(report: HostReport, values: CliValues, io: CliIo, warn: boolean): number | undefined {
   const failed = failedPlugins(report);
   const grants = unmatchedGrants(report);
   if (failed.length === 0 && grants.length === 0) return undefined;

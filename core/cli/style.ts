@@ -25,7 +25,7 @@ export interface Style {
 type Env = Record<string, string | undefined>;
 
 /** Whether to colour output written to `stream` (NO_COLOR and FORCE_COLOR as no-color.org and Node define them). */
-export function colourEnabled(stream: { isTTY?: boolean; hasColors?(): boolean }, env: Env): boolean {
+function colourEnabled(stream: { isTTY?: boolean; hasColors?(): boolean }, env: Env): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
   // Node's own check: TERM, colour depth, and the same variables for a TTY.
@@ -37,7 +37,7 @@ export function colourEnabled(stream: { isTTY?: boolean; hasColors?(): boolean }
  * (LC_ALL, then LC_CTYPE, then LANG; `C`/`POSIX` are not UTF-8); without one,
  * everything but the Linux console is assumed to (as is-unicode-supported does).
  */
-export function unicodeEnabled(env: Env, platform: NodeJS.Platform = process.platform): boolean {
+function unicodeEnabled(env: Env, platform: NodeJS.Platform = process.platform): boolean {
   if (platform === 'win32') return Boolean(env.WT_SESSION || env.TERM_PROGRAM === 'vscode' || env.ConEmuTask);
   const locale = env.LC_ALL || env.LC_CTYPE || env.LANG;
   if (locale) return /utf-?8/i.test(locale);
@@ -50,7 +50,7 @@ export function styleFor(stream: { isTTY?: boolean; hasColors?(): boolean }, env
 }
 
 /** A style with colour and Unicode symbols each on or off. */
-export function makeStyle(colour: boolean, unicode: boolean): Style {
+function makeStyle(colour: boolean, unicode: boolean): Style {
   const c = pc.createColors(colour);
   return {
     ok: unicode ? '✓' : '+',

@@ -7,7 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** One call of the tour, with why it is shown. */
-export interface TourCall {
+interface TourCall {
   why: string;
   tool: string;
   args: Record<string, unknown>;
@@ -17,7 +17,7 @@ export interface TourCall {
 const PREFERRED = ['README.md', 'readme.md', 'README', 'package.json'];
 
 /** A small text file in `root` for read_file to read: the README or package.json when present, else the first regular file. */
-export function pickFile(root: string): string | undefined {
+function pickFile(root: string): string | undefined {
   let entries: string[];
   try {
     entries = readdirSync(root).sort();

@@ -37,7 +37,7 @@ export function realRoots(roots: readonly string[]): string[] {
 }
 
 /** The fingerprint and the text shown in a diff, of a config file. */
-export interface ConfigDigest {
+interface ConfigDigest {
   hash: string;
   text: string;
 }
@@ -61,7 +61,7 @@ export function configDigest(file: string, content: string): ConfigDigest {
 }
 
 /** The bytes' fingerprint of a file, or MISSING. */
-export function fileFingerprint(file: string): string {
+function fileFingerprint(file: string): string {
   try {
     return sha256(readFileSync(file));
   } catch {

@@ -15,7 +15,7 @@ import { insideAny } from './writable-roots.js';
 import type { LoadedConfig, OnConfigRead, ResolvedConfig } from './config.js';
 
 /** What a config makes run, as fingerprints: what the operator accepted, or what is there now. */
-export interface TrustState {
+interface TrustState {
   /** the config file's real path, or null: no config here */
   file: string | null;
   /** fingerprint of what is loaded of it (package.json: its `toolshed` field) */
@@ -27,7 +27,7 @@ export interface TrustState {
 }
 
 /** A trust record on disk. */
-export interface TrustRecord extends TrustState {
+interface TrustRecord extends TrustState {
   version: 1;
   /** the search folder, or the named config file (real paths) */
   key: string;
@@ -38,7 +38,7 @@ export interface TrustRecord extends TrustState {
 export type TrustMode = 'check' | 'accept';
 
 /** Where trust stands for one start. */
-export interface TrustContext {
+interface TrustContext {
   /** real path of the search folder, or of the named config file */
   key: string;
   /** whether the config was named (`--config`) rather than searched for */
@@ -87,7 +87,7 @@ export function readTrustRecord(stateDir: string, key: string): TrustRecord | un
 }
 
 /** Records `state` as what the operator accepts for `key`. */
-export function writeTrustRecord(stateDir: string, key: string, state: TrustState): void {
+function writeTrustRecord(stateDir: string, key: string, state: TrustState): void {
   ensurePrivateDir(path.join(stateDir, 'trust'));
   const text = state.text !== null && state.text.length > MAX_TEXT_CHARS ? state.text.slice(0, MAX_TEXT_CHARS) : state.text;
   const record: TrustRecord = { version: 1, key, acceptedAt: new Date().toISOString(), ...state, text };
@@ -152,7 +152,7 @@ export function currentState(loaded: LoadedConfig, config: Pick<ResolvedConfig, 
 }
 
 /** What differs between the record and now, one line each. */
-export function describeChanges(record: TrustState, state: TrustState, cwd: string): string[] {
+function describeChanges(record: TrustState, state: TrustState, cwd: string): string[] {
   const out: string[] = [];
   if (record.file !== state.file) {
     if (record.file === null) out.push(`a config appeared where there was none: ${shown(state.file!, cwd)}`);

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 
 /** A syntax error's position (1-based) and Node's or TypeScript's words for it. */
-export interface SyntaxLocation {
+interface SyntaxLocation {
   line: number;
   column: number;
   message: string;

@@ -15,7 +15,7 @@ interface WriteGrant {
 }
 
 /** What this reads of a resolved config (written out here, so config.ts can import this module without a cycle). */
-export interface GrantingConfig {
+interface GrantingConfig {
   root: string;
   dir: string;
   plugins: ReadonlyArray<string | { grant?: WriteGrant }>;

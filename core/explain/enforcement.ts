@@ -14,9 +14,9 @@ import type { Protections } from '../runners/protections.js';
 import type { ConnectionReport } from '../runners/connection-report.js';
 import { shellSandboxPlan } from '../../boundary/launch/shell.js';
 import type { SandboxSupport } from '../../boundary/launch/launch.js';
-import type { EnforcedBy, Enforcement, NotEnforced } from './public-types.js';
+import type { Enforcement, NotEnforced } from './public-types.js';
 
-export type { EnforcedBy, Enforcement };
+export type { Enforcement };
 
 /** The words for a permission nothing enforces. */
 export const NOT_ENFORCED: NotEnforced = 'declared, not enforced';

@@ -133,6 +133,6 @@ function round(ms: number): number {
 }
 
 /** The grants of untrusted plugins that match nothing they request ("plugin P: grant.fsWrite 'x' matches no folder…"); `--strict` fails on them. */
-export function unmatchedGrantWarnings(plugins: ReadonlyArray<{ status: string; source?: { name: string }; permissions?: { unmatched?: string[] } }>): string[] {
+function unmatchedGrantWarnings(plugins: ReadonlyArray<{ status: string; source?: { name: string }; permissions?: { unmatched?: string[] } }>): string[] {
   return plugins.flatMap((p) => (p.status === 'loaded' && p.source ? (p.permissions?.unmatched ?? []).map((note) => `plugin ${p.source!.name}: ${note}`) : []));
 }

@@ -12,8 +12,6 @@ import type { SandboxSupport } from '../../boundary/launch/launch.js';
 import type { PluginLoadResult } from '../load/types.js';
 import type { ProtectionReport } from './public-types.js';
 
-export type { ProtectionReport };
-
 /** The limits a command run in the shell sandbox (the terminal's) gets here, as its plugin's options and this machine decide. */
 function commandResources(options: Readonly<Record<string, unknown>>, support: SandboxSupport): ResourceProtections | undefined {
   const plan = shellSandboxPlan(options, support);

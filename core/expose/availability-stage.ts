@@ -23,7 +23,7 @@ function sameVerdict(a: Availability, b: Availability): boolean {
 }
 
 /** The states layer 1 and 2 leave, by position and by name. */
-export interface StartingStates {
+interface StartingStates {
   /** by position in the plugin set's records */
   stateAt: ToolState[];
   states: ToolStates;

@@ -17,7 +17,7 @@ export type { Availability };
 type Link = ReturnType<NonNullable<Runner['connection']>>;
 
 /** Why a tool is out of service, and until when (an open circuit has this shape). */
-export interface OutOfService {
+interface OutOfService {
   reason: string;
   until: number;
   kind?: 'breaker' | 'changed' | 'definition';
@@ -52,7 +52,7 @@ export interface AvailabilityDeps {
  */
 
 /** Why `record` cannot run with its plugin's grants, or undefined when nothing is missing. */
-export function grantGap(record: ToolRecord): Availability | undefined {
+function grantGap(record: ToolRecord): Availability | undefined {
   const { source, permissions } = record.plugin;
   if (source.trust !== 'untrusted') return undefined;
   if (permissions.requested.network && !permissions.effective.network) {

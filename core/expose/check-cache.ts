@@ -10,7 +10,7 @@ import type { Clock, VerdictSource } from './public-types.js';
 export type { Clock } from './public-types.js';
 
 /** How a verdict was obtained. */
-export interface CachedVerdict extends CheckVerdict {
+interface CachedVerdict extends CheckVerdict {
   via: VerdictSource;
   /** when this verdict stops being valid */
   expiresAt: number;

@@ -14,7 +14,7 @@ import type { ToolStates } from './tool-states.js';
 import type { ToolDefinition } from '../providers/types.js';
 
 /** What layer 3 made: the definitions, sorted by name, and which positions they are. */
-export interface Corrected {
+interface Corrected {
   definitions: ToolDefinition[];
   exposedAt: Uint8Array;
   /** no schema rewriter that must be asked again ran (see SchemaRewriter.pure), and none hid a tool */

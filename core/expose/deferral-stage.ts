@@ -15,10 +15,10 @@ import type { Registry } from './registry.js';
 import type { Toolset } from './toolsets.js';
 
 /** The plugin name explain shows for the host's own tools. */
-export const HOST_PLUGIN = 'toolshed';
+const HOST_PLUGIN = 'toolshed';
 
 /** The toolset explain shows tool_search in. */
-export const SEARCH_TOOLSET = 'search';
+const SEARCH_TOOLSET = 'search';
 
 /** The host config's deferral selection. */
 export function deferralSelection(config: ResolvedConfig): DeferralSelection {

@@ -35,7 +35,7 @@ export interface DeferralInput {
 }
 
 /** The outcome: the deferred names, and warnings (a pattern that matched nothing). */
-export interface DeferralPlan {
+interface DeferralPlan {
   deferred: Set<string>;
   warnings: string[];
 }

@@ -14,7 +14,7 @@ export const SEARCH_TOOL = 'tool_search';
 export const DEFAULT_LIMIT = 5;
 
 /** The longest query accepted; agents type a few words, and a pasted document is a mistake. */
-export const MAX_QUERY_CHARS = 1000;
+const MAX_QUERY_CHARS = 1000;
 
 const definitionMemo = new WeakMap<ResolvedSearch, ToolDefinition>();
 

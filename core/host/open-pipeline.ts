@@ -25,7 +25,7 @@ import type { HostShared } from './surface.js';
 import type { HostEvents } from './events.js';
 
 /** What opening the pipeline needs. */
-export interface PipelineInput {
+interface PipelineInput {
   settings: HostSettings;
   plugins: PluginLoadResult[];
   runners: HostRunners;

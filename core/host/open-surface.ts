@@ -19,7 +19,7 @@ import { probeSandbox } from '../../boundary/launch/probe.js';
 import type { ToolHost } from './tool-host.js';
 
 /** Everything the earlier steps made, and how the host ends. */
-export interface SurfaceInput {
+interface SurfaceInput {
   settings: HostSettings;
   entries: PluginEntries;
   runners: HostRunners;

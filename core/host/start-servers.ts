@@ -10,7 +10,7 @@ import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import type { HostEvents } from './events.js';
 
 /** What the servers report to the host while it runs. */
-export interface ServerSignals {
+interface ServerSignals {
   /** a server's stderr line or a connection note */
   log(entry: HostEvents['log'][0]): void;
   /** a tool's definition changed since it was accepted */

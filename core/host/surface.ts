@@ -49,7 +49,7 @@ export interface HostShared {
 }
 
 /** One surface's own state. */
-export interface Scope {
+interface Scope {
   pipeline: DefinitionsPipeline;
   emitter: HostEmitter;
   hooks: HookList;
@@ -63,7 +63,7 @@ export interface Scope {
 }
 
 /** Where a new scope sits: under `parent` (a view), narrowed, with its own approver, defer and emitter. */
-export interface ScopeOptions {
+interface ScopeOptions {
   parent?: Scope;
   narrowing?: Narrowing;
   onApproval?: Approver;
@@ -101,7 +101,7 @@ export function openScope(shared: Pick<HostShared, 'config' | 'pipelineDeps' | '
 }
 
 /** How a surface ends: the host's teardown, or a view's detach. */
-export interface SurfaceLifetime {
+interface SurfaceLifetime {
   close(): Promise<void>;
   /** true once calls through this surface must be refused with HOST_CLOSED */
   isClosed(): boolean;

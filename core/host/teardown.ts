@@ -5,7 +5,7 @@
  */
 
 /** Something a step opened. */
-export interface Closable {
+interface Closable {
   close(): Promise<void> | void;
 }
 

@@ -20,7 +20,7 @@ import { isPath, type PluginEntry } from '../config/config.js';
 import type { FirstPartyClaims, PluginSource } from './types.js';
 
 /** The folder holding the first-party plugin packages. */
-export const BUILTIN_DIR = fileURLToPath(new URL('../../../plugins/', import.meta.url));
+const BUILTIN_DIR = fileURLToPath(new URL('../../../plugins/', import.meta.url));
 
 interface PackageJson {
   name?: string;

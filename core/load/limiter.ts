@@ -5,7 +5,7 @@
  */
 
 /** Runs tasks `n` at a time. */
-export type Limiter = <T>(task: () => Promise<T>) => Promise<T>;
+type Limiter = <T>(task: () => Promise<T>) => Promise<T>;
 
 /** A limiter of `n` concurrent tasks (first come, first served). */
 export function limiter(n: number): Limiter {

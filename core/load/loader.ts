@@ -36,7 +36,7 @@ export interface RunnerPlan {
 }
 
 /** What loading needs from the host. */
-export interface LoadOptions {
+interface LoadOptions {
   config: ResolvedConfig;
   /** the host's environment (the source of granted variables) */
   env: Record<string, string | undefined>;

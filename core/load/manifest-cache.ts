@@ -61,7 +61,7 @@ const MAX_PACKAGE_JSON_BYTES = 1024 * 1024;
  * unchanged plugin would otherwise keep the old conversion. The paths come from the plugin's tier:
  * only a regular file named package.json, of a bounded size, is read; anything else fails the check.
  */
-export function schemaLibrariesUnchanged(manifest: RawManifest): boolean {
+function schemaLibrariesUnchanged(manifest: RawManifest): boolean {
   const libraries = manifest.schemaLibraries;
   if (libraries === undefined) return true;
   if (!Array.isArray(libraries)) return false;

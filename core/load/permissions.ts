@@ -19,7 +19,7 @@ const intersect = (a: string[] | undefined, b: string[] | undefined): string[] =
 type Complete = Required<Omit<Permissions, 'folders'>> & { folders: Record<string, string> };
 
 /** A plugin's requested, granted and effective permissions, and the grants that match no request. */
-export interface PermissionSets {
+interface PermissionSets {
   requested: Required<Omit<Permissions, 'folders'>> & Pick<Permissions, 'folders'>;
   granted: Complete;
   effective: Complete;

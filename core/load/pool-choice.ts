@@ -10,7 +10,7 @@ import type { ResolvedConfig } from '../config/config.js';
 import type { PluginSource } from './types.js';
 
 /** Most threads of a pool a plugin gets because it holds env grants (an explicit `pool: 'own'` gets `limits.threads`). */
-export const GRANT_POOL_THREADS = 2;
+const GRANT_POOL_THREADS = 2;
 
 /** The `pool` setting of each config entry that has one, by the package it names. */
 export function poolSettings(config: ResolvedConfig): Map<string, 'shared' | 'own'> {

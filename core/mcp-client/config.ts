@@ -20,7 +20,7 @@ export interface StdioTarget {
 }
 
 /** A Streamable HTTP server: the only URL toolshed will request. */
-export interface HttpTarget {
+interface HttpTarget {
   url: URL;
   headers: Record<string, string>;
 }
@@ -55,11 +55,11 @@ export interface ResolvedServer {
 export type ListingLimits = Required<McpListingLimits>;
 
 /** Tools kept of one server: more than any real server lists, few enough that a re-list stays cheap. */
-export const DEFAULT_LISTING_TOOLS = 1_000;
+const DEFAULT_LISTING_TOOLS = 1_000;
 /** `tools/list` pages read: real servers page by 50-100 tools, so 50 pages reach the tool limit. */
-export const DEFAULT_LISTING_PAGES = 50;
+const DEFAULT_LISTING_PAGES = 50;
 /** Characters of one tool description: real descriptions run to a few hundred; this keeps a long manual. */
-export const DEFAULT_DESCRIPTION_CHARS = 2_000;
+const DEFAULT_DESCRIPTION_CHARS = 2_000;
 
 function listingLimits(entry: McpServerEntry, config: ResolvedConfig): ListingLimits {
   const listing = entry.listing ?? {};

@@ -26,20 +26,20 @@ import type { UpstreamTool } from './tools.js';
 import { listTools, outputValidator, ListingTimeout, type Listing } from './listing.js';
 
 /** The first restart waits this long; each further one twice as long, up to the cap. */
-export const RESTART_INITIAL_MS = 500;
+const RESTART_INITIAL_MS = 500;
 /** The longest wait between two restarts. */
-export const RESTART_MAX_MS = 30_000;
+const RESTART_MAX_MS = 30_000;
 /** A connection that stayed up this long starts the backoff from the beginning again. */
 const STABLE_MS = 10_000;
 /** Bytes of a server's stderr kept for explain. */
 const STDERR_TAIL = 2_000;
 /** A re-list waits this long after the last list_changed, so a burst costs one listing. */
-export const RELIST_DEBOUNCE_MS = 250;
+const RELIST_DEBOUNCE_MS = 250;
 /** ...but never longer than this after the first unanswered one, so a storm still re-lists. */
-export const RELIST_MAX_WAIT_MS = 2_000;
+const RELIST_MAX_WAIT_MS = 2_000;
 
 /** Where a connection reports to. */
-export interface ConnectionEvents {
+interface ConnectionEvents {
   /** the state or the tool list changed */
   onChange(): void;
   /** a line the server wrote to stderr, or a note about its connection */

@@ -45,7 +45,7 @@ interface PinFile {
 }
 
 /** A change as the pins see it: the exposed name is the caller's to add. */
-export type PinnedChange = Omit<DefinitionChange, 'name'>;
+type PinnedChange = Omit<DefinitionChange, 'name'>;
 
 /** What of a tool is pinned: what the model reads and what shapes its calls. */
 function definitionOf(tool: UpstreamTool): Record<string, unknown> {

@@ -43,7 +43,7 @@ const INVALID_NOTES = 5;
  * `text` cut to `max` characters, marked where cut. A cut never splits a surrogate pair.
  * @example cutText('abcdef', 3) // 'abc… [cut by toolshed: 3 characters more]'
  */
-export function cutText(text: string, max: number): string {
+function cutText(text: string, max: number): string {
   if (text.length <= max) return text;
   let end = max;
   const last = text.charCodeAt(end - 1);

@@ -15,7 +15,7 @@ import validRange from 'semver/ranges/valid.js';
 import which from 'which';
 
 /** A JavaScript server run by this host's node. */
-export interface NodeProgram {
+interface NodeProgram {
   runtime: 'node';
   /** process.execPath */
   command: string;
@@ -29,7 +29,7 @@ export interface NodeProgram {
 }
 
 /** Any other program. */
-export interface SystemProgram {
+interface SystemProgram {
   runtime: 'system';
   /** absolute when it was found on PATH, else as written (starting it will fail and say so) */
   command: string;

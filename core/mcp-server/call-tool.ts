@@ -12,14 +12,14 @@ import type { ToolHost } from '../host/host.js';
 import type { RichContent } from '../../boundary/outcome.js';
 
 /** The parts of a `tools/call` request this handler reads. */
-export interface CallToolParams {
+interface CallToolParams {
   name: string;
   arguments?: Record<string, unknown>;
   _meta?: { progressToken?: string | number };
 }
 
 /** What the SDK hands a request handler (abort signal, session, notification sender). */
-export type McpHandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type McpHandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** Relays `ctx.progress` as `notifications/progress`, only while the call runs and only increasing (the spec requires both). */
 function progressRelay(token: string | number | undefined, extra: McpHandlerExtra): { onProgress?: (done: number, total?: number) => void; stop(): void } {

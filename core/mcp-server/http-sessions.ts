@@ -9,7 +9,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
 /** One MCP session: its SDK server and transport, and when it was last used. */
-export interface Session {
+interface Session {
   server: Server;
   transport: StreamableHTTPServerTransport;
   /** requests of this session still being answered (an open SSE stream counts) */

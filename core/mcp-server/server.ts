@@ -51,10 +51,10 @@ export function createMcpServer(host: ToolHost, changes: ChangeSource = hostChan
 }
 
 /** Why a tool list may have changed: the exposure moved (every session's), or a tool_search loaded tools into one session. */
-export type ToolListEvent = { kind: 'change' } | { kind: 'loaded'; sessionId: string | undefined };
+type ToolListEvent = { kind: 'change' } | { kind: 'loaded'; sessionId: string | undefined };
 
 /** Where a server hears that the tool list changed: subscribe a listener, get its unsubscribe. */
-export type ChangeSource = (listener: (event: ToolListEvent) => void) => () => void;
+type ChangeSource = (listener: (event: ToolListEvent) => void) => () => void;
 
 /** Subscribes `emit` to the host's 'change' and 'loaded' events; returns the function that unsubscribes. */
 function listenToHost(host: ToolHost, emit: (event: ToolListEvent) => void): () => void {
@@ -69,7 +69,7 @@ function listenToHost(host: ToolHost, emit: (event: ToolListEvent) => void): () 
 }
 
 /** The host's own events, listened to once per server (fine for stdio's single connection). */
-export function hostChanges(host: ToolHost): ChangeSource {
+function hostChanges(host: ToolHost): ChangeSource {
   return (listener) => listenToHost(host, listener);
 }
 

@@ -14,7 +14,7 @@ import { createMcpServer } from './server.js';
 import type { ToolHost } from '../host/host.js';
 
 /** What a stateless request needs from the HTTP endpoint. */
-export interface StatelessOptions {
+interface StatelessOptions {
   /** Host header values accepted (DNS-rebinding protection on loopback), when set */
   allowedHosts?: string[];
   onError(error: unknown): void;

@@ -18,7 +18,7 @@ export interface McpEndpoint {
 }
 
 /** The JSON-RPC error answering a request too large to read. */
-export function oversizedError(message: OversizedMessage, limit: number): JSONRPCError | undefined {
+function oversizedError(message: OversizedMessage, limit: number): JSONRPCError | undefined {
   if (message.id === undefined) return undefined;
   const what = message.method ? `${message.method} request` : 'request';
   return {

@@ -10,13 +10,13 @@
  * stream (it writes each message once and waits for 'drain' when told to),
  * straight onto the real stdout, with no stream layer or Buffer copy between.
  */
-export interface ProtocolOut {
+interface ProtocolOut {
   write(chunk: string | Uint8Array, callback?: (error?: Error | null) => void): boolean;
   once(event: 'drain', listener: () => void): unknown;
 }
 
 /** The protocol's own stdout, and the way to put process.stdout back. */
-export interface StdoutGuard {
+interface StdoutGuard {
   protocol: ProtocolOut;
   restore(): void;
 }

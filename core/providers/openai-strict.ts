@@ -10,7 +10,7 @@ import type { JsonSchema } from '../../boundary/plugin-api.js';
 import { appendNote, dependentRequiredNote, isSchema, mergeAllOf, objectRoot, typesOf } from './json-schema.js';
 
 /** The strict-mode schema, or why the tool must go out non-strict. */
-export type StrictResult = { ok: true; schema: JsonSchema } | { ok: false; reason: string };
+type StrictResult = { ok: true; schema: JsonSchema } | { ok: false; reason: string };
 
 /** OpenAI documents 10 levels of object nesting as the strict-mode limit. */
 const MAX_DEPTH = 10;

@@ -19,7 +19,7 @@ interface ComlinkMessage {
 }
 
 /** Why the guard refused a message, or undefined when it passes. */
-export function refusal(data: unknown, allowed: ReadonlySet<string>): string | undefined {
+function refusal(data: unknown, allowed: ReadonlySet<string>): string | undefined {
   if (typeof data !== 'object' || data === null) return 'not a Comlink message';
   const message = data as ComlinkMessage;
   if (message.type !== 'APPLY') return `message type ${String(message.type)} is not allowed`;
@@ -57,7 +57,7 @@ export function exposeGuarded(api: object, port: MessagePort, methods: readonly 
  * another channel (the process tier's framed pipe). `on`/`off` receive the
  * message data itself, as a MessagePort's 'message' event does.
  */
-export interface GuardEndpoint {
+interface GuardEndpoint {
   postMessage(message: unknown, transfer?: readonly unknown[]): void;
   on(event: 'message', listener: (data: unknown) => void): unknown;
   off(event: 'message', listener: (data: unknown) => void): unknown;

@@ -17,7 +17,7 @@ export const DIALECT_URIS: Readonly<Record<SchemaDialect, string>> = {
 };
 
 /** For messages: every supported `$schema`. */
-export const SUPPORTED_DIALECTS = 'draft-06, draft-07, 2019-09 and 2020-12';
+const SUPPORTED_DIALECTS = 'draft-06, draft-07, 2019-09 and 2020-12';
 
 /** A `$schema` naming a dialect toolshed does not validate (draft-04, a custom meta-schema). */
 export class UnknownDialectError extends Error {
@@ -35,10 +35,10 @@ export interface DialectReading {
 }
 
 /** How an untagged schema is read: by the plugin rule (its keywords), or as MCP's default, 2020-12. */
-export type UntaggedRule = 'plugin' | 'mcp';
+type UntaggedRule = 'plugin' | 'mcp';
 
 /** The dialect a `$schema` URI names (http or https, with or without the empty fragment); undefined when it names none. */
-export function dialectOfUri(uri: string): SchemaDialect | undefined {
+function dialectOfUri(uri: string): SchemaDialect | undefined {
   const match = /^https?:\/\/json-schema\.org\/(draft-0[67]\/schema|draft\/(?:2019-09|2020-12)\/schema)#?$/.exec(uri);
   if (!match) return undefined;
   const path = match[1]!;
@@ -71,7 +71,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * `items` is not mistaken for the keyword), with its JSON pointer. Values of `enum`, `const`,
  * `default` and `examples` are data, never walked.
  */
-export function walkSchemas(node: unknown, visit: (schema: Record<string, unknown>, pointer: string) => void, pointer = '', depth = 0): void {
+function walkSchemas(node: unknown, visit: (schema: Record<string, unknown>, pointer: string) => void, pointer = '', depth = 0): void {
   if (!isObject(node) || depth > 64) return;
   visit(node, pointer);
   const next = (child: unknown, at: string) => walkSchemas(child, visit, at, depth + 1);

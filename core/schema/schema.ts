@@ -18,7 +18,7 @@ import { DIALECT_URIS, readDialect, type SchemaDialect } from './schema-dialect.
 const require = createRequire(import.meta.url);
 
 /** One validation problem: where (JSON pointer) and what was expected. */
-export interface SchemaProblem {
+interface SchemaProblem {
   pointer: string;
   message: string;
 }
@@ -65,7 +65,7 @@ export const SCHEMA_CACHE_MAX = 500;
  * instance that compiled without end would grow without end; the old instance is collected once
  * no cached validator of it is left.
  */
-export const COMPILES_PER_AJV = 2_000;
+const COMPILES_PER_AJV = 2_000;
 
 /** The cache key of a schema: a hash of its canonical JSON. */
 function schemaKey(schema: object): string {

@@ -2,7 +2,7 @@
 import { distance } from 'fastest-levenshtein';
 
 /** The candidates closest to `name` (at most `limit`), nearest first; empty when nothing is close. */
-export function suggest(name: string, candidates: Iterable<string>, limit = 3): string[] {
+function suggest(name: string, candidates: Iterable<string>, limit = 3): string[] {
   const lower = name.toLowerCase();
   const scored: Array<{ candidate: string; score: number }> = [];
   for (const candidate of candidates) {

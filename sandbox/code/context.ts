@@ -15,7 +15,7 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const MAX_STACK_BYTES = 256 * 1024;
 
 /** Host functions the bootstrap closes over; the script itself never sees them. */
-export interface HostBridge {
+interface HostBridge {
   call: VmFunctionImplementation<QuickJSHandle>;
   print: VmFunctionImplementation<QuickJSHandle>;
   done: VmFunctionImplementation<QuickJSHandle>;

@@ -92,7 +92,7 @@ export function releaseEngine(engine: Engine, clean: boolean): void {
 }
 
 /** Starts a new QuickJS instance whose heap cannot grow much past `memoryMb`. */
-export async function startEngine(memoryMb: number): Promise<Engine> {
+async function startEngine(memoryMb: number): Promise<Engine> {
   try {
     const wasmModule = await compileOnce();
     const wantedPages = Math.ceil(((RESERVED_MB + memoryMb) * 1024 * 1024) / PAGE_BYTES);

@@ -3,7 +3,7 @@ import { describeHandle, messageOf } from './failures.js';
 import { CodeErrorCode, type CodeError, type RunCodeOptions, type ToolCallOutcome } from './types.js';
 
 /** What the tool-call gate needs from the run it belongs to. */
-export interface ToolCallHooks {
+interface ToolCallHooks {
   /** False once the run has an outcome: later calls are refused undispatched. */
   isOpen(): boolean;
   /** Called after a reply was delivered into the sandbox, so the run drives its job queue. */

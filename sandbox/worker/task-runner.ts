@@ -28,7 +28,7 @@ const MAX_STACK_CHARS = 8_000;
 export type HostLink = { [K in keyof HostRpc]: (...args: Parameters<HostRpc[K]>) => Promise<Awaited<ReturnType<HostRpc[K]>>> };
 
 /** Runs tasks and stops running calls by call id. */
-export interface TaskRunner {
+interface TaskRunner {
   /** Runs one task; every outcome is a `WorkerReply` (a rejection means the realm itself failed). */
   run(task: WorkerTask): Promise<WorkerReply>;
   /** Aborts the running call `callId` (its ctx.signal, and its result as TOOL_CANCELLED). */

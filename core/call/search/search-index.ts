@@ -23,7 +23,7 @@ import type { ToolDefinition } from '../../providers/types.js';
 import type { JsonSchema } from '../../../boundary/plugin-api.js';
 
 /** The text of one tool, by field. */
-export interface SearchDocument {
+interface SearchDocument {
   id: string;
   name: string;
   description: string;
@@ -46,26 +46,26 @@ export interface IndexedTool {
 export const FIELDS = ['name', 'description', 'parameters', 'toolset'] as const;
 
 /** One indexed field. */
-export type Field = (typeof FIELDS)[number];
+type Field = (typeof FIELDS)[number];
 
 /**
  * Words read per field (camelCase humps and stop words count); the rest of the
  * text is not indexed. Far above honest text: the benchmark catalogue's
  * longest description has 20 words, its longest parameter list 36.
  */
-export const FIELD_WORDS: Readonly<Record<Field, number>> = { name: 24, description: 150, parameters: 150, toolset: 40 };
+const FIELD_WORDS: Readonly<Record<Field, number>> = { name: 24, description: 150, parameters: 150, toolset: 40 };
 
 /** Characters of a field split into words at all (a 2 MB description costs no more than this). */
-export const FIELD_CHARS = 4000;
+const FIELD_CHARS = 4000;
 
 /** Times one word counts in one field: the fiftieth "github" adds nothing. */
-export const TERM_REPEATS = 2;
+const TERM_REPEATS = 2;
 
 /** What an untrusted tool's score is multiplied by: a tie-breaker, not a wipe-out. */
-export const UNTRUSTED_FACTOR = 0.8;
+const UNTRUSTED_FACTOR = 0.8;
 
 /** How many of the first places one source may take, unless the query names it. */
-export interface SourceLimit {
+interface SourceLimit {
   max: number;
   /** the places an untrusted source may take (default `max`) */
   untrustedMax?: number;
@@ -78,10 +78,10 @@ export interface SourceLimit {
  * the bench, whose plugins pack 14 services each; three and two: 0.930, the
  * stuffed plugin in the top 5 for 8 of 214 queries instead of 14.)
  */
-export const PER_SOURCE: SourceLimit = { max: 3, untrustedMax: 2, window: 5 };
+const PER_SOURCE: SourceLimit = { max: 3, untrustedMax: 2, window: 5 };
 
 /** Ranking switches, for the benchmark's comparisons; the defaults are what tool_search uses. */
-export interface RankingOptions {
+interface RankingOptions {
   /** drop stop words (default true) */
   stopWords: boolean;
   /** expand query words with SYNONYMS (default true) */
@@ -105,14 +105,14 @@ export interface RankingOptions {
  * by WORDY.words / its words: an honest definition is far shorter (the benchmark
  * catalogue's longest has 63), a stuffed one cannot match everything at full weight.
  */
-export const WORDY = { words: 100, power: 1 };
+const WORDY = { words: 100, power: 1 };
 
 /**
  * MiniSearch's BM25+ with its lower bound per matched word (`d`) set to 0, i.e.
  * plain BM25: with the bound, a word in a very long field still scored at least
  * half as much as in a short one, which is what stuffing lives on.
  */
-export const BM25 = { k: 1.2, b: 0.7, d: 0 };
+const BM25 = { k: 1.2, b: 0.7, d: 0 };
 
 /** What tool_search uses. */
 export const RANKING: RankingOptions = {
@@ -194,7 +194,7 @@ function expandTerm(term: string, options: RankingOptions): string | string[] | 
 }
 
 /** The words of a schema's property names and descriptions, nested objects and array items included. */
-export function parameterText(schema: JsonSchema, depth = 0): string {
+function parameterText(schema: JsonSchema, depth = 0): string {
   if (depth > 3 || typeof schema !== 'object' || schema === null) return '';
   const parts: string[] = [];
   const properties = schema.properties;
@@ -242,7 +242,7 @@ interface Hit {
 }
 
 /** The words that name a source: a package name without its scope and `toolshed-plugin-`, an MCP server's name without `mcp:`. */
-export function sourceWords(source: string): string[] {
+function sourceWords(source: string): string[] {
   const bare = source
     .replace(/^mcp:/, '')
     .replace(/^@[^/]+\//, '')

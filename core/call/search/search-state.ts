@@ -18,13 +18,13 @@ import type { ToolDefinition } from '../../providers/types.js';
 export type { SearchReport };
 
 /** Where a tool comes from: its plugin's package name (`mcp:<name>` for an MCP server) and trust. */
-export interface ToolSource {
+interface ToolSource {
   name: string;
   trust: 'trusted' | 'untrusted';
 }
 
 /** Which of `search.exclude` keeps a tool out of search, if one does: its plugin or server, its toolset or its own name, `*` patterns allowed. */
-export function excludeMatcher(entries: readonly string[]): (tool: string, toolset: string, source: string) => string | undefined {
+function excludeMatcher(entries: readonly string[]): (tool: string, toolset: string, source: string) => string | undefined {
   if (!entries.length) return () => undefined;
   const tests = entries.map((entry) => {
     const pattern = entry.includes('*') ? new RegExp(`^${entry.split('*').map(escapeRegExp).join('.*')}$`) : undefined;

@@ -17,7 +17,7 @@ import type { ToolIndex } from './search-index.js';
 import type { SessionStore } from './sessions.js';
 
 /** What the search tool needs from the host. */
-export interface SearchToolDeps {
+interface SearchToolDeps {
   exposure(): Promise<Exposure>;
   /** the index, synced to the given exposure */
   index(exposure: Exposure): ToolIndex;
@@ -28,7 +28,7 @@ export interface SearchToolDeps {
 }
 
 /** One hit as the model reads it. */
-export interface SearchHit {
+interface SearchHit {
   name: string;
   description: string;
   toolset: string;

@@ -8,10 +8,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Clock, SessionReport } from '../../expose/public-types.js';
 
-export type { SessionReport };
-
 /** Bounds of the store (config `search.sessions`). */
-export interface SessionLimits {
+interface SessionLimits {
   /** sessions kept; the least recently used is dropped past it */
   max: number;
   /** a session unused this long is dropped; 0 keeps sessions until the LRU drops them */

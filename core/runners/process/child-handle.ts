@@ -25,7 +25,7 @@ export interface ChildEnd {
 export type RequestResult = { kind: 'reply'; reply: unknown } | { kind: 'ended'; end: ChildEnd };
 
 /** How to start one child. */
-export interface ChildStartOptions {
+interface ChildStartOptions {
   command: ChildCommand;
   cwd: string;
   init: ChildInit;
@@ -48,7 +48,7 @@ export interface ChildStartOptions {
 const OUTPUT_TAIL_BYTES = 16 * 1024;
 
 /** The last `capacity` bytes of a stream, and how many bytes went by. */
-export class OutputTail {
+class OutputTail {
   private chunks: Buffer[] = [];
   private held = 0;
   /** every byte the stream produced */

@@ -19,7 +19,7 @@ import { isInside } from '../../../boundary/launch/paths.js';
 const MAX_PACKAGES = 5_000;
 
 /** A dependency that may not be read, and why. */
-export interface DependencyRefusal {
+interface DependencyRefusal {
   /** the name as written in a package.json */
   dependency: string;
   /** the package.json that names it */
@@ -28,7 +28,7 @@ export interface DependencyRefusal {
 }
 
 /** The checked dependency folders (real paths), or the first dependency that failed a check. */
-export type DependencyRoots = { ok: true; roots: string[] } | { ok: false; refusal: DependencyRefusal };
+type DependencyRoots = { ok: true; roots: string[] } | { ok: false; refusal: DependencyRefusal };
 
 function declaredDependencies(dir: string): string[] {
   try {

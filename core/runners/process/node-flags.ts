@@ -10,7 +10,7 @@ import path from 'node:path';
 const flags = process.allowedNodeEnvironmentFlags;
 
 /** `--permission` (Node 22.13+, stable) or `--experimental-permission` (Node 20). */
-export function permissionFlag(): string {
+function permissionFlag(): string {
   return flags.has('--permission') ? '--permission' : '--experimental-permission';
 }
 
@@ -18,12 +18,12 @@ export function permissionFlag(): string {
  * Whether this Node's permission model also holds the network (Node 25+): without
  * `--allow-net` a process gets no sockets, no DNS and no fetch, Unix sockets included.
  */
-export function permissionHoldsNetwork(): boolean {
+function permissionHoldsNetwork(): boolean {
   return flags.has('--allow-net');
 }
 
 /** The permission model's network flag for a process with (or without) the network grant. */
-export function networkFlags(network: boolean): string[] {
+function networkFlags(network: boolean): string[] {
   return network && permissionHoldsNetwork() ? ['--allow-net'] : [];
 }
 
@@ -40,7 +40,7 @@ export function netPermission(network: boolean): boolean {
  * is therefore also granted as `path/*`, which covers what is later created below it and nothing
  * beside it (`path-other` does not match).
  */
-export function fsPermissionFlags(readPaths: readonly string[], writePaths: readonly string[]): string[] {
+function fsPermissionFlags(readPaths: readonly string[], writePaths: readonly string[]): string[] {
   const spell = (p: string) => (existsSync(p) ? [p] : [p, `${p}${p.endsWith(path.sep) ? '' : path.sep}*`]);
   const sorted = (paths: readonly string[]) => [...new Set(paths)].sort();
   return [

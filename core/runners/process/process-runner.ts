@@ -38,7 +38,7 @@ export interface SandboxGrants {
 }
 
 /** Options of one plugin's process runner. */
-export interface ProcessRunnerOptions {
+interface ProcessRunnerOptions {
   /** the plugin's name, for messages */
   name: string;
   /** file URL of the plugin's entry module */

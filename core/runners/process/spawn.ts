@@ -14,7 +14,7 @@ import { netPermission, permissionModelFlags } from './node-flags.js';
 export { BWRAP_ENV, NAMESPACES_ENV } from '../../../boundary/launch/probe.js';
 
 /** Everything that decides a child's command line. */
-export interface ChildCommandOptions {
+interface ChildCommandOptions {
   /** absolute path of the child's entry (dist/sandbox/child/child-main.js) */
   childEntry: string;
   /** real, absolute paths the child may read */

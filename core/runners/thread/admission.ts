@@ -14,7 +14,7 @@ import type { RunnerFailure } from '../../../boundary/runner-failure.js';
 const WAIT_SWEEP_MS = 10;
 
 /** The bounds of one queue. */
-export interface AdmissionLimits {
+interface AdmissionLimits {
   /** calls that run at once (the pool's threads) */
   slots: number;
   /** calls that may wait per plugin */
@@ -24,7 +24,7 @@ export interface AdmissionLimits {
 }
 
 /** Who is asking, and how long it may wait. */
-export interface AdmissionRequest {
+interface AdmissionRequest {
   /** the plugin (fairness and the per-plugin bound) */
   key: string;
   /** the session (fairness within a plugin) */

@@ -46,7 +46,7 @@ import { heapLimits, type CallHooks, type CallOrigin } from '../runner.js';
 import type { RunOutcome, RunnerFailure } from '../../../boundary/runner-failure.js';
 
 /** The shape and bounds of one pool. */
-export interface ThreadPoolOptions {
+interface ThreadPoolOptions {
   memoryMb: number;
   threads: number;
   /** calls that may wait per plugin */
@@ -59,7 +59,7 @@ export interface ThreadPoolOptions {
 }
 
 /** One call into the pool. */
-export interface PoolCall {
+interface PoolCall {
   /** the plugin (fairness and its queue bound) */
   key: string;
   session?: string | undefined;

@@ -13,7 +13,7 @@ import type { CallHooks, CallOrigin, CheckRequest, HandlerRequest, PoolPlacement
 import type { RunOutcome } from '../../../boundary/runner-failure.js';
 
 /** Options of one plugin's thread runner. */
-export interface ThreadRunnerOptions {
+interface ThreadRunnerOptions {
   /** file URL of the plugin's entry module */
   entry: string;
   /** the plugin's name: its queue in the pool */
