@@ -28,6 +28,9 @@ export interface McpServerEntry {
   prefix?: string | false;
   timeoutMs?: number;
   enabled?: boolean;
+  /** its tools are callable from execute_code */
+  codeCallable?: boolean;
+  /** @deprecated the older name of `codeCallable`, accepted until toolshed 2 */
   sandbox?: boolean;
   /** limits on its processes, memory and file size (stdio, untrusted) over the top-level `resources` */
   resources?: ResourceSettings;

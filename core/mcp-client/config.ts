@@ -38,7 +38,7 @@ export interface ResolvedServer {
   startTimeoutMs: number;
   trust: 'trusted' | 'untrusted';
   grant: Required<Omit<Permissions, 'folders'>>;
-  sandbox: boolean;
+  codeCallable: boolean;
   /** limits on a stdio server's processes, memory and file size (its entry's `resources` over the top-level ones) */
   resources: ResourceLimits;
   /** what a changed tool definition does (definition-pins.ts) */
@@ -103,6 +103,14 @@ function normalizeGrant(grant: Permissions | undefined): Required<Omit<Permissio
   return { network: grant?.network ?? false, env: [...new Set(grant?.env ?? [])].sort(), fsRead: [...(grant?.fsRead ?? [])], fsWrite: [...(grant?.fsWrite ?? [])], callTools: [] };
 }
 
+/** `codeCallable`, or its older name `sandbox` (kept as an alias until toolshed 2); both given and different is an error. */
+function codeCallableOf(name: string, entry: McpServerEntry): boolean {
+  if (entry.codeCallable !== undefined && entry.sandbox !== undefined && entry.codeCallable !== entry.sandbox) {
+    fail(name, `codeCallable and its older name sandbox disagree (${entry.codeCallable} and ${entry.sandbox}): give only codeCallable`, 'sandbox');
+  }
+  return (entry.codeCallable ?? entry.sandbox) === true;
+}
+
 function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig, enabled: Set<string> | 'all'): ResolvedServer {
   const toolset = entry.toolset ?? `mcp-${name}`;
   const server: ResolvedServer = {
@@ -114,7 +122,7 @@ function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig,
     startTimeoutMs: config.limits.loadTimeoutMs,
     trust: entry.trust ?? 'untrusted',
     grant: normalizeGrant(entry.grant),
-    sandbox: entry.sandbox === true,
+    codeCallable: codeCallableOf(name, entry),
     resources: resolveResources(entry.resources, config.resources),
     listing: listingLimits(entry, config),
     definitionChanges: entry.definitionChanges ?? config.definitionChanges,

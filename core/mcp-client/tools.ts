@@ -125,7 +125,7 @@ export function serverTools(server: ResolvedServer, listed: readonly UpstreamToo
       parameters: schema,
       requires: { env: [], bins: [], tools: [], platforms: [] },
       limits: { timeoutMs: server.timeoutMs },
-      codeCallable: server.sandbox,
+      codeCallable: server.codeCallable,
       annotations: annotations(upstream),
     };
     const reading = dialect(schema);
