@@ -5,27 +5,9 @@
  * name to make it; the few states that are not registered tools (a failed
  * plugin's last known tools, the host's tool_search) sit in a small map beside it.
  */
-import type { Availability } from './availability.js';
-import type { ToolConflict } from '../load/types.js';
+import type { ToolState } from './public-types.js';
 
-/** Where in the pipeline a tool was hidden. */
-export type HiddenLayer = 'load' | 'selection' | 'availability' | 'schema';
-
-/** Every registered tool's state, for explain. */
-export interface ToolState {
-  name: string;
-  plugin: string;
-  toolset: string;
-  exposed: boolean;
-  layer?: HiddenLayer;
-  reason?: string;
-  availability?: Availability;
-  /** guard findings and masked failures */
-  warnings: string[];
-  conflict?: ToolConflict;
-  /** exposed and callable, but left out of definitions() until a search loads it for a session */
-  deferred?: boolean;
-}
+export type { HiddenLayer, ToolState } from './public-types.js';
 
 /** Read like a `ReadonlyMap` (get, has, size, iteration in registry order). */
 export class ToolStates {
