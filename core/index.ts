@@ -1,10 +1,25 @@
 /** toolshed's public API. Everything else is internal: every type below is declared in a types-only file (test/package/public-types.test.ts). */
 export { createToolHost } from './host/host.js';
 export type { ToolHost, ToolHostOptions, DefinitionsOptions, ViewOptions } from './host/tool-host.js';
-export type { DispatchOptions, ToolHooks, ToolCall, CallResult, BeforeCallResult, AfterCallResult, CallHop, CallChain, Approver, ApprovalRequest, ApprovalDecision, ApprovalReason } from './call/public-types.js';
+export type {
+  DispatchOptions,
+  ToolHooks,
+  ToolCall,
+  CallResult,
+  BeforeCallResult,
+  AfterCallResult,
+  CallHop,
+  CallChain,
+  Approver,
+  ApprovalRequest,
+  ApprovalDecision,
+  ApprovalReason,
+  SearchReport,
+  SessionReport,
+} from './call/public-types.js';
 export type { CallOutcome, ContentBlock, RichContent } from '../boundary/outcome.js';
 export type { HostReport, PluginReport, ToolReport, Enforcement, EnforcedBy, NotEnforced, ProtectionReport } from './explain/public-types.js';
-export type { SearchReport, SessionReport, ToolState, HiddenLayer, Availability, VerdictSource, SchemaRewriter, RewriteContext, ToolInfo, Clock } from './expose/public-types.js';
+export type { ToolState, HiddenLayer, Availability, VerdictSource, SchemaRewriter, RewriteContext, ToolInfo, Clock } from './expose/public-types.js';
 export type { ManifestSource, ToolConflict } from './load/public-types.js';
 export type { HostEvents } from './host/events.js';
 export type { ToolshedConfig, PluginEntry, SearchConfig, McpServerEntry, McpListingLimits, DefinitionChanges, ResolvedConfig, ResolvedSearch, HostLimits, BreakerLimits } from './config/public-types.js';

@@ -13,7 +13,7 @@ import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import { protectionReport } from './protection-report.js';
 import type { ApprovalReason } from '../call/approval.js';
 import { enforcement } from './enforcement.js';
-import type { SearchReport } from '../expose/public-types.js';
+import type { SearchReport } from '../call/public-types.js';
 import { readDialect } from '../schema/schema-dialect.js';
 import type { SandboxSupport } from '../../boundary/launch/launch.js';
 import type { HostReport, PluginReport, ToolReport } from './public-types.js';

@@ -7,7 +7,8 @@ import type { Grant, Permissions, ProtectedPath, ToolAnnotations } from '../../b
 import type { ResourceProtections } from '../../boundary/launch/resources.js';
 import type { Tier } from '../../boundary/tier.js';
 import type { ManifestSource, ToolConflict } from '../load/public-types.js';
-import type { SearchReport, ToolState } from '../expose/public-types.js';
+import type { ToolState } from '../expose/public-types.js';
+import type { SearchReport } from '../call/public-types.js';
 import type { ApprovalReason } from '../call/public-types.js';
 import type { Protections } from '../runners/protections.js';
 import type { ConnectionReport } from '../runners/connection-report.js';

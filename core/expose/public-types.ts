@@ -92,31 +92,3 @@ export interface SchemaRewriter {
   appliesTo(tool: ToolInfo): boolean;
   rewrite(definition: ToolDefinition, context: RewriteContext): Promise<{ definition: ToolDefinition } | { hidden: string }>;
 }
-
-/** One session's line in explain. */
-export interface SessionReport {
-  /** the session id; null for the default session (calls without one) */
-  id: string | null;
-  /** loaded tools, in load order */
-  tools: string[];
-  /** milliseconds since the session was last used */
-  idleMs: number;
-}
-
-/** What explain shows of tool search. */
-export interface SearchReport {
-  /** exposed tools that are deferred */
-  deferred: number;
-  /** Anthropic's native search in the anthropic format, or false */
-  native: false | 'bm25' | 'regex';
-  /** tools in the index (as of the last search; 0 before the first) */
-  indexed: number;
-  /** live sessions and what each loaded */
-  sessions: SessionReport[];
-  /** calls to a deferred tool that the calling session had not loaded (they still run), by tool */
-  callsNotLoaded: Record<string, number>;
-  /** exposed tools `search.exclude` keeps out of tool_search (still callable by name), sorted */
-  excluded: string[];
-  /** `search.exclude` entries that matched no exposed tool */
-  excludeUnmatched: string[];
-}

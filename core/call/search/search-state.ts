@@ -9,7 +9,7 @@ import { ToolIndex, type IndexedTool } from './search-index.js';
 import { SEARCH_TOOL } from '../../expose/search-definition.js';
 import { searchTool } from './search-tool.js';
 import type { SessionStore } from './sessions.js';
-import type { SearchReport } from '../../expose/public-types.js';
+import type { SearchReport } from '../public-types.js';
 import type { HostTool } from '../dispatch.js';
 import type { Exposure } from '../../expose/exposure.js';
 import type { ResolvedSearch } from '../../config/config.js';

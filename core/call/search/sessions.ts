@@ -6,7 +6,8 @@
  * default session.
  */
 import { LRUCache } from 'lru-cache';
-import type { Clock, SessionReport } from '../../expose/public-types.js';
+import type { Clock } from '../../expose/public-types.js';
+import type { SessionReport } from '../public-types.js';
 
 /** Bounds of the store (config `search.sessions`). */
 interface SessionLimits {
