@@ -7,7 +7,7 @@
 import { ToolStates } from './tool-states.js';
 import type { Availability } from './availability.js';
 import type { Chosen } from './selection-stage.js';
-import type { ToolState } from './exposure.js';
+import type { ToolState } from './public-types.js';
 import type { Registry } from './registry.js';
 
 /** The warnings of a state that has none: one array for all of them, never written (a state with warnings gets its own). */

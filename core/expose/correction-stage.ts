@@ -8,7 +8,7 @@
  */
 import { danglingReferences, resolveDescription, type DescriptionTokens } from './descriptions.js';
 import { ExposedFlags, type LayerIndex } from './layer-index.js';
-import type { ToolState } from './exposure.js';
+import type { ToolState } from './public-types.js';
 import type { Registry } from './registry.js';
 import type { ToolStates } from './tool-states.js';
 import type { ToolDefinition } from '../providers/types.js';

@@ -9,7 +9,7 @@ import { SEARCH_TOOL, searchToolDefinition } from './search-definition.js';
 import type { ToolsetError } from '../../boundary/errors.js';
 import type { ResolvedConfig, ResolvedSearch } from '../config/config.js';
 import type { ToolDefinition } from '../providers/types.js';
-import type { ToolState } from './exposure.js';
+import type { ToolState } from './public-types.js';
 import type { ToolStates } from './tool-states.js';
 import type { Registry } from './registry.js';
 import type { Toolset } from './toolsets.js';

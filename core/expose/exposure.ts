@@ -4,8 +4,6 @@
  */
 import type { Toolset } from './toolsets.js';
 import type { ToolStates } from './tool-states.js';
-
-export type { HiddenLayer, ToolState } from './tool-states.js';
 import type { ToolDefinition } from '../providers/types.js';
 
 /** One computed exposure: what the model is shown, and why everything else is not. */

@@ -7,8 +7,6 @@
  */
 import type { ToolState } from './public-types.js';
 
-export type { HiddenLayer, ToolState } from './public-types.js';
-
 /** Read like a `ReadonlyMap` (get, has, size, iteration in registry order). */
 export class ToolStates {
   private readonly extra = new Map<string, ToolState>();
