@@ -12,7 +12,7 @@ import { normalizeOrigin } from '../mcp-server/http-access.js';
 import { serveStdio, type McpEndpoint } from '../mcp-server/stdio.js';
 import { createReloadingHost, type ReloadingHost } from '../mcp-server/reloading-host.js';
 import { clientRoot } from '../mcp-server/client-roots.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
 import { splitWatched, watchedPaths, watchPaths } from '../mcp-server/watch.js';
 import type { ToolHost } from '../host/host.js';
 import type { CommandContext } from './context.js';

@@ -1,13 +1,13 @@
 /**
  * Approval over MCP: a call that needs approval asks the client's user with
- * an elicitation (a form with one boolean) tied to the `tools/call` request.
- * A client that does not declare the elicitation capability cannot ask
- * anyone, so such a call is refused with a message that says so.
+ * an elicitation (a form with one boolean), put to the client as an
+ * `input_required` round of the `tools/call` (input-rounds.ts; on 2025-era
+ * connections the SDK sends it as an `elicitation/create` request). A client
+ * that does not declare the elicitation capability cannot ask anyone, so
+ * such a call is refused with a message that says so.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { inputRequired, type ClientCapabilities, type ElicitResult, type InputRequest } from '@modelcontextprotocol/server';
 import type { ApprovalRequest, Approver } from '../call/approval.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 
 function question(request: ApprovalRequest): string {
   const args = JSON.stringify(request.args);
@@ -16,26 +16,42 @@ function question(request: ApprovalRequest): string {
   return `Allow the tool ${request.tool} to run with these arguments? ${why}\n\n${shown}`;
 }
 
-/** The approver of one `tools/call`: an elicitation when the client supports it, else a refusal that says why. */
-export function mcpApprover(server: Server, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Approver {
-  if (!server.getClientCapabilities()?.elicitation?.form) {
+/** Whether a client that declared `capabilities` can show its user a form. */
+export function canElicitForm(capabilities: ClientCapabilities | undefined): boolean {
+  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
+  // A bare `elicitation: {}` is form support (the capability's meaning before modes existed).
+  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+}
+
+/** An elicitation answer as the client sent it: untrusted, so read defensively. */
+export function readElicitResult(response: unknown): ElicitResult {
+  const value = response as { action?: unknown; content?: unknown } | undefined;
+  const action = value?.action === 'accept' || value?.action === 'decline' ? value.action : 'cancel';
+  const content = value?.content !== null && typeof value?.content === 'object' ? (value.content as ElicitResult['content']) : undefined;
+  return content && action === 'accept' ? { action, content } : { action };
+}
+
+/** The approver of one `tools/call`: a question to the client's user when it can ask one, else a refusal that says why. */
+export function mcpApprover(capabilities: ClientCapabilities | undefined, ask: (request: InputRequest, signal?: AbortSignal) => Promise<unknown>): Approver {
+  if (!canElicitForm(capabilities)) {
     return () => ({
       approved: false,
       reason: 'it needs approval, and this MCP client cannot ask its user (it does not support elicitation). Approve it in a client that does, or ask the operator to remove it from approve',
     });
   }
   return async (request) => {
-    const result = await server.elicitInput(
-      {
-        mode: 'form',
-        message: question(request),
-        requestedSchema: { type: 'object', properties: { approve: { type: 'boolean', title: `Run ${request.tool}`, description: 'Allow this call' } }, required: ['approve'] },
-      },
-      // Tied to the tools/call request (HTTP sends it on that request's stream); toolshed's own deadline governs, not the SDK's default.
-      { relatedRequestId: extra.requestId, signal: request.signal, timeout: request.timeoutMs + 1000 },
+    const answer = readElicitResult(
+      await ask(
+        inputRequired.elicit({
+          mode: 'form',
+          message: question(request),
+          requestedSchema: { type: 'object', properties: { approve: { type: 'boolean', title: `Run ${request.tool}`, description: 'Allow this call' } }, required: ['approve'] },
+        }),
+        request.signal,
+      ),
     );
-    if (result.action === 'accept' && result.content?.approve === true) return true;
-    const reason = result.action === 'accept' ? 'the user did not allow it' : result.action === 'decline' ? 'the user declined' : 'the user dismissed the request';
+    if (answer.action === 'accept' && answer.content?.approve === true) return true;
+    const reason = answer.action === 'accept' ? 'the user did not allow it' : answer.action === 'decline' ? 'the user declined' : 'the user dismissed the request';
     return { approved: false, reason };
   };
 }

@@ -1,15 +1,16 @@
 /**
  * One MCP `tools/call`: runs through the host's full dispatch (gate, ajv
  * against the original schema, worker tier), wires the request's abort
- * signal and progress token through, and turns an error envelope into an
- * `isError` result instead of a protocol error, so the model reads it.
+ * signal, progress token and log level through, and turns an error envelope
+ * into an `isError` result instead of a protocol error, so the model reads it.
+ * A call that needs the client's user (approval) is held across
+ * `input_required` rounds (input-rounds.ts).
  */
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CLIENT_CAPABILITIES_META_KEY, type CallToolResult, type ClientCapabilities, type InputRequiredResult, type LoggingLevel, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import { mcpApprover } from './approval.js';
+import { HeldCall, type InputRounds } from './input-rounds.js';
 import type { ToolHost } from '../host/host.js';
-import type { RichContent } from '../../boundary/outcome.js';
+import type { CallOutcome, RichContent } from '../../boundary/outcome.js';
 
 /** The parts of a `tools/call` request this handler reads. */
 interface CallToolParams {
@@ -18,43 +19,56 @@ interface CallToolParams {
   _meta?: { progressToken?: string | number };
 }
 
-/** What the SDK hands a request handler (abort signal, session, notification sender). */
-type McpHandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/** Relays `ctx.progress` as `notifications/progress`, only while the call runs and only increasing (the spec requires both). */
-function progressRelay(token: string | number | undefined, extra: McpHandlerExtra): { onProgress?: (done: number, total?: number) => void; stop(): void } {
-  if (token === undefined) return { stop() {} };
-  let open = true;
-  let last = -Infinity;
-  return {
-    onProgress(done, total) {
-      if (!open || !(done > last)) return;
-      last = done;
-      const params = total === undefined ? { progressToken: token, progress: done } : { progressToken: token, progress: done, total };
-      // A notification that cannot be delivered (client gone) must not fail the call.
-      extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
-    },
-    stop() {
-      open = false;
-    },
-  };
+/** Where a call runs: the connection's server, the host session, its held calls. */
+export interface CallPlace {
+  server: Server;
+  sessionId: string;
+  /** who may resume the call when it waits for the client: the session the request named ('' for none) */
+  owner: string;
+  rounds: InputRounds;
 }
 
-/** Runs one tool call for an MCP client and returns the MCP result; a call that needs approval asks the client's user (approval.ts). */
-export async function callTool(host: ToolHost, params: CallToolParams, extra: McpHandlerExtra, server: Server): Promise<CallToolResult> {
-  const progress = progressRelay(params._meta?.progressToken, extra);
-  let outcome;
-  try {
-    outcome = await host.call(params.name, params.arguments ?? {}, {
-      signal: extra.signal,
-      onApproval: mcpApprover(server, extra),
-      ...(sessionOf(extra) !== undefined ? { sessionId: sessionOf(extra)! } : {}),
-      ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-    });
-  } finally {
-    progress.stop();
+/** The client's declared capabilities: per request on 2026-07-28, from `initialize` on the 2025 eras. */
+export function clientCapabilities(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
+}
+
+/** Runs one tool call for an MCP client and returns the MCP result, or the questions it waits on. */
+export async function callTool(host: ToolHost, params: CallToolParams, ctx: ServerContext, place: CallPlace): Promise<CallToolResult | InputRequiredResult> {
+  const owner = { sessionId: place.owner, tool: params.name };
+  const resumed = place.rounds.resume(ctx.mcpReq.requestState(), owner);
+  if (resumed) resumed.deliver(ctx.mcpReq.inputResponses);
+  const call = resumed ?? new HeldCall(owner);
+  const relay = call.relay;
+  relay.attach(ctx, params._meta?.progressToken);
+  if (!resumed) {
+    const capabilities = clientCapabilities(place.server, ctx);
+    call.start(async (ask) =>
+      toResult(
+        await host.call(params.name, params.arguments ?? {}, {
+          signal: call.signal,
+          sessionId: place.sessionId,
+          onApproval: mcpApprover(capabilities, ask),
+          onProgress: (done, total) => relay.progress(done, total),
+          onLog: (message: string, level?: LoggingLevel) => relay.log(params.name, message, level),
+        }),
+      ),
+    );
   }
-  // Rich content (an MCP server's images, resources, structuredContent) goes out as it came in.
+  try {
+    const answer = await call.next(ctx.mcpReq.signal);
+    if (call.done) place.rounds.release(call);
+    else place.rounds.hold(call);
+    return answer;
+  } finally {
+    relay.detach();
+  }
+}
+
+/** The MCP result of an outcome: rich content as it came in, text, or the error envelope. */
+function toResult(outcome: CallOutcome): CallToolResult {
+  // Rich content (an MCP server's images, resources, a structured result) goes out as it came in.
   if (outcome.content) return { ...(outcome.ok ? {} : { isError: true }), ...richResult(outcome.content) };
   if (outcome.ok) return { content: [{ type: 'text', text: outcome.text }] };
   // The same envelope dispatch() returns, so the code survives for clients that parse it.
@@ -63,15 +77,4 @@ export async function callTool(host: ToolHost, params: CallToolParams, extra: Mc
 
 function richResult(content: RichContent): CallToolResult {
   return { content: content.blocks as CallToolResult['content'], ...(content.structured ? { structuredContent: content.structured } : {}) };
-}
-
-/**
- * The session a call belongs to: the transport's (stateful HTTP), else the
- * `Mcp-Session-Id` header a client sends to a stateless server, as the SDK
- * itself reads it for logging levels.
- */
-function sessionOf(extra: McpHandlerExtra): string | undefined {
-  if (extra.sessionId !== undefined) return extra.sessionId;
-  const header = extra.requestInfo?.headers['mcp-session-id'];
-  return typeof header === 'string' && header.length > 0 ? header : undefined;
 }

@@ -4,7 +4,7 @@
  * (`roots/list`). The first `file://` root is the one toolshed works in.
  */
 import { fileURLToPath } from 'node:url';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
 
 /** The first file root the connected client lists, or undefined when it offers none (or the request fails). */
 export async function clientRoot(server: Server, timeoutMs = 5_000): Promise<string | undefined> {

@@ -5,13 +5,16 @@
  * nothing behind. One coarse timer sweeps them, only while any are open.
  */
 import type { ServerResponse } from 'node:http';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Server } from '@modelcontextprotocol/server';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { InputRounds } from './input-rounds.js';
 
-/** One MCP session: its SDK server and transport, and when it was last used. */
+/** One MCP session: its SDK server and transport, its held calls, and when it was last used. */
 interface Session {
   server: Server;
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
+  /** its calls waiting for the client's user: cancelled when the session closes */
+  rounds: InputRounds;
   /** requests of this session still being answered (an open SSE stream counts) */
   active: number;
   lastSeen: number;
@@ -49,6 +52,7 @@ export class SessionTable {
   }
 
   delete(id: string): void {
+    this.sessions.get(id)?.rounds.close();
     this.sessions.delete(id);
     if (this.sessions.size === 0) this.stopTimer();
   }
@@ -78,6 +82,7 @@ export class SessionTable {
   /** Closes every session and stops the timer. */
   async closeAll(): Promise<void> {
     const all = [...this.sessions.values()];
+    for (const session of all) session.rounds.close();
     this.sessions.clear();
     this.stopTimer();
     await Promise.allSettled(all.map((s) => s.server.close()));

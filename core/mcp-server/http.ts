@@ -1,21 +1,23 @@
 /**
- * `toolshed serve --http`: Streamable HTTP on node:http, one SDK server and
- * transport per MCP session (the SDK binds one server to one transport).
- * Only the `/mcp` path is served. Every request's `Origin` is validated
- * (http-access.ts), a bearer token is required when one is configured, and
- * when bound to loopback the Host header is checked against the bound address
- * so a web page cannot reach the server through DNS rebinding. Sessions
- * expire when idle and are capped in number (http-sessions.ts); all of them
- * share one listener on the host.
+ * `toolshed serve --http`: Streamable HTTP on node:http at `/mcp`, both
+ * protocol eras on one endpoint. A 2026-07-28 request (it carries the
+ * per-request `_meta` envelope) is served by the SDK's `createMcpHandler`
+ * from a server made for it; a 2025-era client gets a session (one SDK
+ * server and transport per `Mcp-Session-Id`, as before), or with
+ * `--stateless` a server per request for both eras. Every request's
+ * `Origin` is validated (http-access.ts), a bearer token is required when
+ * one is configured, and when bound to loopback the Host header is checked
+ * against the bound address so a web page cannot reach the server through
+ * DNS rebinding. Sessions expire when idle and are capped in number
+ * (http-sessions.ts); all of them share one listener on the host.
  */
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpServer, sharedChanges } from './server.js';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { createMcpServer, newSession, requestScopedSession, sharedChanges, type ChangeSource } from './server.js';
 import { startRefreshLoop } from './refresh-loop.js';
-import { handleStateless } from './stateless.js';
 import { isLoopback, type ListenAddress } from './address.js';
 import { hasBearer, originRefusal } from './http-access.js';
 import { SessionTable } from './http-sessions.js';
@@ -34,7 +36,7 @@ export interface HttpServeOptions extends ListenAddress {
   sessionIdleMs?: number;
   /** the most sessions at once (default: the host's `serve.maxSessions`) */
   maxSessions?: number;
-  /** keep no per-client state: a server and transport per request (stateless.ts) */
+  /** keep no per-client state: a server per request, for both eras */
   stateless?: boolean;
 }
 
@@ -77,6 +79,9 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** A change source for servers made per request: they live for one exchange and never send list_changed themselves. */
+const NO_CHANGES: ChangeSource = () => () => {};
+
 /** Serves `host` over Streamable HTTP at `http://HOST:PORT/mcp` until close(). */
 export async function serveHttp(host: ToolHost, options: HttpServeOptions): Promise<HttpEndpoint> {
   const onError = options.onError ?? (() => {});
@@ -85,7 +90,59 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const changes = sharedChanges(host);
   let allowedHosts: string[] | undefined;
 
-  async function open(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // Requests with no session of their own (2026-07-28, --stateless): a server each, their held calls kept here.
+  const perRequest = requestScopedSession();
+  const modern = createMcpHandler(() => createMcpServer(host, { session: perRequest, changes: NO_CHANGES, network: 'tcp' }), {
+    legacy: options.stateless ? 'stateless' : 'reject',
+    maxRequestBodySize: MAX_BODY_BYTES,
+    onerror: onError,
+  });
+  const serveModern = toNodeHandler(modern, { onerror: onError });
+  // A 2026-07-28 client hears of list changes on its subscriptions/listen stream.
+  const unlistenModern = changes.source((event) => {
+    if (event.kind === 'change') modern.notify.toolsChanged();
+  });
+
+  async function open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    if (!isInitializeRequest(body)) return reply(res, 400, 'Bad Request: no valid session id; start with initialize', INVALID_REQUEST);
+    if (await sessions.full()) return reply(res, 503, 'Too many sessions open; close one or retry later', SERVER_ERROR, { 'retry-after': '5' });
+    const session = newSession();
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id: string): void => sessions.add(id, { server, transport, rounds: session.rounds }),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    transport.onerror = onError;
+    // The toolshed session is the MCP session: read from each request (the transport's id).
+    const server = createMcpServer(host, { session: { rounds: session.rounds }, changes: changes.source, network: 'tcp' });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    // A refused initialize (bad protocol version) leaves no session: drop its server now.
+    if (transport.sessionId === undefined || !sessions.get(transport.sessionId)) await server.close();
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const badOrigin = originRefusal(req.headers.origin, origins);
+    if (badOrigin) return reply(res, 403, `Forbidden: ${badOrigin}`);
+    if (allowedHosts && !allowedHosts.includes(req.headers.host ?? '')) return reply(res, 403, `Invalid Host header: ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`);
+    if (options.bearerToken !== undefined && !hasBearer(req.headers.authorization, options.bearerToken)) {
+      return reply(res, 401, 'Unauthorized: send Authorization: Bearer <token>', SERVER_ERROR, { 'www-authenticate': 'Bearer realm="toolshed"' });
+    }
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) return reply(res, 404, `Not found: MCP is served at ${MCP_PATH}`);
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string' && !options.stateless) {
+      const session = sessions.get(id);
+      // 404 tells the client its session is gone and it should initialize again (spec, session management).
+      if (!session) return reply(res, 404, 'Session not found');
+      sessions.track(session, res);
+      return session.transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') {
+      if (options.stateless) return serveModern(req, res);
+      return reply(res, 400, 'Bad Request: no valid session id', INVALID_REQUEST);
+    }
     let body: unknown;
     try {
       body = await readJson(req);
@@ -93,42 +150,8 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       if (error instanceof BodyTooLarge) return reply(res, 413, error.message, INVALID_REQUEST);
       return reply(res, 400, `Parse error: ${(error as Error).message}`, PARSE_ERROR);
     }
-    if (!isInitializeRequest(body)) return reply(res, 400, 'Bad Request: no valid session id; start with initialize', INVALID_REQUEST);
-    if (await sessions.full()) return reply(res, 503, 'Too many sessions open; close one or retry later', SERVER_ERROR, { 'retry-after': '5' });
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id: string): void => sessions.add(id, { server, transport }),
-      ...(allowedHosts ? { enableDnsRebindingProtection: true, allowedHosts } : {}),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    transport.onerror = onError;
-    const server = createMcpServer(host, changes.source);
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
-    // A refused initialize (bad Host header, bad protocol version) leaves no session: drop its server now.
-    if (transport.sessionId === undefined || !sessions.get(transport.sessionId)) await server.close();
-  }
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const badOrigin = originRefusal(req.headers.origin, origins);
-    if (badOrigin) return reply(res, 403, `Forbidden: ${badOrigin}`);
-    if (options.bearerToken !== undefined && !hasBearer(req.headers.authorization, options.bearerToken)) {
-      return reply(res, 401, 'Unauthorized: send Authorization: Bearer <token>', SERVER_ERROR, { 'www-authenticate': 'Bearer realm="toolshed"' });
-    }
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) return reply(res, 404, `Not found: MCP is served at ${MCP_PATH}`);
-    if (options.stateless) return handleStateless(host, req, res, { ...(allowedHosts ? { allowedHosts } : {}), onError });
-    const id = req.headers['mcp-session-id'];
-    if (typeof id === 'string') {
-      const session = sessions.get(id);
-      // 404 tells the client its session is gone and it should initialize again (spec, session management).
-      if (!session) return reply(res, 404, 'Session not found');
-      sessions.track(session, res);
-      return session.transport.handleRequest(req, res);
-    }
-    if (req.method !== 'POST') return reply(res, 400, 'Bad Request: no valid session id', INVALID_REQUEST);
-    return open(req, res);
+    if (options.stateless || !(await isLegacyRequest(await toWebRequest(req, body), body))) return serveModern(req, res, body);
+    return open(req, res, body);
   }
 
   const httpServer = http.createServer((req, res) => {
@@ -157,7 +180,9 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const close = () =>
     (closing ??= (async () => {
       stopRefresh();
-      await sessions.closeAll();
+      unlistenModern();
+      perRequest.rounds.close();
+      await Promise.allSettled([sessions.closeAll(), modern.close()]);
       changes.dispose();
       const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       // Open SSE streams would hold close() forever.

@@ -1,45 +1,91 @@
 /**
- * The MCP server for one client connection, built on the SDK's low-level
- * `Server` because the tool list is dynamic: `tools/list` is the host's
- * definitions in the mcp format at the moment of the request, and
- * `notifications/tools/list_changed` follows every host 'change' event, and
- * every tool_search that loads new tools into this connection's session (the
- * MCP session id over HTTP, the host's default session over stdio).
+ * The MCP server of one client connection (stdio, a 2025-era HTTP session)
+ * or one request (the 2026-07-28 revision and stateless HTTP), built on the
+ * SDK's low-level `Server` because the tool list is dynamic: `tools/list` is
+ * the host's definitions in the mcp format at the moment of the request.
+ * The SDK's serving entries (`serveStdio`, `createMcpHandler`) pick the
+ * protocol era per connection or request and build an instance from here.
+ *
+ * Each connection is its own toolshed session (`McpSession`): its id keys
+ * the tools a tool_search loaded, and its calls waiting on the client's user
+ * (approval, a server's elicitation) live in its `InputRounds`.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import { Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import { callTool } from './call-tool.js';
-import { traceServer } from './tracing.js';
+import { InputRounds } from './input-rounds.js';
+import { traceServer, type NetworkTransport } from './tracing.js';
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import type { ToolHost } from '../host/host.js';
 import type { HostEvents } from '../host/events.js';
 
-/**
- * Creates an SDK `Server` serving `host`'s tools; connect it to a transport.
- * It stops listening to the host when its transport closes; the host stays open.
- * @example
- * const server = createMcpServer(host);
- * await server.connect(new StdioServerTransport());
- */
-export function createMcpServer(host: ToolHost, changes: ChangeSource = hostChanges(host)): Server {
-  const server = new Server({ name: 'toolshed', version: TOOLSHED_VERSION }, { capabilities: { tools: { listChanged: true } } });
-  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
-    tools: (await host.definitions({ format: 'mcp', ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}) })) as Tool[],
-  }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(host, request.params, extra, server));
-  traceServer(server);
+/** The toolshed session one MCP connection (or one stateless request) works in. */
+export interface McpSession {
+  /**
+   * The host session (tool_search's loaded set, per-session tool state). Undefined means
+   * "read it per request": the HTTP session id, else the `Mcp-Session-Id` header a client sent,
+   * else a session of the request's own.
+   */
+  readonly id?: string;
+  /** calls of this session waiting for an answer from the client (approval, elicitation) */
+  readonly rounds: InputRounds;
+}
 
-  // Notifications before the handshake completes would reach a client that cannot place them yet.
-  let initialized = false;
-  const onInitialized = server.oninitialized;
-  server.oninitialized = () => {
-    initialized = true;
-    onInitialized?.();
-  };
-  const onChange = (event?: ToolListEvent) => {
+/** A fresh session with its own id, for a connection that lasts (stdio). */
+export function newSession(): McpSession {
+  return { id: `mcp-${randomUUID()}`, rounds: new InputRounds() };
+}
+
+/** A session whose id is read from each request (HTTP). */
+export function requestScopedSession(rounds = new InputRounds()): McpSession {
+  return { rounds };
+}
+
+/** The server's options. */
+export interface McpServerOptions {
+  /** where list changes come from (default: the host's own events) */
+  changes?: ChangeSource;
+  /** the connection's session (default: a new one) */
+  session?: McpSession;
+  /** what carries the connection, for its traces */
+  network?: NetworkTransport;
+}
+
+/**
+ * Creates an SDK `Server` serving `host`'s tools; serve it with the SDK's
+ * `serveStdio(() => server)` or `createMcpHandler(() => createMcpServer(host))`.
+ * It stops listening to the host when it closes; the host stays open.
+ * @example
+ * import { serveStdio } from '@modelcontextprotocol/server/stdio';
+ * serveStdio(() => createMcpServer(host));
+ */
+export function createMcpServer(host: ToolHost, options: McpServerOptions = {}): Server {
+  const session = options.session ?? newSession();
+  const server = new Server(
+    { name: 'toolshed', version: TOOLSHED_VERSION },
+    {
+      capabilities: { tools: { listChanged: true }, logging: {} },
+      // A call held for approval waits for a person: the deadline is the call's own (approval timeout), not the SDK's.
+      inputRequired: { roundTimeoutMs: 24 * 60 * 60 * 1000, maxRounds: 64 },
+    },
+  );
+  server.setRequestHandler('tools/list', async (_request, ctx) => ({
+    tools: (await host.definitions({ format: 'mcp', sessionId: sessionOf(session, ctx) ?? ownSession() })) as Tool[],
+  }));
+  server.setRequestHandler('tools/call', (request, ctx) => {
+    const named = sessionOf(session, ctx);
+    // A held call is found again by its token alone when the request names no session.
+    return callTool(host, request.params, ctx, { server, sessionId: named ?? ownSession(), owner: named ?? '', rounds: session.rounds });
+  });
+  traceServer(server, options.network, () => session.id);
+
+  const changes = options.changes ?? hostChanges(host);
+  const onChange = (event: ToolListEvent) => {
     // A search that loaded tools changed only the searching session's list.
-    if (event?.kind === 'loaded' && event.sessionId !== server.transport?.sessionId) return;
-    if (initialized) server.sendToolListChanged().catch(() => {});
+    if (event.kind === 'loaded' && event.sessionId !== (session.id ?? server.transport?.sessionId)) return;
+    // The SDK sends it where the era allows: to a 2025-era client once it initialized, on a
+    // 2026-era connection to its subscriptions/listen stream; before either, nowhere.
+    server.sendToolListChanged().catch(() => {});
   };
   const unsubscribe = changes(onChange);
   const onClose = server.onclose;
@@ -50,11 +96,27 @@ export function createMcpServer(host: ToolHost, changes: ChangeSource = hostChan
   return server;
 }
 
+/**
+ * The host session a request belongs to: the connection's, else the HTTP session's,
+ * else the `Mcp-Session-Id` header a client sends to a stateless server; undefined
+ * when it names none.
+ */
+function sessionOf(session: McpSession, ctx: ServerContext): string | undefined {
+  if (session.id !== undefined) return session.id;
+  if (ctx.sessionId !== undefined) return ctx.sessionId;
+  return ctx.http?.req?.headers.get('mcp-session-id') || undefined;
+}
+
+/** A session of a request's own: a request that names no session never shares another's state. */
+function ownSession(): string {
+  return `request-${randomUUID()}`;
+}
+
 /** Why a tool list may have changed: the exposure moved (every session's), or a tool_search loaded tools into one session. */
-type ToolListEvent = { kind: 'change' } | { kind: 'loaded'; sessionId: string | undefined };
+export type ToolListEvent = { kind: 'change' } | { kind: 'loaded'; sessionId: string | undefined };
 
 /** Where a server hears that the tool list changed: subscribe a listener, get its unsubscribe. */
-type ChangeSource = (listener: (event: ToolListEvent) => void) => () => void;
+export type ChangeSource = (listener: (event: ToolListEvent) => void) => () => void;
 
 /** Subscribes `emit` to the host's 'change' and 'loaded' events; returns the function that unsubscribes. */
 function listenToHost(host: ToolHost, emit: (event: ToolListEvent) => void): () => void {

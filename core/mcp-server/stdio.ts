@@ -1,10 +1,14 @@
-/** `toolshed serve` over stdio: one client, on this process's stdin and stdout, one bounded message at a time. */
-import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, type JSONRPCError } from '@modelcontextprotocol/sdk/types.js';
+/**
+ * `toolshed serve` over stdio: one client, on this process's stdin and stdout,
+ * one bounded message at a time. The SDK's `serveStdio` decides the protocol
+ * era from the client's opening (2026-07-28, or a 2025 `initialize`) and
+ * serves the connection from one server, which is one toolshed session.
+ */
+import type { Server } from '@modelcontextprotocol/server';
+import { serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import { LineLimitedInput, type OversizedMessage } from './line-limit.js';
-import { createMcpServer } from './server.js';
+import { createMcpServer, newSession } from './server.js';
+import { LineTransport } from './stdio-transport.js';
 import { startRefreshLoop } from './refresh-loop.js';
 import { guardStdout } from './stdout-guard.js';
 import type { ToolHost } from '../host/host.js';
@@ -17,65 +21,67 @@ export interface McpEndpoint {
   close(): Promise<void>;
 }
 
-/** The JSON-RPC error answering a request too large to read. */
-function oversizedError(message: OversizedMessage, limit: number): JSONRPCError | undefined {
-  if (message.id === undefined) return undefined;
+/** JSON-RPC's invalid-request code. */
+const INVALID_REQUEST = -32600;
+
+/** The message answering a request too large to read. */
+function oversizedMessage(message: OversizedMessage, limit: number): string {
   const what = message.method ? `${message.method} request` : 'request';
-  return {
-    jsonrpc: '2.0',
-    id: message.id,
-    error: {
-      code: ErrorCode.InvalidRequest,
-      message: `${what} of ${message.bytes} bytes is over the limit of ${limit} bytes for one message (serve.maxMessageBytes); it was not read. Send less data in one call, e.g. write a large file in parts.`,
-      data: { bytes: message.bytes, limit },
-    },
-  };
+  return `${what} of ${message.bytes} bytes is over the limit of ${limit} bytes for one message (serve.maxMessageBytes); it was not read. Send less data in one call, e.g. write a large file in parts.`;
 }
 
 /**
  * Serves `host` over stdin/stdout until stdin closes. Logs must go to stderr.
- * `onInitialized` runs once the client's handshake is done. A line over
- * `host.config.serve.maxMessageBytes` is dropped and its request answered
- * with an error; the server keeps serving.
+ * `onInitialized` runs once a 2025-era client's handshake is done (a
+ * 2026-07-28 client has none). A line over `host.config.serve.maxMessageBytes`
+ * is dropped and its request answered with an error; the server keeps serving.
  */
 export async function serveStdio(host: ToolHost, onError: (error: unknown) => void = () => {}, onInitialized?: (server: Server) => void): Promise<McpEndpoint> {
   const guard = guardStdout();
-  const server = createMcpServer(host);
-  if (onInitialized) {
-    const previous = server.oninitialized;
-    server.oninitialized = () => {
-      previous?.();
-      onInitialized(server);
-    };
-  }
+  const session = newSession();
   const limit = host.config.serve.maxMessageBytes;
   const input = new LineLimitedInput(process.stdin, limit, (message) => {
     onError(new Error(`dropped a message of ${message.bytes} bytes, over serve.maxMessageBytes (${limit})${message.id === undefined ? '' : `; answered request ${JSON.stringify(message.id)} with an error`}`));
-    const reply = oversizedError(message, limit);
-    if (reply) transport.send(reply).catch(onError);
+    if (message.id === undefined) return;
+    transport.send({ jsonrpc: '2.0', id: message.id, error: { code: INVALID_REQUEST, message: oversizedMessage(message, limit), data: { bytes: message.bytes, limit } } }).catch(onError);
   });
-  // The input hands the transport whole lines within the limit, so its own read buffer never overflows.
-  const transport = new StdioServerTransport(input as unknown as Readable, guard.protocol as unknown as Writable, { maxBufferSize: limit + 2 });
+  const transport = new LineTransport(input, guard.protocol, () => finish());
   const stopRefresh = startRefreshLoop(host, onError);
   let done!: () => void;
   const closed = new Promise<void>((resolve) => {
     done = resolve;
   });
-  transport.onclose = () => {
-    input.dispose();
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    session.rounds.close();
     stopRefresh();
     guard.restore();
     process.stdin.off('end', close);
     process.stdin.off('close', close);
     done();
   };
-  transport.onerror = onError;
+  const handle = serveStdioEntry(
+    () => {
+      const server = createMcpServer(host, { session, network: 'pipe' });
+      if (onInitialized) {
+        const previous = server.oninitialized;
+        server.oninitialized = () => {
+          previous?.();
+          onInitialized(server);
+        };
+      }
+      return server;
+    },
+    { transport, onerror: onError },
+  );
   async function close(): Promise<void> {
-    await server.close();
+    await handle.close();
+    finish();
   }
   // The transport reacts to data and errors only; a client that exits just closes our stdin.
   process.stdin.once('end', close);
   process.stdin.once('close', close);
-  await server.connect(transport);
   return { closed, close };
 }

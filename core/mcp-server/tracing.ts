@@ -8,9 +8,7 @@
  * span and the response the server sends ends it.
  */
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type TextMapGetter } from '@opentelemetry/api';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/server';
 import { tracer, tracingOn } from '../call/tracing.js';
 
 type Meta = Record<string, unknown>;
@@ -37,16 +35,12 @@ function asResponse(message: JSONRPCMessage): { id: string | number; result?: { 
   return m.method === undefined && (typeof m.id === 'string' || typeof m.id === 'number') && (m.result !== undefined || m.error !== undefined) ? (m as never) : undefined;
 }
 
-/** The semantic conventions' network.transport: 'tcp' for Streamable HTTP, 'pipe' for stdio, unknown otherwise. */
-function networkOf(transport: Transport): string | undefined {
-  if (typeof (transport as { handleRequest?: unknown }).handleRequest === 'function') return 'tcp';
-  return transport.constructor.name === 'StdioServerTransport' ? 'pipe' : undefined;
-}
+/** The semantic conventions' network.transport: 'tcp' for Streamable HTTP, 'pipe' for stdio. */
+export type NetworkTransport = 'pipe' | 'tcp';
 
 /** Wraps `transport` so each request it delivers runs under its own span, ended by its response (or the transport's close). */
-function traceTransport(transport: Transport): void {
+function traceTransport(transport: Transport, network: NetworkTransport | undefined, sessionId: () => string | undefined): void {
   const open = new Map<string | number, Span>();
-  const network = networkOf(transport);
   let protocolVersion: string | undefined;
   let initializeId: string | number | undefined;
   const traced =
@@ -70,7 +64,8 @@ function traceTransport(transport: Transport): void {
       span.setAttributes({ 'mcp.method.name': request.method, 'jsonrpc.request.id': String(request.id) });
       if (network) span.setAttribute('network.transport', network);
       if (tool) span.setAttributes({ 'gen_ai.tool.name': tool, 'gen_ai.operation.name': 'execute_tool' });
-      if (transport.sessionId) span.setAttribute('mcp.session.id', transport.sessionId);
+      const session = transport.sessionId ?? sessionId();
+      if (session) span.setAttribute('mcp.session.id', session);
       if (protocolVersion) span.setAttribute('mcp.protocol.version', protocolVersion);
       if (request.method === 'initialize') initializeId = request.id;
       open.set(request.id, span);
@@ -124,11 +119,11 @@ function traceTransport(transport: Transport): void {
 }
 
 /** Makes `server` trace every request on whatever transport it connects to. */
-export function traceServer(server: Server): void {
+export function traceServer(server: Server, network?: NetworkTransport, sessionId: () => string | undefined = () => undefined): void {
   const connect = server.connect.bind(server);
   // Wrapped before the SDK's connect, which installs its message handler and starts reading.
   server.connect = async (transport: Transport) => {
-    traceTransport(transport);
+    traceTransport(transport, network, sessionId);
     return connect(transport);
   };
 }

@@ -77,7 +77,8 @@ describe('approval over serve', () => {
     const envelope = JSON.parse(textOf(result));
     expect(envelope.code).toBe('APPROVAL_DENIED');
     expect(envelope.error).toContain('this MCP client cannot ask its user (it does not support elicitation)');
-    expect(textOf(await plain.callTool({ name: 'read_note', arguments: { id: 'b' } }))).toBe('note b');
+    // Each stdio connection is a session of its own, which the fixture names in its answer.
+    expect(textOf(await plain.callTool({ name: 'read_note', arguments: { id: 'b' } }))).toMatch(/^note b \(session mcp-[0-9a-f-]{36}\)$/);
   });
 });
 

@@ -1,0 +1,182 @@
+/**
+ * `toolshed serve` at MCP 2026-07-28 and the 2025 revisions, with the SDK's
+ * v2 client: a client pinned to 2026-07-28 connects over stdio and over
+ * Streamable HTTP, lists, calls, gets error envelopes, is asked for approval
+ * through an `input_required` round, hears list changes on its
+ * `subscriptions/listen` stream and the call's log lines; a 2025-era client
+ * of the same package still connects the old way. Each stdio connection is a
+ * session of its own.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createToolHost, type ToolHost } from 'toolshed';
+import { serveHttp, type HttpEndpoint } from 'toolshed/mcp';
+import { fixture, fixtureOptions, suiteHome, tempDir } from '../helpers.js';
+import { BIN, signal, textOf } from './setup.js';
+
+const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
+
+const work = tempDir('toolshed-mcp-revisions-');
+const config = path.join(work.dir, 'toolshed.config.json');
+writeFileSync(path.join(work.dir, 'package.json'), '{"name":"mcp-revisions","private":true}');
+writeFileSync(
+  config,
+  JSON.stringify({
+    builtins: false,
+    cache: { enabled: false },
+    plugins: [
+      { package: fixture('plugins', 'kitchen'), trust: 'trusted' },
+      { package: fixture('plugins', 'notes'), trust: 'trusted' },
+      { package: fixture('plugins', 'catalog'), trust: 'trusted' },
+    ],
+    disable: ['loop', 'oom', 'exit'],
+    defer: ['slack_*', 'github_*'],
+    approve: ['delete_note'],
+    limits: { threads: 2 },
+  }),
+);
+
+const open: Array<{ close(): Promise<void> }> = [];
+afterAll(async () => {
+  await Promise.all(open.map((o) => o.close()));
+  work.cleanup();
+});
+
+/** A v2 client that spawns `toolshed serve` over stdio. */
+async function stdioClient(options: ConstructorParameters<typeof Client>[1] = MODERN): Promise<Client> {
+  const client = new Client({ name: 'revisions-test', version: '1.0.0' }, options);
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
+  open.push(client);
+  return client;
+}
+
+const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
+
+describe('serve over stdio at 2026-07-28', () => {
+  it('negotiates 2026-07-28 with a pinned client, lists, calls, and answers an error envelope', async () => {
+    const client = await stdioClient();
+    expect(client.getProtocolEra()).toBe('modern');
+    const tools = await names(client);
+    expect(tools).toEqual(expect.arrayContaining(['echo', 'read_note', 'tool_search']));
+    expect(tools).not.toContain('slack_send_message');
+    expect(JSON.parse(textOf(await client.callTool({ name: 'echo', arguments: { said: 'hi' } })))).toEqual({ said: 'hi' });
+    const failed = await client.callTool({ name: 'throws', arguments: {} });
+    expect(failed.isError).toBe(true);
+    expect(JSON.parse(textOf(failed))).toMatchObject({ code: 'TOOL_FAILED', error: expect.stringContaining('the kettle is empty') });
+  });
+
+  it('keeps serving a 2025-era client of the same SDK (initialize)', async () => {
+    const client = await stdioClient({});
+    expect(client.getProtocolEra()).toBe('legacy');
+    expect(textOf(await client.callTool({ name: 'text', arguments: {} }))).toBe('plain text');
+  });
+
+  it('asks for approval through an input_required round, and refuses a client that cannot ask', async () => {
+    const asked: string[] = [];
+    const asking = new Client({ name: 'asks', version: '1.0.0' }, { ...MODERN, capabilities: { elicitation: { form: {} } } });
+    asking.setRequestHandler('elicitation/create', async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return { action: 'accept', content: { approve: true } };
+    });
+    await asking.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
+    open.push(asking);
+    expect(asking.getProtocolEra()).toBe('modern');
+    expect(textOf(await asking.callTool({ name: 'delete_note', arguments: { id: 'm' } }))).toBe('deleted m');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('delete_note');
+
+    const mute = await stdioClient();
+    const refused = await mute.callTool({ name: 'delete_note', arguments: { id: 'm' } });
+    expect(refused.isError).toBe(true);
+    expect(JSON.parse(textOf(refused))).toMatchObject({ code: 'APPROVAL_DENIED', error: expect.stringContaining('does not support elicitation') });
+  });
+
+  it("gives each connection its own session: one client's tool_search loads nothing into another's list", async () => {
+    const [a, b] = await Promise.all([stdioClient(), stdioClient()]);
+    const changed = signal();
+    a.setNotificationHandler('notifications/tools/list_changed', () => changed.resolve());
+    const subscription = await a.listen({ toolsListChanged: true });
+    expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true });
+    const found = JSON.parse(textOf(await a.callTool({ name: 'tool_search', arguments: { query: 'post to a slack channel', limit: 1 } })));
+    expect(found.tools.map((t: { name: string }) => t.name)).toEqual(['slack_send_message']);
+    // The list change reaches a's subscriptions/listen stream.
+    await changed.promise;
+    expect(await names(a)).toContain('slack_send_message');
+    expect(await names(b)).not.toContain('slack_send_message');
+    await subscription.close();
+  });
+
+  it("sends the call's log lines as notifications/message when the client asks for them", async () => {
+    const client = await stdioClient();
+    const lines: Array<{ level: string; data: unknown; logger?: string }> = [];
+    client.setNotificationHandler('notifications/message', (notification) => {
+      lines.push(notification.params as { level: string; data: unknown; logger?: string });
+    });
+    // A 2026-07-28 request asks for log lines with the logLevel key of its _meta envelope.
+    await client.callTool({ name: 'chatty', arguments: {}, _meta: { [LOG_LEVEL_META_KEY]: 'debug' } });
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'info', data: 'starting', logger: 'chatty' }));
+  });
+});
+
+describe('serve over Streamable HTTP at 2026-07-28', () => {
+  let host: ToolHost;
+  let endpoint: HttpEndpoint;
+  const connect = async (options: ConstructorParameters<typeof Client>[1] = MODERN) => {
+    const client = new Client({ name: 'revisions-http', version: '1.0.0' }, options);
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url)));
+    open.push(client);
+    return client;
+  };
+
+  it('serves a pinned client and a 2025-era client on the same endpoint', async () => {
+    host = await createToolHost(fixtureOptions(['kitchen', 'notes', 'probe'], { config: { approve: ['delete_note'], disable: ['loop', 'oom', 'exit'], checks: { ttlMs: 600_000, graceMs: 0 } } }));
+    endpoint = await serveHttp(host, { host: '127.0.0.1', port: 0 });
+    open.push(endpoint, host);
+    const modern = await connect();
+    const legacy = await connect({});
+    expect(modern.getProtocolEra()).toBe('modern');
+    expect(legacy.getProtocolEra()).toBe('legacy');
+    for (const client of [modern, legacy]) {
+      expect(await names(client)).toContain('echo');
+      expect(textOf(await client.callTool({ name: 'text', arguments: {} }))).toBe('plain text');
+      expect(JSON.parse(textOf(await client.callTool({ name: 'typed', arguments: { n: 'not a number' } }))).code).toBe('INVALID_ARGUMENTS');
+    }
+    // The 2025-era client got a session; the modern one needs none.
+    expect(endpoint.sessions).toBe(1);
+  });
+
+  it('holds a call for approval across input_required rounds and runs it once approved', async () => {
+    const asked: string[] = [];
+    const client = await connect({ ...MODERN, capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return { action: 'accept', content: { approve: true } };
+    });
+    expect(textOf(await client.callTool({ name: 'delete_note', arguments: { id: 'w' } }))).toBe('deleted w');
+    expect(asked).toHaveLength(1);
+    const declining = await connect({ ...MODERN, capabilities: { elicitation: { form: {} } } });
+    declining.setRequestHandler('elicitation/create', async () => ({ action: 'decline' }));
+    expect(JSON.parse(textOf(await declining.callTool({ name: 'delete_note', arguments: { id: 'w' } })))).toEqual({
+      code: 'APPROVAL_DENIED',
+      error: 'delete_note was not approved: the user declined; it did not run',
+    });
+  });
+
+  it('publishes a change of the exposed tools to a subscribed 2026-07-28 client', async () => {
+    const client = await connect();
+    const changed = signal();
+    client.setNotificationHandler('notifications/tools/list_changed', () => changed.resolve());
+    await client.listen({ toolsListChanged: true });
+    expect(await names(client)).toContain('own_check');
+    // The probe plugin's check reads own.mode in the host's folder: make it fail, and re-evaluate.
+    writeFileSync(path.join(host.config.root, 'own.mode'), 'reason');
+    host.invalidateChecks();
+    await host.refresh();
+    await changed.promise;
+    expect(await names(client)).not.toContain('own_check');
+  });
+});
