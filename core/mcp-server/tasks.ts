@@ -54,7 +54,8 @@ export class TaskServer extends Server {
     if (method !== 'tools/call') return wrapped;
     return (request, ctx) => {
       const onTask = taskCalls.get(this);
-      return onTask && isTaskAugmented(request.params) ? onTask(request, ctx) : wrapped(request, ctx);
+      // On 2026-07-28 `params.task` means nothing: the SDK drops it past this point, and so does this.
+      return onTask && isTaskAugmented(request.params) && !servesModernEra(this) ? onTask(request, ctx) : wrapped(request, ctx);
     };
   }
 }
@@ -163,8 +164,13 @@ function isTaskAugmented(params: unknown): boolean {
   return typeof task === 'object' && task !== null && !Array.isArray(task);
 }
 
+/** The server speaks MCP 2026-07-28 or later (a 2025 handshake, or none yet on a stateless 2025 request, is not). */
+function servesModernEra(server: Server): boolean {
+  const version = server.getNegotiatedProtocolVersion();
+  return version !== undefined && version >= '2026-07-28';
+}
+
 /** The 2026-07-28 core has no tasks (its Tasks extension is another wire): its task methods do not exist. */
 function refuseModernEra(server: Server, method: string): void {
-  const version = server.getNegotiatedProtocolVersion();
-  if (version !== undefined && version >= '2026-07-28') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Method not found: ${method} (no tasks on MCP ${version})`);
+  if (servesModernEra(server)) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Method not found: ${method} (no tasks on MCP ${server.getNegotiatedProtocolVersion()})`);
 }

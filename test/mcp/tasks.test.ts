@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createTaskSessionFromClient, resultFromTaskOutcome, toolDeclarationFromMcpTool } from '@modelcontextprotocol/ext-tasks/client';
 import {
   CallToolResultV1Schema,
@@ -18,7 +18,7 @@ import {
   TaskStatusNotificationV1Schema,
   type TaskV1,
 } from '@modelcontextprotocol/ext-tasks/core/v1';
-import { type CallToolRequestParams, type CallToolResult, InMemoryTransport, type Tool } from '@modelcontextprotocol/server';
+import { type CallToolRequestParams, type CallToolResult, createMcpHandler, InMemoryTransport, type Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { installTasks, listedTools, TaskScope, type TaskRunContext, TaskServer, type TaskScopeOptions } from '#internal/core/mcp-server/tasks.js';
@@ -61,18 +61,26 @@ async function runOnHost(sessionId: string, params: CallToolRequestParams, conte
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: outcome.message, code: outcome.code }) }] };
 }
 
-async function session(sessionId: string, options: TaskScopeOptions = {}): Promise<Session> {
-  const scope = new TaskScope({ pollIntervalMs: 50, ...options });
+/** Runs a call made as a task; the default runs it on the host as a plain call would run. */
+type TaskRun = (server: TaskServer, sessionId: string, params: CallToolRequestParams, context: TaskRunContext) => Promise<CallToolResult>;
+
+/** A server as `toolshed serve` builds one per session: tools from the host, tasks over `scope`. */
+function taskServer(sessionId: string, scope: TaskScope, run: TaskRun = (_server, id, params, context) => runOnHost(id, params, context)): TaskServer {
   const server = new TaskServer({ name: 'toolshed-test', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
   const listed = async () => listedTools((await host.definitions({ format: 'mcp', sessionId })) as McpTool[], server);
   installTasks(server, {
     scope,
-    run: (params, context) => runOnHost(sessionId, params, context),
+    run: (params, context) => run(server, sessionId, params, context),
     allows: async (name) => (await listed()).some((tool) => tool.name === name && tool.execution !== undefined),
   });
   server.setRequestHandler('tools/list', async () => ({ tools: (await listed()) as Tool[] }));
   server.setRequestHandler('tools/call', (request, ctx) => runOnHost(sessionId, request.params, { signal: ctx.mcpReq.signal }));
-  const client = new Client({ name: 'tasks-test', version: '1.0.0' });
+  return server;
+}
+
+async function session(sessionId: string, options: TaskScopeOptions = {}, run?: TaskRun, client = new Client({ name: 'tasks-test', version: '1.0.0' })): Promise<Session> {
+  const scope = new TaskScope({ pollIntervalMs: 50, ...options });
+  const server = taskServer(sessionId, scope, run);
   const statuses: TaskV1[] = [];
   const progress: Session['progress'] = [];
   client.setNotificationHandler('notifications/tasks/status', { params: TaskStatusNotificationV1Schema.shape.params }, (task) => void statuses.push(task));
@@ -253,6 +261,57 @@ describe('tasks over an SDK v2 server', () => {
     const third = await startTask(client, 'long_echo', { text: 'third', steps: 1, stepMs: 0 });
     expect(text(await taskResult(client, third.taskId))).toBe('echo: third');
     expect((await refusal(getTask(client, first.taskId))).code).toBe(-32602);
+  });
+
+  it('marks a task input_required while its call waits on the client, and the request names the task', async () => {
+    const asks: Array<{ meta: unknown; status: string }> = [];
+    const client = new Client({ name: 'answers', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    let current: Session | undefined;
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const taskId = (request.params._meta as Record<string, { taskId: string }> | undefined)?.['io.modelcontextprotocol/related-task']?.taskId;
+      asks.push({ meta: request.params._meta, status: taskId ? (await getTask(client, taskId)).status : 'no task named' });
+      return { action: 'accept', content: { approve: true } };
+    });
+    // As serve's approval does for a call made as a task: ask the client, inside awaitInput, naming the task.
+    const approveFirst: TaskRun = async (server, sessionId, params, context) => {
+      const answer = await context.awaitInput(() =>
+        server.elicitInput({
+          mode: 'form',
+          message: `Run ${params.name}?`,
+          requestedSchema: { type: 'object', properties: { approve: { type: 'boolean' } } },
+          _meta: context.relatedTaskMeta,
+        }),
+      );
+      if (answer.action !== 'accept') return { isError: true, content: [{ type: 'text', text: 'not approved' }] };
+      return runOnHost(sessionId, params, context);
+    };
+    current = await session('input', {}, approveFirst, client);
+    const task = await startTask(client, 'long_echo', { text: 'approved', steps: 1, stepMs: 0 });
+    expect(text(await taskResult(client, task.taskId))).toBe('echo: approved');
+    expect(asks).toEqual([{ meta: { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } }, status: 'input_required' }]);
+    expect(current.statuses.filter((s) => s.taskId === task.taskId).map((s) => s.status)).toEqual(['input_required', 'working', 'completed']);
+  });
+
+  it('offers no tasks on MCP 2026-07-28: no capability, no execution mark, task methods not found, params.task ignored', async () => {
+    const scope = new TaskScope();
+    const handler = createMcpHandler(() => taskServer('modern', scope), { legacy: 'reject' });
+    const client = new Client({ name: 'modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    // In process: the handler answers web Requests, so no port is opened.
+    await client.connect(new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), { fetch: (url, init) => handler.fetch(new Request(url, init)) }));
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      expect(client.getServerCapabilities()?.tasks).toBeUndefined();
+      const { tools } = await client.request({ method: 'tools/list' });
+      expect(tools.find((tool) => tool.name === 'long_echo')!.execution).toBeUndefined();
+      expect((await refusal(getTask(client, 'any'))).code).toBe(-32601);
+      const result = await client.request({ method: 'tools/call', params: { name: 'long_echo', arguments: { text: 'modern', steps: 1, stepMs: 0 }, task: {} } as CallToolRequestParams });
+      expect(text(result as { content: Array<{ type: string; text?: string }> })).toBe('echo: modern');
+      expect(scope.size).toBe(0);
+    } finally {
+      await client.close();
+      await handler.close();
+      scope.close();
+    }
   });
 
   it('cancels working tasks and drops every result when the session closes', async () => {
