@@ -266,7 +266,6 @@ describe('tasks over an SDK v2 server', () => {
   it('marks a task input_required while its call waits on the client, and the request names the task', async () => {
     const asks: Array<{ meta: unknown; status: string }> = [];
     const client = new Client({ name: 'answers', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
-    let current: Session | undefined;
     client.setRequestHandler('elicitation/create', async (request) => {
       const taskId = (request.params._meta as Record<string, { taskId: string }> | undefined)?.['io.modelcontextprotocol/related-task']?.taskId;
       asks.push({ meta: request.params._meta, status: taskId ? (await getTask(client, taskId)).status : 'no task named' });
@@ -285,7 +284,7 @@ describe('tasks over an SDK v2 server', () => {
       if (answer.action !== 'accept') return { isError: true, content: [{ type: 'text', text: 'not approved' }] };
       return runOnHost(sessionId, params, context);
     };
-    current = await session('input', {}, approveFirst, client);
+    const current = await session('input', {}, approveFirst, client);
     const task = await startTask(client, 'long_echo', { text: 'approved', steps: 1, stepMs: 0 });
     expect(text(await taskResult(client, task.taskId))).toBe('echo: approved');
     expect(asks).toEqual([{ meta: { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } }, status: 'input_required' }]);
