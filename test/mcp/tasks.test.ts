@@ -4,7 +4,7 @@
  * client drives it two ways: the ext-tasks requester and raw task requests. Each test session
  * has its own TaskScope, as each MCP session of `toolshed serve` does.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { installTasks, listedTools, TaskScope, type TaskRunContext, TaskServer, type TaskScopeOptions } from '#internal/core/mcp-server/tasks.js';
 import type { McpTool } from '#internal/core/providers/types.js';
-import { tempDir } from '../helpers.js';
+import { tempDir, withHost } from '../helpers.js';
 
 const work = tempDir('toolshed-mcp-tasks-');
 const LONG_RUNNER = fileURLToPath(new URL('./fixtures/long-runner', import.meta.url));
@@ -134,6 +134,18 @@ function text(result: { content: Array<{ type: string; text?: string }> }): stri
 }
 
 describe('tasks over an SDK v2 server', () => {
+  it('takes longRunning only as a boolean: anything else makes the plugin invalid', async () => {
+    const dir = path.join(work.dir, 'not-a-boolean');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'toolshed-plugin-not-a-boolean', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+    writeFileSync(path.join(dir, 'index.js'), "export default { apiVersion: 1, tools: [{ name: 'vague', description: 'x', parameters: { type: 'object' }, longRunning: 'sometimes', handler: () => 'x' }] };");
+    await withHost({ cwd: work.dir, env: {}, config: { builtins: false, cache: { enabled: false }, plugins: [{ package: dir, trust: 'trusted' }] } }, async (invalid) => {
+      const [plugin] = invalid.explain().plugins;
+      expect(plugin!.error!.code).toBe('PLUGIN_INVALID');
+      expect(plugin!.error!.message).toContain('/tools/0/longRunning');
+    });
+  });
+
   it('offers tasks, and lists only long-running tools with execution.taskSupport', async () => {
     const { client } = await session('listing');
     expect(client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
