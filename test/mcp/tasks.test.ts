@@ -179,7 +179,8 @@ describe('tasks over an SDK v2 server', () => {
     const tasks = createTaskSessionFromClient(client, { endpointId: 'toolshed-tasks-test' });
     try {
       expect(tasks.capabilities).toMatchObject({ execution: true, cancellation: true, inventory: 'server-list' });
-      const execution = await tasks.callTool('long_echo', { text: 'patient', steps: 4, stepMs: 150 }, { declaration, task: { preference: 'prefer' }, requestTimeoutMs: 100 });
+      // Each request may take 300 ms; the call takes four steps of 200 ms.
+      const execution = await tasks.callTool('long_echo', { text: 'patient', steps: 4, stepMs: 200 }, { declaration, task: { preference: 'prefer' }, requestTimeoutMs: 300 });
       expect(execution.kind).toBe('task');
       const { outcome } = await execution.settle();
       expect(outcome.status).toBe('completed');
@@ -191,10 +192,10 @@ describe('tasks over an SDK v2 server', () => {
 
   it('survives a client request timeout that kills the same call made without a task', async () => {
     const { client } = await session('timeout');
-    const args = { text: 'slow', steps: 4, stepMs: 150 };
-    const plain = await refusal(client.request({ method: 'tools/call', params: { name: 'long_echo', arguments: args } }, CallToolResultV1Schema, { timeout: 100 }));
+    const args = { text: 'slow', steps: 4, stepMs: 200 };
+    const plain = await refusal(client.request({ method: 'tools/call', params: { name: 'long_echo', arguments: args } }, CallToolResultV1Schema, { timeout: 300 }));
     expect(plain.message).toMatch(/timed out/i);
-    const task = await startTask(client, 'long_echo', args, { timeout: 100 });
+    const task = await startTask(client, 'long_echo', args, { timeout: 300 });
     await expect.poll(async () => (await getTask(client, task.taskId)).status).toBe('completed');
     expect(text(await taskResult(client, task.taskId))).toBe('echo: slow');
   });
