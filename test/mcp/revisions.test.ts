@@ -207,3 +207,27 @@ describe('tasks over serve (2025-11-25)', () => {
     }
   });
 });
+
+describe('the 2025 revisions a client may ask for', () => {
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])('answers an initialize at %s with that revision, and serves it', async (version) => {
+    const client = new Client({ name: `revisions-${version}`, version: '1.0.0' }, { supportedProtocolVersions: [version] });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
+    open.push(client);
+    expect(client.getNegotiatedProtocolVersion()).toBe(version);
+    expect(textOf(await client.callTool({ name: 'text', arguments: {} }))).toBe('plain text');
+  });
+
+  it("sends a 2025-era client the call's log lines at the level it set", async () => {
+    const client = await stdioClient({});
+    const lines: Array<{ level: string; data: unknown }> = [];
+    client.setNotificationHandler('notifications/message', (notification) => {
+      lines.push(notification.params as { level: string; data: unknown });
+    });
+    await client.setLoggingLevel('warning');
+    await client.callTool({ name: 'chatty', arguments: {} });
+    expect(lines).toEqual([]);
+    await client.setLoggingLevel('info');
+    await client.callTool({ name: 'chatty', arguments: {} });
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'info', data: 'starting' }));
+  });
+});
