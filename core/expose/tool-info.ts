@@ -20,6 +20,10 @@ export function toolInfo(record: ToolRecord): ToolInfo {
       description: manifest.description,
       parameters: manifest.parameters,
       annotations: manifest.annotations,
+      ...(manifest.title !== undefined ? { title: manifest.title } : {}),
+      ...(manifest.icons ? { icons: manifest.icons } : {}),
+      ...(manifest.outputSchema ? { outputSchema: manifest.outputSchema } : {}),
+      ...(manifest.examples ? { examples: manifest.examples } : {}),
       codeCallable: manifest.codeCallable,
       trust: plugin.source.trust,
     });
