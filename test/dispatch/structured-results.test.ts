@@ -58,3 +58,20 @@ describe('a tool with an outputSchema', () => {
     expect(await host.call('levels', {})).toEqual({ ok: true, text: 'logged' });
   });
 });
+
+describe('an outputSchema written with zod', () => {
+  it('is converted from its output type and validates the result', async () => {
+    const zodHost = await createToolHost(fixtureOptions(['zod-output']));
+    try {
+      const tool = (await zodHost.definitions({ format: 'mcp' })).find((t) => t.name === 'stay')!;
+      // `nights` has a default: optional as input, always there in the output.
+      expect(tool.outputSchema).toMatchObject({ type: 'object', required: ['city', 'nights'] });
+      expect((await zodHost.call('stay', { city: 'Rome' })).content?.structured).toEqual({ city: 'Rome', nights: 2 });
+      const bad = JSON.parse(await zodHost.dispatch('stay', { city: 'Rome', bad: true }));
+      expect(bad.code).toBe('TOOL_RESULT_INVALID');
+      expect(bad.error).toContain('its outputSchema: /nights is required.');
+    } finally {
+      await zodHost.close();
+    }
+  });
+});
