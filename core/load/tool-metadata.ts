@@ -53,7 +53,7 @@ export function checkIcons(plugin: string, tool: string, index: number, icons: I
 const metaCheckers = new Map<SchemaDialect, Ajv>();
 
 /** The dialect a tool's outputSchema is read in (its `$schema`, or the plugin rule); an unknown one is PLUGIN_INVALID. */
-export function outputDialect(plugin: string, tool: string, index: number, schema: JsonSchema): SchemaDialect {
+function outputDialect(plugin: string, tool: string, index: number, schema: JsonSchema): SchemaDialect {
   try {
     return readDialect(schema, 'plugin').dialect;
   } catch (error) {
