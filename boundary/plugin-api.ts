@@ -108,6 +108,8 @@ export interface SandboxTool {
   name: string;
   description: string;
   parameters: JsonSchema;
+  /** its declared result schema (JSON Schema 2020-12), when it has one: `tools.<name>()` then resolves to that object */
+  outputSchema?: JsonSchema;
 }
 
 /** What `ctx.sandboxTools()` returns: the tools code execution may call now, and its limits. */
@@ -171,8 +173,12 @@ export interface ToolContext {
   options: Readonly<Record<string, unknown>>;
   /** the caller's session id, when it gave one */
   sessionId?: string;
-  /** a log line for the operator (never sent to the model) */
-  log(message: string): void;
+  /**
+   * A log line for the operator (never sent to the model), at `level` (MCP's logging levels;
+   * default 'info', anything else is taken as 'info'). `toolshed serve` sends it to the MCP
+   * client that made the call as a logging notification.
+   */
+  log(message: string, level?: LogLevel): void;
   /** progress for the caller (MCP progress notifications) */
   progress(done: number, total?: number): void;
   /** calls another tool through the host's full dispatch pipeline */
@@ -205,6 +211,24 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/** A `ctx.log` line's level: the MCP logging levels a plugin may use. */
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error';
+
+/**
+ * An icon for a tool, as MCP's `Icon`. `src` is an `https:` URL or a `data:` URI of an image
+ * (`data:image/…`); anything else (`http:`, `file:`, `javascript:`, a relative path) is
+ * PLUGIN_INVALID at load, since a client fetches or renders it as it is.
+ */
+export interface Icon {
+  src: string;
+  /** e.g. `image/png`, `image/svg+xml` */
+  mimeType?: string;
+  /** e.g. `['48x48']`, `['any']` for a scalable icon */
+  sizes?: string[];
+  /** the theme the icon is drawn for */
+  theme?: 'light' | 'dark';
+}
+
 /** A check's verdict: `false` or `{ ok: false, reason }` hides the tool. */
 export type CheckResult = boolean | { ok: boolean; reason?: string };
 
@@ -223,6 +247,23 @@ export interface ToolSpec<Args = any, P extends ToolParameters = ToolParameters>
    * output type then types the handler's `args`.
    */
   parameters: P;
+  /**
+   * The schema of the handler's result: JSON Schema or a Standard Schema object, whose root must
+   * be `type: "object"`. The handler must then return such an object: it is validated after
+   * every call (TOOL_RESULT_INVALID when it does not match) and `toolshed serve` sends it as
+   * `structuredContent`; execute_code's declaration types the tool's result by it.
+   */
+  outputSchema?: JsonSchema | StandardSchemaV1;
+  /** a human-readable name for clients to show (MCP's tool `title`); the model sees `name` */
+  title?: string;
+  /** icons for clients to show (MCP's tool `icons`) */
+  icons?: Icon[];
+  /**
+   * Valid argument sets, each checked against `parameters` at load (PLUGIN_INVALID naming the one
+   * that is not). Anthropic's format sends them as `input_examples`; formats without such a field
+   * get them in the description (docs/plugins.md, "Examples").
+   */
+  examples?: Record<string, unknown>[];
   requires?: Requires;
   check?: (ctx: ToolContext) => CheckResult | Promise<CheckResult>;
   handler: (args: Args, ctx: ToolContext) => ToolResult | Promise<ToolResult>;

@@ -132,7 +132,8 @@ export type CallAnswer = CallOutcome | { runHere: HandOff & { call: TierCall } }
 
 /** Methods a worker may call on the host. Nothing else passes the guard. */
 export interface HostRpc {
-  log(callId: string, message: string): void;
+  /** `level`: a LogLevel (anything else is taken as 'info'); absent from an older worker */
+  log(callId: string, message: string, level?: string): void;
   progress(callId: string, done: number, total?: number): void;
   callTool(callId: string, name: string, args: unknown): Promise<CallAnswer>;
   sandboxTools(callId: string): Promise<SandboxToolset>;
@@ -191,6 +192,7 @@ export interface InlineLog {
   type: 'toolshed:log';
   callId: string;
   message: string;
+  level?: string;
 }
 
 /** Worker → host on the inline port: a running call's ctx.progress (coerced as the RPC's `progress`). */
@@ -226,6 +228,11 @@ export interface RawToolManifest {
   sandbox?: unknown;
   annotations?: unknown;
   longRunning?: unknown;
+  /** JSON Schema (a Standard Schema object converted in the worker, like `parameters`) */
+  outputSchema?: unknown;
+  title?: unknown;
+  icons?: unknown;
+  examples?: unknown;
   /** `typeof handler`: must be 'function' */
   handler: string;
   /** id shared by every tool that uses the same check function */

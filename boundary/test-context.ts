@@ -6,7 +6,7 @@
 import { failure } from './outcome.js';
 import { resultText } from './normalize.js';
 import { toolContext, type ContextLink } from './tool-context.js';
-import type { FileRoots, SandboxToolset, ToolContext } from './plugin-api.js';
+import type { FileRoots, LogLevel, SandboxToolset, ToolContext } from './plugin-api.js';
 import { DEFAULT_CODE_LIMITS } from './code-limits.js';
 
 /** What a test may set; everything has a harmless default. */
@@ -30,6 +30,8 @@ export interface TestContextOptions {
 export interface TestContext extends ToolContext {
   /** every ctx.log line */
   readonly logs: string[];
+  /** every ctx.log line with its level (coerced as in the host: 'info' when absent or unknown) */
+  readonly logEntries: Array<{ message: string; level: LogLevel }>;
   /** every ctx.progress call */
   readonly progressEvents: Array<{ done: number; total?: number }>;
   /** every ctx.callTool call */
@@ -54,10 +56,14 @@ const DEFAULT_SANDBOX: SandboxToolset = { tools: [], limits: { ...DEFAULT_CODE_L
 export function createTestContext(options: TestContextOptions = {}): TestContext {
   const controller = new AbortController();
   const logs: string[] = [];
+  const logEntries: Array<{ message: string; level: LogLevel }> = [];
   const progressEvents: Array<{ done: number; total?: number }> = [];
   const toolCalls: Array<{ name: string; args: unknown }> = [];
   const link: ContextLink = {
-    log: (_, message) => void logs.push(message),
+    log: (_, message, level) => {
+      logs.push(message);
+      logEntries.push({ message, level });
+    },
     progress: (_, done, total) => void progressEvents.push(total === undefined ? { done } : { done, total }),
     async callTool(_, name, args) {
       toolCalls.push({ name, args });
@@ -80,5 +86,5 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     },
     link,
   );
-  return Object.assign(ctx, { logs, progressEvents, toolCalls, abort: (reason?: unknown) => controller.abort(reason) });
+  return Object.assign(ctx, { logs, logEntries, progressEvents, toolCalls, abort: (reason?: unknown) => controller.abort(reason) });
 }

@@ -8,11 +8,18 @@
  */
 import { codedError } from './errors.js';
 import type { CallOutcome } from './outcome.js';
-import type { FileRoots, SandboxToolset, ToolContext } from './plugin-api.js';
+import type { FileRoots, LogLevel, SandboxToolset, ToolContext } from './plugin-api.js';
+
+const LOG_LEVELS: ReadonlySet<string> = new Set<LogLevel>(['debug', 'info', 'notice', 'warning', 'error']);
+
+/** A log line's level as given by plugin code: one of the LogLevel names, anything else 'info'. */
+export function logLevel(value: unknown): LogLevel {
+  return typeof value === 'string' && LOG_LEVELS.has(value) ? (value as LogLevel) : 'info';
+}
 
 /** Where a context's calls go, by call id: one link serves every call of a realm (or a test). */
 export interface ContextLink {
-  log(callId: string, message: string): void;
+  log(callId: string, message: string, level: LogLevel): void;
   progress(callId: string, done: number, total: number | undefined): void;
   /** a nested call's outcome (ctx.callTool throws a failure as a coded Error) */
   callTool(callId: string, name: string, args: unknown): Promise<CallOutcome>;
@@ -83,11 +90,13 @@ export function toolContext(call: ContextCall, link: ContextLink): ToolContext {
   ctx.cwd = call.cwd;
   ctx.roots = deepFreeze(call.roots);
   ctx.options = deepFreeze(call.options);
-  ctx.log = (message) => link.log(callId, String(message));
+  ctx.log = (message, level) => link.log(callId, String(message), logLevel(level));
   ctx.progress = (done, total) => link.progress(callId, Number(done), total === undefined ? undefined : Number(total));
   ctx.callTool = async (name, args = {}) => {
     const outcome = await link.callTool(callId, String(name), args);
     if (!outcome.ok) throw codedError(outcome.code, outcome.message);
+    // A tool with an outputSchema: its validated object, whatever its text looks like.
+    if (outcome.content?.structured) return outcome.content.structured;
     return parseMaybeJson(outcome.text);
   };
   ctx.sandboxTools = () => link.sandboxTools(callId);

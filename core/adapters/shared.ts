@@ -8,13 +8,14 @@ import { envelope, type CallOutcome } from '../../boundary/outcome.js';
 import type { DispatchOptions } from '../call/dispatch.js';
 import type { ToolErrorCode } from '../../boundary/errors.js';
 import type { ToolHost } from '../host/tool-host.js';
+import type { LogLevel } from '../../boundary/plugin-api.js';
 
 /** Options every adapter takes. */
 export interface AdapterOptions {
   /** passed with every call (handlers see it as ctx.sessionId) */
   sessionId?: string;
-  /** receives the handlers' `ctx.log` lines */
-  onLog?(message: string): void;
+  /** receives the handlers' `ctx.log` lines and their level */
+  onLog?(message: string, level: LogLevel): void;
   /** receives the handlers' `ctx.progress` */
   onProgress?(done: number, total?: number): void;
 }

@@ -19,6 +19,7 @@ import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js
 import type { CallHooks, CallOrigin } from '../runners/runner.js';
 import type { Exposure } from '../expose/exposure.js';
 import { toolInfo } from '../expose/tool-info.js';
+import { structuredOutcome } from './results.js';
 import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { SandboxToolset } from '../../boundary/plugin-api.js';
@@ -151,7 +152,8 @@ async function runCall(deps: DispatchDeps, name: string, rawArgs: unknown, optio
   // The host's own tools (tool_search) run here; hooks wrap calls that reach a plugin's tier.
   if (hostTool || !record) return hostTool!.run(args, options);
   const hooks = deps.hooks?.();
-  const limitsOfCall: CallLimits = { timeoutMs, maxResultChars, trace, final: !hooks?.length };
+  // A result checked against an outputSchema here is never handed off to be mapped in the caller's worker.
+  const limitsOfCall: CallLimits = { timeoutMs, maxResultChars, trace, final: !hooks?.length && !record.manifest.outputSchema };
   const approval = deps.approval?.policy.reasonFor(record);
   if (!hooks?.length && !approval) return runTool(deps, record, args, options, context, limitsOfCall);
   const call = toolCall(record, args, options, context);
@@ -225,14 +227,16 @@ async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, 
     callTool: (nested, nestedArgs, origin) => whileWaiting(record, (waitSeq) => dispatchOutcome(deps, nested, nestedArgs, nestedOptions, nestedOf(origin, waitSeq))),
     sandboxTools: () => currentSandboxTools(deps, nestedContext(context, record)),
   };
-  if (options.onLog) hooks.log = options.onLog;
+  const { onLog } = options;
+  if (onLog) hooks.log = (message, level) => onLog(message, level ?? 'info');
   if (options.onProgress) hooks.progress = options.onProgress;
   const request = { tool: name, args, timeoutMs, maxResultChars, ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) };
   const call: TierCall = { tool: name, plugin: record.plugin.source.name, timeoutMs, maxResultChars };
   const origin = handOffOrigin(context.origin, limits.final ? call : undefined);
   const handle = () => record.plugin.runner.handle(request, hooks, options.signal, origin);
   const outcome = await (trace ? trace.worker(record, handle) : handle());
-  return tierOutcome(call, outcome);
+  const mapped = tierOutcome(call, outcome);
+  return record.manifest.outputSchema ? structuredOutcome(record, outcome, mapped, maxResultChars) : mapped;
 }
 
 /**

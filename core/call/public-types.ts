@@ -5,7 +5,7 @@
  */
 import type { CallOutcome } from '../../boundary/outcome.js';
 import type { ToolErrorCode } from '../../boundary/errors.js';
-import type { ToolAnnotations } from '../../boundary/plugin-api.js';
+import type { LogLevel, ToolAnnotations } from '../../boundary/plugin-api.js';
 import type { Tier } from '../../boundary/tier.js';
 
 /** Per-call options of `dispatch`. */
@@ -16,8 +16,8 @@ export interface DispatchOptions {
   callId?: string;
   /** decides calls that need approval (config `approve`) for this call, before the view's or host's onApproval */
   onApproval?: Approver;
-  /** receives the handler's `ctx.log` lines */
-  onLog?(message: string): void;
+  /** receives the handler's `ctx.log` lines and their level ('info' unless the handler said otherwise) */
+  onLog?(message: string, level: LogLevel): void;
   /** receives the handler's `ctx.progress` */
   onProgress?(done: number, total?: number): void;
 }

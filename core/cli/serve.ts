@@ -194,6 +194,9 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
   const opening = (async () => {
     await gate;
     const reloading = createReloadingHost(await options.openHost(root, false), () => options.openHost(root, true));
+    // Before any call can run on it: calls wait for the host, and their log lines must not be lost.
+    reloading.on('log', (entry) => log(`[${entry.plugin}${entry.tool ? `/${entry.tool}` : ''}] ${entry.message}`));
+    reloading.on('warning', (message) => log(`warning: ${message}`));
     return options.values.watch || options.values.watchWorkspace ? watch(reloading, options.values.watchWorkspace === true, await import('../mcp-server/watch.js')) : reloading;
   })();
   const early = mode.kind === 'stdio' && !options.values.strict ? openingHost(opening) : undefined;
@@ -218,8 +221,6 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
       log(`--strict: ${failed.length} plugin${failed.length === 1 ? '' : 's'} failed to load; not serving`);
       return 1;
     }
-    host.on('log', (entry) => log(`[${entry.plugin}${entry.tool ? `/${entry.tool}` : ''}] ${entry.message}`));
-    host.on('warning', (message) => log(`warning: ${message}`));
     if (mode.kind === 'http') {
       const { address, allowedOrigins } = mode;
       // Loaded for --http only: the stdio start stays small.

@@ -25,7 +25,7 @@ export function sandboxTools(config: ResolvedConfig, exposed: ReadonlyMap<string
     .sort()
     .map((name) => {
       const def = exposed.get(name)!;
-      return { name, description: def.description, parameters: def.parameters };
+      return def.outputSchema ? { name, description: def.description, parameters: def.parameters, outputSchema: def.outputSchema } : { name, description: def.description, parameters: def.parameters };
     });
 }
 

@@ -142,7 +142,12 @@ export class CorrectionStage {
     const previous = this.plainAt[at];
     if (previous && previous.description === description && previous.parameters === record.manifest.parameters) return previous;
     const def: ToolDefinition = { name: record.name, description, parameters: record.manifest.parameters };
-    if (Object.keys(record.manifest.annotations).length) def.annotations = record.manifest.annotations;
+    const { manifest } = record;
+    if (Object.keys(manifest.annotations).length) def.annotations = manifest.annotations;
+    if (manifest.title !== undefined) def.title = manifest.title;
+    if (manifest.icons) def.icons = manifest.icons;
+    if (manifest.outputSchema) def.outputSchema = manifest.outputSchema;
+    if (manifest.examples?.length) def.examples = manifest.examples;
     if (record.manifest.dialect) def.dialect = record.manifest.dialect.dialect;
     if (record.manifest.longRunning) def.longRunning = true;
     this.plainAt[at] = def;

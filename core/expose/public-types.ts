@@ -4,7 +4,7 @@
  * see a read-only view of each tool, never its plugin's runner). Types only, importing only public
  * types, so the package's declarations stop here.
  */
-import type { DescriptionPart, JsonSchema, ToolAnnotations } from '../../boundary/plugin-api.js';
+import type { DescriptionPart, Icon, JsonSchema, ToolAnnotations } from '../../boundary/plugin-api.js';
 import type { ToolConflict } from '../load/public-types.js';
 import type { ToolDefinition } from '../providers/types.js';
 
@@ -57,6 +57,14 @@ export interface ToolInfo {
   readonly parameters: Readonly<JsonSchema>;
   /** as declared ({} when none) */
   readonly annotations: Readonly<ToolAnnotations>;
+  /** its human-readable name for clients, when it declares one */
+  readonly title?: string;
+  /** its icons for clients, when it declares any */
+  readonly icons?: readonly Readonly<Icon>[];
+  /** its result's JSON Schema (root `type: "object"`), when it declares one */
+  readonly outputSchema?: Readonly<JsonSchema>;
+  /** valid argument sets it declares (checked against `parameters` at load) */
+  readonly examples?: readonly Readonly<Record<string, unknown>>[];
   /** the tool declared it may be called from inside execute_code (`codeCallable: true`) */
   readonly codeCallable: boolean;
   /** the tool declared it may run long (`longRunning: true`): MCP clients may call it as a task */

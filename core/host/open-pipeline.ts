@@ -110,7 +110,7 @@ async function check(record: ToolRecord, timeoutMs: number, log: PipelineInput['
   const outcome = await record.plugin.runner.check(
     { checkId: record.manifest.checkId!, timeoutMs },
     {
-      log: (message) => log({ plugin: record.plugin.source.name, tool: record.name, message }),
+      log: (message, level) => log({ plugin: record.plugin.source.name, tool: record.name, message, level: level ?? 'info' }),
       callTool: async () => failure('PERMISSION_DENIED', 'callTool is not available inside availability checks'),
     },
   );

@@ -41,7 +41,8 @@ export async function startServers(settings: HostSettings, protect: readonly Pro
     env,
     protect,
     onChange: () => listeners.forEach((listener) => listener()),
-    onLog: signals.log,
+    // A server's line has no level of its own yet: 'info', unless its entry carries one.
+    onLog: (entry) => signals.log({ level: 'info', ...entry }),
     onDefinitionChanged: signals.definitionChanged,
   });
   return {

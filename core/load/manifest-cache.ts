@@ -45,7 +45,7 @@ function fileStamps(dir: string, entry: string): string[] {
 /**
  * Bumped when the manifest's stored shape changes (2: tool annotations; 3: raw manifests with a MAC;
  * 4: Standard Schema parameters converted to JSON Schema, with their converters' versions; 5: `codeCallable`
- * beside its alias `sandbox`; 6: `longRunning`), so older
+ * beside its alias `sandbox`; 6: a tool's `longRunning`, `outputSchema`, `title`, `icons` and `examples`), so older
  * entries are re-extracted.
  */
 const MANIFEST_FORMAT = 6;

@@ -67,6 +67,25 @@ export const manifestSchema = {
             ],
           },
           parameters: { type: 'object', properties: { type: { const: 'object' } }, required: ['type'] },
+          // Its root's `type: "object"` is checked in manifest.ts, whose message says why.
+          outputSchema: { type: 'object' },
+          title: { type: 'string', minLength: 1, maxLength: 200 },
+          icons: {
+            type: 'array',
+            maxItems: 16,
+            items: {
+              type: 'object',
+              required: ['src'],
+              additionalProperties: false,
+              properties: {
+                src: { type: 'string', minLength: 1 },
+                mimeType: { type: 'string' },
+                sizes: { type: 'array', items: { type: 'string' } },
+                theme: { enum: ['light', 'dark'] },
+              },
+            },
+          },
+          examples: { type: 'array', maxItems: 20, items: { type: 'object' } },
           requires: {
             type: 'object',
             additionalProperties: false,

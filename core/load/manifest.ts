@@ -9,6 +9,7 @@ import { validate as validateManifest } from './manifest-validator.js';
 import { formatProblems, problems } from '../schema/schema.js';
 import { defaultToolset } from './discovery.js';
 import { checkParameterSchemas, parameterDialect } from './parameter-schemas.js';
+import { checkIcons, checkOutputSchemaRoot, checkToolMetadata } from './tool-metadata.js';
 import type { DescriptionPart, ToolsetSpec } from '../../boundary/plugin-api.js';
 import type { PluginManifest, PluginSource, ToolManifest } from './types.js';
 import type { RawManifest, RawToolManifest } from '../../boundary/protocol.js';
@@ -40,7 +41,10 @@ export function normalizeManifest(raw: RawManifest, source: Pick<PluginSource, '
     }
     seen.add(tool.name);
   }
-  if (compileParameters) checkParameterSchemas(source.name, tools);
+  if (compileParameters) {
+    checkParameterSchemas(source.name, tools);
+    checkToolMetadata(source.name, tools);
+  }
   return {
     apiVersion: 1,
     toolsets: (raw.toolsets ?? {}) as Record<string, ToolsetSpec>,
@@ -76,6 +80,10 @@ function normalizeTool(tool: RawToolManifest, index: number, source: Pick<Plugin
     annotations: (tool.annotations ?? {}) as ToolManifest['annotations'],
   };
   if (tool.longRunning === true) out.longRunning = true;
+  if (tool.outputSchema !== undefined) out.outputSchema = checkOutputSchemaRoot(source.name, out.name, index, tool.outputSchema as ToolManifest['parameters']);
+  if (tool.title !== undefined) out.title = tool.title as string;
+  if (tool.icons !== undefined) out.icons = checkIcons(source.name, out.name, index, tool.icons as NonNullable<ToolManifest['icons']>);
+  if (tool.examples !== undefined) out.examples = tool.examples as NonNullable<ToolManifest['examples']>;
   if (tool.checkId) out.checkId = tool.checkId;
   return out;
 }

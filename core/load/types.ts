@@ -2,7 +2,7 @@
  * Internal data shapes shared by the pipeline stages: validated manifests,
  * plugin sources, load results and tool records.
  */
-import type { DescriptionPart, FileRoots, Grant, JsonSchema, Permissions, ToolAnnotations, ToolLimits, ToolsetSpec } from '../../boundary/plugin-api.js';
+import type { DescriptionPart, FileRoots, Grant, Icon, JsonSchema, Permissions, ToolAnnotations, ToolLimits, ToolsetSpec } from '../../boundary/plugin-api.js';
 import type { ToolshedError } from '../../boundary/errors.js';
 import type { Runner } from '../runners/runner.js';
 import type { DialectReading } from '../schema/schema-dialect.js';
@@ -26,6 +26,14 @@ export interface ToolManifest {
   annotations: ToolAnnotations;
   /** ToolSpec.longRunning: an MCP client may call it as a task (absent: false) */
   longRunning?: true;
+  /** the result's JSON Schema (root `type: "object"`); the handler's result is validated against it */
+  outputSchema?: JsonSchema;
+  /** a human-readable name for clients (MCP's tool `title`) */
+  title?: string;
+  /** icons for clients (MCP's tool `icons`) */
+  icons?: Icon[];
+  /** valid argument sets, checked against `parameters` when the manifest was extracted */
+  examples?: Record<string, unknown>[];
   checkId?: string;
 }
 

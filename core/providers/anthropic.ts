@@ -15,7 +15,10 @@ export function toAnthropic(defs: readonly ToolDefinition[]): AnthropicCustomToo
 }
 
 function anthropicTool(d: ToolDefinition): AnthropicCustomTool {
-  return { name: d.name, description: d.description, input_schema: objectRoot(modelParameters(d)) };
+  const tool: AnthropicCustomTool = { name: d.name, description: d.description, input_schema: objectRoot(modelParameters(d)) };
+  // Anthropic's tool use examples; the API validates each against input_schema, as toolshed did at load.
+  if (d.examples?.length) tool.input_examples = d.examples;
+  return tool;
 }
 
 const SEARCH_TOOLS = {

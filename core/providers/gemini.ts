@@ -9,6 +9,7 @@
  * are still validated against the original schema, so whatever is loosened here
  * is still enforced at dispatch.
  */
+import { describedWithExamples } from './examples.js';
 import type { JsonSchema } from '../../boundary/plugin-api.js';
 import { appendNote, dependentRequiredNote, isSchema, mergeAllOf, resolveLocalRef, typesOf } from './json-schema.js';
 import type { GeminiTool, ToolDefinition } from './types.js';
@@ -200,7 +201,8 @@ export function toGemini(defs: readonly ToolDefinition[]): GeminiTool[] {
         const parameters = toGeminiSchema({ type: 'object', ...modelParameters(d) });
         const props = parameters.properties as Record<string, unknown> | undefined;
         // Gemini rejects an object schema with empty properties; omit parameters instead.
-        return props && Object.keys(props).length ? { name: d.name, description: d.description, parameters } : { name: d.name, description: d.description };
+        const description = describedWithExamples(d);
+        return props && Object.keys(props).length ? { name: d.name, description, parameters } : { name: d.name, description };
       }),
     },
   ];

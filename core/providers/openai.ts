@@ -6,6 +6,7 @@
  */
 import { modelParameters } from './dialect.js';
 import { toStrictSchema } from './openai-strict.js';
+import { describedWithExamples } from './examples.js';
 import type { FormatOptions, OpenAITool, ResponsesTool, ToolDefinition } from './types.js';
 import type { JsonSchema } from '../../boundary/plugin-api.js';
 
@@ -19,7 +20,7 @@ function strictParts(d: ToolDefinition): { parameters: JsonSchema; strict: boole
 export function toOpenAI(defs: readonly ToolDefinition[], options: FormatOptions = {}): OpenAITool[] {
   return defs.map((d) => ({
     type: 'function' as const,
-    function: options.strict ? { name: d.name, description: d.description, ...strictParts(d) } : { name: d.name, description: d.description, parameters: modelParameters(d) },
+    function: options.strict ? { name: d.name, description: describedWithExamples(d), ...strictParts(d) } : { name: d.name, description: describedWithExamples(d), parameters: modelParameters(d) },
   }));
 }
 
@@ -28,7 +29,7 @@ export function toResponses(defs: readonly ToolDefinition[], options: FormatOpti
   return defs.map((d) => ({
     type: 'function' as const,
     name: d.name,
-    description: d.description,
+    description: describedWithExamples(d),
     ...(options.strict ? strictParts(d) : { parameters: modelParameters(d), strict: false }),
   }));
 }

@@ -1,5 +1,5 @@
 /** The provider-neutral tool definition every format is made from. */
-import type { JsonSchema, ToolAnnotations } from '../../boundary/plugin-api.js';
+import type { Icon, JsonSchema, ToolAnnotations } from '../../boundary/plugin-api.js';
 import type { SchemaDialect } from '../schema/schema-dialect.js';
 
 /** A tool as exposed to the model, before any provider's wrapping. */
@@ -11,6 +11,14 @@ export interface ToolDefinition {
   annotations?: ToolAnnotations;
   /** the tool declared it may run long; only the mcp format carries it (`execution.taskSupport`) */
   longRunning?: true;
+  /** its human-readable name (mcp only) */
+  title?: string;
+  /** its icons (mcp only) */
+  icons?: Icon[];
+  /** its result's JSON Schema, root `type: "object"` (mcp sends it; execute_code types the tool's result by it) */
+  outputSchema?: JsonSchema;
+  /** valid argument sets: anthropic sends them as `input_examples`, openai, responses and gemini in the description */
+  examples?: Record<string, unknown>[];
   /**
    * the JSON Schema dialect `parameters` is written in (its `$schema`, or how toolshed read it untagged);
    * every format sends it as 2020-12. Absent: its `$schema`, or the plugin rule, decides
@@ -38,6 +46,8 @@ export interface AnthropicCustomTool {
   name: string;
   description: string;
   input_schema: JsonSchema & { type: 'object' };
+  /** valid argument sets for the model (Anthropic's tool use examples), when the tool declares any */
+  input_examples?: Record<string, unknown>[];
   /** with `search.native`: the tool is sent but kept out of the model's context until Anthropic's tool search finds it */
   defer_loading?: true;
 }
@@ -64,10 +74,14 @@ export interface GeminiTool {
 }
 
 /** An MCP `tools/list` entry; `annotations` when the tool declares any, `execution` when it runs long. */
+/** An MCP `tools/list` entry; `title`, `icons`, `outputSchema` and `annotations` when the tool declares them. */
 export interface McpTool {
   name: string;
+  title?: string;
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
+  outputSchema?: JsonSchema & { type: 'object' };
+  icons?: Icon[];
   annotations?: ToolAnnotations;
   /** MCP 2025-11-25: a long-running tool may be called as a task (`toolshed serve` strips it where it offers no tasks) */
   execution?: { taskSupport: 'optional' };

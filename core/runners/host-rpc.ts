@@ -5,6 +5,7 @@
  */
 import type { CallAnswer, HandOff, HostRpc, SandboxToolset } from '../../boundary/protocol.js';
 import type { CallHooks } from './runner.js';
+import { logLevel } from '../../boundary/tool-context.js';
 
 /**
  * The `HostRpc` of a runner whose running calls are `calls`; log lines are cut to `maxLogChars`.
@@ -14,8 +15,8 @@ import type { CallHooks } from './runner.js';
  */
 export function hostRpc(calls: { get(callId: string): CallHooks | undefined }, maxLogChars = Infinity, via?: object, onHandOff?: (caller: string, id: number, dispatched: Promise<unknown>) => void): HostRpc {
   return {
-    log(callId, message) {
-      calls.get(String(callId))?.log?.(String(message).slice(0, maxLogChars));
+    log(callId, message, level) {
+      calls.get(String(callId))?.log?.(String(message).slice(0, maxLogChars), logLevel(level));
     },
     progress(callId, done, total) {
       calls.get(String(callId))?.progress?.(Number(done), total === undefined || total === null ? undefined : Number(total));

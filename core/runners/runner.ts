@@ -6,6 +6,7 @@
  * extract manifests through `ManifestExtractor` (thread/manifest-pool.ts, and
  * an untrusted plugin's own sandbox). Limits both tiers derive the same way live here too.
  */
+import type { LogLevel } from '../../boundary/plugin-api.js';
 import type { CallOutcome, CheckVerdict, HandlerOutput, HandOff, RawManifest, SandboxToolset, Tier } from '../../boundary/protocol.js';
 import type { Protections } from './protections.js';
 import type { ConnectionReport } from './connection-report.js';
@@ -31,7 +32,8 @@ export interface CallOrigin {
 
 /** What the host lends a running call: where its logs, progress and nested calls go. */
 export interface CallHooks {
-  log?(message: string): void;
+  /** `level` is absent from a tier that has none (it then means 'info') */
+  log?(message: string, level?: LogLevel): void;
   progress?(done: number, total?: number): void;
   /** a nested call; `origin` says which running call and worker made it, when the tier knows */
   callTool(name: string, args: unknown, origin?: CallOrigin): Promise<CallOutcome>;

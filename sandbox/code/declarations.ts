@@ -1,4 +1,4 @@
-import { argsAreOptional, commentText, propertyName, schemaToType } from './schema-type.js';
+import { argsAreOptional, commentText, propertyName, resultType, schemaToType } from './schema-type.js';
 import { CodeErrorCode, SEARCH_FUNCTION, type CodeLimits, type CodeToolSpec } from './types.js';
 
 export { SEARCH_FUNCTION };
@@ -10,10 +10,12 @@ export { SEARCH_FUNCTION };
  * declarationFor({ name: 'read_file', description: 'Read a file', parameters: { type: 'object',
  *   properties: { path: { type: 'string', description: 'path' }, offset: { type: 'number' } }, required: ['path'] } })
  * // '/** Read a file *\/\nread_file(args: { /** path *\/ path: string; offset?: number }): Promise<unknown>;'
+ * A tool with an outputSchema resolves to that object: `Promise<{ tempC: number }>`.
  */
 export function declarationFor(spec: CodeToolSpec): string {
   const optional = argsAreOptional(spec.parameters) ? '?' : '';
-  const signature = `${propertyName(spec.name)}(args${optional}: ${schemaToType(spec.parameters)}): Promise<unknown>;`;
+  const result = spec.outputSchema ? resultType(spec.outputSchema) : 'unknown';
+  const signature = `${propertyName(spec.name)}(args${optional}: ${schemaToType(spec.parameters)}): Promise<${result}>;`;
   return docComment(spec.description) + signature;
 }
 
@@ -48,7 +50,7 @@ function functionsSection(specs: CodeToolSpec[], search: boolean): string {
   if (search) declared.push(SEARCH_DECLARATION);
   const body = declared.map((text) => indent(text)).join('\n');
   return [
-    `Each function takes one arguments object and resolves to the tool's result: the parsed JSON value when the tool returns JSON, otherwise its text. A failed call throws an Error whose \`code\` property holds the error code (for example INVALID_ARGUMENTS or TOOL_FAILED); ${unknown}.`,
+    `Each function takes one arguments object and resolves to the tool's result: the object its declared type names when it has one, else the parsed JSON value when the tool returns JSON, otherwise its text. A failed call throws an Error whose \`code\` property holds the error code (for example INVALID_ARGUMENTS or TOOL_FAILED); ${unknown}.`,
     `Functions on \`tools\`:\n\`\`\`ts\ndeclare const tools: {\n${body}\n};\n\`\`\``,
   ].join('\n');
 }

@@ -1,5 +1,14 @@
 /** Nesting beyond this renders as `unknown`, so recursive `$ref`s and huge schemas stay bounded. */
 const MAX_DEPTH = 12;
+
+/**
+ * The depth limit of the render under way (renders are synchronous, so one at a time):
+ * MAX_DEPTH, or less for a result type that must stay short (resultType).
+ */
+let depthLimit = MAX_DEPTH;
+
+/** A result type longer than this is rendered again, shallower. */
+const MAX_RESULT_TYPE_CHARS = 1_500;
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 type Schema = Record<string, unknown>;
@@ -11,6 +20,24 @@ type Schema = Record<string, unknown>;
  */
 export function schemaToType(schema: unknown, root: unknown = schema): string {
   return render(schema, root, 0);
+}
+
+/**
+ * A tool's result type from its outputSchema, kept short because it goes in front of the model:
+ * rendered whole when it fits MAX_RESULT_TYPE_CHARS, else shallower (nested parts as `unknown`),
+ * else as `Record<string, unknown>` (an outputSchema's root is always an object).
+ */
+export function resultType(schema: unknown): string {
+  for (const limit of [MAX_DEPTH, 3, 1]) {
+    depthLimit = limit;
+    try {
+      const type = render(schema, schema, 0);
+      if (type.length <= MAX_RESULT_TYPE_CHARS) return type;
+    } finally {
+      depthLimit = MAX_DEPTH;
+    }
+  }
+  return 'Record<string, unknown>';
 }
 
 /** Whether an arguments schema lets the caller omit the whole object (no required property). */
@@ -32,7 +59,7 @@ export function propertyName(name: string): string {
 
 function render(schema: unknown, root: unknown, depth: number): string {
   if (schema === false) return 'never';
-  if (!isSchema(schema) || depth > MAX_DEPTH) return 'unknown';
+  if (!isSchema(schema) || depth > depthLimit) return 'unknown';
   if (typeof schema.$ref === 'string') return render(resolve(schema, root, depth), root, depth + 1);
   const base = renderBase(schema, root, depth);
   return schema.nullable === true && base !== 'unknown' ? union([base, 'null']) : base;
@@ -130,7 +157,7 @@ function propertyDoc(property: unknown, root: unknown): string {
 function resolve(schema: unknown, root: unknown, depth: number): unknown {
   let current = schema;
   for (let hops = 0; isSchema(current) && typeof current.$ref === 'string'; hops += 1) {
-    if (hops + depth > MAX_DEPTH) return undefined;
+    if (hops + depth > depthLimit) return undefined;
     current = pointer(root, current.$ref);
   }
   return current;

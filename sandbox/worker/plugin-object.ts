@@ -56,8 +56,8 @@ function data(value: unknown, where: string): unknown {
  * A tool's parameters as data: a Standard Schema object (zod, valibot…) converted to JSON
  * Schema by its library (see standard-schema.ts), anything else as it is.
  */
-function parameters(value: unknown, entry: string, where: string): unknown {
-  return isStandardSchema(value) ? convertedSchema(value, entry, where) : data(value, where);
+function parameters(value: unknown, entry: string, where: string, io: 'input' | 'output' = 'input'): unknown {
+  return isStandardSchema(value) ? convertedSchema(value, entry, where, io) : data(value, where);
 }
 
 /**
@@ -86,10 +86,15 @@ export async function extractManifest(plugin: Record<string, unknown>, entry: st
           longRunning: t.longRunning,
           handler: typeof t.handler,
         };
-        if (out.parameters instanceof Promise) {
+        if (t.outputSchema !== undefined) out.outputSchema = parameters(t.outputSchema, entry, `tools[${index}].outputSchema`, 'output');
+        if (t.title !== undefined) out.title = t.title;
+        if (t.icons !== undefined) out.icons = data(t.icons, `tools[${index}].icons`);
+        if (t.examples !== undefined) out.examples = data(t.examples, `tools[${index}].examples`);
+        for (const key of ['parameters', 'outputSchema'] as const) {
+          if (!(out[key] instanceof Promise)) continue;
           converting.push(
-            (out.parameters as ReturnType<typeof convertedSchema>).then(({ schema, library }) => {
-              out.parameters = schema;
+            (out[key] as ReturnType<typeof convertedSchema>).then(({ schema, library }) => {
+              out[key] = schema;
               if (library && !libraries.some((known) => known.packageJson === library.packageJson)) libraries.push(library);
             }),
           );

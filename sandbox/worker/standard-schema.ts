@@ -90,19 +90,20 @@ function libraryOf(name: string, entry: string): SchemaLibrary | undefined {
   }
 }
 
-/** The library's JSON Schema of the schema's input, through the first way that it offers, and the package that converted it. */
-async function convert(schema: StandardSchemaV1, entry: string): Promise<{ json: unknown; library: string }> {
+/** The library's JSON Schema of the schema's input (or output: a result's schema), through the first way that it offers, and the package that converted it. */
+async function convert(schema: StandardSchemaV1, entry: string, io: 'input' | 'output'): Promise<{ json: unknown; library: string }> {
   const props = schema['~standard'] as StandardSchemaV1.Props & Partial<StandardJSONSchemaV1.Props>;
-  if (typeof props.jsonSchema?.input === 'function') return { json: props.jsonSchema.input({ target: 'draft-2020-12' }), library: String(props.vendor) };
+  const own = props.jsonSchema?.[io];
+  if (typeof own === 'function') return { json: own({ target: 'draft-2020-12' }), library: String(props.vendor) };
   if (props.vendor === 'zod') {
     const { toJSONSchema } = await importFromPlugin('zod', entry);
     if (typeof toJSONSchema !== 'function') throw new TypeError('the zod package the plugin resolves has no toJSONSchema (zod 3?)');
-    return { json: toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }), library: 'zod' };
+    return { json: toJSONSchema(schema, { target: 'draft-2020-12', io }), library: 'zod' };
   }
   if (props.vendor === 'valibot') {
     const { toJsonSchema } = await importFromPlugin('@valibot/to-json-schema', entry);
     if (typeof toJsonSchema !== 'function') throw new TypeError('the @valibot/to-json-schema package the plugin resolves has no toJsonSchema');
-    return { json: toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input' }), library: '@valibot/to-json-schema' };
+    return { json: toJsonSchema(schema, { target: 'draft-2020-12', typeMode: io }), library: '@valibot/to-json-schema' };
   }
   throw new TypeError(`the ${String(props.vendor)} library does not implement Standard JSON Schema, and toolshed has no converter for it`);
 }
@@ -111,14 +112,15 @@ async function convert(schema: StandardSchemaV1, entry: string): Promise<{ json:
  * The JSON Schema of a Standard Schema's input, as JSON data tagged with its dialect (2020-12
  * unless the library says otherwise), with the package that converted it (see SchemaLibrary)
  * when it can be found from the plugin's folder (a vendor's name is usually its package's).
- * Throws PLUGIN_INVALID naming `where` and what to pass instead.
+ * Throws PLUGIN_INVALID naming `where` and what to pass instead. `io: 'output'` converts the
+ * schema's output type instead (a tool's outputSchema describes what the handler returns).
  */
-export async function convertedSchema(schema: StandardSchemaV1, entry: string, where: string): Promise<{ schema: Record<string, unknown>; library?: SchemaLibrary }> {
+export async function convertedSchema(schema: StandardSchemaV1, entry: string, where: string, io: 'input' | 'output' = 'input'): Promise<{ schema: Record<string, unknown>; library?: SchemaLibrary }> {
   const vendor = String(schema['~standard'].vendor);
   let converted: unknown;
   let library: SchemaLibrary | undefined;
   try {
-    const done = await convert(schema, entry);
+    const done = await convert(schema, entry, io);
     converted = JSON.parse(JSON.stringify(done.json) ?? 'null');
     library = libraryOf(done.library, entry);
   } catch (error) {

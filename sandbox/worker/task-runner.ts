@@ -103,7 +103,7 @@ function contextEnv(task: CheckTask | HandlerTask): Readonly<Record<string, stri
  * thread tier's inline port): one channel, so the host sees them in the order they were made.
  */
 export interface InlineLink {
-  log(callId: string, message: string): void;
+  log(callId: string, message: string, level: string): void;
   progress(callId: string, done: number, total: number | undefined): void;
   /** ctx.callTool's request; the answer may hand the call back to run here */
   callTool(callId: string, name: string, args: unknown): Promise<CallAnswer>;
@@ -201,7 +201,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
 
   /** Where every call's ctx.log, ctx.progress, ctx.callTool and ctx.sandboxTools go: the inline port when there is one, else the RPC. */
   const link: ContextLink = {
-    log: (callId, message) => (inline ? inline.log(callId, message) : void host.log(callId, message).catch(() => {})),
+    log: (callId, message, level) => (inline ? inline.log(callId, message, level) : void host.log(callId, message, level).catch(() => {})),
     progress: (callId, done, total) => {
       if (inline) inline.progress(callId, done, total);
       else void host.progress(callId, done, total).catch(() => {});

@@ -49,7 +49,7 @@ function flush(): void {
   done = [];
 }
 const inlineLink: InlineLink = {
-  log: (callId, message) => inline.port1.postMessage({ type: 'toolshed:log', callId, message } satisfies InlineLog),
+  log: (callId, message, level) => inline.port1.postMessage({ type: 'toolshed:log', callId, message, level } satisfies InlineLog),
   progress: (callId, done, total) => inline.port1.postMessage({ type: 'toolshed:progress', callId, done, ...(total === undefined ? {} : { total }) } satisfies InlineProgress),
   callTool: (callId, name, args) =>
     new Promise<CallAnswer>((resolve) => {

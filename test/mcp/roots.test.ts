@@ -48,7 +48,8 @@ describe('serve and MCP roots', () => {
       // The host reopens on the client's root and says so with tools/list_changed.
       await server.changed;
       expect(await server.where()).toBe(clientRoot);
-      expect(server.stderr()).toContain(`root: ${clientRoot} (the MCP client's first root)`);
+      // stderr is another pipe than the protocol's: wait for the line.
+      await expect.poll(() => server.stderr()).toContain(`root: ${clientRoot} (the MCP client's first root)`);
     } finally {
       await server.client.close();
     }
@@ -58,8 +59,8 @@ describe('serve and MCP roots', () => {
     const server = await connect([], false);
     try {
       expect(await server.where()).toBe('/');
-      expect(server.stderr()).toContain(`config: ${config}`);
-      expect(server.stderr()).toContain('root: /\n');
+      await expect.poll(() => server.stderr()).toContain(`config: ${config}`);
+      await expect.poll(() => server.stderr()).toContain('root: /\n');
     } finally {
       await server.client.close();
     }

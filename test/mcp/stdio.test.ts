@@ -91,7 +91,7 @@ describe('toolshed serve over stdio', () => {
     // result; the second may lose the race with the result (it is then not sent at all).
     expect(progress[0]).toEqual({ progress: 1, total: 2 });
     expect(lastProgressAt).toBeLessThan(responseAt);
-    expect(stderr).toContain('[toolshed-plugin-kitchen/chatty] starting');
+    await expect.poll(() => stderr).toContain('[toolshed-plugin-kitchen/chatty] starting');
   });
 
   it('cancels a running call when the client aborts it, and keeps serving', async () => {

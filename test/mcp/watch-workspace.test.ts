@@ -56,7 +56,8 @@ async function serve(flags: string[]): Promise<{ stderr: () => string; config: s
     waiting?.();
   });
   await client.connect(transport);
-  await expect.poll(() => stderr).toContain('watching');
+  // The host opens behind the answer to initialize: its "ready" line comes after the watch lines.
+  await expect.poll(() => stderr).toContain('MCP over stdio ready');
   return { stderr: () => stderr, config, plugin, changes: () => changes, nextChange: () => new Promise<void>((resolve) => (waiting = resolve)) };
 }
 

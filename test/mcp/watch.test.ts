@@ -74,7 +74,7 @@ afterAll(async () => {
 describe('toolshed serve --watch', () => {
   it('serves the plugin as it is at startup', async () => {
     expect(await names()).toEqual(['live_v1']);
-    expect(stderr).toContain(`watching ${configFile}`);
+    await expect.poll(() => stderr).toContain(`watching ${configFile}`);
   });
 
   it('reloads a changed plugin: new manifest, new workers, list_changed', async () => {

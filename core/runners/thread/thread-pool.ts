@@ -205,7 +205,7 @@ export class ThreadPool {
   private onInlineMessage(link: WorkerLink, data: unknown): void {
     const { api } = link;
     const m = (data ?? {}) as Partial<InlineCall> & Partial<InlineDone> & Partial<InlineLog> & Partial<InlineProgress>;
-    if (m.type === 'toolshed:log') return api.log(String(m.callId), String(m.message));
+    if (m.type === 'toolshed:log') return api.log(String(m.callId), String(m.message), m.level);
     if (m.type === 'toolshed:progress') return api.progress(String(m.callId), Number(m.done), m.total === undefined || m.total === null ? undefined : Number(m.total));
     if (m.type !== 'toolshed:call' && m.type !== 'toolshed:done') return this.onInlineReply(link, data);
     if (Array.isArray(m.done)) for (const reply of m.done) this.onInlineReply(link, reply);
@@ -241,11 +241,13 @@ export class ThreadPool {
    * Waits until every nested call that `callId` handed back to its worker and that the worker
    * reported has finished its dispatch, so a call returns after the calls it made (as when their
    * outcomes came back through the host). Reports still queued on an inline port, sent before
-   * this call's own reply on another port, are read first.
+   * this call's own reply on another port, are read first: so are its ctx.log and ctx.progress,
+   * which must reach the caller before its result does (an MCP client drops a log notification
+   * that comes after the response). An empty port costs one synchronous read.
    */
   private nestedDone(callId: string): Promise<unknown> | undefined {
     for (const link of this.links) {
-      if (!link.inline || !link.handed.size) continue;
+      if (!link.inline) continue;
       for (let m = receiveMessageOnPort(link.inline); m; m = receiveMessageOnPort(link.inline)) this.onInlineMessage(link, m.message);
     }
     const open = this.finishing.get(callId);

@@ -164,6 +164,25 @@ export const webSearchTool = {
     required: ['query'],
     additionalProperties: false,
   },
+  // What webSearch returns: execute_code types `tools.web_search()` by it, and MCP clients get it as structuredContent.
+  outputSchema: {
+    type: 'object',
+    properties: {
+      query: { type: 'string' },
+      results: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { title: { type: 'string' }, url: { type: 'string' }, snippet: { type: 'string' }, age: { type: 'string' } },
+          required: ['title', 'url', 'snippet'],
+        },
+      },
+      note: { type: 'string', description: 'Present when there are no results.' },
+    },
+    required: ['query', 'results'],
+  },
+  title: 'Web search',
+  examples: [{ query: 'node.js worker_threads resourceLimits' }, { query: 'MCP structuredContent', count: 3 }],
   requires: { env: ['BRAVE_API_KEY'] },
   limits: { timeoutMs: SEARCH_TIMEOUT_MS + 5_000 },
   codeCallable: true,
