@@ -240,12 +240,14 @@ export class ThreadPool {
   /**
    * Waits until every nested call that `callId` handed back to its worker and that the worker
    * reported has finished its dispatch, so a call returns after the calls it made (as when their
-   * outcomes came back through the host). Reports still queued on an inline port, sent before
-   * this call's own reply on another port, are read first.
+   * outcomes came back through the host). Messages still queued on an inline port, sent before
+   * this call's own reply on another port, are read first: the reports, and the call's last
+   * `ctx.log` and `ctx.progress` (without this, a progress sent just before returning arrived
+   * after the call had ended, and was dropped).
    */
   private nestedDone(callId: string): Promise<unknown> | undefined {
     for (const link of this.links) {
-      if (!link.inline || !link.handed.size) continue;
+      if (!link.inline) continue;
       for (let m = receiveMessageOnPort(link.inline); m; m = receiveMessageOnPort(link.inline)) this.onInlineMessage(link, m.message);
     }
     const open = this.finishing.get(callId);
