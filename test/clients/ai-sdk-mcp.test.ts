@@ -31,7 +31,10 @@ function textOf(result: unknown): string {
 /** What a tool call's execute needs besides the arguments. */
 const CALL = { toolCallId: 'call-1', messages: [], context: {} };
 
-for (const { era, discovery, revision } of [{ era: 'legacy', discovery: false, revision: '2025-11-25' }]) {
+for (const { era, discovery, revision } of [
+  { era: 'modern', discovery: true, revision: '2026-07-28' },
+  { era: 'legacy', discovery: false, revision: '2025-11-25' },
+]) {
   describe(`AI SDK MCP client (${era} era)`, () => {
     let client: MCPClient;
     const uncaught: unknown[] = [];
