@@ -27,8 +27,9 @@ import startup100 from './scenarios/startup-100.js';
 import toolSearch from './scenarios/tool-search.js';
 import mcpServers from './scenarios/mcp-servers.js';
 import mcpListStorm from './scenarios/mcp-list-storm.js';
+import serveStart from './scenarios/serve-start.js';
 
-const SCENARIOS = [dispatch, processTier, definitions, startup, throughput, executeCode, mcp, embedding, definitionsCurve, load, memory, soak, startup100, toolSearch, mcpServers, mcpListStorm];
+const SCENARIOS = [dispatch, processTier, definitions, startup, throughput, executeCode, mcp, embedding, definitionsCurve, load, memory, soak, startup100, toolSearch, mcpServers, mcpListStorm, serveStart];
 const RESULTS = new URL('./results.json', import.meta.url);
 
 function machine() {

@@ -24,9 +24,11 @@ export function summarize(samples) {
  * A variant is `{ name, op, prepare?, before?, batch?, warmup? }`: `op` is
  * timed; `prepare` runs untimed before each op, `before` untimed before each
  * batch; `batch` and `warmup` override the shared counts. Warm-up ops of every
- * variant run first and are discarded.
+ * variant run first and are discarded. With `reported`, each op returns its own
+ * time in ms (e.g. spawn → first answer of a child process), which is recorded
+ * instead of the op's whole duration.
  */
-export async function interleave(variants, { rounds, batch, warmup = 0 }) {
+export async function interleave(variants, { rounds, batch, warmup = 0, reported = false }) {
   for (const variant of variants) {
     await variant.before?.();
     for (let i = 0; i < (variant.warmup ?? warmup); i++) {
@@ -43,8 +45,8 @@ export async function interleave(variants, { rounds, batch, warmup = 0 }) {
       for (let i = 0; i < (variant.batch ?? batch); i++) {
         await variant.prepare?.();
         const start = performance.now();
-        await variant.op(i);
-        out.push(performance.now() - start);
+        const own = await variant.op(i);
+        out.push(reported ? own : performance.now() - start);
       }
     }
   }

@@ -236,6 +236,11 @@ export interface ToolSpec<Args = any, P extends ToolParameters = ToolParameters>
   sandbox?: boolean;
   /** behaviour hints (MCP tool annotations), passed to MCP clients and used by `approve` */
   annotations?: ToolAnnotations;
+  /**
+   * the tool may run long: `toolshed serve` lets an MCP client call it as a task (MCP 2025-11-25
+   * `execution.taskSupport: 'optional'`), polled and cancelled apart from the call's request; default false
+   */
+  longRunning?: boolean;
 }
 
 /** A named group of tools that can include other toolsets. */

@@ -225,6 +225,7 @@ export interface RawToolManifest {
   /** the deprecated alias of `codeCallable` */
   sandbox?: unknown;
   annotations?: unknown;
+  longRunning?: unknown;
   /** `typeof handler`: must be 'function' */
   handler: string;
   /** id shared by every tool that uses the same check function */

@@ -4,9 +4,11 @@
 //   node mcp-server.js --high-level  the high-level `McpServer` (registerTool, zod input schema)
 //   node mcp-server.js --piscina     the low-level `Server` whose handler runs the tool in a raw
 //                                    Piscina pool (2 threads): what one worker hop costs here
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+//   node mcp-server.js --slow MS     the low-level `Server`, which starts serving only after MS milliseconds
+//                                    (a slow MCP server in a toolshed config)
+// Built on the SDK's v2 packages, as toolshed serve is, and served by its serveStdio (both eras).
+import { McpServer, Server } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { echo } from './handlers.js';
 
 const mode = process.argv[2];
@@ -14,11 +16,11 @@ const inputSchema = { type: 'object', properties: { n: { type: 'integer', minimu
 const text = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }] });
 
 let server;
+if (mode === '--slow') await new Promise((resolve) => setTimeout(resolve, Number(process.argv[3])));
 if (mode === '--high-level') {
-  const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const { z } = await import('zod');
   const mcp = new McpServer({ name: 'bench-baseline', version: '1.0.0' });
-  mcp.registerTool('bench_echo', { description: 'Returns n.', inputSchema: { n: z.number().int().min(0) } }, async (args) => text(await echo(args)));
+  mcp.registerTool('bench_echo', { description: 'Returns n.', inputSchema: z.object({ n: z.number().int().min(0) }) }, async (args) => text(await echo(args)));
   server = mcp;
 } else {
   let run = echo;
@@ -28,7 +30,7 @@ if (mode === '--high-level') {
     run = (args) => pool.run(args, { name: 'echo' });
   }
   server = new Server({ name: 'bench-baseline', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'bench_echo', description: 'Returns n.', inputSchema }] }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => text(await run(request.params.arguments ?? {})));
+  server.setRequestHandler('tools/list', async () => ({ tools: [{ name: 'bench_echo', description: 'Returns n.', inputSchema }] }));
+  server.setRequestHandler('tools/call', async (request) => text(await run(request.params.arguments ?? {})));
 }
-await server.connect(new StdioServerTransport());
+serveStdio(() => server);

@@ -7,16 +7,14 @@
  */
 import { UsageError } from '../../boundary/errors.js';
 import { isLoopback, parseListenAddress } from '../mcp-server/address.js';
-import { serveHttp } from '../mcp-server/http.js';
 import { normalizeOrigin } from '../mcp-server/http-access.js';
 import { serveStdio, type McpEndpoint } from '../mcp-server/stdio.js';
 import { createReloadingHost, type ReloadingHost } from '../mcp-server/reloading-host.js';
 import { clientRoot } from '../mcp-server/client-roots.js';
 import type { Server } from '@modelcontextprotocol/server';
-import { splitWatched, watchedPaths, watchPaths } from '../mcp-server/watch.js';
 import type { ToolHost } from '../host/host.js';
 import type { CommandContext } from './context.js';
-import { failedPlugins, openHost } from './open-host.js';
+import { openingHost } from '../mcp-server/opening-host.js';
 
 /** Set to 1 to let `--http` bind a non-loopback address without `--token-env` (no authentication at all). */
 export const ALLOW_REMOTE_ENV = 'TOOLSHED_SERVE_ALLOW_REMOTE';
@@ -66,6 +64,9 @@ function plan(values: ServeValues) {
   return { kind: 'http' as const, address, allowedOrigins, ...(token !== undefined ? { bearerToken: token } : {}) };
 }
 
+/** How long `serve` over stdio waits for the client's opening before it starts loading the host anyway. */
+const CLIENT_OPENING_WAIT_MS = 50;
+
 /** Resolves on the first SIGINT/SIGTERM; a second one exits at once (a stuck shutdown must stay interruptible). */
 function untilSignal(): { signalled: Promise<string>; dispose(): void } {
   let resolveSignal!: (name: string) => void;
@@ -95,7 +96,7 @@ function untilSignal(): { signalled: Promise<string>; dispose(): void } {
  * that were being served. The watch follows the config: a plugin added to it
  * is watched after the reload that loaded it.
  */
-function watch(host: ReloadingHost, workspace: boolean): ReloadingHost {
+function watch(host: ReloadingHost, workspace: boolean, { splitWatched, watchedPaths, watchPaths }: typeof import('../mcp-server/watch.js')): ReloadingHost {
   let stop = () => {};
   const onError = (error: unknown) => log(`watch: ${describe(error)}`);
   let skipped: string[] = [];
@@ -131,7 +132,8 @@ function watch(host: ReloadingHost, workspace: boolean): ReloadingHost {
  * What an operator needs to see first when a client launched the server:
  * which config it found, where the tools work, and which plugins failed.
  */
-function logStartup(host: ToolHost): string[] {
+async function logStartup(host: ToolHost): Promise<string[]> {
+  const { failedPlugins } = await import('./open-host.js');
   const report = host.explain();
   log(report.config.file ? `config: ${report.config.file}` : 'no config found: embedded default (every first-party toolset)');
   log(`root: ${report.config.root}`);
@@ -146,7 +148,9 @@ export async function runServeCommand({ values, io }: CommandContext): Promise<n
   // a reload accepts the config as it now is (the first start still checks it).
   return runServe({
     values,
-    openHost: (root, reload) => openHost(values, io, { ...(root === undefined ? {} : { root }), ...(reload && values.watchWorkspace === true ? { trustConfig: true } : {}) }),
+    // Loaded when the host opens, so the protocol answers before the host's modules load.
+    openHost: async (root, reload) =>
+      (await import('./open-host.js')).openHost(values, io, { waitForServers: false, ...(root === undefined ? {} : { root }), ...(reload && values.watchWorkspace === true ? { trustConfig: true } : {}) }),
   });
 }
 
@@ -154,48 +158,80 @@ export async function runServeCommand({ values, io }: CommandContext): Promise<n
  * Over stdio, a client that offers roots (MCP `roots/list`) chooses the workspace root,
  * unless `--root` or the config's `root` did: the host reopens on the client's first root.
  */
-function adoptClientRoot(host: ReloadingHost, setRoot: (root: string) => void) {
+function adoptClientRoot(opening: Promise<ReloadingHost>, setRoot: (root: string) => void) {
   return (server: Server) => {
-    if (host.config.rootFrom !== 'cwd') return;
-    clientRoot(server)
-      .then(async (root) => {
+    opening
+      .then(async (host) => {
+        if (host.config.rootFrom !== 'cwd') return;
+        const root = await clientRoot(server);
         if (root === undefined || root === host.config.root) return;
         setRoot(root);
         await host.reload();
         log(`root: ${root} (the MCP client's first root)`);
       })
-      .catch((error) => log(`could not use the client's root, keeping ${host.config.root}: ${describe(error)}`));
+      .catch((error) => log(`could not use the client's root: ${describe(error)}`));
   };
 }
 
-/** Starts the MCP server over stdio or Streamable HTTP and returns its exit code when it stops. */
+/**
+ * Starts the MCP server over stdio or Streamable HTTP and returns its exit code when it stops.
+ * Over stdio (without --strict, which must see the plugins first) the client's `initialize` is
+ * answered at once: the host opens meanwhile, and requests for tools wait for its plugins. MCP
+ * servers never hold up the start: their tools join with list_changed as each one lists them.
+ */
 export async function runServe(options: { values: ServeValues; openHost(root: string | undefined, reload: boolean): Promise<ToolHost> }): Promise<number> {
   const mode = plan(options.values);
   let root: string | undefined;
-  const reloading = createReloadingHost(await options.openHost(root, false), () => options.openHost(root, true));
-  const host = options.values.watch || options.values.watchWorkspace ? watch(reloading, options.values.watchWorkspace === true) : reloading;
-  const failed = logStartup(host);
-  if (options.values.strict && failed.length > 0) {
-    log(`--strict: ${failed.length} plugin${failed.length === 1 ? '' : 's'} failed to load; not serving`);
-    await host.close();
-    return 1;
-  }
-  host.on('log', (entry) => log(`[${entry.plugin}${entry.tool ? `/${entry.tool}` : ''}] ${entry.message}`));
-  host.on('warning', (message) => log(`warning: ${message}`));
   const onError = (error: unknown) => log(`error: ${describe(error)}`);
   const signals = untilSignal();
   let endpoint: McpEndpoint | undefined;
+  // Over stdio the host's modules load once the client's opening was answered (or after a
+  // moment, for a client that waits): loading them first would hold up that answer.
+  let openNow!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    openNow = resolve;
+  });
+  const opening = (async () => {
+    await gate;
+    const reloading = createReloadingHost(await options.openHost(root, false), () => options.openHost(root, true));
+    return options.values.watch || options.values.watchWorkspace ? watch(reloading, options.values.watchWorkspace === true, await import('../mcp-server/watch.js')) : reloading;
+  })();
+  const early = mode.kind === 'stdio' && !options.values.strict ? openingHost(opening) : undefined;
+  let host: ReloadingHost | undefined;
   try {
+    if (early) {
+      const stdio = await serveStdio(
+        early,
+        onError,
+        adoptClientRoot(opening, (dir) => (root = dir)),
+      );
+      endpoint = stdio;
+      const moment = setTimeout(openNow, CLIENT_OPENING_WAIT_MS);
+      stdio.answered.then(() => {
+        clearTimeout(moment);
+        openNow();
+      });
+    } else openNow();
+    host = await opening;
+    const failed = await logStartup(host);
+    if (options.values.strict && failed.length > 0) {
+      log(`--strict: ${failed.length} plugin${failed.length === 1 ? '' : 's'} failed to load; not serving`);
+      return 1;
+    }
+    host.on('log', (entry) => log(`[${entry.plugin}${entry.tool ? `/${entry.tool}` : ''}] ${entry.message}`));
+    host.on('warning', (message) => log(`warning: ${message}`));
     if (mode.kind === 'http') {
       const { address, allowedOrigins } = mode;
+      // Loaded for --http only: the stdio start stays small.
+      const { serveHttp } = await import('../mcp-server/http.js');
       const http = await serveHttp(host, { ...address, onError, allowedOrigins, ...(mode.bearerToken !== undefined ? { bearerToken: mode.bearerToken } : {}), stateless: options.values.stateless === true });
       endpoint = http;
       log(`MCP (Streamable HTTP${options.values.stateless ? ', stateless' : ''}) listening on ${http.url}${mode.bearerToken !== undefined ? ` (bearer token from ${options.values.tokenEnv} required)` : ''}`);
     } else {
-      endpoint = await serveStdio(
+      endpoint ??= await serveStdio(
         host,
         onError,
-        adoptClientRoot(host, (dir) => (root = dir)),
+        adoptClientRoot(opening, (dir) => (root = dir)),
       );
       log('MCP over stdio ready');
     }
@@ -205,6 +241,8 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
   } finally {
     signals.dispose();
     await endpoint?.close();
-    await host.close();
+    // A host that failed to open left nothing to close.
+    await (host ?? early)?.close();
+    if (!host) await opening.catch(() => undefined);
   }
 }

@@ -144,6 +144,7 @@ export class CorrectionStage {
     const def: ToolDefinition = { name: record.name, description, parameters: record.manifest.parameters };
     if (Object.keys(record.manifest.annotations).length) def.annotations = record.manifest.annotations;
     if (record.manifest.dialect) def.dialect = record.manifest.dialect.dialect;
+    if (record.manifest.longRunning) def.longRunning = true;
     this.plainAt[at] = def;
     return def;
   }

@@ -59,6 +59,8 @@ export interface ToolInfo {
   readonly annotations: Readonly<ToolAnnotations>;
   /** the tool declared it may be called from inside execute_code (`codeCallable: true`) */
   readonly codeCallable: boolean;
+  /** the tool declared it may run long (`longRunning: true`): MCP clients may call it as a task */
+  readonly longRunning: boolean;
   /** its plugin's trust: 'trusted' runs in the thread tier, 'untrusted' in its own process */
   readonly trust: 'trusted' | 'untrusted';
 }

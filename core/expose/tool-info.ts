@@ -21,6 +21,7 @@ export function toolInfo(record: ToolRecord): ToolInfo {
       parameters: manifest.parameters,
       annotations: manifest.annotations,
       codeCallable: manifest.codeCallable,
+      longRunning: manifest.longRunning === true,
       trust: plugin.source.trust,
     });
     infos.set(record, info);

@@ -53,7 +53,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     });
     if (servers) teardown.add(servers);
     const loaded = await loadEntries(settings, entries, runners);
-    await servers?.started;
+    if (options.waitForServers !== false) await servers?.started;
     const pipeline = openPipeline({ settings, plugins: loaded.plugins, runners, servers, rewriters: options.rewriters, log: (entry) => events.emit('log', entry) });
     const host = await openSurface({ settings, entries, runners, loaded, servers, pipeline, events, onApproval: options.onApproval, started, teardown: () => teardown.close() });
     up = true;

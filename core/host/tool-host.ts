@@ -41,6 +41,13 @@ export interface ToolHostOptions {
   trustConfig?: boolean;
   /** one-line notes for the person starting the host, such as config trust on first use (the CLI prints them on stderr) */
   onNotice?: (message: string) => void;
+  /**
+   * Wait for every MCP server's first connection attempt before the host is returned (default
+   * true). With false the host is returned once the plugins are loaded; each server's tools join
+   * when it has listed them, with a 'change' event (`toolshed serve` works this way, so a slow
+   * server never delays the first tools/list).
+   */
+  waitForServers?: boolean;
 }
 
 /** Options of `definitions()`. */

@@ -90,6 +90,7 @@ export const manifestSchema = {
               openWorldHint: { type: 'boolean' },
             },
           },
+          longRunning: { type: 'boolean' },
           handler: { const: 'function' },
           checkId: { type: 'string' },
           checkType: { const: 'function' },

@@ -75,6 +75,7 @@ function normalizeTool(tool: RawToolManifest, index: number, source: Pick<Plugin
     codeCallable: codeCallable(tool, index, source),
     annotations: (tool.annotations ?? {}) as ToolManifest['annotations'],
   };
+  if (tool.longRunning === true) out.longRunning = true;
   if (tool.checkId) out.checkId = tool.checkId;
   return out;
 }

@@ -24,6 +24,8 @@ export interface ToolManifest {
   codeCallable: boolean;
   /** as declared ({} when none) */
   annotations: ToolAnnotations;
+  /** ToolSpec.longRunning: an MCP client may call it as a task (absent: false) */
+  longRunning?: true;
   checkId?: string;
 }
 

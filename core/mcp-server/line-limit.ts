@@ -116,7 +116,7 @@ export class LineLimitedInput extends EventEmitter {
 
   constructor(
     private readonly source: Readable,
-    readonly maxBytes: number,
+    public maxBytes: number,
     private readonly onOversized: (message: OversizedMessage) => void,
   ) {
     super();

@@ -31,7 +31,13 @@ export class LineTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: Transport['onmessage'];
   private closed = false;
-  private readonly onLine = (line: Buffer) => this.receive(line.toString('utf8'));
+  /** lines waiting for the real size limit (see holdUntil) */
+  private held: Buffer[] | undefined;
+  private holdAbove = Infinity;
+  private readonly onLine = (line: Buffer) => {
+    if (this.held && (this.held.length > 0 || line.length > this.holdAbove)) this.held.push(Buffer.from(line));
+    else this.receive(line.toString('utf8'));
+  };
   private readonly onInputError = (error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error)));
 
   constructor(
@@ -39,7 +45,29 @@ export class LineTransport implements Transport {
     private readonly output: LineOut,
     /** told when the transport closed, whoever owns its onclose */
     private readonly onClosed: () => void = () => {},
+    /** told after each message written */
+    private readonly onSent: () => void = () => {},
   ) {}
+
+  /**
+   * Until `limit` settles, lines over `above` bytes wait (and every line after one that
+   * waits, to keep the order); then each is checked against the limit it gives: a line over
+   * it goes to `oversized` instead of the server.
+   */
+  holdUntil(limit: Promise<number>, above: number, oversized: (line: Buffer, limit: number) => void): void {
+    this.held = [];
+    this.holdAbove = above;
+    limit.then(
+      (max) => this.release((line) => (line.length - 1 > max ? oversized(line, max) : this.receive(line.toString('utf8')))),
+      () => this.release(() => {}),
+    );
+  }
+
+  private release(each: (line: Buffer) => void): void {
+    const lines = this.held ?? [];
+    this.held = undefined;
+    if (!this.closed) for (const line of lines) each(line);
+  }
 
   async start(): Promise<void> {
     this.input.on('data', this.onLine);
@@ -77,6 +105,7 @@ export class LineTransport implements Transport {
     if (this.closed) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const ok = this.output.write(serializeMessage(message), (error) => (error ? reject(error) : undefined));
+      this.onSent();
       if (ok) resolve();
       else this.output.once('drain', resolve);
     });

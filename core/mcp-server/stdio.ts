@@ -4,13 +4,14 @@
  * era from the client's opening (2026-07-28, or a 2025 `initialize`) and
  * serves the connection from one server, which is one toolshed session.
  */
-import type { Server } from '@modelcontextprotocol/server';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE, type Server } from '@modelcontextprotocol/server';
 import { serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import { LineLimitedInput, type OversizedMessage } from './line-limit.js';
 import { createMcpServer, newSession } from './server.js';
 import { LineTransport } from './stdio-transport.js';
 import { startRefreshLoop } from './refresh-loop.js';
 import { guardStdout } from './stdout-guard.js';
+import type { OpeningHost } from './opening-host.js';
 import type { ToolHost } from '../host/host.js';
 
 /** A running MCP endpoint. */
@@ -19,6 +20,28 @@ export interface McpEndpoint {
   closed: Promise<void>;
   /** stops serving; in-flight calls are cancelled. The host stays open. */
   close(): Promise<void>;
+}
+
+/** A stdio endpoint, which also tells when it first answered the client. */
+export interface StdioEndpoint extends McpEndpoint {
+  /** settles once the first message went out (the answer to the client's opening) */
+  answered: Promise<void>;
+}
+
+/** The largest line passed on before the host (and its config's limit) is open. */
+const EARLY_LINE_BYTES = 64 * 1024;
+
+/** A held line's id and method, as far as they can be read. */
+function outline(line: Buffer): { id?: string | number; method?: string } {
+  try {
+    const value = JSON.parse(line.toString('utf8')) as { id?: unknown; method?: unknown };
+    return {
+      ...(typeof value.id === 'string' || typeof value.id === 'number' ? { id: value.id } : {}),
+      ...(typeof value.method === 'string' ? { method: value.method } : {}),
+    };
+  } catch {
+    return {};
+  }
 }
 
 /** JSON-RPC's invalid-request code. */
@@ -36,17 +59,46 @@ function oversizedMessage(message: OversizedMessage, limit: number): string {
  * 2026-07-28 client has none). A line over `host.config.serve.maxMessageBytes`
  * is dropped and its request answered with an error; the server keeps serving.
  */
-export async function serveStdio(host: ToolHost, onError: (error: unknown) => void = () => {}, onInitialized?: (server: Server) => void): Promise<McpEndpoint> {
+export async function serveStdio(host: ToolHost, onError: (error: unknown) => void = () => {}, onInitialized?: (server: Server) => void): Promise<StdioEndpoint> {
   const guard = guardStdout();
   const session = newSession();
-  const limit = host.config.serve.maxMessageBytes;
-  const input = new LineLimitedInput(process.stdin, limit, (message) => {
+  // A host still opening (fast start) has no config yet: the default limit holds until it has.
+  const ready = 'ready' in host ? (host as OpeningHost).ready : Promise.resolve(host);
+  // (serve.maxMessageBytes' default is the SDK's stdio buffer size too.)
+  let limit = STDIO_DEFAULT_MAX_BUFFER_SIZE;
+  const refuse = (message: OversizedMessage) => {
     onError(new Error(`dropped a message of ${message.bytes} bytes, over serve.maxMessageBytes (${limit})${message.id === undefined ? '' : `; answered request ${JSON.stringify(message.id)} with an error`}`));
     if (message.id === undefined) return;
     transport.send({ jsonrpc: '2.0', id: message.id, error: { code: INVALID_REQUEST, message: oversizedMessage(message, limit), data: { bytes: message.bytes, limit } } }).catch(onError);
+  };
+  const input = new LineLimitedInput(process.stdin, limit, refuse);
+  let answered!: () => void;
+  const firstAnswer = new Promise<void>((resolve) => {
+    answered = resolve;
   });
-  const transport = new LineTransport(input, guard.protocol, () => finish());
-  const stopRefresh = startRefreshLoop(host, onError);
+  const transport = new LineTransport(
+    input,
+    guard.protocol,
+    () => finish(),
+    () => answered(),
+  );
+  if ('ready' in host) {
+    // Opening messages are small; a large one waits for the config's limit, and is refused if over it.
+    transport.holdUntil(
+      ready.then((open) => open.config.serve.maxMessageBytes),
+      EARLY_LINE_BYTES,
+      (line) => refuse({ bytes: line.length - 1, ...outline(line) }),
+    );
+  }
+  let stopRefresh = () => {};
+  ready.then(
+    (open) => {
+      if (finished) return;
+      limit = input.maxBytes = open.config.serve.maxMessageBytes;
+      stopRefresh = startRefreshLoop(host, onError);
+    },
+    () => {},
+  );
   let done!: () => void;
   const closed = new Promise<void>((resolve) => {
     done = resolve;
@@ -83,5 +135,5 @@ export async function serveStdio(host: ToolHost, onError: (error: unknown) => vo
   // The transport reacts to data and errors only; a client that exits just closes our stdin.
   process.stdin.once('end', close);
   process.stdin.once('close', close);
-  return { closed, close };
+  return { closed, close, answered: firstAnswer };
 }

@@ -9,6 +9,8 @@ export interface ToolDefinition {
   parameters: JsonSchema;
   /** the tool's behaviour hints, when it declares any; only formats that carry them (mcp) include them */
   annotations?: ToolAnnotations;
+  /** the tool declared it may run long; only the mcp format carries it (`execution.taskSupport`) */
+  longRunning?: true;
   /**
    * the JSON Schema dialect `parameters` is written in (its `$schema`, or how toolshed read it untagged);
    * every format sends it as 2020-12. Absent: its `$schema`, or the plugin rule, decides
@@ -61,12 +63,14 @@ export interface GeminiTool {
   functionDeclarations: GeminiFunctionDeclaration[];
 }
 
-/** An MCP `tools/list` entry; `annotations` when the tool declares any. */
+/** An MCP `tools/list` entry; `annotations` when the tool declares any, `execution` when it runs long. */
 export interface McpTool {
   name: string;
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
   annotations?: ToolAnnotations;
+  /** MCP 2025-11-25: a long-running tool may be called as a task (`toolshed serve` strips it where it offers no tasks) */
+  execution?: { taskSupport: 'optional' };
 }
 
 /** The element type of `definitions()` for each format. */

@@ -83,6 +83,7 @@ export async function extractManifest(plugin: Record<string, unknown>, entry: st
           codeCallable: t.codeCallable,
           sandbox: t.sandbox,
           annotations: data(t.annotations, `tools[${index}].annotations`),
+          longRunning: t.longRunning,
           handler: typeof t.handler,
         };
         if (out.parameters instanceof Promise) {

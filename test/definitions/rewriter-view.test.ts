@@ -30,7 +30,7 @@ export default {
 `,
 );
 
-const KEYS = ['annotations', 'codeCallable', 'description', 'name', 'parameters', 'plugin', 'toolset', 'trust'];
+const KEYS = ['annotations', 'codeCallable', 'description', 'longRunning', 'name', 'parameters', 'plugin', 'toolset', 'trust'];
 
 describe('a schema rewriter', () => {
   it('is handed frozen, data-only views of the tools: no record, plugin object or runner', async () => {

@@ -1,0 +1,62 @@
+/**
+ * A host that is still opening, for `toolshed serve` over stdio: the MCP
+ * server answers `initialize` at once, while the plugins load. What needs
+ * the tools (`tools/list`, `tools/call`, refresh) waits until the host is
+ * open; events are forwarded from then on. A host that fails to open fails
+ * those requests with its error (and `serve` stops with it).
+ */
+import { HostEmitter, type HostEvents } from '../host/events.js';
+import type { ToolHost } from '../host/tool-host.js';
+
+const FORWARDED = ['change', 'warning', 'log', 'loaded', 'definition-changed'] as const;
+
+/** A ToolHost over a host being opened; `ready` settles when it is open (or failed). */
+export interface OpeningHost extends ToolHost {
+  readonly ready: Promise<ToolHost>;
+}
+
+/** Wraps `opening`: async methods wait for it, synchronous ones need it open. */
+export function openingHost(opening: Promise<ToolHost>): OpeningHost {
+  const emitter = new HostEmitter();
+  let inner: ToolHost | undefined;
+  const ready = opening.then((host) => {
+    inner = host;
+    for (const event of FORWARDED) host.on(event, ((...args: unknown[]) => emitter.emit(event, ...(args as never))) as never);
+    return host;
+  });
+  // A failure is the caller's to report (serve awaits `ready`); requests see it when they ask.
+  ready.catch(() => {});
+  const open = (): ToolHost => {
+    if (!inner) throw new Error('the host is still opening');
+    return inner;
+  };
+  const facade: OpeningHost = {
+    ready,
+    get config() {
+      return open().config;
+    },
+    definitions: async (options) => (await ready).definitions(options),
+    dispatch: async (name, args, options) => (await ready).dispatch(name, args, options),
+    call: async (name, args, options) => (await ready).call(name, args, options),
+    refresh: async () => (await ready).refresh(),
+    acceptDefinitions: async (request) => (await ready).acceptDefinitions(request),
+    explain: () => open().explain(),
+    invalidateChecks: () => open().invalidateChecks(),
+    use: (hooks) => open().use(hooks),
+    view: (options) => open().view(options),
+    on<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void) {
+      emitter.on(event, listener as never);
+      return facade;
+    },
+    off<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void) {
+      emitter.off(event, listener as never);
+      return facade;
+    },
+    async close() {
+      emitter.removeAllListeners();
+      const host = await ready.catch(() => undefined);
+      await host?.close();
+    },
+  };
+  return facade;
+}
