@@ -28,6 +28,18 @@ function textOf(result: unknown): string {
   return content.map((block) => block.text ?? '').join('');
 }
 
+/**
+ * The client's stdio transport starting `toolshed serve`. Over stdio the client waits only
+ * 1 s for the `server/discover` answer (counted from the spawn, Node's start included), then
+ * takes the server for a 2025-era one and sends `initialize`: on a busy machine even a plain
+ * SDK server can miss that, so the modern case sets the transport's own switch to wait for
+ * the answer, as its docs say a transport that always delivers one should.
+ */
+function stdioTransport(modern: boolean): StdioMCPTransport {
+  const transport = new StdioMCPTransport({ command: project.serve.command, args: project.serve.args, env: project.serve.env, cwd: project.dir, stderr: 'ignore' });
+  return modern ? Object.assign(transport, { waitsForProtocolVersionDiscovery: true }) : transport;
+}
+
 /** What a tool call's execute needs besides the arguments. */
 const CALL = { toolCallId: 'call-1', messages: [], context: {} };
 
@@ -40,7 +52,7 @@ for (const { era, discovery, revision } of [
     const uncaught: unknown[] = [];
     beforeAll(async () => {
       client = await createMCPClient({
-        transport: new StdioMCPTransport({ command: project.serve.command, args: project.serve.args, env: project.serve.env, cwd: project.dir, stderr: 'ignore' }),
+        transport: stdioTransport(discovery),
         protocolVersionDiscovery: discovery,
         onUncaughtError: (error) => uncaught.push(error),
       });
