@@ -1,23 +1,30 @@
-/** Claude Code (the native binary from npm) starts `toolshed serve` from its --mcp-config and drives it with a scripted fake Anthropic API. */
+/**
+ * Claude Code (the native binary from npm) starts `toolshed serve` from its --mcp-config and drives
+ * it with a scripted fake Anthropic API. It speaks 2026-07-28 (server/discover; the tool list's
+ * changes arrive on its subscriptions/listen stream), which the recorder shows.
+ */
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicAgentRequests, anthropicTurn, startFakeAnthropic } from './fixtures/fake-anthropic.js';
 import { DONE_TEXT } from './fixtures/conversation.js';
 import type { FakeServer } from './fixtures/http-fake.js';
-import { clientProject, expectConversation, MODULES, type ClientProject, type ClientRun } from './harness.js';
+import { clientProject, expectConversation, MODULES, negotiated, recorded, type ClientProject, type ClientRun } from './harness.js';
 
 const CLAUDE = path.join(MODULES, '@anthropic-ai/claude-code-linux-x64/claude');
 
 let project: ClientProject;
 let fake: FakeServer;
 let run: ClientRun;
+let log: string;
 
 beforeAll(async () => {
   project = await clientProject();
   fake = await startFakeAnthropic();
   const mcpConfig = path.join(project.dir, 'mcp.json');
-  writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { toolshed: { type: 'stdio', ...project.serve } } }));
+  const { log: messages, ...serve } = project.recordedServe();
+  log = messages;
+  writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { toolshed: { type: 'stdio', ...serve } } }));
   run = await project.run(CLAUDE, ['-p', 'Check the toolshed tools.', '--mcp-config', mcpConfig, '--strict-mcp-config', '--allowedTools', 'mcp__toolshed', '--output-format', 'text', '--model', 'claude-sonnet-4-5'], {
     ...project.baseEnv(),
     CLAUDE_CONFIG_DIR: path.join(project.home, '.claude'),
@@ -38,6 +45,10 @@ afterAll(async () => {
 });
 
 describe('Claude Code', () => {
+  it('negotiates 2026-07-28', () => {
+    expect(negotiated(recorded(log))).toBe('2026-07-28');
+  });
+
   it('runs the scripted conversation to its final answer', () => {
     expect(run.code, run.stderr.slice(-4000)).toBe(0);
     expect(run.stdout).toContain(DONE_TEXT);

@@ -5,7 +5,7 @@
  * client to its end with its output kept. Everything a test starts is closed by `close()`.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
@@ -21,6 +21,33 @@ export const MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.
 
 /** Node >= 22.19, for the clients that need it (the machine's may be 20). */
 export const NODE_26 = path.join(MODULES, 'node-26/bin/node');
+
+/** The stdio recorder a client can start toolshed through. */
+const RECORDER = fileURLToPath(new URL('./fixtures/record-stdio.mjs', import.meta.url));
+
+/** One message the recorder saw. */
+export interface Recorded {
+  from: 'client' | 'server';
+  method?: string;
+  id?: string | number;
+  protocolVersion?: string;
+}
+
+/** The messages in a recorder's log. */
+export function recorded(log: string): Recorded[] {
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Recorded);
+}
+
+/** The revision a recorded connection negotiated: the version of its initialize result, or of its first server/discover request. */
+export function negotiated(messages: Recorded[]): string | undefined {
+  const discover = messages.find((message) => message.from === 'client' && message.method === 'server/discover');
+  const initialize = messages.find((message) => message.from === 'client' && message.method === 'initialize');
+  if (initialize) return messages.find((message) => message.from === 'server' && message.id === initialize.id && message.protocolVersion)?.protocolVersion;
+  return discover?.protocolVersion;
+}
 
 /** The fixture plugin every client test serves. */
 export const KIT = fileURLToPath(new URL('./fixtures/plugin', import.meta.url));
@@ -43,6 +70,8 @@ export interface ClientProject {
   config: string;
   /** how the client starts toolshed: `command` and `args` for its MCP server entry */
   serve: { command: string; args: string[]; env: Record<string, string> };
+  /** the same, through the recorder (fixtures/record-stdio.mjs), which logs every message to `log` */
+  recordedServe(): { command: string; args: string[]; env: Record<string, string>; log: string };
   trap: TrapProxy;
   /** the env every client gets: PATH, the test HOME, the trap, the suite's state folders */
   baseEnv(): Record<string, string>;
@@ -69,6 +98,11 @@ export async function clientProject(extraConfig: Record<string, unknown> = {}): 
     config,
     trap,
     serve: { command: process.execPath, args: [BIN, 'serve', '--config', config], env: serveEnv },
+    recordedServe() {
+      const log = path.join(dir, 'mcp-messages.jsonl');
+      writeFileSync(log, '');
+      return { command: process.execPath, args: [RECORDER, log, process.execPath, BIN, 'serve', '--config', config], env: serveEnv, log };
+    },
     baseEnv: () => ({ PATH: process.env.PATH ?? '', HOME: home, ...suiteHome(), ...trapEnv(trap) }),
     run(command, args, env, timeoutMs = 240_000) {
       const child = spawn(command, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
