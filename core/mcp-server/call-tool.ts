@@ -6,7 +6,19 @@
  * A call that needs the client's user (approval) is held across
  * `input_required` rounds (input-rounds.ts).
  */
-import { CLIENT_CAPABILITIES_META_KEY, type CallToolResult, type ClientCapabilities, type InputRequiredResult, type LoggingLevel, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type CallToolRequestParams,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ElicitRequestFormParams,
+  type InputRequest,
+  type InputRequiredResult,
+  type LoggingLevel,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { TaskRunContext } from './tasks.js';
 import { mcpApprover } from './approval.js';
 import { HeldCall, type InputRounds } from './input-rounds.js';
 import type { ToolHost } from '../host/host.js';
@@ -64,6 +76,26 @@ export async function callTool(host: ToolHost, params: CallToolParams, ctx: Serv
   } finally {
     relay.detach();
   }
+}
+
+/**
+ * Runs one call made as a task (2025-11-25 tasks, tasks.ts): with the task's own signal (it
+ * outlives the tools/call request), its progress, and approval asked with an elicitation that
+ * names the task, while the task reads `input_required`.
+ */
+export async function runAsTask(host: ToolHost, params: CallToolRequestParams, task: TaskRunContext, place: Omit<CallPlace, 'rounds'>): Promise<CallToolResult> {
+  const ask = (request: InputRequest, signal?: AbortSignal) => task.awaitInput(() => place.server.elicitInput({ ...(request.params as ElicitRequestFormParams), _meta: task.relatedTaskMeta }, signal ? { signal } : {}));
+  return toResult(
+    await host.call(params.name, params.arguments ?? {}, {
+      signal: task.signal,
+      sessionId: place.sessionId,
+      onApproval: mcpApprover(place.server.getClientCapabilities(), ask),
+      ...(task.onProgress ? { onProgress: task.onProgress } : {}),
+      onLog: (message: string, level?: LoggingLevel) => {
+        place.server.sendLoggingMessage({ level: level ?? 'info', data: message, logger: params.name, _meta: task.relatedTaskMeta }).catch(() => {});
+      },
+    }),
+  );
 }
 
 /** The MCP result of an outcome: rich content as it came in, text, or the error envelope. */

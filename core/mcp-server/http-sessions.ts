@@ -7,14 +7,14 @@
 import type { ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import type { InputRounds } from './input-rounds.js';
+import { closeSession, type McpSession } from './server.js';
 
 /** One MCP session: its SDK server and transport, its held calls, and when it was last used. */
 interface Session {
   server: Server;
   transport: NodeStreamableHTTPServerTransport;
-  /** its calls waiting for the client's user: cancelled when the session closes */
-  rounds: InputRounds;
+  /** its toolshed session: its held calls and tasks are cancelled when it closes */
+  session: McpSession;
   /** requests of this session still being answered (an open SSE stream counts) */
   active: number;
   lastSeen: number;
@@ -52,7 +52,8 @@ export class SessionTable {
   }
 
   delete(id: string): void {
-    this.sessions.get(id)?.rounds.close();
+    const session = this.sessions.get(id);
+    if (session) closeSession(session.session);
     this.sessions.delete(id);
     if (this.sessions.size === 0) this.stopTimer();
   }
@@ -82,7 +83,7 @@ export class SessionTable {
   /** Closes every session and stops the timer. */
   async closeAll(): Promise<void> {
     const all = [...this.sessions.values()];
-    for (const session of all) session.rounds.close();
+    for (const session of all) closeSession(session.session);
     this.sessions.clear();
     this.stopTimer();
     await Promise.allSettled(all.map((s) => s.server.close()));

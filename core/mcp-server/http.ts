@@ -16,7 +16,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
-import { createMcpServer, newSession, requestScopedSession, sharedChanges, type ChangeSource } from './server.js';
+import { closeSession, createMcpServer, requestScopedSession, sharedChanges, type ChangeSource } from './server.js';
 import { startRefreshLoop } from './refresh-loop.js';
 import { isLoopback, type ListenAddress } from './address.js';
 import { hasBearer, originRefusal } from './http-access.js';
@@ -91,7 +91,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   let allowedHosts: string[] | undefined;
 
   // Requests with no session of their own (2026-07-28, --stateless): a server each, their held calls kept here.
-  const perRequest = requestScopedSession();
+  const perRequest = requestScopedSession('per-request');
   const modern = createMcpHandler(() => createMcpServer(host, { session: perRequest, changes: NO_CHANGES, network: 'tcp' }), {
     legacy: options.stateless ? 'stateless' : 'reject',
     maxRequestBodySize: MAX_BODY_BYTES,
@@ -106,17 +106,17 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   async function open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (!isInitializeRequest(body)) return reply(res, 400, 'Bad Request: no valid session id; start with initialize', INVALID_REQUEST);
     if (await sessions.full()) return reply(res, 503, 'Too many sessions open; close one or retry later', SERVER_ERROR, { 'retry-after': '5' });
-    const session = newSession();
+    const session = requestScopedSession('http-session');
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id: string): void => sessions.add(id, { server, transport, rounds: session.rounds }),
+      onsessioninitialized: (id: string): void => sessions.add(id, { server, transport, session }),
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     transport.onerror = onError;
-    // The toolshed session is the MCP session: read from each request (the transport's id).
-    const server = createMcpServer(host, { session: { rounds: session.rounds }, changes: changes.source, network: 'tcp' });
+    // The toolshed session is the MCP session: its id is read from each request (the transport's).
+    const server = createMcpServer(host, { session, changes: changes.source, network: 'tcp' });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
     // A refused initialize (bad protocol version) leaves no session: drop its server now.
@@ -181,7 +181,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     (closing ??= (async () => {
       stopRefresh();
       unlistenModern();
-      perRequest.rounds.close();
+      closeSession(perRequest);
       await Promise.allSettled([sessions.closeAll(), modern.close()]);
       changes.dispose();
       const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));

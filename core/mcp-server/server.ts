@@ -11,8 +11,9 @@
  * (approval, a server's elicitation) live in its `InputRounds`.
  */
 import { randomUUID } from 'node:crypto';
-import { Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
-import { callTool } from './call-tool.js';
+import type { Server, ServerContext, Tool } from '@modelcontextprotocol/server';
+import { callTool, runAsTask } from './call-tool.js';
+import { installTasks, listedTools, TaskScope, TaskServer } from './tasks.js';
 import { InputRounds } from './input-rounds.js';
 import { traceServer, type NetworkTransport } from './tracing.js';
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
@@ -29,16 +30,24 @@ export interface McpSession {
   readonly id?: string;
   /** calls of this session waiting for an answer from the client (approval, elicitation) */
   readonly rounds: InputRounds;
+  /** the session's calls made as tasks (2025-11-25); none for a session that lasts one request */
+  readonly tasks?: TaskScope;
 }
 
 /** A fresh session with its own id, for a connection that lasts (stdio). */
 export function newSession(): McpSession {
-  return { id: `mcp-${randomUUID()}`, rounds: new InputRounds() };
+  return { id: `mcp-${randomUUID()}`, rounds: new InputRounds(), tasks: new TaskScope() };
 }
 
-/** A session whose id is read from each request (HTTP). */
-export function requestScopedSession(rounds = new InputRounds()): McpSession {
-  return { rounds };
+/** Ends a session: its held calls and its tasks are cancelled. */
+export function closeSession(session: McpSession): void {
+  session.rounds.close();
+  session.tasks?.close();
+}
+
+/** A session whose id is read from each request (HTTP): a 2025-era HTTP session's own (with tasks), or per request (without). */
+export function requestScopedSession(kind: 'http-session' | 'per-request'): McpSession {
+  return kind === 'http-session' ? { rounds: new InputRounds(), tasks: new TaskScope() } : { rounds: new InputRounds() };
 }
 
 /** The server's options. */
@@ -61,7 +70,7 @@ export interface McpServerOptions {
  */
 export function createMcpServer(host: ToolHost, options: McpServerOptions = {}): Server {
   const session = options.session ?? newSession();
-  const server = new Server(
+  const server = new TaskServer(
     { name: 'toolshed', version: TOOLSHED_VERSION },
     {
       capabilities: { tools: { listChanged: true }, logging: {} },
@@ -69,9 +78,16 @@ export function createMcpServer(host: ToolHost, options: McpServerOptions = {}):
       inputRequired: { roundTimeoutMs: 24 * 60 * 60 * 1000, maxRounds: 64 },
     },
   );
-  server.setRequestHandler('tools/list', async (_request, ctx) => ({
-    tools: (await host.definitions({ format: 'mcp', sessionId: sessionOf(session, ctx) ?? ownSession() })) as Tool[],
-  }));
+  const listed = async (ctx: ServerContext) => listedTools(await host.definitions({ format: 'mcp', sessionId: sessionOf(session, ctx) ?? ownSession() }), server);
+  server.setRequestHandler('tools/list', async (_request, ctx) => ({ tools: (await listed(ctx)) as Tool[] }));
+  if (session.tasks) {
+    // A long-running tool may be called as a task: the call outlives the request, the client polls.
+    installTasks(server, {
+      scope: session.tasks,
+      run: (params, task) => runAsTask(host, params, task, { server, sessionId: session.id ?? server.transport?.sessionId ?? ownSession(), owner: '' }),
+      allows: async (name, ctx) => (await listed(ctx)).some((tool) => tool.name === name && tool.execution !== undefined),
+    });
+  }
   server.setRequestHandler('tools/call', (request, ctx) => {
     const named = sessionOf(session, ctx);
     // A held call is found again by its token alone when the request names no session.

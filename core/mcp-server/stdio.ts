@@ -7,7 +7,7 @@
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, type Server } from '@modelcontextprotocol/server';
 import { serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import { LineLimitedInput, type OversizedMessage } from './line-limit.js';
-import { createMcpServer, newSession } from './server.js';
+import { closeSession, createMcpServer, newSession } from './server.js';
 import { LineTransport } from './stdio-transport.js';
 import { startRefreshLoop } from './refresh-loop.js';
 import { guardStdout } from './stdout-guard.js';
@@ -107,7 +107,7 @@ export async function serveStdio(host: ToolHost, onError: (error: unknown) => vo
   const finish = () => {
     if (finished) return;
     finished = true;
-    session.rounds.close();
+    closeSession(session);
     stopRefresh();
     guard.restore();
     process.stdin.off('end', close);

@@ -5,10 +5,12 @@
  * through an `input_required` round, hears list changes on its
  * `subscriptions/listen` stream and the call's log lines; a 2025-era client
  * of the same package still connects the old way. Each stdio connection is a
- * session of its own.
+ * session of its own. A 2025-11-25 requester runs a long-running tool as a task.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createTaskSessionFromClient, resultFromTaskOutcome, toolDeclarationFromMcpTool } from '@modelcontextprotocol/ext-tasks/client';
 import { Client, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -178,5 +180,54 @@ describe('serve over Streamable HTTP at 2026-07-28', () => {
     await host.refresh();
     await changed.promise;
     expect(await names(client)).not.toContain('own_check');
+  });
+});
+
+describe('tasks over serve (2025-11-25)', () => {
+  it('runs a long-running tool as a task for a requester that asks for one, over stdio', async () => {
+    const taskConfig = path.join(work.dir, 'tasks.config.json');
+    writeFileSync(taskConfig, JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fileURLToPath(new URL('./fixtures/long-runner', import.meta.url)), trust: 'trusted' }] }));
+    const client = new Client({ name: 'revisions-tasks', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', taskConfig], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
+    open.push(client);
+    expect(client.getServerCapabilities()?.tasks).toMatchObject({ requests: { tools: { call: {} } } });
+    const { tools } = await client.listTools();
+    const long = tools.find((tool) => tool.name === 'long_echo')!;
+    expect(long.execution).toEqual({ taskSupport: 'optional' });
+    const tasks = createTaskSessionFromClient(client, { endpointId: 'toolshed-serve-tasks' });
+    try {
+      // Each request may take 300 ms; the call takes four steps of 200 ms: only a task survives that.
+      const execution = await tasks.callTool('long_echo', { text: 'over serve', steps: 4, stepMs: 200 }, { declaration: toolDeclarationFromMcpTool(long), task: { preference: 'prefer' }, requestTimeoutMs: 300 });
+      expect(execution.kind).toBe('task');
+      const { outcome } = await execution.settle();
+      expect(outcome.status).toBe('completed');
+      expect(textOf(resultFromTaskOutcome(outcome))).toBe('echo: over serve');
+    } finally {
+      await tasks.close();
+    }
+  });
+});
+
+describe('the 2025 revisions a client may ask for', () => {
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])('answers an initialize at %s with that revision, and serves it', async (version) => {
+    const client = new Client({ name: `revisions-${version}`, version: '1.0.0' }, { supportedProtocolVersions: [version] });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
+    open.push(client);
+    expect(client.getNegotiatedProtocolVersion()).toBe(version);
+    expect(textOf(await client.callTool({ name: 'text', arguments: {} }))).toBe('plain text');
+  });
+
+  it("sends a 2025-era client the call's log lines at the level it set", async () => {
+    const client = await stdioClient({});
+    const lines: Array<{ level: string; data: unknown }> = [];
+    client.setNotificationHandler('notifications/message', (notification) => {
+      lines.push(notification.params as { level: string; data: unknown });
+    });
+    await client.setLoggingLevel('warning');
+    await client.callTool({ name: 'chatty', arguments: {} });
+    expect(lines).toEqual([]);
+    await client.setLoggingLevel('info');
+    await client.callTool({ name: 'chatty', arguments: {} });
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'info', data: 'starting' }));
   });
 });
