@@ -226,6 +226,7 @@ async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, 
     sandboxTools: () => currentSandboxTools(deps, nestedContext(context, record)),
   };
   if (options.onLog) hooks.log = options.onLog;
+  if (options.onElicitation) hooks.elicit = options.onElicitation;
   if (options.onProgress) hooks.progress = options.onProgress;
   const request = { tool: name, args, timeoutMs, maxResultChars, ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) };
   const call: TierCall = { tool: name, plugin: record.plugin.source.name, timeoutMs, maxResultChars };

@@ -1,6 +1,7 @@
 /** The host's typed events. */
 import { EventEmitter } from 'node:events';
 import type { DefinitionChange } from '../runners/connection-report.js';
+import type { LogLevel } from '../../boundary/server-requests.js';
 
 /** Event names and their listener arguments. */
 export interface HostEvents {
@@ -8,8 +9,8 @@ export interface HostEvents {
   change: [generation: number];
   /** a cross-reference guard finding or another non-fatal problem */
   warning: [message: string];
-  /** a handler's or check's `ctx.log` line */
-  log: [entry: { tool?: string; plugin: string; message: string }];
+  /** a handler's or check's `ctx.log` line, or an MCP server's stderr line or log message (with its level and logger) */
+  log: [entry: { tool?: string; plugin: string; message: string; level?: LogLevel; logger?: string }];
   /** a tool_search loaded new tools into a session (sessionId undefined = the default session) */
   loaded: [entry: { sessionId: string | undefined; tools: string[] }];
   /** an MCP server's tool definition changed since it was accepted: held or served with a warning, with the diff (once per new definition; on the host, not its views) */

@@ -7,8 +7,7 @@
  * JSON parse, not 100,000 checks. What was cut or left out is said in notes
  * for explain.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, PaginatedResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { SdkError, SdkErrorCode, type Client } from '@modelcontextprotocol/client';
 import { compile, formatProblems, problems } from '../schema/schema.js';
 import { readDialect } from '../schema/schema-dialect.js';
 import type { ListingLimits } from './config.js';
@@ -51,6 +50,11 @@ function cutText(text: string, max: number): string {
   return `${text.slice(0, end)}… [cut by toolshed: ${text.length - end} characters more]`;
 }
 
+/** A Standard Schema that takes any page as it is: the tools are checked one by one below, only those kept. */
+const ANY_PAGE = {
+  '~standard': { version: 1, vendor: 'toolshed', validate: (value: unknown) => ({ value: value as Record<string, unknown> }) },
+} as const;
+
 /** Reads pages until the server stops paging, or a limit is reached. */
 async function readPages(client: Client, limits: ListingLimits, notes: string[]): Promise<unknown[]> {
   const deadline = Date.now() + limits.timeoutMs;
@@ -64,18 +68,18 @@ async function readPages(client: Client, limits: ListingLimits, notes: string[])
     }
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new ListingTimeout(limits.timeoutMs, pages, raw.length);
-    let page;
+    let page: { tools?: unknown; nextCursor?: unknown };
     try {
-      page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, PaginatedResultSchema, { timeout: remaining });
+      page = (await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ANY_PAGE, { timeout: remaining })) as typeof page;
     } catch (error) {
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) throw new ListingTimeout(limits.timeoutMs, pages, raw.length);
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) throw new ListingTimeout(limits.timeoutMs, pages, raw.length);
       throw error;
     }
     pages++;
     const tools = (page as { tools?: unknown }).tools;
     if (!Array.isArray(tools)) throw new Error(`its tools/list reply has no tools array (page ${pages})`);
     for (const tool of tools) raw.push(tool);
-    cursor = page.nextCursor;
+    cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
     if (raw.length > limits.tools) break;
   } while (cursor !== undefined);
   if (raw.length > limits.tools) {

@@ -11,6 +11,7 @@ import type { Protections } from './protections.js';
 import type { ConnectionReport } from './connection-report.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
 import type { Pins } from '../../boundary/pins.js';
+import type { Elicitor, LogLevel } from '../../boundary/server-requests.js';
 
 /**
  * Where a nested call comes from: the running call (`callId`) and the worker
@@ -31,7 +32,10 @@ export interface CallOrigin {
 
 /** What the host lends a running call: where its logs, progress and nested calls go. */
 export interface CallHooks {
-  log?(message: string): void;
+  /** a log line of the call, with its level when the tier gives one (an MCP server's log message) */
+  log?(message: string, level?: LogLevel): void;
+  /** answers an MCP server's elicitation request made during the call (the call's own `onElicitation`) */
+  elicit?: Elicitor;
   progress?(done: number, total?: number): void;
   /** a nested call; `origin` says which running call and worker made it, when the tier knows */
   callTool(name: string, args: unknown, origin?: CallOrigin): Promise<CallOutcome>;
