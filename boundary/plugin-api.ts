@@ -205,6 +205,15 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/** An icon of a tool (MCP's `Icon`): an https or data: URI, its type, sizes and theme. */
+export interface ToolIcon {
+  src: string;
+  mimeType?: string;
+  /** e.g. `48x48`, or `any` for a scalable image */
+  sizes?: string[];
+  theme?: 'light' | 'dark';
+}
+
 /** A check's verdict: `false` or `{ ok: false, reason }` hides the tool. */
 export type CheckResult = boolean | { ok: boolean; reason?: string };
 

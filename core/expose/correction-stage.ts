@@ -144,6 +144,11 @@ export class CorrectionStage {
     const def: ToolDefinition = { name: record.name, description, parameters: record.manifest.parameters };
     if (Object.keys(record.manifest.annotations).length) def.annotations = record.manifest.annotations;
     if (record.manifest.dialect) def.dialect = record.manifest.dialect.dialect;
+    const { title, icons, outputSchema, meta } = record.manifest;
+    if (title !== undefined) def.title = title;
+    if (icons) def.icons = icons;
+    if (outputSchema) def.outputSchema = outputSchema;
+    if (meta) def.meta = meta;
     this.plainAt[at] = def;
     return def;
   }

@@ -4,7 +4,7 @@
  * see a read-only view of each tool, never its plugin's runner). Types only, importing only public
  * types, so the package's declarations stop here.
  */
-import type { DescriptionPart, JsonSchema, ToolAnnotations } from '../../boundary/plugin-api.js';
+import type { DescriptionPart, JsonSchema, ToolAnnotations, ToolIcon } from '../../boundary/plugin-api.js';
 import type { ToolConflict } from '../load/public-types.js';
 import type { ToolDefinition } from '../providers/types.js';
 
@@ -61,6 +61,14 @@ export interface ToolInfo {
   readonly codeCallable: boolean;
   /** its plugin's trust: 'trusted' runs in the thread tier, 'untrusted' in its own process */
   readonly trust: 'trusted' | 'untrusted';
+  /** a human-readable name (MCP's `title`), when it has one */
+  readonly title?: string;
+  /** icons a client may show */
+  readonly icons?: readonly ToolIcon[];
+  /** the JSON Schema of its structured result */
+  readonly outputSchema?: Readonly<JsonSchema>;
+  /** an MCP server tool's `_meta`, as listed */
+  readonly meta?: Readonly<Record<string, unknown>>;
 }
 
 /** The tools a schema rewriter may see. */

@@ -22,6 +22,10 @@ export function toolInfo(record: ToolRecord): ToolInfo {
       annotations: manifest.annotations,
       codeCallable: manifest.codeCallable,
       trust: plugin.source.trust,
+      ...(manifest.title !== undefined ? { title: manifest.title } : {}),
+      ...(manifest.icons ? { icons: manifest.icons } : {}),
+      ...(manifest.outputSchema ? { outputSchema: manifest.outputSchema } : {}),
+      ...(manifest.meta ? { meta: manifest.meta } : {}),
     });
     infos.set(record, info);
   }

@@ -136,9 +136,9 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     try {
       return await dispatchOutcome(deps, name, args, {
         ...callOptions,
-        onLog: (message) => {
-          scope.log({ plugin: registry.tools.get(name)?.plugin.source.name ?? '?', tool: name, message });
-          callOptions.onLog?.(message);
+        onLog: (message, level) => {
+          scope.log({ plugin: registry.tools.get(name)?.plugin.source.name ?? '?', tool: name, message, ...(level ? { level } : {}) });
+          callOptions.onLog?.(message, level);
         },
       });
     } catch (error) {

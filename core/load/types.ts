@@ -2,7 +2,7 @@
  * Internal data shapes shared by the pipeline stages: validated manifests,
  * plugin sources, load results and tool records.
  */
-import type { DescriptionPart, FileRoots, Grant, JsonSchema, Permissions, ToolAnnotations, ToolLimits, ToolsetSpec } from '../../boundary/plugin-api.js';
+import type { DescriptionPart, FileRoots, Grant, JsonSchema, Permissions, ToolAnnotations, ToolIcon, ToolLimits, ToolsetSpec } from '../../boundary/plugin-api.js';
 import type { ToolshedError } from '../../boundary/errors.js';
 import type { Runner } from '../runners/runner.js';
 import type { DialectReading } from '../schema/schema-dialect.js';
@@ -24,6 +24,14 @@ export interface ToolManifest {
   codeCallable: boolean;
   /** as declared ({} when none) */
   annotations: ToolAnnotations;
+  /** a human-readable name (MCP's `title`) */
+  title?: string;
+  /** icons a client may show */
+  icons?: ToolIcon[];
+  /** the JSON Schema of its structured result */
+  outputSchema?: JsonSchema;
+  /** an MCP server's `_meta` of the tool, passed on as it was listed */
+  meta?: Record<string, unknown>;
   checkId?: string;
 }
 

@@ -10,7 +10,7 @@
  */
 import { foldName, refusedName, shownName } from '../text/tool-names.js';
 import type { ResolvedServer } from './config.js';
-import type { JsonSchema, ToolAnnotations } from '../../boundary/plugin-api.js';
+import type { JsonSchema, ToolAnnotations, ToolIcon } from '../../boundary/plugin-api.js';
 import type { ToolManifest } from '../load/types.js';
 import { readDialect, UnknownDialectError, type DialectReading } from '../schema/schema-dialect.js';
 
@@ -34,7 +34,13 @@ export interface UpstreamTool {
   title?: string;
   description?: string;
   inputSchema: { type?: unknown; [key: string]: unknown };
+  outputSchema?: { type?: unknown; [key: string]: unknown };
   annotations?: Record<string, unknown>;
+  /** MCP's `execution`: `taskSupport` says whether it must, may or cannot be called as a task */
+  execution?: { taskSupport?: unknown; [key: string]: unknown };
+  icons?: ToolIcon[];
+  /** its `_meta`, when small enough to pass on */
+  meta?: Record<string, unknown>;
   /**
    * Set at listing when its title or description was cut (listing.descriptionChars): the hash of
    * its definition as the server sent it, which its pin is of, so a cut is no change.
@@ -49,6 +55,9 @@ export interface ServerTool {
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Why a tool that must be called as a task is not shown: toolshed calls tools plainly, and such a call would fail every time. */
+const TASK_REQUIRED = "it must be called as a task (execution.taskSupport: 'required'), and toolshed calls MCP server tools plainly";
 
 /** A name every provider accepts: invalid characters become `_`, at most 64 characters. */
 function validName(name: string): string {
@@ -98,7 +107,7 @@ export function serverTools(server: ResolvedServer, listed: readonly UpstreamToo
   // Names taken by other sources collide by their folded form (tool-names.ts): READ_FILE is read_file.
   const folded = new Set([...taken].map(foldName));
   for (const tool of listed) {
-    const refused = refusedName(tool.name);
+    const refused = refusedName(tool.name) ?? (tool.execution?.taskSupport === 'required' ? TASK_REQUIRED : undefined);
     if (refused) {
       warnings.push(`tool ${shownName(tool.name)} left out: ${refused}`);
       continue;
@@ -128,6 +137,10 @@ export function serverTools(server: ResolvedServer, listed: readonly UpstreamToo
       codeCallable: server.codeCallable,
       annotations: annotations(upstream),
     };
+    if (upstream.title !== undefined) manifest.title = upstream.title;
+    if (upstream.icons) manifest.icons = upstream.icons;
+    if (upstream.outputSchema) manifest.outputSchema = upstream.outputSchema as JsonSchema;
+    if (upstream.meta) manifest.meta = upstream.meta;
     const reading = dialect(schema);
     if (reading) manifest.dialect = reading;
     return { upstream: upstream.name, manifest };

@@ -1,5 +1,5 @@
 /** The provider-neutral tool definition every format is made from. */
-import type { JsonSchema, ToolAnnotations } from '../../boundary/plugin-api.js';
+import type { JsonSchema, ToolAnnotations, ToolIcon } from '../../boundary/plugin-api.js';
 import type { SchemaDialect } from '../schema/schema-dialect.js';
 
 /** A tool as exposed to the model, before any provider's wrapping. */
@@ -9,6 +9,11 @@ export interface ToolDefinition {
   parameters: JsonSchema;
   /** the tool's behaviour hints, when it declares any; only formats that carry them (mcp) include them */
   annotations?: ToolAnnotations;
+  /** its title, icons, output schema and an MCP server's `_meta` of it: only the mcp format carries them */
+  title?: string;
+  icons?: ToolIcon[];
+  outputSchema?: JsonSchema;
+  meta?: Record<string, unknown>;
   /**
    * the JSON Schema dialect `parameters` is written in (its `$schema`, or how toolshed read it untagged);
    * every format sends it as 2020-12. Absent: its `$schema`, or the plugin rule, decides
@@ -66,7 +71,11 @@ export interface McpTool {
   name: string;
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
+  title?: string;
+  icons?: ToolIcon[];
+  outputSchema?: JsonSchema;
   annotations?: ToolAnnotations;
+  _meta?: Record<string, unknown>;
 }
 
 /** The element type of `definitions()` for each format. */
