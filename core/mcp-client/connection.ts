@@ -71,6 +71,8 @@ interface Attempt {
   stopped?: string;
   /** stops the watchdog */
   unwatch?: () => void;
+  /** the SDK closed the transport while the server still ran (a failed handshake): its exit then is not the reason */
+  closedFirst?: boolean;
 }
 
 /** The wait before restart number `failures + 1`: 500 ms, doubling, capped at 30 s. */
@@ -227,6 +229,11 @@ export class McpConnection {
     const launch = this.launch!;
     const transport = new InPlaceStdioTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: 'pipe' });
     transport.stderr?.on('data', (chunk: Buffer) => this.stderr(attempt, chunk.toString('utf8')));
+    const close = transport.close.bind(transport);
+    transport.close = () => {
+      if (!attempt.exit) attempt.closedFirst = true;
+      return close();
+    };
     const start = transport.start.bind(transport);
     transport.start = async () => {
       const started = start();
@@ -349,7 +356,7 @@ export class McpConnection {
   private fail(attempt: Attempt, error: unknown): void {
     if (error instanceof ListingTimeout && !attempt.exit) return this.drop(attempt, 'timed out', error.message);
     if (attempt.stopped) return this.drop(attempt, 'exited', `${this.ending(attempt)} during the handshake`);
-    if (attempt.exit) return this.drop(attempt, 'exited', `${exitText(attempt.exit)} during the handshake${this.lastStderrLine(attempt)}`);
+    if (attempt.exit && !attempt.closedFirst) return this.drop(attempt, 'exited', `${exitText(attempt.exit)} during the handshake${this.lastStderrLine(attempt)}`);
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return this.drop(attempt, 'timed out', `did not answer the handshake within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`);
     if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed)
       return this.drop(attempt, 'handshake failed', `could not agree on an MCP revision (protocol: ${this.server.protocol}): ${error.message}`);
@@ -448,6 +455,6 @@ export class McpConnection {
   private probeKilled(attempt: Attempt, error: unknown): boolean {
     if (!this.server.stdio || this.server.protocol !== 'auto' || this.legacyOnly || this.closed || attempt.stopped) return false;
     // The transport reports its close after the child's exit, so a probe the server died on has its exit recorded.
-    return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && attempt.exit !== undefined;
+    return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && attempt.exit !== undefined && !attempt.closedFirst;
   }
 }
