@@ -26,6 +26,7 @@ import type { ConnectionReport, ConnectionState } from '../runners/connection-re
 import type { UpstreamTool } from './tools.js';
 import { listTools, ListingTimeout, type Listing } from './listing.js';
 import type { LogLevel } from '../../boundary/server-requests.js';
+import { callsAsTasks } from './task-call.js';
 
 /**
  * The SDK's stdio transport under another name. The SDK probes the era of a server on its own
@@ -131,6 +132,8 @@ export class McpConnection {
   readonly requests: ServerRequests;
   /** output schemas by the server's own tool name, as last listed */
   outputSchemas = new Map<string, object>();
+  /** the server's own names of the tools that must be called as tasks, as last listed */
+  private taskTools = new Set<string>();
   /** the tools as the server last listed them */
   tools: UpstreamTool[] = [];
   /** what the SDK reported and dropped on this connection (malformed messages, late progress, …) */
@@ -157,6 +160,19 @@ export class McpConnection {
   /** The client while connected. */
   client(): Client | undefined {
     return this.connected;
+  }
+
+  /** Why a tool that must run as a task cannot be called on this connection; false when it can. */
+  noTasks(): string | false {
+    const client = this.connected;
+    if (!client) return 'the server is not connected';
+    if (client.getProtocolEra() === 'modern') return 'the 2026-07-28 revision this connection speaks has no tasks in its core';
+    return callsAsTasks(client) ? false : 'the server does not declare task-augmented tools/call (capabilities.tasks.requests.tools.call)';
+  }
+
+  /** Whether the server's own tool `name` must be called as a task. */
+  requiresTask(name: string): boolean {
+    return this.taskTools.has(name);
   }
 
   /** Whether the connection speaks 2026-07-28 (a log level then rides on each request). */
@@ -449,6 +465,7 @@ export class McpConnection {
     this.tools = listing.tools;
     this.notes = listing.notes;
     this.outputSchemas = listing.outputSchemas;
+    this.taskTools = new Set(listing.tools.filter((tool) => tool.execution?.taskSupport === 'required').map((tool) => tool.name));
   }
 
   /** Whether the server exited during the era probe (auto mode, stdio, not yet retried without it). */

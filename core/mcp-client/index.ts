@@ -181,7 +181,7 @@ export class McpServers {
     const listed = entry.connection.tools;
     entry.generation++;
     entry.warnings = [];
-    entry.tools = serverTools(entry.server, listed, taken, entry.warnings);
+    entry.tools = serverTools(entry.server, listed, taken, entry.warnings, entry.connection.noTasks());
     this.definitions.review(entry.server, listed, entry.tools, entry.warnings);
     entry.upstream = new Map(entry.tools.map((t) => [t.manifest.name, t.upstream]));
     entry.renamed = {};

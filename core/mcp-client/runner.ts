@@ -13,6 +13,7 @@ import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { handlerOutput, type UpstreamResult } from './content.js';
 import { outputValidator } from './listing.js';
 import { SERVER_LOG_LEVEL } from './server-requests.js';
+import { callAsTask } from './task-call.js';
 import { errorText, type McpConnection } from './connection.js';
 import type { CallHooks, CheckRequest, HandlerRequest, Runner, RunnerStats } from '../runners/runner.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
@@ -52,14 +53,10 @@ export class McpRunner implements Runner {
     try {
       // On 2026-07-28 a server sends log messages for a request only when the request names a level.
       const meta = this.link.modern() ? { _meta: { 'io.modelcontextprotocol/logLevel': SERVER_LOG_LEVEL } } : {};
-      const result = await client.callTool(
-        { name, arguments: request.args as Record<string, unknown>, ...meta },
-        {
-          timeout: request.timeoutMs,
-          ...(signal ? { signal } : {}),
-          ...(progress ? { onprogress: (p: { progress: number; total?: number }) => progress(p.progress, p.total) } : {}),
-        },
-      );
+      const args = request.args as Record<string, unknown>;
+      const options = { timeout: request.timeoutMs, ...(signal ? { signal } : {}) };
+      const onprogress = progress ? { onprogress: (p: { progress: number; total?: number }) => progress(p.progress, p.total) } : {};
+      const result = this.link.requiresTask(name) ? await callAsTask(client, name, args, options) : await client.callTool({ name, arguments: args, ...meta }, { ...options, ...onprogress });
       const invalid = this.invalidStructured(name, result as UpstreamResult);
       if (invalid) return { ok: false, error: { name: 'McpError', code: 'TOOL_FAILED', message: `${this.link.server.name}: ${invalid}` } };
       return { ok: true, value: handlerOutput(result as UpstreamResult, request.maxResultChars) };

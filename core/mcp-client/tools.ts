@@ -56,8 +56,10 @@ export interface ServerTool {
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/** Why a tool that must be called as a task is not shown: toolshed calls tools plainly, and such a call would fail every time. */
-const TASK_REQUIRED = "it must be called as a task (execution.taskSupport: 'required'), and toolshed calls MCP server tools plainly";
+/** Why a tool that must be called as a task is not shown where the connection cannot run tasks: a plain call would fail every time. */
+function taskRequired(why: string): string {
+  return `it must be called as a task (execution.taskSupport: 'required'), and ${why}`;
+}
 
 /** A name every provider accepts: invalid characters become `_`, at most 64 characters. */
 function validName(name: string): string {
@@ -100,14 +102,21 @@ function renameMentions(text: string, renamed: ReadonlyMap<string, string>): str
  * this server (plugins first, then earlier servers in config order); the
  * names chosen here are added to it.
  */
-export function serverTools(server: ResolvedServer, listed: readonly UpstreamTool[], taken: Set<string>, warnings: string[]): ServerTool[] {
+export function serverTools(
+  server: ResolvedServer,
+  listed: readonly UpstreamTool[],
+  taken: Set<string>,
+  warnings: string[],
+  /** why the connection cannot call a tool as a task; false when it can */
+  noTasks: string | false = 'this connection cannot run tasks',
+): ServerTool[] {
   const chosen: Array<{ upstream: UpstreamTool; name: string; parameters: JsonSchema }> = [];
   // folded → chosen name, of this server's tools taken so far
   const own = new Map<string, string>();
   // Names taken by other sources collide by their folded form (tool-names.ts): READ_FILE is read_file.
   const folded = new Set([...taken].map(foldName));
   for (const tool of listed) {
-    const refused = refusedName(tool.name) ?? (tool.execution?.taskSupport === 'required' ? TASK_REQUIRED : undefined);
+    const refused = refusedName(tool.name) ?? (tool.execution?.taskSupport === 'required' && noTasks ? taskRequired(noTasks) : undefined);
     if (refused) {
       warnings.push(`tool ${shownName(tool.name)} left out: ${refused}`);
       continue;

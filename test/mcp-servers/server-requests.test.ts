@@ -42,12 +42,29 @@ describe('tool metadata', () => {
     expect(outcome).toMatchObject({ ok: true, content: { structured: { city: 'Oslo', tempC: 21 } } });
   });
 
-  it('hides a tool that must be called as a task, with the reason in explain; an optional one is called plainly', async () => {
+  it('hides a tool that must be called as a task on a server that cannot run tasks, with the reason in explain; an optional one is called plainly', async () => {
     const host = await open({ old: { command: 'node', args: [MODERN, 'legacy'] } });
     const report = host.explain();
     expect(report.tools.map((t) => t.name)).not.toContain('only_task');
-    expect(server(report, 'old').warnings).toContain("tool only_task left out: it must be called as a task (execution.taskSupport: 'required'), and toolshed calls MCP server tools plainly");
+    expect(server(report, 'old').warnings).toContain(
+      "tool only_task left out: it must be called as a task (execution.taskSupport: 'required'), and the server does not declare task-augmented tools/call (capabilities.tasks.requests.tools.call)",
+    );
     expect(await host.dispatch('maybe_task', {})).toBe('maybe_task answered (2025-11-25)');
+  });
+});
+
+describe('task-required tools', () => {
+  it("calls one as a task where the server runs tasks, forwarding the elicitation it needs meanwhile; a caller's cancel ends the call (and cancels the task)", async () => {
+    const asked: string[] = [];
+    const host = await open({ everything: { command: 'node', args: [serverScript('everything')] } }, { onElicitation: async (request) => (asked.push(request.message), { action: 'decline' }) });
+    expect(host.explain().tools.find((t) => t.name === 'simulate-research-query')?.exposed).toBe(true);
+    expect(await host.dispatch('simulate-research-query', { topic: 'tides' })).toMatch(/^# Research Report: tides\n/);
+    expect(await host.dispatch('simulate-research-query', { topic: 'tides', ambiguous: true })).toMatch(/^# Research Report: tides/);
+    expect(asked).toEqual([expect.stringContaining('could have multiple interpretations')]);
+    const controller = new AbortController();
+    const cancelled = host.call('simulate-research-query', { topic: 'tides' }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+    expect(await cancelled).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
   });
 });
 
