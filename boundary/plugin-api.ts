@@ -211,8 +211,8 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-/** A `ctx.log` line's level: the MCP logging levels a plugin may use. */
-export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error';
+/** A log line's level: MCP's log levels (RFC 5424 severities), least severe first. */
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
 /**
  * An icon for a tool, as MCP's `Icon`. `src` is an `https:` URL or a `data:` URI of an image

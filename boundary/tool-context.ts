@@ -10,7 +10,7 @@ import { codedError } from './errors.js';
 import type { CallOutcome } from './outcome.js';
 import type { FileRoots, LogLevel, SandboxToolset, ToolContext } from './plugin-api.js';
 
-const LOG_LEVELS: ReadonlySet<string> = new Set<LogLevel>(['debug', 'info', 'notice', 'warning', 'error']);
+const LOG_LEVELS: ReadonlySet<string> = new Set<LogLevel>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
 /** A log line's level as given by plugin code: one of the LogLevel names, anything else 'info'. */
 export function logLevel(value: unknown): LogLevel {

@@ -16,14 +16,34 @@ export type {
   ApprovalReason,
   SearchReport,
   SessionReport,
+  LogLevel,
+  ElicitRequest,
+  ElicitResult,
+  ElicitValue,
+  Elicitor,
+  Sampler,
+  SamplingRequest,
+  SamplingResult,
 } from './call/public-types.js';
 export type { CallOutcome, ContentBlock, RichContent } from '../boundary/outcome.js';
 export type { HostReport, PluginReport, ToolReport, Enforcement, EnforcedBy, NotEnforced, ProtectionReport } from './explain/public-types.js';
 export type { ToolState, HiddenLayer, Availability, VerdictSource, SchemaRewriter, RewriteContext, ToolInfo, Clock } from './expose/public-types.js';
 export type { ManifestSource, ToolConflict } from './load/public-types.js';
 export type { HostEvents } from './host/events.js';
-export type { ToolshedConfig, PluginEntry, SearchConfig, McpServerEntry, McpListingLimits, DefinitionChanges, ResolvedConfig, ResolvedSearch, HostLimits, BreakerLimits } from './config/public-types.js';
-export type { DefinitionChange, ConnectionReport, ConnectionState, ServerProtections } from './runners/connection-report.js';
+export type {
+  ToolshedConfig,
+  PluginEntry,
+  SearchConfig,
+  McpServerEntry,
+  McpListingLimits,
+  McpProtocolChoice,
+  DefinitionChanges,
+  ResolvedConfig,
+  ResolvedSearch,
+  HostLimits,
+  BreakerLimits,
+} from './config/public-types.js';
+export type { DefinitionChange, ConnectionReport, ConnectionState, ServerProtections, ServerLogEntry } from './runners/connection-report.js';
 export type { Protections } from './runners/protections.js';
 export type { Tier } from '../boundary/tier.js';
 export type { SchemaDialect } from './schema/schema-dialect.js';

@@ -229,6 +229,7 @@ async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, 
   };
   const { onLog } = options;
   if (onLog) hooks.log = (message, level) => onLog(message, level ?? 'info');
+  if (options.onElicitation) hooks.elicit = options.onElicitation;
   if (options.onProgress) hooks.progress = options.onProgress;
   const request = { tool: name, args, timeoutMs, maxResultChars, ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) };
   const call: TierCall = { tool: name, plugin: record.plugin.source.name, timeoutMs, maxResultChars };

@@ -7,6 +7,9 @@ import type { CallOutcome } from '../../boundary/outcome.js';
 import type { ToolErrorCode } from '../../boundary/errors.js';
 import type { LogLevel, ToolAnnotations } from '../../boundary/plugin-api.js';
 import type { Tier } from '../../boundary/tier.js';
+import type { Elicitor } from '../../boundary/server-requests.js';
+
+export type { ElicitRequest, ElicitResult, ElicitValue, Elicitor, LogLevel, Sampler, SamplingRequest, SamplingResult } from '../../boundary/server-requests.js';
 
 /** Per-call options of `dispatch`. */
 export interface DispatchOptions {
@@ -16,8 +19,13 @@ export interface DispatchOptions {
   callId?: string;
   /** decides calls that need approval (config `approve`) for this call, before the view's or host's onApproval */
   onApproval?: Approver;
-  /** receives the handler's `ctx.log` lines and their level ('info' unless the handler said otherwise) */
+  /** receives the handler's `ctx.log` lines, and an MCP server's log messages during the call, with their level ('info' unless the source said otherwise) */
   onLog?(message: string, level: LogLevel): void;
+  /**
+   * answers an MCP server's elicitation request made during this call, before the host's
+   * `onElicitation`; without either, the request is declined (docs/mcp-servers.md)
+   */
+  onElicitation?: Elicitor;
   /** receives the handler's `ctx.progress` */
   onProgress?(done: number, total?: number): void;
 }

@@ -38,7 +38,15 @@ export interface McpServerEntry {
   listing?: McpListingLimits;
   /** what a changed tool definition does (default: the config's top-level `definitionChanges`) */
   definitionChanges?: DefinitionChanges;
+  /**
+   * The MCP revision toolshed speaks to it: 'auto' (default) asks with `server/discover` and falls back to
+   * the 2025 `initialize` handshake; 'legacy' skips the probe; '2026-07-28' insists on that revision.
+   */
+  protocol?: McpProtocolChoice;
 }
+
+/** `mcpServers.<name>.protocol`: which MCP revision toolshed speaks to a server. */
+export type McpProtocolChoice = 'auto' | 'legacy' | '2026-07-28';
 
 /** `mcpServers.<name>.listing`: how much of a server's `tools/list` is taken, and how long it may take. */
 export interface McpListingLimits {

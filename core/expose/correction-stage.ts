@@ -150,6 +150,7 @@ export class CorrectionStage {
     if (manifest.examples?.length) def.examples = manifest.examples;
     if (record.manifest.dialect) def.dialect = record.manifest.dialect.dialect;
     if (record.manifest.longRunning) def.longRunning = true;
+    if (record.manifest.meta) def.meta = record.manifest.meta;
     this.plainAt[at] = def;
     return def;
   }

@@ -71,6 +71,8 @@ export interface ToolInfo {
   readonly longRunning: boolean;
   /** its plugin's trust: 'trusted' runs in the thread tier, 'untrusted' in its own process */
   readonly trust: 'trusted' | 'untrusted';
+  /** an MCP server tool's `_meta`, as listed */
+  readonly meta?: Readonly<Record<string, unknown>>;
 }
 
 /** The tools a schema rewriter may see. */

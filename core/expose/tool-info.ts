@@ -27,6 +27,10 @@ export function toolInfo(record: ToolRecord): ToolInfo {
       codeCallable: manifest.codeCallable,
       longRunning: manifest.longRunning === true,
       trust: plugin.source.trust,
+      ...(manifest.title !== undefined ? { title: manifest.title } : {}),
+      ...(manifest.icons ? { icons: manifest.icons } : {}),
+      ...(manifest.outputSchema ? { outputSchema: manifest.outputSchema } : {}),
+      ...(manifest.meta ? { meta: manifest.meta } : {}),
     });
     infos.set(record, info);
   }

@@ -50,6 +50,8 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
       log: (entry) => events.emit('log', entry),
       // Once the host is up, the 'definition-changed' event; before, a notice.
       definitionChanged: (change) => (up ? events.emit('definition-changed', change) : settings.notice(changedDefinitionNotice(change))),
+      ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
+      ...(options.onSampling ? { onSampling: options.onSampling } : {}),
     });
     if (servers) teardown.add(servers);
     const loaded = await loadEntries(settings, entries, runners);

@@ -8,6 +8,7 @@ import type { DefinitionChange } from '../runners/connection-report.js';
 import type { LoadedPlugin, PluginLoadResult } from '../load/types.js';
 import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import type { HostEvents } from './events.js';
+import type { Elicitor, Sampler } from '../../boundary/server-requests.js';
 
 /** What the servers report to the host while it runs. */
 interface ServerSignals {
@@ -15,6 +16,9 @@ interface ServerSignals {
   log(entry: HostEvents['log'][0]): void;
   /** a tool's definition changed since it was accepted */
   definitionChanged(change: DefinitionChange): void;
+  /** the embedder's answerers of servers' elicitation and sampling requests */
+  onElicitation?: Elicitor;
+  onSampling?: Sampler;
 }
 
 /** The host's MCP servers, started. */
@@ -44,6 +48,8 @@ export async function startServers(settings: HostSettings, protect: readonly Pro
     // A server's line has no level of its own yet: 'info', unless its entry carries one.
     onLog: (entry) => signals.log({ level: 'info', ...entry }),
     onDefinitionChanged: signals.definitionChanged,
+    ...(signals.onElicitation ? { onElicitation: signals.onElicitation } : {}),
+    ...(signals.onSampling ? { onSampling: signals.onSampling } : {}),
   });
   return {
     servers,

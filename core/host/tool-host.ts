@@ -4,7 +4,7 @@
  * public types: what an embedder can reach stops here (test/package/public-types.test.ts).
  */
 import type { CallOutcome } from '../../boundary/outcome.js';
-import type { Approver, DispatchOptions, ToolHooks } from '../call/public-types.js';
+import type { Approver, DispatchOptions, Elicitor, Sampler, ToolHooks } from '../call/public-types.js';
 import type { Clock, SchemaRewriter } from '../expose/public-types.js';
 import type { HostEvents } from './events.js';
 import type { HostReport } from '../explain/public-types.js';
@@ -48,6 +48,10 @@ export interface ToolHostOptions {
    * server never delays the first tools/list).
    */
   waitForServers?: boolean;
+  /** answers MCP servers' elicitation requests that no call's own `onElicitation` answers; without it they are declined */
+  onElicitation?: Elicitor;
+  /** runs MCP servers' sampling requests through the embedder's model; without it, toolshed does not offer sampling */
+  onSampling?: Sampler;
 }
 
 /** Options of `definitions()`. */

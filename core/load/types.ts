@@ -34,6 +34,8 @@ export interface ToolManifest {
   icons?: Icon[];
   /** valid argument sets, checked against `parameters` when the manifest was extracted */
   examples?: Record<string, unknown>[];
+  /** an MCP server's `_meta` of the tool, passed on as it was listed */
+  meta?: Record<string, unknown>;
   checkId?: string;
 }
 

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { ConfigError } from '../../boundary/errors.js';
-import type { DefinitionChanges, McpListingLimits, McpServerEntry, ResolvedConfig } from '../config/config.js';
+import type { DefinitionChanges, McpListingLimits, McpProtocolChoice, McpServerEntry, ResolvedConfig } from '../config/config.js';
 import type { Permissions } from '../../boundary/plugin-api.js';
 import { resolveResources, type ResourceLimits } from '../../boundary/launch/resources.js';
 
@@ -47,6 +47,8 @@ export interface ResolvedServer {
   http?: HttpTarget;
   /** how much of its `tools/list` is taken, and how long the listing may take */
   listing: ListingLimits;
+  /** the MCP revision it is spoken to in: probed, the 2025 handshake only, or 2026-07-28 only */
+  protocol: McpProtocolChoice;
   /** why it is not started, when it is not */
   notStarted?: string;
 }
@@ -126,6 +128,7 @@ function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig,
     resources: resolveResources(entry.resources, config.resources),
     listing: listingLimits(entry, config),
     definitionChanges: entry.definitionChanges ?? config.definitionChanges,
+    protocol: entry.protocol ?? 'auto',
   };
   const reason = notStartedReason(entry, toolset, config, enabled);
   if (reason) server.notStarted = reason;

@@ -1,6 +1,9 @@
 /**
  * One MCP server's connection, on the SDK's `Client` and its stdio or
  * Streamable HTTP transport: start (through the sandboxed launch for stdio),
+ * the era negotiated as `protocol` says (`auto`: `server/discover`, then the 2025
+ * `initialize` for a server that does not know it; on stdio the probe runs in the
+ * server's own sandboxed process, never in a sibling started beside it), the
  * handshake within `limits.loadTimeoutMs` and a `tools/list` bounded by the
  * server's `listing` limits (listing.ts), a re-list after
  * `notifications/tools/list_changed` (debounced, at most one in flight, so a
@@ -10,11 +13,9 @@
  * reason in words, so the host can hide or show the server's tools.
  */
 import type { ChildProcess } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type ClientOptions, type ConnectOptions, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { clientCapabilities, offered, SERVER_LOG_LEVEL, ServerRequests, type ClientAnswerers } from './server-requests.js';
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import { pinnedFetch } from './pinned-fetch.js';
 import { planStdioLaunch, type LaunchContext, type StdioLaunch } from './launch.js';
@@ -23,7 +24,19 @@ import { overLimitMessage, SIGXFSZ_EXIT } from '../../boundary/launch/resources.
 import type { ResolvedServer } from './config.js';
 import type { ConnectionReport, ConnectionState } from '../runners/connection-report.js';
 import type { UpstreamTool } from './tools.js';
-import { listTools, outputValidator, ListingTimeout, type Listing } from './listing.js';
+import { listTools, ListingTimeout, type Listing } from './listing.js';
+import type { LogLevel } from '../../boundary/server-requests.js';
+import { callsAsTasks } from './task-call.js';
+
+/**
+ * The SDK's stdio transport under another name. The SDK probes the era of a server on its own
+ * `StdioClientTransport` in a sibling process started beside it, outside the host's watchdog; a
+ * subclass is probed in place, in the one sandboxed process toolshed started and watches.
+ */
+class InPlaceStdioTransport extends StdioClientTransport {}
+
+/** The longest a stdio server may stay silent on `server/discover` before it is taken for a 2025 one. */
+const PROBE_TIMEOUT_MS = 5_000;
 
 /** The first restart waits this long; each further one twice as long, up to the cap. */
 const RESTART_INITIAL_MS = 500;
@@ -44,6 +57,8 @@ interface ConnectionEvents {
   onChange(): void;
   /** a line the server wrote to stderr, or a note about its connection */
   onLog(message: string): void;
+  /** a log message the server sent that belongs to no call */
+  onServerLog?(entry: { message: string; level: LogLevel; logger?: string }): void;
 }
 
 interface Attempt {
@@ -57,6 +72,8 @@ interface Attempt {
   stopped?: string;
   /** stops the watchdog */
   unwatch?: () => void;
+  /** the SDK closed the transport while the server still ran (a failed handshake): its exit then is not the reason */
+  closedFirst?: boolean;
 }
 
 /** The wait before restart number `failures + 1`: 500 ms, doubling, capped at 30 s. */
@@ -71,6 +88,12 @@ function seconds(ms: number): string {
 function exitText(exit: Attempt['exit']): string {
   if (!exit) return 'exited';
   return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+}
+
+/** An error in words; a JSON-RPC error from the server keeps its code, as operators have read it so far. */
+export function errorText(error: unknown): string {
+  if (error instanceof ProtocolError) return `MCP error ${error.code}: ${error.message}`;
+  return (error as Error)?.message ?? String(error);
 }
 
 /** Network failures of fetch (the cause carries the system error). */
@@ -98,11 +121,19 @@ export class McpConnection {
   private changedSince: number | undefined;
   /** what the last listing cut or left out, for explain */
   private notes: string[] = [];
-  private outputSchemas = new Map<string, object>();
   private closed = false;
   private stderrTail = '';
   private serverInfo: { name: string; version: string } | undefined;
   private launch: StdioLaunch | undefined;
+  /** a stdio server that exited on the `server/discover` probe: spoken to in the 2025 era from then on */
+  private legacyOnly = false;
+  private protocolVersion: string | undefined;
+  /** its log messages and requests, routed to the calls and answerers */
+  readonly requests: ServerRequests;
+  /** output schemas by the server's own tool name, as last listed */
+  outputSchemas = new Map<string, object>();
+  /** the server's own names of the tools that must be called as tasks, as last listed */
+  private taskTools = new Set<string>();
   /** the tools as the server last listed them */
   tools: UpstreamTool[] = [];
   /** what the SDK reported and dropped on this connection (malformed messages, late progress, …) */
@@ -112,7 +143,9 @@ export class McpConnection {
     readonly server: ResolvedServer,
     context: LaunchContext,
     private readonly events: ConnectionEvents,
+    private readonly answerers: ClientAnswerers = { roots: [] },
   ) {
+    this.requests = new ServerRequests(server.name, answerers, (entry) => (events.onServerLog ? events.onServerLog(entry) : events.onLog(entry.message)));
     this.state = server.notStarted ? 'not started' : 'connecting';
     this.reason = server.notStarted ?? `the MCP server ${server.name} is starting`;
     if (server.stdio) this.launch = planStdioLaunch(server, context);
@@ -129,6 +162,24 @@ export class McpConnection {
     return this.connected;
   }
 
+  /** Why a tool that must run as a task cannot be called on this connection; false when it can. */
+  noTasks(): string | false {
+    const client = this.connected;
+    if (!client) return 'the server is not connected';
+    if (client.getProtocolEra() === 'modern') return 'the 2026-07-28 revision this connection speaks has no tasks in its core';
+    return callsAsTasks(client) ? false : 'the server does not declare task-augmented tools/call (capabilities.tasks.requests.tools.call)';
+  }
+
+  /** Whether the server's own tool `name` must be called as a task. */
+  requiresTask(name: string): boolean {
+    return this.taskTools.has(name);
+  }
+
+  /** Whether the connection speaks 2026-07-28 (a log level then rides on each request). */
+  modern(): boolean {
+    return this.connected?.getProtocolEra() === 'modern';
+  }
+
   /** Why the server's tools are hidden (undefined while connected). */
   why(): string | undefined {
     return this.state === 'connected' ? undefined : this.reason;
@@ -137,7 +188,7 @@ export class McpConnection {
   /** A call found the HTTP server gone: reconnect (stdio servers report their own exit). */
   lost(error: unknown): boolean {
     const network = unreachable(error);
-    const expired = (error as { code?: unknown })?.code === 404;
+    const expired = (error as { status?: unknown })?.status === 404 || (error as { code?: unknown })?.code === 404;
     if (!this.server.http || this.state !== 'connected' || (!network && !expired)) return false;
     const attempt = this.current!;
     this.drop(attempt, 'unreachable', network ? `is unreachable: ${network}` : 'ended its session');
@@ -160,6 +211,9 @@ export class McpConnection {
     if (this.launch) report.protections = this.launch.protections;
     if (this.launch?.runs) report.runs = this.launch.runs;
     if (this.stderrTail) report.stderr = this.stderrTail;
+    if (this.protocolVersion) report.protocolVersion = this.protocolVersion;
+    report.offered = offered(this.answerers);
+    if (this.requests.logs.length) report.logs = [...this.requests.logs];
     return report;
   }
 
@@ -189,8 +243,13 @@ export class McpConnection {
       return new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: pinnedFetch(url) });
     }
     const launch = this.launch!;
-    const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: 'pipe' });
+    const transport = new InPlaceStdioTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: 'pipe' });
     transport.stderr?.on('data', (chunk: Buffer) => this.stderr(attempt, chunk.toString('utf8')));
+    const close = transport.close.bind(transport);
+    transport.close = () => {
+      if (!attempt.exit) attempt.closedFirst = true;
+      return close();
+    };
     const start = transport.start.bind(transport);
     transport.start = async () => {
       const started = start();
@@ -243,13 +302,27 @@ export class McpConnection {
     return last ? `: ${last.slice(0, 300)}` : '';
   }
 
+  /** How the era is chosen: as configured, and 2025 only for a stdio server that exited on the probe. */
+  private negotiation(): Pick<ClientOptions, 'versionNegotiation'> {
+    const choice = this.server.protocol;
+    if (choice === 'legacy' || this.legacyOnly) return { versionNegotiation: { mode: 'legacy' } };
+    if (choice === '2026-07-28') return { versionNegotiation: { mode: { pin: '2026-07-28' } } };
+    const timeoutMs = this.server.stdio ? Math.min(PROBE_TIMEOUT_MS, this.server.startTimeoutMs) : this.server.startTimeoutMs;
+    return { versionNegotiation: { mode: 'auto', probe: { timeoutMs } } };
+  }
+
   private async connect(): Promise<void> {
     const id = ++this.attemptIds;
-    const client = new Client({ name: 'toolshed', version: TOOLSHED_VERSION }, { capabilities: {}, listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.listChanged(attempt) } } });
+    const client = new Client(
+      { name: 'toolshed', version: TOOLSHED_VERSION },
+      {
+        capabilities: clientCapabilities(this.answerers),
+        ...this.negotiation(),
+        listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.listChanged(attempt) } },
+      },
+    );
     const attempt: Attempt = { id, client, recent: '' };
-    // The SDK would compile every listed output schema into an ajv of its own at each listing, and never evict
-    // them; toolshed compiles the one a call needs, at that call, into its bounded cache.
-    (client as unknown as { getToolOutputValidator(name: string): unknown }).getToolOutputValidator = (name) => outputValidator(this.outputSchemas.get(name));
+    this.requests.install(client);
     this.current = attempt;
     client.onclose = () => this.onClosed(attempt);
     client.onerror = (error) => {
@@ -257,11 +330,14 @@ export class McpConnection {
       this.dropped.last = error.message;
     };
     try {
-      await client.connect(this.transport(attempt), { timeout: this.server.startTimeoutMs });
+      const options: ConnectOptions = { timeout: this.server.startTimeoutMs };
+      await client.connect(this.transport(attempt), options);
       if (attempt !== this.current) return;
       const info = client.getServerVersion();
       if (info) this.serverInfo = { name: info.name, version: info.version };
+      this.protocolVersion = client.getNegotiatedProtocolVersion();
       this.connected = client;
+      await this.askForLogs(client);
       await this.relist(attempt);
       if (attempt !== this.current) return;
       this.connectedAt = Date.now();
@@ -270,18 +346,39 @@ export class McpConnection {
       this.setState('connected');
     } catch (error) {
       if (attempt !== this.current) return;
+      // A stdio server that exits on a request before `initialize` (servers on some SDKs do) is a 2025 one: start it again, without the probe.
+      if (this.probeKilled(attempt, error)) return this.withoutProbe(attempt);
       this.fail(attempt, error);
     }
+  }
+
+  /** Starts the server again right away, in the 2025 era from now on: it exited on the probe. */
+  private withoutProbe(attempt: Attempt): Promise<void> {
+    this.legacyOnly = true;
+    this.events.onLog(`the MCP server ${this.server.name} exited on the server/discover probe: it is spoken to in the 2025 era from now on`);
+    this.current = undefined;
+    attempt.client.close().catch(() => {});
+    return this.connect();
+  }
+
+  /** On the 2025 era the log level is the session's (`logging/setLevel`); on 2026-07-28 it rides on each call. */
+  private async askForLogs(client: Client): Promise<void> {
+    if (client.getProtocolEra() === 'modern' || !client.getServerCapabilities()?.logging) return;
+    await client.setLoggingLevel(SERVER_LOG_LEVEL, { timeout: this.server.startTimeoutMs }).catch((error) => {
+      this.events.onLog(`the MCP server ${this.server.name} refused logging/setLevel: ${(error as Error)?.message ?? String(error)}`);
+    });
   }
 
   private fail(attempt: Attempt, error: unknown): void {
     if (error instanceof ListingTimeout && !attempt.exit) return this.drop(attempt, 'timed out', error.message);
     if (attempt.stopped) return this.drop(attempt, 'exited', `${this.ending(attempt)} during the handshake`);
-    if (attempt.exit) return this.drop(attempt, 'exited', `${exitText(attempt.exit)} during the handshake${this.lastStderrLine(attempt)}`);
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return this.drop(attempt, 'timed out', `did not answer the handshake within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`);
+    if (attempt.exit && !attempt.closedFirst) return this.drop(attempt, 'exited', `${exitText(attempt.exit)} during the handshake${this.lastStderrLine(attempt)}`);
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return this.drop(attempt, 'timed out', `did not answer the handshake within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`);
+    if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed)
+      return this.drop(attempt, 'handshake failed', `could not agree on an MCP revision (protocol: ${this.server.protocol}): ${error.message}`);
     const network = unreachable(error);
     if (network) return this.drop(attempt, 'unreachable', `is unreachable: ${network}`);
-    const message = (error as Error)?.message ?? String(error);
+    const message = errorText(error);
     const code = (error as { code?: unknown })?.code;
     if (code === 'ENOENT' || code === 'EACCES') return this.drop(attempt, 'handshake failed', `could not be started: ${message}`);
     this.drop(attempt, 'handshake failed', `failed its handshake: ${message}${this.lastStderrLine(attempt)}`);
@@ -364,11 +461,17 @@ export class McpConnection {
     });
   }
 
-  private take(attempt: Attempt, listing: Listing): void {
+  private take(_attempt: Attempt, listing: Listing): void {
     this.tools = listing.tools;
     this.notes = listing.notes;
     this.outputSchemas = listing.outputSchemas;
-    // The SDK's own record of which tools need task-based calls, without their output schemas.
-    (attempt.client as unknown as { cacheToolMetadata?(tools: readonly object[]): void }).cacheToolMetadata?.(listing.tools);
+    this.taskTools = new Set(listing.tools.filter((tool) => tool.execution?.taskSupport === 'required').map((tool) => tool.name));
+  }
+
+  /** Whether the server exited during the era probe (auto mode, stdio, not yet retried without it). */
+  private probeKilled(attempt: Attempt, error: unknown): boolean {
+    if (!this.server.stdio || this.server.protocol !== 'auto' || this.legacyOnly || this.closed || attempt.stopped) return false;
+    // The transport reports its close after the child's exit, so a probe the server died on has its exit recorded.
+    return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && attempt.exit !== undefined && !attempt.closedFirst;
   }
 }

@@ -16,6 +16,8 @@ import type { LoadedPlugin, PluginLoadResult } from '../load/types.js';
 import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import type { ConnectionReport, DefinitionChange } from '../runners/connection-report.js';
 import { HeldDefinitions } from './held-definitions.js';
+import type { ClientAnswerers } from './server-requests.js';
+import type { Elicitor, LogLevel, Sampler } from '../../boundary/server-requests.js';
 
 export type { ConnectionReport } from '../runners/connection-report.js';
 
@@ -28,8 +30,12 @@ export interface McpServersOptions {
   protect?: readonly ProtectedPath[];
   /** a server connected, went away or changed its tools: rebuild the registry and re-expose */
   onChange(): void;
-  /** a server's stderr line or a connection note */
-  onLog(entry: { plugin: string; message: string }): void;
+  /** a server's stderr line or a connection note, or a log message of its that belongs to no call (with its level and logger) */
+  onLog(entry: { plugin: string; message: string; level?: LogLevel; logger?: string }): void;
+  /** answers servers' elicitation requests no call's own onElicitation answers */
+  onElicitation?: Elicitor;
+  /** runs servers' sampling requests; without it sampling is not offered */
+  onSampling?: Sampler;
   /** a tool's definition changed since it was accepted (reported once per new definition) */
   onDefinitionChanged?(change: DefinitionChange): void;
 }
@@ -84,7 +90,9 @@ export class McpServers {
       {
         onChange: () => this.options.onChange(),
         onLog: (message) => this.options.onLog({ plugin: server.pluginName, message }),
+        onServerLog: (entry) => this.options.onLog({ plugin: server.pluginName, ...entry }),
       },
+      this.answerers(),
     );
     const entry: Entry = { server, connection, tools: [], upstream: new Map(), renamed: {}, warnings: [], generation: 0, plugin: undefined as never };
     const runner = new McpRunner(
@@ -114,6 +122,12 @@ export class McpServers {
       permissions: { requested: { network: false, env: [], fsRead: [], fsWrite: [], callTools: [] }, granted: server.grant, effective: server.grant },
     };
     return entry;
+  }
+
+  /** Who answers a server's requests: the host's callbacks, and the workspace root as its MCP roots. */
+  private answerers(): ClientAnswerers {
+    const { onElicitation, onSampling, config } = this.options;
+    return { roots: [config.root], ...(onElicitation ? { onElicitation } : {}), ...(onSampling ? { onSampling } : {}) };
   }
 
   /** Cheap for each tool: availability asks it of every tool of the server. */
@@ -167,7 +181,7 @@ export class McpServers {
     const listed = entry.connection.tools;
     entry.generation++;
     entry.warnings = [];
-    entry.tools = serverTools(entry.server, listed, taken, entry.warnings);
+    entry.tools = serverTools(entry.server, listed, taken, entry.warnings, entry.connection.noTasks());
     this.definitions.review(entry.server, listed, entry.tools, entry.warnings);
     entry.upstream = new Map(entry.tools.map((t) => [t.manifest.name, t.upstream]));
     entry.renamed = {};

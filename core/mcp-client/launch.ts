@@ -13,7 +13,7 @@
  */
 import path from 'node:path';
 import which from 'which';
-import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/client/stdio';
 import { resolveGrantPaths } from '../../boundary/launch/paths.js';
 import { nodeReadPaths, resolveProgram, type Program } from './program.js';
 import { launchCommand } from '../../boundary/launch/launch.js';

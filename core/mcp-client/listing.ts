@@ -7,12 +7,12 @@
  * JSON parse, not 100,000 checks. What was cut or left out is said in notes
  * for explain.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, PaginatedResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { SdkError, SdkErrorCode, type Client } from '@modelcontextprotocol/client';
 import { compile, formatProblems, problems } from '../schema/schema.js';
 import { readDialect } from '../schema/schema-dialect.js';
 import type { ListingLimits } from './config.js';
 import type { UpstreamTool } from './tools.js';
+import type { Icon } from '../../boundary/plugin-api.js';
 import { definitionHash } from './definition-pins.js';
 
 /** What one listing kept, and what it says about what it did not. */
@@ -51,6 +51,11 @@ function cutText(text: string, max: number): string {
   return `${text.slice(0, end)}… [cut by toolshed: ${text.length - end} characters more]`;
 }
 
+/** A Standard Schema that takes any page as it is: the tools are checked one by one below, only those kept. */
+const ANY_PAGE = {
+  '~standard': { version: 1, vendor: 'toolshed', validate: (value: unknown) => ({ value: value as Record<string, unknown> }) },
+} as const;
+
 /** Reads pages until the server stops paging, or a limit is reached. */
 async function readPages(client: Client, limits: ListingLimits, notes: string[]): Promise<unknown[]> {
   const deadline = Date.now() + limits.timeoutMs;
@@ -64,18 +69,18 @@ async function readPages(client: Client, limits: ListingLimits, notes: string[])
     }
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new ListingTimeout(limits.timeoutMs, pages, raw.length);
-    let page;
+    let page: { tools?: unknown; nextCursor?: unknown };
     try {
-      page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, PaginatedResultSchema, { timeout: remaining });
+      page = (await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ANY_PAGE, { timeout: remaining })) as typeof page;
     } catch (error) {
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) throw new ListingTimeout(limits.timeoutMs, pages, raw.length);
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) throw new ListingTimeout(limits.timeoutMs, pages, raw.length);
       throw error;
     }
     pages++;
     const tools = (page as { tools?: unknown }).tools;
     if (!Array.isArray(tools)) throw new Error(`its tools/list reply has no tools array (page ${pages})`);
     for (const tool of tools) raw.push(tool);
-    cursor = page.nextCursor;
+    cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
     if (raw.length > limits.tools) break;
   } while (cursor !== undefined);
   if (raw.length > limits.tools) {
@@ -102,16 +107,53 @@ function notATool(tool: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+/** Icons kept of one tool: a client shows one or two. */
+const MAX_ICONS = 8;
+/** Characters of one icon's `src` kept (a data: URI of a small image fits). */
+const MAX_ICON_SRC = 20_000;
+/** A tool's `_meta` longer than this as JSON is left out, with a note. */
+const MAX_META_CHARS = 4_000;
+
+/** The icons of a tool that have the MCP shape (a string `src`, within the limits); the rest are left out. */
+function iconsOf(value: unknown): Icon[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const icons: Icon[] = [];
+  for (const item of value.slice(0, MAX_ICONS)) {
+    if (!isObject(item) || typeof item.src !== 'string' || item.src.length > MAX_ICON_SRC) continue;
+    const icon: Icon = { src: item.src };
+    if (typeof item.mimeType === 'string') icon.mimeType = item.mimeType;
+    if (Array.isArray(item.sizes) && item.sizes.every((size) => typeof size === 'string')) icon.sizes = item.sizes as string[];
+    if (item.theme === 'light' || item.theme === 'dark') icon.theme = item.theme;
+    icons.push(icon);
+  }
+  return icons.length ? icons : undefined;
+}
+
+/** A tool's `_meta`, when it is an object small enough to pass on. */
+function metaOf(value: unknown): Record<string, unknown> | undefined {
+  if (!isObject(value)) return undefined;
+  const json = JSON.stringify(value);
+  return json.length <= MAX_META_CHARS ? value : undefined;
+}
+
 /** A kept tool checked against the MCP tool shape, its description and title cut. */
 function takeTool(raw: unknown, limits: ListingLimits, listing: Listing): { tool: UpstreamTool; cut: boolean } | string {
   if (!isObject(raw)) return 'not an object';
   const wrong = notATool(raw);
   if (wrong) return wrong;
-  const { name, title, description, inputSchema, outputSchema, annotations, execution } = raw as unknown as UpstreamTool & { outputSchema?: object; execution?: object };
-  const tool: UpstreamTool & { execution?: object } = { name, inputSchema };
-  if (outputSchema) listing.outputSchemas.set(name, outputSchema);
+  const { name, title, description, inputSchema, outputSchema, annotations, execution } = raw as unknown as UpstreamTool;
+  const tool: UpstreamTool = { name, inputSchema };
+  if (outputSchema) {
+    listing.outputSchemas.set(name, outputSchema);
+    tool.outputSchema = outputSchema;
+  }
   if (annotations) tool.annotations = annotations;
   if (execution) tool.execution = execution;
+  const icons = iconsOf(raw.icons);
+  if (icons) tool.icons = icons;
+  const meta = metaOf(raw._meta);
+  if (meta) tool.meta = meta;
+  else if (raw._meta !== undefined) listing.notes.push(`tool ${name}: its _meta is not passed on (not an object, or longer than ${MAX_META_CHARS} characters as JSON)`);
   const cut = (description?.length ?? 0) > limits.descriptionChars;
   // A pin is of what the server sent: the operator changing listing.descriptionChars changes no definition.
   if (cut || (title?.length ?? 0) > limits.descriptionChars) tool.definitionHash = definitionHash({ ...tool, title, description } as UpstreamTool);

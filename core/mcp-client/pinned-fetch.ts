@@ -4,7 +4,7 @@
  * one within the origin), so a server cannot send toolshed, its headers and
  * their credentials anywhere but where the operator pointed it.
  */
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 
 /** A fetch that refuses every URL but `url` and every redirect. */
 export function pinnedFetch(url: URL): FetchLike {

@@ -3,12 +3,18 @@
  * the same seam as plugin tiers. A call is one `tools/call` through the SDK
  * client, with the call's deadline (the SDK sends `notifications/cancelled`
  * when it passes), the caller's abort signal (cancelled upstream the same
- * way) and progress relayed to the caller. No server code runs in the host:
+ * way), progress relayed to the caller, and the server's log messages and
+ * elicitation requests during it routed to the caller (server-requests.ts).
+ * Structured content is checked against the tool's listed output schema here,
+ * compiled at its first use into toolshed's bounded cache. No server code runs in the host:
  * a stdio server is its own sandboxed process, an HTTP server is elsewhere.
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { handlerOutput, type UpstreamResult } from './content.js';
-import type { McpConnection } from './connection.js';
+import { outputValidator } from './listing.js';
+import { SERVER_LOG_LEVEL } from './server-requests.js';
+import { callAsTask } from './task-call.js';
+import { errorText, type McpConnection } from './connection.js';
 import type { CallHooks, CheckRequest, HandlerRequest, Runner, RunnerStats } from '../runners/runner.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
 import type { CheckVerdict, HandlerOutput } from '../../boundary/protocol.js';
@@ -43,30 +49,44 @@ export class McpRunner implements Runner {
     }
     const progress = hooks.progress;
     this.inFlight++;
+    const end = this.link.requests.begin(request.tool, hooks, signal);
     try {
-      const result = await client.callTool({ name, arguments: request.args as Record<string, unknown> }, undefined, {
-        timeout: request.timeoutMs,
-        ...(signal ? { signal } : {}),
-        ...(progress ? { onprogress: (p: { progress: number; total?: number }) => progress(p.progress, p.total) } : {}),
-      });
+      // On 2026-07-28 a server sends log messages for a request only when the request names a level.
+      const meta = this.link.modern() ? { _meta: { 'io.modelcontextprotocol/logLevel': SERVER_LOG_LEVEL } } : {};
+      const args = request.args as Record<string, unknown>;
+      const options = { timeout: request.timeoutMs, ...(signal ? { signal } : {}) };
+      const onprogress = progress ? { onprogress: (p: { progress: number; total?: number }) => progress(p.progress, p.total) } : {};
+      const result = this.link.requiresTask(name) ? await callAsTask(client, name, args, options) : await client.callTool({ name, arguments: args, ...meta }, { ...options, ...onprogress });
+      const invalid = this.invalidStructured(name, result as UpstreamResult);
+      if (invalid) return { ok: false, error: { name: 'McpError', code: 'TOOL_FAILED', message: `${this.link.server.name}: ${invalid}` } };
       return { ok: true, value: handlerOutput(result as UpstreamResult, request.maxResultChars) };
     } catch (error) {
       return this.failed(error, request, signal);
     } finally {
+      end();
       this.inFlight--;
       this.completed++;
     }
   }
 
+  /** Why a result's structured content breaks the tool's output schema (MCP: a client validates it), or undefined. */
+  private invalidStructured(name: string, result: UpstreamResult): string | undefined {
+    if (result.isError || result.structuredContent === undefined) return undefined;
+    const validate = outputValidator(this.link.outputSchemas.get(name));
+    if (!validate) return undefined;
+    const verdict = validate(result.structuredContent);
+    return verdict.valid ? undefined : `Structured content does not match the tool's output schema: ${verdict.errorMessage}`;
+  }
+
   private failed(error: unknown, request: HandlerRequest, signal: AbortSignal | undefined): RunOutcome<HandlerOutput> {
     // The SDK rejects an aborted request with a timeout-coded error; the signal says which it was.
     if (signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { ok: false, failure: { kind: 'timeout', timeoutMs: request.timeoutMs } };
-    if ((error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || this.link.lost(error)) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return { ok: false, failure: { kind: 'timeout', timeoutMs: request.timeoutMs } };
+    if ((error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) || this.link.lost(error)) {
       return { ok: false, failure: { kind: 'crashed', message: this.link.why() ?? `the MCP server ${this.link.server.name} went away during the call`, outOfMemory: false } };
     }
     // A JSON-RPC error from the server (unknown tool, invalid params, its own failure) is the tool failing.
-    return { ok: false, error: { name: 'McpError', code: 'TOOL_FAILED', message: `${this.link.server.name}: ${(error as Error)?.message ?? String(error)}` } };
+    return { ok: false, error: { name: 'McpError', code: 'TOOL_FAILED', message: `${this.link.server.name}: ${errorText(error)}` } };
   }
 
   stats(): RunnerStats {

@@ -10,7 +10,7 @@
  */
 import { foldName, refusedName, shownName } from '../text/tool-names.js';
 import type { ResolvedServer } from './config.js';
-import type { JsonSchema, ToolAnnotations } from '../../boundary/plugin-api.js';
+import type { JsonSchema, ToolAnnotations, Icon } from '../../boundary/plugin-api.js';
 import type { ToolManifest } from '../load/types.js';
 import { readDialect, UnknownDialectError, type DialectReading } from '../schema/schema-dialect.js';
 
@@ -34,7 +34,13 @@ export interface UpstreamTool {
   title?: string;
   description?: string;
   inputSchema: { type?: unknown; [key: string]: unknown };
+  outputSchema?: { type?: unknown; [key: string]: unknown };
   annotations?: Record<string, unknown>;
+  /** MCP's `execution`: `taskSupport` says whether it must, may or cannot be called as a task */
+  execution?: { taskSupport?: unknown; [key: string]: unknown };
+  icons?: Icon[];
+  /** its `_meta`, when small enough to pass on */
+  meta?: Record<string, unknown>;
   /**
    * Set at listing when its title or description was cut (listing.descriptionChars): the hash of
    * its definition as the server sent it, which its pin is of, so a cut is no change.
@@ -49,6 +55,11 @@ export interface ServerTool {
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Why a tool that must be called as a task is not shown where the connection cannot run tasks: a plain call would fail every time. */
+function taskRequired(why: string): string {
+  return `it must be called as a task (execution.taskSupport: 'required'), and ${why}`;
+}
 
 /** A name every provider accepts: invalid characters become `_`, at most 64 characters. */
 function validName(name: string): string {
@@ -91,14 +102,21 @@ function renameMentions(text: string, renamed: ReadonlyMap<string, string>): str
  * this server (plugins first, then earlier servers in config order); the
  * names chosen here are added to it.
  */
-export function serverTools(server: ResolvedServer, listed: readonly UpstreamTool[], taken: Set<string>, warnings: string[]): ServerTool[] {
+export function serverTools(
+  server: ResolvedServer,
+  listed: readonly UpstreamTool[],
+  taken: Set<string>,
+  warnings: string[],
+  /** why the connection cannot call a tool as a task; false when it can */
+  noTasks: string | false = 'this connection cannot run tasks',
+): ServerTool[] {
   const chosen: Array<{ upstream: UpstreamTool; name: string; parameters: JsonSchema }> = [];
   // folded → chosen name, of this server's tools taken so far
   const own = new Map<string, string>();
   // Names taken by other sources collide by their folded form (tool-names.ts): READ_FILE is read_file.
   const folded = new Set([...taken].map(foldName));
   for (const tool of listed) {
-    const refused = refusedName(tool.name);
+    const refused = refusedName(tool.name) ?? (tool.execution?.taskSupport === 'required' && noTasks ? taskRequired(noTasks) : undefined);
     if (refused) {
       warnings.push(`tool ${shownName(tool.name)} left out: ${refused}`);
       continue;
@@ -128,6 +146,10 @@ export function serverTools(server: ResolvedServer, listed: readonly UpstreamToo
       codeCallable: server.codeCallable,
       annotations: annotations(upstream),
     };
+    if (upstream.title !== undefined) manifest.title = upstream.title;
+    if (upstream.icons) manifest.icons = upstream.icons;
+    if (upstream.outputSchema) manifest.outputSchema = upstream.outputSchema as JsonSchema;
+    if (upstream.meta) manifest.meta = upstream.meta;
     const reading = dialect(schema);
     if (reading) manifest.dialect = reading;
     return { upstream: upstream.name, manifest };

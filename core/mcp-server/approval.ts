@@ -8,6 +8,7 @@
  */
 import { inputRequired, type ClientCapabilities, type ElicitResult, type InputRequest } from '@modelcontextprotocol/server';
 import type { ApprovalRequest, Approver } from '../call/approval.js';
+import type { ElicitRequest, Elicitor, ElicitResult as UpstreamAnswer } from '../../boundary/server-requests.js';
 
 function question(request: ApprovalRequest): string {
   const args = JSON.stringify(request.args);
@@ -53,5 +54,28 @@ export function mcpApprover(capabilities: ClientCapabilities | undefined, ask: (
     if (answer.action === 'accept' && answer.content?.approve === true) return true;
     const reason = answer.action === 'accept' ? 'the user did not allow it' : answer.action === 'decline' ? 'the user declined' : 'the user dismissed the request';
     return { approved: false, reason };
+  };
+}
+
+/** Whether a client that declared `capabilities` can open a URL for its user. */
+function canElicitUrl(capabilities: ClientCapabilities | undefined): boolean {
+  return (capabilities?.elicitation as { url?: unknown } | undefined)?.url !== undefined;
+}
+
+/**
+ * Forwards a hosted MCP server's elicitation, made during a call this client made, to this
+ * client's user (the same question, named with the server that asks), or declines it when the
+ * client cannot show it. The answer goes back to the server as the user gave it.
+ */
+export function mcpElicitor(capabilities: ClientCapabilities | undefined, ask: (request: InputRequest, signal?: AbortSignal) => Promise<unknown>): Elicitor {
+  return async (request: ElicitRequest): Promise<UpstreamAnswer> => {
+    const url = request.mode === 'url';
+    if (url ? !canElicitUrl(capabilities) : !canElicitForm(capabilities)) return { action: 'decline' };
+    const message = `${request.server}${request.tool ? ` (through ${request.tool})` : ''} asks: ${request.message}`;
+    const question = url
+      ? inputRequired.elicitUrl({ message, url: request.url ?? '' })
+      : inputRequired.elicit({ mode: 'form', message, requestedSchema: (request.requestedSchema ?? { type: 'object', properties: {} }) as never });
+    const answer = readElicitResult(await ask(question, request.signal));
+    return answer.action === 'accept' && answer.content ? { action: 'accept', content: answer.content as UpstreamAnswer['content'] } : { action: answer.action };
   };
 }

@@ -12,6 +12,7 @@ import {
   type CallToolResult,
   type ClientCapabilities,
   type ElicitRequestFormParams,
+  type ElicitRequestURLParams,
   type InputRequest,
   type InputRequiredResult,
   type LoggingLevel,
@@ -19,7 +20,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { TaskRunContext } from './tasks.js';
-import { mcpApprover } from './approval.js';
+import { mcpApprover, mcpElicitor } from './approval.js';
 import { HeldCall, type InputRounds } from './input-rounds.js';
 import type { ToolHost } from '../host/host.js';
 import type { CallOutcome, RichContent } from '../../boundary/outcome.js';
@@ -62,6 +63,8 @@ export async function callTool(host: ToolHost, params: CallToolParams, ctx: Serv
           signal: call.signal,
           sessionId: place.sessionId,
           onApproval: mcpApprover(capabilities, ask),
+          // A hosted MCP server's question during the call goes to this client's user, the same way.
+          onElicitation: mcpElicitor(capabilities, ask),
           onProgress: (done, total) => relay.progress(done, total),
           onLog: (message: string, level?: LoggingLevel) => relay.log(params.name, message, level),
         }),
@@ -90,6 +93,7 @@ export async function runAsTask(host: ToolHost, params: CallToolRequestParams, t
       signal: task.signal,
       sessionId: place.sessionId,
       onApproval: mcpApprover(place.server.getClientCapabilities(), ask),
+      onElicitation: mcpElicitor(place.server.getClientCapabilities(), ask),
       ...(task.onProgress ? { onProgress: task.onProgress } : {}),
       onLog: (message: string, level?: LoggingLevel) => {
         place.server.sendLoggingMessage({ level: level ?? 'info', data: message, logger: params.name, _meta: task.relatedTaskMeta }).catch(() => {});

@@ -7,7 +7,7 @@ import { modelParameters, to2020 } from './dialect.js';
 import type { JsonSchema } from '../../boundary/plugin-api.js';
 import type { McpTool, ToolDefinition } from './types.js';
 
-/** `{ name, title?, description, inputSchema, outputSchema?, icons?, annotations?, execution? }` per tool: MCP is the format that carries a tool's metadata for clients, annotations and task support included. */
+/** `{ name, title?, description, inputSchema, outputSchema?, icons?, annotations?, execution?, _meta? }` per tool: MCP is the format that carries a tool's metadata for clients, annotations and task support included. */
 export function toMcp(defs: readonly ToolDefinition[]): McpTool[] {
   return defs.map((d) => {
     const tool: McpTool = { name: d.name, description: d.description, inputSchema: { type: 'object' as const, ...modelParameters(d) } };
@@ -16,6 +16,7 @@ export function toMcp(defs: readonly ToolDefinition[]): McpTool[] {
     if (d.icons) tool.icons = d.icons;
     if (d.annotations) tool.annotations = d.annotations;
     if (d.longRunning) tool.execution = { taskSupport: 'optional' };
+    if (d.meta) tool._meta = d.meta;
     return tool;
   });
 }

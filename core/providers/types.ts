@@ -19,6 +19,8 @@ export interface ToolDefinition {
   outputSchema?: JsonSchema;
   /** valid argument sets: anthropic sends them as `input_examples`, openai, responses and gemini in the description */
   examples?: Record<string, unknown>[];
+  /** an MCP server's `_meta` of the tool (mcp only) */
+  meta?: Record<string, unknown>;
   /**
    * the JSON Schema dialect `parameters` is written in (its `$schema`, or how toolshed read it untagged);
    * every format sends it as 2020-12. Absent: its `$schema`, or the plugin rule, decides
@@ -85,6 +87,7 @@ export interface McpTool {
   annotations?: ToolAnnotations;
   /** MCP 2025-11-25: a long-running tool may be called as a task (`toolshed serve` strips it where it offers no tasks) */
   execution?: { taskSupport: 'optional' };
+  _meta?: Record<string, unknown>;
 }
 
 /** The element type of `definitions()` for each format. */

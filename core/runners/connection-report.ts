@@ -4,6 +4,7 @@
  * Types only, so the report can be read without loading the MCP SDK.
  */
 import type { ResourceProtections } from '../../boundary/launch/resources.js';
+import type { LogLevel } from '../../boundary/server-requests.js';
 
 /** Where an MCP server's connection stands. */
 export type ConnectionState = 'not started' | 'connecting' | 'connected' | 'exited' | 'handshake failed' | 'timed out' | 'unreachable' | 'closed';
@@ -74,4 +75,20 @@ export interface ConnectionReport {
   warnings: string[];
   /** tools whose definition changed since it was accepted (held or served with a warning, as `definitionChanges` says) */
   definitionChanges?: DefinitionChange[];
+  /** the MCP revision the connection speaks: `2026-07-28`, or the 2025 one its `initialize` settled on */
+  protocolVersion?: string;
+  /** what toolshed offered it as a client: `elicitation`, `roots`, `sampling` */
+  offered?: string[];
+  /** its last log messages (`notifications/message`), oldest first, and its last requests to toolshed (elicitation, sampling) with how they were answered */
+  logs?: ServerLogEntry[];
+}
+
+/** One log message of an MCP server, or a note of a request it made, as explain keeps it. */
+export interface ServerLogEntry {
+  level: LogLevel;
+  /** the logger the server named */
+  logger?: string;
+  message: string;
+  /** ISO time it arrived */
+  at: string;
 }

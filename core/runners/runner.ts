@@ -12,6 +12,7 @@ import type { Protections } from './protections.js';
 import type { ConnectionReport } from './connection-report.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
 import type { Pins } from '../../boundary/pins.js';
+import type { Elicitor } from '../../boundary/server-requests.js';
 
 /**
  * Where a nested call comes from: the running call (`callId`) and the worker
@@ -34,6 +35,8 @@ export interface CallOrigin {
 export interface CallHooks {
   /** `level` is absent from a tier that has none (it then means 'info') */
   log?(message: string, level?: LogLevel): void;
+  /** answers an MCP server's elicitation request made during the call (the call's own `onElicitation`) */
+  elicit?: Elicitor;
   progress?(done: number, total?: number): void;
   /** a nested call; `origin` says which running call and worker made it, when the tier knows */
   callTool(name: string, args: unknown, origin?: CallOrigin): Promise<CallOutcome>;

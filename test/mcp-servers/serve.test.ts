@@ -79,7 +79,8 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
     const allowed = spawnSync(process.execPath, [BIN, 'call', 'list_allowed_directories', '{}'], { cwd, env, encoding: 'utf8' });
     expect(allowed.stdout).toBe(`Allowed directories:\n${cwd}\n`);
     const summary = spawnSync(process.execPath, [BIN], { cwd, env, encoding: 'utf8' });
-    expect(summary.stdout).toMatch(/mcp:everything +13 tools · process tier · untrusted · stdio connected/);
+    // 13 tools, and 3 it lists only to a client that offers roots and elicitation (toolshed does; sampling needs an onSampling).
+    expect(summary.stdout).toMatch(/mcp:everything +16 tools · process tier · untrusted · stdio connected/);
     expect(summary.stdout).toContain('command: npx -y @modelcontextprotocol/server-everything');
     expect(summary.stdout).toMatch(/runs: npx @modelcontextprotocol\/server-everything: the installed @modelcontextprotocol\/server-everything \S+, run by node\n/);
     expect(summary.stdout).toMatch(/mcp:memory +9 tools · process tier · untrusted · stdio connected/);

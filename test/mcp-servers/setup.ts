@@ -15,6 +15,9 @@ export function serverScript(name: 'everything' | 'filesystem' | 'memory'): stri
 /** The fixture MCP server (list changes, cancellations, exits on demand). */
 export const DYNAMIC = fixture('mcp-servers', 'dynamic', 'server.mjs');
 
+/** The fixture MCP server on the SDK's v2 packages (2026-07-28 and 2025; `legacy` and `strict` modes are 2025 only). */
+export const MODERN = fixture('mcp-servers', 'modern', 'server.mjs');
+
 /** The CLI entry. */
 export const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 
