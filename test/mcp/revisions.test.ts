@@ -231,3 +231,24 @@ describe('the 2025 revisions a client may ask for', () => {
     expect(lines).toContainEqual(expect.objectContaining({ level: 'info', data: 'starting' }));
   });
 });
+
+describe("a hosted MCP server's elicitation, through serve", () => {
+  it('reaches the user of the client whose call caused it, named with the server that asks, in both eras', async () => {
+    const hosted = path.join(work.dir, 'hosted.config.json');
+    const modern = fileURLToPath(new URL('../fixtures/mcp-servers/modern/server.mjs', import.meta.url));
+    writeFileSync(hosted, JSON.stringify({ builtins: false, cache: { enabled: false }, mcpServers: { weather: { command: 'node', args: [modern], prefix: false } } }));
+    for (const options of [MODERN, {}]) {
+      const asked: string[] = [];
+      const client = new Client({ name: 'revisions-forward', version: '1.0.0' }, { ...options, capabilities: { elicitation: { form: {} } } });
+      client.setRequestHandler('elicitation/create', async (request) => {
+        asked.push((request.params as { message: string }).message);
+        return { action: 'accept', content: { name: 'Ada' } };
+      });
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', hosted], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
+      open.push(client);
+      await expect.poll(async () => names(client), { timeout: 30_000 }).toContain('greet');
+      expect(textOf(await client.callTool({ name: 'greet', arguments: {} }))).toBe('hello Ada');
+      expect(asked).toEqual(['weather (through greet) asks: Your name?']);
+    }
+  });
+});
