@@ -87,7 +87,8 @@ export async function callTool(host: ToolHost, params: CallToolParams, ctx: Serv
  * names the task, while the task reads `input_required`.
  */
 export async function runAsTask(host: ToolHost, params: CallToolRequestParams, task: TaskRunContext, place: Omit<CallPlace, 'rounds'>): Promise<CallToolResult> {
-  const ask = (request: InputRequest, signal?: AbortSignal) => task.awaitInput(() => place.server.elicitInput({ ...(request.params as ElicitRequestFormParams), _meta: task.relatedTaskMeta }, signal ? { signal } : {}));
+  const ask = (request: InputRequest, signal?: AbortSignal) =>
+    task.awaitInput(() => place.server.elicitInput({ ...(request.params as ElicitRequestFormParams | ElicitRequestURLParams), _meta: task.relatedTaskMeta }, signal ? { signal } : {}));
   return toResult(
     await host.call(params.name, params.arguments ?? {}, {
       signal: task.signal,
