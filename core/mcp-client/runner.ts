@@ -9,7 +9,7 @@
  * compiled at its first use into toolshed's bounded cache. No server code runs in the host:
  * a stdio server is its own sandboxed process, an HTTP server is elsewhere.
  */
-import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { LOG_LEVEL_META_KEY, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { handlerOutput, type UpstreamResult } from './content.js';
 import { outputValidator } from './listing.js';
 import { SERVER_LOG_LEVEL } from './server-requests.js';
@@ -52,7 +52,7 @@ export class McpRunner implements Runner {
     const end = this.link.requests.begin(request.tool, hooks, signal);
     try {
       // On 2026-07-28 a server sends log messages for a request only when the request names a level.
-      const meta = this.link.modern() ? { _meta: { 'io.modelcontextprotocol/logLevel': SERVER_LOG_LEVEL } } : {};
+      const meta = this.link.modern() ? { _meta: { [LOG_LEVEL_META_KEY]: SERVER_LOG_LEVEL } } : {};
       const args = request.args as Record<string, unknown>;
       const options = { timeout: request.timeoutMs, ...(signal ? { signal } : {}) };
       const onprogress = progress ? { onprogress: (p: { progress: number; total?: number }) => progress(p.progress, p.total) } : {};

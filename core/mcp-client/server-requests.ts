@@ -13,6 +13,7 @@ import type { Client, ClientCapabilities, ElicitResult as McpElicitResult } from
 import type { CallHooks } from '../runners/runner.js';
 import type { ServerLogEntry } from '../runners/connection-report.js';
 import type { ElicitRequest, ElicitResult, Elicitor, LogLevel, Sampler } from '../../boundary/server-requests.js';
+import { logLevel } from '../../boundary/tool-context.js';
 
 /** The log level toolshed asks servers for (`logging/setLevel`, or each request's logLevel on 2026-07-28). */
 export const SERVER_LOG_LEVEL: LogLevel = 'info';
@@ -20,7 +21,6 @@ export const SERVER_LOG_LEVEL: LogLevel = 'info';
 const KEPT_LOGS = 50;
 /** Characters of one log message kept. */
 const LOG_CHARS = 2_000;
-const LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 /** What answers a server's requests on behalf of the host. */
 export interface ClientAnswerers {
@@ -47,10 +47,6 @@ export function clientCapabilities(answerers: ClientAnswerers): ClientCapabiliti
 /** The names of what `clientCapabilities` offers, for explain. */
 export function offered(answerers: ClientAnswerers): string[] {
   return ['elicitation', 'roots', ...(answerers.onSampling ? ['sampling'] : [])];
-}
-
-function levelOf(value: unknown): LogLevel {
-  return LEVELS.includes(value as LogLevel) ? (value as LogLevel) : 'info';
 }
 
 function text(data: unknown): string {
@@ -91,7 +87,7 @@ export class ServerRequests {
 
   /** A `notifications/message`: to the running call's log, else the host's; kept for explain either way. */
   log(params: { level?: unknown; logger?: unknown; data?: unknown }): void {
-    const level = levelOf(params.level);
+    const level = logLevel(params.level);
     const logger = typeof params.logger === 'string' ? params.logger : undefined;
     const message = text(params.data);
     this.keep(level, message, logger);

@@ -18,14 +18,14 @@ function question(request: ApprovalRequest): string {
 }
 
 /** Whether a client that declared `capabilities` can show its user a form. */
-export function canElicitForm(capabilities: ClientCapabilities | undefined): boolean {
+function canElicitForm(capabilities: ClientCapabilities | undefined): boolean {
   const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
   // A bare `elicitation: {}` is form support (the capability's meaning before modes existed).
   return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
 }
 
 /** An elicitation answer as the client sent it: untrusted, so read defensively. */
-export function readElicitResult(response: unknown): ElicitResult {
+function readElicitResult(response: unknown): ElicitResult {
   const value = response as { action?: unknown; content?: unknown } | undefined;
   const action = value?.action === 'accept' || value?.action === 'decline' ? value.action : 'cancel';
   const content = value?.content !== null && typeof value?.content === 'object' ? (value.content as ElicitResult['content']) : undefined;

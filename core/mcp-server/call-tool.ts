@@ -33,7 +33,7 @@ interface CallToolParams {
 }
 
 /** Where a call runs: the connection's server, the host session, its held calls. */
-export interface CallPlace {
+interface CallPlace {
   server: Server;
   sessionId: string;
   /** who may resume the call when it waits for the client: the session the request named ('' for none) */
@@ -42,7 +42,7 @@ export interface CallPlace {
 }
 
 /** The client's declared capabilities: per request on 2026-07-28, from `initialize` on the 2025 eras. */
-export function clientCapabilities(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
+function clientCapabilities(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   return (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
 }

@@ -69,7 +69,12 @@ class Relay {
 
 /** A call running on behalf of the client, possibly waiting for answers. */
 export class HeldCall {
-  readonly token = randomBytes(24).toString('base64url');
+  #token: string | undefined;
+  /** the unguessable name of the call while it is held (drawn when first needed: most calls are never held) */
+  get token(): string {
+    this.#token ??= randomBytes(24).toString('base64url');
+    return this.#token;
+  }
   /** where its progress and log lines go */
   readonly relay = new Relay();
   private readonly questions: Question[] = [];

@@ -60,3 +60,13 @@ export function openingHost(opening: Promise<ToolHost>): OpeningHost {
   };
   return facade;
 }
+
+/** The host once it is open: an opening host's `ready`, any other host at once. */
+export function whenOpen(host: ToolHost): Promise<ToolHost> {
+  return isOpening(host) ? host.ready : Promise.resolve(host);
+}
+
+/** Whether `host` is still being opened behind an `openingHost`. */
+export function isOpening(host: ToolHost): host is OpeningHost {
+  return 'ready' in host;
+}

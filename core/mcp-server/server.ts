@@ -51,7 +51,7 @@ export function requestScopedSession(kind: 'http-session' | 'per-request'): McpS
 }
 
 /** The server's options. */
-export interface McpServerOptions {
+interface McpServerOptions {
   /** where list changes come from (default: the host's own events) */
   changes?: ChangeSource;
   /** the connection's session (default: a new one) */
@@ -129,7 +129,7 @@ function ownSession(): string {
 }
 
 /** Why a tool list may have changed: the exposure moved (every session's), or a tool_search loaded tools into one session. */
-export type ToolListEvent = { kind: 'change' } | { kind: 'loaded'; sessionId: string | undefined };
+type ToolListEvent = { kind: 'change' } | { kind: 'loaded'; sessionId: string | undefined };
 
 /** Where a server hears that the tool list changed: subscribe a listener, get its unsubscribe. */
 export type ChangeSource = (listener: (event: ToolListEvent) => void) => () => void;

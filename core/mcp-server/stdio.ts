@@ -11,7 +11,7 @@ import { closeSession, createMcpServer, newSession } from './server.js';
 import { LineTransport } from './stdio-transport.js';
 import { startRefreshLoop } from './refresh-loop.js';
 import { guardStdout } from './stdout-guard.js';
-import type { OpeningHost } from './opening-host.js';
+import { isOpening, whenOpen } from './opening-host.js';
 import type { ToolHost } from '../host/host.js';
 
 /** A running MCP endpoint. */
@@ -23,7 +23,7 @@ export interface McpEndpoint {
 }
 
 /** A stdio endpoint, which also tells when it first answered the client. */
-export interface StdioEndpoint extends McpEndpoint {
+interface StdioEndpoint extends McpEndpoint {
   /** settles once the first message went out (the answer to the client's opening) */
   answered: Promise<void>;
 }
@@ -63,7 +63,7 @@ export async function serveStdio(host: ToolHost, onError: (error: unknown) => vo
   const guard = guardStdout();
   const session = newSession();
   // A host still opening (fast start) has no config yet: the default limit holds until it has.
-  const ready = 'ready' in host ? (host as OpeningHost).ready : Promise.resolve(host);
+  const ready = whenOpen(host);
   // (serve.maxMessageBytes' default is the SDK's stdio buffer size too.)
   let limit = STDIO_DEFAULT_MAX_BUFFER_SIZE;
   const refuse = (message: OversizedMessage) => {
@@ -82,7 +82,7 @@ export async function serveStdio(host: ToolHost, onError: (error: unknown) => vo
     () => finish(),
     () => answered(),
   );
-  if ('ready' in host) {
+  if (isOpening(host)) {
     // Opening messages are small; a large one waits for the config's limit, and is refused if over it.
     transport.holdUntil(
       ready.then((open) => open.config.serve.maxMessageBytes),

@@ -26,7 +26,7 @@ export interface TaskRunContext {
 }
 
 /** How a server runs the calls made as tasks. */
-export interface TasksOptions {
+interface TasksOptions {
   /** the session's tasks: one TaskScope per MCP session, shared by every server serving it */
   scope: TaskScope;
   /** runs one call (as the server's tools/call would) and resolves with its result; a throw is answered as that JSON-RPC error */

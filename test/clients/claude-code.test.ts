@@ -5,11 +5,10 @@
  */
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { anthropicAgentRequests, anthropicTurn, startFakeAnthropic } from './fixtures/fake-anthropic.js';
-import { DONE_TEXT } from './fixtures/conversation.js';
 import type { FakeServer } from './fixtures/http-fake.js';
-import { clientProject, expectConversation, MODULES, negotiated, recorded, type ClientProject, type ClientRun } from './harness.js';
+import { agentRunChecks, clientProject, MODULES, type ClientProject, type ClientRun } from './harness.js';
 
 const CLAUDE = path.join(MODULES, '@anthropic-ai/claude-code-linux-x64/claude');
 
@@ -45,20 +44,5 @@ afterAll(async () => {
 });
 
 describe('Claude Code', () => {
-  it('negotiates 2026-07-28', () => {
-    expect(negotiated(recorded(log))).toBe('2026-07-28');
-  });
-
-  it('runs the scripted conversation to its final answer', () => {
-    expect(run.code, run.stderr.slice(-4000)).toBe(0);
-    expect(run.stdout).toContain(DONE_TEXT);
-  });
-
-  it('shows the model the tools, a result, an error envelope, and the tool a tool_search loaded', () => {
-    expectConversation(anthropicAgentRequests(fake).map((request) => anthropicTurn(request.body)));
-  });
-
-  it('reaches no network', () => {
-    expect(project.trap.attempts).toEqual([]);
-  });
+  agentRunChecks('2026-07-28', () => ({ log, run, project, turns: () => anthropicAgentRequests(fake).map((request) => anthropicTurn(request.body)) }));
 });

@@ -6,11 +6,10 @@
  */
 import path from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { responsesAgentRequests, responsesTurn, startFakeResponses } from './fixtures/fake-openai-responses.js';
-import { DONE_TEXT } from './fixtures/conversation.js';
 import type { FakeServer } from './fixtures/http-fake.js';
-import { clientProject, expectConversation, MODULES, negotiated, recorded, type ClientProject, type ClientRun } from './harness.js';
+import { agentRunChecks, clientProject, MODULES, type ClientProject, type ClientRun } from './harness.js';
 
 const CODEX = path.join(MODULES, '.bin/codex');
 
@@ -85,20 +84,5 @@ describe('Codex', () => {
     await project?.close();
   });
 
-  it('negotiates 2025-06-18', () => {
-    expect(negotiated(recorded(log))).toBe('2025-06-18');
-  });
-
-  it('runs the scripted conversation to its final answer', () => {
-    expect(run.code, run.stderr.slice(-4000)).toBe(0);
-    expect(run.stdout, run.stderr.slice(-4000)).toContain(DONE_TEXT);
-  });
-
-  it('shows the model the tools, a result, an error envelope, and the tool a tool_search loaded', () => {
-    expectConversation(responsesAgentRequests(fake).map((request) => responsesTurn(request.body)));
-  });
-
-  it('reaches no network', () => {
-    expect(project.trap.attempts).toEqual([]);
-  });
+  agentRunChecks('2025-06-18', () => ({ log, run, project, turns: () => responsesAgentRequests(fake).map((request) => responsesTurn(request.body)) }));
 });

@@ -1,11 +1,10 @@
 /** Gemini CLI (`gemini -p`) starts `toolshed serve` from its settings.json `mcpServers` (2025-06-18, as the recorder shows) and drives it with a scripted fake Gemini API. */
 import path from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { geminiAgentRequests, geminiTurn, startFakeGemini } from './fixtures/fake-gemini.js';
-import { DONE_TEXT } from './fixtures/conversation.js';
 import type { FakeServer } from './fixtures/http-fake.js';
-import { clientProject, expectConversation, MODULES, negotiated, recorded, type ClientProject, type ClientRun } from './harness.js';
+import { agentRunChecks, clientProject, MODULES, type ClientProject, type ClientRun } from './harness.js';
 
 const GEMINI = path.join(MODULES, '@google/gemini-cli/bundle/gemini.js');
 
@@ -46,20 +45,5 @@ afterAll(async () => {
 });
 
 describe('Gemini CLI', () => {
-  it('negotiates 2025-06-18', () => {
-    expect(negotiated(recorded(log))).toBe('2025-06-18');
-  });
-
-  it('runs the scripted conversation to its final answer', () => {
-    expect(run.code, run.stderr.slice(-4000)).toBe(0);
-    expect(run.stdout).toContain(DONE_TEXT);
-  });
-
-  it('shows the model the tools, a result, an error envelope, and the tool a tool_search loaded', () => {
-    expectConversation(geminiAgentRequests(fake).map((request) => geminiTurn(request.body)));
-  });
-
-  it('reaches no network', () => {
-    expect(project.trap.attempts).toEqual([]);
-  });
+  agentRunChecks('2025-06-18', () => ({ log, run, project, turns: () => geminiAgentRequests(fake).map((request) => geminiTurn(request.body)) }));
 });

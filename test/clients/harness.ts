@@ -8,9 +8,9 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { suiteHome, tempDir } from '../helpers.js';
-import { toolNamed, type Turn } from './fixtures/conversation.js';
+import { DONE_TEXT, toolNamed, type Turn } from './fixtures/conversation.js';
 import { startTrapProxy, trapEnv, type TrapProxy } from './fixtures/trap-proxy.js';
 
 /** The CLI entry the clients start. */
@@ -173,4 +173,37 @@ export function expectConversation(turns: Turn[]): void {
     'a request after tool_search lists reverse_text',
   ).toBe(true);
   expectResult('reverse_text', 'dehsloot');
+}
+
+/** What an agent client's run left for the checks: the recorder's log, the client's exit and output, the model's turns, the project (its network trap). */
+export interface AgentRun {
+  log: string;
+  run: ClientRun;
+  project: ClientProject;
+  turns(): Turn[];
+}
+
+/**
+ * The checks every agent client's run must pass, as tests of the caller's describe (`get` is read
+ * when they run, after its beforeAll): the revision it negotiated, the scripted conversation's
+ * final answer, what the model was shown (expectConversation), and no attempt to reach the network.
+ */
+export function agentRunChecks(revision: string, get: () => AgentRun): void {
+  it(`negotiates ${revision}`, () => {
+    expect(negotiated(recorded(get().log))).toBe(revision);
+  });
+
+  it('runs the scripted conversation to its final answer', () => {
+    const { run } = get();
+    expect(run.code, run.stderr.slice(-4000)).toBe(0);
+    expect(run.stdout, run.stderr.slice(-4000)).toContain(DONE_TEXT);
+  });
+
+  it('shows the model the tools, a result, an error envelope, and the tool a tool_search loaded', () => {
+    expectConversation(get().turns());
+  });
+
+  it('reaches no network', () => {
+    expect(get().project.trap.attempts).toEqual([]);
+  });
 }
