@@ -1,0 +1,182 @@
+/**
+ * Real fleet components for the fleet tests: a Valkey or Redis server, replicas
+ * of `toolshed serve --http` (separate processes), and haproxy in front of
+ * them. Each starts on free loopback ports and is stopped by `stop()`; tests
+ * call it in afterAll so nothing outlives the file. `.ci/run` installs the
+ * servers (Debian's redis-server and haproxy); a test that needs one and does
+ * not find it fails, it is never skipped.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { suiteHome } from '../helpers.js';
+
+/** The CLI entry replicas run. */
+const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
+
+/** A started process and how to stop it. */
+export interface Started {
+  child: ChildProcess;
+  /** kill -9, as a crash would */
+  kill(): void;
+  /** SIGTERM, then waits for the exit */
+  stop(): Promise<void>;
+}
+
+function started(child: ChildProcess): Started {
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+  return {
+    child,
+    kill: () => void child.kill('SIGKILL'),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** A free TCP port on loopback (free when asked; a server started on it right after gets it). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The first of `names` found on PATH (or in /usr/sbin, where Debian puts haproxy), else throws. */
+function binary(...names: string[]): string {
+  for (const name of names) {
+    for (const dir of [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/usr/bin']) {
+      const file = path.join(dir, name);
+      if (spawnSync(file, ['--version'], { stdio: 'ignore' }).status === 0 || spawnSync(file, ['-v'], { stdio: 'ignore' }).status === 0) return file;
+    }
+  }
+  throw new Error(`none of ${names.join(', ')} is installed (.ci/run installs them with apt)`);
+}
+
+/** Resolves with the first match of `pattern` in the child's output, rejects when it exits first. */
+function waitFor(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegExp, what: string): Promise<RegExpExecArray> {
+  let text = '';
+  return new Promise((resolve, reject) => {
+    child[stream]!.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = pattern.exec(text);
+      if (match) resolve(match);
+    });
+    child.once('exit', (code, signal) => reject(new Error(`${what} exited (${code ?? signal}) before it was ready:\n${text.slice(-2000)}`)));
+  });
+}
+
+/** A Valkey or Redis server with no persistence, on a free port. */
+export interface StoreServer extends Started {
+  url: string;
+}
+
+/** Starts `valkey-server` (or `redis-server`) on a free loopback port. */
+export async function startStateServer(): Promise<StoreServer> {
+  const bin = binary('valkey-server', 'redis-server');
+  const port = await freePort();
+  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  await waitFor(child, 'stdout', /Ready to accept connections/, 'the state store server');
+  return { ...started(child), url: `redis://127.0.0.1:${port}` };
+}
+
+/** A running `toolshed serve --http` replica. */
+export interface Replica extends Started {
+  /** its MCP endpoint, `http://127.0.0.1:PORT/mcp` */
+  url: string;
+  /** `127.0.0.1:PORT` */
+  address: string;
+  /** what it wrote to stderr so far */
+  readonly stderr: string;
+}
+
+/** How replicas are started. */
+export interface ReplicaOptions {
+  /** the project folder (its config is found there, or named by `config`) */
+  cwd: string;
+  config?: string;
+  stateless?: boolean;
+  /** more `serve` arguments */
+  args?: readonly string[];
+  env?: Readonly<Record<string, string>>;
+  /** a port of its own (default: a free one, so a replica restarted on it comes back at the same address) */
+  port?: number;
+}
+
+/** Starts one replica and waits until it listens. */
+export async function startReplica(options: ReplicaOptions): Promise<Replica> {
+  const port = options.port ?? (await freePort());
+  const args = [BIN, 'serve', '--http', `127.0.0.1:${port}`, ...(options.stateless ? ['--stateless'] : []), ...(options.config ? ['--config', options.config] : []), ...(options.args ?? [])];
+  const child = spawn(process.execPath, args, {
+    cwd: options.cwd,
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...options.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const match = await waitFor(child, 'stderr', /listening on (http:\/\/\S+\/mcp)/, `replica on port ${port}`);
+  return {
+    ...started(child),
+    url: match[1]!,
+    address: `127.0.0.1:${port}`,
+    get stderr() {
+      return stderr;
+    },
+  };
+}
+
+/** haproxy in front of replicas. */
+export interface Balancer extends Started {
+  /** the MCP endpoint through the balancer */
+  url: string;
+  /** where haproxy's config was written */
+  configFile: string;
+}
+
+/**
+ * Starts haproxy with `config`, a haproxy.cfg in which `{{PORT}}` is the port
+ * to listen on and `{{SERVERS}}` the `server` lines of `backends` (each
+ * `name address` plus `serverOptions`). The shipped configurations in
+ * `deploy/` are written with these two placeholders, so the tests run them as
+ * they are.
+ */
+export async function startHaproxy(config: string, backends: readonly string[], dir: string, serverOptions = 'check inter 500ms fall 1 rise 1'): Promise<Balancer> {
+  const bin = binary('haproxy');
+  const port = await freePort();
+  const servers = backends.map((address, index) => `    server replica${index + 1} ${address} ${serverOptions}`).join('\n');
+  const configFile = path.join(dir, `haproxy-${port}.cfg`);
+  writeFileSync(configFile, config.replaceAll('{{PORT}}', String(port)).replaceAll('{{SERVERS}}', servers));
+  const check = spawnSync(bin, ['-c', '-f', configFile], { encoding: 'utf8' });
+  if (check.status !== 0) throw new Error(`haproxy refused ${configFile}:\n${check.stdout}${check.stderr}`);
+  // -db: stay in the foreground, log to stderr.
+  const child = spawn(bin, ['-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  await waitUntilListening(port, child);
+  return { ...started(child), url: `http://127.0.0.1:${port}/mcp`, configFile };
+}
+
+/** Resolves once something accepts connections on `port`; rejects when `child` exits first. */
+async function waitUntilListening(port: number, child: ChildProcess): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the process for port ${port} exited (${child.exitCode ?? child.signalCode})`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`nothing listens on port ${port} after 5 s`);
+}
