@@ -34,6 +34,7 @@ export type {
   ToolshedConfig,
   PluginEntry,
   SearchConfig,
+  StateConfig,
   McpServerEntry,
   McpListingLimits,
   McpProtocolChoice,
@@ -46,6 +47,7 @@ export type {
 export type { DefinitionChange, ConnectionReport, ConnectionState, ServerProtections, ServerLogEntry } from './runners/connection-report.js';
 export type { Protections } from './runners/protections.js';
 export type { Tier } from '../boundary/tier.js';
+export type { StateStore } from './state/store-contract.js';
 export type { SchemaDialect } from './schema/schema-dialect.js';
 export type {
   DefinitionFormat,

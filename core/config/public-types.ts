@@ -97,6 +97,8 @@ export interface ToolshedConfig {
   /** paths (relative to the config file) that stay read-only to the model's tools inside writable roots */
   protect?: string[];
   serve?: { maxMessageBytes?: number; sessionIdleMs?: number; maxSessions?: number };
+  /** where session state lives: this process (default) or a Valkey/Redis server a fleet shares (docs/configuration.md#state) */
+  state?: StateConfig;
   /** modules whose default export is hooks (`{ beforeCall, afterCall }` or an array), relative to the config file */
   hooks?: string[];
   /** tools whose calls wait for approval: names (tools or toolsets), or `{ destructive, tools, timeoutMs }` */
@@ -108,6 +110,16 @@ export interface ToolshedConfig {
   resources?: ResourceSettings;
   /** what a changed MCP tool definition does, for every server without its own (default 'hold') */
   definitionChanges?: DefinitionChanges;
+}
+
+/** `state`: where session state lives (docs/configuration.md#state). */
+export interface StateConfig {
+  /** 'memory' (default: this process only) or a `redis://`, `rediss://`, `valkey://` or `valkeys://` URL */
+  store?: string;
+  /** put in front of every key and channel (default 'toolshed:'), so several fleets may share one server */
+  prefix?: string;
+  /** a session's state expires this long after its last use (default 3600000, an hour) */
+  sessionTtlMs?: number;
 }
 
 /** `search`: how deferred tools are found and loaded per session (docs/tool-search.md). */
@@ -159,6 +171,8 @@ export interface ResolvedConfig {
   };
   /** `toolshed serve`: the largest message one stdio line may carry; over HTTP, the idle time after which a session closes and the most sessions at once */
   serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number };
+  /** where session state lives */
+  state: Required<StateConfig>;
   hooks: string[];
   /** the config's own protected paths, as written (relative to `dir`) */
   protect: string[];

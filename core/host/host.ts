@@ -15,6 +15,7 @@ import { openPipeline } from './open-pipeline.js';
 import { openSurface } from './open-surface.js';
 import { HostEmitter } from './events.js';
 import { Teardown } from './teardown.js';
+import { openStateStore } from '../state/store.js';
 import type { DefinitionChange } from '../runners/connection-report.js';
 import type { ToolHostOptions } from './tool-host.js';
 import type { ToolHost } from './tool-host.js';
@@ -44,6 +45,8 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   let up = false;
   const teardown = new Teardown();
   try {
+    // A store the embedder passed is its own to close; one the config names is the host's.
+    const state = options.stateStore ?? teardown.add(await openStateStore(settings.config.state));
     const runners = teardown.add(openRunners(settings.config));
     const entries = resolveEntries(settings.config);
     const servers = await startServers(settings, entries.protect, {
@@ -57,7 +60,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     const loaded = await loadEntries(settings, entries, runners);
     if (options.waitForServers !== false) await servers?.started;
     const pipeline = openPipeline({ settings, plugins: loaded.plugins, runners, servers, rewriters: options.rewriters, log: (entry) => events.emit('log', entry) });
-    const host = await openSurface({ settings, entries, runners, loaded, servers, pipeline, events, onApproval: options.onApproval, started, teardown: () => teardown.close() });
+    const host = await openSurface({ settings, state, entries, runners, loaded, servers, pipeline, events, onApproval: options.onApproval, started, teardown: () => teardown.close() });
     up = true;
     return host;
   } catch (error) {

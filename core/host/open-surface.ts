@@ -17,10 +17,13 @@ import type { HostPipeline } from './open-pipeline.js';
 import type { Approver } from '../call/approval.js';
 import { probeSandbox } from '../../boundary/launch/probe.js';
 import type { ToolHost } from './tool-host.js';
+import type { StateStore } from '../state/store-contract.js';
 
 /** Everything the earlier steps made, and how the host ends. */
 interface SurfaceInput {
   settings: HostSettings;
+  /** where session state lives */
+  state: StateStore;
   entries: PluginEntries;
   runners: HostRunners;
   loaded: HostPlugins;
@@ -62,6 +65,7 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
     breaker: pipeline.breaker,
     invalidateChecks: pipeline.invalidateChecks,
     config,
+    state: input.state,
     report: (exposure, search) =>
       explainHost({
         registry: pipeline.registry,

@@ -24,11 +24,14 @@ import { SearchState, type SearchReport } from '../call/search/search-state.js';
 import { SEARCH_TOOL } from '../expose/search-definition.js';
 import { toAnthropicDeferred } from '../providers/anthropic.js';
 import type { SessionStore } from '../call/search/sessions.js';
+import type { StateStore } from '../state/store-contract.js';
 
 /** What every surface of one host shares: plugins, runners, the check cache, the config. */
 export interface HostShared {
   registry: Registry;
   config: ResolvedConfig;
+  /** where session state lives (shared by the host and its views) */
+  state: StateStore;
   /** the pipeline inputs every selection uses */
   pipelineDeps: Omit<PipelineDeps, 'narrow' | 'onChange' | 'onWarning'>;
   /** the report for one surface's exposure, with that surface's tool-search section */
@@ -150,6 +153,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
 
   const surface: ToolHost = {
     config,
+    state: shared.state,
     async definitions<F extends DefinitionFormat = 'openai'>(options: DefinitionsOptions<F> = {}): Promise<ToolsByFormat[F][]> {
       const format = (options.format ?? 'openai') as F;
       const strict = options.strict ?? false;

@@ -11,6 +11,7 @@ import type { HostReport } from '../explain/public-types.js';
 import type { DefinitionChange } from '../runners/connection-report.js';
 import type { ResolvedConfig, ToolshedConfig } from '../config/public-types.js';
 import type { DefinitionFormat, ToolsByFormat } from '../providers/index.js';
+import type { StateStore } from '../state/store-contract.js';
 
 /** Options of `createToolHost`. */
 export interface ToolHostOptions {
@@ -52,6 +53,11 @@ export interface ToolHostOptions {
   onElicitation?: Elicitor;
   /** runs MCP servers' sampling requests through the embedder's model; without it, toolshed does not offer sampling */
   onSampling?: Sampler;
+  /**
+   * The state store to keep session state in, instead of the one config `state` names (the
+   * embedder opens and closes it; several hosts may share one).
+   */
+  stateStore?: StateStore;
 }
 
 /** Options of `definitions()`. */
@@ -134,6 +140,8 @@ export interface ToolHost {
   view(options: ViewOptions): ToolHost;
   /** the config in force, with defaults */
   readonly config: ResolvedConfig;
+  /** where session state lives (config `state`, or the `stateStore` option); a view shares its host's */
+  readonly state: StateStore;
   /** a host: stops every pool, child process and port. A view: stops following its host (the host stays open). */
   close(): Promise<void>;
 }

@@ -35,6 +35,9 @@ export function openingHost(opening: Promise<ToolHost>): OpeningHost {
     get config() {
       return open().config;
     },
+    get state() {
+      return open().state;
+    },
     definitions: async (options) => (await ready).definitions(options),
     dispatch: async (name, args, options) => (await ready).dispatch(name, args, options),
     call: async (name, args, options) => (await ready).call(name, args, options),

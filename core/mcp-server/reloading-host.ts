@@ -78,6 +78,9 @@ function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
     get config() {
       return current.config;
     },
+    get state() {
+      return current.state;
+    },
     definitions: (options) => current.definitions(options),
     dispatch: (name, args, options) => tracked((host) => host.dispatch(name, args, options)),
     call: (name, args, options) => tracked((host) => host.call(name, args, options)),
