@@ -46,7 +46,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const teardown = new Teardown();
   try {
     // A store the embedder passed is its own to close; one the config names is the host's.
-    const state = options.stateStore ?? teardown.add(await openStateStore(settings.config.state));
+    const state = options.stateStore ?? teardown.add(await openStateStore({ ...settings.config.state, clock: settings.clock }));
     const runners = teardown.add(openRunners(settings.config));
     const entries = resolveEntries(settings.config);
     const servers = await startServers(settings, entries.protect, {

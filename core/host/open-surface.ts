@@ -80,7 +80,7 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
         approval: (record) => pipeline.approval.reasonFor(record),
         support: commandsSandboxed() ? probeSandbox() : undefined,
       }),
-    sessions: new SessionStore(config.search.sessions, settings.clock),
+    sessions: new SessionStore(config.search.sessions, settings.clock, input.state, (message) => events.emit('warning', message)),
     isClosed: () => closed,
     async acceptDefinitions(request) {
       if (!servers) throw new UsageError('acceptDefinitions: the config has no mcpServers');

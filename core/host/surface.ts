@@ -160,7 +160,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
       if (!FORMATS.includes(format)) throw new ToolshedError('USAGE', `unknown format '${format}'; use one of ${FORMATS.join(', ')}`);
       const exposure = await pipeline.current();
       const native = format === 'anthropic' && config.search.native !== false && exposure.deferred.size > 0;
-      const defs = native ? exposure.shown : search.definitionsFor(exposure, options.sessionId);
+      const defs = native ? exposure.shown : await search.definitionsFor(exposure, options.sessionId);
       // A session's own additions are formatted per call; the shared list is memoized per format.
       if (defs !== exposure.shown) return formatDefinitions(defs, format, { strict });
       // Strict and plain OpenAI output differ, so each combination is memoized on its own.

@@ -63,9 +63,9 @@ export class SearchState {
   }
 
   /** What `sessionId` is shown: the exposure's shown list plus the deferred tools it loaded. */
-  definitionsFor(exposure: Exposure, sessionId: string | undefined): ToolDefinition[] {
+  async definitionsFor(exposure: Exposure, sessionId: string | undefined): Promise<ToolDefinition[]> {
     if (!exposure.deferred.size) return exposure.shown;
-    const loaded = this.sessions.loaded(sessionId);
+    const loaded = await this.sessions.loaded(sessionId);
     return loaded.length ? sessionDefinitions(exposure.shown, definitionsByName(exposure), exposure.deferred, loaded) : exposure.shown;
   }
 

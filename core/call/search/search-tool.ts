@@ -53,7 +53,7 @@ export function searchTool(deps: SearchToolDeps): HostTool {
         const def = byName.get(name)!;
         return { name, description: def.description, toolset: exposure.states.get(name)?.toolset ?? '', parameters: def.parameters };
       });
-      const added = deps.sessions.load(options.sessionId, names);
+      const added = await deps.sessions.load(options.sessionId, names);
       if (added.length) deps.onLoaded(options.sessionId, added);
       return { ok: true, text: JSON.stringify({ tools: hits }) };
     },
