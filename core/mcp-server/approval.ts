@@ -4,7 +4,8 @@
  * `input_required` round of the `tools/call` (input-rounds.ts; on 2025-era
  * connections the SDK sends it as an `elicitation/create` request). A client
  * that does not declare the elicitation capability cannot ask anyone, so
- * such a call is refused with a message that says so.
+ * such a call is refused with a message that says so, and so is one from a
+ * 2025-era client on a stateless server (its answer could not reach the call).
  */
 import { inputRequired, type ClientCapabilities, type ElicitResult, type InputRequest } from '@modelcontextprotocol/server';
 import type { ApprovalRequest, Approver } from '../call/approval.js';
@@ -32,14 +33,26 @@ function readElicitResult(response: unknown): ElicitResult {
   return content && action === 'accept' ? { action, content } : { action };
 }
 
+/**
+ * Whether the client's answer can reach the call: 'ask' on a connection, a 2025-era HTTP session
+ * or a 2026-07-28 round; 'unreachable' for a 2025-era client served without a session (stateless),
+ * whose answer would arrive as a new request at a server that never asked.
+ */
+export type Asking = 'ask' | 'unreachable';
+
+/** Why a 2025-era client on a stateless server is not asked. */
+const UNREACHABLE =
+  'it needs approval, and this server is stateless: a 2025-era MCP client cannot answer an approval here (its answer would reach a server that never asked). Approve it in a client on the 2026-07-28 revision, or through a server with sessions (toolshed serve --http without --stateless, sticky sessions at the balancer), or ask the operator to remove it from approve';
+
 /** The approver of one `tools/call`: a question to the client's user when it can ask one, else a refusal that says why. */
-export function mcpApprover(capabilities: ClientCapabilities | undefined, ask: (request: InputRequest, signal?: AbortSignal) => Promise<unknown>): Approver {
+export function mcpApprover(capabilities: ClientCapabilities | undefined, ask: (request: InputRequest, signal?: AbortSignal) => Promise<unknown>, asking: Asking = 'ask'): Approver {
   if (!canElicitForm(capabilities)) {
     return () => ({
       approved: false,
       reason: 'it needs approval, and this MCP client cannot ask its user (it does not support elicitation). Approve it in a client that does, or ask the operator to remove it from approve',
     });
   }
+  if (asking === 'unreachable') return () => ({ approved: false, reason: UNREACHABLE });
   return async (request) => {
     const answer = readElicitResult(
       await ask(
@@ -67,10 +80,10 @@ function canElicitUrl(capabilities: ClientCapabilities | undefined): boolean {
  * client's user (the same question, named with the server that asks), or declines it when the
  * client cannot show it. The answer goes back to the server as the user gave it.
  */
-export function mcpElicitor(capabilities: ClientCapabilities | undefined, ask: (request: InputRequest, signal?: AbortSignal) => Promise<unknown>): Elicitor {
+export function mcpElicitor(capabilities: ClientCapabilities | undefined, ask: (request: InputRequest, signal?: AbortSignal) => Promise<unknown>, asking: Asking = 'ask'): Elicitor {
   return async (request: ElicitRequest): Promise<UpstreamAnswer> => {
     const url = request.mode === 'url';
-    if (url ? !canElicitUrl(capabilities) : !canElicitForm(capabilities)) return { action: 'decline' };
+    if (asking === 'unreachable' || (url ? !canElicitUrl(capabilities) : !canElicitForm(capabilities))) return { action: 'decline' };
     const message = `${request.server}${request.tool ? ` (through ${request.tool})` : ''} asks: ${request.message}`;
     const question = url
       ? inputRequired.elicitUrl({ message, url: request.url ?? '' })

@@ -22,6 +22,7 @@ import {
 import type { TaskRunContext } from './tasks.js';
 import { mcpApprover, mcpElicitor } from './approval.js';
 import { HeldCall, type InputRounds } from './input-rounds.js';
+import type { SharedRounds } from './shared-rounds.js';
 import type { ToolHost } from '../host/host.js';
 import type { CallOutcome, RichContent } from '../../boundary/outcome.js';
 
@@ -39,6 +40,13 @@ interface CallPlace {
   /** who may resume the call when it waits for the client: the session the request named ('' for none) */
   owner: string;
   rounds: InputRounds;
+  /** the held calls of the fleet's other replicas (HTTP without sessions): a retry may answer one of theirs */
+  shared?: SharedRounds;
+  /**
+   * A 2025-era client served without a session (stateless HTTP): its capabilities as stored at its
+   * `initialize`, and no way to ask it anything (its answer would reach a server that never asked).
+   */
+  stateless?: { capabilities: ClientCapabilities | undefined };
 }
 
 /** The client's declared capabilities: per request on 2026-07-28, from `initialize` on the 2025 eras. */
@@ -50,21 +58,28 @@ function clientCapabilities(server: Server, ctx: ServerContext): ClientCapabilit
 /** Runs one tool call for an MCP client and returns the MCP result, or the questions it waits on. */
 export async function callTool(host: ToolHost, params: CallToolParams, ctx: ServerContext, place: CallPlace): Promise<CallToolResult | InputRequiredResult> {
   const owner = { sessionId: place.owner, tool: params.name };
-  const resumed = place.rounds.resume(ctx.mcpReq.requestState(), owner);
+  const token = ctx.mcpReq.requestState();
+  const resumed = place.rounds.resume(token, owner);
   if (resumed) resumed.deliver(ctx.mcpReq.inputResponses);
+  else if (typeof token === 'string' && place.shared) {
+    // Held on another replica: the answers go there, and what the round answers comes back.
+    const forwarded = await place.shared.forward(token, owner, ctx.mcpReq.inputResponses, ctx.mcpReq.signal);
+    if (forwarded) return forwarded;
+  }
   const call = resumed ?? new HeldCall(owner);
   const relay = call.relay;
   relay.attach(ctx, params._meta?.progressToken);
   if (!resumed) {
-    const capabilities = clientCapabilities(place.server, ctx);
+    const capabilities = place.stateless ? place.stateless.capabilities : clientCapabilities(place.server, ctx);
+    const asking = place.stateless ? 'unreachable' : 'ask';
     call.start(async (ask) =>
       toResult(
         await host.call(params.name, params.arguments ?? {}, {
           signal: call.signal,
           sessionId: place.sessionId,
-          onApproval: mcpApprover(capabilities, ask),
+          onApproval: mcpApprover(capabilities, ask, asking),
           // A hosted MCP server's question during the call goes to this client's user, the same way.
-          onElicitation: mcpElicitor(capabilities, ask),
+          onElicitation: mcpElicitor(capabilities, ask, asking),
           onProgress: (done, total) => relay.progress(done, total),
           onLog: (message: string, level?: LoggingLevel) => relay.log(params.name, message, level),
         }),
@@ -73,8 +88,14 @@ export async function callTool(host: ToolHost, params: CallToolParams, ctx: Serv
   }
   try {
     const answer = await call.next(ctx.mcpReq.signal);
-    if (call.done) place.rounds.release(call);
-    else place.rounds.hold(call);
+    if (call.done) {
+      place.rounds.release(call);
+      if (resumed) await place.shared?.released(call);
+    } else {
+      place.rounds.hold(call);
+      // Recorded before the client reads the round, so its retry finds the call on any replica.
+      await place.shared?.held(call);
+    }
     return answer;
   } finally {
     relay.detach();

@@ -21,6 +21,9 @@ import { startRefreshLoop } from './refresh-loop.js';
 import { isLoopback, type ListenAddress } from './address.js';
 import { hasBearer, originRefusal } from './http-access.js';
 import { SessionTable } from './http-sessions.js';
+import { SharedRounds } from './shared-rounds.js';
+import { isListenRequest, SessionStreams } from './session-streams.js';
+import { StatelessClients } from './stateless-clients.js';
 import type { McpEndpoint } from './stdio.js';
 import type { ToolHost } from '../host/host.js';
 
@@ -79,6 +82,9 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** The store channel on which a replica tells the fleet that a search loaded tools into a session (the message is its id). */
+const LOADED_CHANNEL = 'search:loaded';
+
 /** A change source for servers made per request: they live for one exchange and never send list_changed themselves. */
 const NO_CHANGES: ChangeSource = () => () => {};
 
@@ -90,18 +96,35 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const changes = sharedChanges(host);
   let allowedHosts: string[] | undefined;
 
-  // Requests with no session of their own (2026-07-28, --stateless): a server each, their held calls kept here.
+  // Requests with no session of their own (2026-07-28, --stateless): a server each, their held calls kept
+  // here and recorded in the state store, so a retry on another replica of a fleet reaches them.
   const perRequest = requestScopedSession('per-request');
-  const modern = createMcpHandler(() => createMcpServer(host, { session: perRequest, changes: NO_CHANGES, network: 'tcp' }), {
+  const shared = new SharedRounds(perRequest.rounds, host.state, perRequest.rounds.idleMs, onError);
+  await shared.start();
+  // A 2025-era client of a stateless server: what its initialize declared, kept in the store.
+  const clients = new StatelessClients(host.state, host.config.state.sessionTtlMs, onError);
+  const perRequestServer = (era: 'legacy' | 'modern') => createMcpServer(host, { session: perRequest, changes: NO_CHANGES, network: 'tcp', ...(era === 'legacy' ? { statelessClients: clients } : { shared }) });
+  const modern = createMcpHandler(({ era }) => perRequestServer(era), {
     legacy: options.stateless ? 'stateless' : 'reject',
     maxRequestBodySize: MAX_BODY_BYTES,
     onerror: onError,
   });
   const serveModern = toNodeHandler(modern, { onerror: onError });
-  // A 2026-07-28 client hears of list changes on its subscriptions/listen stream.
+  const streams = new SessionStreams(() => perRequestServer('modern'), MAX_BODY_BYTES, onError);
+  // A 2026-07-28 client hears of list changes on its subscriptions/listen stream: host-wide ones on
+  // every stream, a search's on the streams of the session that searched (on whichever replica).
   const unlistenModern = changes.source((event) => {
-    if (event.kind === 'change') modern.notify.toolsChanged();
+    if (event.kind === 'change') {
+      modern.notify.toolsChanged();
+      streams.toolsChanged();
+    } else if (event.sessionId !== undefined) void host.state.publish(LOADED_CHANNEL, event.sessionId).catch(onError);
   });
+  const unlistenLoaded = await host.state
+    .subscribe(LOADED_CHANNEL, (sessionId) => streams.toolsChanged(sessionId))
+    .catch((error: unknown) => {
+      onError(error);
+      return async () => {};
+    });
 
   async function open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (!isInitializeRequest(body)) return reply(res, 400, 'Bad Request: no valid session id; start with initialize', INVALID_REQUEST);
@@ -150,8 +173,21 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       if (error instanceof BodyTooLarge) return reply(res, 413, error.message, INVALID_REQUEST);
       return reply(res, 400, `Parse error: ${(error as Error).message}`, PARSE_ERROR);
     }
-    if (options.stateless || !(await isLegacyRequest(await toWebRequest(req, body), body))) return serveModern(req, res, body);
+    if (options.stateless) return serveStateless(req, res, body);
+    if (!(await isLegacyRequest(await toWebRequest(req, body), body))) return serveModern(req, res, body);
     return open(req, res, body);
+  }
+
+  /**
+   * A POST to a stateless endpoint. A 2025-era initialize is issued a session id (a client of that era
+   * sends one only when the server gave it one), with what it declared kept in the store; a listen
+   * stream that names a session is that session's own (session-streams.ts).
+   */
+  async function serveStateless(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const named = req.headers['mcp-session-id'];
+    if (typeof named === 'string' && isListenRequest(body)) return streams.serve(named, req, res, body);
+    if (isInitializeRequest(body) && typeof named !== 'string') res.setHeader('mcp-session-id', await clients.opened(body));
+    return serveModern(req, res, body);
   }
 
   const httpServer = http.createServer((req, res) => {
@@ -182,7 +218,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       stopRefresh();
       unlistenModern();
       closeSession(perRequest);
-      await Promise.allSettled([sessions.closeAll(), modern.close()]);
+      await Promise.allSettled([sessions.closeAll(), modern.close(), streams.close(), shared.close(), unlistenLoaded()]);
       changes.dispose();
       const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       // Open SSE streams would hold close() forever.

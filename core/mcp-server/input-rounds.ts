@@ -174,7 +174,7 @@ export class InputRounds {
   private timer: NodeJS.Timeout | undefined;
 
   /** @param idleMs a held call with no round for this long is cancelled (default one hour, past any approval timeout) */
-  constructor(private readonly idleMs = 60 * 60 * 1000) {}
+  constructor(readonly idleMs = 60 * 60 * 1000) {}
 
   /** The call `token` names, if `owner` started it and it is still held. */
   resume(token: unknown, owner: Owner): HeldCall | undefined {

@@ -15,6 +15,8 @@ import type { Server, ServerContext, Tool } from '@modelcontextprotocol/server';
 import { callTool, runAsTask } from './call-tool.js';
 import { installTasks, listedTools, TaskScope, TaskServer } from './tasks.js';
 import { InputRounds } from './input-rounds.js';
+import type { SharedRounds } from './shared-rounds.js';
+import type { StatelessClients } from './stateless-clients.js';
 import { traceServer, type NetworkTransport } from './tracing.js';
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import type { ToolHost } from '../host/host.js';
@@ -58,6 +60,10 @@ interface McpServerOptions {
   session?: McpSession;
   /** what carries the connection, for its traces */
   network?: NetworkTransport;
+  /** the held calls of a fleet's other replicas, for a server made per request (http.ts) */
+  shared?: SharedRounds;
+  /** for a 2025-era client served per request (stateless HTTP): what its initialize declared */
+  statelessClients?: StatelessClients;
 }
 
 /**
@@ -88,10 +94,13 @@ export function createMcpServer(host: ToolHost, options: McpServerOptions = {}):
       allows: async (name, ctx) => (await listed(ctx)).some((tool) => tool.name === name && tool.execution !== undefined),
     });
   }
-  server.setRequestHandler('tools/call', (request, ctx) => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const named = sessionOf(session, ctx);
     // A held call is found again by its token alone when the request names no session.
-    return callTool(host, request.params, ctx, { server, sessionId: named ?? ownSession(), owner: named ?? '', rounds: session.rounds });
+    const place: Parameters<typeof callTool>[3] = { server, sessionId: named ?? ownSession(), owner: named ?? '', rounds: session.rounds };
+    if (options.shared) place.shared = options.shared;
+    if (options.statelessClients) place.stateless = { capabilities: await options.statelessClients.capabilities(named) };
+    return callTool(host, request.params, ctx, place);
   });
   traceServer(server, options.network, () => session.id);
 

@@ -1,0 +1,54 @@
+/**
+ * What a stateless fleet knows of a 2025-era client. Such a client sends a
+ * session id only when the server issued one at `initialize`, so a stateless
+ * replica issues one (random, opaque) and keeps what the client declared
+ * (its capabilities and protocol version) in the state store under it: a
+ * per-request server on any replica, which never saw the `initialize`, then
+ * knows what the client can do, and the id keys the session's state
+ * (tool_search's loaded set, plugins' per-session values).
+ */
+import { randomUUID } from 'node:crypto';
+import type { ClientCapabilities } from '@modelcontextprotocol/server';
+import type { StateStore } from '../state/store-contract.js';
+
+/** What a client's `initialize` declared. */
+interface ClientRecord {
+  capabilities: ClientCapabilities;
+  protocolVersion: string;
+}
+
+/** The declarations of the 2025-era clients of a stateless fleet, by session id. */
+export class StatelessClients {
+  constructor(
+    private readonly state: StateStore,
+    /** how long a record lives after the client's last initialize (config `state.sessionTtlMs`) */
+    private readonly ttlMs: number,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Issues a session id for an `initialize` request and records what it declared; the id even when the store failed (the client then gets no stored capabilities). */
+  async opened(initialize: { params?: { capabilities?: ClientCapabilities; protocolVersion?: string } }): Promise<string> {
+    const id = randomUUID();
+    const record: ClientRecord = { capabilities: initialize.params?.capabilities ?? {}, protocolVersion: initialize.params?.protocolVersion ?? '' };
+    await this.state.set(this.key(id), JSON.stringify(record), this.ttlMs).catch(this.onError);
+    return id;
+  }
+
+  /** The capabilities the session's client declared at initialize (undefined when unknown, expired, or the store failed); a read keeps the record alive. */
+  async capabilities(sessionId: string | undefined): Promise<ClientCapabilities | undefined> {
+    if (sessionId === undefined) return undefined;
+    try {
+      const value = await this.state.get(this.key(sessionId));
+      if (value === undefined) return undefined;
+      void this.state.touch(this.key(sessionId), this.ttlMs).catch(this.onError);
+      return (JSON.parse(value) as ClientRecord).capabilities;
+    } catch (error) {
+      this.onError(error);
+      return undefined;
+    }
+  }
+
+  private key(sessionId: string): string {
+    return `mcp:client:${sessionId}`;
+  }
+}
