@@ -4,7 +4,10 @@
  * per-request `_meta` envelope) is served by the SDK's `createMcpHandler`
  * from a server made for it; a 2025-era client gets a session (one SDK
  * server and transport per `Mcp-Session-Id`, as before), or with
- * `--stateless` a server per request for both eras. Every request's
+ * `--stateless` a server per request for both eras (a 2025-era client is
+ * issued a session id at initialize, and what it declared is kept in the
+ * state store, so any replica of a fleet serves it as one session; a held
+ * call is answerable on any replica, shared-rounds.ts). Every request's
  * `Origin` is validated (http-access.ts), a bearer token is required when
  * one is configured, and when bound to loopback the Host header is checked
  * against the bound address so a web page cannot reach the server through
@@ -110,7 +113,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     onerror: onError,
   });
   const serveModern = toNodeHandler(modern, { onerror: onError });
-  const streams = new SessionStreams(() => perRequestServer('modern'), MAX_BODY_BYTES, onError);
+  const streams = new SessionStreams(() => perRequestServer('modern'), { maxBodyBytes: MAX_BODY_BYTES, maxStreams: options.maxSessions ?? host.config.serve.maxSessions }, onError);
   // A 2026-07-28 client hears of list changes on its subscriptions/listen stream: host-wide ones on
   // every stream, a search's on the streams of the session that searched (on whichever replica).
   const unlistenModern = changes.source((event) => {
@@ -185,8 +188,15 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
    */
   async function serveStateless(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const named = req.headers['mcp-session-id'];
-    if (typeof named === 'string' && isListenRequest(body)) return streams.serve(named, req, res, body);
-    if (isInitializeRequest(body) && typeof named !== 'string') res.setHeader('mcp-session-id', await clients.opened(body));
+    if (typeof named === 'string' && isListenRequest(body)) {
+      if (!(await streams.serve(named, req, res, body))) reply(res, 503, 'Too many listen streams open; close one or retry later', SERVER_ERROR, { 'retry-after': '5' });
+      return;
+    }
+    if (isInitializeRequest(body)) {
+      // A client that brings its own id keeps it; one that brings none is issued one.
+      const id = await clients.opened(body, typeof named === 'string' ? named : undefined);
+      if (typeof named !== 'string') res.setHeader('mcp-session-id', id);
+    }
     return serveModern(req, res, body);
   }
 

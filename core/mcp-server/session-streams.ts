@@ -7,7 +7,8 @@
  * session's own, so a tool_search that loaded tools into the session (on
  * any replica: the endpoint relays it through the state store) reaches that
  * session's streams and no other's. A session's handler lives while it has
- * a stream open.
+ * a stream open, and all sessions together hold at most `maxStreams`
+ * streams (a client cannot open handlers without bound by naming new ids).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, type Server } from '@modelcontextprotocol/server';
@@ -28,29 +29,34 @@ export function isListenRequest(body: unknown): boolean {
 /** Listen streams grouped by the session they name. */
 export class SessionStreams {
   private readonly sessions = new Map<string, SessionHandler>();
+  private open = 0;
 
   constructor(
     private readonly factory: () => Server,
-    private readonly maxBodyBytes: number,
+    private readonly limits: { maxBodyBytes: number; maxStreams: number },
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** Serves a listen request of `sessionId` on that session's own handler. */
-  async serve(sessionId: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  /** Serves a listen request of `sessionId` on that session's own handler; false (nothing written) when `maxStreams` are open. */
+  async serve(sessionId: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean> {
+    if (this.open >= this.limits.maxStreams) return false;
     let entry = this.sessions.get(sessionId);
     if (!entry) {
-      const handler = createMcpHandler(this.factory, { legacy: 'reject', maxRequestBodySize: this.maxBodyBytes, onerror: this.onError });
+      const handler = createMcpHandler(this.factory, { legacy: 'reject', maxRequestBodySize: this.limits.maxBodyBytes, onerror: this.onError });
       entry = { handler, serve: toNodeHandler(handler, { onerror: this.onError }), open: 0 };
       this.sessions.set(sessionId, entry);
     }
     const session = entry;
     session.open++;
+    this.open++;
     res.once('close', () => {
+      this.open--;
       if (--session.open > 0 || this.sessions.get(sessionId) !== session) return;
       this.sessions.delete(sessionId);
       void session.handler.close();
     });
     await session.serve(req, res, body);
+    return true;
   }
 
   /** Tells the session's streams (every session's when none is named) that its tool list changed. */

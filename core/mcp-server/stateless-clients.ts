@@ -26,9 +26,8 @@ export class StatelessClients {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** Issues a session id for an `initialize` request and records what it declared; the id even when the store failed (the client then gets no stored capabilities). */
-  async opened(initialize: { params?: { capabilities?: ClientCapabilities; protocolVersion?: string } }): Promise<string> {
-    const id = randomUUID();
+  /** Records what an `initialize` request declared under `id` (a new one when the client brought none); the id, even when the store failed (then nothing is known of the client). */
+  async opened(initialize: { params?: { capabilities?: ClientCapabilities; protocolVersion?: string } }, id: string = randomUUID()): Promise<string> {
     const record: ClientRecord = { capabilities: initialize.params?.capabilities ?? {}, protocolVersion: initialize.params?.protocolVersion ?? '' };
     await this.state.set(this.key(id), JSON.stringify(record), this.ttlMs).catch(this.onError);
     return id;
