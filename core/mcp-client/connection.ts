@@ -200,7 +200,7 @@ export class McpConnection {
     const connected = attempt !== undefined && this.connected === attempt.client && this.state === 'connected';
     if (sessionEnded(error)) {
       if (connected) this.drop(attempt, 'unreachable', 'ended its session', { reinitialize: true });
-      return 'the server ended its session (toolshed initializes a new one)';
+      return 'it no longer knows the session (404); a new one is being initialized';
     }
     const failure = transportFailure(error);
     if (failure && connected) void this.probe(attempt);

@@ -93,15 +93,25 @@ describe('a stateful replica that died', () => {
   it('leaves a session the next replica does not know: toolshed initializes a new one, and calls work', { timeout: 60_000 }, async () => {
     const [a, b] = [await replica({ stateless: false }), await replica({ stateless: false })];
     const lb = await balancer([a.address, b.address], 'first');
-    // Sessions are the 2025 revision's (2026-07-28 has none).
+    // Sessions are the 2025 revision's (2026-07-28 has none). The second host is never probed in this test: its calls meet the 404.
     const remote = await host(lb.url, { protocol: 'legacy' });
+    const unprobed = await host(lb.url, { protocol: 'legacy', probeIntervalMs: 600_000 });
     expect(fleet(remote.explain()).protocolVersion).toBe('2025-11-25');
     expect(await remote.call('echo', { on: 'a' })).toMatchObject({ ok: true });
+    expect(await unprobed.call('echo', { on: 'a' })).toMatchObject({ ok: true });
 
     a.kill();
     // No call: the probe meets the other replica's 404 "Session not found", and a new session follows.
     await until(remote, (report) => fleet(report).state === 'connected' && fleet(report).restarts === 1, 'a new session', 20_000);
-    expect(b.stderr).not.toMatch(/error/i);
     expect(await remote.call('echo', { on: 'b' })).toMatchObject({ ok: true });
+
+    // A call that meets the 404 fails alone (it did not run, and is not resent); the next calls use a new session.
+    expect(await unprobed.call('echo', { on: 'b' })).toMatchObject({
+      ok: false,
+      code: 'TOOL_UNREACHABLE',
+      message: 'echo did not reach its server: the MCP server fleet: it no longer knows the session (404); a new one is being initialized',
+    });
+    await until(unprobed, (report) => fleet(report).state === 'connected' && fleet(report).restarts === 1, 'a new session', 20_000);
+    expect(await unprobed.call('echo', { on: 'b' })).toMatchObject({ ok: true });
   });
 });
