@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * `node bench/remote-recovery.js [--outage 20] [--rounds 3]`: how soon a remote toolset is usable
+ * `node bench/remote-recovery.js [--outage 25] [--rounds 3]`: how soon a remote toolset is usable
  * again after its server comes back. A `toolshed serve --http` replica is the server, a host of
  * the built library has its URL in `mcpServers`; each round kills the replica (kill -9), keeps it
- * down for `--outage` seconds, restarts it on the same port and times, from the moment it listens
+ * down for `--outage` seconds (quiet for 5 s, then one call a second, as a model keeps calling),
+ * restarts it on the same port and times, from the moment it listens
  * again, until a call through the host succeeds (one attempt every 20 ms). Also printed: how long
  * the host took to hide the tools after the kill, without a call. Not part of `npm run bench`:
  * each round spends its outage waiting.
@@ -40,10 +41,13 @@ function startReplica(cwd, port) {
   });
 }
 
+/** The first seconds of an outage see no call: does the host notice on its own? */
+const QUIET_MS = 5_000;
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main() {
-  const { values } = parseArgs({ options: { outage: { type: 'string', default: '20' }, rounds: { type: 'string', default: '3' } } });
+  const { values } = parseArgs({ options: { outage: { type: 'string', default: '25' }, rounds: { type: 'string', default: '3' } } });
   const { createToolHost } = await import('../dist/core/index.js');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'toolshed-recovery-'));
   writeFileSync(path.join(dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: KITCHEN, trust: 'trusted' }] }));
@@ -52,18 +56,27 @@ async function main() {
   const host = await createToolHost({ cwd: dir, env: { PATH: process.env.PATH }, config: { builtins: false, cache: { enabled: false }, mcpServers: { far: { url: `http://127.0.0.1:${port}/mcp` } } } });
   const exposed = () => host.explain().tools.find((tool) => tool.name === 'echo')?.exposed === true;
   try {
+    if (!(await host.call('echo', {})).ok) throw new Error('the first call failed');
     for (let round = 1; round <= Number(values.rounds); round++) {
       replica.kill('SIGKILL');
       const killed = performance.now();
-      while (exposed() && performance.now() - killed < Number(values.outage) * 1000) await sleep(20);
+      while (exposed() && performance.now() - killed < QUIET_MS) await sleep(20);
       const hidden = exposed() ? undefined : performance.now() - killed;
-      await sleep(Math.max(0, Number(values.outage) * 1000 - (performance.now() - killed)));
+      await sleep(Math.max(0, QUIET_MS - (performance.now() - killed)));
+      // Then the model calls again: one call a second for the rest of the outage, each failing.
+      while (performance.now() - killed < Number(values.outage) * 1000) {
+        await host.call('echo', { round });
+        await sleep(1_000);
+      }
       replica = await startReplica(dir, port);
       const back = performance.now();
+      while (!exposed()) await sleep(10);
+      const connected = performance.now() - back;
       while (!(await host.call('echo', { round })).ok) await sleep(20);
       const usable = performance.now() - back;
+      const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
       console.log(
-        `round ${round}: tools hidden ${hidden === undefined ? 'never, without a call' : `${(hidden / 1000).toFixed(2)} s after the kill`}; usable ${(usable / 1000).toFixed(2)} s after the server listened again (outage ${values.outage} s)`,
+        `round ${round}: tools hidden ${hidden === undefined ? `not within ${s(QUIET_MS)} without a call` : `${s(hidden)} after the kill, without a call`}; after the server listened again: connected ${s(connected)}, a call succeeded ${s(usable)} (outage ${values.outage} s)`,
       );
     }
   } finally {
