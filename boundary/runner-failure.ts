@@ -6,6 +6,8 @@ export type RunnerFailure =
   | { kind: 'timeout'; timeoutMs: number }
   | { kind: 'cancelled' }
   | { kind: 'crashed'; message: string; outOfMemory: boolean }
+  /** a remote MCP server's transport failed this call (connection refused or reset, a proxy's 502/503/504); the server may well be up */
+  | { kind: 'unreachable'; message: string }
   | { kind: 'queue-full'; limit: number; retryAfterMs?: number }
   | { kind: 'closed' };
 
@@ -26,6 +28,8 @@ export function describeRunnerFailure(failure: RunnerFailure): string {
       return `could not start: the maximum of ${failure.limit} calls are already waiting`;
     case 'crashed':
       return `crashed: ${failure.message}`;
+    case 'unreachable':
+      return `did not reach its server: ${failure.message}`;
     case 'closed':
       return 'could not run: the host is closed';
   }

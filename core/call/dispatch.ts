@@ -179,7 +179,7 @@ function toolCall(record: ToolRecord, args: unknown, options: DispatchOptions, c
   return call;
 }
 
-/** How a call's outcome counts for the breaker: only crashes and timeouts count against it. */
+/** How a call's outcome counts for the breaker: only crashes and timeouts count against it (a transport error is the network's, not the tool's). */
 function breakerVerdict(outcome: CallOutcome): BreakerVerdict {
   if (outcome.ok) return 'ok';
   switch (outcome.code) {
@@ -188,6 +188,7 @@ function breakerVerdict(outcome: CallOutcome): BreakerVerdict {
     case 'TOOL_TIMEOUT':
       return 'timed out';
     case 'TOOL_CANCELLED':
+    case 'TOOL_UNREACHABLE':
     case 'QUEUE_FULL':
     case 'HOST_CLOSED':
       return 'neutral';

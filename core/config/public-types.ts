@@ -22,6 +22,8 @@ export interface McpServerEntry {
   cwd?: string;
   url?: string;
   headers?: Record<string, string>;
+  /** Streamable HTTP: how often the server is probed, connected or not (docs/mcp-servers.md); default 1000 */
+  probeIntervalMs?: number;
   trust?: 'trusted' | 'untrusted';
   grant?: Omit<Permissions, 'folders'>;
   toolset?: string;

@@ -23,6 +23,8 @@ export interface StdioTarget {
 interface HttpTarget {
   url: URL;
   headers: Record<string, string>;
+  /** the shortest wait between two probes (each wait is drawn between this and 1.5 times it) */
+  probeIntervalMs: number;
 }
 
 /** One configured MCP server with every default applied. */
@@ -55,6 +57,12 @@ export interface ResolvedServer {
 
 /** `listing` with every default applied. */
 export type ListingLimits = Required<McpListingLimits>;
+
+/**
+ * A remote server is probed about once a second: back within 1.5 s of answering again (plus
+ * one handshake), and a server that stays down gets one small request a second.
+ */
+const DEFAULT_PROBE_INTERVAL_MS = 1_000;
 
 /** Tools kept of one server: more than any real server lists, few enough that a re-list stays cheap. */
 const DEFAULT_LISTING_TOOLS = 1_000;
@@ -144,7 +152,7 @@ function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig,
   } catch {
     fail(name, `url '${entry.url}' is not a valid URL`, 'url');
   }
-  server.http = { url, headers: entry.headers ?? {} };
+  server.http = { url, headers: entry.headers ?? {}, probeIntervalMs: entry.probeIntervalMs ?? DEFAULT_PROBE_INTERVAL_MS };
   return server;
 }
 

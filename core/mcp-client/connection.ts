@@ -8,9 +8,13 @@
  * server's `listing` limits (listing.ts), a re-list after
  * `notifications/tools/list_changed` (debounced, at most one in flight, so a
  * storm of them costs one listing every few seconds), and a restart with capped
- * exponential backoff whenever the server exits, fails its handshake, times
- * out or becomes unreachable. Every state change is reported, with the
- * reason in words, so the host can hide or show the server's tools.
+ * exponential backoff whenever the server exits, fails its handshake or times
+ * out. An HTTP server is probed (probe.ts): a `ping` every probe interval while
+ * connected and after a call's transport error, and while it is unreachable a
+ * small request to its URL every probe interval, the handshake following the
+ * first answer; a server that ended the session is initialized again at once.
+ * Every state change is reported, with the reason in words, so the host can
+ * hide or show the server's tools.
  */
 import type { ChildProcess } from 'node:child_process';
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type ClientOptions, type ConnectOptions, type Transport } from '@modelcontextprotocol/client';
@@ -18,6 +22,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { clientCapabilities, offered, SERVER_LOG_LEVEL, ServerRequests, type ClientAnswerers } from './server-requests.js';
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import { pinnedFetch } from './pinned-fetch.js';
+import { answers, probeDelay, sessionEnded, transportFailure } from './probe.js';
 import { planStdioLaunch, type LaunchContext, type StdioLaunch } from './launch.js';
 import { killTree, watchResources } from '../../boundary/launch/resource-watch.js';
 import { overLimitMessage, SIGXFSZ_EXIT } from '../../boundary/launch/resources.js';
@@ -74,6 +79,8 @@ interface Attempt {
   unwatch?: () => void;
   /** the SDK closed the transport while the server still ran (a failed handshake): its exit then is not the reason */
   closedFirst?: boolean;
+  /** the probe in flight (HTTP), which transport errors of calls wait on instead of sending their own */
+  probing?: Promise<void>;
 }
 
 /** The wait before restart number `failures + 1`: 500 ms, doubling, capped at 30 s. */
@@ -96,13 +103,6 @@ export function errorText(error: unknown): string {
   return (error as Error)?.message ?? String(error);
 }
 
-/** Network failures of fetch (the cause carries the system error). */
-function unreachable(error: unknown): string | undefined {
-  if (!(error instanceof TypeError)) return undefined;
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.message ?? cause?.code ?? error.message;
-}
-
 /** One server's client, kept connected. */
 export class McpConnection {
   private state: ConnectionState;
@@ -114,6 +114,10 @@ export class McpConnection {
   private restarts = 0;
   private connectedAt = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** the next probe of a connected HTTP server */
+  private probeTimer: NodeJS.Timeout | undefined;
+  /** aborts the probe of an unreachable server's URL when the host closes */
+  private readonly closing = new AbortController();
   private listing: Promise<void> | undefined;
   private dirty = false;
   private relistTimer: NodeJS.Timeout | undefined;
@@ -185,14 +189,22 @@ export class McpConnection {
     return this.state === 'connected' ? undefined : this.reason;
   }
 
-  /** A call found the HTTP server gone: reconnect (stdio servers report their own exit). */
-  lost(error: unknown): boolean {
-    const network = unreachable(error);
-    const expired = (error as { status?: unknown })?.status === 404 || (error as { code?: unknown })?.code === 404;
-    if (!this.server.http || this.state !== 'connected' || (!network && !expired)) return false;
-    const attempt = this.current!;
-    this.drop(attempt, 'unreachable', network ? `is unreachable: ${network}` : 'ended its session');
-    return true;
+  /**
+   * Why a call's error means the request did not reach this HTTP server (in words), or undefined when
+   * the server answered it. The connection stays up: a session the server ended is initialized again
+   * at once, and anything else is probed, the tools hidden only when the probe gets no answer either.
+   */
+  transportError(error: unknown): string | undefined {
+    if (!this.server.http) return undefined;
+    const attempt = this.current;
+    const connected = attempt !== undefined && this.connected === attempt.client && this.state === 'connected';
+    if (sessionEnded(error)) {
+      if (connected) this.drop(attempt, 'unreachable', 'ended its session', { reinitialize: true });
+      return 'it no longer knows the session (404); a new one is being initialized';
+    }
+    const failure = transportFailure(error);
+    if (failure && connected) void this.probe(attempt);
+    return failure;
   }
 
   /** What explain shows. */
@@ -222,7 +234,9 @@ export class McpConnection {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.probeTimer);
     clearTimeout(this.relistTimer);
+    this.closing.abort();
     const attempt = this.current;
     this.current = undefined;
     this.connected = undefined;
@@ -344,6 +358,7 @@ export class McpConnection {
       // Start-up chatter does not explain a later exit.
       attempt.recent = '';
       this.setState('connected');
+      this.scheduleProbe(attempt);
     } catch (error) {
       if (attempt !== this.current) return;
       // A stdio server that exits on a request before `initialize` (servers on some SDKs do) is a 2025 one: start it again, without the probe.
@@ -376,7 +391,7 @@ export class McpConnection {
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return this.drop(attempt, 'timed out', `did not answer the handshake within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`);
     if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed)
       return this.drop(attempt, 'handshake failed', `could not agree on an MCP revision (protocol: ${this.server.protocol}): ${error.message}`);
-    const network = unreachable(error);
+    const network = transportFailure(error);
     if (network) return this.drop(attempt, 'unreachable', `is unreachable: ${network}`);
     const message = errorText(error);
     const code = (error as { code?: unknown })?.code;
@@ -390,29 +405,100 @@ export class McpConnection {
     this.drop(attempt, 'exited', this.ending(attempt));
   }
 
-  /** Gives up on `attempt`, reports why, and schedules the next one. */
-  private drop(attempt: Attempt, state: ConnectionState, why: string): void {
+  /**
+   * Gives up on `attempt`, reports why, and schedules the next one: a new session at once when the
+   * server ended its session, the handshake once an unreachable HTTP server answers a probe, else
+   * a restart after the backoff.
+   */
+  private drop(attempt: Attempt, state: ConnectionState, why: string, how: { reinitialize?: boolean } = {}): void {
     this.current = undefined;
     clearTimeout(this.relistTimer);
+    clearTimeout(this.probeTimer);
     this.changedSince = undefined;
     this.connected = undefined;
     attempt.client.close().catch(() => {});
     if (this.closed) return;
     if (this.connectedAt && Date.now() - this.connectedAt >= STABLE_MS) this.failures = 0;
     this.connectedAt = 0;
-    const delay = restartDelay(this.failures);
-    this.failures++;
-    const reason = `the MCP server ${this.server.name} ${why}; ${this.server.http ? 'reconnecting' : 'restarting'} in ${seconds(delay)}`;
+    const http = this.server.http;
+    const outage = http !== undefined && state === 'unreachable' && !how.reinitialize;
+    const delay = how.reinitialize || outage ? 0 : restartDelay(this.failures++);
+    const next = how.reinitialize
+      ? 'initializing a new session'
+      : outage
+        ? `reconnecting as soon as it answers a probe (one every ${seconds(http.probeIntervalMs)} to ${seconds(http.probeIntervalMs * 1.5)})`
+        : `${http ? 'reconnecting' : 'restarting'} in ${seconds(delay)}`;
+    const reason = `the MCP server ${this.server.name} ${why}; ${next}`;
     this.events.onLog(reason);
     this.setState(state, reason);
-    this.timer = setTimeout(() => {
+    const retry = () => {
       this.restarts++;
       this.state = 'connecting';
-      this.reason = `the MCP server ${this.server.name} is ${this.server.http ? 'reconnecting' : 'restarting'} (it ${why})`;
+      this.reason = `the MCP server ${this.server.name} is ${http ? 'reconnecting' : 'restarting'} (it ${why})`;
       void this.connect();
-    }, delay);
+    };
+    if (how.reinitialize) return retry();
+    if (outage) return this.awaitAnswer(retry);
+    this.timer = setTimeout(retry, delay);
     // A pending restart alone must not keep a finished CLI run alive.
     this.timer.unref();
+  }
+
+  /** While an HTTP server is unreachable: one small request to its URL per probe interval; the first answer starts `reconnect`. */
+  private awaitAnswer(reconnect: () => void): void {
+    const { url, headers, probeIntervalMs } = this.server.http!;
+    this.timer = setTimeout(async () => {
+      const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.server.startTimeoutMs)]);
+      const back = await answers(url, headers, signal);
+      if (this.closed) return;
+      if (back) reconnect();
+      else this.awaitAnswer(reconnect);
+    }, probeDelay(probeIntervalMs));
+    this.timer.unref();
+  }
+
+  /** The next probe of a connected HTTP server, one probe interval (with jitter) from now. */
+  private scheduleProbe(attempt: Attempt): void {
+    const http = this.server.http;
+    if (!http || attempt !== this.current || this.closed) return;
+    clearTimeout(this.probeTimer);
+    this.probeTimer = setTimeout(() => void this.probe(attempt), probeDelay(http.probeIntervalMs));
+    this.probeTimer.unref();
+  }
+
+  /**
+   * Asks the connected server for a cheap answer; a probe that gets none is sent once more right
+   * away (behind a balancer the next request goes to another replica), and a second one without
+   * an answer drops the connection, hiding the tools with the reason.
+   */
+  private probe(attempt: Attempt): Promise<void> {
+    clearTimeout(this.probeTimer);
+    attempt.probing ??= (async () => {
+      const why = (await this.ping(attempt)) && (await this.ping(attempt));
+      if (why && attempt === this.current && this.connected === attempt.client) this.drop(attempt, 'unreachable', why.text, { reinitialize: why.reinitialize });
+    })().finally(() => {
+      attempt.probing = undefined;
+      this.scheduleProbe(attempt);
+    });
+    return attempt.probing;
+  }
+
+  /** One probe (`ping`; `server/discover` on 2026-07-28, which has no ping): undefined when the server answered, even with an error. */
+  private async ping(attempt: Attempt): Promise<{ text: string; reinitialize: boolean } | undefined> {
+    const { client } = attempt;
+    const options = { timeout: this.server.startTimeoutMs };
+    try {
+      await (client.getProtocolEra() === 'modern' ? client.discover(options) : client.ping(options));
+      return undefined;
+    } catch (error) {
+      if (sessionEnded(error)) return { text: 'ended its session', reinitialize: true };
+      const failure = transportFailure(error);
+      if (failure) return { text: `is unreachable: ${failure}`, reinitialize: false };
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+        return { text: `is unreachable: it did not answer a probe within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`, reinitialize: false };
+      }
+      return undefined;
+    }
   }
 
   /**

@@ -82,8 +82,12 @@ export class McpRunner implements Runner {
     // The SDK rejects an aborted request with a timeout-coded error; the signal says which it was.
     if (signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return { ok: false, failure: { kind: 'timeout', timeoutMs: request.timeoutMs } };
-    if ((error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) || this.link.lost(error)) {
-      return { ok: false, failure: { kind: 'crashed', message: this.link.why() ?? `the MCP server ${this.link.server.name} went away during the call`, outOfMemory: false } };
+    // A request that did not reach an HTTP server fails alone and counts against no tool; the connection probes the server.
+    const transport = this.link.transportError(error);
+    if (transport) return { ok: false, failure: { kind: 'unreachable', message: `the MCP server ${this.link.server.name}: ${transport}` } };
+    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
+      const message = this.link.why() ?? `the MCP server ${this.link.server.name} went away during the call`;
+      return { ok: false, failure: this.link.server.http ? { kind: 'unreachable', message } : { kind: 'crashed', message, outOfMemory: false } };
     }
     // A JSON-RPC error from the server (unknown tool, invalid params, its own failure) is the tool failing.
     return { ok: false, error: { name: 'McpError', code: 'TOOL_FAILED', message: `${this.link.server.name}: ${errorText(error)}` } };

@@ -8,6 +8,7 @@ import { serverTools } from '#internal/core/mcp-client/tools.js';
 import { resolveServers } from '#internal/core/mcp-client/config.js';
 import { resolveProgram } from '#internal/core/mcp-client/program.js';
 import { restartDelay } from '#internal/core/mcp-client/connection.js';
+import { probeDelay } from '#internal/core/mcp-client/probe.js';
 import { tempDir, suiteHome } from '../helpers.js';
 import { BIN, PROJECT, serversHost, serverScript } from './setup.js';
 
@@ -107,6 +108,18 @@ describe('what a stdio command runs', () => {
 describe('restarts', () => {
   it('wait 500 ms, then twice as long each time, never more than 30 s', () => {
     expect([0, 1, 2, 3, 5, 6, 10].map(restartDelay)).toEqual([500, 1000, 2000, 4000, 16_000, 30_000, 30_000]);
+  });
+});
+
+describe('probes of an HTTP server', () => {
+  it('come every probeIntervalMs (1 s by default) to 1.5 times it, never faster than every 100 ms', async () => {
+    expect([0, 0.5, 1].map((random) => probeDelay(1_000, random))).toEqual([1_000, 1_250, 1_500]);
+    const config = { dir: PROJECT, enable: ['all'], disable: [], toolsets: {}, limits: { timeoutMs: 1, loadTimeoutMs: 1 } };
+    const [plain, tuned] = resolveServers({ ...config, mcpServers: { plain: { url: 'http://127.0.0.1:1/mcp' }, tuned: { url: 'http://127.0.0.1:1/mcp', probeIntervalMs: 250 } } } as never);
+    expect([plain!.http!.probeIntervalMs, tuned!.http!.probeIntervalMs]).toEqual([1_000, 250]);
+    const error = await configError({ eager: { url: 'http://127.0.0.1:1/mcp', probeIntervalMs: 50 } });
+    expect(error).toMatchObject({ code: 'CONFIG_INVALID' });
+    expect(error.message).toContain('/mcpServers/eager/probeIntervalMs');
   });
 });
 

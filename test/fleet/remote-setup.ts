@@ -1,0 +1,69 @@
+/**
+ * What the remote-toolset fleet tests share: a project for `toolshed serve --http`
+ * replicas (the kitchen plugin, whose `slow` tool keeps calls in flight), haproxy
+ * in front of them, and a host whose only toolset is the balancer's URL.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createToolHost, type HostReport, type ToolHost } from 'toolshed';
+import { fixture, tempDir } from '../helpers.js';
+import { startHaproxy, type Balancer } from '../support/fleet.js';
+
+/** A project folder whose config serves the kitchen plugin; remove it with `cleanup`. */
+export function replicaProject(): { dir: string; cleanup(): void } {
+  const project = tempDir('toolshed-remote-');
+  const config = { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'trusted' }] };
+  writeFileSync(path.join(project.dir, '.toolshedrc.json'), JSON.stringify(config));
+  return project;
+}
+
+/**
+ * haproxy in front of replicas: round robin (stateless replicas), or `first` (every request to the
+ * first replica that is up, so a stateful session moves only when its replica dies). A request
+ * refused at connect is sent to another replica (`option redispatch`), as a balancer in front of
+ * a fleet is configured. Each server is named by its own address and `http-send-name-header Host`
+ * sends that name, so every replica sees its own `host:port`: its loopback Host check refuses any
+ * other (until serve learns to trust a proxy).
+ */
+export function startBalancer(addresses: readonly string[], dir: string, balance: 'roundrobin' | 'first' = 'roundrobin'): Promise<Balancer> {
+  const servers = addresses.map((address) => `    server ${address} ${address} check inter 500ms fall 1 rise 1`).join('\n');
+  const config = `global
+    maxconn 1000
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 60s
+    timeout server 60s
+    retries 2
+    option redispatch 1
+frontend mcp
+    bind 127.0.0.1:{{PORT}}
+    default_backend replicas
+backend replicas
+    balance ${balance}
+    http-send-name-header Host
+${servers}
+`;
+  return startHaproxy(config, addresses, dir);
+}
+
+/** A host whose one toolset is the MCP server at `url` (named `fleet`), probed every `probeIntervalMs`. */
+export function remoteHost(url: string, entry: Record<string, unknown> = {}): Promise<ToolHost> {
+  return createToolHost({ cwd: process.cwd(), env: { PATH: process.env.PATH }, config: { builtins: false, cache: { enabled: false }, mcpServers: { fleet: { url, ...entry } } } });
+}
+
+/** The `fleet` server's connection report. */
+export function fleet(report: HostReport) {
+  return report.plugins.find((plugin) => plugin.name === 'mcp:fleet')!.mcp!;
+}
+
+/** Resolves with the report once `predicate` holds (checked every 25 ms), rejects after `timeoutMs`. */
+export async function until(host: ToolHost, predicate: (report: HostReport) => boolean, what: string, timeoutMs = 30_000): Promise<HostReport> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const report = host.explain();
+    if (predicate(report)) return report;
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms: ${JSON.stringify(fleet(report))}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
