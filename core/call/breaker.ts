@@ -17,6 +17,7 @@
  */
 import type { Clock } from '../expose/check-cache.js';
 import type { BreakerLimits } from '../config/public-types.js';
+import type { FleetBreaker, FleetOpening } from './fleet-breaker.js';
 
 /** What counts against a circuit. */
 type BreakerFailure = 'crashed' | 'timed out';
@@ -58,6 +59,9 @@ interface BreakerTicket {
   settle(verdict: BreakerVerdict): void;
 }
 
+/** The start of a session's circuit keys. */
+const SESSION_PREFIX = 'session:';
+
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
 /** Circuits by key (`tool:NAME`, `plugin:NAME`, …). */
@@ -65,6 +69,8 @@ export class CircuitBreaker {
   private readonly circuits = new Map<string, Circuit>();
   /** numbers calls without a session, each a session of its own */
   private anonymous = 0;
+  /** where failures are also counted fleet-wide (`limits.breaker.shared`) */
+  private fleet: FleetBreaker | undefined;
 
   /** `onChange` runs whenever a circuit opens or closes (the exposed tools change). */
   constructor(
@@ -72,6 +78,22 @@ export class CircuitBreaker {
     private readonly clock: Clock,
     private readonly onChange: () => void = () => {},
   ) {}
+
+  /** Counts failures fleet-wide too, and opens circuits any replica opened. */
+  async share(fleet: FleetBreaker): Promise<void> {
+    this.fleet = fleet;
+    await fleet.listen((opening) => this.openFromFleet(opening));
+  }
+
+  private openFromFleet({ key, reason, coolDownMs }: FleetOpening): void {
+    const circuit = this.circuit(key);
+    const now = this.clock.now();
+    const hidden = circuit.open !== undefined && now < circuit.open.until;
+    // This replica's own count may have opened it already: the later cool-down holds.
+    circuit.open = { reason, until: Math.max(now + coolDownMs, circuit.open?.until ?? 0) };
+    circuit.failures = [];
+    if (!hidden && !key.startsWith(SESSION_PREFIX)) this.onChange();
+  }
 
   private circuit(key: string): Circuit {
     let circuit = this.circuits.get(key);
@@ -174,6 +196,7 @@ export class CircuitBreaker {
       }
       circuit.failures = circuit.failures.filter((f) => f.at > now - this.limits.windowMs);
       circuit.failures.push({ at: now, kind: verdict, member, session: from });
+      if (this.fleet && !circuit.open) this.countInFleet(spec, member, from, verdict);
       if (circuit.failures.length >= this.limits.failures && spread(spec, circuit.failures) && !circuit.open) {
         circuit.open = { reason: this.reason(spec, circuit.failures), until: now + this.limits.coolDownMs };
         circuit.failures = [];
@@ -183,12 +206,21 @@ export class CircuitBreaker {
     if (changed) this.onChange();
   }
 
+  private countInFleet(spec: CircuitKey, member: string, session: string, kind: BreakerFailure): void {
+    const failure = { key: spec.key, member, session, kind, limit: this.limits.failures, spread: { members: spec.group === true, sessions: spec.shared === true } };
+    void this.fleet!.count(failure, (count) => this.words(spec, kind, count, ' across the fleet'));
+  }
+
   private reason(spec: CircuitKey, failures: Circuit['failures']): string {
     const kinds = new Set(failures.map((f) => f.kind));
     const verb = kinds.size === 1 ? [...kinds][0]! : 'crashed or timed out';
+    return this.words(spec, verb, failures.length, '');
+  }
+
+  private words(spec: CircuitKey, verb: string, count: number, fleet: string): string {
     const who = spec.label ? `the tools of ${spec.label} ` : '';
     const where = spec.scoped ? ' in this session' : '';
-    return `${who}${verb} ${failures.length} times in ${seconds(this.limits.windowMs)}${where}; retrying after ${seconds(this.limits.coolDownMs)}`;
+    return `${who}${verb} ${count} times in ${seconds(this.limits.windowMs)}${where}${fleet}; retrying after ${seconds(this.limits.coolDownMs)}`;
   }
 }
 
@@ -208,7 +240,7 @@ export function breakerKeys(tool: string, plugin: string, session?: string): Cir
     { key: `plugin:${plugin}`, label: `plugin ${plugin}`, group: true, shared: true },
   ];
   if (session === undefined) return keys;
-  const scope = `session:${session.length}:${session}`;
+  const scope = `${SESSION_PREFIX}${session.length}:${session}`;
   keys.push({ key: `${scope}:tool:${tool}`, scoped: true }, { key: `${scope}:plugin:${plugin}`, label: `plugin ${plugin}`, group: true, scoped: true });
   return keys;
 }
