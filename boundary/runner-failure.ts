@@ -3,7 +3,8 @@ import type { WorkerReply } from './protocol.js';
 
 /** Why a runner could not deliver a result. */
 export type RunnerFailure =
-  | { kind: 'timeout'; timeoutMs: number }
+  /** `waiting`: the deadline passed while the call still waited for a worker; it never started (not the tool's failure) */
+  | { kind: 'timeout'; timeoutMs: number; waiting?: boolean }
   | { kind: 'cancelled' }
   | { kind: 'crashed'; message: string; outOfMemory: boolean }
   /** a remote MCP server's transport failed this call (connection refused or reset, a proxy's 502/503/504); the server may well be up */
@@ -21,7 +22,7 @@ export type RunOutcome<T> = WorkerReply<T> | { ok: false; failure: RunnerFailure
 export function describeRunnerFailure(failure: RunnerFailure): string {
   switch (failure.kind) {
     case 'timeout':
-      return `timed out after ${failure.timeoutMs} ms`;
+      return failure.waiting ? `timed out after ${failure.timeoutMs} ms waiting for a free worker; it never started` : `timed out after ${failure.timeoutMs} ms`;
     case 'cancelled':
       return 'was cancelled by the caller';
     case 'queue-full':

@@ -8,9 +8,16 @@
  * circuit opens again, otherwise it closes. Each crash costs a fresh worker
  * or child process, so without this a model retrying a broken tool, or a
  * hostile plugin, burns the host's CPU.
+ *
+ * Failures are weighed by session: a tool's (or plugin's) circuit, which hides it
+ * from everyone, opens only when its failures come from more than one session;
+ * one session's own failures open that session's circuit, which refuses that
+ * session's calls only. A call without a session is a session of its own, so
+ * a host whose callers name no sessions counts as before.
  */
 import type { Clock } from '../expose/check-cache.js';
 import type { BreakerLimits } from '../config/public-types.js';
+import type { FleetBreaker, FleetOpening } from './fleet-breaker.js';
 
 /** What counts against a circuit. */
 type BreakerFailure = 'crashed' | 'timed out';
@@ -34,10 +41,14 @@ interface CircuitKey {
   /** shown in the reason: "its plugin P" */
   label?: string;
   group?: boolean;
+  /** a circuit every session sees: it opens only when its failures come from more than one session */
+  shared?: boolean;
+  /** one session's circuit: it refuses that session's calls and changes nothing anyone else is shown */
+  scoped?: boolean;
 }
 
 interface Circuit {
-  failures: Array<{ at: number; kind: BreakerFailure; member: string }>;
+  failures: Array<{ at: number; kind: BreakerFailure; member: string; session: string }>;
   open?: OpenCircuit;
   /** a probe call is running (the cool-down is over, the circuit not yet closed) */
   probing: boolean;
@@ -48,11 +59,18 @@ interface BreakerTicket {
   settle(verdict: BreakerVerdict): void;
 }
 
+/** The start of a session's circuit keys. */
+const SESSION_PREFIX = 'session:';
+
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
 /** Circuits by key (`tool:NAME`, `plugin:NAME`, …). */
 export class CircuitBreaker {
   private readonly circuits = new Map<string, Circuit>();
+  /** numbers calls without a session, each a session of its own */
+  private anonymous = 0;
+  /** where failures are also counted fleet-wide (`limits.breaker.shared`) */
+  private fleet: FleetBreaker | undefined;
 
   /** `onChange` runs whenever a circuit opens or closes (the exposed tools change). */
   constructor(
@@ -60,6 +78,22 @@ export class CircuitBreaker {
     private readonly clock: Clock,
     private readonly onChange: () => void = () => {},
   ) {}
+
+  /** Counts failures fleet-wide too, and opens circuits any replica opened. */
+  async share(fleet: FleetBreaker): Promise<void> {
+    this.fleet = fleet;
+    await fleet.listen((opening) => this.openFromFleet(opening));
+  }
+
+  private openFromFleet({ key, reason, coolDownMs }: FleetOpening): void {
+    const circuit = this.circuit(key);
+    const now = this.clock.now();
+    const hidden = circuit.open !== undefined && now < circuit.open.until;
+    // This replica's own count may have opened it already: the later cool-down holds.
+    circuit.open = { reason, until: Math.max(now + coolDownMs, circuit.open?.until ?? 0) };
+    circuit.failures = [];
+    if (!hidden && !key.startsWith(SESSION_PREFIX)) this.onChange();
+  }
 
   private circuit(key: string): Circuit {
     let circuit = this.circuits.get(key);
@@ -104,7 +138,7 @@ export class CircuitBreaker {
    * Lets a call through unless one of its circuits is open, or is past its
    * cool-down with a probe call already running; returns the refusal reason or a ticket.
    */
-  admit(keys: readonly CircuitKey[], member: string): { refused: string } | BreakerTicket {
+  admit(keys: readonly CircuitKey[], member: string, session?: string): { refused: string } | BreakerTicket {
     if (this.limits.failures <= 0) return { settle: () => {} };
     const open = this.openOf(keys);
     if (open) return { refused: open.reason };
@@ -122,7 +156,7 @@ export class CircuitBreaker {
         if (settled) return;
         settled = true;
         for (const circuit of probes) circuit.probing = false;
-        this.record(keys, member, verdict, probes);
+        this.record(keys, member, session, verdict, probes);
       },
     };
   }
@@ -131,13 +165,14 @@ export class CircuitBreaker {
    * Books how a call ended that was let through without a ticket because no circuit existed
    * (`idle`) when it started: as a ticket from `admit` would then have (no probe to settle).
    */
-  settleUnticketed(keys: readonly CircuitKey[], member: string, verdict: BreakerVerdict): void {
+  settleUnticketed(keys: readonly CircuitKey[], member: string, verdict: BreakerVerdict, session?: string): void {
     if (this.limits.failures <= 0 || verdict === 'ok' || verdict === 'neutral') return;
-    this.record(keys, member, verdict, []);
+    this.record(keys, member, session, verdict, []);
   }
 
-  private record(keys: readonly CircuitKey[], member: string, verdict: BreakerVerdict, probes: Circuit[]): void {
+  private record(keys: readonly CircuitKey[], member: string, session: string | undefined, verdict: BreakerVerdict, probes: Circuit[]): void {
     const now = this.clock.now();
+    const from = session ?? `anonymous ${++this.anonymous}`;
     let changed = false;
     for (const spec of keys) {
       const { key } = spec;
@@ -148,38 +183,64 @@ export class CircuitBreaker {
         const circuit = this.circuits.get(key);
         if (circuit && probes.includes(circuit)) {
           this.circuits.delete(key);
-          changed = true;
+          changed ||= !spec.scoped;
         }
         continue;
       }
       const circuit = this.circuit(key);
       const wasProbe = probes.includes(circuit);
       if (wasProbe) {
-        circuit.open = { reason: `${verdict} again on the probe call after the cool-down; retrying after ${seconds(this.limits.coolDownMs)}`, until: now + this.limits.coolDownMs };
-        changed = true;
+        circuit.open = { reason: `${verdict} again on the probe call after the cool-down${spec.scoped ? ' in this session' : ''}; retrying after ${seconds(this.limits.coolDownMs)}`, until: now + this.limits.coolDownMs };
+        changed ||= !spec.scoped;
         continue;
       }
       circuit.failures = circuit.failures.filter((f) => f.at > now - this.limits.windowMs);
-      circuit.failures.push({ at: now, kind: verdict, member });
-      const spread = !spec.group || new Set(circuit.failures.map((f) => f.member)).size > 1;
-      if (circuit.failures.length >= this.limits.failures && spread && !circuit.open) {
+      circuit.failures.push({ at: now, kind: verdict, member, session: from });
+      if (this.fleet && !circuit.open) this.countInFleet(spec, member, from, verdict);
+      if (circuit.failures.length >= this.limits.failures && spread(spec, circuit.failures) && !circuit.open) {
         circuit.open = { reason: this.reason(spec, circuit.failures), until: now + this.limits.coolDownMs };
         circuit.failures = [];
-        changed = true;
+        changed ||= !spec.scoped;
       }
     }
     if (changed) this.onChange();
   }
 
+  private countInFleet(spec: CircuitKey, member: string, session: string, kind: BreakerFailure): void {
+    const failure = { key: spec.key, member, session, kind, limit: this.limits.failures, spread: { members: spec.group === true, sessions: spec.shared === true } };
+    void this.fleet!.count(failure, (count) => this.words(spec, kind, count, ' across the fleet'));
+  }
+
   private reason(spec: CircuitKey, failures: Circuit['failures']): string {
     const kinds = new Set(failures.map((f) => f.kind));
     const verb = kinds.size === 1 ? [...kinds][0]! : 'crashed or timed out';
+    return this.words(spec, verb, failures.length, '');
+  }
+
+  private words(spec: CircuitKey, verb: string, count: number, fleet: string): string {
     const who = spec.label ? `the tools of ${spec.label} ` : '';
-    return `${who}${verb} ${failures.length} times in ${seconds(this.limits.windowMs)}; retrying after ${seconds(this.limits.coolDownMs)}`;
+    const where = spec.scoped ? ' in this session' : '';
+    return `${who}${verb} ${count} times in ${seconds(this.limits.windowMs)}${where}${fleet}; retrying after ${seconds(this.limits.coolDownMs)}`;
   }
 }
 
-/** The circuits a call of `tool` from `plugin` counts against: the tool's own, and its plugin's (a group). */
-export function breakerKeys(tool: string, plugin: string): CircuitKey[] {
-  return [{ key: `tool:${tool}` }, { key: `plugin:${plugin}`, label: `plugin ${plugin}`, group: true }];
+/** Whether a circuit's failures are spread as its kind requires: over tools for a group, over sessions for a shared circuit. */
+function spread(spec: CircuitKey, failures: Circuit['failures']): boolean {
+  const distinct = (of: (f: Circuit['failures'][number]) => string) => new Set(failures.map(of)).size > 1;
+  return (!spec.group || distinct((f) => f.member)) && (!spec.shared || distinct((f) => f.session));
+}
+
+/**
+ * The circuits a call of `tool` from `plugin` counts against: the tool's own, and its plugin's (a
+ * group), both shared by every session; and, for a call in a session, that session's own two.
+ */
+export function breakerKeys(tool: string, plugin: string, session?: string): CircuitKey[] {
+  const keys: CircuitKey[] = [
+    { key: `tool:${tool}`, shared: true },
+    { key: `plugin:${plugin}`, label: `plugin ${plugin}`, group: true, shared: true },
+  ];
+  if (session === undefined) return keys;
+  const scope = `${SESSION_PREFIX}${session.length}:${session}`;
+  keys.push({ key: `${scope}:tool:${tool}`, scoped: true }, { key: `${scope}:plugin:${plugin}`, label: `plugin ${plugin}`, group: true, scoped: true });
+  return keys;
 }

@@ -17,6 +17,8 @@ import { breakerKeys, type BreakerVerdict, type CircuitBreaker } from './breaker
 import { traceDispatch, type DispatchTrace } from './tracing.js';
 import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
 import type { CallHooks, CallOrigin } from '../runners/runner.js';
+import type { RunOutcome } from '../../boundary/runner-failure.js';
+import type { HandlerOutput } from '../../boundary/protocol.js';
 import type { Exposure } from '../expose/exposure.js';
 import { toolInfo } from '../expose/tool-info.js';
 import { structuredOutcome } from './results.js';
@@ -179,14 +181,19 @@ function toolCall(record: ToolRecord, args: unknown, options: DispatchOptions, c
   return call;
 }
 
-/** How a call's outcome counts for the breaker: only crashes and timeouts count against it (a transport error is the network's, not the tool's). */
-function breakerVerdict(outcome: CallOutcome): BreakerVerdict {
+/**
+ * How a call's outcome counts for the breaker: only crashes and timeouts count against it. Not a
+ * transport error (the network's, not the tool's), nor a timeout that passed while the call still
+ * waited for a worker (`raw`, the tier's own outcome, says so): the queue was slow, the tool did
+ * nothing wrong.
+ */
+function breakerVerdict(outcome: CallOutcome, raw?: RunOutcome<HandlerOutput>): BreakerVerdict {
   if (outcome.ok) return 'ok';
   switch (outcome.code) {
     case 'TOOL_CRASHED':
       return 'crashed';
     case 'TOOL_TIMEOUT':
-      return 'timed out';
+      return raw && 'failure' in raw && raw.failure.kind === 'timeout' && raw.failure.waiting ? 'neutral' : 'timed out';
     case 'TOOL_CANCELLED':
     case 'TOOL_UNREACHABLE':
     case 'QUEUE_FULL':
@@ -197,24 +204,25 @@ function breakerVerdict(outcome: CallOutcome): BreakerVerdict {
   }
 }
 
-/** The breaker's gate around the plugin's tier: a tool or plugin out of service is refused before any worker starts. */
+/** The breaker's gate around the plugin's tier: a tool or plugin out of service (for everyone, or for this session) is refused before any worker starts. */
 async function runTool(deps: DispatchDeps, record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext, limits: CallLimits): Promise<CallOutcome> {
   const { breaker } = deps;
+  const { sessionId } = options;
   // With no circuit at all, nothing can refuse the call: its keys are built only if it fails.
   if (!breaker || breaker.idle) {
-    const outcome = await runInTier(deps, record, args, options, context, limits);
-    if (breaker && !outcome.ok) breaker.settleUnticketed(breakerKeys(record.name, record.plugin.source.name), record.name, breakerVerdict(outcome));
+    const { outcome, verdict } = await runInTier(deps, record, args, options, context, limits);
+    if (breaker && !outcome.ok) breaker.settleUnticketed(breakerKeys(record.name, record.plugin.source.name, sessionId), record.name, verdict, sessionId);
     return outcome;
   }
-  const ticket = breaker.admit(breakerKeys(record.name, record.plugin.source.name), record.name);
+  const ticket = breaker.admit(breakerKeys(record.name, record.plugin.source.name, sessionId), record.name, sessionId);
   if ('refused' in ticket) return failure('TOOL_NOT_EXPOSED', `tool '${record.name}' is not available here: ${ticket.refused}`);
-  const outcome = await runInTier(deps, record, args, options, context, limits);
-  ticket.settle(breakerVerdict(outcome));
+  const { outcome, verdict } = await runInTier(deps, record, args, options, context, limits);
+  ticket.settle(verdict);
   return outcome;
 }
 
-/** The plugin's tier runs the handler; its failures become outcomes. */
-async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext, limits: CallLimits): Promise<CallOutcome> {
+/** The plugin's tier runs the handler; its failures become outcomes, with how the breaker counts each. */
+async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext, limits: CallLimits): Promise<{ outcome: CallOutcome; verdict: BreakerVerdict }> {
   const name = record.name;
   const { timeoutMs, maxResultChars, trace } = limits;
   // A nested call's span hangs from this call's worker span.
@@ -238,7 +246,8 @@ async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, 
   const handle = () => record.plugin.runner.handle(request, hooks, options.signal, origin);
   const outcome = await (trace ? trace.worker(record, handle) : handle());
   const mapped = tierOutcome(call, outcome);
-  return record.manifest.outputSchema ? structuredOutcome(record, outcome, mapped, maxResultChars) : mapped;
+  const final = record.manifest.outputSchema ? structuredOutcome(record, outcome, mapped, maxResultChars) : mapped;
+  return { outcome: final, verdict: breakerVerdict(final, outcome) };
 }
 
 /**

@@ -195,4 +195,6 @@ export interface BreakerLimits {
   failures: number;
   windowMs: number;
   coolDownMs: number;
+  /** count failures in the state store, so every replica of a fleet opens a circuit together (default false) */
+  shared?: boolean;
 }

@@ -16,6 +16,7 @@ import { openSurface } from './open-surface.js';
 import { HostEmitter } from './events.js';
 import { Teardown } from './teardown.js';
 import { openStateStore } from '../state/store.js';
+import { FleetBreaker } from '../call/fleet-breaker.js';
 import type { DefinitionChange } from '../runners/connection-report.js';
 import type { ToolHostOptions } from './tool-host.js';
 import type { ToolHost } from './tool-host.js';
@@ -60,6 +61,8 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     const loaded = await loadEntries(settings, entries, runners);
     if (options.waitForServers !== false) await servers?.started;
     const pipeline = openPipeline({ settings, plugins: loaded.plugins, runners, servers, rewriters: options.rewriters, log: (entry) => events.emit('log', entry) });
+    // Breaker counts the fleet shares: failures counted in the store, circuits opened on every replica.
+    if (settings.config.limits.breaker.shared) await pipeline.breaker?.share(teardown.add(new FleetBreaker(state, settings.config.limits.breaker)));
     const host = await openSurface({ settings, state, entries, runners, loaded, servers, pipeline, events, onApproval: options.onApproval, started, teardown: () => teardown.close() });
     up = true;
     return host;

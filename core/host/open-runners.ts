@@ -48,7 +48,8 @@ export function openRunners(config: ResolvedConfig): HostRunners {
   // Toolshed's own files that workers import, pinned once per process (see boundary/pins.ts); each
   // trusted plugin's are pinned as it loads. A worker refuses what changed: its plugin is withdrawn.
   const runtime = runtimePins();
-  const poolOf = (threads = limits.threads) => new ThreadPool({ memoryMb: limits.memoryMb, threads, maxQueue: limits.maxQueue, maxQueueTotal: limits.maxQueueTotal, idleTimeoutMs: limits.idleTimeoutMs, runtime });
+  const poolOf = (threads = limits.threads, tasksPerThread = 1) =>
+    new ThreadPool({ memoryMb: limits.memoryMb, threads, tasksPerThread, maxQueue: limits.maxQueue, maxQueueTotal: limits.maxQueueTotal, idleTimeoutMs: limits.idleTimeoutMs, runtime });
   const runners: Runner[] = [];
   let sharedPool: ThreadPool | undefined;
   const pools = poolSettings(config);
@@ -56,8 +57,10 @@ export function openRunners(config: ResolvedConfig): HostRunners {
   const changeListeners: Array<() => void> = [];
 
   const threadRunner = ({ source, env, scope, pins }: RunnerPlan) => {
-    const { threads, ...placement } = choosePool(env, poolSettingOf(pools, source), limits.threads);
-    const pool = placement.kind === 'own' ? poolOf(threads) : (sharedPool ??= poolOf());
+    // The first-party terminal's calls wait on the commands it runs in child processes.
+    const waits = source.firstParty?.commands === 'shell-sandbox';
+    const { threads, tasksPerThread, ...placement } = choosePool(env, poolSettingOf(pools, source), limits.threads, waits);
+    const pool = placement.kind === 'own' ? poolOf(threads, tasksPerThread) : (sharedPool ??= poolOf());
     const onChanged = (change: PinChange) => {
       if (changed.record(source.name, change)) for (const listener of changeListeners) listener();
     };

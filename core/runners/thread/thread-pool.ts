@@ -6,7 +6,12 @@
  * (see sandbox/worker/task-env.ts), but modules the plugins share and listeners they
  * leave stay in the worker (why a plugin holding grants gets a pool of its
  * own). Calls wait their turn in the host-side admission queue (admission.ts),
- * so Piscina only ever gets a task when a worker is free.
+ * so Piscina only ever gets a task when a worker has room: one task per worker,
+ * or `tasksPerThread` in the pool of a plugin whose calls wait on child
+ * processes (see load/pool-choice.ts). Such a pool is recycled when one of its
+ * tasks overruns its hard deadline, ending the other tasks it was running too;
+ * the terminal, the one such plugin, stops its command when ctx.signal aborts,
+ * well before.
  *
  * Each call has a hard deadline (a swept `Deadline`, see boundary/deadlines.ts) handed
  * to Piscina as its abort signal: Piscina terminates a worker whose running
@@ -49,6 +54,11 @@ import type { RunOutcome, RunnerFailure } from '../../../boundary/runner-failure
 interface ThreadPoolOptions {
   memoryMb: number;
   threads: number;
+  /**
+   * calls one worker runs at once (default 1): more only for a pool whose plugin's calls wait on
+   * child processes; its calls then share the worker's heap limit, each keeps its own deadline
+   */
+  tasksPerThread?: number;
   /** calls that may wait per plugin */
   maxQueue: number;
   /** calls that may wait in all */
@@ -122,7 +132,7 @@ export class ThreadPool {
   private readonly pinned: Record<string, Pins> = {};
 
   constructor(private readonly options: ThreadPoolOptions) {
-    this.admission = new Admission({ slots: options.threads, maxQueue: options.maxQueue, maxQueueTotal: options.maxQueueTotal });
+    this.admission = new Admission({ slots: this.capacity, maxQueue: options.maxQueue, maxQueueTotal: options.maxQueueTotal });
   }
 
   /** Live numbers: threads started, calls running (inline ones included) and waiting. */
@@ -137,7 +147,7 @@ export class ThreadPool {
 
   /** Most calls that run at once. */
   get capacity(): number {
-    return this.options.threads;
+    return this.options.threads * (this.options.tasksPerThread ?? 1);
   }
 
   /**
@@ -153,13 +163,15 @@ export class ThreadPool {
   private start(): Piscina | undefined {
     if (this.closed) return undefined;
     if (this.pool) return this.pool;
-    const { memoryMb, threads, idleTimeoutMs = 30_000 } = this.options;
+    const { memoryMb, threads, idleTimeoutMs = 30_000, tasksPerThread = 1 } = this.options;
     const pool = new (piscinaClass())({
       filename: WORKER_URL,
       minThreads: 0,
       maxThreads: threads,
       idleTimeout: idleTimeoutMs,
-      concurrentTasksPerWorker: 1,
+      concurrentTasksPerWorker: tasksPerThread,
+      // An idle worker blocks in Atomics.wait by default, which would stall the tasks it still runs.
+      ...(tasksPerThread > 1 ? { atomics: 'async' as const } : {}),
       // Empty: every task carries its own plugin's grant.
       env: {},
       resourceLimits: heapLimits(memoryMb),
@@ -273,7 +285,7 @@ export class ThreadPool {
     // cooperative code cleans up. This hard deadline, a little later, catches code that never
     // yields; it allows for a cold start when no worker is idle.
     // (Started workers are counted by their links: Piscina's `threads` builds a list per read.)
-    const allowance = this.links.size > this.running ? 0 : COLD_START_ALLOWANCE_MS;
+    const allowance = this.links.size * (this.options.tasksPerThread ?? 1) > this.running ? 0 : COLD_START_ALLOWANCE_MS;
     const timeout = this.deadlines.start(call.hardMs + allowance);
     const callId = 'callId' in task ? task.callId : '';
     const hard = call.signal ? this.cancellable(timeout, call.signal, callId) : timeout;
@@ -281,7 +293,8 @@ export class ThreadPool {
     this.hard.set(callId, hard);
     this.running++;
     try {
-      const reply = workerReply<T>((await pool.run(task, { signal: hard })) as PoolReply);
+      const running = this.shares ? this.orRecycle(pool, pool.run(task), hard) : pool.run(task, { signal: hard });
+      const reply = workerReply<T>((await running) as PoolReply);
       const nested = this.nestedDone(callId);
       if (nested) await nested;
       return reply;
@@ -297,6 +310,29 @@ export class ThreadPool {
       if (call.hooks) this.calls.delete(callId);
       admitted.release();
     }
+  }
+
+  /** Whether its workers run several tasks at once (`tasksPerThread`). */
+  private get shares(): boolean {
+    return (this.options.tasksPerThread ?? 1) > 1;
+  }
+
+  /**
+   * `running`, a task on a worker that runs several: Piscina runs a task it may abort on a
+   * worker of its own, so such tasks are not given the hard deadline. Past it, the whole pool is
+   * recycled instead (the next call starts a fresh one): the stuck task's worker stops, and so
+   * do the other tasks its workers were running.
+   */
+  private orRecycle(pool: Piscina, running: Promise<unknown>, hard: Deadline): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const onHard = () => {
+        if (this.pool === pool) this.pool = undefined;
+        void pool.destroy();
+        reject(hard.reason);
+      };
+      hard.addEventListener('abort', onHard);
+      running.then(resolve, reject).finally(() => hard.removeEventListener('abort', onHard));
+    });
   }
 
   /** Whether a nested call made by `origin` can run inline in its worker here. */
