@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Server, ServerContext, Tool } from '@modelcontextprotocol/server';
-import { callTool, runAsTask } from './call-tool.js';
+import { callTool, runAsTask, type CallMeter } from './call-tool.js';
 import { installTasks, listedTools, TaskScope, TaskServer } from './tasks.js';
 import { InputRounds } from './input-rounds.js';
 import { traceServer, type NetworkTransport } from './tracing.js';
@@ -58,6 +58,8 @@ interface McpServerOptions {
   session?: McpSession;
   /** what carries the connection, for its traces */
   network?: NetworkTransport;
+  /** told of every tool call's outcome (serve's /metrics) */
+  meter?: CallMeter | undefined;
 }
 
 /**
@@ -84,14 +86,14 @@ export function createMcpServer(host: ToolHost, options: McpServerOptions = {}):
     // A long-running tool may be called as a task: the call outlives the request, the client polls.
     installTasks(server, {
       scope: session.tasks,
-      run: (params, task) => runAsTask(host, params, task, { server, sessionId: session.id ?? server.transport?.sessionId ?? ownSession(), owner: '' }),
+      run: (params, task) => runAsTask(host, params, task, { server, meter: options.meter, sessionId: session.id ?? server.transport?.sessionId ?? ownSession(), owner: '' }),
       allows: async (name, ctx) => (await listed(ctx)).some((tool) => tool.name === name && tool.execution !== undefined),
     });
   }
   server.setRequestHandler('tools/call', (request, ctx) => {
     const named = sessionOf(session, ctx);
     // A held call is found again by its token alone when the request names no session.
-    return callTool(host, request.params, ctx, { server, sessionId: named ?? ownSession(), owner: named ?? '', rounds: session.rounds });
+    return callTool(host, request.params, ctx, { server, meter: options.meter, sessionId: named ?? ownSession(), owner: named ?? '', rounds: session.rounds });
   });
   traceServer(server, options.network, () => session.id);
 
