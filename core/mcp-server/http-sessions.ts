@@ -37,13 +37,13 @@ export function clientOf(req: IncomingMessage): string {
 }
 
 /** Why a new session is not admitted: the HTTP status and the message for the client. */
-export interface Refusal {
+interface Refusal {
   status: 429 | 503;
   message: string;
 }
 
 /** A slot held for a session being opened; released once it is added, or if it never is. */
-export interface Admission {
+interface Admission {
   release(): void;
 }
 

@@ -29,7 +29,7 @@ export interface MetricSources {
 }
 
 /** The registry `/metrics` serves, and the meter tools/call reports to. */
-export interface ServeMetrics {
+interface ServeMetrics {
   registry: Registry;
   meter: CallMeter;
 }
@@ -41,10 +41,19 @@ export function serveMetrics(sources: MetricSources): ServeMetrics {
   const calls = new Counter({ name: 'toolshed_tool_calls_total', help: 'Tool calls served, by tool and outcome code (OK or the error code).', labelNames: ['tool', 'code'], registers: [registry] });
   const duration = new Histogram({ name: 'toolshed_tool_call_duration_seconds', help: 'Tool call latency as the server saw it, by tool.', labelNames: ['tool'], buckets: DURATION_BUCKETS, registers: [registry] });
   gauges(registry, sources);
+  // Each label set's series, found once: prom-client hashes the labels on every inc() otherwise.
+  const series = new Map<string, { count: { inc(): void }; latency: { observe(seconds: number): void } }>();
   const meter: CallMeter = (tool: string, outcome: CallOutcome, ms: number) => {
     const label = !outcome.ok && outcome.code === 'UNKNOWN_TOOL' ? UNKNOWN_TOOL : tool;
-    calls.inc({ tool: label, code: outcome.ok ? 'OK' : outcome.code });
-    duration.observe({ tool: label }, ms / 1000);
+    const code = outcome.ok ? 'OK' : outcome.code;
+    const key = `${label}\0${code}`;
+    let found = series.get(key);
+    if (!found) {
+      found = { count: calls.labels(label, code), latency: duration.labels(label) };
+      series.set(key, found);
+    }
+    found.count.inc();
+    found.latency.observe(ms / 1000);
   };
   return { registry, meter };
 }

@@ -4,15 +4,22 @@
  * latency histogram, sessions, queue depth, breaker states and state-store
  * errors; /readyz follows a real Redis server going down and coming back;
  * /healthz answers outside the bearer auth, and a non-loopback bind serves no
- * ops endpoint unless --ops says so.
+ * ops endpoint unless --ops (or serve.ops) says so; /readyz is 503 while the
+ * host is still opening, or when it failed to open.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../helpers.js';
+import { createToolHost, type ToolHost } from 'toolshed';
+import { serveHttp } from '#internal/core/mcp-server/http.js';
+import { opsEndpoints } from '#internal/core/mcp-server/ops.js';
+import { openingHost } from '#internal/core/mcp-server/opening-host.js';
+import { fixture, fixtureOptions, tempDir } from '../helpers.js';
 import { freePort, startReplica, type Replica } from '../support/fleet.js';
 
 const project = tempDir('toolshed-ops-');
@@ -140,5 +147,51 @@ describe('/readyz and /healthz', () => {
     expect((await get(opsBase, '/metrics')).body).toContain('toolshed_sessions 0');
     // /mcp still needs the token.
     expect((await fetch(withOps.url.replace('0.0.0.0', '127.0.0.1'), { method: 'POST', body: '{}' })).status).toBe(401);
+  });
+});
+
+describe('where the ops endpoints are, and a host still opening', () => {
+  const hosts: ToolHost[] = [];
+  afterAll(async () => {
+    await Promise.all(hosts.map((h) => h.close()));
+  });
+  const open = async (serve: Record<string, unknown>) => {
+    const h = await createToolHost(fixtureOptions(['greetings'], { config: { serve } }));
+    hosts.push(h);
+    return h;
+  };
+
+  it('serve.ops: true serves them on a non-loopback address, serve.ops: false not even on loopback', { timeout: 60_000 }, async () => {
+    const on = await serveHttp(await open({ ops: true }), { host: '0.0.0.0', port: 0 });
+    const off = await serveHttp(await open({ ops: false }), { host: '127.0.0.1', port: 0 });
+    try {
+      expect((await get(on.url.replace('0.0.0.0', '127.0.0.1'), '/healthz')).status).toBe(200);
+      expect((await get(off.url, '/healthz')).status).toBe(404);
+      expect((await get(off.url, '/metrics')).status).toBe(404);
+    } finally {
+      await Promise.all([on.close(), off.close()]);
+    }
+  });
+
+  it('/readyz is 503 while the host opens and 200 once it is open; 503 with the error when it failed to open', { timeout: 60_000 }, async () => {
+    let resolve!: (host: ToolHost) => void;
+    let reject!: (error: Error) => void;
+    const opening = openingHost(new Promise<ToolHost>((res) => (resolve = res)));
+    const failing = openingHost(new Promise<ToolHost>((_, rej) => (reject = rej)));
+    const routes = [opsEndpoints(opening, { sessions: () => 0, evicted: () => 0 }), opsEndpoints(failing, { sessions: () => 0, evicted: () => 0 })];
+    const servers = routes.map((ops) => http.createServer((req, res) => (ops.handle(req, res) ? undefined : res.writeHead(404).end())));
+    await Promise.all(servers.map((server) => new Promise<void>((done) => server.listen(0, '127.0.0.1', done))));
+    const [openingUrl, failingUrl] = servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    try {
+      expect(await get(openingUrl!, '/readyz')).toMatchObject({ status: 503, body: 'not ready: the host is still opening (loading plugins)\n' });
+      expect((await get(openingUrl!, '/healthz')).status).toBe(200);
+      resolve(await open({}));
+      await expect.poll(async () => (await get(openingUrl!, '/readyz')).status).toBe(200);
+      reject(new Error('config is broken'));
+      await expect.poll(async () => (await get(failingUrl!, '/readyz')).body).toBe('not ready: the host failed to open: config is broken\n');
+    } finally {
+      for (const server of servers) server.closeAllConnections();
+      await Promise.all(servers.map((server) => new Promise((done) => server.close(done))));
+    }
   });
 });
