@@ -87,6 +87,7 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--allow-origin <origins>', description: 'with --http: browser origins allowed besides loopback ones, comma-separated (others get 403)' },
       { flags: '--token-env <name>', description: 'with --http: require Authorization: Bearer <the value of env var NAME>; allows a non-loopback address' },
       { flags: '--stateless', description: 'with --http: keep no per-client state, so replicas can sit behind a load balancer' },
+      { flags: '--ops', description: 'with --http: serve /healthz, /readyz and /metrics on a non-loopback address too (on by default on loopback; config serve.ops)' },
       { flags: '--watch', description: "reload the config and plugins when their files change, except files the model's tools can write (inside the workspace root or an fsWrite grant)" },
       {
         flags: '--watch-workspace',

@@ -18,6 +18,7 @@ export interface CliValues {
   allowOrigin?: string;
   tokenEnv?: string;
   stateless?: boolean;
+  ops?: boolean;
   watch?: boolean;
   watchWorkspace?: boolean;
   force?: boolean;

@@ -28,7 +28,7 @@ function describe(error: unknown): string {
 }
 
 /** The flags `serve` reads. */
-type ServeValues = { http?: string; stateless?: boolean; allowOrigin?: string; tokenEnv?: string; watch?: boolean; watchWorkspace?: boolean; strict?: boolean };
+type ServeValues = { http?: string; stateless?: boolean; ops?: boolean; allowOrigin?: string; tokenEnv?: string; watch?: boolean; watchWorkspace?: boolean; strict?: boolean };
 
 /** The bearer token named by `--token-env`: the variable must be set and not empty. */
 function bearerToken(name: string | undefined): string | undefined {
@@ -41,6 +41,7 @@ function bearerToken(name: string | undefined): string | undefined {
 /** Checks the flags before any plugin loads, so a usage error costs nothing. */
 function plan(values: ServeValues) {
   if (values.stateless && values.http === undefined) throw new UsageError('--stateless is a mode of --http: add --http HOST:PORT');
+  if (values.ops && values.http === undefined) throw new UsageError('--ops serves endpoints beside --http: add --http HOST:PORT');
   if (values.http === undefined) {
     if (values.allowOrigin !== undefined || values.tokenEnv !== undefined) throw new UsageError('--allow-origin and --token-env apply to --http only');
     return { kind: 'stdio' as const };
@@ -225,7 +226,14 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
       const { address, allowedOrigins } = mode;
       // Loaded for --http only: the stdio start stays small.
       const { serveHttp } = await import('../mcp-server/http.js');
-      const http = await serveHttp(host, { ...address, onError, allowedOrigins, ...(mode.bearerToken !== undefined ? { bearerToken: mode.bearerToken } : {}), stateless: options.values.stateless === true });
+      const http = await serveHttp(host, {
+        ...address,
+        onError,
+        allowedOrigins,
+        ...(mode.bearerToken !== undefined ? { bearerToken: mode.bearerToken } : {}),
+        stateless: options.values.stateless === true,
+        ...(options.values.ops ? { ops: true } : {}),
+      });
       endpoint = http;
       log(`MCP (Streamable HTTP${options.values.stateless ? ', stateless' : ''}) listening on ${http.url}${mode.bearerToken !== undefined ? ` (bearer token from ${options.values.tokenEnv} required)` : ''}`);
     } else {

@@ -98,7 +98,8 @@ export interface ToolshedConfig {
   root?: string;
   /** paths (relative to the config file) that stay read-only to the model's tools inside writable roots */
   protect?: string[];
-  serve?: { maxMessageBytes?: number; sessionIdleMs?: number; maxSessions?: number };
+  /** `toolshed serve`: message size over stdio; over HTTP, session expiry and caps, and the ops endpoints (docs/operations.md) */
+  serve?: { maxMessageBytes?: number; sessionIdleMs?: number; maxSessions?: number; maxSessionsPerClient?: number; ops?: boolean };
   /** where session state lives: this process (default) or a Valkey/Redis server a fleet shares (docs/configuration.md#state) */
   state?: StateConfig;
   /** modules whose default export is hooks (`{ beforeCall, afterCall }` or an array), relative to the config file */
@@ -171,8 +172,12 @@ export interface ResolvedConfig {
     /** why a configured `cache.dir` was not used (it lies where the model's tools write) */
     refused?: string;
   };
-  /** `toolshed serve`: the largest message one stdio line may carry; over HTTP, the idle time after which a session closes and the most sessions at once */
-  serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number };
+  /**
+   * `toolshed serve`: the largest message one stdio line may carry; over HTTP, the idle time after which a session
+   * closes, the most sessions at once and per client, and whether /healthz, /readyz and /metrics are served
+   * (absent: on loopback only)
+   */
+  serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number; maxSessionsPerClient: number; ops?: boolean };
   /** where session state lives */
   state: Required<StateConfig>;
   hooks: string[];

@@ -75,6 +75,8 @@ export function explainHost(input: {
         started: stats.started,
         threads: stats.threads,
         completed: stats.completed,
+        inFlight: stats.inFlight,
+        queued: Math.max(0, stats.inFlight - stats.capacity),
         guardRefused: stats.guard.refused,
         messagesDropped: stats.dropped.count,
         ...(stats.dropped.last !== undefined ? { lastDropped: stats.dropped.last } : {}),

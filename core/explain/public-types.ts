@@ -64,6 +64,9 @@ export interface PluginReport {
     started: boolean;
     threads: number;
     completed: number;
+    /** calls running or waiting for a worker now, and of them those waiting (beyond its threads) */
+    inFlight: number;
+    queued: number;
     guardRefused: number;
     messagesDropped: number;
     lastDropped?: string;

@@ -19,6 +19,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { performance } from 'node:perf_hooks';
 import type { TaskRunContext } from './tasks.js';
 import { mcpApprover, mcpElicitor } from './approval.js';
 import { HeldCall, type InputRounds } from './input-rounds.js';
@@ -33,9 +34,13 @@ interface CallToolParams {
   _meta?: { progressToken?: string | number };
 }
 
-/** Where a call runs: the connection's server, the host session, its held calls. */
+/** Told of every call's outcome and its duration in milliseconds (the ops metrics, metrics.ts). */
+export type CallMeter = (tool: string, outcome: CallOutcome, ms: number) => void;
+
+/** Where a call runs: the connection's server, the host session, its held calls, who counts it. */
 interface CallPlace {
   server: Server;
+  meter?: CallMeter | undefined;
   sessionId: string;
   /** who may resume the call when it waits for the client: the session the request named ('' for none) */
   owner: string;
@@ -74,15 +79,17 @@ export async function callTool(host: ToolHost, params: CallToolParams, ctx: Serv
     const asking = place.stateless ? 'unreachable' : 'ask';
     call.start(async (ask) =>
       toResult(
-        await host.call(params.name, params.arguments ?? {}, {
-          signal: call.signal,
-          sessionId: place.sessionId,
-          onApproval: mcpApprover(capabilities, ask, asking),
-          // A hosted MCP server's question during the call goes to this client's user, the same way.
-          onElicitation: mcpElicitor(capabilities, ask, asking),
-          onProgress: (done, total) => relay.progress(done, total),
-          onLog: (message: string, level?: LoggingLevel) => relay.log(params.name, message, level),
-        }),
+        await metered(place, params.name, () =>
+          host.call(params.name, params.arguments ?? {}, {
+            signal: call.signal,
+            sessionId: place.sessionId,
+            onApproval: mcpApprover(capabilities, ask, asking),
+            // A hosted MCP server's question during the call goes to this client's user, the same way.
+            onElicitation: mcpElicitor(capabilities, ask, asking),
+            onProgress: (done, total) => relay.progress(done, total),
+            onLog: (message: string, level?: LoggingLevel) => relay.log(params.name, message, level),
+          }),
+        ),
       ),
     );
   }
@@ -111,17 +118,28 @@ export async function runAsTask(host: ToolHost, params: CallToolRequestParams, t
   const ask = (request: InputRequest, signal?: AbortSignal) =>
     task.awaitInput(() => place.server.elicitInput({ ...(request.params as ElicitRequestFormParams | ElicitRequestURLParams), _meta: task.relatedTaskMeta }, signal ? { signal } : {}));
   return toResult(
-    await host.call(params.name, params.arguments ?? {}, {
-      signal: task.signal,
-      sessionId: place.sessionId,
-      onApproval: mcpApprover(place.server.getClientCapabilities(), ask),
-      onElicitation: mcpElicitor(place.server.getClientCapabilities(), ask),
-      ...(task.onProgress ? { onProgress: task.onProgress } : {}),
-      onLog: (message: string, level?: LoggingLevel) => {
-        place.server.sendLoggingMessage({ level: level ?? 'info', data: message, logger: params.name, _meta: task.relatedTaskMeta }).catch(() => {});
-      },
-    }),
+    await metered(place, params.name, () =>
+      host.call(params.name, params.arguments ?? {}, {
+        signal: task.signal,
+        sessionId: place.sessionId,
+        onApproval: mcpApprover(place.server.getClientCapabilities(), ask),
+        onElicitation: mcpElicitor(place.server.getClientCapabilities(), ask),
+        ...(task.onProgress ? { onProgress: task.onProgress } : {}),
+        onLog: (message: string, level?: LoggingLevel) => {
+          place.server.sendLoggingMessage({ level: level ?? 'info', data: message, logger: params.name, _meta: task.relatedTaskMeta }).catch(() => {});
+        },
+      }),
+    ),
   );
+}
+
+/** Runs `call` and tells the place's meter, if it has one, how it ended and how long it took. */
+async function metered(place: Pick<CallPlace, 'meter'>, tool: string, call: () => Promise<CallOutcome>): Promise<CallOutcome> {
+  if (!place.meter) return call();
+  const started = performance.now();
+  const outcome = await call();
+  place.meter(tool, outcome, performance.now() - started);
+  return outcome;
 }
 
 /** The MCP result of an outcome: rich content as it came in, text, or the error envelope. */

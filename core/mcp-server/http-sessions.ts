@@ -1,33 +1,65 @@
 /**
- * The sessions of `toolshed serve --http`: at most `maxSessions` at once, and
- * a session with no request in flight for `idleMs` is closed (its SDK server,
- * transport and change listener go with it), so clients that vanish leave
- * nothing behind. One coarse timer sweeps them, only while any are open.
+ * The sessions of `toolshed serve --http`: at most `maxSessions` at once and
+ * `maxPerClient` per client, and a session with no request for `idleMs` is
+ * closed (its SDK server, transport and change listener go with it), so
+ * clients that vanish leave nothing behind. A request counts as activity
+ * while it is answered; an open GET stream does not (a client that only
+ * listens is idle), so a flood of listening sessions cannot hold the server.
+ * When the server is full, the longest-idle session makes room for a new one;
+ * only when every session has a request in flight is a new one refused.
+ * One coarse timer sweeps them, only while any are open.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { closeSession, type McpSession } from './server.js';
 
-/** One MCP session: its SDK server and transport, its held calls, and when it was last used. */
+/** One MCP session: its SDK server and transport, its held calls, its client, and when it was last used. */
 interface Session {
   server: Server;
   transport: NodeStreamableHTTPServerTransport;
   /** its toolshed session: its held calls and tasks are cancelled when it closes */
   session: McpSession;
-  /** requests of this session still being answered (an open SSE stream counts) */
+  /** who opened it (`clientOf`) */
+  client: string;
+  /** requests of this session still being answered (GET streams excluded) */
   active: number;
   lastSeen: number;
 }
 
-/** Open sessions, by id, with idle expiry and a cap. */
+/**
+ * Who a request comes from, for the per-client cap: its remote address. A bearer token does not
+ * tell clients apart (`--token-env` is one token every client shares); behind a reverse proxy
+ * every client has the proxy's address, so there the cap bounds the proxy (docs/operations.md).
+ */
+export function clientOf(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
+/** Why a new session is not admitted: the HTTP status and the message for the client. */
+interface Refusal {
+  status: 429 | 503;
+  message: string;
+}
+
+/** A slot held for a session being opened; released once it is added, or if it never is. */
+interface Admission {
+  release(): void;
+}
+
+/** Open sessions, by id, with idle expiry, a cap in all and a cap per client. */
 export class SessionTable {
   private readonly sessions = new Map<string, Session>();
+  /** sessions admitted but not yet added (their initialize is being answered), by client */
+  private readonly opening = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
+  /** sessions closed to make room for another so far */
+  evicted = 0;
 
   constructor(
     private readonly idleMs: number,
     private readonly maxSessions: number,
+    private readonly maxPerClient: number = maxSessions,
     private readonly now: () => number = () => Date.now(),
   ) {}
 
@@ -39,11 +71,30 @@ export class SessionTable {
     return this.sessions.get(id);
   }
 
-  /** Whether a new session would be over the cap (after closing any that are idle). */
-  async full(): Promise<boolean> {
-    if (this.sessions.size < this.maxSessions) return false;
-    await this.sweep();
-    return this.sessions.size >= this.maxSessions;
+  /**
+   * Holds a slot for a new session of `client`, or says why not: 429 when the client holds its
+   * share, else the longest-idle session (of anyone) is closed to make room, and 503 only when
+   * every session has a request in flight.
+   */
+  async admit(client: string): Promise<Admission | Refusal> {
+    if (this.countOf(client) >= this.maxPerClient || this.total() >= this.maxSessions) await this.sweep();
+    // From here on nothing awaits: a burst of opens sees each other's slots.
+    const held = this.countOf(client);
+    if (held >= this.maxPerClient) {
+      return { status: 429, message: `Too many sessions for this client: it holds ${held}, the most is ${this.maxPerClient}; close one (DELETE /mcp) or retry later` };
+    }
+    if (this.total() >= this.maxSessions && !this.evictIdlest()) return { status: 503, message: 'Too many sessions open, each with a request in flight; retry later' };
+    this.opening.set(client, (this.opening.get(client) ?? 0) + 1);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = (this.opening.get(client) ?? 1) - 1;
+        if (left > 0) this.opening.set(client, left);
+        else this.opening.delete(client);
+      },
+    };
   }
 
   add(id: string, session: Omit<Session, 'active' | 'lastSeen'>): void {
@@ -58,18 +109,16 @@ export class SessionTable {
     if (this.sessions.size === 0) this.stopTimer();
   }
 
-  /** Counts `req` as activity of `session` until its response closes. */
-  track(session: Session, res: ServerResponse): void {
+  /** Counts `req` (its method) as activity of `session` until its response closes; a GET stream only marks it seen. */
+  track(session: Session, method: string | undefined, res: ServerResponse): void {
+    session.lastSeen = this.now();
+    if (method === 'GET') return;
     session.active++;
-    let done = false;
-    const end = () => {
-      if (done) return;
-      done = true;
+    // 'close' fires once the response is done or its connection is gone.
+    res.once('close', () => {
       session.active--;
       session.lastSeen = this.now();
-    };
-    // 'close' fires once the response is done or its connection is gone.
-    res.once('close', end);
+    });
   }
 
   /** Closes every session idle for longer than idleMs. */
@@ -87,6 +136,31 @@ export class SessionTable {
     this.sessions.clear();
     this.stopTimer();
     await Promise.allSettled(all.map((s) => s.server.close()));
+  }
+
+  /** Closes the session with no request in flight that was seen longest ago (its server in the background); whether there was one. */
+  private evictIdlest(): boolean {
+    let idlest: [string, Session] | undefined;
+    for (const entry of this.sessions) {
+      if (entry[1].active === 0 && (!idlest || entry[1].lastSeen < idlest[1].lastSeen)) idlest = entry;
+    }
+    if (!idlest) return false;
+    this.delete(idlest[0]);
+    this.evicted++;
+    idlest[1].server.close().catch(() => {});
+    return true;
+  }
+
+  private countOf(client: string): number {
+    let count = this.opening.get(client) ?? 0;
+    for (const session of this.sessions.values()) if (session.client === client) count++;
+    return count;
+  }
+
+  private total(): number {
+    let count = this.sessions.size;
+    for (const n of this.opening.values()) count += n;
+    return count;
   }
 
   private stopTimer(): void {

@@ -11,8 +11,10 @@
  * `Origin` is validated (http-access.ts), a bearer token is required when
  * one is configured, and when bound to loopback the Host header is checked
  * against the bound address so a web page cannot reach the server through
- * DNS rebinding. Sessions expire when idle and are capped in number
- * (http-sessions.ts); all of them share one listener on the host.
+ * DNS rebinding. Sessions expire when idle and are capped in all and per
+ * client (http-sessions.ts); all of them share one listener on the host.
+ * `/healthz`, `/readyz` and `/metrics` (ops.ts) answer outside the bearer
+ * auth when the ops endpoints are on.
  */
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -23,7 +25,8 @@ import { closeSession, createMcpServer, requestScopedSession, sharedChanges, typ
 import { startRefreshLoop } from './refresh-loop.js';
 import { isLoopback, type ListenAddress } from './address.js';
 import { hasBearer, originRefusal } from './http-access.js';
-import { SessionTable } from './http-sessions.js';
+import { clientOf, SessionTable } from './http-sessions.js';
+import type { OpsEndpoints } from './ops.js';
 import { SharedRounds } from './shared-rounds.js';
 import { isListenRequest, SessionStreams } from './session-streams.js';
 import { StatelessClients } from './stateless-clients.js';
@@ -42,6 +45,10 @@ export interface HttpServeOptions extends ListenAddress {
   sessionIdleMs?: number;
   /** the most sessions at once (default: the host's `serve.maxSessions`) */
   maxSessions?: number;
+  /** the most sessions one client may hold (default: the host's `serve.maxSessionsPerClient`) */
+  maxSessionsPerClient?: number;
+  /** serve /healthz, /readyz and /metrics (default: the host's `serve.ops`, else on when bound to loopback) */
+  ops?: boolean;
   /** keep no per-client state: a server per request, for both eras */
   stateless?: boolean;
 }
@@ -95,7 +102,11 @@ const NO_CHANGES: ChangeSource = () => () => {};
 export async function serveHttp(host: ToolHost, options: HttpServeOptions): Promise<HttpEndpoint> {
   const onError = options.onError ?? (() => {});
   const origins = new Set(options.allowedOrigins ?? []);
-  const sessions = new SessionTable(options.sessionIdleMs ?? host.config.serve.sessionIdleMs, options.maxSessions ?? host.config.serve.maxSessions);
+  const { serve } = host.config;
+  const sessions = new SessionTable(options.sessionIdleMs ?? serve.sessionIdleMs, options.maxSessions ?? serve.maxSessions, options.maxSessionsPerClient ?? serve.maxSessionsPerClient);
+  // Loaded only when on: prom-client stays out of a server that does not serve metrics.
+  const ops: OpsEndpoints | undefined =
+    (options.ops ?? serve.ops ?? isLoopback(options.host)) ? (await import('./ops.js')).opsEndpoints(host, { sessions: () => sessions.size, evicted: () => sessions.evicted }) : undefined;
   const changes = sharedChanges(host);
   let allowedHosts: string[] | undefined;
 
@@ -106,7 +117,8 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   await shared.start();
   // A 2025-era client of a stateless server: what its initialize declared, kept in the store.
   const clients = new StatelessClients(host.state, host.config.state.sessionTtlMs, onError);
-  const perRequestServer = (era: 'legacy' | 'modern') => createMcpServer(host, { session: perRequest, changes: NO_CHANGES, network: 'tcp', ...(era === 'legacy' ? { statelessClients: clients } : { shared }) });
+  const perRequestServer = (era: 'legacy' | 'modern') =>
+    createMcpServer(host, { session: perRequest, changes: NO_CHANGES, network: 'tcp', meter: ops?.meter, ...(era === 'legacy' ? { statelessClients: clients } : { shared }) });
   const modern = createMcpHandler(({ era }) => perRequestServer(era), {
     legacy: options.stateless ? 'stateless' : 'reject',
     maxRequestBodySize: MAX_BODY_BYTES,
@@ -131,20 +143,29 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
 
   async function open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (!isInitializeRequest(body)) return reply(res, 400, 'Bad Request: no valid session id; start with initialize', INVALID_REQUEST);
-    if (await sessions.full()) return reply(res, 503, 'Too many sessions open; close one or retry later', SERVER_ERROR, { 'retry-after': '5' });
+    const client = clientOf(req);
+    const admission = await sessions.admit(client);
+    if ('status' in admission) return reply(res, admission.status, admission.message, SERVER_ERROR, { 'retry-after': '5' });
     const session = requestScopedSession('http-session');
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id: string): void => sessions.add(id, { server, transport, session }),
+      onsessioninitialized: (id: string): void => {
+        admission.release();
+        sessions.add(id, { server, transport, session, client });
+      },
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     transport.onerror = onError;
     // The toolshed session is the MCP session: its id is read from each request (the transport's).
-    const server = createMcpServer(host, { session, changes: changes.source, network: 'tcp' });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    const server = createMcpServer(host, { session, changes: changes.source, network: 'tcp', meter: ops?.meter });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      admission.release();
+    }
     // A refused initialize (bad protocol version) leaves no session: drop its server now.
     if (transport.sessionId === undefined || !sessions.get(transport.sessionId)) await server.close();
   }
@@ -153,6 +174,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     const badOrigin = originRefusal(req.headers.origin, origins);
     if (badOrigin) return reply(res, 403, `Forbidden: ${badOrigin}`);
     if (allowedHosts && !allowedHosts.includes(req.headers.host ?? '')) return reply(res, 403, `Invalid Host header: ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`);
+    if (ops?.handle(req, res)) return;
     if (options.bearerToken !== undefined && !hasBearer(req.headers.authorization, options.bearerToken)) {
       return reply(res, 401, 'Unauthorized: send Authorization: Bearer <token>', SERVER_ERROR, { 'www-authenticate': 'Bearer realm="toolshed"' });
     }
@@ -162,7 +184,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       const session = sessions.get(id);
       // 404 tells the client its session is gone and it should initialize again (spec, session management).
       if (!session) return reply(res, 404, 'Session not found');
-      sessions.track(session, res);
+      sessions.track(session, req.method, res);
       return session.transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') {

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Server, ServerContext, Tool } from '@modelcontextprotocol/server';
-import { callTool, runAsTask } from './call-tool.js';
+import { callTool, runAsTask, type CallMeter } from './call-tool.js';
 import { installTasks, listedTools, TaskScope, TaskServer } from './tasks.js';
 import { InputRounds } from './input-rounds.js';
 import type { SharedRounds } from './shared-rounds.js';
@@ -64,6 +64,8 @@ interface McpServerOptions {
   shared?: SharedRounds;
   /** for a 2025-era client served per request (stateless HTTP): what its initialize declared */
   statelessClients?: StatelessClients;
+  /** told of every tool call's outcome (serve's /metrics) */
+  meter?: CallMeter | undefined;
 }
 
 /**
@@ -90,14 +92,14 @@ export function createMcpServer(host: ToolHost, options: McpServerOptions = {}):
     // A long-running tool may be called as a task: the call outlives the request, the client polls.
     installTasks(server, {
       scope: session.tasks,
-      run: (params, task) => runAsTask(host, params, task, { server, sessionId: session.id ?? server.transport?.sessionId ?? ownSession(), owner: '' }),
+      run: (params, task) => runAsTask(host, params, task, { server, meter: options.meter, sessionId: session.id ?? server.transport?.sessionId ?? ownSession(), owner: '' }),
       allows: async (name, ctx) => (await listed(ctx)).some((tool) => tool.name === name && tool.execution !== undefined),
     });
   }
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const named = sessionOf(session, ctx);
     // A held call is found again by its token alone when the request names no session.
-    const place: Parameters<typeof callTool>[3] = { server, sessionId: named ?? ownSession(), owner: named ?? '', rounds: session.rounds };
+    const place: Parameters<typeof callTool>[3] = { server, meter: options.meter, sessionId: named ?? ownSession(), owner: named ?? '', rounds: session.rounds };
     if (options.shared) place.shared = options.shared;
     if (options.statelessClients) place.stateless = { capabilities: await options.statelessClients.capabilities(named) };
     return callTool(host, request.params, ctx, place);

@@ -2,7 +2,7 @@
  * Who may reach `toolshed serve --http`: a request whose Origin is present
  * and not allowed gets 403 (loopback origins and --allow-origin ones pass);
  * malformed JSON gets JSON-RPC -32700; sessions expire when idle
- * (serve.sessionIdleMs), are capped (serve.maxSessions) and share one
+ * (serve.sessionIdleMs), are capped (serve.maxSessions: the idlest makes room) and share one
  * listener on the host, so abandoned or many clients leave nothing behind;
  * --token-env requires a bearer token and lets a non-loopback bind start.
  * Real listening servers, real requests, the real CLI.
@@ -132,17 +132,32 @@ describe('sessions', () => {
     expect(changeListeners).toBe(before);
   });
 
-  it('refuses a session beyond serve.maxSessions with 503, and admits one again once a slot is free', async () => {
+  it('beyond serve.maxSessions closes the longest-idle session, refuses with 503 only while every session has a request in flight', async () => {
     await withEndpoint({ maxSessions: 2 }, async (endpoint) => {
       const first = await initialize(endpoint.url);
-      await initialize(endpoint.url);
-      const third = await initialize(endpoint.url);
-      expect(third.status).toBe(503);
-      expect(third.headers['retry-after']).toBeTruthy();
-      expect(endpoint.sessions).toBe(2);
-      const closed = await request(endpoint.url, { method: 'DELETE', headers: { 'mcp-session-id': first.session!, 'mcp-protocol-version': '2025-03-26' } });
-      expect(closed.status).toBe(200);
-      expect((await initialize(endpoint.url)).status).toBe(200);
+      const second = await initialize(endpoint.url);
+      // A request whose body never ends is in flight for as long as it stays open.
+      const pending = [first, second].map(({ session }) => {
+        const req = http.request(endpoint.url, { method: 'POST', headers: { ...JSON_HEADERS, 'mcp-session-id': session!, 'mcp-protocol-version': '2025-03-26', 'content-length': '1000' } });
+        req.on('error', () => {});
+        req.write('{');
+        return req;
+      });
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const third = await initialize(endpoint.url);
+        expect(third.status).toBe(503);
+        expect(third.headers['retry-after']).toBeTruthy();
+        expect(endpoint.sessions).toBe(2);
+        pending[0]!.destroy();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect((await initialize(endpoint.url)).status).toBe(200);
+        expect(endpoint.sessions).toBe(2);
+        const gone = await request(endpoint.url, { method: 'DELETE', headers: { 'mcp-session-id': first.session!, 'mcp-protocol-version': '2025-03-26' } });
+        expect(gone.status).toBe(404);
+      } finally {
+        for (const req of pending) req.destroy();
+      }
     });
   });
 

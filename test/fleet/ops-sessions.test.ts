@@ -1,0 +1,138 @@
+/**
+ * Sessions per client on `toolshed serve --http`: a client (its remote
+ * address) that opens more than `serve.maxSessionsPerClient` gets 429 with a
+ * message while another client still opens sessions; a full server closes
+ * its longest-idle session to admit a new one (an open GET stream is not
+ * activity), and refuses only when every session has a request in flight.
+ * A real host and server; client A speaks raw HTTP from 127.0.0.2, client B
+ * is the SDK's client from 127.0.0.1.
+ */
+import http from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToolHost, type ToolHost } from 'toolshed';
+import { serveHttp, type HttpEndpoint, type HttpServeOptions } from '#internal/core/mcp-server/http.js';
+import { fixtureOptions } from '../helpers.js';
+
+interface Answer {
+  status: number;
+  body: string;
+  session?: string;
+}
+
+const PROTOCOL = '2025-03-26';
+const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'ops-sessions', version: '1.0.0' } } });
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** One request from `from` (a loopback address of its own, so the server sees another client). */
+function request(url: string, from: string, init: { method?: string; headers?: Record<string, string>; body?: string }): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: init.method ?? 'POST', headers: init.headers ?? {}, localAddress: from }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      res.on('end', () => {
+        const session = res.headers['mcp-session-id'];
+        resolve({ status: res.statusCode ?? 0, body, ...(typeof session === 'string' ? { session } : {}) });
+      });
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+const initialize = (url: string, from: string) => request(url, from, { headers: HEADERS, body: INITIALIZE });
+
+/** A tools/list in `session`: 200 while the session lives, 404 once it is gone. */
+const list = (url: string, from: string, session: string) =>
+  request(url, from, { headers: { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': PROTOCOL }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+
+/** Opens a GET stream on `session` and leaves it open; resolves once the server answered its headers. */
+function listen(url: string, from: string, session: string, opened: http.ClientRequest[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': PROTOCOL }, localAddress: from }, (res) => resolve(res.statusCode ?? 0));
+    req.on('error', (error) => (opened.includes(req) ? undefined : reject(error)));
+    opened.push(req);
+  });
+}
+
+const A = '127.0.0.2';
+const B = '127.0.0.1';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let host: ToolHost;
+const clients: Client[] = [];
+beforeAll(async () => {
+  host = await createToolHost(fixtureOptions(['greetings']));
+});
+afterAll(async () => {
+  await Promise.allSettled(clients.map((c) => c.close()));
+  await host.close();
+});
+
+async function withEndpoint(options: Partial<HttpServeOptions>, fn: (endpoint: HttpEndpoint) => Promise<void>): Promise<void> {
+  const endpoint = await serveHttp(host, { host: '127.0.0.1', port: 0, ...options });
+  try {
+    await fn(endpoint);
+  } finally {
+    await endpoint.close();
+  }
+}
+
+async function sdkClient(url: string): Promise<Client> {
+  const client = new Client({ name: 'client-b', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  clients.push(client);
+  return client;
+}
+
+describe('sessions per client', () => {
+  it('refuses a client over serve.maxSessionsPerClient with 429 and a message, while another client still opens sessions', async () => {
+    await withEndpoint({ maxSessions: 10, maxSessionsPerClient: 3 }, async (endpoint) => {
+      // A burst: the slots are held while each initialize is answered, so it cannot overshoot.
+      const burst = await Promise.all(Array.from({ length: 5 }, () => initialize(endpoint.url, A)));
+      expect(burst.filter((a) => a.status === 200)).toHaveLength(3);
+      const refused = burst.filter((a) => a.status !== 200);
+      expect(refused.map((a) => a.status)).toEqual([429, 429]);
+      expect(JSON.parse(refused[0]!.body).error.message).toMatch(/^Too many sessions for this client: it holds 3, the most is 3/);
+      const b = await sdkClient(endpoint.url);
+      expect((await b.listTools()).tools.map((t) => t.name)).toContain('hello');
+      expect(endpoint.sessions).toBe(4);
+      // A's own sessions still work.
+      for (const answer of burst.filter((a) => a.status === 200)) expect((await list(endpoint.url, A, answer.session!)).status).toBe(200);
+    });
+  });
+});
+
+describe('a full server', () => {
+  it('evicts the longest-idle session to admit a new one, even one with an open GET stream', async () => {
+    const streams: http.ClientRequest[] = [];
+    try {
+      await withEndpoint({ maxSessions: 3, maxSessionsPerClient: 10 }, async (endpoint) => {
+        const first = await initialize(endpoint.url, A);
+        expect(await listen(endpoint.url, A, first.session!, streams)).toBe(200);
+        await sleep(20);
+        const second = await initialize(endpoint.url, A);
+        await sleep(20);
+        const third = await initialize(endpoint.url, A);
+        await sleep(20);
+        // Used after the others were opened: now the second is the idlest.
+        expect((await list(endpoint.url, A, first.session!)).status).toBe(200);
+        const fourth = await initialize(endpoint.url, B);
+        expect(fourth.status).toBe(200);
+        expect(endpoint.sessions).toBe(3);
+        expect((await list(endpoint.url, A, second.session!)).status).toBe(404);
+        for (const kept of [first, third, fourth]) expect((await list(endpoint.url, kept === fourth ? B : A, kept.session!)).status).toBe(200);
+        // The stream alone is not activity: the first goes next.
+        await sleep(20);
+        for (const kept of [third, fourth]) await list(endpoint.url, kept === fourth ? B : A, kept.session!);
+        expect((await initialize(endpoint.url, B)).status).toBe(200);
+        expect((await list(endpoint.url, A, first.session!)).status).toBe(404);
+      });
+    } finally {
+      for (const stream of streams) stream.destroy();
+    }
+  });
+});
