@@ -10,11 +10,11 @@
 import type { SessionAnswer, SessionRequest } from './protocol.js';
 
 /** The longest key, in characters. */
-export const MAX_SESSION_KEY_CHARS = 256;
+const MAX_SESSION_KEY_CHARS = 256;
 /** The largest value, in bytes of JSON text (UTF-8). */
-export const MAX_SESSION_VALUE_BYTES = 256 * 1024;
+const MAX_SESSION_VALUE_BYTES = 256 * 1024;
 /** The most one plugin may keep in one session: keys and values, in bytes. */
-export const MAX_SESSION_TOTAL_BYTES = 1024 * 1024;
+const MAX_SESSION_TOTAL_BYTES = 1024 * 1024;
 
 /** The map operations of a state store that `ctx.session` uses. */
 export interface SessionMaps {

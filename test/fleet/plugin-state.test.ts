@@ -77,7 +77,11 @@ describe.each(['a', 'b'])('ctx.session of stash-%s (a: thread tier, b: process t
     const session = `limits-${p}`;
     expect(await call(first, `${p}_set`, { key: 'k'.repeat(257), value: 1 }, session)).toMatchObject({ ok: false, code: 'STATE_REFUSED', message: expect.stringContaining('at most 256 characters') });
     expect(await call(first, `${p}_set`, { key: 'k'.repeat(256), value: 1 }, session)).toMatchObject({ ok: true });
-    expect(await call(first, `${p}_set`, { key: 'big', value: 'x'.repeat(262_143) }, session)).toMatchObject({ ok: false, code: 'STATE_REFUSED', message: expect.stringContaining('at most 262144 bytes of JSON; this one has 262145') });
+    expect(await call(first, `${p}_set`, { key: 'big', value: 'x'.repeat(262_143) }, session)).toMatchObject({
+      ok: false,
+      code: 'STATE_REFUSED',
+      message: expect.stringContaining('at most 262144 bytes of JSON; this one has 262145'),
+    });
     expect(await call(first, `${p}_set`, { key: 'ttl', value: 1, ttlMs: -1 }, session)).toMatchObject({ ok: false, code: 'STATE_REFUSED', message: expect.stringContaining('ttlMs must be a positive number') });
     for (const kind of ['function', 'bigint', 'undefined', 'circular']) {
       expect(await call(first, `${p}_set_bad`, { kind }, session)).toMatchObject({ ok: false, code: 'STATE_REFUSED', message: expect.stringContaining('the value is not JSON') });
