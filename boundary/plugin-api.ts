@@ -177,7 +177,7 @@ export interface ToolContext {
    * This plugin's state for the caller's session (JSON values, kept in the host's state store, so
    * every replica of a fleet sees them). A call without a session id gets state of its own that
    * lives only for that call and the calls it makes through `callTool`. See
-   * docs/plugin-authoring.md, "Session state", for the limits and the errors.
+   * docs/plugins.md, "Session state", for the limits and the errors.
    */
   session: SessionState;
   /**
