@@ -40,6 +40,8 @@ export const TOOL_ERROR_CODES = [
   'APPROVAL_DENIED',
   'APPROVAL_TIMEOUT',
   'HOST_CLOSED',
+  'STATE_REFUSED',
+  'STATE_UNAVAILABLE',
 ] as const;
 
 /**

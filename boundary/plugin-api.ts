@@ -174,6 +174,13 @@ export interface ToolContext {
   /** the caller's session id, when it gave one */
   sessionId?: string;
   /**
+   * This plugin's state for the caller's session (JSON values, kept in the host's state store, so
+   * every replica of a fleet sees them). A call without a session id gets state of its own that
+   * lives only for that call and the calls it makes through `callTool`. See
+   * docs/plugins.md, "Session state", for the limits and the errors.
+   */
+  session: SessionState;
+  /**
    * A log line for the operator (never sent to the model), at `level` (MCP's logging levels;
    * default 'info', anything else is taken as 'info'). `toolshed serve` sends it to the MCP
    * client that made the call as a logging notification.
@@ -189,6 +196,32 @@ export interface ToolContext {
    * limits. For code-execution plugins; rejects inside availability checks.
    */
   sandboxTools(): Promise<SandboxToolset>;
+}
+
+/** What `ctx.session.set`'s third argument may say. */
+export interface SessionSetOptions {
+  /** how long the value lives, in ms (default and cap: the host's `state.sessionTtlMs`) */
+  ttlMs?: number;
+}
+
+/**
+ * `ctx.session`: a plugin's own JSON values for the caller's session. Keys are 1 to 256
+ * characters; a value is at most 256 KiB of JSON text, and all of a plugin's values in one session
+ * at most 1 MiB. An operation outside those limits (or on a value JSON cannot hold, or after the
+ * call ended) rejects with an Error whose `code` is `STATE_REFUSED`; one the state store could not
+ * carry out (it is unreachable) with `STATE_UNAVAILABLE`. Values go through JSON: what `get`
+ * returns is what `JSON.parse(JSON.stringify(value))` gives.
+ * @example
+ * const seen = ((await ctx.session.get('seen')) as number | undefined) ?? 0;
+ * await ctx.session.set('seen', seen + 1, { ttlMs: 600_000 });
+ */
+export interface SessionState {
+  /** the value at `key`, or undefined when there is none (or it expired) */
+  get(key: string): Promise<unknown>;
+  /** stores `value` (any JSON value) at `key` */
+  set(key: string, value: unknown, options?: SessionSetOptions): Promise<void>;
+  /** removes the value at `key` (nothing when there is none) */
+  delete(key: string): Promise<void>;
 }
 
 /**

@@ -2,7 +2,8 @@
  * Every message that crosses a thread or process boundary. Worker tasks go
  * host → worker through Piscina, and host → child in `task` frames (channel.ts); host RPC
  * goes worker or child → host through Comlink behind the guard in core/runners/rpc-guard.ts,
- * and a thread-tier worker's log, progress and nested calls also on its inline port.
+ * and a thread-tier worker's log, progress and nested calls also on its inline port (its
+ * `ctx.session` operations take the RPC, in both tiers).
  */
 import type { SerializedError } from './errors.js';
 import type { CallOutcome, RichContent } from './outcome.js';
@@ -130,6 +131,19 @@ export interface HandOff {
 /** The host's answer to callTool: the outcome, or the call handed back to run here. */
 export type CallAnswer = CallOutcome | { runHere: HandOff & { call: TierCall } };
 
+/** One `ctx.session` operation as it crosses to the host: the value travels as JSON text. */
+export interface SessionRequest {
+  op: 'get' | 'set' | 'delete';
+  key: string;
+  /** `set`: the value's JSON text */
+  value?: string;
+  /** `set`: the value's time to live, in ms (absent: the host's `state.sessionTtlMs`) */
+  ttlMs?: number;
+}
+
+/** The host's answer to a `ctx.session` operation: a `get`'s JSON text (absent: no value), or why it failed. */
+export type SessionAnswer = { ok: true; value?: string } | { ok: false; code: 'STATE_REFUSED' | 'STATE_UNAVAILABLE'; message: string };
+
 /** Methods a worker may call on the host. Nothing else passes the guard. */
 export interface HostRpc {
   /** `level`: a LogLevel (anything else is taken as 'info'); absent from an older worker */
@@ -137,6 +151,8 @@ export interface HostRpc {
   progress(callId: string, done: number, total?: number): void;
   callTool(callId: string, name: string, args: unknown): Promise<CallAnswer>;
   sandboxTools(callId: string): Promise<SandboxToolset>;
+  /** a `ctx.session` operation of the running call; the host scopes it to the call's session and plugin */
+  session(callId: string, request: SessionRequest): Promise<SessionAnswer>;
 }
 
 /** A thread-tier worker's `workerData`: the pins it checks before importing (pins.ts). */

@@ -8,6 +8,7 @@ import { resultText } from './normalize.js';
 import { toolContext, type ContextLink } from './tool-context.js';
 import type { FileRoots, LogLevel, SandboxToolset, ToolContext } from './plugin-api.js';
 import { DEFAULT_CODE_LIMITS } from './code-limits.js';
+import { liveText, sessionOperation, type SessionMaps, type SessionScope } from './session-state.js';
 
 /** What a test may set; everything has a harmless default. */
 export interface TestContextOptions {
@@ -24,6 +25,10 @@ export interface TestContextOptions {
   callTool?: (name: string, args: unknown) => unknown;
   /** what ctx.sandboxTools() resolves to (default: no tools, the host's default limits) */
   sandboxTools?: SandboxToolset;
+  /** ctx.session's default and longest time to live, in ms (default 3600000, as the host's `state.sessionTtlMs`) */
+  sessionTtlMs?: number;
+  /** the clock ctx.session's values expire by (default Date.now): a test moves it to see a value expire */
+  now?: () => number;
 }
 
 /** A `ToolContext` plus what the handler did with it. */
@@ -36,14 +41,34 @@ export interface TestContext extends ToolContext {
   readonly progressEvents: Array<{ done: number; total?: number }>;
   /** every ctx.callTool call */
   readonly toolCalls: Array<{ name: string; args: unknown }>;
+  /** what ctx.session holds now, by key, as JSON values (expired ones left out) */
+  sessionValues(): Record<string, unknown>;
   /** aborts ctx.signal, as a timeout or a cancel would */
   abort(reason?: unknown): void;
 }
 
 const DEFAULT_SANDBOX: SandboxToolset = { tools: [], limits: { ...DEFAULT_CODE_LIMITS } };
 
+/** One map of fields in memory: what ctx.session keeps in a test (the host keeps it in its state store). */
+class TestMaps implements SessionMaps {
+  readonly fields = new Map<string, string>();
+
+  async mapGet(): Promise<Record<string, string>> {
+    return Object.fromEntries(this.fields);
+  }
+
+  async mapSet(_key: string, fields: Readonly<Record<string, string>>): Promise<void> {
+    for (const [field, value] of Object.entries(fields)) this.fields.set(field, value);
+  }
+
+  async mapDelete(_key: string, fields: readonly string[]): Promise<void> {
+    for (const field of fields) this.fields.delete(field);
+  }
+}
+
 /**
- * A `ctx` for unit tests, with fakes for `log`, `progress`, `callTool` and `sandboxTools`. It is built
+ * A `ctx` for unit tests, with fakes for `log`, `progress`, `callTool` and `sandboxTools`, and a
+ * `session` kept in memory under the host's own rules (limits, expiry; one context, one session). It is built
  * by the code that builds a real call's context in the host's workers: env, roots and options are
  * frozen, `callTool`'s arguments default to `{}`, its answer comes back as the handler in the host
  * would get it (a value returned as text and parsed back), and a call with no fake rejects with an
@@ -59,6 +84,16 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
   const logEntries: Array<{ message: string; level: LogLevel }> = [];
   const progressEvents: Array<{ done: number; total?: number }> = [];
   const toolCalls: Array<{ name: string; args: unknown }> = [];
+  const maps = new TestMaps();
+  const scope: SessionScope = { maps, mapKey: 'test', maxTtlMs: options.sessionTtlMs ?? 3_600_000, now: options.now ?? Date.now };
+  const sessionValues = () => {
+    const values: Record<string, unknown> = {};
+    for (const [key, field] of maps.fields) {
+      const text = liveText(field, scope.now());
+      if (text !== undefined) values[key] = JSON.parse(text);
+    }
+    return values;
+  };
   const link: ContextLink = {
     log: (_, message, level) => {
       logs.push(message);
@@ -71,6 +106,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
       return { ok: true, text: resultText(await options.callTool(name, args)) };
     },
     sandboxTools: async () => options.sandboxTools ?? DEFAULT_SANDBOX,
+    session: (_, request) => sessionOperation(scope, request),
   };
   const cwd = options.cwd ?? process.cwd();
   const ctx = toolContext(
@@ -86,5 +122,5 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     },
     link,
   );
-  return Object.assign(ctx, { logs, logEntries, progressEvents, toolCalls, abort: (reason?: unknown) => controller.abort(reason) });
+  return Object.assign(ctx, { logs, logEntries, progressEvents, toolCalls, sessionValues, abort: (reason?: unknown) => controller.abort(reason) });
 }

@@ -4,11 +4,14 @@
  * (test-context.ts), for a plugin's unit tests. So a test sees what a handler sees in the host: a
  * frozen env, roots and options, `log` and `progress` arguments coerced, `callTool` arguments
  * defaulting to `{}`, a nested call's failure thrown as an Error carrying its code, and its result
- * text parsed back to the JSON value it holds.
+ * text parsed back to the JSON value it holds; `session` values turned into JSON text before they
+ * cross, and its refusals thrown as coded Errors too.
  */
 import { codedError } from './errors.js';
 import type { CallOutcome } from './outcome.js';
-import type { FileRoots, LogLevel, SandboxToolset, ToolContext } from './plugin-api.js';
+import type { FileRoots, LogLevel, SandboxToolset, SessionSetOptions, SessionState, ToolContext } from './plugin-api.js';
+import type { SessionAnswer, SessionRequest } from './protocol.js';
+import { badValue } from './session-state.js';
 
 const LOG_LEVELS: ReadonlySet<string> = new Set<LogLevel>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
@@ -24,6 +27,8 @@ export interface ContextLink {
   /** a nested call's outcome (ctx.callTool throws a failure as a coded Error) */
   callTool(callId: string, name: string, args: unknown): Promise<CallOutcome>;
   sandboxTools(callId: string): Promise<SandboxToolset>;
+  /** a ctx.session operation (ctx.session throws a failure as a coded Error) */
+  session(callId: string, request: SessionRequest): Promise<SessionAnswer>;
 }
 
 /** One call's own parts of its context. */
@@ -79,6 +84,47 @@ function parseMaybeJson(text: string): unknown {
   }
 }
 
+/**
+ * ctx.session: each operation goes to the host through `link` with the value as JSON text (made
+ * here, so what cannot be JSON is refused before it crosses), and a failure comes back as a coded
+ * Error. A class, so a context's session costs one small object and no closures.
+ */
+class SessionClient implements SessionState {
+  constructor(
+    private readonly callId: string,
+    private readonly link: ContextLink,
+  ) {}
+
+  private async run(request: SessionRequest): Promise<string | undefined> {
+    const answer = await this.link.session(this.callId, request);
+    if (!answer.ok) throw codedError(answer.code, answer.message);
+    return answer.value;
+  }
+
+  async get(key: string): Promise<unknown> {
+    const text = await this.run({ op: 'get', key });
+    return text === undefined ? undefined : JSON.parse(text);
+  }
+
+  async set(key: string, value: unknown, options?: SessionSetOptions): Promise<void> {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch {
+      text = undefined;
+    }
+    const wrong = badValue(text);
+    if (wrong) throw codedError('STATE_REFUSED', `ctx.session: set('${String(key)}'): ${wrong}`);
+    const request: SessionRequest = { op: 'set', key, value: text! };
+    if (options?.ttlMs !== undefined) request.ttlMs = options.ttlMs;
+    await this.run(request);
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.run({ op: 'delete', key });
+  }
+}
+
 /** The context of call `call`, whose log, progress, nested calls and sandbox tools go through `link`. */
 export function toolContext(call: ContextCall, link: ContextLink): ToolContext {
   const { callId } = call;
@@ -100,6 +146,7 @@ export function toolContext(call: ContextCall, link: ContextLink): ToolContext {
     return parseMaybeJson(outcome.text);
   };
   ctx.sandboxTools = () => link.sandboxTools(callId);
+  ctx.session = new SessionClient(callId, link);
   if (call.sessionId !== undefined) ctx.sessionId = call.sessionId;
   return ctx;
 }

@@ -9,6 +9,7 @@
 import type { ToolRecord } from '../load/types.js';
 import type { CallOrigin } from '../runners/runner.js';
 import type { CallChain, CallHop } from './public-types.js';
+import type { StateScope } from './plugin-state.js';
 
 export type { CallChain, CallHop } from './public-types.js';
 
@@ -21,6 +22,8 @@ export interface CallContext {
   readonly origin?: CallOrigin;
   /** when the caller began waiting on this call (reentry.ts orders simultaneous calls back by it) */
   readonly waitSeq?: number;
+  /** where ctx.session lives: the caller's, so a nested call shares its session's (or its own call's) state */
+  readonly state?: StateScope;
 }
 
 /** The context of a call made by the embedder, the model or a client. */
@@ -29,7 +32,8 @@ export const TOP_LEVEL: CallContext = Object.freeze({ chain: Object.freeze([]), 
 /** The context of a call made through `ctx.callTool` by the running tool `caller`. */
 export function nestedContext(context: CallContext, caller: ToolRecord, origin?: CallOrigin, waitSeq?: number): CallContext {
   const hop: CallHop = { tool: caller.name, plugin: caller.plugin.source.name, trust: caller.plugin.source.trust };
-  return { chain: [...context.chain, hop], records: [...context.records, caller], ...(origin ? { origin } : {}), ...(waitSeq !== undefined ? { waitSeq } : {}) };
+  const nested: CallContext = { chain: [...context.chain, hop], records: [...context.records, caller], ...(origin ? { origin } : {}), ...(waitSeq !== undefined ? { waitSeq } : {}) };
+  return context.state ? { ...nested, state: context.state } : nested;
 }
 
 /** The chain as the model reads it: `a (plugin-a) → b (plugin-b) → target`. */

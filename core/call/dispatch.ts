@@ -27,6 +27,8 @@ import type { ResolvedConfig } from '../config/config.js';
 import type { SandboxToolset } from '../../boundary/plugin-api.js';
 import type { ToolRecord } from '../load/types.js';
 import type { DispatchOptions } from './public-types.js';
+import type { StateStore } from '../state/store-contract.js';
+import { sessionHook, StateScope } from './plugin-state.js';
 
 export type { DispatchOptions };
 
@@ -51,6 +53,8 @@ export interface DispatchDeps {
   approval?: { policy: ApprovalPolicy; approver(): Approver | undefined };
   /** the host's own tool of this name, when that exposure offers one */
   hostTool?(name: string, exposure: Exposure): HostTool | undefined;
+  /** where plugins' ctx.session values live (without it, ctx.session fails with STATE_UNAVAILABLE) */
+  state?: StateStore;
 }
 
 /** The limits one call runs under, and its trace when one is recorded. */
@@ -225,9 +229,12 @@ async function runTool(deps: DispatchDeps, record: ToolRecord, args: unknown, op
 async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext, limits: CallLimits): Promise<{ outcome: CallOutcome; verdict: BreakerVerdict }> {
   const name = record.name;
   const { timeoutMs, maxResultChars, trace } = limits;
+  // ctx.session: the session's state, or (no session id) this call's own, which its nested calls share.
+  const ownScope = context.state ? undefined : new StateScope(options.sessionId);
+  const scoped = ownScope ? { ...context, state: ownScope } : context;
   // A nested call's span hangs from this call's worker span.
   const nestedOf = (origin: Parameters<typeof nestedContext>[2], waitSeq: number) => {
-    const nested = nestedContext(context, record, origin, waitSeq);
+    const nested = nestedContext(scoped, record, origin, waitSeq);
     return trace ? trace.adopt(nested) : nested;
   };
   // A nested call is a call of its own: it carries the chain, not the model's call id (its approver stays the caller's).
@@ -236,6 +243,8 @@ async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, 
     callTool: (nested, nestedArgs, origin) => whileWaiting(record, (waitSeq) => dispatchOutcome(deps, nested, nestedArgs, nestedOptions, nestedOf(origin, waitSeq))),
     sandboxTools: () => currentSandboxTools(deps, nestedContext(context, record)),
   };
+  const { state } = deps;
+  if (state) hooks.session = sessionHook(state, scoped.state!, record.plugin.source.name, deps.config().state.sessionTtlMs);
   const { onLog } = options;
   if (onLog) hooks.log = (message, level) => onLog(message, level ?? 'info');
   if (options.onElicitation) hooks.elicit = options.onElicitation;
@@ -245,6 +254,7 @@ async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, 
   const origin = handOffOrigin(context.origin, limits.final ? call : undefined);
   const handle = () => record.plugin.runner.handle(request, hooks, options.signal, origin);
   const outcome = await (trace ? trace.worker(record, handle) : handle());
+  if (ownScope?.written) await ownScope.end(state!);
   const mapped = tierOutcome(call, outcome);
   const final = record.manifest.outputSchema ? structuredOutcome(record, outcome, mapped, maxResultChars) : mapped;
   return { outcome: final, verdict: breakerVerdict(final, outcome) };

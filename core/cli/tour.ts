@@ -4,7 +4,7 @@
  * real tool calls in the workspace root, each executed in its plugin's
  * workers, with its result and where it ran. Calls to tools the config does
  * not expose are skipped with the reason. The tour writes nothing of its own:
- * only what the tools it calls write (the todo list goes to the user's data folder).
+ * only what the tools it calls write (the todo list lives in the host's state store, in memory by default).
  */
 import { performance } from 'node:perf_hooks';
 import type { CommandContext } from './context.js';

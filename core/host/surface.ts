@@ -130,6 +130,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     exposure: () => pipeline.current(),
     hooks: () => scope.hooks.list(),
     hostTool: (name, exposure) => search.hostTool(name, exposure),
+    state: shared.state,
     ...(shared.breaker ? { breaker: shared.breaker } : {}),
   };
   if (shared.approval.active) deps.approval = { policy: shared.approval, approver: () => scope.approver() };

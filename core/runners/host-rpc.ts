@@ -3,7 +3,7 @@
  * finds the running call by id and forwards to that call's hooks. Arguments
  * come from plugin code, so every one is coerced whatever type it claims.
  */
-import type { CallAnswer, HandOff, HostRpc, SandboxToolset } from '../../boundary/protocol.js';
+import type { CallAnswer, HandOff, HostRpc, SandboxToolset, SessionAnswer, SessionRequest } from '../../boundary/protocol.js';
 import type { CallHooks } from './runner.js';
 import { logLevel } from '../../boundary/tool-context.js';
 
@@ -43,5 +43,26 @@ export function hostRpc(calls: { get(callId: string): CallHooks | undefined }, m
       if (!hooks?.sandboxTools) throw new Error('sandboxTools is only available to a running handler');
       return hooks.sandboxTools();
     },
+    async session(callId, request): Promise<SessionAnswer> {
+      const hooks = calls.get(String(callId));
+      if (!hooks?.session) return { ok: false, code: 'STATE_REFUSED', message: 'ctx.session is only available to a handler while its call is running' };
+      const coerced = sessionRequest(request);
+      if (!coerced) return { ok: false, code: 'STATE_REFUSED', message: 'ctx.session: unknown operation' };
+      return hooks.session(coerced);
+    },
   };
+}
+
+/**
+ * A ctx.session request as plugin code sent it, taken field by field (undefined: no known
+ * operation): a key or value that is not a string, or a ttlMs that is not a number, arrives
+ * as one the rules in boundary/session-state.ts refuse.
+ */
+function sessionRequest(raw: unknown): SessionRequest | undefined {
+  const { op, key, value, ttlMs } = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  if (op !== 'get' && op !== 'set' && op !== 'delete') return undefined;
+  const request: SessionRequest = { op, key: typeof key === 'string' ? key : '' };
+  if (typeof value === 'string') request.value = value;
+  if (ttlMs !== undefined) request.ttlMs = typeof ttlMs === 'number' ? ttlMs : Number.NaN;
+  return request;
 }

@@ -7,7 +7,7 @@
  * an untrusted plugin's own sandbox). Limits both tiers derive the same way live here too.
  */
 import type { LogLevel } from '../../boundary/plugin-api.js';
-import type { CallOutcome, CheckVerdict, HandlerOutput, HandOff, RawManifest, SandboxToolset, Tier } from '../../boundary/protocol.js';
+import type { CallOutcome, CheckVerdict, HandlerOutput, HandOff, RawManifest, SandboxToolset, SessionAnswer, SessionRequest, Tier } from '../../boundary/protocol.js';
 import type { Protections } from './protections.js';
 import type { ConnectionReport } from './connection-report.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
@@ -42,6 +42,8 @@ export interface CallHooks {
   callTool(name: string, args: unknown, origin?: CallOrigin): Promise<CallOutcome>;
   /** the tools sandboxed code may call (execute_code), when the host offers them */
   sandboxTools?(): Promise<SandboxToolset>;
+  /** a ctx.session operation, already coerced, in the call's session and plugin (handlers only) */
+  session?(request: SessionRequest): Promise<SessionAnswer>;
 }
 
 /** One handler invocation. */

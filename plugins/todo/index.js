@@ -1,12 +1,10 @@
 // @ts-check
-import { defaultTodoDir } from './lib/store.js';
 import { todoReadTool, todoWriteTool } from './lib/todo.js';
 
-/** The `todo` toolset: a task list per session, kept on disk so any worker can serve it. */
+/** The `todo` toolset: a task list per session, kept in ctx.session so any worker or replica can serve it. */
 export default {
   apiVersion: 1,
   toolsets: { todo: { description: 'Keep a task list for the session' } },
-  // The lists live outside the project; an operator who sets TOOLSHED_TODO_DIR must grant that folder instead.
-  permissions: { network: false, env: ['TOOLSHED_TODO_DIR', 'XDG_STATE_HOME'], fsRead: [defaultTodoDir()], fsWrite: [defaultTodoDir()] },
+  permissions: { network: false },
   tools: [todoWriteTool, todoReadTool],
 };

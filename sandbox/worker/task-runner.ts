@@ -199,7 +199,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
     return task.scope === undefined ? task.env : unpacked(task.scope).env;
   }
 
-  /** Where every call's ctx.log, ctx.progress, ctx.callTool and ctx.sandboxTools go: the inline port when there is one, else the RPC. */
+  /** Where every call's ctx.log, ctx.progress, ctx.callTool and ctx.sandboxTools go: the inline port when there is one, else the RPC (ctx.session: always the RPC). */
   const link: ContextLink = {
     log: (callId, message, level) => (inline ? inline.log(callId, message, level) : void host.log(callId, message, level).catch(() => {})),
     progress: (callId, done, total) => {
@@ -211,6 +211,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
       return 'runHere' in answer ? runHandedOff(answer) : answer;
     },
     sandboxTools: (callId) => host.sandboxTools(callId),
+    session: (callId, request) => host.session(callId, request),
   };
 
   function context(task: CheckTask | HandlerTask, stop: CallStop): ToolContext {

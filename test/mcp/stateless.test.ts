@@ -1,12 +1,12 @@
 /**
  * `toolshed serve --http --stateless`: two replicas (separate processes)
  * behind a round-robin proxy (http-proxy-3) serve one MCP session whose
- * requests alternate between them; the todo plugin's lists live in a folder
- * both share, keyed by the session id the client sends.
+ * requests alternate between them; the todo plugin's lists live in ctx.session,
+ * kept in a real Redis server both name in `state.store`, keyed by the session id the client sends.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -16,9 +16,10 @@ import { createProxyServer } from 'http-proxy-3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, suiteHome } from '../helpers.js';
 import { BIN } from './setup.js';
+import { startStateServer, type StoreServer } from '../support/fleet.js';
 
 const work = tempDir('toolshed-stateless-');
-const shared = path.join(work.dir, 'shared-todo');
+let store: StoreServer;
 const children: ChildProcess[] = [];
 const replicas: string[] = [];
 /** which replica answered each POST, in order */
@@ -30,7 +31,7 @@ const proxy = createProxyServer({ changeOrigin: true });
 function replica(): Promise<string> {
   const child = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', '--stateless', '--config', path.join(work.dir, 'toolshed.config.json')], {
     cwd: work.dir,
-    env: { ...suiteHome(), PATH: process.env.PATH ?? '', TOOLSHED_TODO_DIR: shared },
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   children.push(child);
@@ -46,10 +47,9 @@ function replica(): Promise<string> {
 }
 
 beforeAll(async () => {
-  // Per-user state: the shared folder must be the replicas' user's own, mode 0700.
-  mkdirSync(shared, { mode: 0o700 });
+  store = await startStateServer();
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"stateless-project","private":true}');
-  writeFileSync(path.join(work.dir, 'toolshed.config.json'), JSON.stringify({ enable: ['todo'], cache: { enabled: false } }));
+  writeFileSync(path.join(work.dir, 'toolshed.config.json'), JSON.stringify({ enable: ['todo'], cache: { enabled: false }, state: { store: store.url } }));
   replicas.push(...(await Promise.all([replica(), replica()])));
   let next = 0;
   proxyServer = http.createServer((req, res) => {
@@ -62,13 +62,14 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => proxyServer.listen(0, '127.0.0.1', resolve));
   proxyUrl = `http://127.0.0.1:${(proxyServer.address() as AddressInfo).port}/mcp`;
-});
+}, 60_000);
 
 afterAll(async () => {
   proxy.close();
   await new Promise((resolve) => proxyServer?.close(resolve));
   for (const child of children) child.kill('SIGTERM');
   await Promise.all(children.map((child) => (child.exitCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)))));
+  await store?.stop();
   work.cleanup();
 });
 

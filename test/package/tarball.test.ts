@@ -238,7 +238,7 @@ describe('the CLI in a fresh app', () => {
     expect(result.stdout).toMatch(/1\|first line of the notes/);
   });
 
-  it('the first-party tools built on toolshed/toolkit run: execute_code (its code runtime), todo_write (its private state files)', () => {
+  it('the first-party tools built on toolshed/toolkit run: execute_code (its code runtime), todo_write (its list in ctx.session)', () => {
     const code = run(bin, ['call', 'execute_code', JSON.stringify({ code: 'return (await tools.todo_write({ todos: [{ id: "1", content: "ship", status: "pending" }] })).counts' })], app);
     expect(code.code, code.stdout + code.stderr).toBe(0);
     expect(JSON.parse(code.stdout)).toMatchObject({ result: expect.objectContaining({ pending: 1 }) });

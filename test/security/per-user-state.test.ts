@@ -1,8 +1,7 @@
 /**
- * Per-user state against another local user (uid 65534): the three attacks on
- * the todo plugin's shared-temp-dir lists (overwrite through a planted link, a
- * planted list served to the model, a lock kept fresh), a shared XDG state
- * folder, and a manifest cache folder someone else made. The scenario runs in
+ * Per-user state against another local user (uid 65534): the todo plugin's lists, which
+ * once lived in files (a planted link, a planted list, a shared XDG state folder), now in
+ * ctx.session and nowhere on disk; and a manifest cache folder someone else made. The scenario runs in
  * a private mount namespace with its own tmpfs on /tmp, so nothing here touches
  * the machine's real /tmp; it needs root (CI and this machine run as root) for
  * the namespace and for acting as the second uid with setpriv.
@@ -41,34 +40,14 @@ function runScenario(): Record<string, any> {
 describe('per-user state against another local user', () => {
   const results = runScenario();
 
-  it('does not write through a link planted in a folder another user made', () => {
-    expect(results.plantedLink.write).toMatchObject({ code: 'PERMISSION_DENIED', error: expect.stringContaining('owned by uid 65534, not by this user (uid 0)') });
-    expect(results.plantedLink.victimFile).toBe('precious\n');
-  });
-
-  it('does not serve a list another user planted', () => {
-    expect(results.plantedList).toMatchObject({ code: 'PERMISSION_DENIED', error: expect.stringContaining('/tmp/planted') });
-    expect(JSON.stringify(results.plantedList)).not.toContain('curl');
-  });
-
-  it("is not blocked by another user's fresh lock: the folder is refused with a clear reason instead", () => {
-    expect(results.freshLock).toMatchObject({ code: 'PERMISSION_DENIED' });
-    expect(results.freshLock.error).not.toContain('busy');
-  });
-
-  it('refuses a state folder below a folder another user owns', () => {
-    expect(results.ancestor.write).toMatchObject({ code: 'PERMISSION_DENIED', error: expect.stringContaining('refusing to use /tmp/state/toolshed for per-user state: it is owned by uid 65534') });
-    // Refused before anything was created in the other user's folder.
-    expect(results.ancestor.created).toEqual([]);
-  });
-
-  it("keeps the user's own state private: 0700 folder, 0600 files, unreadable and unplantable by others", () => {
-    expect(results.own.write).toMatchObject({ todos: [{ content: 'secret plan' }] });
-    expect(results.own.dirMode).toBe('700');
-    expect(results.own.fileMode).toBe('600');
-    expect(results.own.attackerRead).not.toBe(0);
-    expect(results.own.attackerPlant).not.toBe(0);
-    expect(results.own.read.todos).toEqual([{ id: '1', content: 'secret plan', status: 'pending' }]);
+  it("keeps the todo lists off the file system: another user's folders, links and lists are neither read nor written", () => {
+    expect(results.noFiles.write).toMatchObject({ sessionId: 's1', todos: [{ content: 'secret plan' }] });
+    expect(results.noFiles.read.todos).toEqual([{ id: '1', content: 'secret plan', status: 'pending' }]);
+    expect(results.noFiles.other.todos).toEqual([]);
+    expect(JSON.stringify(results.noFiles)).not.toContain('curl');
+    expect(results.noFiles.victimFile).toBe('precious\n');
+    expect(results.noFiles.sharedTodo).toEqual(['s1.json']);
+    expect(results.noFiles.state).toEqual(['planted.json']);
   });
 
   it('turns the manifest cache off for a folder another user made, says why, and writes nothing there', () => {

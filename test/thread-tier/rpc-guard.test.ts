@@ -40,6 +40,7 @@ describe('the Comlink guard', () => {
       progress: () => {},
       callTool: async () => ({ ok: true, text: 'x' }),
       sandboxTools: async () => ({ tools: [], limits: { timeoutMs: 1, memoryMb: 1, maxToolCalls: 0, maxOutputChars: 1 } }),
+      session: async () => ({ ok: true }) as const,
       secret: () => 'host internals',
     };
     const stats = exposeGuarded(host, port1, HOST_RPC_METHODS);

@@ -1,5 +1,5 @@
 // @ts-check
-import { DEFAULT_SESSION, emptyList, privateTodoDir, readList, sessionFile, withLock, writeList } from './store.js';
+import { emptyList, NO_SESSION, readList, writeList } from './store.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 /** @typedef {import('./store.js').Todo} Todo */
@@ -11,17 +11,11 @@ export const STATUSES = /** @type {const} */ (['pending', 'in_progress', 'done']
 /** Most tasks a list may hold. */
 export const MAX_TODOS = 200;
 
-/** What both tools return: the whole list and a count per status. */
-function view(/** @type {TodoList} */ list) {
+/** What both tools return: the session (null: the call has none, and the list is its own), the whole list and a count per status. */
+function view(/** @type {TodoList} */ list, /** @type {ToolContext} */ ctx) {
   const counts = { total: list.todos.length, pending: 0, in_progress: 0, done: 0 };
   for (const t of list.todos) counts[t.status]++;
-  return { sessionId: list.sessionId, todos: list.todos.map(({ id, content, status }) => ({ id, content, status })), counts };
-}
-
-/** Where a session's list lives. */
-function locate(/** @type {ToolContext} */ ctx) {
-  const sessionId = ctx.sessionId || DEFAULT_SESSION;
-  return { sessionId, file: sessionFile(privateTodoDir(ctx), sessionId) };
+  return { sessionId: ctx.sessionId ?? null, todos: list.todos.map(({ id, content, status }) => ({ id, content, status })), counts };
 }
 
 /** Rejects a call that names the same id twice, which would make the outcome order-dependent. */
@@ -90,22 +84,15 @@ export function applyWrite(/** @type {TodoList} */ list, /** @type {TodoInput[]}
  * @param {ToolContext} ctx
  */
 async function todoWrite(args, ctx) {
-  const { sessionId, file } = locate(ctx);
-  return withLock(
-    file,
-    async () => {
-      const merge = args.merge ?? false;
-      // A replacement does not depend on the old tasks, so it also recovers a damaged file.
-      const current = await readList(file, sessionId).catch((err) => {
-        if (merge) throw err;
-        return null;
-      });
-      const next = applyWrite(current ?? emptyList(sessionId), args.todos, merge);
-      await writeList(file, next);
-      return view(next);
-    },
-    ctx.signal,
-  );
+  const merge = args.merge ?? false;
+  // A replacement does not depend on the old tasks, so it also recovers a damaged list.
+  const current = await readList(ctx).catch((err) => {
+    if (merge) throw err;
+    return null;
+  });
+  const next = applyWrite(current ?? emptyList(ctx.sessionId ?? NO_SESSION), args.todos, merge);
+  await writeList(ctx, next);
+  return view(next, ctx);
 }
 
 /**
@@ -113,8 +100,7 @@ async function todoWrite(args, ctx) {
  * @param {ToolContext} ctx
  */
 async function todoRead(_args, ctx) {
-  const { sessionId, file } = locate(ctx);
-  return view(await readList(file, sessionId));
+  return view(await readList(ctx), ctx);
 }
 
 const todoItemSchema = {

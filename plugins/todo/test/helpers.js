@@ -1,6 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { createTestContext } from '../../../dist/boundary/plugin.js';
 import plugin from '../index.js';
 
 /** The handler of the tool named `name`. */
@@ -10,14 +8,10 @@ export function handler(name) {
   return found.handler;
 }
 
-/** A handler context like the host's: the todo dir granted through env, an optional session id. */
-export function makeCtx(cwd, todoDir, sessionId) {
-  const controller = new AbortController();
-  return { signal: controller.signal, env: { TOOLSHED_TODO_DIR: todoDir }, log() {}, progress() {}, cwd, sessionId };
-}
-
-/** A fresh temporary directory and its remover. */
-export async function tempDir() {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'toolshed-todo-test-'));
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+/**
+ * A handler context like the host's, from toolshed's own test context: one session (`sessionId`,
+ * or none), whose ctx.session keeps values in memory under the host's limits.
+ */
+export function makeCtx(sessionId, options = {}) {
+  return createTestContext({ ...(sessionId === undefined ? {} : { sessionId }), ...options });
 }

@@ -1,24 +1,18 @@
-import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import envPaths from 'env-paths';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import plugin from '../index.js';
-import { sessionFile, todoDir } from '../lib/store.js';
+import { LIST_KEY } from '../lib/store.js';
 import { MAX_TODOS, applyWrite } from '../lib/todo.js';
-import { handler, makeCtx, tempDir } from './helpers.js';
+import { handler, makeCtx } from './helpers.js';
 
 const write = handler('todo_write');
 const read = handler('todo_read');
-let tmp;
-let dir;
-const ctxFor = (sessionId) => makeCtx(tmp.dir, dir, sessionId);
-
-beforeEach(async () => {
-  tmp = await tempDir();
-  dir = path.join(tmp.dir, 'lists');
-});
-afterEach(() => tmp.remove());
+/** One context per session, as the host keeps one ctx.session per session (and plugin). */
+const sessions = new Map();
+const ctxFor = (sessionId) => {
+  if (!sessions.has(sessionId)) sessions.set(sessionId, makeCtx(sessionId));
+  return sessions.get(sessionId);
+};
+beforeEach(() => sessions.clear());
 
 describe('todo_write and todo_read', () => {
   it('starts empty', async () => {
@@ -37,14 +31,14 @@ describe('todo_write and todo_read', () => {
     });
   });
 
-  it('keeps the list across separate calls, as when workers are replaced', async () => {
-    await write({ todos: [{ content: 'one' }, { content: 'two' }] }, ctxFor('s1'));
-    // A fresh module instance has no memory of the first write: only the disk does.
+  it('keeps the list in ctx.session, so a fresh module instance (another worker or replica) reads it', async () => {
+    const ctx = makeCtx('s1');
+    await write({ todos: [{ content: 'one' }, { content: 'two' }] }, ctx);
+    expect(ctx.sessionValues()[LIST_KEY].todos).toHaveLength(2);
     vi.resetModules();
     const fresh = (await import('../index.js')).default;
     const freshRead = fresh.tools.find((t) => t.name === 'todo_read').handler;
-    expect((await freshRead({}, ctxFor('s1'))).todos.map((t) => t.content)).toEqual(['one', 'two']);
-    expect(JSON.parse(await readFile(sessionFile(dir, 's1'), 'utf8')).todos).toHaveLength(2);
+    expect((await freshRead({}, ctx)).todos.map((t) => t.content)).toEqual(['one', 'two']);
   });
 
   it('keeps sessions apart', async () => {
@@ -55,10 +49,11 @@ describe('todo_write and todo_read', () => {
     expect((await read({}, ctxFor('C'))).todos).toEqual([]);
   });
 
-  it("uses the 'default' session when the host gives none", async () => {
-    await write({ todos: [{ content: 'x' }] }, ctxFor(undefined));
-    expect(await read({}, ctxFor(undefined))).toMatchObject({ sessionId: 'default', todos: [{ content: 'x' }] });
-    expect(await read({}, ctxFor('default'))).toMatchObject({ todos: [{ content: 'x' }] });
+  it('gives a call without a session id a list of its own, reported with sessionId null', async () => {
+    const ctx = makeCtx(undefined);
+    expect(await write({ todos: [{ content: 'x' }] }, ctx)).toMatchObject({ sessionId: null, todos: [{ content: 'x' }] });
+    expect(await read({}, makeCtx(undefined))).toMatchObject({ sessionId: null, todos: [] });
+    expect(await read({}, ctxFor('default'))).toMatchObject({ todos: [] });
   });
 
   it('replaces the whole list when merge is false', async () => {
@@ -112,69 +107,32 @@ describe('todo_write and todo_read', () => {
     expect(() => applyWrite(list, items)).toThrow(`over the limit of ${MAX_TODOS}`);
   });
 
-  it('loses no update when calls for one session overlap', async () => {
-    await write({ todos: [] }, ctxFor('busy'));
-    await Promise.all(Array.from({ length: 12 }, (_, i) => write({ merge: true, todos: [{ content: `task ${i}` }] }, ctxFor('busy'))));
-    const { todos } = await read({}, ctxFor('busy'));
-    expect(todos).toHaveLength(12);
-    expect(new Set(todos.map((t) => t.id)).size).toBe(12);
-    expect((await readdir(dir)).filter((f) => f.endsWith('.lock'))).toEqual([]);
+  it('reports a damaged list, and a full rewrite recovers it', async () => {
+    const ctx = makeCtx('s');
+    await write({ todos: [{ content: 'x' }] }, ctx);
+    await ctx.session.set(LIST_KEY, { not: 'a list' });
+    await expect(read({}, ctx)).rejects.toThrow(/is damaged.*merge set to false/);
+    await expect(write({ merge: true, todos: [{ content: 'y' }] }, ctx)).rejects.toThrow(/is damaged/);
+    expect((await write({ todos: [{ content: 'fresh' }] }, ctx)).todos).toEqual([{ id: '1', content: 'fresh', status: 'pending' }]);
   });
 
-  it('stores each session in a safe file name inside the directory', async () => {
-    await write({ todos: [{ content: 'x' }] }, ctxFor('../../etc/passwd'));
-    await write({ todos: [{ content: 'y' }] }, ctxFor('a/b'));
-    await write({ todos: [{ content: 'z' }] }, ctxFor('a_b'));
-    const files = (await readdir(dir)).sort();
-    expect(files).toHaveLength(3);
-    for (const f of files) expect(f).toMatch(/^[A-Za-z0-9_-]+-[0-9a-f]{12}\.json$/);
-    expect((await read({}, ctxFor('a/b'))).todos[0].content).toBe('y');
-    expect((await read({}, ctxFor('a_b'))).todos[0].content).toBe('z');
-    expect(path.dirname(sessionFile(dir, '../../etc/passwd'))).toBe(dir);
+  it('says what to do when the list is too large for ctx.session', async () => {
+    const todos = Array.from({ length: MAX_TODOS }, (_, i) => ({ content: `${i} ${'é'.repeat(1900)}` }));
+    await expect(write({ todos }, makeCtx('big'))).rejects.toThrow(/too large to keep .*at most 262144 bytes.*remove finished ones/);
   });
 
-  it('keeps the files private to the user', async () => {
-    await write({ todos: [{ content: 'x' }] }, ctxFor('s'));
-    expect((await stat(sessionFile(dir, 's'))).mode & 0o777).toBe(0o600);
-    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+  it('a list expires with the session state (state.sessionTtlMs after its last write)', async () => {
+    let now = 1_000;
+    const ctx = makeCtx('s', { sessionTtlMs: 60_000, now: () => now });
+    await write({ todos: [{ content: 'x' }] }, ctx);
+    now += 59_999;
+    expect((await read({}, ctx)).todos).toHaveLength(1);
+    now += 1;
+    expect((await read({}, ctx)).todos).toEqual([]);
   });
 
-  it('reports a damaged file, and a full rewrite recovers it', async () => {
-    await write({ todos: [{ content: 'x' }] }, ctxFor('s'));
-    await writeFile(sessionFile(dir, 's'), '{ not json');
-    await expect(read({}, ctxFor('s'))).rejects.toThrow(/is damaged.*merge set to false/);
-    await expect(write({ merge: true, todos: [{ content: 'y' }] }, ctxFor('s'))).rejects.toThrow(/is damaged/);
-    expect((await write({ todos: [{ content: 'fresh' }] }, ctxFor('s'))).todos).toEqual([{ id: '1', content: 'fresh', status: 'pending' }]);
-  });
-
-  it("defaults to the user's state folder, never the shared temp dir", () => {
-    const expected = process.platform === 'linux' ? path.join(os.homedir(), '.local', 'state', 'toolshed', 'todo') : path.join(envPaths('toolshed', { suffix: '' }).data, 'todo');
-    expect(todoDir({ env: {} })).toBe(expected);
-    expect(todoDir({ env: {} }).startsWith(os.tmpdir())).toBe(false);
-    if (process.platform === 'linux') expect(todoDir({ env: { XDG_STATE_HOME: '/state' } })).toBe('/state/toolshed/todo');
-    expect(todoDir({ env: { TOOLSHED_TODO_DIR: '/x' } })).toBe('/x');
-  });
-
-  it('refuses a folder that others can write, and a planted link, without touching either', async () => {
-    const open = path.join(tmp.dir, 'open');
-    await mkdir(open, { mode: 0o777 });
-    await chmod(open, 0o777);
-    await expect(write({ todos: [{ content: 'x' }] }, makeCtx(dir, open, 's'))).rejects.toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringContaining('lets other users write to it') });
-    const link = path.join(tmp.dir, 'link');
-    await mkdir(dir, { mode: 0o700 });
-    await symlink(dir, link);
-    await expect(read({}, makeCtx(dir, link, 's'))).rejects.toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringContaining('is a symbolic link') });
-    // A link planted in place of a session file is neither followed for reading nor written through.
-    const target = path.join(tmp.dir, 'victim.txt');
-    await writeFile(target, 'precious');
-    await symlink(target, sessionFile(dir, 'planted'));
-    await expect(read({}, ctxFor('planted'))).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
-    await expect(write({ todos: [{ content: 'x' }] }, ctxFor('planted'))).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
-    expect(await readFile(target, 'utf8')).toBe('precious');
-  });
-
-  it('declares its env vars and lets execute_code use both tools', () => {
-    expect(plugin.permissions.env).toEqual(['TOOLSHED_TODO_DIR', 'XDG_STATE_HOME']);
+  it('needs no permissions and lets execute_code use both tools', () => {
+    expect(plugin.permissions).toEqual({ network: false });
     expect(plugin.tools.map((t) => [t.name, t.toolset, t.codeCallable])).toEqual([
       ['todo_write', 'todo', true],
       ['todo_read', 'todo', true],
