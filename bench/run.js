@@ -58,8 +58,9 @@ function formatValue(value, unit = 'ms') {
 
 function holds(row) {
   const { target } = row;
-  if (!row.notMeasured && target?.noErrors) return !row.errors;
-  if (row.notMeasured || !target || (target.max === undefined && target.min === undefined)) return null;
+  if (row.notMeasured) return null;
+  if (target?.noErrors && row.errors) return false;
+  if (!target || (target.max === undefined && target.min === undefined)) return target?.noErrors ? true : null;
   return target.max !== undefined ? row.ratio <= target.max : row.ratio >= target.min;
 }
 
