@@ -28,8 +28,9 @@ import toolSearch from './scenarios/tool-search.js';
 import mcpServers from './scenarios/mcp-servers.js';
 import mcpListStorm from './scenarios/mcp-list-storm.js';
 import serveStart from './scenarios/serve-start.js';
+import serveHttp from './scenarios/serve-http.js';
 
-const SCENARIOS = [dispatch, processTier, definitions, startup, throughput, executeCode, mcp, embedding, definitionsCurve, load, memory, soak, startup100, toolSearch, mcpServers, mcpListStorm, serveStart];
+const SCENARIOS = [dispatch, processTier, definitions, startup, throughput, executeCode, mcp, embedding, definitionsCurve, load, memory, soak, startup100, toolSearch, mcpServers, mcpListStorm, serveStart, serveHttp];
 const RESULTS = new URL('./results.json', import.meta.url);
 
 function machine() {
@@ -57,8 +58,9 @@ function formatValue(value, unit = 'ms') {
 
 function holds(row) {
   const { target } = row;
-  if (!row.notMeasured && target?.noErrors) return !row.errors;
-  if (row.notMeasured || !target || (target.max === undefined && target.min === undefined)) return null;
+  if (row.notMeasured) return null;
+  if (target?.noErrors && row.errors) return false;
+  if (!target || (target.max === undefined && target.min === undefined)) return target?.noErrors ? true : null;
   return target.max !== undefined ? row.ratio <= target.max : row.ratio >= target.min;
 }
 

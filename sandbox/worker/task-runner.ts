@@ -18,6 +18,13 @@ import type { CallAnswer, CallOutcome, CheckTask, CheckVerdict, HandlerOutput, H
 import type { ToolContext } from '../../boundary/plugin-api.js';
 import { deepFreeze, toolContext, type ContextLink } from '../../boundary/tool-context.js';
 
+/** A packed scope (CheckTask.scope) parsed and frozen: what the tasks of one plugin share. */
+interface UnpackedScope {
+  roots: ToolContext['roots'];
+  options: ToolContext['options'];
+  env: Readonly<Record<string, string>> | undefined;
+}
+
 /** At most this many distinct packed scopes are kept parsed (one a plugin). */
 const SCOPE_CACHE = 256;
 
@@ -176,9 +183,13 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
    * tasks of one plugin share it, and none can change what the next one sees. A handful of
    * plugins each; cleared if it ever holds more than SCOPE_CACHE entries.
    */
-  const scopes = new Map<string, { roots: ToolContext['roots']; options: ToolContext['options']; env: Readonly<Record<string, string>> | undefined }>();
+  const scopes = new Map<string, UnpackedScope>();
 
-  function unpacked(text: string) {
+  /** The scope unpacked last: a plugin's tasks come in runs, and comparing its text costs less than hashing it for the map. */
+  let last: { text: string; scope: UnpackedScope } | undefined;
+
+  function unpacked(text: string): UnpackedScope {
+    if (last?.text === text) return last.scope;
     let scope = scopes.get(text);
     if (!scope) {
       const { roots, options, env } = JSON.parse(text) as PackedScope;
@@ -190,6 +201,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
       if (scopes.size >= SCOPE_CACHE) scopes.clear();
       scopes.set(text, scope);
     }
+    last = { text, scope };
     return scope;
   }
 

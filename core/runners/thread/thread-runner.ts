@@ -42,9 +42,12 @@ export class ThreadRunner implements Runner {
   private closed = false;
   /** The plugin's roots, options and env grant packed once, sent with every task instead of them (see packScope). */
   private readonly packed: string | undefined;
+  /** The plugin's task scope (cwd, roots, options), built once rather than per task. */
+  private readonly scope: TaskScope;
 
   constructor(private readonly options: ThreadRunnerOptions) {
     this.packed = packScope(options.scope ?? EMPTY_SCOPE_PARTS, options.env);
+    this.scope = { cwd: options.cwd, ...(options.scope ?? EMPTY_SCOPE_PARTS) };
     if (options.pins) options.pool.pin(options.entry, options.pins);
   }
 
@@ -76,15 +79,15 @@ export class ThreadRunner implements Runner {
 
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>> {
     if (this.closed) return Promise.resolve({ ok: false, failure: { kind: 'closed' } });
-    const { entry, cwd, env, name, scope } = this.options;
-    const task = checkTask(entry, { cwd, ...(scope ?? EMPTY_SCOPE_PARTS) }, request, env, this.packed);
+    const { entry, env, name } = this.options;
+    const task = checkTask(entry, this.scope, request, env, this.packed);
     return this.track(this.pool.run<CheckVerdict>(task, { key: name, hooks, timeoutMs: request.timeoutMs, hardMs: request.timeoutMs + SOFT_TO_HARD_GRACE_MS }));
   }
 
   handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal, origin?: CallOrigin): Promise<RunOutcome<HandlerOutput>> {
     if (this.closed) return Promise.resolve({ ok: false, failure: { kind: 'closed' } });
-    const { entry, cwd, env, name, scope } = this.options;
-    const task = handlerTask(entry, { cwd, ...(scope ?? EMPTY_SCOPE_PARTS) }, request, env, this.packed);
+    const { entry, env, name } = this.options;
+    const task = handlerTask(entry, this.scope, request, env, this.packed);
     const call = { key: name, session: request.sessionId, hooks, timeoutMs: request.timeoutMs, hardMs: request.timeoutMs + SOFT_TO_HARD_GRACE_MS, signal };
     if (this.pool.holds(origin)) return this.track(this.pool.runInline(origin, task, call));
     return this.track(this.pool.run<HandlerOutput>(task, call));
