@@ -87,6 +87,8 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--allow-origin <origins>', description: 'with --http: browser origins allowed besides loopback ones, comma-separated (others get 403)' },
       { flags: '--token-env <name>', description: 'with --http: require Authorization: Bearer <the value of env var NAME>; allows a non-loopback address' },
       { flags: '--stateless', description: 'with --http: keep no per-client state, so replicas can sit behind a load balancer' },
+      { flags: '--public-url <urls>', description: 'with --http on loopback behind a reverse proxy: the URLs clients use, comma-separated; their host passes the Host check (default: config serve.publicUrl)' },
+      { flags: '--replica <name>', description: 'with --http: name this replica in the session ids it issues (NAME.uuid), for a balancer that routes on them (docs/fleet.md)' },
       { flags: '--watch', description: "reload the config and plugins when their files change, except files the model's tools can write (inside the workspace root or an fsWrite grant)" },
       {
         flags: '--watch-workspace',
@@ -99,6 +101,7 @@ export const COMMANDS: CommandSpec[] = [
       'toolshed serve --root /path/to/app',
       'toolshed serve --http 127.0.0.1:7777 --watch',
       'toolshed serve --http 127.0.0.1:7777 --stateless',
+      'toolshed serve --http 127.0.0.1:7001 --replica a --public-url https://tools.example/mcp',
       'TOOLSHED_TOKEN=… toolshed serve --http 0.0.0.0:7777 --token-env TOOLSHED_TOKEN --allow-origin https://app.example',
     ],
     run: async (c) => (await import('./serve.js')).runServeCommand(c),

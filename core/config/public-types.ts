@@ -98,7 +98,8 @@ export interface ToolshedConfig {
   root?: string;
   /** paths (relative to the config file) that stay read-only to the model's tools inside writable roots */
   protect?: string[];
-  serve?: { maxMessageBytes?: number; sessionIdleMs?: number; maxSessions?: number };
+  /** `toolshed serve`: stdio's message limit; over HTTP, sessions' idle time and number, and the public URL(s) behind a reverse proxy */
+  serve?: { maxMessageBytes?: number; sessionIdleMs?: number; maxSessions?: number; publicUrl?: string | string[] };
   /** where session state lives: this process (default) or a Valkey/Redis server a fleet shares (docs/configuration.md#state) */
   state?: StateConfig;
   /** modules whose default export is hooks (`{ beforeCall, afterCall }` or an array), relative to the config file */
@@ -171,8 +172,8 @@ export interface ResolvedConfig {
     /** why a configured `cache.dir` was not used (it lies where the model's tools write) */
     refused?: string;
   };
-  /** `toolshed serve`: the largest message one stdio line may carry; over HTTP, the idle time after which a session closes and the most sessions at once */
-  serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number };
+  /** `toolshed serve`: the largest message one stdio line may carry; over HTTP, the idle time after which a session closes, the most sessions at once, and the URLs a reverse proxy serves it at */
+  serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number; publicUrl: string[] };
   /** where session state lives */
   state: Required<StateConfig>;
   hooks: string[];
