@@ -7,7 +7,10 @@
  * replica name the id starts with); a session whose replica died gets a 404
  * saying so, and the client recovers by initializing again.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { suiteHome } from '../helpers.js';
 import { freePort, startHaproxy, startNginx, startReplica, type Balancer, type Replica } from '../support/fleet.js';
 import { legacyClient, modernClient, proxyProject, shipped, textOf } from './proxy-setup.js';
 
@@ -50,6 +53,22 @@ async function clients(url: string, count: number) {
   for (const { client } of connected) cleanups.push(() => client.close());
   return connected;
 }
+
+describe('the flags', () => {
+  const serve = (...args: string[]) =>
+    spawnSync(process.execPath, [fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url)), 'serve', ...args], {
+      cwd: project.dir,
+      encoding: 'utf8',
+      env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+      timeout: 60_000,
+    });
+
+  it('refuses a replica name that cannot be an id prefix, a public URL that is not http(s), and both without --http', () => {
+    expect(serve('--http', '127.0.0.1:0', '--replica', 'a.b').stderr).toContain("--replica expects a name of letters, digits, - and _ (at most 40), got 'a.b'");
+    expect(serve('--http', '127.0.0.1:0', '--public-url', 'ftp://tools.example').stderr).toContain("--public-url: 'ftp://tools.example' is not an http:// or https:// URL");
+    expect(serve('--replica', 'a').stderr).toContain('--allow-origin, --token-env, --public-url and --replica apply to --http only');
+  }, 60_000);
+});
 
 describe('the Host check behind a reverse proxy', () => {
   it('refuses the balancer’s Host without --public-url (as on main), and accepts it with', async () => {
@@ -96,6 +115,30 @@ describe('stateless round robin (haproxy and nginx)', () => {
       expect(results.map(textOf)).toEqual([0, 1, 2, 3, 4, 5].flatMap((index) => [1, 2].map((n) => JSON.stringify({ index, n }))));
     }, 60_000);
   }
+});
+
+describe('stateless replies', () => {
+  /** A 2025-era tools/call of kitchen's chatty (it logs and reports progress), straight to a replica, with no session. */
+  const call = (meta: Record<string, unknown>) =>
+    fetch(stateless[0]!.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'chatty', arguments: {}, _meta: meta } }),
+    });
+
+  it('are one JSON body when the call asks for nothing to stream', async () => {
+    const response = await call({});
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await response.json()) as { result: { content: unknown[] } }).result.content.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('stream progress over SSE when the call carries a progressToken', async () => {
+    const response = await call({ progressToken: 'p1' });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const body = await response.text();
+    expect(body).toContain('"method":"notifications/progress"');
+    expect(body).toContain('"result"');
+  }, 60_000);
 });
 
 describe('stateful replicas, each session kept on its replica', () => {
