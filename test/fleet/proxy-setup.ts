@@ -32,7 +32,8 @@ export function proxyProject(prefix: string, threads = 2): { dir: string; config
       ],
       disable: ['loop', 'oom', 'exit'],
       approve: ['delete_note'],
-      limits: { threads, timeoutMs: 120_000 },
+      // A loaded machine can take seconds to load a plugin: a replica that gave up would not list it.
+      limits: { threads, timeoutMs: 120_000, loadTimeoutMs: 60_000 },
     }),
   );
   return { ...work, config };
