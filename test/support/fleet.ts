@@ -173,7 +173,7 @@ export async function startHaproxy(config: string, backends: readonly string[], 
  * the session ended); `{{ROUTES}}` the `map` lines from a session id's
  * `NAME.` prefix to that upstream.
  */
-export function nginxPlaceholders(backends: readonly string[]): Record<string, string> {
+function nginxPlaceholders(backends: readonly string[]): Record<string, string> {
   const names = backends.map((_, index) => `replica${index + 1}`);
   const servers = backends.map((address) => `    server ${address} max_fails=1 fail_timeout=1s;`).join('\n');
   const replicas = backends
