@@ -88,6 +88,8 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--token-env <name>', description: 'with --http: require Authorization: Bearer <the value of env var NAME>; allows a non-loopback address' },
       { flags: '--stateless', description: 'with --http: keep no per-client state, so replicas can sit behind a load balancer' },
       { flags: '--ops', description: 'with --http: serve /healthz, /readyz and /metrics on a non-loopback address too (on by default on loopback; config serve.ops)' },
+      { flags: '--public-url <urls>', description: 'with --http on loopback behind a reverse proxy: the URLs clients use, comma-separated; their host passes the Host check (default: config serve.publicUrl)' },
+      { flags: '--replica <name>', description: 'with --http: name this replica in the session ids it issues (NAME.uuid), for a balancer that routes on them (docs/fleet.md)' },
       { flags: '--watch', description: "reload the config and plugins when their files change, except files the model's tools can write (inside the workspace root or an fsWrite grant)" },
       {
         flags: '--watch-workspace',
@@ -100,6 +102,7 @@ export const COMMANDS: CommandSpec[] = [
       'toolshed serve --root /path/to/app',
       'toolshed serve --http 127.0.0.1:7777 --watch',
       'toolshed serve --http 127.0.0.1:7777 --stateless',
+      'toolshed serve --http 127.0.0.1:7001 --replica a --public-url https://tools.example/mcp',
       'TOOLSHED_TOKEN=… toolshed serve --http 0.0.0.0:7777 --token-env TOOLSHED_TOKEN --allow-origin https://app.example',
     ],
     run: async (c) => (await import('./serve.js')).runServeCommand(c),

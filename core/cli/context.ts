@@ -17,6 +17,8 @@ export interface CliValues {
   http?: string;
   allowOrigin?: string;
   tokenEnv?: string;
+  publicUrl?: string;
+  replica?: string;
   stateless?: boolean;
   ops?: boolean;
   watch?: boolean;

@@ -7,7 +7,7 @@
  */
 import { UsageError } from '../../boundary/errors.js';
 import { isLoopback, parseListenAddress } from '../mcp-server/address.js';
-import { normalizeOrigin } from '../mcp-server/http-access.js';
+import { normalizeOrigin, normalizePublicUrl } from '../mcp-server/http-access.js';
 import { serveStdio, type McpEndpoint } from '../mcp-server/stdio.js';
 import { createReloadingHost, type ReloadingHost } from '../mcp-server/reloading-host.js';
 import { clientRoot } from '../mcp-server/client-roots.js';
@@ -28,7 +28,29 @@ function describe(error: unknown): string {
 }
 
 /** The flags `serve` reads. */
-type ServeValues = { http?: string; stateless?: boolean; ops?: boolean; allowOrigin?: string; tokenEnv?: string; watch?: boolean; watchWorkspace?: boolean; strict?: boolean };
+type ServeValues = {
+  http?: string;
+  stateless?: boolean;
+  ops?: boolean;
+  allowOrigin?: string;
+  tokenEnv?: string;
+  publicUrl?: string;
+  replica?: string;
+  watch?: boolean;
+  watchWorkspace?: boolean;
+  strict?: boolean;
+};
+
+/** A replica's name goes into session ids and a balancer's routing rules: short, and no dots (the separator). */
+const REPLICA_NAME = /^[A-Za-z0-9_-]{1,40}$/;
+
+/** A comma-separated flag's values, trimmed, empty ones dropped. */
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
 
 /** The bearer token named by `--token-env`: the variable must be set and not empty. */
 function bearerToken(name: string | undefined): string | undefined {
@@ -43,16 +65,16 @@ function plan(values: ServeValues) {
   if (values.stateless && values.http === undefined) throw new UsageError('--stateless is a mode of --http: add --http HOST:PORT');
   if (values.ops && values.http === undefined) throw new UsageError('--ops serves endpoints beside --http: add --http HOST:PORT');
   if (values.http === undefined) {
-    if (values.allowOrigin !== undefined || values.tokenEnv !== undefined) throw new UsageError('--allow-origin and --token-env apply to --http only');
+    if ([values.allowOrigin, values.tokenEnv, values.publicUrl, values.replica].some((value) => value !== undefined)) {
+      throw new UsageError('--allow-origin, --token-env, --public-url and --replica apply to --http only');
+    }
     return { kind: 'stdio' as const };
   }
   const address = parseListenAddress(values.http);
   const token = bearerToken(values.tokenEnv);
-  const allowedOrigins = (values.allowOrigin ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map(normalizeOrigin);
+  const allowedOrigins = list(values.allowOrigin).map(normalizeOrigin);
+  if (values.replica !== undefined && !REPLICA_NAME.test(values.replica)) throw new UsageError(`--replica expects a name of letters, digits, - and _ (at most 40), got '${values.replica}'`);
+  const routing = { ...(values.publicUrl !== undefined ? { publicUrls: list(values.publicUrl).map(normalizePublicUrl) } : {}), ...(values.replica !== undefined ? { replica: values.replica } : {}) };
   if (!isLoopback(address.host) && token === undefined) {
     if (process.env[ALLOW_REMOTE_ENV] !== '1') {
       throw new UsageError(
@@ -62,7 +84,7 @@ function plan(values: ServeValues) {
     }
     log(`WARNING: serving without authentication on non-loopback address ${address.host} (${ALLOW_REMOTE_ENV}=1)`);
   }
-  return { kind: 'http' as const, address, allowedOrigins, ...(token !== undefined ? { bearerToken: token } : {}) };
+  return { kind: 'http' as const, address, allowedOrigins, routing, ...(token !== undefined ? { bearerToken: token } : {}) };
 }
 
 /** How long `serve` over stdio waits for the client's opening before it starts loading the host anyway. */
@@ -223,11 +245,12 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
       return 1;
     }
     if (mode.kind === 'http') {
-      const { address, allowedOrigins } = mode;
+      const { address, allowedOrigins, routing } = mode;
       // Loaded for --http only: the stdio start stays small.
       const { serveHttp } = await import('../mcp-server/http.js');
       const http = await serveHttp(host, {
         ...address,
+        ...routing,
         onError,
         allowedOrigins,
         ...(mode.bearerToken !== undefined ? { bearerToken: mode.bearerToken } : {}),
@@ -235,7 +258,9 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
         ...(options.values.ops ? { ops: true } : {}),
       });
       endpoint = http;
-      log(`MCP (Streamable HTTP${options.values.stateless ? ', stateless' : ''}) listening on ${http.url}${mode.bearerToken !== undefined ? ` (bearer token from ${options.values.tokenEnv} required)` : ''}`);
+      log(
+        `MCP (Streamable HTTP${options.values.stateless ? ', stateless' : ''}${routing.replica !== undefined ? `, replica ${routing.replica}` : ''}) listening on ${http.url}${mode.bearerToken !== undefined ? ` (bearer token from ${options.values.tokenEnv} required)` : ''}`,
+      );
     } else {
       endpoint ??= await serveStdio(
         host,

@@ -98,8 +98,8 @@ export interface ToolshedConfig {
   root?: string;
   /** paths (relative to the config file) that stay read-only to the model's tools inside writable roots */
   protect?: string[];
-  /** `toolshed serve`: message size over stdio; over HTTP, session expiry and caps, and the ops endpoints (docs/operations.md) */
-  serve?: { maxMessageBytes?: number; sessionIdleMs?: number; maxSessions?: number; maxSessionsPerClient?: number; ops?: boolean };
+  /** `toolshed serve`: message size over stdio; over HTTP, session expiry and caps, the ops endpoints (docs/operations.md), and the public URL(s) behind a reverse proxy (docs/fleet.md) */
+  serve?: { maxMessageBytes?: number; sessionIdleMs?: number; maxSessions?: number; maxSessionsPerClient?: number; ops?: boolean; publicUrl?: string | string[]; trustedProxies?: string[] };
   /** where session state lives: this process (default) or a Valkey/Redis server a fleet shares (docs/configuration.md#state) */
   state?: StateConfig;
   /** modules whose default export is hooks (`{ beforeCall, afterCall }` or an array), relative to the config file */
@@ -174,10 +174,10 @@ export interface ResolvedConfig {
   };
   /**
    * `toolshed serve`: the largest message one stdio line may carry; over HTTP, the idle time after which a session
-   * closes, the most sessions at once and per client, and whether /healthz, /readyz and /metrics are served
-   * (absent: on loopback only)
+   * closes, the most sessions at once and per client, whether /healthz, /readyz and /metrics are served
+   * (absent: on loopback only), the URLs a reverse proxy serves it at, and the proxies trusted to name clients
    */
-  serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number; maxSessionsPerClient: number; ops?: boolean };
+  serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number; maxSessionsPerClient: number; ops?: boolean; publicUrl: string[]; trustedProxies: string[] };
   /** where session state lives */
   state: Required<StateConfig>;
   hooks: string[];

@@ -4,8 +4,11 @@
  * browser send requests to a server on loopback, and the Origin header is how
  * the server tells. A request with no Origin (a non-browser client) passes;
  * one from a loopback origin passes; others only when listed with
- * `--allow-origin`. Optional bearer-token auth (`--token-env NAME`) guards
- * every request, and is what lets the server bind a non-loopback address.
+ * `--allow-origin`. On loopback the Host header must name the server: its
+ * bound address, or a public URL a reverse proxy serves it at (`--public-url`),
+ * so a page whose name was rebound to 127.0.0.1 is refused. Optional
+ * bearer-token auth (`--token-env NAME`) guards every request, and is what
+ * lets the server bind a non-loopback address.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { UsageError } from '../../boundary/errors.js';
@@ -36,6 +39,32 @@ export function originRefusal(header: string | string[] | undefined, allowed: Re
   if (url.origin !== 'null' && (url.protocol === 'http:' || url.protocol === 'https:') && isLoopback(url.hostname.replace(/^\[|\]$/g, ''))) return undefined;
   if (allowed.has(url.origin)) return undefined;
   return `Origin ${url.origin} is not allowed (loopback origins are; add others with --allow-origin)`;
+}
+
+/** A public URL as an operator wrote it (`https://tools.example/mcp`), checked; throws a UsageError when it is not an http(s) URL. */
+export function normalizePublicUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--public-url expects URLs like https://tools.example/mcp, got '${value}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--public-url: '${value}' is not an http:// or https:// URL`);
+  return url.href;
+}
+
+/** The Host headers that name a loopback server bound to `host` (as in a URL) on `port`. */
+export function loopbackHosts(host: string, port: number): string[] {
+  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${host.toLowerCase()}:${port}`];
+}
+
+/** The Host headers a client sends for each of `urls`: `host:port`, and the bare host when the port is the scheme's default. */
+export function publicHosts(urls: readonly string[]): string[] {
+  return urls.flatMap((value) => {
+    const url = new URL(value);
+    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    return url.port ? [url.host] : [url.host, `${url.host}:${port}`];
+  });
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest();

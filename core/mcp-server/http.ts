@@ -7,14 +7,17 @@
  * `--stateless` a server per request for both eras (a 2025-era client is
  * issued a session id at initialize, and what it declared is kept in the
  * state store, so any replica of a fleet serves it as one session; a held
- * call is answerable on any replica, shared-rounds.ts). Every request's
- * `Origin` is validated (http-access.ts), a bearer token is required when
- * one is configured, and when bound to loopback the Host header is checked
- * against the bound address so a web page cannot reach the server through
- * DNS rebinding. Sessions expire when idle and are capped in all and per
- * client (http-sessions.ts); all of them share one listener on the host.
- * `/healthz`, `/readyz` and `/metrics` (ops.ts) answer outside the bearer
- * auth when the ops endpoints are on.
+ * call is answerable on any replica, shared-rounds.ts). Replies are plain
+ * JSON unless the exchange streams (http-replies.ts), so a reply cut by a
+ * dying replica fails its call at once. Every request's `Origin` is
+ * validated (http-access.ts), a bearer token is required when one is
+ * configured, and when bound to loopback the Host header is checked against
+ * the bound address and the public URLs behind a reverse proxy, so a web
+ * page cannot reach the server through DNS rebinding. Sessions expire when
+ * idle and are capped in all and per client (http-sessions.ts); their ids
+ * name the replica that issued them when it has a name. All of them share
+ * one listener on the host. `/healthz`, `/readyz` and `/metrics` (ops.ts)
+ * answer outside the bearer auth when the ops endpoints are on.
  */
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -24,8 +27,9 @@ import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '
 import { closeSession, createMcpServer, requestScopedSession, sharedChanges, type ChangeSource } from './server.js';
 import { startRefreshLoop } from './refresh-loop.js';
 import { isLoopback, type ListenAddress } from './address.js';
-import { hasBearer, originRefusal } from './http-access.js';
-import { clientOf, SessionTable } from './http-sessions.js';
+import { hasBearer, loopbackHosts, originRefusal, publicHosts } from './http-access.js';
+import { sessionGone, wantsStream } from './http-replies.js';
+import { clientOf, normalizeAddress, SessionTable } from './http-sessions.js';
 import type { OpsEndpoints } from './ops.js';
 import { SharedRounds } from './shared-rounds.js';
 import { isListenRequest, SessionStreams } from './session-streams.js';
@@ -51,6 +55,12 @@ export interface HttpServeOptions extends ListenAddress {
   ops?: boolean;
   /** keep no per-client state: a server per request, for both eras */
   stateless?: boolean;
+  /** the URLs clients reach this server by through a reverse proxy: their hosts pass the loopback Host check (default: the host's `serve.publicUrl`) */
+  publicUrls?: readonly string[];
+  /** this replica's name: it prefixes the session ids it issues (`NAME.uuid`), so a balancer can route on it */
+  replica?: string;
+  /** reverse proxies whose `X-Forwarded-For` names the client, for the per-client session cap (default: the host's `serve.trustedProxies`) */
+  trustedProxies?: readonly string[];
 }
 
 /** A running HTTP endpoint and its URL (with the real port when 0 was asked). */
@@ -95,6 +105,17 @@ function urlHost(host: string): string {
 /** The store channel on which a replica tells the fleet that a search loaded tools into a session (the message is its id). */
 const LOADED_CHANNEL = 'search:loaded';
 
+/** Serves a 2025-era request with no session: a server and transport of its own, plain JSON unless the call streams progress. */
+async function serveLegacyOnce(server: ReturnType<typeof createMcpServer>, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsStream(body) });
+  res.once('close', () => {
+    transport.close().catch(() => {});
+    server.close().catch(() => {});
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
 /** A change source for servers made per request: they live for one exchange and never send list_changed themselves. */
 const NO_CHANGES: ChangeSource = () => () => {};
 
@@ -108,7 +129,8 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const ops: OpsEndpoints | undefined =
     (options.ops ?? serve.ops ?? isLoopback(options.host)) ? (await import('./ops.js')).opsEndpoints(host, { sessions: () => sessions.size, evicted: () => sessions.evicted }) : undefined;
   const changes = sharedChanges(host);
-  let allowedHosts: string[] | undefined;
+  let allowedHosts: Set<string> | undefined;
+  const trustedProxies = new Set((options.trustedProxies ?? serve.trustedProxies).map(normalizeAddress));
 
   // Requests with no session of their own (2026-07-28, --stateless): a server each, their held calls kept
   // here and recorded in the state store, so a retry on another replica of a fleet reaches them.
@@ -120,7 +142,8 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const perRequestServer = (era: 'legacy' | 'modern') =>
     createMcpServer(host, { session: perRequest, changes: NO_CHANGES, network: 'tcp', meter: ops?.meter, ...(era === 'legacy' ? { statelessClients: clients } : { shared }) });
   const modern = createMcpHandler(({ era }) => perRequestServer(era), {
-    legacy: options.stateless ? 'stateless' : 'reject',
+    // 2025-era requests never reach it (serveLegacyOnce or a session serves them); its 'auto' replies are JSON until a call emits.
+    legacy: 'reject',
     maxRequestBodySize: MAX_BODY_BYTES,
     onerror: onError,
   });
@@ -143,12 +166,12 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
 
   async function open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (!isInitializeRequest(body)) return reply(res, 400, 'Bad Request: no valid session id; start with initialize', INVALID_REQUEST);
-    const client = clientOf(req);
+    const client = clientOf(req, trustedProxies);
     const admission = await sessions.admit(client);
     if ('status' in admission) return reply(res, admission.status, admission.message, SERVER_ERROR, { 'retry-after': '5' });
     const session = requestScopedSession('http-session');
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => (options.replica === undefined ? randomUUID() : `${options.replica}.${randomUUID()}`),
       onsessioninitialized: (id: string): void => {
         admission.release();
         sessions.add(id, { server, transport, session, client });
@@ -173,7 +196,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const badOrigin = originRefusal(req.headers.origin, origins);
     if (badOrigin) return reply(res, 403, `Forbidden: ${badOrigin}`);
-    if (allowedHosts && !allowedHosts.includes(req.headers.host ?? '')) return reply(res, 403, `Invalid Host header: ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`);
+    if (allowedHosts && !allowedHosts.has((req.headers.host ?? '').toLowerCase())) return reply(res, 403, `Invalid Host header: ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`);
     if (ops?.handle(req, res)) return;
     if (options.bearerToken !== undefined && !hasBearer(req.headers.authorization, options.bearerToken)) {
       return reply(res, 401, 'Unauthorized: send Authorization: Bearer <token>', SERVER_ERROR, { 'www-authenticate': 'Bearer realm="toolshed"' });
@@ -183,12 +206,12 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     if (typeof id === 'string' && !options.stateless) {
       const session = sessions.get(id);
       // 404 tells the client its session is gone and it should initialize again (spec, session management).
-      if (!session) return reply(res, 404, 'Session not found');
+      if (!session) return reply(res, 404, sessionGone(id, options.replica));
       sessions.track(session, req.method, res);
       return session.transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') {
-      if (options.stateless) return serveModern(req, res);
+      if (options.stateless) return reply(res, 405, 'Method not allowed.', SERVER_ERROR, { allow: 'POST' });
       return reply(res, 400, 'Bad Request: no valid session id', INVALID_REQUEST);
     }
     let body: unknown;
@@ -219,6 +242,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       const id = await clients.opened(body, typeof named === 'string' ? named : undefined);
       if (typeof named !== 'string') res.setHeader('mcp-session-id', id);
     }
+    if (await isLegacyRequest(await toWebRequest(req, body), body)) return serveLegacyOnce(perRequestServer('legacy'), req, res, body);
     return serveModern(req, res, body);
   }
 
@@ -237,7 +261,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     });
   });
   const { port } = httpServer.address() as AddressInfo;
-  if (isLoopback(options.host)) allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${urlHost(options.host)}:${port}`];
+  if (isLoopback(options.host)) allowedHosts = new Set([...loopbackHosts(urlHost(options.host), port), ...publicHosts(options.publicUrls ?? host.config.serve.publicUrl)]);
   const stopRefresh = startRefreshLoop(host, onError);
 
   let done!: () => void;

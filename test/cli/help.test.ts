@@ -42,6 +42,8 @@ describe('CLI help and version', () => {
     const serve = toolshed(['serve', '--help']).stdout;
     expect(serve).toContain('--http <host:port>');
     expect(serve).toContain('--watch');
+    expect(serve).toContain('--public-url <urls>');
+    expect(serve).toContain('--replica <name>');
     expect(serve).not.toContain('--format');
     const call = toolshed(['help', 'call']).stdout;
     expect(call).toContain('Usage: toolshed call [options] <tool> [args]');

@@ -104,6 +104,22 @@ describe('sessions per client', () => {
       for (const answer of burst.filter((a) => a.status === 200)) expect((await list(endpoint.url, A, answer.session!)).status).toBe(200);
     });
   });
+
+  it('counts a request from a trusted proxy as the client its X-Forwarded-For names, and ignores the header from anyone else', async () => {
+    const PROXY = '127.0.0.3';
+    await withEndpoint({ maxSessions: 10, maxSessionsPerClient: 1, trustedProxies: [PROXY] }, async (endpoint) => {
+      const via = (from: string, forwarded: string) => request(endpoint.url, from, { headers: { ...HEADERS, 'x-forwarded-for': forwarded }, body: INITIALIZE });
+      // Two clients behind the proxy: one session each.
+      expect((await via(PROXY, '10.0.0.1')).status).toBe(200);
+      expect((await via(PROXY, '10.0.0.2')).status).toBe(200);
+      // The first one again, through a second (trusted) hop: still the same client, over its cap.
+      expect((await via(PROXY, `10.0.0.1, ${PROXY}`)).status).toBe(429);
+      // A client that is not a trusted proxy cannot pick who it is counted as.
+      expect((await via(A, '10.0.0.8')).status).toBe(200);
+      expect((await via(A, '10.0.0.9')).status).toBe(429);
+      expect(endpoint.sessions).toBe(3);
+    });
+  });
 });
 
 describe('a full server', () => {

@@ -1,13 +1,13 @@
 /**
  * Real fleet components for the fleet tests: a Valkey or Redis server, replicas
- * of `toolshed serve --http` (separate processes), and haproxy in front of
- * them. Each starts on free loopback ports and is stopped by `stop()`; tests
+ * of `toolshed serve --http` (separate processes), and haproxy or nginx in
+ * front of them. Each starts on free loopback ports and is stopped by `stop()`; tests
  * call it in afterAll so nothing outlives the file. `.ci/run` installs the
- * servers (Debian's redis-server and haproxy); a test that needs one and does
+ * servers (Debian's redis-server, haproxy and nginx); a test that needs one and does
  * not find it fails, it is never skipped.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -147,11 +147,12 @@ export interface Balancer extends Started {
  * to listen on and `{{SERVERS}}` the `server` lines of `backends` (each
  * `name address` plus `serverOptions`). The shipped configurations in
  * `deploy/` are written with these two placeholders, so the tests run them as
- * they are.
+ * they are. `port` is the one to listen on (default: a free one), for replicas
+ * that must know the balancer's URL before it starts (`--public-url`).
  */
-export async function startHaproxy(config: string, backends: readonly string[], dir: string, serverOptions = 'check inter 500ms fall 1 rise 1'): Promise<Balancer> {
+export async function startHaproxy(config: string, backends: readonly string[], dir: string, serverOptions = 'check inter 500ms fall 1 rise 1', port?: number): Promise<Balancer> {
   const bin = binary('haproxy');
-  const port = await freePort();
+  port ??= await freePort();
   const servers = backends.map((address, index) => `    server replica${index + 1} ${address} ${serverOptions}`).join('\n');
   const configFile = path.join(dir, `haproxy-${port}.cfg`);
   writeFileSync(configFile, config.replaceAll('{{PORT}}', String(port)).replaceAll('{{SERVERS}}', servers));
@@ -159,6 +160,55 @@ export async function startHaproxy(config: string, backends: readonly string[], 
   if (check.status !== 0) throw new Error(`haproxy refused ${configFile}:\n${check.stdout}${check.stderr}`);
   // -db: stay in the foreground, log to stderr.
   const child = spawn(bin, ['-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  await waitUntilListening(port, child);
+  return { ...started(child), url: `http://127.0.0.1:${port}/mcp`, configFile };
+}
+
+/**
+ * The text of each nginx placeholder for `backends`, named replica1, replica2…
+ * in order (start the replicas with `--replica replicaN` for the stateful
+ * configuration): `{{SERVERS}}` the pool's `server` lines; `{{REPLICAS}}` an
+ * upstream per replica, its own server first and the others as backups (a
+ * request for a dead replica's session reaches a live one, which answers that
+ * the session ended); `{{ROUTES}}` the `map` lines from a session id's
+ * `NAME.` prefix to that upstream.
+ */
+function nginxPlaceholders(backends: readonly string[]): Record<string, string> {
+  const names = backends.map((_, index) => `replica${index + 1}`);
+  const servers = backends.map((address) => `    server ${address} max_fails=1 fail_timeout=1s;`).join('\n');
+  const replicas = backends
+    .map((address, index) => {
+      const backups = backends.filter((_, other) => other !== index).map((other) => `    server ${other} backup;`);
+      return [`upstream ${names[index]} {`, `    server ${address} max_fails=1 fail_timeout=1s;`, ...backups, '}'].join('\n');
+    })
+    .join('\n');
+  const routes = names.map((name) => `    ~^${name}\\. ${name};`).join('\n');
+  return { SERVERS: servers, REPLICAS: replicas, ROUTES: routes };
+}
+
+/**
+ * Starts nginx with `config`, one of the shipped `deploy/nginx-*.conf` files:
+ * an `http`-level snippet (what goes in `conf.d/`) with `{{PORT}}` and the
+ * placeholders of nginxPlaceholders. A main file written next to it in `dir`
+ * includes it, and keeps the pid file and temp paths in `dir` and the error
+ * log on stderr, so nginx runs as any user, in the foreground.
+ */
+export async function startNginx(config: string, backends: readonly string[], dir: string, port?: number): Promise<Balancer> {
+  const bin = binary('nginx');
+  port ??= await freePort();
+  const prefix = path.join(dir, `nginx-${port}`);
+  mkdirSync(path.join(prefix, 'temp'), { recursive: true });
+  let text = config.replaceAll('{{PORT}}', String(port));
+  for (const [name, value] of Object.entries(nginxPlaceholders(backends))) text = text.replaceAll(`{{${name}}}`, value);
+  const configFile = path.join(prefix, 'toolshed.conf');
+  writeFileSync(configFile, text);
+  const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `    ${kind}_temp_path temp/${kind};`).join('\n');
+  const main = path.join(prefix, 'nginx.conf');
+  writeFileSync(main, `pid nginx.pid;\nerror_log stderr warn;\nevents { worker_connections 1024; }\nhttp {\n    access_log off;\n${temps}\n    include toolshed.conf;\n}\n`);
+  const args = ['-p', prefix, '-c', main, '-g', 'daemon off; master_process on; worker_processes 1;'];
+  const check = spawnSync(bin, [...args, '-t'], { encoding: 'utf8' });
+  if (check.status !== 0) throw new Error(`nginx refused ${configFile}:\n${check.stdout}${check.stderr}`);
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   await waitUntilListening(port, child);
   return { ...started(child), url: `http://127.0.0.1:${port}/mcp`, configFile };
 }

@@ -1,0 +1,61 @@
+/**
+ * Shared setup of the proxy tests: a project serving the kitchen (echo, slow)
+ * and notes (delete_note, which needs approval) fixtures, the shipped balancer
+ * configurations read from `deploy/` as they are, and SDK clients of both eras.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { fixture, tempDir } from '../helpers.js';
+
+/** A shipped configuration, `deploy/<balancer>/<mode>`. */
+export function shipped(file: string): string {
+  return readFileSync(new URL(`../../deploy/${file}`, import.meta.url), 'utf8');
+}
+
+/** A temp project folder whose config serves kitchen and notes, approval on delete_note, with `threads` workers (one call each at a time). */
+export function proxyProject(prefix: string, threads = 2): { dir: string; config: string; cleanup(): void } {
+  const work = tempDir(prefix);
+  const config = path.join(work.dir, 'toolshed.config.json');
+  writeFileSync(path.join(work.dir, 'package.json'), '{"name":"proxy-project","private":true}');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      builtins: false,
+      cache: { enabled: false },
+      plugins: [
+        { package: fixture('plugins', 'kitchen'), trust: 'trusted' },
+        { package: fixture('plugins', 'notes'), trust: 'trusted' },
+      ],
+      disable: ['loop', 'oom', 'exit'],
+      approve: ['delete_note'],
+      // A loaded machine can take seconds to load a plugin: a replica that gave up would not list it.
+      limits: { threads, timeoutMs: 120_000, loadTimeoutMs: 60_000 },
+    }),
+  );
+  return { ...work, config };
+}
+
+/** A 2025-era SDK client (1.x) that approves every elicitation, connected to `url`. */
+export async function legacyClient(url: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: 'proxy-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { approve: true } }));
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** A 2026-07-28 SDK client (v2, version negotiation on), connected to `url`. */
+export async function modernClient(url: string): Promise<V2Client> {
+  const client = new V2Client({ name: 'proxy-test-modern', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new V2Transport(new URL(url)));
+  return client;
+}
+
+/** The text of a tools/call result. */
+export function textOf(result: unknown): string {
+  return (result as { content: Array<{ text: string }> }).content.map((part) => part.text).join('');
+}
