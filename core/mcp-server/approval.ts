@@ -38,7 +38,7 @@ function readElicitResult(response: unknown): ElicitResult {
  * or a 2026-07-28 round; 'unreachable' for a 2025-era client served without a session (stateless),
  * whose answer would arrive as a new request at a server that never asked.
  */
-export type Asking = 'ask' | 'unreachable';
+type Asking = 'ask' | 'unreachable';
 
 /** Why a 2025-era client on a stateless server is not asked. */
 const UNREACHABLE =

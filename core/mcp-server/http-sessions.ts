@@ -88,15 +88,17 @@ export class SessionTable {
   }
 
   /**
-   * Holds a slot for a new session of `client`, or says why not: 429 when the client holds its
-   * share, else the longest-idle session (of anyone) is closed to make room, and 503 only when
-   * every session has a request in flight.
+   * Holds a slot for a new session of `client`, or says why not. A client at its share makes room
+   * by closing its own longest-idle session (a client that never closes its sessions churns its
+   * own, nobody else's), and gets 429 only when each of its sessions has a request in flight or is
+   * still opening; a full server closes the longest-idle session of anyone, and answers 503 only
+   * when every session has a request in flight.
    */
   async admit(client: string): Promise<Admission | Refusal> {
     if (this.countOf(client) >= this.maxPerClient || this.total() >= this.maxSessions) await this.sweep();
     // From here on nothing awaits: a burst of opens sees each other's slots.
     const held = this.countOf(client);
-    if (held >= this.maxPerClient) {
+    if (held >= this.maxPerClient && !this.evictIdlest(client)) {
       return { status: 429, message: `Too many sessions for this client: it holds ${held}, the most is ${this.maxPerClient}; close one (DELETE /mcp) or retry later` };
     }
     if (this.total() >= this.maxSessions && !this.evictIdlest()) return { status: 503, message: 'Too many sessions open, each with a request in flight; retry later' };
@@ -154,10 +156,11 @@ export class SessionTable {
     await Promise.allSettled(all.map((s) => s.server.close()));
   }
 
-  /** Closes the session with no request in flight that was seen longest ago (its server in the background); whether there was one. */
-  private evictIdlest(): boolean {
+  /** Closes the session (of `client`, when given) with no request in flight that was seen longest ago (its server in the background); whether there was one. */
+  private evictIdlest(client?: string): boolean {
     let idlest: [string, Session] | undefined;
     for (const entry of this.sessions) {
+      if (client !== undefined && entry[1].client !== client) continue;
       if (entry[1].active === 0 && (!idlest || entry[1].lastSeen < idlest[1].lastSeen)) idlest = entry;
     }
     if (!idlest) return false;

@@ -21,7 +21,7 @@ interface Clock {
 }
 
 /** How to open a store (config `state`). */
-export interface StateStoreOptions {
+interface StateStoreOptions {
   /** 'memory', or a `redis://` / `rediss://` / `valkey://` / `valkeys://` URL */
   store: string;
   /** put in front of every key and channel, so fleets may share one server (default 'toolshed:') */
@@ -31,7 +31,7 @@ export interface StateStoreOptions {
 }
 
 /** Whether `store` names a Valkey or Redis server. */
-export function isRemoteStore(store: string): boolean {
+function isRemoteStore(store: string): boolean {
   return /^(redis|rediss|valkey|valkeys):\/\//i.test(store);
 }
 

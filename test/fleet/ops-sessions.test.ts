@@ -1,8 +1,10 @@
 /**
  * Sessions per client on `toolshed serve --http`: a client (its remote
- * address) that opens more than `serve.maxSessionsPerClient` gets 429 with a
- * message while another client still opens sessions; a full server closes
- * its longest-idle session to admit a new one (an open GET stream is not
+ * address) at `serve.maxSessionsPerClient` closes its own longest-idle
+ * session to open another, and gets 429 with a message only while all of its
+ * sessions are busy (a burst), while another client still opens sessions; a
+ * request from a trusted proxy counts as the client X-Forwarded-For names;
+ * a full server closes its longest-idle session to admit a new one (an open GET stream is not
  * activity), and refuses only when every session has a request in flight.
  * A real host and server; client A speaks raw HTTP from 127.0.0.2, client B
  * is the SDK's client from 127.0.0.1.
@@ -89,19 +91,69 @@ async function sdkClient(url: string): Promise<Client> {
 }
 
 describe('sessions per client', () => {
-  it('refuses a client over serve.maxSessionsPerClient with 429 and a message, while another client still opens sessions', async () => {
+  it('refuses a client at serve.maxSessionsPerClient with 429 and a message while each of its sessions is busy, and another client still opens sessions', async () => {
+    await withEndpoint({ maxSessions: 10, maxSessionsPerClient: 2 }, async (endpoint) => {
+      const mine = [await initialize(endpoint.url, A), await initialize(endpoint.url, A)];
+      // A call in flight in each of A's sessions: held in a hook until released.
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let arrived = 0;
+      const stop = host.use({
+        beforeCall: async (call) => {
+          if (call.tool !== 'hello') return;
+          arrived++;
+          await gate;
+        },
+      });
+      try {
+        const calls = mine.map((answer, id) =>
+          request(endpoint.url, A, {
+            headers: { ...HEADERS, 'mcp-session-id': answer.session!, 'mcp-protocol-version': PROTOCOL },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 10 + id, method: 'tools/call', params: { name: 'hello', arguments: {} } }),
+          }),
+        );
+        await expect.poll(() => arrived).toBe(2);
+        const refused = await initialize(endpoint.url, A);
+        expect(refused.status).toBe(429);
+        expect(JSON.parse(refused.body).error.message).toMatch(/^Too many sessions for this client: it holds 2, the most is 2/);
+        // Another client is not affected.
+        const b = await sdkClient(endpoint.url);
+        expect((await b.listTools()).tools.map((t) => t.name)).toContain('hello');
+        release();
+        expect((await Promise.all(calls)).map((answer) => answer.status)).toEqual([200, 200]);
+      } finally {
+        stop();
+        release();
+      }
+      // Idle again: the next open closes A's idlest session instead of refusing.
+      expect((await initialize(endpoint.url, A)).status).toBe(200);
+      expect(endpoint.sessions).toBe(3);
+    });
+  });
+
+  it('admits a burst of opens exactly up to the cap: sessions still being opened count', async () => {
     await withEndpoint({ maxSessions: 10, maxSessionsPerClient: 3 }, async (endpoint) => {
-      // A burst: the slots are held while each initialize is answered, so it cannot overshoot.
       const burst = await Promise.all(Array.from({ length: 5 }, () => initialize(endpoint.url, A)));
-      expect(burst.filter((a) => a.status === 200)).toHaveLength(3);
-      const refused = burst.filter((a) => a.status !== 200);
-      expect(refused.map((a) => a.status)).toEqual([429, 429]);
-      expect(JSON.parse(refused[0]!.body).error.message).toMatch(/^Too many sessions for this client: it holds 3, the most is 3/);
-      const b = await sdkClient(endpoint.url);
-      expect((await b.listTools()).tools.map((t) => t.name)).toContain('hello');
-      expect(endpoint.sessions).toBe(4);
-      // A's own sessions still work.
-      for (const answer of burst.filter((a) => a.status === 200)) expect((await list(endpoint.url, A, answer.session!)).status).toBe(200);
+      expect(burst.every((answer) => answer.status === 200 || answer.status === 429)).toBe(true);
+      // However the burst interleaved, A never holds more than its three.
+      expect(endpoint.sessions).toBe(3);
+    });
+  });
+
+  it("at its cap, a client's next session closes its own longest-idle one, never another client's", async () => {
+    await withEndpoint({ maxSessions: 10, maxSessionsPerClient: 2 }, async (endpoint) => {
+      const other = await initialize(endpoint.url, B);
+      const [oldest, newer] = [await initialize(endpoint.url, A), await initialize(endpoint.url, A)];
+      await sleep(5);
+      // The newer one is used again, so the oldest is the idlest.
+      expect((await list(endpoint.url, A, newer.session!)).status).toBe(200);
+      expect((await initialize(endpoint.url, A)).status).toBe(200);
+      expect((await list(endpoint.url, A, oldest.session!)).status).toBe(404);
+      expect((await list(endpoint.url, A, newer.session!)).status).toBe(200);
+      expect((await list(endpoint.url, B, other.session!)).status).toBe(200);
+      expect(endpoint.sessions).toBe(3);
     });
   });
 
@@ -110,13 +162,17 @@ describe('sessions per client', () => {
     await withEndpoint({ maxSessions: 10, maxSessionsPerClient: 1, trustedProxies: [PROXY] }, async (endpoint) => {
       const via = (from: string, forwarded: string) => request(endpoint.url, from, { headers: { ...HEADERS, 'x-forwarded-for': forwarded }, body: INITIALIZE });
       // Two clients behind the proxy: one session each.
-      expect((await via(PROXY, '10.0.0.1')).status).toBe(200);
-      expect((await via(PROXY, '10.0.0.2')).status).toBe(200);
-      // The first one again, through a second (trusted) hop: still the same client, over its cap.
-      expect((await via(PROXY, `10.0.0.1, ${PROXY}`)).status).toBe(429);
-      // A client that is not a trusted proxy cannot pick who it is counted as.
-      expect((await via(A, '10.0.0.8')).status).toBe(200);
-      expect((await via(A, '10.0.0.9')).status).toBe(429);
+      const first = await via(PROXY, '10.0.0.1');
+      const second = await via(PROXY, '10.0.0.2');
+      expect([first.status, second.status]).toEqual([200, 200]);
+      // The first one again, through a second (trusted) hop: the same client at its cap, so its own idle session makes room.
+      expect((await via(PROXY, `10.0.0.1, ${PROXY}`)).status).toBe(200);
+      expect((await list(endpoint.url, PROXY, first.session!)).status).toBe(404);
+      expect((await list(endpoint.url, PROXY, second.session!)).status).toBe(200);
+      // A client that is not a trusted proxy cannot pick who it is counted as: its two opens are one client's.
+      const own = await via(A, '10.0.0.8');
+      expect((await via(A, '10.0.0.9')).status).toBe(200);
+      expect((await list(endpoint.url, A, own.session!)).status).toBe(404);
       expect(endpoint.sessions).toBe(3);
     });
   });
