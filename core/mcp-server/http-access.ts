@@ -8,9 +8,12 @@
  * bound address, or a public URL a reverse proxy serves it at (`--public-url`),
  * so a page whose name was rebound to 127.0.0.1 is refused. Optional
  * bearer-token auth (`--token-env NAME`) guards every request, and is what
- * lets the server bind a non-loopback address.
+ * lets the server bind a non-loopback address. And who is talking: the client
+ * a request counts as for the per-client session cap (behind trusted proxies,
+ * the one X-Forwarded-For names).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { UsageError } from '../../boundary/errors.js';
 import { isLoopback } from './address.js';
 
@@ -73,4 +76,29 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 export function hasBearer(header: string | undefined, token: string): boolean {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   return match !== null && timingSafeEqual(digest(match[1]!), digest(token));
+}
+
+/**
+ * Who a request comes from, for the per-client cap: its remote address. A bearer token does not
+ * tell clients apart (`--token-env` is one token every client shares). Behind a reverse proxy
+ * every connection comes from the proxy: a request from one of `trustedProxies` is the client its
+ * `X-Forwarded-For` names (the rightmost address that is not itself a trusted proxy, since each
+ * proxy appends the address it saw); from any other address the header is ignored, so a client
+ * cannot choose who it is counted as (docs/operations.md).
+ */
+export function clientOf(req: IncomingMessage, trustedProxies: ReadonlySet<string> = new Set()): string {
+  const peer = normalizeAddress(req.socket.remoteAddress ?? 'unknown');
+  if (!trustedProxies.has(peer)) return peer;
+  const header = req.headers['x-forwarded-for'];
+  const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((hop) => normalizeAddress(hop.trim()))
+    .filter(Boolean);
+  for (let index = hops.length - 1; index >= 0; index--) if (!trustedProxies.has(hops[index]!)) return hops[index]!;
+  return peer;
+}
+
+/** An address as compared: an IPv4 address mapped into IPv6 (`::ffff:10.0.0.5`) is the IPv4 one. */
+export function normalizeAddress(address: string): string {
+  return address.toLowerCase().replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
 }

@@ -9,7 +9,7 @@
  * only when every session has a request in flight is a new one refused.
  * One coarse timer sweeps them, only while any are open.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { closeSession, type McpSession } from './server.js';
@@ -25,31 +25,6 @@ interface Session {
   /** requests of this session still being answered (GET streams excluded) */
   active: number;
   lastSeen: number;
-}
-
-/**
- * Who a request comes from, for the per-client cap: its remote address. A bearer token does not
- * tell clients apart (`--token-env` is one token every client shares). Behind a reverse proxy
- * every connection comes from the proxy: a request from one of `trustedProxies` is the client its
- * `X-Forwarded-For` names (the rightmost address that is not itself a trusted proxy, since each
- * proxy appends the address it saw); from any other address the header is ignored, so a client
- * cannot choose who it is counted as (docs/operations.md).
- */
-export function clientOf(req: IncomingMessage, trustedProxies: ReadonlySet<string> = new Set()): string {
-  const peer = normalizeAddress(req.socket.remoteAddress ?? 'unknown');
-  if (!trustedProxies.has(peer)) return peer;
-  const header = req.headers['x-forwarded-for'];
-  const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
-    .split(',')
-    .map((hop) => normalizeAddress(hop.trim()))
-    .filter(Boolean);
-  for (let index = hops.length - 1; index >= 0; index--) if (!trustedProxies.has(hops[index]!)) return hops[index]!;
-  return peer;
-}
-
-/** An address as compared: an IPv4 address mapped into IPv6 (`::ffff:10.0.0.5`) is the IPv4 one. */
-export function normalizeAddress(address: string): string {
-  return address.toLowerCase().replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
 }
 
 /** Why a new session is not admitted: the HTTP status and the message for the client. */

@@ -27,9 +27,9 @@ import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '
 import { closeSession, createMcpServer, requestScopedSession, sharedChanges, type ChangeSource } from './server.js';
 import { startRefreshLoop } from './refresh-loop.js';
 import { isLoopback, type ListenAddress } from './address.js';
-import { hasBearer, loopbackHosts, originRefusal, publicHosts } from './http-access.js';
+import { clientOf, hasBearer, loopbackHosts, normalizeAddress, originRefusal, publicHosts } from './http-access.js';
 import { sessionGone, wantsStream } from './http-replies.js';
-import { clientOf, normalizeAddress, SessionTable } from './http-sessions.js';
+import { SessionTable } from './http-sessions.js';
 import type { OpsEndpoints } from './ops.js';
 import { SharedRounds } from './shared-rounds.js';
 import { isListenRequest, SessionStreams } from './session-streams.js';

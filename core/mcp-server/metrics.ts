@@ -4,13 +4,14 @@
  * runs them (call-tool.ts tells a `CallMeter`: one clock read and one
  * increment per call, nothing on the host's dispatch path); everything else
  * is read when Prometheus scrapes: queue depth and breaker states from the
- * host's report, sessions from the session table, state-store errors from the
+ * host's report (made once per scrape), sessions from the session table, state-store errors from the
  * store's own count.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CallOutcome } from '../../boundary/outcome.js';
 import type { CallMeter } from './call-tool.js';
 import type { ToolHost } from '../host/host.js';
+import type { HostReport } from '../explain/public-types.js';
 
 /** The label a call to a tool the host does not know gets, so a client cannot mint series. */
 const UNKNOWN_TOOL = '(unknown)';
@@ -32,6 +33,8 @@ export interface MetricSources {
 interface ServeMetrics {
   registry: Registry;
   meter: CallMeter;
+  /** the Prometheus text of every metric now */
+  scrape(): Promise<string>;
 }
 
 /** Builds the registry: call counters and latency fed by the meter, gauges read from `sources`. */
@@ -40,7 +43,9 @@ export function serveMetrics(sources: MetricSources): ServeMetrics {
   collectDefaultMetrics({ register: registry });
   const calls = new Counter({ name: 'toolshed_tool_calls_total', help: 'Tool calls served, by tool and outcome code (OK or the error code).', labelNames: ['tool', 'code'], registers: [registry] });
   const duration = new Histogram({ name: 'toolshed_tool_call_duration_seconds', help: 'Tool call latency as the server saw it, by tool.', labelNames: ['tool'], buckets: DURATION_BUCKETS, registers: [registry] });
-  gauges(registry, sources);
+  // The gauges read the host's report: made once per scrape, not once per gauge.
+  let report: HostReport | undefined;
+  gauges(registry, sources, () => report);
   // Each label set's series, found once: prom-client hashes the labels on every inc() otherwise.
   const series = new Map<string, { count: { inc(): void }; latency: { observe(seconds: number): void } }>();
   const meter: CallMeter = (tool: string, outcome: CallOutcome, ms: number) => {
@@ -55,11 +60,19 @@ export function serveMetrics(sources: MetricSources): ServeMetrics {
     found.count.inc();
     found.latency.observe(ms / 1000);
   };
-  return { registry, meter };
+  const scrape = async () => {
+    report = sources.host()?.explain();
+    try {
+      return await registry.metrics();
+    } finally {
+      report = undefined;
+    }
+  };
+  return { registry, meter, scrape };
 }
 
-/** The gauges and counters read when scraped. */
-function gauges(registry: Registry, sources: MetricSources): void {
+/** The gauges and counters read when scraped; `report` is the host's report of this scrape. */
+function gauges(registry: Registry, sources: MetricSources, report: () => HostReport | undefined): void {
   new Gauge({
     name: 'toolshed_queue_depth',
     help: 'Calls waiting for a worker, by plugin.',
@@ -67,7 +80,7 @@ function gauges(registry: Registry, sources: MetricSources): void {
     registers: [registry],
     collect() {
       this.reset();
-      for (const plugin of sources.host()?.explain().plugins ?? []) if (plugin.pool) this.set({ plugin: plugin.name }, plugin.pool.queued);
+      for (const plugin of report()?.plugins ?? []) if (plugin.pool) this.set({ plugin: plugin.name }, plugin.pool.queued);
     },
   });
   new Gauge({
@@ -77,7 +90,7 @@ function gauges(registry: Registry, sources: MetricSources): void {
     registers: [registry],
     collect() {
       this.reset();
-      for (const plugin of sources.host()?.explain().plugins ?? []) if (plugin.pool) this.set({ plugin: plugin.name }, plugin.pool.inFlight);
+      for (const plugin of report()?.plugins ?? []) if (plugin.pool) this.set({ plugin: plugin.name }, plugin.pool.inFlight);
     },
   });
   new Gauge({
@@ -87,7 +100,7 @@ function gauges(registry: Registry, sources: MetricSources): void {
     registers: [registry],
     collect() {
       this.reset();
-      for (const tool of sources.host()?.explain().tools ?? []) this.set({ tool: tool.name }, tool.availability?.kind === 'breaker' ? 1 : 0);
+      for (const tool of report()?.tools ?? []) this.set({ tool: tool.name }, tool.availability?.kind === 'breaker' ? 1 : 0);
     },
   });
   new Gauge({

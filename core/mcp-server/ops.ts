@@ -43,7 +43,7 @@ export function opsEndpoints(host: ToolHost, sessions: Omit<MetricSources, 'host
       text(res, why === undefined ? 200 : 503, why === undefined ? 'ready\n' : `not ready: ${why}\n`);
     },
     '/metrics': async (res) => {
-      const body = await metrics.registry.metrics();
+      const body = await metrics.scrape();
       res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body);
     },
   };

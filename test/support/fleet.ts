@@ -7,7 +7,7 @@
  * not find it fails, it is never skipped.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,11 +49,24 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Binaries found so far, by the names asked for: each is looked for once per test file. */
+const found = new Map<string, string>();
+
 /** The first of `names` found on PATH (or in /usr/sbin, where Debian puts haproxy), else throws. */
 function binary(...names: string[]): string {
+  const known = found.get(names.join(' '));
+  if (known) return known;
+  const file = lookUp(names);
+  found.set(names.join(' '), file);
+  return file;
+}
+
+/** Looks for `names` in PATH's folders (and /usr/sbin, /usr/bin): the first that answers `--version` or `-v`. */
+function lookUp(names: string[]): string {
   for (const name of names) {
     for (const dir of [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/usr/bin']) {
       const file = path.join(dir, name);
+      if (!existsSync(file)) continue;
       if (spawnSync(file, ['--version'], { stdio: 'ignore' }).status === 0 || spawnSync(file, ['-v'], { stdio: 'ignore' }).status === 0) return file;
     }
   }
