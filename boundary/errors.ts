@@ -17,6 +17,8 @@ export const HOST_ERROR_CODES = [
   'TOOL_CONFLICT',
   'TOOLSET_UNKNOWN',
   'TOOLSET_CYCLE',
+  'ACCESS_DENIED',
+  'AUTH_FAILED',
   'USAGE',
 ] as const;
 
@@ -42,6 +44,8 @@ export const TOOL_ERROR_CODES = [
   'HOST_CLOSED',
   'STATE_REFUSED',
   'STATE_UNAVAILABLE',
+  'QUOTA_EXCEEDED',
+  'CREDENTIALS_UNAVAILABLE',
 ] as const;
 
 /**

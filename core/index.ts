@@ -24,6 +24,10 @@ export type {
   Sampler,
   SamplingRequest,
   SamplingResult,
+  Identity,
+  CallerIdentity,
+  CredentialRequest,
+  CredentialProvider,
 } from './call/public-types.js';
 export type { CallOutcome, ContentBlock, RichContent } from '../boundary/outcome.js';
 export type { HostReport, PluginReport, ToolReport, Enforcement, EnforcedBy, NotEnforced, ProtectionReport } from './explain/public-types.js';
@@ -43,6 +47,12 @@ export type {
   ResolvedSearch,
   HostLimits,
   BreakerLimits,
+  McpOAuthSettings,
+  McpCredentials,
+  ServeAuthConfig,
+  AccessRule,
+  AccessQuota,
+  AuditConfig,
 } from './config/public-types.js';
 export type { DefinitionChange, ConnectionReport, ConnectionState, ServerProtections, ServerLogEntry } from './runners/connection-report.js';
 export type { Protections } from './runners/protections.js';

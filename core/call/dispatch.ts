@@ -26,7 +26,7 @@ import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { SandboxToolset } from '../../boundary/plugin-api.js';
 import type { ToolRecord } from '../load/types.js';
-import type { DispatchOptions } from './public-types.js';
+import type { CallerIdentity, DispatchOptions, Identity } from './public-types.js';
 import type { StateStore } from '../state/store-contract.js';
 import { sessionHook, StateScope } from './plugin-state.js';
 
@@ -175,11 +175,17 @@ async function runCall(deps: DispatchDeps, name: string, rawArgs: unknown, optio
   return withHooks(hooks, call, { validate: (replaced) => validateArguments(record, replaced, maxResultChars), run, maxResultChars });
 }
 
+/** An identity as hooks, approvers and the audit log see it: without its token. */
+export function callerIdentity({ token: _token, ...identity }: Identity): CallerIdentity {
+  return identity;
+}
+
 /** The call as hooks see it. */
 function toolCall(record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext): ToolCall {
   const { chain } = context;
   const call: ToolCall = { tool: record.name, args, chain, plugin: record.plugin.source.name, tier: record.plugin.runner.tier, annotations: record.manifest.annotations };
   if (options.sessionId !== undefined) call.sessionId = options.sessionId;
+  if (options.identity !== undefined) call.identity = callerIdentity(options.identity);
   if (options.callId !== undefined) call.callId = options.callId;
   if (chain.length) call.caller = chain[chain.length - 1]!;
   return call;

@@ -215,7 +215,10 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
       ...(config.serve?.ops !== undefined ? { ops: config.serve.ops } : {}),
       publicUrl: [config.serve?.publicUrl ?? []].flat(),
       trustedProxies: config.serve?.trustedProxies ?? [],
+      ...(config.serve?.auth ? { auth: config.serve.auth } : {}),
     },
+    access: config.access ?? [],
+    ...(config.audit ? { audit: { arguments: false, ...config.audit, to: auditTarget(config.audit.to, dir) } } : {}),
     state: { store: 'memory', prefix: 'toolshed:', sessionTtlMs: 3_600_000, ...stripUndefined(config.state) },
     hooks: config.hooks ?? [],
     protect: config.protect ?? [],
@@ -226,6 +229,11 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
     resources: resolveResources(config.resources),
     definitionChanges: config.definitionChanges ?? 'hold',
   };
+}
+
+/** Where audit lines go: a stream by name, or a file resolved against the config's folder. */
+function auditTarget(to: string, dir: string): string {
+  return to === 'stdout' || to === 'stderr' ? to : path.resolve(dir, to);
 }
 
 function resolveSearch(search: SearchConfig = {}): ResolvedSearch {

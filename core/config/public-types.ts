@@ -45,6 +45,98 @@ export interface McpServerEntry {
    * the 2025 `initialize` handshake; 'legacy' skips the probe; '2026-07-28' insists on that revision.
    */
   protocol?: McpProtocolChoice;
+  /** how toolshed logs in to it with OAuth (`toolshed auth NAME`); without it, discovery and dynamic registration decide (docs/mcp-servers.md#oauth) */
+  oauth?: McpOAuthSettings;
+  /**
+   * Whose credentials its calls carry: the operator's (default: `headers`, or the tokens `toolshed auth`
+   * stored), or each caller's own: their token exchanged for one the server accepts (RFC 8693), or
+   * one the embedder's credentials provider supplies (docs/security.md#acting-for-the-caller).
+   */
+  credentials?: McpCredentials;
+}
+
+/** `mcpServers.<name>.oauth`: the OAuth client toolshed is to this server. */
+export interface McpOAuthSettings {
+  /** a client id registered with its authorization server (default: a client ID metadata document, else dynamic registration) */
+  clientId?: string;
+  /** the environment variable holding that client's secret, for a confidential client */
+  clientSecretEnv?: string;
+  /** the URL of toolshed's client ID metadata document, when the operator publishes one */
+  clientMetadataUrl?: string;
+  /** scopes to ask for (default: what the server's metadata says it supports) */
+  scopes?: string[];
+  /** the loopback port `toolshed auth` waits for the redirect on (default: a free one); a client registered with a fixed redirect URI needs it */
+  redirectPort?: number;
+}
+
+/** `mcpServers.<name>.credentials`: 'operator' (default), or per identity by exchange or from the embedder's provider. */
+export type McpCredentials =
+  | 'operator'
+  | 'provider'
+  | {
+      /** RFC 8693: the caller's token is exchanged at this token endpoint (default: the server's authorization server's) */
+      exchange: { tokenEndpoint?: string; audience?: string; scopes?: string[]; clientId?: string; clientSecretEnv?: string };
+    };
+
+/** `serve.auth`: `toolshed serve --http` as an OAuth resource server (docs/security.md#serving-many-people). */
+export interface ServeAuthConfig {
+  /** the authorization server's issuer URL; its metadata names the JWKS (unless `jwksUri` does) */
+  issuer: string;
+  /** what tokens must be issued for (`aud`): this server's resource identifier, usually its public URL */
+  audience: string | string[];
+  /** scopes every request's token must carry (default none) */
+  scopes?: string[];
+  /** where the issuer's signing keys are (default: from its metadata) */
+  jwksUri?: string;
+  /** the JWS algorithms accepted (default RS256, PS256, ES256, EdDSA) */
+  algorithms?: string[];
+  /** seconds of clock difference tolerated on `exp` and `nbf` (default 5) */
+  clockToleranceSec?: number;
+  /** the claim that names the caller (default 'sub') */
+  subjectClaim?: string;
+}
+
+/** One `access` rule: who it is for, and the view, approvals and quotas they get. The first rule that matches decides. */
+export interface AccessRule {
+  /** a label for explain, the audit log and refusals (default: `rule N`, its position from 1) */
+  name?: string;
+  /** who it is for: every condition given must hold (absent: everyone) */
+  when?: {
+    /** the identity's subject, one of these (`*` patterns allowed) */
+    subject?: string | string[];
+    /** scopes the identity must all have */
+    scopes?: string[];
+    /** claims that must have these values: a value, or a list of which one must match (array claims match when they contain it) */
+    claims?: Record<string, string | number | boolean | Array<string | number | boolean>>;
+  };
+  /** toolsets or tools this identity sees (default: everything the host exposes) */
+  enable?: string[];
+  /** toolsets or tools removed, last */
+  disable?: string[];
+  /** what is deferred for it, as config `defer` (default: the host's) */
+  defer?: string[] | 'auto';
+  /** which of its calls need approval, as config `approve` (default: the host's) */
+  approve?: ToolshedConfig['approve'];
+  /** how much it may use */
+  quota?: AccessQuota;
+}
+
+/** `access[].quota`: limits per identity, across the fleet when the state store is shared. */
+export interface AccessQuota {
+  /** calls started in any 60 s window */
+  callsPerMinute?: number;
+  /** calls running at once */
+  inFlight?: number;
+  /** `serve --http` sessions open at once */
+  sessions?: number;
+}
+
+/** `audit`: one JSON line per call, refused ones included (docs/security.md#audit-log). */
+export interface AuditConfig {
+  /** 'stdout', 'stderr', or a file (relative to the config's folder; appended to, created 0600) */
+  to: string;
+  /** the full arguments in each line besides their digest (default false: digests only) */
+  arguments?: boolean;
 }
 
 /** `mcpServers.<name>.protocol`: which MCP revision toolshed speaks to a server. */
@@ -99,7 +191,11 @@ export interface ToolshedConfig {
   /** paths (relative to the config file) that stay read-only to the model's tools inside writable roots */
   protect?: string[];
   /** `toolshed serve`: message size over stdio; over HTTP, session expiry and caps, the ops endpoints (docs/operations.md), and the public URL(s) behind a reverse proxy (docs/fleet.md) */
-  serve?: { maxMessageBytes?: number; sessionIdleMs?: number; maxSessions?: number; maxSessionsPerClient?: number; ops?: boolean; publicUrl?: string | string[]; trustedProxies?: string[] };
+  serve?: { maxMessageBytes?: number; sessionIdleMs?: number; maxSessions?: number; maxSessionsPerClient?: number; ops?: boolean; publicUrl?: string | string[]; trustedProxies?: string[]; auth?: ServeAuthConfig };
+  /** who sees and may call what, by identity (`serve.auth`, `host.as`): the first matching rule decides; docs/security.md#access-rules */
+  access?: AccessRule[];
+  /** an audit line per call (docs/security.md#audit-log) */
+  audit?: AuditConfig;
   /** where session state lives: this process (default) or a Valkey/Redis server a fleet shares (docs/configuration.md#state) */
   state?: StateConfig;
   /** modules whose default export is hooks (`{ beforeCall, afterCall }` or an array), relative to the config file */
@@ -177,7 +273,11 @@ export interface ResolvedConfig {
    * closes, the most sessions at once and per client, whether /healthz, /readyz and /metrics are served
    * (absent: on loopback only), the URLs a reverse proxy serves it at, and the proxies trusted to name clients
    */
-  serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number; maxSessionsPerClient: number; ops?: boolean; publicUrl: string[]; trustedProxies: string[] };
+  serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number; maxSessionsPerClient: number; ops?: boolean; publicUrl: string[]; trustedProxies: string[]; auth?: ServeAuthConfig };
+  /** who sees and may call what, by identity; empty: every identity gets everything */
+  access: AccessRule[];
+  /** where audit lines go (`to` a file is absolute), when on */
+  audit?: Required<AuditConfig>;
   /** where session state lives */
   state: Required<StateConfig>;
   hooks: string[];

@@ -20,6 +20,7 @@ import type { ResolvedConfig } from '../config/config.js';
 import type { Registry } from '../expose/registry.js';
 import type { ToolDefinition } from '../providers/types.js';
 import type { DefinitionsOptions, ToolHost } from './tool-host.js';
+import type { Identity } from '../call/public-types.js';
 import { SearchState, type SearchReport } from '../call/search/search-state.js';
 import { SEARCH_TOOL } from '../expose/search-definition.js';
 import { toAnthropicDeferred } from '../providers/anthropic.js';
@@ -63,6 +64,8 @@ interface Scope {
   approver(): Approver | undefined;
   /** emits a handler's `ctx.log` line on this surface and every one above it */
   log(entry: HostEvents['log'][0]): void;
+  /** who every call through this surface is for (`host.as`), else its parent's */
+  identity: Identity | undefined;
 }
 
 /** Where a new scope sits: under `parent` (a view), narrowed, with its own approver, defer and emitter. */
@@ -74,10 +77,12 @@ interface ScopeOptions {
   defer?: ResolvedConfig['defer'];
   /** the events this scope emits on (default: a new emitter) */
   emitter?: HostEmitter;
+  /** who every call through it is for (`host.as`) */
+  identity?: Identity;
 }
 
 /** A new scope: its own pipeline and emitter; hooks, approver and logs chained to `parent`'s. */
-export function openScope(shared: Pick<HostShared, 'config' | 'pipelineDeps' | 'pipelines'>, { parent, narrowing, onApproval, defer, emitter = new HostEmitter() }: ScopeOptions = {}): Scope {
+export function openScope(shared: Pick<HostShared, 'config' | 'pipelineDeps' | 'pipelines'>, { parent, narrowing, onApproval, defer, emitter = new HostEmitter(), identity }: ScopeOptions = {}): Scope {
   // A view's own defer replaces its parent's; created once, so the pipeline's per-config memo holds.
   const inherited = parent?.config ?? shared.config;
   const config = defer === undefined ? inherited : { ...inherited, defer };
@@ -96,6 +101,7 @@ export function openScope(shared: Pick<HostShared, 'config' | 'pipelineDeps' | '
     hooks: new HookList(parent?.hooks),
     narrowing,
     approver: () => onApproval ?? parent?.approver(),
+    identity: identity ?? parent?.identity,
     log: (entry) => {
       emitter.emit('log', entry);
       parent?.log(entry);
@@ -138,8 +144,11 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
   const call = async (name: string, args?: unknown, callOptions: Parameters<ToolHost['call']>[2] = {}): Promise<CallOutcome> => {
     if (lifetime.isClosed()) return failure('HOST_CLOSED', `${name} could not run: the host is closed`);
     try {
+      // A surface made for an identity calls as that identity, whatever the call says.
+      const identity = scope.identity ?? callOptions.identity;
       return await dispatchOutcome(deps, name, args, {
         ...callOptions,
+        ...(identity ? { identity } : {}),
         onLog: (message, level) => {
           scope.log({ plugin: registry.tools.get(name)?.plugin.source.name ?? '?', tool: name, message, level });
           callOptions.onLog?.(message, level);
@@ -199,17 +208,18 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     },
     use: (hooks) => scope.hooks.add(hooks),
     view: (options) => openView(shared, scope, options),
+    as: (identity) => openView(shared, scope, {}, identity),
     close: () => lifetime.close(),
   };
   return surface;
 }
 
 /** A view of `parent`: a narrower scope that follows its parent's changes until closed. */
-function openView(shared: HostShared, parent: Scope, options: Parameters<ToolHost['view']>[0]): ToolHost {
+function openView(shared: HostShared, parent: Scope, options: Parameters<ToolHost['view']>[0], identity?: Identity): ToolHost {
   if (options?.onApproval !== undefined && typeof options.onApproval !== 'function') throw new TypeError('view(): onApproval must be a function');
   const narrowing = viewNarrowing(options, shared.registry, shared.config, parent.narrowing);
   const defer = viewDefer(options, shared.registry, shared.config);
-  const scope = openScope(shared, { parent, narrowing, ...(options?.onApproval ? { onApproval: options.onApproval } : {}), ...(defer !== undefined ? { defer } : {}) });
+  const scope = openScope(shared, { parent, narrowing, ...(options?.onApproval ? { onApproval: options.onApproval } : {}), ...(defer !== undefined ? { defer } : {}), ...(identity ? { identity } : {}) });
   // The parent's exposed set moved (a check flipped, a reload): recompute so this view emits its own change.
   const follow = () => {
     if (!shared.isClosed()) scope.pipeline.current().catch((error: Error) => scope.emitter.emit('warning', `view could not follow its host: ${error.message}`));

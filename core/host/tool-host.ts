@@ -4,7 +4,7 @@
  * public types: what an embedder can reach stops here (test/package/public-types.test.ts).
  */
 import type { CallOutcome } from '../../boundary/outcome.js';
-import type { Approver, DispatchOptions, Elicitor, Sampler, ToolHooks } from '../call/public-types.js';
+import type { Approver, CredentialProvider, DispatchOptions, Elicitor, Identity, Sampler, ToolHooks } from '../call/public-types.js';
 import type { Clock, SchemaRewriter } from '../expose/public-types.js';
 import type { HostEvents } from './events.js';
 import type { HostReport } from '../explain/public-types.js';
@@ -58,6 +58,12 @@ export interface ToolHostOptions {
    * embedder opens and closes it; several hosts may share one).
    */
   stateStore?: StateStore;
+  /**
+   * Supplies per-identity credentials: the secrets plugins declare per identity, and tokens for
+   * remote MCP servers used on the caller's behalf (`mcpServers.NAME.credentials: 'provider'`).
+   * docs/security.md#acting-for-the-caller.
+   */
+  credentials?: CredentialProvider;
 }
 
 /** Options of `definitions()`. */
@@ -138,6 +144,15 @@ export interface ToolHost {
    * const reader = host.view({ enable: ['file'], disable: ['write_file'] });
    */
   view(options: ViewOptions): ToolHost;
+  /**
+   * This host as `identity` sees it: the view its config `access` rule gives (every tool when there
+   * are no rules), with its quotas, every call made for that identity (audit, per-identity
+   * credentials). Throws ACCESS_DENIED when rules exist and none matches. Closing it stops
+   * following the host, as for a view.
+   * @example
+   * const alice = host.as({ subject: 'alice', scopes: ['tools:read'], claims: { groups: ['eng'] } });
+   */
+  as(identity: Identity): ToolHost;
   /** the config in force, with defaults */
   readonly config: ResolvedConfig;
   /** where session state lives (config `state`, or the `stateStore` option); a view shares its host's */

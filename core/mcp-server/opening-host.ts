@@ -47,6 +47,7 @@ export function openingHost(opening: Promise<ToolHost>): OpeningHost {
     invalidateChecks: () => open().invalidateChecks(),
     use: (hooks) => open().use(hooks),
     view: (options) => open().view(options),
+    as: (identity) => open().as(identity),
     on<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void) {
       emitter.on(event, listener as never);
       return facade;

@@ -9,7 +9,7 @@
  */
 import { HostEmitter, type HostEvents } from '../host/events.js';
 import type { ToolHooks } from '../call/hooks.js';
-import type { ToolHost, ViewOptions } from '../host/tool-host.js';
+import type { ToolHost } from '../host/tool-host.js';
 
 /** A host that can swap itself for a freshly opened one. */
 export interface ReloadingHost extends ToolHost {
@@ -32,7 +32,8 @@ function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
   let closed = false;
   const inFlight = new Map<ToolHost, { count: number; idle?: () => void }>();
   const hooks = new Map<ToolHooks, () => void>();
-  const views = new Set<{ view: Delegate; options: ViewOptions }>();
+  // Views and identity views, each remade from the next host on a reload.
+  const views = new Set<{ view: Delegate; make: (host: ToolHost) => ToolHost }>();
 
   const forward = {
     change: () => emitter.emit('change', ++generation),
@@ -74,6 +75,14 @@ function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
     await host.close();
   }
 
+  /** A view (or identity view) of the current host that follows every reload. */
+  function derived(make: (host: ToolHost) => ToolHost): Delegate {
+    const entry = { make, view: undefined as unknown as Delegate };
+    entry.view = delegate(make(current), async () => void views.delete(entry));
+    views.add(entry);
+    return entry.view;
+  }
+
   const facade: Delegate = {
     get config() {
       return current.config;
@@ -103,12 +112,8 @@ function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
         hooks.delete(hook);
       };
     },
-    view(options) {
-      const entry = { options, view: undefined as unknown as Delegate };
-      entry.view = delegate(current.view(options), async () => void views.delete(entry));
-      views.add(entry);
-      return entry.view;
-    },
+    view: (options) => derived((host) => host.view(options)),
+    as: (identity) => derived((host) => host.as(identity)),
     async swap(next) {
       const previous = current;
       current = next;
@@ -117,7 +122,7 @@ function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
       for (const entry of views) {
         // A view whose names no longer exist after the reload keeps its old (now closed) host and says why.
         try {
-          await entry.view.swap(next.view(entry.options));
+          await entry.view.swap(entry.make(next));
         } catch (error) {
           emitter.emit('warning', `a view could not follow the reload: ${(error as Error).message}`);
         }
