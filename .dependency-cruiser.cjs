@@ -16,7 +16,7 @@ const HOST_RANKS = [
   ['core/config'],
   ['core/load', 'core/mcp-client'],
   ['core/expose'],
-  ['core/call'],
+  ['core/call', 'core/access'],
   ['core/explain'],
   ['core/host'],
   ['core/mcp-server', 'core/adapters', 'core/cli'],
