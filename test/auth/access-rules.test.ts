@@ -12,10 +12,10 @@ const names = async (h: ToolHost) => ((await h.definitions({ format: 'mcp' })) a
 const who = (subject: string, extra: Partial<Identity> = {}): Identity => ({ subject, scopes: [], claims: { sub: subject }, ...extra });
 
 const ACCESS = [
+  { name: 'readers', when: { subject: ['carol', 'dave'] }, enable: ['read_note', 'list_notes'] },
   { name: 'admins', when: { subject: 'admin-*' }, enable: ['notes', 'notes-admin'] },
   { name: 'eng', when: { claims: { groups: 'eng' } }, enable: ['notes'], disable: ['write_note'], approve: ['read_note'] },
   { name: 'writers', when: { scopes: ['notes:write'] }, enable: ['notes'], approve: { destructive: true, timeoutMs: 2000 } },
-  { name: 'readers', when: { subject: ['carol', 'dave'] }, enable: ['read_note', 'list_notes'] },
 ];
 
 let host: ToolHost;
@@ -64,6 +64,8 @@ describe('host.as(identity) under access rules', () => {
   });
 
   it('lets the first rule that matches decide', async () => {
+    // dave is in eng, but 'readers' comes first.
+    await as(who('dave', { claims: { sub: 'dave', groups: ['eng'] } }), async (view) => expect(await names(view)).toEqual(['list_notes', 'read_note']));
     // admin-2 is in eng too: 'admins' comes first, so no write_note is taken away.
     await as(who('admin-2', { claims: { sub: 'admin-2', groups: ['eng'] } }), async (view) => {
       expect(await names(view)).toEqual(expect.arrayContaining(['delete_note', 'write_note']));
