@@ -47,6 +47,18 @@ describe('quota.callsPerMinute with the memory store', () => {
     }
   });
 
+  it('counts refused calls too: an unknown tool, invalid arguments', async () => {
+    clock.advance(60_000);
+    const dana = host.as(who('dana'));
+    try {
+      expect(parse(await dana.dispatch('no_such_tool', {})).code).toBe('UNKNOWN_TOOL');
+      expect(parse(await dana.dispatch('read_note', {})).code).toBe('INVALID_ARGUMENTS');
+      expect(parse(await dana.dispatch('read_note', { id: 'a' })).code).toBe('QUOTA_EXCEEDED');
+    } finally {
+      await dana.close();
+    }
+  });
+
   it('counts the identity, not the view: a second view of it shares the count', async () => {
     clock.advance(60_000);
     const first = host.as(who('carol'));

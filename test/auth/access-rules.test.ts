@@ -16,6 +16,7 @@ const ACCESS = [
   { name: 'admins', when: { subject: 'admin-*' }, enable: ['notes', 'notes-admin'] },
   { name: 'eng', when: { claims: { groups: 'eng' } }, enable: ['notes'], disable: ['write_note'], approve: ['read_note'] },
   { name: 'writers', when: { scopes: ['notes:write'] }, enable: ['notes'], approve: { destructive: true, timeoutMs: 2000 } },
+  { name: 'summarizers', when: { subject: 'sam' }, enable: ['summarize_note'] },
 ];
 
 let host: ToolHost;
@@ -94,6 +95,14 @@ describe('host.as(identity) under access rules', () => {
     });
     await as(who('erin', { claims: { sub: 'erin', groups: ['eng'] } }), async (view) => {
       expect(parse(await view.dispatch('write_note', { id: 'a', text: 't' })).error).toBe("tool 'write_note' is not available here: disabled in access rule 'eng'");
+    });
+  });
+
+  it("refuses the nested calls its tools make to tools outside the rule's view", async () => {
+    await as(who('sam'), async (view) => {
+      const nested = parse(await view.dispatch('summarize_note', { id: 'a' }));
+      expect(nested.code).toBe('TOOL_FAILED');
+      expect(nested.error).toContain("not in access rule 'summarizers' (enable: summarize_note)");
     });
   });
 
