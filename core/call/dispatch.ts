@@ -56,7 +56,7 @@ export interface DispatchDeps {
   /** where plugins' ctx.session values live (without it, ctx.session fails with STATE_UNAVAILABLE) */
   state?: StateStore;
   /** holds a top-level call to its identity's quotas (config `access[].quota`) */
-  admit?(options: DispatchOptions): Promise<Admission>;
+  admit?(): Promise<Admission>;
 }
 
 /** A quota's answer to a call: refused with this outcome, or admitted until `release()`. */
@@ -126,7 +126,7 @@ export function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs: unkno
 /** dispatchOutcome under its span (`trace` is undefined when nothing records). */
 async function runCall(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, context: CallContext, trace: DispatchTrace | undefined): Promise<CallOutcome> {
   // Quotas count the calls an identity makes; nested calls ride on the call that made them.
-  const admission = deps.admit && !context.chain.length ? await deps.admit(options) : undefined;
+  const admission = deps.admit && !context.chain.length ? await deps.admit() : undefined;
   if (admission && 'refused' in admission) return admission.refused;
   try {
     return await admittedCall(deps, name, rawArgs, options, context, trace);

@@ -25,8 +25,16 @@ export interface AccessView {
   quota?: RuleQuota;
 }
 
+/** Throws a TypeError for an identity that is not one: rules would otherwise match it by accident, or fail deep inside. */
+function checkIdentity(identity: Identity): void {
+  if (typeof identity?.subject !== 'string' || identity.subject === '') throw new TypeError('as(): identity.subject must be a non-empty string');
+  if (!Array.isArray(identity.scopes) || identity.scopes.some((scope) => typeof scope !== 'string')) throw new TypeError('as(): identity.scopes must be an array of strings');
+  if (typeof identity.claims !== 'object' || identity.claims === null) throw new TypeError('as(): identity.claims must be an object');
+}
+
 /** The view `identity` gets under `config.access`; undefined without rules; throws ACCESS_DENIED when none matches. */
 export function accessView(identity: Identity, registry: Registry, config: ResolvedConfig): AccessView | undefined {
+  checkIdentity(identity);
   if (!config.access.length) return undefined;
   const matched = matchRule(config.access, identity);
   // The refusal names who was refused, never what the rules ask for.

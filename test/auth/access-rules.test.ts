@@ -134,6 +134,12 @@ describe('host.as(identity) under access rules', () => {
     expect(host.explain().tools.find((t) => t.name === 'read_note')!.approval).toBeUndefined();
   });
 
+  it('refuses what is not an identity with a TypeError', () => {
+    expect(() => host.as({ subject: '', scopes: [], claims: {} })).toThrow('as(): identity.subject must be a non-empty string');
+    expect(() => host.as({ subject: 'dave', claims: {} } as never)).toThrow('as(): identity.scopes must be an array of strings');
+    expect(() => host.as({ subject: 'dave', scopes: [] } as never)).toThrow('as(): identity.claims must be an object');
+  });
+
   it('closing the view closes it, and leaves the host serving', async () => {
     const view = host.as(who('dave'));
     await view.close();
