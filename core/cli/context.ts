@@ -28,6 +28,7 @@ export interface CliValues {
   fromClaudeDesktop?: string;
   trustConfig?: boolean;
   all?: boolean;
+  as?: string;
 }
 
 /** What a command's handler receives. */
