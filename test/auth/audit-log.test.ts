@@ -174,6 +174,10 @@ describe('an audited host', () => {
       // An unknown tool has no plugin; a known one, even hidden, has.
       expect(written[0]!.plugin).toBeUndefined();
       expect(written[1]!.plugin).toBe(NOTES);
+      // A made-up name of any length makes a line of bounded size.
+      await host.dispatch('x'.repeat(10_000), {});
+      const [long] = (await lines(start + calls.length + 1)).slice(start + calls.length);
+      expect(long).toMatchObject({ tool: `${'x'.repeat(256)}…`, code: 'UNKNOWN_TOOL' });
     } finally {
       stop();
     }
@@ -243,13 +247,16 @@ describe('audit.arguments and host.close()', () => {
     const written = readLines(log);
     expect(written).toHaveLength(200);
     expect(written.map((line) => (line.arguments as { id: string }).id).sort()).toEqual(Array.from({ length: 200 }, (_, i) => `n${i}`).sort());
-    // Bad JSON is no value to show: its digest is all there is.
-    const again = await createToolHost(options(log, { arguments: true }));
+    // Bad JSON, or arguments over limits.maxArgsBytes, are not read: their raw digest is all there is.
+    const again = await createToolHost(options(log, { arguments: true }, { limits: { maxCallDepth: 1, maxArgsBytes: 100 } }));
+    const big = JSON.stringify({ id: 'x'.repeat(200) });
     await again.dispatch('read_note', '{"id": ');
+    await again.dispatch('read_note', big);
     await again.close();
-    const last = readLines(log).at(-1)!;
-    expect(last.code).toBe('INVALID_ARGUMENTS');
-    expect('arguments' in last).toBe(false);
+    const [bad, over] = readLines(log).slice(200);
+    expect(bad).toMatchObject({ code: 'INVALID_ARGUMENTS', argumentsSha256: sha256('{"id": ') });
+    expect(over).toMatchObject({ code: 'INVALID_ARGUMENTS', argumentsSha256: sha256(big) });
+    expect('arguments' in bad! || 'arguments' in over!).toBe(false);
   });
 });
 

@@ -1,9 +1,10 @@
 /**
  * The audit log of `toolshed serve` as a process: over Streamable HTTP every tools/call, refused
  * ones included, gets its line with the MCP session it came in, and `SIGTERM` leaves them all on
- * disk; over stdio, `audit.to: 'stdout'` cannot break the protocol (the lines go to stderr).
+ * disk; over stdio, `audit.to: 'stdout'` cannot break the protocol (the lines go to stderr). The
+ * summary `toolshed` prints names the audit target and its counts.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -84,5 +85,13 @@ describe('toolshed serve with audit', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('shows the audit target and its counts in the summary', { timeout: 60_000 }, () => {
+    const log = path.join(logs.dir, 'summary.jsonl');
+    const config = writeConfig('summary.config.json', log);
+    const result = spawnSync(process.execPath, [BIN, '--config', config], { cwd: project.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '' } });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(`audit: ${log} — 0 lines written, 0 dropped`);
   });
 });
