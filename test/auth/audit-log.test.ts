@@ -6,8 +6,10 @@
  * The file is created 0600, refused inside a folder the model's tools can write, flushed by
  * `host.close()`, and a sink that fails never fails a call.
  */
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { constants, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -288,5 +290,34 @@ describe('where the audit file may be', () => {
       expect(host.explain().audit).toMatchObject({ to: '/dev/full', written: 0, dropped: 3, failure: expect.stringContaining('ENOSPC') });
     });
     expect(warnings.filter((message) => message.includes('audit log'))).toEqual([expect.stringContaining('/dev/full is dropping lines')]);
+  });
+
+  it('that cannot keep up drops what is past 64 MB queued, one warning, and close() still writes out the rest', { timeout: 120_000 }, async () => {
+    const fifo = path.join(logs.dir, 'stalled.fifo');
+    execFileSync('mkfifo', [fifo]);
+    // A reader that holds the pipe open and reads nothing: once its buffer is full, writes wait.
+    const holder = await open(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const warnings: string[] = [];
+    const host = await createToolHost(options(fifo, { arguments: true }));
+    host.on('warning', (message) => warnings.push(message));
+    const text = 'x'.repeat(1024 * 1024);
+    for (let i = 0; i < 70; i++) expect(await host.dispatch('write_note', { id: `n${i}`, text })).toContain('"saved"');
+    const { dropped } = host.explain().audit!;
+    expect(dropped).toBeGreaterThan(0);
+    expect(warnings).toEqual([expect.stringContaining('more than 67108864 bytes of lines wait to be written')]);
+    // A reader that drains the pipe: close() writes out every line it kept.
+    const cat = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    cat.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    const done = new Promise((resolve) => cat.once('close', resolve));
+    await holder.close();
+    await host.close();
+    await done;
+    const written = out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Line);
+    expect(written).toHaveLength(70 - dropped);
+    expect(written.map((line) => (line.arguments as { id: string }).id)).toEqual(Array.from({ length: 70 - dropped }, (_, i) => `n${i}`));
   });
 });
