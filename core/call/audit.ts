@@ -48,7 +48,7 @@ interface AuditLine {
 }
 
 /** A call as the audit log records it. */
-export interface AuditedCall {
+interface AuditedCall {
   tool: string;
   /** the arguments as received, read once (the trace reads them too) */
   args: () => ReceivedArguments;
