@@ -72,7 +72,7 @@ export class AuditLog {
 
   /**
    * Runs the call and writes its line. A throw inside the host is written as the outcome
-   * `crashed` makes of it (what the caller then gets) and thrown on.
+   * `crashed` makes of it (what a caller from outside then gets) and thrown on.
    */
   async record(call: AuditedCall, run: () => Promise<CallOutcome>, crashed: (error: unknown) => CallOutcome): Promise<CallOutcome> {
     const time = new Date();
