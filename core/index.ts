@@ -15,6 +15,7 @@ export type {
   ApprovalDecision,
   ApprovalReason,
   SearchReport,
+  AuditReport,
   SessionReport,
   LogLevel,
   ElicitRequest,

@@ -15,6 +15,8 @@ import { deadlockedWorkers, whileWaiting } from './reentry.js';
 import { withHooks, type ToolCall, type ToolHooks } from './hooks.js';
 import { breakerKeys, type BreakerVerdict, type CircuitBreaker } from './breaker.js';
 import { traceDispatch, type DispatchTrace } from './tracing.js';
+import { receivedArguments } from './digests.js';
+import type { AuditLog } from './audit.js';
 import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
 import type { CallHooks, CallOrigin } from '../runners/runner.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
@@ -29,6 +31,7 @@ import type { ToolRecord } from '../load/types.js';
 import type { CallerIdentity, DispatchOptions, Identity } from './public-types.js';
 import type { StateStore } from '../state/store-contract.js';
 import { sessionHook, StateScope } from './plugin-state.js';
+import { ToolshedError } from '../../boundary/errors.js';
 
 export type { DispatchOptions };
 
@@ -57,6 +60,8 @@ export interface DispatchDeps {
   state?: StateStore;
   /** holds a top-level call to its identity's quotas (config `access[].quota`) */
   admit?(): Promise<Admission>;
+  /** writes a line for every call, refused and nested ones included (config `audit`) */
+  audit?: AuditLog;
 }
 
 /** A quota's answer to a call: refused with this outcome, or admitted until `release()`. */
@@ -118,9 +123,23 @@ function refuseNestedHostTool(deps: DispatchDeps, context: CallContext, name: st
   return undefined;
 }
 
-/** Runs one call through the whole pipeline and returns its outcome; `context` says who is calling (TOP_LEVEL by default). */
+/**
+ * Runs one call through the whole pipeline and returns its outcome; `context` says who is calling
+ * (TOP_LEVEL by default). Every call, refused or not, is traced and audited here, around the pipeline.
+ */
 export function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, context: CallContext = TOP_LEVEL): Promise<CallOutcome> {
-  return traceDispatch(name, options, context, (trace) => runCall(deps, name, rawArgs, options, context, trace));
+  const args = receivedArguments(rawArgs, deps.config().limits.maxArgsBytes);
+  const traced = () => traceDispatch(name, args, options, context, (trace) => runCall(deps, name, rawArgs, options, context, trace));
+  if (!deps.audit) return traced();
+  const record = deps.registry.tools.get(name);
+  const owner = record ? { plugin: record.plugin.source.name, tier: record.plugin.runner.tier } : undefined;
+  return deps.audit.record({ tool: name, args, options, chain: context.chain, ...(owner ? { owner } : {}) }, traced, (error) => hostFailure(name, error));
+}
+
+/** The outcome of a call that threw inside the host (a config toolset error after a reload, say): dispatch never throws to its caller. */
+export function hostFailure(name: string, error: unknown): CallOutcome {
+  const code = error instanceof ToolshedError ? error.code : 'TOOL_CRASHED';
+  return failure('TOOL_CRASHED', `toolshed could not run ${name}: ${code}: ${(error as Error).message}`);
 }
 
 /** dispatchOutcome under its span (`trace` is undefined when nothing records). */

@@ -119,6 +119,18 @@ export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
  */
 export type Approver = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 
+/** What explain shows of the audit log (config `audit`). */
+export interface AuditReport {
+  /** 'stdout', 'stderr' or the file's absolute path */
+  to: string;
+  /** lines written so far */
+  written: number;
+  /** lines that could not be written (the sink failed or could not keep up); calls went on */
+  dropped: number;
+  /** why the sink stopped writing, once it failed */
+  failure?: string;
+}
+
 /** One session's line in explain. */
 export interface SessionReport {
   /** the session id; null for the default session (calls without one) */

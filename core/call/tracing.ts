@@ -2,7 +2,9 @@
  * OpenTelemetry spans through `@opentelemetry/api`, which does nothing until
  * the embedder registers an SDK: one span per dispatch (`execute_tool {tool}`,
  * after the GenAI semantic conventions) with the worker run as a child, and
- * one per availability check. Without a recording SDK a span is never built
+ * one per availability check. A dispatch span names who the call is for
+ * (`enduser.id`) and carries the digests of its arguments and result
+ * (digests.ts), never their content. Without a recording SDK a span is never built
  * at all (`tracingOn`), so dispatch does no extra work, and the API itself is
  * not loaded until an SDK has registered something (its ~45 modules are a
  * tenth of a host's start).
@@ -14,6 +16,8 @@ import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import type { CallOutcome } from '../../boundary/outcome.js';
 import type { CallContext } from './chain.js';
 import type { ToolRecord } from '../load/types.js';
+import type { Identity } from './public-types.js';
+import { resultDigest, type ReceivedArguments } from './digests.js';
 
 let provider: TracerProvider | undefined;
 let current: Tracer | undefined;
@@ -72,7 +76,13 @@ const ATTR = {
   checkId: 'toolshed.check.id',
   checkOk: 'toolshed.check.ok',
   checkReason: 'toolshed.check.reason',
+  issuer: 'toolshed.identity.issuer',
+  argumentsDigest: 'toolshed.arguments.sha256',
+  resultDigest: 'toolshed.result.sha256',
 } as const;
+
+/** The semantic conventions' attribute for who the call is for (the identity's subject). */
+const ENDUSER_ID = 'enduser.id';
 
 /** Where each nested call's span hangs: the worker span of the tool that made it (set when the worker runs). */
 const nestedParents = new WeakMap<CallContext, Context>();
@@ -96,6 +106,7 @@ function endWith(span: Span, outcome: CallOutcome): void {
   const { SpanStatusCode } = api();
   span.setAttribute(ATTR.outcome, outcome.ok ? 'OK' : outcome.code);
   span.setAttribute(ATTR.resultSize, outcome.ok ? outcome.text.length : outcome.message.length);
+  span.setAttribute(ATTR.resultDigest, resultDigest(outcome));
   if (!outcome.ok) {
     span.setAttribute('error.type', outcome.code);
     span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.message });
@@ -106,8 +117,15 @@ function endWith(span: Span, outcome: CallOutcome): void {
 /**
  * Runs one dispatch under an `execute_tool {name}` span, or just runs it when no SDK records.
  * The span's parent is the caller's active context, or the worker span of the tool that made a nested call.
+ * It carries who the call is for (`enduser.id`, never the token) and the digests of its arguments and result.
  */
-export function traceDispatch(name: string, options: { callId?: string; sessionId?: string }, call: CallContext, run: (trace: DispatchTrace | undefined) => Promise<CallOutcome>): Promise<CallOutcome> {
+export function traceDispatch(
+  name: string,
+  args: () => ReceivedArguments,
+  options: { callId?: string; sessionId?: string; identity?: Identity },
+  call: CallContext,
+  run: (trace: DispatchTrace | undefined) => Promise<CallOutcome>,
+): Promise<CallOutcome> {
   if (!tracingOn()) return run(undefined);
   const { context, trace, SpanKind, SpanStatusCode } = api();
   const parent = nestedParents.get(call) ?? context.active();
@@ -119,6 +137,9 @@ export function traceDispatch(name: string, options: { callId?: string; sessionI
   span.setAttributes({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.type': 'function', [ATTR.depth]: call.chain.length });
   if (options.callId !== undefined) span.setAttribute('gen_ai.tool.call.id', options.callId);
   if (options.sessionId !== undefined) span.setAttribute('gen_ai.conversation.id', options.sessionId);
+  if (options.identity) span.setAttribute(ENDUSER_ID, options.identity.subject);
+  if (options.identity?.issuer !== undefined) span.setAttribute(ATTR.issuer, options.identity.issuer);
+  span.setAttribute(ATTR.argumentsDigest, args().digest);
   const caller = call.chain[call.chain.length - 1];
   if (caller) span.setAttribute(ATTR.caller, caller.tool);
   const spanContext = trace.setSpan(parent, span);

@@ -123,7 +123,7 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
     const width = Math.max(8, ...hidden.map((t) => t.name.length));
     for (const t of hidden) out.push(hiddenLine(t, width, s));
   }
-  out.push(...protectionLines(report, s), ...resourceLines(report));
+  out.push(...protectionLines(report, s), ...resourceLines(report), ...auditLines(report, s));
   if (report.conflicts.length) {
     out.push('');
     out.push('conflicts (TOOL_CONFLICT):');
@@ -151,6 +151,14 @@ function protectionLines(report: HostReport, s: Style): string[] {
   for (const e of paths) out.push(`  ${e.value} ${s.dash} ${e.why}`);
   for (const line of notInForce) out.push(`  ${s.yellow(s.warn)} not in force: ${line}`);
   return out;
+}
+
+/** Where audit lines go, with what was written and dropped (config `audit`). */
+function auditLines(report: HostReport, s: Style): string[] {
+  const { audit } = report;
+  if (!audit) return [];
+  const line = `audit: ${audit.to} ${s.dash} ${audit.written} line${audit.written === 1 ? '' : 's'} written, ${audit.dropped} dropped`;
+  return ['', audit.failure !== undefined ? `${line}; ${s.yellow(s.warn)} failing: ${audit.failure}` : line];
 }
 
 /** Each sandboxed child's resource limits and what holds them (docs/security.md, "Resource limits"). */

@@ -6,21 +6,8 @@
  * filesystem root, where an MCP client that starts the server with cwd `/` would
  * otherwise have it write.
  */
-import { existsSync, realpathSync } from 'node:fs';
-import path from 'node:path';
 import { userCacheDir } from '../state/user-dirs.js';
-import { insideAny } from './writable-roots.js';
-
-/** `dir` with its existing part resolved through links, so a link cannot hide where it points. */
-function realish(dir: string): string {
-  let existing = dir;
-  while (!existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing);
-  try {
-    return path.join(realpathSync(existing), path.relative(existing, dir));
-  } catch {
-    return dir;
-  }
-}
+import { insideAnyReally } from './writable-roots.js';
 
 /**
  * The cache folder to use for a configured `dir` (absolute) given the folders the model's
@@ -29,8 +16,7 @@ function realish(dir: string): string {
 export function chooseCacheDir(dir: string | undefined, writable: readonly string[]): { dir: string | undefined; refused?: string } {
   // No safe default (no home folder): undefined, and the host extracts manifests every start.
   if (dir === undefined) return { dir: userCacheDir() };
-  const real = realish(dir);
-  const inside = insideAny(dir, writable) ?? insideAny(real, writable.map(realish));
+  const inside = insideAnyReally(dir, writable);
   if (inside === undefined) return { dir };
   return {
     dir: userCacheDir(),

@@ -10,6 +10,7 @@ import { loadJsFresh, locatingErrors } from './config-loaders.js';
 import { formatProblems, problems } from '../schema/schema.js';
 import { validate as validateStandalone } from './config-validator.js';
 import { chooseCacheDir } from './cache-dir.js';
+import { auditTarget } from './audit-target.js';
 import { writableRoots } from './writable-roots.js';
 import { resolveResources, type ResourceLimits } from '../../boundary/launch/resources.js';
 import { DEFAULT_CODE_LIMITS } from '../../boundary/code-limits.js';
@@ -177,7 +178,8 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
   const workspace = root.explicit !== undefined ? path.resolve(root.explicit) : config.root !== undefined ? path.resolve(dir, config.root) : path.resolve(root.fallback);
   const plugins = config.plugins ?? [];
   const mcpServers = config.mcpServers ?? {};
-  const cache = chooseCacheDir(config.cache?.dir !== undefined ? path.resolve(dir, config.cache.dir) : undefined, writableRoots({ root: workspace, dir, plugins, mcpServers }));
+  const writable = writableRoots({ root: workspace, dir, plugins, mcpServers });
+  const cache = chooseCacheDir(config.cache?.dir !== undefined ? path.resolve(dir, config.cache.dir) : undefined, writable);
   const cacheDir = cache.dir;
   return {
     file,
@@ -218,7 +220,7 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
       ...(config.serve?.auth ? { auth: config.serve.auth } : {}),
     },
     access: config.access ?? [],
-    ...(config.audit ? { audit: { arguments: false, ...config.audit, to: auditTarget(config.audit.to, dir) } } : {}),
+    ...(config.audit ? { audit: { arguments: false, ...config.audit, to: auditTarget(config.audit.to, dir, writable, file) } } : {}),
     state: { store: 'memory', prefix: 'toolshed:', sessionTtlMs: 3_600_000, ...stripUndefined(config.state) },
     hooks: config.hooks ?? [],
     protect: config.protect ?? [],
@@ -229,11 +231,6 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
     resources: resolveResources(config.resources),
     definitionChanges: config.definitionChanges ?? 'hold',
   };
-}
-
-/** Where audit lines go: a stream by name, or a file resolved against the config's folder. */
-function auditTarget(to: string, dir: string): string {
-  return to === 'stdout' || to === 'stderr' ? to : path.resolve(dir, to);
 }
 
 function resolveSearch(search: SearchConfig = {}): ResolvedSearch {

@@ -5,6 +5,7 @@
  * them may have been written by the model, so the host never runs or trusts it
  * without the operator's decision (protected paths, config trust, caches elsewhere).
  */
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isInside, resolveGrantPaths } from '../../boundary/launch/paths.js';
 
@@ -35,4 +36,20 @@ export function writableRoots(config: GrantingConfig): string[] {
 export function insideAny(target: string, roots: readonly string[]): string | undefined {
   const absolute = path.resolve(target);
   return roots.find((root) => isInside(absolute, root));
+}
+
+/** `target` with its existing part resolved through links, so a link cannot hide where it points. */
+function realish(target: string): string {
+  let existing = target;
+  while (!existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing);
+  try {
+    return path.join(realpathSync(existing), path.relative(existing, target));
+  } catch {
+    return target;
+  }
+}
+
+/** Like `insideAny`, and again with `target` and `roots` resolved through links: the root it lies inside either way. */
+export function insideAnyReally(target: string, roots: readonly string[]): string | undefined {
+  return insideAny(target, roots) ?? insideAny(realish(target), roots.map(realish));
 }

@@ -13,7 +13,7 @@ import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import { protectionReport } from './protection-report.js';
 import type { ApprovalReason } from '../call/approval.js';
 import { enforcement } from './enforcement.js';
-import type { SearchReport } from '../call/public-types.js';
+import type { AuditReport, SearchReport } from '../call/public-types.js';
 import { readDialect } from '../schema/schema-dialect.js';
 import type { SandboxSupport } from '../../boundary/launch/launch.js';
 import type { HostReport, PluginReport, ToolReport } from './public-types.js';
@@ -47,6 +47,8 @@ export function explainHost(input: {
   approval?: (record: ToolRecord) => ApprovalReason | undefined;
   /** what this machine's sandbox launcher can do, as the host probed it; undefined when no plugin's commands run in the shell sandbox */
   support: SandboxSupport | undefined;
+  /** the audit log's target and counts, when it is on */
+  audit?: AuditReport | undefined;
 }): HostReport {
   const { registry, exposure, config } = input;
   const plugins = registry.plugins.map((p): PluginReport => {
@@ -127,6 +129,7 @@ export function explainHost(input: {
     warnings: [...(input.loadWarnings ?? []), ...unmatchedGrantWarnings(registry.plugins), ...(exposure?.warnings ?? [])],
     search: input.search,
     protection: protectionReport(registry.plugins, input.protect ?? [], input.support),
+    ...(input.audit ? { audit: input.audit } : {}),
   };
 }
 

@@ -17,6 +17,7 @@ import { HostEmitter } from './events.js';
 import { Teardown } from './teardown.js';
 import { openStateStore } from '../state/store.js';
 import { FleetBreaker } from '../call/fleet-breaker.js';
+import { AuditLog } from '../call/audit.js';
 import type { DefinitionChange } from '../runners/connection-report.js';
 import type { ToolHostOptions } from './tool-host.js';
 import type { ToolHost } from './tool-host.js';
@@ -46,6 +47,8 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   let up = false;
   const teardown = new Teardown();
   try {
+    // Opened first, so it closes last: the lines of calls the teardown ends are written too.
+    const audit = settings.config.audit ? teardown.add(await AuditLog.open(settings.config.audit, (message) => events.emit('warning', message))) : undefined;
     // A store the embedder passed is its own to close; one the config names is the host's.
     const state = options.stateStore ?? teardown.add(await openStateStore({ ...settings.config.state, clock: settings.clock }));
     const runners = teardown.add(openRunners(settings.config));
@@ -63,7 +66,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     const pipeline = openPipeline({ settings, plugins: loaded.plugins, runners, servers, rewriters: options.rewriters, log: (entry) => events.emit('log', entry) });
     // Breaker counts the fleet shares: failures counted in the store, circuits opened on every replica.
     if (settings.config.limits.breaker.shared) await pipeline.breaker?.share(teardown.add(new FleetBreaker(state, settings.config.limits.breaker)));
-    const host = await openSurface({ settings, state, entries, runners, loaded, servers, pipeline, events, onApproval: options.onApproval, started, teardown: () => teardown.close() });
+    const host = await openSurface({ settings, state, entries, runners, loaded, servers, pipeline, events, audit, onApproval: options.onApproval, started, teardown: () => teardown.close() });
     up = true;
     return host;
   } catch (error) {

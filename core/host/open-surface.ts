@@ -16,6 +16,7 @@ import type { PluginEntries, HostPlugins } from './load-plugins.js';
 import type { HostServers } from './start-servers.js';
 import type { HostPipeline } from './open-pipeline.js';
 import type { Approver } from '../call/approval.js';
+import type { AuditLog } from '../call/audit.js';
 import { probeSandbox } from '../../boundary/launch/probe.js';
 import type { ToolHost } from './tool-host.js';
 import type { StateStore } from '../state/store-contract.js';
@@ -32,6 +33,8 @@ interface SurfaceInput {
   pipeline: HostPipeline;
   /** the root surface's events (logs of checks and servers went here from the start) */
   events: HostEmitter;
+  /** where every call's audit line goes (config `audit`), when on */
+  audit: AuditLog | undefined;
   onApproval: Approver | undefined;
   /** when `createToolHost` was called (performance.now()) */
   started: number;
@@ -68,6 +71,7 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
     config,
     state: input.state,
     quotas: new Quotas({ store: input.state, clock: settings.clock, warn: (message) => events.emit('warning', message) }),
+    ...(input.audit ? { audit: input.audit } : {}),
     report: (exposure, search, approval) =>
       explainHost({
         registry: pipeline.registry,
@@ -81,6 +85,7 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
         search,
         approval: (record) => approval.reasonFor(record),
         support: commandsSandboxed() ? probeSandbox() : undefined,
+        audit: input.audit?.report(),
       }),
     sessions: new SessionStore(config.search.sessions, settings.clock, input.state, (message) => events.emit('warning', message)),
     isClosed: () => closed,

@@ -6,11 +6,12 @@
  */
 import { DefinitionsPipeline, type PipelineDeps } from '../expose/pipeline.js';
 import type { Exposure } from '../expose/exposure.js';
-import { dispatchOutcome, type DispatchDeps } from '../call/dispatch.js';
+import { dispatchOutcome, hostFailure, type DispatchDeps } from '../call/dispatch.js';
 import { envelope, failure, type CallOutcome } from '../../boundary/outcome.js';
 import { HookList } from '../call/hooks.js';
 import type { ApprovalPolicy, Approver } from '../call/approval.js';
 import type { CircuitBreaker } from '../call/breaker.js';
+import type { AuditLog } from '../call/audit.js';
 import { HostEmitter, type HostEvents } from './events.js';
 import { ToolshedError } from '../../boundary/errors.js';
 import { formatDefinitions, FORMATS, type DefinitionFormat, type ToolsByFormat } from '../providers/index.js';
@@ -35,6 +36,8 @@ export interface HostShared {
   config: ResolvedConfig;
   /** where session state lives (shared by the host and its views) */
   state: StateStore;
+  /** where every surface's calls are audited (config `audit`), when on */
+  audit?: AuditLog;
   /** the pipeline inputs every selection uses */
   pipelineDeps: Omit<PipelineDeps, 'narrow' | 'onChange' | 'onWarning'>;
   /** the report for one surface's exposure, with that surface's tool-search section and approval policy */
@@ -149,6 +152,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
   );
   const deps: DispatchDeps = {
     registry,
+    ...(shared.audit ? { audit: shared.audit } : {}),
     config: () => config,
     exposure: () => pipeline.current(),
     hooks: () => scope.hooks.list(),
@@ -175,8 +179,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
       });
     } catch (error) {
       // A host-level failure (e.g. a config toolset error after reload) must still not throw from dispatch.
-      const code = error instanceof ToolshedError ? error.code : 'TOOL_CRASHED';
-      return failure('TOOL_CRASHED', `toolshed could not run ${name}: ${code}: ${(error as Error).message}`);
+      return hostFailure(name, error);
     }
   };
 

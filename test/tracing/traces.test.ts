@@ -4,6 +4,7 @@
  * with the worker run as its child, a span per availability check, and a span
  * per MCP request that the dispatch span of a tools/call hangs from.
  */
+import { createHash } from 'node:crypto';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -38,6 +39,7 @@ afterAll(async () => {
 });
 
 const spans = () => exporter.getFinishedSpans();
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const named = (name: string) => spans().filter((s) => s.name === name);
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 
@@ -82,6 +84,8 @@ describe('dispatch', () => {
       'toolshed.tier': 'thread',
       'toolshed.outcome.code': 'OK',
       'toolshed.result.size': text.length,
+      'toolshed.arguments.sha256': sha256('{"id":"a"}'),
+      'toolshed.result.sha256': sha256(text),
     });
     expect(call!.status.code).not.toBe(SpanStatusCode.ERROR);
     expect(parentOf(worker!)).toBe(call!.spanContext().spanId);

@@ -1,0 +1,101 @@
+/**
+ * Where audit lines go: a file (opened for appending, created 0600) or the process's stdout or
+ * stderr. Lines queue on a write stream and reach it in order while calls go on without waiting
+ * for the disk; `close()` waits until every queued line is written. A sink that fails (a full
+ * disk, a closed pipe) never fails a call: the host warns once, and every line that could not be
+ * written is counted as dropped (explain shows the count).
+ */
+import { open } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+import { ConfigError } from '../../boundary/errors.js';
+import type { AuditReport } from './public-types.js';
+
+/**
+ * Past this many bytes queued and not yet written, a line is dropped (and counted) instead of
+ * queued: the sink has stopped keeping up, and holding more would only grow the host's memory.
+ */
+const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+
+/** A line sink over a write stream, counting what it wrote and dropped. */
+export class AuditSink {
+  private written = 0;
+  private dropped = 0;
+  /** lines handed to the stream whose write has not finished */
+  private queued = 0;
+  /** why lines are dropped: the stream's error; once set, nothing more is written */
+  private failure: string | undefined;
+  private warned = false;
+  private closed = false;
+  /** resolves `close()` once `queued` is back to 0 */
+  private settled: (() => void) | undefined;
+
+  private constructor(
+    readonly to: string,
+    private readonly stream: Writable,
+    /** the file's stream is the sink's own to end; stdout and stderr are the process's */
+    private readonly owned: boolean,
+    private readonly warn: (message: string) => void,
+  ) {
+    if (owned) stream.on('error', (error) => this.fail(error.message));
+  }
+
+  /** Opens `to` ('stdout', 'stderr' or an absolute file); a file that cannot be opened for appending is CONFIG_INVALID. */
+  static async open(to: string, warn: (message: string) => void): Promise<AuditSink> {
+    if (to === 'stdout' || to === 'stderr') return new AuditSink(to, process[to], false, warn);
+    try {
+      const handle = await open(to, 'a', 0o600);
+      return new AuditSink(to, handle.createWriteStream(), true, warn);
+    } catch (error) {
+      throw new ConfigError(
+        `audit.to ${to} cannot be opened for appending: ${(error as Error).message}`,
+        { pointer: '/audit/to', fix: 'name a file the host may create or append to, outside the workspace' },
+        { cause: error },
+      );
+    }
+  }
+
+  /** Queues one line (without its newline); never throws and never waits. */
+  write(line: string): void {
+    if (this.closed) return this.drop('the host is closed');
+    if (this.failure !== undefined) return this.drop(this.failure);
+    if (this.stream.writableLength > MAX_QUEUED_BYTES) return this.drop(`more than ${MAX_QUEUED_BYTES} bytes of lines wait to be written`);
+    this.queued++;
+    this.stream.write(`${line}\n`, (error) => {
+      this.queued--;
+      if (error) {
+        this.fail(error.message);
+        this.drop(error.message);
+      } else this.written++;
+      if (this.queued === 0) this.settled?.();
+    });
+  }
+
+  /** The target and its counts, for explain. */
+  report(): AuditReport {
+    return { to: this.to, written: this.written, dropped: this.dropped, ...(this.failure !== undefined ? { failure: this.failure } : {}) };
+  }
+
+  /** Writes out every queued line, then closes the file (stdout and stderr stay open). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.queued > 0) await new Promise<void>((resolve) => (this.settled = resolve));
+    if (!this.owned || this.stream.destroyed) return;
+    await new Promise<void>((resolve) => {
+      this.stream.once('close', resolve);
+      this.stream.end();
+    });
+  }
+
+  private fail(reason: string): void {
+    this.failure ??= reason;
+  }
+
+  /** Counts a line that was not written, and warns the first time. */
+  private drop(reason: string): void {
+    this.dropped++;
+    if (this.warned) return;
+    this.warned = true;
+    this.warn(`the audit log ${this.to} is dropping lines (${reason}); calls go on, and explain counts the lines dropped`);
+  }
+}

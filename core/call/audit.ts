@@ -1,0 +1,121 @@
+/**
+ * The audit log (config `audit`): one JSON line per call, written when the call ends, whatever
+ * ended it: a result, a tool's failure, a refusal before any hook ran (an unknown tool, a tool not
+ * exposed, invalid arguments, a quota), a hook's block, an approver's no, a nested call its chain
+ * may not make, or a throw inside the host. Nested calls (`ctx.callTool`, execute_code's tool calls)
+ * get their own line with the chain of callers. A line names who called (subject and issuer, never
+ * the token), what (tool, plugin, tier), how it ended and the digests of the arguments and result;
+ * the arguments themselves only when `audit.arguments` is on. docs/security.md#audit-log.
+ */
+import { performance } from 'node:perf_hooks';
+import { resultDigest, type ReceivedArguments } from './digests.js';
+import { AuditSink } from './audit-sink.js';
+import type { CallOutcome } from '../../boundary/outcome.js';
+import type { ToolErrorCode } from '../../boundary/errors.js';
+import type { Tier } from '../../boundary/tier.js';
+import type { AuditConfig } from '../config/public-types.js';
+import type { AuditReport, CallChain, DispatchOptions } from './public-types.js';
+
+/** A tool name longer than this (only an unknown tool's can be) is cut in its line. */
+const MAX_TOOL_CHARS = 256;
+
+/** One line of the audit log, its fields in the order they are written. */
+interface AuditLine {
+  /** when the call began (ISO 8601, UTC) */
+  time: string;
+  /** the tool asked for */
+  tool: string;
+  /** 'OK', or the failure's code */
+  code: 'OK' | ToolErrorCode;
+  /** from the call's arrival to its outcome, approval waits included */
+  durationMs: number;
+  /** who the call was for, when it was for someone */
+  identity?: { subject: string; issuer?: string };
+  sessionId?: string;
+  /** the model's tool call id, when the caller gave one */
+  callId?: string;
+  /** the tools whose handlers made this call, outermost first (empty for a call from outside) */
+  chain: Array<{ tool: string; plugin: string }>;
+  /** the plugin that owns the tool and where its handler runs, when the tool is known */
+  plugin?: string;
+  tier?: Tier;
+  /** hex sha256 of the canonical JSON of the arguments as received (digests.ts) */
+  argumentsSha256: string;
+  /** hex sha256 of the result text the caller got (the text, or the error envelope) */
+  resultSha256: string;
+  /** the arguments as received, with `audit.arguments` on and when they could be read */
+  arguments?: unknown;
+}
+
+/** A call as the audit log records it. */
+interface AuditedCall {
+  tool: string;
+  /** the arguments as received, read once (the trace reads them too) */
+  args: () => ReceivedArguments;
+  options: DispatchOptions;
+  chain: CallChain;
+  /** the tool's plugin and tier, when the registry knows the tool */
+  owner?: { plugin: string; tier: Tier };
+}
+
+/** The audit log of one host: its sink and whether lines carry the arguments. */
+export class AuditLog {
+  private constructor(
+    private readonly sink: AuditSink,
+    private readonly withArguments: boolean,
+  ) {}
+
+  /** Opens the sink `config.to` names (CONFIG_INVALID when a file cannot be opened); `warn` hears of a failing sink once. */
+  static async open(config: Required<AuditConfig>, warn: (message: string) => void): Promise<AuditLog> {
+    return new AuditLog(await AuditSink.open(config.to, warn), config.arguments);
+  }
+
+  /**
+   * Runs the call and writes its line. A throw inside the host is written as the outcome
+   * `crashed` makes of it (what a caller from outside then gets) and thrown on.
+   */
+  async record(call: AuditedCall, run: () => Promise<CallOutcome>, crashed: (error: unknown) => CallOutcome): Promise<CallOutcome> {
+    const time = new Date();
+    const started = performance.now();
+    const write = (outcome: CallOutcome) => this.sink.write(JSON.stringify(this.line(call, time, performance.now() - started, outcome)));
+    try {
+      const outcome = await run();
+      write(outcome);
+      return outcome;
+    } catch (error) {
+      write(crashed(error));
+      throw error;
+    }
+  }
+
+  /** The target and its counts, for explain. */
+  report(): AuditReport {
+    return this.sink.report();
+  }
+
+  /** Writes out every line and closes the sink. */
+  close(): Promise<void> {
+    return this.sink.close();
+  }
+
+  private line(call: AuditedCall, time: Date, durationMs: number, outcome: CallOutcome): AuditLine {
+    const { options, owner } = call;
+    const { identity } = options;
+    const received = call.args();
+    // Fields in the documented order; of the identity only who and by whom: never its token.
+    return {
+      time: time.toISOString(),
+      tool: call.tool.length > MAX_TOOL_CHARS ? `${call.tool.slice(0, MAX_TOOL_CHARS)}…` : call.tool,
+      code: outcome.ok ? 'OK' : outcome.code,
+      durationMs: Math.round(durationMs * 10) / 10,
+      ...(identity ? { identity: { subject: identity.subject, ...(identity.issuer !== undefined ? { issuer: identity.issuer } : {}) } } : {}),
+      ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
+      ...(options.callId !== undefined ? { callId: options.callId } : {}),
+      chain: call.chain.map((hop) => ({ tool: hop.tool, plugin: hop.plugin })),
+      ...(owner ? { plugin: owner.plugin, tier: owner.tier } : {}),
+      argumentsSha256: received.digest,
+      resultSha256: resultDigest(outcome),
+      ...(this.withArguments && 'value' in received ? { arguments: received.value } : {}),
+    };
+  }
+}
