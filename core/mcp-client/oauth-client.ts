@@ -78,6 +78,8 @@ export class ServerOAuth implements OAuthClientProvider {
   /** the issuer a configured client id was last used with (the SDK stamps client information with it) */
   private configuredIssuer: string | undefined;
   private refreshing: Promise<void> | undefined;
+  /** why the tokens were dropped in a host (a refused refresh): every request says so until a login stores new ones */
+  private revoked: string | undefined;
 
   constructor(
     private readonly server: OAuthServer,
@@ -139,7 +141,7 @@ export class ServerOAuth implements OAuthClientProvider {
   }
 
   redirectToAuthorization(url: URL): void {
-    if (!this.login) throw new NeedsAuthorization(this.store.read().tokens ? `could not refresh its token: run toolshed auth ${this.server.name} if this lasts` : expiredReason(this.server.name));
+    if (!this.login) throw new NeedsAuthorization(this.revoked ?? `could not refresh its token: run toolshed auth ${this.server.name} if this lasts`);
     this.step = 'waiting for the browser login';
     this.login.open(url);
   }
@@ -167,6 +169,7 @@ export class ServerOAuth implements OAuthClientProvider {
       this.verifier = '';
       return;
     }
+    if (!this.login && (scope === 'all' || scope === 'tokens')) this.revoked = expiredReason(this.server.name);
     if (!this.store.file) return;
     this.store.update((record) => {
       const next = { ...record };
@@ -216,14 +219,17 @@ export class ServerOAuth implements OAuthClientProvider {
 
   private async accessToken(): Promise<string | undefined> {
     const tokens = this.store.read().tokens;
+    // Dropped after a refused refresh: no request goes out without a token to be refused again.
+    if (!tokens && this.revoked) throw new NeedsAuthorization(this.revoked);
     if (!tokens) return undefined;
+    this.revoked = undefined;
     if (expired(tokens) && tokens.refresh_token) await this.refresh();
     return this.store.read().tokens?.access_token;
   }
 
   private async unauthorized(context: UnauthorizedContext): Promise<void> {
     const tokens = this.store.read().tokens;
-    if (!tokens) throw new NeedsAuthorization(needsAuthorizationReason(this.server.name));
+    if (!tokens) throw new NeedsAuthorization(this.revoked ?? needsAuthorizationReason(this.server.name));
     if (!tokens.refresh_token) {
       this.invalidateCredentials('tokens');
       throw new NeedsAuthorization(expiredReason(this.server.name));
