@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { ToolshedError, UsageError } from '../../boundary/errors.js';
 import { openConfig } from '../host/open-config.js';
 import { resolveServers, type ResolvedServer } from '../mcp-client/config.js';
-import { ServerOAuth, type Login } from '../mcp-client/oauth-client.js';
+import { ServerOAuth, type Login, type OAuthServer } from '../mcp-client/oauth-client.js';
 import { OAuthState, oauthFile, keptTokens, type OAuthRecord } from '../mcp-client/oauth-state.js';
 import { userStateDir } from '../state/user-dirs.js';
 import { didYouMean } from '../text/suggest.js';
@@ -117,11 +117,13 @@ function importTokens(server: ResolvedServer, store: OAuthState, source: string,
   return 0;
 }
 
+/** The entries of `values` that are set. */
 function clean<T extends Record<string, string | undefined>>(values: T): Record<string, string> {
   return Object.fromEntries(Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
-function oauthTarget(server: ResolvedServer) {
+/** The server as its OAuth client sees it; the client secret, if any, from this process's environment. */
+function oauthTarget(server: ResolvedServer): OAuthServer {
   return { name: server.name, url: server.http!.url, settings: server.http!.oauth!, env: process.env };
 }
 

@@ -33,20 +33,20 @@ type UnauthorizedContext = Parameters<NonNullable<AuthProvider['onUnauthorized']
 const REFRESH_EARLY_MS = 2_000;
 
 /** The reason a server with no tokens is hidden with. */
-export const needsAuthorizationReason = (name: string) => `needs authorization: run toolshed auth ${name}`;
+const needsAuthorizationReason = (name: string) => `needs authorization: run toolshed auth ${name}`;
 /** The reason a server whose refresh was refused (or whose token was rejected with no refresh token) is hidden with. */
-export const expiredReason = (name: string) => `authorization expired or was revoked: run toolshed auth ${name}`;
+const expiredReason = (name: string) => `authorization expired or was revoked: run toolshed auth ${name}`;
 
 /** The server needs a login a host cannot do: `toolshed auth NAME` can. */
-export class NeedsAuthorization extends Error {
+class NeedsAuthorization extends Error {
   constructor(readonly reason: string) {
     super(reason);
     this.name = 'NeedsAuthorization';
   }
 }
 
-/** The `NeedsAuthorization` behind an error (the SDK may wrap it), or undefined. */
-export function needsAuthorization(error: unknown): NeedsAuthorization | undefined {
+/** The `NeedsAuthorization` behind an error (the SDK may wrap it), with its reason; undefined for any other error. */
+export function needsAuthorization(error: unknown): { reason: string } | undefined {
   for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) if (e instanceof NeedsAuthorization) return e;
   return undefined;
 }

@@ -85,9 +85,13 @@ describe('an MCP server that needs OAuth', () => {
     expect(authServer.tokenRequests).toEqual([]);
   });
 
-  it('toolshed auth NAME logs in through the browser step and stores the tokens privately', { timeout: 60_000 }, async () => {
+  it('toolshed auth NAME logs in through the browser step (refusing a redirect with another state) and stores the tokens privately', { timeout: 60_000 }, async () => {
     const result = await toolshed(['auth', 'remote', '--no-browser'], async (url) => {
       const redirect = await authServer.login(url, 'alice');
+      // A redirect with another state (another tab, a forged link) is refused, and the login goes on waiting.
+      const forged = new URL(redirect);
+      forged.searchParams.set('state', 'forged');
+      expect((await fetch(forged)).status).toBe(400);
       // What the browser does with the redirect: request it, on the command's loopback listener.
       const page = await fetch(redirect);
       expect(page.status).toBe(200);
