@@ -70,7 +70,7 @@ export function cappedFailure(code: ToolErrorCode, message: string, maxChars: nu
 /** The envelope string of an outcome: the text, or `{"error","code"}`. */
 export function envelope(outcome: CallOutcome): string {
   if (outcome.ok) return outcome.text;
-  // QUEUE_FULL carries when to try again.
+  // QUEUE_FULL and QUOTA_EXCEEDED carry when to try again.
   if (outcome.retryAfterMs !== undefined) return JSON.stringify({ error: outcome.message, code: outcome.code, retryAfterMs: outcome.retryAfterMs });
   return JSON.stringify({ error: outcome.message, code: outcome.code });
 }

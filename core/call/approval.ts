@@ -31,12 +31,14 @@ export class ApprovalPolicy {
     private readonly approve: ResolvedConfig['approve'],
     registry: Registry,
     config: ResolvedConfig,
+    /** where `approve` was written, for TOOLSET_UNKNOWN (an access rule's approve) */
+    where = 'approve',
   ) {
     const known = new Set(registry.tools.keys());
     const toolsets = collectToolsets(registry, config.toolsets);
     const resolver = new ToolsetResolver(toolsets, known);
     const listed = new Set<string>();
-    for (const name of approve.tools) for (const tool of expandName(name, resolver, toolsets, known, 'approve')) listed.add(tool);
+    for (const name of approve.tools) for (const tool of expandName(name, resolver, toolsets, known, where)) listed.add(tool);
     this.listed = listed;
   }
 

@@ -55,7 +55,12 @@ export interface DispatchDeps {
   hostTool?(name: string, exposure: Exposure): HostTool | undefined;
   /** where plugins' ctx.session values live (without it, ctx.session fails with STATE_UNAVAILABLE) */
   state?: StateStore;
+  /** holds a top-level call to its identity's quotas (config `access[].quota`) */
+  admit?(): Promise<Admission>;
 }
+
+/** A quota's answer to a call: refused with this outcome, or admitted until `release()`. */
+export type Admission = { refused: CallOutcome } | { release(): void };
 
 /** The limits one call runs under, and its trace when one is recorded. */
 interface CallLimits {
@@ -120,6 +125,18 @@ export function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs: unkno
 
 /** dispatchOutcome under its span (`trace` is undefined when nothing records). */
 async function runCall(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, context: CallContext, trace: DispatchTrace | undefined): Promise<CallOutcome> {
+  // Quotas count the calls an identity makes; nested calls ride on the call that made them.
+  const admission = deps.admit && !context.chain.length ? await deps.admit() : undefined;
+  if (admission && 'refused' in admission) return admission.refused;
+  try {
+    return await admittedCall(deps, name, rawArgs, options, context, trace);
+  } finally {
+    admission?.release();
+  }
+}
+
+/** runCall once its quotas admitted it. */
+async function admittedCall(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, context: CallContext, trace: DispatchTrace | undefined): Promise<CallOutcome> {
   const exposure = await deps.exposure();
   const hostTool = deps.hostTool?.(name, exposure);
   const record = hostTool ? undefined : deps.registry.tools.get(name);

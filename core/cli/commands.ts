@@ -64,8 +64,11 @@ export const COMMANDS: CommandSpec[] = [
     name: 'explain',
     summary: "each tool's state and why it is or is not exposed",
     args: [{ syntax: '[tool]', description: 'one tool to explain (default: every tool)' }],
-    flags: [JSON_FLAG],
-    examples: ['toolshed explain web_search', 'toolshed explain --json'],
+    flags: [
+      JSON_FLAG,
+      { flags: '--as <identity>', description: `what an identity gets under the config's access rules: a subject, or a JSON object of its token's claims ('{"sub":"alice","scope":"a b","groups":["eng"]}')` },
+    ],
+    examples: ['toolshed explain web_search', 'toolshed explain --json', 'toolshed explain --as alice', `toolshed explain --as '{"sub":"bob","groups":["eng"]}' --json`],
     run: async (c) => (await import('./inspect.js')).runExplain(c),
   },
   {

@@ -33,6 +33,7 @@ export interface CliValues {
   import?: string;
   /** false with --no-browser */
   browser?: boolean;
+  as?: string;
 }
 
 /** What a command's handler receives. */

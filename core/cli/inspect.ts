@@ -6,6 +6,9 @@ import type { CommandContext } from './context.js';
 import { withHost } from './open-host.js';
 import { renderExplain, renderSummary, renderTool } from './render.js';
 import { cliApprover } from './approve.js';
+import { accessSummary, identityArgument, renderAccess, type AccessSummary } from './explain-as.js';
+import type { HostReport } from '../explain/explain.js';
+import type { ToolHost } from '../host/host.js';
 
 /** `toolshed` (the summary) and `toolshed --json`. */
 export function runSummary({ values, io }: CommandContext): Promise<number> {
@@ -29,12 +32,16 @@ export function runList({ values, io }: CommandContext): Promise<number> {
   });
 }
 
-/** `toolshed explain [TOOL] [--json]`. */
+/** `toolshed explain [TOOL] [--as IDENTITY] [--json]`. */
 export function runExplain({ args, values, io }: CommandContext): Promise<number> {
   const [name] = args;
-  return withHost(values, io, { warn: false }, async (_host, report) => {
+  return withHost(values, io, { warn: false }, async (host, hostReport) => {
+    const as = values.as === undefined ? undefined : await explainAs(host, values.as);
+    const report = as?.report ?? hostReport;
+    const access = as ? { access: as.access } : {};
     if (name === undefined) {
-      io.out(values.json ? JSON.stringify(report, null, 2) : renderExplain(report, io.style));
+      const text = () => [...(as ? [renderAccess(as.access, io.style), ''] : []), renderExplain(report, io.style)].join('\n');
+      io.out(values.json ? JSON.stringify({ ...access, ...report }, null, 2) : text());
       return 0;
     }
     const tool = report.tools.find((t) => t.name === name);
@@ -45,9 +52,21 @@ export function runExplain({ args, values, io }: CommandContext): Promise<number
           report.tools.map((t) => t.name),
         )}`,
       );
-    io.out(values.json ? JSON.stringify(tool, null, 2) : renderTool(tool, report, io.style));
+    const text = () => [...(as ? [renderAccess(as.access, io.style), ''] : []), renderTool(tool, report, io.style)].join('\n');
+    io.out(values.json ? JSON.stringify({ ...access, ...tool }, null, 2) : text());
     return 0;
   });
+}
+
+/** The report of `host.as(identity)` and what the identity gets; throws ACCESS_DENIED when no rule matches. */
+async function explainAs(host: ToolHost, value: string): Promise<{ report: HostReport; access: AccessSummary }> {
+  const identity = identityArgument(value, host.config);
+  const view = host.as(identity);
+  try {
+    return { report: await view.refresh(), access: accessSummary(identity, host.config) };
+  } finally {
+    await view.close();
+  }
 }
 
 /** `toolshed call TOOL [ARGS_JSON | -]`: exit 0 with the result, 1 with the error envelope. */

@@ -261,10 +261,10 @@ function resolveSearch(search: SearchConfig = {}): ResolvedSearch {
   };
 }
 
-/** `approve` in its one shape: a list of names means `{ tools: list }`. */
-function resolveApprove(approve: ToolshedConfig['approve']): ResolvedConfig['approve'] {
+/** `approve` (or an access rule's) in its one shape: a list of names means `{ tools: list }`; `timeoutMs` defaults to `defaultTimeoutMs`. */
+export function resolveApprove(approve: ToolshedConfig['approve'], defaultTimeoutMs = 120_000): ResolvedConfig['approve'] {
   const spec = Array.isArray(approve) ? { tools: approve } : (approve ?? {});
-  return { tools: spec.tools ?? [], destructive: spec.destructive ?? false, timeoutMs: spec.timeoutMs ?? 120_000 };
+  return { tools: spec.tools ?? [], destructive: spec.destructive ?? false, timeoutMs: spec.timeoutMs ?? defaultTimeoutMs };
 }
 
 /** A copy of `value` without its undefined properties, so spreading it keeps defaults. */

@@ -123,9 +123,9 @@ export interface AccessRule {
 
 /** `access[].quota`: limits per identity, across the fleet when the state store is shared. */
 export interface AccessQuota {
-  /** calls started in any 60 s window */
+  /** calls the identity starts in each clock minute, counted in the state store (a fleet shares the count) */
   callsPerMinute?: number;
-  /** calls running at once */
+  /** calls the identity has running at once, counted by each process */
   inFlight?: number;
   /** `serve --http` sessions open at once */
   sessions?: number;

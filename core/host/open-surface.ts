@@ -8,6 +8,7 @@ import { explainHost } from '../explain/explain.js';
 import { SessionStore } from '../call/search/sessions.js';
 import { UsageError } from '../../boundary/errors.js';
 import { createSurface, openScope, type HostShared } from './surface.js';
+import { Quotas } from '../access/quota.js';
 import type { HostEmitter } from './events.js';
 import type { HostSettings } from './open-config.js';
 import type { HostRunners } from './open-runners.js';
@@ -44,7 +45,7 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
   const { config } = settings;
   let closed = false;
   let startupDone: number | undefined;
-  const root = openScope({ config, pipelineDeps: pipeline.pipelineDeps, pipelines: pipeline.pipelines }, { emitter: events, ...(input.onApproval ? { onApproval: input.onApproval } : {}) });
+  const root = openScope({ config, pipelineDeps: pipeline.pipelineDeps, pipelines: pipeline.pipelines, approval: pipeline.approval }, { emitter: events, ...(input.onApproval ? { onApproval: input.onApproval } : {}) });
   for (const hooks of settings.hooks) root.hooks.add(hooks);
   // A server connected, went away or re-listed (or definitions were accepted): rebuild the registry and
   // recompute until caught up, so 'change' fires now (views follow the root's change).
@@ -66,7 +67,8 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
     invalidateChecks: pipeline.invalidateChecks,
     config,
     state: input.state,
-    report: (exposure, search) =>
+    quotas: new Quotas({ store: input.state, clock: settings.clock, warn: (message) => events.emit('warning', message) }),
+    report: (exposure, search, approval) =>
       explainHost({
         registry: pipeline.registry,
         exposure,
@@ -77,7 +79,7 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
         extractionPoolStarted: input.runners.extractionStarted(),
         loadWarnings: input.loaded.warnings,
         search,
-        approval: (record) => pipeline.approval.reasonFor(record),
+        approval: (record) => approval.reasonFor(record),
         support: commandsSandboxed() ? probeSandbox() : undefined,
       }),
     sessions: new SessionStore(config.search.sessions, settings.clock, input.state, (message) => events.emit('warning', message)),

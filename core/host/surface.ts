@@ -15,6 +15,8 @@ import { HostEmitter, type HostEvents } from './events.js';
 import { ToolshedError } from '../../boundary/errors.js';
 import { formatDefinitions, FORMATS, type DefinitionFormat, type ToolsByFormat } from '../providers/index.js';
 import { viewDefer, viewNarrowing, type Narrowing } from './view.js';
+import { accessView } from './identity-view.js';
+import type { Quotas, RuleQuota } from '../access/quota.js';
 import type { HostReport } from '../explain/explain.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { Registry } from '../expose/registry.js';
@@ -35,8 +37,8 @@ export interface HostShared {
   state: StateStore;
   /** the pipeline inputs every selection uses */
   pipelineDeps: Omit<PipelineDeps, 'narrow' | 'onChange' | 'onWarning'>;
-  /** the report for one surface's exposure, with that surface's tool-search section */
-  report(exposure: Exposure | undefined, search: SearchReport): HostReport;
+  /** the report for one surface's exposure, with that surface's tool-search section and approval policy */
+  report(exposure: Exposure | undefined, search: SearchReport, approval: ApprovalPolicy): HostReport;
   /** what each session's searches loaded, shared by the host and its views (keyed by session id) */
   sessions: SessionStore;
   isClosed(): boolean;
@@ -44,8 +46,10 @@ export interface HostShared {
   invalidateChecks(): void;
   /** every live surface's pipeline, so invalidating checks can reset them all */
   pipelines: Set<DefinitionsPipeline>;
-  /** which tools need approval (config `approve`) */
+  /** which tools need approval (config `approve`): the root's policy, which views inherit unless an access rule sets theirs */
   approval: ApprovalPolicy;
+  /** per-identity quota counters (config `access[].quota`), shared by every surface */
+  quotas: Quotas;
   /** tools and plugins out of service after crashing or timing out too often */
   breaker?: CircuitBreaker;
   /** accepts changed MCP tool definitions and waits until the exposure shows them */
@@ -66,6 +70,10 @@ interface Scope {
   log(entry: HostEvents['log'][0]): void;
   /** who every call through this surface is for (`host.as`), else its parent's */
   identity: Identity | undefined;
+  /** which of its calls need approval: its access rule's, else its parent's, else the host's */
+  approval: ApprovalPolicy;
+  /** the quota its identity's calls count against (`host.as` under a rule with one), else its parent's */
+  quota: RuleQuota | undefined;
 }
 
 /** Where a new scope sits: under `parent` (a view), narrowed, with its own approver, defer and emitter. */
@@ -79,10 +87,17 @@ interface ScopeOptions {
   emitter?: HostEmitter;
   /** who every call through it is for (`host.as`) */
   identity?: Identity;
+  /** its own approval policy (an access rule's approve) */
+  approval?: ApprovalPolicy;
+  /** its identity's quota (an access rule's) */
+  quota?: RuleQuota;
 }
 
 /** A new scope: its own pipeline and emitter; hooks, approver and logs chained to `parent`'s. */
-export function openScope(shared: Pick<HostShared, 'config' | 'pipelineDeps' | 'pipelines'>, { parent, narrowing, onApproval, defer, emitter = new HostEmitter(), identity }: ScopeOptions = {}): Scope {
+export function openScope(
+  shared: Pick<HostShared, 'config' | 'pipelineDeps' | 'pipelines' | 'approval'>,
+  { parent, narrowing, onApproval, defer, emitter = new HostEmitter(), identity, approval, quota }: ScopeOptions = {},
+): Scope {
   // A view's own defer replaces its parent's; created once, so the pipeline's per-config memo holds.
   const inherited = parent?.config ?? shared.config;
   const config = defer === undefined ? inherited : { ...inherited, defer };
@@ -102,6 +117,8 @@ export function openScope(shared: Pick<HostShared, 'config' | 'pipelineDeps' | '
     narrowing,
     approver: () => onApproval ?? parent?.approver(),
     identity: identity ?? parent?.identity,
+    approval: approval ?? parent?.approval ?? shared.approval,
+    quota: quota ?? parent?.quota,
     log: (entry) => {
       emitter.emit('log', entry);
       parent?.log(entry);
@@ -139,7 +156,9 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     state: shared.state,
     ...(shared.breaker ? { breaker: shared.breaker } : {}),
   };
-  if (shared.approval.active) deps.approval = { policy: shared.approval, approver: () => scope.approver() };
+  if (scope.approval.active) deps.approval = { policy: scope.approval, approver: () => scope.approver() };
+  const { identity, quota } = scope;
+  if (identity && quota) deps.admit = () => shared.quotas.admit(identity, quota);
 
   const call = async (name: string, args?: unknown, callOptions: Parameters<ToolHost['call']>[2] = {}): Promise<CallOutcome> => {
     if (lifetime.isClosed()) return failure('HOST_CLOSED', `${name} could not run: the host is closed`);
@@ -191,10 +210,10 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
       if (exposure && (outcome.ok || (outcome.code !== 'UNKNOWN_TOOL' && outcome.code !== 'TOOL_NOT_EXPOSED'))) search.noteCall(exposure, name, callOptions.sessionId);
       return outcome;
     },
-    explain: () => shared.report(pipeline.last, search.report(pipeline.last)),
+    explain: () => shared.report(pipeline.last, search.report(pipeline.last), scope.approval),
     async refresh() {
       const exposure = await pipeline.current();
-      return shared.report(exposure, search.report(exposure));
+      return shared.report(exposure, search.report(exposure), scope.approval);
     },
     invalidateChecks: () => shared.invalidateChecks(),
     acceptDefinitions: (request) => shared.acceptDefinitions(request),
@@ -208,18 +227,36 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     },
     use: (hooks) => scope.hooks.add(hooks),
     view: (options) => openView(shared, scope, options),
-    as: (identity) => openView(shared, scope, {}, identity),
+    as: (identity) => openIdentityView(shared, scope, identity),
     close: () => lifetime.close(),
   };
   return surface;
 }
 
+/** `parent` as `identity` sees it: the view its access rule gives (the parent's own without rules), every call made for it. */
+function openIdentityView(shared: HostShared, parent: Scope, identity: Identity): ToolHost {
+  const access = accessView(identity, shared.registry, shared.config);
+  if (!access) return openView(shared, parent, {}, { identity });
+  const { options, label, approval, quota } = access;
+  return openView(shared, parent, options, { identity, label, ...(approval ? { approval } : {}), ...(quota ? { quota } : {}) });
+}
+
+/** What an identity view adds to a view: who it is for, its rule's name, approval policy and quota. */
+interface IdentityScope {
+  identity: Identity;
+  /** names the view in reasons (default 'this view') */
+  label?: string;
+  approval?: ApprovalPolicy;
+  quota?: RuleQuota;
+}
+
 /** A view of `parent`: a narrower scope that follows its parent's changes until closed. */
-function openView(shared: HostShared, parent: Scope, options: Parameters<ToolHost['view']>[0], identity?: Identity): ToolHost {
+function openView(shared: HostShared, parent: Scope, options: Parameters<ToolHost['view']>[0], access?: IdentityScope): ToolHost {
   if (options?.onApproval !== undefined && typeof options.onApproval !== 'function') throw new TypeError('view(): onApproval must be a function');
-  const narrowing = viewNarrowing(options, shared.registry, shared.config, parent.narrowing);
-  const defer = viewDefer(options, shared.registry, shared.config);
-  const scope = openScope(shared, { parent, narrowing, ...(options?.onApproval ? { onApproval: options.onApproval } : {}), ...(defer !== undefined ? { defer } : {}), ...(identity ? { identity } : {}) });
+  const { label, ...scoped } = access ?? {};
+  const narrowing = viewNarrowing(options, shared.registry, shared.config, parent.narrowing, label);
+  const defer = viewDefer(options, shared.registry, shared.config, label);
+  const scope = openScope(shared, { parent, narrowing, ...(options?.onApproval ? { onApproval: options.onApproval } : {}), ...(defer !== undefined ? { defer } : {}), ...scoped });
   // The parent's exposed set moved (a check flipped, a reload): recompute so this view emits its own change.
   const follow = () => {
     if (!shared.isClosed()) scope.pipeline.current().catch((error: Error) => scope.emitter.emit('warning', `view could not follow its host: ${error.message}`));

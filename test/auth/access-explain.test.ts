@@ -1,0 +1,83 @@
+/**
+ * `toolshed explain --as IDENTITY` through the real CLI: which access rule an identity (a subject,
+ * or a JSON object of claims) falls under, and what it gets — the view, the approval policy, the
+ * quotas — in text and `--json`; an identity no rule matches exits 1 with ACCESS_DENIED.
+ */
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fixture, suiteHome, tempDir } from '../helpers.js';
+
+const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
+const work = tempDir();
+writeFileSync(path.join(work.dir, 'package.json'), '{"name":"cli-explain-as","private":true}');
+const config = {
+  builtins: false,
+  cache: { enabled: false },
+  plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }],
+  approve: ['delete_note'],
+  access: [
+    { name: 'admins', when: { subject: 'admin-*' } },
+    { name: 'eng', when: { claims: { groups: 'eng' } }, enable: ['notes'], disable: ['write_note'], approve: { tools: ['read_note'], timeoutMs: 5000 }, quota: { callsPerMinute: 30, inFlight: 2, sessions: 3 } },
+  ],
+};
+writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify(config));
+afterAll(() => work.cleanup());
+
+const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
+const explain = (...args: string[]) => spawnSync(process.execPath, [BIN, 'explain', ...args], { cwd: work.dir, encoding: 'utf8', env, timeout: 60_000 });
+const ENG = '{"sub":"erin","iss":"https://id.example","scope":"notes:read notes:write","groups":["ops","eng"]}';
+
+describe('toolshed explain --as', () => {
+  it('names the rule a JSON identity falls under, its approval policy and quotas, and its view', () => {
+    const result = explain('--as', ENG);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain("as erin (from https://id.example): access rule 'eng'");
+    expect(result.stdout).toContain('  scopes:   notes:read notes:write');
+    expect(result.stdout).toContain("  approval: read_note (the rule's approve, answered within 5000 ms)");
+    expect(result.stdout).toContain('  quota:    30 calls a minute, 2 running at once, 3 sessions');
+    expect(result.stdout).toContain("  reason:   disabled in access rule 'eng'");
+    expect(result.stdout).toContain("  reason:   not in access rule 'eng' (enable: notes)");
+  }, 60_000);
+
+  it('takes a plain subject, and gives one tool with --json', () => {
+    const result = explain('delete_note', '--as', 'admin-7', '--json');
+    expect(result.status).toBe(0);
+    const out = JSON.parse(result.stdout);
+    expect(out.access).toEqual({
+      subject: 'admin-7',
+      scopes: [],
+      claims: { sub: 'admin-7' },
+      rule: 'admins',
+      approve: { tools: ['delete_note'], destructive: false, timeoutMs: 120000, from: 'host' },
+      quota: {},
+    });
+    expect(out).toMatchObject({ name: 'delete_note', exposed: true, approval: 'listed' });
+  }, 60_000);
+
+  it('prints the whole report with --json, the tools as the identity sees them', () => {
+    const out = JSON.parse(explain('--as', ENG, '--json').stdout);
+    expect(out.access).toMatchObject({ subject: 'erin', issuer: 'https://id.example', rule: 'eng', quota: { callsPerMinute: 30, inFlight: 2, sessions: 3 } });
+    const tool = (name: string) => out.tools.find((t: { name: string }) => t.name === name);
+    expect(tool('write_note')).toMatchObject({ exposed: false, reason: "disabled in access rule 'eng'" });
+    expect(tool('read_note')).toMatchObject({ exposed: true, approval: 'listed' });
+    expect(tool('delete_note')).toMatchObject({ exposed: false });
+  }, 60_000);
+
+  it('exits 1 with ACCESS_DENIED when no rule matches', () => {
+    const result = explain('--as', '{"sub":"mallory","groups":["sales"]}');
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    // The refusal names who was refused, and nothing of what the rules ask for.
+    expect(result.stderr).toContain('toolshed: ACCESS_DENIED: mallory may not use this host: no access rule matches it\n');
+    expect(result.stderr).not.toContain('eng');
+  }, 60_000);
+
+  it('is a usage error (exit 2) for claims without a subject', () => {
+    const result = explain('--as', '{"groups":["eng"]}');
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("toolshed: --as: the claims need a non-empty string 'sub' (the subject)\n");
+  }, 60_000);
+});
