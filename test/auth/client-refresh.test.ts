@@ -4,7 +4,8 @@
  * server never sees the expired one), tokens provisioned with `toolshed auth NAME --import` work
  * without a browser (and refresh with the client they were issued to), a refused refresh drops the
  * tokens and hides the server with the reason naming `toolshed auth NAME`, and the command refuses
- * a name that is not a URL entry of the config.
+ * a name that is not a URL entry of the config (exit 2) and fails a login it cannot complete with
+ * AUTH_FAILED naming the step (exit 1).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -79,6 +80,8 @@ beforeAll(async () => {
       imported: { url: mcp.url, prefix: 'imported_', probeIntervalMs: 60_000 },
       revoked: { url: mcp.url, prefix: 'revoked_', probeIntervalMs: 200 },
       local: { command: process.execPath, args: ['-e', ''], enabled: false },
+      // Nothing listens on port 9 of loopback: its login fails at the first step.
+      nowhere: { url: 'http://127.0.0.1:9/mcp', enabled: false },
     },
   };
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"oauth-refresh","private":true}');
@@ -157,6 +160,11 @@ describe('toolshed auth NAME usage', () => {
     expect(unknown).toMatchObject({ code: 2, stderr: expect.stringContaining("no MCP server named 'remot' in the config. Did you mean 'remote'?") });
     const stdio = await toolshed(['auth', 'local']);
     expect(stdio).toMatchObject({ code: 2, stderr: expect.stringContaining('local is a stdio server') });
+  });
+
+  it('a login that cannot complete exits 1 with AUTH_FAILED naming the step', { timeout: 60_000 }, async () => {
+    const failed = await toolshed(['auth', 'nowhere', '--no-browser']);
+    expect(failed).toMatchObject({ code: 1, stderr: expect.stringContaining('toolshed: AUTH_FAILED: nowhere: discovering the authorization server: ') });
   });
 
   it('--logout forgets the login; --status then says so', { timeout: 60_000 }, async () => {
