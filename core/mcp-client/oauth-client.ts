@@ -89,11 +89,13 @@ export class ServerOAuth implements OAuthClientProvider {
     if (server.settings.clientMetadataUrl) this.clientMetadataUrl = server.settings.clientMetadataUrl;
   }
 
+  /** The loopback redirect of the login; in a host, the last login's (never listened on: a host never redirects). */
   get redirectUrl(): string {
     // A host never redirects, but the SDK needs one to take the interactive (code) flow for refreshes.
     return this.login?.redirectUrl ?? `http://127.0.0.1:${this.store.read().redirectPort ?? 0}/callback`;
   }
 
+  /** What dynamic registration registers: a public client (unless a secret is configured) on the loopback redirect. */
   get clientMetadata(): OAuthClientMetadata {
     const secret = this.secret();
     const scopes = this.server.settings.scopes;
@@ -107,10 +109,12 @@ export class ServerOAuth implements OAuthClientProvider {
     };
   }
 
+  /** The `state` the redirect must carry back. */
   state(): string {
     return this.login?.state ?? randomBytes(16).toString('base64url');
   }
 
+  /** The configured client, else the one registered (or named by a metadata document) and kept. */
   clientInformation(): StoredOAuthClientInformation | undefined {
     const client = this.configuredClient() ?? this.store.read().client;
     if (client) this.step = 'requesting authorization';
@@ -125,6 +129,7 @@ export class ServerOAuth implements OAuthClientProvider {
     return { client_id: clientId, ...(secret ? { client_secret: secret } : {}), ...(this.configuredIssuer ? { issuer: this.configuredIssuer } : {}) };
   }
 
+  /** Keeps a registered client in the file; a configured one only gets its issuer stamp, in memory. */
   saveClientInformation(client: StoredOAuthClientInformation): void {
     this.step = 'requesting authorization';
     // A configured client (and its secret) stays in the config and the environment, never in the file.
@@ -132,38 +137,46 @@ export class ServerOAuth implements OAuthClientProvider {
     else this.store.update((record) => ({ ...record, client }));
   }
 
+  /** The tokens kept. */
   tokens(): StoredOAuthTokens | undefined {
     return this.store.read().tokens;
   }
 
+  /** Keeps new tokens, with when the access token expires. */
   saveTokens(tokens: StoredOAuthTokens): void {
     this.store.update((record) => ({ ...record, tokens: keptTokens(tokens) }));
   }
 
+  /** The login shows the URL; a host cannot, and says the server needs `toolshed auth`. */
   redirectToAuthorization(url: URL): void {
     if (!this.login) throw new NeedsAuthorization(this.revoked ?? `could not refresh its token: run toolshed auth ${this.server.name} if this lasts`);
     this.step = 'waiting for the browser login';
     this.login.open(url);
   }
 
+  /** Holds the PKCE verifier of the login under way. */
   saveCodeVerifier(verifier: string): void {
     // Kept in memory: the login that made it is the process that redeems the code.
     this.verifier = verifier;
   }
 
+  /** The PKCE verifier of the login under way. */
   codeVerifier(): string {
     return this.verifier;
   }
 
+  /** Keeps what discovery found: the authorization server (the one the tokens stay bound to) and its endpoints. */
   saveDiscoveryState(discovery: OAuthDiscoveryState): void {
     this.step = 'registering toolshed as a client';
     this.store.update((record) => ({ ...record, discovery }));
   }
 
+  /** What discovery found at the last login. */
   discoveryState(): OAuthDiscoveryState | undefined {
     return this.store.read().discovery;
   }
 
+  /** Drops what the authorization server refused (tokens after `invalid_grant`, a client after `invalid_client`). */
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
     if (scope === 'verifier') {
       this.verifier = '';

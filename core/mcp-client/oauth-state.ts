@@ -40,7 +40,7 @@ export function oauthFile(stateDir: string, name: string, url: string): string {
   return path.join(stateDir, 'mcp-oauth', `${createHash('sha256').update(`${name}\0${url}`).digest('hex').slice(0, 32)}.json`);
 }
 
-/** The state folder's missing: say so, and where it would be. */
+/** There is no safe state folder (no home folder): nothing can be kept, and the message says what to set. */
 function noStateDir(name: string): never {
   throw codedError('PERMISSION_DENIED', `no private state folder to keep the OAuth tokens of ${name} in (set XDG_STATE_HOME or HOME)`);
 }
