@@ -55,7 +55,7 @@ export type {
   AccessQuota,
   AuditConfig,
 } from './config/public-types.js';
-export type { DefinitionChange, ConnectionReport, ConnectionState, ServerProtections, ServerLogEntry } from './runners/connection-report.js';
+export type { DefinitionChange, ConnectionReport, ConnectionState, ServerProtections, ServerLogEntry, ServerAuth } from './runners/connection-report.js';
 export type { Protections } from './runners/protections.js';
 export type { Tier } from '../boundary/tier.js';
 export type { StateStore } from './state/store-contract.js';

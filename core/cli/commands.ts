@@ -139,6 +139,19 @@ export const COMMANDS: CommandSpec[] = [
     run: async (c) => (await import('./accept.js')).runAcceptCommand(c),
   },
   {
+    name: 'auth',
+    summary: 'log in to a remote MCP server with OAuth and keep its tokens for the hosts you run',
+    args: [{ syntax: '<server>', description: 'the MCP server (its name under mcpServers; a url entry)' }],
+    flags: [
+      { flags: '--status', description: 'say whether it is authorized, until when and with which scopes (never a token)' },
+      { flags: '--logout', description: 'forget its tokens and client registration' },
+      { flags: '--import <file>', description: 'store tokens obtained elsewhere, JSON { access_token, refresh_token?, expires_in?, scope?, client_id? } from FILE or - (stdin): for a host without a browser' },
+      { flags: '--no-browser', description: 'only print the authorization URL, do not try to open a browser' },
+    ],
+    examples: ['toolshed auth github', 'toolshed auth github --status', 'toolshed auth github --no-browser', 'toolshed auth github --import tokens.json', 'toolshed auth github --logout'],
+    run: async (c) => (await import('./auth.js')).runAuthCommand(c),
+  },
+  {
     name: 'tour',
     summary: 'the summary plus a few real tool calls in your workspace (what npm start runs here)',
     examples: ['toolshed tour', 'toolshed tour --root ~/my-app'],

@@ -28,6 +28,11 @@ export interface CliValues {
   fromClaudeDesktop?: string;
   trustConfig?: boolean;
   all?: boolean;
+  status?: boolean;
+  logout?: boolean;
+  import?: string;
+  /** false with --no-browser */
+  browser?: boolean;
   as?: string;
 }
 

@@ -2,6 +2,7 @@
 import type { HostReport, PluginReport, ToolReport } from '../explain/explain.js';
 import { NOT_ENFORCED, type Enforcement } from '../explain/enforcement.js';
 import { PLAIN, type Style } from './style.js';
+import type { ServerAuth } from '../runners/connection-report.js';
 
 const pad = (text: string, width: number) => (text.length >= width ? text : text + ' '.repeat(width - text.length));
 
@@ -43,6 +44,12 @@ function describeServerProtections(p: PluginReport): string | undefined {
   return `protections: ${on.join(', ')}${x.reason ? `; not in force: ${x.reason}` : ''}`;
 }
 
+/** Where a server's OAuth login stands, in words (never a token). */
+function authText(auth: ServerAuth): string {
+  if (auth.state !== 'authorized') return 'not authorized';
+  return `authorized${auth.expiresAt ? ` until ${auth.expiresAt}` : ''}${auth.refreshable ? ' (refreshed when it expires)' : ''}${auth.scopes?.length ? `, scopes ${auth.scopes.join(' ')}` : ''}`;
+}
+
 /** The lines under an MCP server: why it is down, its protections, renames and listing warnings. */
 function serverLines(p: PluginReport, s: Style): string[] {
   const m = p.mcp;
@@ -50,6 +57,7 @@ function serverLines(p: PluginReport, s: Style): string[] {
   const out = [m.transport === 'http' ? `url: ${m.target}` : `command: ${m.target}`];
   if (m.runs) out.push(`runs: ${m.runs}`);
   if (m.reason) out.push(`reason: ${m.reason}`);
+  if (m.auth) out.push(`oauth: ${authText(m.auth)}`);
   const protections = describeServerProtections(p);
   if (protections) out.push(protections);
   const renamed = Object.entries(m.renamed);
@@ -206,6 +214,7 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
     const protections = describeProtections(plugin) ?? describeServerProtections(plugin);
     if (protections) out.push(`  ${protections}`);
     if (plugin.mcp) out.push(`  server:   MCP over ${plugin.mcp.transport}, ${plugin.mcp.state}${plugin.mcp.server ? ` (${plugin.mcp.server.name} ${plugin.mcp.server.version})` : ''}`);
+    if (plugin.mcp?.auth) out.push(`  oauth:    ${authText(plugin.mcp.auth)}`);
     if (plugin.mcp?.runs) out.push(`  runs:     ${plugin.mcp.runs}`);
     const own = plugin.mcp?.renamed[tool.name];
     if (own) out.push(`  name:     ${own} on the server, renamed because another tool has that name`);

@@ -16,7 +16,20 @@ import { resolveResources, type ResourceLimits } from '../../boundary/launch/res
 import { DEFAULT_CODE_LIMITS } from '../../boundary/code-limits.js';
 import type { PluginEntry, ResolvedConfig, ResolvedSearch, SearchConfig, ToolshedConfig } from './public-types.js';
 
-export type { BreakerLimits, DefinitionChanges, HostLimits, McpListingLimits, McpProtocolChoice, McpServerEntry, PluginEntry, ResolvedConfig, ResolvedSearch, SearchConfig, ToolshedConfig } from './public-types.js';
+export type {
+  BreakerLimits,
+  DefinitionChanges,
+  HostLimits,
+  McpListingLimits,
+  McpOAuthSettings,
+  McpProtocolChoice,
+  McpServerEntry,
+  PluginEntry,
+  ResolvedConfig,
+  ResolvedSearch,
+  SearchConfig,
+  ToolshedConfig,
+} from './public-types.js';
 
 /** The default of `serve.maxMessageBytes`: the MCP SDK's stdio read-buffer size, past which its transport closes itself. */
 const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { ConfigError } from '../../boundary/errors.js';
-import type { DefinitionChanges, McpListingLimits, McpProtocolChoice, McpServerEntry, ResolvedConfig } from '../config/config.js';
+import type { DefinitionChanges, McpListingLimits, McpOAuthSettings, McpProtocolChoice, McpServerEntry, ResolvedConfig } from '../config/config.js';
 import type { Permissions } from '../../boundary/plugin-api.js';
 import { resolveResources, type ResourceLimits } from '../../boundary/launch/resources.js';
 
@@ -25,6 +25,8 @@ interface HttpTarget {
   headers: Record<string, string>;
   /** the shortest wait between two probes (each wait is drawn between this and 1.5 times it) */
   probeIntervalMs: number;
+  /** how toolshed logs in with OAuth; absent when `headers` carry an Authorization of their own */
+  oauth?: McpOAuthSettings;
 }
 
 /** One configured MCP server with every default applied. */
@@ -152,7 +154,10 @@ function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig,
   } catch {
     fail(name, `url '${entry.url}' is not a valid URL`, 'url');
   }
-  server.http = { url, headers: entry.headers ?? {}, probeIntervalMs: entry.probeIntervalMs ?? DEFAULT_PROBE_INTERVAL_MS };
+  const headers = entry.headers ?? {};
+  server.http = { url, headers, probeIntervalMs: entry.probeIntervalMs ?? DEFAULT_PROBE_INTERVAL_MS };
+  // A static Authorization header is the operator's own credential: OAuth stays out of its way.
+  if (!Object.keys(headers).some((key) => key.toLowerCase() === 'authorization')) server.http.oauth = entry.oauth ?? {};
   return server;
 }
 

@@ -13,6 +13,12 @@
  * connected and after a call's transport error, and while it is unreachable a
  * small request to its URL every probe interval, the handshake following the
  * first answer; a server that ended the session is initialized again at once.
+ * An HTTP server without a static Authorization header gets the OAuth tokens
+ * `toolshed auth NAME` stored (oauth-client.ts), refreshed before a call once
+ * expired; one that needs a login it has not had, or whose refresh was
+ * refused, waits with the reason naming `toolshed auth NAME`, re-reading its
+ * token file once per probe interval (a local stat, no request), and
+ * reconnects as soon as a login stored new tokens.
  * Every state change is reported, with the reason in words, so the host can
  * hide or show the server's tools.
  */
@@ -32,6 +38,9 @@ import type { UpstreamTool } from './tools.js';
 import { listTools, ListingTimeout, type Listing } from './listing.js';
 import type { LogLevel } from '../../boundary/server-requests.js';
 import { callsAsTasks } from './task-call.js';
+import { needsAuthorization, ServerOAuth } from './oauth-client.js';
+import { OAuthState, oauthFile } from './oauth-state.js';
+import { userStateDir } from '../state/user-dirs.js';
 
 /**
  * The SDK's stdio transport under another name. The SDK probes the era of a server on its own
@@ -142,6 +151,8 @@ export class McpConnection {
   tools: UpstreamTool[] = [];
   /** what the SDK reported and dropped on this connection (malformed messages, late progress, …) */
   readonly dropped: { count: number; last?: string } = { count: 0 };
+  /** its OAuth client (HTTP servers without a static Authorization header) */
+  readonly oauth: ServerOAuth | undefined;
 
   constructor(
     readonly server: ResolvedServer,
@@ -153,6 +164,7 @@ export class McpConnection {
     this.state = server.notStarted ? 'not started' : 'connecting';
     this.reason = server.notStarted ?? `the MCP server ${server.name} is starting`;
     if (server.stdio) this.launch = planStdioLaunch(server, context);
+    if (server.http?.oauth) this.oauth = serverOAuth(server, context.env);
   }
 
   /** The first attempt; resolves when it connected or failed (a restart is then scheduled). Never rejects. */
@@ -198,6 +210,11 @@ export class McpConnection {
     if (!this.server.http) return undefined;
     const attempt = this.current;
     const connected = attempt !== undefined && this.connected === attempt.client && this.state === 'connected';
+    const authorization = needsAuthorization(error);
+    if (authorization) {
+      if (connected) this.awaitAuthorization(attempt, authorization.reason);
+      return authorization.reason;
+    }
     if (sessionEnded(error)) {
       if (connected) this.drop(attempt, 'unreachable', 'ended its session', { reinitialize: true });
       return 'it no longer knows the session (404); a new one is being initialized';
@@ -226,6 +243,8 @@ export class McpConnection {
     if (this.protocolVersion) report.protocolVersion = this.protocolVersion;
     report.offered = offered(this.answerers);
     if (this.requests.logs.length) report.logs = [...this.requests.logs];
+    const auth = this.authSummary();
+    if (auth) report.auth = auth;
     return report;
   }
 
@@ -245,6 +264,15 @@ export class McpConnection {
     await attempt?.client.close().catch(() => {});
   }
 
+  /** Where its OAuth login stands (never a token); undefined without OAuth, or when its file cannot be read (the connection says why). */
+  private authSummary(): ConnectionReport['auth'] {
+    try {
+      return this.oauth?.summary();
+    } catch {
+      return undefined;
+    }
+  }
+
   private setState(state: ConnectionState, reason?: string): void {
     this.state = state;
     this.reason = reason;
@@ -254,7 +282,7 @@ export class McpConnection {
   private transport(attempt: Attempt): Transport {
     if (this.server.http) {
       const { url, headers } = this.server.http;
-      return new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: pinnedFetch(url) });
+      return new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: pinnedFetch(url), ...(this.oauth ? { authProvider: this.oauth.transportAuth() } : {}) });
     }
     const launch = this.launch!;
     const transport = new InPlaceStdioTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: 'pipe' });
@@ -385,6 +413,8 @@ export class McpConnection {
   }
 
   private fail(attempt: Attempt, error: unknown): void {
+    const authorization = needsAuthorization(error);
+    if (authorization) return this.awaitAuthorization(attempt, authorization.reason);
     if (error instanceof ListingTimeout && !attempt.exit) return this.drop(attempt, 'timed out', error.message);
     if (attempt.stopped) return this.drop(attempt, 'exited', `${this.ending(attempt)} during the handshake`);
     if (attempt.exit && !attempt.closedFirst) return this.drop(attempt, 'exited', `${exitText(attempt.exit)} during the handshake${this.lastStderrLine(attempt)}`);
@@ -444,6 +474,45 @@ export class McpConnection {
     this.timer.unref();
   }
 
+  /**
+   * Gives up on `attempt` until a login: the tools hidden with `reason` (which names `toolshed auth
+   * NAME`), no request sent, the token file checked once per probe interval, and a new handshake
+   * as soon as it holds tokens it did not hold before.
+   */
+  private awaitAuthorization(attempt: Attempt, reason: string): void {
+    this.current = undefined;
+    clearTimeout(this.relistTimer);
+    clearTimeout(this.probeTimer);
+    this.changedSince = undefined;
+    this.connected = undefined;
+    attempt.client.close().catch(() => {});
+    if (this.closed) return;
+    this.connectedAt = 0;
+    this.events.onLog(`the MCP server ${this.server.name} ${reason}`);
+    this.setState('needs authorization', reason);
+    this.awaitTokens();
+  }
+
+  /** One look at the token file per probe interval; tokens written since the last look start the handshake. */
+  private awaitTokens(): void {
+    const oauth = this.oauth!;
+    this.timer = setTimeout(() => {
+      if (this.closed) return;
+      let renewed = false;
+      try {
+        renewed = oauth.store.changed() && oauth.store.read().tokens !== undefined;
+      } catch {
+        // An unreadable file stays hidden behind the same reason; the next look tries again.
+      }
+      if (!renewed) return this.awaitTokens();
+      this.restarts++;
+      this.state = 'connecting';
+      this.reason = `the MCP server ${this.server.name} is reconnecting (new tokens were stored)`;
+      void this.connect();
+    }, this.server.http!.probeIntervalMs);
+    this.timer.unref();
+  }
+
   /** While an HTTP server is unreachable: one small request to its URL per probe interval; the first answer starts `reconnect`. */
   private awaitAnswer(reconnect: () => void): void {
     const { url, headers, probeIntervalMs } = this.server.http!;
@@ -475,7 +544,9 @@ export class McpConnection {
     clearTimeout(this.probeTimer);
     attempt.probing ??= (async () => {
       const why = (await this.ping(attempt)) && (await this.ping(attempt));
-      if (why && attempt === this.current && this.connected === attempt.client) this.drop(attempt, 'unreachable', why.text, { reinitialize: why.reinitialize });
+      if (!why || attempt !== this.current || this.connected !== attempt.client) return;
+      if (why.authorization) this.awaitAuthorization(attempt, why.text);
+      else this.drop(attempt, 'unreachable', why.text, { reinitialize: why.reinitialize });
     })().finally(() => {
       attempt.probing = undefined;
       this.scheduleProbe(attempt);
@@ -484,13 +555,15 @@ export class McpConnection {
   }
 
   /** One probe (`ping`; `server/discover` on 2026-07-28, which has no ping): undefined when the server answered, even with an error. */
-  private async ping(attempt: Attempt): Promise<{ text: string; reinitialize: boolean } | undefined> {
+  private async ping(attempt: Attempt): Promise<{ text: string; reinitialize: boolean; authorization?: boolean } | undefined> {
     const { client } = attempt;
     const options = { timeout: this.server.startTimeoutMs };
     try {
       await (client.getProtocolEra() === 'modern' ? client.discover(options) : client.ping(options));
       return undefined;
     } catch (error) {
+      const authorization = needsAuthorization(error);
+      if (authorization) return { text: authorization.reason, reinitialize: false, authorization: true };
       if (sessionEnded(error)) return { text: 'ended its session', reinitialize: true };
       const failure = transportFailure(error);
       if (failure) return { text: `is unreachable: ${failure}`, reinitialize: false };
@@ -560,4 +633,12 @@ export class McpConnection {
     // The transport reports its close after the child's exit, so a probe the server died on has its exit recorded.
     return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && attempt.exit !== undefined && !attempt.closedFirst;
   }
+}
+
+/** The OAuth client of an HTTP server: its tokens in the user's state folder (the user's env, never the host's), its client secret from the host's env. */
+function serverOAuth(server: ResolvedServer, env: Record<string, string | undefined>): ServerOAuth {
+  const { url, oauth } = server.http!;
+  const stateDir = userStateDir(process.env);
+  const store = new OAuthState(server.name, url.href, stateDir ? oauthFile(stateDir, server.name, url.href) : undefined);
+  return new ServerOAuth({ name: server.name, url, settings: oauth!, env }, store);
 }

@@ -7,7 +7,7 @@ import type { ResourceProtections } from '../../boundary/launch/resources.js';
 import type { LogLevel } from '../../boundary/server-requests.js';
 
 /** Where an MCP server's connection stands. */
-export type ConnectionState = 'not started' | 'connecting' | 'connected' | 'exited' | 'handshake failed' | 'timed out' | 'unreachable' | 'closed';
+export type ConnectionState = 'not started' | 'connecting' | 'connected' | 'exited' | 'handshake failed' | 'timed out' | 'unreachable' | 'needs authorization' | 'closed';
 
 /** The OS-level protections a stdio MCP server was started under. */
 export interface ServerProtections {
@@ -79,8 +79,22 @@ export interface ConnectionReport {
   protocolVersion?: string;
   /** what toolshed offered it as a client: `elicitation`, `roots`, `sampling` */
   offered?: string[];
+  /** where toolshed's OAuth login to it stands (HTTP servers without a static Authorization header); never a token */
+  auth?: ServerAuth;
   /** its last log messages (`notifications/message`), oldest first, and its last requests to toolshed (elicitation, sampling) with how they were answered */
   logs?: ServerLogEntry[];
+}
+
+/** toolshed's OAuth login to a remote MCP server, as explain shows it (`toolshed auth NAME --status`). */
+export interface ServerAuth {
+  /** tokens are kept (`authorized`), or a login is needed */
+  state: 'authorized' | 'needs authorization';
+  /** ISO time the access token expires; it is refreshed before a call after that, when `refreshable` */
+  expiresAt?: string;
+  /** the scopes granted */
+  scopes?: string[];
+  /** whether a refresh token is kept */
+  refreshable?: boolean;
 }
 
 /** One log message of an MCP server, or a note of a request it made, as explain keeps it. */
