@@ -4,8 +4,11 @@
  * identity reaches the call (hooks see the subject, never the token), tokens for another audience,
  * expired ones and ones without the required scope are refused with challenges that name the
  * protected resource metadata, sessions belong to the identity that opened them (a session and a
- * stateless session id), and the sessions quota of the caller's access rule holds.
+ * stateless session id, a call held for approval), the identity reaches calls made as tasks, and
+ * the sessions quota of the caller's access rule holds.
  */
+import { fileURLToPath } from 'node:url';
+import { createTaskSessionFromClient, resultFromTaskOutcome, toolDeclarationFromMcpTool } from '@modelcontextprotocol/ext-tasks/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as Transport1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -32,6 +35,8 @@ beforeAll(async () => {
     cwd: project.dir,
     config: {
       ...mcpConfig(60_000),
+      plugins: [...(mcpConfig(60_000).plugins as unknown[]), { package: fileURLToPath(new URL('../mcp/fixtures/long-runner', import.meta.url)), trust: 'trusted' }],
+      approve: ['text'],
       serve: { auth: { issuer: auth.issuer, scopes: ['mcp:tools'], clockToleranceSec: 0 } },
       access: [{ name: 'one-session', when: { subject: 'carol' }, quota: { sessions: 1 } }, { name: 'everyone' }],
     },
@@ -207,5 +212,57 @@ describe('serve.auth: sessions belong to an identity', () => {
     // Once idle, carol's first session makes room for her next one.
     await openSession(endpoint.url, carol);
     expect((await post(endpoint.url, LIST, { token: carol, session: first })).status).toBe(404);
+  });
+});
+
+describe('serve.auth: the identity on every call path', () => {
+  it("does not let another identity answer a call held for alice's approval", { timeout: 60_000 }, async () => {
+    const alice = await tokenFor('alice', endpoint.url);
+    const bob = await tokenFor('bob', endpoint.url);
+    // A 2026-07-28 client answers the approval round by retrying the call with the round's state;
+    // its fetch sends that retry with bob's token, as someone who stole the state would.
+    const retriesAsBob: typeof fetch = (input, init) => {
+      if (typeof init?.body !== 'string' || !init.body.includes('"requestState"')) return fetch(input, init);
+      const headers = new Headers(init.headers);
+      headers.set('authorization', `Bearer ${bob}`);
+      return fetch(input, { ...init, headers });
+    };
+    const asked: string[] = [];
+    const client = new Client({ name: 'approver', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return { action: 'accept', content: { approve: true } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${alice}` } }, fetch: retriesAsBob }));
+    try {
+      const before = seen.length;
+      expect(textOf(await client.callTool({ name: 'text', arguments: {} }))).toBe('plain text');
+      // Bob's answer did not reach alice's held call: his retry started a call of his own, which asked again and ran for him.
+      expect(asked).toHaveLength(2);
+      expect(seen.slice(before).map((entry) => [entry.tool, entry.identity?.subject])).toEqual([
+        ['text', 'alice'],
+        ['text', 'bob'],
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('makes a call run as a task (2025-11-25) for the identity that asked', { timeout: 60_000 }, async () => {
+    const token = await tokenFor('alice', endpoint.url);
+    const client = new Client({ name: 'tasks', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    const tasks = createTaskSessionFromClient(client, { endpointId: 'serve-auth-tasks' });
+    try {
+      const long = (await client.listTools()).tools.find((tool) => tool.name === 'long_echo')!;
+      const execution = await tasks.callTool('long_echo', { text: 'as a task', steps: 2, stepMs: 100 }, { declaration: toolDeclarationFromMcpTool(long), task: { preference: 'require' } });
+      expect(execution.kind).toBe('task');
+      const { outcome } = await execution.settle();
+      expect(textOf(resultFromTaskOutcome(outcome))).toBe('echo: as a task');
+      expect(seen.filter((entry) => entry.tool === 'long_echo').map((entry) => entry.identity?.subject)).toEqual(['alice']);
+    } finally {
+      await tasks.close();
+      await client.close();
+    }
   });
 });
