@@ -44,7 +44,7 @@ interface Admission {
 }
 
 /** The identity a new session is for, and the most sessions its access rule lets it hold (none: no cap of its own). */
-export interface SessionOwner {
+interface SessionOwner {
   key: string;
   max?: number | undefined;
 }

@@ -13,7 +13,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as Transport1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createToolHost, type CallerIdentity, type ToolHost } from 'toolshed';
+import { createToolHost, type CallerIdentity, type PluginEntry, type ToolHost } from 'toolshed';
 import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js';
 import { mcpConfig, mcpProject, signal, textOf } from '../mcp/setup.js';
 import { startAuthServer, type AuthServer } from '../support/oauth.js';
@@ -35,7 +35,7 @@ beforeAll(async () => {
     cwd: project.dir,
     config: {
       ...mcpConfig(60_000),
-      plugins: [...(mcpConfig(60_000).plugins as unknown[]), { package: fileURLToPath(new URL('../mcp/fixtures/long-runner', import.meta.url)), trust: 'trusted' }],
+      plugins: [...(mcpConfig(60_000).plugins as PluginEntry[]), { package: fileURLToPath(new URL('../mcp/fixtures/long-runner', import.meta.url)), trust: 'trusted' }],
       approve: ['text'],
       serve: { auth: { issuer: auth.issuer, scopes: ['mcp:tools'], clockToleranceSec: 0 } },
       access: [{ name: 'one-session', when: { subject: 'carol' }, quota: { sessions: 1 } }, { name: 'everyone' }],
