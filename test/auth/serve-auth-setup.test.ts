@@ -33,7 +33,7 @@ async function hostWith(serve: Record<string, unknown>): Promise<ToolHost> {
 }
 
 /** A JWT in form only (its signature is not checked before its keys are fetched). */
-const UNSIGNED = [{ alg: 'RS256', kid: 'k' }, { sub: 'alice' }].map((part) => Buffer.from(JSON.stringify(part)).toString('base64url')).join('.') + '.c2ln';
+const UNSIGNED = `${[{ alg: 'RS256', kid: 'k' }, { sub: 'alice' }].map((part) => Buffer.from(JSON.stringify(part)).toString('base64url')).join('.')}.c2ln`;
 
 describe('serve.auth: setup', () => {
   it('refuses an issuer on plain http elsewhere than loopback, before listening', { timeout: 60_000 }, async () => {
