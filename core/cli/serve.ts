@@ -16,7 +16,7 @@ import type { ToolHost } from '../host/host.js';
 import type { CommandContext } from './context.js';
 import { openingHost } from '../mcp-server/opening-host.js';
 
-/** Set to 1 to let `--http` bind a non-loopback address without `--token-env` (no authentication at all). */
+/** Set to 1 to let `--http` bind a non-loopback address without `--token-env` or `serve.auth` (no authentication at all). */
 export const ALLOW_REMOTE_ENV = 'TOOLSHED_SERVE_ALLOW_REMOTE';
 
 function log(line: string): void {
@@ -75,16 +75,27 @@ function plan(values: ServeValues) {
   const allowedOrigins = list(values.allowOrigin).map(normalizeOrigin);
   if (values.replica !== undefined && !REPLICA_NAME.test(values.replica)) throw new UsageError(`--replica expects a name of letters, digits, - and _ (at most 40), got '${values.replica}'`);
   const routing = { ...(values.publicUrl !== undefined ? { publicUrls: list(values.publicUrl).map(normalizePublicUrl) } : {}), ...(values.replica !== undefined ? { replica: values.replica } : {}) };
-  if (!isLoopback(address.host) && token === undefined) {
-    if (process.env[ALLOW_REMOTE_ENV] !== '1') {
-      throw new UsageError(
-        `refusing to serve on ${address.host} without authentication: anyone who reaches it could run your tools. ` +
-          `Require a bearer token with --token-env NAME, bind 127.0.0.1 (and put an authenticating proxy in front), or set ${ALLOW_REMOTE_ENV}=1 to accept the risk.`,
-      );
-    }
-    log(`WARNING: serving without authentication on non-loopback address ${address.host} (${ALLOW_REMOTE_ENV}=1)`);
+  // Without a token, a non-loopback address needs the config's serve.auth: checked once the config is read.
+  const exposed = !isLoopback(address.host) && token === undefined;
+  return { kind: 'http' as const, address, allowedOrigins, routing, exposed, ...(token !== undefined ? { bearerToken: token } : {}) };
+}
+
+/** Refuses to serve `address` to the network with no authentication at all, unless the operator set ALLOW_REMOTE_ENV. */
+function refuseUnauthenticated(address: string): void {
+  if (process.env[ALLOW_REMOTE_ENV] !== '1') {
+    throw new UsageError(
+      `refusing to serve on ${address} without authentication: anyone who reaches it could run your tools. ` +
+        `Require OAuth tokens with serve.auth in the config or a bearer token with --token-env NAME, bind 127.0.0.1 (and put an authenticating proxy in front), or set ${ALLOW_REMOTE_ENV}=1 to accept the risk.`,
+    );
   }
-  return { kind: 'http' as const, address, allowedOrigins, routing, ...(token !== undefined ? { bearerToken: token } : {}) };
+  log(`WARNING: serving without authentication on non-loopback address ${address} (${ALLOW_REMOTE_ENV}=1)`);
+}
+
+/** How the log line names what a client must present. */
+function authNote(host: ToolHost, tokenEnv: string | undefined): string {
+  const { auth } = host.config.serve;
+  if (auth) return ` (OAuth: access tokens from ${auth.issuer} required)`;
+  return tokenEnv !== undefined ? ` (bearer token from ${tokenEnv} required)` : '';
 }
 
 /** How long `serve` over stdio waits for the client's opening before it starts loading the host anyway. */
@@ -246,6 +257,7 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
     }
     if (mode.kind === 'http') {
       const { address, allowedOrigins, routing } = mode;
+      if (mode.exposed && !host.config.serve.auth) refuseUnauthenticated(address.host);
       // Loaded for --http only: the stdio start stays small.
       const { serveHttp } = await import('../mcp-server/http.js');
       const http = await serveHttp(host, {
@@ -258,9 +270,7 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
         ...(options.values.ops ? { ops: true } : {}),
       });
       endpoint = http;
-      log(
-        `MCP (Streamable HTTP${options.values.stateless ? ', stateless' : ''}${routing.replica !== undefined ? `, replica ${routing.replica}` : ''}) listening on ${http.url}${mode.bearerToken !== undefined ? ` (bearer token from ${options.values.tokenEnv} required)` : ''}`,
-      );
+      log(`MCP (Streamable HTTP${options.values.stateless ? ', stateless' : ''}${routing.replica !== undefined ? `, replica ${routing.replica}` : ''}) listening on ${http.url}${authNote(host, options.values.tokenEnv)}`);
     } else {
       endpoint ??= await serveStdio(
         host,

@@ -82,8 +82,8 @@ export type McpCredentials =
 export interface ServeAuthConfig {
   /** the authorization server's issuer URL; its metadata names the JWKS (unless `jwksUri` does) */
   issuer: string;
-  /** what tokens must be issued for (`aud`): this server's resource identifier, usually its public URL */
-  audience: string | string[];
+  /** what tokens must be issued for (`aud`), one of these (default: this server's resource identifier: its public URL, else the URL it listens on) */
+  audience?: string | string[];
   /** scopes every request's token must carry (default none) */
   scopes?: string[];
   /** where the issuer's signing keys are (default: from its metadata) */

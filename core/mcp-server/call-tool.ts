@@ -44,6 +44,8 @@ interface CallPlace {
   sessionId: string;
   /** who may resume the call when it waits for the client: the session the request named ('' for none) */
   owner: string;
+  /** and the identity that made it (`ownerKey`; '' without `serve.auth`) */
+  caller: string;
   rounds: InputRounds;
   /** the held calls of the fleet's other replicas (HTTP without sessions): a retry may answer one of theirs */
   shared?: SharedRounds;
@@ -62,7 +64,7 @@ function clientCapabilities(server: Server, ctx: ServerContext): ClientCapabilit
 
 /** Runs one tool call for an MCP client and returns the MCP result, or the questions it waits on. */
 export async function callTool(host: ToolHost, params: CallToolParams, ctx: ServerContext, place: CallPlace): Promise<CallToolResult | InputRequiredResult> {
-  const owner = { sessionId: place.owner, tool: params.name };
+  const owner = { sessionId: place.owner, tool: params.name, caller: place.caller };
   const token = ctx.mcpReq.requestState();
   const resumed = place.rounds.resume(token, owner);
   if (resumed) resumed.deliver(ctx.mcpReq.inputResponses);
@@ -114,7 +116,7 @@ export async function callTool(host: ToolHost, params: CallToolParams, ctx: Serv
  * outlives the tools/call request), its progress, and approval asked with an elicitation that
  * names the task, while the task reads `input_required`.
  */
-export async function runAsTask(host: ToolHost, params: CallToolRequestParams, task: TaskRunContext, place: Omit<CallPlace, 'rounds'>): Promise<CallToolResult> {
+export async function runAsTask(host: ToolHost, params: CallToolRequestParams, task: TaskRunContext, place: Omit<CallPlace, 'rounds' | 'caller'>): Promise<CallToolResult> {
   const ask = (request: InputRequest, signal?: AbortSignal) =>
     task.awaitInput(() => place.server.elicitInput({ ...(request.params as ElicitRequestFormParams | ElicitRequestURLParams), _meta: task.relatedTaskMeta }, signal ? { signal } : {}));
   return toResult(

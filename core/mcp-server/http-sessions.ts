@@ -6,7 +6,10 @@
  * while it is answered; an open GET stream does not (a client that only
  * listens is idle), so a flood of listening sessions cannot hold the server.
  * When the server is full, the longest-idle session makes room for a new one;
- * only when every session has a request in flight is a new one refused.
+ * only when every session has a request in flight is a new one refused. With
+ * `serve.auth` a session belongs to the identity that opened it, and an
+ * identity whose access rule has a `quota.sessions` holds at most that many
+ * (its own idlest making room, as for a client).
  * One coarse timer sweeps them, only while any are open.
  */
 import type { ServerResponse } from 'node:http';
@@ -22,6 +25,8 @@ interface Session {
   session: McpSession;
   /** who opened it (`clientOf`) */
   client: string;
+  /** the identity that opened it (caller.ts's `ownerKey`; '' without `serve.auth`): only it may use the session */
+  owner: string;
   /** requests of this session still being answered (GET streams excluded) */
   active: number;
   lastSeen: number;
@@ -38,11 +43,19 @@ interface Admission {
   release(): void;
 }
 
+/** The identity a new session is for, and the most sessions its access rule lets it hold (none: no cap of its own). */
+interface SessionOwner {
+  key: string;
+  max?: number | undefined;
+}
+
 /** Open sessions, by id, with idle expiry, a cap in all and a cap per client. */
 export class SessionTable {
   private readonly sessions = new Map<string, Session>();
   /** sessions admitted but not yet added (their initialize is being answered), by client */
   private readonly opening = new Map<string, number>();
+  /** likewise, by owner */
+  private readonly openingFor = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   /** sessions closed to make room for another so far */
   evicted = 0;
@@ -63,29 +76,34 @@ export class SessionTable {
   }
 
   /**
-   * Holds a slot for a new session of `client`, or says why not. A client at its share makes room
-   * by closing its own longest-idle session (a client that never closes its sessions churns its
-   * own, nobody else's), and gets 429 only when each of its sessions has a request in flight or is
-   * still opening; a full server closes the longest-idle session of anyone, and answers 503 only
-   * when every session has a request in flight.
+   * Holds a slot for a new session of `client` (for `owner`), or says why not. An owner at its
+   * access rule's `quota.sessions`, or a client at its share, makes room by closing its own
+   * longest-idle session (one that never closes its sessions churns its own, nobody else's), and
+   * gets 429 only when each of its sessions has a request in flight or is still opening; a full
+   * server closes the longest-idle session of anyone, and answers 503 only when every session has
+   * a request in flight.
    */
-  async admit(client: string): Promise<Admission | Refusal> {
-    if (this.countOf(client) >= this.maxPerClient || this.total() >= this.maxSessions) await this.sweep();
+  async admit(client: string, owner: SessionOwner = { key: '' }): Promise<Admission | Refusal> {
+    const ownerFull = () => owner.max !== undefined && this.countOf(owner.key, 'owner') >= owner.max;
+    if (ownerFull() || this.countOf(client, 'client') >= this.maxPerClient || this.total() >= this.maxSessions) await this.sweep();
     // From here on nothing awaits: a burst of opens sees each other's slots.
-    const held = this.countOf(client);
-    if (held >= this.maxPerClient && !this.evictIdlest(client)) {
+    if (ownerFull() && !this.evictIdlest((s) => s.owner === owner.key)) {
+      return { status: 429, message: `Too many sessions for this identity: it holds ${this.countOf(owner.key, 'owner')}, its access rule allows ${owner.max}; close one (DELETE /mcp) or retry later` };
+    }
+    const held = this.countOf(client, 'client');
+    if (held >= this.maxPerClient && !this.evictIdlest((s) => s.client === client)) {
       return { status: 429, message: `Too many sessions for this client: it holds ${held}, the most is ${this.maxPerClient}; close one (DELETE /mcp) or retry later` };
     }
     if (this.total() >= this.maxSessions && !this.evictIdlest()) return { status: 503, message: 'Too many sessions open, each with a request in flight; retry later' };
-    this.opening.set(client, (this.opening.get(client) ?? 0) + 1);
+    const releaseClient = hold(this.opening, client);
+    const releaseOwner = hold(this.openingFor, owner.key);
     let released = false;
     return {
       release: () => {
         if (released) return;
         released = true;
-        const left = (this.opening.get(client) ?? 1) - 1;
-        if (left > 0) this.opening.set(client, left);
-        else this.opening.delete(client);
+        releaseClient();
+        releaseOwner();
       },
     };
   }
@@ -131,11 +149,11 @@ export class SessionTable {
     await Promise.allSettled(all.map((s) => s.server.close()));
   }
 
-  /** Closes the session (of `client`, when given) with no request in flight that was seen longest ago (its server in the background); whether there was one. */
-  private evictIdlest(client?: string): boolean {
+  /** Closes the session (of those `mine` picks, when given) with no request in flight that was seen longest ago (its server in the background); whether there was one. */
+  private evictIdlest(mine?: (session: Session) => boolean): boolean {
     let idlest: [string, Session] | undefined;
     for (const entry of this.sessions) {
-      if (client !== undefined && entry[1].client !== client) continue;
+      if (mine && !mine(entry[1])) continue;
       if (entry[1].active === 0 && (!idlest || entry[1].lastSeen < idlest[1].lastSeen)) idlest = entry;
     }
     if (!idlest) return false;
@@ -145,9 +163,10 @@ export class SessionTable {
     return true;
   }
 
-  private countOf(client: string): number {
-    let count = this.opening.get(client) ?? 0;
-    for (const session of this.sessions.values()) if (session.client === client) count++;
+  /** Sessions open and opening of one client, or of one owner. */
+  private countOf(who: string, by: 'client' | 'owner'): number {
+    let count = (by === 'client' ? this.opening : this.openingFor).get(who) ?? 0;
+    for (const session of this.sessions.values()) if (session[by] === who) count++;
     return count;
   }
 
@@ -161,4 +180,14 @@ export class SessionTable {
     clearInterval(this.timer);
     this.timer = undefined;
   }
+}
+
+/** Counts one more opening session for `who` in `counts`; returns the function that counts it out. */
+function hold(counts: Map<string, number>, who: string): () => void {
+  counts.set(who, (counts.get(who) ?? 0) + 1);
+  return () => {
+    const left = (counts.get(who) ?? 1) - 1;
+    if (left > 0) counts.set(who, left);
+    else counts.delete(who);
+  };
 }

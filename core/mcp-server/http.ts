@@ -13,28 +13,39 @@
  * validated (http-access.ts), a bearer token is required when one is
  * configured, and when bound to loopback the Host header is checked against
  * the bound address and the public URLs behind a reverse proxy, so a web
- * page cannot reach the server through DNS rebinding. Sessions expire when
- * idle and are capped in all and per client (http-sessions.ts); their ids
- * name the replica that issued them when it has a name. All of them share
- * one listener on the host. `/healthz`, `/readyz` and `/metrics` (ops.ts)
- * answer outside the bearer auth when the ops endpoints are on.
+ * page cannot reach the server through DNS rebinding. With `serve.auth`
+ * every request carries an OAuth access token instead (http-auth.ts): its
+ * identity's view (`host.as`, identity-views.ts) serves the request, and the
+ * sessions it opens are its own (a session id presented with another
+ * identity's token is refused, on a stateless fleet too). Sessions expire
+ * when idle and are capped in all, per client and per identity
+ * (http-sessions.ts); their ids name the replica that issued them when it
+ * has a name. All of them share one listener on the host. `/healthz`,
+ * `/readyz` and `/metrics` (ops.ts) answer outside the bearer auth when the
+ * ops endpoints are on.
  */
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { closeSession, createMcpServer, requestScopedSession, sharedChanges, type ChangeSource } from './server.js';
 import { startRefreshLoop } from './refresh-loop.js';
 import { isLoopback, type ListenAddress } from './address.js';
 import { clientOf, hasBearer, loopbackHosts, normalizeAddress, originRefusal, publicHosts } from './http-access.js';
-import { sessionGone, wantsStream } from './http-replies.js';
+import { sendResponse, sessionGone, wantsStream } from './http-replies.js';
+import { callerOf, identityOf, ownerKey } from './caller.js';
+import { IdentityViews } from './identity-views.js';
+import type { ResourceServer } from './http-auth.js';
 import { SessionTable } from './http-sessions.js';
 import type { OpsEndpoints } from './ops.js';
 import { SharedRounds } from './shared-rounds.js';
 import { isListenRequest, SessionStreams } from './session-streams.js';
 import { StatelessClients } from './stateless-clients.js';
 import type { McpEndpoint } from './stdio.js';
+import { matchRule } from '../access/rules.js';
+import { ToolshedError, UsageError } from '../../boundary/errors.js';
+import type { Identity } from '../../boundary/identity.js';
 import type { ToolHost } from '../host/host.js';
 
 /** Where and how to listen. */
@@ -43,7 +54,7 @@ export interface HttpServeOptions extends ListenAddress {
   onError?(error: unknown): void;
   /** origins (`scheme://host[:port]`, normalized) allowed besides loopback ones */
   allowedOrigins?: readonly string[];
-  /** when set, every request must carry `Authorization: Bearer <token>` */
+  /** when set, every request must carry `Authorization: Bearer <token>` (not with the host's `serve.auth`, which checks OAuth tokens instead) */
   bearerToken?: string;
   /** a session idle this long is closed (default: the host's `serve.sessionIdleMs`) */
   sessionIdleMs?: number;
@@ -87,6 +98,12 @@ function reply(res: ServerResponse, status: number, message: string, code = SERV
 
 class BodyTooLarge extends Error {}
 
+/** A request whose token was verified: the SDK's transports hand `auth` to the handlers. */
+type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo };
+
+/** The refusal of a session id presented by an identity that did not open it (who did is not said). */
+const FOREIGN_SESSION = 'Forbidden: this session belongs to another identity; start your own with initialize (without Mcp-Session-Id)';
+
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -124,6 +141,21 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const onError = options.onError ?? (() => {});
   const origins = new Set(options.allowedOrigins ?? []);
   const { serve } = host.config;
+  const { auth } = serve;
+  if (auth && options.bearerToken !== undefined) throw new UsageError('serve.auth and a bearer token (--token-env) both guard the endpoint: use one (OAuth tokens, or the static token)');
+  // Loaded only with serve.auth: jose and the discovery client stay out of a server that checks no tokens.
+  const authModule = auth ? await import('./http-auth.js') : undefined;
+  if (auth) authModule!.checkAuth(auth);
+  // Set once the port is known, before any request is read: with serve.auth nothing is served without it.
+  let guard: ResourceServer | undefined;
+  const views = auth ? new IdentityViews(host) : undefined;
+  // Each request is served by its caller's view; the identity rides on the request (caller.ts).
+  const hostFor =
+    views &&
+    ((ctx: ServerContext) => {
+      const identity = callerOf(ctx);
+      return identity ? views.of(identity) : host;
+    });
   const sessions = new SessionTable(options.sessionIdleMs ?? serve.sessionIdleMs, options.maxSessions ?? serve.maxSessions, options.maxSessionsPerClient ?? serve.maxSessionsPerClient);
   // Loaded only when on: prom-client stays out of a server that does not serve metrics.
   const ops: OpsEndpoints | undefined =
@@ -140,7 +172,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   // A 2025-era client of a stateless server: what its initialize declared, kept in the store.
   const clients = new StatelessClients(host.state, host.config.state.sessionTtlMs, onError);
   const perRequestServer = (era: 'legacy' | 'modern') =>
-    createMcpServer(host, { session: perRequest, changes: NO_CHANGES, network: 'tcp', meter: ops?.meter, ...(era === 'legacy' ? { statelessClients: clients } : { shared }) });
+    createMcpServer(host, { session: perRequest, changes: NO_CHANGES, network: 'tcp', meter: ops?.meter, ...(hostFor ? { hostFor } : {}), ...(era === 'legacy' ? { statelessClients: clients } : { shared }) });
   const modern = createMcpHandler(({ era }) => perRequestServer(era), {
     // 2025-era requests never reach it (serveLegacyOnce or a session serves them); its 'auto' replies are JSON until a call emits.
     legacy: 'reject',
@@ -164,17 +196,18 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       return async () => {};
     });
 
-  async function open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  async function open(req: IncomingMessage, res: ServerResponse, body: unknown, caller: Identity | undefined): Promise<void> {
     if (!isInitializeRequest(body)) return reply(res, 400, 'Bad Request: no valid session id; start with initialize', INVALID_REQUEST);
     const client = clientOf(req, trustedProxies);
-    const admission = await sessions.admit(client);
+    const owner = ownerKey(caller);
+    const admission = await sessions.admit(client, { key: owner, max: caller && matchRule(host.config.access, caller)?.rule.quota?.sessions });
     if ('status' in admission) return reply(res, admission.status, admission.message, SERVER_ERROR, { 'retry-after': '5' });
     const session = requestScopedSession('http-session');
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => (options.replica === undefined ? randomUUID() : `${options.replica}.${randomUUID()}`),
       onsessioninitialized: (id: string): void => {
         admission.release();
-        sessions.add(id, { server, transport, session, client });
+        sessions.add(id, { server, transport, session, client, owner });
       },
     });
     transport.onclose = () => {
@@ -182,7 +215,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     };
     transport.onerror = onError;
     // The toolshed session is the MCP session: its id is read from each request (the transport's).
-    const server = createMcpServer(host, { session, changes: changes.source, network: 'tcp', meter: ops?.meter });
+    const server = createMcpServer(host, { session, changes: changes.source, network: 'tcp', meter: ops?.meter, ...(hostFor ? { hostFor } : {}) });
     try {
       await server.connect(transport);
       await transport.handleRequest(req, res, body);
@@ -198,15 +231,27 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     if (badOrigin) return reply(res, 403, `Forbidden: ${badOrigin}`);
     if (allowedHosts && !allowedHosts.has((req.headers.host ?? '').toLowerCase())) return reply(res, 403, `Invalid Host header: ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`);
     if (ops?.handle(req, res)) return;
-    if (options.bearerToken !== undefined && !hasBearer(req.headers.authorization, options.bearerToken)) {
+    let caller: Identity | undefined;
+    if (auth) {
+      if (!guard) return reply(res, 503, 'Starting; retry', SERVER_ERROR, { 'retry-after': '1' });
+      const document = guard.metadata(req);
+      if (document) return sendResponse(res, document);
+      const verified = await guard.authenticate(req.headers.authorization);
+      if (verified instanceof Response) return sendResponse(res, verified);
+      (req as AuthenticatedRequest).auth = verified;
+      caller = identityOf(verified);
+    } else if (options.bearerToken !== undefined && !hasBearer(req.headers.authorization, options.bearerToken)) {
       return reply(res, 401, 'Unauthorized: send Authorization: Bearer <token>', SERVER_ERROR, { 'www-authenticate': 'Bearer realm="toolshed"' });
     }
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) return reply(res, 404, `Not found: MCP is served at ${MCP_PATH}`);
+    const denied = caller && accessRefusal(caller);
+    if (denied) return reply(res, 403, `Forbidden: ${denied}`);
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string' && !options.stateless) {
       const session = sessions.get(id);
       // 404 tells the client its session is gone and it should initialize again (spec, session management).
       if (!session) return reply(res, 404, sessionGone(id, options.replica));
+      if (session.owner !== ownerKey(caller)) return reply(res, 403, FOREIGN_SESSION);
       sessions.track(session, req.method, res);
       return session.transport.handleRequest(req, res);
     }
@@ -221,9 +266,30 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       if (error instanceof BodyTooLarge) return reply(res, 413, error.message, INVALID_REQUEST);
       return reply(res, 400, `Parse error: ${(error as Error).message}`, PARSE_ERROR);
     }
-    if (options.stateless) return serveStateless(req, res, body);
+    if (options.stateless) return serveStateless(req, res, body, caller);
     if (!(await isLegacyRequest(await toWebRequest(req, body), body))) return serveModern(req, res, body);
-    return open(req, res, body);
+    return open(req, res, body, caller);
+  }
+
+  /** Why `caller` may not use this server (no access rule matches it), or undefined when it may; its view is made now. */
+  function accessRefusal(caller: Identity): string | undefined {
+    try {
+      views!.of(caller);
+      return undefined;
+    } catch (error) {
+      if (error instanceof ToolshedError && error.code === 'ACCESS_DENIED') return error.message;
+      throw error;
+    }
+  }
+
+  /** Whether `caller` may use the stateless session `id` (it is its own, or no one's yet); undefined when the store cannot tell. */
+  async function mayUse(id: string, caller: Identity): Promise<boolean | undefined> {
+    try {
+      return await clients.claim(id, ownerKey(caller));
+    } catch (error) {
+      onError(error);
+      return undefined;
+    }
   }
 
   /**
@@ -231,8 +297,13 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
    * sends one only when the server gave it one), with what it declared kept in the store; a listen
    * stream that names a session is that session's own (session-streams.ts).
    */
-  async function serveStateless(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  async function serveStateless(req: IncomingMessage, res: ServerResponse, body: unknown, caller: Identity | undefined): Promise<void> {
     const named = req.headers['mcp-session-id'];
+    if (caller && typeof named === 'string') {
+      const mine = await mayUse(named, caller);
+      if (mine === undefined) return reply(res, 503, 'Cannot tell whose session this is: the state store did not answer; retry later', SERVER_ERROR, { 'retry-after': '5' });
+      if (!mine) return reply(res, 403, FOREIGN_SESSION);
+    }
     if (typeof named === 'string' && isListenRequest(body)) {
       if (!(await streams.serve(named, req, res, body))) reply(res, 503, 'Too many listen streams open; close one or retry later', SERVER_ERROR, { 'retry-after': '5' });
       return;
@@ -240,7 +311,11 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     if (isInitializeRequest(body)) {
       // A client that brings its own id keeps it; one that brings none is issued one.
       const id = await clients.opened(body, typeof named === 'string' ? named : undefined);
-      if (typeof named !== 'string') res.setHeader('mcp-session-id', id);
+      if (typeof named !== 'string') {
+        res.setHeader('mcp-session-id', id);
+        // A new id is its caller's from the start (a store that failed now lets its next use claim it).
+        if (caller) await mayUse(id, caller);
+      }
     }
     if (await isLegacyRequest(await toWebRequest(req, body), body)) return serveLegacyOnce(perRequestServer('legacy'), req, res, body);
     return serveModern(req, res, body);
@@ -261,7 +336,11 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     });
   });
   const { port } = httpServer.address() as AddressInfo;
-  if (isLoopback(options.host)) allowedHosts = new Set([...loopbackHosts(urlHost(options.host), port), ...publicHosts(options.publicUrls ?? host.config.serve.publicUrl)]);
+  const url = `http://${urlHost(options.host)}:${port}${MCP_PATH}`;
+  const publicUrls = options.publicUrls ?? host.config.serve.publicUrl;
+  if (isLoopback(options.host)) allowedHosts = new Set([...loopbackHosts(urlHost(options.host), port), ...publicHosts(publicUrls)]);
+  // The resource tokens are for: the URL clients reach it by.
+  if (auth) guard = authModule!.resourceServer(auth, publicUrls[0] ?? url, onError);
   const stopRefresh = startRefreshLoop(host, onError);
 
   let done!: () => void;
@@ -275,6 +354,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       unlistenModern();
       closeSession(perRequest);
       await Promise.allSettled([sessions.closeAll(), modern.close(), streams.close(), shared.close(), unlistenLoaded()]);
+      await views?.close();
       changes.dispose();
       const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       // Open SSE streams would hold close() forever.
@@ -283,7 +363,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       done();
     })());
   return {
-    url: `http://${urlHost(options.host)}:${port}${MCP_PATH}`,
+    url,
     closed,
     close,
     get sessions() {

@@ -12,12 +12,18 @@
  * SDK's shim turns the same rounds into real `elicitation/create` requests,
  * so one code path serves both eras.
  *
- * A held call belongs to the session and tool that started it (a token from
- * another session finds nothing), is cancelled when nobody comes back for it
+ * A held call belongs to the session, tool and identity that started it (a
+ * token from another session, or presented by another caller of `serve.auth`,
+ * finds nothing), is cancelled when nobody comes back for it
  * within `idleMs`, and all of a session's are cancelled when it closes.
  */
 import { randomBytes } from 'node:crypto';
 import { inputRequired, type CallToolResult, type InputRequest, type InputRequiredResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
+
+/** Whether `a` and `b` are the same owner. */
+export function sameOwner(a: Owner, b: Owner): boolean {
+  return a.sessionId === b.sessionId && a.tool === b.tool && a.caller === b.caller;
+}
 
 /** One question a running call put to the client. */
 interface Question {
@@ -26,10 +32,11 @@ interface Question {
   answer(response: unknown): void;
 }
 
-/** Who may resume a held call. */
+/** Who may resume a held call: the same session, for the same tool, as the same identity (caller.ts's `ownerKey`). */
 interface Owner {
   sessionId: string;
   tool: string;
+  caller: string;
 }
 
 /**
@@ -180,7 +187,7 @@ export class InputRounds {
   resume(token: unknown, owner: Owner): HeldCall | undefined {
     if (typeof token !== 'string') return undefined;
     const call = this.held.get(token);
-    if (!call || call.owner.sessionId !== owner.sessionId || call.owner.tool !== owner.tool) return undefined;
+    if (!call || !sameOwner(call.owner, owner)) return undefined;
     return call;
   }
 

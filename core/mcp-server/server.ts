@@ -15,6 +15,7 @@ import type { Server, ServerContext, Tool } from '@modelcontextprotocol/server';
 import { callTool, runAsTask, type CallMeter } from './call-tool.js';
 import { installTasks, listedTools, TaskScope, TaskServer } from './tasks.js';
 import { InputRounds } from './input-rounds.js';
+import { callerOf, ownerKey } from './caller.js';
 import type { SharedRounds } from './shared-rounds.js';
 import type { StatelessClients } from './stateless-clients.js';
 import { traceServer, type NetworkTransport } from './tracing.js';
@@ -66,6 +67,8 @@ interface McpServerOptions {
   statelessClients?: StatelessClients;
   /** told of every tool call's outcome (serve's /metrics) */
   meter?: CallMeter | undefined;
+  /** the host a request is served by (with `serve.auth`, its caller's identity view); default the server's own */
+  hostFor?: (ctx: ServerContext) => ToolHost;
 }
 
 /**
@@ -78,6 +81,7 @@ interface McpServerOptions {
  */
 export function createMcpServer(host: ToolHost, options: McpServerOptions = {}): Server {
   const session = options.session ?? newSession();
+  const hostFor = options.hostFor ?? (() => host);
   const server = new TaskServer(
     { name: 'toolshed', version: TOOLSHED_VERSION },
     {
@@ -86,23 +90,23 @@ export function createMcpServer(host: ToolHost, options: McpServerOptions = {}):
       inputRequired: { roundTimeoutMs: 24 * 60 * 60 * 1000, maxRounds: 64 },
     },
   );
-  const listed = async (ctx: ServerContext) => listedTools(await host.definitions({ format: 'mcp', sessionId: sessionOf(session, ctx) ?? ownSession() }), server);
+  const listed = async (ctx: ServerContext) => listedTools(await hostFor(ctx).definitions({ format: 'mcp', sessionId: sessionOf(session, ctx) ?? ownSession() }), server);
   server.setRequestHandler('tools/list', async (_request, ctx) => ({ tools: (await listed(ctx)) as Tool[] }));
   if (session.tasks) {
     // A long-running tool may be called as a task: the call outlives the request, the client polls.
     installTasks(server, {
       scope: session.tasks,
-      run: (params, task) => runAsTask(host, params, task, { server, meter: options.meter, sessionId: session.id ?? server.transport?.sessionId ?? ownSession(), owner: '' }),
+      run: (params, task, ctx) => runAsTask(hostFor(ctx), params, task, { server, meter: options.meter, sessionId: session.id ?? server.transport?.sessionId ?? ownSession(), owner: '' }),
       allows: async (name, ctx) => (await listed(ctx)).some((tool) => tool.name === name && tool.execution !== undefined),
     });
   }
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const named = sessionOf(session, ctx);
     // A held call is found again by its token alone when the request names no session.
-    const place: Parameters<typeof callTool>[3] = { server, meter: options.meter, sessionId: named ?? ownSession(), owner: named ?? '', rounds: session.rounds };
+    const place: Parameters<typeof callTool>[3] = { server, meter: options.meter, sessionId: named ?? ownSession(), owner: named ?? '', caller: ownerKey(callerOf(ctx)), rounds: session.rounds };
     if (options.shared) place.shared = options.shared;
     if (options.statelessClients) place.stateless = { capabilities: await options.statelessClients.capabilities(named) };
-    return callTool(host, request.params, ctx, place);
+    return callTool(hostFor(ctx), request.params, ctx, place);
   });
   traceServer(server, options.network, () => session.id);
 

@@ -10,19 +10,20 @@
  * questions), which the receiving replica returns to the client.
  *
  * Trust: the token is unguessable and travels only to the client that made
- * the call; the owner checks the session and tool again. Whoever can write
+ * the call; the owner checks the session, tool and identity again. Whoever can write
  * to the state store can send answers, so the store is as trusted as the
  * replicas (docs/security.md).
  */
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
-import type { HeldCall, InputRounds } from './input-rounds.js';
+import { sameOwner, type HeldCall, type InputRounds } from './input-rounds.js';
 import type { StateStore } from '../state/store-contract.js';
 
 /** Who may resume a held call (input-rounds.ts). */
 interface Owner {
   sessionId: string;
   tool: string;
+  caller: string;
 }
 
 /** A held call as the store records it. */
@@ -92,7 +93,7 @@ export class SharedRounds {
    */
   async forward(token: string, owner: Owner, responses: Record<string, unknown> | undefined, signal: AbortSignal): Promise<CallToolResult | InputRequiredResult | undefined> {
     const record = await this.record(token);
-    if (!record || record.replica === this.replica || record.sessionId !== owner.sessionId || record.tool !== owner.tool) return undefined;
+    if (!record || record.replica === this.replica || !sameOwner(record, owner)) return undefined;
     const replyTo = `rounds:reply:${randomUUID()}`;
     const inbox = new Inbox(signal);
     const unsubscribe = await this.state.subscribe(replyTo, (message) => inbox.push(JSON.parse(message) as Reply));

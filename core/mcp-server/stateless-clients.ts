@@ -5,7 +5,9 @@
  * (its capabilities and protocol version) in the state store under it: a
  * per-request server on any replica, which never saw the `initialize`, then
  * knows what the client can do, and the id keys the session's state
- * (tool_search's loaded set, plugins' per-session values).
+ * (tool_search's loaded set, plugins' per-session values). With `serve.auth`
+ * the id also belongs to the identity that first used it, recorded beside it,
+ * so another caller who names it is refused on every replica.
  */
 import { randomUUID } from 'node:crypto';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
@@ -45,6 +47,20 @@ export class StatelessClients {
       this.onError(error);
       return undefined;
     }
+  }
+
+  /**
+   * Whether `owner` (caller.ts's `ownerKey`) may use the session `id`: yes when it is its own or
+   * no one's yet, and then it is its own for `ttlMs` past this use. Throws when the store fails
+   * (nobody can tell then, and the request is refused). Two callers naming a new id at once
+   * could both pass: only the client it was issued to knows it.
+   */
+  async claim(id: string, owner: string): Promise<boolean> {
+    const key = `mcp:owner:${id}`;
+    const current = await this.state.get(key);
+    if (current !== undefined && current !== owner) return false;
+    await (current === undefined ? this.state.set(key, owner, this.ttlMs) : this.state.touch(key, this.ttlMs));
+    return true;
   }
 
   private key(sessionId: string): string {

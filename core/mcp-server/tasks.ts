@@ -29,8 +29,8 @@ export interface TaskRunContext {
 interface TasksOptions {
   /** the session's tasks: one TaskScope per MCP session, shared by every server serving it */
   scope: TaskScope;
-  /** runs one call (as the server's tools/call would) and resolves with its result; a throw is answered as that JSON-RPC error */
-  run(params: CallToolRequestParams, context: TaskRunContext): Promise<CallToolResult>;
+  /** runs one call (as the server's tools/call would, for the request `ctx` that started it) and resolves with its result; a throw is answered as that JSON-RPC error */
+  run(params: CallToolRequestParams, context: TaskRunContext, ctx: ServerContext): Promise<CallToolResult>;
   /** whether the tool `name` may run as a task (a listed tool with `execution.taskSupport`); default every tool. Refused: -32601 */
   allows?(name: string, ctx: ServerContext): boolean | Promise<boolean>;
 }
@@ -118,7 +118,7 @@ async function startTask(server: TaskServer, options: TasksOptions, request: JSO
     server.notification({ method, params: notification }).catch(() => {});
   };
   const onStatus = (task: TaskV1) => notify('notifications/tasks/status', task);
-  const task = options.scope.start(params.task?.ttl, (work) => options.run(params, runContext(work, progressToken, notify)), onStatus);
+  const task = options.scope.start(params.task?.ttl, (work) => options.run(params, runContext(work, progressToken, notify), ctx), onStatus);
   return { task };
 }
 
