@@ -80,6 +80,7 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
         approval: (record) => pipeline.approval.reasonFor(record),
         support: commandsSandboxed() ? probeSandbox() : undefined,
       }),
+    ...(settings.credentials ? { credentials: settings.credentials } : {}),
     sessions: new SessionStore(config.search.sessions, settings.clock, input.state, (message) => events.emit('warning', message)),
     isClosed: () => closed,
     async acceptDefinitions(request) {
