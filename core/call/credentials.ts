@@ -11,9 +11,9 @@ import type { CredentialProvider, CredentialRequest, Identity } from '../../boun
 /** What asking came to: the value, or why there is none (in words naming what was asked, never a value). */
 export type CredentialAnswer = { ok: true; value: string } | { ok: false; why: string };
 
-/** What was asked for, in words: "secret GITHUB_TOKEN of plugin gh-tools", "a token for MCP server github". */
+/** What was asked for, in words: "secret GITHUB_TOKEN (plugin gh-tools)", "token for the MCP server github". */
 function asked(request: Omit<CredentialRequest, 'identity' | 'signal'>): string {
-  return request.kind === 'secret' ? `secret ${request.name} of ${request.plugin}` : `a token for the MCP server ${request.name}`;
+  return request.kind === 'secret' ? `secret ${request.name} (plugin ${request.plugin})` : `token for the MCP server ${request.name}`;
 }
 
 /**
@@ -24,15 +24,15 @@ function asked(request: Omit<CredentialRequest, 'identity' | 'signal'>): string 
 export async function askProvider(provider: CredentialProvider | undefined, request: CredentialRequest): Promise<CredentialAnswer> {
   const what = asked(request);
   const who = request.identity.subject;
-  if (!provider) return { ok: false, why: `${what} is asked per caller, and the host has no credentials provider (createToolHost({ credentials }))` };
+  if (!provider) return { ok: false, why: `the ${what} is the caller's own, and the host has no credentials provider to ask for it (createToolHost({ credentials }))` };
   let value: string | undefined;
   try {
     value = await provider(request);
   } catch (error) {
     const name = (error as Error)?.name ?? 'Error';
-    return { ok: false, why: `the credentials provider failed (${name}) on ${what} for ${who}` };
+    return { ok: false, why: `the credentials provider failed (${name}) when asked for the ${what} (for ${who})` };
   }
-  if (typeof value !== 'string' || value === '') return { ok: false, why: `the credentials provider has no ${what} for ${who}` };
+  if (typeof value !== 'string' || value === '') return { ok: false, why: `the credentials provider gave no ${what} (asked for ${who})` };
   return { ok: true, value };
 }
 

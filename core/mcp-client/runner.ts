@@ -36,9 +36,9 @@ function refusedCredentials(error: unknown): boolean {
   return error instanceof UnauthorizedError || status === 401 || status === 403;
 }
 
-/** A call that could not get, or use, its caller's credentials. */
+/** A call that could not get, or use, its caller's credentials (CREDENTIALS_UNAVAILABLE). */
 function unavailable(message: string): RunOutcome<HandlerOutput> {
-  return { ok: false, error: { name: 'CredentialsError', code: 'CREDENTIALS_UNAVAILABLE', message } };
+  return { ok: false, failure: { kind: 'credentials', message } };
 }
 
 /** A runner that calls an MCP server's tools. */
@@ -78,20 +78,20 @@ export class McpRunner implements Runner {
   private async callAsCaller(callers: ActingForCallers, name: string, request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
     const server = this.link.server.name;
     const token = await callers.tokens.token(request.identity, signal);
-    if (!token.ok) return unavailable(`${request.tool} could not run: ${token.why}`);
+    if (!token.ok) return unavailable(`${token.why}`);
     const subject = request.identity!.subject;
     let held: Awaited<ReturnType<CallerClients['acquire']>>;
     try {
       held = await callers.clients.acquire(token.token);
     } catch (error) {
-      if (refusedCredentials(error)) return unavailable(`${request.tool} could not run: the MCP server ${server} refused ${subject}'s credentials`);
+      if (refusedCredentials(error)) return unavailable(`the MCP server ${server} refused ${subject}'s credentials`);
       const why = transportFailure(error) ?? errorText(error);
       return { ok: false, failure: { kind: 'unreachable', message: `the MCP server ${server}: connecting for ${subject} failed: ${why}` } };
     }
     let broken = false;
     const outcome = await this.call(held.client, held.requests, name, request, hooks, signal, (error) => {
       broken = refusedCredentials(error) || sessionEnded(error) || transportFailure(error) !== undefined;
-      if (refusedCredentials(error)) return unavailable(`${request.tool} could not run: the MCP server ${server} refused ${subject}'s credentials`);
+      if (refusedCredentials(error)) return unavailable(`the MCP server ${server} refused ${subject}'s credentials`);
       return undefined;
     });
     held.release(broken);
