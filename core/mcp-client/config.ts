@@ -59,7 +59,7 @@ export interface ResolvedServer {
 }
 
 /** `credentials` with its defaults applied: the exchange's audience is the server's URL unless the entry names one. */
-export type ServerCredentials = 'operator' | 'provider' | { exchange: TokenExchange };
+type ServerCredentials = 'operator' | 'provider' | { exchange: TokenExchange };
 
 /** How a caller's token is exchanged for one this server accepts (RFC 8693). */
 export interface TokenExchange {

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { discoverOAuthServerInfo, type Client } from '@modelcontextprotocol/client';
-import { askProvider } from '../call/credentials.js';
+import { askProvider } from '../../boundary/credentials.js';
 import type { McpConnection } from './connection.js';
 import type { ServerRequests } from './server-requests.js';
 import type { TokenExchange } from './config.js';
@@ -31,7 +31,7 @@ const CLIENT_IDLE_MS = 60_000;
 const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
 
 /** A token for the caller, or why there is none (in words; never a token). */
-export type CallerToken = { ok: true; token: string } | { ok: false; why: string };
+type CallerToken = { ok: true; token: string } | { ok: false; why: string };
 
 /** The hex SHA-256 of a token: what the caches are keyed by, so no map holds a token as its key. */
 function digest(token: string): string {
@@ -103,7 +103,14 @@ export class CallerTokens {
       this.endpoint = undefined;
       return failed(`no token endpoint: ${(error as Error)?.message ?? String(error)}`);
     }
-    const body = new URLSearchParams({ grant_type: TOKEN_EXCHANGE_GRANT, subject_token: identity.token!, subject_token_type: ACCESS_TOKEN_TYPE, requested_token_type: ACCESS_TOKEN_TYPE, audience: settings.audience, resource: this.server.url.href });
+    const body = new URLSearchParams({
+      grant_type: TOKEN_EXCHANGE_GRANT,
+      subject_token: identity.token!,
+      subject_token_type: ACCESS_TOKEN_TYPE,
+      requested_token_type: ACCESS_TOKEN_TYPE,
+      audience: settings.audience,
+      resource: this.server.url.href,
+    });
     if (settings.scopes.length) body.set('scope', settings.scopes.join(' '));
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     const secret = settings.clientSecretEnv === undefined ? undefined : this.env[settings.clientSecretEnv];
@@ -138,6 +145,11 @@ export class CallerTokens {
     this.cache.set(key, { token, until });
   }
 
+  /** Drops every exchanged token (the host is closing). */
+  forget(): void {
+    this.cache.clear();
+  }
+
   /** The configured token endpoint, else the one the server's authorization server's metadata names (found once). */
   private tokenEndpoint(settings: TokenExchange): Promise<URL> {
     if (settings.tokenEndpoint) return Promise.resolve(settings.tokenEndpoint);
@@ -149,10 +161,6 @@ export class CallerTokens {
     return this.endpoint;
   }
 
-  /** Forgets every exchanged token. */
-  clear(): void {
-    this.cache.clear();
-  }
 }
 
 /** One caller's client and the calls using it. */
@@ -213,11 +221,6 @@ export class CallerClients {
       void closeClient(entry);
     }, CLIENT_IDLE_MS);
     entry.idle.unref();
-  }
-
-  /** How many callers' clients are open (explain, tests). */
-  get size(): number {
-    return this.clients.size;
   }
 
   /** Closes every caller's client. */

@@ -148,7 +148,7 @@ export class McpRunner implements Runner {
     if (signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return { ok: false, failure: { kind: 'timeout', timeoutMs: request.timeoutMs } };
     // A request that did not reach an HTTP server fails alone and counts against no tool; the connection probes the server.
-    const transport = shared ? this.link.transportError(error) : sessionEnded(error) ? 'it no longer knows the caller\'s session (404); the next call opens a new one' : transportFailure(error);
+    const transport = shared ? this.link.transportError(error) : sessionEnded(error) ? "it no longer knows the caller's session (404); the next call opens a new one" : transportFailure(error);
     if (transport) return { ok: false, failure: { kind: 'unreachable', message: `the MCP server ${this.link.server.name}: ${transport}` } };
     if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
       const message = this.link.why() ?? `the MCP server ${this.link.server.name} went away during the call`;
@@ -182,6 +182,7 @@ export class McpRunner implements Runner {
   }
 
   async close(): Promise<void> {
+    this.callers?.tokens.forget();
     await this.callers?.clients.close();
     await this.link.close();
   }
