@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type CredentialRequest, type Identity, type ToolHost } from 'toolshed';
+import { createTestContext } from 'toolshed/plugin';
 import { fixture } from '../helpers.js';
 
 const PLUGIN = fixture('plugins', 'caller-secrets');
@@ -120,5 +121,15 @@ describe('a host without a credentials provider', () => {
     } finally {
       await host.close();
     }
+  });
+});
+
+describe('createTestContext', () => {
+  it('gives a handler the secrets a test sets, frozen, and none by default', async () => {
+    const { default: plugin } = (await import(`${PLUGIN}/index.js`)) as { default: { tools: Array<{ name: string; handler: (args: unknown, ctx: unknown) => unknown }> } };
+    const whoami = plugin.tools.find((tool) => tool.name === 'service_whoami')!;
+    const ctx = createTestContext({ secrets: { SERVICE_TOKEN: 'abc' } });
+    expect(await whoami.handler({}, ctx)).toEqual({ token: 'cba', sameAfterWait: true, names: ['SERVICE_TOKEN'], frozen: true, inEnv: null });
+    expect(createTestContext().secrets).toEqual({});
   });
 });
