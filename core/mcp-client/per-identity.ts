@@ -160,7 +160,6 @@ export class CallerTokens {
     });
     return this.endpoint;
   }
-
 }
 
 /** One caller's client and the calls using it. */
