@@ -27,6 +27,8 @@ const UNDATED_TOKEN_MS = 60_000;
 const MAX_CACHED_TOKENS = 1_000;
 /** A caller's client unused this long is closed; the next call opens another. */
 const CLIENT_IDLE_MS = 60_000;
+/** The longest a token request may take (a discovery or exchange the call waits on). */
+const EXCHANGE_TIMEOUT_MS = 30_000;
 /** The token endpoint's answer is read up to this many bytes: a token response is small. */
 const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
 
@@ -44,12 +46,20 @@ function inboundExpiry(identity: Identity): number {
   return typeof exp === 'number' ? exp * 1000 : Number.POSITIVE_INFINITY;
 }
 
-/** The token endpoint's JSON answer, bounded; undefined when it is not JSON. */
+/** The token endpoint's JSON answer, read up to MAX_TOKEN_RESPONSE_BYTES; undefined when it is longer or not JSON. */
 async function tokenResponse(response: Response): Promise<Record<string, unknown> | undefined> {
-  const text = await response.text();
-  if (text.length > MAX_TOKEN_RESPONSE_BYTES) return undefined;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    if (size > MAX_TOKEN_RESPONSE_BYTES) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
   try {
-    const body: unknown = JSON.parse(text);
+    const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     return typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
@@ -119,13 +129,14 @@ export class CallerTokens {
     else if (settings.clientId !== undefined) body.set('client_id', settings.clientId);
     let response: Response;
     try {
-      response = await fetch(endpoint, { method: 'POST', headers, body, redirect: 'error', signal: AbortSignal.timeout(30_000) });
+      response = await fetch(endpoint, { method: 'POST', headers, body, redirect: 'error', signal: AbortSignal.timeout(EXCHANGE_TIMEOUT_MS) });
     } catch (error) {
       return failed(`${endpoint.href} is unreachable: ${(error as Error)?.message ?? String(error)}`);
     }
     const answer = await tokenResponse(response);
     if (!response.ok) {
-      const code = typeof answer?.error === 'string' ? answer.error.slice(0, 100) : `HTTP ${response.status}`;
+      // An OAuth error code is a short ASCII word (RFC 6749 5.2); anything else is not repeated.
+      const code = typeof answer?.error === 'string' && /^[\x20-\x7e]{1,64}$/.test(answer.error) ? answer.error : `HTTP ${response.status}`;
       return failed(`the token endpoint refused it (${code})`);
     }
     const token = answer?.access_token;

@@ -92,6 +92,30 @@ describe('credentials: { exchange }', () => {
     expect(exchanges()).toBe(before + 1);
   });
 
+  it('exchanges again once the exchanged token is close to expiry, and never keeps one about to expire', { timeout: 60_000 }, async () => {
+    const frank = host.as(identity('frank', (await auth.userToken({ user: 'frank', audience: TOOLSHED })).accessToken));
+    const gina = host.as(identity('gina', (await auth.userToken({ user: 'gina', audience: TOOLSHED })).accessToken));
+    const ttl = auth.accessTokenTtlSec;
+    try {
+      // 36 s tokens are used for 6 s (30 s before expiry), then exchanged again.
+      auth.accessTokenTtlSec = 36;
+      const before = exchanges();
+      expect(await text(frank, PEOPLE)).toBe('frank');
+      expect(await text(frank, PEOPLE)).toBe('frank');
+      expect(exchanges()).toBe(before + 1);
+      await new Promise((resolve) => setTimeout(resolve, 6_500));
+      expect(await text(frank, PEOPLE)).toBe('frank');
+      expect(exchanges()).toBe(before + 2);
+      // 20 s tokens are within the margin from the start: each call exchanges.
+      auth.accessTokenTtlSec = 20;
+      expect(await text(gina, PEOPLE)).toBe('gina');
+      expect(await text(gina, PEOPLE)).toBe('gina');
+      expect(exchanges()).toBe(before + 4);
+    } finally {
+      auth.accessTokenTtlSec = ttl;
+    }
+  });
+
   it('refuses a call made for no identity, or for one without a token', { timeout: 60_000 }, async () => {
     const anonymous = await host.call(PEOPLE, {});
     expect(anonymous).toMatchObject({ ok: false, code: 'CREDENTIALS_UNAVAILABLE' });
