@@ -78,7 +78,7 @@ export class McpRunner implements Runner {
   private async callAsCaller(callers: ActingForCallers, name: string, request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
     const server = this.link.server.name;
     const token = await callers.tokens.token(request.identity, signal);
-    if (!token.ok) return unavailable(`${token.why}`);
+    if (!token.ok) return unavailable(token.why);
     const subject = request.identity!.subject;
     let held: Awaited<ReturnType<CallerClients['acquire']>>;
     try {
