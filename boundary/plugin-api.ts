@@ -161,6 +161,12 @@ export interface ToolContext {
   signal: ToolAbortSignal;
   /** only the environment variables granted to this plugin */
   env: Readonly<Record<string, string>>;
+  /**
+   * The secrets of the caller this call is made for, as the tool declares them (`ToolSpec.secrets`),
+   * frozen; `{}` in checks and in tools that declare none. They belong to this call: the next call
+   * (another caller's, perhaps) gets its own.
+   */
+  secrets: Readonly<Record<string, string>>;
   /** the workspace root (config `root`, `--root`, or the host's working directory): resolve relative paths against it */
   cwd: string;
   /**
@@ -310,6 +316,16 @@ export interface ToolSpec<Args = any, P extends ToolParameters = ToolParameters>
   sandbox?: boolean;
   /** behaviour hints (MCP tool annotations), passed to MCP clients and used by `approve` */
   annotations?: ToolAnnotations;
+  /**
+   * Secrets of the caller this tool acts for (a personal API token, say): for each call made for an
+   * identity the host asks its credentials provider for each one and the handler finds them in
+   * `ctx.secrets`, for that call only. A call for no identity, or one the provider has no secret
+   * for, fails with CREDENTIALS_UNAVAILABLE before the handler runs (docs/plugins.md, "Secrets of the caller").
+   * Names: `^[A-Za-z_][A-Za-z0-9_]{0,63}$`.
+   * @example
+   * secrets: ['GITHUB_TOKEN'], handler: async (args, ctx) => listIssues(ctx.secrets.GITHUB_TOKEN)
+   */
+  secrets?: string[];
   /**
    * the tool may run long: `toolshed serve` lets an MCP client call it as a task (MCP 2025-11-25
    * `execution.taskSupport: 'optional'`), polled and cancelled apart from the call's request; default false

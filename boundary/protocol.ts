@@ -69,6 +69,8 @@ export interface HandlerTask extends CallTaskBase {
   args: unknown;
   sessionId?: string;
   maxResultChars: number;
+  /** ctx.secrets: the caller's secrets the tool declares, for this call only (never in `scope`, which workers keep) */
+  secrets?: Record<string, string>;
 }
 
 /** What every check and handler task of one plugin shares: its ctx.cwd, ctx.roots and ctx.options. */
@@ -249,6 +251,8 @@ export interface RawToolManifest {
   title?: unknown;
   icons?: unknown;
   examples?: unknown;
+  /** the names of the caller's secrets its handler needs (ToolSpec.secrets) */
+  secrets?: unknown;
   /** `typeof handler`: must be 'function' */
   handler: string;
   /** id shared by every tool that uses the same check function */

@@ -10,6 +10,8 @@ export type RunnerFailure =
   /** a remote MCP server's transport failed this call (connection refused or reset, a proxy's 502/503/504); the server may well be up */
   | { kind: 'unreachable'; message: string }
   | { kind: 'queue-full'; limit: number; retryAfterMs?: number }
+  /** the call acts for its caller and has no credentials for them (none, or refused): `message` says which, never a value */
+  | { kind: 'credentials'; message: string }
   | { kind: 'closed' };
 
 /** A worker reply, or the runner's own failure. */
@@ -33,5 +35,7 @@ export function describeRunnerFailure(failure: RunnerFailure): string {
       return `did not reach its server: ${failure.message}`;
     case 'closed':
       return 'could not run: the host is closed';
+    case 'credentials':
+      return `could not run: ${failure.message}`;
   }
 }

@@ -14,6 +14,8 @@ import { liveText, sessionOperation, type SessionMaps, type SessionScope } from 
 export interface TestContextOptions {
   /** ctx.env (default {}) */
   env?: Record<string, string>;
+  /** ctx.secrets, the caller's secrets a tool declares (default {}) */
+  secrets?: Record<string, string>;
   /** ctx.cwd (default process.cwd()) */
   cwd?: string;
   /** ctx.roots (default: read and write in `cwd`) */
@@ -114,6 +116,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
       callId: 'test',
       stop: controller,
       env: { ...options.env },
+      secrets: { ...options.secrets },
       cwd,
       // Copies, as a task in the host carries its own: freezing them leaves the test's objects alone.
       roots: options.roots ? structuredClone(options.roots) : { read: [cwd], write: [cwd] },

@@ -14,10 +14,15 @@ import type { HandlerOutput, TierCall } from './protocol.js';
 export type { TierCall };
 import type { ToolErrorCode } from './errors.js';
 
-const FAILURE_CODES = { timeout: 'TOOL_TIMEOUT', cancelled: 'TOOL_CANCELLED', 'queue-full': 'QUEUE_FULL', crashed: 'TOOL_CRASHED', unreachable: 'TOOL_UNREACHABLE', closed: 'HOST_CLOSED' } as const satisfies Record<
-  RunnerFailure['kind'],
-  ToolErrorCode
->;
+const FAILURE_CODES = {
+  timeout: 'TOOL_TIMEOUT',
+  cancelled: 'TOOL_CANCELLED',
+  'queue-full': 'QUEUE_FULL',
+  crashed: 'TOOL_CRASHED',
+  unreachable: 'TOOL_UNREACHABLE',
+  closed: 'HOST_CLOSED',
+  credentials: 'CREDENTIALS_UNAVAILABLE',
+} as const satisfies Record<RunnerFailure['kind'], ToolErrorCode>;
 
 /** The outcome of a call its runner could not deliver. */
 function runnerFailure(name: string, f: RunnerFailure): CallOutcome {

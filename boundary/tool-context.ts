@@ -38,6 +38,8 @@ interface ContextCall {
   stop: { readonly signal: AbortSignal };
   /** the env grant; frozen here unless it already is */
   env: Record<string, string> | Readonly<Record<string, string>>;
+  /** the caller's secrets for this call (absent: none); frozen here unless they already are */
+  secrets?: Record<string, string> | Readonly<Record<string, string>>;
   cwd: string;
   /** frozen all the way down here unless it already is (the caller passes its own copy) */
   roots: FileRoots;
@@ -45,6 +47,9 @@ interface ContextCall {
   options: Readonly<Record<string, unknown>>;
   sessionId?: string | undefined;
 }
+
+/** ctx.secrets of a call made with none. */
+const NO_SECRETS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** The call's stop behind ctx.signal, on a property that is neither enumerable nor a string. */
 const STOP = Symbol('toolshed.callStop');
@@ -133,6 +138,7 @@ export function toolContext(call: ContextCall, link: ContextLink): ToolContext {
   Object.defineProperty(ctx, STOP, { value: call.stop });
   Object.defineProperty(ctx, 'signal', SIGNAL);
   ctx.env = Object.isFrozen(call.env) ? call.env : Object.freeze(call.env);
+  ctx.secrets = call.secrets ? Object.freeze(call.secrets) : NO_SECRETS;
   ctx.cwd = call.cwd;
   ctx.roots = deepFreeze(call.roots);
   ctx.options = deepFreeze(call.options);

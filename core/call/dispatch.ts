@@ -18,7 +18,7 @@ import { traceDispatch, type DispatchTrace } from './tracing.js';
 import { receivedArguments } from './digests.js';
 import type { AuditLog } from './audit.js';
 import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
-import type { CallHooks, CallOrigin } from '../runners/runner.js';
+import type { CallHooks, CallOrigin, HandlerRequest } from '../runners/runner.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
 import type { HandlerOutput } from '../../boundary/protocol.js';
 import type { Exposure } from '../expose/exposure.js';
@@ -28,7 +28,8 @@ import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { SandboxToolset } from '../../boundary/plugin-api.js';
 import type { ToolRecord } from '../load/types.js';
-import type { CallerIdentity, DispatchOptions, Identity } from './public-types.js';
+import type { CallerIdentity, CredentialProvider, DispatchOptions, Identity } from './public-types.js';
+import { callSecrets } from './credentials.js';
 import type { StateStore } from '../state/store-contract.js';
 import { sessionHook, StateScope } from './plugin-state.js';
 import { ToolshedError } from '../../boundary/errors.js';
@@ -62,6 +63,8 @@ export interface DispatchDeps {
   admit?(): Promise<Admission>;
   /** writes a line for every call, refused and nested ones included (config `audit`) */
   audit?: AuditLog;
+  /** the embedder's per-identity credentials: the secrets tools declare (without it, such a tool fails with CREDENTIALS_UNAVAILABLE) */
+  credentials?: CredentialProvider;
 }
 
 /** A quota's answer to a call: refused with this outcome, or admitted until `release()`. */
@@ -291,7 +294,14 @@ async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, 
   if (onLog) hooks.log = (message, level) => onLog(message, level ?? 'info');
   if (options.onElicitation) hooks.elicit = options.onElicitation;
   if (options.onProgress) hooks.progress = options.onProgress;
-  const request = { tool: name, args, timeoutMs, maxResultChars, ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) };
+  const request: HandlerRequest = { tool: name, args, timeoutMs, maxResultChars, ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) };
+  if (options.identity) request.identity = options.identity;
+  const declared = record.manifest.secrets;
+  if (declared) {
+    const asked = await callSecrets(deps.credentials, { name, plugin: record.plugin.source.name, secrets: declared }, options.identity, options.signal);
+    if ('refused' in asked) return { outcome: asked.refused, verdict: 'ok' };
+    request.secrets = asked.secrets;
+  }
   const call: TierCall = { tool: name, plugin: record.plugin.source.name, timeoutMs, maxResultChars };
   const origin = handOffOrigin(context.origin, limits.final ? call : undefined);
   const handle = () => record.plugin.runner.handle(request, hooks, options.signal, origin);

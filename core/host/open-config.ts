@@ -10,6 +10,7 @@ import type { ResolvedConfig } from '../config/config.js';
 import type { Clock } from '../expose/check-cache.js';
 import type { ToolHooks } from '../call/hooks.js';
 import type { ToolHostOptions } from './tool-host.js';
+import type { CredentialProvider } from '../call/public-types.js';
 
 /** What every later step reads: the config, the environment grants come from, the clock. */
 export interface HostSettings {
@@ -21,6 +22,8 @@ export interface HostSettings {
   hooks: ToolHooks[];
   /** a one-line note for the person starting the host */
   notice(message: string): void;
+  /** the embedder's per-identity credentials (tools' secrets, tokens for servers used on the caller's behalf) */
+  credentials?: CredentialProvider;
 }
 
 /** Loads the config from the options; throws CONFIG_INVALID or CONFIG_UNTRUSTED. */
@@ -38,5 +41,6 @@ export async function openConfig(options: ToolHostOptions): Promise<HostSettings
     clock: options.clock ?? { now: () => Date.now() },
     hooks: await loadHookModules(config),
     notice,
+    ...(options.credentials ? { credentials: options.credentials } : {}),
   };
 }

@@ -87,6 +87,7 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
         support: commandsSandboxed() ? probeSandbox() : undefined,
         audit: input.audit?.report(),
       }),
+    ...(settings.credentials ? { credentials: settings.credentials } : {}),
     sessions: new SessionStore(config.search.sessions, settings.clock, input.state, (message) => events.emit('warning', message)),
     isClosed: () => closed,
     async acceptDefinitions(request) {

@@ -48,6 +48,7 @@ export async function startServers(settings: HostSettings, protect: readonly Pro
     // A server's line has no level of its own yet: 'info', unless its entry carries one.
     onLog: (entry) => signals.log({ level: 'info', ...entry }),
     onDefinitionChanged: signals.definitionChanged,
+    ...(settings.credentials ? { credentials: settings.credentials } : {}),
     ...(signals.onElicitation ? { onElicitation: signals.onElicitation } : {}),
     ...(signals.onSampling ? { onSampling: signals.onSampling } : {}),
   });

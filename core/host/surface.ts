@@ -23,7 +23,7 @@ import type { ResolvedConfig } from '../config/config.js';
 import type { Registry } from '../expose/registry.js';
 import type { ToolDefinition } from '../providers/types.js';
 import type { DefinitionsOptions, ToolHost } from './tool-host.js';
-import type { Identity } from '../call/public-types.js';
+import type { CredentialProvider, Identity } from '../call/public-types.js';
 import { SearchState, type SearchReport } from '../call/search/search-state.js';
 import { SEARCH_TOOL } from '../expose/search-definition.js';
 import { toAnthropicDeferred } from '../providers/anthropic.js';
@@ -57,6 +57,8 @@ export interface HostShared {
   breaker?: CircuitBreaker;
   /** accepts changed MCP tool definitions and waits until the exposure shows them */
   acceptDefinitions: ToolHost['acceptDefinitions'];
+  /** the embedder's per-identity credentials, for the secrets tools declare */
+  credentials?: CredentialProvider;
 }
 
 /** One surface's own state. */
@@ -159,6 +161,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     hostTool: (name, exposure) => search.hostTool(name, exposure),
     state: shared.state,
     ...(shared.breaker ? { breaker: shared.breaker } : {}),
+    ...(shared.credentials ? { credentials: shared.credentials } : {}),
   };
   if (scope.approval.active) deps.approval = { policy: scope.approval, approver: () => scope.approver() };
   const { identity, quota } = scope;

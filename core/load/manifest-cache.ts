@@ -45,10 +45,10 @@ function fileStamps(dir: string, entry: string): string[] {
 /**
  * Bumped when the manifest's stored shape changes (2: tool annotations; 3: raw manifests with a MAC;
  * 4: Standard Schema parameters converted to JSON Schema, with their converters' versions; 5: `codeCallable`
- * beside its alias `sandbox`; 6: a tool's `longRunning`, `outputSchema`, `title`, `icons` and `examples`), so older
- * entries are re-extracted.
+ * beside its alias `sandbox`; 6: a tool's `longRunning`, `outputSchema`, `title`, `icons` and `examples`; 7: a tool's
+ * `secrets`), so older entries are re-extracted.
  */
-const MANIFEST_FORMAT = 6;
+const MANIFEST_FORMAT = 7;
 
 /** A package.json larger than this is not a converter's: the entry is not trusted to be current. */
 const MAX_PACKAGE_JSON_BYTES = 1024 * 1024;

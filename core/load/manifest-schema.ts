@@ -86,6 +86,7 @@ export const manifestSchema = {
             },
           },
           examples: { type: 'array', maxItems: 20, items: { type: 'object' } },
+          secrets: { type: 'array', maxItems: 16, uniqueItems: true, items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' } },
           requires: {
             type: 'object',
             additionalProperties: false,

@@ -84,6 +84,7 @@ function normalizeTool(tool: RawToolManifest, index: number, source: Pick<Plugin
   if (tool.title !== undefined) out.title = tool.title as string;
   if (tool.icons !== undefined) out.icons = checkIcons(source.name, out.name, index, tool.icons as NonNullable<ToolManifest['icons']>);
   if (tool.examples !== undefined) out.examples = tool.examples as NonNullable<ToolManifest['examples']>;
+  if (Array.isArray(tool.secrets) && tool.secrets.length) out.secrets = tool.secrets as string[];
   if (tool.checkId) out.checkId = tool.checkId;
   return out;
 }

@@ -34,6 +34,8 @@ export interface ToolManifest {
   icons?: Icon[];
   /** valid argument sets, checked against `parameters` when the manifest was extracted */
   examples?: Record<string, unknown>[];
+  /** the caller's secrets its handler needs (ToolSpec.secrets), asked of the credentials provider per call; absent when none */
+  secrets?: string[];
   /** an MCP server's `_meta` of the tool, passed on as it was listed */
   meta?: Record<string, unknown>;
   checkId?: string;

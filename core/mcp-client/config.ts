@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { ConfigError } from '../../boundary/errors.js';
 import type { DefinitionChanges, McpListingLimits, McpOAuthSettings, McpProtocolChoice, McpServerEntry, ResolvedConfig } from '../config/config.js';
+import type { McpCredentials } from '../config/public-types.js';
 import type { Permissions } from '../../boundary/plugin-api.js';
 import { resolveResources, type ResourceLimits } from '../../boundary/launch/resources.js';
 
@@ -55,6 +56,22 @@ export interface ResolvedServer {
   protocol: McpProtocolChoice;
   /** why it is not started, when it is not */
   notStarted?: string;
+  /** whose credentials its calls carry: the operator's (the shared connection's), or each caller's own */
+  credentials: ServerCredentials;
+}
+
+/** `credentials` with its defaults applied: the exchange's audience is the server's URL unless the entry names one. */
+type ServerCredentials = 'operator' | 'provider' | { exchange: TokenExchange };
+
+/** How a caller's token is exchanged for one this server accepts (RFC 8693). */
+export interface TokenExchange {
+  /** absent: the token endpoint of the authorization server the server's metadata names */
+  tokenEndpoint?: URL;
+  audience: string;
+  scopes: string[];
+  clientId?: string;
+  /** the host env variable holding the client's secret (read when exchanging, never kept) */
+  clientSecretEnv?: string;
 }
 
 /** `listing` with every default applied. */
@@ -123,6 +140,18 @@ function codeCallableOf(name: string, entry: McpServerEntry): boolean {
   return (entry.codeCallable ?? entry.sandbox) === true;
 }
 
+/** A URL entry's `credentials`, the exchange's defaults applied (its audience: the server's URL). */
+function credentialsOf(name: string, credentials: McpCredentials | undefined, url: URL): ServerCredentials {
+  if (credentials === undefined || typeof credentials === 'string') return credentials ?? 'operator';
+  const { tokenEndpoint, audience, scopes, clientId, clientSecretEnv } = credentials.exchange;
+  if (clientSecretEnv !== undefined && clientId === undefined) fail(name, 'credentials.exchange.clientSecretEnv needs a clientId', 'credentials/exchange/clientId');
+  const exchange: TokenExchange = { audience: audience ?? url.href, scopes: scopes ?? [] };
+  if (tokenEndpoint !== undefined) exchange.tokenEndpoint = new URL(tokenEndpoint);
+  if (clientId !== undefined) exchange.clientId = clientId;
+  if (clientSecretEnv !== undefined) exchange.clientSecretEnv = clientSecretEnv;
+  return { exchange };
+}
+
 function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig, enabled: Set<string> | 'all'): ResolvedServer {
   const toolset = entry.toolset ?? `mcp-${name}`;
   const server: ResolvedServer = {
@@ -139,11 +168,13 @@ function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig,
     listing: listingLimits(entry, config),
     definitionChanges: entry.definitionChanges ?? config.definitionChanges,
     protocol: entry.protocol ?? 'auto',
+    credentials: 'operator',
   };
   const reason = notStartedReason(entry, toolset, config, enabled);
   if (reason) server.notStarted = reason;
   if (entry.command !== undefined) {
     if (entry.type === 'http' || entry.type === 'streamable-http') fail(name, `type '${entry.type}' needs a url, not a command`, 'type');
+    if ((entry.credentials ?? 'operator') !== 'operator') fail(name, 'credentials per caller need a url entry: a stdio server has no Authorization to carry them', 'credentials');
     server.stdio = { command: entry.command, args: entry.args ?? [], env: entry.env ?? {}, cwd: path.resolve(config.dir, entry.cwd ?? '.') };
     return server;
   }
@@ -158,6 +189,7 @@ function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig,
   server.http = { url, headers, probeIntervalMs: entry.probeIntervalMs ?? DEFAULT_PROBE_INTERVAL_MS };
   // A static Authorization header is the operator's own credential: OAuth stays out of its way.
   if (!Object.keys(headers).some((key) => key.toLowerCase() === 'authorization')) server.http.oauth = entry.oauth ?? {};
+  server.credentials = credentialsOf(name, entry.credentials, url);
   return server;
 }
 

@@ -160,11 +160,35 @@ export class McpConnection {
     private readonly events: ConnectionEvents,
     private readonly answerers: ClientAnswerers = { roots: [] },
   ) {
-    this.requests = new ServerRequests(server.name, answerers, (entry) => (events.onServerLog ? events.onServerLog(entry) : events.onLog(entry.message)));
+    this.requests = this.serverRequests();
     this.state = server.notStarted ? 'not started' : 'connecting';
     this.reason = server.notStarted ?? `the MCP server ${server.name} is starting`;
     if (server.stdio) this.launch = planStdioLaunch(server, context);
     if (server.http?.oauth) this.oauth = serverOAuth(server, context.env);
+  }
+
+  /** Routing for a client's log messages and requests: to its running calls, else the host's log. */
+  private serverRequests(): ServerRequests {
+    const { events } = this;
+    return new ServerRequests(this.server.name, this.answerers, (entry) => (events.onServerLog ? events.onServerLog(entry) : events.onLog(entry.message)));
+  }
+
+  /**
+   * Another client of this HTTP server, whose requests carry `headers` in place of the entry's
+   * headers of the same names (a caller's own `Authorization`), connected within the handshake's
+   * deadline. Its server requests have routing of their own, so what it sends reaches only its
+   * own calls. The caller owns and closes it; probing and listing stay the shared client's.
+   */
+  async connectWith(headers: Record<string, string>): Promise<{ client: Client; requests: ServerRequests }> {
+    const { url, headers: entry } = this.server.http!;
+    const replaced = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+    const kept = Object.fromEntries(Object.entries(entry).filter(([name]) => !replaced.has(name.toLowerCase())));
+    const client = new Client({ name: 'toolshed', version: TOOLSHED_VERSION }, { capabilities: clientCapabilities(this.answerers), ...this.negotiation() });
+    const requests = this.serverRequests();
+    requests.install(client);
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { ...kept, ...headers } }, fetch: pinnedFetch(url) }), { timeout: this.server.startTimeoutMs });
+    await this.askForLogs(client);
+    return { client, requests };
   }
 
   /** The first attempt; resolves when it connected or failed (a restart is then scheduled). Never rejects. */

@@ -18,6 +18,9 @@ import type { ConnectionReport, DefinitionChange } from '../runners/connection-r
 import { HeldDefinitions } from './held-definitions.js';
 import type { ClientAnswerers } from './server-requests.js';
 import type { Elicitor, LogLevel, Sampler } from '../../boundary/server-requests.js';
+import type { CredentialProvider } from '../../boundary/identity.js';
+import { CallerClients, CallerTokens } from './per-identity.js';
+import type { ActingForCallers } from './runner.js';
 
 export type { ConnectionReport } from '../runners/connection-report.js';
 
@@ -38,6 +41,8 @@ export interface McpServersOptions {
   onSampling?: Sampler;
   /** a tool's definition changed since it was accepted (reported once per new definition) */
   onDefinitionChanged?(change: DefinitionChange): void;
+  /** the embedder's per-identity credentials, for servers whose `credentials` is 'provider' */
+  credentials?: CredentialProvider;
 }
 
 interface Entry {
@@ -99,6 +104,7 @@ export class McpServers {
       connection,
       (tool) => entry.upstream.get(tool),
       () => this.report(entry),
+      this.actingForCallers(server, connection),
     );
     entry.plugin = {
       status: 'loaded',
@@ -122,6 +128,14 @@ export class McpServers {
       permissions: { requested: { network: false, env: [], fsRead: [], fsWrite: [], callTools: [] }, granted: server.grant, effective: server.grant },
     };
     return entry;
+  }
+
+  /** How a URL server's calls get their callers' credentials; undefined when they carry the operator's. */
+  private actingForCallers(server: ResolvedServer, connection: McpConnection): ActingForCallers | undefined {
+    const { credentials, http } = server;
+    if (credentials === 'operator' || !http) return undefined;
+    const tokens = new CallerTokens({ name: server.name, pluginName: server.pluginName, url: http.url, credentials }, this.options.env, this.options.credentials);
+    return { tokens, clients: new CallerClients(connection) };
   }
 
   /** Who answers a server's requests: the host's callbacks, and the workspace root as its MCP roots. */

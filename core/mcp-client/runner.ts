@@ -6,10 +6,11 @@
  * way), progress relayed to the caller, and the server's log messages and
  * elicitation requests during it routed to the caller (server-requests.ts).
  * Structured content is checked against the tool's listed output schema here,
- * compiled at its first use into toolshed's bounded cache. No server code runs in the host:
- * a stdio server is its own sandboxed process, an HTTP server is elsewhere.
+ * compiled at its first use into toolshed's bounded cache. A server whose `credentials` are the
+ * caller's is called through that caller's own client, with a token for them (per-identity.ts).
+ * No server code runs in the host: a stdio server is its own sandboxed process, an HTTP server is elsewhere.
  */
-import { LOG_LEVEL_META_KEY, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { type Client, LOG_LEVEL_META_KEY, SdkError, SdkErrorCode, UnauthorizedError } from '@modelcontextprotocol/client';
 import { handlerOutput, type UpstreamResult } from './content.js';
 import { outputValidator } from './listing.js';
 import { SERVER_LOG_LEVEL } from './server-requests.js';
@@ -19,6 +20,26 @@ import type { CallHooks, CheckRequest, HandlerRequest, Runner, RunnerStats } fro
 import type { RunOutcome } from '../../boundary/runner-failure.js';
 import type { CheckVerdict, HandlerOutput } from '../../boundary/protocol.js';
 import type { ConnectionReport } from '../runners/connection-report.js';
+import type { ServerRequests } from './server-requests.js';
+import { sessionEnded, transportFailure } from './probe.js';
+import type { CallerClients, CallerTokens } from './per-identity.js';
+
+/** How a server's calls act for their callers: where tokens come from, and the callers' clients. */
+export interface ActingForCallers {
+  tokens: CallerTokens;
+  clients: CallerClients;
+}
+
+/** Whether the server refused the credentials a request carried (401, 403). */
+function refusedCredentials(error: unknown): boolean {
+  const status = (error as { status?: unknown })?.status;
+  return error instanceof UnauthorizedError || status === 401 || status === 403;
+}
+
+/** A call that could not get, or use, its caller's credentials (CREDENTIALS_UNAVAILABLE). */
+function unavailable(message: string): RunOutcome<HandlerOutput> {
+  return { ok: false, failure: { kind: 'credentials', message } };
+}
 
 /** A runner that calls an MCP server's tools. */
 export class McpRunner implements Runner {
@@ -32,6 +53,8 @@ export class McpRunner implements Runner {
     private readonly upstreamName: (tool: string) => string | undefined,
     /** explain's report, with the tool renames and listing warnings added by the owner */
     private readonly reportFn: () => ConnectionReport,
+    /** present when calls carry each caller's credentials instead of the shared connection's */
+    private readonly callers?: ActingForCallers,
   ) {
     this.tier = link.server.stdio ? 'process' : 'remote';
   }
@@ -42,14 +65,55 @@ export class McpRunner implements Runner {
   }
 
   async handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
-    const client = this.link.client();
+    const shared = this.link.client();
     const name = this.upstreamName(request.tool);
-    if (!client || name === undefined) {
+    if (!shared || name === undefined) {
       return { ok: false, failure: { kind: 'crashed', message: this.link.why() ?? `the MCP server ${this.link.server.name} no longer lists it`, outOfMemory: false } };
     }
+    if (!this.callers) return this.call(shared, this.link.requests, name, request, hooks, signal);
+    return this.callAsCaller(this.callers, name, request, hooks, signal);
+  }
+
+  /** The call through its caller's own client, with a token for them; CREDENTIALS_UNAVAILABLE when there is none or the server refuses it. */
+  private async callAsCaller(callers: ActingForCallers, name: string, request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
+    const server = this.link.server.name;
+    const token = await callers.tokens.token(request.identity, signal);
+    if (!token.ok) return unavailable(token.why);
+    const subject = request.identity!.subject;
+    let held: Awaited<ReturnType<CallerClients['acquire']>>;
+    try {
+      held = await callers.clients.acquire(token.token);
+    } catch (error) {
+      if (refusedCredentials(error)) return unavailable(`the MCP server ${server} refused ${subject}'s credentials`);
+      const why = transportFailure(error) ?? errorText(error);
+      return { ok: false, failure: { kind: 'unreachable', message: `the MCP server ${server}: connecting for ${subject} failed: ${why}` } };
+    }
+    let broken = false;
+    const outcome = await this.call(held.client, held.requests, name, request, hooks, signal, (error) => {
+      broken = refusedCredentials(error) || sessionEnded(error) || transportFailure(error) !== undefined;
+      if (refusedCredentials(error)) return unavailable(`the MCP server ${server} refused ${subject}'s credentials`);
+      return undefined;
+    });
+    held.release(broken);
+    return outcome;
+  }
+
+  /**
+   * One `tools/call` through `client`, its server messages routed by `requests`; `onError` may
+   * map an error first (a caller's client: refused credentials), and marks what it must.
+   */
+  private async call(
+    client: Client,
+    requests: ServerRequests,
+    name: string,
+    request: HandlerRequest,
+    hooks: CallHooks,
+    signal: AbortSignal | undefined,
+    onError?: (error: unknown) => RunOutcome<HandlerOutput> | undefined,
+  ): Promise<RunOutcome<HandlerOutput>> {
     const progress = hooks.progress;
     this.inFlight++;
-    const end = this.link.requests.begin(request.tool, hooks, signal);
+    const end = requests.begin(request.tool, hooks, signal);
     try {
       // On 2026-07-28 a server sends log messages for a request only when the request names a level.
       const meta = this.link.modern() ? { _meta: { [LOG_LEVEL_META_KEY]: SERVER_LOG_LEVEL } } : {};
@@ -61,7 +125,7 @@ export class McpRunner implements Runner {
       if (invalid) return { ok: false, error: { name: 'McpError', code: 'TOOL_FAILED', message: `${this.link.server.name}: ${invalid}` } };
       return { ok: true, value: handlerOutput(result as UpstreamResult, request.maxResultChars) };
     } catch (error) {
-      return this.failed(error, request, signal);
+      return onError?.(error) ?? this.failed(error, request, signal, onError === undefined);
     } finally {
       end();
       this.inFlight--;
@@ -78,12 +142,13 @@ export class McpRunner implements Runner {
     return verdict.valid ? undefined : `Structured content does not match the tool's output schema: ${verdict.errorMessage}`;
   }
 
-  private failed(error: unknown, request: HandlerRequest, signal: AbortSignal | undefined): RunOutcome<HandlerOutput> {
+  /** A call's error as its outcome; `shared`: it was made on the shared connection, which a transport error then probes. */
+  private failed(error: unknown, request: HandlerRequest, signal: AbortSignal | undefined, shared: boolean): RunOutcome<HandlerOutput> {
     // The SDK rejects an aborted request with a timeout-coded error; the signal says which it was.
     if (signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return { ok: false, failure: { kind: 'timeout', timeoutMs: request.timeoutMs } };
     // A request that did not reach an HTTP server fails alone and counts against no tool; the connection probes the server.
-    const transport = this.link.transportError(error);
+    const transport = shared ? this.link.transportError(error) : sessionEnded(error) ? "it no longer knows the caller's session (404); the next call opens a new one" : transportFailure(error);
     if (transport) return { ok: false, failure: { kind: 'unreachable', message: `the MCP server ${this.link.server.name}: ${transport}` } };
     if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
       const message = this.link.why() ?? `the MCP server ${this.link.server.name} went away during the call`;
@@ -116,7 +181,9 @@ export class McpRunner implements Runner {
     return this.reportFn();
   }
 
-  close(): Promise<void> {
-    return this.link.close();
+  async close(): Promise<void> {
+    this.callers?.tokens.forget();
+    await this.callers?.clients.close();
+    await this.link.close();
   }
 }

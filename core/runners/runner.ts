@@ -13,6 +13,7 @@ import type { ConnectionReport } from './connection-report.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
 import type { Pins } from '../../boundary/pins.js';
 import type { Elicitor } from '../../boundary/server-requests.js';
+import type { Identity } from '../../boundary/identity.js';
 
 /**
  * Where a nested call comes from: the running call (`callId`) and the worker
@@ -54,6 +55,14 @@ export interface HandlerRequest {
   maxResultChars: number;
   /** the session the call belongs to; the admission queue is fair between sessions too */
   sessionId?: string;
+  /** the caller's secrets the tool declares (ctx.secrets), asked of the credentials provider for this call */
+  secrets?: Record<string, string>;
+  /**
+   * Who the call is made for, token included: only a runner that acts for the caller with the
+   * server's own credentials reads it (an MCP server with per-identity `credentials`); the plugin
+   * tiers never put it in a task.
+   */
+  identity?: Identity;
 }
 
 /** One check invocation. */

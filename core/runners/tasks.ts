@@ -47,5 +47,6 @@ export function checkTask(entry: string, scope: TaskScope, request: CheckRequest
 export function handlerTask(entry: string, scope: TaskScope, request: HandlerRequest, env?: Record<string, string>, packed?: string): HandlerTask {
   const task: HandlerTask = { kind: 'handler', entry, tool: request.tool, args: request.args, callId: randomUUID(), timeoutMs: request.timeoutMs, maxResultChars: request.maxResultChars, cwd: scope.cwd };
   if (request.sessionId !== undefined) task.sessionId = request.sessionId;
+  if (request.secrets) task.secrets = request.secrets;
   return scoped(task, scope, env, packed);
 }

@@ -90,6 +90,7 @@ export async function extractManifest(plugin: Record<string, unknown>, entry: st
         if (t.title !== undefined) out.title = t.title;
         if (t.icons !== undefined) out.icons = data(t.icons, `tools[${index}].icons`);
         if (t.examples !== undefined) out.examples = data(t.examples, `tools[${index}].examples`);
+        if (t.secrets !== undefined) out.secrets = data(t.secrets, `tools[${index}].secrets`);
         for (const key of ['parameters', 'outputSchema'] as const) {
           if (!(out[key] instanceof Promise)) continue;
           converting.push(

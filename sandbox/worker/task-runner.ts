@@ -237,6 +237,8 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
         roots: scope ? scope.roots : frozenRoots(task),
         options: scope ? scope.options : (task.options ?? {}),
         sessionId: task.kind === 'handler' ? task.sessionId : undefined,
+        // The task's own structured clone: frozen where it lies, gone with the call.
+        ...(task.kind === 'handler' && task.secrets ? { secrets: task.secrets } : {}),
       },
       link,
     );
