@@ -29,8 +29,29 @@ import mcpServers from './scenarios/mcp-servers.js';
 import mcpListStorm from './scenarios/mcp-list-storm.js';
 import serveStart from './scenarios/serve-start.js';
 import serveHttp from './scenarios/serve-http.js';
+import identity from './scenarios/identity.js';
 
-const SCENARIOS = [dispatch, processTier, definitions, startup, throughput, executeCode, mcp, embedding, definitionsCurve, load, memory, soak, startup100, toolSearch, mcpServers, mcpListStorm, serveStart, serveHttp];
+const SCENARIOS = [
+  dispatch,
+  processTier,
+  definitions,
+  startup,
+  throughput,
+  executeCode,
+  mcp,
+  embedding,
+  definitionsCurve,
+  load,
+  memory,
+  soak,
+  startup100,
+  toolSearch,
+  mcpServers,
+  mcpListStorm,
+  serveStart,
+  serveHttp,
+  identity,
+];
 const RESULTS = new URL('./results.json', import.meta.url);
 
 function machine() {

@@ -5,11 +5,11 @@
  */
 import type { Identity } from '../../boundary/identity.js';
 
-/** The scopes a token's claims grant: `scope` ("a b"), else `scp` (["a", "b"]). */
+/** The scopes a token's claims grant: `scope` ("a b", RFC 9068), else `scp` (a list or a string, as some servers issue it). */
 function scopesOf(claims: Readonly<Record<string, unknown>>): string[] {
-  if (typeof claims.scope === 'string') return claims.scope.split(' ').filter(Boolean);
-  if (Array.isArray(claims.scp)) return claims.scp.filter((scope): scope is string => typeof scope === 'string');
-  return [];
+  const granted = claims.scope ?? claims.scp;
+  if (typeof granted === 'string') return granted.split(' ').filter(Boolean);
+  return Array.isArray(granted) ? granted.filter((scope): scope is string => typeof scope === 'string') : [];
 }
 
 /** The identity `claims` name; undefined when the subject claim is missing or not a non-empty string. */

@@ -7,7 +7,7 @@
 import type { AccessRule } from '../config/public-types.js';
 import type { Identity } from '../../boundary/identity.js';
 
-/** A rule and the name it goes by in explain, the audit log and refusals. */
+/** A rule and the name it goes by in explain and in the reasons of the tools it hides. */
 export interface MatchedRule {
   rule: AccessRule;
   /** its `name`, else `rule N` (its position from 1) */

@@ -1,7 +1,8 @@
 /**
  * Where audit lines go: a file (opened for appending, created 0600) or the process's stdout or
- * stderr. Lines queue on a write stream and reach it in order while calls go on without waiting
- * for the disk; `close()` waits until every queued line is written. A sink that fails (a full
+ * stderr. Lines are gathered for a few milliseconds and handed to a write stream together (one
+ * write for a busy moment's calls, not one each), and reach it in order while calls go on without
+ * waiting for the disk; `close()` writes out what is gathered and waits until every line is written. A sink that fails (a full
  * disk, a closed pipe) never fails a call: the host warns once, and every line that could not be
  * written is counted as dropped (explain shows the count).
  */
@@ -16,12 +17,19 @@ import type { AuditReport } from './public-types.js';
  */
 const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
+/** How long a line waits for others to be written with it: a write per call would cost each call more than the rest of its audit. */
+const GATHER_MS = 10;
+
 /** A line sink over a write stream, counting what it wrote and dropped. */
 export class AuditSink {
   private written = 0;
   private dropped = 0;
   /** lines handed to the stream whose write has not finished */
   private queued = 0;
+  /** lines gathered for the next write, and their size with newlines */
+  private gathered: string[] = [];
+  private gatheredBytes = 0;
+  private gathering: NodeJS.Timeout | undefined;
   /** why lines are dropped: the stream's error; once set, nothing more is written */
   private failure: string | undefined;
   private warned = false;
@@ -58,14 +66,28 @@ export class AuditSink {
   write(line: string): void {
     if (this.closed) return this.drop('the host is closed');
     if (this.failure !== undefined) return this.drop(this.failure);
-    if (this.stream.writableLength > MAX_QUEUED_BYTES) return this.drop(`more than ${MAX_QUEUED_BYTES} bytes of lines wait to be written`);
-    this.queued++;
-    this.stream.write(`${line}\n`, (error) => {
-      this.queued--;
+    if (this.stream.writableLength + this.gatheredBytes > MAX_QUEUED_BYTES) return this.drop(`more than ${MAX_QUEUED_BYTES} bytes of lines wait to be written`);
+    this.gathered.push(line);
+    this.gatheredBytes += line.length + 1;
+    this.gathering ??= setTimeout(() => this.flush(), GATHER_MS);
+  }
+
+  /** Hands the gathered lines to the stream in one write. */
+  private flush(): void {
+    clearTimeout(this.gathering);
+    this.gathering = undefined;
+    const lines = this.gathered;
+    if (!lines.length) return;
+    this.gathered = [];
+    this.gatheredBytes = 0;
+    if (this.failure !== undefined) return this.drop(this.failure, lines.length);
+    this.queued += lines.length;
+    this.stream.write(`${lines.join('\n')}\n`, (error) => {
+      this.queued -= lines.length;
       if (error) {
         this.fail(error.message);
-        this.drop(error.message);
-      } else this.written++;
+        this.drop(error.message, lines.length);
+      } else this.written += lines.length;
       if (this.queued === 0) this.settled?.();
     });
   }
@@ -79,6 +101,7 @@ export class AuditSink {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.flush();
     if (this.queued > 0) await new Promise<void>((resolve) => (this.settled = resolve));
     if (!this.owned || this.stream.destroyed) return;
     await new Promise<void>((resolve) => {
@@ -91,9 +114,9 @@ export class AuditSink {
     this.failure ??= reason;
   }
 
-  /** Counts a line that was not written, and warns the first time. */
-  private drop(reason: string): void {
-    this.dropped++;
+  /** Counts lines that were not written, and warns the first time. */
+  private drop(reason: string, lines = 1): void {
+    this.dropped += lines;
     if (this.warned) return;
     this.warned = true;
     this.warn(`the audit log ${this.to} is dropping lines (${reason}); calls go on, and explain counts the lines dropped`);

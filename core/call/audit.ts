@@ -31,6 +31,8 @@ interface AuditLine {
   durationMs: number;
   /** who the call was for, when it was for someone */
   identity?: { subject: string; issuer?: string };
+  /** the name of the access rule the identity fell under (`host.as`, `serve.auth`), when there are rules */
+  rule?: string;
   sessionId?: string;
   /** the model's tool call id, when the caller gave one */
   callId?: string;
@@ -56,6 +58,8 @@ interface AuditedCall {
   chain: CallChain;
   /** the tool's plugin and tier, when the registry knows the tool */
   owner?: { plugin: string; tier: Tier };
+  /** the access rule its identity falls under */
+  rule?: string;
 }
 
 /** The audit log of one host: its sink and whether lines carry the arguments. */
@@ -109,6 +113,7 @@ export class AuditLog {
       code: outcome.ok ? 'OK' : outcome.code,
       durationMs: Math.round(durationMs * 10) / 10,
       ...(identity ? { identity: { subject: identity.subject, ...(identity.issuer !== undefined ? { issuer: identity.issuer } : {}) } } : {}),
+      ...(call.rule !== undefined ? { rule: call.rule } : {}),
       ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
       ...(options.callId !== undefined ? { callId: options.callId } : {}),
       chain: call.chain.map((hop) => ({ tool: hop.tool, plugin: hop.plugin })),

@@ -63,6 +63,8 @@ export interface DispatchDeps {
   admit?(): Promise<Admission>;
   /** writes a line for every call, refused and nested ones included (config `audit`) */
   audit?: AuditLog;
+  /** the access rule the calling identity falls under (`host.as`), which its audit lines name */
+  accessRule?: string;
   /** the embedder's per-identity credentials: the secrets tools declare (without it, such a tool fails with CREDENTIALS_UNAVAILABLE) */
   credentials?: CredentialProvider;
 }
@@ -136,7 +138,9 @@ export function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs: unkno
   if (!deps.audit) return traced();
   const record = deps.registry.tools.get(name);
   const owner = record ? { plugin: record.plugin.source.name, tier: record.plugin.runner.tier } : undefined;
-  return deps.audit.record({ tool: name, args, options, chain: context.chain, ...(owner ? { owner } : {}) }, traced, (error) => hostFailure(name, error));
+  return deps.audit.record({ tool: name, args, options, chain: context.chain, ...(owner ? { owner } : {}), ...(deps.accessRule !== undefined ? { rule: deps.accessRule } : {}) }, traced, (error) =>
+    hostFailure(name, error),
+  );
 }
 
 /** The outcome of a call that threw inside the host (a config toolset error after a reload, say): dispatch never throws to its caller. */

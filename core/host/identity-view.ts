@@ -17,6 +17,8 @@ import type { ViewOptions } from './tool-host.js';
 export interface AccessView {
   /** the rule's enable, disable and defer */
   options: ViewOptions;
+  /** its name (`eng`, or `rule 2`), as the audit log gives it */
+  rule: string;
   /** how reasons and errors name it: `access rule 'eng'` */
   label: string;
   /** the rule's own approval policy, when it has an `approve` */
@@ -45,7 +47,7 @@ export function accessView(identity: Identity, registry: Registry, config: Resol
   if (rule.enable) options.enable = rule.enable;
   if (rule.disable) options.disable = rule.disable;
   if (rule.defer !== undefined) options.defer = rule.defer;
-  const view: AccessView = { options, label };
+  const view: AccessView = { options, rule: name, label };
   if (rule.approve !== undefined) view.approval = new ApprovalPolicy(resolveApprove(rule.approve, config.approve.timeoutMs), registry, config, `the approve of ${label}`);
   if (rule.quota && (rule.quota.callsPerMinute !== undefined || rule.quota.inFlight !== undefined)) view.quota = { rule: name, limits: rule.quota };
   return view;

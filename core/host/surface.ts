@@ -79,6 +79,8 @@ interface Scope {
   approval: ApprovalPolicy;
   /** the quota its identity's calls count against (`host.as` under a rule with one), else its parent's */
   quota: RuleQuota | undefined;
+  /** the name of the access rule its identity falls under, else its parent's (the audit log names it) */
+  rule: string | undefined;
 }
 
 /** Where a new scope sits: under `parent` (a view), narrowed, with its own approver, defer and emitter. */
@@ -96,12 +98,14 @@ interface ScopeOptions {
   approval?: ApprovalPolicy;
   /** its identity's quota (an access rule's) */
   quota?: RuleQuota;
+  /** the name of its identity's access rule */
+  rule?: string;
 }
 
 /** A new scope: its own pipeline and emitter; hooks, approver and logs chained to `parent`'s. */
 export function openScope(
   shared: Pick<HostShared, 'config' | 'pipelineDeps' | 'pipelines' | 'approval'>,
-  { parent, narrowing, onApproval, defer, emitter = new HostEmitter(), identity, approval, quota }: ScopeOptions = {},
+  { parent, narrowing, onApproval, defer, emitter = new HostEmitter(), identity, approval, quota, rule }: ScopeOptions = {},
 ): Scope {
   // A view's own defer replaces its parent's; created once, so the pipeline's per-config memo holds.
   const inherited = parent?.config ?? shared.config;
@@ -124,6 +128,7 @@ export function openScope(
     identity: identity ?? parent?.identity,
     approval: approval ?? parent?.approval ?? shared.approval,
     quota: quota ?? parent?.quota,
+    rule: rule ?? parent?.rule,
     log: (entry) => {
       emitter.emit('log', entry);
       parent?.log(entry);
@@ -166,6 +171,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
   if (scope.approval.active) deps.approval = { policy: scope.approval, approver: () => scope.approver() };
   const { identity, quota } = scope;
   if (identity && quota) deps.admit = () => shared.quotas.admit(identity, quota);
+  if (scope.rule !== undefined) deps.accessRule = scope.rule;
 
   const call = async (name: string, args?: unknown, callOptions: Parameters<ToolHost['call']>[2] = {}): Promise<CallOutcome> => {
     if (lifetime.isClosed()) return failure('HOST_CLOSED', `${name} could not run: the host is closed`);
@@ -243,13 +249,15 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
 function openIdentityView(shared: HostShared, parent: Scope, identity: Identity): ToolHost {
   const access = accessView(identity, shared.registry, shared.config);
   if (!access) return openView(shared, parent, {}, { identity });
-  const { options, label, approval, quota } = access;
-  return openView(shared, parent, options, { identity, label, ...(approval ? { approval } : {}), ...(quota ? { quota } : {}) });
+  const { options, rule, label, approval, quota } = access;
+  return openView(shared, parent, options, { identity, rule, label, ...(approval ? { approval } : {}), ...(quota ? { quota } : {}) });
 }
 
 /** What an identity view adds to a view: who it is for, its rule's name, approval policy and quota. */
 interface IdentityScope {
   identity: Identity;
+  /** its access rule's name */
+  rule?: string;
   /** names the view in reasons (default 'this view') */
   label?: string;
   approval?: ApprovalPolicy;

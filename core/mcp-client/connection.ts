@@ -459,18 +459,23 @@ export class McpConnection {
     this.drop(attempt, 'exited', this.ending(attempt));
   }
 
-  /**
-   * Gives up on `attempt`, reports why, and schedules the next one: a new session at once when the
-   * server ended its session, the handshake once an unreachable HTTP server answers a probe, else
-   * a restart after the backoff.
-   */
-  private drop(attempt: Attempt, state: ConnectionState, why: string, how: { reinitialize?: boolean } = {}): void {
+  /** Lets go of `attempt`: its client closed, its timers stopped, nothing connected. */
+  private abandon(attempt: Attempt): void {
     this.current = undefined;
     clearTimeout(this.relistTimer);
     clearTimeout(this.probeTimer);
     this.changedSince = undefined;
     this.connected = undefined;
     attempt.client.close().catch(() => {});
+  }
+
+  /**
+   * Gives up on `attempt`, reports why, and schedules the next one: a new session at once when the
+   * server ended its session, the handshake once an unreachable HTTP server answers a probe, else
+   * a restart after the backoff.
+   */
+  private drop(attempt: Attempt, state: ConnectionState, why: string, how: { reinitialize?: boolean } = {}): void {
+    this.abandon(attempt);
     if (this.closed) return;
     if (this.connectedAt && Date.now() - this.connectedAt >= STABLE_MS) this.failures = 0;
     this.connectedAt = 0;
@@ -504,12 +509,7 @@ export class McpConnection {
    * as soon as it holds tokens it did not hold before.
    */
   private awaitAuthorization(attempt: Attempt, reason: string): void {
-    this.current = undefined;
-    clearTimeout(this.relistTimer);
-    clearTimeout(this.probeTimer);
-    this.changedSince = undefined;
-    this.connected = undefined;
-    attempt.client.close().catch(() => {});
+    this.abandon(attempt);
     if (this.closed) return;
     this.connectedAt = 0;
     this.events.onLog(`the MCP server ${this.server.name} ${reason}`);

@@ -30,6 +30,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { ConfigError } from '../../boundary/errors.js';
 import { withIdentity } from './caller.js';
+import { identityFromClaims } from '../access/claims.js';
 import type { Identity } from '../../boundary/identity.js';
 import type { ServeAuthConfig } from '../config/public-types.js';
 
@@ -187,14 +188,7 @@ function refusal(error: unknown): OAuthError {
 
 /** The caller a verified token names: its subject claim, issuer, scopes and claims, and the token itself. */
 function identityFrom(payload: JWTPayload, token: string, subjectClaim: string): Identity {
-  const subject = payload[subjectClaim];
-  if (typeof subject !== 'string' || subject === '') throw new OAuthError(OAuthErrorCode.InvalidToken, `Invalid token: no "${subjectClaim}" claim names its caller`);
-  return { subject, ...(payload.iss !== undefined ? { issuer: payload.iss } : {}), scopes: scopesOf(payload), claims: payload, token };
-}
-
-/** A token's scopes: `scope` (space-separated, RFC 9068), else `scp` (a list or a string, as some servers issue). */
-function scopesOf(payload: JWTPayload): string[] {
-  const granted = payload.scope ?? payload.scp;
-  if (typeof granted === 'string') return granted.split(' ').filter(Boolean);
-  return Array.isArray(granted) ? granted.filter((scope): scope is string => typeof scope === 'string') : [];
+  const identity = identityFromClaims(payload, subjectClaim);
+  if (!identity) throw new OAuthError(OAuthErrorCode.InvalidToken, `Invalid token: no "${subjectClaim}" claim names its caller`);
+  return { ...identity, token };
 }

@@ -1,6 +1,6 @@
 /**
  * A call its identity's quota refuses (QUOTA_EXCEEDED, counted before anything else runs) gets
- * its audit line like any other refusal, naming who was refused.
+ * its audit line like any other refusal, naming who was refused and the access rule they fell under.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,8 +26,8 @@ it('writes the QUOTA_EXCEEDED line of a call over its quota', async () => {
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line));
-  expect(lines.map((line) => [line.tool, line.code, line.identity?.subject])).toEqual([
-    ['read_note', 'OK', 'alice'],
-    ['read_note', 'QUOTA_EXCEEDED', 'alice'],
+  expect(lines.map((line) => [line.tool, line.code, line.identity?.subject, line.rule])).toEqual([
+    ['read_note', 'OK', 'alice', 'metered'],
+    ['read_note', 'QUOTA_EXCEEDED', 'alice', 'metered'],
   ]);
 });
