@@ -29,6 +29,7 @@ export type {
   CallerIdentity,
   CredentialRequest,
   CredentialProvider,
+  RequestRefusal,
 } from './call/public-types.js';
 export type { CallOutcome, ContentBlock, RichContent } from '../boundary/outcome.js';
 export type { HostReport, PluginReport, ToolReport, Enforcement, EnforcedBy, NotEnforced, ProtectionReport } from './explain/public-types.js';

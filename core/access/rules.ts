@@ -15,7 +15,7 @@ export interface MatchedRule {
 }
 
 /** The name a rule goes by: its own, or its position. */
-export function ruleName(rule: AccessRule, index: number): string {
+function ruleName(rule: AccessRule, index: number): string {
   return rule.name ?? `rule ${index + 1}`;
 }
 

@@ -5,7 +5,9 @@
  * may not make, or a throw inside the host. Nested calls (`ctx.callTool`, execute_code's tool calls)
  * get their own line with the chain of callers. A line names who called (subject and issuer, never
  * the token), what (tool, plugin, tier), how it ended and the digests of the arguments and result;
- * the arguments themselves only when `audit.arguments` is on. docs/security.md#audit-log.
+ * the arguments themselves only when `audit.arguments` is on. A request refused before it became
+ * a call (`serve --http`'s 401s, 403s, 429s; `host.recordRefusal`) gets a line of its own: the
+ * status, why, and who sent it. docs/security.md#audit-log.
  */
 import { performance } from 'node:perf_hooks';
 import { resultDigest, type ReceivedArguments } from './digests.js';
@@ -14,7 +16,7 @@ import type { CallOutcome } from '../../boundary/outcome.js';
 import type { ToolErrorCode } from '../../boundary/errors.js';
 import type { Tier } from '../../boundary/tier.js';
 import type { AuditConfig } from '../config/public-types.js';
-import type { AuditReport, CallChain, DispatchOptions } from './public-types.js';
+import type { AuditReport, CallChain, DispatchOptions, RequestRefusal } from './public-types.js';
 
 /** A tool name longer than this (only an unknown tool's can be) is cut in its line. */
 const MAX_TOOL_CHARS = 256;
@@ -95,6 +97,24 @@ export class AuditLog {
   /** The target and its counts, for explain. */
   report(): AuditReport {
     return this.sink.report();
+  }
+
+  /**
+   * Writes the line of a request refused before it became a call (no tool ran, no dispatch saw it):
+   * when, the status and why, who sent it, whom its token named and the session it named.
+   */
+  refused(refusal: RequestRefusal): void {
+    const { identity } = refusal;
+    this.sink.write(
+      JSON.stringify({
+        time: new Date().toISOString(),
+        refused: refusal.status,
+        reason: refusal.reason,
+        ...(refusal.client !== undefined ? { client: refusal.client } : {}),
+        ...(identity ? { identity: { subject: identity.subject, ...(identity.issuer !== undefined ? { issuer: identity.issuer } : {}) } } : {}),
+        ...(refusal.sessionId !== undefined ? { sessionId: refusal.sessionId } : {}),
+      }),
+    );
   }
 
   /** Writes out every line and closes the sink. */

@@ -131,6 +131,23 @@ export interface AuditReport {
   failure?: string;
 }
 
+/**
+ * A request refused before it became a call (`host.recordRefusal`): `serve --http` records its
+ * 401s, 403s and 429s so; an embedder's own front door may too.
+ */
+export interface RequestRefusal {
+  /** the HTTP status it was answered with (401, 403, 429…) */
+  status: number;
+  /** why, in words (never a token) */
+  reason: string;
+  /** who sent it: the client's address (behind trusted proxies, the one they name) */
+  client?: string;
+  /** whom its token named, when it carried a valid one */
+  identity?: CallerIdentity;
+  /** the session it named */
+  sessionId?: string;
+}
+
 /** One session's line in explain. */
 export interface SessionReport {
   /** the session id; null for the default session (calls without one) */

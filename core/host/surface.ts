@@ -6,7 +6,7 @@
  */
 import { DefinitionsPipeline, type PipelineDeps } from '../expose/pipeline.js';
 import type { Exposure } from '../expose/exposure.js';
-import { dispatchOutcome, hostFailure, type DispatchDeps } from '../call/dispatch.js';
+import { callerIdentity, dispatchOutcome, hostFailure, type DispatchDeps } from '../call/dispatch.js';
 import { envelope, failure, type CallOutcome } from '../../boundary/outcome.js';
 import { HookList } from '../call/hooks.js';
 import type { ApprovalPolicy, Approver } from '../call/approval.js';
@@ -240,6 +240,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     use: (hooks) => scope.hooks.add(hooks),
     view: (options) => openView(shared, scope, options),
     as: (identity) => openIdentityView(shared, scope, identity),
+    recordRefusal: (refusal) => shared.audit?.refused({ ...refusal, ...(refusal.identity ? { identity: callerIdentity(refusal.identity) } : {}) }),
     close: () => lifetime.close(),
   };
   return surface;

@@ -4,7 +4,7 @@
  * public types: what an embedder can reach stops here (test/package/public-types.test.ts).
  */
 import type { CallOutcome } from '../../boundary/outcome.js';
-import type { Approver, CredentialProvider, DispatchOptions, Elicitor, Identity, Sampler, ToolHooks } from '../call/public-types.js';
+import type { Approver, CredentialProvider, DispatchOptions, Elicitor, Identity, RequestRefusal, Sampler, ToolHooks } from '../call/public-types.js';
 import type { Clock, SchemaRewriter } from '../expose/public-types.js';
 import type { HostEvents } from './events.js';
 import type { HostReport } from '../explain/public-types.js';
@@ -153,6 +153,12 @@ export interface ToolHost {
    * const alice = host.as({ subject: 'alice', scopes: ['tools:read'], claims: { groups: ['eng'] } });
    */
   as(identity: Identity): ToolHost;
+  /**
+   * Writes the audit line (config `audit`; nothing without it) of a request refused before it
+   * became a call: `serve --http` records its 401s, 403s and 429s so, and a front door of the
+   * embedder's own may do the same.
+   */
+  recordRefusal(refusal: RequestRefusal): void;
   /** the config in force, with defaults */
   readonly config: ResolvedConfig;
   /** where session state lives (config `state`, or the `stateStore` option); a view shares its host's */

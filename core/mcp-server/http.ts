@@ -96,6 +96,15 @@ function reply(res: ServerResponse, status: number, message: string, code = SERV
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
+/** Why a challenge the SDK built refuses a token: its OAuth error description, else the error. */
+async function challengeReason(response: Response): Promise<string> {
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => ({}))) as { error?: unknown; error_description?: unknown };
+  return String(body.error_description ?? body.error ?? `HTTP ${response.status}`);
+}
+
 class BodyTooLarge extends Error {}
 
 /** A request whose token was verified: the SDK's transports hand `auth` to the handlers. */
@@ -196,12 +205,19 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       return async () => {};
     });
 
+  /** Answers `status` with `message`, and writes the refusal's audit line (who sent it, whom its token named, the session it named). */
+  function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string, caller?: Identity, headers: Record<string, string> = {}): void {
+    const sessionId = req.headers['mcp-session-id'];
+    host.recordRefusal({ status, reason: message, client: clientOf(req, trustedProxies), ...(caller ? { identity: caller } : {}), ...(typeof sessionId === 'string' ? { sessionId } : {}) });
+    reply(res, status, message, SERVER_ERROR, headers);
+  }
+
   async function open(req: IncomingMessage, res: ServerResponse, body: unknown, caller: Identity | undefined): Promise<void> {
     if (!isInitializeRequest(body)) return reply(res, 400, 'Bad Request: no valid session id; start with initialize', INVALID_REQUEST);
     const client = clientOf(req, trustedProxies);
     const owner = ownerKey(caller);
     const admission = await sessions.admit(client, { key: owner, max: caller && matchRule(host.config.access, caller)?.rule.quota?.sessions });
-    if ('status' in admission) return reply(res, admission.status, admission.message, SERVER_ERROR, { 'retry-after': '5' });
+    if ('status' in admission) return refuse(req, res, admission.status, admission.message, caller, { 'retry-after': '5' });
     const session = requestScopedSession('http-session');
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => (options.replica === undefined ? randomUUID() : `${options.replica}.${randomUUID()}`),
@@ -228,8 +244,8 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const badOrigin = originRefusal(req.headers.origin, origins);
-    if (badOrigin) return reply(res, 403, `Forbidden: ${badOrigin}`);
-    if (allowedHosts && !allowedHosts.has((req.headers.host ?? '').toLowerCase())) return reply(res, 403, `Invalid Host header: ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`);
+    if (badOrigin) return refuse(req, res, 403, `Forbidden: ${badOrigin}`);
+    if (allowedHosts && !allowedHosts.has((req.headers.host ?? '').toLowerCase())) return refuse(req, res, 403, `Invalid Host header: ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`);
     if (ops?.handle(req, res)) return;
     let caller: Identity | undefined;
     if (auth) {
@@ -237,21 +253,24 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       const document = guard.metadata(req);
       if (document) return sendResponse(res, document);
       const verified = await guard.authenticate(req.headers.authorization);
-      if (verified instanceof Response) return sendResponse(res, verified);
+      if (verified instanceof Response) {
+        if (verified.status === 401 || verified.status === 403) host.recordRefusal({ status: verified.status, reason: await challengeReason(verified), client: clientOf(req, trustedProxies) });
+        return sendResponse(res, verified);
+      }
       (req as AuthenticatedRequest).auth = verified;
       caller = identityOf(verified);
     } else if (options.bearerToken !== undefined && !hasBearer(req.headers.authorization, options.bearerToken)) {
-      return reply(res, 401, 'Unauthorized: send Authorization: Bearer <token>', SERVER_ERROR, { 'www-authenticate': 'Bearer realm="toolshed"' });
+      return refuse(req, res, 401, 'Unauthorized: send Authorization: Bearer <token>', undefined, { 'www-authenticate': 'Bearer realm="toolshed"' });
     }
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) return reply(res, 404, `Not found: MCP is served at ${MCP_PATH}`);
     const denied = caller && accessRefusal(caller);
-    if (denied) return reply(res, 403, `Forbidden: ${denied}`);
+    if (denied) return refuse(req, res, 403, `Forbidden: ${denied}`, caller);
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string' && !options.stateless) {
       const session = sessions.get(id);
       // 404 tells the client its session is gone and it should initialize again (spec, session management).
       if (!session) return reply(res, 404, sessionGone(id, options.replica));
-      if (session.owner !== ownerKey(caller)) return reply(res, 403, FOREIGN_SESSION);
+      if (session.owner !== ownerKey(caller)) return refuse(req, res, 403, FOREIGN_SESSION, caller);
       sessions.track(session, req.method, res);
       return session.transport.handleRequest(req, res);
     }
@@ -302,7 +321,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     if (caller && typeof named === 'string') {
       const mine = await mayUse(named, caller);
       if (mine === undefined) return reply(res, 503, 'Cannot tell whose session this is: the state store did not answer; retry later', SERVER_ERROR, { 'retry-after': '5' });
-      if (!mine) return reply(res, 403, FOREIGN_SESSION);
+      if (!mine) return refuse(req, res, 403, FOREIGN_SESSION, caller);
     }
     if (typeof named === 'string' && isListenRequest(body)) {
       if (!(await streams.serve(named, req, res, body))) reply(res, 503, 'Too many listen streams open; close one or retry later', SERVER_ERROR, { 'retry-after': '5' });

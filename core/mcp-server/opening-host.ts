@@ -48,6 +48,11 @@ export function openingHost(opening: Promise<ToolHost>): OpeningHost {
     use: (hooks) => open().use(hooks),
     view: (options) => open().view(options),
     as: (identity) => open().as(identity),
+    recordRefusal: (refusal) =>
+      void ready.then(
+        (host) => host.recordRefusal(refusal),
+        () => {},
+      ),
     on<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void) {
       emitter.on(event, listener as never);
       return facade;

@@ -114,6 +114,7 @@ function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
     },
     view: (options) => derived((host) => host.view(options)),
     as: (identity) => derived((host) => host.as(identity)),
+    recordRefusal: (refusal) => current.recordRefusal(refusal),
     async swap(next) {
       const previous = current;
       current = next;
