@@ -12,6 +12,7 @@ import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js'
 import { mcpConfig, mcpProject } from '../mcp/setup.js';
 import { startAuthServer, type AuthServer } from '../support/oauth.js';
 import { tempDir } from '../helpers.js';
+import { INITIALIZE, LIST, post } from './raw-mcp.js';
 
 const project = mcpProject(60_000);
 const logs = tempDir('toolshed-audit-auth-');
@@ -61,36 +62,21 @@ it('writes the caller of a served call from its token, never the token', { timeo
   expect(text).not.toContain(token.split('.')[2]);
 });
 
-/** A raw 2025-era JSON-RPC POST to the endpoint, with a token and a session id when given. */
-function post(body: unknown, { token, session }: { token?: string; session?: string } = {}): Promise<Response> {
-  return fetch(endpoint.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
-    },
-    body: JSON.stringify(body),
-  });
-}
-
 it('writes the line of each request refused before it became a call: no token, another audience, an expired token, a foreign session', { timeout: 60_000 }, async () => {
   const before = readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).length;
-  const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
   const elsewhere = (await auth.userToken({ user: 'mallory', audience: 'http://127.0.0.1:1/mcp', scope: 'mcp:tools' })).accessToken;
   const expired = (await auth.userToken({ user: 'mallory', audience: endpoint.url, scope: 'mcp:tools', ttlSec: 1 })).accessToken;
   const alice = (await auth.userToken({ user: 'alice', audience: endpoint.url, scope: 'mcp:tools' })).accessToken;
   const bob = (await auth.userToken({ user: 'bob', audience: endpoint.url, scope: 'mcp:tools' })).accessToken;
-  expect((await post(LIST)).status).toBe(401);
-  expect((await post(LIST, { token: elsewhere })).status).toBe(401);
-  const opened = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } } }, { token: alice });
+  expect((await post(endpoint.url, LIST)).status).toBe(401);
+  expect((await post(endpoint.url, LIST, { token: elsewhere })).status).toBe(401);
+  const opened = await post(endpoint.url, INITIALIZE, { token: alice });
   expect(opened.status).toBe(200);
   const session = opened.headers.get('mcp-session-id')!;
   await opened.text();
-  expect((await post(LIST, { token: bob, session })).status).toBe(403);
+  expect((await post(endpoint.url, LIST, { token: bob, session })).status).toBe(403);
   await new Promise((resolve) => setTimeout(resolve, 2_100));
-  expect((await post(LIST, { token: expired })).status).toBe(401);
+  expect((await post(endpoint.url, LIST, { token: expired })).status).toBe(401);
   await expect.poll(() => readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).length).toBe(before + 4);
   const text = readFileSync(log, 'utf8');
   const refused = text

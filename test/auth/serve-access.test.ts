@@ -13,6 +13,7 @@ import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js'
 import { mcpConfig, mcpProject, textOf } from '../mcp/setup.js';
 import { startAuthServer, type AuthServer } from '../support/oauth.js';
 import { tempDir } from '../helpers.js';
+import { INITIALIZE, post } from './raw-mcp.js';
 
 const project = mcpProject(60_000);
 const logs = tempDir('toolshed-serve-access-');
@@ -102,11 +103,7 @@ describe('serve.auth with access rules', () => {
 
   it('refuses an identity no rule matches with 403 and ACCESS_DENIED', { timeout: 60_000 }, async () => {
     const { accessToken } = await auth.userToken({ user: 'mallory', audience: endpoint.url, scope: 'mcp:tools' });
-    const refused = await fetch(endpoint.url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } } }),
-    });
+    const refused = await post(endpoint.url, INITIALIZE, { token: accessToken });
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('Forbidden: mallory may not use this host: no access rule matches it');
   });

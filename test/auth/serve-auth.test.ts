@@ -17,6 +17,7 @@ import { createToolHost, type CallerIdentity, type PluginEntry, type ToolHost } 
 import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js';
 import { mcpConfig, mcpProject, signal, textOf } from '../mcp/setup.js';
 import { startAuthServer, type AuthServer } from '../support/oauth.js';
+import { INITIALIZE, LIST, post } from './raw-mcp.js';
 
 const project = mcpProject(60_000);
 let auth: AuthServer;
@@ -62,23 +63,6 @@ afterAll(async () => {
 
 /** A token for `user`, for the endpoint at `url` (its resource, the default audience). */
 const tokenFor = async (user: string, url: string, scope?: string) => (await auth.userToken({ user, audience: url, ...(scope ? { scope } : {}) })).accessToken;
-
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } } };
-const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
-
-/** A raw JSON-RPC POST, as a 2025-era client sends it. */
-function post(url: string, body: unknown, { token, session }: { token?: string; session?: string } = {}): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
-    },
-    body: JSON.stringify(body),
-  });
-}
 
 /** The JSON-RPC response in a reply, plain JSON or the first response event of an SSE stream. */
 async function answer(response: Response): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
