@@ -5,11 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { ToolshedError } from '#internal/boundary/errors.js';
 import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js';
 import { mcpConfig, mcpProject } from '../mcp/setup.js';
 import { freePort } from '../support/fleet.js';
 import { startAuthServer, type AuthServer } from '../support/oauth.js';
+import { INITIALIZE, post } from './raw-mcp.js';
 
 const project = mcpProject(60_000);
 const open: Array<{ close(): Promise<void> }> = [];
@@ -62,27 +62,20 @@ describe('serve.auth: access', () => {
   let endpoint: HttpEndpoint;
 
   beforeAll(async () => {
-    const host = await createToolHost({ cwd: project.dir, config: { ...mcpConfig(60_000), serve: { auth: { issuer: auth.issuer } } }, env: { PATH: process.env.PATH } });
+    // The access rules name who may use the host: mallory is not among them.
+    const host = await createToolHost({
+      cwd: project.dir,
+      config: { ...mcpConfig(60_000), serve: { auth: { issuer: auth.issuer } }, access: [{ name: 'staff', when: { subject: ['alice', 'bob'] } }] },
+      env: { PATH: process.env.PATH },
+    });
     open.push(host);
-    // The access rules refuse mallory (host.as throws ACCESS_DENIED, as it does when no rule matches).
-    const guarded: ToolHost = {
-      ...host,
-      as(identity) {
-        if (identity.subject === 'mallory') throw new ToolshedError('ACCESS_DENIED', 'mallory may not use this host: no access rule matches it');
-        return host.as(identity);
-      },
-    };
-    endpoint = await serveHttp(guarded, { host: '127.0.0.1', port: 0 });
+    endpoint = await serveHttp(host, { host: '127.0.0.1', port: 0 });
     open.push(endpoint);
   }, 60_000);
 
   it("answers 403 with ACCESS_DENIED's message to an identity no access rule admits", { timeout: 60_000 }, async () => {
     const { accessToken } = await auth.userToken({ user: 'mallory', audience: endpoint.url });
-    const refused = await fetch(endpoint.url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
-    });
+    const refused = await post(endpoint.url, INITIALIZE, { token: accessToken });
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('Forbidden: mallory may not use this host: no access rule matches it');
   });

@@ -13,7 +13,7 @@
  * lockfile files it under the framework's own name.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -285,6 +285,30 @@ describe('the CLI in a fresh app', () => {
 
   it('toolshed --version', () => {
     expect(run(bin, ['--version'], app)).toMatchObject({ code: 0, stdout: `${repoPkg.version}\n` });
+  });
+
+  it('identity from the package: explain --as applies an access rule, auth --status reads the login, the audit log gets its line', () => {
+    const dir = path.join(app, 'identity');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'notes.txt'), 'a note\n');
+    const log = path.join(work.dir, 'audit.jsonl');
+    const config = path.join(dir, 'toolshed.config.json');
+    writeFileSync(config, JSON.stringify({ access: [{ name: 'eng', when: { claims: { groups: 'eng' } }, enable: ['file'] }], audit: { to: log }, mcpServers: { remote: { url: 'http://127.0.0.1:9/mcp' } } }));
+    const flags = ['--config', config, '--trust-config'];
+    const explained = run(bin, ['explain', '--as', '{"sub":"alice","groups":["eng"]}', '--json', ...flags], dir);
+    expect(explained.code, explained.stderr).toBe(0);
+    expect(JSON.parse(explained.stdout).access).toMatchObject({ subject: 'alice', rule: 'eng' });
+    const refused = run(bin, ['explain', '--as', 'mallory', ...flags], dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('ACCESS_DENIED');
+    expect(run(bin, ['auth', 'remote', '--status', ...flags], dir)).toMatchObject({ code: 0, stdout: expect.stringContaining('remote: not authorized (run toolshed auth remote)') });
+    expect(run(bin, ['call', 'read_file', '{"path":"notes.txt"}', ...flags], dir).code).toBe(0);
+    const lines = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines).toEqual([expect.objectContaining({ tool: 'read_file', code: 'OK', plugin: '@toolshed/file' })]);
+    expect(statSync(log).mode & 0o777).toBe(0o600);
   });
 
   it('toolshed serve, through the MCP SDK client, with the documented npx snippet and cwd /', async () => {
