@@ -1,0 +1,35 @@
+/**
+ * How the page writes times, durations, sizes and JSON values: short, and always as text.
+ */
+
+/** `14:03:27` for an ISO time (the local clock). */
+export function clock(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleTimeString([], { hour12: false });
+}
+
+/** `12 ms`, `1.4 s`. */
+export function duration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** `820 chars`, `12.3k chars`. */
+export function size(chars: number): string {
+  return chars < 10_000 ? `${chars} chars` : `${(chars / 1000).toFixed(1)}k chars`;
+}
+
+/** A JSON value, indented (a string stays as it is). */
+export function json(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value, null, 2) ?? String(value);
+}
+
+/** Who a call came from: the identity's subject, else the session. */
+export function caller(entry: { identity?: { subject: string }; sessionId?: string }): string {
+  return [entry.identity?.subject, entry.sessionId].filter(Boolean).join(' · ') || '—';
+}
+
+/** The caller chain of a nested call, outermost first (`execute_code › read_file`), or '—'. */
+export function chainText(chain: Array<{ tool: string }> | undefined): string {
+  return chain && chain.length > 0 ? chain.map((link) => link.tool).join(' › ') : '—';
+}
