@@ -1,0 +1,89 @@
+/**
+ * The console at /ui/ of `toolshed serve --http --ui`, in a real browser, watching an MCP client:
+ * its calls appear in "Calls" as they end, and a call it makes to a tool in `approve`, with no way
+ * to ask its own user (no elicitation), waits in "Approvals" until the console approves or denies
+ * it. With TOOLSHED_SCREENSHOT=1, the approval test also writes docs/console.png.
+ */
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleProject, launchChromium, openPage, type Running, startServe } from './browser-setup.js';
+
+const SCREENSHOT = fileURLToPath(new URL('../../docs/console.png', import.meta.url));
+
+const project = consoleProject();
+let serve: Running;
+let browser: Browser;
+let client: Client;
+
+/** The text of a tools/call result. */
+function textOf(result: unknown): string {
+  return (result as { content: Array<{ text: string }> }).content.map((part) => part.text).join('');
+}
+
+beforeAll(async () => {
+  [serve, browser] = await Promise.all([startServe(project), launchChromium()]);
+  client = new Client({ name: 'cannot-ask', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+}, 60_000);
+afterAll(async () => {
+  await client?.close();
+  await browser?.close();
+  await serve?.stop();
+  project.cleanup();
+});
+
+/** The console's URL on serve's listener. */
+const consoleUrl = () => serve.url.replace(/mcp$/, 'ui/');
+
+describe('the console under serve --http --ui', () => {
+  it('shows a call an MCP client made in "Calls" within a second of the call returning', { timeout: 60_000 }, async () => {
+    const { page, misdeeds } = await openPage(browser, consoleUrl());
+    await page.getByRole('status').filter({ hasText: 'Live stream: live' }).waitFor();
+    const calls = page.getByRole('region', { name: 'Calls' });
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'from the client', times: 1 } });
+    expect(textOf(result)).toBe('from the client');
+    const row = calls.getByRole('row').filter({ has: page.getByRole('cell', { name: 'echo', exact: true }) });
+    await row.first().waitFor({ timeout: 1000 });
+    expect(await row.first().getByRole('cell', { name: 'OK', exact: true }).count()).toBe(1);
+    expect(misdeeds).toEqual({ dialogs: [], errors: [] });
+    await page.context().close();
+  });
+
+  it('holds a call from a client without elicitation in "Approvals": Approve runs it, Deny refuses the next with APPROVAL_DENIED', { timeout: 60_000 }, async () => {
+    const { page, misdeeds } = await openPage(browser, consoleUrl());
+    await page.getByRole('status').filter({ hasText: 'Live stream: live' }).waitFor();
+    const approvals = page.getByRole('region', { name: 'Approvals' });
+
+    const approved = client.callTool({ name: 'delete_thing', arguments: { id: 'first' } });
+    const held = approvals.getByRole('listitem').filter({ hasText: 'delete_thing' });
+    await held.getByText('"id": "first"').waitFor();
+    if (process.env.TOOLSHED_SCREENSHOT === '1') await screenshot(page);
+    await held.getByRole('button', { name: 'Approve' }).click();
+    expect(textOf(await approved)).toBe('deleted first');
+    await held.waitFor({ state: 'detached' });
+
+    const denied = client.callTool({ name: 'delete_thing', arguments: { id: 'second' } });
+    await held.getByText('"id": "second"').waitFor();
+    await held.getByRole('textbox', { name: 'Reason for denying delete_thing' }).fill('not today');
+    await held.getByRole('button', { name: 'Deny' }).click();
+    const refusal = await denied;
+    expect(refusal.isError).toBe(true);
+    expect(textOf(refusal)).toContain('APPROVAL_DENIED');
+    expect(misdeeds).toEqual({ dialogs: [], errors: [] });
+    await page.context().close();
+  });
+});
+
+/** docs/console.png: echo selected and run from the form, calls in "Calls", delete_thing held in "Approvals". */
+async function screenshot(page: import('playwright-core').Page): Promise<void> {
+  await page.getByRole('button', { name: 'echo', exact: true }).click();
+  const detail = page.getByRole('region', { name: 'Tool: echo' });
+  await detail.getByRole('textbox', { name: /^text/ }).fill('hello from the console');
+  await detail.getByRole('button', { name: 'Run' }).click();
+  await page.getByRole('region', { name: 'Result' }).getByText('hello from the console').waitFor();
+  await page.getByRole('region', { name: 'Calls' }).getByRole('cell', { name: 'echo', exact: true }).first().waitFor();
+  await page.screenshot({ path: SCREENSHOT, fullPage: false });
+}

@@ -1,0 +1,85 @@
+/**
+ * The console in a real browser over `toolshed ui`: a hidden tool's reason, a call run from the
+ * form generated from the tool's schema, and a hostile plugin's markup shown as text.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleProject, launchChromium, NOTES_TEXT, openPage, type Running, startUi } from './browser-setup.js';
+
+const project = consoleProject();
+let ui: Running;
+let browser: Browser;
+
+beforeAll(async () => {
+  [ui, browser] = await Promise.all([startUi(project), launchChromium()]);
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await ui?.stop();
+  project.cleanup();
+});
+
+describe('the console over toolshed ui', () => {
+  it("lists a tool hidden for a missing env variable with its reason, and shows it in the tool's detail", { timeout: 60_000 }, async () => {
+    const { page, misdeeds } = await openPage(browser, ui.url);
+    const tools = page.getByRole('region', { name: 'Tools' });
+    const row = tools.getByRole('listitem').filter({ has: page.getByRole('button', { name: 'weather_now', exact: true }) });
+    await row.getByText('missing environment variable CONSOLE_DEMO_WEATHER_KEY').waitFor();
+    await row.getByText('hidden (availability)').waitFor();
+    await page.getByRole('button', { name: 'weather_now', exact: true }).click();
+    const detail = page.getByRole('region', { name: 'Tool: weather_now' });
+    await detail.getByText('missing environment variable CONSOLE_DEMO_WEATHER_KEY').first().waitFor();
+    await detail.getByText('Not exposed, so the model gets no definition', { exact: false }).waitFor({ state: 'attached' });
+    const funnel = page.getByRole('region', { name: 'Layers' });
+    expect(await funnel.getByRole('listitem').filter({ hasText: 'exposed' }).first().textContent()).toMatch(/exposed\s*\d+/);
+    expect(misdeeds).toEqual({ dialogs: [], errors: [] });
+    await page.context().close();
+  });
+
+  it('runs read_file from the form generated from its schema and shows the file in "Result"', { timeout: 60_000 }, async () => {
+    const { page, misdeeds } = await openPage(browser, ui.url);
+    await page.getByRole('button', { name: 'read_file', exact: true }).click();
+    const detail = page.getByRole('region', { name: 'Tool: read_file' });
+    await detail.getByRole('textbox', { name: /^path/ }).fill('notes.txt');
+    await detail.getByRole('button', { name: 'Run' }).click();
+    const result = page.getByRole('region', { name: 'Result' });
+    await result.getByText(NOTES_TEXT, { exact: false }).waitFor();
+    expect(await result.textContent()).toContain('OK');
+    expect(misdeeds).toEqual({ dialogs: [], errors: [] });
+    await page.context().close();
+  });
+
+  it('checks the arguments before sending: a missing required field is named, and nothing runs', { timeout: 60_000 }, async () => {
+    const { page } = await openPage(browser, ui.url);
+    await page.getByRole('button', { name: 'echo', exact: true }).click();
+    const detail = page.getByRole('region', { name: 'Tool: echo' });
+    await detail.getByRole('button', { name: 'Run' }).click();
+    const result = page.getByRole('region', { name: 'Result' });
+    await result.getByText('text: required').waitFor();
+    await detail.getByRole('checkbox', { name: 'Edit raw JSON' }).check();
+    await detail.getByRole('textbox', { name: 'Arguments (JSON)' }).fill('{"text": "hi", "times": 2}');
+    await detail.getByRole('button', { name: 'Run' }).click();
+    await result.getByText('hi hi').waitFor();
+    await page.context().close();
+  });
+
+  it("shows a plugin's markup in a description and in arguments as text, and runs none of it", { timeout: 60_000 }, async () => {
+    const { page, misdeeds } = await openPage(browser, ui.url);
+    await page.getByRole('button', { name: 'markup', exact: true }).click();
+    const detail = page.getByRole('region', { name: 'Tool: markup' });
+    const markup = '<img src=x onerror="window.__consolePwned = true; console.error(\'pwned\')">';
+    await detail.getByText(`Returns its input. ${markup}`).first().waitFor();
+    await detail.getByText(`Any text. ${markup}`).waitFor();
+    await detail.getByRole('textbox', { name: /^html/ }).fill(markup);
+    await detail.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('region', { name: 'Result' }).getByText(`you sent ${markup}`).waitFor();
+    await page.getByRole('checkbox', { name: 'Show arguments and results' }).check();
+    const calls = page.getByRole('region', { name: 'Calls' });
+    await calls.getByText('arguments and result').first().click();
+    await calls.getByText(`you sent ${markup}`).first().waitFor();
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { __consolePwned?: boolean }).__consolePwned)).toBeUndefined();
+    expect(misdeeds).toEqual({ dialogs: [], errors: [] });
+    await page.context().close();
+  });
+});
