@@ -1,6 +1,7 @@
 /**
  * The console in a real browser over `toolshed ui`: a hidden tool's reason, a call run from the
- * form generated from the tool's schema, and a hostile plugin's markup shown as text.
+ * form generated from the tool's schema, a call held for approval answered in the page, and a
+ * hostile plugin's markup shown as text.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +64,22 @@ describe('the console over toolshed ui', () => {
     await page.context().close();
   });
 
+  it('holds a call run from the form for a tool in approve in "Approvals" until it is approved there', { timeout: 60_000 }, async () => {
+    const { page, misdeeds } = await openPage(browser, ui.url);
+    await page.getByRole('button', { name: 'delete_thing', exact: true }).click();
+    const detail = page.getByRole('region', { name: 'Tool: delete_thing' });
+    await detail.getByRole('textbox', { name: /^id/ }).fill('from-the-form');
+    await detail.getByRole('button', { name: 'Run' }).click();
+    const held = page.getByRole('region', { name: 'Approvals' }).getByRole('listitem').filter({ hasText: 'delete_thing' });
+    await held.getByText('"id": "from-the-form"').waitFor();
+    await page.getByRole('status').filter({ hasText: 'delete_thing waiting for approval' }).waitFor();
+    await held.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('region', { name: 'Result' }).getByText('deleted from-the-form').waitFor();
+    await held.waitFor({ state: 'detached' });
+    expect(misdeeds).toEqual({ dialogs: [], errors: [] });
+    await page.context().close();
+  });
+
   it("shows a plugin's markup in a description and in arguments as text, and runs none of it", { timeout: 60_000 }, async () => {
     const { page, misdeeds } = await openPage(browser, ui.url);
     await page.getByRole('button', { name: 'markup', exact: true }).click();
@@ -75,7 +92,7 @@ describe('the console over toolshed ui', () => {
     await page.getByRole('region', { name: 'Result' }).getByText(`you sent ${markup}`).waitFor();
     await page.getByRole('checkbox', { name: 'Show arguments and results' }).check();
     const calls = page.getByRole('region', { name: 'Calls' });
-    await calls.getByText('arguments and result').first().click();
+    await calls.getByText('arguments and result', { exact: true }).first().click();
     await calls.getByText(`you sent ${markup}`).first().waitFor();
     expect(await page.locator('img').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { __consolePwned?: boolean }).__consolePwned)).toBeUndefined();

@@ -31,17 +31,18 @@ function PluginRow(props: { plugin: PluginReport }) {
         {plugin.version && <span class="muted"> {plugin.version}</span>}
         {plugin.builtin && <span class="tag">builtin</span>}
       </th>
-      <td>{plugin.tier ?? '—'}</td>
-      <td>{plugin.trust ?? '—'}</td>
-      <td>{duration(plugin.loadMs)}</td>
-      <td>
+      <td class="nowrap">{plugin.tier ?? '—'}</td>
+      <td class="nowrap">{plugin.trust ?? '—'}</td>
+      <td class="nowrap">{duration(plugin.loadMs)}</td>
+      <td class={plugin.status === 'failed' ? '' : 'nowrap'}>
         {plugin.status === 'failed' && plugin.error ? (
           <span class="problem">
             <code>{plugin.error.code}</code> {plugin.error.message}
           </span>
         ) : (
           <span>
-            loaded · {plugin.tools ?? 0} tools{plugin.mcp?.state ? ` · ${plugin.mcp.state}` : ''}
+            loaded · {plugin.tools ?? 0} {plugin.tools === 1 ? 'tool' : 'tools'}
+            {plugin.mcp?.state ? ` · ${plugin.mcp.state}` : ''}
           </span>
         )}
       </td>
