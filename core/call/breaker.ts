@@ -18,6 +18,7 @@
 import type { Clock } from '../expose/check-cache.js';
 import type { BreakerLimits } from '../config/public-types.js';
 import type { FleetBreaker, FleetOpening } from './fleet-breaker.js';
+import type { BreakerReport } from './public-types.js';
 
 /** What counts against a circuit. */
 type BreakerFailure = 'crashed' | 'timed out';
@@ -122,6 +123,23 @@ export class CircuitBreaker {
       }
     }
     return this.circuits.size === 0;
+  }
+
+  /**
+   * Every circuit that is open, probing or counting failures now, sorted by key: what explain and
+   * the console show. A circuit whose failures all left the window and that is not open is left out.
+   */
+  report(): BreakerReport[] {
+    const now = this.clock.now();
+    const lines: BreakerReport[] = [];
+    for (const [key, circuit] of this.circuits) {
+      const failures = circuit.failures.filter((failure) => failure.at > now - this.limits.windowMs).length;
+      const open = circuit.open;
+      if (open && now < open.until) lines.push({ key, state: 'open', failures, reason: open.reason, until: new Date(open.until).toISOString() });
+      else if (open) lines.push({ key, state: circuit.probing ? 'probing' : 'half-open', failures, reason: open.reason });
+      else if (failures > 0) lines.push({ key, state: 'counting', failures });
+    }
+    return lines.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
   /** The first of `keys` whose circuit is open now (its cool-down not over), if any. */

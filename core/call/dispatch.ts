@@ -17,6 +17,7 @@ import { breakerKeys, type BreakerVerdict, type CircuitBreaker } from './breaker
 import { traceDispatch, type DispatchTrace } from './tracing.js';
 import { receivedArguments } from './digests.js';
 import type { AuditLog } from './audit.js';
+import type { CallMonitor } from './call-monitor.js';
 import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
 import type { CallHooks, CallOrigin, HandlerRequest } from '../runners/runner.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
@@ -54,7 +55,13 @@ export interface DispatchDeps {
   /** takes tools and plugins that keep crashing or timing out out of service */
   breaker?: CircuitBreaker;
   /** which tools need approval, and who approves when the call brings no approver */
-  approval?: { policy: ApprovalPolicy; approver(): Approver | undefined };
+  approval?: {
+    policy: ApprovalPolicy;
+    /** the surface's own approver (its onApproval, else its parent's), asked when the call brings none */
+    approver(): Approver | undefined;
+    /** approvers added to the host (the console), asked beside the call's own */
+    added(): Iterable<Approver>;
+  };
   /** the host's own tool of this name, when that exposure offers one */
   hostTool?(name: string, exposure: Exposure): HostTool | undefined;
   /** where plugins' ctx.session values live (without it, ctx.session fails with STATE_UNAVAILABLE) */
@@ -63,6 +70,8 @@ export interface DispatchDeps {
   admit?(): Promise<Admission>;
   /** writes a line for every call, refused and nested ones included (config `audit`) */
   audit?: AuditLog;
+  /** tells the host's `call` listeners of every call, refused and nested ones included */
+  monitor?: CallMonitor;
   /** the access rule the calling identity falls under (`host.as`), which its audit lines name */
   accessRule?: string;
   /** the embedder's per-identity credentials: the secrets tools declare (without it, such a tool fails with CREDENTIALS_UNAVAILABLE) */
@@ -135,12 +144,14 @@ function refuseNestedHostTool(deps: DispatchDeps, context: CallContext, name: st
 export function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, context: CallContext = TOP_LEVEL): Promise<CallOutcome> {
   const args = receivedArguments(rawArgs, deps.config().limits.maxArgsBytes);
   const traced = () => traceDispatch(name, args, options, context, (trace) => runCall(deps, name, rawArgs, options, context, trace));
-  if (!deps.audit) return traced();
+  const watched = deps.monitor?.watching() === true;
+  if (!deps.audit && !watched) return traced();
   const record = deps.registry.tools.get(name);
   const owner = record ? { plugin: record.plugin.source.name, tier: record.plugin.runner.tier } : undefined;
-  return deps.audit.record({ tool: name, args, options, chain: context.chain, ...(owner ? { owner } : {}), ...(deps.accessRule !== undefined ? { rule: deps.accessRule } : {}) }, traced, (error) =>
-    hostFailure(name, error),
-  );
+  const call = { tool: name, args, options, chain: context.chain, ...(owner ? { owner } : {}), ...(deps.accessRule !== undefined ? { rule: deps.accessRule } : {}) };
+  const crashed = (error: unknown) => hostFailure(name, error);
+  const run = watched ? () => deps.monitor!.wrap(call, traced, crashed) : traced;
+  return deps.audit ? deps.audit.record(call, run, crashed) : run();
 }
 
 /** The outcome of a call that threw inside the host (a config toolset error after a reload, say): dispatch never throws to its caller. */
@@ -210,8 +221,9 @@ async function admittedCall(deps: DispatchDeps, name: string, rawArgs: unknown, 
   const run = !approval
     ? (finalArgs: unknown) => runTool(deps, record, finalArgs, options, context, limitsOfCall)
     : async (finalArgs: unknown) => {
-        const approver = options.onApproval ?? deps.approval!.approver();
-        const refused = await awaitApproval({ ...call, args: finalArgs }, approval, approver, deps.approval!.policy.timeoutMs, options.signal);
+        const own = options.onApproval ?? deps.approval!.approver();
+        const approvers = own ? [own, ...deps.approval!.added()] : [...deps.approval!.added()];
+        const refused = await awaitApproval({ ...call, args: finalArgs }, approval, approvers, deps.approval!.policy.timeoutMs, options.signal);
         return refused ?? runTool(deps, record, finalArgs, options, context, limitsOfCall);
       };
   if (!hooks?.length) return run(args);

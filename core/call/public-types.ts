@@ -105,12 +105,19 @@ export interface ApprovalRequest extends ToolCall {
   reason: ApprovalReason;
   /** how long the call waits for an answer (approve.timeoutMs) */
   timeoutMs: number;
-  /** aborted when the caller cancels or the wait times out: stop asking */
+  /** aborted when the caller cancels, the wait times out or another approver answered: stop asking (its `reason` is an `ApprovalSettled` saying which) */
   signal: AbortSignal;
 }
 
-/** An approver's answer: yes or no, with a reason the model reads when it is no. */
-export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+/** Why an approver's signal was aborted (its `reason`): another approver answered first (and how), the wait timed out, or the caller cancelled. */
+export type ApprovalSettled = { by: 'another approver'; approved: boolean } | { by: 'timeout' } | { by: 'cancelled' };
+
+/**
+ * An approver's answer: yes or no, with a reason the model reads when it is no. `abstain: true`
+ * with a no says the approver could not ask anyone (a client without a user to ask): while
+ * another approver may still answer (the console), its answer is awaited instead.
+ */
+export type ApprovalDecision = boolean | { approved: boolean; reason?: string; abstain?: boolean };
 
 /**
  * Decides whether a call may run; it may ask a person and take its time (up to `approve.timeoutMs`).
@@ -118,6 +125,59 @@ export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
  * const host = await createToolHost({ onApproval: async (call) => confirm(`Run ${call.tool}(${JSON.stringify(call.args)})?`) });
  */
 export type Approver = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+
+/**
+ * A call that ended, as the host's `call` event tells it: every call through the host and its views,
+ * nested calls and refused ones too. It carries the arguments and the result text; whoever shows
+ * it decides whether to (the console shows them only when the operator asks).
+ */
+export interface CallRecord {
+  /** unique among this process's calls */
+  id: string;
+  /** when the call arrived (ISO 8601, UTC) */
+  time: string;
+  tool: string;
+  /** 'OK', or the failure's code */
+  code: 'OK' | ToolErrorCode;
+  /** from the call's arrival to its outcome, approval waits included */
+  durationMs: number;
+  sessionId?: string;
+  /** the model's tool call id, when the caller gave one */
+  callId?: string;
+  /** who the call was for: subject and issuer, never a token */
+  identity?: { subject: string; issuer?: string };
+  /** the access rule that identity fell under, when there are rules */
+  rule?: string;
+  /** the tools whose handlers made this call, outermost first (empty for a call from outside) */
+  chain: Array<{ tool: string; plugin: string }>;
+  /** the plugin that owns the tool and where its handler runs, when the tool is known */
+  plugin?: string;
+  tier?: Tier;
+  /** the arguments as received (parsed), when they could be read */
+  args?: unknown;
+  /** the text the caller got: the result, or the error envelope */
+  result: string;
+}
+
+/**
+ * One circuit of the circuit breaker (`limits.breaker`), as explain and the console show it: a tool,
+ * a plugin or an MCP server (or one session's of them) that crashed or timed out.
+ */
+export interface BreakerReport {
+  /** `tool:NAME`, `plugin:NAME`, `session:…:tool:NAME`, … */
+  key: string;
+  /**
+   * `open`: out of service until `until`; `half-open`: the cool-down is over and the next call is
+   * the probe; `probing`: that probe is running; `counting`: closed, with failures in the window
+   */
+  state: 'open' | 'half-open' | 'probing' | 'counting';
+  /** crashes and timeouts in the window since it last opened or closed (an open circuit's reason says how many opened it) */
+  failures: number;
+  /** why it opened */
+  reason?: string;
+  /** when an open circuit lets a probe call through (ISO 8601) */
+  until?: string;
+}
 
 /** What explain shows of the audit log (config `audit`). */
 export interface AuditReport {

@@ -13,7 +13,7 @@ const MAX_SHOWN = 500;
 export function cliApprover(values: Pick<CliValues, 'yes'>, io: Pick<CliIo, 'ask'>): Approver {
   if (values.yes) return () => true;
   const ask = io.ask;
-  if (!ask) return () => ({ approved: false, reason: 'it needs approval and there is no terminal to ask on; run it on a terminal to be asked, or pass --yes' });
+  if (!ask) return () => ({ approved: false, abstain: true, reason: 'it needs approval and there is no terminal to ask on; run it on a terminal to be asked, or pass --yes' });
   return async (request) => {
     const args = JSON.stringify(request.args);
     const shown = args.length > MAX_SHOWN ? `${args.slice(0, MAX_SHOWN)}…` : args;

@@ -131,7 +131,7 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
     const width = Math.max(8, ...hidden.map((t) => t.name.length));
     for (const t of hidden) out.push(hiddenLine(t, width, s));
   }
-  out.push(...protectionLines(report, s), ...resourceLines(report), ...auditLines(report, s));
+  out.push(...protectionLines(report, s), ...resourceLines(report), ...auditLines(report, s), ...breakerLines(report, s));
   if (report.conflicts.length) {
     out.push('');
     out.push('conflicts (TOOL_CONFLICT):');
@@ -159,6 +159,17 @@ function protectionLines(report: HostReport, s: Style): string[] {
   for (const e of paths) out.push(`  ${e.value} ${s.dash} ${e.why}`);
   for (const line of notInForce) out.push(`  ${s.yellow(s.warn)} not in force: ${line}`);
   return out;
+}
+
+/** The circuits the breaker holds open, probes or counts failures on (`limits.breaker`). */
+function breakerLines(report: HostReport, s: Style): string[] {
+  if (!report.breakers?.length) return [];
+  const lines = report.breakers.map((circuit) => {
+    const failures = `${circuit.failures} failure${circuit.failures === 1 ? '' : 's'} in the window`;
+    if (circuit.state === 'counting') return `  ${circuit.key}: counting ${s.dash} ${failures}`;
+    return `  ${circuit.key}: ${s.yellow(circuit.state)}${circuit.until ? ` until ${circuit.until}` : ''} ${s.dash} ${circuit.reason ?? failures}`;
+  });
+  return ['', 'circuit breakers:', ...lines];
 }
 
 /** Where audit lines go, with what was written and dropped (config `audit`). */

@@ -13,7 +13,7 @@ import type { ProtectedPath } from '../../boundary/plugin-api.js';
 import { protectionReport } from './protection-report.js';
 import type { ApprovalReason } from '../call/approval.js';
 import { enforcement } from './enforcement.js';
-import type { AuditReport, SearchReport } from '../call/public-types.js';
+import type { AuditReport, BreakerReport, SearchReport } from '../call/public-types.js';
 import { readDialect } from '../schema/schema-dialect.js';
 import type { SandboxSupport } from '../../boundary/launch/launch.js';
 import type { HostReport, PluginReport, ToolReport } from './public-types.js';
@@ -49,6 +49,8 @@ export function explainHost(input: {
   support: SandboxSupport | undefined;
   /** the audit log's target and counts, when it is on */
   audit?: AuditReport | undefined;
+  /** the circuit breaker's open, probing and counting circuits */
+  breakers?: BreakerReport[] | undefined;
 }): HostReport {
   const { registry, exposure, config } = input;
   const plugins = registry.plugins.map((p): PluginReport => {
@@ -130,6 +132,7 @@ export function explainHost(input: {
     search: input.search,
     protection: protectionReport(registry.plugins, input.protect ?? [], input.support),
     ...(input.audit ? { audit: input.audit } : {}),
+    ...(input.breakers?.length ? { breakers: input.breakers } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import type { ResourceProtections } from '../../boundary/launch/resources.js';
 import type { Tier } from '../../boundary/tier.js';
 import type { ManifestSource, ToolConflict } from '../load/public-types.js';
 import type { ToolState } from '../expose/public-types.js';
-import type { AuditReport, SearchReport } from '../call/public-types.js';
+import type { AuditReport, BreakerReport, SearchReport } from '../call/public-types.js';
 import type { ApprovalReason } from '../call/public-types.js';
 import type { Protections } from '../runners/protections.js';
 import type { ConnectionReport } from '../runners/connection-report.js';
@@ -117,4 +117,6 @@ export interface HostReport {
   protection: ProtectionReport;
   /** where audit lines go, how many were written and dropped (config `audit`; absent when off) */
   audit?: AuditReport;
+  /** circuits the breaker holds open, is probing or is counting failures on (`limits.breaker`); absent when none */
+  breakers?: BreakerReport[];
 }

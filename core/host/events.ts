@@ -2,6 +2,7 @@
 import { EventEmitter } from 'node:events';
 import type { DefinitionChange } from '../runners/connection-report.js';
 import type { LogLevel } from '../../boundary/plugin-api.js';
+import type { CallRecord } from '../call/public-types.js';
 
 /** Event names and their listener arguments. */
 export interface HostEvents {
@@ -13,6 +14,8 @@ export interface HostEvents {
   log: [entry: { tool?: string; plugin: string; message: string; level: LogLevel; logger?: string }];
   /** a tool_search loaded new tools into a session (sessionId undefined = the default session) */
   loaded: [entry: { sessionId: string | undefined; tools: string[] }];
+  /** a call ended (every call through the host and its views, nested and refused ones too; on the host, not its views) */
+  call: [record: CallRecord];
   /** an MCP server's tool definition changed since it was accepted: held or served with a warning, with the diff (once per new definition; on the host, not its views) */
   'definition-changed': [change: DefinitionChange];
 }

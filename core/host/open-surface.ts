@@ -9,6 +9,7 @@ import { SessionStore } from '../call/search/sessions.js';
 import { UsageError } from '../../boundary/errors.js';
 import { createSurface, openScope, type HostShared } from './surface.js';
 import { Quotas } from '../access/quota.js';
+import { CallMonitor } from '../call/call-monitor.js';
 import type { HostEmitter } from './events.js';
 import type { HostSettings } from './open-config.js';
 import type { HostRunners } from './open-runners.js';
@@ -86,8 +87,14 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
         approval: (record) => approval.reasonFor(record),
         support: commandsSandboxed() ? probeSandbox() : undefined,
         audit: input.audit?.report(),
+        breakers: pipeline.breaker?.report(),
       }),
     ...(settings.credentials ? { credentials: settings.credentials } : {}),
+    monitor: new CallMonitor(
+      () => events.listenerCount('call') > 0,
+      (record) => events.emit('call', record),
+    ),
+    approvers: new Set(),
     sessions: new SessionStore(config.search.sessions, settings.clock, input.state, (message) => events.emit('warning', message)),
     isClosed: () => closed,
     async acceptDefinitions(request) {

@@ -12,11 +12,14 @@ import { HookList } from '../call/hooks.js';
 import type { ApprovalPolicy, Approver } from '../call/approval.js';
 import type { CircuitBreaker } from '../call/breaker.js';
 import type { AuditLog } from '../call/audit.js';
+import type { CallMonitor } from '../call/call-monitor.js';
 import { HostEmitter, type HostEvents } from './events.js';
 import { ToolshedError } from '../../boundary/errors.js';
 import { formatDefinitions, FORMATS, type DefinitionFormat, type ToolsByFormat } from '../providers/index.js';
 import { viewDefer, viewNarrowing, type Narrowing } from './view.js';
 import { accessView } from './identity-view.js';
+import { registerInspector } from './inspector.js';
+import { toolInfo } from '../expose/tool-info.js';
 import type { Quotas, RuleQuota } from '../access/quota.js';
 import type { HostReport } from '../explain/explain.js';
 import type { ResolvedConfig } from '../config/config.js';
@@ -59,6 +62,10 @@ export interface HostShared {
   acceptDefinitions: ToolHost['acceptDefinitions'];
   /** the embedder's per-identity credentials, for the secrets tools declare */
   credentials?: CredentialProvider;
+  /** tells the host's `call` listeners of every call through any surface */
+  monitor: CallMonitor;
+  /** approvers added to the host (the console): every surface asks them beside a call's own */
+  approvers: Set<Approver>;
 }
 
 /** One surface's own state. */
@@ -167,8 +174,9 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     state: shared.state,
     ...(shared.breaker ? { breaker: shared.breaker } : {}),
     ...(shared.credentials ? { credentials: shared.credentials } : {}),
+    monitor: shared.monitor,
   };
-  if (scope.approval.active) deps.approval = { policy: scope.approval, approver: () => scope.approver() };
+  if (scope.approval.active) deps.approval = { policy: scope.approval, approver: () => scope.approver(), added: () => shared.approvers };
   const { identity, quota } = scope;
   if (identity && quota) deps.admit = () => shared.quotas.admit(identity, quota);
   if (scope.rule !== undefined) deps.accessRule = scope.rule;
@@ -243,6 +251,18 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     recordRefusal: (refusal) => shared.audit?.refused({ ...refusal, ...(refusal.identity ? { identity: callerIdentity(refusal.identity) } : {}) }),
     close: () => lifetime.close(),
   };
+  registerInspector(surface, {
+    toolInfo: (name) => {
+      const record = registry.tools.get(name);
+      return record ? toolInfo(record) : undefined;
+    },
+    search: async (query, limit) => search.ranked(await pipeline.current(), query, limit),
+    breakers: () => shared.breaker?.report() ?? [],
+    addApprover(approver) {
+      shared.approvers.add(approver);
+      return () => void shared.approvers.delete(approver);
+    },
+  });
   return surface;
 }
 

@@ -5,7 +5,8 @@
  * connections the SDK sends it as an `elicitation/create` request). A client
  * that does not declare the elicitation capability cannot ask anyone, so
  * such a call is refused with a message that says so, and so is one from a
- * 2025-era client on a stateless server (its answer could not reach the call).
+ * 2025-era client on a stateless server (its answer could not reach the call),
+ * unless another approver (the console) answers it: such a client abstains.
  */
 import { inputRequired, type ClientCapabilities, type ElicitResult, type InputRequest } from '@modelcontextprotocol/server';
 import type { ApprovalRequest, Approver } from '../call/approval.js';
@@ -49,10 +50,11 @@ export function mcpApprover(capabilities: ClientCapabilities | undefined, ask: (
   if (!canElicitForm(capabilities)) {
     return () => ({
       approved: false,
+      abstain: true,
       reason: 'it needs approval, and this MCP client cannot ask its user (it does not support elicitation). Approve it in a client that does, or ask the operator to remove it from approve',
     });
   }
-  if (asking === 'unreachable') return () => ({ approved: false, reason: UNREACHABLE });
+  if (asking === 'unreachable') return () => ({ approved: false, abstain: true, reason: UNREACHABLE });
   return async (request) => {
     const answer = readElicitResult(
       await ask(

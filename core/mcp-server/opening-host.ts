@@ -6,6 +6,7 @@
  * those requests with its error (and `serve` stops with it).
  */
 import { HostEmitter, type HostEvents } from '../host/events.js';
+import { delegatingInspector, registerInspector } from '../host/inspector.js';
 import type { ToolHost } from '../host/tool-host.js';
 
 const FORWARDED = ['change', 'warning', 'log', 'loaded', 'definition-changed'] as const;
@@ -67,6 +68,7 @@ export function openingHost(opening: Promise<ToolHost>): OpeningHost {
       await host?.close();
     },
   };
+  registerInspector(facade, delegatingInspector(open));
   return facade;
 }
 

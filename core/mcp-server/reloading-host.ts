@@ -4,10 +4,12 @@
  * re-read, manifests re-extracted where a plugin's files changed, new pools),
  * swaps it in, bumps the generation and emits 'change' so every MCP session
  * sends list_changed. The old host finishes the calls it is running, then
- * closes. Hooks added with `use()` and views made with `view()` follow every
- * swap.
+ * closes. Hooks added with `use()`, views made with `view()`, `call`
+ * listeners and the console's approvers follow every swap.
  */
 import { HostEmitter, type HostEvents } from '../host/events.js';
+import { inspectorOf, registerInspector } from '../host/inspector.js';
+import type { Approver } from '../call/approval.js';
 import type { ToolHooks } from '../call/hooks.js';
 import type { ToolHost } from '../host/tool-host.js';
 
@@ -32,6 +34,8 @@ function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
   let closed = false;
   const inFlight = new Map<ToolHost, { count: number; idle?: () => void }>();
   const hooks = new Map<ToolHooks, () => void>();
+  // Approvers added through the inspector (the console), each with its removal from the current host.
+  const approvers = new Map<Approver, () => void>();
   // Views and identity views, each remade from the next host on a reload.
   const views = new Set<{ view: Delegate; make: (host: ToolHost) => ToolHost }>();
 
@@ -42,14 +46,19 @@ function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
     loaded: (entry: HostEvents['loaded'][0]) => emitter.emit('loaded', entry),
     'definition-changed': (change: HostEvents['definition-changed'][0]) => emitter.emit('definition-changed', change),
   };
+  // A host records its calls only while someone listens: forwarded only while this one has listeners.
+  const forwardCall = (record: HostEvents['call'][0]) => emitter.emit('call', record);
   const attach = (host: ToolHost) => {
     host.on('change', forward.change);
     for (const event of FORWARDED) host.on(event, forward[event] as never);
+    if (emitter.listenerCount('call') > 0) host.on('call', forwardCall);
     for (const hook of hooks.keys()) hooks.set(hook, host.use(hook));
+    for (const approver of approvers.keys()) approvers.set(approver, inspectorOf(host).addApprover(approver));
   };
   const detach = (host: ToolHost) => {
     host.off('change', forward.change);
     for (const event of FORWARDED) host.off(event, forward[event] as never);
+    host.off('call', forwardCall);
   };
   attach(current);
 
@@ -98,11 +107,13 @@ function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
     invalidateChecks: () => current.invalidateChecks(),
     acceptDefinitions: (request) => current.acceptDefinitions(request),
     on(event, listener) {
+      if (event === 'call' && emitter.listenerCount('call') === 0) current.on('call', forwardCall);
       emitter.on(event, listener as never);
       return facade;
     },
     off(event, listener) {
       emitter.off(event, listener as never);
+      if (event === 'call' && emitter.listenerCount('call') === 0) current.off('call', forwardCall);
       return facade;
     },
     use(hook) {
@@ -141,6 +152,18 @@ function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
       emitter.removeAllListeners();
     },
   };
+  registerInspector(facade, {
+    toolInfo: (name) => inspectorOf(current).toolInfo(name),
+    search: (query, limit) => inspectorOf(current).search(query, limit),
+    breakers: () => inspectorOf(current).breakers(),
+    addApprover(approver) {
+      approvers.set(approver, inspectorOf(current).addApprover(approver));
+      return () => {
+        approvers.get(approver)?.();
+        approvers.delete(approver);
+      };
+    },
+  });
   return facade;
 }
 

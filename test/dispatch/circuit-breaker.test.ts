@@ -48,6 +48,16 @@ describe('circuit breaker', () => {
     expect(completed()).toBe(before);
   });
 
+  it('shows its circuits in explain: open with until, the others counting', async () => {
+    await host.dispatch('always_crash', {});
+    expect(host.explain().breakers).toEqual(expect.arrayContaining([{ key: 'tool:always_crash', state: 'counting', failures: 1 }]));
+    for (let i = 0; i < 2; i++) await host.dispatch('always_crash', {});
+    const open = (await host.refresh()).breakers!.find((c) => c.key === 'tool:always_crash');
+    expect(open).toEqual({ key: 'tool:always_crash', state: 'open', failures: 0, reason: 'crashed 3 times in 60 s; retrying after 30 s', until: new Date(clock.now() + 30_000).toISOString() });
+    clock.advance(30_001);
+    expect(host.explain().breakers!.find((c) => c.key === 'tool:always_crash')).toMatchObject({ state: 'half-open' });
+  });
+
   it('does not count failures outside the window, nor handler errors', async () => {
     for (let i = 0; i < 4; i++) expect(parse(await host.dispatch('fails', {})).code).toBe('TOOL_FAILED');
     for (let i = 0; i < 2; i++) expect(parse(await host.dispatch('always_crash', {})).code).toBe('TOOL_CRASHED');

@@ -3,7 +3,8 @@
  * views made with view() on the reloading host must move to the new host.
  */
 import { describe, expect, it } from 'vitest';
-import { createToolHost, type McpTool } from 'toolshed';
+import { createToolHost, type CallRecord, type McpTool } from 'toolshed';
+import { inspectorOf } from '#internal/core/host/inspector.js';
 import { createReloadingHost } from '#internal/core/mcp-server/reloading-host.js';
 import { fixtureOptions } from '../helpers.js';
 
@@ -33,5 +34,27 @@ describe('a reloading host', () => {
       await host.close();
     }
     expect(JSON.parse(await second.dispatch('read_note', { id: 'a' })).code).toBe('HOST_CLOSED');
+  });
+
+  it("keeps its call listeners and the console's approvers across a reload", async () => {
+    const approve = { tools: ['delete_note'], timeoutMs: 10_000 };
+    const first = await createToolHost(fixtureOptions(['notes'], { config: { approve } }));
+    const second = await createToolHost(fixtureOptions(['notes'], { config: { approve } }));
+    const host = createReloadingHost(first, async () => second);
+    try {
+      const calls: CallRecord[] = [];
+      host.on('call', (record) => calls.push(record));
+      const asked: string[] = [];
+      inspectorOf(host).addApprover((request) => (asked.push(request.tool), true));
+      await host.dispatch('read_note', { id: 'a' });
+      await host.reload();
+      // A call with an approver that cannot ask anyone: the console's answers it, on the new host.
+      expect(await host.dispatch('delete_note', { id: 'a' }, { onApproval: () => ({ approved: false, abstain: true }) })).toBe('deleted a');
+      expect(asked).toEqual(['delete_note']);
+      expect(calls.map((record) => record.tool)).toEqual(['read_note', 'delete_note']);
+      expect(inspectorOf(host).toolInfo('read_note')?.name).toBe('read_note');
+    } finally {
+      await host.close();
+    }
   });
 });

@@ -239,6 +239,15 @@ interface Indexed {
 interface Hit {
   id: string;
   score: number;
+  /** the indexed terms the query matched, each with the fields it matched in (MiniSearch's `match`) */
+  match?: Record<string, string[]>;
+}
+
+/** One ranked result with its score and what it matched: a term of the index and the fields it was found in. */
+export interface RankedTool {
+  name: string;
+  score: number;
+  matched: Record<string, string[]>;
 }
 
 /** The words that name a source: a package name without its scope and `toolshed-plugin-`, an MCP server's name without `mcp:`. */
@@ -312,11 +321,20 @@ export class ToolIndex {
 
   /** Tool names best first, at most `limit`, only among `candidates` (all indexed tools when omitted). */
   search(query: string, limit: number, candidates?: ReadonlySet<string>): string[] {
+    return this.hits(query, limit, candidates).map((hit) => hit.id);
+  }
+
+  /** As `search`, with each tool's score and the terms it matched in which fields (the console shows them). */
+  ranked(query: string, limit: number, candidates?: ReadonlySet<string>): RankedTool[] {
+    return this.hits(query, limit, candidates).map((hit) => ({ name: hit.id, score: Math.round(hit.score * 1000) / 1000, matched: hit.match ?? {} }));
+  }
+
+  private hits(query: string, limit: number, candidates?: ReadonlySet<string>): Hit[] {
     const options = candidates ? { ...this.searchOptions, filter: (result: { id: unknown }) => candidates.has(result.id as string) } : this.searchOptions;
     const ranked = this.trustRanked(this.mini.search(query, options) as Hit[]);
     const rule = this.options.perSource ?? false;
     const hits = rule ? this.spread(ranked, limit, rule, queryWords(query)) : ranked;
-    return hits.slice(0, limit).map((hit) => hit.id);
+    return hits.slice(0, limit);
   }
 
   /** The hits with untrusted and wordy tools' scores lowered, best first (MiniSearch's order when nothing changed). */
@@ -326,7 +344,7 @@ export class ToolIndex {
       const factor = this.factor(this.indexed.get(hit.id));
       if (factor === 1) return hit;
       changed = true;
-      return { id: hit.id, score: hit.score * factor };
+      return { ...hit, score: hit.score * factor };
     });
     return changed ? adjusted.sort((a, b) => b.score - a.score) : results;
   }

@@ -5,7 +5,7 @@
  * calls to deferred tools the calling session had not loaded.
  */
 import { definitionsByName, sessionDefinitions } from '../../expose/deferral.js';
-import { ToolIndex, type IndexedTool } from './search-index.js';
+import { ToolIndex, type IndexedTool, type RankedTool } from './search-index.js';
 import { SEARCH_TOOL } from '../../expose/search-definition.js';
 import { searchTool } from './search-tool.js';
 import type { SessionStore } from './sessions.js';
@@ -82,6 +82,12 @@ export class SearchState {
       this.indexedFor = exposure;
     }
     return this.index;
+  }
+
+  /** The tools `query` finds in `exposure` best first, with scores, what each matched and whether it is deferred; and how many tools are indexed. */
+  ranked(exposure: Exposure, query: string, limit: number): { results: Array<RankedTool & { deferred: boolean }>; indexed: number } {
+    const index = this.indexFor(exposure);
+    return { results: index.ranked(query, limit).map((hit) => ({ ...hit, deferred: exposure.deferred.has(hit.name) })), indexed: index.size };
   }
 
   /** The explain section. */
