@@ -175,6 +175,12 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** A session id as the request log shows it: its replica prefix and the first 8 characters of its uuid. */
+function shortSession(id: string): string {
+  const dot = id.lastIndexOf('.');
+  return dot < 0 ? id.slice(0, 8) : `${id.slice(0, dot + 1)}${id.slice(dot + 1, dot + 9)}`;
+}
+
 /** What readBody returns once it answered the request itself. */
 const NO_BODY = Symbol('no body');
 
@@ -284,6 +290,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       sessionIdGenerator: () => (options.replica === undefined ? randomUUID() : `${options.replica}.${randomUUID()}`),
       onsessioninitialized: (id: string): void => {
         admission.release();
+        notes.set(req, { ...notes.get(req), session: id });
         sessions.add(id, { server, transport, session, client, owner, ...(caller ? { identity: callerIdentity(caller) } : {}) });
       },
     });
@@ -424,16 +431,16 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   }
 
   // What each request's body said, for its log line.
-  const notes = new WeakMap<IncomingMessage, Pick<RequestLogEntry, 'rpc' | 'tool'>>();
+  const notes = new WeakMap<IncomingMessage, Pick<RequestLogEntry, 'rpc' | 'tool' | 'session'>>();
   const logRequest = (req: IncomingMessage, res: ServerResponse, started: number) => {
-    const session = req.headers['mcp-session-id'] ?? res.getHeader('mcp-session-id');
+    const session = req.headers['mcp-session-id'] ?? notes.get(req)?.session ?? res.getHeader('mcp-session-id');
     options.onRequest!({
       method: req.method ?? '?',
       path: new URL(req.url ?? '/', 'http://localhost').pathname,
       status: res.statusCode,
       ms: Math.round(performance.now() - started),
       ...notes.get(req),
-      ...(typeof session === 'string' ? { session: session.slice(0, 8) } : {}),
+      ...(typeof session === 'string' ? { session: shortSession(session) } : {}),
       client: clientOf(req, trustedProxies),
     });
   };
