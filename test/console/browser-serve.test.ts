@@ -48,6 +48,8 @@ describe('the console under serve --http --ui', () => {
     const row = calls.getByRole('row').filter({ has: page.getByRole('cell', { name: 'echo', exact: true }) });
     await row.first().waitFor({ timeout: 1000 });
     expect(await row.first().getByRole('cell', { name: 'OK', exact: true }).count()).toBe(1);
+    expect(await calls.getByText('arguments and result', { exact: true }).count()).toBe(0);
+    expect(await calls.textContent()).not.toContain('from the client');
     expect(misdeeds).toEqual({ dialogs: [], errors: [] });
     await page.context().close();
   });

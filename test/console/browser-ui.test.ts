@@ -58,9 +58,33 @@ describe('the console over toolshed ui', () => {
     const result = page.getByRole('region', { name: 'Result' });
     await result.getByText('text: required').waitFor();
     await detail.getByRole('checkbox', { name: 'Edit raw JSON' }).check();
+    await detail.getByRole('textbox', { name: 'Arguments (JSON)' }).fill('{"text": "hi", "times": "2"}');
+    await detail.getByRole('button', { name: 'Run' }).click();
+    await result.getByText('/times: must be integer').waitFor();
     await detail.getByRole('textbox', { name: 'Arguments (JSON)' }).fill('{"text": "hi", "times": 2}');
     await detail.getByRole('button', { name: 'Run' }).click();
     await result.getByText('hi hi').waitFor();
+    await detail.getByText('Examples', { exact: true }).click();
+    await detail.getByRole('button', { name: 'Use example 1' }).click();
+    await detail.getByRole('checkbox', { name: 'Edit raw JSON' }).uncheck();
+    expect(await detail.getByRole('textbox', { name: /^text/ }).inputValue()).toBe('hello');
+    expect(await detail.getByRole('spinbutton', { name: /^times/ }).inputValue()).toBe('2');
+    await page.context().close();
+  });
+
+  it('works from the keyboard: filter the tools, select one, fill its form and run it', { timeout: 60_000 }, async () => {
+    const { page } = await openPage(browser, ui.url);
+    await page.getByRole('button', { name: 'echo', exact: true }).waitFor();
+    await page.getByRole('searchbox', { name: 'Filter tools' }).focus();
+    await page.keyboard.type('echo');
+    expect(await page.getByRole('region', { name: 'Tools' }).getByRole('button').count()).toBe(1);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    const detail = page.getByRole('region', { name: 'Tool: echo' });
+    await detail.getByRole('textbox', { name: /^text/ }).focus();
+    await page.keyboard.type('typed');
+    await page.keyboard.press('Enter');
+    await page.getByRole('region', { name: 'Result' }).getByText('typed').waitFor();
     await page.context().close();
   });
 
@@ -73,6 +97,7 @@ describe('the console over toolshed ui', () => {
     const held = page.getByRole('region', { name: 'Approvals' }).getByRole('listitem').filter({ hasText: 'delete_thing' });
     await held.getByText('"id": "from-the-form"').waitFor();
     await page.getByRole('status').filter({ hasText: 'delete_thing waiting for approval' }).waitFor();
+    expect(await page.title()).toBe('(1) toolshed console');
     await held.getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('region', { name: 'Result' }).getByText('deleted from-the-form').waitFor();
     await held.waitFor({ state: 'detached' });
