@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { shownChain, shownIdentity, type ShownIdentity } from './calls.js';
-import type { ApprovalDecision, ApprovalRequest, Approver } from '../call/approval.js';
+import type { ApprovalDecision, ApprovalRequest, ApprovalSettled, Approver } from '../call/approval.js';
 
 /** A held call as the API sends it; its arguments always (the operator must see what they approve). */
 export interface PendingApproval {
@@ -65,12 +65,12 @@ export class PendingApprovals {
         ...(request.identity ? { identity: shownIdentity(request.identity) } : {}),
         chain: shownChain(request.chain),
       };
-      const started = Date.now();
       const onAbort = () => {
         if (!this.pending.has(id)) return;
-        // The wait ended without the console: it timed out, another approver answered, or the caller gave up.
-        const by = Date.now() - started >= request.timeoutMs ? 'timeout' : isPlainAbort(request.signal.reason) ? 'cancelled' : 'caller';
-        this.finish(id, { id, approved: false, by });
+        // The wait ended without the console: another approver answered, it timed out, or the caller gave up.
+        const settled = request.signal.reason as ApprovalSettled | undefined;
+        if (settled?.by === 'another approver') this.finish(id, { id, approved: settled.approved, by: 'caller' });
+        else this.finish(id, { id, approved: false, by: settled?.by === 'timeout' ? 'timeout' : 'cancelled' });
         resolve({ approved: false, reason: 'the console did not answer' });
       };
       this.pending.set(id, {
@@ -110,9 +110,4 @@ export class PendingApprovals {
     if (this.settledIds.size > REMEMBERED) this.settledIds.delete(this.settledIds.values().next().value!);
     this.listener.settled(settled);
   }
-}
-
-/** Whether an abort carries no reason of its own (AbortController.abort() with none): the caller cancelled. */
-function isPlainAbort(reason: unknown): boolean {
-  return reason instanceof Error && reason.name === 'AbortError';
 }

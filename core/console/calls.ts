@@ -5,9 +5,7 @@
  * call's arguments and result can hold what the operator did not mean to put
  * on a screen.
  */
-import { randomUUID } from 'node:crypto';
-import type { ObservedCall } from './host-access.js';
-import type { CallerIdentity } from '../call/public-types.js';
+import type { CallerIdentity, CallRecord, ToolCall } from '../call/public-types.js';
 
 /** How many calls the console keeps. */
 export const KEPT_CALLS = 200;
@@ -18,21 +16,9 @@ export interface ShownIdentity {
   issuer?: string;
 }
 
-/** One call as the API sends it (docs/console.md#api). */
-export interface CallEntry {
-  id: string;
-  time: string;
-  tool: string;
-  code: ObservedCall['code'];
-  durationMs: number;
-  sessionId?: string;
-  callId?: string;
-  identity?: ShownIdentity;
-  chain: Array<{ tool: string; plugin: string }>;
-  plugin?: string;
-  tier?: string;
+/** One call as the API sends it (docs/console.md#api): the host's record, with the size of its result. */
+export interface CallEntry extends Omit<CallRecord, 'result' | 'rule'> {
   resultChars: number;
-  args?: unknown;
   result?: string;
 }
 
@@ -42,7 +28,7 @@ export function shownIdentity(identity: CallerIdentity): ShownIdentity {
 }
 
 /** The chain without trust: who called whom. */
-export function shownChain(chain: ObservedCall['chain']): CallEntry['chain'] {
+export function shownChain(chain: ToolCall['chain']): CallEntry['chain'] {
   return chain.map(({ tool, plugin }) => ({ tool, plugin }));
 }
 
@@ -58,23 +44,9 @@ export class CallLog {
   private readonly entries: CallEntry[] = [];
 
   /** Records `call` and returns its entry (with payloads). */
-  add(call: ObservedCall): CallEntry {
-    const entry: CallEntry = {
-      id: randomUUID(),
-      time: new Date(call.at).toISOString(),
-      tool: call.tool,
-      code: call.code,
-      durationMs: Math.round(call.durationMs),
-      ...(call.sessionId !== undefined ? { sessionId: call.sessionId } : {}),
-      ...(call.callId !== undefined ? { callId: call.callId } : {}),
-      ...(call.identity ? { identity: shownIdentity(call.identity) } : {}),
-      chain: shownChain(call.chain),
-      ...(call.plugin !== undefined ? { plugin: call.plugin } : {}),
-      ...(call.tier !== undefined ? { tier: call.tier } : {}),
-      resultChars: call.text.length,
-      args: call.args,
-      result: call.text,
-    };
+  add(call: CallRecord): CallEntry {
+    const { rule: _rule, ...record } = call;
+    const entry: CallEntry = { ...record, resultChars: call.result.length };
     this.entries.push(entry);
     if (this.entries.length > KEPT_CALLS) this.entries.shift();
     return entry;

@@ -170,11 +170,11 @@ export function consoleHandler(options: ConsoleOptions): Console {
     if (route.startsWith('tools/')) {
       if (!only('GET')) return;
       const name = decodeURIComponent(route.slice('tools/'.length));
-      const detail = await toolDetail(target, await target.refresh(), await access.toolInfo(name), name);
+      const detail = await toolDetail(target, await target.refresh(), hostAccess(target).toolInfo(name), name);
       return detail ? sendJson(res, 200, detail) : sendError(res, 'NOT_FOUND', `no registered tool is named ${JSON.stringify(name)}`);
     }
     if (route === 'call') return only('POST') ? runCall(res, target, await readBody(req)) : undefined;
-    if (route === 'search') return only('POST') ? search(res, await readBody(req)) : undefined;
+    if (route === 'search') return only('POST') ? search(res, target, await readBody(req)) : undefined;
     if (route.startsWith('approvals/')) return only('POST') ? answer(res, decodeURIComponent(route.slice('approvals/'.length)), await readBody(req)) : undefined;
     sendError(res, 'NOT_FOUND', `no API endpoint ${JSON.stringify(route)}`);
   }
@@ -186,15 +186,15 @@ export function consoleHandler(options: ConsoleOptions): Console {
     if (typeof sessionId !== 'string') return sendError(res, 'USAGE', 'sessionId must be a string');
     const callId = `console-${randomUUID()}`;
     const started = performance.now();
-    const outcome = await target.call(tool, args, { sessionId, callId, ...access.ownCallOptions() });
+    const outcome = await target.call(tool, args, { sessionId, callId });
     sendJson(res, 200, { outcome, durationMs: Math.round(performance.now() - started), callId });
   }
 
-  async function search(res: ServerResponse, body: Record<string, unknown>): Promise<void> {
+  async function search(res: ServerResponse, target: ToolHost, body: Record<string, unknown>): Promise<void> {
     const { query, limit = SEARCH_LIMIT.default } = body;
     if (typeof query !== 'string' || query.trim() === '') return sendError(res, 'USAGE', 'query must be a non-empty string');
     if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMIT.max) return sendError(res, 'USAGE', `limit must be an integer from 1 to ${SEARCH_LIMIT.max}`);
-    sendJson(res, 200, await access.search(query, limit));
+    sendJson(res, 200, await hostAccess(target).search(query, limit));
   }
 
   function answer(res: ServerResponse, id: string, body: Record<string, unknown>): void {

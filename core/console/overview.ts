@@ -8,7 +8,7 @@ import type { HostReport } from '../explain/public-types.js';
 import type { Identity } from '../../boundary/identity.js';
 import type { SessionSnapshot } from '../mcp-server/http-sessions.js';
 import { shownIdentity, type ShownIdentity } from './calls.js';
-import type { BreakerState } from './host-access.js';
+import type { BreakerReport } from '../call/public-types.js';
 
 /** How the console is served: beside MCP (`serve --http --ui`) or on its own (`toolshed ui`). */
 export interface Serving {
@@ -68,7 +68,7 @@ interface SessionLine {
 }
 
 /** `GET api/sessions`: serve's MCP sessions, else the sessions the host's search knows of; the breakers either way. */
-export function sessionsAnswer(report: HostReport, served: SessionSnapshot[] | undefined, breakers: BreakerState[], now = Date.now()) {
+export function sessionsAnswer(report: HostReport, served: SessionSnapshot[] | undefined, breakers: BreakerReport[], now = Date.now()) {
   const loaded = new Map(report.search.sessions.map((s) => [s.id ?? 'default', s]));
   const sessions: SessionLine[] = served
     ? served.map((s) => ({

@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { serveConsole, type ConsoleEndpoint } from '#internal/core/console/listener.js';
+import { KEPT_CALLS } from '#internal/core/console/calls.js';
+import { CONTENT_SECURITY_POLICY } from '#internal/core/console/replies.js';
 import { tempDir } from '../helpers.js';
 import { consoleConfig, MARKER, post, readEvents, type EventReader } from './helpers.js';
 
@@ -52,7 +54,8 @@ describe('console API', () => {
     expect(status).toBe(200);
     expect(headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(headers.get('cache-control')).toBe('no-store');
-    expect(headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+    expect(CONTENT_SECURITY_POLICY).toBe("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
     expect(headers.get('x-content-type-options')).toBe('nosniff');
     expect(headers.get('referrer-policy')).toBe('no-referrer');
     expect(headers.get('set-cookie')).toBeNull();
@@ -74,6 +77,12 @@ describe('console API', () => {
     expect(body.parameters).toEqual({ type: 'object', properties: { text: { type: 'string' } } });
     expect(body.annotations).toEqual({ readOnlyHint: true });
     expect(body.description.resolved).toBe('Returns its arguments. flagged is away.');
+    expect(body.description.parts).toEqual([
+      { text: 'Returns its arguments.', kind: 'plain', shown: true },
+      { text: 'Pair it with flagged.', kind: 'ifAvailable', tools: ['flagged'], shown: false },
+      { text: 'flagged is away.', kind: 'ifMissing', tools: ['flagged'], shown: true },
+    ]);
+    expect(body.examples).toEqual([{ text: 'hello' }]);
     expect(Object.keys(body.definitions).sort()).toEqual(['anthropic', 'gemini', 'mcp', 'openai', 'responses']);
     expect(body.definitions.openai.function.name).toBe('echo');
     expect(body.definitions.anthropic.name).toBe('echo');
@@ -117,6 +126,13 @@ describe('console API', () => {
     expect(((await broken.json()) as { error: { code: string } }).error.code).toBe('USAGE');
   });
 
+  it('sends a call refused before it ran as a call event too', { timeout: 60_000 }, async () => {
+    const { body } = await send('call', { tool: 'no_such_tool', args: {} });
+    expect(body.outcome).toMatchObject({ ok: false, code: 'UNKNOWN_TOOL' });
+    const event = await stream.next((e) => e.event === 'call' && (e.data as { tool: string }).tool === 'no_such_tool');
+    expect(event.data).toMatchObject({ code: 'UNKNOWN_TOOL', callId: body.callId });
+  });
+
   it('forwards plugin log lines as log events', { timeout: 60_000 }, async () => {
     await send('call', { tool: 'chatter', args: {} });
     const warning = await stream.next((e) => e.event === 'log' && (e.data as { message: string }).message === 'careful now');
@@ -153,10 +169,10 @@ describe('console API', () => {
   it('validates search requests', { timeout: 60_000 }, async () => {
     expect(await send('search', { query: '' })).toMatchObject({ status: 400, body: { error: { code: 'USAGE' } } });
     expect(await send('search', { query: 'note', limit: 51 })).toMatchObject({ status: 400 });
-    const { status, body } = await send('search', { query: 'note' });
+    const { status, body } = await send('search', { query: 'delete note' });
     expect(status).toBe(200);
-    expect(body).toHaveProperty('results');
-    expect(body).toHaveProperty('indexed');
+    expect(body.indexed).toBe(3);
+    expect(body.results[0]).toMatchObject({ name: 'delete_note', score: expect.any(Number), deferred: false, matched: expect.objectContaining({ delete: expect.any(Array) }) });
   });
 
   it('sends a change event when a check flips: the tool, from hidden to exposed', { timeout: 60_000 }, async () => {
@@ -193,6 +209,15 @@ describe('console API', () => {
     expect(await page.text()).toContain('toolshed');
     expect((await fetch(`${endpoint.url}assets/../../package.json`)).status).toBe(404);
     expect((await fetch(`${endpoint.url}nothing.html`)).status).toBe(404);
+  });
+
+  it('keeps the last 200 calls, newest last', { timeout: 60_000 }, async () => {
+    for (let i = 0; i < KEPT_CALLS + 5; i++) await host.call('echo', { text: `n${i}` });
+    const calls = (await get('calls?payloads=1')).body.calls as Array<{ args: { text: string } }>;
+    expect(KEPT_CALLS).toBe(200);
+    expect(calls).toHaveLength(KEPT_CALLS);
+    expect(calls.at(-1)!.args.text).toBe(`n${KEPT_CALLS + 4}`);
+    expect(calls[0]!.args.text).toBe('n5');
   });
 
   it('puts the marker secret in no answer and no event', { timeout: 60_000 }, async () => {

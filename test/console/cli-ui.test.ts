@@ -164,7 +164,7 @@ describe('toolshed serve --http --ui', () => {
     expect(await serve.exited).toBe(0);
   });
 
-  it("holds a call an MCP client without elicitation waits on until the console answers", { timeout: 60_000 }, async () => {
+  it('holds a call an MCP client without elicitation waits on until the console answers', { timeout: 60_000 }, async () => {
     const serve = start(['serve', '--http', '127.0.0.1:0', '--ui', '--quiet']);
     const [, base] = await serve.waitFor('stderr', /console at (http:\/\/127\.0\.0\.1:\d+\/ui\/)/);
     const [, mcp] = /listening on (http:\/\/\S+\/mcp)/.exec(serve.stderr())!;
