@@ -1,6 +1,6 @@
 /**
- * The console page: the header, then the panels (Layers, Approvals, Tools and the selected tool,
- * Calls, Plugins, Sessions, Changes, Search). It holds the overview (`api/overview`, fetched again
+ * The console page: the header, then the panels (Layers, Approvals, Calls, Tools and the selected
+ * tool, Plugins, Sessions, Changes, Search). It holds the overview (`api/overview`, fetched again
  * when the host's generation moves), the live stream's state, and the sign-in form a 401 brings up.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
@@ -107,11 +107,11 @@ export function App() {
           <Layers funnel={overview?.funnel} />
           <Approvals approvals={live.approvals} onAnswered={answered} />
         </div>
+        <Calls calls={live.calls} payloads={payloads} onPayloads={setPayloads} />
         <div class="row split">
           <Tools tools={overview?.tools} selected={selected} onSelect={setSelected} />
           <ToolDetail name={selected} generation={live.generation} />
         </div>
-        <Calls calls={live.calls} payloads={payloads} onPayloads={setPayloads} />
         <Plugins plugins={overview?.plugins} notInForce={overview?.protection?.notInForce} />
         <div class="row three">
           <Sessions tick={sessionsTick} />

@@ -87,5 +87,6 @@ async function screenshot(page: import('playwright-core').Page): Promise<void> {
   await detail.getByRole('button', { name: 'Run' }).click();
   await page.getByRole('region', { name: 'Result' }).getByText('hello from the console').waitFor();
   await page.getByRole('region', { name: 'Calls' }).getByRole('cell', { name: 'echo', exact: true }).first().waitFor();
-  await page.screenshot({ path: SCREENSHOT, fullPage: false });
+  await page.setViewportSize({ width: 1440, height: 1296 });
+  await page.screenshot({ path: SCREENSHOT });
 }

@@ -6,7 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, describeError, post } from '../api.js';
-import { caller, chainText, clock, json } from '../format.js';
+import { caller, callerInFull, chainText, clock, json } from '../format.js';
 import type { PendingApproval } from '../types.js';
 import { Panel } from './panel.js';
 
@@ -40,7 +40,7 @@ function Held(props: { approval: PendingApproval; now: number; onAnswered: (id: 
       <div class="held-head">
         <span class="name">{approval.tool}</span>
         <span class="tag">{approval.reason}</span>
-        <span class="muted">
+        <span class="muted" title={callerInFull(approval)}>
           {caller(approval)} · held {clock(approval.heldAt)} · {left > 0 ? `${left} s left` : 'timing out'}
         </span>
       </div>

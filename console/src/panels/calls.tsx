@@ -4,7 +4,7 @@
  * by tool and by outcome; "Show arguments and results" reopens the stream with payloads.
  */
 import { useState } from 'preact/hooks';
-import { caller, chainText, clock, duration, json, size } from '../format.js';
+import { caller, callerInFull, chainText, clock, duration, json, size } from '../format.js';
 import type { CallEntry } from '../types.js';
 import { Panel } from './panel.js';
 
@@ -97,7 +97,7 @@ function CallRow(props: { call: CallEntry; payloads: boolean }) {
           </details>
         )}
       </td>
-      <td>{caller(call)}</td>
+      <td title={callerInFull(call)}>{caller(call)}</td>
       <td>{chainText(call.chain)}</td>
       <td>{call.tier ?? '—'}</td>
       <td>
