@@ -2,8 +2,11 @@
  * The console at /ui/ of `toolshed serve --http --ui`, in a real browser, watching an MCP client:
  * its calls appear in "Calls" as they end, and a call it makes to a tool in `approve`, with no way
  * to ask its own user (no elicitation), waits in "Approvals" until the console approves or denies
- * it. With TOOLSHED_SCREENSHOT=1, the approval test also writes docs/console.png.
+ * it; its session is listed, and a check flipping shows in "Changes". With TOOLSHED_SCREENSHOT=1,
+ * the approval test also writes docs/console.png.
  */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,6 +20,7 @@ const project = consoleProject();
 let serve: Running;
 let browser: Browser;
 let client: Client;
+let transport: StreamableHTTPClientTransport;
 
 /** The text of a tools/call result. */
 function textOf(result: unknown): string {
@@ -26,7 +30,8 @@ function textOf(result: unknown): string {
 beforeAll(async () => {
   [serve, browser] = await Promise.all([startServe(project), launchChromium()]);
   client = new Client({ name: 'cannot-ask', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+  transport = new StreamableHTTPClientTransport(new URL(serve.url));
+  await client.connect(transport);
 }, 60_000);
 afterAll(async () => {
   await client?.close();
@@ -51,6 +56,24 @@ describe('the console under serve --http --ui', () => {
     expect(await calls.getByText('arguments and result', { exact: true }).count()).toBe(0);
     expect(await calls.textContent()).not.toContain('from the client');
     expect(misdeeds).toEqual({ dialogs: [], errors: [] });
+    await page.context().close();
+  });
+
+  it('lists the client\'s MCP session in "Sessions", and a check flipping in "Changes"', { timeout: 60_000 }, async () => {
+    const { page } = await openPage(browser, consoleUrl());
+    await page.getByRole('status').filter({ hasText: 'Live stream: live' }).waitFor();
+    await page.getByRole('region', { name: 'Sessions' }).getByText(transport.sessionId!, { exact: true }).waitFor();
+    writeFileSync(path.join(project.dir, 'flag'), '');
+    const changes = page.getByRole('region', { name: 'Changes' });
+    const flipped = changes.getByRole('listitem').filter({ hasText: 'flagged' }).filter({ hasText: 'hidden → exposed' });
+    // flagged's check runs again once its 200 ms verdict is stale and the host evaluates the tools: a client listing them.
+    await expect.poll(async () => (await client.listTools(), await flipped.count())).toBeGreaterThan(0);
+    await page
+      .getByRole('region', { name: 'Tools' })
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('button', { name: 'flagged', exact: true }) })
+      .getByText('exposed', { exact: true })
+      .waitFor();
     await page.context().close();
   });
 

@@ -24,8 +24,9 @@ const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disabl
 export const NOTES_TEXT = 'console notes: the quick brown fox';
 
 /**
- * A temp project folder: `notes.txt`, and a config with the file tools and the console-demo
- * plugin (weather_now hidden for its missing env variable, delete_thing held for approval).
+ * A temp project folder: `notes.txt`, and a config with the file tools, the console-demo plugin
+ * (weather_now hidden for its missing env variable, delete_thing held for approval, flagged's
+ * check read again 200 ms after it ran) and a plugin that is not there (a failed plugin).
  */
 export function consoleProject(): { dir: string; config: string; cleanup(): void } {
   const work = tempDir('toolshed-console-');
@@ -36,9 +37,10 @@ export function consoleProject(): { dir: string; config: string; cleanup(): void
     config,
     JSON.stringify({
       cache: { enabled: false },
-      plugins: [{ package: fixture('plugins', 'console-demo'), trust: 'trusted' }],
+      plugins: [{ package: fixture('plugins', 'console-demo'), trust: 'trusted' }, './no-such-plugin'],
       enable: ['file', 'demo'],
       approve: ['delete_thing'],
+      checks: { ttlMs: 200, graceMs: 0 },
     }),
   );
   return { ...work, config };

@@ -37,6 +37,34 @@ describe('the console over toolshed ui', () => {
     await page.context().close();
   });
 
+  it('lists the plugins with their tier, trust and protections, and a failed one with its code and message', { timeout: 60_000 }, async () => {
+    const { page } = await openPage(browser, ui.url);
+    const plugins = page.getByRole('region', { name: 'Plugins' });
+    const demo = plugins.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /toolshed-plugin-console-demo/ }) });
+    await demo.waitFor();
+    expect(await demo.getByRole('cell').allTextContents()).toEqual(expect.arrayContaining(['thread', 'trusted']));
+    expect(await demo.textContent()).toContain('network: declared, not enforced');
+    const failed = plugins.getByRole('row').filter({ hasText: 'no-such-plugin' });
+    expect(await failed.textContent()).toMatch(/PLUGIN_NOT_FOUND .*no-such-plugin/);
+    await page.context().close();
+  });
+
+  it('ranks tools for a tool_search query and says what each term matched', { timeout: 60_000 }, async () => {
+    const { page } = await openPage(browser, ui.url);
+    const search = page.getByRole('region', { name: 'Search' });
+    await search.getByRole('searchbox', { name: 'Search query' }).fill('echo');
+    await search.getByRole('button', { name: 'Search' }).click();
+    const first = search.getByRole('row').nth(1);
+    await first.waitFor();
+    const cells = await first.getByRole('cell').allTextContents();
+    expect(cells[0]).toBe('1');
+    expect(cells[1]).toBe('echo');
+    expect(Number(cells[2])).toBeGreaterThan(0);
+    expect(cells[3]).toBe('no');
+    expect(cells[4]).toMatch(/^echo: .*name/);
+    await page.context().close();
+  });
+
   it('runs read_file from the form generated from its schema and shows the file in "Result"', { timeout: 60_000 }, async () => {
     const { page, misdeeds } = await openPage(browser, ui.url);
     await page.getByRole('button', { name: 'read_file', exact: true }).click();
