@@ -1,11 +1,14 @@
 /**
  * The console with a bearer token (`toolshed ui --token-env NAME`), in a real browser: the page
  * asks for the token when the API answers 401, refuses a wrong one, and works once given the right
- * one; a `#token=` fragment signs in at once and leaves the address bar.
+ * one; a `#token=` fragment signs in at once and leaves the address bar. Under `serve.auth`, the
+ * page works as the identity of an OAuth token holding the toolshed:console scope, and says why a
+ * token without it is refused.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleProject, launchChromium, openPage, type Running, startUi } from './browser-setup.js';
+import { startAuthServer } from '../support/oauth.js';
+import { consoleProject, launchChromium, openPage, type Running, startServe, startUi } from './browser-setup.js';
 
 const TOKEN = 'console-test-token-6d1f0c';
 const project = consoleProject();
@@ -43,5 +46,37 @@ describe('the console behind a bearer token', () => {
     await page.getByRole('button', { name: 'read_file', exact: true }).waitFor();
     expect(page.url()).toBe(ui.url);
     await page.context().close();
+  });
+});
+
+describe('the console under serve.auth', () => {
+  it('works as the identity of a token with the toolshed:console scope, and says why one without it is refused', { timeout: 60_000 }, async () => {
+    const auth = await startAuthServer();
+    const oauthProject = consoleProject({ serve: { auth: { issuer: auth.issuer } } });
+    const serve = await startServe(oauthProject);
+    try {
+      const base = serve.url.replace(/mcp$/, 'ui/');
+      const plain = await auth.userToken({ user: 'bob', audience: serve.url, scope: 'mcp:tools' });
+      const refused = await openPage(browser, `${base}#token=${plain.accessToken}`);
+      await refused.page.getByRole('alert').filter({ hasText: 'ACCESS_DENIED' }).filter({ hasText: 'toolshed:console' }).waitFor();
+      await refused.page.context().close();
+      const operator = await auth.userToken({ user: 'alice', audience: serve.url, scope: 'toolshed:console' });
+      const { page } = await openPage(browser, `${base}#token=${operator.accessToken}`);
+      await page.getByText(`alice (${auth.issuer})`, { exact: true }).waitFor();
+      await page.getByRole('button', { name: 'echo', exact: true }).click();
+      await page.getByRole('region', { name: 'Tool: echo' }).getByRole('textbox', { name: /^text/ }).fill('as alice');
+      await page.getByRole('button', { name: 'Run' }).click();
+      await page.getByRole('region', { name: 'Result' }).getByText('as alice').waitFor();
+      await page
+        .getByRole('region', { name: 'Calls' })
+        .getByRole('cell', { name: /^alice · / })
+        .first()
+        .waitFor();
+      await page.context().close();
+    } finally {
+      await serve.stop();
+      await auth.close();
+      oauthProject.cleanup();
+    }
   });
 });

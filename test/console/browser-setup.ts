@@ -26,9 +26,10 @@ export const NOTES_TEXT = 'console notes: the quick brown fox';
 /**
  * A temp project folder: `notes.txt`, and a config with the file tools, the console-demo plugin
  * (weather_now hidden for its missing env variable, delete_thing held for approval, flagged's
- * check read again 200 ms after it ran) and a plugin that is not there (a failed plugin).
+ * check read again 200 ms after it ran) and a plugin that is not there (a failed plugin); `extra`
+ * adds config keys.
  */
-export function consoleProject(): { dir: string; config: string; cleanup(): void } {
+export function consoleProject(extra: Record<string, unknown> = {}): { dir: string; config: string; cleanup(): void } {
   const work = tempDir('toolshed-console-');
   const config = path.join(work.dir, 'toolshed.config.json');
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"console-project","private":true}');
@@ -41,6 +42,7 @@ export function consoleProject(): { dir: string; config: string; cleanup(): void
       enable: ['file', 'demo'],
       approve: ['delete_thing'],
       checks: { ttlMs: 200, graceMs: 0 },
+      ...extra,
     }),
   );
   return { ...work, config };
