@@ -4,7 +4,7 @@
  * when the host's generation moves), the live stream's state, and the sign-in form a 401 brings up.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { describeError, get, whenUnauthorized } from './api.js';
+import { ApiError, describeError, get, whenUnauthorized } from './api.js';
 import { EMPTY, type Live, reduce } from './live.js';
 import { openStream, type StreamState } from './stream.js';
 import { readToken, storeToken } from './token.js';
@@ -29,7 +29,7 @@ export function App() {
   const [signedIn, setSignedIn] = useState(0);
   const [needsToken, setNeedsToken] = useState(false);
   const [overview, setOverview] = useState<Overview>();
-  const [failure, setFailure] = useState<string>();
+  const [failure, setFailure] = useState<{ text: string; denied: boolean }>();
   const [live, setLive] = useState<Live>(EMPTY);
   const [stream, setStream] = useState<StreamState>('connecting');
   const [payloads, setPayloads] = useState(false);
@@ -49,7 +49,7 @@ export function App() {
         setFailure(undefined);
       })
       .catch((error: unknown) => {
-        if (!controller.signal.aborted) setFailure(describeError(error));
+        if (!controller.signal.aborted) setFailure({ text: describeError(error), denied: error instanceof ApiError && error.status === 403 });
       });
     return () => controller.abort();
   }, [live.generation, signedIn, needsToken]);
@@ -98,9 +98,20 @@ export function App() {
         {notice}
       </p>
       {failure && (
-        <p class="problem banner" role="alert">
-          {failure}
-        </p>
+        <div class="problem banner" role="alert">
+          {failure.text}
+          {failure.denied && readToken() !== undefined && (
+            <button
+              type="button"
+              onClick={() => {
+                storeToken('');
+                setNeedsToken(true);
+              }}
+            >
+              Use another token
+            </button>
+          )}
+        </div>
       )}
       <main class="grid">
         <div class="row two">

@@ -3,7 +3,7 @@
  * asks for the token when the API answers 401, refuses a wrong one, and works once given the right
  * one; a `#token=` fragment signs in at once and leaves the address bar. Under `serve.auth`, the
  * page works as the identity of an OAuth token holding the toolshed:console scope, and says why a
- * token without it is refused.
+ * token without it is refused (then takes another).
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,11 +57,13 @@ describe('the console under serve.auth', () => {
     try {
       const base = serve.url.replace(/mcp$/, 'ui/');
       const plain = await auth.userToken({ user: 'bob', audience: serve.url, scope: 'mcp:tools' });
-      const refused = await openPage(browser, `${base}#token=${plain.accessToken}`);
-      await refused.page.getByRole('alert').filter({ hasText: 'ACCESS_DENIED' }).filter({ hasText: 'toolshed:console' }).waitFor();
-      await refused.page.context().close();
+      const { page } = await openPage(browser, `${base}#token=${plain.accessToken}`);
+      const alert = page.getByRole('alert').filter({ hasText: 'ACCESS_DENIED' }).filter({ hasText: 'toolshed:console' });
+      await alert.getByRole('button', { name: 'Use another token' }).click();
       const operator = await auth.userToken({ user: 'alice', audience: serve.url, scope: 'toolshed:console' });
-      const { page } = await openPage(browser, `${base}#token=${operator.accessToken}`);
+      const form = page.getByRole('form', { name: 'Sign in to the toolshed console' });
+      await form.getByLabel('Token').fill(operator.accessToken);
+      await form.getByRole('button', { name: 'Sign in' }).click();
       await page.getByText(`alice (${auth.issuer})`, { exact: true }).waitFor();
       await page.getByRole('button', { name: 'echo', exact: true }).click();
       await page.getByRole('region', { name: 'Tool: echo' }).getByRole('textbox', { name: /^text/ }).fill('as alice');
