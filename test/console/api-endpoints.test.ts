@@ -228,3 +228,38 @@ describe('console API', () => {
     expect(stream.text).not.toContain(MARKER);
   });
 });
+
+describe('console API: how held calls are settled without it', () => {
+  let timed: ToolHost;
+  let timedEndpoint: ConsoleEndpoint;
+  let events: EventReader;
+
+  beforeAll(async () => {
+    timed = await createToolHost({ cwd: work.dir, config: consoleConfig({ approve: { tools: ['delete_note'], timeoutMs: 400 } }), env, waitForServers: false });
+    timedEndpoint = await serveConsole(timed, { host: '127.0.0.1', port: 0 });
+    events = await readEvents(`${timedEndpoint.url}api/events`);
+  }, 60_000);
+
+  afterAll(async () => {
+    events?.close();
+    await timedEndpoint?.close();
+    await timed?.close();
+  });
+
+  it("says the caller settled it when the call's own approver answered first", { timeout: 60_000 }, async () => {
+    const outcome = await timed.call('delete_note', { id: 'c1' }, { onApproval: () => new Promise((resolve) => setTimeout(() => resolve(true), 50)) });
+    expect(outcome).toEqual({ ok: true, text: 'deleted c1' });
+    const held = await events.next((e) => e.event === 'approval' && (e.data as { args: { id: string } }).args.id === 'c1');
+    const id = (held.data as { id: string }).id;
+    expect((await events.next((e) => e.event === 'settled' && (e.data as { id: string }).id === id)).data).toEqual({ id, approved: true, by: 'caller' });
+  });
+
+  it('says it timed out when nobody answered within approve.timeoutMs', { timeout: 60_000 }, async () => {
+    const outcome = await timed.call('delete_note', { id: 'c2' });
+    expect(outcome).toMatchObject({ ok: false, code: 'APPROVAL_TIMEOUT' });
+    const held = await events.next((e) => e.event === 'approval' && (e.data as { args: { id: string } }).args.id === 'c2');
+    const id = (held.data as { id: string }).id;
+    expect((await events.next((e) => e.event === 'settled' && (e.data as { id: string }).id === id)).data).toEqual({ id, approved: false, by: 'timeout' });
+    expect((await post(`${timedEndpoint.url}api/approvals/${id}`, { approved: true })).status).toBe(409);
+  });
+});

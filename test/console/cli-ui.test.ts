@@ -94,6 +94,16 @@ describe('toolshed ui', () => {
     expect(ui.stderr()).toContain('stopping (SIGTERM)');
   });
 
+  it('--open: a browser that cannot be started is a note on stderr, and the console still serves', { timeout: 60_000 }, async () => {
+    // No xdg-open (nor open) on this PATH.
+    const ui = start(['ui', '--http', '127.0.0.1:0', '--open'], { PATH: path.dirname(process.execPath) });
+    const [, url] = await ui.waitFor('stdout', /^(http:\/\/127\.0\.0\.1:\d+\/)\n/);
+    await ui.waitFor('stderr', /could not open a browser \(\S+: .*\); open http:\/\/127\.0\.0\.1:\d+\/ yourself/);
+    expect((await fetch(`${url}api/overview`)).status).toBe(200);
+    ui.child.kill('SIGTERM');
+    expect(await ui.exited).toBe(0);
+  });
+
   it('refuses a non-loopback address without authentication, and an unset --token-env, as usage errors', { timeout: 60_000 }, () => {
     const exposed = run(['ui', '--http', '0.0.0.0:0']);
     expect(exposed.code).toBe(2);
