@@ -59,10 +59,13 @@ describe('the console under serve --http --ui', () => {
     await page.context().close();
   });
 
-  it('lists the client\'s MCP session in "Sessions", and a check flipping in "Changes"', { timeout: 60_000 }, async () => {
+  it('lists the client\'s MCP session in "Sessions", and a check flipping in "Changes" (a form keeps what was typed)', { timeout: 60_000 }, async () => {
     const { page } = await openPage(browser, consoleUrl());
     await page.getByRole('status').filter({ hasText: 'Live stream: live' }).waitFor();
     await page.getByRole('region', { name: 'Sessions' }).getByText(transport.sessionId!, { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'echo', exact: true }).click();
+    const text = page.getByRole('region', { name: 'Tool: echo' }).getByRole('textbox', { name: /^text/ });
+    await text.fill('typed before the change');
     writeFileSync(path.join(project.dir, 'flag'), '');
     const changes = page.getByRole('region', { name: 'Changes' });
     const flipped = changes.getByRole('listitem').filter({ hasText: 'flagged' }).filter({ hasText: 'hidden → exposed' });
@@ -74,6 +77,9 @@ describe('the console under serve --http --ui', () => {
       .filter({ has: page.getByRole('button', { name: 'flagged', exact: true }) })
       .getByText('exposed', { exact: true })
       .waitFor();
+    // The selected tool's detail was fetched again for the new generation (its conditional part now shown); the form kept what was typed.
+    await page.getByRole('region', { name: 'Tool: echo' }).getByRole('listitem').filter({ hasText: 'if flagged' }).getByText('shown', { exact: true }).waitFor();
+    expect(await text.inputValue()).toBe('typed before the change');
     await page.context().close();
   });
 

@@ -70,7 +70,9 @@ function Result(props: { answer: CallAnswer | undefined; problems: string[]; run
 
 /** The form for `tool`; `example` fills it when the operator picks one. */
 export function TryIt(props: { tool: string; schema: JsonSchema; example: { args: unknown; n: number } | undefined }) {
-  const fields = useMemo(() => formFields(props.schema), [props.schema]);
+  // By content: the detail is fetched again when the host changes, and an unchanged schema keeps what was typed.
+  const schemaText = JSON.stringify(props.schema);
+  const fields = useMemo(() => formFields(JSON.parse(schemaText) as JsonSchema), [schemaText]);
   const [raw, setRaw] = useState(fields === undefined);
   const [values, setValues] = useState<FormValues>({});
   const [text, setText] = useState('{}');
