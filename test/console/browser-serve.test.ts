@@ -116,6 +116,8 @@ async function screenshot(page: import('playwright-core').Page): Promise<void> {
   await detail.getByRole('button', { name: 'Run' }).click();
   await page.getByRole('region', { name: 'Result' }).getByText('hello from the console').waitFor();
   await page.getByRole('region', { name: 'Calls' }).getByRole('cell', { name: 'echo', exact: true }).first().waitFor();
-  await page.setViewportSize({ width: 1440, height: 1296 });
+  // Down to the end of the tool's panel, and no further: nothing cut, no half of the next panel.
+  const box = await detail.boundingBox();
+  await page.setViewportSize({ width: 1440, height: Math.ceil(box!.y + box!.height + 12) });
   await page.screenshot({ path: SCREENSHOT });
 }
