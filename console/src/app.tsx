@@ -24,6 +24,13 @@ import { Tools } from './panels/tools.js';
 /** How long after a call or change the Sessions panel is fetched again. */
 const SESSIONS_SETTLE_MS = 1000;
 
+/** What the notice says when a held call was answered elsewhere: by its caller, a timeout, or its cancellation. */
+function settledNote(settled: NonNullable<Live['settled']>): string {
+  if (settled.by === 'timeout') return `${settled.tool}: timed out waiting for approval`;
+  if (settled.by === 'cancelled') return `${settled.tool}: the call was cancelled`;
+  return `${settled.tool}: ${settled.approved ? 'approved' : 'denied'} by the caller${settled.reason ? ` (${settled.reason})` : ''}`;
+}
+
 /** The whole page. */
 export function App() {
   const [signedIn, setSignedIn] = useState(0);
@@ -68,6 +75,11 @@ export function App() {
     if (fresh.length > 0) setNotice(`${fresh.map((approval) => approval.tool).join(', ')} waiting for approval`);
     document.title = live.approvals.length > 0 ? `(${live.approvals.length}) toolshed console` : 'toolshed console';
   }, [live.approvals]);
+
+  useEffect(() => {
+    const settled = live.settled;
+    if (settled && settled.by !== 'console') setNotice(settledNote(settled));
+  }, [live.settled]);
 
   useEffect(() => {
     const timer = setTimeout(() => setSessionsTick((tick) => tick + 1), SESSIONS_SETTLE_MS);

@@ -1,6 +1,7 @@
 /**
- * The live state the stream feeds: the calls (newest first, at most 500), the held approvals and
- * the host's news (newest first, at most 500), as a reducer over the stream's events.
+ * The live state the stream feeds: the calls (newest first, at most 500), the held approvals (and
+ * the last one answered) and the host's news (newest first, at most 500), as a reducer over the
+ * stream's events.
  */
 import type { ServerEvent } from './sse.js';
 import type { CallEntry, Change, Hello, HostNews, PendingApproval, Settled } from './types.js';
@@ -15,6 +16,8 @@ export interface Live {
   news: HostNews[];
   /** the host's generation: a new one means the overview is stale */
   generation: number;
+  /** the last held call answered, with its tool (the page says who answered it) */
+  settled?: Settled & { tool: string };
 }
 
 /** The state before the first event. */
@@ -41,8 +44,11 @@ export function reduce(live: Live, event: ServerEvent): Live {
       const approval = data as PendingApproval;
       return { ...live, approvals: [...live.approvals.filter((a) => a.id !== approval.id), approval] };
     }
-    case 'settled':
-      return { ...live, approvals: live.approvals.filter((a) => a.id !== (data as Settled).id) };
+    case 'settled': {
+      const settled = data as Settled;
+      const held = live.approvals.find((a) => a.id === settled.id);
+      return { ...live, approvals: live.approvals.filter((a) => a.id !== settled.id), ...(held ? { settled: { ...settled, tool: held.tool } } : {}) };
+    }
     case 'change': {
       const change = data as { generation: number; at: string; changes: Change[] };
       const news = change.changes.map((c): HostNews => ({ type: 'change', at: change.at, change: c })).reverse();

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleProject, launchChromium, openPage, type Running, startServe } from './browser-setup.js';
@@ -103,6 +104,34 @@ describe('the console under serve --http --ui', () => {
     const refusal = await denied;
     expect(refusal.isError).toBe(true);
     expect(textOf(refusal)).toContain('APPROVAL_DENIED');
+    expect(misdeeds).toEqual({ dialogs: [], errors: [] });
+    await page.context().close();
+  });
+
+  it('shows a held call its client\'s own user approved first leave "Approvals", saying who answered', { timeout: 60_000 }, async () => {
+    const { page, misdeeds } = await openPage(browser, consoleUrl());
+    await page.getByRole('status').filter({ hasText: 'Live stream: live' }).waitFor();
+    let answer!: () => void;
+    const asked = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const asking = new Client({ name: 'asks-its-user', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    asking.setRequestHandler(ElicitRequestSchema, async () => {
+      await asked;
+      return { action: 'accept', content: { approve: true } };
+    });
+    await asking.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+    try {
+      const call = asking.callTool({ name: 'delete_thing', arguments: { id: 'by-its-user' } });
+      const held = page.getByRole('region', { name: 'Approvals' }).getByRole('listitem').filter({ hasText: 'by-its-user' });
+      await held.waitFor();
+      answer();
+      expect(textOf(await call)).toBe('deleted by-its-user');
+      await page.getByRole('status').filter({ hasText: 'delete_thing: approved by the caller' }).waitFor();
+      await held.waitFor({ state: 'detached' });
+    } finally {
+      await asking.close();
+    }
     expect(misdeeds).toEqual({ dialogs: [], errors: [] });
     await page.context().close();
   });

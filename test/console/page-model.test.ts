@@ -48,8 +48,9 @@ describe('the live state', () => {
     const held = { id: 'a1', tool: 'delete_thing', args: { id: 'x' }, reason: 'listed', heldAt: '2026-01-01T00:00:00.000Z', timeoutMs: 1000, chain: [] };
     let live = reduce(EMPTY, event('approval', held));
     expect(live.approvals).toEqual([held]);
-    live = reduce(live, event('settled', { id: 'a1', approved: true, by: 'console' }));
+    live = reduce(live, event('settled', { id: 'a1', approved: true, by: 'caller' }));
     expect(live.approvals).toEqual([]);
+    expect(live.settled).toEqual({ id: 'a1', approved: true, by: 'caller', tool: 'delete_thing' });
     live = reduce(
       live,
       event('change', {
