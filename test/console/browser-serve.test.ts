@@ -48,6 +48,7 @@ describe('the console under serve --http --ui', () => {
   it('shows a call an MCP client made in "Calls" within a second of the call returning', { timeout: 60_000 }, async () => {
     const { page, misdeeds } = await openPage(browser, consoleUrl());
     await page.getByRole('status').filter({ hasText: 'Live stream: live' }).waitFor();
+    await page.getByRole('banner').getByText('MCP over http', { exact: true }).waitFor();
     const calls = page.getByRole('region', { name: 'Calls' });
     const result = await client.callTool({ name: 'echo', arguments: { text: 'from the client', times: 1 } });
     expect(textOf(result)).toBe('from the client');

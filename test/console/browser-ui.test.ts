@@ -65,6 +65,56 @@ describe('the console over toolshed ui', () => {
     await page.context().close();
   });
 
+  it("shows a tool's definition in each provider format, its permissions and its schema", { timeout: 60_000 }, async () => {
+    const { page } = await openPage(browser, ui.url);
+    await page.getByRole('button', { name: 'read_file', exact: true }).click();
+    const detail = page.getByRole('region', { name: 'Tool: read_file' });
+    await detail.getByText('As the model sees it', { exact: true }).click();
+    const format = detail.getByRole('combobox', { name: 'Provider format' });
+    const definition = detail.locator('details', { has: page.getByRole('combobox', { name: 'Provider format' }) }).locator('pre');
+    const shapes = { openai: '"function"', responses: '"type": "function"', anthropic: '"input_schema"', gemini: '"parameters"', mcp: '"inputSchema"' };
+    for (const [name, marker] of Object.entries(shapes)) {
+      await format.selectOption(name);
+      expect(await definition.textContent()).toContain(marker);
+    }
+    await detail.getByText('Permissions', { exact: true }).click();
+    for (const label of ['requested', 'granted', 'effective', 'enforced']) await detail.getByRole('heading', { name: label, exact: true }).waitFor();
+    await detail.getByText('Schema', { exact: true }).click();
+    expect(await detail.locator('details', { hasText: 'Schema' }).last().textContent()).toContain('"required"');
+    await page.context().close();
+  });
+
+  it('filters the tools by state or reason, and the calls by tool and by outcome', { timeout: 60_000 }, async () => {
+    const { page } = await openPage(browser, ui.url);
+    const tools = page.getByRole('region', { name: 'Tools' });
+    await tools.getByRole('searchbox', { name: 'Filter tools' }).fill('hidden (availability)');
+    await tools.getByRole('button', { name: 'weather_now', exact: true }).waitFor();
+    await expect.poll(() => tools.getByRole('button').allTextContents()).toEqual(['flagged', 'weather_now']);
+    await tools.getByRole('searchbox', { name: 'Filter tools' }).fill('weather_key');
+    await expect.poll(() => tools.getByRole('button').allTextContents()).toEqual(['weather_now']);
+    await page.getByRole('button', { name: 'weather_now', exact: true }).click();
+    await page.getByRole('region', { name: 'Tool: weather_now' }).getByRole('textbox', { name: /^city/ }).fill('Oslo');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('region', { name: 'Result' }).getByText('TOOL_NOT_EXPOSED').waitFor();
+    await tools.getByRole('searchbox', { name: 'Filter tools' }).fill('echo');
+    await page.getByRole('button', { name: 'echo', exact: true }).click();
+    await page.getByRole('region', { name: 'Tool: echo' }).getByRole('textbox', { name: /^text/ }).fill('filtered');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('region', { name: 'Result' }).getByText('filtered').waitFor();
+    const calls = page.getByRole('region', { name: 'Calls' });
+    const toolCells = calls.locator('tbody tr td:nth-child(2)');
+    await calls.getByRole('cell', { name: 'TOOL_NOT_EXPOSED', exact: true }).first().waitFor();
+    await calls.getByRole('combobox', { name: 'Outcome' }).selectOption('failures');
+    await expect.poll(async () => new Set(await toolCells.allTextContents())).toEqual(new Set(['weather_now']));
+    await calls.getByRole('combobox', { name: 'Outcome' }).selectOption('ok');
+    await expect.poll(async () => (await toolCells.allTextContents()).includes('weather_now')).toBe(false);
+    expect(await toolCells.allTextContents()).toContain('echo');
+    await calls.getByRole('combobox', { name: 'Outcome' }).selectOption('all');
+    await calls.getByRole('combobox', { name: 'Tool' }).selectOption('echo');
+    await expect.poll(async () => new Set(await toolCells.allTextContents())).toEqual(new Set(['echo']));
+    await page.context().close();
+  });
+
   it('runs read_file from the form generated from its schema and shows the file in "Result"', { timeout: 60_000 }, async () => {
     const { page, misdeeds } = await openPage(browser, ui.url);
     await page.getByRole('button', { name: 'read_file', exact: true }).click();
@@ -105,7 +155,7 @@ describe('the console over toolshed ui', () => {
     await page.getByRole('button', { name: 'echo', exact: true }).waitFor();
     await page.getByRole('searchbox', { name: 'Filter tools' }).focus();
     await page.keyboard.type('echo');
-    expect(await page.getByRole('region', { name: 'Tools' }).getByRole('button').count()).toBe(1);
+    await expect.poll(() => page.getByRole('region', { name: 'Tools' }).getByRole('button').count()).toBe(1);
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     const detail = page.getByRole('region', { name: 'Tool: echo' });
