@@ -91,6 +91,7 @@ describe('console API', () => {
   it('answers 404 for a tool that is not registered, and for an unknown endpoint', { timeout: 60_000 }, async () => {
     expect(await get('tools/nope')).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
     expect(await get('nothing')).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
+    expect(await get('tools/%E0%A4%A')).toMatchObject({ status: 400, body: { error: { code: 'USAGE' } } });
   });
 
   it('gives a hidden tool no definitions, and says why', { timeout: 60_000 }, async () => {
