@@ -2,13 +2,18 @@
  * The console's server-sent events (`GET api/events`): every open stream gets
  * each event as it happens, a `: ping` comment every 15 s so proxies keep it
  * open, and its own view of calls (with or without payloads). Streams end
- * when the console closes.
+ * when the console closes. A client that stops reading is cut off once
+ * MAX_BUFFERED_BYTES wait for it, so it cannot make the server hold an
+ * unbounded backlog (it reconnects and starts again from `hello`).
  */
 import type { ServerResponse } from 'node:http';
 import { secure } from './replies.js';
 
 /** How often an idle stream gets a comment line. */
 const PING_MS = 15_000;
+
+/** The most a stream may have waiting to be sent before it is cut off. */
+export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 /** An event's data for one stream: the same for all, or by whether the stream asked for payloads. */
 export type EventData = unknown | ((payloads: boolean) => unknown);
@@ -37,15 +42,18 @@ export class EventStreams {
       this.streams.delete(stream);
       if (this.streams.size === 0) this.stopTimer();
     });
-    write(res, 'hello', hello);
+    this.write(stream, `event: hello\ndata: ${JSON.stringify(hello)}\n\n`);
     this.timer ??= setInterval(() => {
-      for (const { res: open } of this.streams) open.write(': ping\n\n');
+      for (const open of this.streams) this.write(open, ': ping\n\n');
     }, PING_MS).unref();
   }
 
-  /** Sends `event` to every stream. */
+  /** Sends `event` to every stream, its data as one line of JSON (JSON escapes every newline). */
   send(event: string, data: EventData): void {
-    for (const stream of this.streams) write(stream.res, event, typeof data === 'function' ? (data as (payloads: boolean) => unknown)(stream.payloads) : data);
+    for (const stream of this.streams) {
+      const value = typeof data === 'function' ? (data as (payloads: boolean) => unknown)(stream.payloads) : data;
+      this.write(stream, `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`);
+    }
   }
 
   /** Ends every stream. */
@@ -59,9 +67,12 @@ export class EventStreams {
     clearInterval(this.timer);
     this.timer = undefined;
   }
-}
 
-/** One event: its name and its data as one line of JSON (JSON escapes every newline). */
-function write(res: ServerResponse, event: string, data: unknown): void {
-  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  /** Writes `text` to `stream`, or cuts the stream off when its client has left too much unread. */
+  private write(stream: Stream, text: string): void {
+    stream.res.write(text);
+    if (stream.res.writableLength <= MAX_BUFFERED_BYTES) return;
+    this.streams.delete(stream);
+    stream.res.destroy();
+  }
 }

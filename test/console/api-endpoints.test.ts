@@ -3,11 +3,13 @@
  * serves it: every endpoint, the event stream, calls held for approval and their answers, change
  * events when a check flips, and no secret in any answer.
  */
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { serveConsole, type ConsoleEndpoint } from '#internal/core/console/listener.js';
 import { KEPT_CALLS } from '#internal/core/console/calls.js';
 import { CONTENT_SECURITY_POLICY } from '#internal/core/console/replies.js';
+import { MAX_BUFFERED_BYTES } from '#internal/core/console/event-stream.js';
 import { tempDir } from '../helpers.js';
 import { consoleConfig, MARKER, post, readEvents, type EventReader } from './helpers.js';
 
@@ -262,5 +264,30 @@ describe('console API: how held calls are settled without it', () => {
     const id = (held.data as { id: string }).id;
     expect((await events.next((e) => e.event === 'settled' && (e.data as { id: string }).id === id)).data).toEqual({ id, approved: false, by: 'timeout' });
     expect((await post(`${timedEndpoint.url}api/approvals/${id}`, { approved: true })).status).toBe(409);
+  });
+});
+
+describe('console API: a client that stops reading', () => {
+  it('is cut off once MAX_BUFFERED_BYTES wait for it, and the server drops the backlog', { timeout: 60_000 }, async () => {
+    const { port } = new URL(endpoint.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`GET /api/events?payloads=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    // Never read while the calls run: what the server sends piles up in its buffers.
+    socket.pause();
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const text = 'x'.repeat(50_000);
+    const produced = 25 * Math.ceil(MAX_BUFFERED_BYTES / text.length);
+    for (let i = 0; i < produced; i++) await host.call('echo', { text });
+    let received = 0;
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+    });
+    socket.resume();
+    // A stream the server still held would never end.
+    await closed;
+    // Each event carried the text twice (arguments and result).
+    expect(received).toBeLessThan((produced * 2 * text.length) / 2);
+    expect(MAX_BUFFERED_BYTES).toBe(4 * 1024 * 1024);
   });
 });
