@@ -19,7 +19,7 @@ const HOST_RANKS = [
   ['core/call', 'core/access'],
   ['core/explain'],
   ['core/host'],
-  ['core/mcp-server', 'core/adapters', 'core/cli'],
+  ['core/mcp-server', 'core/console', 'core/adapters', 'core/cli'],
   ['core/index.ts'],
 ];
 

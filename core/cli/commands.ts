@@ -78,7 +78,10 @@ export const COMMANDS: CommandSpec[] = [
       { syntax: '<tool>', description: 'the tool name' },
       { syntax: '[args]', description: 'arguments as JSON, or - to read them from stdin (default {})' },
     ],
-    flags: [{ flags: '-y, --yes', description: 'approve a call that needs approval (config approve) without asking; without it, you are asked on a terminal and refused elsewhere' }],
+    flags: [
+      { flags: '-y, --yes', description: 'approve a call that needs approval (config approve) without asking; without it, you are asked on a terminal and refused elsewhere' },
+      { flags: '-q, --quiet', description: "don't print the plugins' log lines (ctx.log, MCP servers' log messages) on stderr" },
+    ],
     examples: [`toolshed call read_file '{"path":"README.md","limit":5}'`, `echo '{"query":"x"}' | toolshed call web_search -`, `toolshed call write_file '{"path":"a.txt","content":"hi"}' --yes`],
     run: async (c) => (await import('./inspect.js')).runCall(c),
   },
@@ -93,6 +96,8 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--ops', description: 'with --http: serve /healthz, /readyz and /metrics on a non-loopback address too (on by default on loopback; config serve.ops)' },
       { flags: '--public-url <urls>', description: 'with --http on loopback behind a reverse proxy: the URLs clients use, comma-separated; their host passes the Host check (default: config serve.publicUrl)' },
       { flags: '--replica <name>', description: 'with --http: name this replica in the session ids it issues (NAME.uuid), for a balancer that routes on them (docs/fleet.md)' },
+      { flags: '--ui', description: 'with --http: serve the web console at /ui/ on the same listener, behind the same checks and authentication (docs/console.md)' },
+      { flags: '-q, --quiet', description: 'with --http: no log line per request on stderr' },
       { flags: '--watch', description: "reload the config and plugins when their files change, except files the model's tools can write (inside the workspace root or an fsWrite grant)" },
       {
         flags: '--watch-workspace',
@@ -107,8 +112,21 @@ export const COMMANDS: CommandSpec[] = [
       'toolshed serve --http 127.0.0.1:7777 --stateless',
       'toolshed serve --http 127.0.0.1:7001 --replica a --public-url https://tools.example/mcp',
       'TOOLSHED_TOKEN=… toolshed serve --http 0.0.0.0:7777 --token-env TOOLSHED_TOKEN --allow-origin https://app.example',
+      'toolshed serve --http 127.0.0.1:7777 --ui',
     ],
     run: async (c) => (await import('./serve.js')).runServeCommand(c),
+  },
+  {
+    name: 'ui',
+    summary: 'the web console: layers, tools and why, live calls, try a tool, approve held calls',
+    flags: [
+      { flags: '--http <host:port>', description: 'listen here (default 127.0.0.1:7420, or a free port when that one is taken)' },
+      { flags: '--open', description: 'open the console in the system browser' },
+      { flags: '--token-env <name>', description: 'require Authorization: Bearer <the value of env var NAME> on the API; allows a non-loopback address' },
+      { flags: '--allow-origin <origins>', description: "browser origins allowed besides the console's own, comma-separated" },
+    ],
+    examples: ['toolshed ui', 'toolshed ui --open', 'toolshed ui --http 127.0.0.1:0 --root ~/my-app', 'TOOLSHED_TOKEN=… toolshed ui --http 0.0.0.0:7420 --token-env TOOLSHED_TOKEN'],
+    run: async (c) => (await import('./ui.js')).runUiCommand(c),
   },
   {
     name: 'init',

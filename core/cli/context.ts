@@ -34,6 +34,9 @@ export interface CliValues {
   /** false with --no-browser */
   browser?: boolean;
   as?: string;
+  ui?: boolean;
+  quiet?: boolean;
+  open?: boolean;
 }
 
 /** What a command's handler receives. */

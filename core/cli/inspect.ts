@@ -6,6 +6,7 @@ import type { CommandContext } from './context.js';
 import { withHost } from './open-host.js';
 import { renderExplain, renderSummary, renderTool } from './render.js';
 import { cliApprover } from './approve.js';
+import { logLine } from './log-line.js';
 import { accessSummary, identityArgument, renderAccess, type AccessSummary } from './explain-as.js';
 import type { HostReport } from '../explain/explain.js';
 import type { ToolHost } from '../host/host.js';
@@ -75,8 +76,8 @@ export function runCall({ args, values, io }: CommandContext): Promise<number> {
   if (!name) throw new UsageError('call needs a tool name: toolshed call TOOL [ARGS_JSON | -]');
   const input = rawArgs === '-' ? io.readStdin() : (rawArgs ?? '{}');
   return withHost(values, io, { warn: true }, async (host) => {
-    // The plugins' ctx.log lines (the called tool's, the tools it calls, checks) are for the person running this: stderr.
-    host.on('log', (entry) => io.err(`[${entry.plugin}${entry.tool ? `/${entry.tool}` : ''}] ${entry.message}`));
+    // The plugins' ctx.log lines and MCP servers' log messages (the called tool's, the tools it calls, checks) are for the person running this: stderr.
+    if (!values.quiet) host.on('log', (entry) => io.err(logLine(entry)));
     const outcome = await host.call(name, input, { onApproval: cliApprover(values, io) });
     io.out(outcome.ok ? outcome.text : JSON.stringify({ error: outcome.message, code: outcome.code }));
     return outcome.ok ? 0 : 1;

@@ -15,6 +15,9 @@ import type { Server } from '@modelcontextprotocol/server';
 import type { ToolHost } from '../host/host.js';
 import type { CommandContext } from './context.js';
 import { openingHost } from '../mcp-server/opening-host.js';
+import type { RequestLogEntry } from '../mcp-server/http.js';
+import type { SessionSnapshot } from '../mcp-server/http-sessions.js';
+import type { Console } from '../console/console.js';
 
 /** Set to 1 to let `--http` bind a non-loopback address without `--token-env` or `serve.auth` (no authentication at all). */
 export const ALLOW_REMOTE_ENV = 'TOOLSHED_SERVE_ALLOW_REMOTE';
@@ -39,13 +42,15 @@ type ServeValues = {
   watch?: boolean;
   watchWorkspace?: boolean;
   strict?: boolean;
+  ui?: boolean;
+  quiet?: boolean;
 };
 
 /** A replica's name goes into session ids and a balancer's routing rules: short, and no dots (the separator). */
 const REPLICA_NAME = /^[A-Za-z0-9_-]{1,40}$/;
 
 /** A comma-separated flag's values, trimmed, empty ones dropped. */
-function list(value: string | undefined): string[] {
+export function list(value: string | undefined): string[] {
   return (value ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -53,7 +58,7 @@ function list(value: string | undefined): string[] {
 }
 
 /** The bearer token named by `--token-env`: the variable must be set and not empty. */
-function bearerToken(name: string | undefined): string | undefined {
+export function bearerToken(name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   const token = process.env[name];
   if (!token) throw new UsageError(`--token-env ${name}: the environment variable ${name} is not set (or empty); set it to the token clients must send`);
@@ -64,6 +69,7 @@ function bearerToken(name: string | undefined): string | undefined {
 function plan(values: ServeValues) {
   if (values.stateless && values.http === undefined) throw new UsageError('--stateless is a mode of --http: add --http HOST:PORT');
   if (values.ops && values.http === undefined) throw new UsageError('--ops serves endpoints beside --http: add --http HOST:PORT');
+  if (values.ui && values.http === undefined) throw new UsageError('--ui serves the console beside --http: add --http HOST:PORT (or run toolshed ui)');
   if (values.http === undefined) {
     if ([values.allowOrigin, values.tokenEnv, values.publicUrl, values.replica].some((value) => value !== undefined)) {
       throw new UsageError('--allow-origin, --token-env, --public-url and --replica apply to --http only');
@@ -80,15 +86,15 @@ function plan(values: ServeValues) {
   return { kind: 'http' as const, address, allowedOrigins, routing, exposed, ...(token !== undefined ? { bearerToken: token } : {}) };
 }
 
-/** Refuses to serve `address` to the network with no authentication at all, unless the operator set ALLOW_REMOTE_ENV. */
-function refuseUnauthenticated(address: string): void {
+/** Refuses to serve `address` to the network with no authentication at all, unless the operator set ALLOW_REMOTE_ENV (then `warn` says so). */
+export function refuseUnauthenticated(address: string, warn: (line: string) => void = log): void {
   if (process.env[ALLOW_REMOTE_ENV] !== '1') {
     throw new UsageError(
       `refusing to serve on ${address} without authentication: anyone who reaches it could run your tools. ` +
         `Require OAuth tokens with serve.auth in the config or a bearer token with --token-env NAME, bind 127.0.0.1 (and put an authenticating proxy in front), or set ${ALLOW_REMOTE_ENV}=1 to accept the risk.`,
     );
   }
-  log(`WARNING: serving without authentication on non-loopback address ${address} (${ALLOW_REMOTE_ENV}=1)`);
+  warn(`WARNING: serving without authentication on non-loopback address ${address} (${ALLOW_REMOTE_ENV}=1)`);
 }
 
 /** How the log line names what a client must present. */
@@ -98,11 +104,21 @@ function authNote(host: ToolHost, tokenEnv: string | undefined): string {
   return tokenEnv !== undefined ? ` (bearer token from ${tokenEnv} required)` : '';
 }
 
+/** Where `--ui` mounts the console on serve's listener. */
+const CONSOLE_PREFIX = '/ui/';
+
+/** A request's log line: `POST /mcp 200 12ms tools/call read_file session 1a2b3c4d from 127.0.0.1`. */
+function requestLine(entry: RequestLogEntry): string {
+  const rpc = entry.rpc ? ` ${entry.rpc}${entry.tool ? ` ${entry.tool}` : ''}` : '';
+  const session = entry.session ? ` session ${entry.session}` : '';
+  return `${entry.method} ${entry.path} ${entry.status} ${entry.ms}ms${rpc}${session} from ${entry.client}`;
+}
+
 /** How long `serve` over stdio waits for the client's opening before it starts loading the host anyway. */
 const CLIENT_OPENING_WAIT_MS = 50;
 
 /** Resolves on the first SIGINT/SIGTERM; a second one exits at once (a stuck shutdown must stay interruptible). */
-function untilSignal(): { signalled: Promise<string>; dispose(): void } {
+export function untilSignal(): { signalled: Promise<string>; dispose(): void } {
   let resolveSignal!: (name: string) => void;
   const signalled = new Promise<string>((resolve) => {
     resolveSignal = resolve;
@@ -235,6 +251,7 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
   })();
   const early = mode.kind === 'stdio' && !options.values.strict ? openingHost(opening) : undefined;
   let host: ReloadingHost | undefined;
+  let webConsole: Console | undefined;
   try {
     if (early) {
       const stdio = await serveStdio(
@@ -260,17 +277,33 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
       if (mode.exposed && !host.config.serve.auth) refuseUnauthenticated(address.host);
       // Loaded for --http only: the stdio start stays small.
       const { serveHttp } = await import('../mcp-server/http.js');
+      const stateless = options.values.stateless === true;
+      let sessions = (): SessionSnapshot[] => [];
+      // Loaded for --ui only.
+      webConsole = options.values.ui
+        ? (await import('../console/console.js')).consoleHandler({
+            host,
+            serving: { mcp: true, transport: 'http', ...(stateless ? { stateless } : {}) },
+            sessions: () => sessions(),
+            allowedOrigins,
+            oauth: host.config.serve.auth !== undefined,
+          })
+        : undefined;
       const http = await serveHttp(host, {
         ...address,
         ...routing,
         onError,
         allowedOrigins,
         ...(mode.bearerToken !== undefined ? { bearerToken: mode.bearerToken } : {}),
-        stateless: options.values.stateless === true,
+        stateless,
         ...(options.values.ops ? { ops: true } : {}),
+        ...(webConsole ? { mount: { prefix: CONSOLE_PREFIX, ...webConsole } } : {}),
+        ...(options.values.quiet ? {} : { onRequest: (entry: RequestLogEntry) => log(requestLine(entry)) }),
       });
       endpoint = http;
+      sessions = () => http.sessionList();
       log(`MCP (Streamable HTTP${options.values.stateless ? ', stateless' : ''}${routing.replica !== undefined ? `, replica ${routing.replica}` : ''}) listening on ${http.url}${authNote(host, options.values.tokenEnv)}`);
+      if (webConsole) log(`console at ${new URL(CONSOLE_PREFIX, http.url).href}`);
     } else {
       endpoint ??= await serveStdio(
         host,
@@ -284,6 +317,7 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
     return 0;
   } finally {
     signals.dispose();
+    await webConsole?.close();
     await endpoint?.close();
     // A host that failed to open left nothing to close.
     await (host ?? early)?.close();

@@ -16,6 +16,7 @@ import type { ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { closeSession, type McpSession } from './server.js';
+import type { CallerIdentity } from '../../boundary/identity.js';
 
 /** One MCP session: its SDK server and transport, its held calls, its client, and when it was last used. */
 interface Session {
@@ -27,8 +28,21 @@ interface Session {
   client: string;
   /** the identity that opened it (caller.ts's `ownerKey`; '' without `serve.auth`): only it may use the session */
   owner: string;
+  /** that identity, without its token (absent without `serve.auth`) */
+  identity?: CallerIdentity;
+  openedAt: number;
   /** requests of this session still being answered (GET streams excluded) */
   active: number;
+  lastSeen: number;
+}
+
+/** An open session as others may see it (the console's api/sessions): no server, transport or held calls. */
+export interface SessionSnapshot {
+  id: string;
+  identity?: CallerIdentity;
+  /** the client's name and version, from its initialize */
+  client?: string;
+  openedAt: number;
   lastSeen: number;
 }
 
@@ -108,8 +122,8 @@ export class SessionTable {
     };
   }
 
-  add(id: string, session: Omit<Session, 'active' | 'lastSeen'>): void {
-    this.sessions.set(id, { ...session, active: 0, lastSeen: this.now() });
+  add(id: string, session: Omit<Session, 'active' | 'lastSeen' | 'openedAt'>): void {
+    this.sessions.set(id, { ...session, active: 0, openedAt: this.now(), lastSeen: this.now() });
     this.timer ??= setInterval(() => void this.sweep(), Math.min(60_000, Math.max(50, Math.floor(this.idleMs / 4)))).unref();
   }
 
@@ -118,6 +132,20 @@ export class SessionTable {
     if (session) closeSession(session.session);
     this.sessions.delete(id);
     if (this.sessions.size === 0) this.stopTimer();
+  }
+
+  /** The open sessions as the console lists them: who opened each, with which client, and when it was opened and last used. */
+  list(): SessionSnapshot[] {
+    return [...this.sessions.entries()].map(([id, s]) => {
+      const client = s.server.getClientVersion();
+      return {
+        id,
+        ...(s.identity ? { identity: s.identity } : {}),
+        ...(client ? { client: `${client.name} ${client.version}` } : {}),
+        openedAt: s.openedAt,
+        lastSeen: s.lastSeen,
+      };
+    });
   }
 
   /** Counts `req` (its method) as activity of `session` until its response closes; a GET stream only marks it seen. */

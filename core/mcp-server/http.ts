@@ -37,7 +37,8 @@ import { sendResponse, sessionGone, wantsStream } from './http-replies.js';
 import { callerOf, identityOf, ownerKey } from './caller.js';
 import { IdentityViews } from './identity-views.js';
 import type { ResourceServer } from './http-auth.js';
-import { SessionTable } from './http-sessions.js';
+import { SessionTable, type SessionSnapshot } from './http-sessions.js';
+import { callerIdentity } from '../call/dispatch.js';
 import type { OpsEndpoints } from './ops.js';
 import { SharedRounds } from './shared-rounds.js';
 import { isListenRequest, SessionStreams } from './session-streams.js';
@@ -72,6 +73,42 @@ export interface HttpServeOptions extends ListenAddress {
   replica?: string;
   /** reverse proxies whose `X-Forwarded-For` names the client, for the per-client session cap (default: the host's `serve.trustedProxies`) */
   trustedProxies?: readonly string[];
+  /** a handler served below a path of the same listener (the console at /ui/, `serve --ui`) */
+  mount?: HttpMount;
+  /** told of every request once it was answered (the request log) */
+  onRequest?(entry: RequestLogEntry): void;
+}
+
+/**
+ * A handler served below `prefix` on serve's listener, behind its Origin and Host checks; what
+ * `isPublic` says of a path is served without authentication, everything else after it (with the
+ * caller under `serve.auth`, refused like an MCP request when no access rule matches).
+ */
+export interface HttpMount {
+  /** the path it is served below, with both slashes (`/ui/`) */
+  prefix: string;
+  /** whether a path below the prefix needs no token (the page's files) */
+  isPublic(path: string): boolean;
+  /** answers a request; `path` is below the prefix, `origins` the listener's own */
+  handle(req: IncomingMessage, res: ServerResponse, request: { path: string; caller?: Identity; origins: ReadonlySet<string> }): Promise<void>;
+  /** answers a refusal of the listener's (401, 403…) in the mount's own shape */
+  refuse(res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void;
+}
+
+/** One answered request, as the request log prints it. */
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  /** the JSON-RPC method(s) of a POST body */
+  rpc?: string;
+  /** the tool a tools/call names */
+  tool?: string;
+  /** the MCP session it belongs to (or opened) */
+  session?: string;
+  /** who sent it (`clientOf`) */
+  client: string;
 }
 
 /** A running HTTP endpoint and its URL (with the real port when 0 was asked). */
@@ -79,6 +116,8 @@ export interface HttpEndpoint extends McpEndpoint {
   url: string;
   /** sessions open now */
   readonly sessions: number;
+  /** the sessions open now, as the console lists them */
+  sessionList(): SessionSnapshot[];
 }
 
 /** MCP's endpoint path. */
@@ -107,6 +146,14 @@ async function challengeReason(response: Response): Promise<string> {
 
 class BodyTooLarge extends Error {}
 
+/** What the request log says of a JSON-RPC body: its method(s), and the tool a tools/call names. */
+function rpcNote(body: unknown): Pick<RequestLogEntry, 'rpc' | 'tool'> {
+  const messages = (Array.isArray(body) ? body : [body]) as Array<{ method?: unknown; params?: { name?: unknown } } | null>;
+  const methods = messages.map((m) => (typeof m?.method === 'string' ? m.method : undefined)).filter((m) => m !== undefined);
+  const call = messages.find((m) => m?.method === 'tools/call' && typeof m.params?.name === 'string');
+  return { ...(methods.length ? { rpc: methods.join(',') } : {}), ...(call ? { tool: call.params!.name as string } : {}) };
+}
+
 /** A request whose token was verified: the SDK's transports hand `auth` to the handlers. */
 type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo };
 
@@ -127,6 +174,15 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
+
+/** A session id as the request log shows it: its replica prefix and the first 8 characters of its uuid. */
+function shortSession(id: string): string {
+  const dot = id.lastIndexOf('.');
+  return dot < 0 ? id.slice(0, 8) : `${id.slice(0, dot + 1)}${id.slice(dot + 1, dot + 9)}`;
+}
+
+/** What readBody returns once it answered the request itself. */
+const NO_BODY = Symbol('no body');
 
 /** The store channel on which a replica tells the fleet that a search loaded tools into a session (the message is its id). */
 const LOADED_CHANNEL = 'search:loaded';
@@ -171,6 +227,8 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     (options.ops ?? serve.ops ?? isLoopback(options.host)) ? (await import('./ops.js')).opsEndpoints(host, { sessions: () => sessions.size, evicted: () => sessions.evicted }) : undefined;
   const changes = sharedChanges(host);
   let allowedHosts: Set<string> | undefined;
+  // The listener's own origins (set once the port is known): the console's same-origin check.
+  let ownOrigins: ReadonlySet<string> = new Set();
   const trustedProxies = new Set((options.trustedProxies ?? serve.trustedProxies).map(normalizeAddress));
 
   // Requests with no session of their own (2026-07-28, --stateless): a server each, their held calls kept
@@ -209,7 +267,16 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string, caller?: Identity, headers: Record<string, string> = {}): void {
     const sessionId = req.headers['mcp-session-id'];
     host.recordRefusal({ status, reason: message, client: clientOf(req, trustedProxies), ...(caller ? { identity: caller } : {}), ...(typeof sessionId === 'string' ? { sessionId } : {}) });
-    reply(res, status, message, SERVER_ERROR, headers);
+    if (mountedPath(req) !== undefined) options.mount!.refuse(res, status, message, headers);
+    else reply(res, status, message, SERVER_ERROR, headers);
+  }
+
+  /** The path below the mount's prefix that `req` asks for, or undefined when it is not the mount's. */
+  function mountedPath(req: IncomingMessage): string | undefined {
+    const { mount } = options;
+    if (!mount) return undefined;
+    const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+    return pathname.startsWith(mount.prefix) ? pathname.slice(mount.prefix.length) : undefined;
   }
 
   async function open(req: IncomingMessage, res: ServerResponse, body: unknown, caller: Identity | undefined): Promise<void> {
@@ -223,7 +290,8 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       sessionIdGenerator: () => (options.replica === undefined ? randomUUID() : `${options.replica}.${randomUUID()}`),
       onsessioninitialized: (id: string): void => {
         admission.release();
-        sessions.add(id, { server, transport, session, client, owner });
+        notes.set(req, { ...notes.get(req), session: id });
+        sessions.add(id, { server, transport, session, client, owner, ...(caller ? { identity: callerIdentity(caller) } : {}) });
       },
     });
     transport.onclose = () => {
@@ -247,6 +315,11 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     if (badOrigin) return refuse(req, res, 403, `Forbidden: ${badOrigin}`);
     if (allowedHosts && !allowedHosts.has((req.headers.host ?? '').toLowerCase())) return refuse(req, res, 403, `Invalid Host header: ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`);
     if (ops?.handle(req, res)) return;
+    const mounted = mountedPath(req);
+    if (mounted !== undefined && options.mount!.isPublic(mounted)) return options.mount!.handle(req, res, { path: mounted, origins: ownOrigins });
+    if (options.mount && new URL(req.url ?? '/', 'http://localhost').pathname === options.mount.prefix.slice(0, -1)) {
+      return void res.writeHead(308, { location: options.mount.prefix }).end();
+    }
     let caller: Identity | undefined;
     if (auth) {
       if (!guard) return reply(res, 503, 'Starting; retry', SERVER_ERROR, { 'retry-after': '1' });
@@ -254,7 +327,10 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       if (document) return sendResponse(res, document);
       const verified = await guard.authenticate(req.headers.authorization);
       if (verified instanceof Response) {
-        if (verified.status === 401 || verified.status === 403) host.recordRefusal({ status: verified.status, reason: await challengeReason(verified), client: clientOf(req, trustedProxies) });
+        const reason = await challengeReason(verified);
+        if (verified.status === 401 || verified.status === 403) host.recordRefusal({ status: verified.status, reason, client: clientOf(req, trustedProxies) });
+        const challenge = verified.headers.get('www-authenticate');
+        if (mounted !== undefined) return options.mount!.refuse(res, verified.status, reason, challenge ? { 'www-authenticate': challenge } : {});
         return sendResponse(res, verified);
       }
       (req as AuthenticatedRequest).auth = verified;
@@ -262,9 +338,10 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     } else if (options.bearerToken !== undefined && !hasBearer(req.headers.authorization, options.bearerToken)) {
       return refuse(req, res, 401, 'Unauthorized: send Authorization: Bearer <token>', undefined, { 'www-authenticate': 'Bearer realm="toolshed"' });
     }
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) return reply(res, 404, `Not found: MCP is served at ${MCP_PATH}`);
+    if (mounted === undefined && new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) return reply(res, 404, `Not found: MCP is served at ${MCP_PATH}`);
     const denied = caller && accessRefusal(caller);
     if (denied) return refuse(req, res, 403, `Forbidden: ${denied}`, caller);
+    if (mounted !== undefined) return options.mount!.handle(req, res, { path: mounted, origins: ownOrigins, ...(caller ? { caller } : {}) });
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string' && !options.stateless) {
       const session = sessions.get(id);
@@ -272,22 +349,35 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       if (!session) return reply(res, 404, sessionGone(id, options.replica));
       if (session.owner !== ownerKey(caller)) return refuse(req, res, 403, FOREIGN_SESSION, caller);
       sessions.track(session, req.method, res);
-      return session.transport.handleRequest(req, res);
+      if (req.method !== 'POST') return session.transport.handleRequest(req, res);
+      // Read here, so the request log can name the JSON-RPC method and tool.
+      const body = await readBody(req, res);
+      if (body === NO_BODY) return;
+      return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST') {
       if (options.stateless) return reply(res, 405, 'Method not allowed.', SERVER_ERROR, { allow: 'POST' });
       return reply(res, 400, 'Bad Request: no valid session id', INVALID_REQUEST);
     }
+    const body = await readBody(req, res);
+    if (body === NO_BODY) return;
+    if (options.stateless) return serveStateless(req, res, body, caller);
+    if (!(await isLegacyRequest(await toWebRequest(req, body), body))) return serveModern(req, res, body);
+    return open(req, res, body, caller);
+  }
+
+  /** The JSON body of a POST, noted for the request log; NO_BODY once a parse error or a body too large was answered. */
+  async function readBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
     let body: unknown;
     try {
       body = await readJson(req);
     } catch (error) {
-      if (error instanceof BodyTooLarge) return reply(res, 413, error.message, INVALID_REQUEST);
-      return reply(res, 400, `Parse error: ${(error as Error).message}`, PARSE_ERROR);
+      if (error instanceof BodyTooLarge) reply(res, 413, error.message, INVALID_REQUEST);
+      else reply(res, 400, `Parse error: ${(error as Error).message}`, PARSE_ERROR);
+      return NO_BODY;
     }
-    if (options.stateless) return serveStateless(req, res, body, caller);
-    if (!(await isLegacyRequest(await toWebRequest(req, body), body))) return serveModern(req, res, body);
-    return open(req, res, body, caller);
+    notes.set(req, rpcNote(body));
+    return body;
   }
 
   /** Why `caller` may not use this server (no access rule matches it), or undefined when it may; its view is made now. */
@@ -340,7 +430,25 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     return serveModern(req, res, body);
   }
 
+  // What each request's body said, for its log line.
+  const notes = new WeakMap<IncomingMessage, Pick<RequestLogEntry, 'rpc' | 'tool' | 'session'>>();
+  const logRequest = (req: IncomingMessage, res: ServerResponse, started: number) => {
+    const session = req.headers['mcp-session-id'] ?? notes.get(req)?.session ?? res.getHeader('mcp-session-id');
+    options.onRequest!({
+      method: req.method ?? '?',
+      path: new URL(req.url ?? '/', 'http://localhost').pathname,
+      status: res.statusCode,
+      ms: Math.round(performance.now() - started),
+      ...notes.get(req),
+      ...(typeof session === 'string' ? { session: shortSession(session) } : {}),
+      client: clientOf(req, trustedProxies),
+    });
+  };
   const httpServer = http.createServer((req, res) => {
+    if (options.onRequest) {
+      const started = performance.now();
+      res.once('close', () => logRequest(req, res, started));
+    }
     handle(req, res).catch((error) => {
       onError(error);
       if (!res.headersSent) reply(res, 500, 'Internal server error');
@@ -358,6 +466,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const url = `http://${urlHost(options.host)}:${port}${MCP_PATH}`;
   const publicUrls = options.publicUrls ?? host.config.serve.publicUrl;
   if (isLoopback(options.host)) allowedHosts = new Set([...loopbackHosts(urlHost(options.host), port), ...publicHosts(publicUrls)]);
+  ownOrigins = new Set([...loopbackHosts(urlHost(options.host), port).map((h) => `http://${h}`), ...publicUrls.map((u) => new URL(u).origin)]);
   // The resource tokens are for: the URL clients reach it by.
   if (auth) guard = authModule!.resourceServer(auth, publicUrls[0] ?? url, onError);
   const stopRefresh = startRefreshLoop(host, onError);
@@ -388,5 +497,6 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     get sessions() {
       return sessions.size;
     },
+    sessionList: () => sessions.list(),
   };
 }

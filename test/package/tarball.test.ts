@@ -338,6 +338,42 @@ describe('the CLI in a fresh app', () => {
     }
     expect(existsSync('/node_modules/.cache/toolshed')).toBe(false);
   });
+
+  it('toolshed ui: one URL line, the page and api/overview from the installed package, exit 0 on SIGTERM', async () => {
+    const dir = path.join(app, 'console');
+    mkdirSync(dir);
+    const config = path.join(dir, 'toolshed.config.json');
+    writeFileSync(config, JSON.stringify({ enable: ['file'] }));
+    const child = spawn(bin, ['ui', '--http', '127.0.0.1:0', '--config', config, '--trust-config'], { cwd: dir, env: ENV });
+    let stdout = '';
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const line = /^(http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(stdout);
+        if (line) resolve(line[1]!);
+      });
+      child.once('exit', () => reject(new Error(`toolshed ui exited: ${stdout}`)));
+    });
+    try {
+      const page = await (await fetch(url)).text();
+      // The package serves the page its build made (dist/console), or says it was not built.
+      if (existsSync(path.join(REPO, 'dist', 'console', 'index.html'))) {
+        const script = /<script[^>]+src="([^"]+)"/.exec(page);
+        expect(script, page).not.toBeNull();
+        const asset = await fetch(new URL(script![1]!, url));
+        expect(asset.status).toBe(200);
+        expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      } else expect(page).toContain('was not built');
+      const overview = (await (await fetch(`${url}api/overview`)).json()) as { version: string; tools: Array<{ name: string }> };
+      expect(overview.version).toBe(repoPkg.version);
+      expect(overview.tools.map((t) => t.name)).toContain('read_file');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    expect(stdout).toBe(`${url}\n`);
+  });
 });
 
 describe('a TypeScript plugin against the published types (docs/plugins.md)', () => {

@@ -34,7 +34,7 @@ export const EXCHANGE_CLIENT = { id: 'toolshed-exchange', secret: 'exchange-secr
 const TEST_CLIENT = { id: 'test-client', redirectUri: 'http://127.0.0.1:9/callback' };
 
 /** Scopes the server knows; resource servers accept them all. */
-const SCOPES = ['openid', 'offline_access', 'mcp:tools', 'tools:read', 'tools:write', 'tools:admin'];
+const SCOPES = ['openid', 'offline_access', 'mcp:tools', 'tools:read', 'tools:write', 'tools:admin', 'toolshed:console'];
 
 /** A token response. */
 export interface Tokens {

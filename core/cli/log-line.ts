@@ -1,0 +1,11 @@
+/** How the CLI prints a plugin's log line on stderr: `[plugin/tool] message`, its level first from warning up. */
+import type { HostEvents } from '../host/events.js';
+
+/** Levels shown with the line (the rest are plain). */
+const LOUD = new Set(['warning', 'error', 'critical', 'alert', 'emergency']);
+
+/** One log entry as a line. */
+export function logLine(entry: HostEvents['log'][0]): string {
+  const source = `[${entry.plugin}${entry.tool ? `/${entry.tool}` : ''}]`;
+  return LOUD.has(entry.level) ? `${source} ${entry.level}: ${entry.message}` : `${source} ${entry.message}`;
+}

@@ -1,0 +1,78 @@
+/**
+ * The console's server-sent events (`GET api/events`): every open stream gets
+ * each event as it happens, a `: ping` comment every 15 s so proxies keep it
+ * open, and its own view of calls (with or without payloads). Streams end
+ * when the console closes. A client that stops reading is cut off once
+ * MAX_BUFFERED_BYTES wait for it, so it cannot make the server hold an
+ * unbounded backlog (it reconnects and starts again from `hello`).
+ */
+import type { ServerResponse } from 'node:http';
+import { secure } from './replies.js';
+
+/** How often an idle stream gets a comment line. */
+const PING_MS = 15_000;
+
+/** The most a stream may have waiting to be sent before it is cut off. */
+export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+/** An event's data for one stream: the same for all, or by whether the stream asked for payloads. */
+export type EventData = unknown | ((payloads: boolean) => unknown);
+
+interface Stream {
+  res: ServerResponse;
+  payloads: boolean;
+}
+
+/** The open event streams. */
+export class EventStreams {
+  private readonly streams = new Set<Stream>();
+  private timer: NodeJS.Timeout | undefined;
+
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /** Opens a stream on `res` and sends it `hello` first. */
+  open(res: ServerResponse, payloads: boolean, hello: unknown): void {
+    secure(res);
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    const stream = { res, payloads };
+    this.streams.add(stream);
+    res.once('close', () => {
+      this.streams.delete(stream);
+      if (this.streams.size === 0) this.stopTimer();
+    });
+    this.write(stream, `event: hello\ndata: ${JSON.stringify(hello)}\n\n`);
+    this.timer ??= setInterval(() => {
+      for (const open of this.streams) this.write(open, ': ping\n\n');
+    }, PING_MS).unref();
+  }
+
+  /** Sends `event` to every stream, its data as one line of JSON (JSON escapes every newline). */
+  send(event: string, data: EventData): void {
+    for (const stream of this.streams) {
+      const value = typeof data === 'function' ? (data as (payloads: boolean) => unknown)(stream.payloads) : data;
+      this.write(stream, `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`);
+    }
+  }
+
+  /** Ends every stream. */
+  close(): void {
+    this.stopTimer();
+    for (const { res } of this.streams) res.end();
+    this.streams.clear();
+  }
+
+  private stopTimer(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Writes `text` to `stream`, or cuts the stream off when its client has left too much unread. */
+  private write(stream: Stream, text: string): void {
+    stream.res.write(text);
+    if (stream.res.writableLength <= MAX_BUFFERED_BYTES) return;
+    this.streams.delete(stream);
+    stream.res.destroy();
+  }
+}
