@@ -4,13 +4,19 @@
  * open, and its own view of calls (with or without payloads). Streams end
  * when the console closes. A client that stops reading is cut off once
  * MAX_BUFFERED_BYTES wait for it, so it cannot make the server hold an
- * unbounded backlog (it reconnects and starts again from `hello`).
+ * unbounded backlog (it reconnects and starts again from `hello`). Events
+ * are gathered per stream and written every FLUSH_MS, so a busy host pays one
+ * socket write per stream every few milliseconds, not one per call (a person
+ * cannot tell 10 ms apart; docs/performance.md, scenario 20).
  */
 import type { ServerResponse } from 'node:http';
 import { secure } from './replies.js';
 
 /** How often an idle stream gets a comment line. */
 const PING_MS = 15_000;
+
+/** How long an event may wait to be written with the ones after it. */
+const FLUSH_MS = 10;
 
 /** The most a stream may have waiting to be sent before it is cut off. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
@@ -21,12 +27,15 @@ export type EventData = unknown | ((payloads: boolean) => unknown);
 interface Stream {
   res: ServerResponse;
   payloads: boolean;
+  /** events waiting for this turn's write */
+  pending: string[];
 }
 
 /** The open event streams. */
 export class EventStreams {
   private readonly streams = new Set<Stream>();
   private timer: NodeJS.Timeout | undefined;
+  private flushing: NodeJS.Timeout | undefined;
 
   get size(): number {
     return this.streams.size;
@@ -36,7 +45,7 @@ export class EventStreams {
   open(res: ServerResponse, payloads: boolean, hello: unknown): void {
     secure(res);
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    const stream = { res, payloads };
+    const stream: Stream = { res, payloads, pending: [] };
     this.streams.add(stream);
     res.once('close', () => {
       this.streams.delete(stream);
@@ -56,10 +65,15 @@ export class EventStreams {
     }
   }
 
-  /** Ends every stream. */
+  /** Ends every stream, after what is waiting for it. */
   close(): void {
     this.stopTimer();
-    for (const { res } of this.streams) res.end();
+    clearTimeout(this.flushing);
+    this.flushing = undefined;
+    for (const stream of this.streams) {
+      this.flush(stream);
+      stream.res.end();
+    }
     this.streams.clear();
   }
 
@@ -68,9 +82,20 @@ export class EventStreams {
     this.timer = undefined;
   }
 
-  /** Writes `text` to `stream`, or cuts the stream off when its client has left too much unread. */
+  /** Queues `text` for `stream`'s next write. */
   private write(stream: Stream, text: string): void {
-    stream.res.write(text);
+    stream.pending.push(text);
+    this.flushing ??= setTimeout(() => {
+      this.flushing = undefined;
+      for (const open of [...this.streams]) this.flush(open);
+    }, FLUSH_MS);
+  }
+
+  /** Writes what waits for `stream`, or cuts the stream off when its client has left too much unread. */
+  private flush(stream: Stream): void {
+    if (!stream.pending.length) return;
+    stream.res.write(stream.pending.join(''));
+    stream.pending = [];
     if (stream.res.writableLength <= MAX_BUFFERED_BYTES) return;
     this.streams.delete(stream);
     stream.res.destroy();

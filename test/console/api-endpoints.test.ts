@@ -7,7 +7,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { serveConsole, type ConsoleEndpoint } from '#internal/core/console/listener.js';
-import { KEPT_CALLS } from '#internal/core/console/calls.js';
+import { KEPT_CALLS, KEPT_PAYLOAD_CHARS } from '#internal/core/console/calls.js';
 import { CONTENT_SECURITY_POLICY } from '#internal/core/console/replies.js';
 import { MAX_BUFFERED_BYTES } from '#internal/core/console/event-stream.js';
 import { tempDir } from '../helpers.js';
@@ -221,6 +221,20 @@ describe('console API', () => {
     expect(calls).toHaveLength(KEPT_CALLS);
     expect(calls.at(-1)!.args.text).toBe(`n${KEPT_CALLS + 4}`);
     expect(calls[0]!.args.text).toBe('n5');
+  });
+
+  it("keeps at most KEPT_PAYLOAD_CHARS of a call's arguments and result, cut where marked", { timeout: 60_000 }, async () => {
+    const text = 'x'.repeat(KEPT_PAYLOAD_CHARS * 2);
+    await host.call('echo', { text });
+    const call = ((await get('calls?payloads=1')).body.calls as Array<{ args: unknown; result: string; resultChars: number; truncated?: string[] }>).at(-1)!;
+    expect(call.truncated).toEqual(['args', 'result']);
+    expect(call.resultChars).toBeGreaterThan(KEPT_PAYLOAD_CHARS * 2);
+    expect(call.result).toMatch(/… \(\d+ more characters not kept\)$/);
+    expect(call.result.indexOf('…')).toBe(KEPT_PAYLOAD_CHARS);
+    expect(call.args).toMatch(/^\{"text":"x+… \(\d+ more characters not kept\)$/);
+    const bare = ((await get('calls')).body.calls as Array<Record<string, unknown>>).at(-1)!;
+    expect(bare).not.toHaveProperty('truncated');
+    expect(bare).not.toHaveProperty('result');
   });
 
   it('puts the marker secret in no answer and no event', { timeout: 60_000 }, async () => {
