@@ -30,6 +30,7 @@ import mcpListStorm from './scenarios/mcp-list-storm.js';
 import serveStart from './scenarios/serve-start.js';
 import serveHttp from './scenarios/serve-http.js';
 import identity from './scenarios/identity.js';
+import webConsole from './scenarios/console.js';
 
 const SCENARIOS = [
   dispatch,
@@ -51,6 +52,7 @@ const SCENARIOS = [
   serveStart,
   serveHttp,
   identity,
+  webConsole,
 ];
 const RESULTS = new URL('./results.json', import.meta.url);
 

@@ -287,7 +287,6 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
             sessions: () => sessions(),
             allowedOrigins,
             oauth: host.config.serve.auth !== undefined,
-            onError,
           })
         : undefined;
       const http = await serveHttp(host, {

@@ -13,7 +13,7 @@ import { normalizeOrigin } from '../mcp-server/http-access.js';
 import { bearerToken, list, refuseUnauthenticated, untilSignal } from './serve.js';
 import { failedPlugins, openHost } from './open-host.js';
 import { logLine } from './log-line.js';
-import type { ConsoleEndpoint } from '../console/listener.js';
+import type { ConsoleEndpoint, ConsoleListenOptions } from '../console/listener.js';
 import type { CommandContext } from './context.js';
 import type { ToolHost } from '../host/host.js';
 
@@ -48,7 +48,7 @@ function openBrowser(url: string): void {
 }
 
 /** Listens on `address`; without --http, a taken default port falls back to a free one. */
-async function listen(host: ToolHost, address: ListenAddress, given: boolean, options: Omit<Parameters<typeof import('../console/listener.js').serveConsole>[1], 'host' | 'port'>): Promise<ConsoleEndpoint> {
+async function listen(host: ToolHost, address: ListenAddress, given: boolean, options: Omit<ConsoleListenOptions, 'host' | 'port'>): Promise<ConsoleEndpoint> {
   const { serveConsole } = await import('../console/listener.js');
   try {
     return await serveConsole(host, { ...address, ...options });

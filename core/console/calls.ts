@@ -1,7 +1,8 @@
 /**
  * The console's record of calls: the last 200 that ended, newest last, each
- * as a CallEntry. Arguments and results are kept, but an entry goes out
- * without them unless the operator asked for payloads (`?payloads=1`): a
+ * as a CallEntry. Arguments and results are kept (each up to
+ * KEPT_PAYLOAD_CHARS), but an entry goes out without them unless the
+ * operator asked for payloads (`?payloads=1`): a
  * call's arguments and result can hold what the operator did not mean to put
  * on a screen.
  */
@@ -9,6 +10,12 @@ import type { CallerIdentity, CallRecord, ToolCall } from '../call/public-types.
 
 /** How many calls the console keeps. */
 export const KEPT_CALLS = 200;
+
+/**
+ * The most of a call's result, and of its arguments' JSON, the console keeps and shows: 200 calls
+ * of the largest results and arguments a host allows would otherwise hold hundreds of megabytes.
+ */
+export const KEPT_PAYLOAD_CHARS = 16_384;
 
 /** Who a call or held call is for, as the console shows it: subject and issuer only (never claims or scopes). */
 export interface ShownIdentity {
@@ -20,6 +27,13 @@ export interface ShownIdentity {
 export interface CallEntry extends Omit<CallRecord, 'result' | 'rule'> {
   resultChars: number;
   result?: string;
+  /** the result or the arguments were cut at KEPT_PAYLOAD_CHARS (then `args` is the start of their JSON, a string) */
+  truncated?: Array<'args' | 'result'>;
+}
+
+/** `text` cut at KEPT_PAYLOAD_CHARS, marked where and how much. */
+function cut(text: string): string {
+  return `${text.slice(0, KEPT_PAYLOAD_CHARS)}… (${text.length - KEPT_PAYLOAD_CHARS} more characters not kept)`;
 }
 
 /** The identity without its claims and scopes. */
@@ -35,7 +49,7 @@ export function shownChain(chain: ToolCall['chain']): CallEntry['chain'] {
 /** `entry` as sent: with its arguments and result only when `payloads`. */
 export function withPayloads(entry: CallEntry, payloads: boolean): CallEntry {
   if (payloads) return entry;
-  const { args: _args, result: _result, ...bare } = entry;
+  const { args: _args, result: _result, truncated: _truncated, ...bare } = entry;
   return bare;
 }
 
@@ -45,8 +59,17 @@ export class CallLog {
 
   /** Records `call` and returns its entry (with payloads). */
   add(call: CallRecord): CallEntry {
-    const { rule: _rule, ...record } = call;
-    const entry: CallEntry = { ...record, resultChars: call.result.length };
+    const { rule: _rule, args, result, ...record } = call;
+    const entry: CallEntry = { ...record, resultChars: result.length };
+    const truncated: CallEntry['truncated'] = [];
+    if (args !== undefined) {
+      const json = JSON.stringify(args) ?? '';
+      if (json.length > KEPT_PAYLOAD_CHARS) truncated.push('args');
+      entry.args = json.length > KEPT_PAYLOAD_CHARS ? cut(json) : args;
+    }
+    if (result.length > KEPT_PAYLOAD_CHARS) truncated.push('result');
+    entry.result = result.length > KEPT_PAYLOAD_CHARS ? cut(result) : result;
+    if (truncated.length) entry.truncated = truncated;
     this.entries.push(entry);
     if (this.entries.length > KEPT_CALLS) this.entries.shift();
     return entry;

@@ -52,8 +52,6 @@ export interface ConsoleOptions {
   allowedOrigins?: readonly string[];
   /** whether the listener checks `serve.auth` tokens (then the API needs CONSOLE_SCOPE) */
   oauth?: boolean;
-  /** reports failures the console cannot answer with */
-  onError?(error: unknown): void;
 }
 
 /** One request, as its listener passed it on. */
@@ -97,6 +95,15 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequest('the body must be a JSON object');
   return body as Record<string, unknown>;
+}
+
+/** A path segment, percent-decoded; a malformed one is a bad request. */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new BadRequest(`malformed path segment ${JSON.stringify(segment.slice(0, 100))}`);
+  }
 }
 
 /** Why a request may not go on, or undefined: a foreign Origin, or a state change without the console's marks. */
@@ -169,13 +176,13 @@ export function consoleHandler(options: ConsoleOptions): Console {
     }
     if (route.startsWith('tools/')) {
       if (!only('GET')) return;
-      const name = decodeURIComponent(route.slice('tools/'.length));
+      const name = decoded(route.slice('tools/'.length));
       const detail = await toolDetail(target, await target.refresh(), hostAccess(target).toolInfo(name), name);
       return detail ? sendJson(res, 200, detail) : sendError(res, 'NOT_FOUND', `no registered tool is named ${JSON.stringify(name)}`);
     }
     if (route === 'call') return only('POST') ? runCall(res, target, await readBody(req)) : undefined;
     if (route === 'search') return only('POST') ? search(res, target, await readBody(req)) : undefined;
-    if (route.startsWith('approvals/')) return only('POST') ? answer(res, decodeURIComponent(route.slice('approvals/'.length)), await readBody(req)) : undefined;
+    if (route.startsWith('approvals/')) return only('POST') ? answer(res, decoded(route.slice('approvals/'.length)), await readBody(req)) : undefined;
     sendError(res, 'NOT_FOUND', `no API endpoint ${JSON.stringify(route)}`);
   }
 

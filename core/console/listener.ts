@@ -59,7 +59,7 @@ export async function serveConsole(host: ToolHost, options: ConsoleListenOptions
   let allowedHosts: Set<string> | undefined;
   let origins = new Set<string>();
   const publicUrls = options.publicUrls ?? host.config.serve.publicUrl;
-  const webConsole = consoleHandler({ host, serving: { mcp: false }, oauth: auth !== undefined, onError, ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}) });
+  const webConsole = consoleHandler({ host, serving: { mcp: false }, oauth: auth !== undefined, ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}) });
 
   /** The caller of an API request, or false when it was refused (answered here). */
   async function authenticate(req: http.IncomingMessage, res: http.ServerResponse): Promise<Identity | undefined | false> {

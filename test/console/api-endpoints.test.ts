@@ -3,11 +3,13 @@
  * serves it: every endpoint, the event stream, calls held for approval and their answers, change
  * events when a check flips, and no secret in any answer.
  */
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { serveConsole, type ConsoleEndpoint } from '#internal/core/console/listener.js';
-import { KEPT_CALLS } from '#internal/core/console/calls.js';
+import { KEPT_CALLS, KEPT_PAYLOAD_CHARS } from '#internal/core/console/calls.js';
 import { CONTENT_SECURITY_POLICY } from '#internal/core/console/replies.js';
+import { MAX_BUFFERED_BYTES } from '#internal/core/console/event-stream.js';
 import { tempDir } from '../helpers.js';
 import { consoleConfig, MARKER, post, readEvents, type EventReader } from './helpers.js';
 
@@ -91,6 +93,7 @@ describe('console API', () => {
   it('answers 404 for a tool that is not registered, and for an unknown endpoint', { timeout: 60_000 }, async () => {
     expect(await get('tools/nope')).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
     expect(await get('nothing')).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
+    expect(await get('tools/%E0%A4%A')).toMatchObject({ status: 400, body: { error: { code: 'USAGE' } } });
   });
 
   it('gives a hidden tool no definitions, and says why', { timeout: 60_000 }, async () => {
@@ -220,6 +223,20 @@ describe('console API', () => {
     expect(calls[0]!.args.text).toBe('n5');
   });
 
+  it("keeps at most KEPT_PAYLOAD_CHARS of a call's arguments and result, cut where marked", { timeout: 60_000 }, async () => {
+    const text = 'x'.repeat(KEPT_PAYLOAD_CHARS * 2);
+    await host.call('echo', { text });
+    const call = ((await get('calls?payloads=1')).body.calls as Array<{ args: unknown; result: string; resultChars: number; truncated?: string[] }>).at(-1)!;
+    expect(call.truncated).toEqual(['args', 'result']);
+    expect(call.resultChars).toBeGreaterThan(KEPT_PAYLOAD_CHARS * 2);
+    expect(call.result).toMatch(/… \(\d+ more characters not kept\)$/);
+    expect(call.result.indexOf('…')).toBe(KEPT_PAYLOAD_CHARS);
+    expect(call.args).toMatch(/^\{"text":"x+… \(\d+ more characters not kept\)$/);
+    const bare = ((await get('calls')).body.calls as Array<Record<string, unknown>>).at(-1)!;
+    expect(bare).not.toHaveProperty('truncated');
+    expect(bare).not.toHaveProperty('result');
+  });
+
   it('puts the marker secret in no answer and no event', { timeout: 60_000 }, async () => {
     await get('tools/delete_note');
     await get('tools/chatter');
@@ -261,5 +278,30 @@ describe('console API: how held calls are settled without it', () => {
     const id = (held.data as { id: string }).id;
     expect((await events.next((e) => e.event === 'settled' && (e.data as { id: string }).id === id)).data).toEqual({ id, approved: false, by: 'timeout' });
     expect((await post(`${timedEndpoint.url}api/approvals/${id}`, { approved: true })).status).toBe(409);
+  });
+});
+
+describe('console API: a client that stops reading', () => {
+  it('is cut off once MAX_BUFFERED_BYTES wait for it, and the server drops the backlog', { timeout: 60_000 }, async () => {
+    const { port } = new URL(endpoint.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`GET /api/events?payloads=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    // Never read while the calls run: what the server sends piles up in its buffers.
+    socket.pause();
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const text = 'x'.repeat(50_000);
+    const produced = 25 * Math.ceil(MAX_BUFFERED_BYTES / text.length);
+    for (let i = 0; i < produced; i++) await host.call('echo', { text });
+    let received = 0;
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+    });
+    socket.resume();
+    // A stream the server still held would never end.
+    await closed;
+    // Each event carried the text twice (arguments and result).
+    expect(received).toBeLessThan((produced * 2 * text.length) / 2);
+    expect(MAX_BUFFERED_BYTES).toBe(4 * 1024 * 1024);
   });
 });

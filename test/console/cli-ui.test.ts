@@ -6,6 +6,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -92,6 +93,28 @@ describe('toolshed ui', () => {
     expect(await ui.exited).toBe(0);
     expect(ui.stdout()).toBe(`${url}\n`);
     expect(ui.stderr()).toContain('stopping (SIGTERM)');
+  });
+
+  it('falls back to a free port when 7420 is taken and --http was not given; with --http a taken port is a usage error', { timeout: 60_000 }, async () => {
+    // Hold 7420 (or find it held already: either way it is taken).
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => {
+      holder.once('error', () => resolve());
+      holder.listen(7420, '127.0.0.1', () => resolve());
+    });
+    try {
+      const ui = start(['ui']);
+      const [, port] = await ui.waitFor('stdout', /^http:\/\/127\.0\.0\.1:(\d+)\/\n/);
+      expect(port).not.toBe('7420');
+      expect(ui.stderr()).toContain('port 7420 is taken; using a free one');
+      ui.child.kill('SIGTERM');
+      expect(await ui.exited).toBe(0);
+      const given = run(['ui', '--http', '127.0.0.1:7420']);
+      expect(given.code).toBe(2);
+      expect(given.stderr).toContain('--http 127.0.0.1:7420: the address is in use');
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 
   it('--open: a browser that cannot be started is a note on stderr, and the console still serves', { timeout: 60_000 }, async () => {
