@@ -42,7 +42,7 @@ export function unauthorized(): void {
 }
 
 /** The error an answer that is not OK stands for. */
-export async function errorOf(response: Response): Promise<ApiError> {
+async function errorOf(response: Response): Promise<ApiError> {
   if (response.status === 401) unauthorized();
   const body = (await response.json().catch(() => undefined)) as Partial<ErrorBody> | undefined;
   const error = body?.error;

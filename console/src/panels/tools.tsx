@@ -8,7 +8,7 @@ import type { ToolLine } from '../types.js';
 import { Panel } from './panel.js';
 
 /** `exposed`, `deferred`, or `hidden (layer)`. */
-export function stateOf(tool: ToolLine): string {
+function stateOf(tool: ToolLine): string {
   if (!tool.exposed) return tool.layer ? `hidden (${tool.layer})` : 'hidden';
   return tool.deferred ? 'deferred' : 'exposed';
 }
