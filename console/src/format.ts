@@ -43,3 +43,9 @@ export function callerInFull(entry: { identity?: { subject: string; issuer?: str
 export function chainText(chain: Array<{ tool: string }> | undefined): string {
   return chain && chain.length > 0 ? chain.map((link) => link.tool).join(' › ') : '—';
 }
+
+/** A path as the header shows it: relative to the workspace root when inside it (the whole path is in the tooltip). */
+export function underRoot(file: string, root: string): string {
+  const prefix = root.endsWith('/') ? root : `${root}/`;
+  return file.startsWith(prefix) ? file.slice(prefix.length) : file;
+}

@@ -8,6 +8,7 @@ import { type ServerEvent, sseParser } from '../../console/src/sse.js';
 import { EMPTY, KEPT, reduce } from '../../console/src/live.js';
 import { argsFromForm, checkArgs, formFields, formFromArgs } from '../../console/src/schema-form.js';
 import type { CallEntry, JsonSchema } from '../../console/src/types.js';
+import { underRoot } from '../../console/src/format.js';
 
 describe('the event-stream parser', () => {
   it('yields each event once complete, across chunk boundaries, skipping comments and joining data lines', () => {
@@ -109,5 +110,14 @@ describe('the "Try it" form', () => {
     expect(checkArgs({ path: 'a', tags: ['x'] }, schema)).toEqual([]);
     expect(checkArgs({ limit: 'many', mode: 'slow', tags: [1] }, schema)).toEqual(['/path: required', '/limit: must be integer', '/mode: must be one of "fast", 2', '/tags/0: must be string']);
     expect(checkArgs([], schema)).toEqual(['/: must be object']);
+  });
+});
+
+describe('the header', () => {
+  it('shows the config file relative to the workspace root when it lies inside it, else whole', () => {
+    expect(underRoot('/srv/work/toolshed.config.json', '/srv/work')).toBe('toolshed.config.json');
+    expect(underRoot('/srv/work/conf/toolshed.config.json', '/srv/work/')).toBe('conf/toolshed.config.json');
+    expect(underRoot('/etc/toolshed.config.json', '/srv/work')).toBe('/etc/toolshed.config.json');
+    expect(underRoot('/srv/workshop/toolshed.config.json', '/srv/work')).toBe('/srv/workshop/toolshed.config.json');
   });
 });

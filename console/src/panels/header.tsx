@@ -2,6 +2,7 @@
  * The page's header: toolshed's version, the config file, who the console works as, and the
  * state of the live stream.
  */
+import { underRoot } from '../format.js';
 import type { StreamState } from '../stream.js';
 import type { Overview } from '../types.js';
 
@@ -26,7 +27,9 @@ export function Header(props: { overview: Overview | undefined; stream: StreamSt
         </div>
         <div>
           <dt>config</dt>
-          <dd class="path">{overview ? (overview.config.file ?? 'none (embedded default)') : '…'}</dd>
+          <dd class="path" title={overview?.config.file ?? undefined}>
+            {overview ? (overview.config.file ? underRoot(overview.config.file, overview.config.root) : 'none (embedded default)') : '…'}
+          </dd>
         </div>
         <div>
           <dt>you are</dt>
