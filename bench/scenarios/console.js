@@ -1,8 +1,9 @@
 /**
  * Scenario 20: what the console costs the calls it watches. The same thread-tier dispatch of a
  * trivial tool, interleaved in one run, on: a host nobody watches (the baseline); a host with the
- * console open (`toolshed ui`'s listener on loopback) and one browser-like client (a process of
- * its own) reading its live stream (each call becomes a record, kept among the last 200 and written to the stream as an SSE
+ * console open (`toolshed ui`'s listener on loopback) and no page on it (each call still becomes a
+ * record kept among the last 200); one with a browser-like client (a process of its own) reading
+ * its live stream (each call becomes a record, kept among the last 200 and written to the stream as an SSE
  * event); and the same with arguments and results on the stream (`payloads=1`).
  */
 import { spawn } from 'node:child_process';
@@ -61,7 +62,9 @@ export default {
       const plain = await createToolHost({ cwd: tmp, config });
       const watched = await createToolHost({ cwd: tmp, config });
       const payloads = await createToolHost({ cwd: tmp, config });
-      hosts.push(plain, watched, payloads);
+      const unwatched = await createToolHost({ cwd: tmp, config });
+      hosts.push(plain, watched, payloads, unwatched);
+      consoles.push(await serveConsole(unwatched, { host: '127.0.0.1', port: 0 }));
       for (const [host, query] of [
         [watched, ''],
         [payloads, '?payloads=1'],
@@ -79,6 +82,7 @@ export default {
       const samples = await interleave(
         [
           { name: 'plain', op: () => plain.dispatch('bench_echo', '{"n":1}') },
+          { name: 'open', op: () => unwatched.dispatch('bench_echo', '{"n":1}') },
           { name: 'watched', op: () => watched.dispatch('bench_echo', '{"n":1}') },
           { name: 'payloads', op: () => payloads.dispatch('bench_echo', '{"n":1}') },
         ],
@@ -90,6 +94,7 @@ export default {
       const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
       const baseline = { label: 'the same dispatch on a host nobody watches', ...s.plain };
       return [
+        { scenario: '20', name: 'dispatch with the console open, no page on it', measured: s.open, baseline, ratio: ratio(s.open, s.plain), target: { max: 1.2, text: 'p50 ≤ 1.2×' } },
         { scenario: '20', name: 'dispatch with the console open and one client on its live stream', measured: s.watched, baseline, ratio: ratio(s.watched, s.plain), target: { max: 1.2, text: 'p50 ≤ 1.2×' } },
         { scenario: '20', name: 'the same, the stream carrying arguments and results', measured: s.payloads, baseline, ratio: ratio(s.payloads, s.plain), target: { max: 1.3, text: 'p50 ≤ 1.3×' } },
       ];
