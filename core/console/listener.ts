@@ -15,7 +15,7 @@ import type { ResourceServer } from '../mcp-server/http-auth.js';
 import type { ToolHost } from '../host/host.js';
 import type { Identity } from '../../boundary/identity.js';
 import { consoleHandler } from './console.js';
-import { sendRefusal } from './replies.js';
+import { sendError, sendRefusal } from './replies.js';
 
 /** Where and how `toolshed ui` listens. */
 export interface ConsoleListenOptions extends ListenAddress {
@@ -94,7 +94,7 @@ export async function serveConsole(host: ToolHost, options: ConsoleListenOptions
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       onError(error);
-      if (!res.headersSent) sendRefusal(res, 500, 'internal error');
+      if (!res.headersSent) sendError(res, 'INTERNAL_ERROR', 'the console failed to answer this request; the server log says why');
       else res.end();
     });
   });
