@@ -10,13 +10,14 @@
  * status, why, and who sent it. docs/security.md#audit-log.
  */
 import { performance } from 'node:perf_hooks';
-import { resultDigest, type ReceivedArguments } from './digests.js';
+import { resultDigest } from './digests.js';
 import { AuditSink } from './audit-sink.js';
+import type { ObservedCall } from './call-monitor.js';
 import type { CallOutcome } from '../../boundary/outcome.js';
 import type { ToolErrorCode } from '../../boundary/errors.js';
 import type { Tier } from '../../boundary/tier.js';
 import type { AuditConfig } from '../config/public-types.js';
-import type { AuditReport, CallChain, DispatchOptions, RequestRefusal } from './public-types.js';
+import type { AuditReport, RequestRefusal } from './public-types.js';
 
 /** A tool name longer than this (only an unknown tool's can be) is cut in its line. */
 const MAX_TOOL_CHARS = 256;
@@ -51,19 +52,6 @@ interface AuditLine {
   arguments?: unknown;
 }
 
-/** A call as the audit log records it. */
-interface AuditedCall {
-  tool: string;
-  /** the arguments as received, read once (the trace reads them too) */
-  args: () => ReceivedArguments;
-  options: DispatchOptions;
-  chain: CallChain;
-  /** the tool's plugin and tier, when the registry knows the tool */
-  owner?: { plugin: string; tier: Tier };
-  /** the access rule its identity falls under */
-  rule?: string;
-}
-
 /** The audit log of one host: its sink and whether lines carry the arguments. */
 export class AuditLog {
   private constructor(
@@ -80,7 +68,7 @@ export class AuditLog {
    * Runs the call and writes its line. A throw inside the host is written as the outcome
    * `crashed` makes of it (what a caller from outside then gets) and thrown on.
    */
-  async record(call: AuditedCall, run: () => Promise<CallOutcome>, crashed: (error: unknown) => CallOutcome): Promise<CallOutcome> {
+  async record(call: ObservedCall, run: () => Promise<CallOutcome>, crashed: (error: unknown) => CallOutcome): Promise<CallOutcome> {
     const time = new Date();
     const started = performance.now();
     const write = (outcome: CallOutcome) => this.sink.write(JSON.stringify(this.line(call, time, performance.now() - started, outcome)));
@@ -122,7 +110,7 @@ export class AuditLog {
     return this.sink.close();
   }
 
-  private line(call: AuditedCall, time: Date, durationMs: number, outcome: CallOutcome): AuditLine {
+  private line(call: ObservedCall, time: Date, durationMs: number, outcome: CallOutcome): AuditLine {
     const { options, owner } = call;
     const { identity } = options;
     const received = call.args();

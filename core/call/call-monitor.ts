@@ -10,10 +10,10 @@ import type { ReceivedArguments } from './digests.js';
 import type { Tier } from '../../boundary/tier.js';
 import type { CallChain, CallRecord, DispatchOptions } from './public-types.js';
 
-/** A call as the monitor records it. */
-interface WatchedCall {
+/** A call as the monitor and the audit log record it. */
+export interface ObservedCall {
   tool: string;
-  /** the arguments as received, read once (the audit log and the trace read them too) */
+  /** the arguments as received, read once (the audit log, the monitor and the trace share them) */
   args: () => ReceivedArguments;
   options: DispatchOptions;
   chain: CallChain;
@@ -32,7 +32,7 @@ export class CallMonitor {
   ) {}
 
   /** Runs the call and tells of it when it ends; a throw inside the host is told as the outcome `crashed` makes of it, and thrown on. */
-  async wrap(call: WatchedCall, run: () => Promise<CallOutcome>, crashed: (error: unknown) => CallOutcome): Promise<CallOutcome> {
+  async wrap(call: ObservedCall, run: () => Promise<CallOutcome>, crashed: (error: unknown) => CallOutcome): Promise<CallOutcome> {
     const time = new Date();
     const started = performance.now();
     const tell = (outcome: CallOutcome) => {
@@ -52,7 +52,7 @@ export class CallMonitor {
   }
 }
 
-function record(call: WatchedCall, time: Date, durationMs: number, outcome: CallOutcome): CallRecord {
+function record(call: ObservedCall, time: Date, durationMs: number, outcome: CallOutcome): CallRecord {
   const { options, owner } = call;
   const { identity } = options;
   const received = call.args();
