@@ -17,7 +17,7 @@ import type { ToolHost } from '../host/host.js';
 import type { HostReport } from '../explain/public-types.js';
 import type { HostEvents } from '../host/events.js';
 import { IdentityViews } from '../mcp-server/identity-views.js';
-import { hostAccess } from './host-access.js';
+import { inspectorOf } from '../host/inspector.js';
 import { CallLog, withPayloads } from './calls.js';
 import { PendingApprovals } from './approvals.js';
 import { definitionChange, diffReports } from './changes.js';
@@ -122,7 +122,7 @@ function refusal(req: IncomingMessage, origins: ReadonlySet<string>, allowed: Re
 /** The console over `options.host`. */
 export function consoleHandler(options: ConsoleOptions): Console {
   const { host } = options;
-  const access = hostAccess(host);
+  const inspector = inspectorOf(host);
   const allowed = new Set(options.allowedOrigins ?? []);
   const streams = new EventStreams();
   const calls = new CallLog();
@@ -134,11 +134,12 @@ export function consoleHandler(options: ConsoleOptions): Console {
   let generation = 0;
   let report: HostReport | undefined = safeExplain(host);
 
-  const stopCalls = access.onCall((call) => {
+  const onCall = (call: HostEvents['call'][0]) => {
     const entry = calls.add(call);
     streams.send('call', (payloads: boolean) => withPayloads(entry, payloads));
-  });
-  const stopApprover = access.addApprover(approvals.approver);
+  };
+  host.on('call', onCall);
+  const stopApprover = inspector.addApprover(approvals.approver);
   const onChange = (next: number) => {
     generation = next;
     const after = safeExplain(host);
@@ -168,7 +169,7 @@ export function consoleHandler(options: ConsoleOptions): Console {
     if (route === 'overview') return void (only('GET') && sendJson(res, 200, overview(await target.refresh(), options.serving, caller)));
     if (route === 'calls') return void (only('GET') && sendJson(res, 200, { calls: calls.list(new URL(req.url ?? '/', 'http://x').searchParams.get('payloads') === '1') }));
     if (route === 'approvals') return void (only('GET') && sendJson(res, 200, { approvals: approvals.list() }));
-    if (route === 'sessions') return void (only('GET') && sendJson(res, 200, sessionsAnswer(await target.refresh(), options.sessions?.(), access.breakers())));
+    if (route === 'sessions') return void (only('GET') && sendJson(res, 200, sessionsAnswer(await target.refresh(), options.sessions?.(), inspector.breakers())));
     if (route === 'events') {
       if (!only('GET')) return;
       const payloads = new URL(req.url ?? '/', 'http://x').searchParams.get('payloads') === '1';
@@ -177,7 +178,7 @@ export function consoleHandler(options: ConsoleOptions): Console {
     if (route.startsWith('tools/')) {
       if (!only('GET')) return;
       const name = decoded(route.slice('tools/'.length));
-      const detail = await toolDetail(target, await target.refresh(), hostAccess(target).toolInfo(name), name);
+      const detail = await toolDetail(target, await target.refresh(), inspectorOf(target).toolInfo(name), name);
       return detail ? sendJson(res, 200, detail) : sendError(res, 'NOT_FOUND', `no registered tool is named ${JSON.stringify(name)}`);
     }
     if (route === 'call') return only('POST') ? runCall(res, target, await readBody(req)) : undefined;
@@ -201,7 +202,7 @@ export function consoleHandler(options: ConsoleOptions): Console {
     const { query, limit = SEARCH_LIMIT.default } = body;
     if (typeof query !== 'string' || query.trim() === '') return sendError(res, 'USAGE', 'query must be a non-empty string');
     if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMIT.max) return sendError(res, 'USAGE', `limit must be an integer from 1 to ${SEARCH_LIMIT.max}`);
-    sendJson(res, 200, await hostAccess(target).search(query, limit));
+    sendJson(res, 200, await inspectorOf(target).search(query, limit));
   }
 
   function answer(res: ServerResponse, id: string, body: Record<string, unknown>): void {
@@ -238,7 +239,7 @@ export function consoleHandler(options: ConsoleOptions): Console {
       }
     },
     async close() {
-      stopCalls();
+      host.off('call', onCall);
       stopApprover();
       host.off('change', onChange);
       host.off('log', onLog);

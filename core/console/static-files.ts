@@ -2,8 +2,9 @@
  * The page's files: index.html and the built assets from dist/console, found
  * next to this module (so the same code serves them from the repository and
  * from an installed package). Asset names carry a content hash, so they are
- * cached for a year; index.html is revalidated on every load. When the page
- * was not built, index.html says so in a plain page.
+ * cached for a year; index.html is revalidated on every load. The files are
+ * read once and kept (they are the package's, built before the server
+ * started). When the page was not built, index.html says so in a plain page.
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -36,16 +37,31 @@ const NOT_BUILT = `<!doctype html>
 /** A file path below the root: segments of safe characters only, no dot segments. */
 const SAFE_PATH = /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
+/** The page's files read so far, by name (a handful: the page, its script, its styles); undefined for a name that is no file. */
+const read = new Map<string, Promise<Buffer | undefined>>();
+
+/** The file `name` below ROOT, read once; undefined when there is none. */
+function fileOf(name: string): Promise<Buffer | undefined> {
+  let body = read.get(name);
+  if (!body) {
+    const file = path.join(ROOT, name);
+    body = stat(file).then(
+      (found) => (found.isFile() ? readFile(file) : undefined),
+      () => undefined,
+    );
+    // Only files are kept: a request for a name that is none must not grow the map.
+    void body.then((found) => (found ? undefined : read.delete(name)));
+    read.set(name, body);
+  }
+  return body;
+}
+
 /** Answers `relative` (a path below BASE, '' for the page); false when there is no such file. */
 export async function sendStatic(res: ServerResponse, relative: string, head: boolean): Promise<boolean> {
   const name = relative === '' ? 'index.html' : relative;
   if (!SAFE_PATH.test(name) || name.split('/').some((segment) => segment.startsWith('.'))) return false;
-  const file = path.join(ROOT, name);
-  const found = await stat(file).catch(() => undefined);
-  let body: Buffer;
-  if (found?.isFile()) body = await readFile(file);
-  else if (name === 'index.html') body = Buffer.from(NOT_BUILT);
-  else return false;
+  const body = (await fileOf(name)) ?? (name === 'index.html' ? Buffer.from(NOT_BUILT) : undefined);
+  if (!body) return false;
   secure(res);
   const immutable = name.startsWith('assets/');
   res.writeHead(200, {
