@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createToolHost, type HostReport, type ToolHost } from 'toolshed';
 import { fixture, tempDir } from '../helpers.js';
-import { startHaproxy, type Balancer } from '../support/fleet.js';
+import { startHaproxy, type Haproxy } from '../support/fleet.js';
 
 /** A project folder whose config serves the kitchen plugin; remove it with `cleanup`. */
 export function replicaProject(): { dir: string; cleanup(): void } {
@@ -25,7 +25,7 @@ export function replicaProject(): { dir: string; cleanup(): void } {
  * sends that name, so every replica sees its own `host:port`: its loopback Host check refuses any
  * other (until serve learns to trust a proxy).
  */
-export function startBalancer(addresses: readonly string[], dir: string, balance: 'roundrobin' | 'first' = 'roundrobin'): Promise<Balancer> {
+export function startBalancer(addresses: readonly string[], dir: string, balance: 'roundrobin' | 'first' = 'roundrobin'): Promise<Haproxy> {
   const servers = addresses.map((address) => `    server ${address} ${address} check inter 500ms fall 1 rise 1`).join('\n');
   const config = `global
     maxconn 1000

@@ -155,6 +155,12 @@ export interface Balancer extends Started {
   configFile: string;
 }
 
+/** haproxy, whose warnings can be waited for. */
+export interface Haproxy extends Balancer {
+  /** Resolves once haproxy's health check has marked the server named `name` DOWN (its own warning line says so). */
+  down(name: string): Promise<void>;
+}
+
 /**
  * Starts haproxy with `config`, a haproxy.cfg in which `{{PORT}}` is the port
  * to listen on and `{{SERVERS}}` the `server` lines of `backends` (each
@@ -163,7 +169,7 @@ export interface Balancer extends Started {
  * they are. `port` is the one to listen on (default: a free one), for replicas
  * that must know the balancer's URL before it starts (`--public-url`).
  */
-export async function startHaproxy(config: string, backends: readonly string[], dir: string, serverOptions = 'check inter 500ms fall 1 rise 1', port?: number): Promise<Balancer> {
+export async function startHaproxy(config: string, backends: readonly string[], dir: string, serverOptions = 'check inter 500ms fall 1 rise 1', port?: number): Promise<Haproxy> {
   const bin = binary('haproxy');
   port ??= await freePort();
   const servers = backends.map((address, index) => `    server replica${index + 1} ${address} ${serverOptions}`).join('\n');
@@ -173,8 +179,27 @@ export async function startHaproxy(config: string, backends: readonly string[], 
   if (check.status !== 0) throw new Error(`haproxy refused ${configFile}:\n${check.stdout}${check.stderr}`);
   // -db: stay in the foreground, log to stderr.
   const child = spawn(bin, ['-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stdout!.resume();
   await waitUntilListening(port, child);
-  return { ...started(child), url: `http://127.0.0.1:${port}/mcp`, configFile };
+  const down = (name: string) => {
+    const line = new RegExp(`Server \\S+/${name.replaceAll('.', '\\.')} is DOWN`);
+    return new Promise<void>((resolve, reject) => {
+      const look = () => {
+        if (!line.test(output)) return false;
+        child.stderr!.off('data', look);
+        resolve();
+        return true;
+      };
+      if (look()) return;
+      child.stderr!.on('data', look);
+      child.once('exit', () => reject(new Error(`haproxy exited before it marked ${name} down:\n${output.slice(-2000)}`)));
+    });
+  };
+  return { ...started(child), url: `http://127.0.0.1:${port}/mcp`, configFile, down };
 }
 
 /**
