@@ -34,6 +34,7 @@ export interface CliValues {
   /** false with --no-browser */
   browser?: boolean;
   as?: string;
+  search?: string;
   ui?: boolean;
   quiet?: boolean;
   open?: boolean;

@@ -10,6 +10,8 @@ import { logLine } from './log-line.js';
 import { accessSummary, identityArgument, renderAccess, type AccessSummary } from './explain-as.js';
 import type { HostReport } from '../explain/explain.js';
 import type { ToolHost } from '../host/host.js';
+import { inspectorOf, type SearchRanking } from '../host/inspector.js';
+import type { Style } from './style.js';
 
 /** `toolshed` (the summary) and `toolshed --json`. */
 export function runSummary({ values, io }: CommandContext): Promise<number> {
@@ -36,6 +38,7 @@ export function runList({ values, io }: CommandContext): Promise<number> {
 /** `toolshed explain [TOOL] [--as IDENTITY] [--json]`. */
 export function runExplain({ args, values, io }: CommandContext): Promise<number> {
   const [name] = args;
+  if (values.search !== undefined) return explainSearch(values.search, name, { values, io });
   return withHost(values, io, { warn: false }, async (host, hostReport) => {
     const as = values.as === undefined ? undefined : await explainAs(host, values.as);
     const report = as?.report ?? hostReport;
@@ -57,6 +60,34 @@ export function runExplain({ args, values, io }: CommandContext): Promise<number
     io.out(values.json ? JSON.stringify({ ...access, ...tool }, null, 2) : text());
     return 0;
   });
+}
+
+/** Tools a search shows at most. */
+const SEARCH_SHOWN = 10;
+
+/** `toolshed explain --search QUERY`: what tool_search finds among the exposed tools (deferred or not), and why. */
+function explainSearch(query: string, name: string | undefined, { values, io }: Pick<CommandContext, 'values' | 'io'>): Promise<number> {
+  if (name !== undefined) throw new UsageError(`explain takes a tool name or --search, not both`);
+  if (!query.trim()) throw new UsageError(`--search needs a query: what the tool should do, in a few words`);
+  return withHost(values, io, { warn: false }, async (host) => {
+    const ranking = await inspectorOf(host).search(query, SEARCH_SHOWN);
+    io.out(values.json ? JSON.stringify({ query, ...ranking }, null, 2) : renderSearch(query, ranking, io.style));
+    return 0;
+  });
+}
+
+/** A search's ranking as text: each tool with its score, whether it is deferred, and what it matched. */
+export function renderSearch(query: string, { results, indexed }: SearchRanking, s: Style): string {
+  const head = `tool_search for ${JSON.stringify(query)}, over ${indexed} indexed tool${indexed === 1 ? '' : 's'}:`;
+  if (!results.length) return `${head}\n  nothing matched (no word of the query is in any tool's name, description, parameters or toolset)`;
+  const width = Math.max(...results.map((hit) => hit.name.length));
+  const lines = results.map((hit, i) => {
+    const where = hit.deferred ? s.dim('deferred') : s.dim('listed');
+    const matched = Object.entries(hit.matched).map(([word, fields]) => `${word} (${fields.join(', ')})`);
+    if (hit.related?.length) matched.push(`related: ${hit.related.join(', ')}`);
+    return `${String(i + 1).padStart(3)}. ${s.bold(hit.name.padEnd(width))}  ${hit.score.toFixed(3).padStart(7)}  ${where}\n       ${matched.join(', ')}`;
+  });
+  return [head, ...lines].join('\n');
 }
 
 /** The report of `host.as(identity)` and what the identity gets; throws ACCESS_DENIED when no rule matches. */

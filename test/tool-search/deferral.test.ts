@@ -25,6 +25,7 @@ describe('defer', () => {
         description: 'Open a new issue in a GitHub repository.',
         toolset: 'github',
         parameters: expect.objectContaining({ properties: expect.objectContaining({ title: expect.anything() }) }),
+        matched: 'name: github, issue; description: open, new',
       });
       expect(found.tools.length).toBeLessThanOrEqual(5);
       const loaded = found.tools.map((t) => t.name);

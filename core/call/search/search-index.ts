@@ -1,10 +1,16 @@
 /**
- * The full-text index `tool_search` ranks with: MiniSearch (plain BM25) over
- * each exposed tool's name (split on `_`, `-` and camelCase), description,
- * parameter names and descriptions, and toolset name and description. Stop
- * words are dropped and query words add their synonyms; no name boost, prefix
- * or fuzzy matching, or stemming, because the benchmark measured no gain from
- * them (docs/tool-search.md).
+ * The index `tool_search` ranks with: BM25F (bm25f.ts) over five fields of
+ * each exposed tool — its name split into words (on `_`, `-` and camelCase
+ * humps), the description's first sentence, the whole description, its
+ * parameter names and descriptions, and its source (toolset name and
+ * description, plugin or MCP server name) — each weighted and length
+ * normalised on its own. Words are lower-cased, stop words dropped and
+ * stemmed, in tools and queries alike. On top of the BM25F score: a tool
+ * that matches more of the query's words ranks higher (coverage), and query
+ * words found next to each other in one field add a little (proximity).
+ * Nothing here is a word list for a catalogue; every setting was measured on
+ * the tuning half of real MCP servers and reported on the held-out half
+ * (docs/tool-search.md).
  *
  * Tool text is written by plugin authors and MCP servers, so it may be stuffed
  * with the words agents search for. Against that: each field is read only up
@@ -13,23 +19,16 @@
  * lower, and one source takes at most three of the first five places (two if untrusted) unless the
  * query names it (test/tool-search/poisoning.test.ts).
  *
- * The index follows the exposure incrementally: a new exposure re-indexes only
- * the tools whose text changed. Toolshed's own code over manifest data: no
- * plugin code runs here.
+ * The index is built on the first search and follows the exposure
+ * incrementally: a new exposure re-indexes only the tools whose text changed.
+ * Toolshed's own code over manifest data: no plugin code runs here.
  */
-import MiniSearch, { type SearchOptions } from 'minisearch';
-import { SYNONYMS } from './search-synonyms.js';
+import { Bm25f, type FieldWeight } from './bm25f.js';
+import { fieldTerms, firstSentence, parameterText, processTerm, stem, tokenize } from './search-text.js';
 import type { ToolDefinition } from '../../providers/types.js';
 import type { JsonSchema } from '../../../boundary/plugin-api.js';
 
-/** The text of one tool, by field. */
-interface SearchDocument {
-  id: string;
-  name: string;
-  description: string;
-  parameters: string;
-  toolset: string;
-}
+export { fieldTerms, processTerm, tokenize } from './search-text.js';
 
 /** A tool to index: its exposed definition and its toolset (with the toolset's description, if any). */
 export interface IndexedTool {
@@ -42,21 +41,21 @@ export interface IndexedTool {
   untrusted?: boolean;
 }
 
-/** The indexed fields. */
-export const FIELDS = ['name', 'description', 'parameters', 'toolset'] as const;
+/** The indexed fields, in the order of their settings. */
+export const FIELDS = ['name', 'lead', 'description', 'parameters', 'source'] as const;
 
 /** One indexed field. */
-type Field = (typeof FIELDS)[number];
+export type Field = (typeof FIELDS)[number];
+
+/** The text of one tool, by field. */
+export type SearchDocument = { id: string } & Record<Field, string>;
 
 /**
  * Words read per field (camelCase humps and stop words count); the rest of the
- * text is not indexed. Far above honest text: the benchmark catalogue's
- * longest description has 20 words, its longest parameter list 36.
+ * text is not indexed. Far above honest text: the longest description among
+ * the real MCP servers of the benchmark has 150 words or so, and a few reach the cap.
  */
-const FIELD_WORDS: Readonly<Record<Field, number>> = { name: 24, description: 150, parameters: 150, toolset: 40 };
-
-/** Characters of a field split into words at all (a 2 MB description costs no more than this). */
-const FIELD_CHARS = 4000;
+const FIELD_WORDS: Readonly<Record<Field, number>> = { name: 24, lead: 60, description: 150, parameters: 150, source: 40 };
 
 /** Times one word counts in one field: the fiftieth "github" adds nothing. */
 const TERM_REPEATS = 2;
@@ -72,53 +71,59 @@ interface SourceLimit {
   window: number;
 }
 
-/**
- * At most three of the first five places per plugin or MCP server, two for an
- * untrusted one. (Two for every source cost honest recall@5 0.936 → 0.913 on
- * the bench, whose plugins pack 14 services each; three and two: 0.930, the
- * stuffed plugin in the top 5 for 8 of 214 queries instead of 14.)
- */
+/** At most three of the first five places per plugin or MCP server, two for an untrusted one. */
 const PER_SOURCE: SourceLimit = { max: 3, untrustedMax: 2, window: 5 };
 
-/** Ranking switches, for the benchmark's comparisons; the defaults are what tool_search uses. */
-interface RankingOptions {
-  /** drop stop words (default true) */
+/** Ranking settings; the defaults (RANKING) are what tool_search uses, the others the benchmark's comparisons. */
+export interface RankingOptions {
+  /** each field's weight and length normalisation */
+  fields: Readonly<Record<Field, FieldWeight>>;
+  /** BM25 term-frequency saturation */
+  k1: number;
+  /** drop stop words */
   stopWords: boolean;
-  /** expand query words with SYNONYMS (default true) */
-  synonyms: boolean;
-  /** extra MiniSearch search options (boosts, prefix, fuzzy); none by default */
-  search: SearchOptions;
-  /** words read per field, or false for all (default FIELD_WORDS) */
-  fieldWords?: Readonly<Record<Field, number>> | false;
-  /** times a word counts per field, or false for every time (default TERM_REPEATS) */
-  termRepeats?: number | false;
-  /** score factor of untrusted tools (default UNTRUSTED_FACTOR; 1 = none) */
-  untrustedFactor?: number;
-  /** places one source may take, or false for no limit (default PER_SOURCE) */
-  perSource?: SourceLimit | false;
-  /** indexed words a tool may have before its score is lowered, and how steeply, or false (default WORDY) */
-  wordy?: { words: number; power: number } | false;
+  /** stem words (Porter) */
+  stemming: boolean;
+  /** a tool's score × (share of the query's terms it matched) ^ coverage; 0 = off */
+  coverage: number;
+  /** a tool's score × (1 + proximity × share of the query's adjacent word pairs found next to each other in one field); 0 = off */
+  proximity: number;
+  /** pseudo-relevance feedback: terms of the best `docs` tools added to the query at `weight`; false = off */
+  feedback: { docs: number; terms: number; weight: number } | false;
+  /** words read per field, or false for all */
+  fieldWords: Readonly<Record<Field, number>> | false;
+  /** times a word counts per field, or false for every time */
+  termRepeats: number | false;
+  /** score factor of untrusted tools (1 = none) */
+  untrustedFactor: number;
+  /** places one source may take, or false for no limit */
+  perSource: SourceLimit | false;
+  /** indexed words a tool may have before its score is lowered, and how steeply, or false */
+  wordy: { words: number; power: number } | false;
 }
 
 /**
  * A tool indexed with more words than this (all fields) has its score multiplied
- * by WORDY.words / its words: an honest definition is far shorter (the benchmark
- * catalogue's longest has 63), a stuffed one cannot match everything at full weight.
+ * by WORDY.words / its words: an honest definition is shorter (of the real
+ * servers' tools, 3 % have more), a stuffed one cannot match everything at full weight.
  */
-const WORDY = { words: 100, power: 1 };
+const WORDY = { words: 400, power: 1 };
 
-/**
- * MiniSearch's BM25+ with its lower bound per matched word (`d`) set to 0, i.e.
- * plain BM25: with the bound, a word in a very long field still scored at least
- * half as much as in a short one, which is what stuffing lives on.
- */
-const BM25 = { k: 1.2, b: 0.7, d: 0 };
-
-/** What tool_search uses. */
+/** What tool_search uses (measured in bench/tool-search: docs/tool-search.md#measured). */
 export const RANKING: RankingOptions = {
+  fields: {
+    name: { weight: 3, b: 0.5 },
+    lead: { weight: 1.5, b: 0.5 },
+    description: { weight: 1, b: 0.75 },
+    parameters: { weight: 0.5, b: 0.75 },
+    source: { weight: 1, b: 0.5 },
+  },
+  k1: 1.2,
   stopWords: true,
-  synonyms: true,
-  search: { bm25: BM25 },
+  stemming: true,
+  coverage: 1,
+  proximity: 0.2,
+  feedback: false,
   fieldWords: FIELD_WORDS,
   termRepeats: TERM_REPEATS,
   untrustedFactor: UNTRUSTED_FACTOR,
@@ -126,103 +131,28 @@ export const RANKING: RankingOptions = {
   wordy: WORDY,
 };
 
-/** The switches before the poisoning defences (the benchmark's comparison). */
-export const UNDEFENDED: RankingOptions = { stopWords: true, synonyms: true, search: {}, fieldWords: false, termRepeats: false, untrustedFactor: 1, perSource: false, wordy: false };
-
-// A lower-case letter or digit before a capital, or the end of an acronym ("HTTPServer").
-const CAMEL = /[\p{Ll}\p{N}]\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
-
-/**
- * Splits text into words on anything not a letter or digit; a camelCase word
- * is kept whole and also split into its humps ("getUserById" → getUserById, get, User, By, Id).
- */
-export function tokenize(text: string): string[] {
-  const out: string[] = [];
-  for (const word of text.split(/[^\p{L}\p{N}]+/u)) {
-    if (!word) continue;
-    out.push(word);
-    // Most words have no hump; testing first keeps indexing a large catalogue fast.
-    if (CAMEL.test(word))
-      out.push(
-        ...word
-          .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
-          .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
-          .split(' '),
-      );
-  }
-  return out;
-}
-
-/**
- * The words of one field as indexed: at most `words` of them (after reading at
- * most FIELD_CHARS characters), each counted at most `repeats` times.
- */
-export function fieldTerms(text: string, words: number | false, repeats: number | false): string[] {
-  const all = tokenize(words === false ? text : text.slice(0, FIELD_CHARS));
-  const capped = words === false ? all : all.slice(0, words);
-  if (repeats === false) return capped;
-  const seen = new Map<string, number>();
-  return capped.filter((word) => {
-    const key = word.toLowerCase();
-    const n = (seen.get(key) ?? 0) + 1;
-    seen.set(key, n);
-    return n <= repeats;
-  });
-}
-
-// Words that carry no meaning in a query or a description ("how do I list the issues of a repo").
-const STOP_WORDS = new Set(
-  [
-    'a an and are as at be by can do for from i in into is it me my of on or our please that the this to tool tools use using with you your',
-    'how many what which who when where why does did have has get want need some something all any there their them they its was were will would should could just now',
-  ]
-    .join(' ')
-    .split(' '),
-);
-
-/** Lower-cases a word and, with `stopWords`, drops stop words. */
-export function processTerm(term: string, stopWords = true): string | null {
-  const word = term.toLowerCase();
-  return stopWords && STOP_WORDS.has(word) ? null : word;
-}
-
-/** A query word with its synonyms. */
-function expandTerm(term: string, options: RankingOptions): string | string[] | null {
-  const word = processTerm(term, options.stopWords);
-  const synonyms = word && options.synonyms ? SYNONYMS[word] : undefined;
-  return synonyms ? [word!, ...synonyms] : word;
-}
-
-/** The words of a schema's property names and descriptions, nested objects and array items included. */
-function parameterText(schema: JsonSchema, depth = 0): string {
-  if (depth > 3 || typeof schema !== 'object' || schema === null) return '';
-  const parts: string[] = [];
-  const properties = schema.properties;
-  if (properties && typeof properties === 'object') {
-    for (const [name, sub] of Object.entries(properties as Record<string, JsonSchema>)) {
-      parts.push(name);
-      if (sub && typeof sub.description === 'string') parts.push(sub.description);
-      parts.push(parameterText(sub, depth + 1));
-    }
-  }
-  if (schema.items && typeof schema.items === 'object') parts.push(parameterText(schema.items as JsonSchema, depth + 1));
-  return parts.filter(Boolean).join(' ');
-}
+/** The same ranking without the poisoning defences (the benchmark's and the poisoning test's comparison). */
+export const UNDEFENDED: RankingOptions = { ...RANKING, fieldWords: false, termRepeats: false, untrustedFactor: 1, perSource: false, wordy: false };
 
 /** The document of one tool. */
 export function documentFor(tool: IndexedTool): SearchDocument {
   const { definition } = tool;
+  const source = tool.source ? sourceName(tool.source) : '';
   return {
     id: definition.name,
     name: definition.name,
+    lead: firstSentence(definition.description),
     description: definition.description,
     parameters: parameterText(definition.parameters),
-    toolset: [tool.toolset, tool.toolsetDescription ?? ''].join(' '),
+    source: [tool.toolset, source === tool.toolset ? '' : source, tool.toolsetDescription ?? ''].filter(Boolean).join(' '),
   };
 }
 
 /** What a tool was indexed with, to tell whether a new exposure changed it, and where it comes from. */
 interface Indexed {
+  doc: number;
+  /** its terms per field, as indexed (proximity, feedback and explanations read them) */
+  terms: string[][];
   description: string;
   parameters: JsonSchema;
   toolset: string;
@@ -235,56 +165,69 @@ interface Indexed {
   words: number;
 }
 
-/** One ranked hit. */
-interface Hit {
-  id: string;
-  score: number;
-  /** the indexed terms the query matched, each with the fields it matched in (MiniSearch's `match`) */
-  match?: Record<string, string[]>;
-}
-
-/** One ranked result with its score and what it matched: a term of the index and the fields it was found in. */
+/** One ranked result with its score and why: each query word it matched, with the fields it was found in. */
 export interface RankedTool {
   name: string;
   score: number;
-  matched: Record<string, string[]>;
+  /** query word (as typed, lower-cased) → the fields it matched in */
+  matched: Record<string, Field[]>;
+  /** words drawn from the best results (pseudo-relevance feedback) that it matched too */
+  related?: string[];
 }
 
-/** The words that name a source: a package name without its scope and `toolshed-plugin-`, an MCP server's name without `mcp:`. */
-function sourceWords(source: string): string[] {
-  const bare = source
+/** A query as ranked: its terms, the word each came from, and the terms feedback added with their weight. */
+interface Query {
+  terms: string[];
+  words: Map<string, string>;
+  added: Map<string, number>;
+  /** its lower-cased words, to tell whether it names a toolset or source */
+  named: ReadonlySet<string>;
+}
+
+/** A hit during ranking. */
+interface Hit {
+  doc: number;
+  name: string;
+  score: number;
+}
+
+/** The name of a source: a package name without its scope and `toolshed-plugin-`, an MCP server's name without `mcp:`. */
+function sourceName(source: string): string {
+  return source
     .replace(/^mcp:/, '')
     .replace(/^@[^/]+\//, '')
     .replace(/^toolshed-plugin-/, '');
-  return tokenize(bare).map((word) => word.toLowerCase());
 }
 
 function namesOf(tool: IndexedTool): string[][] {
   const names = [tokenize(tool.toolset).map((word) => word.toLowerCase())];
-  if (tool.source) names.push(sourceWords(tool.source));
+  if (tool.source) names.push(tokenize(sourceName(tool.source)).map((word) => word.toLowerCase()));
   return names.filter((words) => words.length > 0);
 }
 
+/** Words kept to name terms in explanations (a bound for hosts whose tools change all day). */
+const SURFACE_WORDS = 100_000;
+
+/** Hits kept for reranking (proximity, feedback) before the final cut. */
+const RERANK = 50;
+
 /** An index over a set of tools, synced incrementally. */
 export class ToolIndex {
-  private readonly mini: MiniSearch<SearchDocument>;
+  private readonly engine: Bm25f;
   private readonly indexed = new Map<string, Indexed>();
-  private readonly searchOptions: SearchOptions;
-  /** words indexed by the add in progress (MiniSearch tokenizes each field synchronously inside add) */
-  private wordCount = 0;
+  private readonly byDoc: Array<string | undefined> = [];
+  /** a word each indexed term was made from (explanations name words, not stems) */
+  private readonly surface = new Map<string, string>();
+  private scores = new Float64Array(0);
+  /** per document during one ranking: the query terms it matched, and 1 once it is in `touched` */
+  private matches = new Uint16Array(0);
+  private seen = new Uint8Array(0);
 
   constructor(private readonly options: RankingOptions = RANKING) {
-    const words = options.fieldWords ?? false;
-    const repeats = options.termRepeats ?? false;
-    // MiniSearch passes the field name when indexing and none for a query.
-    const indexTokenize = (text: string, field?: string) => {
-      if (!field) return tokenize(text);
-      const terms = fieldTerms(text, words ? words[field as Field] : false, repeats);
-      this.wordCount += terms.length;
-      return terms;
-    };
-    this.mini = new MiniSearch<SearchDocument>({ fields: [...FIELDS], tokenize: indexTokenize, processTerm: (term) => processTerm(term, options.stopWords) });
-    this.searchOptions = { ...options.search, tokenize, processTerm: (term) => expandTerm(term, options) };
+    this.engine = new Bm25f(
+      FIELDS.map((field) => options.fields[field]),
+      options.k1,
+    );
   }
 
   /** Number of indexed tools. */
@@ -300,61 +243,186 @@ export class ToolIndex {
       const { name, description, parameters } = tool.definition;
       seen.add(name);
       const before = this.indexed.get(name);
-      if (before && before.description === description && before.parameters === parameters && before.toolset === tool.toolset && before.toolsetDescription === tool.toolsetDescription) {
-        if (before.source !== tool.source || before.untrusted !== (tool.untrusted === true)) this.indexed.set(name, { ...before, source: tool.source, untrusted: tool.untrusted === true, names: namesOf(tool) });
+      if (before && before.description === description && before.parameters === parameters && before.toolset === tool.toolset && before.toolsetDescription === tool.toolsetDescription && before.source === tool.source) {
+        if (before.untrusted !== (tool.untrusted === true)) this.indexed.set(name, { ...before, untrusted: tool.untrusted === true });
         continue;
       }
-      if (before) this.mini.discard(name);
-      this.wordCount = 0;
-      this.mini.add(documentFor(tool));
-      const meta = { source: tool.source, untrusted: tool.untrusted === true, names: namesOf(tool) };
-      this.indexed.set(name, { description, parameters, toolset: tool.toolset, toolsetDescription: tool.toolsetDescription, words: this.wordCount, ...meta });
+      if (before) this.drop(name, before);
+      this.add(tool);
       changed++;
     }
-    for (const name of this.indexed.keys()) {
-      if (seen.has(name)) continue;
-      this.mini.discard(name);
-      this.indexed.delete(name);
-    }
+    for (const [name, before] of this.indexed) if (!seen.has(name)) this.drop(name, before);
     return changed;
   }
 
   /** Tool names best first, at most `limit`, only among `candidates` (all indexed tools when omitted). */
   search(query: string, limit: number, candidates?: ReadonlySet<string>): string[] {
-    return this.hits(query, limit, candidates).map((hit) => hit.id);
+    return this.hits(query, limit, candidates).hits.map((hit) => hit.name);
   }
 
-  /** As `search`, with each tool's score and the terms it matched in which fields (the console shows them). */
+  /** As `search`, with each tool's score and why it matched (the console and `toolshed explain --search` show them). */
   ranked(query: string, limit: number, candidates?: ReadonlySet<string>): RankedTool[] {
-    return this.hits(query, limit, candidates).map((hit) => ({ name: hit.id, score: Math.round(hit.score * 1000) / 1000, matched: hit.match ?? {} }));
+    const { hits, parsed } = this.hits(query, limit, candidates);
+    return hits.map((hit) => ({ name: hit.name, score: Math.round(hit.score * 1000) / 1000, ...this.why(hit, parsed) }));
   }
 
-  private hits(query: string, limit: number, candidates?: ReadonlySet<string>): Hit[] {
-    const options = candidates ? { ...this.searchOptions, filter: (result: { id: unknown }) => candidates.has(result.id as string) } : this.searchOptions;
-    const ranked = this.trustRanked(this.mini.search(query, options) as Hit[]);
-    const rule = this.options.perSource ?? false;
-    const hits = rule ? this.spread(ranked, limit, rule, queryWords(query)) : ranked;
-    return hits.slice(0, limit);
-  }
-
-  /** The hits with untrusted and wordy tools' scores lowered, best first (MiniSearch's order when nothing changed). */
-  private trustRanked(results: Hit[]): Hit[] {
-    let changed = false;
-    const adjusted = results.map((hit) => {
-      const factor = this.factor(this.indexed.get(hit.id));
-      if (factor === 1) return hit;
-      changed = true;
-      return { ...hit, score: hit.score * factor };
+  private add(tool: IndexedTool): void {
+    const document = documentFor(tool);
+    const { fieldWords, termRepeats, stopWords, stemming } = this.options;
+    let words = 0;
+    const fieldTermsOf = FIELDS.map((field) => {
+      const raw = fieldTerms(document[field], fieldWords ? fieldWords[field] : false, termRepeats);
+      words += raw.length;
+      const out: string[] = [];
+      for (const word of raw) {
+        const lower = processTerm(word, stopWords);
+        if (!lower) continue;
+        const term = stemming ? stem(lower) : lower;
+        if (!this.surface.has(term)) {
+          if (this.surface.size >= SURFACE_WORDS) this.surface.clear();
+          this.surface.set(term, lower);
+        }
+        out.push(term);
+      }
+      return out;
     });
-    return changed ? adjusted.sort((a, b) => b.score - a.score) : results;
+    const doc = this.engine.add(fieldTermsOf);
+    this.byDoc[doc] = tool.definition.name;
+    this.indexed.set(tool.definition.name, {
+      doc,
+      terms: fieldTermsOf,
+      description: tool.definition.description,
+      parameters: tool.definition.parameters,
+      toolset: tool.toolset,
+      toolsetDescription: tool.toolsetDescription,
+      source: tool.source,
+      untrusted: tool.untrusted === true,
+      names: namesOf(tool),
+      words,
+    });
+  }
+
+  private drop(name: string, before: Indexed): void {
+    this.engine.remove(before.doc, before.terms);
+    this.byDoc[before.doc] = undefined;
+    this.indexed.delete(name);
+  }
+
+  /** The query's terms, each once, with the word it came from. */
+  private parse(text: string): Query {
+    const words = new Map<string, string>();
+    const named = new Set<string>();
+    for (const word of tokenize(text)) {
+      const lower = word.toLowerCase();
+      named.add(lower);
+      const kept = processTerm(lower, this.options.stopWords);
+      const term = kept && this.options.stemming ? stem(kept) : kept;
+      if (term && !words.has(term)) words.set(term, lower);
+    }
+    return { terms: [...words.keys()], words, added: new Map(), named };
+  }
+
+  private hits(text: string, limit: number, candidates?: ReadonlySet<string>): { hits: Hit[]; parsed: Query } {
+    const query = this.parse(text);
+    let ranked = this.rank(query, candidates);
+    const { feedback } = this.options;
+    if (feedback && ranked.length) {
+      this.expand(query, ranked.slice(0, feedback.docs), feedback);
+      if (query.added.size) ranked = this.rank(query, candidates);
+    }
+    const rule = this.options.perSource;
+    const hits = rule ? this.spread(ranked, limit, rule, query.named) : ranked;
+    return { hits: hits.slice(0, limit), parsed: query };
+  }
+
+  /** The best RERANK tools for `query` among `candidates`, best first, with every factor applied. */
+  private rank(query: Query, candidates?: ReadonlySet<string>): Hit[] {
+    if (!query.terms.length) return [];
+    const capacity = this.engine.capacity;
+    if (this.scores.length < capacity) {
+      this.scores = new Float64Array(capacity * 2);
+      this.matches = new Uint16Array(capacity * 2);
+      this.seen = new Uint8Array(capacity * 2);
+    }
+    const { scores, matches, seen } = this;
+    const touched: number[] = [];
+    const hit = (doc: number) => {
+      if (seen[doc]) return;
+      seen[doc] = 1;
+      touched.push(doc);
+    };
+    for (const term of query.terms) {
+      this.engine.accumulate(term, 1, scores, (doc) => {
+        hit(doc);
+        matches[doc]!++;
+      });
+    }
+    for (const [term, weight] of query.added) this.engine.accumulate(term, weight, scores, hit);
+    const { coverage } = this.options;
+    const best = new TopK(RERANK);
+    for (const doc of touched) {
+      const score = scores[doc]!;
+      const matched = matches[doc]!;
+      scores[doc] = 0;
+      matches[doc] = 0;
+      seen[doc] = 0;
+      const name = this.byDoc[doc]!;
+      if (candidates && !candidates.has(name)) continue;
+      const meta = this.indexed.get(name)!;
+      const share = matched / query.terms.length;
+      best.offer({ doc, name, score: score * (coverage && share < 1 ? share ** coverage : 1) * this.factor(meta) });
+    }
+    const hits = best.sorted();
+    if (this.options.proximity && query.terms.length > 1) {
+      for (const one of hits) one.score *= 1 + this.options.proximity * this.adjacency(query.terms, this.indexed.get(one.name)!.terms);
+      hits.sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : 1));
+    }
+    return hits;
+  }
+
+  /** The share of the query's adjacent term pairs found within two words of each other in one field. */
+  private adjacency(query: readonly string[], fields: readonly (readonly string[])[]): number {
+    let found = 0;
+    for (let i = 0; i + 1 < query.length; i++) {
+      const a = query[i]!;
+      const b = query[i + 1]!;
+      if (fields.some((words) => near(words, a, b))) found++;
+    }
+    return found / (query.length - 1);
+  }
+
+  /**
+   * Pseudo-relevance feedback: the terms of the best tools' names and first
+   * sentences that the query lacks, scored by how many of those tools hold
+   * them and how rare they are; the best `feedback.terms` join the query at
+   * `feedback.weight` of a query word.
+   */
+  private expand(query: Query, top: Hit[], feedback: { terms: number; weight: number }): void {
+    const counts = new Map<string, number>();
+    for (const one of top) {
+      const fields = this.indexed.get(one.name)!.terms;
+      for (const term of new Set([...fields[0]!, ...fields[1]!])) if (!query.words.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    }
+    const scored = [...counts].map(([term, n]) => ({ term, score: n * this.engine.idf(term) })).sort((a, b) => b.score - a.score || (a.term < b.term ? -1 : 1));
+    for (const { term } of scored.slice(0, feedback.terms)) query.added.set(term, feedback.weight);
   }
 
   /** What a tool's score is multiplied by: below 1 for an untrusted source and for more indexed words than `wordy.words`. */
-  private factor(meta: Indexed | undefined): number {
-    if (!meta) return 1;
-    const { untrustedFactor = 1, wordy = false } = this.options;
+  private factor(meta: Indexed): number {
+    const { untrustedFactor, wordy } = this.options;
     const trust = meta.untrusted ? untrustedFactor : 1;
     return wordy && meta.words > wordy.words ? trust * (wordy.words / meta.words) ** wordy.power : trust;
+  }
+
+  /** Which query words a hit matched in which fields, and which feedback words. */
+  private why(hit: Hit, query: Query): Pick<RankedTool, 'matched' | 'related'> {
+    const matched: Record<string, Field[]> = {};
+    for (const term of query.terms) {
+      const fields = this.engine.fieldsOf(term, hit.doc).map((field) => FIELDS[field]!);
+      if (fields.length) matched[query.words.get(term)!] = fields;
+    }
+    const related = [...query.added.keys()].filter((term) => this.engine.fieldsOf(term, hit.doc).length).map((term) => this.surface.get(term) ?? term);
+    return related.length ? { matched, related } : { matched };
   }
 
   /**
@@ -371,7 +439,7 @@ export class ToolIndex {
     let i = 0;
     for (; i < ranked.length && first.length < window; i++) {
       const hit = ranked[i]!;
-      const meta = this.indexed.get(hit.id);
+      const meta = this.indexed.get(hit.name);
       if (!meta?.source || meta.names.some((name) => name.every((word) => words.has(word)))) {
         first.push(hit);
         continue;
@@ -387,7 +455,62 @@ export class ToolIndex {
   }
 }
 
-/** The lower-cased words of a query, to tell whether it names a toolset or source. */
-function queryWords(query: string): Set<string> {
-  return new Set(tokenize(query).map((word) => word.toLowerCase()));
+/** Whether terms `a` and `b` occur within two words of each other in `words`. */
+function near(words: readonly string[], a: string, b: string): boolean {
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] !== a && words[i] !== b) continue;
+    const other = words[i] === a ? b : a;
+    if (words[i + 1] === other || words[i + 2] === other) return true;
+  }
+  return false;
+}
+
+/** The `size` best hits offered (a min-heap on score; ties broken by name so results are stable). */
+class TopK {
+  private readonly heap: Hit[] = [];
+  constructor(private readonly size: number) {}
+
+  offer(hit: Hit): void {
+    const { heap } = this;
+    if (heap.length < this.size) {
+      heap.push(hit);
+      this.up(heap.length - 1);
+    } else if (worse(heap[0]!, hit)) {
+      heap[0] = hit;
+      this.down(0);
+    }
+  }
+
+  sorted(): Hit[] {
+    return this.heap.slice().sort((a, b) => (worse(a, b) ? 1 : -1));
+  }
+
+  private up(i: number): void {
+    const { heap } = this;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!worse(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  }
+
+  private down(i: number): void {
+    const { heap } = this;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let least = i;
+      if (left < heap.length && worse(heap[left]!, heap[least]!)) least = left;
+      if (right < heap.length && worse(heap[right]!, heap[least]!)) least = right;
+      if (least === i) return;
+      [heap[i], heap[least]] = [heap[least]!, heap[i]!];
+      i = least;
+    }
+  }
+}
+
+/** Whether hit `a` ranks below hit `b`. */
+function worse(a: Hit, b: Hit): boolean {
+  return a.score < b.score || (a.score === b.score && a.name > b.name);
 }

@@ -13,7 +13,7 @@ import type { ToolDefinition } from '../../providers/types.js';
 import type { Exposure } from '../../expose/exposure.js';
 import { definitionsByName } from '../../expose/deferral.js';
 import { DEFAULT_LIMIT, SEARCH_TOOL, searchToolDefinition } from '../../expose/search-definition.js';
-import type { ToolIndex } from './search-index.js';
+import { FIELDS, type Field, type RankedTool, type ToolIndex } from './search-index.js';
 import type { SessionStore } from './sessions.js';
 
 /** What the search tool needs from the host. */
@@ -33,6 +33,24 @@ interface SearchHit {
   description: string;
   toolset: string;
   parameters: ToolDefinition['parameters'];
+  /** why it was found, briefly: the query's words by the most telling field each matched in ("name: github, issue; description: open") */
+  matched: string;
+}
+
+/** The field names the model reads: the first sentence is part of the description, the source is the toolset. */
+const SHOWN_FIELD: Readonly<Record<Field, string>> = { name: 'name', lead: 'description', description: 'description', parameters: 'parameters', source: 'toolset' };
+
+/** A hit's reasons as the model reads them: each matched word under the first of its fields (FIELDS' order), then the related words feedback added. */
+export function matchedText(hit: Pick<RankedTool, 'matched' | 'related'>): string {
+  const byField = new Map<string, string[]>();
+  for (const [word, fields] of Object.entries(hit.matched)) {
+    const shown = SHOWN_FIELD[FIELDS.find((field) => fields.includes(field))!];
+    byField.set(shown, [...(byField.get(shown) ?? []), word]);
+  }
+  const order = Object.values(SHOWN_FIELD);
+  const parts = [...byField].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([field, words]) => `${field}: ${words.join(', ')}`);
+  if (hit.related?.length) parts.push(`related: ${hit.related.join(', ')}`);
+  return parts.join('; ');
 }
 
 /** The search tool as dispatch runs it (after the gate and ajv validation of its arguments). */
@@ -47,11 +65,12 @@ export function searchTool(deps: SearchToolDeps): HostTool {
       if (!query.trim()) return failure('INVALID_ARGUMENTS', `invalid arguments for ${SEARCH_TOOL}: /query is empty; describe the tool you need in a few words, e.g. "send a slack message"`);
       const exposure = await deps.exposure();
       if (!exposure.deferred.size) return failure('TOOL_NOT_EXPOSED', `${SEARCH_TOOL} is not available here: no tool is deferred`);
-      const names = deps.index(exposure).search(query, limit ?? defaultLimit, exposure.deferred);
+      const ranked = deps.index(exposure).ranked(query, limit ?? defaultLimit, exposure.deferred);
+      const names = ranked.map((hit) => hit.name);
       const byName = definitionsByName(exposure);
-      const hits: SearchHit[] = names.map((name) => {
-        const def = byName.get(name)!;
-        return { name, description: def.description, toolset: exposure.states.get(name)?.toolset ?? '', parameters: def.parameters };
+      const hits: SearchHit[] = ranked.map((hit) => {
+        const def = byName.get(hit.name)!;
+        return { name: hit.name, description: def.description, toolset: exposure.states.get(hit.name)?.toolset ?? '', parameters: def.parameters, matched: matchedText(hit) };
       });
       const added = await deps.sessions.load(options.sessionId, names);
       if (added.length) deps.onLoaded(options.sessionId, added);
