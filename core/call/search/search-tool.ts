@@ -13,14 +13,14 @@ import type { ToolDefinition } from '../../providers/types.js';
 import type { Exposure } from '../../expose/exposure.js';
 import { definitionsByName } from '../../expose/deferral.js';
 import { DEFAULT_LIMIT, SEARCH_TOOL, searchToolDefinition } from '../../expose/search-definition.js';
-import type { ToolIndex } from './search-index.js';
+import type { FusedTool } from './fusion.js';
 import type { SessionStore } from './sessions.js';
 
 /** What the search tool needs from the host. */
 interface SearchToolDeps {
   exposure(): Promise<Exposure>;
-  /** the index, synced to the given exposure */
-  index(exposure: Exposure): ToolIndex;
+  /** the deferred tools `query` finds, best first (lexical, or hybrid with an embedder) */
+  rank(exposure: Exposure, query: string, limit: number, candidates: ReadonlySet<string>, signal?: AbortSignal): Promise<FusedTool[]>;
   sessions: SessionStore;
   search: ResolvedSearch;
   /** a search grew this session's loaded set by `added` */
@@ -33,6 +33,13 @@ interface SearchHit {
   description: string;
   toolset: string;
   parameters: ToolDefinition['parameters'];
+  /** why it matched, briefly */
+  why?: string;
+}
+
+/** What a hit's explanation says of the vector side: 'vector' when it ranked the tool among its best (the lexical part is the index's). */
+function vectorWhy(hit: FusedTool): string | undefined {
+  return hit.vector !== undefined ? 'vector' : undefined;
 }
 
 /** The search tool as dispatch runs it (after the gate and ajv validation of its arguments). */
@@ -47,11 +54,14 @@ export function searchTool(deps: SearchToolDeps): HostTool {
       if (!query.trim()) return failure('INVALID_ARGUMENTS', `invalid arguments for ${SEARCH_TOOL}: /query is empty; describe the tool you need in a few words, e.g. "send a slack message"`);
       const exposure = await deps.exposure();
       if (!exposure.deferred.size) return failure('TOOL_NOT_EXPOSED', `${SEARCH_TOOL} is not available here: no tool is deferred`);
-      const names = deps.index(exposure).search(query, limit ?? defaultLimit, exposure.deferred);
+      const ranked = await deps.rank(exposure, query, limit ?? defaultLimit, exposure.deferred, options.signal);
+      const names = ranked.map((hit) => hit.name);
       const byName = definitionsByName(exposure);
-      const hits: SearchHit[] = names.map((name) => {
+      const hits: SearchHit[] = ranked.map((hit) => {
+        const { name } = hit;
         const def = byName.get(name)!;
-        return { name, description: def.description, toolset: exposure.states.get(name)?.toolset ?? '', parameters: def.parameters };
+        const why = vectorWhy(hit);
+        return { name, description: def.description, toolset: exposure.states.get(name)?.toolset ?? '', parameters: def.parameters, ...(why ? { why } : {}) };
       });
       const added = await deps.sessions.load(options.sessionId, names);
       if (added.length) deps.onLoaded(options.sessionId, added);
