@@ -137,6 +137,35 @@ describe('hybrid tool search (search.embedder)', () => {
     });
   });
 
+  it('after a failure the embedder is left alone for a minute, then tried again; it recovers without a second warning', async () => {
+    let down = true;
+    const flaky = testEmbedder((_texts, right) => {
+      if (down) throw new Error('connection refused');
+      return right;
+    });
+    await withHost(options(flaky), async (host) => {
+      const warnings: string[] = [];
+      host.on('warning', (message) => warnings.push(message));
+      await search(host, 'page');
+      await vi.waitFor(() => expect(host.explain().search.embeddings?.failed).toContain('connection refused'));
+      down = false;
+      await search(host, 'page');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(flaky.calls).toBe(1);
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(Date.now() + 61_000);
+        await search(host, 'page');
+        await settled(host);
+      } finally {
+        vi.useRealTimers();
+      }
+      expect(host.explain().search.embeddings?.failed).toBeUndefined();
+      expect((await search(host, 'grab website'))[0]).toMatchObject({ name: 'http_fetch', why: 'vector' });
+      expect(warnings).toHaveLength(1);
+    });
+  });
+
   it('a query the embedder fails on is ranked lexically, with one warning for many searches', async () => {
     const queryFails = testEmbedder((texts, right) => {
       if (!isToolText(texts[0]!)) throw new Error('quota exceeded');

@@ -117,6 +117,11 @@ export class EmbeddingStore {
     if (this.wanted.delete(owner)) this.dropUnwanted();
   }
 
+  /** Restarts the background fill if it stopped at a failure more than a minute ago (a search calls this). */
+  resume(): void {
+    this.schedule();
+  }
+
   /** The vector of `key`, once computed. */
   vector(key: string): Float32Array | undefined {
     return this.vectors.get(key);

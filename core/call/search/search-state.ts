@@ -110,6 +110,7 @@ export class SearchState {
     if (!this.embeddings) return index.ranked(query, limit, candidates);
     const depth = Math.max(limit, FUSION_DEPTH);
     const lexical = index.ranked(query, depth, candidates);
+    this.embeddings.resume();
     const vectors = this.toolVectors(candidates);
     const queryVector = vectors.length ? await this.embeddings.queryVector(query, signal) : undefined;
     if (!queryVector) return lexical.slice(0, limit);
