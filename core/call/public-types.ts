@@ -234,4 +234,18 @@ export interface SearchReport {
   excluded: string[];
   /** `search.exclude` entries that matched no exposed tool */
   excludeUnmatched: string[];
+  /** the embedder's vectors, when `search.embedder` is set */
+  embeddings?: EmbeddingsReport;
+}
+
+/** `explain().search.embeddings`: how far tool vectors are, and the embedder's last failure. */
+export interface EmbeddingsReport {
+  /** the embedder's `model` */
+  model: string;
+  /** tools with a vector (searches rank these by vector too) */
+  vectors: number;
+  /** tools still waiting for theirs (ranked lexically only until then) */
+  pending: number;
+  /** the last failure, until the embedder answers again: searches meanwhile rank lexically */
+  failed?: string;
 }

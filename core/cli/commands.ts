@@ -69,7 +69,13 @@ export const COMMANDS: CommandSpec[] = [
       { flags: '--as <identity>', description: `what an identity gets under the config's access rules: a subject, or a JSON object of its token's claims ('{"sub":"alice","scope":"a b","groups":["eng"]}')` },
       { flags: '--search <query>', description: 'what tool_search finds for a query among the exposed tools: the ranking, each score, and the words each tool matched in which fields' },
     ],
-    examples: ['toolshed explain web_search', 'toolshed explain --json', 'toolshed explain --as alice', `toolshed explain --as '{"sub":"bob","groups":["eng"]}' --json`, `toolshed explain --search 'take a picture of the page'`],
+    examples: [
+      'toolshed explain web_search',
+      'toolshed explain --json',
+      'toolshed explain --as alice',
+      `toolshed explain --as '{"sub":"bob","groups":["eng"]}' --json`,
+      `toolshed explain --search 'take a picture of the page'`,
+    ],
     run: async (c) => (await import('./inspect.js')).runExplain(c),
   },
   {

@@ -124,6 +124,8 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
   if (findable.length) out.push(`deferred (listed once tool_search finds them): ${findable.join(', ')}`);
   if (excluded.size) out.push(`kept out of tool_search by search.exclude (callable by name): ${report.search.excluded.join(', ')}`);
   if (report.search.excludeUnmatched.length) out.push(`search.exclude entries that match no exposed tool: ${report.search.excludeUnmatched.join(', ')}`);
+  const embeddings = report.search.embeddings;
+  if (embeddings) out.push(embeddingsLine(embeddings));
   const hidden = report.tools.filter((t) => !t.exposed);
   if (hidden.length) {
     out.push('');
@@ -247,4 +249,10 @@ function describeAnnotations(a: NonNullable<ToolReport['annotations']>): string 
 /** Every tool, one block each, for `toolshed explain`. */
 export function renderExplain(report: HostReport, s: Style = PLAIN): string {
   return [renderSummary(report, s), '', ...report.tools.map((t) => renderTool(t, report, s))].join('\n');
+}
+
+/** The `search.embedder` line: how many tool vectors are ready, and the embedder's last failure. */
+function embeddingsLine(e: NonNullable<HostReport['search']['embeddings']>): string {
+  const progress = e.vectors + e.pending ? `${e.vectors} tool vectors, ${e.pending} pending` : 'no tool vectors yet (tools are embedded after the first search)';
+  return `search embeddings (${e.model}): ${progress}${e.failed ? `; failing, searches rank lexically: ${e.failed}` : ''}`;
 }

@@ -14,11 +14,12 @@ import { auditTarget } from './audit-target.js';
 import { writableRoots } from './writable-roots.js';
 import { resolveResources, type ResourceLimits } from '../../boundary/launch/resources.js';
 import { DEFAULT_CODE_LIMITS } from '../../boundary/code-limits.js';
-import type { PluginEntry, ResolvedConfig, ResolvedSearch, SearchConfig, ToolshedConfig } from './public-types.js';
+import type { Embedder, PluginEntry, ResolvedConfig, ResolvedSearch, SearchConfig, ToolshedConfig } from './public-types.js';
 
 export type {
   BreakerLimits,
   DefinitionChanges,
+  Embedder,
   HostLimits,
   McpListingLimits,
   McpOAuthSettings,
@@ -64,7 +65,7 @@ function validator() {
 /** Checks `value` against config.schema.json; throws CONFIG_INVALID naming the file, pointer and expectation. */
 export function validateConfigObject(value: unknown, file: string | undefined): ToolshedConfig {
   const validate = validator();
-  if (validate(value)) return value as ToolshedConfig;
+  if (validate(value)) return checkFunctions(value as ToolshedConfig, file);
   const list = problems(validate.errors);
   const where = file ?? 'config object';
   const first = list[0];
@@ -73,6 +74,20 @@ export function validateConfigObject(value: unknown, file: string | undefined): 
     ...(first ? { pointer: first.pointer, expected: first.message } : {}),
     problems: list,
   } as never);
+}
+
+/**
+ * The settings that are functions, which JSON Schema cannot check: `search.embedder.embed`.
+ * A JSON or YAML config cannot hold one, so the message says where one can go.
+ */
+function checkFunctions(config: ToolshedConfig, file: string | undefined): ToolshedConfig {
+  const embed = config.search?.embedder?.embed;
+  if (embed === undefined || typeof embed === 'function') return config;
+  const pointer = '/search/embedder/embed';
+  throw new ConfigError(
+    `${file ?? 'config object'}: ${pointer} must be a function (texts, { signal }) => Promise<number[][]>, not ${embed === null ? 'null' : typeof embed}; a JSON or YAML config cannot hold one: set search.embedder in a .js or .ts config, or pass createToolHost({ search: { embedder } })`,
+    { ...(file ? { file } : {}), pointer, expected: 'a function' },
+  );
 }
 
 /** Called with each file cosmiconfig reads (the config and its `$import`s), before its loader runs: may throw to stop the load. */
@@ -255,7 +270,14 @@ function resolveSearch(search: SearchConfig = {}): ResolvedSearch {
     budgetTokens: search.budgetTokens ?? 8000,
     sessions: { max: 1000, ttlMs: 3_600_000, maxTools: 64, ...stripUndefined(search.sessions) },
     exclude: search.exclude ?? [],
+    ...(search.embedder ? { embedder: resolveEmbedder(search.embedder) } : {}),
   };
+}
+
+/** An embedder with its defaults (docs/tool-search.md#embeddings-optional). */
+export function resolveEmbedder(embedder: Embedder): Required<Embedder> {
+  // Called as a method: an embedder may be a class instance whose embed reads `this`.
+  return { model: embedder.model, embed: (texts, options) => embedder.embed(texts, options), batchSize: embedder.batchSize ?? 32, timeoutMs: embedder.timeoutMs ?? 5000 };
 }
 
 /** `approve` (or an access rule's) in its one shape: a list of names means `{ tools: list }`; `timeoutMs` defaults to `defaultTimeoutMs`. */

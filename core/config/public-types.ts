@@ -230,6 +230,25 @@ export interface SearchConfig {
   sessions?: { max?: number; ttlMs?: number; maxTools?: number };
   /** plugins (package names), MCP servers (`mcp:<name>`), toolsets or tools tool_search never returns; `*` patterns allowed */
   exclude?: string[];
+  /** turns texts into vectors: tool_search then ranks lexically and by vector, fused (docs/tool-search.md#embeddings-optional); JS/TS configs and createToolHost only */
+  embedder?: Embedder;
+}
+
+/**
+ * An embeddings model the operator supplies (a hosted API, a local model): toolshed ships and
+ * downloads none. `embed` gets at most `batchSize` texts and returns one vector per text, all of
+ * one dimension; `signal` aborts when the call times out or the host closes.
+ * @example
+ * const embedder: Embedder = { model: 'text-embedding-3-small', embed: async (texts, { signal }) => myApi.embed(texts, { signal }) };
+ */
+export interface Embedder {
+  /** names the model: part of each cached vector's key, so a new model re-embeds everything */
+  model: string;
+  embed(texts: string[], options: { signal: AbortSignal }): Promise<number[][]>;
+  /** texts per `embed` call when tools are embedded (default 32) */
+  batchSize?: number;
+  /** how long one `embed` call may take before it is aborted and counted as failed (default 5000) */
+  timeoutMs?: number;
 }
 
 /** `search` with every default applied; `native` is the Anthropic variant, or false. */
@@ -240,6 +259,8 @@ export interface ResolvedSearch {
   budgetTokens: number;
   sessions: { max: number; ttlMs: number; maxTools: number };
   exclude: string[];
+  /** the embedder with its defaults, when one is configured */
+  embedder?: Required<Embedder>;
 }
 
 /** The config with every default applied. */

@@ -5,8 +5,9 @@
  */
 import path from 'node:path';
 import { loadHostConfig } from '../config/host-config.js';
+import { resolveEmbedder, stripUndefined, validateConfigObject } from '../config/config.js';
 import { loadHookModules } from '../call/hook-modules.js';
-import type { ResolvedConfig } from '../config/config.js';
+import type { Embedder, ResolvedConfig } from '../config/config.js';
 import type { Clock } from '../expose/check-cache.js';
 import type { ToolHooks } from '../call/hooks.js';
 import type { ToolHostOptions } from './tool-host.js';
@@ -26,12 +27,25 @@ export interface HostSettings {
   credentials?: CredentialProvider;
 }
 
+/**
+ * `config` with the embedder passed to createToolHost, which comes before the config's. Its four
+ * settings are checked as the config's would be; other properties (an embedder object's own state) are its own.
+ */
+function withEmbedder(config: ResolvedConfig, embedder: Embedder | undefined): ResolvedConfig {
+  if (embedder === undefined) return config;
+  const { model, embed, batchSize, timeoutMs } = embedder;
+  validateConfigObject({ search: { embedder: stripUndefined({ model, embed, batchSize, timeoutMs }) } }, undefined);
+  return { ...config, search: { ...config.search, embedder: resolveEmbedder(embedder) } };
+}
+
 /** Loads the config from the options; throws CONFIG_INVALID or CONFIG_UNTRUSTED. */
 export async function openConfig(options: ToolHostOptions): Promise<HostSettings> {
   const cwd = path.resolve(options.cwd ?? options.root ?? process.cwd());
   const notice = (message: string) => options.onNotice?.(message);
   const trust = options.trustConfig === true || process.env.TOOLSHED_TRUST_CONFIG === '1' ? 'accept' : 'check';
-  const { config, trust: trusted } = await loadHostConfig({ ...options, trust }, cwd);
+  const loaded = await loadHostConfig({ ...options, trust }, cwd);
+  const { trust: trusted } = loaded;
+  const config = withEmbedder(loaded.config, options.search?.embedder);
   if (trusted?.note) notice(trusted.note);
   // Accepted without a review (--trust-config): say what, so a log shows it.
   else if (trusted?.changes.length) notice(`accepted a changed config (trustConfig): ${trusted.changes.join('; ')}`);

@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { explainHost } from '../explain/explain.js';
 import { SessionStore } from '../call/search/sessions.js';
+import { EmbeddingStore } from '../call/search/embeddings.js';
 import { UsageError } from '../../boundary/errors.js';
 import { createSurface, openScope, type HostShared } from './surface.js';
 import { Quotas } from '../access/quota.js';
@@ -95,6 +96,7 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
       (record) => events.emit('call', record),
     ),
     approvers: new Set(),
+    ...(config.search.embedder ? { embeddings: new EmbeddingStore(config.search.embedder, (message) => events.emit('warning', message)) } : {}),
     sessions: new SessionStore(config.search.sessions, settings.clock, input.state, (message) => events.emit('warning', message)),
     isClosed: () => closed,
     async acceptDefinitions(request) {
@@ -110,6 +112,7 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
     async close() {
       if (closed) return;
       closed = true;
+      await shared.embeddings?.close();
       await input.teardown();
       events.removeAllListeners();
     },

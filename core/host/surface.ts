@@ -31,6 +31,7 @@ import { SearchState, type SearchReport } from '../call/search/search-state.js';
 import { SEARCH_TOOL } from '../expose/search-definition.js';
 import { toAnthropicDeferred } from '../providers/anthropic.js';
 import type { SessionStore } from '../call/search/sessions.js';
+import type { EmbeddingStore } from '../call/search/embeddings.js';
 import type { StateStore } from '../state/store-contract.js';
 
 /** What every surface of one host shares: plugins, runners, the check cache, the config. */
@@ -66,6 +67,8 @@ export interface HostShared {
   monitor: CallMonitor;
   /** approvers added to the host (the console): every surface asks them beside a call's own */
   approvers: Set<Approver>;
+  /** tool vectors for hybrid search, shared by every surface (config `search.embedder`) */
+  embeddings?: EmbeddingStore;
 }
 
 /** One surface's own state. */
@@ -163,6 +166,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     () => pipeline.current(),
     (sessionId, tools) => emitter.emit('loaded', { sessionId, tools }),
     (tool) => registry.tools.get(tool)?.plugin.source,
+    shared.embeddings,
   );
   const deps: DispatchDeps = {
     registry,
@@ -249,7 +253,10 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     view: (options) => openView(shared, scope, options),
     as: (identity) => openIdentityView(shared, scope, identity),
     recordRefusal: (refusal) => shared.audit?.refused({ ...refusal, ...(refusal.identity ? { identity: callerIdentity(refusal.identity) } : {}) }),
-    close: () => lifetime.close(),
+    close: () => {
+      search.close();
+      return lifetime.close();
+    },
   };
   registerInspector(surface, {
     toolInfo: (name) => {

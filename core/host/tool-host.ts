@@ -9,7 +9,7 @@ import type { Clock, SchemaRewriter } from '../expose/public-types.js';
 import type { HostEvents } from './events.js';
 import type { HostReport } from '../explain/public-types.js';
 import type { DefinitionChange } from '../runners/connection-report.js';
-import type { ResolvedConfig, ToolshedConfig } from '../config/public-types.js';
+import type { Embedder, ResolvedConfig, ToolshedConfig } from '../config/public-types.js';
 import type { DefinitionFormat, ToolsByFormat } from '../providers/index.js';
 import type { StateStore } from '../state/store-contract.js';
 
@@ -64,6 +64,8 @@ export interface ToolHostOptions {
    * docs/security.md#acting-for-the-caller.
    */
   credentials?: CredentialProvider;
+  /** tool search settings that only code can give: an embedder (over the config's `search.embedder`); docs/tool-search.md#embeddings-optional */
+  search?: { embedder?: Embedder };
 }
 
 /** Options of `definitions()`. */

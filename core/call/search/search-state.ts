@@ -5,7 +5,9 @@
  * calls to deferred tools the calling session had not loaded.
  */
 import { definitionsByName, sessionDefinitions } from '../../expose/deferral.js';
-import { ToolIndex, type IndexedTool, type RankedTool } from './search-index.js';
+import { ToolIndex, type IndexedTool } from './search-index.js';
+import { embeddingText, vectorKey, type EmbeddingStore } from './embeddings.js';
+import { FUSION_DEPTH, fuse, vectorRanked, type FusedTool } from './fusion.js';
 import { SEARCH_TOOL } from '../../expose/search-definition.js';
 import { searchTool } from './search-tool.js';
 import type { SessionStore } from './sessions.js';
@@ -44,6 +46,9 @@ export class SearchState {
   private readonly notLoaded = new Map<string, number>();
   private readonly tool: HostTool;
   private readonly excludedBy: ReturnType<typeof excludeMatcher>;
+  /** each indexed tool's vector key, and the text and key of each definition seen (hashed once) */
+  private readonly vectorKeys = new Map<string, string>();
+  private readonly textMemo = new WeakMap<ToolDefinition, { text: string; key: string }>();
 
   constructor(
     private readonly search: ResolvedSearch,
@@ -52,8 +57,10 @@ export class SearchState {
     onLoaded: (sessionId: string | undefined, added: string[]) => void,
     /** a tool's source, for the per-source limit and the trust factor (none: neither applies) */
     private readonly sourceOf: (tool: string) => ToolSource | undefined = () => undefined,
+    /** the host's tool vectors, when `search.embedder` is set: ranking is then hybrid */
+    private readonly embeddings?: EmbeddingStore,
   ) {
-    this.tool = searchTool({ exposure, index: (e) => this.indexFor(e), sessions, search, onLoaded });
+    this.tool = searchTool({ exposure, rank: (e, query, limit, candidates, signal) => this.rank(e, query, limit, candidates, signal), sessions, search, onLoaded });
     this.excludedBy = excludeMatcher(search.exclude ?? []);
   }
 
@@ -78,16 +85,71 @@ export class SearchState {
   /** The index, synced to `exposure` (incrementally, once per exposure). */
   indexFor(exposure: Exposure): ToolIndex {
     if (this.indexedFor !== exposure) {
-      this.index.sync(this.indexedTools(exposure));
+      const tools = [...this.indexedTools(exposure)];
+      this.index.sync(tools);
+      this.syncVectors(tools);
       this.indexedFor = exposure;
     }
     return this.index;
   }
 
   /** The tools `query` finds in `exposure` best first, with scores, what each matched and whether it is deferred; and how many tools are indexed. */
-  ranked(exposure: Exposure, query: string, limit: number): { results: Array<RankedTool & { deferred: boolean }>; indexed: number } {
+  async ranked(exposure: Exposure, query: string, limit: number): Promise<{ results: Array<FusedTool & { deferred: boolean }>; indexed: number }> {
+    const results = await this.rank(exposure, query, limit);
+    return { results: results.map((hit) => ({ ...hit, deferred: exposure.deferred.has(hit.name) })), indexed: this.index.size };
+  }
+
+  /**
+   * The tools `query` finds among `candidates` (all indexed tools when omitted), best first, at most `limit`:
+   * lexical, fused with the vector ranking when an embedder is set and some candidate has its vector.
+   * Never waits for tool vectors; waits for the query's (bounded by the embedder's timeout), and ranks
+   * lexically when that fails.
+   */
+  async rank(exposure: Exposure, query: string, limit: number, candidates?: ReadonlySet<string>, signal?: AbortSignal): Promise<FusedTool[]> {
     const index = this.indexFor(exposure);
-    return { results: index.ranked(query, limit).map((hit) => ({ ...hit, deferred: exposure.deferred.has(hit.name) })), indexed: index.size };
+    if (!this.embeddings) return index.ranked(query, limit, candidates);
+    const depth = Math.max(limit, FUSION_DEPTH);
+    const lexical = index.ranked(query, depth, candidates);
+    this.embeddings.resume();
+    const vectors = this.toolVectors(candidates);
+    const queryVector = vectors.length ? await this.embeddings.queryVector(query, signal) : undefined;
+    if (!queryVector) return lexical.slice(0, limit);
+    return fuse(lexical, vectorRanked(queryVector, vectors, depth), limit);
+  }
+
+  /** Stops needing vectors (the surface closed). */
+  close(): void {
+    this.embeddings?.release(this);
+  }
+
+  /** Asks the store for the vectors of `tools` (those it has not are embedded in the background), keyed by (model, text). */
+  private syncVectors(tools: readonly IndexedTool[]): void {
+    if (!this.embeddings) return;
+    const model = this.search.embedder!.model;
+    this.vectorKeys.clear();
+    const texts = new Map<string, string>();
+    for (const tool of tools) {
+      let known = this.textMemo.get(tool.definition);
+      if (!known) {
+        const text = embeddingText(tool);
+        known = { text, key: vectorKey(model, text) };
+        this.textMemo.set(tool.definition, known);
+      }
+      this.vectorKeys.set(tool.definition.name, known.key);
+      texts.set(known.key, known.text);
+    }
+    this.embeddings.want(this, texts);
+  }
+
+  /** The vectors computed so far of `candidates` (every indexed tool when omitted). */
+  private toolVectors(candidates: ReadonlySet<string> | undefined): Array<readonly [string, Float32Array]> {
+    const out: Array<readonly [string, Float32Array]> = [];
+    for (const name of candidates ?? this.vectorKeys.keys()) {
+      const key = this.vectorKeys.get(name);
+      const vector = key === undefined ? undefined : this.embeddings!.vector(key);
+      if (vector) out.push([name, vector]);
+    }
+    return out;
   }
 
   /** The explain section. */
@@ -108,6 +170,7 @@ export class SearchState {
       callsNotLoaded: Object.fromEntries([...this.notLoaded].sort(([a], [b]) => (a < b ? -1 : 1))),
       excluded: excluded.sort(),
       excludeUnmatched: exposure ? (this.search.exclude ?? []).filter((entry) => !used.has(entry)) : [],
+      ...(this.embeddings ? { embeddings: this.embeddings.report() } : {}),
     };
   }
 

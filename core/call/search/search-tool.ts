@@ -13,14 +13,15 @@ import type { ToolDefinition } from '../../providers/types.js';
 import type { Exposure } from '../../expose/exposure.js';
 import { definitionsByName } from '../../expose/deferral.js';
 import { DEFAULT_LIMIT, SEARCH_TOOL, searchToolDefinition } from '../../expose/search-definition.js';
-import { FIELDS, type Field, type RankedTool, type ToolIndex } from './search-index.js';
+import { FIELDS, type Field } from './search-index.js';
+import type { FusedTool } from './fusion.js';
 import type { SessionStore } from './sessions.js';
 
 /** What the search tool needs from the host. */
 interface SearchToolDeps {
   exposure(): Promise<Exposure>;
-  /** the index, synced to the given exposure */
-  index(exposure: Exposure): ToolIndex;
+  /** the deferred tools `query` finds, best first (lexical, or hybrid with an embedder) */
+  rank(exposure: Exposure, query: string, limit: number, candidates: ReadonlySet<string>, signal?: AbortSignal): Promise<FusedTool[]>;
   sessions: SessionStore;
   search: ResolvedSearch;
   /** a search grew this session's loaded set by `added` */
@@ -33,15 +34,22 @@ interface SearchHit {
   description: string;
   toolset: string;
   parameters: ToolDefinition['parameters'];
-  /** why it was found, briefly: the query's words by the most telling field each matched in ("name: github, issue; description: open") */
+  /** why it was found, briefly: the query's words by the most telling field each matched in, and whether its meaning was close ("name: github, issue; description: open; close in meaning") */
   matched: string;
 }
 
 /** The field names the model reads: the first sentence is part of the description, the source is the toolset. */
 const SHOWN_FIELD: Readonly<Record<Field, string>> = { name: 'name', lead: 'description', description: 'description', parameters: 'parameters', source: 'toolset' };
 
-/** A hit's reasons as the model reads them: each matched word under the first of its fields (FIELDS' order), then the related words feedback added. */
-export function matchedText(hit: Pick<RankedTool, 'matched' | 'related'>): string {
+/** What the model reads of a hit the vector side ranked among its best (with an embedder). */
+export const VECTOR_REASON = 'close in meaning';
+
+/**
+ * A hit's reasons as the model reads them: each matched word under the first of its fields
+ * (FIELDS' order), the related words feedback added, and VECTOR_REASON when the embedder's
+ * side ranked it among its best.
+ */
+export function matchedText(hit: Pick<FusedTool, 'matched' | 'related' | 'vector'>): string {
   const byField = new Map<string, string[]>();
   for (const [word, fields] of Object.entries(hit.matched)) {
     const shown = SHOWN_FIELD[FIELDS.find((field) => fields.includes(field))!];
@@ -50,6 +58,7 @@ export function matchedText(hit: Pick<RankedTool, 'matched' | 'related'>): strin
   const order = Object.values(SHOWN_FIELD);
   const parts = [...byField].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([field, words]) => `${field}: ${words.join(', ')}`);
   if (hit.related?.length) parts.push(`related: ${hit.related.join(', ')}`);
+  if (hit.vector !== undefined) parts.push(VECTOR_REASON);
   return parts.join('; ');
 }
 
@@ -65,7 +74,7 @@ export function searchTool(deps: SearchToolDeps): HostTool {
       if (!query.trim()) return failure('INVALID_ARGUMENTS', `invalid arguments for ${SEARCH_TOOL}: /query is empty; describe the tool you need in a few words, e.g. "send a slack message"`);
       const exposure = await deps.exposure();
       if (!exposure.deferred.size) return failure('TOOL_NOT_EXPOSED', `${SEARCH_TOOL} is not available here: no tool is deferred`);
-      const ranked = deps.index(exposure).ranked(query, limit ?? defaultLimit, exposure.deferred);
+      const ranked = await deps.rank(exposure, query, limit ?? defaultLimit, exposure.deferred, options.signal);
       const names = ranked.map((hit) => hit.name);
       const byName = definitionsByName(exposure);
       const hits: SearchHit[] = ranked.map((hit) => {
