@@ -31,6 +31,7 @@ import serveStart from './scenarios/serve-start.js';
 import serveHttp from './scenarios/serve-http.js';
 import identity from './scenarios/identity.js';
 import webConsole from './scenarios/console.js';
+import toolSearchReal from './scenarios/tool-search-real.js';
 
 const SCENARIOS = [
   dispatch,
@@ -53,6 +54,7 @@ const SCENARIOS = [
   serveHttp,
   identity,
   webConsole,
+  toolSearchReal,
 ];
 const RESULTS = new URL('./results.json', import.meta.url);
 

@@ -22,6 +22,9 @@ export interface FieldWeight {
 /** One document: its terms per field, in order (duplicates kept). */
 export type FieldTerms = readonly (readonly string[])[];
 
+/** Frequencies per field packed into one number, a byte per field (at most 6 fields, each capped at 255). */
+const BYTE = 256;
+
 /** A term's weights in every document holding it, valid for one generation of the index. */
 interface TermWeights {
   generation: number;
@@ -32,8 +35,8 @@ interface TermWeights {
 
 /** The inverted index and its statistics. */
 export class Bm25f {
-  /** term → document → frequency per field */
-  private readonly postings = new Map<string, Map<number, Uint16Array>>();
+  /** term → the documents holding it and, at the same index, its frequency per field there, packed (BYTE) */
+  private readonly postings = new Map<string, { docs: number[]; tfs: number[] }>();
   private readonly weights = new Map<string, TermWeights>();
   /** each document's field lengths (undefined: a free slot) */
   private readonly lengths: Array<Uint16Array | undefined> = [];
@@ -47,8 +50,13 @@ export class Bm25f {
     private readonly fields: readonly FieldWeight[],
     private readonly k1: number,
   ) {
+    if (fields.length > 6) throw new RangeError('Bm25f packs at most 6 fields');
     this.totals = new Float64Array(fields.length);
+    this.units = fields.map((_, field) => BYTE ** field);
   }
+
+  /** what one occurrence adds to a packed frequency, per field */
+  private readonly units: number[];
 
   /** Documents held. */
   get size(): number {
@@ -59,17 +67,23 @@ export class Bm25f {
   add(fieldTerms: FieldTerms): number {
     const doc = this.free.pop() ?? this.lengths.length;
     const lengths = new Uint16Array(this.fields.length);
+    const own = new Map<string, number>();
     fieldTerms.forEach((words, field) => {
       lengths[field] = Math.min(words.length, 0xffff);
       this.totals[field]! += lengths[field]!;
+      const unit = this.units[field]!;
       for (const term of words) {
-        let docs = this.postings.get(term);
-        if (!docs) this.postings.set(term, (docs = new Map()));
-        let tf = docs.get(doc);
-        if (!tf) docs.set(doc, (tf = new Uint16Array(this.fields.length)));
-        if (tf[field]! < 0xffff) tf[field]!++;
+        const packed = own.get(term) ?? 0;
+        if (Math.floor(packed / unit) % BYTE < BYTE - 1) own.set(term, packed + unit);
       }
     });
+    for (const [term, packed] of own) {
+      const postings = this.postings.get(term);
+      if (postings) {
+        postings.docs.push(doc);
+        postings.tfs.push(packed);
+      } else this.postings.set(term, { docs: [doc], tfs: [packed] });
+    }
     this.lengths[doc] = lengths;
     this.count++;
     this.generation++;
@@ -83,15 +97,15 @@ export class Bm25f {
     lengths.forEach((length, field) => {
       this.totals[field]! -= length;
     });
-    for (const words of fieldTerms) {
-      for (const term of words) {
-        const docs = this.postings.get(term);
-        if (!docs) continue;
-        docs.delete(doc);
-        if (!docs.size) {
-          this.postings.delete(term);
-          this.weights.delete(term);
-        }
+    for (const term of new Set(fieldTerms.flat())) {
+      const postings = this.postings.get(term);
+      const at = postings?.docs.indexOf(doc) ?? -1;
+      if (at < 0) continue;
+      postings!.docs.splice(at, 1);
+      postings!.tfs.splice(at, 1);
+      if (!postings!.docs.length) {
+        this.postings.delete(term);
+        this.weights.delete(term);
       }
     }
     this.lengths[doc] = undefined;
@@ -107,7 +121,7 @@ export class Bm25f {
 
   /** Documents holding `term`. */
   documentFrequency(term: string): number {
-    return this.postings.get(term)?.size ?? 0;
+    return this.postings.get(term)?.docs.length ?? 0;
   }
 
   /** The inverse document frequency of `term` (BM25's, never negative). */
@@ -116,52 +130,41 @@ export class Bm25f {
     return df ? Math.log(1 + (this.count - df + 0.5) / (df + 0.5)) : 0;
   }
 
-  /** Adds `factor` × idf × saturated weight of `term` to each document holding it; calls `hit` for each. */
-  accumulate(term: string, factor: number, scores: Float64Array, hit: (doc: number) => void): void {
-    const weights = this.weightsOf(term);
-    if (!weights) return;
-    const scale = factor * this.idf(term);
-    const { docs, saturated } = weights;
-    for (let i = 0; i < docs.length; i++) {
-      const doc = docs[i]!;
-      hit(doc);
-      scores[doc]! += scale * saturated[i]!;
-    }
+  /** `term`'s documents and their saturated weights (tf~ / (k1 + tf~)), or undefined when no document holds it. */
+  weightsOf(term: string): { docs: Int32Array; saturated: Float64Array } | undefined {
+    const cached = this.weights.get(term);
+    if (cached?.generation === this.generation) return cached;
+    return this.computeWeights(term);
   }
 
   /** The fields of `doc` that hold `term`, as indexes into the field list. */
   fieldsOf(term: string, doc: number): number[] {
-    const tf = this.postings.get(term)?.get(doc);
-    if (!tf) return [];
+    const postings = this.postings.get(term);
+    const at = postings ? postings.docs.indexOf(doc) : -1;
+    let packed = at < 0 ? 0 : postings!.tfs[at]!;
     const out: number[] = [];
-    tf.forEach((n, field) => {
-      if (n > 0) out.push(field);
-    });
+    for (let field = 0; packed > 0; field++, packed = Math.floor(packed / BYTE)) if (packed % BYTE) out.push(field);
     return out;
   }
 
-  private weightsOf(term: string): TermWeights | undefined {
-    const cached = this.weights.get(term);
-    if (cached?.generation === this.generation) return cached;
+  private computeWeights(term: string): TermWeights | undefined {
     const postings = this.postings.get(term);
     if (!postings) return undefined;
     const averages = Array.from(this.totals, (total) => (this.count ? total / this.count : 0));
-    const docs = new Int32Array(postings.size);
-    const saturated = new Float64Array(postings.size);
-    let i = 0;
-    for (const [doc, tf] of postings) {
-      const lengths = this.lengths[doc]!;
+    const docs = Int32Array.from(postings.docs);
+    const saturated = new Float64Array(docs.length);
+    for (let i = 0; i < docs.length; i++) {
+      const lengths = this.lengths[docs[i]!]!;
       let pseudo = 0;
-      for (let field = 0; field < tf.length; field++) {
-        const n = tf[field]!;
+      let packed = postings.tfs[i]!;
+      for (let field = 0; packed > 0; field++, packed = Math.floor(packed / BYTE)) {
+        const n = packed % BYTE;
         if (!n) continue;
         const { weight, b } = this.fields[field]!;
         const average = averages[field]! || 1;
         pseudo += (weight * n) / (1 - b + (b * lengths[field]!) / average);
       }
-      docs[i] = doc;
       saturated[i] = pseudo / (this.k1 + pseudo);
-      i++;
     }
     const weights = { generation: this.generation, docs, saturated };
     this.weights.set(term, weights);

@@ -42,7 +42,7 @@ export interface IndexedTool {
 }
 
 /** The indexed fields, in the order of their settings. */
-export const FIELDS = ['name', 'lead', 'description', 'parameters', 'source'] as const;
+export const FIELDS = ['name', 'lead', 'description', 'parameters', 'source', 'toolset'] as const;
 
 /** One indexed field. */
 export type Field = (typeof FIELDS)[number];
@@ -55,7 +55,7 @@ export type SearchDocument = { id: string } & Record<Field, string>;
  * text is not indexed. Far above honest text: the longest description among
  * the real MCP servers of the benchmark has 150 words or so, and a few reach the cap.
  */
-const FIELD_WORDS: Readonly<Record<Field, number>> = { name: 24, lead: 60, description: 150, parameters: 150, source: 40 };
+const FIELD_WORDS: Readonly<Record<Field, number>> = { name: 24, lead: 60, description: 150, parameters: 150, source: 16, toolset: 40 };
 
 /** Times one word counts in one field: the fiftieth "github" adds nothing. */
 const TERM_REPEATS = 2;
@@ -107,22 +107,23 @@ export interface RankingOptions {
  * by WORDY.words / its words: an honest definition is shorter (of the real
  * servers' tools, 3 % have more), a stuffed one cannot match everything at full weight.
  */
-const WORDY = { words: 400, power: 1 };
+const WORDY = { words: 250, power: 1 };
 
 /** What tool_search uses (measured in bench/tool-search: docs/tool-search.md#measured). */
 export const RANKING: RankingOptions = {
   fields: {
-    name: { weight: 3, b: 0.5 },
-    lead: { weight: 1.5, b: 0.5 },
-    description: { weight: 1, b: 0.75 },
-    parameters: { weight: 0.5, b: 0.75 },
-    source: { weight: 1, b: 0.5 },
+    name: { weight: 0.5, b: 1 },
+    lead: { weight: 0.5, b: 0 },
+    description: { weight: 0.5, b: 0.75 },
+    parameters: { weight: 0.25, b: 1 },
+    source: { weight: 3, b: 0.9 },
+    toolset: { weight: 0.5, b: 0.75 },
   },
-  k1: 1.2,
+  k1: 3,
   stopWords: true,
   stemming: true,
-  coverage: 1,
-  proximity: 0.2,
+  coverage: 0.5,
+  proximity: 0.8,
   feedback: false,
   fieldWords: FIELD_WORDS,
   termRepeats: TERM_REPEATS,
@@ -144,7 +145,8 @@ export function documentFor(tool: IndexedTool): SearchDocument {
     lead: firstSentence(definition.description),
     description: definition.description,
     parameters: parameterText(definition.parameters),
-    source: [tool.toolset, source === tool.toolset ? '' : source, tool.toolsetDescription ?? ''].filter(Boolean).join(' '),
+    source: [tool.toolset, source === tool.toolset ? '' : source].filter(Boolean).join(' '),
+    toolset: tool.toolsetDescription ?? '',
   };
 }
 
@@ -163,6 +165,8 @@ interface Indexed {
   names: string[][];
   /** words indexed, all fields */
   words: number;
+  /** the pairs of terms within two words of each other in one field, hashed (pairHash), sorted */
+  pairs: Int32Array;
 }
 
 /** One ranked result with its score and why: each query word it matched, with the fields it was found in. */
@@ -218,6 +222,12 @@ export class ToolIndex {
   private readonly byDoc: Array<string | undefined> = [];
   /** a word each indexed term was made from (explanations name words, not stems) */
   private readonly surface = new Map<string, string>();
+  /** each document's score factor (untrusted, wordy), by document number */
+  private factors = new Float64Array(64);
+  /** the documents of the last candidate set asked for, by document number (the exposure's deferred set is asked for again and again) */
+  private allowedFor: { candidates: ReadonlySet<string>; generation: number; docs: Uint8Array } | undefined;
+  /** bumped by every change of the indexed tools */
+  private generation = 0;
   private scores = new Float64Array(0);
   /** per document during one ranking: the query terms it matched, and 1 once it is in `touched` */
   private matches = new Uint16Array(0);
@@ -244,7 +254,11 @@ export class ToolIndex {
       seen.add(name);
       const before = this.indexed.get(name);
       if (before && before.description === description && before.parameters === parameters && before.toolset === tool.toolset && before.toolsetDescription === tool.toolsetDescription && before.source === tool.source) {
-        if (before.untrusted !== (tool.untrusted === true)) this.indexed.set(name, { ...before, untrusted: tool.untrusted === true });
+        if (before.untrusted !== (tool.untrusted === true)) {
+          const meta = { ...before, untrusted: tool.untrusted === true };
+          this.indexed.set(name, meta);
+          this.factors[meta.doc] = this.factor(meta);
+        }
         continue;
       }
       if (before) this.drop(name, before);
@@ -288,7 +302,8 @@ export class ToolIndex {
     });
     const doc = this.engine.add(fieldTermsOf);
     this.byDoc[doc] = tool.definition.name;
-    this.indexed.set(tool.definition.name, {
+    this.generation++;
+    const meta: Indexed = {
       doc,
       terms: fieldTermsOf,
       description: tool.definition.description,
@@ -299,11 +314,20 @@ export class ToolIndex {
       untrusted: tool.untrusted === true,
       names: namesOf(tool),
       words,
-    });
+      pairs: pairsOf(fieldTermsOf),
+    };
+    this.indexed.set(tool.definition.name, meta);
+    if (this.factors.length <= doc) {
+      const grown = new Float64Array(Math.max(64, (doc + 1) * 2));
+      grown.set(this.factors);
+      this.factors = grown;
+    }
+    this.factors[doc] = this.factor(meta);
   }
 
   private drop(name: string, before: Indexed): void {
     this.engine.remove(before.doc, before.terms);
+    this.generation++;
     this.byDoc[before.doc] = undefined;
     this.indexed.delete(name);
   }
@@ -346,49 +370,63 @@ export class ToolIndex {
     }
     const { scores, matches, seen } = this;
     const touched: number[] = [];
-    const hit = (doc: number) => {
-      if (seen[doc]) return;
-      seen[doc] = 1;
-      touched.push(doc);
+    const add = (term: string, factor: number, original: boolean) => {
+      const weights = this.engine.weightsOf(term);
+      if (!weights) return;
+      const scale = factor * this.engine.idf(term);
+      const { docs, saturated } = weights;
+      for (let i = 0; i < docs.length; i++) {
+        const doc = docs[i]!;
+        if (!seen[doc]) {
+          seen[doc] = 1;
+          touched.push(doc);
+        }
+        scores[doc]! += scale * saturated[i]!;
+        if (original) matches[doc]!++;
+      }
     };
-    for (const term of query.terms) {
-      this.engine.accumulate(term, 1, scores, (doc) => {
-        hit(doc);
-        matches[doc]!++;
-      });
-    }
-    for (const [term, weight] of query.added) this.engine.accumulate(term, weight, scores, hit);
+    for (const term of query.terms) add(term, 1, true);
+    for (const [term, weight] of query.added) add(term, weight, false);
     const { coverage } = this.options;
+    const allowed = candidates ? this.allowed(candidates) : undefined;
     const best = new TopK(RERANK);
+    const n = query.terms.length;
     for (const doc of touched) {
       const score = scores[doc]!;
       const matched = matches[doc]!;
       scores[doc] = 0;
       matches[doc] = 0;
       seen[doc] = 0;
-      const name = this.byDoc[doc]!;
-      if (candidates && !candidates.has(name)) continue;
-      const meta = this.indexed.get(name)!;
-      const share = matched / query.terms.length;
-      best.offer({ doc, name, score: score * (coverage && share < 1 ? share ** coverage : 1) * this.factor(meta) });
+      if (allowed && !allowed[doc]) continue;
+      const final = score * (coverage && matched < n ? (matched / n) ** coverage : 1) * this.factors[doc]!;
+      if (best.admits(final)) best.offer({ doc, name: this.byDoc[doc]!, score: final });
     }
     const hits = best.sorted();
-    if (this.options.proximity && query.terms.length > 1) {
-      for (const one of hits) one.score *= 1 + this.options.proximity * this.adjacency(query.terms, this.indexed.get(one.name)!.terms);
+    const { proximity } = this.options;
+    if (proximity && n > 1) {
+      const pairs = query.terms.slice(1).map((term, i) => pairHash(query.terms[i]!, term));
+      for (const one of hits) {
+        const own = this.indexed.get(one.name)!.pairs;
+        let found = 0;
+        for (const pair of pairs) if (holds(own, pair)) found++;
+        one.score *= 1 + (proximity * found) / pairs.length;
+      }
       hits.sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : 1));
     }
     return hits;
   }
 
-  /** The share of the query's adjacent term pairs found within two words of each other in one field. */
-  private adjacency(query: readonly string[], fields: readonly (readonly string[])[]): number {
-    let found = 0;
-    for (let i = 0; i + 1 < query.length; i++) {
-      const a = query[i]!;
-      const b = query[i + 1]!;
-      if (fields.some((words) => near(words, a, b))) found++;
+  /** The documents of `candidates`, as flags by document number (cached for the same set while the index does not change). */
+  private allowed(candidates: ReadonlySet<string>): Uint8Array {
+    const cached = this.allowedFor;
+    if (cached?.candidates === candidates && cached.generation === this.generation) return cached.docs;
+    const docs = new Uint8Array(this.engine.capacity);
+    for (const name of candidates) {
+      const meta = this.indexed.get(name);
+      if (meta) docs[meta.doc] = 1;
     }
-    return found / (query.length - 1);
+    this.allowedFor = { candidates, generation: this.generation, docs };
+    return docs;
   }
 
   /**
@@ -455,12 +493,39 @@ export class ToolIndex {
   }
 }
 
-/** Whether terms `a` and `b` occur within two words of each other in `words`. */
-function near(words: readonly string[], a: string, b: string): boolean {
-  for (let i = 0; i < words.length; i++) {
-    if (words[i] !== a && words[i] !== b) continue;
-    const other = words[i] === a ? b : a;
-    if (words[i + 1] === other || words[i + 2] === other) return true;
+/** A pair of terms as one number, the same in either order (FNV-1a over "a b", the smaller first). */
+function pairHash(a: string, b: string): number {
+  const text = a < b ? `${a} ${b}` : `${b} ${a}`;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash | 0;
+}
+
+/** The hashed pairs of terms within two words of each other in each field, sorted, each once. */
+function pairsOf(fields: readonly (readonly string[])[]): Int32Array {
+  const out: number[] = [];
+  for (const words of fields) {
+    for (let i = 0; i < words.length; i++) {
+      if (words[i + 1] !== undefined && words[i + 1] !== words[i]) out.push(pairHash(words[i]!, words[i + 1]!));
+      if (words[i + 2] !== undefined && words[i + 2] !== words[i]) out.push(pairHash(words[i]!, words[i + 2]!));
+    }
+  }
+  const sorted = Int32Array.from(out).sort();
+  let n = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[n++] = sorted[i]!;
+  return sorted.slice(0, n);
+}
+
+/** Whether sorted `pairs` holds `hash` (binary search). */
+function holds(pairs: Int32Array, hash: number): boolean {
+  let low = 0;
+  let high = pairs.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >> 1;
+    const value = pairs[mid]!;
+    if (value === hash) return true;
+    if (value < hash) low = mid + 1;
+    else high = mid - 1;
   }
   return false;
 }
@@ -469,6 +534,11 @@ function near(words: readonly string[], a: string, b: string): boolean {
 class TopK {
   private readonly heap: Hit[] = [];
   constructor(private readonly size: number) {}
+
+  /** Whether a hit scoring `score` would be kept (a cheap test before making the hit). */
+  admits(score: number): boolean {
+    return this.heap.length < this.size || score >= this.heap[0]!.score;
+  }
 
   offer(hit: Hit): void {
     const { heap } = this;
