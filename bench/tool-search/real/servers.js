@@ -297,30 +297,6 @@ export const servers = [
     version: '1.0.6',
     env: { LARA_ACCESS_KEY_ID: 'fake', LARA_ACCESS_KEY_SECRET: 'fake' },
   },
-];
-
-/** Servers tried and left out, each with why (see README.md). */
-export const dropped = [
-  {
-    name: 'auth0',
-    package: '@auth0/auth0-mcp-server',
-    version: '0.1.0-beta.19',
-    args: ['run'],
-    env: {},
-  },
-  {
-    name: 'azure-devops',
-    package: '@azure-devops/mcp',
-    version: '2.10.0',
-    args: ['fake-org'],
-    env: {},
-  },
-  {
-    name: 'heroku',
-    package: '@heroku/mcp-server',
-    version: '1.2.8',
-    env: { HEROKU_API_KEY: 'fake' },
-  },
   {
     name: 'mongodb',
     package: 'mongodb-mcp-server',
@@ -334,20 +310,50 @@ export const dropped = [
     },
     note: 'fake Atlas API credentials make it list its Atlas tools too',
   },
+];
+
+/** Servers tried and left out, each with why (see README.md). */
+export const dropped = [
+  {
+    name: 'auth0',
+    reason: 'needs a stored Auth0 login (its `init` command) before it starts: exits saying so',
+    package: '@auth0/auth0-mcp-server',
+    version: '0.1.0-beta.19',
+    args: ['run'],
+    env: {},
+  },
+  {
+    name: 'azure-devops',
+    reason: 'needs the keytar native addon, whose prebuilt binary an install script downloads (installs here run with --ignore-scripts): exits with Cannot find module keytar.node',
+    package: '@azure-devops/mcp',
+    version: '2.10.0',
+    args: ['fake-org'],
+    env: {},
+  },
+  {
+    name: 'heroku',
+    reason: "imports '@modelcontextprotocol/sdk/dist/esm/server/mcp' without an extension, which the SDK's exports map refuses with the SDK version its own range (^1.26.0) resolves to: exits with Cannot find module",
+    package: '@heroku/mcp-server',
+    version: '1.2.8',
+    env: { HEROKU_API_KEY: 'fake' },
+  },
   {
     name: 'mysql',
+    reason: 'answers the handshake, then exits with code 1 when it cannot reach its database: needs a live MySQL',
     package: '@benborla29/mcp-server-mysql',
     version: '2.0.9',
     env: { MYSQL_HOST: '127.0.0.1', MYSQL_PORT: '9', MYSQL_USER: 'fake', MYSQL_PASS: 'fake', MYSQL_DB: 'fake' },
   },
   {
     name: 'railway',
+    reason: 'is a stub now: the Railway MCP moved into the Railway CLI, which it runs and is not installed',
     package: '@railway/mcp-server',
     version: '0.1.12',
     env: {},
   },
   {
     name: 'redis',
+    reason: 'connects to Redis before it lists anything and exits on ECONNREFUSED: needs a live Redis',
     package: '@modelcontextprotocol/server-redis',
     version: '2025.4.25',
     args: ['redis://127.0.0.1:9'],
@@ -355,6 +361,7 @@ export const dropped = [
   },
   {
     name: 'stripe',
+    reason: "0.3.x is a local proxy to Stripe's remote MCP server: the handshake waits on the network and times out",
     package: '@stripe/mcp',
     version: '0.3.3',
     args: ['--tools=all', '--api-key=sk_test_fake'],
@@ -362,12 +369,14 @@ export const dropped = [
   },
   {
     name: 'supabase',
+    reason: 'fetches from the Supabase API during its handshake: fails with fetch failed',
     package: '@supabase/mcp-server-supabase',
     version: '0.13.0',
     env: { SUPABASE_ACCESS_TOKEN: 'fake' },
   },
   {
     name: 'upstash',
+    reason: 'calls the Upstash API at start: exits with a DNS error',
     package: '@upstash/mcp-server',
     version: '0.3.0',
     args: ['run', 'fake@example.com', 'fake'],
