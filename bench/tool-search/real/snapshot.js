@@ -180,6 +180,9 @@ async function main() {
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     console.log(`${listed.length} servers connected, ${failed.length} failed, ${tools.length} tools exposed (${seconds} s)`);
+    const { registered, exposed } = report.counts;
+    console.log(`toolshed registered ${registered} tools and exposes ${exposed}`);
+    for (const t of report.tools.filter((t) => !t.exposed)) console.log(`  hidden: ${t.name} (${t.plugin}): ${t.reason}`);
     if (report.conflicts.length > 0) console.log(`conflicts: ${report.conflicts.length}`);
     for (const warning of report.warnings) console.log(`host warning: ${warning}`);
     if (failed.length > 0) {
