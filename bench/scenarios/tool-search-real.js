@@ -158,7 +158,8 @@ export default {
 
       // The index alone: search, build, and re-indexing one server's tools after a change.
       const tools = [];
-      for (let copy = 0; tools.length < LATENCY_TOOLS; copy++) for (const tool of catalogue.tools) if (tools.length < LATENCY_TOOLS) tools.push(indexedTool({ ...tool, name: `${tool.name}_${copy}`, server: `${tool.server}-${copy}` }));
+      for (let copy = 0; tools.length < LATENCY_TOOLS; copy++)
+        for (const tool of catalogue.tools) if (tools.length < LATENCY_TOOLS) tools.push(indexedTool({ ...tool, name: `${tool.name}_${copy}`, server: `${tool.server}-${copy}` }));
       const index = new ToolIndex();
       const b0 = performance.now();
       index.sync(tools);

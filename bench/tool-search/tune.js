@@ -26,7 +26,9 @@ function score(options) {
 }
 
 const show = (label, { a, b }) =>
-  console.log(`${label.padEnd(44)} own r@1 ${a.recallAt1.toFixed(3)} r@5 ${a.recallAt5.toFixed(3)} mrr ${a.mrrAt10.toFixed(3)} | all r@1 ${b.recallAt1.toFixed(3)} r@5 ${b.recallAt5.toFixed(3)} mrr ${b.mrrAt10.toFixed(3)}`);
+  console.log(
+    `${label.padEnd(44)} own r@1 ${a.recallAt1.toFixed(3)} r@5 ${a.recallAt5.toFixed(3)} mrr ${a.mrrAt10.toFixed(3)} | all r@1 ${b.recallAt1.toFixed(3)} r@5 ${b.recallAt5.toFixed(3)} mrr ${b.mrrAt10.toFixed(3)}`,
+  );
 
 /** Each setting and the values tried for it. */
 const AXES = [

@@ -137,16 +137,6 @@ export class Bm25f {
     return this.computeWeights(term);
   }
 
-  /** The fields of `doc` that hold `term`, as indexes into the field list. */
-  fieldsOf(term: string, doc: number): number[] {
-    const postings = this.postings.get(term);
-    const at = postings ? postings.docs.indexOf(doc) : -1;
-    let packed = at < 0 ? 0 : postings!.tfs[at]!;
-    const out: number[] = [];
-    for (let field = 0; packed > 0; field++, packed = Math.floor(packed / BYTE)) if (packed % BYTE) out.push(field);
-    return out;
-  }
-
   private computeWeights(term: string): TermWeights | undefined {
     const postings = this.postings.get(term);
     if (!postings) return undefined;

@@ -136,7 +136,7 @@ export const RANKING: RankingOptions = {
 export const UNDEFENDED: RankingOptions = { ...RANKING, fieldWords: false, termRepeats: false, untrustedFactor: 1, perSource: false, wordy: false };
 
 /** The document of one tool. */
-export function documentFor(tool: IndexedTool): SearchDocument {
+function documentFor(tool: IndexedTool): SearchDocument {
   const { definition } = tool;
   const source = tool.source ? sourceName(tool.source) : '';
   return {
@@ -454,12 +454,15 @@ export class ToolIndex {
 
   /** Which query words a hit matched in which fields, and which feedback words. */
   private why(hit: Hit, query: Query): Pick<RankedTool, 'matched' | 'related'> {
+    // The tool's own terms, not the postings: a common word's postings hold thousands of tools.
+    const own = this.indexed.get(hit.name)!.terms;
+    const fieldsOf = (term: string) => FIELDS.filter((_, field) => own[field]!.includes(term));
     const matched: Record<string, Field[]> = {};
     for (const term of query.terms) {
-      const fields = this.engine.fieldsOf(term, hit.doc).map((field) => FIELDS[field]!);
+      const fields = fieldsOf(term);
       if (fields.length) matched[query.words.get(term)!] = fields;
     }
-    const related = [...query.added.keys()].filter((term) => this.engine.fieldsOf(term, hit.doc).length).map((term) => this.surface.get(term) ?? term);
+    const related = [...query.added.keys()].filter((term) => fieldsOf(term).length).map((term) => this.surface.get(term) ?? term);
     return related.length ? { matched, related } : { matched };
   }
 

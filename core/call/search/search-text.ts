@@ -88,16 +88,6 @@ export function stem(word: string): string {
   return out;
 }
 
-/** The terms of a piece of text: words lower-cased, stop words dropped (with `stopWords`), stemmed (with `stemming`). */
-export function terms(words: readonly string[], stopWords: boolean, stemming: boolean): string[] {
-  const out: string[] = [];
-  for (const word of words) {
-    const term = processTerm(word, stopWords);
-    if (term) out.push(stemming ? stem(term) : term);
-  }
-  return out;
-}
-
 /**
  * A description's first sentence: up to the first `.`, `!` or `?` followed by
  * a space or the end, or the first line break. Tool descriptions say what the

@@ -42,7 +42,7 @@ interface SearchHit {
 const SHOWN_FIELD: Readonly<Record<Field, string>> = { name: 'name', lead: 'description', description: 'description', parameters: 'parameters', source: 'toolset', toolset: 'toolset' };
 
 /** What the model reads of a hit the vector side ranked among its best (with an embedder). */
-export const VECTOR_REASON = 'close in meaning';
+const VECTOR_REASON = 'close in meaning';
 
 /**
  * A hit's reasons as the model reads them: each matched word under the first of its fields
