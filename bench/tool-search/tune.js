@@ -32,7 +32,7 @@ const show = (label, { a, b }) =>
 
 /** Each setting and the values tried for it. */
 const AXES = [
-  ...['name', 'lead', 'description', 'parameters', 'source'].flatMap((field) => [
+  ...['name', 'summary', 'description', 'parameters', 'source'].flatMap((field) => [
     { label: `${field}.weight`, values: [0, 0.25, 0.5, 1, 1.5, 2, 3, 4, 6], set: (o, v) => ({ ...o, fields: { ...o.fields, [field]: { ...o.fields[field], weight: v } } }) },
     { label: `${field}.b`, values: [0, 0.25, 0.5, 0.75, 0.9, 1], set: (o, v) => ({ ...o, fields: { ...o.fields, [field]: { ...o.fields[field], b: v } } }) },
   ]),

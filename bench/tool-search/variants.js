@@ -12,7 +12,7 @@ export const RANKING_VARIANTS = [
   ['− stemming', { ...RANKING, stemming: false }],
   ['− stop words', { ...RANKING, stopWords: false }],
   ['− name field weight (name as 1)', field('name', { weight: 1 })],
-  ['− first-sentence field', field('lead', { weight: 0 })],
+  ['− first-sentence field', field('summary', { weight: 0 })],
   ['− parameters field', field('parameters', { weight: 0 })],
   ['− source field (toolset, server)', field('source', { weight: 0 })],
   ['− length normalisation (b = 0 in every field)', { ...RANKING, fields: Object.fromEntries(Object.entries(RANKING.fields).map(([name, f]) => [name, { ...f, b: 0 }])) }],

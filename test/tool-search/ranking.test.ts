@@ -44,9 +44,9 @@ describe('tool_search ranking', () => {
     expect(new ToolIndex({ ...RANKING, stemming: false }).search('fetching accounts', 3)).toEqual([]);
   });
 
-  it('weighs a word in the name above the same word in the description, and a tool matching more of the query above one matching less', () => {
+  it('weighs a word found in the name and first sentence above one mentioned in passing, and a tool matching more of the query above one matching less', () => {
     const i = new ToolIndex();
-    i.sync([tool('archive_note', 'Moves a note out of sight.', 'notes'), tool('delete_note', 'Removes a note for good; it cannot be archived again.', 'notes'), tool('list_notes', 'Lists notes.', 'notes')]);
+    i.sync([tool('archive_note', 'Archives a note: it moves out of sight.', 'notes'), tool('delete_note', 'Removes a note for good. A removed note cannot be archived.', 'notes'), tool('list_notes', 'Lists notes.', 'notes')]);
     expect(i.search('archive', 3)).toEqual(['archive_note', 'delete_note']);
     expect(i.search('delete a note', 3)[0]).toBe('delete_note');
     // Adjacent query words found next to each other in a field count a little more.
@@ -64,7 +64,7 @@ describe('tool_search ranking', () => {
     expect(hit).toMatchObject({ name: 'send_notice', matched: { phone: ['parameters'], recipient: ['parameters'] } });
     expect(hit!.score).toBeGreaterThan(0);
     const [user] = index().ranked('user accounts', 1);
-    expect(user).toMatchObject({ name: 'getUserById', matched: { user: ['name'], accounts: ['lead', 'description', 'source'] } });
+    expect(user).toMatchObject({ name: 'getUserById', matched: { user: ['name'], accounts: ['summary', 'description', 'source'] } });
     expect(matchedText(user!)).toBe('name: user; description: accounts');
   });
 

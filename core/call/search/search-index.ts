@@ -42,7 +42,7 @@ export interface IndexedTool {
 }
 
 /** The indexed fields, in the order of their settings. */
-export const FIELDS = ['name', 'lead', 'description', 'parameters', 'source', 'toolset'] as const;
+export const FIELDS = ['name', 'summary', 'description', 'parameters', 'source', 'toolset'] as const;
 
 /** One indexed field. */
 export type Field = (typeof FIELDS)[number];
@@ -55,7 +55,7 @@ export type SearchDocument = { id: string } & Record<Field, string>;
  * text is not indexed. Far above honest text: the longest description among
  * the real MCP servers of the benchmark has 150 words or so, and a few reach the cap.
  */
-const FIELD_WORDS: Readonly<Record<Field, number>> = { name: 24, lead: 60, description: 150, parameters: 150, source: 16, toolset: 40 };
+const FIELD_WORDS: Readonly<Record<Field, number>> = { name: 24, summary: 60, description: 150, parameters: 150, source: 16, toolset: 40 };
 
 /** Times one word counts in one field: the fiftieth "github" adds nothing. */
 const TERM_REPEATS = 2;
@@ -113,7 +113,7 @@ const WORDY = { words: 250, power: 1 };
 export const RANKING: RankingOptions = {
   fields: {
     name: { weight: 0.5, b: 1 },
-    lead: { weight: 0.5, b: 0 },
+    summary: { weight: 0.5, b: 0 },
     description: { weight: 0.5, b: 0.75 },
     parameters: { weight: 0.25, b: 1 },
     source: { weight: 3, b: 0.9 },
@@ -142,7 +142,7 @@ function documentFor(tool: IndexedTool): SearchDocument {
   return {
     id: definition.name,
     name: definition.name,
-    lead: firstSentence(definition.description),
+    summary: firstSentence(definition.description),
     description: definition.description,
     parameters: parameterText(definition.parameters),
     source: [tool.toolset, source === tool.toolset ? '' : source].filter(Boolean).join(' '),

@@ -39,7 +39,7 @@ interface SearchHit {
 }
 
 /** The field names the model reads: the first sentence is part of the description, the source is the toolset. */
-const SHOWN_FIELD: Readonly<Record<Field, string>> = { name: 'name', lead: 'description', description: 'description', parameters: 'parameters', source: 'toolset', toolset: 'toolset' };
+const SHOWN_FIELD: Readonly<Record<Field, string>> = { name: 'name', summary: 'description', description: 'description', parameters: 'parameters', source: 'toolset', toolset: 'toolset' };
 
 /** What the model reads of a hit the vector side ranked among its best (with an embedder). */
 const VECTOR_REASON = 'close in meaning';
