@@ -232,6 +232,8 @@ export class ToolIndex {
   /** per document during one ranking: the query terms it matched, and 1 once it is in `touched` */
   private matches = new Uint16Array(0);
   private seen = new Uint8Array(0);
+  /** the documents one ranking touched, in order (the first `count` entries) */
+  private touched = new Int32Array(0);
 
   constructor(private readonly options: RankingOptions = RANKING) {
     this.engine = new Bm25f(
@@ -367,9 +369,10 @@ export class ToolIndex {
       this.scores = new Float64Array(capacity * 2);
       this.matches = new Uint16Array(capacity * 2);
       this.seen = new Uint8Array(capacity * 2);
+      this.touched = new Int32Array(capacity * 2);
     }
-    const { scores, matches, seen } = this;
-    const touched: number[] = [];
+    const { scores, matches, seen, touched } = this;
+    let count = 0;
     const add = (term: string, factor: number, original: boolean) => {
       const weights = this.engine.weightsOf(term);
       if (!weights) return;
@@ -379,7 +382,7 @@ export class ToolIndex {
         const doc = docs[i]!;
         if (!seen[doc]) {
           seen[doc] = 1;
-          touched.push(doc);
+          touched[count++] = doc;
         }
         scores[doc]! += scale * saturated[i]!;
         if (original) matches[doc]!++;
@@ -391,7 +394,8 @@ export class ToolIndex {
     const allowed = candidates ? this.allowed(candidates) : undefined;
     const best = new TopK(RERANK);
     const n = query.terms.length;
-    for (const doc of touched) {
+    for (let t = 0; t < count; t++) {
+      const doc = touched[t]!;
       const score = scores[doc]!;
       const matched = matches[doc]!;
       scores[doc] = 0;
