@@ -46,7 +46,11 @@ describe('tool_search ranking', () => {
 
   it('weighs a word found in the name and first sentence above one mentioned in passing, and a tool matching more of the query above one matching less', () => {
     const i = new ToolIndex();
-    i.sync([tool('archive_note', 'Archives a note: it moves out of sight.', 'notes'), tool('delete_note', 'Removes a note for good. A removed note cannot be archived.', 'notes'), tool('list_notes', 'Lists notes.', 'notes')]);
+    i.sync([
+      tool('archive_note', 'Archives a note: it moves out of sight.', 'notes'),
+      tool('delete_note', 'Removes a note for good. A removed note cannot be archived.', 'notes'),
+      tool('list_notes', 'Lists notes.', 'notes'),
+    ]);
     expect(i.search('archive', 3)).toEqual(['archive_note', 'delete_note']);
     expect(i.search('delete a note', 3)[0]).toBe('delete_note');
     // Adjacent query words found next to each other in a field count a little more.

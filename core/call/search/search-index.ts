@@ -1,9 +1,9 @@
 /**
- * The index `tool_search` ranks with: BM25F (bm25f.ts) over five fields of
+ * The index `tool_search` ranks with: BM25F (bm25f.ts) over six fields of
  * each exposed tool — its name split into words (on `_`, `-` and camelCase
- * humps), the description's first sentence, the whole description, its
- * parameter names and descriptions, and its source (toolset name and
- * description, plugin or MCP server name) — each weighted and length
+ * humps), the description's first sentence (summary), the whole description,
+ * its parameter names and descriptions, its source (toolset name, plugin or
+ * MCP server name) and its toolset's description — each weighted and length
  * normalised on its own. Words are lower-cased, stop words dropped and
  * stemmed, in tools and queries alike. On top of the BM25F score: a tool
  * that matches more of the query's words ranks higher (coverage), and query
