@@ -228,8 +228,8 @@ export class ToolIndex {
   private allowedFor: { candidates: ReadonlySet<string>; generation: number; docs: Uint8Array } | undefined;
   /** bumped by every change of the indexed tools */
   private generation = 0;
+  /** per document during one ranking: its score so far, the query terms it matched, and 1 once it is in `touched` */
   private scores = new Float64Array(0);
-  /** per document during one ranking: the query terms it matched, and 1 once it is in `touched` */
   private matches = new Uint16Array(0);
   private seen = new Uint8Array(0);
   /** the documents one ranking touched, in order (the first `count` entries) */
