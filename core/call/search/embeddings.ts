@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import type { Embedder } from '../../config/public-types.js';
 import type { EmbeddingsReport } from '../public-types.js';
 import type { IndexedTool } from './search-index.js';
+import { humps } from './search-text.js';
 
 /** Characters of a tool's text sent to the embedder: past this, a longer description adds cost, not meaning. */
 const TEXT_CHARS = 2000;
@@ -27,9 +28,9 @@ const RETRY_MS = 60_000;
 export function embeddingText(tool: IndexedTool): string {
   const { name, description, parameters } = tool.definition;
   const words = name
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean)
+    .flatMap(humps)
     .join(' ')
     .toLowerCase();
   const properties = parameters && typeof parameters === 'object' && parameters.properties && typeof parameters.properties === 'object' ? Object.keys(parameters.properties) : [];
@@ -60,7 +61,7 @@ export function cosine(a: Float32Array, b: Float32Array): number {
 }
 
 /** An answer that is not one vector per text, all of `dimension` (when known) finite numbers: why, or undefined when it is. */
-export function shapeProblem(answer: unknown, count: number, dimension: number | undefined): string | undefined {
+function shapeProblem(answer: unknown, count: number, dimension: number | undefined): string | undefined {
   if (!Array.isArray(answer)) return `returned ${answer === null ? 'null' : typeof answer}, not an array of vectors`;
   if (answer.length !== count) return `returned ${answer.length} vectors for ${count} texts`;
   let want = dimension;

@@ -11,6 +11,16 @@ import type { JsonSchema } from '../../../boundary/plugin-api.js';
 // A lower-case letter or digit before a capital, or the end of an acronym ("HTTPServer").
 const CAMEL = /[\p{Ll}\p{N}]\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
 
+/** A camelCase word's humps ("getUserById" → get, User, By, Id; "HTTPServer" → HTTP, Server); a word without humps alone. */
+export function humps(word: string): string[] {
+  // Most words have no hump; testing first keeps indexing a large catalogue fast.
+  if (!CAMEL.test(word)) return [word];
+  return word
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .split(' ');
+}
+
 /**
  * Splits text into words on anything not a letter or digit; a camelCase word
  * is kept whole and also split into its humps ("getUserById" → getUserById, get, User, By, Id).
@@ -20,14 +30,8 @@ export function tokenize(text: string): string[] {
   for (const word of text.split(/[^\p{L}\p{N}]+/u)) {
     if (!word) continue;
     out.push(word);
-    // Most words have no hump; testing first keeps indexing a large catalogue fast.
-    if (CAMEL.test(word))
-      out.push(
-        ...word
-          .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
-          .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
-          .split(' '),
-      );
+    const parts = humps(word);
+    if (parts.length > 1) out.push(...parts);
   }
   return out;
 }
