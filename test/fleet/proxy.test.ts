@@ -26,15 +26,24 @@ const publicUrls = (...names: Array<keyof typeof ports>) => names.map((name) => 
 beforeAll(async () => {
   for (const name of Object.keys(ports) as Array<keyof typeof ports>) ports[name] = await freePort();
   const common = { cwd: project.dir, config: project.config };
-  stateless = await Promise.all([0, 1, 2].map(() => startReplica({ ...common, stateless: true, args: ['--public-url', publicUrls('haproxyStateless', 'nginxStateless')] })));
-  stateful = await Promise.all([1, 2, 3].map((n) => startReplica({ ...common, args: ['--replica', `replica${n}`, '--public-url', publicUrls('haproxyStateful', 'nginxStateful')] })));
-  for (const replica of [...stateless, ...stateful]) cleanups.push(() => replica.stop());
+  // Each replica's stop is queued as soon as it runs, so one that fails to start leaves none of the others behind.
+  const replica = async (options: Parameters<typeof startReplica>[0]) => {
+    const started = await startReplica(options);
+    cleanups.push(() => started.stop());
+    return started;
+  };
+  stateless = await Promise.all([0, 1, 2].map(() => replica({ ...common, stateless: true, args: ['--public-url', publicUrls('haproxyStateless', 'nginxStateless')] })));
+  stateful = await Promise.all([1, 2, 3].map((n) => replica({ ...common, args: ['--replica', `replica${n}`, '--public-url', publicUrls('haproxyStateful', 'nginxStateful')] })));
   const addresses = (replicas: Replica[]) => replicas.map((replica) => replica.address);
-  balancers.haproxyStateless = await startHaproxy(shipped('haproxy/stateless.cfg'), addresses(stateless), project.dir, undefined, ports.haproxyStateless);
-  balancers.haproxyStateful = await startHaproxy(shipped('haproxy/stateful.cfg'), addresses(stateful), project.dir, undefined, ports.haproxyStateful);
-  balancers.nginxStateless = await startNginx(shipped('nginx/stateless.conf'), addresses(stateless), project.dir, ports.nginxStateless);
-  balancers.nginxStateful = await startNginx(shipped('nginx/stateful.conf'), addresses(stateful), project.dir, ports.nginxStateful);
-  for (const balancer of Object.values(balancers)) cleanups.push(() => balancer.stop());
+  // Each balancer's stop is queued as soon as it runs: a later one that fails to start leaves none behind.
+  const started = (balancer: Balancer) => {
+    cleanups.push(() => balancer.stop());
+    return balancer;
+  };
+  balancers.haproxyStateless = started(await startHaproxy(shipped('haproxy/stateless.cfg'), addresses(stateless), project.dir, undefined, ports.haproxyStateless));
+  balancers.haproxyStateful = started(await startHaproxy(shipped('haproxy/stateful.cfg'), addresses(stateful), project.dir, undefined, ports.haproxyStateful));
+  balancers.nginxStateless = started(await startNginx(shipped('nginx/stateless.conf'), addresses(stateless), project.dir, ports.nginxStateless));
+  balancers.nginxStateful = started(await startNginx(shipped('nginx/stateful.conf'), addresses(stateful), project.dir, ports.nginxStateful));
 }, 120_000);
 
 afterAll(async () => {

@@ -21,7 +21,7 @@ import { tempDir, withHost, suiteHome } from '../helpers.js';
 import { ATTACKER, call, expectHealthy, unixServer, untrustedOptions, withEnv } from './helpers.js';
 
 const BWRAP = probeSandbox().bwrap !== undefined;
-if (!BWRAP) console.warn(`[security] bubblewrap is not usable here (${probeSandbox().bwrapReason}): untrusted plugins see the host's filesystem. .ci/run installs it.`);
+if (!BWRAP) console.warn(`[security] bubblewrap is not usable here (${probeSandbox().bwrapReason}): untrusted plugins see the host's filesystem. npm test installs it (scripts/test-prerequisites.mjs).`);
 
 describe('an untrusted plugin in its mount namespace', () => {
   let host: ToolHost;

@@ -2,16 +2,42 @@
  * Real fleet components for the fleet tests: a Valkey or Redis server, replicas
  * of `toolshed serve --http` (separate processes), and haproxy or nginx in
  * front of them. Each starts on free loopback ports and is stopped by `stop()`; tests
- * call it in afterAll so nothing outlives the file. `.ci/run` installs the
- * servers (Debian's redis-server, haproxy and nginx); a test that needs one and does
- * not find it fails, it is never skipped.
+ * call it in afterAll, and whatever a file started and did not stop (a beforeAll that
+ * failed half way) is killed when the file ends, so nothing outlives it. `npm test`
+ * installs the servers (scripts/test-prerequisites.mjs: Debian's redis-server, haproxy and
+ * nginx); a test that needs one and does not find it fails, it is never skipped.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import { suiteHome } from '../helpers.js';
+
+/** Every process this file started that has not exited. */
+const live = new Set<ChildProcess>();
+
+/** Registers `child` so it cannot outlive the test file. */
+function track<T extends ChildProcess>(child: T): T {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return child;
+}
+
+// The safety net behind each test's own stop(): registered once per file that imports this module.
+afterAll(async () => {
+  await Promise.all(
+    [...live].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+});
 
 /** The CLI entry replicas run. */
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
@@ -70,7 +96,7 @@ function lookUp(names: string[]): string {
       if (spawnSync(file, ['--version'], { stdio: 'ignore' }).status === 0 || spawnSync(file, ['-v'], { stdio: 'ignore' }).status === 0) return file;
     }
   }
-  throw new Error(`none of ${names.join(', ')} is installed (.ci/run installs them with apt)`);
+  throw new Error(`none of ${names.join(', ')} is installed (npm test installs them: scripts/test-prerequisites.mjs)`);
 }
 
 /** Resolves with the first match of `pattern` in the child's output, rejects when it exits first. */
@@ -95,7 +121,7 @@ export interface StoreServer extends Started {
 export async function startStateServer(): Promise<StoreServer> {
   const bin = binary('valkey-server', 'redis-server');
   const port = await freePort();
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] }));
   await waitFor(child, 'stdout', /Ready to accept connections/, 'the state store server');
   return { ...started(child), url: `redis://127.0.0.1:${port}` };
 }
@@ -127,11 +153,11 @@ export interface ReplicaOptions {
 export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   const port = options.port ?? (await freePort());
   const args = [BIN, 'serve', '--http', `127.0.0.1:${port}`, ...(options.stateless ? ['--stateless'] : []), ...(options.config ? ['--config', options.config] : []), ...(options.args ?? [])];
-  const child = spawn(process.execPath, args, {
+  const child = track(spawn(process.execPath, args, {
     cwd: options.cwd,
     env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...options.env },
     stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  }));
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -178,7 +204,7 @@ export async function startHaproxy(config: string, backends: readonly string[], 
   const check = spawnSync(bin, ['-c', '-f', configFile], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`haproxy refused ${configFile}:\n${check.stdout}${check.stderr}`);
   // -db: stay in the foreground, log to stderr.
-  const child = spawn(bin, ['-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn(bin, ['-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] }));
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     output += chunk.toString();
@@ -246,7 +272,7 @@ export async function startNginx(config: string, backends: readonly string[], di
   const args = ['-p', prefix, '-c', main, '-g', 'daemon off; master_process on; worker_processes 1;'];
   const check = spawnSync(bin, [...args, '-t'], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`nginx refused ${configFile}:\n${check.stdout}${check.stderr}`);
-  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
   await waitUntilListening(port, child);
   return { ...started(child), url: `http://127.0.0.1:${port}/mcp`, configFile };
 }
