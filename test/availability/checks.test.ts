@@ -33,6 +33,7 @@ async function start(checks: Record<string, number> = {}): Promise<ToolHost> {
   return host;
 }
 
+// The cache's rules on the test clock, single flight among them: test/unit/check-cache.test.ts.
 describe('layer 2: custom checks in the plugin worker', () => {
   it('probes a shared check function once for all tools that use it', async () => {
     const h = await start();
@@ -80,16 +81,6 @@ describe('layer 2: custom checks in the plugin worker', () => {
     clock.advance(2);
     expect(await exposed(h)).not.toContain('shared_a');
     expect(probes('shared')).toBe(2);
-  });
-
-  it('makes one probe for 50 concurrent definitions() calls (single-flight)', async () => {
-    const h = await start();
-    clock.advance(5000);
-    resetProbes();
-    const results = await Promise.all(Array.from({ length: 50 }, () => h.definitions()));
-    expect(new Set(results).size).toBe(1);
-    expect(probes('shared')).toBe(1);
-    expect(probes('own')).toBe(1);
   });
 
   it('serves the last success for a failure within graceMs, and does not cache the failure', async () => {
