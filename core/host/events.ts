@@ -20,5 +20,14 @@ export interface HostEvents {
   'definition-changed': [change: DefinitionChange];
 }
 
-/** An EventEmitter typed by `HostEvents`. */
-export class HostEmitter extends EventEmitter<HostEvents> {}
+/**
+ * An EventEmitter typed by `HostEvents`. Every MCP session, view, console and live adapter
+ * follows 'change' with a listener of its own, removed when it closes: a busy server has
+ * hundreds, which is use, not a leak, so Node's warning past 10 is off.
+ */
+export class HostEmitter extends EventEmitter<HostEvents> {
+  constructor() {
+    super();
+    this.setMaxListeners(0);
+  }
+}
