@@ -14,6 +14,64 @@ if (!process.env.TOOLSHED_TEST_HOME) {
   process.env.XDG_CACHE_HOME = path.join(process.env.TOOLSHED_TEST_HOME, 'cache');
 }
 
+/** Every test file. */
+const ALL = ['test/**/*.test.ts', 'plugins/*/test/**/*.test.{js,ts}', 'examples/*/test/**/*.test.{js,ts}'];
+/** The e2e project: what needs the packed package, an agent client, a browser or the fleet's servers. */
+const E2E = ['test/package/tarball*.test.ts', 'test/clients/**/*.test.ts', 'test/console/browser-*.test.ts', 'test/fleet/**/*.test.ts'];
+/** The unit project: pure stages, each file listed (a new file is integration until it is moved here). */
+const UNIT = [
+  'test/unit/**/*.test.ts',
+  'test/auth/delegation-config.test.ts',
+  'test/code-runtime/declarations.test.ts',
+  'test/code-runtime/escapes.test.ts',
+  'test/code-runtime/exports.test.ts',
+  'test/code-runtime/output.test.ts',
+  'test/config/code-limits.test.ts',
+  'test/config/documented-defaults.test.ts',
+  'test/config/schema-types.test.ts',
+  'test/console/api-changes.test.ts',
+  'test/console/page-model.test.ts',
+  'test/definitions/description-tokens.test.ts',
+  'test/definitions/descriptions.test.ts',
+  'test/definitions/pipeline-generation.test.ts',
+  'test/dispatch/argument-validators.test.ts',
+  'test/dispatch/result-text.test.ts',
+  'test/docs/contributing.test.ts',
+  'test/docs/errors-table.test.ts',
+  'test/docs/paths.test.ts',
+  'test/fleet/plugin-state-rpc.test.ts',
+  'test/mcp-servers/code-callable.test.ts',
+  'test/package/bundled-plugins.test.ts',
+  'test/package/public-types.test.ts',
+  'test/plugin-author/misspelled-package.test.ts',
+  'test/plugin-author/test-context-levels.test.ts',
+  'test/plugins/first-party-contract.test.ts',
+  'test/providers/anthropic.test.ts',
+  'test/providers/gemini.test.ts',
+  'test/providers/openai-strict.test.ts',
+  'test/schemas/validator-cache.test.ts',
+  'test/security/private-dir.test.ts',
+  'test/selection/select-tools.test.ts',
+  'test/standard-schema/conversion.test.ts',
+  'test/standard-schema/docs-example.test.ts',
+  'test/thread-tier/pack-scope.test.ts',
+  'test/tool-search/plan-deferral.test.ts',
+  'test/tool-search/ranking.test.ts',
+  'test/types/plugin-api.test.ts',
+  'test/types/standard-schema.test.ts',
+  'test/types/test-context.test.ts',
+  'test/types/tool-metadata.test.ts',
+  'plugins/default/test/default.test.js',
+  'plugins/file/test/manifest.test.js',
+  'plugins/file/test/opened.test.js',
+  'plugins/file/test/patch.test.js',
+  'plugins/file/test/protect.test.js',
+  'plugins/file/test/read-file.test.js',
+  'plugins/file/test/search-files.test.js',
+  'plugins/file/test/write-file.test.js',
+  'plugins/todo/test/todo.test.js',
+];
+
 // Tests run against the compiled build (npm test builds first): Piscina
 // workers load dist/sandbox/worker.js, so the host under test must be the
 // same build, reached through the package's public entry points.
@@ -30,7 +88,6 @@ export default defineConfig({
   },
   test: {
     globalSetup: ['test/global-setup.ts'],
-    include: ['test/**/*.test.ts', 'plugins/*/test/**/*.test.{js,ts}', 'examples/*/test/**/*.test.{js,ts}'],
     exclude: ['**/node_modules/**', 'test/fixtures/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
@@ -39,5 +96,30 @@ export default defineConfig({
     // expect.poll waits for something that does happen (a message relayed, a counter updated);
     // its 1 s default is short for a 2-core machine running two test files and their workers.
     expect: { poll: { timeout: 10_000 } },
+    // The pyramid (docs/contributing.md). `npm test` runs all three; `--project unit` one.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          // No worker, no child process, no socket (the guard fails a test that starts one),
+          // no real clock (a stage takes a Clock; tests advance test/helpers.ts's ManualClock).
+          include: UNIT,
+          setupFiles: ['test/support/unit-guard.ts'],
+          testTimeout: 10_000,
+        },
+      },
+      {
+        extends: true,
+        // Real Piscina workers, child processes, MCP servers on loopback.
+        test: { name: 'integration', include: ALL, exclude: ['**/node_modules/**', 'test/fixtures/**', ...UNIT, ...E2E] },
+      },
+      {
+        extends: true,
+        // The packed tarball in fresh apps (packed once per run: test/package/pack-setup.ts),
+        // real agent clients, Chromium, the fleet behind haproxy and nginx with redis-server.
+        test: { name: 'e2e', include: E2E, exclude: ['**/node_modules/**', 'test/fixtures/**', ...UNIT], globalSetup: ['test/global-setup.ts', 'test/package/pack-setup.ts'] },
+      },
+    ],
   },
 });

@@ -73,10 +73,7 @@ export function plan(missing, can) {
   const command = can.apt ? `sudo apt-get install -y ${packages.join(' ')}` : `install the Debian/Ubuntu packages ${packages.join(' ')} (or your system's equivalents)`;
   return {
     action: 'stop',
-    message:
-      `npm test needs programs this machine does not have, and this user cannot install them:\n` +
-      names.map((name) => `  - ${name}\n`).join('') +
-      `Install them with:\n  ${command}\nthen run npm test again.`,
+    message: `npm test needs programs this machine does not have, and this user cannot install them:\n` + names.map((name) => `  - ${name}\n`).join('') + `Install them with:\n  ${command}\nthen run npm test again.`,
   };
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
@@ -25,7 +25,6 @@ const probes = (name: string) =>
         .split('\n')
         .filter((l) => l === name).length
     : 0;
-const resetProbes = () => rmSync(path.join(work.dir, 'probes.log'), { force: true });
 const exposed = async (h: ToolHost) => ((await h.definitions({ format: 'mcp' })) as Array<{ name: string }>).map((d) => d.name);
 
 async function start(checks: Record<string, number> = {}): Promise<ToolHost> {

@@ -65,5 +65,4 @@ describe('config discovery (cosmiconfig, module name toolshed)', () => {
       work.cleanup();
     }
   });
-
 });

@@ -1,190 +1,27 @@
 /**
- * The published package as a user meets it: `npm pack` the repository, install the
- * tarball into a fresh app with `npm install --offline` (every package comes from the
- * npm cache that `npm ci` filled; no network), and run the CLI, the MCP server and a
- * TypeScript plugin there. The app's lockfile is the repository's lockfile cut down to
- * toolshed's own dependencies, so npm needs no registry metadata to install it.
- *
- * Each agent framework's current and previous major is installed strictly (npm checks
- * toolshed's peer ranges; no --legacy-peer-deps, no --force) in one of two apps, and runs
- * one agent turn through its adapter: the main app holds the previous majors (and LangChain,
- * whose previous major the adapter does not support), a second app the current ones. The
- * repository installs a second version of a framework under an alias (`ai-v7`); the app's
- * lockfile files it under the framework's own name.
+ * The published package as a user meets it: the tarball packed once per run and installed
+ * into a fresh app (app.ts, pack-setup.ts), and the CLI, the MCP server and a TypeScript
+ * plugin run there. The agent frameworks' adapters in the installed package:
+ * tarball-frameworks.test.ts.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptedServer, toolCall } from '../adapters/scripted-openai.js';
-import { fixture, tempDir, suiteHome } from '../helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fixture } from '../helpers.js';
+import { ENV, packedApps, REPO, repoPkg, run, TSC } from './app.js';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const TSC = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
-const repoPkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8'));
-const repoLock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8'));
-// Offline, quiet, and never asking the registry whether npm itself is current.
-const NPM_ENV = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', FORCE_COLOR: '0' };
-const ENV = { ...suiteHome(), PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C.UTF-8' };
-
-let work: { dir: string; cleanup(): void };
-let tarball: string;
 let app: string;
+let appRoot: string;
 let installed: string;
 let bin: string;
 
-/** A framework as an app installs it: its name, and the folder of the repository's node_modules that holds the wanted version (an alias for a second version). */
-interface Framework {
-  name: string;
-  installedAs: string;
-}
-
-/** The previous majors (on 0.x each minor is one), with LangChain 1: the adapter needs LangChain 1 (see docs/embedding.md). */
-const PREVIOUS: Framework[] = [
-  { name: 'ai', installedAs: 'ai' },
-  { name: '@openai/agents', installedAs: 'openai-agents-v19' },
-  { name: 'langchain', installedAs: 'langchain' },
-  { name: '@langchain/core', installedAs: '@langchain/core' },
-];
-/** The current majors. */
-const CURRENT: Framework[] = [
-  { name: 'ai', installedAs: 'ai-v7' },
-  { name: '@openai/agents', installedAs: '@openai/agents' },
-];
-/** What every app installs besides toolshed and its frameworks. */
-const PLAIN = ['@types/node', 'zod'];
-
-type LockEntry = {
-  version?: string;
-  name?: string;
-  dev?: boolean;
-  devOptional?: boolean;
-  link?: boolean;
-  dependencies?: Record<string, string>;
-  optionalDependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
-};
-const lockPackages = repoLock.packages as Record<string, LockEntry>;
-
-/** The version of `framework` the app installs: the one the repository locked in its folder. */
-const lockedVersion = (framework: Framework) => lockPackages[`node_modules/${framework.installedAs}`]!.version!;
-
-/** The app's lockfile: toolshed from the tarball, and the repository's locked entries for toolshed's dependencies, PLAIN and the frameworks, each framework filed under its own name. */
-function appLock(tarball: string, devDependencies: Record<string, string>, frameworks: Framework[]) {
-  const packages: Record<string, unknown> = {
-    '': { name: 'fresh-app', dependencies: { toolshed: `file:${tarball}` }, devDependencies },
-    'node_modules/toolshed': {
-      version: repoPkg.version,
-      resolved: `file:${tarball}`,
-      license: repoPkg.license,
-      dependencies: repoPkg.dependencies,
-      peerDependencies: repoPkg.peerDependencies,
-      peerDependenciesMeta: repoPkg.peerDependenciesMeta,
-      bin: repoPkg.bin,
-      engines: repoPkg.engines,
-    },
-  };
-  const file = (key: string, entry: unknown) => {
-    if (key in packages && packages[key] !== entry) throw new Error(`two lock entries for ${key}`);
-    packages[key] = entry;
-  };
-  const wanted = lockClosure(PLAIN);
-  for (const [key, entry] of Object.entries(lockPackages)) {
-    if (!key.startsWith('node_modules/') || entry.link) continue;
-    if ((!entry.dev && !entry.devOptional) || wanted.has(key)) file(key, entry);
-  }
-  for (const framework of frameworks) {
-    const from = `node_modules/${framework.installedAs}`;
-    for (const key of lockClosure([framework.installedAs])) {
-      if (key !== from && !key.startsWith(`${from}/`)) file(key, lockPackages[key]);
-      else {
-        // An aliased copy (and what is nested in it) moves to the framework's own name; the alias's `name` goes.
-        const { name: _alias, ...entry } = lockPackages[key]!;
-        file(`node_modules/${framework.name}${key.slice(from.length)}`, framework.name === framework.installedAs ? lockPackages[key] : entry);
-      }
-    }
-  }
-  return { name: 'fresh-app', lockfileVersion: 3, requires: true, packages };
-}
-
-/** Lock keys of `names` and everything they depend on (optional and required peer dependencies too), resolved the way node looks up node_modules (a nested copy first). */
-function lockClosure(names: string[]): Set<string> {
-  const packages = lockPackages;
-  const needs = (entry: LockEntry | undefined) => [
-    ...Object.keys(entry?.dependencies ?? {}),
-    ...Object.keys(entry?.optionalDependencies ?? {}),
-    ...Object.keys(entry?.peerDependencies ?? {}).filter((peer) => !entry?.peerDependenciesMeta?.[peer]?.optional),
-  ];
-  const found = new Set<string>();
-  const locate = (from: string, name: string): string | undefined => {
-    for (let dir = from; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/node_modules/')))) {
-      const key = `${dir ? `${dir}/` : ''}node_modules/${name}`;
-      if (packages[key]) return key;
-      if (!dir) return undefined;
-    }
-  };
-  const queue = names.map((name) => locate('', name)).filter((key): key is string => key !== undefined);
-  for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
-    if (found.has(key)) continue;
-    found.add(key);
-    for (const dep of needs(packages[key])) {
-      const at = locate(key, dep);
-      if (at) queue.push(at);
-    }
-  }
-  return found;
-}
-
-function run(command: string, args: string[], cwd: string, input?: string) {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: ENV, input, timeout: 120_000 });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-/** `run`, leaving the event loop free (for a script that talks to a server in this process). */
-function runAsync(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...ENV, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** A fresh app in `dir` with the packed toolshed, `PLAIN` and `frameworks`, installed offline and strictly. */
-function installApp(dir: string, tarball: string, frameworks: Framework[]): string {
-  mkdirSync(dir);
-  const devDependencies = Object.fromEntries([...PLAIN.map((name) => [name, repoPkg.devDependencies[name]]), ...frameworks.map((f) => [f.name, lockedVersion(f)])]);
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, type: 'module', dependencies: { toolshed: `file:${tarball}` }, devDependencies }, null, 2));
-  writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify(appLock(tarball, devDependencies, frameworks), null, 2));
-  writeFileSync(path.join(dir, 'notes.txt'), 'first line of the notes\nsecond line\n');
-  // No --legacy-peer-deps, no --force: npm refuses a framework version outside toolshed's peer ranges.
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund'], { cwd: dir, env: NPM_ENV, stdio: 'pipe' });
-  return dir;
-}
-
-beforeAll(() => {
-  work = tempDir('toolshed-tarball-');
-  // The suite runs against the build `npm test` just made; --ignore-scripts so packing does not rebuild dist under the other tests.
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work.dir], { cwd: REPO, encoding: 'utf8', env: NPM_ENV }));
-  tarball = path.join(work.dir, packed[0].filename);
-  app = installApp(path.join(work.dir, 'app'), tarball, PREVIOUS);
-  installed = path.join(app, 'node_modules', 'toolshed');
-  bin = path.join(app, 'node_modules', '.bin', 'toolshed');
-}, 300_000);
-
-// Two apps' node_modules: removing them can take over a minute on a busy disk.
-afterAll(() => work?.cleanup(), 180_000);
+beforeAll(async () => {
+  ({ app, installed, bin } = await packedApps());
+  appRoot = path.dirname(app);
+}, 600_000);
 
 describe('the published manifest', () => {
   it('builds in prepack, has no prepare, workspaces, test files, vitest configs or build scripts', () => {
@@ -291,7 +128,7 @@ describe('the CLI in a fresh app', () => {
     const dir = path.join(app, 'identity');
     mkdirSync(dir);
     writeFileSync(path.join(dir, 'notes.txt'), 'a note\n');
-    const log = path.join(work.dir, 'audit.jsonl');
+    const log = path.join(appRoot, 'audit.jsonl');
     const config = path.join(dir, 'toolshed.config.json');
     writeFileSync(config, JSON.stringify({ access: [{ name: 'eng', when: { claims: { groups: 'eng' } }, enable: ['file'] }], audit: { to: log }, mcpServers: { remote: { url: 'http://127.0.0.1:9/mcp' } } }));
     const flags = ['--config', config, '--trust-config'];
@@ -439,168 +276,3 @@ describe('a TypeScript plugin against the published types (docs/plugins.md)', ()
     }
   });
 });
-
-/** One agent turn per framework: a call that reads notes.txt and one that fails (missing.txt); each prints what the model was sent back. */
-const AGENT_SCRIPTS: Record<string, string[]> = {
-  ai: [
-    "import { generateText, stepCountIs } from 'ai';",
-    "import { MockLanguageModelV3 } from 'ai/test';",
-    "import { createToolHost } from 'toolshed';",
-    "import { aiSdkTools } from 'toolshed/ai-sdk';",
-    'const usage = { inputTokens: { total: 1, noCache: 1 }, outputTokens: { total: 1, text: 1 } };',
-    "const call = (toolCallId, path) => ({ type: 'tool-call', toolCallId, toolName: 'read_file', input: JSON.stringify({ path }) });",
-    'let step = 0;',
-    'const model = new MockLanguageModelV3({ doGenerate: async () => (step++ === 0',
-    "  ? { content: [call('c1', 'notes.txt'), call('c2', 'missing.txt')], finishReason: { unified: 'tool-calls' }, usage, warnings: [] }",
-    "  : { content: [{ type: 'text', text: 'read it' }], finishReason: { unified: 'stop' }, usage, warnings: [] }) });",
-    'const host = await createToolHost();',
-    "const result = await generateText({ model, tools: await aiSdkTools(host), stopWhen: stepCountIs(3), prompt: 'read notes.txt' });",
-    "const sent = model.doGenerateCalls[1].prompt.filter((m) => m.role === 'tool').flatMap((m) => m.content.map((p) => [p.toolCallId, p.output.type, p.output.value]));",
-    'console.log(JSON.stringify({ text: result.text, sent }));',
-    'await host.close();',
-  ],
-  '@openai/agents': [
-    "import { Agent, OpenAIProvider, run, setTracingDisabled } from '@openai/agents';",
-    "import { createToolHost } from 'toolshed';",
-    "import { openAiAgentsTools } from 'toolshed/openai-agents';",
-    'setTracingDisabled(true);',
-    "const provider = new OpenAIProvider({ baseURL: process.env.SCRIPTED_BASE_URL, apiKey: 'test', useResponses: false });",
-    'const host = await createToolHost();',
-    "const agent = new Agent({ name: 'notes', instructions: 'Use the tools.', model: await provider.getModel('scripted'), tools: await openAiAgentsTools(host) });",
-    "const result = await run(agent, 'read notes.txt');",
-    'console.log(JSON.stringify({ text: result.finalOutput }));',
-    'await host.close();',
-  ],
-  langchain: [
-    "import { createAgent, FakeToolCallingModel, ToolMessage } from 'langchain';",
-    "import { createToolHost } from 'toolshed';",
-    "import { langchainTools } from 'toolshed/langchain';",
-    "const calls = [{ name: 'read_file', args: { path: 'notes.txt' }, id: 'c1' }, { name: 'read_file', args: { path: 'missing.txt' }, id: 'c2' }];",
-    'const model = new FakeToolCallingModel({ toolCalls: [calls, []] });',
-    'const host = await createToolHost();',
-    'const agent = createAgent({ model, tools: await langchainTools(host) });',
-    "const result = await agent.invoke({ messages: [{ role: 'user', content: 'read notes.txt' }] });",
-    'const sent = result.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, m.status, m.content]);',
-    'console.log(JSON.stringify({ sent }));',
-    'await host.close();',
-  ],
-};
-
-/** The type check of every adapter whose framework `frameworks` holds, against the app's framework types. */
-const TYPED_USES: Record<string, string[]> = {
-  ai: [
-    "import { generateText, type LanguageModel, type ToolSet } from 'ai';",
-    "import { aiSdkTools, liveAiSdkTools, ToolshedToolError } from 'toolshed/ai-sdk';",
-    'declare const model: LanguageModel;',
-    'const tools: ToolSet = await aiSdkTools(host, { sessionId: "s" });',
-    'const live = await liveAiSdkTools(host);',
-    "await generateText({ model, tools: live.tools, prepareStep: live.prepareStep, prompt: 'x' });",
-    "console.log(Object.keys(tools), new ToolshedToolError('t', { ok: false, code: 'TOOL_FAILED', message: 'm' }).code);",
-  ],
-  '@openai/agents': [
-    "import { Agent } from '@openai/agents';",
-    "import { liveOpenAiAgentsTools, openAiAgentsTools } from 'toolshed/openai-agents';",
-    "const agent = new Agent({ name: 'a', instructions: 'x', tools: await openAiAgentsTools(host, { strict: true }) });",
-    "const liveAgent = new Agent({ name: 'b', instructions: 'x', tools: (await liveOpenAiAgentsTools(host)).tools });",
-    'console.log(agent.tools.length, liveAgent.name);',
-  ],
-  langchain: [
-    "import { createAgent, FakeToolCallingModel } from 'langchain';",
-    "import { langchainTools, liveLangchainTools } from 'toolshed/langchain';",
-    'const lcModel = new FakeToolCallingModel({});',
-    'const lcAgent = createAgent({ model: lcModel, tools: await langchainTools(host) });',
-    'const lcLive = createAgent({ model: lcModel, middleware: [await (await liveLangchainTools(host)).middleware()] });',
-    'console.log(typeof lcAgent.invoke, typeof lcLive.invoke);',
-  ],
-};
-
-/** The adapters of `frameworks`, installed strictly in the app `setup` gives, each running one agent turn. */
-function frameworkSuite(label: string, setup: () => string, frameworks: Framework[]) {
-  let dir: string;
-  const appDir = () => dir;
-  const has = (name: string) => frameworks.some((f) => f.name === name);
-  let printed: string | undefined;
-  /** The envelope the model must read for the failed call: what `toolshed call` prints in the same app. */
-  const envelope = () => {
-    if (printed === undefined) {
-      const result = run(bin, ['call', 'read_file', '{"path":"missing.txt"}'], appDir());
-      expect(result.code).toBe(1);
-      expect(JSON.parse(result.stdout)).toMatchObject({ code: 'TOOL_FAILED' });
-      printed = result.stdout.trim();
-    }
-    return printed;
-  };
-  const agentTurn = async (framework: string, env: Record<string, string> = {}) => {
-    const file = path.join(appDir(), `agent-${framework.replace(/\W/g, '-')}.mjs`);
-    writeFileSync(file, AGENT_SCRIPTS[framework]!.join('\n'));
-    const result = await runAsync(process.execPath, [file], appDir(), env);
-    expect(result.code, result.stderr).toBe(0);
-    return JSON.parse(result.stdout);
-  };
-
-  describe(`the frameworks' ${label} in a fresh app (docs/embedding.md)`, () => {
-    beforeAll(() => {
-      dir = setup();
-    }, 300_000);
-
-    it(`npm installed ${frameworks.map((f) => `${f.name} ${lockedVersion(f)}`).join(', ')} beside toolshed, and finds every peer range met`, () => {
-      for (const framework of frameworks) {
-        const pkg = JSON.parse(readFileSync(path.join(appDir(), 'node_modules', framework.name, 'package.json'), 'utf8'));
-        expect(pkg.version, framework.name).toBe(lockedVersion(framework));
-      }
-      // `npm ls` exits non-zero on a peer dependency outside its range (an "invalid" edge).
-      const ls = spawnSync('npm', ['ls', '--all', '--offline'], { cwd: appDir(), encoding: 'utf8', env: NPM_ENV });
-      expect(ls.status, ls.stdout + ls.stderr).toBe(0);
-      expect(ls.stdout).not.toMatch(/invalid|UNMET (?!OPTIONAL)/);
-    });
-
-    // One agent turn for each framework this app holds (LangChain is in one app only).
-    if (has('ai'))
-      it('toolshed/ai-sdk runs a generateText turn: the result, and the failure as the envelope', async () => {
-        const out = await agentTurn('ai');
-        expect(out.text).toBe('read it');
-        expect(out.sent).toHaveLength(2);
-        expect(out.sent[0]).toEqual(['c1', 'text', expect.stringMatching(/1\|first line of the notes/)]);
-        expect(out.sent[1]).toEqual(['c2', 'error-text', envelope()]);
-      });
-
-    if (has('@openai/agents'))
-      it('toolshed/openai-agents runs an Agent turn against a scripted OpenAI-compatible server: the result, and the failure as the envelope', async () => {
-        const server = await startScriptedServer([{ tool_calls: [toolCall('c1', 'read_file', { path: 'notes.txt' }), toolCall('c2', 'read_file', { path: 'missing.txt' })] }, { content: 'read it' }]);
-        try {
-          const out = await agentTurn('@openai/agents', { SCRIPTED_BASE_URL: server.baseURL, OPENAI_AGENTS_DISABLE_TRACING: '1' });
-          expect(out.text).toBe('read it');
-          const replies = server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]);
-          expect(replies).toEqual([
-            ['c1', expect.stringMatching(/1\|first line of the notes/)],
-            ['c2', envelope()],
-          ]);
-        } finally {
-          await server.close();
-        }
-      });
-
-    if (has('langchain'))
-      it('toolshed/langchain runs a createAgent turn: the result, and the failure as an error ToolMessage holding the envelope', async () => {
-        const out = await agentTurn('langchain');
-        expect(out.sent).toEqual([
-          ['c1', 'success', expect.stringMatching(/1\|first line of the notes/)],
-          ['c2', 'error', envelope()],
-        ]);
-      });
-
-    it("types each adapter against the app's framework", () => {
-      const file = path.join(appDir(), 'typed-agent.ts');
-      const uses = frameworks.flatMap((f) => TYPED_USES[f.name] ?? []);
-      const imports = uses.filter((line) => line.startsWith('import '));
-      const body = uses.filter((line) => !line.startsWith('import '));
-      writeFileSync(file, [...imports, "import { createToolHost } from 'toolshed';", 'const host = await createToolHost();', ...body].join('\n'));
-      // The exports map is what resolution reads; the host API test above covers the other resolutions.
-      const check = run(process.execPath, [TSC, '--noEmit', '--strict', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--types', 'node', '--skipLibCheck', file], appDir());
-      expect(check.stdout + check.stderr).toBe('');
-    });
-  });
-}
-
-frameworkSuite('previous majors', () => app, PREVIOUS);
-frameworkSuite('current majors', () => installApp(path.join(work.dir, 'app-current'), tarball, CURRENT), CURRENT);

@@ -153,11 +153,13 @@ export interface ReplicaOptions {
 export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   const port = options.port ?? (await freePort());
   const args = [BIN, 'serve', '--http', `127.0.0.1:${port}`, ...(options.stateless ? ['--stateless'] : []), ...(options.config ? ['--config', options.config] : []), ...(options.args ?? [])];
-  const child = track(spawn(process.execPath, args, {
-    cwd: options.cwd,
-    env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...options.env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  }));
+  const child = track(
+    spawn(process.execPath, args, {
+      cwd: options.cwd,
+      env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...options.env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    }),
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

@@ -54,7 +54,12 @@ describe('the check cache', () => {
     const verdicts = await Promise.all(waiting);
     expect(runs).toBe(2);
     expect(new Set(verdicts.map((v) => v.ok))).toEqual(new Set([true]));
-    expect(cache.probes).toEqual(new Map([['a', 1], ['b', 1]]));
+    expect(cache.probes).toEqual(
+      new Map([
+        ['a', 1],
+        ['b', 1],
+      ]),
+    );
   });
 
   it('serves the last success for a failure within graceMs, uncached, and the failure after it', async () => {
