@@ -21,7 +21,7 @@ export interface AccessSummary {
   rule: string | null;
   /** the approval policy its calls are under: its rule's, else the host's */
   approve: ResolvedConfig['approve'] & { from: 'rule' | 'host' };
-  /** its rule's quota (none: unlimited) */
+  /** its rule's quota (none: unlimited); with `callsPerMinute`, `onStoreDown` as in force (default 'refuse') */
   quota: AccessQuota;
 }
 
@@ -53,7 +53,8 @@ export function accessSummary(identity: Identity, config: ResolvedConfig): Acces
     claims: identity.claims,
     rule: matched?.name ?? null,
     approve,
-    quota: rule?.quota ?? {},
+    // What calls a minute do while the store cannot count them is said even when the rule leaves it to the default.
+    quota: rule?.quota?.callsPerMinute !== undefined ? { ...rule.quota, onStoreDown: rule.quota.onStoreDown ?? 'refuse' } : (rule?.quota ?? {}),
   };
 }
 
@@ -68,7 +69,7 @@ export function renderAccess(access: AccessSummary, s: Style): string {
   out.push(`  approval: ${needs.length ? `${needs.join('; ')} (${source}, answered within ${approve.timeoutMs} ms)` : `none (${source})`}`);
   const { callsPerMinute, inFlight, sessions } = access.quota;
   const quota = [
-    ...(callsPerMinute !== undefined ? [`${callsPerMinute} calls a minute`] : []),
+    ...(callsPerMinute !== undefined ? [`${callsPerMinute} calls a minute (${access.quota.onStoreDown === 'allow' ? 'let through uncounted' : 'refused'} while the state store is unreachable)`] : []),
     ...(inFlight !== undefined ? [`${inFlight} running at once`] : []),
     ...(sessions !== undefined ? [`${sessions} sessions`] : []),
   ];

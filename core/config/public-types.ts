@@ -129,6 +129,11 @@ export interface AccessQuota {
   inFlight?: number;
   /** `serve --http` sessions open at once */
   sessions?: number;
+  /**
+   * what `callsPerMinute` does while the state store cannot count: 'refuse' (default) refuses the
+   * identity's calls with STATE_UNAVAILABLE, 'allow' lets them through uncounted (a warning once per outage)
+   */
+  onStoreDown?: 'refuse' | 'allow';
 }
 
 /** `audit`: one JSON line per call, refused ones included (docs/security.md#audit-log). */

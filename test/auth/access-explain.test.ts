@@ -21,6 +21,7 @@ const config = {
   access: [
     { name: 'admins', when: { subject: 'admin-*' } },
     { name: 'eng', when: { claims: { groups: 'eng' } }, enable: ['notes'], disable: ['write_note'], approve: { tools: ['read_note'], timeoutMs: 5000 }, quota: { callsPerMinute: 30, inFlight: 2, sessions: 3 } },
+    { name: 'batch', when: { subject: 'batch-*' }, quota: { callsPerMinute: 100, onStoreDown: 'allow' } },
   ],
 };
 writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify(config));
@@ -37,7 +38,7 @@ describe('toolshed explain --as', () => {
     expect(result.stdout).toContain("as erin (from https://id.example): access rule 'eng'");
     expect(result.stdout).toContain('  scopes:   notes:read notes:write');
     expect(result.stdout).toContain("  approval: read_note (the rule's approve, answered within 5000 ms)");
-    expect(result.stdout).toContain('  quota:    30 calls a minute, 2 running at once, 3 sessions');
+    expect(result.stdout).toContain('  quota:    30 calls a minute (refused while the state store is unreachable), 2 running at once, 3 sessions');
     expect(result.stdout).toContain("  reason:   disabled in access rule 'eng'");
     expect(result.stdout).toContain("  reason:   not in access rule 'eng' (enable: notes)");
   }, 60_000);
@@ -59,11 +60,17 @@ describe('toolshed explain --as', () => {
 
   it('prints the whole report with --json, the tools as the identity sees them', () => {
     const out = JSON.parse(explain('--as', ENG, '--json').stdout);
-    expect(out.access).toMatchObject({ subject: 'erin', issuer: 'https://id.example', rule: 'eng', quota: { callsPerMinute: 30, inFlight: 2, sessions: 3 } });
+    expect(out.access).toMatchObject({ subject: 'erin', issuer: 'https://id.example', rule: 'eng', quota: { callsPerMinute: 30, inFlight: 2, sessions: 3, onStoreDown: 'refuse' } });
     const tool = (name: string) => out.tools.find((t: { name: string }) => t.name === name);
     expect(tool('write_note')).toMatchObject({ exposed: false, reason: "disabled in access rule 'eng'" });
     expect(tool('read_note')).toMatchObject({ exposed: true, approval: 'listed' });
     expect(tool('delete_note')).toMatchObject({ exposed: false });
+  }, 60_000);
+
+  it("says what calls a minute do while the state store is down: the rule's onStoreDown", () => {
+    const result = explain('--as', 'batch-1');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('  quota:    100 calls a minute (let through uncounted while the state store is unreachable)');
   }, 60_000);
 
   it('exits 1 with ACCESS_DENIED when no rule matches', () => {
