@@ -16,6 +16,7 @@ import { openSurface } from './open-surface.js';
 import { HostEmitter } from './events.js';
 import { Teardown } from './teardown.js';
 import { openStateStore } from '../state/store.js';
+import { fleetStore } from '../state/signed-messages.js';
 import { FleetBreaker } from '../call/fleet-breaker.js';
 import { AuditLog } from '../call/audit.js';
 import type { DefinitionChange } from '../runners/connection-report.js';
@@ -50,7 +51,8 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
     // Opened first, so it closes last: the lines of calls the teardown ends are written too.
     const audit = settings.config.audit ? teardown.add(await AuditLog.open(settings.config.audit, (message) => events.emit('warning', message))) : undefined;
     // A store the embedder passed is its own to close; one the config names is the host's.
-    const state = options.stateStore ?? teardown.add(await openStateStore({ ...settings.config.state, clock: settings.clock }));
+    // A store the replicas of a fleet share carries only messages signed with the fleet's key.
+    const state = fleetStore(options.stateStore ?? teardown.add(await openStateStore({ ...settings.config.state, clock: settings.clock })), settings.env, settings.clock, (message) => events.emit('warning', message));
     const runners = teardown.add(openRunners(settings.config));
     const entries = resolveEntries(settings.config);
     const servers = await startServers(settings, entries.protect, {

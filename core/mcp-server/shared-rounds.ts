@@ -10,9 +10,12 @@
  * questions), which the receiving replica returns to the client.
  *
  * Trust: the token is unguessable and travels only to the client that made
- * the call; the owner checks the session, tool and identity again. Whoever can write
- * to the state store can send answers, so the store is as trusted as the
- * replicas (docs/security.md).
+ * the call; the owner checks the session, tool and identity again. The messages
+ * are signed with the fleet's key (state/signed-messages.ts): a store writer
+ * without it can send neither answers nor replies, and a message that is not
+ * what it should be is dropped, never thrown. The record naming the owner is a
+ * value in the store, not signed: a store writer can make a retry go nowhere
+ * (the call is then lost), not answer it (docs/security.md).
  */
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
@@ -96,7 +99,10 @@ export class SharedRounds {
     if (!record || record.replica === this.replica || !sameOwner(record, owner)) return undefined;
     const replyTo = `rounds:reply:${randomUUID()}`;
     const inbox = new Inbox(signal);
-    const unsubscribe = await this.state.subscribe(replyTo, (message) => inbox.push(JSON.parse(message) as Reply));
+    const unsubscribe = await this.state.subscribe(replyTo, (message) => {
+      const reply = parseReply(message);
+      if (reply) inbox.push(reply);
+    });
     const send = (message: Omit<Forwarded, 'replyTo'>) => this.state.publish(`rounds:${record.replica}`, JSON.stringify({ ...message, replyTo } satisfies Forwarded));
     const onAbort = () => void send({ token, owner, cancel: true }).catch(this.onError);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -125,7 +131,8 @@ export class SharedRounds {
 
   /** A round forwarded to this replica: hand the answers to the call, and reply with what the round answers. */
   private async receive(message: string): Promise<void> {
-    const forwarded = JSON.parse(message) as Forwarded;
+    const forwarded = parseForwarded(message);
+    if (!forwarded) return;
     const reply = (value: Reply) => this.state.publish(forwarded.replyTo, JSON.stringify(value));
     const call = this.rounds.resume(forwarded.token, forwarded.owner);
     if (!call) return reply({ kind: 'gone' });
@@ -142,6 +149,35 @@ export class SharedRounds {
     }
     await reply({ kind: 'answer', answer });
   }
+}
+
+/** `value` parsed as JSON, or undefined. */
+function json(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A reply as the owner sends it, or undefined for anything else. */
+function parseReply(message: string): Reply | undefined {
+  const reply = json(message);
+  if (!isObject(reply)) return undefined;
+  if (reply.kind === 'ack' || reply.kind === 'gone') return { kind: reply.kind };
+  return reply.kind === 'answer' && isObject(reply.answer) ? (reply as Reply) : undefined;
+}
+
+/** A forwarded round as a replica sends it, or undefined for anything else. */
+function parseForwarded(message: string): Forwarded | undefined {
+  const forwarded = json(message);
+  if (!isObject(forwarded) || typeof forwarded.token !== 'string' || typeof forwarded.replyTo !== 'string' || !forwarded.replyTo.startsWith('rounds:reply:')) return undefined;
+  const { owner } = forwarded;
+  if (!isObject(owner) || typeof owner.sessionId !== 'string' || typeof owner.tool !== 'string' || typeof owner.caller !== 'string') return undefined;
+  if (forwarded.responses !== undefined && !isObject(forwarded.responses)) return undefined;
+  return forwarded as unknown as Forwarded;
 }
 
 /** Replies in arrival order, read one at a time; a read ends early (undefined) at its timeout or when the round's request is aborted. */

@@ -113,7 +113,13 @@ export class RedisStore implements StateStore {
       this.subscriber = this.client.duplicate();
       this.subscriber.on('error', () => {});
       this.subscriber.on('message', (from: string, message: string) => {
-        for (const each of this.listeners.get(from) ?? []) each(message);
+        // A listener that throws must not take the process down (ioredis would rethrow it): the
+        // host's listeners (signed-messages.ts) count and drop what they cannot take.
+        for (const each of this.listeners.get(from) ?? []) {
+          try {
+            each(message);
+          } catch {}
+        }
       });
     }
     let set = this.listeners.get(full);

@@ -1,13 +1,14 @@
 /**
  * Quotas of an access rule: `callsPerMinute` counted in the state store per clock minute (the
- * memory store, and a real Valkey/Redis server shared by two hosts), `inFlight` counted per
- * process. Only the calls the identity makes count, not the nested calls its tools make. Over
- * quota: QUOTA_EXCEEDED, naming the quota and when to retry.
+ * memory store, and a real Valkey/Redis server shared by two hosts, stopped to see the quota
+ * fail closed unless the rule says `onStoreDown: 'allow'`), `inFlight` counted per process.
+ * Only the calls the identity makes count, not the nested calls its tools make. Over quota:
+ * QUOTA_EXCEEDED, naming the quota and when to retry.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type Identity, type ToolHost } from 'toolshed';
 import { fixtureOptions, ManualClock } from '../helpers.js';
-import { startStateServer, type StoreServer } from '../support/fleet.js';
+import { FLEET_KEY, startStateServer, type StoreServer } from '../support/fleet.js';
 
 const who = (subject: string): Identity => ({ subject, scopes: [], claims: { sub: subject } });
 const parse = (text: string) => JSON.parse(text) as { error: string; code: string; retryAfterMs?: number };
@@ -79,11 +80,17 @@ describe('quota.callsPerMinute shared by two hosts through a Valkey or Redis ser
   let server: StoreServer;
   let one: ToolHost;
   let two: ToolHost;
+  const warnings: string[] = [];
   beforeAll(async () => {
     server = await startStateServer();
-    const options = () => fixtureOptions(['notes'], { clock, config: { state: { store: server.url, prefix: 'quota-test:' }, access: [{ name: 'metered', quota: { callsPerMinute: 3 } }] } });
+    const access = [
+      { name: 'metered', when: { subject: ['alice', 'bob'] }, quota: { callsPerMinute: 3 } },
+      { name: 'lenient', when: { subject: 'carol' }, quota: { callsPerMinute: 3, onStoreDown: 'allow' } },
+    ];
+    const options = () => fixtureOptions(['notes'], { clock, env: { PATH: process.env.PATH, TOOLSHED_STATE_KEY: FLEET_KEY }, config: { state: { store: server.url, prefix: 'quota-test:' }, access } });
     one = await createToolHost(options());
     two = await createToolHost(options());
+    one.on('warning', (message) => warnings.push(message));
   }, 60_000);
   afterAll(async () => {
     await one?.close();
@@ -106,16 +113,27 @@ describe('quota.callsPerMinute shared by two hosts through a Valkey or Redis ser
     }
   }, 60_000);
 
-  it('lets calls through when the store is down, and warns once', async () => {
-    const warnings: string[] = [];
-    one.on('warning', (message) => warnings.push(message));
+  it('refuses calls while the store is down (0 of 5 run under a quota of 3), unless the rule chose onStoreDown: allow', async () => {
     const bob = one.as(who('bob'));
+    const carol = one.as(who('carol'));
     try {
       await server.stop();
-      for (const id of ['a', 'b', 'c', 'd', 'e']) expect(await bob.dispatch('read_note', { id })).toBe(`note ${id}`);
-      expect(warnings.filter((w) => w.startsWith('quota.callsPerMinute is not enforced while the state store fails'))).toHaveLength(1);
+      const outcomes = [];
+      for (let i = 0; i < 5; i++) outcomes.push(await bob.call('read_note', { id: `n${i}` }));
+      expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(0);
+      expect(outcomes[0]).toEqual({
+        ok: false,
+        code: 'STATE_UNAVAILABLE',
+        message: "bob's calls cannot be counted against quota.callsPerMinute of access rule 'metered': the state store is unreachable, so the call was refused (quota.onStoreDown: 'refuse'); retry when it is back",
+      });
+      // The operator's choice: carol's rule lets them through, uncounted.
+      for (const id of ['a', 'b']) expect(await carol.dispatch('read_note', { id })).toBe(`note ${id}`);
+      // One warning per rule for the outage, naming what is in force.
+      expect(warnings.filter((w) => w.startsWith("quota.callsPerMinute of access rule 'metered' refuses calls while the state store fails (quota.onStoreDown: 'refuse')"))).toHaveLength(1);
+      expect(warnings.filter((w) => w.startsWith("quota.callsPerMinute of access rule 'lenient' is not enforced while the state store fails (quota.onStoreDown: 'allow')"))).toHaveLength(1);
     } finally {
       await bob.close();
+      await carol.close();
     }
   }, 60_000);
 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js';
 import { mcpConfig, mcpProject, textOf } from '../mcp/setup.js';
-import { startStateServer, type StoreServer } from '../support/fleet.js';
+import { FLEET_KEY, startStateServer, type StoreServer } from '../support/fleet.js';
 import { startAuthServer, type AuthServer } from '../support/oauth.js';
 
 /** One audience for the whole fleet, as a balancer's public URL would be. */
@@ -31,7 +31,7 @@ beforeAll(async () => {
     const host = await createToolHost({
       cwd: project.dir,
       config: { ...mcpConfig(60_000), approve: ['text'], state: { store: store.url }, serve: { auth: { issuer: auth.issuer, audience: AUDIENCE } } },
-      env: { PATH: process.env.PATH },
+      env: { PATH: process.env.PATH, TOOLSHED_STATE_KEY: FLEET_KEY },
     });
     host.use({ beforeCall: (call) => void (call.tool === 'text' && seen.push(call.identity?.subject)) });
     hosts.push(host);

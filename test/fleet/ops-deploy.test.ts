@@ -35,6 +35,7 @@ interface Container {
   startupProbe?: { httpGet: { path: string; port: string } };
   livenessProbe?: { httpGet: { path: string; port: string } };
   readinessProbe?: { httpGet?: { path: string; port: string } };
+  env?: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>;
 }
 
 const manifest = (yaml.loadAll(readFileSync(`${DEPLOY}kubernetes.yaml`, 'utf8')) as Resource[]).filter(Boolean);
@@ -68,6 +69,8 @@ describe('deploy/kubernetes.yaml', () => {
     const valkeyPort = containerOf(find('Deployment', 'valkey')).ports[0]!.containerPort;
     const config = JSON.parse(find('ConfigMap', 'toolshed-config')!.data!['toolshed.json']!) as { state: { store: string } };
     expect(config.state.store).toBe(`redis://valkey:${valkeyPort}`);
+    // Every replica has the fleet's message key, from a Secret (docs/fleet.md#the-fleets-message-key).
+    expect(toolshed.env?.find((e) => e.name === 'TOOLSHED_STATE_KEY')?.valueFrom?.secretKeyRef).toEqual({ name: 'toolshed-state-key', key: 'key' });
     expect(find('Service', 'valkey')).toBeTruthy();
   });
 

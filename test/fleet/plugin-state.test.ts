@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { fixture, fixtureOptions } from '../helpers.js';
-import { freePort, startStateServer, type StoreServer } from '../support/fleet.js';
+import { FLEET_KEY, freePort, startStateServer, type StoreServer } from '../support/fleet.js';
 
 let server: StoreServer;
 let first: ToolHost;
@@ -21,6 +21,7 @@ let unreachable: string;
 function host(store: string, sessionTtlMs = 3_600_000): Promise<ToolHost> {
   return createToolHost(
     fixtureOptions([], {
+      env: { PATH: process.env.PATH, TOOLSHED_STATE_KEY: FLEET_KEY },
       config: {
         plugins: [
           { package: fixture('plugin-state', 'stash-a'), trust: 'trusted' },

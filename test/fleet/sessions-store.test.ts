@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { fixtureOptions } from '../helpers.js';
-import { freePort, startStateServer, type StoreServer } from '../support/fleet.js';
+import { FLEET_KEY, freePort, startStateServer, type StoreServer } from '../support/fleet.js';
 
 let store: StoreServer;
 const hosts: ToolHost[] = [];
@@ -22,7 +22,7 @@ afterAll(async () => {
 }, 60_000);
 
 async function host(url: string, prefix: string): Promise<ToolHost> {
-  const opened = await createToolHost(fixtureOptions(['catalog'], { config: { defer: ['*'], state: { store: url, prefix } } }));
+  const opened = await createToolHost(fixtureOptions(['catalog'], { env: { PATH: process.env.PATH, TOOLSHED_STATE_KEY: FLEET_KEY }, config: { defer: ['*'], state: { store: url, prefix } } }));
   hosts.push(opened);
   return opened;
 }

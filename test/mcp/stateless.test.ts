@@ -16,7 +16,7 @@ import { createProxyServer } from 'http-proxy-3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, suiteHome } from '../helpers.js';
 import { BIN } from './setup.js';
-import { startStateServer, type StoreServer } from '../support/fleet.js';
+import { FLEET_KEY, startStateServer, type StoreServer } from '../support/fleet.js';
 
 const work = tempDir('toolshed-stateless-');
 let store: StoreServer;
@@ -31,7 +31,7 @@ const proxy = createProxyServer({ changeOrigin: true });
 function replica(): Promise<string> {
   const child = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', '--stateless', '--config', path.join(work.dir, 'toolshed.config.json')], {
     cwd: work.dir,
-    env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '', TOOLSHED_STATE_KEY: FLEET_KEY },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   children.push(child);

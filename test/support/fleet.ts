@@ -126,6 +126,12 @@ export async function startStateServer(): Promise<StoreServer> {
   return { ...started(child), url: `redis://127.0.0.1:${port}` };
 }
 
+/**
+ * The fleet's message key (docs/fleet.md#the-fleets-message-key): every replica started here
+ * has it, and a host made in a test that shares a store with them must have it too.
+ */
+export const FLEET_KEY = 'fleet-test-key-0123456789abcdef0123456789abcdef';
+
 /** A running `toolshed serve --http` replica. */
 export interface Replica extends Started {
   /** its MCP endpoint, `http://127.0.0.1:PORT/mcp` */
@@ -144,6 +150,7 @@ export interface ReplicaOptions {
   stateless?: boolean;
   /** more `serve` arguments */
   args?: readonly string[];
+  /** more environment variables (TOOLSHED_STATE_KEY is FLEET_KEY unless given) */
   env?: Readonly<Record<string, string>>;
   /** a port of its own (default: a free one, so a replica restarted on it comes back at the same address) */
   port?: number;
@@ -156,7 +163,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   const child = track(
     spawn(process.execPath, args, {
       cwd: options.cwd,
-      env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...options.env },
+      env: { ...suiteHome(), PATH: process.env.PATH ?? '', TOOLSHED_STATE_KEY: FLEET_KEY, ...options.env },
       stdio: ['ignore', 'ignore', 'pipe'],
     }),
   );
