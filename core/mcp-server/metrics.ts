@@ -113,7 +113,12 @@ function gauges(registry: Registry, sources: MetricSources, report: () => HostRe
   });
   countFrom(registry, 'toolshed_sessions_evicted_total', 'Idle sessions closed to make room for a new one.', sources.evicted);
   countFrom(registry, 'toolshed_state_store_errors_total', 'State store operations that failed (unreachable or refused).', () => sources.host()?.state.errors ?? 0);
-  countFrom(registry, 'toolshed_state_messages_dropped_total', "Messages on the state store's channels dropped: malformed, unauthenticated (not signed with the fleet's key) or replayed.", () => sources.host()?.state.dropped ?? 0);
+  countFrom(
+    registry,
+    'toolshed_state_messages_dropped_total',
+    "Messages on the state store's channels dropped: malformed, unauthenticated (not signed with the fleet's key) or replayed.",
+    () => sources.host()?.state.dropped ?? 0,
+  );
 }
 
 /** A counter that follows a running count kept elsewhere (it only ever grows). */

@@ -28,7 +28,7 @@ describe('minuteDecision', () => {
 });
 
 describe('storeDownDecision', () => {
-  it("refuses with STATE_UNAVAILABLE naming the store by default, and says so to the operator", () => {
+  it('refuses with STATE_UNAVAILABLE naming the store by default, and says so to the operator', () => {
     const { refused, warning } = storeDownDecision(alice, metered, 'state store unreachable: connect ECONNREFUSED');
     expect(refused).toMatchObject({ ok: false, code: 'STATE_UNAVAILABLE' });
     expect(refused && !refused.ok && refused.message).toContain('the state store is unreachable, so the call was refused');

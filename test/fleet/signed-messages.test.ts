@@ -38,7 +38,7 @@ describe('signMessage and verifyMessage', () => {
     expect(verifyMessage(KEY, 'c', JSON.stringify({ ...JSON.parse(signed), s: 'short' }), NOW)).toMatchObject({ ok: false });
   });
 
-  it('drops a message sent more than a minute from the receiver\'s clock, either way', () => {
+  it("drops a message sent more than a minute from the receiver's clock, either way", () => {
     expect(verifyMessage(KEY, 'rounds:reply:1', signed, NOW + MAX_AGE_MS)).toMatchObject({ ok: true });
     expect(verifyMessage(KEY, 'rounds:reply:1', signed, NOW + MAX_AGE_MS + 1)).toMatchObject({ ok: false, reason: expect.stringContaining('replayed, or a clock far off') });
     expect(verifyMessage(KEY, 'rounds:reply:1', signed, NOW - MAX_AGE_MS - 1)).toMatchObject({ ok: false });
@@ -80,12 +80,7 @@ describe('SignedStore', () => {
     await arrived();
     expect(heard).toEqual(['once']);
     expect(store.dropped).toBe(4);
-    expect(dropped).toEqual([
-      'chan: not JSON',
-      'chan: not a signed message',
-      'chan: its signature does not match (another key, or changed on the way)',
-      'chan: a replay of a message already taken',
-    ]);
+    expect(dropped).toEqual(['chan: not JSON', 'chan: not a signed message', 'chan: its signature does not match (another key, or changed on the way)', 'chan: a replay of a message already taken']);
     await store.close();
   });
 
@@ -122,7 +117,7 @@ describe('fleetStore', () => {
     await store.close();
   });
 
-  it('signs a shared store\'s messages, and tells of dropped ones at once and then once a minute, with the count', async () => {
+  it("signs a shared store's messages, and tells of dropped ones at once and then once a minute, with the count", async () => {
     const clock = new ManualClock(NOW);
     const inner = shared(clock);
     const warnings: string[] = [];
