@@ -74,7 +74,10 @@ export type McpCredentials =
   | 'operator'
   | 'provider'
   | {
-      /** RFC 8693: the caller's token is exchanged at this token endpoint (default: the server's authorization server's) */
+      /**
+       * RFC 8693: the caller's token is exchanged at this token endpoint (https, or http to localhost). Default: the one
+       * `serve.auth.issuer`'s metadata names; with neither the entry is invalid. Never the one the MCP server's metadata names.
+       */
       exchange: { tokenEndpoint?: string; audience?: string; scopes?: string[]; clientId?: string; clientSecretEnv?: string };
     };
 

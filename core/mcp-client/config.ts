@@ -10,6 +10,7 @@ import type { DefinitionChanges, McpListingLimits, McpOAuthSettings, McpProtocol
 import type { McpCredentials } from '../config/public-types.js';
 import type { Permissions } from '../../boundary/plugin-api.js';
 import { resolveResources, type ResourceLimits } from '../../boundary/launch/resources.js';
+import { redactUrl } from '../text/redact-url.js';
 
 /** A stdio server: the program and how it was written in the config. */
 export interface StdioTarget {
@@ -65,8 +66,12 @@ type ServerCredentials = 'operator' | 'provider' | { exchange: TokenExchange };
 
 /** How a caller's token is exchanged for one this server accepts (RFC 8693). */
 export interface TokenExchange {
-  /** absent: the token endpoint of the authorization server the server's metadata names */
-  tokenEndpoint?: URL;
+  /**
+   * Where the caller's token (and the client's secret) is sent: the entry's `tokenEndpoint`, else
+   * the one the operator's own issuer (`serve.auth.issuer`) names in its metadata. Never one the
+   * MCP server's metadata names: that server would then choose who receives its callers' tokens.
+   */
+  endpoint: { tokenEndpoint: URL } | { issuer: string };
   audience: string;
   scopes: string[];
   clientId?: string;
@@ -140,13 +145,40 @@ function codeCallableOf(name: string, entry: McpServerEntry): boolean {
   return (entry.codeCallable ?? entry.sandbox) === true;
 }
 
+/** Whether `url` may receive a caller's token or a client secret: https, or plain http to this machine. */
+export function secureEndpoint(url: URL): boolean {
+  return url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
+}
+
+/** Where an exchange sends the caller's token: the entry's `tokenEndpoint`, else the operator's issuer's; never the server's choice. */
+function exchangeEndpoint(name: string, tokenEndpoint: string | undefined, issuer: string | undefined): TokenExchange['endpoint'] {
+  const pointer = 'credentials/exchange/tokenEndpoint';
+  if (tokenEndpoint === undefined) {
+    if (issuer !== undefined) return { issuer };
+    fail(
+      name,
+      "credentials.exchange needs a tokenEndpoint: the caller's token and the exchange client's secret go only where the operator says, " +
+        "and without one toolshed would take the endpoint from the MCP server's own metadata, which may name any server. " +
+        "Give credentials.exchange.tokenEndpoint, or serve.auth.issuer (its metadata's token_endpoint is used)",
+      pointer,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(tokenEndpoint);
+  } catch {
+    fail(name, `credentials.exchange.tokenEndpoint '${redactUrl(tokenEndpoint)}' is not a valid URL`, pointer);
+  }
+  if (!secureEndpoint(url)) fail(name, `credentials.exchange.tokenEndpoint must be https (plain http only to localhost, 127.0.0.1 or [::1]): it receives callers' tokens, got '${redactUrl(url)}'`, pointer);
+  return { tokenEndpoint: url };
+}
+
 /** A URL entry's `credentials`, the exchange's defaults applied (its audience: the server's URL). */
-function credentialsOf(name: string, credentials: McpCredentials | undefined, url: URL): ServerCredentials {
+function credentialsOf(name: string, credentials: McpCredentials | undefined, url: URL, issuer: string | undefined): ServerCredentials {
   if (credentials === undefined || typeof credentials === 'string') return credentials ?? 'operator';
   const { tokenEndpoint, audience, scopes, clientId, clientSecretEnv } = credentials.exchange;
   if (clientSecretEnv !== undefined && clientId === undefined) fail(name, 'credentials.exchange.clientSecretEnv needs a clientId', 'credentials/exchange/clientId');
-  const exchange: TokenExchange = { audience: audience ?? url.href, scopes: scopes ?? [] };
-  if (tokenEndpoint !== undefined) exchange.tokenEndpoint = new URL(tokenEndpoint);
+  const exchange: TokenExchange = { endpoint: exchangeEndpoint(name, tokenEndpoint, issuer), audience: audience ?? url.href, scopes: scopes ?? [] };
   if (clientId !== undefined) exchange.clientId = clientId;
   if (clientSecretEnv !== undefined) exchange.clientSecretEnv = clientSecretEnv;
   return { exchange };
@@ -183,13 +215,13 @@ function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig,
   try {
     url = new URL(entry.url!);
   } catch {
-    fail(name, `url '${entry.url}' is not a valid URL`, 'url');
+    fail(name, `url '${redactUrl(String(entry.url))}' is not a valid URL`, 'url');
   }
   const headers = entry.headers ?? {};
   server.http = { url, headers, probeIntervalMs: entry.probeIntervalMs ?? DEFAULT_PROBE_INTERVAL_MS };
   // A static Authorization header is the operator's own credential: OAuth stays out of its way.
   if (!Object.keys(headers).some((key) => key.toLowerCase() === 'authorization')) server.http.oauth = entry.oauth ?? {};
-  server.credentials = credentialsOf(name, entry.credentials, url);
+  server.credentials = credentialsOf(name, entry.credentials, url, config.serve?.auth?.issuer);
   return server;
 }
 

@@ -1,18 +1,21 @@
 /**
  * The calls of an MCP server whose `credentials` are the caller's own, not the operator's
  * (docs/security.md#acting-for-the-caller). Each call gets a bearer token for the identity it is
- * made for: the caller's inbound token exchanged at the token endpoint (RFC 8693), or one the
- * embedder's credentials provider supplies. Exchanged tokens are cached in memory only, keyed by
+ * made for: the caller's inbound token exchanged (RFC 8693) at the token endpoint the operator
+ * configured or the operator's own issuer names (never one the server names), for a token minted
+ * for this server (RFC 8707), or one the embedder's credentials provider supplies. Exchanged tokens are cached in memory only, keyed by
  * a hash of the inbound token, until shortly before they expire. Calls go through a client per
  * token (so per identity), reused across calls and closed when idle and on host close; the
  * shared connection's probing and listing stay the operator's.
  */
 import { createHash } from 'node:crypto';
-import { discoverOAuthServerInfo, type Client } from '@modelcontextprotocol/client';
+import { decodeJwt } from 'jose';
+import { discoverAuthorizationServerMetadata, type Client } from '@modelcontextprotocol/client';
 import { askProvider } from '../../boundary/credentials.js';
+import { redactUrl, redactUrlsIn } from '../text/redact-url.js';
 import type { McpConnection } from './connection.js';
 import type { ServerRequests } from './server-requests.js';
-import type { TokenExchange } from './config.js';
+import { secureEndpoint, type TokenExchange } from './config.js';
 import type { CredentialProvider, Identity } from '../../boundary/identity.js';
 
 /** The RFC 8693 grant, and the type of token both sides of it are. */
@@ -111,7 +114,7 @@ export class CallerTokens {
       endpoint = await this.tokenEndpoint(settings);
     } catch (error) {
       this.endpoint = undefined;
-      return failed(`no token endpoint: ${(error as Error)?.message ?? String(error)}`);
+      return failed(`no token endpoint: ${redactUrlsIn((error as Error)?.message ?? String(error))}`);
     }
     const body = new URLSearchParams({
       grant_type: TOKEN_EXCHANGE_GRANT,
@@ -131,7 +134,7 @@ export class CallerTokens {
     try {
       response = await fetch(endpoint, { method: 'POST', headers, body, redirect: 'error', signal: AbortSignal.timeout(EXCHANGE_TIMEOUT_MS) });
     } catch (error) {
-      return failed(`${endpoint.href} is unreachable: ${(error as Error)?.message ?? String(error)}`);
+      return failed(`${redactUrl(endpoint)} is unreachable: ${redactUrlsIn((error as Error)?.message ?? String(error))}`);
     }
     const answer = await tokenResponse(response);
     if (!response.ok) {
@@ -141,6 +144,8 @@ export class CallerTokens {
     }
     const token = answer?.access_token;
     if (typeof token !== 'string' || !token) return failed('the token endpoint answered without an access_token');
+    const refused = notMintedFor(token, identity.token!, [settings.audience, this.server.url.href]);
+    if (refused) return failed(refused);
     const expiresIn = typeof answer?.expires_in === 'number' ? answer.expires_in * 1000 : UNDATED_TOKEN_MS + EXPIRY_MARGIN_MS;
     const until = Math.min(this.now() + expiresIn, inboundExpiry(identity)) - EXPIRY_MARGIN_MS;
     if (until > this.now()) this.keep(key, token, until);
@@ -161,16 +166,58 @@ export class CallerTokens {
     this.cache.clear();
   }
 
-  /** The configured token endpoint, else the one the server's authorization server's metadata names (found once). */
+  /**
+   * The entry's token endpoint, else the one the operator's issuer (`serve.auth.issuer`) names in
+   * its RFC 8414 / OpenID metadata (found once; again after a failure). Never one the MCP server's
+   * own metadata names: a server that chose where its callers' tokens go could take them.
+   */
   private tokenEndpoint(settings: TokenExchange): Promise<URL> {
-    if (settings.tokenEndpoint) return Promise.resolve(settings.tokenEndpoint);
-    this.endpoint ??= discoverOAuthServerInfo(this.server.url).then((info) => {
-      const endpoint = info.authorizationServerMetadata?.token_endpoint;
-      if (!endpoint) throw new Error(`the authorization server ${info.authorizationServerUrl} names no token_endpoint`);
-      return new URL(endpoint);
-    });
+    const { endpoint } = settings;
+    if ('tokenEndpoint' in endpoint) return Promise.resolve(endpoint.tokenEndpoint);
+    this.endpoint ??= issuerTokenEndpoint(endpoint.issuer);
     return this.endpoint;
   }
+}
+
+/** The token endpoint the operator's issuer names in its metadata, checked: the metadata is that issuer's, the endpoint https (or loopback http). */
+async function issuerTokenEndpoint(issuer: string): Promise<URL> {
+  let metadata: Awaited<ReturnType<typeof discoverAuthorizationServerMetadata>>;
+  try {
+    metadata = await discoverAuthorizationServerMetadata(issuer);
+  } catch (error) {
+    throw new Error(`could not read the metadata of serve.auth.issuer ${issuer}: ${(error as Error)?.message ?? String(error)}`);
+  }
+  if (!metadata) throw new Error(`serve.auth.issuer ${issuer} publishes no metadata (RFC 8414 or OpenID discovery): set credentials.exchange.tokenEndpoint`);
+  if (sameIssuer(metadata.issuer, issuer) === false) throw new Error(`the metadata of serve.auth.issuer ${issuer} names another issuer`);
+  const named = metadata.token_endpoint;
+  if (!named) throw new Error(`the metadata of serve.auth.issuer ${issuer} names no token_endpoint: set credentials.exchange.tokenEndpoint`);
+  const url = new URL(named);
+  if (!secureEndpoint(url)) throw new Error(`the token endpoint serve.auth.issuer ${issuer} names is not https: set credentials.exchange.tokenEndpoint`);
+  return url;
+}
+
+/** RFC 8414 3.3: the metadata's issuer is the one asked for (a trailing slash aside). */
+function sameIssuer(named: string, asked: string): boolean {
+  return named.replace(/\/+$/, '') === asked.replace(/\/+$/, '');
+}
+
+/**
+ * Why an exchanged token must not be sent to the server, or undefined when it may: it is the
+ * caller's own token handed back (a passthrough), or a JWT whose `aud` names neither the audience
+ * nor the resource asked for (a token for somewhere else). An opaque token is the server's to judge.
+ */
+export function notMintedFor(token: string, inbound: string, audiences: readonly string[]): string | undefined {
+  if (token === inbound) return "the token endpoint handed back the caller's own token: toolshed passes no caller's token through";
+  if (token.split('.').length !== 3) return undefined;
+  let aud: unknown;
+  try {
+    aud = decodeJwt(token).aud;
+  } catch {
+    return undefined;
+  }
+  if (aud === undefined) return undefined;
+  const named = (Array.isArray(aud) ? aud : [aud]).filter((value): value is string => typeof value === 'string');
+  return named.some((value) => audiences.includes(value)) ? undefined : 'the token endpoint answered with a token for another audience (RFC 8707): it is not sent';
 }
 
 /** One caller's client and the calls using it. */

@@ -41,8 +41,9 @@ beforeAll(async () => {
     config: {
       builtins: false,
       cache: { enabled: false },
+      // The operator's issuer: without a tokenEndpoint, the exchange uses the one its metadata names (RFC 8414).
+      serve: { auth: { issuer: auth.issuer } },
       mcpServers: {
-        // The token endpoint is found from the server's metadata (RFC 9728, then RFC 8414).
         people: { url: mcp.url, headers: { Authorization: `Bearer ${operator}` }, credentials: { exchange: { clientId: EXCHANGE_CLIENT.id, clientSecretEnv: 'EXCHANGE_SECRET', scopes: ['mcp:tools'] } } },
         vaulted: { url: mcp.url, headers: { authorization: `Bearer ${operator}` }, credentials: 'provider' },
         shared: { url: mcp.url, headers: { Authorization: `Bearer ${operator}` } },
