@@ -41,6 +41,7 @@ import { callsAsTasks } from './task-call.js';
 import { needsAuthorization, ServerOAuth } from './oauth-client.js';
 import { OAuthState, oauthFile } from './oauth-state.js';
 import { userStateDir } from '../state/user-dirs.js';
+import { redactUrl, redactUrlsIn } from '../text/redact-url.js';
 
 /**
  * The SDK's stdio transport under another name. The SDK probes the era of a server on its own
@@ -253,12 +254,12 @@ export class McpConnection {
     const report: ConnectionReport = {
       transport: this.server.stdio ? 'stdio' : 'http',
       state: this.state,
-      target: this.server.stdio ? [this.server.stdio.command, ...this.server.stdio.args].join(' ') : this.server.http!.url.href,
+      target: this.server.stdio ? [this.server.stdio.command, ...this.server.stdio.args].join(' ') : redactUrl(this.server.http!.url),
       restarts: this.restarts,
       renamed: {},
-      warnings: [...this.notes],
+      warnings: this.notes.map(redactUrlsIn),
     };
-    if (this.state !== 'connected' && this.reason) report.reason = this.reason;
+    if (this.state !== 'connected' && this.reason) report.reason = redactUrlsIn(this.reason);
     if (this.serverInfo) report.server = this.serverInfo;
     if (this.current?.pid !== undefined && !this.current.exit) report.pid = this.current.pid;
     if (this.launch) report.protections = this.launch.protections;

@@ -20,6 +20,7 @@ import type { ClientAnswerers } from './server-requests.js';
 import type { Elicitor, LogLevel, Sampler } from '../../boundary/server-requests.js';
 import type { CredentialProvider } from '../../boundary/identity.js';
 import { CallerClients, CallerTokens } from './per-identity.js';
+import { redactUrl, redactUrlsIn } from '../text/redact-url.js';
 import type { ActingForCallers } from './runner.js';
 
 export type { ConnectionReport } from '../runners/connection-report.js';
@@ -94,8 +95,8 @@ export class McpServers {
       { env: this.options.env, configDir: this.options.config.dir, ...(this.options.protect ? { protect: this.options.protect } : {}) },
       {
         onChange: () => this.options.onChange(),
-        onLog: (message) => this.options.onLog({ plugin: server.pluginName, message }),
-        onServerLog: (entry) => this.options.onLog({ plugin: server.pluginName, ...entry }),
+        onLog: (message) => this.options.onLog({ plugin: server.pluginName, message: redactUrlsIn(message) }),
+        onServerLog: (entry) => this.options.onLog({ plugin: server.pluginName, ...entry, message: redactUrlsIn(entry.message) }),
       },
       this.answerers(),
     );
@@ -112,7 +113,8 @@ export class McpServers {
         name: server.pluginName,
         specifier: `mcpServers.${server.name}`,
         dir: server.stdio?.cwd ?? this.options.config.dir,
-        entry: server.stdio ? server.stdio.command : server.http!.url.href,
+        // Shown, never requested: the connection has the URL itself, secrets and all.
+        entry: server.stdio ? server.stdio.command : redactUrl(server.http!.url),
         version: '',
         builtin: false,
         trust: server.trust,

@@ -18,6 +18,7 @@ import { callAsTask } from './task-call.js';
 import { errorText, type McpConnection } from './connection.js';
 import type { CallHooks, CheckRequest, HandlerRequest, Runner, RunnerStats } from '../runners/runner.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
+import { redactUrlsIn } from '../text/redact-url.js';
 import type { CheckVerdict, HandlerOutput } from '../../boundary/protocol.js';
 import type { ConnectionReport } from '../runners/connection-report.js';
 import type { ServerRequests } from './server-requests.js';
@@ -64,7 +65,15 @@ export class McpRunner implements Runner {
     return { ok: true, value: { ok: true } };
   }
 
+  /** One call; a failure's message never shows a secret the server's URL carries (docs/security.md#mcp-servers). */
   async handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
+    const outcome = await this.run(request, hooks, signal);
+    if (outcome.ok) return outcome;
+    if ('failure' in outcome) return 'message' in outcome.failure ? { ok: false, failure: { ...outcome.failure, message: redactUrlsIn(outcome.failure.message) } } : outcome;
+    return { ...outcome, error: { ...outcome.error, message: redactUrlsIn(outcome.error.message) } };
+  }
+
+  private async run(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
     const shared = this.link.client();
     const name = this.upstreamName(request.tool);
     if (!shared || name === undefined) {
