@@ -58,6 +58,7 @@ function serverLines(p: PluginReport, s: Style): string[] {
   if (m.runs) out.push(`runs: ${m.runs}`);
   if (m.reason) out.push(`reason: ${m.reason}`);
   if (m.auth) out.push(`oauth: ${authText(m.auth)}`);
+  if (m.credentials) out.push(`credentials: ${m.credentials}`);
   const protections = describeServerProtections(p);
   if (protections) out.push(protections);
   const renamed = Object.entries(m.renamed);

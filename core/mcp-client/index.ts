@@ -68,6 +68,16 @@ function serverRoots(server: ResolvedServer, configDir: string): { read: string[
   return { read: [...new Set([...resolveGrantPaths(server.grant.fsRead, configDir), ...write])], write };
 }
 
+/** Whose credentials a server's calls carry, in words, when they are each caller's own (explain's `credentials`). */
+function credentialsText(server: ResolvedServer): string | undefined {
+  const { credentials } = server;
+  if (credentials === 'operator') return undefined;
+  if (credentials === 'provider') return "each caller's token, from the embedder's credentials provider";
+  const { endpoint, audience } = credentials.exchange;
+  const where = 'tokenEndpoint' in endpoint ? `${redactUrl(endpoint.tokenEndpoint)} (credentials.exchange.tokenEndpoint)` : `the token endpoint of serve.auth.issuer ${redactUrl(endpoint.issuer)} (its metadata)`;
+  return `each caller's token, exchanged at ${where} for one with audience ${redactUrl(audience)}`;
+}
+
 function toolsetDescription(server: ResolvedServer): string {
   return `Tools of the MCP server ${server.name}`;
 }
@@ -153,6 +163,8 @@ export class McpServers {
     if (entry.warnings.length) report.warnings.push(...entry.warnings);
     const changes = this.definitions.changesOf(entry.server);
     if (changes) report.definitionChanges = changes;
+    const credentials = credentialsText(entry.server);
+    if (credentials) report.credentials = credentials;
     return report;
   }
 

@@ -79,6 +79,12 @@ export interface ConnectionReport {
   protocolVersion?: string;
   /** what toolshed offered it as a client: `elicitation`, `roots`, `sampling` */
   offered?: string[];
+  /**
+   * whose credentials its calls carry when they are each caller's own (absent: the operator's), and
+   * for an exchange where the caller's token is sent and what named that place (the config or the
+   * operator's issuer; never the server)
+   */
+  credentials?: string;
   /** where toolshed's OAuth login to it stands (HTTP servers without a static Authorization header); never a token */
   auth?: ServerAuth;
   /** its last log messages (`notifications/message`), oldest first, and its last requests to toolshed (elicitation, sampling) with how they were answered */

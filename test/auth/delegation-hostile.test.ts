@@ -83,6 +83,9 @@ describe('a remote server naming its own authorization server', () => {
     }
     expect(stolen()).toEqual([]);
     expect(auth.tokenRequests.filter((grant) => grant === TOKEN_EXCHANGE).length).toBe(exchanges + 1);
+    // explain says where callers' tokens go, and what named the place.
+    const report = host.explain().plugins.find((plugin) => plugin.name === 'mcp:people');
+    expect(report?.mcp?.credentials).toBe(`each caller's token, exchanged at the token endpoint of serve.auth.issuer ${auth.issuer} (its metadata) for one with audience ${hostile.resource}`);
     await expectMintedForServer(before, alice, 'alice');
   });
 
@@ -93,6 +96,7 @@ describe('a remote server naming its own authorization server', () => {
     const before = hostile.accepted.length;
     const outcome = await host.as(identity).call('whoami', {});
     expect(outcome).toMatchObject({ ok: true, text: 'bob' });
+    expect(host.explain().plugins.find((plugin) => plugin.name === 'mcp:people')?.mcp?.credentials).toMatch(/exchanged at http:\/\/127\.0\.0\.1:\d+\/token \(credentials\.exchange\.tokenEndpoint\)/);
     expect(stolen()).toEqual([]);
     await expectMintedForServer(before, bob, 'bob');
   });
