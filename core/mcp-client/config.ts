@@ -10,7 +10,7 @@ import type { DefinitionChanges, McpListingLimits, McpOAuthSettings, McpProtocol
 import type { McpCredentials } from '../config/public-types.js';
 import type { Permissions } from '../../boundary/plugin-api.js';
 import { resolveResources, type ResourceLimits } from '../../boundary/launch/resources.js';
-import { redactUrl } from '../text/redact-url.js';
+import { redactUrl, withoutSecrets } from '../text/redact-url.js';
 
 /** A stdio server: the program and how it was written in the config. */
 export interface StdioTarget {
@@ -173,12 +173,12 @@ function exchangeEndpoint(name: string, tokenEndpoint: string | undefined, issue
   return { tokenEndpoint: url };
 }
 
-/** A URL entry's `credentials`, the exchange's defaults applied (its audience: the server's URL). */
+/** A URL entry's `credentials`, the exchange's defaults applied (its audience: the server's URL, without credentials it carries). */
 function credentialsOf(name: string, credentials: McpCredentials | undefined, url: URL, issuer: string | undefined): ServerCredentials {
   if (credentials === undefined || typeof credentials === 'string') return credentials ?? 'operator';
   const { tokenEndpoint, audience, scopes, clientId, clientSecretEnv } = credentials.exchange;
   if (clientSecretEnv !== undefined && clientId === undefined) fail(name, 'credentials.exchange.clientSecretEnv needs a clientId', 'credentials/exchange/clientId');
-  const exchange: TokenExchange = { endpoint: exchangeEndpoint(name, tokenEndpoint, issuer), audience: audience ?? url.href, scopes: scopes ?? [] };
+  const exchange: TokenExchange = { endpoint: exchangeEndpoint(name, tokenEndpoint, issuer), audience: audience ?? withoutSecrets(url), scopes: scopes ?? [] };
   if (clientId !== undefined) exchange.clientId = clientId;
   if (clientSecretEnv !== undefined) exchange.clientSecretEnv = clientSecretEnv;
   return { exchange };

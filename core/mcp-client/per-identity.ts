@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { discoverAuthorizationServerMetadata, type Client } from '@modelcontextprotocol/client';
 import { askProvider } from '../../boundary/credentials.js';
-import { redactUrl, redactUrlsIn } from '../text/redact-url.js';
+import { redactUrl, redactUrlsIn, withoutSecrets } from '../text/redact-url.js';
 import type { McpConnection } from './connection.js';
 import type { ServerRequests } from './server-requests.js';
 import { secureEndpoint, type TokenExchange } from './config.js';
@@ -122,7 +122,7 @@ export class CallerTokens {
       subject_token_type: ACCESS_TOKEN_TYPE,
       requested_token_type: ACCESS_TOKEN_TYPE,
       audience: settings.audience,
-      resource: this.server.url.href,
+      resource: withoutSecrets(this.server.url),
     });
     if (settings.scopes.length) body.set('scope', settings.scopes.join(' '));
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
@@ -144,7 +144,7 @@ export class CallerTokens {
     }
     const token = answer?.access_token;
     if (typeof token !== 'string' || !token) return failed('the token endpoint answered without an access_token');
-    const refused = notMintedFor(token, identity.token!, [settings.audience, this.server.url.href]);
+    const refused = notMintedFor(token, identity.token!, [settings.audience, withoutSecrets(this.server.url)]);
     if (refused) return failed(refused);
     const expiresIn = typeof answer?.expires_in === 'number' ? answer.expires_in * 1000 : UNDATED_TOKEN_MS + EXPIRY_MARGIN_MS;
     const until = Math.min(this.now() + expiresIn, inboundExpiry(identity)) - EXPIRY_MARGIN_MS;

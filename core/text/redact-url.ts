@@ -56,6 +56,20 @@ export function redactUrl(url: string | URL): string {
   return out;
 }
 
+/**
+ * `url` without the credentials it carries: no user info, no secret query parameters (removed, not
+ * masked), no fragment. What a server's URL means as a resource identifier (RFC 8707) when it is
+ * sent to a token endpoint: the server's key has no business there.
+ */
+export function withoutSecrets(url: URL): string {
+  const clean = new URL(url.href);
+  clean.username = '';
+  clean.password = '';
+  clean.hash = '';
+  for (const name of [...clean.searchParams.keys()]) if (isSecretParam(name)) clean.searchParams.delete(name);
+  return clean.href;
+}
+
 /** Every URL in free text (a log line, an error message) with its secrets hidden. */
 export function redactUrlsIn(text: string): string {
   if (!text.includes('://')) return text;

@@ -4,7 +4,7 @@
  * server only when it was minted for that server, never the caller's own).
  */
 import { describe, expect, it } from 'vitest';
-import { isSecretParam, redactUrl, redactUrlsIn } from '#internal/core/text/redact-url.js';
+import { isSecretParam, redactUrl, redactUrlsIn, withoutSecrets } from '#internal/core/text/redact-url.js';
 import { notMintedFor } from '#internal/core/mcp-client/per-identity.js';
 
 describe('redactUrl', () => {
@@ -41,6 +41,13 @@ describe('redactUrl', () => {
     for (const name of ['key', 'api_key', 'apikey', 'API-KEY', 'token', 'access_token', 'refresh-token', 'secret', 'client_secret', 'password', 'pwd', 'auth', 'signature', 'X-Amz-Signature', 'credential', 'code'])
       expect(isSecretParam(name)).toBe(true);
     for (const name of ['region', 'page', 'q', 'format', 'version', 'tenant']) expect(isSecretParam(name)).toBe(false);
+  });
+});
+
+describe('withoutSecrets', () => {
+  it('drops user info, secret parameters and the fragment, and keeps the rest', () => {
+    expect(withoutSecrets(new URL('https://u:p@mcp.example.com/mcp?api_key=k&region=eu#x'))).toBe('https://mcp.example.com/mcp?region=eu');
+    expect(withoutSecrets(new URL('https://mcp.example.com/mcp'))).toBe('https://mcp.example.com/mcp');
   });
 });
 
