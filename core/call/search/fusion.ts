@@ -5,7 +5,7 @@
  * scales that cannot be compared, never have to be.
  */
 import { cosine } from './embeddings.js';
-import type { RankedTool } from './search-index.js';
+import type { RankedTool, ToolIndex } from './search-index.js';
 
 /**
  * RRF's constant: a tool scores Σ 1 / (RRF_K + its rank) over the lists it is in.
@@ -30,22 +30,26 @@ export interface VectorHit {
   similarity: number;
 }
 
-/** The `depth` tools most similar to `query` (positive similarity only), best first. */
-export function vectorRanked(query: Float32Array, vectors: Iterable<readonly [string, Float32Array]>, depth: number): VectorHit[] {
+/**
+ * The `depth` tools most similar to `query` (positive similarity only), best first; each
+ * similarity × `factor` of the tool (the untrusted factor, as on the lexical side).
+ */
+export function vectorRanked(query: Float32Array, vectors: Iterable<readonly [string, Float32Array]>, depth: number, factor: (name: string) => number = () => 1): VectorHit[] {
   const hits: VectorHit[] = [];
   for (const [name, vector] of vectors) {
     if (vector.length !== query.length) continue;
-    const similarity = cosine(query, vector);
+    const similarity = cosine(query, vector) * factor(name);
     if (similarity > 0) hits.push({ name, similarity });
   }
   return hits.sort((a, b) => b.similarity - a.similarity || (a.name < b.name ? -1 : 1)).slice(0, depth);
 }
 
 /**
- * The two lists fused by RRF, best first, at most `limit`. Ties keep the
- * lexical order (a tool the lexical side ranked comes first), then the name.
+ * The two lists fused by RRF, best first, at most `keep` (default `limit`); a hit among the
+ * vector side's best `limit` carries its similarity. Ties keep the lexical order (a tool the
+ * lexical side ranked comes first), then the name.
  */
-export function fuse(lexical: readonly RankedTool[], vector: readonly VectorHit[], limit: number, k = RRF_K): FusedTool[] {
+export function fuse(lexical: readonly RankedTool[], vector: readonly VectorHit[], limit: number, k = RRF_K, keep = limit): FusedTool[] {
   const fused = new Map<string, { hit: FusedTool; lexicalRank: number }>();
   lexical.forEach((hit, i) => fused.set(hit.name, { hit: { ...hit, score: 1 / (k + i + 1) }, lexicalRank: i }));
   vector.forEach(({ name, similarity }, i) => {
@@ -56,6 +60,18 @@ export function fuse(lexical: readonly RankedTool[], vector: readonly VectorHit[
   });
   return [...fused.values()]
     .sort((a, b) => b.hit.score - a.hit.score || a.lexicalRank - b.lexicalRank || (a.hit.name < b.hit.name ? -1 : 1))
-    .slice(0, limit)
+    .slice(0, keep)
     .map(({ hit }) => ({ ...hit, score: Math.round(hit.score * 10000) / 10000 }));
+}
+
+/**
+ * The final list with an embedder: the lexical ranking (without the per-source limit) and the
+ * vector ranking (an untrusted tool's similarity × the untrusted factor) read `FUSION_DEPTH`
+ * deep and fused, and only then the per-source limit, so it holds for the list the model reads.
+ */
+export function hybridRanked(index: ToolIndex, query: string, limit: number, queryVector: Float32Array, vectors: Iterable<readonly [string, Float32Array]>, candidates?: ReadonlySet<string>): FusedTool[] {
+  const depth = Math.max(limit, FUSION_DEPTH);
+  const lexical = index.ranked(query, depth, candidates, false);
+  const vector = vectorRanked(queryVector, vectors, depth, (name) => index.trustFactor(name));
+  return index.limit(fuse(lexical, vector, limit, RRF_K, depth), query, limit);
 }

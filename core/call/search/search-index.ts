@@ -17,7 +17,8 @@
  * to a number of words, a word counts at most twice per field, a tool with
  * many more words than an honest one and a tool from an untrusted source score
  * lower, and one source takes at most three of the first five places (two if untrusted) unless the
- * query names it (test/tool-search/poisoning.test.ts).
+ * query names it, a limit that only demotes (source-limit.ts). With an embedder the limit applies to
+ * the fused list instead (`ranked(…, false)`, then `limit`): test/tool-search/poisoning.test.ts.
  *
  * The index is built on the first search and follows the exposure
  * incrementally: a new exposure re-indexes only the tools whose text changed.
@@ -25,6 +26,7 @@
  */
 import { Bm25f, type FieldWeight } from './bm25f.js';
 import { fieldTerms, firstSentence, parameterText, processTerm, stem, tokenize } from './search-text.js';
+import { limitSources, type SourceLimit } from './source-limit.js';
 import type { ToolDefinition } from '../../providers/types.js';
 import type { JsonSchema } from '../../../boundary/plugin-api.js';
 
@@ -62,14 +64,6 @@ const TERM_REPEATS = 2;
 
 /** What an untrusted tool's score is multiplied by: a tie-breaker, not a wipe-out. */
 const UNTRUSTED_FACTOR = 0.8;
-
-/** How many of the first places one source may take, unless the query names it. */
-interface SourceLimit {
-  max: number;
-  /** the places an untrusted source may take (default `max`) */
-  untrustedMax?: number;
-  window: number;
-}
 
 /** At most three of the first five places per plugin or MCP server, two for an untrusted one. */
 const PER_SOURCE: SourceLimit = { max: 3, untrustedMax: 2, window: 5 };
@@ -273,13 +267,28 @@ export class ToolIndex {
 
   /** Tool names best first, at most `limit`, only among `candidates` (all indexed tools when omitted). */
   search(query: string, limit: number, candidates?: ReadonlySet<string>): string[] {
-    return this.hits(query, limit, candidates).hits.map((hit) => hit.name);
+    return this.hits(query, limit, candidates, true).hits.map((hit) => hit.name);
   }
 
-  /** As `search`, with each tool's score and why it matched (the console and `toolshed explain --search` show them). */
-  ranked(query: string, limit: number, candidates?: ReadonlySet<string>): RankedTool[] {
-    const { hits, parsed } = this.hits(query, limit, candidates);
+  /**
+   * As `search`, with each tool's score and why it matched (the console and `toolshed explain --search` show them).
+   * With `limited` false the per-source limit is left to the caller (`limit`, on a fused list).
+   */
+  ranked(query: string, limit: number, candidates?: ReadonlySet<string>, limited = true): RankedTool[] {
+    const { hits, parsed } = this.hits(query, limit, candidates, limited);
     return hits.map((hit) => ({ name: hit.name, score: Math.round(hit.score * 1000) / 1000, ...this.why(hit, parsed) }));
+  }
+
+  /** `ranked` (best first, any ranking of indexed tools: the fused one) with the per-source limit applied, at most `limit`. */
+  limit<T extends { name: string }>(ranked: readonly T[], query: string, limit: number): T[] {
+    const rule = this.options.perSource;
+    if (!rule) return ranked.slice(0, limit);
+    return this.limited(ranked, limit, rule, this.parse(query).named).slice(0, limit);
+  }
+
+  /** What an untrusted tool's score is multiplied by on every ranking (1 for a trusted one, or one not indexed). */
+  trustFactor(name: string): number {
+    return this.indexed.get(name)?.untrusted ? this.options.untrustedFactor : 1;
   }
 
   private add(tool: IndexedTool): void {
@@ -348,7 +357,7 @@ export class ToolIndex {
     return { terms: [...words.keys()], words, added: new Map(), named };
   }
 
-  private hits(text: string, limit: number, candidates?: ReadonlySet<string>): { hits: Hit[]; parsed: Query } {
+  private hits(text: string, limit: number, candidates: ReadonlySet<string> | undefined, limited: boolean): { hits: Hit[]; parsed: Query } {
     const query = this.parse(text);
     let ranked = this.rank(query, candidates);
     const { feedback } = this.options;
@@ -357,7 +366,7 @@ export class ToolIndex {
       if (query.added.size) ranked = this.rank(query, candidates);
     }
     const rule = this.options.perSource;
-    const hits = rule ? this.spread(ranked, limit, rule, query.named) : ranked;
+    const hits = rule && limited ? this.limited(ranked, limit, rule, query.named) : ranked;
     return { hits: hits.slice(0, limit), parsed: query };
   }
 
@@ -470,33 +479,12 @@ export class ToolIndex {
     return related.length ? { matched, related } : { matched };
   }
 
-  /**
-   * The hits reordered so one source takes at most `rule.max` of the first
-   * `rule.window` places; a tool whose toolset or source the query names is
-   * exempt. A hit held back keeps its order after those places, so a query
-   * only one source answers still gets a full answer.
-   */
-  private spread(ranked: Hit[], limit: number, rule: SourceLimit, words: ReadonlySet<string>): Hit[] {
-    const first: Hit[] = [];
-    const held: Hit[] = [];
-    const taken = new Map<string, number>();
-    const window = Math.min(limit, rule.window);
-    let i = 0;
-    for (; i < ranked.length && first.length < window; i++) {
-      const hit = ranked[i]!;
+  /** `ranked` with the per-source limit (source-limit.ts) on its first min(`limit`, window) places; a tool whose toolset or source the query names is exempt. */
+  private limited<T extends { name: string }>(ranked: readonly T[], limit: number, rule: SourceLimit, words: ReadonlySet<string>): T[] {
+    return limitSources(ranked, Math.min(limit, rule.window), rule, (hit) => {
       const meta = this.indexed.get(hit.name);
-      if (!meta?.source || meta.names.some((name) => name.every((word) => words.has(word)))) {
-        first.push(hit);
-        continue;
-      }
-      const n = taken.get(meta.source) ?? 0;
-      if (n >= (meta.untrusted ? (rule.untrustedMax ?? rule.max) : rule.max)) held.push(hit);
-      else {
-        taken.set(meta.source, n + 1);
-        first.push(hit);
-      }
-    }
-    return [...first, ...held, ...ranked.slice(i)];
+      return { source: meta?.source, untrusted: meta?.untrusted === true, named: meta ? meta.names.some((name) => name.every((word) => words.has(word))) : false };
+    });
   }
 }
 

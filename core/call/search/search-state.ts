@@ -7,7 +7,7 @@
 import { definitionsByName, sessionDefinitions } from '../../expose/deferral.js';
 import { ToolIndex, type IndexedTool } from './search-index.js';
 import { embeddingText, vectorKey, type EmbeddingStore } from './embeddings.js';
-import { FUSION_DEPTH, fuse, vectorRanked, type FusedTool } from './fusion.js';
+import { hybridRanked, type FusedTool } from './fusion.js';
 import { SEARCH_TOOL } from '../../expose/search-definition.js';
 import { searchTool } from './search-tool.js';
 import type { SessionStore } from './sessions.js';
@@ -108,13 +108,11 @@ export class SearchState {
   async rank(exposure: Exposure, query: string, limit: number, candidates?: ReadonlySet<string>, signal?: AbortSignal): Promise<FusedTool[]> {
     const index = this.indexFor(exposure);
     if (!this.embeddings) return index.ranked(query, limit, candidates);
-    const depth = Math.max(limit, FUSION_DEPTH);
-    const lexical = index.ranked(query, depth, candidates);
     this.embeddings.resume();
     const vectors = this.toolVectors(candidates);
     const queryVector = vectors.length ? await this.embeddings.queryVector(query, signal) : undefined;
-    if (!queryVector) return lexical.slice(0, limit);
-    return fuse(lexical, vectorRanked(queryVector, vectors, depth), limit);
+    if (!queryVector) return index.ranked(query, limit, candidates);
+    return hybridRanked(index, query, limit, queryVector, vectors, candidates);
   }
 
   /** Stops needing vectors (the surface closed). */
