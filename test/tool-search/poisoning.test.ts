@@ -113,7 +113,7 @@ describe('a plugin stuffed with common keywords', () => {
     defended.sync(tools);
     const before = await measure((query) => undefended.search(query, 10));
     const after = await measure((query) => defended.search(query, 10));
-    // Measured: 17 of 177 queries against 10 (bench 14 reports them); first for 5 against none.
+    // Measured (issue 40's settings): 21 of 177 queries against 2; first for 6 against none.
     expect(before.stuffedInTop5).toBeGreaterThan(after.stuffedInTop5 * 1.5);
     expect(queries.filter(([query]) => STUFFED_TOOLS.has(undefended.search(query, 1)[0]!)).length).toBeGreaterThan(0);
     expect(queries.filter(([query]) => STUFFED_TOOLS.has(defended.search(query, 1)[0]!))).toEqual([]);
