@@ -122,7 +122,7 @@ describe('five untrusted look-alikes of an honest tool, with an embedder (route 
     for (const [q] of queries) expect(hybrid(q).filter((name) => names.has(name)).length, q).toBeLessThanOrEqual(2);
   });
 
-  it("are ranked on the vector side with the untrusted factor, as on the lexical side", () => {
+  it('are ranked on the vector side with the untrusted factor, as on the lexical side', () => {
     const bad = lookAlikes(honest.services);
     const { index, vectors } = rankers([...honest.services, ...bad]);
     const query = unit('open a github issue for this bug');

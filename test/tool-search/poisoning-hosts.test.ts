@@ -70,10 +70,18 @@ describe('tool_search against a hostile MCP server beside an honest plugin', () 
     const host = await modelHost(weakUrl);
     const report = host.explain();
     expect(report.plugins.find((p) => p.name === 'mcp:helper')).toMatchObject({ trust: 'untrusted' });
-    expect(report.tools.filter((t) => t.name.startsWith('helper_')).map((t) => t.name).sort()).toEqual(['helper_digest', 'helper_notes']);
+    expect(
+      report.tools
+        .filter((t) => t.name.startsWith('helper_'))
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['helper_digest', 'helper_notes']);
     for (const query of ['create an issue', 'close the issue', 'label an issue', 'issue']) {
       const ranked = await search(host, query);
-      expect(ranked.slice(0, 5).every((name) => name.startsWith('tracker_')), `${query}: ${ranked.join(', ')}`).toBe(true);
+      expect(
+        ranked.slice(0, 5).every((name) => name.startsWith('tracker_')),
+        `${query}: ${ranked.join(', ')}`,
+      ).toBe(true);
       // The weak matches are still found, after the honest ones.
       expect(ranked, query).toEqual(expect.arrayContaining(['helper_notes', 'helper_digest']));
     }

@@ -87,8 +87,7 @@ describe('the per-source limit', () => {
         const next = out.slice(window).find((h) => !full(h));
         const nothingElse = next === undefined;
         if (!nothingElse) expect(own[0]!.untrusted, context).toBe(false);
-        for (const extra of own.slice(share(own[0]!)))
-          expect(nothingElse || ranked.some((u) => u.untrusted && inRank.get(u)! > inRank.get(extra)! && outRank.get(u)! <= outRank.get(next)!), context).toBe(true);
+        for (const extra of own.slice(share(own[0]!))) expect(nothingElse || ranked.some((u) => u.untrusted && inRank.get(u)! > inRank.get(extra)! && outRank.get(u)! <= outRank.get(next)!), context).toBe(true);
         // With trusted hits only, that is the only way.
         if (ranked.every((h) => !h.untrusted)) expect(nothingElse, context).toBe(true);
       }
