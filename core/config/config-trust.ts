@@ -5,8 +5,12 @@
  * file) in the user's private state folder; anything different stops the start
  * with CONFIG_UNTRUSTED until `toolshed trust` or `--trust-config` accepts it.
  * The first start records what it finds, "no config here" included, so a config
- * that appears later is a change too.
+ * that appears later is a change too. That first record is made only where the
+ * model could not have written the config first: a config inside a folder toolshed
+ * already knows the model's tools can write (a recorded workspace, or a writable
+ * root of an earlier start) is refused on first use as well.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../boundary/errors.js';
 import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../../boundary/private-dir.js';
@@ -72,6 +76,64 @@ function recordFile(stateDir: string, key: string): string {
   return path.join(stateDir, 'trust', `${sha256(key).slice(0, 32)}.json`);
 }
 
+/** The marker of a folder an earlier start let the model's tools write (its workspace root, a granted `fsWrite`). */
+function rootMarker(stateDir: string, root: string): string {
+  return path.join(stateDir, 'trust', 'roots', `${sha256(root).slice(0, 32)}.json`);
+}
+
+/**
+ * Remembers `roots`, the folders this start lets the model's tools write, so a config
+ * that later appears in one of them (or below) is not trusted on first use. One small
+ * file per folder, named by its hash: written once, never scanned.
+ */
+export function rememberWritableRoots(stateDir: string, roots: readonly string[]): void {
+  const missing = roots.filter((root) => !existsSync(rootMarker(stateDir, root)));
+  if (missing.length === 0) return;
+  ensurePrivateDir(path.join(stateDir, 'trust', 'roots'));
+  for (const root of missing) writePrivateFile(rootMarker(stateDir, root), `${JSON.stringify({ version: 1, root })}\n`);
+}
+
+/**
+ * The folder holding `target` (itself or one above it) that toolshed knows the model's
+ * tools can write: a workspace with a trust record (its search folder), or a writable
+ * root of an earlier start. Undefined when none is known.
+ */
+export function knownWritableRoot(stateDir: string, target: string): string | undefined {
+  for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
+    if (existsSync(recordFile(stateDir, dir)) || existsSync(rootMarker(stateDir, dir))) return dir;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** Whether a record of a folder holding `item` accepted it with fingerprint `hash` (a workspace's config, seen from a folder below it). */
+function acceptedAbove(stateDir: string, item: string, hash: string | null): boolean {
+  for (let dir = path.dirname(item); ; dir = path.dirname(dir)) {
+    if (existsSync(recordFile(stateDir, dir))) {
+      const record = readTrustRecord(stateDir, dir);
+      if (record && hash !== null && ((record.file === item && record.hash === hash) || record.modules[item] === hash)) return true;
+    }
+    if (path.dirname(dir) === dir) return false;
+  }
+}
+
+/**
+ * The check of a start with no record of its own: each of `items` (real path →
+ * fingerprint) inside a folder toolshed knows the model can write must be one a
+ * record above it accepted as it is now; the first that is not is refused.
+ */
+function refuseFirstUse(context: TrustContext, stateDir: string, items: Record<string, string | null>): void {
+  for (const [item, hash] of Object.entries(items)) {
+    const known = knownWritableRoot(stateDir, item);
+    if (known === undefined || acceptedAbove(stateDir, item, hash)) continue;
+    const fix = context.named ? `toolshed trust --config ${context.key}` : 'toolshed trust';
+    throw new ConfigError(
+      `${shown(item, context.cwd)} is not trusted on first use: it lies inside ${known}, which toolshed knows the model's tools can write (a workspace it ran in, or a folder a config grants write access to), so the model may have written it; toolshed ran none of it. Fix: read it, then run ${fix}${context.named ? '' : ` in ${context.key}`} to trust it`,
+      { file: item, root: known, fix },
+      { code: 'CONFIG_UNTRUSTED' },
+    );
+  }
+}
+
 /** The record for `key`, or undefined; one that cannot be parsed counts as none of the right shape, so the start is refused. */
 export function readTrustRecord(stateDir: string, key: string): TrustRecord | undefined {
   ensurePrivateDir(path.join(stateDir, 'trust'));
@@ -112,9 +174,15 @@ function untrusted(message: string, file: string, root: string): ConfigError {
  */
 export function preImportGuard(context: TrustContext, record: TrustRecord | undefined, roots: readonly string[]): OnConfigRead {
   return (filepath, content) => {
-    if (!JS_CONFIG.test(filepath) || !record || context.mode === 'accept') return;
+    if (!JS_CONFIG.test(filepath) || context.mode === 'accept') return;
     const file = realPath(filepath);
     const items: Record<string, string> = { ...staticImports(file, content, roots), [file]: configDigest(file, content).hash };
+    if (!record) {
+      // First use: trusted only where the model could not have written it (decideTrust says so for the rest).
+      if (context.stateDir) refuseFirstUse(context, context.stateDir, items);
+      else if (insideAny(file, roots)) throw untrusted('there is no private state folder to keep config trust in (set HOME or XDG_STATE_HOME)', file, insideAny(file, roots)!);
+      return;
+    }
     for (const [item, hash] of Object.entries(items)) {
       const root = insideAny(item, roots);
       if (!root) continue;
@@ -212,6 +280,7 @@ export function decideTrust(context: TrustContext, record: TrustRecord | undefin
     const changed = (fileChanged ? (state.file ?? record.file) : modules.find((m) => state.modules[m] !== record.modules[m])) ?? context.key;
     throw untrusted(first, changed, insideAny(changed, roots) ?? root);
   }
+  if (!record && context.mode === 'check') refuseFirstUse(context, context.stateDir, { ...(state.file !== null ? { [state.file]: state.hash } : {}), ...state.modules });
   writeTrustRecord(context.stateDir, context.key, state);
   // Accepting (toolshed trust, --trust-config) is the operator's decision already: no first-use note.
   if (record || context.mode === 'accept') return { applies: true, changes, ...base };

@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { userStateDir } from '../state/user-dirs.js';
 import { loadConfig, resolveConfig, stripUndefined, validateConfigObject, type ResolvedConfig, type ToolshedConfig } from './config.js';
-import { currentState, decideTrust, preImportGuard, readTrustRecord, type TrustMode, type TrustOutcome } from './config-trust.js';
+import { currentState, decideTrust, knownWritableRoot, preImportGuard, readTrustRecord, rememberWritableRoots, type TrustMode, type TrustOutcome } from './config-trust.js';
 import { realPath, realRoots } from './config-fingerprint.js';
-import { writableRoots } from './writable-roots.js';
+import { insideAny, writableRoots } from './writable-roots.js';
 
 /** What `loadHostConfig` needs of the host's options. */
 export interface HostConfigOptions {
@@ -44,12 +44,18 @@ export async function loadHostConfig(options: HostConfigOptions, cwd: string): P
   const guard = preImportGuard(context, record, realRoots([root.explicit ?? cwd]));
   const loaded = await loadConfig({ cwd, ...(named !== undefined ? { file: named } : {}), onRead: guard });
   const config = resolveConfig(overridden(loaded.config, loaded.file), loaded.file, loaded.file ? path.dirname(loaded.file) : cwd, cores, root);
-  const roots = realRoots(writableRoots(config));
+  const writable = realRoots(writableRoots(config));
+  // A config outside this start's writable roots but inside one an earlier start had (or a recorded workspace) is held to trust all the same.
+  const file = loaded.file !== undefined ? realPath(loaded.file) : undefined;
+  const known = stateDir && file !== undefined && !insideAny(file, writable) ? knownWritableRoot(stateDir, file) : undefined;
+  const roots = known !== undefined ? [...writable, known] : writable;
   const trust = decideTrust(
     context,
     record,
     currentState(loaded, config, roots, (file) => readFileSync(file, 'utf8')),
     roots,
   );
+  // Known from now on: a config that appears in one of these folders later is not trusted on first use.
+  if (stateDir) rememberWritableRoots(stateDir, writable);
   return { config, trust };
 }

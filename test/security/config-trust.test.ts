@@ -123,10 +123,12 @@ describe('config trust in the library', () => {
       expect(await start({ config, root: ws })).toEqual([]);
       writeFileSync(config, JSON.stringify({ ...LIGHT, limits: { timeoutMs: 1234 } }));
       expect(await start({ config, root: ws })).toEqual([]);
-      // The same file inside the root is trusted by content.
+      // The same file inside the root is trusted by content; the root is known from the starts above, so not on first use.
       const inside = path.join(ws, 'toolshed.config.json');
       writeFileSync(inside, JSON.stringify(LIGHT));
-      expect(await start({ config: inside, root: ws })).toHaveLength(1);
+      expect((await refusal({ config: inside, root: ws }))?.message).toContain(`run toolshed trust --config ${inside} to trust it`);
+      expect(await start({ config: inside, root: ws, trustConfig: true })).toEqual([]);
+      expect(await start({ config: inside, root: ws })).toEqual([]);
       writeFileSync(inside, JSON.stringify({ ...LIGHT, limits: { timeoutMs: 1234 } }));
       expect((await refusal({ config: inside, root: ws }))?.code).toBe('CONFIG_UNTRUSTED');
     } finally {
@@ -134,15 +136,17 @@ describe('config trust in the library', () => {
     }
   });
 
-  it('accepts a JS config that moved the root away from it, and then needs no trust', async () => {
+  it('accepts a JS config that moved the root away from it, and still holds it to trust: its folder was a writable root', async () => {
     const file = path.join(ws, 'toolshed.config.mjs');
     writeFileSync(file, 'export default { builtins: false, cache: { enabled: false } };\n');
     await start();
     mkdirSync(path.join(ws, 'sub'));
     writeFileSync(file, "export default { builtins: false, cache: { enabled: false }, root: './sub' };\n");
     expect((await refusal())?.code).toBe('CONFIG_UNTRUSTED');
-    expect(await start({ trustConfig: true })).toEqual([]);
+    expect(await start({ trustConfig: true })).toEqual([expect.stringContaining('accepted a changed config')]);
     expect(await start()).toEqual([]);
+    writeFileSync(file, "export default { builtins: false, cache: { enabled: false }, root: './sub', limits: { timeoutMs: 1234 } };\n");
+    expect((await refusal())?.code).toBe('CONFIG_UNTRUSTED');
   });
 
   it('refuses a changed hooks module inside the root without importing it', async () => {
@@ -173,8 +177,8 @@ describe('config trust in the library', () => {
   });
 });
 
-function toolshed(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: ws, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', LANG: 'C.UTF-8', ...env }, timeout: 60_000 });
+function toolshed(args: string[], env: Record<string, string> = {}, cwd = ws) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', LANG: 'C.UTF-8', ...env }, timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -229,5 +233,78 @@ describe('config trust on the command line', () => {
     } finally {
       outside.cleanup();
     }
+  });
+});
+
+describe('config trust on first use, only where the model cannot write', () => {
+  it("refuses a config the model's terminal created in a subfolder of a known workspace, unrun, and names the command that trusts it", async () => {
+    writeFileSync(path.join(ws, '.toolshedrc.json'), JSON.stringify({ enable: ['terminal'], cache: { enabled: false } }));
+    // The operator's first start in the workspace records it.
+    expect(toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stdout: 'terminal\n' });
+
+    // The model, through the sandboxed terminal of a real host, plants a config one folder down.
+    const marker = path.join(ws, 'ran.txt');
+    const host = await createToolHost({ cwd: ws, env: { PATH: process.env.PATH } });
+    try {
+      const command = `mkdir sub && cat > sub/.toolshedrc.mjs <<'EOF'\n${planted(marker)}EOF\necho written`;
+      expect(JSON.parse(await host.dispatch('terminal', { command })).output).toContain('written');
+    } finally {
+      await host.close();
+    }
+    const sub = path.join(ws, 'sub');
+    expect(existsSync(path.join(sub, '.toolshedrc.mjs'))).toBe(true);
+
+    // The operator runs toolshed there: refused before the module is imported.
+    const refused = toolshed(['list', '--format', 'names'], {}, sub);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).not.toContain('first use)');
+    expect(refused.stderr).toContain(`toolshed: CONFIG_UNTRUSTED: ./.toolshedrc.mjs is not trusted on first use: it lies inside ${ws}, which toolshed knows the model's tools can write`);
+    expect(refused.stderr).toContain(`run toolshed trust in ${sub} to trust it`);
+    expect(existsSync(marker)).toBe(false);
+
+    // The one command, run deliberately, trusts it; the next start runs it without a word.
+    const trust = toolshed(['trust'], {}, sub);
+    expect(trust).toMatchObject({ code: 0, stdout: expect.stringContaining('accepted ./.toolshedrc.mjs') });
+    expect(toolshed(['list', '--format', 'names'], {}, sub)).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('refuses on first use a config in a folder a known config grants write access to', async () => {
+    const data = tempDir('toolshed-config-trust-granted-');
+    try {
+      const granted = realpathSync(data.dir);
+      writeFileSync(path.join(ws, '.toolshedrc.json'), JSON.stringify({ ...LIGHT, plugins: [{ package: fixture('plugins', 'where'), grant: { fsWrite: [granted] } }] }));
+      await start();
+      // What an untrusted plugin with that grant could write.
+      const marker = path.join(granted, 'ran.txt');
+      writeFileSync(path.join(granted, 'package.json'), '{"name":"granted","private":true}');
+      writeFileSync(path.join(granted, 'toolshed.config.mjs'), planted(marker));
+      const error = await refusal({ cwd: granted });
+      expect(error?.code).toBe('CONFIG_UNTRUSTED');
+      expect(error?.message).toContain(`./toolshed.config.mjs is not trusted on first use: it lies inside ${granted}`);
+      expect(error?.data).toMatchObject({ file: path.join(granted, 'toolshed.config.mjs'), root: granted, fix: 'toolshed trust' });
+      expect(existsSync(marker)).toBe(false);
+      // A JSON config there too: refused after reading, before anything it names runs.
+      rmSync(path.join(granted, 'toolshed.config.mjs'));
+      writeFileSync(path.join(granted, '.toolshedrc.json'), JSON.stringify(LIGHT));
+      expect((await refusal({ cwd: granted }))?.message).toContain('./.toolshedrc.json is not trusted on first use');
+    } finally {
+      data.cleanup();
+    }
+  });
+
+  it("still records first use below a known workspace where the config is the workspace's accepted one, or there is none", async () => {
+    writeFileSync(path.join(ws, '.toolshedrc.json'), JSON.stringify(LIGHT));
+    await start();
+    const sub = path.join(ws, 'pkg');
+    mkdirSync(sub);
+    // No package.json in pkg: the search goes on up to the workspace's config, which its record accepted.
+    expect(await start({ cwd: sub })).toEqual([expect.stringMatching(/^trusting .*\.toolshedrc\.json as this workspace's config \(first use\)/)]);
+    expect(await start({ cwd: sub })).toEqual([]);
+    // A package of its own without a config: "no config here" is recorded, as before.
+    const other = path.join(ws, 'other');
+    mkdirSync(other);
+    writeFileSync(path.join(other, 'package.json'), '{"name":"other","private":true}');
+    expect(await start({ cwd: other, overrides: { enable: [] } })).toEqual([expect.stringMatching(/^no config in /)]);
   });
 });
