@@ -6,11 +6,14 @@
  * operator allowed), a state-changing request must be a JSON POST carrying
  * `X-Toolshed-Console: 1`, and with `serve.auth` the caller's token must hold
  * the `toolshed:console` scope, the console then working as that identity's
- * view. The console watches the root host (a reloading one too): every call
+ * view, held to the owner checks of MCP requests: it calls only in its own
+ * sessions, and under an access rule that narrows the host it sees only its
+ * own sessions, calls and held calls. Its refusals are audited as serve's are
+ * (`host.recordRefusal`). The console watches the root host (a reloading one too): every call
  * that ends, calls held for approval (it is an approver racing each call's
  * own), changes, logs and warnings go to the event streams.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Identity } from '../../boundary/identity.js';
 import type { ToolHost } from '../host/host.js';
@@ -19,15 +22,20 @@ import type { HostEvents } from '../host/events.js';
 import { IdentityViews } from '../mcp-server/identity-views.js';
 import { inspectorOf } from '../host/inspector.js';
 import { CallLog, withPayloads } from './calls.js';
-import { PendingApprovals } from './approvals.js';
+import { PendingApprovals, type PendingApproval } from './approvals.js';
 import { definitionChange, diffReports } from './changes.js';
-import { EventStreams } from './event-stream.js';
+import { EventStreams, type EventFilter } from './event-stream.js';
 import { overview, sessionsAnswer, type Serving } from './overview.js';
 import type { SessionSnapshot } from '../mcp-server/http-sessions.js';
 import { toolDetail } from './tool-detail.js';
 import { sendError, sendJson, sendRefusal } from './replies.js';
 import { sendStatic } from './static-files.js';
 import { ToolshedError } from '../../boundary/errors.js';
+import { matchRule } from '../access/rules.js';
+import { ownerKey } from '../mcp-server/caller.js';
+import { clientOf, normalizeAddress } from '../mcp-server/http-access.js';
+import { StatelessClients } from '../mcp-server/stateless-clients.js';
+import type { ShownIdentity } from './calls.js';
 
 /** The scope a `serve.auth` token needs to use the console. */
 export const CONSOLE_SCOPE = 'toolshed:console';
@@ -77,6 +85,9 @@ export interface Console {
 }
 
 class BadRequest extends Error {}
+
+/** The refusal of a call into a session another identity holds (as serve's for MCP requests). */
+const FOREIGN_SESSION = 'this session belongs to another identity; call in your own (leave sessionId out for your console session)';
 
 /** The JSON object body of a POST. */
 async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
@@ -131,6 +142,44 @@ export function consoleHandler(options: ConsoleOptions): Console {
     settled: (settled) => streams.send('settled', settled),
   });
   const views = new IdentityViews(host);
+  // Who holds which session: the same records (`mcp:owner:ID` in the state store) a stateless serve keeps.
+  const owners = new StatelessClients(host.state, host.config.state.sessionTtlMs, () => {});
+
+  /** Answers 403 ACCESS_DENIED and writes the refusal's audit line, as serve does for MCP requests. */
+  function deny(req: IncomingMessage, res: ServerResponse, message: string, caller?: Identity, sessionId?: string): void {
+    const trustedProxies = new Set(host.config.serve.trustedProxies.map(normalizeAddress));
+    host.recordRefusal({ status: 403, reason: message, client: clientOf(req, trustedProxies), ...(caller ? { identity: caller } : {}), ...(sessionId !== undefined ? { sessionId } : {}) });
+    sendError(res, 'ACCESS_DENIED', message);
+  }
+
+  /** Whether `caller` sees every caller's sessions, calls and held calls: no identity (one operator), no access rules, or a rule that narrows nothing. */
+  const seesAll = (caller: Identity | undefined): boolean => {
+    if (!caller || host.config.access.length === 0) return true;
+    const rule = matchRule(host.config.access, caller)?.rule;
+    return rule !== undefined && rule.enable === undefined && rule.disable === undefined && rule.defer === undefined;
+  };
+
+  /** Whether `caller` may call in session `id`: serve's own session of that id is its, or the id is its own (or no one's yet, and then its); undefined when the store cannot tell. */
+  async function mayUse(id: string, caller: Identity): Promise<boolean | undefined> {
+    const served = options.sessions?.().find((s) => s.id === id);
+    if (served) return ownerKey(served.identity) === ownerKey(caller);
+    try {
+      return await owners.claim(id, ownerKey(caller));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Of `sessions`, those `caller` holds (a session whose owner the store cannot name is left out). */
+  async function ownSessions<T extends { id: string; identity?: ShownIdentity }>(sessions: T[], caller: Identity, served: boolean): Promise<T[]> {
+    const mine = ownerKey(caller);
+    if (served) return sessions.filter((s) => ownerKey(s.identity) === mine);
+    const held = await Promise.all(sessions.map((s) => owners.owner(s.id).catch(() => undefined)));
+    return sessions.filter((_, index) => held[index] === mine);
+  }
+
+  /** Whether an entry (a call, a held call) is `caller`'s own. */
+  const owns = (caller: Identity, entry: { identity?: ShownIdentity }) => ownerKey(entry.identity) === ownerKey(caller);
   let generation = 0;
   let report: HostReport | undefined = safeExplain(host);
 
@@ -167,13 +216,22 @@ export function consoleHandler(options: ConsoleOptions): Console {
       return false;
     };
     if (route === 'overview') return void (only('GET') && sendJson(res, 200, overview(await target.refresh(), options.serving, caller)));
-    if (route === 'calls') return void (only('GET') && sendJson(res, 200, { calls: calls.list(new URL(req.url ?? '/', 'http://x').searchParams.get('payloads') === '1') }));
-    if (route === 'approvals') return void (only('GET') && sendJson(res, 200, { approvals: approvals.list() }));
-    if (route === 'sessions') return void (only('GET') && sendJson(res, 200, sessionsAnswer(await target.refresh(), options.sessions?.(), inspector.breakers())));
+    const all = seesAll(caller);
+    // An identity under a narrower rule sees only its own calls and held calls.
+    const mine = <T extends { identity?: ShownIdentity }>(list: T[]): T[] => (all ? list : list.filter((entry) => owns(caller!, entry)));
+    if (route === 'calls') return void (only('GET') && sendJson(res, 200, { calls: mine(calls.list(new URL(req.url ?? '/', 'http://x').searchParams.get('payloads') === '1')) }));
+    if (route === 'approvals') return void (only('GET') && sendJson(res, 200, { approvals: mine(approvals.list()) }));
+    if (route === 'sessions') {
+      if (!only('GET')) return;
+      const served = options.sessions?.();
+      const answer = sessionsAnswer(await target.refresh(), served, inspector.breakers());
+      return sendJson(res, 200, all ? answer : { ...answer, sessions: await ownSessions(answer.sessions, caller!, served !== undefined) });
+    }
     if (route === 'events') {
       if (!only('GET')) return;
       const payloads = new URL(req.url ?? '/', 'http://x').searchParams.get('payloads') === '1';
-      return streams.open(res, payloads, { generation, calls: calls.list(payloads), approvals: approvals.list() });
+      const held = mine(approvals.list());
+      return streams.open(res, payloads, { generation, calls: mine(calls.list(payloads)), approvals: held }, all ? undefined : ownEvents(caller!, held));
     }
     if (route.startsWith('tools/')) {
       if (!only('GET')) return;
@@ -181,17 +239,35 @@ export function consoleHandler(options: ConsoleOptions): Console {
       const detail = await toolDetail(target, await target.refresh(), inspectorOf(target).toolInfo(name), name);
       return detail ? sendJson(res, 200, detail) : sendError(res, 'NOT_FOUND', `no registered tool is named ${JSON.stringify(name)}`);
     }
-    if (route === 'call') return only('POST') ? runCall(res, target, await readBody(req)) : undefined;
+    if (route === 'call') return only('POST') ? runCall(req, res, target, await readBody(req), caller) : undefined;
     if (route === 'search') return only('POST') ? search(res, target, await readBody(req)) : undefined;
-    if (route.startsWith('approvals/')) return only('POST') ? answer(res, decoded(route.slice('approvals/'.length)), await readBody(req)) : undefined;
+    if (route.startsWith('approvals/')) return only('POST') ? answer(req, res, decoded(route.slice('approvals/'.length)), await readBody(req), caller) : undefined;
     sendError(res, 'NOT_FOUND', `no API endpoint ${JSON.stringify(route)}`);
   }
 
-  async function runCall(res: ServerResponse, target: ToolHost, body: Record<string, unknown>): Promise<void> {
-    const { tool, args = {}, sessionId = 'console' } = body;
+  /** The events an identity under a narrower rule sees: its own calls and held calls (and the settling of those), and what is host-wide. */
+  function ownEvents(caller: Identity, held: PendingApproval[]): EventFilter {
+    const shown = new Set(held.map((approval) => approval.id));
+    return (event, data) => {
+      const entry = data as { id?: string; identity?: ShownIdentity };
+      if (event === 'call') return owns(caller, entry);
+      if (event === 'approval') return owns(caller, entry) && Boolean(shown.add(entry.id!));
+      if (event === 'settled') return shown.delete(entry.id!);
+      return true;
+    };
+  }
+
+  async function runCall(req: IncomingMessage, res: ServerResponse, target: ToolHost, body: Record<string, unknown>, caller: Identity | undefined): Promise<void> {
+    // Each identity's console calls have a session of their own: a shared default would share its state (ctx.session).
+    const { tool, args = {}, sessionId = caller ? `console-${createHash('sha256').update(ownerKey(caller)).digest('hex').slice(0, 16)}` : 'console' } = body;
     if (typeof tool !== 'string' || tool === '') return sendError(res, 'USAGE', 'tool must be a tool name');
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return sendError(res, 'USAGE', 'args must be a JSON object');
     if (typeof sessionId !== 'string') return sendError(res, 'USAGE', 'sessionId must be a string');
+    if (caller) {
+      const own = await mayUse(sessionId, caller);
+      if (own === undefined) return sendJson(res, 503, { error: { code: 'STATE_UNAVAILABLE', message: 'cannot tell whose session this is: the state store did not answer; retry later' } }, { 'retry-after': '5' });
+      if (!own) return deny(req, res, FOREIGN_SESSION, caller, sessionId);
+    }
     const callId = `console-${randomUUID()}`;
     const started = performance.now();
     const outcome = await target.call(tool, args, { sessionId, callId });
@@ -205,10 +281,13 @@ export function consoleHandler(options: ConsoleOptions): Console {
     sendJson(res, 200, await inspectorOf(target).search(query, limit));
   }
 
-  function answer(res: ServerResponse, id: string, body: Record<string, unknown>): void {
+  function answer(req: IncomingMessage, res: ServerResponse, id: string, body: Record<string, unknown>, caller: Identity | undefined): void {
     const { approved, reason } = body;
     if (typeof approved !== 'boolean') return sendError(res, 'USAGE', 'approved must be true or false');
     if (reason !== undefined && typeof reason !== 'string') return sendError(res, 'USAGE', 'reason must be a string');
+    const held = approvals.list().find((approval) => approval.id === id);
+    // Another identity's held call is not there for a narrower one, as it is not in its list.
+    if (held && !seesAll(caller) && !owns(caller!, held)) return sendError(res, 'NOT_FOUND', `no held call has the id ${JSON.stringify(id)}`);
     const result = approvals.answer(id, approved, reason);
     if (result === 'unknown') return sendError(res, 'NOT_FOUND', `no held call has the id ${JSON.stringify(id)}`);
     if (result === 'conflict') return sendError(res, 'CONFLICT', 'this call was already settled (answered, timed out or cancelled)');
@@ -220,7 +299,7 @@ export function consoleHandler(options: ConsoleOptions): Console {
     refuse: sendRefusal,
     async handle(req, res, { path, caller, origins }) {
       const refused = refusal(req, origins, allowed);
-      if (refused) return sendError(res, 'ACCESS_DENIED', refused);
+      if (refused) return deny(req, res, refused, caller);
       if (!path.startsWith('api/')) {
         const method = req.method ?? 'GET';
         if (method !== 'GET' && method !== 'HEAD') return sendError(res, 'METHOD_NOT_ALLOWED', `${method} is not allowed here: use GET`, { allow: 'GET' });
@@ -229,7 +308,7 @@ export function consoleHandler(options: ConsoleOptions): Console {
         }
         return;
       }
-      if (options.oauth && !caller?.scopes.includes(CONSOLE_SCOPE)) return sendError(res, 'ACCESS_DENIED', `this token lacks the scope ${CONSOLE_SCOPE}, which the console needs`);
+      if (options.oauth && !caller?.scopes.includes(CONSOLE_SCOPE)) return deny(req, res, `this token lacks the scope ${CONSOLE_SCOPE}, which the console needs`, caller);
       try {
         await api(req, res, path.slice('api/'.length), caller);
       } catch (error) {

@@ -24,9 +24,13 @@ export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** An event's data for one stream: the same for all, or by whether the stream asked for payloads. */
 export type EventData = unknown | ((payloads: boolean) => unknown);
 
+/** Whether a stream may see an event (an identity under a narrower access rule sees only its own calls). */
+export type EventFilter = (event: string, data: unknown) => boolean;
+
 interface Stream {
   res: ServerResponse;
   payloads: boolean;
+  filter?: EventFilter;
   /** events waiting for this turn's write */
   pending: string[];
 }
@@ -42,10 +46,10 @@ export class EventStreams {
   }
 
   /** Opens a stream on `res` and sends it `hello` first. */
-  open(res: ServerResponse, payloads: boolean, hello: unknown): void {
+  open(res: ServerResponse, payloads: boolean, hello: unknown, filter?: EventFilter): void {
     secure(res);
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    const stream: Stream = { res, payloads, pending: [] };
+    const stream: Stream = { res, payloads, pending: [], ...(filter ? { filter } : {}) };
     this.streams.add(stream);
     res.once('close', () => {
       this.streams.delete(stream);
@@ -61,6 +65,7 @@ export class EventStreams {
   send(event: string, data: EventData): void {
     for (const stream of this.streams) {
       const value = typeof data === 'function' ? (data as (payloads: boolean) => unknown)(stream.payloads) : data;
+      if (stream.filter && !stream.filter(event, value)) continue;
       this.write(stream, `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`);
     }
   }

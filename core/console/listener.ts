@@ -3,12 +3,13 @@
  * `serve --http` guards MCP. On loopback the Host header must name the server
  * (DNS rebinding); the page's files need no token, while every API request
  * carries the bearer token (`--token-env`) or, with `serve.auth`, an OAuth
- * access token (http-auth.ts) whose identity the console then works as.
+ * access token (http-auth.ts) whose identity the console then works as. Each
+ * refusal (401, 403) writes an audit line (`host.recordRefusal`), as serve's do.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isLoopback, type ListenAddress } from '../mcp-server/address.js';
-import { hasBearer, loopbackHosts, publicHosts } from '../mcp-server/http-access.js';
+import { clientOf, hasBearer, loopbackHosts, normalizeAddress, publicHosts } from '../mcp-server/http-access.js';
 import { identityOf } from '../mcp-server/caller.js';
 import { sendResponse } from '../mcp-server/http-replies.js';
 import type { ResourceServer } from '../mcp-server/http-auth.js';
@@ -61,6 +62,12 @@ export async function serveConsole(host: ToolHost, options: ConsoleListenOptions
   const publicUrls = options.publicUrls ?? host.config.serve.publicUrl;
   const webConsole = consoleHandler({ host, serving: { mcp: false }, oauth: auth !== undefined, ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}) });
 
+  /** Answers the listener's refusal `status` and writes its audit line (who sent it; no identity: none was verified). */
+  function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+    host.recordRefusal({ status, reason: message, client: clientOf(req, new Set(host.config.serve.trustedProxies.map(normalizeAddress))) });
+    sendRefusal(res, status, message, headers);
+  }
+
   /** The caller of an API request, or false when it was refused (answered here). */
   async function authenticate(req: http.IncomingMessage, res: http.ServerResponse): Promise<Identity | undefined | false> {
     if (guard) {
@@ -68,20 +75,24 @@ export async function serveConsole(host: ToolHost, options: ConsoleListenOptions
       if (verified instanceof Response) {
         const challenge = verified.headers.get('www-authenticate');
         const body = (await verified.json().catch(() => ({}))) as { error_description?: string; error?: string };
-        sendRefusal(res, verified.status, body.error_description ?? body.error ?? 'a valid access token is needed', challenge ? { 'www-authenticate': challenge } : {});
+        const reason = body.error_description ?? body.error ?? 'a valid access token is needed';
+        const headers: Record<string, string> = challenge ? { 'www-authenticate': challenge } : {};
+        // A 5xx (tokens cannot be checked yet) is no refusal of the request's: not audited, as serve's is not.
+        if (verified.status === 401 || verified.status === 403) refuse(req, res, verified.status, reason, headers);
+        else sendRefusal(res, verified.status, reason, headers);
         return false;
       }
       return identityOf(verified);
     }
     if (options.bearerToken !== undefined && !hasBearer(req.headers.authorization, options.bearerToken)) {
-      sendRefusal(res, 401, 'send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="toolshed"' });
+      refuse(req, res, 401, 'send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="toolshed"' });
       return false;
     }
     return undefined;
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (allowedHosts && !allowedHosts.has((req.headers.host ?? '').toLowerCase())) return sendRefusal(res, 403, `Invalid Host header: ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`);
+    if (allowedHosts && !allowedHosts.has((req.headers.host ?? '').toLowerCase())) return refuse(req, res, 403, `Invalid Host header: ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`);
     const document = guard?.metadata(req);
     if (document) return sendResponse(res, document);
     const path = new URL(req.url ?? '/', 'http://localhost').pathname.slice(1);

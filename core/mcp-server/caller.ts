@@ -30,6 +30,6 @@ export function callerOf(ctx: ServerContext): Identity | undefined {
  * What a session or held call records as its owner: the identity's issuer and subject (two
  * authorization servers may have a subject of the same name); '' for no identity.
  */
-export function ownerKey(identity: Identity | undefined): string {
+export function ownerKey(identity: Pick<Identity, 'issuer' | 'subject'> | undefined): string {
   return identity ? JSON.stringify([identity.issuer ?? '', identity.subject]) : '';
 }

@@ -57,10 +57,15 @@ export class StatelessClients {
    */
   async claim(id: string, owner: string): Promise<boolean> {
     const key = `mcp:owner:${id}`;
-    const current = await this.state.get(key);
+    const current = await this.owner(id);
     if (current !== undefined && current !== owner) return false;
     await (current === undefined ? this.state.set(key, owner, this.ttlMs) : this.state.touch(key, this.ttlMs));
     return true;
+  }
+
+  /** Who the session `id` belongs to (caller.ts's `ownerKey`), or undefined when no one has claimed it; throws when the store fails. */
+  async owner(id: string): Promise<string | undefined> {
+    return this.state.get(`mcp:owner:${id}`);
   }
 
   private key(sessionId: string): string {
