@@ -88,6 +88,8 @@ export default defineConfig({
   },
   test: {
     globalSetup: ['test/global-setup.ts'],
+    // Each file its own state folder (trust records): see the file. Every project adds its own after it.
+    setupFiles: ['test/file-state.ts'],
     exclude: ['**/node_modules/**', 'test/fixtures/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,

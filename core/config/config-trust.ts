@@ -117,18 +117,18 @@ function acceptedAbove(stateDir: string, item: string, hash: string | null): boo
 }
 
 /**
- * The check of a start with no record of its own: each of `items` (real path →
- * fingerprint) inside a folder toolshed knows the model can write must be one a
- * record above it accepted as it is now; the first that is not is refused.
+ * The check of a start with no record of its own, for a config found by searching (one named
+ * with `--config` is the operator's pick in that very command): each of `items` (real path →
+ * fingerprint) inside a folder toolshed knows the model can write must be one a record above it
+ * accepted as it is now; the first that is not is refused.
  */
 function refuseFirstUse(context: TrustContext, stateDir: string, items: Record<string, string | null>): void {
   for (const [item, hash] of Object.entries(items)) {
     const known = knownWritableRoot(stateDir, item);
     if (known === undefined || acceptedAbove(stateDir, item, hash)) continue;
-    const fix = context.named ? `toolshed trust --config ${context.key}` : 'toolshed trust';
     throw new ConfigError(
-      `${shown(item, context.cwd)} is not trusted on first use: it lies inside ${known}, which toolshed knows the model's tools can write (a workspace it ran in, or a folder a config grants write access to), so the model may have written it; toolshed ran none of it. Fix: read it, then run ${fix}${context.named ? '' : ` in ${context.key}`} to trust it`,
-      { file: item, root: known, fix },
+      `${shown(item, context.cwd)} is not trusted on first use: it lies inside ${known}, which toolshed knows the model's tools can write (a workspace it ran in, or a folder a config grants write access to), so the model may have written it; toolshed ran none of it. Fix: read it, then run toolshed trust in ${context.key} to trust it`,
+      { file: item, root: known, fix: 'toolshed trust' },
       { code: 'CONFIG_UNTRUSTED' },
     );
   }
@@ -178,8 +178,8 @@ export function preImportGuard(context: TrustContext, record: TrustRecord | unde
     const file = realPath(filepath);
     const items: Record<string, string> = { ...staticImports(file, content, roots), [file]: configDigest(file, content).hash };
     if (!record) {
-      // First use: trusted only where the model could not have written it (decideTrust says so for the rest).
-      if (context.stateDir) refuseFirstUse(context, context.stateDir, items);
+      // First use of a config found by searching: trusted only where the model could not have written it (decideTrust says so for the rest).
+      if (context.stateDir && !context.named) refuseFirstUse(context, context.stateDir, items);
       else if (insideAny(file, roots)) throw untrusted('there is no private state folder to keep config trust in (set HOME or XDG_STATE_HOME)', file, insideAny(file, roots)!);
       return;
     }
@@ -280,7 +280,7 @@ export function decideTrust(context: TrustContext, record: TrustRecord | undefin
     const changed = (fileChanged ? (state.file ?? record.file) : modules.find((m) => state.modules[m] !== record.modules[m])) ?? context.key;
     throw untrusted(first, changed, insideAny(changed, roots) ?? root);
   }
-  if (!record && context.mode === 'check') refuseFirstUse(context, context.stateDir, { ...(state.file !== null ? { [state.file]: state.hash } : {}), ...state.modules });
+  if (!record && context.mode === 'check' && !context.named) refuseFirstUse(context, context.stateDir, { ...(state.file !== null ? { [state.file]: state.hash } : {}), ...state.modules });
   writeTrustRecord(context.stateDir, context.key, state);
   // Accepting (toolshed trust, --trust-config) is the operator's decision already: no first-use note.
   if (record || context.mode === 'accept') return { applies: true, changes, ...base };

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHostOptions } from 'toolshed';
+import { knownWritableRoot, rememberWritableRoots } from '#internal/core/config/config-trust.js';
 import { fixture, suiteHome, tempDir } from '../helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
@@ -123,12 +124,10 @@ describe('config trust in the library', () => {
       expect(await start({ config, root: ws })).toEqual([]);
       writeFileSync(config, JSON.stringify({ ...LIGHT, limits: { timeoutMs: 1234 } }));
       expect(await start({ config, root: ws })).toEqual([]);
-      // The same file inside the root is trusted by content; the root is known from the starts above, so not on first use.
+      // The same file inside the root is trusted by content. Named (--config), it is the operator's pick: recorded on first use.
       const inside = path.join(ws, 'toolshed.config.json');
       writeFileSync(inside, JSON.stringify(LIGHT));
-      expect((await refusal({ config: inside, root: ws }))?.message).toContain(`run toolshed trust --config ${inside} to trust it`);
-      expect(await start({ config: inside, root: ws, trustConfig: true })).toEqual([]);
-      expect(await start({ config: inside, root: ws })).toEqual([]);
+      expect(await start({ config: inside, root: ws })).toHaveLength(1);
       writeFileSync(inside, JSON.stringify({ ...LIGHT, limits: { timeoutMs: 1234 } }));
       expect((await refusal({ config: inside, root: ws }))?.code).toBe('CONFIG_UNTRUSTED');
     } finally {
@@ -237,6 +236,16 @@ describe('config trust on the command line', () => {
 });
 
 describe('config trust on first use, only where the model cannot write', () => {
+  it('knows a remembered writable root, and every folder below it, but not the folders above', () => {
+    const state = path.join(ws, 'state');
+    rememberWritableRoots(state, ['/srv/app', '/data/granted']);
+    expect(knownWritableRoot(state, '/srv/app')).toBe('/srv/app');
+    expect(knownWritableRoot(state, '/srv/app/packages/web/.toolshedrc.mjs')).toBe('/srv/app');
+    expect(knownWritableRoot(state, '/data/granted/x')).toBe('/data/granted');
+    expect(knownWritableRoot(state, '/srv')).toBeUndefined();
+    expect(knownWritableRoot(state, '/srv/application')).toBeUndefined();
+  });
+
   it("refuses a config the model's terminal created in a subfolder of a known workspace, unrun, and names the command that trusts it", async () => {
     writeFileSync(path.join(ws, '.toolshedrc.json'), JSON.stringify({ enable: ['terminal'], cache: { enabled: false } }));
     // The operator's first start in the workspace records it.
