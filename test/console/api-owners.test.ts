@@ -91,7 +91,11 @@ describe('console owner checks under serve.auth', () => {
     const body = await stolen.text();
     expect(body).not.toContain('rotate the prod');
     expect(JSON.parse(body)).toMatchObject({ error: { code: 'ACCESS_DENIED', message: expect.stringContaining('belongs to another identity') } });
-    await expect.poll(refusals).toContainEqual(expect.objectContaining({ refused: 403, reason: expect.stringContaining('belongs to another identity'), identity: { subject: 'mallory', issuer: auth.issuer }, sessionId: aliceSession, client: '127.0.0.1' }));
+    await expect
+      .poll(refusals)
+      .toContainEqual(
+        expect.objectContaining({ refused: 403, reason: expect.stringContaining('belongs to another identity'), identity: { subject: 'mallory', issuer: auth.issuer }, sessionId: aliceSession, client: '127.0.0.1' }),
+      );
 
     // Her own console session works, and is hers alone: not the default another identity's calls share.
     const own = await post(`${base}api/call`, { tool: 'todo_read' }, mallory);
@@ -129,14 +133,21 @@ describe("toolshed ui's own listener audits its refusals", () => {
     const uiHost = await createToolHost({ cwd: work.dir, env: { PATH: process.env.PATH }, config: { builtins: false, cache: { enabled: false }, audit: { to: uiLog } } });
     const ui = await serveConsole(uiHost, { host: '127.0.0.1', port: 0, bearerToken: 'ui-token' });
     try {
-      const lines = () => readFileSync(uiLog, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = () =>
+        readFileSync(uiLog, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect((await fetch(`${ui.url}api/overview`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
       await expect.poll(lines).toContainEqual({ time: expect.any(String), refused: 401, reason: 'send Authorization: Bearer <token>', client: '127.0.0.1' });
       const status = await new Promise<number>((resolve, reject) => {
-        http.get(`${ui.url}api/overview`, { headers: { host: 'evil.example', authorization: 'Bearer ui-token' } }, (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        }).once('error', reject);
+        http
+          .get(`${ui.url}api/overview`, { headers: { host: 'evil.example', authorization: 'Bearer ui-token' } }, (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          })
+          .once('error', reject);
       });
       expect(status).toBe(403);
       await expect.poll(lines).toContainEqual(expect.objectContaining({ refused: 403, reason: expect.stringContaining('Invalid Host header: "evil.example"') }));
