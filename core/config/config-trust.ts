@@ -179,8 +179,10 @@ export function preImportGuard(context: TrustContext, record: TrustRecord | unde
     const items: Record<string, string> = { ...staticImports(file, content, roots), [file]: configDigest(file, content).hash };
     if (!record) {
       // First use of a config found by searching: trusted only where the model could not have written it (decideTrust says so for the rest).
-      if (context.stateDir && !context.named) refuseFirstUse(context, context.stateDir, items);
-      else if (insideAny(file, roots)) throw untrusted('there is no private state folder to keep config trust in (set HOME or XDG_STATE_HOME)', file, insideAny(file, roots)!);
+      // A named one (--config) is the operator's pick: recorded on first use (decideTrust).
+      if (!context.stateDir) {
+        if (insideAny(file, roots)) throw untrusted('there is no private state folder to keep config trust in (set HOME or XDG_STATE_HOME)', file, insideAny(file, roots)!);
+      } else if (!context.named) refuseFirstUse(context, context.stateDir, items);
       return;
     }
     for (const [item, hash] of Object.entries(items)) {

@@ -245,7 +245,11 @@ describe('a TypeScript plugin against the published types (docs/plugins.md)', ()
     expect(tests.stdout).toMatch(/# pass 2/);
   });
 
-  it("loads itself through its dev config (plugins: ['.'])", () => {
+  it("loads itself through its dev config (plugins: ['.']), once trusted: the app it sits in is a workspace toolshed ran in", () => {
+    const refused = run(bin, ['list', '--format', 'names', '--strict'], plugin);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('is not trusted on first use');
+    expect(run(bin, ['trust'], plugin)).toMatchObject({ code: 0 });
     const list = run(bin, ['list', '--format', 'names', '--strict'], plugin);
     expect(list).toMatchObject({ code: 0, stdout: 'farewell\ngreet\n' });
     expect(run(bin, ['call', 'greet', '{"name":"Ada","shout":true}'], plugin)).toMatchObject({ code: 0, stdout: 'HELLO, ADA!\n' });
