@@ -84,10 +84,12 @@ export function hasBearer(header: string | undefined, token: string): boolean {
  * every connection comes from the proxy: a request from one of `trustedProxies` is the client its
  * `X-Forwarded-For` names (the rightmost address that is not itself a trusted proxy, since each
  * proxy appends the address it saw); from any other address the header is ignored, so a client
- * cannot choose who it is counted as (docs/operations.md).
+ * cannot choose who it is counted as (docs/operations.md). Read it when the request arrives: by its
+ * response's `close` the connection may be gone ('unknown').
  */
 export function clientOf(req: IncomingMessage, trustedProxies: ReadonlySet<string> = new Set()): string {
-  const peer = normalizeAddress(req.socket.remoteAddress ?? 'unknown');
+  // Node drops `req.socket` (null, whatever its type says) once the response let go of a connection that is gone.
+  const peer = normalizeAddress((req.socket as IncomingMessage['socket'] | null)?.remoteAddress ?? 'unknown');
   if (!trustedProxies.has(peer)) return peer;
   const header = req.headers['x-forwarded-for'];
   const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))

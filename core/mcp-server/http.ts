@@ -266,7 +266,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   /** Answers `status` with `message`, and writes the refusal's audit line (who sent it, whom its token named, the session it named). */
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string, caller?: Identity, headers: Record<string, string> = {}): void {
     const sessionId = req.headers['mcp-session-id'];
-    host.recordRefusal({ status, reason: message, client: clientOf(req, trustedProxies), ...(caller ? { identity: caller } : {}), ...(typeof sessionId === 'string' ? { sessionId } : {}) });
+    host.recordRefusal({ status, reason: message, client: sender(req), ...(caller ? { identity: caller } : {}), ...(typeof sessionId === 'string' ? { sessionId } : {}) });
     if (mountedPath(req) !== undefined) options.mount!.refuse(res, status, message, headers);
     else reply(res, status, message, SERVER_ERROR, headers);
   }
@@ -281,7 +281,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
 
   async function open(req: IncomingMessage, res: ServerResponse, body: unknown, caller: Identity | undefined): Promise<void> {
     if (!isInitializeRequest(body)) return reply(res, 400, 'Bad Request: no valid session id; start with initialize', INVALID_REQUEST);
-    const client = clientOf(req, trustedProxies);
+    const client = sender(req);
     const owner = ownerKey(caller);
     const admission = await sessions.admit(client, { key: owner, max: caller && matchRule(host.config.access, caller)?.rule.quota?.sessions });
     if ('status' in admission) return refuse(req, res, admission.status, admission.message, caller, { 'retry-after': '5' });
@@ -328,7 +328,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       const verified = await guard.authenticate(req.headers.authorization);
       if (verified instanceof Response) {
         const reason = await challengeReason(verified);
-        if (verified.status === 401 || verified.status === 403) host.recordRefusal({ status: verified.status, reason, client: clientOf(req, trustedProxies) });
+        if (verified.status === 401 || verified.status === 403) host.recordRefusal({ status: verified.status, reason, client: sender(req) });
         const challenge = verified.headers.get('www-authenticate');
         if (mounted !== undefined) return options.mount!.refuse(res, verified.status, reason, challenge ? { 'www-authenticate': challenge } : {});
         return sendResponse(res, verified);
@@ -372,7 +372,8 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     try {
       body = await readJson(req);
     } catch (error) {
-      if (error instanceof BodyTooLarge) reply(res, 413, error.message, INVALID_REQUEST);
+      // The rest of the body is not read: the connection closes after the answer.
+      if (error instanceof BodyTooLarge) reply(res, 413, error.message, INVALID_REQUEST, { connection: 'close' });
       else reply(res, 400, `Parse error: ${(error as Error).message}`, PARSE_ERROR);
       return NO_BODY;
     }
@@ -430,9 +431,12 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     return serveModern(req, res, body);
   }
 
+  // Who sent each request, read when it arrived (by its response's 'close' the connection may be gone).
+  const senders = new WeakMap<IncomingMessage, string>();
+  const sender = (req: IncomingMessage) => senders.get(req) ?? clientOf(req, trustedProxies);
   // What each request's body said, for its log line.
   const notes = new WeakMap<IncomingMessage, Pick<RequestLogEntry, 'rpc' | 'tool' | 'session'>>();
-  const logRequest = (req: IncomingMessage, res: ServerResponse, started: number) => {
+  const logRequest = (req: IncomingMessage, res: ServerResponse, started: number, client: string) => {
     const session = req.headers['mcp-session-id'] ?? notes.get(req)?.session ?? res.getHeader('mcp-session-id');
     options.onRequest!({
       method: req.method ?? '?',
@@ -441,18 +445,34 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       ms: Math.round(performance.now() - started),
       ...notes.get(req),
       ...(typeof session === 'string' ? { session: shortSession(session) } : {}),
-      client: clientOf(req, trustedProxies),
+      client,
     });
   };
-  const httpServer = http.createServer((req, res) => {
-    if (options.onRequest) {
-      const started = performance.now();
-      res.once('close', () => logRequest(req, res, started));
-    }
-    handle(req, res).catch((error) => {
+  // A failure anywhere on a request's path (its handler, its error answer, its log line) ends that
+  // request and is reported; it never reaches the process (one request must not stop a replica).
+  const contained = (run: () => void) => (): void => {
+    try {
+      run();
+    } catch (error) {
       onError(error);
-      if (!res.headersSent) reply(res, 500, 'Internal server error');
-      else res.end();
+    }
+  };
+  const httpServer = http.createServer((req, res) => {
+    const started = performance.now();
+    const client = clientOf(req, trustedProxies);
+    senders.set(req, client);
+    if (options.onRequest)
+      res.once(
+        'close',
+        contained(() => logRequest(req, res, started, client)),
+      );
+    handle(req, res).catch((error: unknown) => {
+      onError(error);
+      contained(() => {
+        if (!res.headersSent) reply(res, 500, 'Internal server error');
+        else res.end();
+      })();
+      if (!res.writableEnded) res.destroy();
     });
   });
   await new Promise<void>((resolve, reject) => {
