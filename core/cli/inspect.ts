@@ -1,6 +1,7 @@
 /** The commands that look at a host: the summary, `list`, `explain` and `call`. */
 import { UsageError } from '../../boundary/errors.js';
 import { didYouMean } from '../text/suggest.js';
+import { visible } from '../text/visible.js';
 import type { DefinitionFormat } from '../providers/index.js';
 import type { CommandContext } from './context.js';
 import { withHost } from './open-host.js';
@@ -110,7 +111,9 @@ export function runCall({ args, values, io }: CommandContext): Promise<number> {
     // The plugins' ctx.log lines and MCP servers' log messages (the called tool's, the tools it calls, checks) are for the person running this: stderr.
     if (!values.quiet) host.on('log', (entry) => io.err(logLine(entry)));
     const outcome = await host.call(name, input, { onApproval: cliApprover(values, io) });
-    io.out(outcome.ok ? outcome.text : JSON.stringify({ error: outcome.message, code: outcome.code }));
+    // A tool's text shown on a terminal has every control character as text (its colour codes too); piped, it is exact.
+    const text = outcome.ok ? outcome.text : JSON.stringify({ error: outcome.message, code: outcome.code });
+    io.out(io.outIsTTY ? visible(text) : text);
     return outcome.ok ? 0 : 1;
   });
 }

@@ -6,6 +6,7 @@
  * the endpoint and the host (pools, child processes, ports).
  */
 import { UsageError } from '../../boundary/errors.js';
+import { visibleLine, visible } from '../text/visible.js';
 import { isLoopback, parseListenAddress } from '../mcp-server/address.js';
 import { normalizeOrigin, normalizePublicUrl } from '../mcp-server/http-access.js';
 import { serveStdio, type McpEndpoint } from '../mcp-server/stdio.js';
@@ -22,8 +23,9 @@ import type { Console } from '../console/console.js';
 /** Set to 1 to let `--http` bind a non-loopback address without `--token-env` or `serve.auth` (no authentication at all). */
 export const ALLOW_REMOTE_ENV = 'TOOLSHED_SERVE_ALLOW_REMOTE';
 
+/** A line on stderr, its control characters shown as text (plugins' log lines, servers' stderr, clients' requests are in them). */
 function log(line: string): void {
-  process.stderr.write(`toolshed serve: ${line}\n`);
+  process.stderr.write(`toolshed serve: ${visible(line)}\n`);
 }
 
 function describe(error: unknown): string {
@@ -109,9 +111,10 @@ const CONSOLE_PREFIX = '/ui/';
 
 /** A request's log line: `POST /mcp 200 12ms tools/call read_file session 1a2b3c4d from 127.0.0.1`. */
 function requestLine(entry: RequestLogEntry): string {
-  const rpc = entry.rpc ? ` ${entry.rpc}${entry.tool ? ` ${entry.tool}` : ''}` : '';
-  const session = entry.session ? ` session ${entry.session}` : '';
-  return `${entry.method} ${entry.path} ${entry.status} ${entry.ms}ms${rpc}${session} from ${entry.client}`;
+  // The method names, tool, path and session id are the client's: one line, whatever they hold.
+  const rpc = entry.rpc ? ` ${visibleLine(entry.rpc)}${entry.tool ? ` ${visibleLine(entry.tool)}` : ''}` : '';
+  const session = entry.session ? ` session ${visibleLine(entry.session)}` : '';
+  return `${entry.method} ${visibleLine(entry.path)} ${entry.status} ${entry.ms}ms${rpc}${session} from ${entry.client}`;
 }
 
 /** How long `serve` over stdio waits for the client's opening before it starts loading the host anyway. */

@@ -25,7 +25,7 @@ export interface Style {
 type Env = Record<string, string | undefined>;
 
 /** Whether to colour output written to `stream` (NO_COLOR and FORCE_COLOR as no-color.org and Node define them). */
-function colourEnabled(stream: { isTTY?: boolean; hasColors?(): boolean }, env: Env): boolean {
+export function colourEnabled(stream: { isTTY?: boolean; hasColors?(): boolean }, env: Env = process.env): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
   // Node's own check: TERM, colour depth, and the same variables for a TTY.

@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { UsageError } from '../../boundary/errors.js';
+import { visible } from '../text/visible.js';
 import { isLoopback, parseListenAddress, type ListenAddress } from '../mcp-server/address.js';
 import { normalizeOrigin } from '../mcp-server/http-access.js';
 import { bearerToken, list, refuseUnauthenticated, untilSignal } from './serve.js';
@@ -21,7 +22,7 @@ import type { ToolHost } from '../host/host.js';
 const DEFAULT_ADDRESS: ListenAddress = { host: '127.0.0.1', port: 7420 };
 
 function log(line: string): void {
-  process.stderr.write(`toolshed ui: ${line}\n`);
+  process.stderr.write(`toolshed ui: ${visible(line)}\n`);
 }
 
 /** The command that opens a URL in the system's browser. */
