@@ -91,6 +91,8 @@ interface Attempt {
   closedFirst?: boolean;
   /** the probe in flight (HTTP), which transport errors of calls wait on instead of sending their own */
   probing?: Promise<void>;
+  /** its transport: closed by close() itself, since the SDK's client knows it only once its handshake is under way */
+  transport?: Transport;
 }
 
 /** The wait before restart number `failures + 1`: 500 ms, doubling, capped at 30 s. */
@@ -286,7 +288,9 @@ export class McpConnection {
     this.connected = undefined;
     this.state = 'closed';
     this.reason = 'the host is closed';
-    await attempt?.client.close().catch(() => {});
+    // A host closed while the server starts (a refused `ui`/`serve` start): the SDK's client does not
+    // know its transport yet, and closing the client alone left the server's process running.
+    await Promise.all([attempt?.client.close().catch(() => {}), attempt?.transport?.close().catch(() => {})]);
   }
 
   /** Where its OAuth login stands (never a token); undefined without OAuth, or when its file cannot be read (the connection says why). */
@@ -305,6 +309,11 @@ export class McpConnection {
   }
 
   private transport(attempt: Attempt): Transport {
+    attempt.transport = this.newTransport(attempt);
+    return attempt.transport;
+  }
+
+  private newTransport(attempt: Attempt): Transport {
     if (this.server.http) {
       const { url, headers } = this.server.http;
       return new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: pinnedFetch(url), ...(this.oauth ? { authProvider: this.oauth.transportAuth() } : {}) });
@@ -319,6 +328,7 @@ export class McpConnection {
     };
     const start = transport.start.bind(transport);
     transport.start = async () => {
+      if (this.closed) throw new Error('the host is closed');
       const started = start();
       // The SDK keeps the child private and drops its exit code; the code is what tells an operator why it stopped.
       const child = (transport as unknown as { _process?: ChildProcess })._process;
