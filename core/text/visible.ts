@@ -10,9 +10,11 @@
  */
 
 /** C0 controls but tab and newline, a carriage return not before a newline, DEL, C1 controls, bidi overrides and isolates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what this file is for
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]|\r(?!\n)|[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** The SGR sequences the CLI's own style writes (picocolors: bold, dim, red, green, yellow and their resets). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the CLI's own colour codes start with ESC
 const OWN_COLOURS = /\u001b\[(?:1|2|22|31|32|33|39)m/y;
 
 const hex = (code: number, width: number) => code.toString(16).padStart(width, '0');
