@@ -4,8 +4,9 @@
  * log's `close` handler), and then a seeded fuzzer over the HTTP front door and the JSON-RPC
  * layer: malformed, oversized, truncated and aborted requests (while the head is sent, mid-body,
  * after the request before the answer), with and without a session and the bearer token, mutated
- * from what real MCP clients of both eras send. After every input the server still answers a
- * normal MCP client, and at the end it is still running.
+ * from what real MCP clients of both eras send, against a server with sessions and a --stateless
+ * one. After every input the server still answers a normal MCP client, and at the end it is still
+ * running.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -270,7 +271,11 @@ function send(port: number, { bytes, cutAt, stage }: ReturnType<typeof request>)
   });
 }
 
-describe('the HTTP front door and the JSON-RPC layer under a seeded fuzzer', () => {
+// With sessions (the default) and --stateless (a server per request, session ids kept in the store).
+describe.each([
+  { mode: 'with sessions', flags: [] as string[], cases: 240, seed: 0x7001_5ed },
+  { mode: '--stateless', flags: ['--stateless'], cases: 120, seed: 0x57a7e1e5 },
+])('the HTTP front door and the JSON-RPC layer under a seeded fuzzer ($mode)', ({ flags, cases, seed }) => {
   const TOKEN = 'fuzz-token-0123456789';
   let server: Awaited<ReturnType<typeof serve>>;
   let legacy: Client;
@@ -279,7 +284,7 @@ describe('the HTTP front door and the JSON-RPC layer under a seeded fuzzer', () 
   let session = '';
 
   beforeAll(async () => {
-    server = await serve(['--token-env', 'FUZZ_TOKEN'], { FUZZ_TOKEN: TOKEN });
+    server = await serve(['--token-env', 'FUZZ_TOKEN', ...flags], { FUZZ_TOKEN: TOKEN });
     const auth = { headers: { authorization: `Bearer ${TOKEN}` } };
     // The normal clients: a 2025-era one with a session, and a 2026-07-28 one served per request.
     // What they send (initialize, tools/list, tools/call, notifications) seeds the fuzzer.
@@ -304,13 +309,13 @@ describe('the HTTP front door and the JSON-RPC layer under a seeded fuzzer', () 
     await modern?.close();
   });
 
-  it('keeps answering a normal client after each of 240 malformed, oversized, truncated and aborted requests', async () => {
+  it(`keeps answering a normal client after each of ${cases} malformed, oversized, truncated and aborted requests`, async () => {
     expect(seeds.length).toBeGreaterThan(4);
     expect(session).not.toBe('');
-    const random = generator(0x7001_5ed);
+    const random = generator(seed);
     const port = Number(new URL(server.url).port);
     const stages: Record<string, number> = {};
-    for (let index = 0; index < 240; index++) {
+    for (let index = 0; index < cases; index++) {
       const input = request(random, seeds, { port, token: TOKEN, session });
       stages[input.stage] = (stages[input.stage] ?? 0) + 1;
       await send(port, input);
