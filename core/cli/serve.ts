@@ -120,6 +120,17 @@ function requestLine(entry: RequestLogEntry): string {
 /** How long `serve` over stdio waits for the client's opening before it starts loading the host anyway. */
 const CLIENT_OPENING_WAIT_MS = 50;
 
+/**
+ * Keeps a long-running command going when its stderr is gone (the terminal closed, a log pipe broke):
+ * a write then fails with EPIPE as an 'error' event nobody listens to, which would stop the process
+ * on the next request's log line. Its lines are dropped instead.
+ */
+export function surviveLostStderr(): () => void {
+  const drop = () => {};
+  process.stderr.on('error', drop);
+  return () => process.stderr.off('error', drop);
+}
+
 /** Resolves on the first SIGINT/SIGTERM; a second one exits at once (a stuck shutdown must stay interruptible). */
 export function untilSignal(): { signalled: Promise<string>; dispose(): void } {
   let resolveSignal!: (name: string) => void;
@@ -237,6 +248,7 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
   let root: string | undefined;
   const onError = (error: unknown) => log(`error: ${describe(error)}`);
   const signals = untilSignal();
+  const keepStderr = surviveLostStderr();
   let endpoint: McpEndpoint | undefined;
   // Over stdio the host's modules load once the client's opening was answered (or after a
   // moment, for a client that waits): loading them first would hold up that answer.
@@ -325,5 +337,6 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
     // A host that failed to open left nothing to close.
     await (host ?? early)?.close();
     if (!host) await opening.catch(() => undefined);
+    keepStderr();
   }
 }

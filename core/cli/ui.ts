@@ -11,7 +11,7 @@ import { UsageError } from '../../boundary/errors.js';
 import { visible } from '../text/visible.js';
 import { isLoopback, parseListenAddress, type ListenAddress } from '../mcp-server/address.js';
 import { normalizeOrigin } from '../mcp-server/http-access.js';
-import { bearerToken, list, refuseUnauthenticated, untilSignal } from './serve.js';
+import { bearerToken, list, refuseUnauthenticated, surviveLostStderr, untilSignal } from './serve.js';
 import { failedPlugins, openHost } from './open-host.js';
 import { logLine } from './log-line.js';
 import type { ConsoleEndpoint, ConsoleListenOptions } from '../console/listener.js';
@@ -66,6 +66,7 @@ export async function runUiCommand({ values, io }: CommandContext): Promise<numb
   const token = bearerToken(values.tokenEnv);
   const allowedOrigins = list(values.allowOrigin).map(normalizeOrigin);
   const signals = untilSignal();
+  const keepStderr = surviveLostStderr();
   let host: ToolHost | undefined;
   let endpoint: ConsoleEndpoint | undefined;
   try {
@@ -92,5 +93,6 @@ export async function runUiCommand({ values, io }: CommandContext): Promise<numb
     signals.dispose();
     await endpoint?.close();
     await host?.close();
+    keepStderr();
   }
 }

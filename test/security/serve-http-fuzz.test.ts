@@ -106,6 +106,21 @@ describe('one request never stops serve --http', () => {
   });
 });
 
+describe('a serve --http whose stderr is gone', () => {
+  it('keeps serving: the request log has nowhere to go, and its lines are dropped', async () => {
+    const server = await serve([]);
+    // The terminal closed, or the log pipe broke: every log line's write now fails (EPIPE).
+    server.child.stderr!.destroy();
+    const client = new Client({ name: 'no-stderr', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    for (let round = 0; round < 5; round++) expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    expect(server.child.exitCode).toBe(null);
+    await client.close();
+    server.child.kill('SIGTERM');
+    expect(await new Promise((resolve) => server.child.once('exit', resolve))).toBe(0);
+  });
+});
+
 /** mulberry32: a small seeded generator, so every run sends the same inputs. */
 function generator(seed: number) {
   let state = seed >>> 0;
