@@ -4,6 +4,8 @@
  */
 
 import { codedError } from './errors.js';
+import { protectedBy, protectedMessage } from './protected.js';
+import type { ProtectedPath } from './plugin-api.js';
 
 /** What a handler must return, said once for every TOOL_RESULT_INVALID message. */
 const WHAT_TO_RETURN = 'A handler must return a string, a JSON value (object, array, number, boolean, null) or { content: [{ type: "text", text }] }';
@@ -115,20 +117,44 @@ function accessDenied(error: unknown): AccessDenied | undefined {
 }
 
 /**
+ * An EROFS on a protected path (a sandbox mounts them read-only), thrown itself or as the
+ * `cause`, as PERMISSION_DENIED naming the path and why; anything else undefined.
+ */
+function readOnlyProtected(error: unknown, protect: readonly ProtectedPath[] | undefined): Error | undefined {
+  for (const candidate of [error, (error as { cause?: unknown } | null)?.cause]) {
+    if (!(candidate instanceof Error) || (candidate as { code?: unknown }).code !== 'EROFS') continue;
+    const target = (candidate as { path?: unknown }).path;
+    if (typeof target !== 'string') continue;
+    const held = protectedBy(target, protect);
+    if (!held) continue;
+    return Object.assign(codedError('PERMISSION_DENIED', protectedMessage(target, held, target), { cause: error }), { data: { path: target, protected: held } });
+  }
+  return undefined;
+}
+
+/**
  * A failure caused by Node's permission model (ERR_ACCESS_DENIED, thrown itself or as the
  * `cause` of the plugin's own error) as PERMISSION_DENIED, whose message names the permission
  * and the path and says how the operator grants it (`data`: `{ permission, path?, grant? }`).
  * Node's own message says only "Access to this API has been restricted". Anything else is
  * returned as is.
  */
-export function permissionFailure(error: unknown): unknown {
+export function permissionFailure(error: unknown, protect?: readonly ProtectedPath[]): unknown {
+  const readOnly = readOnlyProtected(error, protect);
+  if (readOnly) return readOnly;
   const denied = accessDenied(error) ?? accessDenied((error as { cause?: unknown } | null)?.cause);
   if (!denied) return error;
   const permission = typeof denied.permission === 'string' ? denied.permission : undefined;
   const resource = typeof denied.resource === 'string' ? denied.resource : undefined;
   const scope = permission ? GRANT_OF[permission] : undefined;
+  const held = resource !== undefined && scope?.grant === 'fsWrite' ? protectedBy(resource, protect) : undefined;
   let what: string;
-  if (scope && resource) {
+  if (held && resource) {
+    // No grant to ask for: a protected path stays read-only whatever the plugin is granted.
+    what = protectedMessage(resource, held, resource);
+    const message = denied === error ? what : `${(error as Error).message}: ${what}`;
+    return Object.assign(codedError('PERMISSION_DENIED', message, { cause: error }), { data: { permission: permission ?? null, path: resource, protected: held } });
+  } else if (scope && resource) {
     what =
       `Permission denied: the plugin may not ${scope.verb} ${resource} (Node's permission model refused ${permission}). ` +
       `The operator grants it in this plugin's entry of the toolshed config's plugins: grant: { ${scope.grant}: ['${resource}'] } (or a folder above it)` +

@@ -135,6 +135,12 @@ export interface ProtectedPath {
   value: string;
   /** why, in words: "the config in use", "git runs what it names" */
   why: string;
+  /**
+   * For a `name`: the names of its children that stay writable (for `.git`, what git add,
+   * commit and branch write: `objects`, `refs`, `index`, …), each with everything below it.
+   * The name itself and its other children stay protected.
+   */
+  except?: readonly string[];
 }
 
 /**

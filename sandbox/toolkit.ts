@@ -11,7 +11,7 @@ import type { CodeResult, RunCodeOptions } from './code/runtime.js';
 export { probeSandbox } from '../boundary/launch/probe.js';
 export { shellSandboxPlan, shellResources, shellLaunch, unsandboxedShellLaunch, SHELL_SANDBOX_MODES, type ShellSandboxPlan, type ShellSandboxMode, type ShellCommand } from '../boundary/launch/shell.js';
 export type { Launch, SandboxSupport } from '../boundary/launch/launch.js';
-export { protectedMounts } from '../boundary/launch/protected-mounts.js';
+export { protectedMounts, findProtected, refuseCreated, type ProtectedSeen, type ProtectedChange } from '../boundary/launch/protected-mounts.js';
 export { overLimitMessage, SIGXFSZ_EXIT, type ResourceLimits } from '../boundary/launch/resources.js';
 export { watchResources, type OverLimit } from '../boundary/launch/resource-watch.js';
 

@@ -17,11 +17,80 @@ import type { PluginSource } from './types.js';
 /** toolshed's own package folder (dist/core/load/protect.js → three levels up). */
 const TOOLSHED_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** The names protected wherever they appear, whether or not they exist. */
-const NAMES: readonly ProtectedPath[] = [
+/**
+ * What git itself writes under `.git` for `git add`, `commit`, `branch`, `switch`, `stash`,
+ * `tag` and a merge: the object store, refs and their logs, the index, HEAD and the
+ * messages, with the lock files it renames into place. Everything else under `.git`
+ * (config, config.worktree, hooks, commondir, info/, modules/, worktrees/, a rebase's
+ * todo list, …) stays protected: git reads it as configuration or runs what it names.
+ */
+export const GIT_WRITES: readonly string[] = [
+  'objects',
+  'refs',
+  'logs',
+  'index',
+  'index.lock',
+  'HEAD',
+  'HEAD.lock',
+  'ORIG_HEAD',
+  'ORIG_HEAD.lock',
+  'FETCH_HEAD',
+  'MERGE_HEAD',
+  'MERGE_MODE',
+  'MERGE_MSG',
+  'AUTO_MERGE',
+  'AUTO_MERGE.lock',
+  'COMMIT_EDITMSG',
+  'packed-refs',
+  'packed-refs.lock',
+  'gc.pid',
+  'gc.log',
+];
+
+const RUNS = 'runs what it names with your rights';
+
+/**
+ * The names protected wherever they appear (at any depth), whether or not they exist:
+ * creating one is refused like changing it. The floor is Anthropic's sandbox-runtime
+ * mandatory write-deny list (shell rc files, .gitconfig, .gitmodules, .ripgreprc,
+ * .mcp.json, .vscode, .idea, .claude/commands and .claude/agents, .git/hooks,
+ * .git/config) and Codex's read-only `.git` (folder or `gitdir:` file) and `.codex`;
+ * above it, what starts Node and npm (npm's and yarn's rc files, pnpm's hooks file,
+ * node_modules/.bin), the whole of `.git` but what git add/commit/branch write
+ * ({@link GIT_WRITES}), direnv's and the editors' files, and toolshed's own config names.
+ * docs/security.md, "Protected paths", says how the list was chosen.
+ */
+export const PROTECTED_NAMES: readonly ProtectedPath[] = [
   ...SEARCH_PLACES.filter((place) => place !== 'package.json').map((place): ProtectedPath => ({ kind: 'name', value: place, why: 'toolshed loads a file of this name as its config (and runs a .js/.mjs/.cjs/.ts one)' })),
+  // git: a `.git` folder or `gitdir:` file makes a repository whose config and hooks git obeys.
   { kind: 'name', value: '.git/hooks', why: 'git runs the hooks in it with your rights' },
   { kind: 'name', value: '.git/config', why: 'git runs the programs it names (core.fsmonitor, core.hooksPath, aliases, filters) with your rights' },
+  {
+    kind: 'name',
+    value: '.git',
+    why: `git reads its configuration from it (config, commondir, worktrees, modules, info; a .git file's gitdir: names another) and ${RUNS}; only what git add, commit and branch write inside it is writable`,
+    except: GIT_WRITES,
+  },
+  { kind: 'name', value: '.gitmodules', why: 'git clones and updates the submodules it names, from the URLs it gives' },
+  { kind: 'name', value: '.gitconfig', why: `git reads it as configuration and ${RUNS}` },
+  // What starts Node and npm (npx toolshed, npm run, yarn, pnpm) reads these first.
+  { kind: 'name', value: '.npmrc', why: 'npm and npx read it when they start (node-options preloads code into every Node they run, including npx toolshed)' },
+  { kind: 'name', value: '.yarnrc', why: 'yarn reads it when it starts (yarn-path runs another program as yarn)' },
+  { kind: 'name', value: '.yarnrc.yml', why: 'yarn reads it when it starts (yarnPath runs another program as yarn; plugins are loaded from it)' },
+  { kind: 'name', value: '.pnpmfile.cjs', why: 'pnpm runs it as code when it installs' },
+  { kind: 'name', value: '.pnpmfile.mjs', why: 'pnpm runs it as code when it installs' },
+  { kind: 'name', value: 'node_modules/.bin', why: 'npx and npm run start the programs in it by name (npx toolshed runs node_modules/.bin/toolshed before any other)' },
+  // Shell startup files and direnv: a shell or direnv started there runs them.
+  ...['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.zlogout', '.envrc'].map(
+    (name): ProtectedPath => ({ kind: 'name', value: name, why: `a shell (or direnv) started there runs it with your rights` }),
+  ),
+  { kind: 'name', value: '.ripgreprc', why: 'ripgrep reads its options from it (--pre runs a program on every file it searches)' },
+  // Editors and agents: what they run when the folder is opened, or the tools they start.
+  { kind: 'name', value: '.vscode', why: `VS Code and its forks read tasks.json (tasks run on folder open), launch.json and settings.json from it, and ${RUNS}` },
+  { kind: 'name', value: '.idea', why: `JetBrains IDEs read run configurations and settings from it, and ${RUNS}` },
+  { kind: 'name', value: '.mcp.json', why: 'MCP clients start the servers it lists' },
+  { kind: 'name', value: '.claude', why: 'Claude Code reads its settings, hooks, commands and agents from it' },
+  { kind: 'name', value: '.codex', why: 'Codex reads its configuration from it' },
 ];
 
 /** The file a hooks specifier names, as the host will import it (module-url.ts). */
@@ -42,13 +111,13 @@ function enclosingNodeModules(dir: string): string | undefined {
 
 /**
  * Every protected path of a host with `config` whose plugins resolved to `sources`:
- * the config file names (anywhere), `.git/hooks` and `.git/config` (anywhere), the
+ * the names in {@link PROTECTED_NAMES} (anywhere), the
  * config in use, its hooks modules, every plugin's folder, toolshed's own install
  * (and the node_modules that holds it), toolshed's cache and state folders, and the
  * config's own `protect` list.
  */
 export function protectedPaths(config: Pick<ResolvedConfig, 'file' | 'dir' | 'hooks' | 'cache' | 'protect'>, sources: readonly PluginSource[]): ProtectedPath[] {
-  const out: ProtectedPath[] = [...NAMES];
+  const out: ProtectedPath[] = [...PROTECTED_NAMES];
   const seen = new Set<string>();
   const add = (p: string | undefined, why: string) => {
     if (p === undefined) return;

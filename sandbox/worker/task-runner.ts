@@ -15,7 +15,7 @@ import { tierOutcome } from '../../boundary/tier-outcome.js';
 import { changedError, changedPin, type PinChange } from '../../boundary/pins.js';
 import type { PackedScope } from '../../boundary/protocol.js';
 import type { CallAnswer, CallOutcome, CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, ManifestTask, RawManifest, WorkerReply, WorkerTask } from '../../boundary/protocol.js';
-import type { ToolContext } from '../../boundary/plugin-api.js';
+import type { ProtectedPath, ToolContext } from '../../boundary/plugin-api.js';
 import { deepFreeze, toolContext, type ContextLink } from '../../boundary/tool-context.js';
 
 /** A packed scope (CheckTask.scope) parsed and frozen: what the tasks of one plugin share. */
@@ -325,8 +325,15 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
     return { text: capText(text, task.maxResultChars), originalLength: text.length };
   }
 
+  /** The host's protected paths as the task carries them (its packed scope or its own roots). */
+  function protectOf(task: WorkerTask): readonly ProtectedPath[] | undefined {
+    if (task.kind === 'manifest') return undefined;
+    const roots = task.scope === undefined ? (task.roots as { protect?: unknown } | undefined) : unpacked(task.scope).roots;
+    return Array.isArray(roots?.protect) ? (roots.protect as ProtectedPath[]) : undefined;
+  }
+
   function failed(task: WorkerTask, error: unknown): WorkerReply {
-    const serialized = serializeError(permissionFailure(error));
+    const serialized = serializeError(permissionFailure(error, protectOf(task)));
     // A handler's error message is bounded like its result before it crosses to the host (the stack repeats it).
     if (task.kind === 'handler') {
       serialized.message = capText(serialized.message, task.maxResultChars);

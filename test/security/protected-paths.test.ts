@@ -75,6 +75,22 @@ describe('write_file and patch inside the workspace', () => {
         ['.git/hooks/pre-commit', 'hooks'],
         ['.git/config', 'git'],
         ['deploy/prod.env', 'protect'],
+        // Round four: what starts Node and npm, git metadata beyond config and hooks, editors and shells.
+        ['.npmrc', 'node-options'],
+        ['packages/app/.npmrc', 'node-options'],
+        ['.yarnrc.yml', 'yarn'],
+        ['.pnpmfile.cjs', 'pnpm'],
+        ['node_modules/.bin/toolshed', 'npx'],
+        ['.git/commondir', 'git'],
+        ['.git/info/attributes', 'git'],
+        ['.git/config.worktree', 'git'],
+        ['.git/modules/sub/config', 'git'],
+        ['packages/app/.git', 'gitdir'],
+        ['.gitmodules', 'submodules'],
+        ['.vscode/tasks.json', 'VS Code'],
+        ['.idea/workspace.xml', 'JetBrains'],
+        ['.bashrc', 'shell'],
+        ['.envrc', 'direnv'],
       ];
       for (const [file, why] of attempts) {
         const result = await call(host, 'write_file', { path: file, content: 'export default {}; // injected\n' });
@@ -88,8 +104,14 @@ describe('write_file and patch inside the workspace', () => {
       expect(existsSync(rel('sub', 'toolshed.config.mjs'))).toBe(false);
       expect(existsSync(rel('.git', 'hooks', 'pre-commit'))).toBe(false);
       expectUnchanged();
+      for (const file of ['.npmrc', 'node_modules/.bin/toolshed', '.git/commondir', 'packages/app/.git', '.vscode']) expect(existsSync(rel(file)), file).toBe(false);
       const ordinary = await call(host, 'write_file', { path: 'src/app.js', content: 'console.log(1);\n' });
       expect(ordinary).toMatchObject({ created: true });
+      // What git add, commit and branch write under .git stays writable (a ref, by hand).
+      const head = readFileSync(rel('.git', 'HEAD'), 'utf8');
+      expect(await call(host, 'write_file', { path: '.git/refs/heads/side', content: '0'.repeat(40) + '\n' })).toMatchObject({ created: true });
+      expect(readFileSync(rel('.git', 'HEAD'), 'utf8')).toBe(head);
+      spawnSync('rm', ['-f', rel('.git', 'refs', 'heads', 'side')]);
     });
   });
 
@@ -132,6 +154,56 @@ describe.runIf(HAS_BWRAP)('the terminal in its bubblewrap sandbox', () => {
       const work = await call(host, 'terminal', { command: 'echo hi > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline | wc -l' });
       expect(work.exitCode, work.output).toBe(0);
       expect(work.output.trim()).toBe('1');
+    });
+  });
+});
+
+/** The model's attacks on what starts Node, npm and git, as terminal commands (routes 2, 3 and 4 of issue 40). */
+const CREATIONS: Array<[command: string, created: string]> = [
+  ["printf 'node-options=--require ./x.cjs\\n' > .npmrc && echo 'require(\"fs\").writeFileSync(\"npm-pwned\", \"\")' > x.cjs", '.npmrc'],
+  [`git init -q --bare evil && git config -f evil/config core.bare false && git config -f evil/config core.fsmonitor "touch $PWD/git-pwned; echo" && echo "$PWD/evil" > .git/commondir`, '.git/commondir'],
+  ["mkdir -p packages/app && printf 'gitdir: ../../evil\\n' > packages/app/.git", 'packages/app/.git'],
+  ["mkdir -p node_modules/.bin && printf '#!/bin/sh\\ntouch npx-pwned\\n' > node_modules/.bin/toolshed && chmod +x node_modules/.bin/toolshed", 'node_modules/.bin'],
+  ['mkdir -p .vscode && echo {} > .vscode/tasks.json', '.vscode'],
+];
+
+/** The user's own git and npm in the workspace afterwards: none runs what the model planted. */
+function expectNothingPlanted(): void {
+  for (const [, created] of CREATIONS) expect(existsSync(rel(created)), created).toBe(false);
+  spawnSync('git', ['status', '--short'], { cwd: ws });
+  spawnSync('git', ['status', '--short'], { cwd: rel('packages', 'app') });
+  expect(existsSync(rel('git-pwned')), 'git ran the planted fsmonitor').toBe(false);
+  const npm = spawnSync('npm', ['config', 'get', 'node-options'], { cwd: ws, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: work.dir } });
+  expect(npm.stdout.trim()).not.toContain('x.cjs');
+}
+
+describe('the terminal creating a protected name', () => {
+  for (const sandbox of [...(HAS_BWRAP ? ['workspace-write'] : []), 'off']) {
+    it(`is refused with PERMISSION_DENIED and the name moved aside (sandbox ${sandbox})`, async () => {
+      await withWorkspace({ sandbox }, async (host) => {
+        for (const [command, created] of CREATIONS) {
+          const result = await call(host, 'terminal', { command });
+          expect(result.code, command).toBe('PERMISSION_DENIED');
+          expect(result.error, command).toContain(`${created} is a protected name`);
+          expect(result.error, command).toMatch(/moved it aside to \S+refused-by-toolshed-1/);
+        }
+        expectNothingPlanted();
+        // Ordinary work goes on: a file, and a commit (git writes objects, refs, index, logs, COMMIT_EDITMSG).
+        const work = await call(host, 'terminal', { command: `echo ${sandbox} > ${sandbox}.txt && git add ${sandbox}.txt && git -c user.name=t -c user.email=t@t commit -qm ${sandbox} && git branch side-${sandbox} && git status --short ${sandbox}.txt` });
+        expect(work.exitCode, JSON.stringify(work)).toBe(0);
+        expect(work.output).toBe('');
+      });
+      spawnSync('sh', ['-c', 'rm -rf .npmrc.refused-* x.cjs evil packages node_modules/.bin.refused-* .vscode.refused-* .git/commondir.refused-*'], { cwd: ws });
+    });
+  }
+
+  it.runIf(HAS_BWRAP)('overwriting an existing protected file is PERMISSION_DENIED with the reason, not a raw EROFS', async () => {
+    await withWorkspace(undefined, async (host) => {
+      const result = await call(host, 'terminal', { command: 'echo "[core] fsmonitor = touch x" >> .git/config' });
+      expect(result.code).toBe('PERMISSION_DENIED');
+      expect(result.error).toContain('.git/config is a protected name (.git/config): git runs the programs it names');
+      expect(result.error).toContain('Read-only file system');
+      expectUnchanged();
     });
   });
 });

@@ -6,7 +6,7 @@ import { childEnv } from './env.js';
 import { runCommand } from './run.js';
 import { checkSandbox, commandLimits, sandboxedLaunch, sandboxPlan, unsandboxedLaunch } from './sandbox.js';
 // toolshed/toolkit, by its path in the package (see sandbox.js).
-import { overLimitMessage, SIGXFSZ_EXIT } from '../../../dist/sandbox/toolkit.js';
+import { findProtected, overLimitMessage, protectedBy, protectedMessage, refuseCreated, SIGXFSZ_EXIT } from '../../../dist/sandbox/toolkit.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
@@ -43,6 +43,9 @@ async function terminal(args, ctx) {
   const env = childEnv(ctx.env);
   const launch = plan.sandboxed ? await sandboxedLaunch(plan, ctx, args.command, cwd, env) : unsandboxedLaunch(ctx, args.command, env);
   const limits = commandLimits(ctx);
+  // What a command may not create or change: the protected names inside the folders it can write.
+  const watched = plan.sandboxed && plan.mode === 'read-only' ? [] : (ctx.roots?.write ?? []);
+  const before = findProtected(watched, ctx.roots?.protect);
   let run;
   try {
     run = await runCommand({
@@ -67,6 +70,8 @@ async function terminal(args, ctx) {
     );
   }
 
+  refuseProtectedChanges(ctx, cwd, run, refuseCreated(before, findProtected(watched, ctx.roots?.protect)));
+
   /** @type {string[]} */
   const notes = [];
   if (run.timedOut) {
@@ -88,6 +93,57 @@ async function terminal(args, ctx) {
     ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
     output: run.output,
   };
+}
+
+/** How bash, coreutils and git (`path: Read-only file system`) and Node (`EROFS: read-only file system, open 'path'`) name the path they could not write. */
+const READ_ONLY = [/(?:'([^'\n]+)'|"([^"\n]+)"|([^\s'"`:]+)) ?: ?read-only file system/gi, /read-only file system, \w+ '([^'\n]+)'/gi];
+
+/**
+ * The protected paths a command's output says it could not write (EROFS: the sandbox
+ * mounts them read-only), as real paths with the entry that covers each.
+ * @param {ToolContext} ctx
+ * @param {string} cwd
+ * @param {string} output
+ */
+function readOnlyRefusals(ctx, cwd, output) {
+  /** @type {Map<string, import('toolshed/plugin').ProtectedPath>} */
+  const hits = new Map();
+  for (const match of READ_ONLY.flatMap((pattern) => [...output.matchAll(pattern)])) {
+    const named = match.slice(1).find((group) => group !== undefined);
+    if (!named) continue;
+    const target = path.resolve(cwd, named);
+    const entry = protectedBy(target, ctx.roots?.protect);
+    if (entry !== undefined) hits.set(target, entry);
+  }
+  return hits;
+}
+
+/**
+ * Refuses a command that created or changed a protected path, or was stopped by the
+ * read-only mount of one: PERMISSION_DENIED naming each path and why, with what was done
+ * with a created one (moved aside) and the command's exit status and last output.
+ * @param {ToolContext} ctx
+ * @param {string} cwd
+ * @param {{ exitCode: number | null, output: string }} run
+ * @param {import('toolshed/toolkit').ProtectedChange[]} changes
+ */
+function refuseProtectedChanges(ctx, cwd, run, changes) {
+  const shown = (/** @type {string} */ p) => path.relative(cwd, p) || p;
+  const lines = changes.map((c) => {
+    const said = protectedMessage(shown(c.path), c.entry, c.path);
+    if (c.change === 'changed') return `${said} The command changed it (this terminal mode cannot hold it); the operator should check it.`;
+    return c.movedTo
+      ? `${said} The command created it; toolshed moved it aside to ${shown(c.movedTo)}, which nothing reads.`
+      : `${said} The command created it and toolshed could not move it aside; the operator should remove it.`;
+  });
+  for (const [target, entry] of readOnlyRefusals(ctx, cwd, run.output)) {
+    if (changes.some((c) => c.path === target)) continue;
+    lines.push(`${protectedMessage(shown(target), entry, target)} The sandbox holds it read-only, so the command's write failed.`);
+  }
+  if (!lines.length) return;
+  const tail = run.output.trim().slice(-2_000);
+  const error = new Error(`${lines.join('\n')}\nThe command exited with ${run.exitCode}.${tail ? ` Its last output:\n${tail}` : ''}`);
+  throw Object.assign(error, { code: 'PERMISSION_DENIED', data: { paths: [...changes.map((c) => c.path)] } });
 }
 
 /** The `terminal` tool: runs one shell command and reports its output and exit status. */
