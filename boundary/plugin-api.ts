@@ -155,7 +155,8 @@ export interface FileRoots {
   folders?: Readonly<Record<string, string>>;
   /**
    * What stays read-only even inside `write` (a config file, hook modules, plugin code,
-   * `.git/hooks`, `.git/config`, the config's `protect`): a write there is refused with
+   * `.git` but what git add/commit write, `.npmrc`, shell rc files, the config's `protect`),
+   * existing or not: a write there, or creating one, is refused with
    * PERMISSION_DENIED naming the path and why (see `protectedBy` in toolshed's sandbox).
    */
   protect?: readonly ProtectedPath[];

@@ -74,7 +74,7 @@ export async function sandboxedLaunch(plan, ctx, command, cwd, env) {
     const error = new Error(`Permission denied: cwd ${cwd} is outside the folders the sandboxed terminal can see (${roots.read.join(', ')}). Run commands inside the workspace.`);
     throw Object.assign(error, { code: 'PERMISSION_DENIED' });
   }
-  // What the host protects (config files, .git/hooks, .git/config, plugin code…) stays read-only inside the writable roots.
+  // What the host protects (config files, .git but what git add/commit write, .npmrc, plugin code…) stays read-only inside the writable roots.
   const readOnlyPaths = protectedMounts(roots.write, roots.protect, real);
   const launch = shellLaunch(plan, { shell: findBash(env.PATH), args: ['-c', command], cwd: real, env, roots, execPath: await realpath(process.execPath), readOnlyPaths, resources: commandLimits(ctx) }, probeSandbox());
   return { command: launch.command, args: launch.args };
