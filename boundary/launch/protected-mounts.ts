@@ -113,21 +113,22 @@ export function findProtected(writeRoots: readonly string[], protect: readonly P
  * inside a protected path is itself returned: all of it stays read-only). `name` entries
  * are looked for at any depth of each write root ({@link findProtected}) and in every
  * folder from `cwd` up to it (where a toolshed started there would look for its config,
- * and where git looks for `.git`).
+ * and where git looks for `.git`). `found`: what {@link findProtected} returned for these
+ * write roots just now, when the caller has it (the walk is not repeated).
  */
-export function protectedMounts(writeRoots: readonly string[], protect: readonly ProtectedPath[] | undefined, cwd?: string): string[] {
+export function protectedMounts(writeRoots: readonly string[], protect: readonly ProtectedPath[] | undefined, cwd?: string, found?: ReadonlyMap<string, ProtectedSeen>): string[] {
   if (!protect?.length) return [];
-  const found = new Set<string>();
+  const mounts = new Set<string>();
   const add = (p: string, root: string) => {
     const real = realIfExists(p);
-    if (real !== undefined && isInside(real, root)) found.add(real);
+    if (real !== undefined && isInside(real, root)) mounts.add(real);
   };
   for (const rootGiven of writeRoots) {
     const root = realIfExists(rootGiven);
     if (root === undefined) continue;
     for (const entry of protect) {
       if (entry.kind === 'path') {
-        if (isInside(root, entry.value)) found.add(root);
+        if (isInside(root, entry.value)) mounts.add(root);
         else if (isInside(entry.value, root)) add(entry.value, root);
         continue;
       }
@@ -137,9 +138,9 @@ export function protectedMounts(writeRoots: readonly string[], protect: readonly
         for (const p of at.keys()) add(p, root);
       }
     }
-    for (const p of findProtected([root], protect).keys()) add(p, root);
+    for (const p of (found ?? findProtected([root], protect)).keys()) add(p, root);
   }
-  return [...found].sort((a, b) => a.length - b.length || a.localeCompare(b));
+  return [...mounts].sort((a, b) => a.length - b.length || a.localeCompare(b));
 }
 
 /** A protected path a command created or changed, and what was done with it. */

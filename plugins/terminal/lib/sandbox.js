@@ -62,8 +62,9 @@ function findBash(/** @type {string | undefined} */ searchPath) {
  * @param {string} command
  * @param {string} cwd
  * @param {Record<string, string>} env
+ * @param {Map<string, import('toolshed/toolkit').ProtectedSeen>} [found]  the protected names in the write roots, as `findProtected` just saw them
  */
-export async function sandboxedLaunch(plan, ctx, command, cwd, env) {
+export async function sandboxedLaunch(plan, ctx, command, cwd, env, found) {
   const roots = rootsOf(ctx);
   const real = await realpath(cwd);
   const inside = roots.read.some((root) => {
@@ -75,7 +76,7 @@ export async function sandboxedLaunch(plan, ctx, command, cwd, env) {
     throw Object.assign(error, { code: 'PERMISSION_DENIED' });
   }
   // What the host protects (config files, .git but what git add/commit write, .npmrc, plugin code…) stays read-only inside the writable roots.
-  const readOnlyPaths = protectedMounts(roots.write, roots.protect, real);
+  const readOnlyPaths = protectedMounts(roots.write, roots.protect, real, found);
   const launch = shellLaunch(plan, { shell: findBash(env.PATH), args: ['-c', command], cwd: real, env, roots, execPath: await realpath(process.execPath), readOnlyPaths, resources: commandLimits(ctx) }, probeSandbox());
   return { command: launch.command, args: launch.args };
 }

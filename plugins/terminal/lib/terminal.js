@@ -41,11 +41,11 @@ async function terminal(args, ctx) {
   const plan = sandboxPlan(ctx);
   if ('unavailable' in plan) throw new Error(`The terminal cannot run commands here: ${plan.reason}.`);
   const env = childEnv(ctx.env);
-  const launch = plan.sandboxed ? await sandboxedLaunch(plan, ctx, args.command, cwd, env) : unsandboxedLaunch(ctx, args.command, env);
-  const limits = commandLimits(ctx);
   // What a command may not create or change: the protected names inside the folders it can write.
   const watched = plan.sandboxed && plan.mode === 'read-only' ? [] : (ctx.roots?.write ?? []);
   const before = findProtected(watched, ctx.roots?.protect);
+  const launch = plan.sandboxed ? await sandboxedLaunch(plan, ctx, args.command, cwd, env, before) : unsandboxedLaunch(ctx, args.command, env);
+  const limits = commandLimits(ctx);
   let run;
   try {
     run = await runCommand({
