@@ -71,11 +71,14 @@ describe('config trust in the library', () => {
     try {
       const command = `cat > .toolshedrc.mjs <<'EOF'\n${planted(marker)}EOF\necho written`;
       const result = JSON.parse(await host.dispatch('terminal', { command }));
-      expect(result.output).toContain('written');
+      // The terminal refuses the name it created and moves it aside (docs/security.md, "Protected paths")…
+      expect(result.code).toBe('PERMISSION_DENIED');
+      expect(existsSync(path.join(ws, '.toolshedrc.mjs'))).toBe(false);
     } finally {
       await host.close();
     }
-    expect(existsSync(path.join(ws, '.toolshedrc.mjs'))).toBe(true);
+    // …and config trust is the second line: a config that appears anyway (written by a process-tier plugin granted fsWrite, which has no such comparison) is stopped.
+    writeFileSync(path.join(ws, '.toolshedrc.mjs'), planted(marker));
     const error = await refusal();
     expect(error?.code).toBe('CONFIG_UNTRUSTED');
     expect(error?.message).toContain('a config appeared where there was none: ./.toolshedrc.mjs');
