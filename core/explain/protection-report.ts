@@ -53,7 +53,10 @@ export function protectionReport(plugins: readonly PluginLoadResult[], protect: 
     const name = p.source.name;
     if (claims?.commands === 'shell-sandbox' && support) {
       const plan = shellSandboxPlan(p.scope.options, support);
-      if (!plan.sandboxed) notInForce.push(`${defaultToolset(p.source)}: ${plan.reason}; its commands can change existing protected paths (config files, .git, .npmrc, plugin code), and a protected name one creates is refused only after the command ends`);
+      if (!plan.sandboxed)
+        notInForce.push(
+          `${defaultToolset(p.source)}: ${plan.reason}; its commands can change existing protected paths (config files, .git, .npmrc, plugin code), and a protected name one creates is refused only after the command ends`,
+        );
       continue;
     }
     if (claims?.enforces?.fs) {

@@ -87,7 +87,23 @@ describe('the protected names', () => {
 
   it("are at least Anthropic's sandbox-runtime mandatory-deny list and Codex's read-only .git and .codex", () => {
     // sandbox-runtime src/sandbox/sandbox-utils.ts: DANGEROUS_FILES, DANGEROUS_DIRECTORIES (+ .claude/commands, .claude/agents), .git/hooks, .git/config.
-    const sandboxRuntime = ['.gitconfig', '.gitmodules', '.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.profile', '.ripgreprc', '.mcp.json', '.vscode', '.idea', '.claude/commands', '.claude/agents', '.git/hooks', '.git/config'];
+    const sandboxRuntime = [
+      '.gitconfig',
+      '.gitmodules',
+      '.bashrc',
+      '.bash_profile',
+      '.zshrc',
+      '.zprofile',
+      '.profile',
+      '.ripgreprc',
+      '.mcp.json',
+      '.vscode',
+      '.idea',
+      '.claude/commands',
+      '.claude/agents',
+      '.git/hooks',
+      '.git/config',
+    ];
     // Codex codex-rs/protocol/src/protocol.rs, get_writable_roots_with_cwd: .git (folder or gitdir file) and .codex read-only.
     const codex = ['.git', '.codex'];
     for (const name of [...sandboxRuntime, ...codex]) {

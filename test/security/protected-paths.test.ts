@@ -109,7 +109,7 @@ describe('write_file and patch inside the workspace', () => {
       expect(ordinary).toMatchObject({ created: true });
       // What git add, commit and branch write under .git stays writable (a ref, by hand).
       const head = readFileSync(rel('.git', 'HEAD'), 'utf8');
-      expect(await call(host, 'write_file', { path: '.git/refs/heads/side', content: '0'.repeat(40) + '\n' })).toMatchObject({ created: true });
+      expect(await call(host, 'write_file', { path: '.git/refs/heads/side', content: `${'0'.repeat(40)}\n` })).toMatchObject({ created: true });
       expect(readFileSync(rel('.git', 'HEAD'), 'utf8')).toBe(head);
       spawnSync('rm', ['-f', rel('.git', 'refs', 'heads', 'side')]);
     });
@@ -160,7 +160,7 @@ describe.runIf(HAS_BWRAP)('the terminal in its bubblewrap sandbox', () => {
 
 /** The model's attacks on what starts Node, npm and git, as terminal commands (routes 2, 3 and 4 of issue 40). */
 const CREATIONS: Array<[command: string, created: string]> = [
-  ["printf 'node-options=--require ./x.cjs\\n' > .npmrc && echo 'require(\"fs\").writeFileSync(\"npm-pwned\", \"\")' > x.cjs", '.npmrc'],
+  ['printf \'node-options=--require ./x.cjs\\n\' > .npmrc && echo \'require("fs").writeFileSync("npm-pwned", "")\' > x.cjs', '.npmrc'],
   [`git init -q --bare evil && git config -f evil/config core.bare false && git config -f evil/config core.fsmonitor "touch $PWD/git-pwned; echo" && echo "$PWD/evil" > .git/commondir`, '.git/commondir'],
   ["mkdir -p packages/app && printf 'gitdir: ../../evil\\n' > packages/app/.git", 'packages/app/.git'],
   ["mkdir -p node_modules/.bin && printf '#!/bin/sh\\ntouch npx-pwned\\n' > node_modules/.bin/toolshed && chmod +x node_modules/.bin/toolshed", 'node_modules/.bin'],
@@ -189,7 +189,9 @@ describe('the terminal creating a protected name', () => {
         }
         expectNothingPlanted();
         // Ordinary work goes on: a file, and a commit (git writes objects, refs, index, logs, COMMIT_EDITMSG).
-        const work = await call(host, 'terminal', { command: `echo ${sandbox} > ${sandbox}.txt && git add ${sandbox}.txt && git -c user.name=t -c user.email=t@t commit -qm ${sandbox} && git branch side-${sandbox} && git status --short ${sandbox}.txt` });
+        const work = await call(host, 'terminal', {
+          command: `echo ${sandbox} > ${sandbox}.txt && git add ${sandbox}.txt && git -c user.name=t -c user.email=t@t commit -qm ${sandbox} && git branch side-${sandbox} && git status --short ${sandbox}.txt`,
+        });
         expect(work.exitCode, JSON.stringify(work)).toBe(0);
         expect(work.output).toBe('');
       });
