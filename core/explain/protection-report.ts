@@ -68,6 +68,8 @@ export function protectionReport(plugins: readonly PluginLoadResult[], protect: 
     const protections = link ? link.protections : p.runner.protections();
     if (p.source.trust === 'trusted') notInForce.push(`${name} (trusted, may write ${p.scope.roots.write.join(', ')}): its code runs unsandboxed, so nothing holds the protected paths for it`);
     else if (!protections || !('mountNamespace' in protections) || !protections.mountNamespace) notInForce.push(`${name}: no mount namespace here, so protected paths inside its write grant are not read-only to it`);
+    // A mount needs something to mount over; only the terminal compares before and after.
+    else notInForce.push(`${name}: a protected name that does not exist yet inside its write grant (.npmrc, a .git file, node_modules/.bin) is not held: it can create one`);
   }
   const roots = [...writable].sort();
   const shown = protect.filter((e) => e.kind === 'name' || roots.some((root) => isInside(e.value, root) || isInside(root, e.value)));
