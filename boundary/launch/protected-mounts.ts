@@ -6,7 +6,7 @@
  * protected name a command created. Reads the filesystem, so launch.ts stays pure: the
  * result goes into `LaunchSpec.readOnlyPaths`.
  */
-import { lstatSync, readdirSync, realpathSync, renameSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { isInside } from './paths.js';
 import type { ProtectedPath } from '../plugin.js';
@@ -40,6 +40,8 @@ export interface ProtectedSeen {
   ino: number;
   mtimeMs: number;
   directory: boolean;
+  /** the `.git` file whose `gitdir:` led here, for a child of the folder it names */
+  via?: string;
 }
 
 function seen(p: string, entry: ProtectedPath): ProtectedSeen | undefined {
@@ -52,10 +54,11 @@ function seen(p: string, entry: ProtectedPath): ProtectedSeen | undefined {
 }
 
 /** Adds `p` (a protected name's place) to `found` when it exists; a `.git` folder (a name with `except`) adds its protected children instead. */
-function noteProtected(found: Map<string, ProtectedSeen>, p: string, entry: ProtectedPath): void {
+function noteProtected(found: Map<string, ProtectedSeen>, p: string, entry: ProtectedPath, via?: string): void {
   if (found.has(p)) return;
-  const info = seen(p, entry);
-  if (info === undefined) return;
+  const seenNow = seen(p, entry);
+  if (seenNow === undefined) return;
+  const info: ProtectedSeen = via === undefined ? seenNow : { ...seenNow, via };
   if (entry.except?.length && info.directory) {
     const except = new Set(entry.except);
     let children: string[] = [];
@@ -64,10 +67,27 @@ function noteProtected(found: Map<string, ProtectedSeen>, p: string, entry: Prot
     } catch {
       return;
     }
-    for (const child of children) if (!except.has(child)) noteProtected(found, path.join(p, child), { ...entry, except: [] });
+    for (const child of children) if (!except.has(child)) noteProtected(found, path.join(p, child), { ...entry, except: [] }, via);
     return;
   }
   found.set(p, info);
+  // A `.git` file (`gitdir: <folder>`): the folder it names is held like a `.git` folder (as Codex holds it).
+  if (entry.except?.length && !info.directory) {
+    const gitdir = gitdirOf(p);
+    if (gitdir !== undefined && !found.has(gitdir)) noteProtected(found, gitdir, entry, p);
+  }
+}
+
+/** The folder a `.git` file's `gitdir:` line names, resolved against the file's folder, when it is one. */
+function gitdirOf(file: string): string | undefined {
+  try {
+    const match = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(file, 'utf8').slice(0, 4096));
+    if (!match) return undefined;
+    const dir = path.resolve(path.dirname(file), match[1]!);
+    return lstatSync(dir).isDirectory() ? dir : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -75,7 +95,8 @@ function noteProtected(found: Map<string, ProtectedSeen>, p: string, entry: Prot
  * go into `node_modules` or `.git` folders, nor follow links; it stops after
  * {@link MAX_WALK_DIRS} folders per root), keyed by its path as found (links not
  * followed). A name with `except` (`.git`) is the name itself when it is not a folder
- * (a `gitdir:` file) and its protected children when it is.
+ * (a `gitdir:` file, and then the protected children of the folder it names too) and its
+ * protected children when it is.
  */
 export function findProtected(writeRoots: readonly string[], protect: readonly ProtectedPath[] | undefined): Map<string, ProtectedSeen> {
   const found = new Map<string, ProtectedSeen>();
@@ -166,8 +187,9 @@ export function refuseCreated(before: ReadonlyMap<string, ProtectedSeen>, after:
       if (then.ino !== now.ino || (!now.directory && then.mtimeMs !== now.mtimeMs)) changes.push({ path: p, entry: now.entry, change: 'changed' });
       continue;
     }
-    // A name below one already refused moves with it.
+    // A name below one already refused moves with it; one found through a new `.git` file goes with that file's refusal.
     if (changes.some((c) => c.change === 'created' && isInside(p, c.path))) continue;
+    if (now.via !== undefined && !before.has(now.via)) continue;
     const change: ProtectedChange = { path: p, entry: now.entry, change: 'created' };
     for (let n = 1; n < 100; n++) {
       const aside = `${p}.refused-by-toolshed-${n}`;

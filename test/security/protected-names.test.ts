@@ -153,6 +153,13 @@ describe('the names a sandbox finds and holds', () => {
       ['.git/commondir', 'created', '.git/commondir.refused-by-toolshed-1'],
       ['packages/app/.git', 'created', 'packages/app/.git.refused-by-toolshed-1'],
     ]);
+    // A .git file that was there before: the folder its gitdir: names is held like a .git folder (Codex holds it too).
+    mkdirSync(path.join(ws, 'repo.git/refs'), { recursive: true });
+    writeFileSync(path.join(ws, 'repo.git/config'), '[core]\n');
+    mkdirSync(path.join(ws, 'worktree'));
+    writeFileSync(path.join(ws, 'worktree/.git'), 'gitdir: ../repo.git\n');
+    expect([...findProtected([ws], PROTECTED_NAMES).keys()].map((p) => path.relative(ws, p))).toEqual(expect.arrayContaining(['worktree/.git', 'repo.git/config']));
+    expect([...findProtected([ws], PROTECTED_NAMES).keys()].map((p) => path.relative(ws, p))).not.toContain('repo.git/refs');
     // What was moved aside is read by nothing (inside .git it stays protected like every other name there).
     const now = [...findProtected([ws], PROTECTED_NAMES).keys()].map((p) => path.relative(ws, p));
     expect(now).not.toContain('.git/commondir');
