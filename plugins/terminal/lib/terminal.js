@@ -62,6 +62,8 @@ async function terminal(args, ctx) {
   } catch (err) {
     throw new Error(`Could not start bash: ${/** @type {Error} */ (err).message}`, { cause: err });
   }
+  // First, whatever else happened (a timeout, a limit, a cancel): a protected name it created does not stay.
+  refuseProtectedChanges(ctx, cwd, run, refuseCreated(before, findProtected(watched, ctx.roots?.protect)));
   if (run.aborted && !run.timedOut) throw new Error('The command was cancelled; its process group was killed.');
   if (run.overLimit) {
     const tail = run.output.trim().slice(-2_000);
@@ -69,8 +71,6 @@ async function terminal(args, ctx) {
       `The command was stopped: ${run.overLimit}; it and everything it started were killed. The operator sets the terminal's limits with resources on its config entry.${tail ? ` Its last output:\n${tail}` : ''}`,
     );
   }
-
-  refuseProtectedChanges(ctx, cwd, run, refuseCreated(before, findProtected(watched, ctx.roots?.protect)));
 
   /** @type {string[]} */
   const notes = [];
@@ -136,14 +136,16 @@ function refuseProtectedChanges(ctx, cwd, run, changes) {
       ? `${said} The command created it; toolshed moved it aside to ${shown(c.movedTo)}, which nothing reads.`
       : `${said} The command created it and toolshed could not move it aside; the operator should remove it.`;
   });
+  const paths = changes.map((c) => c.path);
   for (const [target, entry] of readOnlyRefusals(ctx, cwd, run.output)) {
-    if (changes.some((c) => c.path === target)) continue;
+    if (paths.includes(target)) continue;
+    paths.push(target);
     lines.push(`${protectedMessage(shown(target), entry, target)} The sandbox holds it read-only, so the command's write failed.`);
   }
   if (!lines.length) return;
   const tail = run.output.trim().slice(-2_000);
   const error = new Error(`${lines.join('\n')}\nThe command exited with ${run.exitCode}.${tail ? ` Its last output:\n${tail}` : ''}`);
-  throw Object.assign(error, { code: 'PERMISSION_DENIED', data: { paths: [...changes.map((c) => c.path)] } });
+  throw Object.assign(error, { code: 'PERMISSION_DENIED', data: { paths } });
 }
 
 /** The `terminal` tool: runs one shell command and reports its output and exit status. */
