@@ -154,7 +154,10 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
 function protectionLines(report: HostReport, s: Style): string[] {
   const { writable, protected: list, notInForce } = report.protection;
   if (!writable.length) return [];
-  const names = list.filter((e) => e.kind === 'name').map((e) => e.value);
+  const named = list.filter((e) => e.kind === 'name');
+  // `.git/hooks` and `.git/config` are part of `.git`, shown once with what stays writable in it.
+  const partial = named.filter((e) => e.except?.length).map((e) => e.value);
+  const names = named.filter((e) => !partial.some((p) => e.value.startsWith(`${p}/`))).map((e) => (e.except?.length ? `${e.value} (but what git add, commit and branch write)` : e.value));
   const configNames = names.filter((n) => n.startsWith('.toolshedrc') || n.startsWith('toolshed.config.'));
   const shownNames = [...(configNames.length ? ['config file names (.toolshedrc*, toolshed.config.*)'] : []), ...names.filter((n) => !configNames.includes(n))];
   const paths = list.filter((e) => e.kind === 'path');
