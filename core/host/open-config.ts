@@ -9,6 +9,7 @@ import { resolveEmbedder, stripUndefined, validateConfigObject } from '../config
 import { loadHookModules } from '../call/hook-modules.js';
 import type { Embedder, ResolvedConfig } from '../config/config.js';
 import type { Clock } from '../expose/check-cache.js';
+import { systemClock } from '../expose/clock.js';
 import type { ToolHooks } from '../call/hooks.js';
 import type { ToolHostOptions } from './tool-host.js';
 import type { CredentialProvider } from '../call/public-types.js';
@@ -52,7 +53,7 @@ export async function openConfig(options: ToolHostOptions): Promise<HostSettings
   return {
     config,
     env: options.env ?? process.env,
-    clock: options.clock ?? { now: () => Date.now() },
+    clock: options.clock ?? systemClock,
     hooks: await loadHookModules(config),
     notice,
     ...(options.credentials ? { credentials: options.credentials } : {}),

@@ -207,6 +207,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
   const surface: ToolHost = {
     config,
     state: shared.state,
+    clock: shared.pipelineDeps.clock,
     async definitions<F extends DefinitionFormat = 'openai'>(options: DefinitionsOptions<F> = {}): Promise<ToolsByFormat[F][]> {
       const format = (options.format ?? 'openai') as F;
       const strict = options.strict ?? false;

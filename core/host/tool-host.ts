@@ -26,7 +26,10 @@ export interface ToolHostOptions {
   config?: ToolshedConfig | string;
   /** the environment checks see and grants come from (default process.env) */
   env?: Record<string, string | undefined>;
-  /** injectable time source for check TTLs (default Date.now) */
+  /**
+   * the time everything that waits or expires reads: check TTLs, breakers, quotas, sessions,
+   * approval timeouts, tasks, debounces, reconnects (default Date.now and the real timers)
+   */
   clock?: Clock;
   /** extra definitions steps, run before the built-in ones (execute_code's schema rebuild is one) */
   rewriters?: SchemaRewriter[];
@@ -165,6 +168,8 @@ export interface ToolHost {
   readonly config: ResolvedConfig;
   /** where session state lives (config `state`, or the `stateStore` option); a view shares its host's */
   readonly state: StateStore;
+  /** the host's clock (the `clock` option, else the real one); a view shares its host's */
+  readonly clock: Clock;
   /** a host: stops every pool, child process and port. A view: stops following its host (the host stays open). */
   close(): Promise<void>;
 }

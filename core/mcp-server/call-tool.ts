@@ -73,7 +73,7 @@ export async function callTool(host: ToolHost, params: CallToolParams, ctx: Serv
     const forwarded = await place.shared.forward(token, owner, ctx.mcpReq.inputResponses, ctx.mcpReq.signal);
     if (forwarded) return forwarded;
   }
-  const call = resumed ?? new HeldCall(owner);
+  const call = resumed ?? new HeldCall(owner, place.rounds.clock);
   const relay = call.relay;
   relay.attach(ctx, params._meta?.progressToken);
   if (!resumed) {

@@ -17,6 +17,8 @@ import type { Server } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { closeSession, type McpSession } from './server.js';
 import type { CallerIdentity } from '../../boundary/identity.js';
+import { systemClock, timers, type Timers } from '../expose/clock.js';
+import type { Clock } from '../expose/public-types.js';
 
 /** One MCP session: its SDK server and transport, its held calls, its client, and when it was last used. */
 interface Session {
@@ -70,7 +72,8 @@ export class SessionTable {
   private readonly opening = new Map<string, number>();
   /** likewise, by owner */
   private readonly openingFor = new Map<string, number>();
-  private timer: NodeJS.Timeout | undefined;
+  private stopSweeping: (() => void) | undefined;
+  private readonly timers: Timers;
   /** sessions closed to make room for another so far */
   evicted = 0;
 
@@ -78,8 +81,14 @@ export class SessionTable {
     private readonly idleMs: number,
     private readonly maxSessions: number,
     private readonly maxPerClient: number = maxSessions,
-    private readonly now: () => number = () => Date.now(),
-  ) {}
+    clock: Clock = systemClock,
+  ) {
+    this.timers = timers(clock);
+  }
+
+  private now(): number {
+    return this.timers.now();
+  }
 
   get size(): number {
     return this.sessions.size;
@@ -124,7 +133,7 @@ export class SessionTable {
 
   add(id: string, session: Omit<Session, 'active' | 'lastSeen' | 'openedAt'>): void {
     this.sessions.set(id, { ...session, active: 0, openedAt: this.now(), lastSeen: this.now() });
-    this.timer ??= setInterval(() => void this.sweep(), Math.min(60_000, Math.max(50, Math.floor(this.idleMs / 4)))).unref();
+    this.stopSweeping ??= this.timers.every(Math.min(60_000, Math.max(50, Math.floor(this.idleMs / 4))), () => void this.sweep(), { unref: true });
   }
 
   delete(id: string): void {
@@ -205,8 +214,8 @@ export class SessionTable {
   }
 
   private stopTimer(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopSweeping?.();
+    this.stopSweeping = undefined;
   }
 }
 

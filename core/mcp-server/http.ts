@@ -221,7 +221,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       const identity = callerOf(ctx);
       return identity ? views.of(identity) : host;
     });
-  const sessions = new SessionTable(options.sessionIdleMs ?? serve.sessionIdleMs, options.maxSessions ?? serve.maxSessions, options.maxSessionsPerClient ?? serve.maxSessionsPerClient);
+  const sessions = new SessionTable(options.sessionIdleMs ?? serve.sessionIdleMs, options.maxSessions ?? serve.maxSessions, options.maxSessionsPerClient ?? serve.maxSessionsPerClient, host.clock);
   // Loaded only when on: prom-client stays out of a server that does not serve metrics.
   const ops: OpsEndpoints | undefined =
     (options.ops ?? serve.ops ?? isLoopback(options.host)) ? (await import('./ops.js')).opsEndpoints(host, { sessions: () => sessions.size, evicted: () => sessions.evicted }) : undefined;
@@ -233,7 +233,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
 
   // Requests with no session of their own (2026-07-28, --stateless): a server each, their held calls kept
   // here and recorded in the state store, so a retry on another replica of a fleet reaches them.
-  const perRequest = requestScopedSession('per-request');
+  const perRequest = requestScopedSession('per-request', host.clock);
   const shared = new SharedRounds(perRequest.rounds, host.state, perRequest.rounds.idleMs, onError);
   await shared.start();
   // A 2025-era client of a stateless server: what its initialize declared, kept in the store.
@@ -285,7 +285,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     const owner = ownerKey(caller);
     const admission = await sessions.admit(client, { key: owner, max: caller && matchRule(host.config.access, caller)?.rule.quota?.sessions });
     if ('status' in admission) return refuse(req, res, admission.status, admission.message, caller, { 'retry-after': '5' });
-    const session = requestScopedSession('http-session');
+    const session = requestScopedSession('http-session', host.clock);
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => (options.replica === undefined ? randomUUID() : `${options.replica}.${randomUUID()}`),
       onsessioninitialized: (id: string): void => {

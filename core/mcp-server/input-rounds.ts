@@ -19,6 +19,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { inputRequired, type CallToolResult, type InputRequest, type InputRequiredResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
+import { systemClock, timers, type Timers } from '../expose/clock.js';
+import type { Clock } from '../expose/public-types.js';
 
 /** Whether `a` and `b` are the same owner. */
 export function sameOwner(a: Owner, b: Owner): boolean {
@@ -91,11 +93,16 @@ export class HeldCall {
   private settled = false;
   result!: Promise<CallToolResult>;
   /** when the last round ended: a held call nobody resumes is cancelled */
-  lastSeen = Date.now();
+  lastSeen: number;
   /** whether a round is waiting on this call now (it is not abandoned then) */
   waiting = false;
 
-  constructor(readonly owner: Owner) {}
+  constructor(
+    readonly owner: Owner,
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.lastSeen = clock.now();
+  }
 
   /** aborted when the client cancels or the call is abandoned */
   get signal(): AbortSignal {
@@ -157,7 +164,7 @@ export class HeldCall {
     } finally {
       signal.removeEventListener('abort', onAbort);
       this.waiting = false;
-      this.lastSeen = Date.now();
+      this.lastSeen = this.clock.now();
     }
     if (this.settled) return this.result;
     const inputRequests = Object.fromEntries(this.questions.map((question) => [question.key, question.request]));
@@ -178,10 +185,19 @@ export class HeldCall {
 /** The held calls of one session (or of a whole HTTP endpoint, told apart by owner). */
 export class InputRounds {
   private readonly held = new Map<string, HeldCall>();
-  private timer: NodeJS.Timeout | undefined;
+  private stopSweeping: (() => void) | undefined;
+  private readonly timers: Timers;
 
-  /** @param idleMs a held call with no round for this long is cancelled (default one hour, past any approval timeout) */
-  constructor(readonly idleMs = 60 * 60 * 1000) {}
+  /**
+   * @param idleMs a held call with no round for this long is cancelled (default one hour, past any approval timeout)
+   * @param clock what idleness is measured by, and the sweep's timer (default the real one)
+   */
+  constructor(
+    readonly idleMs = 60 * 60 * 1000,
+    readonly clock: Clock = systemClock,
+  ) {
+    this.timers = timers(clock);
+  }
 
   /** The call `token` names, if `owner` started it and it is still held. */
   resume(token: unknown, owner: Owner): HeldCall | undefined {
@@ -194,7 +210,7 @@ export class InputRounds {
   /** Keeps `call` until its result is handed out. */
   hold(call: HeldCall): void {
     this.held.set(call.token, call);
-    this.timer ??= setInterval(() => this.sweep(), Math.min(60_000, this.idleMs)).unref();
+    this.stopSweeping ??= this.timers.every(Math.min(60_000, this.idleMs), () => this.sweep(), { unref: true });
   }
 
   /** Forgets `call` (its result was handed out). */
@@ -216,7 +232,7 @@ export class InputRounds {
   }
 
   private sweep(): void {
-    const cutoff = Date.now() - this.idleMs;
+    const cutoff = this.clock.now() - this.idleMs;
     for (const [token, call] of this.held) {
       if (call.waiting || call.lastSeen > cutoff) continue;
       call.cancel();
@@ -226,7 +242,7 @@ export class InputRounds {
   }
 
   private stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopSweeping?.();
+    this.stopSweeping = undefined;
   }
 }

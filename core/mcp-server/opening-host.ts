@@ -8,6 +8,8 @@
 import { HostEmitter, type HostEvents } from '../host/events.js';
 import { delegatingInspector, registerInspector } from '../host/inspector.js';
 import type { ToolHost } from '../host/tool-host.js';
+import { systemClock } from '../expose/clock.js';
+import type { Clock } from '../expose/public-types.js';
 
 const FORWARDED = ['change', 'warning', 'log', 'loaded', 'definition-changed'] as const;
 
@@ -16,8 +18,8 @@ export interface OpeningHost extends ToolHost {
   readonly ready: Promise<ToolHost>;
 }
 
-/** Wraps `opening`: async methods wait for it, synchronous ones need it open. */
-export function openingHost(opening: Promise<ToolHost>): OpeningHost {
+/** Wraps `opening`: async methods wait for it, synchronous ones need it open; `clock` is the host's until it is open. */
+export function openingHost(opening: Promise<ToolHost>, clock: Clock = systemClock): OpeningHost {
   const emitter = new HostEmitter();
   let inner: ToolHost | undefined;
   const ready = opening.then((host) => {
@@ -38,6 +40,9 @@ export function openingHost(opening: Promise<ToolHost>): OpeningHost {
     },
     get state() {
       return open().state;
+    },
+    get clock() {
+      return inner?.clock ?? clock;
     },
     definitions: async (options) => (await ready).definitions(options),
     dispatch: async (name, args, options) => (await ready).dispatch(name, args, options),

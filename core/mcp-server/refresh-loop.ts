@@ -5,6 +5,7 @@
  * per check TTL, which runs only the checks whose cached verdict expired and
  * lets the host emit 'change' (and so list_changed) when the exposed set moved.
  */
+import { timers } from '../expose/clock.js';
 import type { ToolHost } from '../host/host.js';
 
 /** The shortest and longest pause between two evaluations. */
@@ -15,17 +16,19 @@ const MAX_INTERVAL_MS = 60_000;
 export function startRefreshLoop(host: ToolHost, onError: (error: unknown) => void = () => {}): () => void {
   const interval = Math.min(MAX_INTERVAL_MS, Math.max(MIN_INTERVAL_MS, host.config.checks.ttlMs));
   let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    host
-      .refresh()
-      .catch(onError)
-      .finally(() => {
-        running = false;
-      });
-  }, interval);
   // The loop alone must not keep the process alive after the transport closed.
-  timer.unref();
-  return () => clearInterval(timer);
+  return timers(host.clock).every(
+    interval,
+    () => {
+      if (running) return;
+      running = true;
+      host
+        .refresh()
+        .catch(onError)
+        .finally(() => {
+          running = false;
+        });
+    },
+    { unref: true },
+  );
 }

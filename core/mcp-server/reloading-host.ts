@@ -99,6 +99,9 @@ function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
     get state() {
       return current.state;
     },
+    get clock() {
+      return current.clock;
+    },
     definitions: (options) => current.definitions(options),
     dispatch: (name, args, options) => tracked((host) => host.dispatch(name, args, options)),
     call: (name, args, options) => tracked((host) => host.call(name, args, options)),

@@ -21,6 +21,7 @@ import type { StatelessClients } from './stateless-clients.js';
 import { traceServer, type NetworkTransport } from './tracing.js';
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import type { ToolHost } from '../host/host.js';
+import type { Clock } from '../expose/public-types.js';
 import type { HostEvents } from '../host/events.js';
 
 /** The toolshed session one MCP connection (or one stateless request) works in. */
@@ -38,8 +39,8 @@ export interface McpSession {
 }
 
 /** A fresh session with its own id, for a connection that lasts (stdio). */
-export function newSession(): McpSession {
-  return { id: `mcp-${randomUUID()}`, rounds: new InputRounds(), tasks: new TaskScope() };
+export function newSession(clock?: Clock): McpSession {
+  return { id: `mcp-${randomUUID()}`, rounds: new InputRounds(undefined, clock), tasks: new TaskScope({ clock }) };
 }
 
 /** Ends a session: its held calls and its tasks are cancelled. */
@@ -49,8 +50,8 @@ export function closeSession(session: McpSession): void {
 }
 
 /** A session whose id is read from each request (HTTP): a 2025-era HTTP session's own (with tasks), or per request (without). */
-export function requestScopedSession(kind: 'http-session' | 'per-request'): McpSession {
-  return kind === 'http-session' ? { rounds: new InputRounds(), tasks: new TaskScope() } : { rounds: new InputRounds() };
+export function requestScopedSession(kind: 'http-session' | 'per-request', clock?: Clock): McpSession {
+  return kind === 'http-session' ? { rounds: new InputRounds(undefined, clock), tasks: new TaskScope({ clock }) } : { rounds: new InputRounds(undefined, clock) };
 }
 
 /** The server's options. */
@@ -80,7 +81,7 @@ interface McpServerOptions {
  * serveStdio(() => createMcpServer(host));
  */
 export function createMcpServer(host: ToolHost, options: McpServerOptions = {}): Server {
-  const session = options.session ?? newSession();
+  const session = options.session ?? newSession(host.clock);
   const hostFor = options.hostFor ?? (() => host);
   const server = new TaskServer(
     { name: 'toolshed', version: TOOLSHED_VERSION },

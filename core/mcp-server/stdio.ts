@@ -61,7 +61,7 @@ function oversizedMessage(message: OversizedMessage, limit: number): string {
  */
 export async function serveStdio(host: ToolHost, onError: (error: unknown) => void = () => {}, onInitialized?: (server: Server) => void): Promise<StdioEndpoint> {
   const guard = guardStdout();
-  const session = newSession();
+  const session = newSession(host.clock);
   // A host still opening (fast start) has no config yet: the default limit holds until it has.
   const ready = whenOpen(host);
   // (serve.maxMessageBytes' default is the SDK's stdio buffer size too.)

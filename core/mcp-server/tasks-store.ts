@@ -6,6 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { TaskStatusV1, TaskV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { timers, type TimerHandle, type Timers } from '../expose/clock.js';
+import type { Clock } from '../expose/public-types.js';
 
 /** Limits of one session's tasks; every field has a default. */
 export interface TaskScopeOptions {
@@ -19,6 +21,8 @@ export interface TaskScopeOptions {
   pollIntervalMs?: number;
   /** tasks per `tasks/list` page; default 50 */
   pageSize?: number;
+  /** the clock ttls are kept by (default the real one) */
+  clock?: Clock;
 }
 
 /** What a task's work is handed: its signal (cancel, ttl, session close) and what it may report. */
@@ -45,7 +49,7 @@ interface Entry {
   /** resolves when the task reaches a terminal status (or is dropped) */
   settled: Promise<void>;
   settle(): void;
-  expiry: NodeJS.Timeout;
+  expiry: TimerHandle;
   onStatus: TaskStatusListener;
   /** nested awaitInput calls in flight */
   waitingForInput: number;
@@ -74,6 +78,7 @@ export class TaskScope {
   readonly #maxTtlMs: number;
   readonly #pollIntervalMs: number;
   readonly #pageSize: number;
+  readonly #timers: Timers;
   #seq = 0;
   #closed = false;
 
@@ -83,6 +88,7 @@ export class TaskScope {
     this.#defaultTtlMs = Math.min(options.defaultTtlMs ?? 600_000, this.#maxTtlMs);
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.#pageSize = options.pageSize ?? 50;
+    this.#timers = timers(options.clock);
   }
 
   /** Tasks held now (working or finished, not yet expired). */
@@ -99,7 +105,7 @@ export class TaskScope {
     if (this.#closed) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'This session is closed: it starts no tasks');
     this.#makeRoom();
     const taskId = randomUUID();
-    const now = new Date().toISOString();
+    const now = new Date(this.#timers.now()).toISOString();
     const ttl = this.#ttl(requestedTtlMs);
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => {
@@ -112,7 +118,7 @@ export class TaskScope {
       settled,
       settle,
       // Kept for ttl from creation (the spec's reading of ttl); a timer never holds the process open.
-      expiry: setTimeout(() => this.#expire(entry), ttl).unref(),
+      expiry: this.#timers.after(ttl, () => this.#expire(entry), { unref: true }),
       onStatus,
       waitingForInput: 0,
     };
@@ -248,13 +254,13 @@ export class TaskScope {
   }
 
   #drop(entry: Entry): void {
-    clearTimeout(entry.expiry);
+    this.#timers.cancel(entry.expiry);
     this.#entries.delete(entry.task.taskId);
     entry.settle();
   }
 
   #setStatus(entry: Entry, status: TaskStatusV1, message?: string): void {
-    const task: TaskV1 = { ...entry.task, status, lastUpdatedAt: new Date().toISOString() };
+    const task: TaskV1 = { ...entry.task, status, lastUpdatedAt: new Date(this.#timers.now()).toISOString() };
     if (message === undefined) delete task.statusMessage;
     else task.statusMessage = message;
     entry.task = task;

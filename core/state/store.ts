@@ -12,13 +12,10 @@
  */
 import { EventEmitter } from 'node:events';
 import type { StateStore } from './store-contract.js';
+import { systemClock, timers } from '../expose/clock.js';
+import type { Clock } from '../expose/public-types.js';
 
 export type { StateStore } from './store-contract.js';
-
-/** A clock (tests move a memory store's by hand). */
-interface Clock {
-  now(): number;
-}
 
 /** How to open a store (config `state`). */
 interface StateStoreOptions {
@@ -56,12 +53,12 @@ export class MemoryStore implements StateStore {
   readonly errors = 0;
   private readonly entries = new Map<string, Entry>();
   private readonly channels = new EventEmitter();
-  private sweeper: NodeJS.Timeout | undefined;
+  private stopSweeping: (() => void) | undefined;
 
-  constructor(private readonly clock: Clock = { now: () => Date.now() }) {
+  constructor(private readonly clock: Clock = systemClock) {
     this.channels.setMaxListeners(0);
     // Expired entries are dropped when read, and swept once a minute so unread ones go too.
-    this.sweeper = setInterval(() => this.sweep(), 60_000).unref();
+    this.stopSweeping = timers(clock).every(60_000, () => this.sweep(), { unref: true });
   }
 
   private live(key: string): Entry | undefined {
@@ -145,8 +142,8 @@ export class MemoryStore implements StateStore {
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {
-    clearInterval(this.sweeper);
-    this.sweeper = undefined;
+    this.stopSweeping?.();
+    this.stopSweeping = undefined;
     this.entries.clear();
     this.channels.removeAllListeners();
   }

@@ -1,0 +1,59 @@
+/**
+ * The one clock everything that waits or expires reads: the host option `clock` (tests advance
+ * it), else the real one. `timers(clock)` gives a clock's timers, the global ones where it has
+ * none; `unref` keeps a real timer from holding the process open (a test clock's timers hold
+ * nothing). Intervals are chains of timeouts, so a test clock fires them as it advances.
+ */
+import type { Clock } from './public-types.js';
+
+/** A timer's handle, opaque: pass it back to `cancel`. */
+export type TimerHandle = unknown;
+
+export interface Timers {
+  now(): number;
+  /** runs `fn` once after `ms`; `unref`: a real timer does not keep the process alive */
+  after(ms: number, fn: () => void, options?: { unref?: boolean }): TimerHandle;
+  /** runs `fn` every `ms` until the returned stop function is called */
+  every(ms: number, fn: () => void, options?: { unref?: boolean }): () => void;
+  /** cancels a handle from `after` (undefined is ignored) */
+  cancel(handle: TimerHandle | undefined): void;
+}
+
+/** The real clock: Date.now and the global timers. */
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** The timers of `clock` (default the real clock); the global timers where it has none. */
+export function timers(clock: Clock = systemClock): Timers {
+  const set = clock.setTimeout?.bind(clock);
+  const clear = clock.clearTimeout?.bind(clock);
+  const after = (ms: number, fn: () => void, options?: { unref?: boolean }): TimerHandle => {
+    if (set) return set(fn, ms);
+    const timer = setTimeout(fn, ms);
+    if (options?.unref) timer.unref();
+    return timer;
+  };
+  const cancel = (handle: TimerHandle | undefined): void => {
+    if (handle === undefined) return;
+    if (clear) clear(handle);
+    else clearTimeout(handle as ReturnType<typeof setTimeout>);
+  };
+  return {
+    now: () => clock.now(),
+    after,
+    cancel,
+    every(ms, fn, options) {
+      let stopped = false;
+      let handle: TimerHandle;
+      const tick = (): void => {
+        if (stopped) return;
+        handle = after(ms, tick, options);
+        fn();
+      };
+      handle = after(ms, tick, options);
+      return () => {
+        stopped = true;
+        cancel(handle);
+      };
+    },
+  };
+}
