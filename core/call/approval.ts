@@ -20,6 +20,8 @@ import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { ToolAnnotations } from '../../boundary/plugin-api.js';
 import type { ToolRecord } from '../load/types.js';
+import { timers, type TimerHandle } from '../expose/clock.js';
+import type { Clock } from '../expose/public-types.js';
 
 /** Whether MCP's defaults make a tool with these annotations destructive: not read-only, and not declared non-destructive. */
 function isDestructive(annotations: ToolAnnotations): boolean {
@@ -107,7 +109,7 @@ function firstAnswer(approvers: readonly Approver[], request: Omit<ApprovalReque
  * Waits for `approvers`' answer on `call` (the first real one wins). Resolves to undefined when
  * the call may run, or to the outcome that refuses it.
  */
-export async function awaitApproval(call: ToolCall, reason: ApprovalReason, approvers: readonly Approver[], timeoutMs: number, signal?: AbortSignal): Promise<CallOutcome | undefined> {
+export async function awaitApproval(call: ToolCall, reason: ApprovalReason, approvers: readonly Approver[], timeoutMs: number, signal?: AbortSignal, clock?: Clock): Promise<CallOutcome | undefined> {
   if (!approvers.length) {
     return failure(
       'APPROVAL_DENIED',
@@ -117,15 +119,16 @@ export async function awaitApproval(call: ToolCall, reason: ApprovalReason, appr
   if (signal?.aborted) return failure('TOOL_CANCELLED', `${call.tool} was cancelled by the caller while waiting for approval`);
   const controller = new AbortController();
   const timedOut = Symbol('timeout');
-  let timer: NodeJS.Timeout | undefined;
+  const t = timers(clock);
+  let timer: TimerHandle | undefined;
   const onCancel = () => controller.abort({ by: 'cancelled' } satisfies ApprovalSettled);
   signal?.addEventListener('abort', onCancel, { once: true });
   try {
     const deadline = new Promise<typeof timedOut>((resolve) => {
-      timer = setTimeout(() => {
+      timer = t.after(timeoutMs, () => {
         resolve(timedOut);
         controller.abort({ by: 'timeout' } satisfies ApprovalSettled);
-      }, timeoutMs);
+      });
     });
     const cancelled = new Promise<'cancelled'>((resolve) => controller.signal.addEventListener('abort', () => resolve('cancelled'), { once: true }));
     const answer = firstAnswer(approvers, { ...call, reason, timeoutMs }, controller);
@@ -138,7 +141,7 @@ export async function awaitApproval(call: ToolCall, reason: ApprovalReason, appr
     const why = decision.reason ? `: ${decision.reason}` : '';
     return failure('APPROVAL_DENIED', `${call.tool} was not approved${why}; it did not run`);
   } finally {
-    clearTimeout(timer);
+    t.cancel(timer);
     signal?.removeEventListener('abort', onCancel);
   }
 }

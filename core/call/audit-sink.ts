@@ -10,6 +10,8 @@ import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { ConfigError } from '../../boundary/errors.js';
 import type { AuditReport } from './public-types.js';
+import { systemClock, timers, type TimerHandle, type Timers } from '../expose/clock.js';
+import type { Clock } from '../expose/public-types.js';
 
 /**
  * Past this many bytes queued and not yet written, a line is dropped (and counted) instead of
@@ -29,7 +31,8 @@ export class AuditSink {
   /** lines gathered for the next write, and their size with newlines */
   private gathered: string[] = [];
   private gatheredBytes = 0;
-  private gathering: NodeJS.Timeout | undefined;
+  private gathering: TimerHandle | undefined;
+  private readonly timers: Timers;
   /** why lines are dropped: the stream's error; once set, nothing more is written */
   private failure: string | undefined;
   private warned = false;
@@ -43,16 +46,18 @@ export class AuditSink {
     /** the file's stream is the sink's own to end; stdout and stderr are the process's */
     private readonly owned: boolean,
     private readonly warn: (message: string) => void,
+    clock: Clock,
   ) {
+    this.timers = timers(clock);
     if (owned) stream.on('error', (error) => this.fail(error.message));
   }
 
   /** Opens `to` ('stdout', 'stderr' or an absolute file); a file that cannot be opened for appending is CONFIG_INVALID. */
-  static async open(to: string, warn: (message: string) => void): Promise<AuditSink> {
-    if (to === 'stdout' || to === 'stderr') return new AuditSink(to, process[to], false, warn);
+  static async open(to: string, warn: (message: string) => void, clock: Clock = systemClock): Promise<AuditSink> {
+    if (to === 'stdout' || to === 'stderr') return new AuditSink(to, process[to], false, warn, clock);
     try {
       const handle = await open(to, 'a', 0o600);
-      return new AuditSink(to, handle.createWriteStream(), true, warn);
+      return new AuditSink(to, handle.createWriteStream(), true, warn, clock);
     } catch (error) {
       throw new ConfigError(
         `audit.to ${to} cannot be opened for appending: ${(error as Error).message}`,
@@ -69,12 +74,12 @@ export class AuditSink {
     if (this.stream.writableLength + this.gatheredBytes > MAX_QUEUED_BYTES) return this.drop(`more than ${MAX_QUEUED_BYTES} bytes of lines wait to be written`);
     this.gathered.push(line);
     this.gatheredBytes += line.length + 1;
-    this.gathering ??= setTimeout(() => this.flush(), GATHER_MS);
+    this.gathering ??= this.timers.after(GATHER_MS, () => this.flush());
   }
 
   /** Hands the gathered lines to the stream in one write. */
   private flush(): void {
-    clearTimeout(this.gathering);
+    this.timers.cancel(this.gathering);
     this.gathering = undefined;
     const lines = this.gathered;
     if (!lines.length) return;

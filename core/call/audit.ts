@@ -18,6 +18,7 @@ import type { ToolErrorCode } from '../../boundary/errors.js';
 import type { Tier } from '../../boundary/tier.js';
 import type { AuditConfig } from '../config/public-types.js';
 import type { AuditReport, RequestRefusal } from './public-types.js';
+import type { Clock } from '../expose/public-types.js';
 
 /** A tool name longer than this (only an unknown tool's can be) is cut in its line. */
 const MAX_TOOL_CHARS = 256;
@@ -60,8 +61,8 @@ export class AuditLog {
   ) {}
 
   /** Opens the sink `config.to` names (CONFIG_INVALID when a file cannot be opened); `warn` hears of a failing sink once. */
-  static async open(config: Required<AuditConfig>, warn: (message: string) => void): Promise<AuditLog> {
-    return new AuditLog(await AuditSink.open(config.to, warn), config.arguments);
+  static async open(config: Required<AuditConfig>, warn: (message: string) => void, clock?: Clock): Promise<AuditLog> {
+    return new AuditLog(await AuditSink.open(config.to, warn, clock), config.arguments);
   }
 
   /**

@@ -30,6 +30,7 @@ import type { ResolvedConfig } from '../config/config.js';
 import type { SandboxToolset } from '../../boundary/plugin-api.js';
 import type { ToolRecord } from '../load/types.js';
 import type { CallerIdentity, CredentialProvider, DispatchOptions, Identity } from './public-types.js';
+import type { Clock } from '../expose/public-types.js';
 import { callSecrets } from './credentials.js';
 import type { StateStore } from '../state/store-contract.js';
 import { sessionHook, StateScope } from './plugin-state.js';
@@ -61,6 +62,8 @@ export interface DispatchDeps {
     approver(): Approver | undefined;
     /** approvers added to the host (the console), asked beside the call's own */
     added(): Iterable<Approver>;
+    /** what the approval timeout is waited for by (default the real clock) */
+    clock?: Clock;
   };
   /** the host's own tool of this name, when that exposure offers one */
   hostTool?(name: string, exposure: Exposure): HostTool | undefined;
@@ -223,7 +226,7 @@ async function admittedCall(deps: DispatchDeps, name: string, rawArgs: unknown, 
     : async (finalArgs: unknown) => {
         const own = options.onApproval ?? deps.approval!.approver();
         const approvers = own ? [own, ...deps.approval!.added()] : [...deps.approval!.added()];
-        const refused = await awaitApproval({ ...call, args: finalArgs }, approval, approvers, deps.approval!.policy.timeoutMs, options.signal);
+        const refused = await awaitApproval({ ...call, args: finalArgs }, approval, approvers, deps.approval!.policy.timeoutMs, options.signal, deps.approval!.clock);
         return refused ?? runTool(deps, record, finalArgs, options, context, limitsOfCall);
       };
   if (!hooks?.length) return run(args);

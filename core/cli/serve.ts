@@ -171,7 +171,7 @@ function watch(host: ReloadingHost, workspace: boolean, { splitWatched, watchedP
     const split = splitWatched(watchedPaths(host.config), host.explain().protection.writable);
     const paths = workspace ? [...split.outside, ...split.writable] : split.outside;
     skipped = workspace ? [] : split.writable;
-    stop = watchPaths(paths, reload, onError);
+    stop = watchPaths(paths, reload, onError, host.clock);
     return paths;
   };
   const reload = () => {

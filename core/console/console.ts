@@ -135,7 +135,7 @@ export function consoleHandler(options: ConsoleOptions): Console {
   const { host } = options;
   const inspector = inspectorOf(host);
   const allowed = new Set(options.allowedOrigins ?? []);
-  const streams = new EventStreams();
+  const streams = new EventStreams(host.clock);
   const calls = new CallLog();
   const approvals = new PendingApprovals({
     held: (approval) => streams.send('approval', approval),

@@ -11,6 +11,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { secure } from './replies.js';
+import { systemClock, timers, type TimerHandle, type Timers } from '../expose/clock.js';
+import type { Clock } from '../expose/public-types.js';
 
 /** How often an idle stream gets a comment line. */
 const PING_MS = 15_000;
@@ -38,8 +40,14 @@ interface Stream {
 /** The open event streams. */
 export class EventStreams {
   private readonly streams = new Set<Stream>();
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: NodeJS.Timeout | undefined;
+  private stopPinging: (() => void) | undefined;
+  private flushing: TimerHandle | undefined;
+  private readonly timers: Timers;
+
+  /** @param clock the pings' and the flushes' timers (default the real ones) */
+  constructor(clock: Clock = systemClock) {
+    this.timers = timers(clock);
+  }
 
   get size(): number {
     return this.streams.size;
@@ -56,9 +64,13 @@ export class EventStreams {
       if (this.streams.size === 0) this.stopTimer();
     });
     this.write(stream, `event: hello\ndata: ${JSON.stringify(hello)}\n\n`);
-    this.timer ??= setInterval(() => {
-      for (const open of this.streams) this.write(open, ': ping\n\n');
-    }, PING_MS).unref();
+    this.stopPinging ??= this.timers.every(
+      PING_MS,
+      () => {
+        for (const open of this.streams) this.write(open, ': ping\n\n');
+      },
+      { unref: true },
+    );
   }
 
   /** Sends `event` to every stream, its data as one line of JSON (JSON escapes every newline). */
@@ -73,7 +85,7 @@ export class EventStreams {
   /** Ends every stream, after what is waiting for it. */
   close(): void {
     this.stopTimer();
-    clearTimeout(this.flushing);
+    this.timers.cancel(this.flushing);
     this.flushing = undefined;
     for (const stream of this.streams) {
       this.flush(stream);
@@ -83,17 +95,17 @@ export class EventStreams {
   }
 
   private stopTimer(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopPinging?.();
+    this.stopPinging = undefined;
   }
 
   /** Queues `text` for `stream`'s next write. */
   private write(stream: Stream, text: string): void {
     stream.pending.push(text);
-    this.flushing ??= setTimeout(() => {
+    this.flushing ??= this.timers.after(FLUSH_MS, () => {
       this.flushing = undefined;
       for (const open of [...this.streams]) this.flush(open);
-    }, FLUSH_MS);
+    });
   }
 
   /** Writes what waits for `stream`, or cuts the stream off when its client has left too much unread. */

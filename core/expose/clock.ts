@@ -57,3 +57,22 @@ export function timers(clock: Clock = systemClock): Timers {
     },
   };
 }
+
+/** `fn` run once `ms` after the last of a burst of `trigger()` calls (a debounce); `cancel` drops a pending run. */
+export function debounced(clock: Clock, ms: number, fn: () => void): { trigger(): void; cancel(): void } {
+  const t = timers(clock);
+  let pending: TimerHandle | undefined;
+  return {
+    trigger() {
+      t.cancel(pending);
+      pending = t.after(ms, () => {
+        pending = undefined;
+        fn();
+      });
+    },
+    cancel() {
+      t.cancel(pending);
+      pending = undefined;
+    },
+  };
+}

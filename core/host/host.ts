@@ -49,7 +49,7 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const teardown = new Teardown();
   try {
     // Opened first, so it closes last: the lines of calls the teardown ends are written too.
-    const audit = settings.config.audit ? teardown.add(await AuditLog.open(settings.config.audit, (message) => events.emit('warning', message))) : undefined;
+    const audit = settings.config.audit ? teardown.add(await AuditLog.open(settings.config.audit, (message) => events.emit('warning', message), settings.clock)) : undefined;
     // A store the embedder passed is its own to close; one the config names is the host's.
     // A store the replicas of a fleet share carries only messages signed with the fleet's key.
     const state = fleetStore(options.stateStore ?? teardown.add(await openStateStore({ ...settings.config.state, clock: settings.clock })), settings.env, settings.clock, (message) => events.emit('warning', message));

@@ -180,7 +180,7 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     ...(shared.credentials ? { credentials: shared.credentials } : {}),
     monitor: shared.monitor,
   };
-  if (scope.approval.active) deps.approval = { policy: scope.approval, approver: () => scope.approver(), added: () => shared.approvers };
+  if (scope.approval.active) deps.approval = { policy: scope.approval, approver: () => scope.approver(), added: () => shared.approvers, clock: shared.pipelineDeps.clock };
   const { identity, quota } = scope;
   if (identity && quota) deps.admit = () => shared.quotas.admit(identity, quota);
   if (scope.rule !== undefined) deps.accessRule = scope.rule;

@@ -9,6 +9,8 @@ import { resolvePlugin } from '../load/discovery.js';
 import { insideAny } from '../config/writable-roots.js';
 import { realOrResolved } from '../../boundary/launch/paths.js';
 import type { ResolvedConfig } from '../config/config.js';
+import { debounced, systemClock } from '../expose/clock.js';
+import type { Clock } from '../expose/public-types.js';
 
 /** Quiet time after the last file event before a reload starts. */
 const DEBOUNCE_MS = 200;
@@ -38,13 +40,12 @@ function ignored(file: string | null): boolean {
   return file !== null && /(^|[\\/])(node_modules|\.git)([\\/]|$)/.test(file);
 }
 
-/** Calls `onChange` (debounced) when any of `paths` changes; returns the function that stops watching. */
-export function watchPaths(paths: string[], onChange: () => void, onError: (error: unknown) => void = () => {}): () => void {
-  let timer: NodeJS.Timeout | undefined;
+/** Calls `onChange` (debounced, by `clock`) when any of `paths` changes; returns the function that stops watching. */
+export function watchPaths(paths: string[], onChange: () => void, onError: (error: unknown) => void = () => {}, clock: Clock = systemClock): () => void {
+  const debounce = debounced(clock, DEBOUNCE_MS, onChange);
   const fire = (file: string | null) => {
     if (ignored(file)) return;
-    clearTimeout(timer);
-    timer = setTimeout(onChange, DEBOUNCE_MS);
+    debounce.trigger();
   };
   const watchers: FSWatcher[] = [];
   for (const target of paths) {
@@ -62,7 +63,7 @@ export function watchPaths(paths: string[], onChange: () => void, onError: (erro
     }
   }
   return () => {
-    clearTimeout(timer);
+    debounce.cancel();
     for (const watcher of watchers) watcher.close();
   };
 }
