@@ -44,6 +44,7 @@ export async function startServers(settings: HostSettings, protect: readonly Pro
     config,
     env,
     protect,
+    clock: settings.clock,
     onChange: () => listeners.forEach((listener) => listener()),
     // A server's line has no level of its own yet: 'info', unless its entry carries one.
     onLog: (entry) => signals.log({ level: 'info', ...entry }),

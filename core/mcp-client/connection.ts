@@ -29,6 +29,8 @@ import { clientCapabilities, offered, SERVER_LOG_LEVEL, ServerRequests, type Cli
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import { pinnedFetch } from './pinned-fetch.js';
 import { answers, probeDelay, sessionEnded, transportFailure } from './probe.js';
+import { systemClock, timers, type TimerHandle, type Timers } from '../expose/clock.js';
+import type { Clock } from '../expose/public-types.js';
 import { planStdioLaunch, type LaunchContext, type StdioLaunch } from './launch.js';
 import { killTree, watchResources } from '../../boundary/launch/resource-watch.js';
 import { overLimitMessage, SIGXFSZ_EXIT } from '../../boundary/launch/resources.js';
@@ -125,14 +127,16 @@ export class McpConnection {
   private failures = 0;
   private restarts = 0;
   private connectedAt = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   /** the next probe of a connected HTTP server */
-  private probeTimer: NodeJS.Timeout | undefined;
+  private probeTimer: TimerHandle | undefined;
   /** aborts the probe of an unreachable server's URL when the host closes */
   private readonly closing = new AbortController();
   private listing: Promise<void> | undefined;
   private dirty = false;
-  private relistTimer: NodeJS.Timeout | undefined;
+  private relistTimer: TimerHandle | undefined;
+  /** restarts, probes and re-listings wait on the host's clock */
+  private readonly timers: Timers;
   /** when the oldest list_changed not yet answered by a listing arrived */
   private changedSince: number | undefined;
   /** what the last listing cut or left out, for explain */
@@ -162,12 +166,14 @@ export class McpConnection {
     context: LaunchContext,
     private readonly events: ConnectionEvents,
     private readonly answerers: ClientAnswerers = { roots: [] },
+    clock: Clock = systemClock,
   ) {
+    this.timers = timers(clock);
     this.requests = this.serverRequests();
     this.state = server.notStarted ? 'not started' : 'connecting';
     this.reason = server.notStarted ?? `the MCP server ${server.name} is starting`;
     if (server.stdio) this.launch = planStdioLaunch(server, context);
-    if (server.http?.oauth) this.oauth = serverOAuth(server, context.env);
+    if (server.http?.oauth) this.oauth = serverOAuth(server, context.env, clock);
   }
 
   /** Routing for a client's log messages and requests: to its running calls, else the host's log. */
@@ -279,9 +285,9 @@ export class McpConnection {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.timer);
-    clearTimeout(this.probeTimer);
-    clearTimeout(this.relistTimer);
+    this.timers.cancel(this.timer);
+    this.timers.cancel(this.probeTimer);
+    this.timers.cancel(this.relistTimer);
     this.closing.abort();
     const attempt = this.current;
     this.current = undefined;
@@ -417,7 +423,7 @@ export class McpConnection {
       await this.askForLogs(client);
       await this.relist(attempt);
       if (attempt !== this.current) return;
-      this.connectedAt = Date.now();
+      this.connectedAt = this.timers.now();
       // Start-up chatter does not explain a later exit.
       attempt.recent = '';
       this.setState('connected');
@@ -473,8 +479,8 @@ export class McpConnection {
   /** Lets go of `attempt`: its client closed, its timers stopped, nothing connected. */
   private abandon(attempt: Attempt): void {
     this.current = undefined;
-    clearTimeout(this.relistTimer);
-    clearTimeout(this.probeTimer);
+    this.timers.cancel(this.relistTimer);
+    this.timers.cancel(this.probeTimer);
     this.changedSince = undefined;
     this.connected = undefined;
     attempt.client.close().catch(() => {});
@@ -488,7 +494,7 @@ export class McpConnection {
   private drop(attempt: Attempt, state: ConnectionState, why: string, how: { reinitialize?: boolean } = {}): void {
     this.abandon(attempt);
     if (this.closed) return;
-    if (this.connectedAt && Date.now() - this.connectedAt >= STABLE_MS) this.failures = 0;
+    if (this.connectedAt && this.timers.now() - this.connectedAt >= STABLE_MS) this.failures = 0;
     this.connectedAt = 0;
     const http = this.server.http;
     const outage = http !== undefined && state === 'unreachable' && !how.reinitialize;
@@ -509,9 +515,8 @@ export class McpConnection {
     };
     if (how.reinitialize) return retry();
     if (outage) return this.awaitAnswer(retry);
-    this.timer = setTimeout(retry, delay);
     // A pending restart alone must not keep a finished CLI run alive.
-    this.timer.unref();
+    this.timer = this.timers.after(delay, retry, { unref: true });
   }
 
   /**
@@ -531,43 +536,48 @@ export class McpConnection {
   /** One look at the token file per probe interval; tokens written since the last look start the handshake. */
   private awaitTokens(): void {
     const oauth = this.oauth!;
-    this.timer = setTimeout(() => {
-      if (this.closed) return;
-      let renewed = false;
-      try {
-        renewed = oauth.store.changed() && oauth.store.read().tokens !== undefined;
-      } catch {
-        // An unreadable file stays hidden behind the same reason; the next look tries again.
-      }
-      if (!renewed) return this.awaitTokens();
-      this.restarts++;
-      this.state = 'connecting';
-      this.reason = `the MCP server ${this.server.name} is reconnecting (new tokens were stored)`;
-      void this.connect();
-    }, this.server.http!.probeIntervalMs);
-    this.timer.unref();
+    this.timer = this.timers.after(
+      this.server.http!.probeIntervalMs,
+      () => {
+        if (this.closed) return;
+        let renewed = false;
+        try {
+          renewed = oauth.store.changed() && oauth.store.read().tokens !== undefined;
+        } catch {
+          // An unreadable file stays hidden behind the same reason; the next look tries again.
+        }
+        if (!renewed) return this.awaitTokens();
+        this.restarts++;
+        this.state = 'connecting';
+        this.reason = `the MCP server ${this.server.name} is reconnecting (new tokens were stored)`;
+        void this.connect();
+      },
+      { unref: true },
+    );
   }
 
   /** While an HTTP server is unreachable: one small request to its URL per probe interval; the first answer starts `reconnect`. */
   private awaitAnswer(reconnect: () => void): void {
     const { url, headers, probeIntervalMs } = this.server.http!;
-    this.timer = setTimeout(async () => {
-      const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.server.startTimeoutMs)]);
-      const back = await answers(url, headers, signal);
-      if (this.closed) return;
-      if (back) reconnect();
-      else this.awaitAnswer(reconnect);
-    }, probeDelay(probeIntervalMs));
-    this.timer.unref();
+    this.timer = this.timers.after(
+      probeDelay(probeIntervalMs),
+      async () => {
+        const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.server.startTimeoutMs)]);
+        const back = await answers(url, headers, signal);
+        if (this.closed) return;
+        if (back) reconnect();
+        else this.awaitAnswer(reconnect);
+      },
+      { unref: true },
+    );
   }
 
   /** The next probe of a connected HTTP server, one probe interval (with jitter) from now. */
   private scheduleProbe(attempt: Attempt): void {
     const http = this.server.http;
     if (!http || attempt !== this.current || this.closed) return;
-    clearTimeout(this.probeTimer);
-    this.probeTimer = setTimeout(() => void this.probe(attempt), probeDelay(http.probeIntervalMs));
-    this.probeTimer.unref();
+    this.timers.cancel(this.probeTimer);
+    this.probeTimer = this.timers.after(probeDelay(http.probeIntervalMs), () => void this.probe(attempt), { unref: true });
   }
 
   /**
@@ -576,7 +586,7 @@ export class McpConnection {
    * an answer drops the connection, hiding the tools with the reason.
    */
   private probe(attempt: Attempt): Promise<void> {
-    clearTimeout(this.probeTimer);
+    this.timers.cancel(this.probeTimer);
     attempt.probing ??= (async () => {
       const why = (await this.ping(attempt)) && (await this.ping(attempt));
       if (!why || attempt !== this.current || this.connected !== attempt.client) return;
@@ -615,15 +625,18 @@ export class McpConnection {
    */
   private listChanged(attempt: Attempt): void {
     if (attempt !== this.current || this.closed) return;
-    const now = Date.now();
+    const now = this.timers.now();
     this.changedSince ??= now;
-    clearTimeout(this.relistTimer);
+    this.timers.cancel(this.relistTimer);
     const wait = Math.max(0, Math.min(RELIST_DEBOUNCE_MS, this.changedSince + RELIST_MAX_WAIT_MS - now));
-    this.relistTimer = setTimeout(() => {
-      this.changedSince = undefined;
-      void this.relist(attempt).catch(() => {});
-    }, wait);
-    this.relistTimer.unref();
+    this.relistTimer = this.timers.after(
+      wait,
+      () => {
+        this.changedSince = undefined;
+        void this.relist(attempt).catch(() => {});
+      },
+      { unref: true },
+    );
   }
 
   /** Lists the tools within the listing limits; asked again while listing, it lists once more after. */
@@ -671,9 +684,9 @@ export class McpConnection {
 }
 
 /** The OAuth client of an HTTP server: its tokens in the user's state folder (the user's env, never the host's), its client secret from the host's env. */
-function serverOAuth(server: ResolvedServer, env: Record<string, string | undefined>): ServerOAuth {
+function serverOAuth(server: ResolvedServer, env: Record<string, string | undefined>, clock: Clock): ServerOAuth {
   const { url, oauth } = server.http!;
   const stateDir = userStateDir(process.env);
   const store = new OAuthState(server.name, url.href, stateDir ? oauthFile(stateDir, server.name, url.href) : undefined);
-  return new ServerOAuth({ name: server.name, url, settings: oauth!, env }, store);
+  return new ServerOAuth({ name: server.name, url, settings: oauth!, env, clock }, store);
 }

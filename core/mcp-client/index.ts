@@ -22,6 +22,7 @@ import type { CredentialProvider } from '../../boundary/identity.js';
 import { CallerClients, CallerTokens } from './per-identity.js';
 import { redactUrl, redactUrlsIn } from '../text/redact-url.js';
 import type { ActingForCallers } from './runner.js';
+import type { Clock } from '../expose/public-types.js';
 
 export type { ConnectionReport } from '../runners/connection-report.js';
 
@@ -32,6 +33,8 @@ export interface McpServersOptions {
   env: Record<string, string | undefined>;
   /** the host's protected paths: read-only inside a server's granted write paths */
   protect?: readonly ProtectedPath[];
+  /** what restarts, probes and token expiry wait on (default the real clock) */
+  clock?: Clock;
   /** a server connected, went away or changed its tools: rebuild the registry and re-expose */
   onChange(): void;
   /** a server's stderr line or a connection note, or a log message of its that belongs to no call (with its level and logger) */
@@ -109,6 +112,7 @@ export class McpServers {
         onServerLog: (entry) => this.options.onLog({ plugin: server.pluginName, ...entry, message: redactUrlsIn(entry.message) }),
       },
       this.answerers(),
+      this.options.clock,
     );
     const entry: Entry = { server, connection, tools: [], upstream: new Map(), renamed: {}, warnings: [], generation: 0, plugin: undefined as never };
     const runner = new McpRunner(

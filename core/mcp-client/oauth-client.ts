@@ -25,6 +25,8 @@ import type { McpOAuthSettings } from '../config/config.js';
 import type { ServerAuth } from '../runners/connection-report.js';
 import { oauthFetch } from './oauth-fetch.js';
 import { keptTokens, type OAuthState, type KeptTokens } from './oauth-state.js';
+import { systemClock } from '../expose/clock.js';
+import type { Clock } from '../expose/public-types.js';
 
 /** What the transport hands `onUnauthorized`: the 401 response among it. */
 type UnauthorizedContext = Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0];
@@ -67,6 +69,8 @@ export interface OAuthServer {
   settings: McpOAuthSettings;
   /** the environment the client secret (`settings.clientSecretEnv`) is read from */
   env: Record<string, string | undefined>;
+  /** what token expiry is read against (default the real clock) */
+  clock?: Clock;
 }
 
 /** The OAuth client of one server, backed by its state file. */
@@ -144,7 +148,7 @@ export class ServerOAuth implements OAuthClientProvider {
 
   /** Keeps new tokens, with when the access token expires. */
   saveTokens(tokens: StoredOAuthTokens): void {
-    this.store.update((record) => ({ ...record, tokens: keptTokens(tokens) }));
+    this.store.update((record) => ({ ...record, tokens: keptTokens(tokens, this.now()) }));
   }
 
   /** The login shows the URL; a host cannot, and says the server needs `toolshed auth`. */
@@ -236,7 +240,7 @@ export class ServerOAuth implements OAuthClientProvider {
     if (!tokens && this.revoked) throw new NeedsAuthorization(this.revoked);
     if (!tokens) return undefined;
     this.revoked = undefined;
-    if (expired(tokens) && tokens.refresh_token) await this.refresh();
+    if (expired(tokens, this.now()) && tokens.refresh_token) await this.refresh();
     return this.store.read().tokens?.access_token;
   }
 
@@ -249,6 +253,10 @@ export class ServerOAuth implements OAuthClientProvider {
     }
     const { resourceMetadataUrl } = extractWWWAuthenticateParams(context.response);
     await this.refresh(resourceMetadataUrl);
+  }
+
+  private now(): number {
+    return (this.server.clock ?? systemClock).now();
   }
 
   /** One refresh at a time (a rotated refresh token is good for one use); a refused one drops the tokens and throws `NeedsAuthorization`. */
@@ -264,7 +272,7 @@ export class ServerOAuth implements OAuthClientProvider {
   }
 }
 
-/** Whether the access token has expired, or will within REFRESH_EARLY_MS. */
-function expired(tokens: KeptTokens, now = Date.now()): boolean {
+/** Whether the access token has expired, or will within REFRESH_EARLY_MS, at `now`. */
+export function expired(tokens: KeptTokens, now: number): boolean {
   return tokens.expires_at !== undefined && tokens.expires_at - REFRESH_EARLY_MS <= now;
 }
