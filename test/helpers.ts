@@ -40,12 +40,80 @@ export function scratchDir(): string {
   return scratch;
 }
 
-/** A clock the test moves by hand. */
+/**
+ * A clock the test moves by hand (the host option `clock`): `now()` reads `time`, and timers set
+ * through it fire only when `advance` moves past them, in order of when they are due (ties in the
+ * order they were set), with `time` at each one's due moment while it runs. `advanceAsync` lets
+ * promise callbacks run after each timer, for code that sets its next timer after an await.
+ */
 export class ManualClock {
+  private readonly timers = new Map<number, { at: number; seq: number; fn: () => void }>();
+  private ids = 0;
   constructor(public time = 1_000_000) {}
   now = (): number => this.time;
+  setTimeout = (fn: () => void, ms: number): number => {
+    const id = ++this.ids;
+    this.timers.set(id, { at: this.time + Math.max(0, ms), seq: id, fn });
+    return id;
+  };
+  clearTimeout = (handle: unknown): void => {
+    this.timers.delete(handle as number);
+  };
+  /** timers set and not yet fired or cleared */
+  get pending(): number {
+    return this.timers.size;
+  }
+  /** Moves time on by `ms`, firing every timer that falls due on the way. */
   advance(ms: number): void {
-    this.time += ms;
+    const target = this.time + ms;
+    for (let next = this.due(target); next; next = this.due(target)) this.fire(next);
+    this.time = target;
+  }
+  /** `advance`, letting pending promise callbacks (and I/O callbacks) run after each timer fires. */
+  async advanceAsync(ms: number): Promise<void> {
+    const target = this.time + ms;
+    await settle();
+    for (let next = this.due(target); next; next = this.due(target)) {
+      this.fire(next);
+      await settle();
+    }
+    this.time = target;
+  }
+  private due(target: number): number | undefined {
+    let found: { id: number; at: number; seq: number } | undefined;
+    for (const [id, timer] of this.timers) if (timer.at <= target && (!found || timer.at < found.at || (timer.at === found.at && timer.seq < found.seq))) found = { id, ...timer };
+    return found?.id;
+  }
+  private fire(id: number): void {
+    const timer = this.timers.get(id)!;
+    this.timers.delete(id);
+    this.time = Math.max(this.time, timer.at);
+    timer.fn();
+  }
+}
+
+/** Lets every pending promise callback and the I/O callbacks queued behind them run. */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Waits until `condition` holds (returns truthy, and does not throw), checking every `intervalMs`;
+ * fails after `timeoutMs` with `what`. For code outside a test body (vi.waitFor and expect.poll
+ * do the same inside one): the deadline is for failure, never the expected path.
+ */
+export async function until<T>(condition: () => T | Promise<T>, { timeoutMs = 10_000, intervalMs = 20, what = 'the condition' }: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let last: unknown;
+    try {
+      const value = await condition();
+      if (value) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() >= deadline) throw new Error(`${what} did not hold within ${timeoutMs} ms${last ? `: ${(last as Error).message ?? String(last)}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 
