@@ -85,7 +85,11 @@ describe('tasks of an MCP session', () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const scope = new TaskScope({ clock, maxTtlMs: 60_000 });
     const statuses: string[] = [];
-    const done = scope.start(1_000, async () => ({ content: [] }), () => {});
+    const done = scope.start(
+      1_000,
+      async () => ({ content: [] }),
+      () => {},
+    );
     let signal: AbortSignal | undefined;
     const running = scope.start(
       2_000,

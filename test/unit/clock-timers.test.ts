@@ -54,7 +54,7 @@ describe('ManualClock timers', () => {
 });
 
 describe('timers(clock)', () => {
-  it('runs an interval as a chain of the clock\'s timeouts until stopped', () => {
+  it("runs an interval as a chain of the clock's timeouts until stopped", () => {
     const clock = new ManualClock(0);
     const fn = vi.fn();
     const stop = timers(clock).every(1_000, fn);
