@@ -92,6 +92,19 @@ export class ManualClock {
   }
 }
 
+/**
+ * Real time, moved on by hand: `now()` is Date.now() plus what `advance` added, and timers stay
+ * the real ones (the clock has none of its own). For a host whose other waits (audit writes,
+ * session sweeps, restarts) run as usual while a test jumps past an expiry.
+ */
+export class SkewedClock {
+  offset = 0;
+  now = (): number => Date.now() + this.offset;
+  advance(ms: number): void {
+    this.offset += ms;
+  }
+}
+
 /** Lets every pending promise callback and the I/O callbacks queued behind them run. */
 function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));

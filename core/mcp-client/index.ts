@@ -150,7 +150,8 @@ export class McpServers {
   private actingForCallers(server: ResolvedServer, connection: McpConnection): ActingForCallers | undefined {
     const { credentials, http } = server;
     if (credentials === 'operator' || !http) return undefined;
-    const tokens = new CallerTokens({ name: server.name, pluginName: server.pluginName, url: http.url, credentials }, this.options.env, this.options.credentials);
+    const { clock } = this.options;
+    const tokens = new CallerTokens({ name: server.name, pluginName: server.pluginName, url: http.url, credentials }, this.options.env, this.options.credentials, clock && (() => clock.now()));
     return { tokens, clients: new CallerClients(connection) };
   }
 

@@ -15,6 +15,8 @@
 import type { IncomingMessage } from 'node:http';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/client';
+import { systemClock } from '../expose/clock.js';
+import type { Clock } from '../expose/public-types.js';
 import {
   bearerAuthChallengeResponse,
   buildOAuthProtectedResourceMetadata,
@@ -79,10 +81,10 @@ export function checkAuth(auth: ServeAuthConfig): void {
  * The resource server for `auth` (checked with checkAuth) at `resource` (an http(s) URL). Keys
  * are fetched on the first request; a failure to get them answers 500 and is told to `onError`.
  */
-export function resourceServer(auth: ServeAuthConfig, resource: string, onError: (error: unknown) => void): ResourceServer {
+export function resourceServer(auth: ServeAuthConfig, resource: string, onError: (error: unknown) => void, clock: Clock = systemClock): ResourceServer {
   const metadataUrl = getOAuthProtectedResourceMetadataUrl(new URL(resource));
   const document = documentOptions(auth, resource);
-  const verifier = new JwtVerifier(auth, resource);
+  const verifier = new JwtVerifier(auth, resource, clock);
   const challenge = { requiredScopes: auth.scopes ?? [], resourceMetadataUrl: metadataUrl };
   return {
     resource,
@@ -114,6 +116,8 @@ class JwtVerifier implements OAuthTokenVerifier {
     private readonly auth: ServeAuthConfig,
     /** the audience when `auth.audience` names none */
     private readonly resource: string,
+    /** what `exp` and `nbf` are checked against */
+    private readonly clock: Clock,
   ) {
     this.tolerance = auth.clockToleranceSec ?? DEFAULT_CLOCK_TOLERANCE_SEC;
   }
@@ -127,6 +131,7 @@ class JwtVerifier implements OAuthTokenVerifier {
         audience: this.auth.audience ?? this.resource,
         algorithms: this.auth.algorithms ?? DEFAULT_ALGORITHMS,
         clockTolerance: this.tolerance,
+        currentDate: new Date(this.clock.now()),
         requiredClaims: ['exp'],
       }));
     } catch (error) {

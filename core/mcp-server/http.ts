@@ -488,7 +488,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   if (isLoopback(options.host)) allowedHosts = new Set([...loopbackHosts(urlHost(options.host), port), ...publicHosts(publicUrls)]);
   ownOrigins = new Set([...loopbackHosts(urlHost(options.host), port).map((h) => `http://${h}`), ...publicUrls.map((u) => new URL(u).origin)]);
   // The resource tokens are for: the URL clients reach it by.
-  if (auth) guard = authModule!.resourceServer(auth, publicUrls[0] ?? url, onError);
+  if (auth) guard = authModule!.resourceServer(auth, publicUrls[0] ?? url, onError, host.clock);
   const stopRefresh = startRefreshLoop(host, onError);
 
   let done!: () => void;

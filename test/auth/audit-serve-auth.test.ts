@@ -11,7 +11,7 @@ import { createToolHost, type ToolHost } from 'toolshed';
 import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js';
 import { mcpConfig, mcpProject } from '../mcp/setup.js';
 import { startAuthServer, type AuthServer } from '../support/oauth.js';
-import { tempDir } from '../helpers.js';
+import { SkewedClock, tempDir } from '../helpers.js';
 import { INITIALIZE, LIST, post } from './raw-mcp.js';
 
 const project = mcpProject(60_000);
@@ -20,10 +20,13 @@ const log = path.join(logs.dir, 'serve-auth.jsonl');
 let auth: AuthServer;
 let host: ToolHost;
 let endpoint: HttpEndpoint;
+/** the host's clock: a test moves it past a token's exp instead of waiting */
+const clock = new SkewedClock();
 
 beforeAll(async () => {
   auth = await startAuthServer({ accounts: { alice: { groups: ['eng'] } } });
   host = await createToolHost({
+    clock,
     cwd: project.dir,
     env: { PATH: process.env.PATH },
     config: { ...mcpConfig(60_000), serve: { auth: { issuer: auth.issuer, scopes: ['mcp:tools'], clockToleranceSec: 0 } }, audit: { to: log } },
@@ -75,7 +78,7 @@ it('writes the line of each request refused before it became a call: no token, a
   const session = opened.headers.get('mcp-session-id')!;
   await opened.text();
   expect((await post(endpoint.url, LIST, { token: bob, session })).status).toBe(403);
-  await new Promise((resolve) => setTimeout(resolve, 2_100));
+  clock.advance(2_100);
   expect((await post(endpoint.url, LIST, { token: expired })).status).toBe(401);
   await expect.poll(() => readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).length).toBe(before + 4);
   const text = readFileSync(log, 'utf8');

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { tempDir } from '../helpers.js';
+import { ManualClock, tempDir } from '../helpers.js';
 import { startAuthServer, startProtectedMcpServer, type AuthServer, type ProtectedMcpServer } from '../support/oauth.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
@@ -25,6 +25,8 @@ const env = { PATH: process.env.PATH ?? '', HOME: home.dir, XDG_STATE_HOME: stat
 let authServer: AuthServer;
 let mcp: ProtectedMcpServer;
 let host: ToolHost;
+/** the host's clock: its looks at the token file wait on it, so a test moves it instead of waiting */
+const clock = new ManualClock(Date.now());
 
 /** Every file under `dir`, recursively. */
 function files(dir: string): string[] {
@@ -60,7 +62,7 @@ beforeAll(async () => {
   const config = { builtins: false, cache: { enabled: false }, mcpServers: { remote: { url: mcp.url, probeIntervalMs: 200 } } };
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"oauth-client","private":true}');
   writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify(config));
-  host = await createToolHost({ cwd: work.dir, config });
+  host = await createToolHost({ cwd: work.dir, config, clock });
 }, 60_000);
 
 afterAll(async () => {
@@ -80,7 +82,8 @@ describe('an MCP server that needs OAuth', () => {
     expect(plugin?.mcp).toMatchObject({ state: 'needs authorization', reason: 'needs authorization: run toolshed auth remote', auth: { state: 'needs authorization' } });
     // Waiting for a login is a look at the token file per probe interval, not a request to the server.
     const refused = mcp.refused;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Five probe intervals of the host's clock: five looks at the token file, no request.
+    await clock.advanceAsync(1_000);
     expect(mcp.refused).toBe(refused);
     expect(authServer.tokenRequests).toEqual([]);
   });
@@ -114,7 +117,16 @@ describe('an MCP server that needs OAuth', () => {
   });
 
   it('the waiting host comes back by itself and calls the server as the user who logged in', { timeout: 60_000 }, async () => {
-    await expect.poll(async () => (await host.definitions({ format: 'mcp' })).map((tool) => tool.name), { timeout: 20_000 }).toContain('whoami');
+    // Each look moves the host's clock one probe interval: the next look at the token file is due.
+    await expect
+      .poll(
+        async () => {
+          await clock.advanceAsync(200);
+          return (await host.definitions({ format: 'mcp' })).map((tool) => tool.name);
+        },
+        { timeout: 20_000 },
+      )
+      .toContain('whoami');
     expect(await host.dispatch('whoami', '{}')).toBe('alice');
     expect(mcp.calls.at(-1)).toEqual({ tool: 'whoami', subject: 'alice' });
     const plugin = (await host.refresh()).plugins.find((p) => p.name === 'mcp:remote');

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { oauthFile } from '#internal/core/mcp-client/oauth-state.js';
-import { tempDir } from '../helpers.js';
+import { SkewedClock, tempDir } from '../helpers.js';
 import { startAuthServer, startProtectedMcpServer, type AuthServer, type ProtectedMcpServer } from '../support/oauth.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
@@ -58,9 +58,14 @@ function kept(name: string): { access_token: string; refresh_token?: string; exp
   return JSON.parse(readFileSync(oauthFile(path.join(stateHome, 'toolshed'), name, mcp.url), 'utf8')).tokens;
 }
 
-async function afterExpiry(name: string): Promise<void> {
-  const until = kept(name)!.expires_at!;
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now()) + 200));
+/**
+ * The host's clock, moved past a token's expiry instead of waiting for it: the host then holds an
+ * expired token by its own reckoning (the authorization server issues new ones in real time).
+ */
+const clock = new SkewedClock();
+
+function afterExpiry(name: string): void {
+  clock.advance(Math.max(0, kept(name)!.expires_at! - clock.now()) + 200);
 }
 
 const connection = async (name: string) => (await host.refresh()).plugins.find((p) => p.name === `mcp:${name}`)?.mcp;
@@ -94,7 +99,7 @@ beforeAll(async () => {
   });
   expect(imported.code, imported.stderr).toBe(0);
   expect(imported.stdout).toMatch(/^stored imported tokens for imported: authorized until /);
-  host = await createToolHost({ cwd: work.dir, config });
+  host = await createToolHost({ cwd: work.dir, config, clock });
 }, 120_000);
 
 afterAll(async () => {
@@ -111,20 +116,20 @@ describe('stored OAuth tokens in a host', () => {
   it('an expired access token is refreshed before the call, which the server never refuses', { timeout: 60_000 }, async () => {
     expect(await host.dispatch('whoami', '{}')).toBe('alice');
     const before = kept('remote')!;
-    await afterExpiry('remote');
+    afterExpiry('remote');
     const refused = mcp.refused;
     expect(await host.dispatch('whoami', '{}')).toBe('alice');
     expect(mcp.refused).toBe(refused);
     const after = kept('remote')!;
     expect(after.access_token).not.toBe(before.access_token);
-    expect(after.expires_at).toBeGreaterThan(Date.now());
+    expect(after.expires_at).toBeGreaterThan(clock.now());
     expect(authServer.tokenRequests).toContain('refresh_token');
   });
 
   it('tokens provisioned with --import work without a browser, and refresh with their client', { timeout: 60_000 }, async () => {
     expect(await host.dispatch('imported_whoami', '{}')).toBe('bob');
     const before = kept('imported')!;
-    await afterExpiry('imported');
+    afterExpiry('imported');
     expect(await host.dispatch('imported_whoami', '{}')).toBe('bob');
     expect(kept('imported')!.access_token).not.toBe(before.access_token);
   });
@@ -133,7 +138,7 @@ describe('stored OAuth tokens in a host', () => {
     expect(await host.dispatch('revoked_whoami', '{}')).toBe('alice');
     authServer.refuseRefresh();
     try {
-      await afterExpiry('revoked');
+      afterExpiry('revoked');
       await expect
         .poll(() => connection('revoked'), { timeout: 20_000 })
         .toMatchObject({

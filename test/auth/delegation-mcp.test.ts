@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type CredentialRequest, type Identity, type ToolHost } from 'toolshed';
 import { EXCHANGE_CLIENT, TOKEN_EXCHANGE, startAuthServer, startProtectedMcpServer, type AuthServer, type ProtectedMcpServer } from '../support/oauth.js';
 import { PROJECT } from '../mcp-servers/setup.js';
+import { SkewedClock } from '../helpers.js';
 
 /** The audience of the tokens callers present to toolshed: toolshed itself, not the MCP server. */
 const TOOLSHED = 'http://127.0.0.1:1/toolshed';
@@ -18,6 +19,8 @@ const TOOLSHED = 'http://127.0.0.1:1/toolshed';
 let auth: AuthServer;
 let mcp: ProtectedMcpServer;
 let host: ToolHost;
+/** the host's clock: exchanged tokens are kept by it, so a test moves it on instead of waiting */
+const clock = new SkewedClock();
 /** each caller's token for toolshed, by subject */
 const inbound: Record<string, string> = {};
 /** each caller's own token for the MCP server, as the embedder's provider keeps them */
@@ -36,6 +39,7 @@ beforeAll(async () => {
   for (const user of ['alice', 'bob']) vault[user] = (await auth.userToken({ user, audience: mcp.resource })).accessToken;
   const operator = (await auth.userToken({ user: 'operator', audience: mcp.resource })).accessToken;
   host = await createToolHost({
+    clock,
     cwd: PROJECT,
     env: { EXCHANGE_SECRET: EXCHANGE_CLIENT.secret },
     config: {
@@ -98,13 +102,13 @@ describe('credentials: { exchange }', () => {
     const gina = host.as(identity('gina', (await auth.userToken({ user: 'gina', audience: TOOLSHED })).accessToken));
     const ttl = auth.accessTokenTtlSec;
     try {
-      // 36 s tokens are used for 6 s (30 s before expiry), then exchanged again.
+      // 36 s tokens are used for 6 s (30 s before expiry), then exchanged again: the host's clock moves on 6.5 s.
       auth.accessTokenTtlSec = 36;
       const before = exchanges();
       expect(await text(frank, PEOPLE)).toBe('frank');
       expect(await text(frank, PEOPLE)).toBe('frank');
       expect(exchanges()).toBe(before + 1);
-      await new Promise((resolve) => setTimeout(resolve, 6_500));
+      clock.advance(6_500);
       expect(await text(frank, PEOPLE)).toBe('frank');
       expect(exchanges()).toBe(before + 2);
       // 20 s tokens are within the margin from the start: each call exchanges.

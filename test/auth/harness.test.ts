@@ -7,13 +7,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { EXCHANGE_CLIENT, TOKEN_EXCHANGE, startAuthServer, startProtectedMcpServer, type AuthServer, type ProtectedMcpServer } from '../support/oauth.js';
+import { SkewedClock } from '../helpers.js';
 
 let auth: AuthServer;
 let mcp: ProtectedMcpServer;
+/** the protected server's clock: a test moves it past a token's exp instead of waiting */
+const clock = new SkewedClock();
 
 beforeAll(async () => {
   auth = await startAuthServer({ accounts: { alice: { groups: ['eng'] } } });
-  mcp = await startProtectedMcpServer({ issuer: auth.issuer });
+  mcp = await startProtectedMcpServer({ issuer: auth.issuer, clock });
 }, 60_000);
 
 afterAll(async () => {
@@ -99,7 +102,8 @@ describe('the OAuth harness', () => {
 
   it('expires access tokens after their lifetime', { timeout: 60_000 }, async () => {
     const { accessToken } = await auth.userToken({ user: 'alice', audience: mcp.resource, ttlSec: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    expect(await whoami(accessToken)).toBe('alice');
+    clock.advance(2_100);
     await expect(whoami(accessToken)).rejects.toThrow();
   });
 

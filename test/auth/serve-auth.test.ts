@@ -18,6 +18,7 @@ import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js'
 import { mcpConfig, mcpProject, signal, textOf } from '../mcp/setup.js';
 import { startAuthServer, type AuthServer } from '../support/oauth.js';
 import { INITIALIZE, LIST, post } from './raw-mcp.js';
+import { SkewedClock } from '../helpers.js';
 
 const project = mcpProject(60_000);
 let auth: AuthServer;
@@ -29,10 +30,13 @@ let stateless: HttpEndpoint;
 /** who each call was for, as the hooks saw it */
 const seen: Array<{ tool: string; identity: CallerIdentity | undefined }> = [];
 let started = signal<string>();
+/** the host's clock: token expiry is checked against it, so a test moves it past a token's exp */
+const clock = new SkewedClock();
 
 beforeAll(async () => {
   auth = await startAuthServer({ accounts: { alice: { groups: ['eng'] } } });
   host = await createToolHost({
+    clock,
     cwd: project.dir,
     config: {
       ...mcpConfig(60_000),
@@ -136,7 +140,7 @@ describe('serve.auth: who may call', () => {
     const before = await post(endpoint.url, INITIALIZE, { token: accessToken });
     expect(before.status).toBe(200);
     await before.text();
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    clock.advance(2_100);
     const after = await post(endpoint.url, INITIALIZE, { token: accessToken });
     expect(after.status).toBe(401);
     expect(await after.json()).toMatchObject({ error: 'invalid_token', error_description: 'Token has expired' });

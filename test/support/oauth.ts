@@ -398,11 +398,12 @@ export interface ProtectedMcpServer {
 }
 
 /**
- * Starts an MCP server that needs a token from `issuer` for its own URL (and `scopes`). With
- * `advertise`, it is hostile: its protected resource metadata (RFC 9728) names that authorization
- * server instead of the one its tokens come from.
+ * Starts an MCP server that needs a token from `issuer` for its own URL (and `scopes`); `clock` is
+ * what it checks `exp` against (default the real one). With `advertise`, it is hostile: its
+ * protected resource metadata (RFC 9728) names that authorization server instead of the one its
+ * tokens come from.
  */
-export async function startProtectedMcpServer(options: { issuer: string; scopes?: string[]; advertise?: string }): Promise<ProtectedMcpServer> {
+export async function startProtectedMcpServer(options: { issuer: string; scopes?: string[]; advertise?: string; clock?: { now(): number } }): Promise<ProtectedMcpServer> {
   const port = await freePort();
   const resource = `http://127.0.0.1:${port}/mcp`;
   const metadata = (await (await fetch(`${options.issuer}/.well-known/oauth-authorization-server`)).json()) as { jwks_uri: string } & Record<string, unknown>;
@@ -410,7 +411,7 @@ export async function startProtectedMcpServer(options: { issuer: string; scopes?
   const verifier = {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
       try {
-        const { payload } = await jwtVerify(token, await jwks(), { issuer: options.issuer, audience: resource });
+        const { payload } = await jwtVerify(token, await jwks(), { issuer: options.issuer, audience: resource, ...(options.clock ? { currentDate: new Date(options.clock.now()) } : {}) });
         return {
           token,
           clientId: String(payload.client_id ?? payload.azp ?? ''),
