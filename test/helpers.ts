@@ -63,6 +63,12 @@ export class ManualClock {
   get pending(): number {
     return this.timers.size;
   }
+  /** when the next timer falls due, if one is set */
+  next(): number | undefined {
+    let at: number | undefined;
+    for (const timer of this.timers.values()) if (at === undefined || timer.at < at) at = timer.at;
+    return at;
+  }
   /** Moves time on by `ms`, firing every timer that falls due on the way. */
   advance(ms: number): void {
     const target = this.time + ms;

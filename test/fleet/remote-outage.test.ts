@@ -9,7 +9,8 @@ import http from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ToolHost } from 'toolshed';
 import { startReplica, type Balancer, type Replica } from '../support/fleet.js';
-import { fleet, remoteHost, replicaProject, startBalancer, until } from './remote-setup.js';
+import { fleet, nextProbe, remoteHost, replicaProject, startBalancer, until } from './remote-setup.js';
+import { ManualClock } from '../helpers.js';
 
 const project = replicaProject();
 const cleanups: Array<() => unknown> = [];
@@ -28,7 +29,7 @@ function owned<T>(it: T, stop: (it: T) => unknown): T {
 const replica = async (options: { port?: number; stateless?: boolean } = {}) =>
   owned<Replica>(await startReplica({ cwd: project.dir, stateless: options.stateless ?? true, ...(options.port ? { port: options.port } : {}) }), (r) => r.stop());
 const balancer = async (addresses: string[], balance?: 'roundrobin' | 'first') => owned<Balancer>(await startBalancer(addresses, project.dir, balance), (b) => b.stop());
-const host = async (url: string, entry?: Record<string, unknown>) => owned<ToolHost>(await remoteHost(url, entry), (h) => h.close());
+const host = async (url: string, entry?: Record<string, unknown>, clock?: ManualClock) => owned<ToolHost>(await remoteHost(url, entry, clock), (h) => h.close());
 const port = (address: string) => Number(address.split(':')[1]);
 const hidden = (reason: RegExp) => (report: ReturnType<ToolHost['explain']>) => {
   const slow = report.tools.find((tool) => tool.name === 'slow');
@@ -39,18 +40,21 @@ describe('an idle outage', () => {
   it('hides the tools with the reason without a call, and reconnects only after a probe is answered', { timeout: 60_000 }, async () => {
     const first = await replica();
     const lb = await balancer([first.address]);
-    const remote = await host(lb.url);
+    // The host's probes wait on this clock: each round is fired by the test, once the last was answered.
+    const clock = new ManualClock(Date.now());
+    const remote = await host(lb.url, {}, clock);
     expect(fleet(remote.explain()).state).toBe('connected');
+    const probe = () => nextProbe(clock, 1_500);
 
     first.kill();
-    const down = await until(remote, hidden(/^the MCP server fleet is unreachable: HTTP 503/), 'the tools hidden', 15_000);
+    const down = await until(remote, hidden(/^the MCP server fleet is unreachable: HTTP 503/), 'the tools hidden', 15_000, probe);
     expect(fleet(down).reason).toMatch(/; reconnecting as soon as it answers a probe \(one every 1 s to 1\.5 s\)$/);
-    // Down for a while: probes only, so no handshake was tried (a backoff would have tried several).
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    // Down for a while (four probe rounds, 4 to 6 s of the clock): probes only, so no handshake was tried (a backoff would have tried several).
+    for (let i = 0; i < 4; i++) await probe();
     expect(fleet(remote.explain())).toMatchObject({ state: 'unreachable', restarts: 0 });
 
     await replica({ port: port(first.address) });
-    await until(remote, (report) => fleet(report).state === 'connected', 'the reconnect', 30_000);
+    await until(remote, (report) => fleet(report).state === 'connected', 'the reconnect', 30_000, probe);
     // One handshake: the one that followed the answered probe.
     expect(fleet(remote.explain()).restarts).toBe(1);
     expect(await remote.call('echo', { back: true })).toMatchObject({ ok: true });
@@ -60,10 +64,12 @@ describe('an idle outage', () => {
 describe('a server that stays down', () => {
   it('is probed at a bounded, steady rate (probeIntervalMs), with a ping and never a handshake', { timeout: 60_000 }, async () => {
     const gone = await replica();
-    const remote = await host(gone.url, { probeIntervalMs: 500 });
+    const clock = new ManualClock(Date.now());
+    const remote = await host(gone.url, { probeIntervalMs: 500 }, clock);
     expect(fleet(remote.explain()).state).toBe('connected');
+    const probe = () => nextProbe(clock, 750);
     gone.kill();
-    await until(remote, hidden(/^the MCP server fleet is unreachable: /), 'the tools hidden', 15_000);
+    await until(remote, hidden(/^the MCP server fleet is unreachable: /), 'the tools hidden', 15_000, probe);
     await gone.stop();
 
     // Something that answers only 503 on its port, as a balancer with nothing behind it does.
@@ -72,14 +78,15 @@ describe('a server that stays down', () => {
       let body = '';
       req.on('data', (chunk) => (body += chunk));
       req.on('end', () => {
-        seen.push({ at: Date.now(), method: JSON.parse(body || '{}').method });
+        seen.push({ at: clock.now(), method: JSON.parse(body || '{}').method });
         res.writeHead(503).end();
       });
     });
     await new Promise<void>((resolve) => stub.listen(port(gone.address), '127.0.0.1', resolve));
     owned(stub, (s) => new Promise((resolve) => s.close(resolve)));
-    const start = Date.now();
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    // Six seconds of the host's clock, one probe round at a time (the next is set once the last was answered).
+    const start = clock.now();
+    while (clock.now() < start + 6_000) await probe();
     const window = seen.filter((request) => request.at >= start + 2_000 && request.at < start + 6_000);
     // Every 0.5 to 0.75 s: 5 to 8 in 4 s, give or take the edges (a growing backoff sends 1 or 2).
     expect(window.length).toBeGreaterThanOrEqual(4);

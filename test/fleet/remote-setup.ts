@@ -5,8 +5,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createToolHost, type HostReport, type ToolHost } from 'toolshed';
-import { fixture, tempDir } from '../helpers.js';
+import { createToolHost, type Clock, type HostReport, type ToolHost } from 'toolshed';
+import { fixture, tempDir, until as waitUntil, type ManualClock } from '../helpers.js';
 import { startHaproxy, type Haproxy } from '../support/fleet.js';
 
 /** A project folder whose config serves the kitchen plugin; remove it with `cleanup`. */
@@ -47,9 +47,21 @@ ${servers}
   return startHaproxy(config, addresses, dir);
 }
 
-/** A host whose one toolset is the MCP server at `url` (named `fleet`), probed every `probeIntervalMs`. */
-export function remoteHost(url: string, entry: Record<string, unknown> = {}): Promise<ToolHost> {
-  return createToolHost({ cwd: process.cwd(), env: { PATH: process.env.PATH }, config: { builtins: false, cache: { enabled: false }, mcpServers: { fleet: { url, ...entry } } } });
+/** A host whose one toolset is the MCP server at `url` (named `fleet`), probed every `probeIntervalMs` (of `clock`, default the real one). */
+export function remoteHost(url: string, entry: Record<string, unknown> = {}, clock?: Clock): Promise<ToolHost> {
+  return createToolHost({ cwd: process.cwd(), env: { PATH: process.env.PATH }, ...(clock ? { clock } : {}), config: { builtins: false, cache: { enabled: false }, mcpServers: { fleet: { url, ...entry } } } });
+}
+
+/**
+ * Fires the next timer of `clock` once one is set to fall due within `withinMs` (a probe of a
+ * host on that clock is set only once the last one was answered): one probe round, without waiting.
+ */
+export async function nextProbe(clock: ManualClock, withinMs: number): Promise<void> {
+  const at = await waitUntil(() => {
+    const next = clock.next();
+    return next !== undefined && next <= clock.now() + withinMs ? next : undefined;
+  }, { what: `a timer due within ${withinMs} ms` });
+  clock.advance(at - clock.now());
 }
 
 /** The `fleet` server's connection report. */
@@ -57,13 +69,19 @@ export function fleet(report: HostReport) {
   return report.plugins.find((plugin) => plugin.name === 'mcp:fleet')!.mcp!;
 }
 
-/** Resolves with the report once `predicate` holds (checked every 25 ms), rejects after `timeoutMs`. */
-export async function until(host: ToolHost, predicate: (report: HostReport) => boolean, what: string, timeoutMs = 30_000): Promise<HostReport> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const report = host.explain();
-    if (predicate(report)) return report;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms: ${JSON.stringify(fleet(report))}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
+/** Resolves with the report once `predicate` holds, rejects after `timeoutMs`; `step` runs before each look (a clock moved on). */
+export async function until(host: ToolHost, predicate: (report: HostReport) => boolean, what: string, timeoutMs = 30_000, step?: () => Promise<void>): Promise<HostReport> {
+  let last: HostReport | undefined;
+  try {
+    return await waitUntil(
+      async () => {
+        await step?.();
+        last = host.explain();
+        return predicate(last) ? last : undefined;
+      },
+      { timeoutMs, intervalMs: 25, what },
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}: ${last ? JSON.stringify(fleet(last)) : 'no report'}`);
   }
 }
