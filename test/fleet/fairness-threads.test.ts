@@ -29,7 +29,8 @@ describe("the terminal's calls and the pool's threads", () => {
       order.push('long');
       return reply;
     });
-    await new Promise((r) => setTimeout(r, 300));
+    // The long command holds the pool's only thread before the quick one is sent.
+    await expect.poll(() => host.explain().plugins.find((p) => p.name === '@toolshed/terminal')?.pool?.inFlight).toBe(1);
     const quick = await host.dispatch('terminal', { command: 'echo quick' });
     order.push('quick');
     expect(output(quick)).toBe('quick\n');

@@ -81,7 +81,8 @@ describe('the breaker and time spent waiting', () => {
     const h = await host({ threads: 1, breaker: { failures: 2 } });
     try {
       const blocker = h.dispatch('fair_slow', { ms: 1_500 }, { sessionId: 'blocker' });
-      await new Promise((r) => setTimeout(r, 100));
+      // The blocker holds the only worker before the others are sent.
+      await expect.poll(() => h.explain().plugins.reduce((n, p) => n + (p.pool?.inFlight ?? 0), 0)).toBe(1);
       const waited = await Promise.all(['s1', 's2', 's3'].map((sessionId) => h.dispatch('fair_quick', {}, { sessionId })));
       for (const reply of waited) {
         expect(code(reply)).toBe('TOOL_TIMEOUT');

@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { serveHttp, type HttpEndpoint, type HttpServeOptions } from '#internal/core/mcp-server/http.js';
-import { fixtureOptions } from '../helpers.js';
+import { fixtureOptions, ManualClock } from '../helpers.js';
 
 interface Answer {
   status: number;
@@ -62,12 +62,13 @@ function listen(url: string, from: string, session: string, opened: http.ClientR
 
 const A = '127.0.0.2';
 const B = '127.0.0.1';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** the host's clock: sessions' idleness is read from it, so a test moves it between uses */
+const clock = new ManualClock(Date.now());
 
 let host: ToolHost;
 const clients: Client[] = [];
 beforeAll(async () => {
-  host = await createToolHost(fixtureOptions(['greetings']));
+  host = await createToolHost(fixtureOptions(['greetings'], { clock }));
 });
 afterAll(async () => {
   await Promise.allSettled(clients.map((c) => c.close()));
@@ -146,7 +147,7 @@ describe('sessions per client', () => {
     await withEndpoint({ maxSessions: 10, maxSessionsPerClient: 2 }, async (endpoint) => {
       const other = await initialize(endpoint.url, B);
       const [oldest, newer] = [await initialize(endpoint.url, A), await initialize(endpoint.url, A)];
-      await sleep(5);
+      clock.advance(5);
       // The newer one is used again, so the oldest is the idlest.
       expect((await list(endpoint.url, A, newer.session!)).status).toBe(200);
       expect((await initialize(endpoint.url, A)).status).toBe(200);
@@ -185,11 +186,11 @@ describe('a full server', () => {
       await withEndpoint({ maxSessions: 3, maxSessionsPerClient: 10 }, async (endpoint) => {
         const first = await initialize(endpoint.url, A);
         expect(await listen(endpoint.url, A, first.session!, streams)).toBe(200);
-        await sleep(20);
+        clock.advance(20);
         const second = await initialize(endpoint.url, A);
-        await sleep(20);
+        clock.advance(20);
         const third = await initialize(endpoint.url, A);
-        await sleep(20);
+        clock.advance(20);
         // Used after the others were opened: now the second is the idlest.
         expect((await list(endpoint.url, A, first.session!)).status).toBe(200);
         const fourth = await initialize(endpoint.url, B);
@@ -198,7 +199,7 @@ describe('a full server', () => {
         expect((await list(endpoint.url, A, second.session!)).status).toBe(404);
         for (const kept of [first, third, fourth]) expect((await list(endpoint.url, kept === fourth ? B : A, kept.session!)).status).toBe(200);
         // The stream alone is not activity: the first goes next.
-        await sleep(20);
+        clock.advance(20);
         for (const kept of [third, fourth]) await list(endpoint.url, kept === fourth ? B : A, kept.session!);
         expect((await initialize(endpoint.url, B)).status).toBe(200);
         expect((await list(endpoint.url, A, first.session!)).status).toBe(404);

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { fixture, fixtureOptions } from '../helpers.js';
+import { fixture, fixtureOptions, ManualClock } from '../helpers.js';
 import { FLEET_KEY, freePort, startStateServer, type StoreServer } from '../support/fleet.js';
 
 let server: StoreServer;
@@ -16,12 +16,15 @@ let second: ToolHost;
 let memory: ToolHost;
 let down: ToolHost;
 let unreachable: string;
+/** the memory host's clock: its store expires values on it (a Redis server expires them on its own) */
+const memoryClock = new ManualClock(Date.now());
 
 /** A host with both stash plugins on `store`; stash-b may call stash-a's a_get and a_set. */
-function host(store: string, sessionTtlMs = 3_600_000): Promise<ToolHost> {
+function host(store: string, sessionTtlMs = 3_600_000, clock?: ManualClock): Promise<ToolHost> {
   return createToolHost(
     fixtureOptions([], {
       env: { PATH: process.env.PATH, TOOLSHED_STATE_KEY: FLEET_KEY },
+      ...(clock ? { clock } : {}),
       config: {
         plugins: [
           { package: fixture('plugin-state', 'stash-a'), trust: 'trusted' },
@@ -44,7 +47,7 @@ async function call(on: ToolHost, name: string, args: Record<string, unknown>, s
 beforeAll(async () => {
   server = await startStateServer();
   unreachable = `redis://127.0.0.1:${await freePort()}`;
-  [first, second, memory, down] = await Promise.all([host(server.url), host(server.url), host('memory', 1_000), host(unreachable)]);
+  [first, second, memory, down] = await Promise.all([host(server.url), host(server.url), host('memory', 1_000, memoryClock), host(unreachable)]);
 }, 60_000);
 
 afterAll(async () => {
@@ -106,11 +109,8 @@ describe.each(['a', 'b'])('ctx.session of stash-%s (a: thread tier, b: process t
     const session = `ttl-${p}`;
     await call(first, `${p}_set`, { key: 'short', value: 'soon gone', ttlMs: 300 }, session);
     await call(first, `${p}_set`, { key: 'long', value: 'stays' }, session);
-    const deadline = Date.now() + 20_000;
-    while ((await call(second, `${p}_get`, { key: 'short' }, session)).value !== null) {
-      if (Date.now() > deadline) throw new Error('the value did not expire within 20 s');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // Redis expires it on its own clock: the test waits until it has.
+    await expect.poll(async () => (await call(second, `${p}_get`, { key: 'short' }, session)).value, { timeout: 20_000 }).toBeNull();
     expect((await call(second, `${p}_get`, { key: 'long' }, session)).value).toBe('stays');
   });
 });
@@ -144,11 +144,10 @@ describe('the memory store (the default), within one host', () => {
       expect((await call(memory, `${p}_get`, { key: 'k' }, 'other')).value).toBeNull();
     }
     // sessionTtlMs is 1000 on this host: the hour asked for is cut to a second.
-    const deadline = Date.now() + 20_000;
-    while ((await call(memory, 'a_get', { key: 'k' }, 'mem')).value !== null) {
-      if (Date.now() > deadline) throw new Error('the value outlived state.sessionTtlMs by 20 s');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    memoryClock.advance(999);
+    expect((await call(memory, 'a_get', { key: 'k' }, 'mem')).value).toEqual(['a']);
+    memoryClock.advance(1);
+    expect((await call(memory, 'a_get', { key: 'k' }, 'mem')).value).toBeNull();
   });
 });
 

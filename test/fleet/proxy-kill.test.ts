@@ -8,7 +8,7 @@
  * SSE streams, and a cut stream waited for the client's timeout).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freePort, startHaproxy, startReplica, type Balancer, type Replica } from '../support/fleet.js';
+import { callsInFlight, freePort, startHaproxy, startReplica, type Balancer, type Replica } from '../support/fleet.js';
 import { legacyClient, modernClient, proxyProject, shipped, textOf } from './proxy-setup.js';
 
 /** How long each call runs: long enough to be in flight when the replica dies. */
@@ -70,8 +70,8 @@ it('a replica killed under load fails only its calls in flight, each at once, fo
     ...legacy.map(({ client }) => settle('legacy', client.callTool(args, undefined, { timeout: CLIENT_TIMEOUT_MS }))),
     ...modern.map((client) => settle('modern', client.callTool(args, { timeout: CLIENT_TIMEOUT_MS }))),
   ];
-  // Every call has reached its replica and is running well before this (SLOW_MS is far off).
-  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  // Every call has reached its replica and is running (SLOW_MS is far off).
+  await expect.poll(async () => (await Promise.all(replicas.map(callsInFlight))).reduce((a, b) => a + b, 0), { timeout: 20_000 }).toBe(CLIENTS);
   replicas[0]!.kill();
   killedAt = Date.now();
   const outcomes = await Promise.all(calls);

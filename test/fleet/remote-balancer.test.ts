@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolHost } from 'toolshed';
-import { startReplica, type Haproxy, type Replica } from '../support/fleet.js';
+import { callsInFlight, startReplica, type Haproxy, type Replica } from '../support/fleet.js';
 import { fleet, remoteHost, replicaProject, startBalancer } from './remote-setup.js';
 
 const project = replicaProject();
@@ -39,7 +39,8 @@ describe('one of three replicas killed under load', () => {
   it('fails only the calls on that replica, keeps the connection, and leaves the breaker closed', { timeout: 60_000 }, async () => {
     expect(fleet(host.explain()).state).toBe('connected');
     const calls = Array.from({ length: 20 }, () => host.call('slow', { ms: 1_500 }));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Calls are running on the replica that is killed.
+    await expect.poll(() => callsInFlight(replicas[0]!)).toBeGreaterThan(0);
     replicas[0]!.kill();
     const outcomes = await Promise.all(calls);
     const failed = outcomes.filter((outcome) => !outcome.ok);

@@ -57,10 +57,13 @@ export function remoteHost(url: string, entry: Record<string, unknown> = {}, clo
  * host on that clock is set only once the last one was answered): one probe round, without waiting.
  */
 export async function nextProbe(clock: ManualClock, withinMs: number): Promise<void> {
-  const at = await waitUntil(() => {
-    const next = clock.next();
-    return next !== undefined && next <= clock.now() + withinMs ? next : undefined;
-  }, { what: `a timer due within ${withinMs} ms` });
+  const at = await waitUntil(
+    () => {
+      const next = clock.next();
+      return next !== undefined && next <= clock.now() + withinMs ? next : undefined;
+    },
+    { what: `a timer due within ${withinMs} ms` },
+  );
   clock.advance(at - clock.now());
 }
 

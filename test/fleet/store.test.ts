@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore, openStateStore, type StateStore } from '#internal/core/state/store.js';
 import { freePort, startStateServer, type StoreServer } from '../support/fleet.js';
+import { ManualClock } from '../helpers.js';
 
 let server: StoreServer;
 const opened: StateStore[] = [];
@@ -22,12 +23,13 @@ afterAll(async () => {
 
 async function open(kind: 'memory' | 'redis'): Promise<StateStore> {
   // A prefix per store, so the two runs of each test do not see each other's keys.
-  const store = await openStateStore({ store: kind === 'memory' ? 'memory' : server.url, prefix: `t${opened.length}:` });
+  const store = await openStateStore({ store: kind === 'memory' ? 'memory' : server.url, prefix: `t${opened.length}:`, ...(kind === 'memory' ? { clock } : {}) });
   opened.push(store);
   return store;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** the memory stores' clock (a Redis server expires keys on its own) */
+const clock = new ManualClock(Date.now());
 
 describe.each(['memory', 'redis'] as const)('%s store', (kind) => {
   it('keeps values, maps and counters, and deletes them', async () => {
@@ -58,8 +60,9 @@ describe.each(['memory', 'redis'] as const)('%s store', (kind) => {
     await store.increment('count', 1, 150);
     await store.set('kept', 'v', 150);
     expect(await store.touch('kept', 60_000)).toBe(true);
-    await sleep(400);
-    expect(await store.get('short')).toBeUndefined();
+    // Redis expires on its own clock: the test waits until it has; the memory store's clock is moved.
+    if (kind === 'memory') clock.advance(400);
+    await expect.poll(async () => [await store.get('short'), await store.mapGet('map'), await store.get('count')], { timeout: 5_000 }).toEqual([undefined, {}, undefined]);
     expect(await store.mapGet('map')).toEqual({});
     expect(await store.increment('count', 1, 150)).toBe(1);
     expect(await store.get('kept')).toBe('v');
@@ -73,13 +76,15 @@ describe.each(['memory', 'redis'] as const)('%s store', (kind) => {
     if (other !== publisher) opened.push(other);
     const heard: string[] = [];
     const unsubscribe = await other.subscribe('answers', (message) => heard.push(message));
+    await other.subscribe('answers-done', (message) => heard.push(message));
     await publisher.publish('answers', 'first');
     await expect.poll(() => heard).toEqual(['first']);
     await unsubscribe();
     await publisher.publish('answers', 'second');
     await publisher.publish('elsewhere', 'third');
-    await sleep(100);
-    expect(heard).toEqual(['first']);
+    // Messages on one connection arrive in order: once this one is heard, the two before it would have been.
+    await publisher.publish('answers-done', 'fourth');
+    await expect.poll(() => heard).toEqual(['first', 'fourth']);
   });
 });
 

@@ -13,7 +13,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
-import { suiteHome } from '../helpers.js';
+import { suiteHome, until } from '../helpers.js';
 
 /** Every process this file started that has not exited. */
 const live = new Set<ChildProcess>();
@@ -182,6 +182,14 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   };
 }
 
+/** The calls running on `replica` now, by its /metrics (`toolshed_calls_in_flight`, every plugin): what a test waits on before it kills a replica under load. */
+export async function callsInFlight(replica: Replica): Promise<number> {
+  const text = await (await fetch(`http://${replica.address}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n')) if (line.startsWith('toolshed_calls_in_flight{')) total += Number(line.split(' ').at(-1));
+  return total;
+}
+
 /** haproxy in front of replicas. */
 export interface Balancer extends Started {
   /** the MCP endpoint through the balancer */
@@ -286,20 +294,20 @@ export async function startNginx(config: string, backends: readonly string[], di
   return { ...started(child), url: `http://127.0.0.1:${port}/mcp`, configFile };
 }
 
-/** Resolves once something accepts connections on `port`; rejects when `child` exits first. */
+/** Resolves once something accepts connections on `port`; rejects when `child` exits first, or after 5 s. */
 async function waitUntilListening(port: number, child: ChildProcess): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the process for port ${port} exited (${child.exitCode ?? child.signalCode})`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
+  await until(
+    async () => {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the process for port ${port} exited (${child.exitCode ?? child.signalCode})`);
+      return new Promise<boolean>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
       });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`nothing listens on port ${port} after 5 s`);
+    },
+    { timeoutMs: 5_000, intervalMs: 25, what: `something listening on port ${port}` },
+  );
 }
