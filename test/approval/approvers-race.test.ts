@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ApprovalRequest, type ApprovalSettled, type CallRecord, type ToolHost } from 'toolshed';
 import { inspectorOf } from '#internal/core/host/inspector.js';
-import { fixtureOptions } from '../helpers.js';
+import { fixtureOptions, until as waitUntil } from '../helpers.js';
 
 const parse = (text: string) => JSON.parse(text) as { error: string; code: string };
 
@@ -26,9 +26,7 @@ function desk() {
   return { held, approver };
 }
 
-const until = async (check: () => boolean) => {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
-};
+const until = (check: () => boolean) => waitUntil(check, { intervalMs: 5, what: 'the approver being asked' });
 
 describe('approvers added to the host race the call’s own', () => {
   let host: ToolHost;

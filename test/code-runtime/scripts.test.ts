@@ -57,10 +57,14 @@ describe('scripts that call tools', () => {
 
   it('settles each concurrent call with its own reply when the replies come back out of order', async () => {
     // The first call answers last and the second fails: each reply must reach the call it belongs to.
-    const delays: Record<string, number> = { 'a.txt': 60, 'b.txt': 30, 'c.txt': 0 };
+    // c answers first; b once c has answered; a once b has.
+    const answered: Record<string, () => void> = {};
+    const gates = Object.fromEntries(['a.txt', 'b.txt', 'c.txt'].map((path) => [path, new Promise<void>((resolve) => (answered[path] = resolve))]));
+    const after: Record<string, string> = { 'a.txt': 'b.txt', 'b.txt': 'c.txt' };
     const outOfOrder = async (name: string, args: unknown): Promise<ToolCallOutcome> => {
       const { path } = args as { path: string };
-      await new Promise((resolve) => setTimeout(resolve, delays[path] ?? 0));
+      if (after[path]) await gates[after[path]!];
+      setImmediate(() => answered[path]?.());
       if (path === 'b.txt') return { ok: false, code: 'TOOL_FAILED', message: `no ${path} today` };
       return { ok: true, text: `${name}:${path}` };
     };

@@ -31,8 +31,8 @@ describe('teardown', () => {
     });
     for (const host of [trusted, untrusted]) {
       const running = host.call('slow', { ms: 30_000 });
-      // Let the call reach its worker before closing underneath it.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The call is in its plugin's pool before the host closes underneath it.
+      await expect.poll(() => host.explain().plugins.find((p) => p.name === 'kitchen')?.pool?.inFlight).toBe(1);
       await host.close();
       const outcome = await running;
       expect(outcome).toMatchObject({ ok: false, code: 'HOST_CLOSED' });

@@ -213,12 +213,7 @@ describe('toolshed serve in front of MCP servers', () => {
     // The fixture reports progress once the call runs inside it; cancel then.
     const call = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal, onprogress: () => controller.abort('changed my mind') });
     await expect(call).rejects.toThrow();
-    let after = await stats();
-    for (let i = 0; i < 100 && after.cancelled === before.cancelled; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      after = await stats();
-    }
-    expect(after).toEqual({ calls: before.calls + 1, cancelled: before.cancelled + 1 });
+    await expect.poll(stats, { timeout: 5_000 }).toEqual({ calls: before.calls + 1, cancelled: before.cancelled + 1 });
   });
 });
 
@@ -263,12 +258,7 @@ describe('deadlines', () => {
       const controller = new AbortController();
       const outcome = await host.call('slow', {}, { signal: controller.signal, onProgress: () => controller.abort() });
       expect(outcome).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
-      let stats = JSON.parse(await host.dispatch('stats', {}));
-      for (let i = 0; i < 100 && stats.cancelled === 0; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        stats = JSON.parse(await host.dispatch('stats', {}));
-      }
-      expect(stats).toEqual({ calls: 1, cancelled: 1 });
+      await expect.poll(async () => JSON.parse(await host.dispatch('stats', {})), { timeout: 5_000 }).toEqual({ calls: 1, cancelled: 1 });
     } finally {
       await host.close();
     }

@@ -45,7 +45,7 @@ function dropped(from: ToolHost = host): { count: number; last: string } {
  */
 async function expectNoAnswerAfterLastStep(before: { count: number }, from: ToolHost = host, droppedSteps = STEPS - 1): Promise<void> {
   const expected = before.count + droppedSteps;
-  for (let i = 0; i < 200 && dropped(from).count < expected; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  await expect.poll(() => dropped(from).count, { timeout: 5_000 }).toBeGreaterThanOrEqual(expected);
   expect(await from.dispatch('echo', { message: 'after' })).toBe('Echo: after');
   const after = dropped(from);
   expect(after.count).toBe(expected);

@@ -50,7 +50,7 @@ function gatedProject(extra: Record<string, unknown> = {}): { dir: string; confi
   writeFileSync(path.join(plugin, 'package.json'), '{"name":"gated","version":"1.0.0","type":"module","main":"index.js","toolshed":{"apiVersion":1}}');
   writeFileSync(
     path.join(plugin, 'index.js'),
-    `import { existsSync } from 'node:fs';\nwhile (!existsSync(${JSON.stringify(gate)})) await new Promise((resolve) => setTimeout(resolve, 20));\nexport default { apiVersion: 1, tools: [{ name: 'gated', description: 'Loads when let in.', parameters: { type: 'object' }, handler: (args) => args }] };\n`,
+    `import { existsSync } from 'node:fs';\nawait new Promise((resolve) => { const check = setInterval(() => { if (existsSync(${JSON.stringify(gate)})) { clearInterval(check); resolve(); } }, 20); });\nexport default { apiVersion: 1, tools: [{ name: 'gated', description: 'Loads when let in.', parameters: { type: 'object' }, handler: (args) => args }] };\n`,
   );
   writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: plugin, trust: 'trusted' }], ...extra }));
   return { dir, config, open: () => writeFileSync(gate, '') };

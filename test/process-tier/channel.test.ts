@@ -77,8 +77,8 @@ describe('FdWriter on a non-blocking fd whose reader is slow', () => {
     // 16 chunks of 512 KB, each filled with its index: far more than the socket buffers hold while the reader is paused.
     const chunks = Array.from({ length: 16 }, (_, i) => Buffer.alloc(512 * 1024, i));
     for (const chunk of chunks) writer.write(chunk);
-    // The reader is paused: the writer must be waiting on EAGAIN with most of the bytes still queued, not failed.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The reader is paused: the writer must be waiting on EAGAIN (its retry backing off) with most of the bytes still queued, not failed.
+    await expect.poll(() => (writer as unknown as { retryMs: number }).retryMs).toBeGreaterThan(1);
     expect(errors).toEqual([]);
     expect(writer.pendingBytes).toBeGreaterThan(0);
     const received: Buffer[] = [];

@@ -107,10 +107,10 @@ describe("toolshed's own runtime is pinned", () => {
       const { createToolHost } = await import(${JSON.stringify(path.join(copy, 'dist', 'core', 'index.js'))});
       const host = await createToolHost(${JSON.stringify({ cwd: work.dir, env: {}, config: { builtins: false, cache: { enabled: false }, limits: { idleTimeoutMs: 50 }, plugins: [{ package: './pinned', trust: 'trusted' }] } })});
       const before = await host.dispatch('pinned_echo', { text: 'hi' });
-      while (host.explain().plugins[0].pool.threads > 0) await new Promise((r) => setTimeout(r, 20));
+      // Until the idle timeout has stopped every thread (checked every 20 ms; the run's own timeout is the deadline).
+      await new Promise((resolve) => { const check = setInterval(() => { if (host.explain().plugins[0].pool.threads === 0) { clearInterval(check); resolve(); } }, 20); });
       appendFileSync(${JSON.stringify(changed)}, '\\n// planted\\n');
       const after = JSON.parse(await host.dispatch('pinned_echo', { text: 'hi' }));
-      await new Promise((r) => setTimeout(r, 100));
       const tool = host.explain().tools.find((t) => t.name === 'pinned_echo');
       await host.close();
       console.log(JSON.stringify({ before, after, reason: tool.reason, exposed: tool.exposed }));

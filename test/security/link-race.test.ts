@@ -103,11 +103,8 @@ describe('file tools under a link race (terminal swaps a folder with a link to o
   it('never read the outside file and never create or change anything outside', async () => {
     const command = `test -e ${JSON.stringify(outside)} && echo outside-visible || echo outside-hidden; perl -e '${swapScript}'`;
     swapper = host.dispatch('terminal', { command, timeoutMs: 540_000 });
-    // The swapper says it is running by a file the file tools can read; wait for it by counting tries, not time.
-    for (let i = 0; i < 600; i++) {
-      if (!parse(await host.dispatch('read_file', { path: 'swapper.started' }))) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // The swapper says it is running by a file the file tools can read; wait until it can be read.
+    await expect.poll(async () => parse(await host.dispatch('read_file', { path: 'swapper.started' })), { timeout: 30_000 }).toBeFalsy();
 
     const counts = { done: 0, refused: 0, leaked: 0, other: 0 };
     const byKind: Record<string, { done: number; refused: number; leaked: number; other: number }> = {};

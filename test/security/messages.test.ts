@@ -81,7 +81,8 @@ describe('malformed messages and frames in the process tier', () => {
   it('a reply frame for a task id it guessed does not answer another running call', async () => {
     // On a host whose task ids count up from 1, this answers the slow call with 'forged'.
     const genuine = host.dispatch('slow_echo', { ms: 1_500 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The genuine call is running before the replies are forged.
+    await expect.poll(() => pool(host).inFlight).toBe(1);
     await call(host, 'forge_replies', { from: 1, to: 5_000 });
     const text = await genuine;
     expect(text).not.toBe('forged');
@@ -91,7 +92,8 @@ describe('malformed messages and frames in the process tier', () => {
   it('well-formed replies with guessed string ids are ignored: the running call gets its own answer and the child lives on', async () => {
     const first = (await call(host, 'uptime')).uptime as number;
     const genuine = host.dispatch('slow_echo', { ms: 1_500 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The genuine call is running before the replies are forged.
+    await expect.poll(() => pool(host).inFlight).toBe(1);
     expect(await call(host, 'forge_replies', { from: 1, to: 5_000, strings: true })).toBe('sent');
     expect(await genuine).toBe('genuine');
     expect((await call(host, 'uptime')).uptime).toBeGreaterThan(first);

@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { serveHttp, type HttpEndpoint, type HttpServeOptions } from '#internal/core/mcp-server/http.js';
-import { scratchDir, tempDir, suiteHome } from '../helpers.js';
+import { ManualClock, scratchDir, tempDir, suiteHome } from '../helpers.js';
 import { BIN } from '../mcp/setup.js';
 
 interface Answer {
@@ -51,12 +51,14 @@ async function initialize(url: string, headers: Record<string, string> = {}): Pr
 const rpcError = (answer: Answer) => (JSON.parse(answer.body) as { error: { code: number; message: string } }).error;
 
 let host: ToolHost;
+/** the host's clock: sessions' idleness and their sweep wait on it, so a test moves it */
+const clock = new ManualClock(Date.now());
 /** 'change' listeners the servers hold on the host right now. */
 let changeListeners = 0;
 let counted: ToolHost;
 
 beforeAll(async () => {
-  host = await createToolHost({ cwd: scratchDir(), env: { PATH: process.env.PATH }, config: { builtins: false, cache: { enabled: false } } });
+  host = await createToolHost({ clock, cwd: scratchDir(), env: { PATH: process.env.PATH }, config: { builtins: false, cache: { enabled: false } } });
   counted = {
     ...host,
     on(event, listener) {
@@ -118,11 +120,13 @@ describe('malformed requests', () => {
 describe('sessions', () => {
   it('an idle session expires after serve.sessionIdleMs, freeing its server and its listener', async () => {
     const before = changeListeners;
-    // Long enough that the session is certainly still open when the client has read the answer to
-    // initialize (the endpoint and the client share this event loop, which a loaded machine can hold up).
     await withEndpoint({ sessionIdleMs: 1_000 }, async (endpoint) => {
       const { session } = await initialize(endpoint.url);
       expect(endpoint.sessions).toBe(1);
+      clock.advance(999);
+      expect(endpoint.sessions).toBe(1);
+      // The sweep (every quarter of sessionIdleMs) that falls due at 1 s of idleness closes it.
+      clock.advance(1);
       await expect.poll(() => endpoint.sessions, { timeout: 10_000, interval: 50 }).toBe(0);
       const gone = await request(endpoint.url, { headers: { ...JSON_HEADERS, 'mcp-session-id': session! }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
       expect(gone.status).toBe(404);
@@ -143,14 +147,19 @@ describe('sessions', () => {
         req.write('{');
         return req;
       });
+      // Each request, once it reaches its session, marks it seen at the clock's time: then it is in flight.
+      const seenAt = (session: string | undefined) => endpoint.sessionList().find((s) => s.id === session)?.lastSeen;
+      clock.advance(1);
       try {
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await expect.poll(() => [seenAt(first.session), seenAt(second.session)]).toEqual([clock.now(), clock.now()]);
         const third = await initialize(endpoint.url);
         expect(third.status).toBe(503);
         expect(third.headers['retry-after']).toBeTruthy();
         expect(endpoint.sessions).toBe(2);
+        clock.advance(1);
         pending[0]!.destroy();
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // Its request ended: the session is seen again, and idle.
+        await expect.poll(() => seenAt(first.session)).toBe(clock.now());
         expect((await initialize(endpoint.url)).status).toBe(200);
         expect(endpoint.sessions).toBe(2);
         const gone = await request(endpoint.url, { method: 'DELETE', headers: { 'mcp-session-id': first.session!, 'mcp-protocol-version': '2025-03-26' } });

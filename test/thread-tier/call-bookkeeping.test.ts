@@ -5,7 +5,7 @@
  * are due and still watched, also when firing one ends another, and a Deadline
  * (Piscina's abort signal for a call) calls each listener still attached once.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CallTable } from '#internal/boundary/call-table.js';
 import { Deadline, DeadlineSweeper, type Sweepable } from '#internal/boundary/deadlines.js';
 
@@ -40,7 +40,14 @@ function item(fired: string[], name: string, onAbort?: () => void): Sweepable {
   };
 }
 
-const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Deadlines run on performance.now() and the global timers: vitest's fake ones, moved by each test.
+const tick = (ms: number) => vi.advanceTimersByTime(ms);
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('DeadlineSweeper', () => {
   it('fires the due deadlines still watched, skips those unwatched before or while it sweeps, and stops when none is left', async () => {
@@ -55,13 +62,13 @@ describe('DeadlineSweeper', () => {
     sweeper.watch(late, 60_000);
     sweeper.unwatch(gone);
     expect(gone.slot).toBe(-1);
-    await tick(30);
+    tick(30);
     expect(fired.filter((name) => name !== 'first')).toEqual([]);
     expect(fired).toContain('first');
     // Watching one again only moves its deadline.
     sweeper.watch(late, 0);
     sweeper.watch(late, 0);
-    await tick(30);
+    tick(30);
     expect(fired.filter((name) => name === 'late').length).toBeGreaterThan(0);
     for (const d of [first, late]) sweeper.unwatch(d);
     sweeper.stop();
@@ -72,7 +79,7 @@ describe('DeadlineSweeper', () => {
     const deadline = sweeper.start(0);
     let disposed = 0;
     deadline.onDispose(() => disposed++);
-    await tick(30);
+    tick(30);
     expect(deadline.aborted).toBe(true);
     sweeper.release(deadline);
     sweeper.release(deadline);
@@ -116,7 +123,7 @@ describe('Deadline', () => {
     const stopped = new Deadline();
     stopped.abortAfter(5, 'never');
     stopped.dispose();
-    await tick(40);
+    tick(40);
     expect([fired.aborted, fired.reason]).toEqual([true, 'grace over']);
     expect(stopped.aborted).toBe(false);
   });

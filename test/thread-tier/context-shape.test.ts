@@ -38,10 +38,9 @@ export default {
         sessionId: ctx.sessionId ?? null,
       };
     } },
-    { name: 'ctx_signal', description: 'Compares its signal with the last call\\'s.', parameters: obj, handler: async ({ ms = 0 }, ctx) => {
+    { name: 'ctx_signal', description: 'Compares its signal with the last call\\'s.', parameters: obj, handler: async (_args, ctx) => {
       const previous = last;
       last = ctx.signal;
-      await new Promise((resolve) => setTimeout(resolve, ms));
       return { same: previous === ctx.signal, previousAborted: previous?.aborted ?? null, aborted: ctx.signal.aborted };
     } },
     { name: 'ctx_abort', description: 'Waits for its signal to abort (timeout 200 ms).', parameters: obj, limits: { timeoutMs: 200 }, handler: (_args, ctx) => new Promise((resolve) => {
@@ -78,6 +77,6 @@ describe('a handler context', () => {
     expect(json(await host.dispatch('ctx_signal', {}))).toEqual({ same: false, previousAborted: false, aborted: false });
     // A call that times out: its own signal aborts (the handler's cleanup runs), the next call's does not.
     expect(json(await host.dispatch('ctx_abort', {})).code).toBe('TOOL_TIMEOUT');
-    expect(json(await host.dispatch('ctx_signal', { ms: 20 }))).toEqual({ same: false, previousAborted: true, aborted: false });
+    expect(json(await host.dispatch('ctx_signal', {}))).toEqual({ same: false, previousAborted: true, aborted: false });
   });
 });

@@ -140,7 +140,8 @@ describe('admission: calls beyond the workers wait their turn', () => {
     try {
       const order: string[] = [];
       const flood = Array.from({ length: 30 }, () => h.dispatch('a_slow', { ms: 15 }).then((r) => order.push(r)));
-      await new Promise((r) => setTimeout(r, 30));
+      // The flood is under way (queued behind its first calls) before B asks.
+      await expect.poll(() => order.length).toBeGreaterThan(0);
       // Counted from when B asks, not from the start (a late timer on a loaded machine lets more of
       // A finish first): B waits for the call of A running then and the one or two A is granted
       // before B's turn comes round, never for the rest of the flood.
@@ -159,7 +160,7 @@ describe('admission: calls beyond the workers wait their turn', () => {
     try {
       const order: string[] = [];
       const flood = Array.from({ length: 30 }, () => h.dispatch('a_slow', { ms: 15 }, { sessionId: 'busy' }).then(() => order.push('busy')));
-      await new Promise((r) => setTimeout(r, 30));
+      await expect.poll(() => order.length).toBeGreaterThan(0);
       const before = order.length;
       await h.dispatch('a_slow', { ms: 1 }, { sessionId: 'other' }).then(() => order.push('other'));
       expect(order.indexOf('other') - before).toBeLessThanOrEqual(3);
@@ -197,7 +198,8 @@ describe('admission: calls beyond the workers wait their turn', () => {
     const h = await host({ threads: 1 });
     try {
       const long = h.dispatch('a_slow', { ms: 1500 });
-      await new Promise((r) => setTimeout(r, 50));
+      // The long call holds the only thread before the quick one is sent.
+      await expect.poll(() => Math.max(...h.explain().plugins.map((p) => p.pool?.inFlight ?? 0))).toBe(1);
       expect(json(await h.dispatch('b_quick', {})).code).toBe('TOOL_TIMEOUT');
       expect(await long).toBe('a 1500');
     } finally {
