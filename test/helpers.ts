@@ -121,13 +121,16 @@ function settle(): Promise<void> {
  * fails after `timeoutMs` with `what`. For code outside a test body (vi.waitFor and expect.poll
  * do the same inside one): the deadline is for failure, never the expected path.
  */
-export async function until<T>(condition: () => T | Promise<T>, { timeoutMs = 10_000, intervalMs = 20, what = 'the condition' }: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function until<T>(
+  condition: () => T | Promise<T>,
+  { timeoutMs = 10_000, intervalMs = 20, what = 'the condition' }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<Exclude<T, undefined | null | false>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let last: unknown;
     try {
       const value = await condition();
-      if (value) return value;
+      if (value) return value as Exclude<T, undefined | null | false>;
     } catch (error) {
       last = error;
     }
