@@ -43,10 +43,13 @@ export class EventStreams {
   private stopPinging: (() => void) | undefined;
   private flushing: TimerHandle | undefined;
   private readonly timers: Timers;
+  /** the pings' timers: real ones are unref'd */
+  private readonly pings: Timers;
 
   /** @param clock the pings' and the flushes' timers (default the real ones) */
   constructor(clock: Clock = systemClock) {
     this.timers = timers(clock);
+    this.pings = timers(clock, { unref: true });
   }
 
   get size(): number {
@@ -64,13 +67,9 @@ export class EventStreams {
       if (this.streams.size === 0) this.stopTimer();
     });
     this.write(stream, `event: hello\ndata: ${JSON.stringify(hello)}\n\n`);
-    this.stopPinging ??= this.timers.every(
-      PING_MS,
-      () => {
-        for (const open of this.streams) this.write(open, ': ping\n\n');
-      },
-      { unref: true },
-    );
+    this.stopPinging ??= this.pings.every(PING_MS, () => {
+      for (const open of this.streams) this.write(open, ': ping\n\n');
+    });
   }
 
   /** Sends `event` to every stream, its data as one line of JSON (JSON escapes every newline). */

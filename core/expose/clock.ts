@@ -22,14 +22,14 @@ export interface Timers {
 /** The real clock: Date.now and the global timers. */
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** The timers of `clock` (default the real clock); the global timers where it has none. */
-export function timers(clock: Clock = systemClock): Timers {
+/** The timers of `clock` (default the real clock); the global timers where it has none, unref'd by default when `defaults.unref`. */
+export function timers(clock: Clock = systemClock, defaults: { unref?: boolean } = {}): Timers {
   const set = clock.setTimeout?.bind(clock);
   const clear = clock.clearTimeout?.bind(clock);
   const after = (ms: number, fn: () => void, options?: { unref?: boolean }): TimerHandle => {
     if (set) return set(fn, ms);
     const timer = setTimeout(fn, ms);
-    if (options?.unref) timer.unref();
+    if (options?.unref ?? defaults.unref) timer.unref();
     return timer;
   };
   const cancel = (handle: TimerHandle | undefined): void => {

@@ -135,7 +135,7 @@ export class McpConnection {
   private listing: Promise<void> | undefined;
   private dirty = false;
   private relistTimer: TimerHandle | undefined;
-  /** restarts, probes and re-listings wait on the host's clock */
+  /** restarts, probes and re-listings wait on the host's clock (real timers unref'd: they alone must not keep a finished CLI run alive) */
   private readonly timers: Timers;
   /** when the oldest list_changed not yet answered by a listing arrived */
   private changedSince: number | undefined;
@@ -168,7 +168,7 @@ export class McpConnection {
     private readonly answerers: ClientAnswerers = { roots: [] },
     clock: Clock = systemClock,
   ) {
-    this.timers = timers(clock);
+    this.timers = timers(clock, { unref: true });
     this.requests = this.serverRequests();
     this.state = server.notStarted ? 'not started' : 'connecting';
     this.reason = server.notStarted ?? `the MCP server ${server.name} is starting`;
@@ -515,8 +515,8 @@ export class McpConnection {
     };
     if (how.reinitialize) return retry();
     if (outage) return this.awaitAnswer(retry);
-    // A pending restart alone must not keep a finished CLI run alive.
-    this.timer = this.timers.after(delay, retry, { unref: true });
+    // A pending restart alone must not keep a finished CLI run alive (the timers are unref'd).
+    this.timer = this.timers.after(delay, retry);
   }
 
   /**
@@ -536,40 +536,32 @@ export class McpConnection {
   /** One look at the token file per probe interval; tokens written since the last look start the handshake. */
   private awaitTokens(): void {
     const oauth = this.oauth!;
-    this.timer = this.timers.after(
-      this.server.http!.probeIntervalMs,
-      () => {
-        if (this.closed) return;
-        let renewed = false;
-        try {
-          renewed = oauth.store.changed() && oauth.store.read().tokens !== undefined;
-        } catch {
-          // An unreadable file stays hidden behind the same reason; the next look tries again.
-        }
-        if (!renewed) return this.awaitTokens();
-        this.restarts++;
-        this.state = 'connecting';
-        this.reason = `the MCP server ${this.server.name} is reconnecting (new tokens were stored)`;
-        void this.connect();
-      },
-      { unref: true },
-    );
+    this.timer = this.timers.after(this.server.http!.probeIntervalMs, () => {
+      if (this.closed) return;
+      let renewed = false;
+      try {
+        renewed = oauth.store.changed() && oauth.store.read().tokens !== undefined;
+      } catch {
+        // An unreadable file stays hidden behind the same reason; the next look tries again.
+      }
+      if (!renewed) return this.awaitTokens();
+      this.restarts++;
+      this.state = 'connecting';
+      this.reason = `the MCP server ${this.server.name} is reconnecting (new tokens were stored)`;
+      void this.connect();
+    });
   }
 
   /** While an HTTP server is unreachable: one small request to its URL per probe interval; the first answer starts `reconnect`. */
   private awaitAnswer(reconnect: () => void): void {
     const { url, headers, probeIntervalMs } = this.server.http!;
-    this.timer = this.timers.after(
-      probeDelay(probeIntervalMs),
-      async () => {
-        const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.server.startTimeoutMs)]);
-        const back = await answers(url, headers, signal);
-        if (this.closed) return;
-        if (back) reconnect();
-        else this.awaitAnswer(reconnect);
-      },
-      { unref: true },
-    );
+    this.timer = this.timers.after(probeDelay(probeIntervalMs), async () => {
+      const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.server.startTimeoutMs)]);
+      const back = await answers(url, headers, signal);
+      if (this.closed) return;
+      if (back) reconnect();
+      else this.awaitAnswer(reconnect);
+    });
   }
 
   /** The next probe of a connected HTTP server, one probe interval (with jitter) from now. */
@@ -577,7 +569,7 @@ export class McpConnection {
     const http = this.server.http;
     if (!http || attempt !== this.current || this.closed) return;
     this.timers.cancel(this.probeTimer);
-    this.probeTimer = this.timers.after(probeDelay(http.probeIntervalMs), () => void this.probe(attempt), { unref: true });
+    this.probeTimer = this.timers.after(probeDelay(http.probeIntervalMs), () => void this.probe(attempt));
   }
 
   /**
@@ -629,14 +621,10 @@ export class McpConnection {
     this.changedSince ??= now;
     this.timers.cancel(this.relistTimer);
     const wait = Math.max(0, Math.min(RELIST_DEBOUNCE_MS, this.changedSince + RELIST_MAX_WAIT_MS - now));
-    this.relistTimer = this.timers.after(
-      wait,
-      () => {
-        this.changedSince = undefined;
-        void this.relist(attempt).catch(() => {});
-      },
-      { unref: true },
-    );
+    this.relistTimer = this.timers.after(wait, () => {
+      this.changedSince = undefined;
+      void this.relist(attempt).catch(() => {});
+    });
   }
 
   /** Lists the tools within the listing limits; asked again while listing, it lists once more after. */

@@ -16,19 +16,15 @@ const MAX_INTERVAL_MS = 60_000;
 export function startRefreshLoop(host: ToolHost, onError: (error: unknown) => void = () => {}): () => void {
   const interval = Math.min(MAX_INTERVAL_MS, Math.max(MIN_INTERVAL_MS, host.config.checks.ttlMs));
   let running = false;
-  // The loop alone must not keep the process alive after the transport closed.
-  return timers(host.clock).every(
-    interval,
-    () => {
-      if (running) return;
-      running = true;
-      host
-        .refresh()
-        .catch(onError)
-        .finally(() => {
-          running = false;
-        });
-    },
-    { unref: true },
-  );
+  // The loop alone must not keep the process alive after the transport closed (its real timers are unref'd).
+  return timers(host.clock, { unref: true }).every(interval, () => {
+    if (running) return;
+    running = true;
+    host
+      .refresh()
+      .catch(onError)
+      .finally(() => {
+        running = false;
+      });
+  });
 }
