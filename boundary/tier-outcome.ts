@@ -60,13 +60,21 @@ export function tierOutcome(call: TierCall, outcome: RunOutcome<HandlerOutput>):
 }
 
 /**
- * Attaches rich content (MCP blocks) to an outcome when it fits the result cap;
- * blocks over the cap are dropped whole (a cut image is no image) and the text says so.
+ * Attaches rich content (MCP blocks and structured content) to an outcome when it fits the result
+ * cap, as JSON. Over it, nothing is cut (a cut image is no image, cut structured content matches
+ * no schema): the structured content is left out when the blocks fit without it, with a text block
+ * saying so; else all of it, and only the text is kept. The text says what was left out.
  */
-function withContent(outcome: CallOutcome, content: RichContent | undefined, maxResultChars: number): CallOutcome {
+export function withContent(outcome: CallOutcome, content: RichContent | undefined, maxResultChars: number): CallOutcome {
   if (!content) return outcome;
   const size = JSON.stringify(content).length;
   if (size <= maxResultChars) return { ...outcome, content };
-  const note = `\n[RESULT_TRUNCATED: the result's content blocks (${size} characters) exceed the limit of ${maxResultChars}; only their text is shown]`;
-  return outcome.ok ? { ok: true, text: outcome.text + note } : { ...outcome, message: outcome.message + note };
+  const noted = (note: string): CallOutcome => (outcome.ok ? { ok: true, text: outcome.text + note } : { ...outcome, message: outcome.message + note });
+  if (content.structured !== undefined && content.blocks.length) {
+    const structured = JSON.stringify(content.structured).length;
+    const note = `[RESULT_TRUNCATED: the result's structured content (${structured} characters) exceeds the limit of ${maxResultChars}; it is left out]`;
+    const blocks = [...content.blocks, { type: 'text' as const, text: note }];
+    if (JSON.stringify({ blocks }).length <= maxResultChars) return { ...noted(`\n${note}`), content: { blocks } };
+  }
+  return noted(`\n[RESULT_TRUNCATED: the result's content blocks (${size} characters) exceed the limit of ${maxResultChars}; only their text is shown]`);
 }

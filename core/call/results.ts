@@ -51,6 +51,14 @@ export function structuredOutcome(record: ToolRecord, run: RunOutcome<HandlerOut
   const { text, originalLength, content } = run.value;
   // A runner that speaks to an MCP server may bring the server's structuredContent: that is the value.
   const given = content?.structured;
+  // The result cap left it out (tierOutcome): a cut one matches no schema, and the tool promises one.
+  if (given !== undefined && mapped.content?.structured === undefined) {
+    return invalid(
+      record,
+      `returned structured content of ${JSON.stringify(given).length} characters, over the limit of ${maxResultChars} (maxResultChars): a tool with an outputSchema must return structured content that fits, since a cut one matches no schema.`,
+      maxResultChars,
+    );
+  }
   if (!given && Math.max(originalLength, text.length) > maxResultChars) {
     return invalid(
       record,

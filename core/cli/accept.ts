@@ -12,7 +12,8 @@ import { openHost } from './open-host.js';
 /** The lines that show one change. */
 export function changeLines(change: DefinitionChange): string[] {
   const own = change.name === change.tool ? '' : ` (${change.tool} on the server)`;
-  return [`${change.server}: ${change.name}${own} ${change.mode === 'hold' ? 'held' : 'served with a warning'}, changed since accepted on ${change.acceptedAt}:`, ...change.diff.map((line) => `  ${line}`)];
+  const since = change.kind === 'added' ? `new since its server's tools were accepted on ${change.acceptedAt}` : `changed since accepted on ${change.acceptedAt}`;
+  return [`${change.server}: ${change.name}${own} ${change.mode === 'hold' ? 'held' : 'served with a warning'}, ${since}:`, ...change.diff.map((line) => `  ${line}`)];
 }
 
 /** The changed definitions the host's servers list now. */

@@ -213,7 +213,10 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
   for (const w of tool.warnings) out.push(`  warning:  ${w}`);
   const plugin = report.plugins.find((p) => p.name === tool.plugin);
   const changed = plugin?.mcp?.definitionChanges?.find((c) => c.name === tool.name);
-  if (changed) out.push(`  definition changed since accepted on ${changed.acceptedAt} (${changed.mode === 'hold' ? 'held' : 'served with a warning'}):`, ...changed.diff.map((line) => `    ${line}`));
+  if (changed) {
+    const since = changed.kind === 'added' ? `new since its server's tools were accepted on ${changed.acceptedAt}` : `definition changed since accepted on ${changed.acceptedAt}`;
+    out.push(`  ${since} (${changed.mode === 'hold' ? 'held' : 'served with a warning'}):`, ...changed.diff.map((line) => `    ${line}`));
+  }
   if (plugin?.permissions) {
     const e = plugin.permissions.effective;
     out.push(`  tier:     ${plugin.tier} (${plugin.trust})${plugin.pool?.kind ? `, ${plugin.pool.kind === 'own' ? 'a pool of its own' : 'the shared pool'}: ${plugin.pool.reason}` : ''}`);

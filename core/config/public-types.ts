@@ -160,6 +160,12 @@ export interface McpListingLimits {
   timeoutMs?: number;
   /** a description longer than this is cut and marked; default 2000 */
   descriptionChars?: number;
+  /**
+   * one tool's whole definition (name, title, description, annotations, input and output
+   * schemas, `_meta`) as JSON: past it the prose in it is cut and marked, and a tool still over
+   * it is left out; default 32000
+   */
+  definitionChars?: number;
 }
 
 /** What a changed MCP tool definition does: hidden until accepted, served with a warning, or pinned again silently. */

@@ -73,5 +73,5 @@ export function diffReports(before: HostReport, after: HostReport): Change[] {
 /** A changed MCP tool definition as a change. */
 export function definitionChange(change: DefinitionChange): Change {
   const what = change.mode === 'hold' ? 'held (run toolshed accept)' : 'served with a warning (run toolshed accept)';
-  return { kind: 'definition', name: change.name, text: `definition changed on mcp:${change.server}: ${what}` };
+  return { kind: 'definition', name: change.name, text: `${change.kind === 'added' ? 'new tool' : 'definition changed'} on mcp:${change.server}: ${what}` };
 }

@@ -27,7 +27,9 @@ export type { DefinitionsOptions, ToolHost, ToolHostOptions, ViewOptions } from 
 
 /** The notice for a changed MCP tool definition while the host starts (explain has it too). */
 function changedDefinitionNotice(change: DefinitionChange): string {
-  return `the MCP server ${change.server} changed the definition of ${change.name} since it was accepted (${change.mode === 'hold' ? 'held' : 'served with a warning'}); toolshed accept ${change.server} shows the difference`;
+  const how = change.mode === 'hold' ? 'held' : 'served with a warning';
+  if (change.kind === 'added') return `the MCP server ${change.server} lists ${change.name}, a tool new since its tools were accepted (${how}); toolshed accept ${change.server} shows it`;
+  return `the MCP server ${change.server} changed the definition of ${change.name} since it was accepted (${how}); toolshed accept ${change.server} shows the difference`;
 }
 
 /**

@@ -156,6 +156,8 @@ export class McpConnection {
   private taskTools = new Set<string>();
   /** the tools as the server last listed them */
   tools: UpstreamTool[] = [];
+  /** whether the server has listed its tools yet (before that, `tools` is empty because nothing was heard, not because it lists none) */
+  listed = false;
   /** what the SDK reported and dropped on this connection (malformed messages, late progress, …) */
   readonly dropped: { count: number; last?: string } = { count: 0 };
   /** its OAuth client (HTTP servers without a static Authorization header) */
@@ -658,6 +660,7 @@ export class McpConnection {
 
   private take(_attempt: Attempt, listing: Listing): void {
     this.tools = listing.tools;
+    this.listed = true;
     this.notes = listing.notes;
     this.outputSchemas = listing.outputSchemas;
     this.taskTools = new Set(listing.tools.filter((tool) => tool.execution?.taskSupport === 'required').map((tool) => tool.name));

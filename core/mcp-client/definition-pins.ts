@@ -1,12 +1,14 @@
 /**
  * Definition pins: the defence against an MCP server's "rug pull" (its tools
- * change under the operator's feet). Each tool's definition (title,
- * description, input schema, annotations) is hashed as canonical JSON and
- * pinned the first time the host sees it, in a file per config and server in
- * the user's private state folder. A listing whose definition differs from
- * the pin is held, served with a warning, or pinned again, as the server's
- * `definitionChanges` says, until the operator accepts it (`toolshed accept`,
- * `host.acceptDefinitions`).
+ * change under the operator's feet). Each tool's definition (everything of it
+ * toolshed passes on to a model or a client: title, description, input and
+ * output schemas, annotations, execution, icons, `_meta`) is hashed as
+ * canonical JSON and pinned, in a file per config and server in the user's
+ * private state folder. The server's first listing is pinned whole (trust on
+ * first use); after that a tool whose definition differs from its pin, and a
+ * tool the accepted listings never had (a rug pull by renaming), is held,
+ * served with a warning, or pinned, as the server's `definitionChanges` says,
+ * until the operator accepts it (`toolshed accept`, `host.acceptDefinitions`).
  */
 import { createHash } from 'node:crypto';
 import { lstatSync } from 'node:fs';
@@ -24,8 +26,9 @@ const MAX_TEXT_CHARS = 32_000;
 const MAX_DIFF_LINES = 60;
 const MAX_LINE_CHARS = 240;
 
-/** The reason a held tool is hidden with. */
+/** The reason a held tool is hidden with: its definition changed, or the tool is new. */
 export const HELD_REASON = 'definition changed since it was accepted';
+export const ADDED_REASON = "new since its server's tools were accepted";
 
 /** One pinned tool on disk. */
 interface Pin {
@@ -34,6 +37,11 @@ interface Pin {
   /** the definition as text (capped), for the diff of a later change */
   text: string;
   acceptedAt: string;
+  /**
+   * 2: the hash covers every field passed on (definitionOf). Absent: a pin of an older toolshed,
+   * of the title, description, input schema and annotations only (legacyDefinitionOf).
+   */
+  scheme?: 2;
 }
 
 /** A pin file: one config's one server. */
@@ -41,14 +49,30 @@ interface PinFile {
   version: 1;
   config: string;
   server: string;
+  /** when the server's first listing was pinned (absent in files of an older toolshed) */
+  createdAt?: string;
   tools: Record<string, Pin>;
 }
 
 /** A change as the pins see it: the exposed name is the caller's to add. */
 type PinnedChange = Omit<DefinitionChange, 'name'>;
 
-/** What of a tool is pinned: what the model reads and what shapes its calls. */
+/** What of a tool is pinned: everything toolshed passes on to a model or a client (its name is the pin's key). */
 function definitionOf(tool: UpstreamTool): Record<string, unknown> {
+  return {
+    title: tool.title ?? null,
+    description: tool.description ?? null,
+    inputSchema: tool.inputSchema ?? null,
+    outputSchema: tool.outputSchema ?? null,
+    annotations: tool.annotations ?? null,
+    execution: tool.execution ?? null,
+    icons: tool.icons ?? null,
+    meta: tool.meta ?? null,
+  };
+}
+
+/** What a pin of an older toolshed (no `scheme`) is of. */
+function legacyDefinitionOf(tool: UpstreamTool): Record<string, unknown> {
   return { title: tool.title ?? null, description: tool.description ?? null, inputSchema: tool.inputSchema ?? null, annotations: tool.annotations ?? null };
 }
 
@@ -73,7 +97,11 @@ function definitionText(tool: UpstreamTool): string {
       .split('\n')
       .map((line) => `  ${line}`),
     `inputSchema: ${sorted(tool.inputSchema)}`,
+    ...(tool.outputSchema !== undefined ? [`outputSchema: ${sorted(tool.outputSchema)}`] : []),
     `annotations: ${sorted(tool.annotations)}`,
+    ...(tool.execution !== undefined ? [`execution: ${sorted(tool.execution)}`] : []),
+    ...(tool.icons !== undefined ? [`icons: ${sorted(tool.icons)}`] : []),
+    ...(tool.meta !== undefined ? [`_meta: ${sorted(tool.meta)}`] : []),
   ].join('\n');
   return text.length > MAX_TEXT_CHARS ? `${text.slice(0, MAX_TEXT_CHARS)}\n… (cut at ${MAX_TEXT_CHARS} characters)` : text;
 }
@@ -90,16 +118,30 @@ interface Listed {
   tool: UpstreamTool;
 }
 
-/** The hash a tool's pin is of: its title, description, input schema and annotations as canonical JSON. */
-export function definitionHash(tool: UpstreamTool): string {
+function hashOf(definition: Record<string, unknown>): string {
   let text: string;
   try {
-    text = canonicalJson(definitionOf(tool));
+    text = canonicalJson(definition);
   } catch {
     // Nested past the stack: such a schema never compiles, so the tool is not served anyway.
-    text = `unhashable:${String(tool.description)}`;
+    text = `unhashable:${String(definition.description)}`;
   }
   return createHash('sha256').update(text).digest('hex');
+}
+
+/** The hash a tool's pin is of: every field passed on (definitionOf) as canonical JSON. */
+export function definitionHash(tool: UpstreamTool): string {
+  return hashOf(definitionOf(tool));
+}
+
+/** The hash an older toolshed pinned a tool by (title, description, input schema, annotations). */
+export function legacyDefinitionHash(tool: UpstreamTool): string {
+  return hashOf(legacyDefinitionOf(tool));
+}
+
+/** A new tool's definition as the lines of a diff: all of it added. */
+function addedDiff(tool: UpstreamTool): string[] {
+  return shortDiff('', definitionText(tool)).filter((line) => line.startsWith('+') || line.startsWith('…'));
 }
 
 /** A tool's definition hashed (as sent, when listing cut its text); memoized per listed object (a rebuild that did not re-list hashes nothing). */
@@ -138,6 +180,13 @@ export class DefinitionPins {
   problem: string | undefined;
   /** the file could not be read: nothing is written over it until it can */
   private unreadable = false;
+  /**
+   * Whether a listing of this server was accepted before (the pin file exists, or this run
+   * pinned one): until then the first listing is pinned whole; after, a new tool is an addition.
+   */
+  private known = false;
+  /** when the first listing was pinned */
+  private createdAt = new Date().toISOString();
 
   constructor(
     private readonly server: string,
@@ -149,9 +198,9 @@ export class DefinitionPins {
   }
 
   /**
-   * Compares a listing with the pins: a tool seen for the first time is pinned, one in
-   * 'accept' mode pinned again, one that differs otherwise becomes a change. Returns the
-   * changes not reported before (the host emits them).
+   * Compares a listing with the pins: the server's first listing is pinned whole; after it, in
+   * 'accept' mode a changed or new tool is pinned, otherwise it becomes a change (`added` for a
+   * tool no accepted listing had). Returns the changes not reported before (the host emits them).
    */
   review(listed: readonly UpstreamTool[]): PinnedChange[] {
     this.load();
@@ -159,16 +208,26 @@ export class DefinitionPins {
     // What is kept per tool is kept only for tools the server still lists: renaming tools grows nothing.
     for (const kept of [this.plain, this.diffs, this.reported]) for (const name of kept.keys()) if (!this.latest.has(name)) kept.delete(name);
     const changes: PinnedChange[] = [];
-    let dirty = false;
+    // The first listing is trust on first use; it is written even when empty, so a tool listed later is an addition.
+    const first = !this.known;
+    let dirty = first;
+    this.known = true;
     for (const [tool, now] of this.latest) {
       const pin = this.pins.get(tool);
       if (pin?.hash === now.hash) continue;
-      if (!pin || this.mode === 'accept') {
-        this.pins.set(tool, { hash: now.hash, text: definitionText(now.tool), acceptedAt: new Date().toISOString() });
+      // A pin of an older toolshed that still matches what it covered: the fields it did not cover are pinned as they are now.
+      if (pin && pin.scheme === undefined && pin.hash === (now.tool.legacyHash ?? legacyDefinitionHash(now.tool))) {
+        this.pins.set(tool, { hash: now.hash, text: definitionText(now.tool), acceptedAt: pin.acceptedAt, scheme: 2 });
         dirty = true;
         continue;
       }
-      changes.push({ server: this.server, tool, mode: this.mode, acceptedAt: pin.acceptedAt, diff: this.diff(tool, pin, now) });
+      if (first || this.mode === 'accept') {
+        this.pins.set(tool, { hash: now.hash, text: definitionText(now.tool), acceptedAt: new Date().toISOString(), scheme: 2 });
+        dirty = true;
+        continue;
+      }
+      if (pin) changes.push({ server: this.server, tool, kind: 'changed', mode: this.mode, acceptedAt: pin.acceptedAt, diff: this.diff(tool, pin, now) });
+      else changes.push({ server: this.server, tool, kind: 'added', mode: this.mode, acceptedAt: this.acceptedAt(), diff: this.diff(tool, undefined, now) });
     }
     if (dirty) this.save();
     this.changes = changes;
@@ -189,7 +248,7 @@ export class DefinitionPins {
     if (tool.definitionHash) return fingerprint(tool);
     let text: string;
     try {
-      text = JSON.stringify([tool.title, tool.description, tool.inputSchema, tool.annotations]);
+      text = JSON.stringify([tool.title, tool.description, tool.inputSchema, tool.outputSchema, tool.annotations, tool.execution, tool.icons, tool.meta]);
     } catch {
       return fingerprint(tool);
     }
@@ -200,14 +259,21 @@ export class DefinitionPins {
     return listed;
   }
 
-  /** The diff of a pin and a listed definition, worked out once per pair (a held tool is reviewed at every rebuild). */
-  private diff(tool: string, pin: Pin, now: Listed): string[] {
-    const key = `${pin.hash}:${now.hash}`;
+  /** The diff of a pin (none: a new tool) and a listed definition, worked out once per pair (a held tool is reviewed at every rebuild). */
+  private diff(tool: string, pin: Pin | undefined, now: Listed): string[] {
+    const key = `${pin?.hash ?? 'new'}:${now.hash}`;
     const known = this.diffs.get(tool);
     if (known?.key === key) return known.diff;
-    const diff = shortDiff(pin.text, definitionText(now.tool));
+    const diff = pin ? shortDiff(pin.text, definitionText(now.tool)) : addedDiff(now.tool);
     this.diffs.set(tool, { key, diff });
     return diff;
+  }
+
+  /** When this server's tools were last accepted: the newest pin's time (what a new tool is new since). */
+  private acceptedAt(): string {
+    let latest = '';
+    for (const pin of this.pins.values()) if (pin.acceptedAt > latest) latest = pin.acceptedAt;
+    return latest || this.createdAt;
   }
 
   /** Whether the server listed `tool` in its last listing. */
@@ -223,7 +289,7 @@ export class DefinitionPins {
     const at = new Date().toISOString();
     for (const change of accepted) {
       const now = this.latest.get(change.tool)!;
-      this.pins.set(change.tool, { hash: now.hash, text: definitionText(now.tool), acceptedAt: at });
+      this.pins.set(change.tool, { hash: now.hash, text: definitionText(now.tool), acceptedAt: at, scheme: 2 });
     }
     if (accepted.length) this.save();
     return accepted;
@@ -239,7 +305,12 @@ export class DefinitionPins {
       ensurePrivateDir(path.dirname(this.file));
       const text = readPrivateFile(this.file);
       const parsed = text === undefined ? undefined : (JSON.parse(text) as PinFile);
-      this.pins = new Map(parsed?.version === 1 && parsed.tools && typeof parsed.tools === 'object' ? Object.entries(parsed.tools) : []);
+      const valid = parsed?.version === 1 && parsed.tools && typeof parsed.tools === 'object';
+      this.pins = new Map(valid ? Object.entries(parsed.tools) : []);
+      if (valid) {
+        this.known = true;
+        if (typeof parsed.createdAt === 'string') this.createdAt = parsed.createdAt;
+      }
       this.stamp = stamp;
       this.problem = undefined;
       this.unreadable = false;
@@ -254,7 +325,7 @@ export class DefinitionPins {
     if (!this.file || this.unreadable) return;
     try {
       ensurePrivateDir(path.dirname(this.file));
-      const record: PinFile = { version: 1, config: this.config, server: this.server, tools: Object.fromEntries(this.pins) };
+      const record: PinFile = { version: 1, config: this.config, server: this.server, createdAt: this.createdAt, tools: Object.fromEntries(this.pins) };
       writePrivateFile(this.file, `${JSON.stringify(record, null, 2)}\n`);
       const info = lstatSync(this.file);
       this.stamp = `${info.ino}:${info.size}:${info.mtimeMs}`;

@@ -1,6 +1,6 @@
 /**
- * What the host does with MCP tool definitions that changed since they were accepted
- * (definition-pins.ts keeps the pins): per server, after each rebuild of its tools, which
+ * What the host does with MCP tool definitions that changed since they were accepted, and with
+ * tools new since then (definition-pins.ts keeps the pins): per server, after each rebuild of its tools, which
  * tools are held (hidden through availability's out-of-service path) and why, which are
  * served with a warning, which changes are news (the `definition-changed` event), and
  * accepting them by the server's own or the exposed tool names.
@@ -8,7 +8,7 @@
 import { UsageError } from '../../boundary/errors.js';
 import { userStateDir } from '../state/user-dirs.js';
 import { shownName } from '../text/tool-names.js';
-import { DefinitionPins, HELD_REASON, pinFile } from './definition-pins.js';
+import { ADDED_REASON, DefinitionPins, HELD_REASON, pinFile } from './definition-pins.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { ResolvedServer } from './config.js';
 import type { DefinitionChange } from '../runners/connection-report.js';
@@ -53,7 +53,9 @@ export class HeldDefinitions {
     state.held = new Map();
     for (const change of this.changes(state)) {
       const accept = `toolshed accept ${server.name} ${shownName(change.tool)}`;
-      if (change.mode === 'hold') state.held.set(change.name, `${HELD_REASON} (${accept} shows the difference and accepts it)`);
+      const added = change.kind === 'added';
+      if (change.mode === 'hold') state.held.set(change.name, added ? `${ADDED_REASON} (${accept} shows it and accepts it)` : `${HELD_REASON} (${accept} shows the difference and accepts it)`);
+      else if (added) warnings.push(`tool ${change.name}: new since its server's tools were accepted on ${change.acceptedAt}; served (definitionChanges: warn) until ${accept}`);
       else warnings.push(`tool ${change.name}: its definition changed since it was accepted on ${change.acceptedAt}; served as changed (definitionChanges: warn) until ${accept}`);
       if (fresh.has(change.tool)) this.onChanged?.(change);
     }

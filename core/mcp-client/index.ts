@@ -215,7 +215,8 @@ export class McpServers {
     entry.generation++;
     entry.warnings = [];
     entry.tools = serverTools(entry.server, listed, taken, entry.warnings, entry.connection.noTasks());
-    this.definitions.review(entry.server, listed, entry.tools, entry.warnings);
+    // Before its first listing a server has no tools to review: an empty list then is no accepted listing.
+    if (entry.connection.listed) this.definitions.review(entry.server, listed, entry.tools, entry.warnings);
     entry.upstream = new Map(entry.tools.map((t) => [t.manifest.name, t.upstream]));
     entry.renamed = {};
     for (const tool of entry.tools) if (tool.manifest.name !== tool.upstream) entry.renamed[tool.manifest.name] = tool.upstream;

@@ -1,7 +1,9 @@
 /**
  * One server's `tools/list`, bounded: at most `listing.pages` pages, the
  * first `listing.tools` tools, the whole listing within `listing.timeoutMs`,
- * and every description cut at `listing.descriptionChars` (marked where cut).
+ * every description cut at `listing.descriptionChars` (marked where cut), and
+ * each tool's whole definition within `listing.definitionChars`
+ * (definition-budget.ts: its prose cut and marked, or the tool left out).
  * Each page is read loosely (any shape of tool passes the SDK), and only the
  * tools kept are checked one by one, by hand, so a reply of 100,000 tools costs one
  * JSON parse, not 100,000 checks. What was cut or left out is said in notes
@@ -13,7 +15,8 @@ import { readDialect } from '../schema/schema-dialect.js';
 import type { ListingLimits } from './config.js';
 import type { UpstreamTool } from './tools.js';
 import type { Icon } from '../../boundary/plugin-api.js';
-import { definitionHash } from './definition-pins.js';
+import { definitionHash, legacyDefinitionHash } from './definition-pins.js';
+import { boundDefinition, cutText } from './definition-budget.js';
 
 /** What one listing kept, and what it says about what it did not. */
 export interface Listing {
@@ -39,17 +42,6 @@ export class ListingTimeout extends Error {
 /** Notes on tools that were not valid MCP tools: the first few by position, then a count. */
 const INVALID_NOTES = 5;
 
-/**
- * `text` cut to `max` characters, marked where cut. A cut never splits a surrogate pair.
- * @example cutText('abcdef', 3) // 'abc… [cut by toolshed: 3 characters more]'
- */
-function cutText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = max;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${text.slice(0, end)}… [cut by toolshed: ${text.length - end} characters more]`;
-}
 
 /** A Standard Schema that takes any page as it is: the tools are checked one by one below, only those kept. */
 const ANY_PAGE = {
@@ -136,17 +128,14 @@ function metaOf(value: unknown): Record<string, unknown> | undefined {
   return json.length <= MAX_META_CHARS ? value : undefined;
 }
 
-/** A kept tool checked against the MCP tool shape, its description and title cut. */
-function takeTool(raw: unknown, limits: ListingLimits, listing: Listing): { tool: UpstreamTool; cut: boolean } | string {
+/** A kept tool checked against the MCP tool shape, its description and title cut, its definition within its budget. */
+function takeTool(raw: unknown, limits: ListingLimits, listing: Listing): { tool: UpstreamTool; cut: boolean; budgetCut: boolean } | { refused: string } | string {
   if (!isObject(raw)) return 'not an object';
   const wrong = notATool(raw);
   if (wrong) return wrong;
   const { name, title, description, inputSchema, outputSchema, annotations, execution } = raw as unknown as UpstreamTool;
   const tool: UpstreamTool = { name, inputSchema };
-  if (outputSchema) {
-    listing.outputSchemas.set(name, outputSchema);
-    tool.outputSchema = outputSchema;
-  }
+  if (outputSchema) tool.outputSchema = outputSchema;
   if (annotations) tool.annotations = annotations;
   if (execution) tool.execution = execution;
   const icons = iconsOf(raw.icons);
@@ -155,11 +144,19 @@ function takeTool(raw: unknown, limits: ListingLimits, listing: Listing): { tool
   if (meta) tool.meta = meta;
   else if (raw._meta !== undefined) listing.notes.push(`tool ${name}: its _meta is not passed on (not an object, or longer than ${MAX_META_CHARS} characters as JSON)`);
   const cut = (description?.length ?? 0) > limits.descriptionChars;
-  // A pin is of what the server sent: the operator changing listing.descriptionChars changes no definition.
-  if (cut || (title?.length ?? 0) > limits.descriptionChars) tool.definitionHash = definitionHash({ ...tool, title, description } as UpstreamTool);
+  const sent = { ...tool, ...(title !== undefined ? { title } : {}), ...(description !== undefined ? { description } : {}) } as UpstreamTool;
   if (description !== undefined) tool.description = cutText(description, limits.descriptionChars);
   if (title !== undefined) tool.title = cutText(title, limits.descriptionChars);
-  return { tool, cut };
+  const bounded = boundDefinition(tool, limits.definitionChars);
+  if ('refused' in bounded) return { refused: bounded.refused };
+  const taken = bounded.tool;
+  // A pin is of what the server sent: the operator changing listing.descriptionChars or definitionChars changes no definition.
+  if (cut || (title?.length ?? 0) > limits.descriptionChars || bounded.cut) {
+    taken.definitionHash = definitionHash(sent);
+    taken.legacyHash = legacyDefinitionHash(sent);
+  }
+  if (taken.outputSchema) listing.outputSchemas.set(name, outputSchema!);
+  return { tool: taken, cut, budgetCut: bounded.cut > 0 };
 }
 
 /** Lists a server's tools within its listing limits; throws ListingTimeout past its deadline. */
@@ -168,15 +165,28 @@ export async function listTools(client: Client, limits: ListingLimits): Promise<
   const raw = await readPages(client, limits, listing.notes);
   let invalid = 0;
   let cut = 0;
+  let refused = 0;
+  const budgetCut: string[] = [];
   raw.forEach((item, at) => {
     const taken = takeTool(item, limits, listing);
-    if (typeof taken !== 'string') {
+    if (typeof taken === 'string') {
+      if (++invalid <= INVALID_NOTES) listing.notes.push(`tool number ${at + 1} left out: it is not a valid MCP tool (${taken})`);
+    } else if ('refused' in taken) {
+      if (++refused <= INVALID_NOTES) listing.notes.push(`tool ${JSON.stringify((item as { name: string }).name.slice(0, 64))} left out: ${taken.refused}`);
+    } else {
       if (taken.cut) cut++;
+      if (taken.budgetCut) budgetCut.push(taken.tool.name);
       listing.tools.push(taken.tool);
-    } else if (++invalid <= INVALID_NOTES) listing.notes.push(`tool number ${at + 1} left out: it is not a valid MCP tool (${taken})`);
+    }
   });
   if (invalid > INVALID_NOTES) listing.notes.push(`and ${invalid - INVALID_NOTES} more tools left out for the same reason`);
+  if (refused > INVALID_NOTES) listing.notes.push(`and ${refused - INVALID_NOTES} more tools left out: their definitions are over listing.definitionChars (${limits.definitionChars})`);
   if (cut) listing.notes.push(`${cut} tool description${cut === 1 ? ' was' : 's were'} longer than ${limits.descriptionChars} characters (listing.descriptionChars) and cut where marked`);
+  if (budgetCut.length) {
+    const names = budgetCut.slice(0, INVALID_NOTES).map((name) => JSON.stringify(name.slice(0, 64))).join(', ');
+    const more = budgetCut.length > INVALID_NOTES ? ` and ${budgetCut.length - INVALID_NOTES} more` : '';
+    listing.notes.push(`the definition${budgetCut.length === 1 ? '' : 's'} of ${names}${more} ${budgetCut.length === 1 ? 'was' : 'were'} longer than ${limits.definitionChars} characters as JSON (listing.definitionChars): the descriptions and titles in ${budgetCut.length === 1 ? 'it' : 'them'} were cut where marked`);
+  }
   return listing;
 }
 

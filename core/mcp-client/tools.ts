@@ -42,10 +42,12 @@ export interface UpstreamTool {
   /** its `_meta`, when small enough to pass on */
   meta?: Record<string, unknown>;
   /**
-   * Set at listing when its title or description was cut (listing.descriptionChars): the hash of
+   * Set at listing when its text was cut (listing.descriptionChars, listing.definitionChars): the hash of
    * its definition as the server sent it, which its pin is of, so a cut is no change.
    */
   definitionHash?: string;
+  /** set with `definitionHash`: the hash an older toolshed pinned it by (definition-pins.ts reads it once, to carry such a pin over) */
+  legacyHash?: string;
 }
 
 /** One tool as the host exposes it, and the name the server knows it by. */

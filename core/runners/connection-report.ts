@@ -41,11 +41,13 @@ export interface DefinitionChange {
   tool: string;
   /** the name the host exposes it by */
   name: string;
-  /** hold: hidden until accepted; warn: served as changed, with a warning */
+  /** changed: its definition differs from the one accepted; added: no listing accepted before had a tool of this name */
+  kind: 'changed' | 'added';
+  /** hold: hidden until accepted; warn: served as changed (or new), with a warning */
   mode: 'hold' | 'warn';
-  /** when the pinned definition was accepted */
+  /** when the pinned definition was accepted (added: when the server's tools were last accepted) */
   acceptedAt: string;
-  /** the pinned definition against the listed one: `- old`, `+ new` lines with some context, control characters escaped */
+  /** the pinned definition against the listed one (added: all of it as `+` lines): `- old`, `+ new` lines with some context, control characters escaped */
   diff: string[];
 }
 

@@ -38,7 +38,7 @@ describe('console changes', () => {
   });
 
   it('says a changed MCP tool definition is held until accepted', () => {
-    expect(definitionChange({ server: 'github', tool: 'create_issue', name: 'create_issue', mode: 'hold', acceptedAt: '2026-01-01T00:00:00Z', diff: [] })).toEqual({
+    expect(definitionChange({ server: 'github', tool: 'create_issue', name: 'create_issue', kind: 'changed', mode: 'hold', acceptedAt: '2026-01-01T00:00:00Z', diff: [] })).toEqual({
       kind: 'definition',
       name: 'create_issue',
       text: 'definition changed on mcp:github: held (run toolshed accept)',
