@@ -86,7 +86,7 @@ describe('a server that changes a tool definition after it was seen', () => {
     expect(tool).toMatchObject({ exposed: false, layer: 'availability', availability: { ok: false, kind: 'definition' } });
     expect(tool.reason).toBe(`definition changed since it was accepted (toolshed accept ${name} read_notes shows the difference and accepts it)`);
     expect(server(report, name).definitionChanges).toEqual([change]);
-    expect((await host.definitions({ format: 'mcp' })).map((d) => d.name)).toEqual(['poison']);
+    expect((await host.definitions({ format: 'mcp' })).map((d) => d.name)).toEqual(['add_tool', 'poison', 'reshape']);
 
     const call = await host.call('read_notes', { title: 'x' });
     expect(call).toMatchObject({ ok: false, code: 'TOOL_NOT_EXPOSED' });
@@ -196,6 +196,56 @@ describe('a server that changes a tool definition after it was seen', () => {
     const host = await open({ [name]: entry(stateFile(name), { definitionChanges: 'hold' }) }, { definitionChanges: 'accept' });
     expect(await pullTheRug(host)).toMatchObject({ mode: 'hold' });
     await until(host, held('read_notes'), 'read_notes held');
+  });
+});
+
+describe('a server that adds a tool, or changes an output schema, after its tools were accepted', () => {
+  it('holds a tool the accepted listing did not have (a rug pull by a new name) until it is accepted', async () => {
+    const name = fresh();
+    const host = await open({ [name]: entry(stateFile(name)) });
+    const changed = nextChange(host);
+    expect(await host.dispatch('add_tool', {})).toBe('added');
+    const change = await changed;
+    expect(change).toMatchObject({ server: name, tool: 'export_notes', name: 'export_notes', kind: 'added', mode: 'hold', acceptedAt: expect.any(String) });
+    expect(change.diff).toContain(`+   Exports the notes. ${INJECTION}`);
+
+    const report = await until(host, held('export_notes'), 'export_notes held');
+    const tool = report.tools.find((t) => t.name === 'export_notes')!;
+    expect(tool).toMatchObject({ exposed: false, availability: { ok: false, kind: 'definition' } });
+    expect(tool.reason).toBe(`new since its server's tools were accepted (toolshed accept ${name} export_notes shows it and accepts it)`);
+    expect(server(report, name).definitionChanges).toEqual([change]);
+    expect(await description(host, 'export_notes')).toBeUndefined();
+    expect(await host.call('export_notes', { title: 'x' })).toMatchObject({ ok: false, code: 'TOOL_NOT_EXPOSED' });
+    // Tools of the accepted listing are served as before.
+    expect(await host.dispatch('read_notes', { title: 'a' })).toBe('note a: nothing here');
+
+    expect(await host.acceptDefinitions({ server: name, tools: ['export_notes'] })).toEqual([expect.objectContaining({ tool: 'export_notes', kind: 'added' })]);
+    expect(shown('export_notes')(host.explain())).toBe(true);
+    expect(await host.dispatch('export_notes', { title: 'a' })).toBe('exported');
+  });
+
+  it('holds a tool whose outputSchema changed', async () => {
+    const name = fresh();
+    const host = await open({ [name]: entry(stateFile(name)) });
+    const changed = nextChange(host);
+    expect(await host.dispatch('reshape', {})).toBe('reshaped');
+    const change = await changed;
+    expect(change).toMatchObject({ tool: 'read_notes', kind: 'changed', mode: 'hold' });
+    expect(change.diff).toContainEqual(expect.stringMatching(/^\+ outputSchema: \{/));
+    expect(change.diff.join('\n')).toContain(INJECTION);
+    await until(host, held('read_notes'), 'read_notes held');
+  });
+
+  it('warn: serves the new tool with a warning that says it is new', async () => {
+    const name = fresh();
+    const host = await open({ [name]: entry(stateFile(name), { definitionChanges: 'warn' }) });
+    const changed = nextChange(host);
+    expect(await host.dispatch('add_tool', {})).toBe('added');
+    expect(await changed).toMatchObject({ tool: 'export_notes', kind: 'added', mode: 'warn' });
+    const report = await until(host, shown('export_notes'), 'export_notes served');
+    expect(server(report, name).warnings).toEqual([
+      expect.stringMatching(new RegExp(`^tool export_notes: new since its server's tools were accepted on .*; served \\(definitionChanges: warn\\) until toolshed accept ${name} export_notes$`)),
+    ]);
   });
 });
 
