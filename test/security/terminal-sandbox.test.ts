@@ -103,6 +103,16 @@ describe('terminal in the sandbox (default: workspace-write)', () => {
     });
   });
 
+  it('output full of control characters still comes back as JSON (the cap counts its escapes)', async () => {
+    // 30,000 ESC characters are 180,000 characters of JSON: the host used to cut that inside the output string.
+    await withTerminal(undefined, async (host) => {
+      const out = await run(host, `printf '%*s' 30000 '' | tr ' ' '\\033'; echo done`);
+      expect(out.exitCode).toBe(0);
+      expect(out.output.endsWith('done\n')).toBe(true);
+      expect(out.output).toContain('characters omitted');
+    });
+  });
+
   it('kills everything the command started on timeout', async () => {
     await withTerminal(undefined, async (host) => {
       const marker = `toolshed-sandbox-marker-${process.pid}`;

@@ -41,3 +41,35 @@ export class HeadTailBuffer {
     return `${this.head}\n\n[... ${omitted} characters omitted ...]\n\n${tail}`;
   }
 }
+
+/**
+ * `result` (the terminal's answer, with its `output`) as it must be for its JSON to fit in
+ * `maxChars`: as it is when it fits, else with the middle of its output cut further, marked, and a
+ * note saying so. The buffer above counts characters of output, but the host's result cap counts
+ * the result's JSON, in which a control character takes six (`\u001b`) and a quote or backslash
+ * two: without this, output full of them went over the cap, the host cut the JSON inside the
+ * output string, and the result was no longer JSON.
+ * @template {{ output: string, note?: string }} R
+ * @param {R} result
+ * @param {number} maxChars
+ * @returns {R}
+ */
+export function fitJson(result, maxChars) {
+  if (JSON.stringify(result).length <= maxChars) return result;
+  const text = result.output;
+  const note = `${result.note ? `${result.note} ` : ''}The output took more than ${maxChars} characters as JSON (control characters and quotes are escaped there); its middle was cut further.`;
+  /** The result with `keep` characters of the output: three eighths from its start, the rest from its end. */
+  const cutTo = (/** @type {number} */ keep) => {
+    const head = Math.floor((keep * 3) / 8);
+    const output = `${text.slice(0, head)}\n\n[... ${text.length - keep} characters omitted ...]\n\n${text.slice(text.length - (keep - head))}`;
+    return { ...result, note, output };
+  };
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (JSON.stringify(cutTo(mid)).length <= maxChars) low = mid;
+    else high = mid - 1;
+  }
+  return cutTo(low);
+}

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { childEnv } from './env.js';
+import { fitJson } from './output.js';
 import { runCommand } from './run.js';
 import { checkSandbox, commandLimits, sandboxedLaunch, sandboxPlan, unsandboxedLaunch } from './sandbox.js';
 // toolshed/toolkit, by its path in the package (see sandbox.js).
@@ -18,6 +19,8 @@ export const MAX_TIMEOUT_MS = 600_000;
 export const HEAD_CHARS = 15_000;
 /** Characters kept from the end of the output, where errors and summaries usually are. */
 export const TAIL_CHARS = 25_000;
+/** The terminal's result cap (its maxResultChars): the output kept and room for the rest of the result. */
+export const RESULT_CHARS = HEAD_CHARS + TAIL_CHARS + 2_000;
 
 /** Resolves the working directory for the command and checks that it is a directory. */
 async function workingDir(/** @type {ToolContext} */ ctx, /** @type {string | undefined} */ cwd) {
@@ -85,14 +88,18 @@ async function terminal(args, ctx) {
   }
   if (run.omittedChars > 0) notes.push(`Output was ${run.omittedChars} characters too long; the middle was cut. Redirect to a file and search it for details.`);
   if (run.detachedOutput) notes.push('Background processes still hold the output open; what they print later is not captured. Redirect their output to a file.');
-  return {
-    exitCode: run.exitCode,
-    signal: run.signal,
-    timedOut: run.timedOut,
-    durationMs: run.durationMs,
-    ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
-    output: run.output,
-  };
+  // The result's JSON, not only its output, must fit the cap: cut at the host, it would be no JSON.
+  return fitJson(
+    {
+      exitCode: run.exitCode,
+      signal: run.signal,
+      timedOut: run.timedOut,
+      durationMs: run.durationMs,
+      ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
+      output: run.output,
+    },
+    RESULT_CHARS,
+  );
 }
 
 /** How bash, coreutils and git (`path: Read-only file system`) and Node (`EROFS: read-only file system, open 'path'`) name the path they could not write. */
@@ -180,7 +187,7 @@ export const terminalTool = {
   requires: { bins: ['bash'], platforms: ['linux', 'darwin', 'freebsd'] },
   // The host's own deadline must outlast the longest command timeout, or the worker would
   // be torn down before the command's group could be killed and reported.
-  limits: { timeoutMs: MAX_TIMEOUT_MS + 15_000, maxResultChars: HEAD_CHARS + TAIL_CHARS + 2_000 },
+  limits: { timeoutMs: MAX_TIMEOUT_MS + 15_000, maxResultChars: RESULT_CHARS },
   codeCallable: false,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   check: checkSandbox,
