@@ -42,7 +42,6 @@ export class ListingTimeout extends Error {
 /** Notes on tools that were not valid MCP tools: the first few by position, then a count. */
 const INVALID_NOTES = 5;
 
-
 /** A Standard Schema that takes any page as it is: the tools are checked one by one below, only those kept. */
 const ANY_PAGE = {
   '~standard': { version: 1, vendor: 'toolshed', validate: (value: unknown) => ({ value: value as Record<string, unknown> }) },
@@ -183,9 +182,14 @@ export async function listTools(client: Client, limits: ListingLimits): Promise<
   if (refused > INVALID_NOTES) listing.notes.push(`and ${refused - INVALID_NOTES} more tools left out: their definitions are over listing.definitionChars (${limits.definitionChars})`);
   if (cut) listing.notes.push(`${cut} tool description${cut === 1 ? ' was' : 's were'} longer than ${limits.descriptionChars} characters (listing.descriptionChars) and cut where marked`);
   if (budgetCut.length) {
-    const names = budgetCut.slice(0, INVALID_NOTES).map((name) => JSON.stringify(name.slice(0, 64))).join(', ');
+    const names = budgetCut
+      .slice(0, INVALID_NOTES)
+      .map((name) => JSON.stringify(name.slice(0, 64)))
+      .join(', ');
     const more = budgetCut.length > INVALID_NOTES ? ` and ${budgetCut.length - INVALID_NOTES} more` : '';
-    listing.notes.push(`the definition${budgetCut.length === 1 ? '' : 's'} of ${names}${more} ${budgetCut.length === 1 ? 'was' : 'were'} longer than ${limits.definitionChars} characters as JSON (listing.definitionChars): the descriptions and titles in ${budgetCut.length === 1 ? 'it' : 'them'} were cut where marked`);
+    listing.notes.push(
+      `the definition${budgetCut.length === 1 ? '' : 's'} of ${names}${more} ${budgetCut.length === 1 ? 'was' : 'were'} longer than ${limits.definitionChars} characters as JSON (listing.definitionChars): the descriptions and titles in ${budgetCut.length === 1 ? 'it' : 'them'} were cut where marked`,
+    );
   }
   return listing;
 }

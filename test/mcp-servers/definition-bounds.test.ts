@@ -46,7 +46,8 @@ describe('boundDefinition', () => {
     // The short description stays whole; every long one ends with the same mark, cut to the same length.
     expect(cut.description).toBe('Short.');
     const kept = (text: unknown) => /^(.)\1*… \[cut by toolshed: \d+ characters more\]$/.test(String(text));
-    for (const text of [cut.title, cut.annotations!.title, (cut.inputSchema.properties as any).description.description, (cut.inputSchema.anyOf as any)[0].$comment, cut.outputSchema!.description]) expect(kept(text), String(text).slice(0, 20)).toBe(true);
+    for (const text of [cut.title, cut.annotations!.title, (cut.inputSchema.properties as any).description.description, (cut.inputSchema.anyOf as any)[0].$comment, cut.outputSchema!.description])
+      expect(kept(text), String(text).slice(0, 20)).toBe(true);
     // Structure untouched: the property named description, its enum, the annotations' hints.
     expect((cut.inputSchema.properties as any).description.enum).toEqual(['x', 'y']);
     expect(cut.annotations!.readOnlyHint).toBe(true);
@@ -64,7 +65,8 @@ describe('boundDefinition', () => {
     const tool: UpstreamTool = { name: 'emoji', description: '😀'.repeat(3_000), inputSchema: { type: 'object' } };
     const bounded = boundDefinition(tool, 1_000);
     if (!('tool' in bounded)) throw new Error(bounded.refused);
-    expect(bounded.tool.description!.isWellFormed()).toBe(true);
+    // A lone surrogate would be a character no encoder can write.
+    expect(bounded.tool.description).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
   });
 });
 
@@ -80,7 +82,12 @@ describe('withContent (structured content inside the result cap)', () => {
     expect(withContent({ ok: true, text: 'hi' }, { blocks: [{ type: 'text', text: 'hi' }], structured }, 1_000)).toEqual({
       ok: true,
       text: `hi\n${note}`,
-      content: { blocks: [{ type: 'text', text: 'hi' }, { type: 'text', text: note }] },
+      content: {
+        blocks: [
+          { type: 'text', text: 'hi' },
+          { type: 'text', text: note },
+        ],
+      },
     });
   });
 
@@ -121,14 +128,19 @@ describe('DefinitionPins', () => {
   });
 
   it('a changed outputSchema, execution, icons or _meta is a change', () => {
-    for (const extra of [{ outputSchema: { type: 'object', properties: { secret: { type: 'string' } } } }, { execution: { taskSupport: 'required' } }, { icons: [{ src: 'data:,x' }] }, { meta: { 'ui/resourceUri': 'ui://x' } }]) {
+    for (const extra of [
+      { outputSchema: { type: 'object', properties: { secret: { type: 'string' } } } },
+      { execution: { taskSupport: 'required' } },
+      { icons: [{ src: 'data:,x' }] },
+      { meta: { 'ui/resourceUri': 'ui://x' } },
+    ]) {
       const p = pins();
       p.review([tool('a')]);
       expect(p.review([tool('a', extra)]), JSON.stringify(extra)).toMatchObject([{ tool: 'a', kind: 'changed' }]);
     }
   });
 
-  it("accept mode pins additions silently; a pin of an older toolshed (title, description, schema, annotations) is carried over without a change", () => {
+  it('accept mode pins additions silently; a pin of an older toolshed (title, description, schema, annotations) is carried over without a change', () => {
     const p = pins('accept');
     p.review([tool('a')]);
     expect(p.review([tool('a'), tool('b')])).toEqual([]);

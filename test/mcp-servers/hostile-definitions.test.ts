@@ -53,9 +53,7 @@ describe('a definition stuffed outside its description', () => {
     // The short description is whole; the schema's structure is untouched.
     expect(mcp.description).toBe('Looks up a word.');
     expect(mcp.inputSchema).toMatchObject({ type: 'object', required: ['word'], properties: { word: { $ref: '#/$defs/word' } }, $defs: { word: { type: 'string' } } });
-    expect(server(host.explain(), 'stuffed').warnings).toContain(
-      'the definition of "stuffed" was longer than 32000 characters as JSON (listing.definitionChars): the descriptions and titles in it were cut where marked',
-    );
+    expect(server(host.explain(), 'stuffed').warnings).toContain('the definition of "stuffed" was longer than 32000 characters as JSON (listing.definitionChars): the descriptions and titles in it were cut where marked');
     expect(await host.call('stuffed', { word: 'w' })).toMatchObject({ ok: true, text: 'a meaning', content: { structured: { meaning: 'a meaning' } } });
   });
 
@@ -84,7 +82,10 @@ describe('structuredContent over limits.maxResultChars', () => {
     expect(outcome.ok).toBe(true);
     expect(outcome.content?.structured).toBeUndefined();
     const note = `[RESULT_TRUNCATED: the result's structured content (3000011 characters) exceeds the limit of ${RESULT_CAP}; it is left out]`;
-    expect(outcome.content?.blocks).toEqual([{ type: 'text', text: 'loose' }, { type: 'text', text: note }]);
+    expect(outcome.content?.blocks).toEqual([
+      { type: 'text', text: 'loose' },
+      { type: 'text', text: note },
+    ]);
     expect(outcome.ok && outcome.text).toBe(`loose\n${note}`);
   });
 
@@ -104,10 +105,7 @@ describe('through toolshed serve', () => {
 
   beforeAll(async () => {
     const config = path.join(work.dir, 'toolshed.config.json');
-    writeFileSync(
-      config,
-      JSON.stringify({ builtins: false, cache: { enabled: false }, limits: { maxResultChars: RESULT_CAP }, mcpServers: { stuffed: { command: 'node', args: [HOSTILE, 'stuffed'] } } }),
-    );
+    writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, limits: { maxResultChars: RESULT_CAP }, mcpServers: { stuffed: { command: 'node', args: [HOSTILE, 'stuffed'] } } }));
     client = new Client({ name: 'downstream', version: '1.0.0' });
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'ignore' }));
     // The server's tools join once it has listed them (serve answers before that).
@@ -135,7 +133,10 @@ describe('through toolshed serve', () => {
     const loose = await client.callTool({ name: 'big_loose', arguments: {} });
     expect(JSON.stringify(loose).length).toBeLessThanOrEqual(RESULT_CAP);
     expect(loose.structuredContent).toBeUndefined();
-    expect(loose.content).toEqual([{ type: 'text', text: 'loose' }, { type: 'text', text: expect.stringContaining("[RESULT_TRUNCATED: the result's structured content") }]);
+    expect(loose.content).toEqual([
+      { type: 'text', text: 'loose' },
+      { type: 'text', text: expect.stringContaining("[RESULT_TRUNCATED: the result's structured content") },
+    ]);
     const strict = await client.callTool({ name: 'big_structured', arguments: {} });
     expect(JSON.stringify(strict).length).toBeLessThanOrEqual(RESULT_CAP);
     expect(strict).toMatchObject({ isError: true });
