@@ -24,7 +24,8 @@ function listen(handler: http.RequestListener): Promise<{ url: string; server: h
 
 beforeAll(async () => {
   // Machine B: a toolshed whose tools come from a stdio MCP server, served over HTTP.
-  machineB = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC] } });
+  // definitionChanges 'accept' on both machines: tools added at run time pass through (else each holds them until accepted).
+  machineB = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC], definitionChanges: 'accept' } });
   endpointB = await serveHttp(machineB, { host: '127.0.0.1', port: 0 });
 });
 
@@ -36,7 +37,7 @@ afterAll(async () => {
 
 describe('toolshed serve --http on machine B as an mcpServers entry on machine A', () => {
   it("brings B's tools to A, callable, with A's list following changes on B", async () => {
-    const machineA = await serversHost({ fleet: { url: endpointB.url } });
+    const machineA = await serversHost({ fleet: { url: endpointB.url, definitionChanges: 'accept' } });
     try {
       const report = await machineA.refresh();
       expect(server(report, 'fleet')).toMatchObject({ transport: 'http', state: 'connected', target: endpointB.url, server: { name: 'toolshed' } });

@@ -36,7 +36,8 @@ beforeAll(async () => {
       cache: { enabled: false },
       mcpServers: {
         everything: { command: 'node', args: [serverScript('everything')] },
-        dynamic: { command: 'node', args: [DYNAMIC] },
+        // Its add_tool adds tools at run time: accepted as they come (a new tool is otherwise held until accepted).
+        dynamic: { command: 'node', args: [DYNAMIC], definitionChanges: 'accept' },
         filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files] } },
         memory: { command: 'node', args: [serverScript('memory')], env: { MEMORY_FILE_PATH: path.join(memory, 'graph.jsonl') }, grant: { fsWrite: [memory] } },
       },
@@ -219,7 +220,8 @@ describe('toolshed serve in front of MCP servers', () => {
 
 describe('list changes in the host', () => {
   it("re-lists on the server's list_changed and emits change with the new tool already exposed", async () => {
-    const host = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC] } });
+    // definitionChanges 'accept': a tool new since the first listing is otherwise held (rug-pull.test.ts).
+    const host = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC], definitionChanges: 'accept' } });
     try {
       const exposedAtChange: boolean[] = [];
       const changed = new Promise<void>((resolve) =>
