@@ -20,8 +20,8 @@ import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { ToolAnnotations } from '../../boundary/plugin-api.js';
 import type { ToolRecord } from '../load/types.js';
-import { timers, type TimerHandle } from '../expose/clock.js';
-import type { Clock } from '../expose/public-types.js';
+import { timers, type TimerHandle } from '../state/clock.js';
+import type { Clock } from '../state/clock.js';
 
 /** Whether MCP's defaults make a tool with these annotations destructive: not read-only, and not declared non-destructive. */
 function isDestructive(annotations: ToolAnnotations): boolean {

@@ -10,8 +10,8 @@ import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { ConfigError } from '../../boundary/errors.js';
 import type { AuditReport } from './public-types.js';
-import { systemClock, timers, type TimerHandle, type Timers } from '../expose/clock.js';
-import type { Clock } from '../expose/public-types.js';
+import { systemClock, timers, type TimerHandle, type Timers } from '../state/clock.js';
+import type { Clock } from '../state/clock.js';
 
 /**
  * Past this many bytes queued and not yet written, a line is dropped (and counted) instead of

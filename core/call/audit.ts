@@ -18,7 +18,7 @@ import type { ToolErrorCode } from '../../boundary/errors.js';
 import type { Tier } from '../../boundary/tier.js';
 import type { AuditConfig } from '../config/public-types.js';
 import type { AuditReport, RequestRefusal } from './public-types.js';
-import type { Clock } from '../expose/public-types.js';
+import type { Clock } from '../state/clock.js';
 
 /** A tool name longer than this (only an unknown tool's can be) is cut in its line. */
 const MAX_TOOL_CHARS = 256;

@@ -30,7 +30,7 @@ import type { ResolvedConfig } from '../config/config.js';
 import type { SandboxToolset } from '../../boundary/plugin-api.js';
 import type { ToolRecord } from '../load/types.js';
 import type { CallerIdentity, CredentialProvider, DispatchOptions, Identity } from './public-types.js';
-import type { Clock } from '../expose/public-types.js';
+import type { Clock } from '../state/clock.js';
 import { callSecrets } from './credentials.js';
 import type { StateStore } from '../state/store-contract.js';
 import { sessionHook, StateScope } from './plugin-state.js';

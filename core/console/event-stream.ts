@@ -11,8 +11,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { secure } from './replies.js';
-import { systemClock, timers, type TimerHandle, type Timers } from '../expose/clock.js';
-import type { Clock } from '../expose/public-types.js';
+import { systemClock, timers, type TimerHandle, type Timers } from '../state/clock.js';
+import type { Clock } from '../state/clock.js';
 
 /** How often an idle stream gets a comment line. */
 const PING_MS = 15_000;

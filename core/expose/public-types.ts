@@ -8,18 +8,7 @@ import type { DescriptionPart, Icon, JsonSchema, ToolAnnotations } from '../../b
 import type { ToolConflict } from '../load/public-types.js';
 import type { ToolDefinition } from '../providers/types.js';
 
-/**
- * A source of milliseconds and the timers that wait on it: `Date.now` and the global timers in
- * production, a counter tests advance by hand. Only `now` is required; a clock without the timer
- * methods gets the real timers (so expiry is read from `now` but waited for in real time).
- */
-export interface Clock {
-  now(): number;
-  /** runs `fn` once, `ms` from now; the handle is passed to `clearTimeout` */
-  setTimeout?(fn: () => void, ms: number): unknown;
-  /** cancels a handle from `setTimeout` (undefined and spent handles are ignored) */
-  clearTimeout?(handle: unknown): void;
-}
+export type { Clock } from '../state/clock.js';
 
 /** How a custom check's verdict was obtained: 'probe' = just ran, 'cache' = within TTL, 'grace' = a failure masked by a recent success. */
 export type VerdictSource = 'probe' | 'cache' | 'grace';

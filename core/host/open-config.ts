@@ -9,7 +9,7 @@ import { resolveEmbedder, stripUndefined, validateConfigObject } from '../config
 import { loadHookModules } from '../call/hook-modules.js';
 import type { Embedder, ResolvedConfig } from '../config/config.js';
 import type { Clock } from '../expose/check-cache.js';
-import { systemClock } from '../expose/clock.js';
+import { systemClock } from '../state/clock.js';
 import type { ToolHooks } from '../call/hooks.js';
 import type { ToolHostOptions } from './tool-host.js';
 import type { CredentialProvider } from '../call/public-types.js';

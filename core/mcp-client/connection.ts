@@ -29,8 +29,8 @@ import { clientCapabilities, offered, SERVER_LOG_LEVEL, ServerRequests, type Cli
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import { pinnedFetch } from './pinned-fetch.js';
 import { answers, probeDelay, sessionEnded, transportFailure } from './probe.js';
-import { systemClock, timers, type TimerHandle, type Timers } from '../expose/clock.js';
-import type { Clock } from '../expose/public-types.js';
+import { systemClock, timers, type TimerHandle, type Timers } from '../state/clock.js';
+import type { Clock } from '../state/clock.js';
 import { planStdioLaunch, type LaunchContext, type StdioLaunch } from './launch.js';
 import { killTree, watchResources } from '../../boundary/launch/resource-watch.js';
 import { overLimitMessage, SIGXFSZ_EXIT } from '../../boundary/launch/resources.js';

@@ -22,7 +22,7 @@ import type { CredentialProvider } from '../../boundary/identity.js';
 import { CallerClients, CallerTokens } from './per-identity.js';
 import { redactUrl, redactUrlsIn } from '../text/redact-url.js';
 import type { ActingForCallers } from './runner.js';
-import type { Clock } from '../expose/public-types.js';
+import type { Clock } from '../state/clock.js';
 
 export type { ConnectionReport } from '../runners/connection-report.js';
 

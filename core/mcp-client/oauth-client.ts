@@ -25,8 +25,8 @@ import type { McpOAuthSettings } from '../config/config.js';
 import type { ServerAuth } from '../runners/connection-report.js';
 import { oauthFetch } from './oauth-fetch.js';
 import { keptTokens, type OAuthState, type KeptTokens } from './oauth-state.js';
-import { systemClock } from '../expose/clock.js';
-import type { Clock } from '../expose/public-types.js';
+import { systemClock } from '../state/clock.js';
+import type { Clock } from '../state/clock.js';
 
 /** What the transport hands `onUnauthorized`: the 401 response among it. */
 type UnauthorizedContext = Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0];

@@ -15,8 +15,8 @@
 import type { IncomingMessage } from 'node:http';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/client';
-import { systemClock } from '../expose/clock.js';
-import type { Clock } from '../expose/public-types.js';
+import { systemClock } from '../state/clock.js';
+import type { Clock } from '../state/clock.js';
 import {
   bearerAuthChallengeResponse,
   buildOAuthProtectedResourceMetadata,

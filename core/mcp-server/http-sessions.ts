@@ -17,8 +17,8 @@ import type { Server } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { closeSession, type McpSession } from './server.js';
 import type { CallerIdentity } from '../../boundary/identity.js';
-import { systemClock, timers, type Timers } from '../expose/clock.js';
-import type { Clock } from '../expose/public-types.js';
+import { systemClock, timers, type Timers } from '../state/clock.js';
+import type { Clock } from '../state/clock.js';
 
 /** One MCP session: its SDK server and transport, its held calls, its client, and when it was last used. */
 interface Session {

@@ -19,8 +19,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { inputRequired, type CallToolResult, type InputRequest, type InputRequiredResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
-import { systemClock, timers, type Timers } from '../expose/clock.js';
-import type { Clock } from '../expose/public-types.js';
+import { systemClock, timers, type Timers } from '../state/clock.js';
+import type { Clock } from '../state/clock.js';
 
 /** Whether `a` and `b` are the same owner. */
 export function sameOwner(a: Owner, b: Owner): boolean {

@@ -8,8 +8,8 @@
 import { HostEmitter, type HostEvents } from '../host/events.js';
 import { delegatingInspector, registerInspector } from '../host/inspector.js';
 import type { ToolHost } from '../host/tool-host.js';
-import { systemClock } from '../expose/clock.js';
-import type { Clock } from '../expose/public-types.js';
+import { systemClock } from '../state/clock.js';
+import type { Clock } from '../state/clock.js';
 
 const FORWARDED = ['change', 'warning', 'log', 'loaded', 'definition-changed'] as const;
 

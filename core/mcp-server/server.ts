@@ -21,7 +21,7 @@ import type { StatelessClients } from './stateless-clients.js';
 import { traceServer, type NetworkTransport } from './tracing.js';
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import type { ToolHost } from '../host/host.js';
-import type { Clock } from '../expose/public-types.js';
+import type { Clock } from '../state/clock.js';
 import type { HostEvents } from '../host/events.js';
 
 /** The toolshed session one MCP connection (or one stateless request) works in. */

@@ -9,8 +9,8 @@ import { resolvePlugin } from '../load/discovery.js';
 import { insideAny } from '../config/writable-roots.js';
 import { realOrResolved } from '../../boundary/launch/paths.js';
 import type { ResolvedConfig } from '../config/config.js';
-import { debounced, systemClock } from '../expose/clock.js';
-import type { Clock } from '../expose/public-types.js';
+import { debounced, systemClock } from '../state/clock.js';
+import type { Clock } from '../state/clock.js';
 
 /** Quiet time after the last file event before a reload starts. */
 const DEBOUNCE_MS = 200;

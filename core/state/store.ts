@@ -12,8 +12,8 @@
  */
 import { EventEmitter } from 'node:events';
 import type { StateStore } from './store-contract.js';
-import { systemClock, timers } from '../expose/clock.js';
-import type { Clock } from '../expose/public-types.js';
+import { systemClock, timers } from './clock.js';
+import type { Clock } from './clock.js';
 
 export type { StateStore } from './store-contract.js';
 

@@ -4,7 +4,7 @@
  * burst; the state store's sweeper and the MCP server's refresh loop wait on it.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { debounced, timers } from '#internal/core/expose/clock.js';
+import { debounced, timers } from '#internal/core/state/clock.js';
 import { MemoryStore } from '#internal/core/state/store.js';
 import { startRefreshLoop } from '#internal/core/mcp-server/refresh-loop.js';
 import { ManualClock } from '../helpers.js';

@@ -16,7 +16,7 @@
  * than the store's own fail-fast bound.
  */
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../../expose/public-types.js';
+import type { Clock } from '../../state/clock.js';
 import type { SessionReport } from '../public-types.js';
 import type { StateStore } from '../../state/store-contract.js';
 

@@ -4,7 +4,18 @@
  * none; `unref` keeps a real timer from holding the process open (a test clock's timers hold
  * nothing). Intervals are chains of timeouts, so a test clock fires them as it advances.
  */
-import type { Clock } from './public-types.js';
+/**
+ * A source of milliseconds and the timers that wait on it: `Date.now` and the global timers in
+ * production, a counter tests advance by hand. Only `now` is required; a clock without the timer
+ * methods gets the real timers (so expiry is read from `now` but waited for in real time).
+ */
+export interface Clock {
+  now(): number;
+  /** runs `fn` once, `ms` from now; the handle is passed to `clearTimeout` */
+  setTimeout?(fn: () => void, ms: number): unknown;
+  /** cancels a handle from `setTimeout` (undefined and spent handles are ignored) */
+  clearTimeout?(handle: unknown): void;
+}
 
 /** A timer's handle, opaque: pass it back to `cancel`. */
 export type TimerHandle = unknown;
