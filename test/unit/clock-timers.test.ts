@@ -1,5 +1,5 @@
 /**
- * The one clock (core/expose/clock.ts) over a ManualClock: timers fire only when the test moves
+ * The one clock (core/state/clock.ts) over a ManualClock: timers fire only when the test moves
  * time, in the order they fall due; intervals are chains of them; a debounce runs once after a
  * burst; the state store's sweeper and the MCP server's refresh loop wait on it.
  */
