@@ -32,7 +32,7 @@ describe('teardown', () => {
     for (const host of [trusted, untrusted]) {
       const running = host.call('slow', { ms: 30_000 });
       // The call is in its plugin's pool before the host closes underneath it.
-      await expect.poll(() => host.explain().plugins.find((p) => p.name === 'kitchen')?.pool?.inFlight).toBe(1);
+      await expect.poll(() => host.explain().plugins.find((p) => p.name === 'toolshed-plugin-kitchen')?.pool?.inFlight).toBe(1);
       await host.close();
       const outcome = await running;
       expect(outcome).toMatchObject({ ok: false, code: 'HOST_CLOSED' });
