@@ -249,22 +249,26 @@ describe('config trust on first use, only where the model cannot write', () => {
     expect(knownWritableRoot(state, '/srv/application')).toBeUndefined();
   });
 
-  it("refuses a config the model's terminal created in a subfolder of a known workspace, unrun, and names the command that trusts it", async () => {
+  it("refuses a config planted in a subfolder of a known workspace, unrun, and names the command that trusts it", async () => {
     writeFileSync(path.join(ws, '.toolshedrc.json'), JSON.stringify({ enable: ['terminal'], cache: { enabled: false } }));
     // The operator's first start in the workspace records it.
     expect(toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stdout: 'terminal\n' });
 
-    // The model, through the sandboxed terminal of a real host, plants a config one folder down.
+    // The model, through the sandboxed terminal of a real host, plants a config one folder down:
+    // the terminal refuses the protected name it created (protected-paths.test.ts) and moves it aside.
     const marker = path.join(ws, 'ran.txt');
+    const sub = path.join(ws, 'sub');
     const host = await createToolHost({ cwd: ws, env: { PATH: process.env.PATH } });
     try {
       const command = `mkdir sub && cat > sub/.toolshedrc.mjs <<'EOF'\n${planted(marker)}EOF\necho written`;
-      expect(JSON.parse(await host.dispatch('terminal', { command })).output).toContain('written');
+      expect(JSON.parse(await host.dispatch('terminal', { command }))).toMatchObject({ code: 'PERMISSION_DENIED' });
     } finally {
       await host.close();
     }
-    const sub = path.join(ws, 'sub');
-    expect(existsSync(path.join(sub, '.toolshedrc.mjs'))).toBe(true);
+    expect(existsSync(path.join(sub, '.toolshedrc.mjs'))).toBe(false);
+    // Trust on first use is the second line: a config that got there another way (an untrusted
+    // plugin or MCP server granted the workspace, whose writes the terminal's check does not see).
+    writeFileSync(path.join(sub, '.toolshedrc.mjs'), planted(marker));
 
     // The operator runs toolshed there: refused before the module is imported.
     const refused = toolshed(['list', '--format', 'names'], {}, sub);
