@@ -249,7 +249,7 @@ describe('config trust on first use, only where the model cannot write', () => {
     expect(knownWritableRoot(state, '/srv/application')).toBeUndefined();
   });
 
-  it("refuses a config planted in a subfolder of a known workspace, unrun, and names the command that trusts it", async () => {
+  it('refuses a config planted in a subfolder of a known workspace, unrun, and names the command that trusts it', async () => {
     writeFileSync(path.join(ws, '.toolshedrc.json'), JSON.stringify({ enable: ['terminal'], cache: { enabled: false } }));
     // The operator's first start in the workspace records it.
     expect(toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stdout: 'terminal\n' });

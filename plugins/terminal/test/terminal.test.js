@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import plugin from '../index.js';
 import { DEFAULT_PATH, childEnv } from '../lib/env.js';
-import { HEAD_CHARS, TAIL_CHARS } from '../lib/terminal.js';
+import { HEAD_CHARS, RESULT_CHARS, TAIL_CHARS } from '../lib/terminal.js';
 import { isGone, makeCtx, tempDir, terminal } from './helpers.js';
 
 let tmp;
@@ -123,15 +123,23 @@ describe('terminal', () => {
   });
 
   it('caps long output to its head and tail with a marker', async () => {
-    const result = await terminal({ command: 'seq 1 200000' }, ctx);
-    const full = Array.from({ length: 200000 }, (_, i) => `${i + 1}\n`).join('');
+    // One long line: no character that JSON escapes, so the result's JSON is the output's length plus a little.
+    const result = await terminal({ command: "head -c 100000 /dev/zero | tr '\\0' a" }, ctx);
+    const full = 'a'.repeat(100000);
     const omitted = full.length - HEAD_CHARS - TAIL_CHARS;
+    expect(result.exitCode).toBe(0);
+    expect(result.output).toBe(`${full.slice(0, HEAD_CHARS)}\n\n[... ${omitted} characters omitted ...]\n\n${full.slice(-TAIL_CHARS)}`);
+    expect(result.note).toMatch(new RegExp(`Output was ${omitted} characters too long`));
+  });
+
+  it('cuts the middle further when the output is longer as JSON (newlines, quotes, control characters), keeping its start and end', async () => {
+    const result = await terminal({ command: 'seq 1 200000' }, ctx);
     expect(result.exitCode).toBe(0);
     expect(result.output.startsWith('1\n2\n3\n')).toBe(true);
     expect(result.output.endsWith('199999\n200000\n')).toBe(true);
-    expect(result.output).toContain(`\n\n[... ${omitted} characters omitted ...]\n\n`);
-    expect(result.output).toBe(`${full.slice(0, HEAD_CHARS)}\n\n[... ${omitted} characters omitted ...]\n\n${full.slice(-TAIL_CHARS)}`);
-    expect(result.note).toMatch(new RegExp(`Output was ${omitted} characters too long`));
+    expect(result.output).toMatch(/\n\n\[\.\.\. \d+ characters omitted \.\.\.\]\n\n/);
+    expect(JSON.stringify(result).length).toBeLessThanOrEqual(RESULT_CHARS);
+    expect(result.note).toContain('its middle was cut further');
   });
 
   it('returns when the shell exits even if a background job keeps the output open', async () => {
