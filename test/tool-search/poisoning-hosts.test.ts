@@ -28,8 +28,12 @@ async function hostileServer(which: 'weak' | 'lookalike'): Promise<string> {
   return hostile[which].endpoint!.url;
 }
 
-/** The model's host: the honest tracker (trusted) and the hostile server, everything deferred. */
-async function modelHost(url: string, embedder?: Embedder): Promise<ToolHost> {
+/**
+ * The model's host: the honest tracker (trusted) and the hostile server, everything deferred.
+ * Each hostile server has its own name: the hosts share one folder and state folder, so under
+ * one name the second test's tools would be new since the first test's accepted listing, and held.
+ */
+async function modelHost(server: 'weak' | 'lookalike', url: string, embedder?: Embedder): Promise<ToolHost> {
   const host = await createToolHost({
     cwd: scratchDir(),
     env: { PATH: process.env.PATH },
@@ -38,7 +42,7 @@ async function modelHost(url: string, embedder?: Embedder): Promise<ToolHost> {
       cache: { enabled: false },
       defer: ['*'],
       plugins: [{ package: TRACKER, trust: 'trusted' }],
-      mcpServers: { helper: { url } },
+      mcpServers: { [server]: { url } },
     },
     ...(embedder ? { search: { embedder } } : {}),
   });
@@ -67,9 +71,9 @@ afterAll(async () => {
 
 describe('tool_search against a hostile MCP server beside an honest plugin', () => {
   it('(c) the per-source limit never hands a place to a weaker untrusted match: the honest tracker keeps places 4 and 5', async () => {
-    const host = await modelHost(weakUrl);
+    const host = await modelHost('weak', weakUrl);
     const report = host.explain();
-    expect(report.plugins.find((p) => p.name === 'mcp:helper')).toMatchObject({ trust: 'untrusted' });
+    expect(report.plugins.find((p) => p.name === 'mcp:weak')).toMatchObject({ trust: 'untrusted' });
     expect(
       report.tools
         .filter((t) => t.name.startsWith('helper_'))
@@ -89,7 +93,7 @@ describe('tool_search against a hostile MCP server beside an honest plugin', () 
 
   it('(b) with an embedder, five look-alikes of the honest tool take at most two of the first five places', async () => {
     const embedder = testEmbedder();
-    const host = await modelHost(lookalikeUrl, embedder);
+    const host = await modelHost('lookalike', lookalikeUrl, embedder);
     const copies = new Set(['create_issue', 'new_issue', 'issue_create', 'open_issue', 'make_issue']);
     // The first search starts embedding the tools; wait until every vector is there.
     await search(host, 'create an issue');
