@@ -95,14 +95,21 @@ export function rememberWritableRoots(stateDir: string, roots: readonly string[]
 
 /**
  * The folder holding `target` (itself or one above it) that toolshed knows the model's
- * tools can write: a workspace with a trust record (its search folder), or a writable
- * root of an earlier start. Undefined when none is known.
+ * tools can write: a workspace with a trust record (its search folder; a config named with
+ * `--config` is keyed by its own file and names no workspace), or a writable root of an
+ * earlier start. Undefined when none is known.
  */
 export function knownWritableRoot(stateDir: string, target: string): string | undefined {
   for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
-    if (existsSync(recordFile(stateDir, dir)) || existsSync(rootMarker(stateDir, dir))) return dir;
+    if (existsSync(rootMarker(stateDir, dir)) || namesWorkspace(stateDir, dir)) return dir;
     if (path.dirname(dir) === dir) return undefined;
   }
+}
+
+/** Whether `dir` has a trust record as a search folder (not as a named config file). */
+function namesWorkspace(stateDir: string, dir: string): boolean {
+  if (!existsSync(recordFile(stateDir, dir))) return false;
+  return readTrustRecord(stateDir, dir)?.file !== dir;
 }
 
 /** Whether a record of a folder holding `item` accepted it with fingerprint `hash` (a workspace's config, seen from a folder below it). */
@@ -162,9 +169,10 @@ function shown(file: string, cwd: string): string {
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? `./${rel}` : rel === '' ? '.' : file;
 }
 
-function untrusted(message: string, file: string, root: string): ConfigError {
+/** CONFIG_UNTRUSTED for `file`; `subject` (default: it) is what lies inside `root`. */
+function untrusted(message: string, file: string, root: string, subject = 'it'): ConfigError {
   const fix = 'run toolshed trust to review and accept it, or pass --trust-config (trustConfig: true) where no one can answer (CI, containers)';
-  return new ConfigError(`${message}; it lies inside ${root}, which the model's tools can write, and toolshed ran none of it. Fix: ${fix}`, { file, root, fix: 'toolshed trust' }, { code: 'CONFIG_UNTRUSTED' });
+  return new ConfigError(`${message}; ${subject} lies inside ${root}, which the model's tools can write, and toolshed ran none of it. Fix: ${fix}`, { file, root, fix: 'toolshed trust' }, { code: 'CONFIG_UNTRUSTED' });
 }
 
 /**
@@ -201,8 +209,20 @@ export function preImportGuard(context: TrustContext, record: TrustRecord | unde
   };
 }
 
-/** What is there now: the config file, what it pulls in, and its hooks and local plugins inside `roots`. */
-export function currentState(loaded: LoadedConfig, config: Pick<ResolvedConfig, 'dir' | 'hooks' | 'plugins'>, roots: readonly string[], readFile: (file: string) => string): TrustState {
+/**
+ * What is there now: the config file, what it pulls in, and its hooks and local plugins inside
+ * `roots`, or among `recorded` (the modules the record holds: one accepted under other roots,
+ * a start on the MCP client's root say, is still compared, not "no longer used").
+ */
+export function currentState(
+  loaded: LoadedConfig,
+  config: Pick<ResolvedConfig, 'dir' | 'hooks' | 'plugins'>,
+  writable: readonly string[],
+  readFile: (file: string) => string,
+  recorded: readonly string[] = [],
+): TrustState {
+  const kept = new Set(recorded);
+  const roots = [...writable, ...recorded];
   const modules: Record<string, string> = {};
   let file: string | null = null;
   let digest: { hash: string; text: string } | null = null;
@@ -218,6 +238,8 @@ export function currentState(loaded: LoadedConfig, config: Pick<ResolvedConfig, 
     if (JS_CONFIG.test(real)) Object.assign(modules, staticImports(real, content, roots));
   }
   Object.assign(modules, codeModules(config, roots));
+  // A recorded module is a scope of one file or plugin folder, not a root: what lies below it is not its to add.
+  for (const module of Object.keys(modules)) if (!kept.has(module) && !insideAny(module, writable)) delete modules[module];
   return { file, hash: digest?.hash ?? null, modules, text: digest?.text ?? null };
 }
 
@@ -257,13 +279,10 @@ function matches(record: TrustState, state: TrustState, roots: readonly string[]
 export function decideTrust(context: TrustContext, record: TrustRecord | undefined, state: TrustState, roots: readonly string[]): TrustOutcome {
   const base = { key: context.key, state, ...(record ? { previous: record } : {}) };
   // The search folder counts even with no config (or one further up): a config the model creates there would be found first.
-  const root =
-    (state.file !== null ? insideAny(state.file, roots) : undefined) ??
-    (context.named ? undefined : insideAny(context.key, roots)) ??
-    Object.keys(state.modules)
-      .map((m) => insideAny(m, roots))
-      .find(Boolean);
-  if (!root) {
+  // What holds the config to trust: the first of these inside a writable root.
+  const holder = [...(state.file !== null ? [state.file] : []), ...(context.named ? [] : [context.key]), ...Object.keys(state.modules)].find((item) => insideAny(item, roots));
+  const root = holder !== undefined ? insideAny(holder, roots) : undefined;
+  if (!root || holder === undefined) {
     // A record from when it did apply would still hold the pre-import check to the old bytes: accepting refreshes it.
     if (record && context.mode === 'accept' && context.stateDir) writeTrustRecord(context.stateDir, context.key, state);
     return { applies: false, changes: [], ...base };
@@ -280,7 +299,9 @@ export function decideTrust(context: TrustContext, record: TrustRecord | undefin
     const fileChanged = record.file !== state.file || (state.file !== null && insideAny(state.file, roots) && record.hash !== state.hash);
     const modules = [...new Set([...Object.keys(record.modules), ...Object.keys(state.modules)])];
     const changed = (fileChanged ? (state.file ?? record.file) : modules.find((m) => state.modules[m] !== record.modules[m])) ?? context.key;
-    throw untrusted(first, changed, insideAny(changed, roots) ?? root);
+    const within = insideAny(changed, roots);
+    // A module accepted under other roots (outside these) is named with what holds the config to trust now.
+    throw within !== undefined ? untrusted(first, changed, within) : untrusted(first, changed, root, shown(holder, context.cwd));
   }
   if (!record && context.mode === 'check' && !context.named) refuseFirstUse(context, context.stateDir, { ...(state.file !== null ? { [state.file]: state.hash } : {}), ...state.modules });
   writeTrustRecord(context.stateDir, context.key, state);

@@ -52,7 +52,7 @@ export async function loadHostConfig(options: HostConfigOptions, cwd: string): P
   const trust = decideTrust(
     context,
     record,
-    currentState(loaded, config, roots, (file) => readFileSync(file, 'utf8')),
+    currentState(loaded, config, roots, (file) => readFileSync(file, 'utf8'), Object.keys(record?.modules ?? {})),
     roots,
   );
   // Known from now on: a config that appears in one of these folders later is not trusted on first use.
