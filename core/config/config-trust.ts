@@ -8,10 +8,13 @@
  * that appears later is a change too. That first record is made only where the
  * model could not have written the config first: a config inside a folder toolshed
  * already knows the model's tools can write (a recorded workspace, or a writable
- * root of an earlier start) is refused on first use as well.
+ * root of an earlier start, but never `/` or the home: too broad to know) is refused on
+ * first use as well.
  */
 import { existsSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { isInside } from '../../boundary/launch/paths.js';
 import { ConfigError } from '../../boundary/errors.js';
 import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../../boundary/private-dir.js';
 import { codeModules, configDigest, MAX_TEXT_CHARS, MISSING, realPath, sha256, staticImports } from './config-fingerprint.js';
@@ -82,12 +85,26 @@ function rootMarker(stateDir: string, root: string): string {
 }
 
 /**
+ * Whether `dir` holds too much to be known as a folder the model can write: the filesystem
+ * root, or a folder holding the user's home (an MCP client's cwd `/`, a start in `~`). Such a
+ * root is where a launcher happened to start, not a workspace; known, it would refuse the first
+ * use of every config found on the machine, which teaches `toolshed trust` without reading.
+ * It is neither remembered nor counted as known.
+ * @example tooBroadToKnow('/', '/home/ana') // true
+ */
+export function tooBroadToKnow(dir: string, home: string): boolean {
+  return path.dirname(dir) === dir || (home !== '' && isInside(path.resolve(home), dir));
+}
+
+/**
  * Remembers `roots`, the folders this start lets the model's tools write, so a config
- * that later appears in one of them (or below) is not trusted on first use. One small
- * file per folder, named by its hash: written once, never scanned.
+ * that later appears in one of them (or below) is not trusted on first use (not one too
+ * broad to know, `tooBroadToKnow`). One small file per folder, named by its hash:
+ * written once, never scanned.
  */
 export function rememberWritableRoots(stateDir: string, roots: readonly string[]): void {
-  const missing = roots.filter((root) => !existsSync(rootMarker(stateDir, root)));
+  const home = os.homedir();
+  const missing = roots.filter((root) => !tooBroadToKnow(root, home) && !existsSync(rootMarker(stateDir, root)));
   if (missing.length === 0) return;
   ensurePrivateDir(path.join(stateDir, 'trust', 'roots'));
   for (const root of missing) writePrivateFile(rootMarker(stateDir, root), `${JSON.stringify({ version: 1, root })}\n`);
@@ -97,11 +114,12 @@ export function rememberWritableRoots(stateDir: string, roots: readonly string[]
  * The folder holding `target` (itself or one above it) that toolshed knows the model's
  * tools can write: a workspace with a trust record (its search folder; a config named with
  * `--config` is keyed by its own file and names no workspace), or a writable root of an
- * earlier start. Undefined when none is known.
+ * earlier start. None too broad to know (`tooBroadToKnow`). Undefined when none is known.
  */
 export function knownWritableRoot(stateDir: string, target: string): string | undefined {
+  const home = os.homedir();
   for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
-    if (existsSync(rootMarker(stateDir, dir)) || namesWorkspace(stateDir, dir)) return dir;
+    if (!tooBroadToKnow(dir, home) && (existsSync(rootMarker(stateDir, dir)) || namesWorkspace(stateDir, dir))) return dir;
     if (path.dirname(dir) === dir) return undefined;
   }
 }

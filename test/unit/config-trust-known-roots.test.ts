@@ -1,18 +1,40 @@
 /**
  * Config trust's rules for what toolshed knows the model can write (core/config/config-trust.ts):
- * that a named config's record names no workspace, and that a start on other roots judges the
- * modules a record holds by that record. The starts themselves:
+ * which folders are too broad to know, that a named config's record names no workspace, and that a
+ * start on other roots judges the modules a record holds by that record. The starts themselves:
  * test/security/config-trust.test.ts and test/mcp/roots.test.ts.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { currentState, decideTrust, knownWritableRoot } from '#internal/core/config/config-trust.js';
+import { currentState, decideTrust, knownWritableRoot, rememberWritableRoots, tooBroadToKnow } from '#internal/core/config/config-trust.js';
 import { tempDir } from '../helpers.js';
+
+describe('folders too broad to know as writable', () => {
+  it('are the filesystem root, the home and the folders holding it', () => {
+    expect(tooBroadToKnow('/', '/home/ana')).toBe(true);
+    expect(tooBroadToKnow('/home', '/home/ana')).toBe(true);
+    expect(tooBroadToKnow('/home/ana', '/home/ana')).toBe(true);
+  });
+
+  it('are not a workspace, a folder below the home, or one beside it', () => {
+    expect(tooBroadToKnow('/home/ana/projects/app', '/home/ana')).toBe(false);
+    expect(tooBroadToKnow('/home/anabel', '/home/ana')).toBe(false);
+    expect(tooBroadToKnow('/srv/app', '/home/ana')).toBe(false);
+  });
+});
 
 describe('the folders toolshed knows the model can write', () => {
   let state: { dir: string; cleanup(): void };
   beforeEach(() => (state = tempDir('toolshed-known-roots-')));
   afterEach(() => state.cleanup());
+
+  it('leave out a start whose root was / or the home (an MCP client starts servers in /)', () => {
+    rememberWritableRoots(state.dir, ['/', os.homedir(), '/srv/app']);
+    expect(knownWritableRoot(state.dir, '/srv/app/sub/.toolshedrc.mjs')).toBe('/srv/app');
+    expect(knownWritableRoot(state.dir, '/srv/other/.toolshedrc.mjs')).toBeUndefined();
+    expect(knownWritableRoot(state.dir, path.join(os.homedir(), 'project', '.toolshedrc.mjs'))).toBeUndefined();
+  });
 
   it("count a search folder's record as a workspace, not a named config's record", () => {
     const named = '/srv/app/toolshed.config.mjs';
