@@ -125,11 +125,16 @@ const CLIENT_OPENING_WAIT_MS = 50;
  * a write then fails with EPIPE as an 'error' event nobody listens to, which would stop the process
  * on the next request's log line. Its lines are dropped instead.
  */
-export function surviveLostStderr(): () => void {
-  const drop = () => {};
-  process.stderr.on('error', drop);
-  return () => process.stderr.off('error', drop);
+export function surviveLostStderr(): void {
+  // Installed once, for the rest of the process: an error from a write made just before the end
+  // (the "stopping" line) arrives after the write returns, and with no listener left it would end
+  // a clean stop with exit 1.
+  if (stderrKept) return;
+  stderrKept = true;
+  process.stderr.on('error', () => {});
 }
+
+let stderrKept = false;
 
 /** Resolves on the first SIGINT/SIGTERM; a second one exits at once (a stuck shutdown must stay interruptible). */
 export function untilSignal(): { signalled: Promise<string>; dispose(): void } {
@@ -248,7 +253,7 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
   let root: string | undefined;
   const onError = (error: unknown) => log(`error: ${describe(error)}`);
   const signals = untilSignal();
-  const keepStderr = surviveLostStderr();
+  surviveLostStderr();
   let endpoint: McpEndpoint | undefined;
   // Over stdio the host's modules load once the client's opening was answered (or after a
   // moment, for a client that waits): loading them first would hold up that answer.
@@ -337,6 +342,5 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
     // A host that failed to open left nothing to close.
     await (host ?? early)?.close();
     if (!host) await opening.catch(() => undefined);
-    keepStderr();
   }
 }

@@ -66,7 +66,7 @@ export async function runUiCommand({ values, io }: CommandContext): Promise<numb
   const token = bearerToken(values.tokenEnv);
   const allowedOrigins = list(values.allowOrigin).map(normalizeOrigin);
   const signals = untilSignal();
-  const keepStderr = surviveLostStderr();
+  surviveLostStderr();
   let host: ToolHost | undefined;
   let endpoint: ConsoleEndpoint | undefined;
   try {
@@ -93,6 +93,5 @@ export async function runUiCommand({ values, io }: CommandContext): Promise<numb
     signals.dispose();
     await endpoint?.close();
     await host?.close();
-    keepStderr();
   }
 }
