@@ -17,7 +17,7 @@ if (!process.env.TOOLSHED_TEST_HOME) {
 /** Every test file. */
 const ALL = ['test/**/*.test.ts', 'plugins/*/test/**/*.test.{js,ts}', 'examples/*/test/**/*.test.{js,ts}'];
 /** The e2e project: what needs the packed package, an agent client, a browser or the fleet's servers. */
-const E2E = ['test/package/tarball*.test.ts', 'test/clients/**/*.test.ts', 'test/console/browser-*.test.ts', 'test/fleet/**/*.test.ts'];
+const E2E = ['test/package/tarball.test.ts', 'test/clients/**/*.test.ts', 'test/console/browser-*.test.ts', 'test/fleet/**/*.test.ts'];
 /** The unit project: pure stages, each file listed (a new file is integration until it is moved here). */
 const UNIT = [
   'test/unit/**/*.test.ts',
