@@ -15,7 +15,8 @@ import { createToolHost, type ToolHost } from 'toolshed';
 import { fixture, tempDir } from '../helpers.js';
 import { call } from './helpers.js';
 
-const HAS_BWRAP = spawnSync('bwrap', ['--version']).status === 0;
+// npm test installs bubblewrap (scripts/test-prerequisites.mjs): its absence fails this file, it never skips it.
+if (spawnSync('bwrap', ['--version']).status !== 0) throw new Error('bubblewrap (bwrap) is not installed: npm test installs it (scripts/test-prerequisites.mjs)');
 
 let work: ReturnType<typeof tempDir>;
 let ws: string;
@@ -128,7 +129,7 @@ describe('write_file and patch inside the workspace', () => {
   });
 });
 
-describe.runIf(HAS_BWRAP)('the terminal in its bubblewrap sandbox', () => {
+describe('the terminal in its bubblewrap sandbox', () => {
   it('cannot change a protected path, nor rename its folder away, and still works on the rest', async () => {
     await withWorkspace(undefined, async (host) => {
       const attempts = [
@@ -178,7 +179,7 @@ function expectNothingPlanted(): void {
 }
 
 describe('the terminal creating a protected name', () => {
-  for (const sandbox of [...(HAS_BWRAP ? ['workspace-write'] : []), 'off']) {
+  for (const sandbox of ['workspace-write', 'off']) {
     it(`is refused with PERMISSION_DENIED and the name moved aside (sandbox ${sandbox})`, async () => {
       await withWorkspace({ sandbox }, async (host) => {
         for (const [command, created] of CREATIONS) {
@@ -199,7 +200,7 @@ describe('the terminal creating a protected name', () => {
     });
   }
 
-  it.runIf(HAS_BWRAP)('overwriting an existing protected file is PERMISSION_DENIED with the reason, not a raw EROFS', async () => {
+  it('overwriting an existing protected file is PERMISSION_DENIED with the reason, not a raw EROFS', async () => {
     await withWorkspace(undefined, async (host) => {
       const result = await call(host, 'terminal', { command: 'echo "[core] fsmonitor = touch x" >> .git/config' });
       expect(result.code).toBe('PERMISSION_DENIED');
@@ -210,7 +211,7 @@ describe('the terminal creating a protected name', () => {
   });
 });
 
-describe.runIf(HAS_BWRAP)('an untrusted plugin granted the workspace', () => {
+describe('an untrusted plugin granted the workspace', () => {
   it('writes the workspace but not the protected paths in it', async () => {
     const host = await createToolHost({
       cwd: ws,
@@ -239,7 +240,7 @@ describe('explain', () => {
     });
     await withWorkspace(undefined, async (host) => {
       const { protection } = host.explain();
-      if (HAS_BWRAP) expect(protection.notInForce.filter((line) => line.startsWith('terminal'))).toEqual([]);
+      expect(protection.notInForce.filter((line) => line.startsWith('terminal'))).toEqual([]);
     });
   });
 });
