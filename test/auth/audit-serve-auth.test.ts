@@ -68,7 +68,8 @@ it('writes the caller of a served call from its token, never the token', { timeo
 it('writes the line of each request refused before it became a call: no token, another audience, an expired token, a foreign session', { timeout: 60_000 }, async () => {
   const before = readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).length;
   const elsewhere = (await auth.userToken({ user: 'mallory', audience: 'http://127.0.0.1:1/mcp', scope: 'mcp:tools' })).accessToken;
-  const expired = (await auth.userToken({ user: 'mallory', audience: endpoint.url, scope: 'mcp:tools', ttlSec: 1 })).accessToken;
+  // Expired only once the host's clock moves past its minute: no loaded machine outlasts it before that.
+  const expired = (await auth.userToken({ user: 'mallory', audience: endpoint.url, scope: 'mcp:tools', ttlSec: 60 })).accessToken;
   const alice = (await auth.userToken({ user: 'alice', audience: endpoint.url, scope: 'mcp:tools' })).accessToken;
   const bob = (await auth.userToken({ user: 'bob', audience: endpoint.url, scope: 'mcp:tools' })).accessToken;
   expect((await post(endpoint.url, LIST)).status).toBe(401);
@@ -78,7 +79,7 @@ it('writes the line of each request refused before it became a call: no token, a
   const session = opened.headers.get('mcp-session-id')!;
   await opened.text();
   expect((await post(endpoint.url, LIST, { token: bob, session })).status).toBe(403);
-  clock.advance(2_100);
+  clock.advance(61_000);
   expect((await post(endpoint.url, LIST, { token: expired })).status).toBe(401);
   await expect.poll(() => readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).length).toBe(before + 4);
   const text = readFileSync(log, 'utf8');
