@@ -109,11 +109,10 @@ export function findProtected(writeRoots: readonly string[], protect: readonly P
   }
   const note = (p: string, entry: ProtectedPath) => noteProtected(found, p, entry);
   for (const root of writeRoots) {
-    let visited = 0;
+    // Breadth first, read by index: shift() would move the whole queue for each folder.
     const queue = [root];
-    while (queue.length && visited < MAX_WALK_DIRS) {
-      const dir = queue.shift()!;
-      visited++;
+    for (let next = 0; next < queue.length && next < MAX_WALK_DIRS; next++) {
+      const dir = queue[next]!;
       let entries;
       try {
         entries = readdirSync(dir, { withFileTypes: true });
