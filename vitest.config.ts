@@ -18,6 +18,17 @@ if (!process.env.TOOLSHED_TEST_HOME) {
 const ALL = ['test/**/*.test.ts', 'plugins/*/test/**/*.test.{js,ts}', 'examples/*/test/**/*.test.{js,ts}'];
 /** The e2e project: what needs the packed package, an agent client, a browser or the fleet's servers. */
 const E2E = ['test/package/tarball.test.ts', 'test/clients/**/*.test.ts', 'test/console/browser-*.test.ts', 'test/fleet/**/*.test.ts'];
+/**
+ * Integration files that need a fresh module graph (their own project, isolated): they swap a
+ * module with vi.mock for one major of a framework, or check that a module is not loaded yet.
+ */
+const FRESH = [
+  'test/adapters/ai-sdk.test.ts',
+  'test/adapters/ai-sdk-v7.test.ts',
+  'test/adapters/openai-agents.test.ts',
+  'test/adapters/openai-agents-v19.test.ts',
+  'test/tracing/sdk-registered-later.test.ts',
+];
 /** The unit project: pure stages, each file listed (a new file is integration until it is moved here). */
 const UNIT = [
   'test/unit/**/*.test.ts',
@@ -98,7 +109,8 @@ export default defineConfig({
     // expect.poll waits for something that does happen (a message relayed, a counter updated);
     // its 1 s default is short for a 2-core machine running two test files and their workers.
     expect: { poll: { timeout: 10_000 } },
-    // The pyramid (docs/contributing.md). `npm test` runs all three; `--project unit` one.
+    // The pyramid (docs/contributing.md). `npm test` runs all three; `--project unit` one;
+    // `--project 'integration*'` both parts of the integration layer.
     projects: [
       {
         extends: true,
@@ -113,8 +125,17 @@ export default defineConfig({
       },
       {
         extends: true,
-        // Real Piscina workers, child processes, MCP servers on loopback.
-        test: { name: 'integration', include: ALL, exclude: ['**/node_modules/**', 'test/fixtures/**', ...UNIT, ...E2E] },
+        // Real Piscina workers, child processes, MCP servers on loopback. The files share one
+        // module graph per vitest worker (isolate: false): loading the host build again for each
+        // of ~200 files cost a third of the suite's time. So a helper module's top-level hooks
+        // would run for the first file only (hooks go in the test file), and a file that sets an
+        // environment variable restores it.
+        test: { name: 'integration', include: ALL, exclude: ['**/node_modules/**', 'test/fixtures/**', ...UNIT, ...E2E, ...FRESH], isolate: false },
+      },
+      {
+        extends: true,
+        // The integration files that need a module graph of their own: see FRESH.
+        test: { name: 'integration-fresh', include: FRESH },
       },
       {
         extends: true,

@@ -16,8 +16,8 @@ describe('docs/contributing.md', () => {
   });
 
   it('lists each vitest project the config defines', () => {
-    const names = [...read('vitest.config.ts').matchAll(/name: '(\w+)'/g)].map((m) => m[1]);
-    expect(names).toEqual(['unit', 'integration', 'e2e']);
+    const names = [...read('vitest.config.ts').matchAll(/name: '([\w-]+)'/g)].map((m) => m[1]);
+    expect(names).toEqual(['unit', 'integration', 'integration-fresh', 'e2e']);
     for (const name of names) expect(read('docs/contributing.md')).toContain(`| \`${name}\` |`);
   });
 });
