@@ -113,21 +113,21 @@ describe('quota.callsPerMinute shared by two hosts through a Valkey or Redis ser
     }
   }, 60_000);
 
-  it('refuses calls while the store is down (0 of 5 run under a quota of 3), unless the rule chose onStoreDown: allow', async () => {
+  // Past one call each, the outage is the stage's (test/unit/quota.test.ts: 0 of 5 under a quota
+  // of 3, and one warning per rule however many calls): each call here waits for the client's next
+  // reconnect to fail, and those come slower the longer the server is down.
+  it('refuses calls while the store is down, unless the rule chose onStoreDown: allow, and tells the operator', async () => {
     const bob = one.as(who('bob'));
     const carol = one.as(who('carol'));
     try {
       await server.stop();
-      const outcomes = [];
-      for (let i = 0; i < 5; i++) outcomes.push(await bob.call('read_note', { id: `n${i}` }));
-      expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(0);
-      expect(outcomes[0]).toEqual({
+      expect(await bob.call('read_note', { id: 'n0' })).toEqual({
         ok: false,
         code: 'STATE_UNAVAILABLE',
         message: "bob's calls cannot be counted against quota.callsPerMinute of access rule 'metered': the state store is unreachable, so the call was refused (quota.onStoreDown: 'refuse'); retry when it is back",
       });
       // The operator's choice: carol's rule lets them through, uncounted.
-      for (const id of ['a', 'b']) expect(await carol.dispatch('read_note', { id })).toBe(`note ${id}`);
+      expect(await carol.dispatch('read_note', { id: 'a' })).toBe('note a');
       // One warning per rule for the outage, naming what is in force.
       expect(warnings.filter((w) => w.startsWith("quota.callsPerMinute of access rule 'metered' refuses calls while the state store fails (quota.onStoreDown: 'refuse')"))).toHaveLength(1);
       expect(warnings.filter((w) => w.startsWith("quota.callsPerMinute of access rule 'lenient' is not enforced while the state store fails (quota.onStoreDown: 'allow')"))).toHaveLength(1);
