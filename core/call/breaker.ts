@@ -19,6 +19,9 @@ import type { Clock } from '../expose/check-cache.js';
 import type { BreakerLimits } from '../config/public-types.js';
 import type { FleetBreaker, FleetOpening } from './fleet-breaker.js';
 import type { BreakerReport } from './public-types.js';
+import type { CallOutcome } from '../../boundary/outcome.js';
+import type { RunOutcome } from '../../boundary/runner-failure.js';
+import type { HandlerOutput } from '../../boundary/protocol.js';
 
 /** What counts against a circuit. */
 type BreakerFailure = 'crashed' | 'timed out';
@@ -58,6 +61,29 @@ interface Circuit {
 /** A call the breaker let through; settle it with how the call ended. */
 interface BreakerTicket {
   settle(verdict: BreakerVerdict): void;
+}
+
+/**
+ * How a call's outcome counts for the breaker: only crashes and timeouts count against it. Not a
+ * transport error (the network's, not the tool's), nor a timeout that passed while the call still
+ * waited for a worker (`raw`, the tier's own outcome, says so): the queue was slow, the tool did
+ * nothing wrong.
+ */
+export function breakerVerdict(outcome: CallOutcome, raw?: RunOutcome<HandlerOutput>): BreakerVerdict {
+  if (outcome.ok) return 'ok';
+  switch (outcome.code) {
+    case 'TOOL_CRASHED':
+      return 'crashed';
+    case 'TOOL_TIMEOUT':
+      return raw && 'failure' in raw && raw.failure.kind === 'timeout' && raw.failure.waiting ? 'neutral' : 'timed out';
+    case 'TOOL_CANCELLED':
+    case 'TOOL_UNREACHABLE':
+    case 'QUEUE_FULL':
+    case 'HOST_CLOSED':
+      return 'neutral';
+    default:
+      return 'ok';
+  }
 }
 
 /** The start of a session's circuit keys. */

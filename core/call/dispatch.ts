@@ -13,15 +13,13 @@ import { describeChain, nestedContext, TOP_LEVEL, type CallContext } from './cha
 import { reachable, refuseByGrants } from './call-grants.js';
 import { deadlockedWorkers, whileWaiting } from './reentry.js';
 import { withHooks, type ToolCall, type ToolHooks } from './hooks.js';
-import { breakerKeys, type BreakerVerdict, type CircuitBreaker } from './breaker.js';
+import { breakerKeys, breakerVerdict, type BreakerVerdict, type CircuitBreaker } from './breaker.js';
 import { traceDispatch, type DispatchTrace } from './tracing.js';
 import { receivedArguments } from './digests.js';
 import type { AuditLog } from './audit.js';
 import type { CallMonitor } from './call-monitor.js';
 import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
 import type { CallHooks, CallOrigin, HandlerRequest } from '../runners/runner.js';
-import type { RunOutcome } from '../../boundary/runner-failure.js';
-import type { HandlerOutput } from '../../boundary/protocol.js';
 import type { Exposure } from '../expose/exposure.js';
 import { toolInfo } from '../expose/tool-info.js';
 import { structuredOutcome } from './results.js';
@@ -247,29 +245,6 @@ function toolCall(record: ToolRecord, args: unknown, options: DispatchOptions, c
   if (options.callId !== undefined) call.callId = options.callId;
   if (chain.length) call.caller = chain[chain.length - 1]!;
   return call;
-}
-
-/**
- * How a call's outcome counts for the breaker: only crashes and timeouts count against it. Not a
- * transport error (the network's, not the tool's), nor a timeout that passed while the call still
- * waited for a worker (`raw`, the tier's own outcome, says so): the queue was slow, the tool did
- * nothing wrong.
- */
-function breakerVerdict(outcome: CallOutcome, raw?: RunOutcome<HandlerOutput>): BreakerVerdict {
-  if (outcome.ok) return 'ok';
-  switch (outcome.code) {
-    case 'TOOL_CRASHED':
-      return 'crashed';
-    case 'TOOL_TIMEOUT':
-      return raw && 'failure' in raw && raw.failure.kind === 'timeout' && raw.failure.waiting ? 'neutral' : 'timed out';
-    case 'TOOL_CANCELLED':
-    case 'TOOL_UNREACHABLE':
-    case 'QUEUE_FULL':
-    case 'HOST_CLOSED':
-      return 'neutral';
-    default:
-      return 'ok';
-  }
 }
 
 /** The breaker's gate around the plugin's tier: a tool or plugin out of service (for everyone, or for this session) is refused before any worker starts. */
