@@ -1,3 +1,10 @@
+/**
+ * Layer 3 as the user meets it, through a host: descriptions that name only exposed tools, the
+ * warning when one still names a hidden tool (in explain, and as a warning event when a check in
+ * the plugin's worker flips), and the memo. The rewriting's rules (the key set, layer 1 disabling,
+ * no warning when all is exposed, sorting whatever the plugins' order) are tested on the stage:
+ * test/definitions/descriptions.test.ts and test/unit/availability.test.ts.
+ */
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,43 +15,17 @@ type OpenAITool = { type: string; function: { name: string; description: string;
 const describeTool = (defs: unknown[], name: string) => (defs as OpenAITool[]).find((d) => d.function.name === name)?.function.description;
 
 describe('layer 3: schema correction', () => {
-  it('seed: browse drops "prefer web_search" when web_search is hidden for a missing key', async () => {
+  it('seed: browse drops "prefer web_search" when web_search is hidden for a missing key, and explain flags summarize, which still names it', async () => {
     await withHost(fixtureOptions(['seed']), async (host) => {
       const defs = await host.definitions({ format: 'openai' });
       expect(describeTool(defs, 'web_search')).toBeUndefined();
       expect(describeTool(defs, 'browse')).toBe('Open a URL and return its readable text. Only known URLs can be opened.');
-      expect(host.explain().tools.find((t) => t.name === 'web_search')?.reason).toBe('missing environment variable SEARCH_API_KEY');
-    });
-  });
-
-  it('seed: browse keeps "prefer web_search" when the key is set', async () => {
-    await withHost(fixtureOptions(['seed'], { env: { SEARCH_API_KEY: 'k' } }), async (host) => {
-      const defs = await host.definitions({ format: 'openai' });
-      expect(describeTool(defs, 'browse')).toBe('Open a URL and return its readable text. To find pages, prefer web_search.');
-    });
-  });
-
-  it('seed: disabling web_search in layer 1 has the same effect', async () => {
-    await withHost(fixtureOptions(['seed'], { env: { SEARCH_API_KEY: 'k' }, config: { disable: ['web_search'] } }), async (host) => {
-      expect(describeTool(await host.definitions(), 'browse')).not.toContain('web_search');
-    });
-  });
-
-  it('warns in explain and with a warning event when a description names a hidden tool', async () => {
-    await withHost(fixtureOptions(['seed']), async (host) => {
       const report = host.explain();
+      expect(report.tools.find((t) => t.name === 'web_search')?.reason).toBe('missing environment variable SEARCH_API_KEY');
       expect(report.tools.find((t) => t.name === 'summarize')?.warnings).toEqual(['description of summarize mentions web_search, which is not exposed']);
       expect(report.warnings).toContain('description of summarize mentions web_search, which is not exposed');
       expect(report.tools.find((t) => t.name === 'browse')?.warnings).toEqual([]);
     });
-    const warnings: string[] = [];
-    await withHost(fixtureOptions(['seed'], { env: { SEARCH_API_KEY: 'k' } }), async (host) => {
-      host.on('warning', (m) => warnings.push(m));
-      host.invalidateChecks();
-      await host.definitions();
-      expect(host.explain().warnings).toEqual([]);
-    });
-    expect(warnings).toEqual([]);
   });
 
   it('emits a warning event when a check flips and a description now names a hidden tool', async () => {
@@ -63,14 +44,6 @@ describe('layer 3: schema correction', () => {
     } finally {
       work.cleanup();
     }
-  });
-
-  it('sorts by name and is byte-identical across hosts', async () => {
-    const first = await withHost(fixtureOptions(['seed', 'composite']), async (host) => JSON.stringify(await host.definitions()));
-    const second = await withHost(fixtureOptions(['composite', 'seed']), async (host) => JSON.stringify(await host.definitions()));
-    expect(first).toBe(second);
-    const names = (JSON.parse(first) as OpenAITool[]).map((d) => d.function.name);
-    expect(names).toEqual([...names].sort());
   });
 
   it('returns the memoized result when nothing changed: same object, no worker round trip', async () => {
