@@ -7,9 +7,11 @@
  * INVALID_ARGUMENTS outcomes with a JSON pointer and an expectation each, and stay small
  * whatever the input: a raw string over `maxArgsBytes` is refused unparsed,
  * validation stops at the first problem, every problem is listed only for
- * small inputs, and the message is capped like a result.
+ * small inputs, and the message is capped like a result. Nulls a strict-mode model sends
+ * for "absent" are dropped when that is what makes the arguments valid.
  */
 import { compile, problems } from '../schema/schema.js';
+import { dropStrictNulls } from './strict-arguments.js';
 import { failure, type CallOutcome } from '../../boundary/outcome.js';
 import { capText } from '../../boundary/normalize.js';
 import type { ValidateFunction } from 'ajv';
@@ -125,4 +127,20 @@ export function validateArguments(record: ValidatedTool, args: unknown, maxChars
   if (rest > 0) lines.push(`and ${rest} more problem${rest === 1 ? '' : 's'}`);
   else if (!complete) lines.push('(the arguments are large, so only the first problem is listed)');
   return failure('INVALID_ARGUMENTS', capText(`invalid arguments for ${record.name}: ${lines.join('; ')}`, maxChars));
+}
+
+/**
+ * The arguments a call of `record` runs with: parsed (see parseArguments) and valid against the
+ * tool's own schema, or the INVALID_ARGUMENTS outcome. A model given an OpenAI strict-mode schema
+ * sends null for "absent"; when dropping such nulls makes the arguments valid, that is what it
+ * meant, and the arguments without them are the ones that run.
+ */
+export function acceptArguments(record: ValidatedTool, raw: unknown, maxArgsBytes = Infinity, maxChars = Infinity): { ok: true; value: unknown } | { ok: false; outcome: CallOutcome } {
+  const parsed = parseArguments(raw, maxArgsBytes);
+  if (!parsed.ok) return parsed;
+  const invalid = validateArguments(record, parsed.value, maxChars);
+  if (!invalid) return parsed;
+  const withoutNulls = dropStrictNulls(parsed.value, record.manifest.parameters);
+  if (validateArguments(record, withoutNulls, maxChars)) return { ok: false, outcome: invalid };
+  return { ok: true, value: withoutNulls };
 }

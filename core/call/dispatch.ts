@@ -5,10 +5,9 @@
  */
 import { didYouMean } from '../text/suggest.js';
 import { codeLimits, sandboxTools, searchToolFor } from '../expose/code-execution.js';
-import { parseArguments, validateArguments, type ValidatedTool } from './arguments.js';
+import { acceptArguments, validateArguments, type ValidatedTool } from './arguments.js';
 import { failure, type CallOutcome } from '../../boundary/outcome.js';
 import { tierOutcome, type TierCall } from '../../boundary/tier-outcome.js';
-import { dropStrictNulls } from './strict-arguments.js';
 import { describeChain, nestedContext, TOP_LEVEL, type CallContext } from './chain.js';
 import { reachable, refuseByGrants } from './call-grants.js';
 import { deadlockedWorkers, whileWaiting } from './reentry.js';
@@ -199,17 +198,9 @@ async function admittedCall(deps: DispatchDeps, name: string, rawArgs: unknown, 
   const timeoutMs = target.manifest.limits.timeoutMs ?? limits.timeoutMs;
   const maxResultChars = Math.min(target.manifest.limits.maxResultChars ?? limits.maxResultChars, limits.maxResultChars);
   const maxArgsBytes = Math.min(target.manifest.limits.maxArgsBytes ?? limits.maxArgsBytes, limits.maxArgsBytes);
-  const parsed = parseArguments(rawArgs, maxArgsBytes);
-  if (!parsed.ok) return parsed.outcome;
-  let args = parsed.value;
-  const invalid = validateArguments(target, args, maxResultChars);
-  if (invalid) {
-    // A model given an OpenAI strict-mode schema sends null for "absent"; when
-    // dropping such nulls makes the arguments valid, that is what it meant.
-    const withoutNulls = dropStrictNulls(args, target.manifest.parameters);
-    if (validateArguments(target, withoutNulls, maxResultChars)) return invalid;
-    args = withoutNulls;
-  }
+  const accepted = acceptArguments(target, rawArgs, maxArgsBytes, maxResultChars);
+  if (!accepted.ok) return accepted.outcome;
+  const args = accepted.value;
   // The host's own tools (tool_search) run here; hooks wrap calls that reach a plugin's tier.
   if (hostTool || !record) return hostTool!.run(args, options);
   const hooks = deps.hooks?.();

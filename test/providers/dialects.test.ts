@@ -153,14 +153,10 @@ describe('what strict mode removes is enforced at dispatch (2020-12 keywords)', 
       expect(parameters.required).toEqual(['item', 'count', 'card', 'expiry']);
       // A strict model's nulls for "absent" are dropped, then the original schema decides.
       expect(JSON.parse(await host.dispatch('order_2020', '{"item":"tea","count":null,"card":null,"expiry":null}'))).toEqual({ item: 'tea' });
-      // The strict schema lets a card through without its expiry; the original does not.
-      expect(JSON.parse(await host.dispatch('order_2020', '{"item":"tea","count":null,"card":"4242","expiry":null}'))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+      // The strict schema lets a card through without its expiry; the original does not. (Each
+      // keyword strict mode drops, case by case: test/unit/strict-arguments.test.ts.)
       expect(JSON.parse(await host.dispatch('order_2020', '{"item":"tea","card":"4242"}'))).toEqual({
         error: 'invalid arguments for order_2020: /expiry is required when "card" is present',
-        code: 'INVALID_ARGUMENTS',
-      });
-      expect(JSON.parse(await host.dispatch('order_2020', '{"item":"tea","count":1,"card":null,"expiry":null,"coupon":"FREE"}'))).toMatchObject({
-        error: expect.stringContaining('/coupon is not an allowed property'),
         code: 'INVALID_ARGUMENTS',
       });
     });
