@@ -5,8 +5,10 @@
  * custom check is a function the test holds. Recomputing after a flip must give what a fresh
  * pipeline gives, descriptions and warnings included (layer 3 follows). Through a host with the
  * probe fixture: test/availability/declarative.test.ts; custom checks in a worker:
- * test/availability/checks.test.ts.
+ * test/availability/checks.test.ts; the first-party web plugin among the builtins:
+ * test/definitions/builtin-seed.test.ts.
  */
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import type { CheckVerdict } from '#internal/boundary/protocol.js';
 import { CheckCache } from '#internal/core/expose/check-cache.js';
@@ -242,6 +244,25 @@ describe('layer 3 follows layer 2: descriptions name only exposed tools', () => 
     const second = await pipelineOf([other, SEED], { env: {} }).current();
     expect(JSON.stringify(formatDefinitions(first.exposure.definitions, 'openai'))).toBe(JSON.stringify(formatDefinitions(second.exposure.definitions, 'openai')));
     expect(first.exposed).toEqual(['alpha', 'browse', 'omega', 'summarize', 'zeta']);
+  });
+});
+
+describe('the seed case on the first-party web plugin', () => {
+  /** plugins/web's own default export, its tools as data (the loader's extraction replaces each function by its typeof). */
+  const web = async (): Promise<FixturePlugin> => {
+    const plugin = (await import(pathToFileURL(fileURLToPath(new URL('../../plugins/web/index.js', import.meta.url))).href)).default as FixturePlugin;
+    return { name: 'web', toolsets: plugin.toolsets, tools: plugin.tools.map((tool) => ({ ...tool })) };
+  };
+
+  it('web_fetch does not mention web_search while BRAVE_API_KEY is missing, and points at it once the key is set', async () => {
+    const without = await pipelineOf([await web()], { env: { PATH: process.env.PATH }, config: { enable: ['web'] } }).current();
+    expect(without.exposed).toEqual(['web_fetch']);
+    expect(without.descriptions.web_fetch).not.toContain('web_search');
+    expect(without.state('web_search')).toMatchObject({ exposed: false, layer: 'availability', reason: 'missing environment variable BRAVE_API_KEY' });
+    expect(without.exposure.warnings).toEqual([]);
+    const keyed = await pipelineOf([await web()], { env: { PATH: process.env.PATH, BRAVE_API_KEY: 'test-key' }, config: { enable: ['web'] } }).current();
+    expect(keyed.exposed).toEqual(['web_fetch', 'web_search']);
+    expect(keyed.descriptions.web_fetch).toContain('web_search');
   });
 });
 
