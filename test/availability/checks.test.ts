@@ -32,7 +32,8 @@ async function start(checks: Record<string, number> = {}): Promise<ToolHost> {
   return host;
 }
 
-// The cache's rules on the test clock, single flight among them: test/unit/check-cache.test.ts.
+// The cache's rules on the test clock, single flight and the grace window among them:
+// test/unit/check-cache.test.ts; the grace window's warning in explain: test/unit/availability.test.ts.
 describe('layer 2: custom checks in the plugin worker', () => {
   it('probes a shared check function once for all tools that use it', async () => {
     const h = await start();
@@ -80,25 +81,6 @@ describe('layer 2: custom checks in the plugin worker', () => {
     clock.advance(2);
     expect(await exposed(h)).not.toContain('shared_a');
     expect(probes('shared')).toBe(2);
-  });
-
-  it('serves the last success for a failure within graceMs, and does not cache the failure', async () => {
-    const h = await start({ graceMs: 10_000 });
-    await exposed(h);
-    setMode('shared', 'false');
-    clock.advance(1500);
-    expect(await exposed(h)).toContain('shared_a');
-    expect(
-      h
-        .explain()
-        .tools.find((t) => t.name === 'shared_a')
-        ?.warnings.join(' '),
-    ).toContain('grace window');
-    // Not cached: the very next call probes again.
-    await exposed(h);
-    expect(probes('shared')).toBe(3);
-    clock.advance(10_000);
-    expect(await exposed(h)).not.toContain('shared_a');
   });
 
   it('probes afresh after invalidateChecks()', async () => {

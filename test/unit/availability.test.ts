@@ -73,6 +73,8 @@ interface Options {
   runCheck?: (name: string) => Promise<CheckVerdict>;
   rewriters?: SchemaRewriter[];
   outOfService?: (name: string) => { reason: string; until: number } | undefined;
+  /** the check cache's grace window (default 0) */
+  graceMs?: number;
 }
 
 /** One surface's pipeline over `plugins`, on Linux, as the host builds it (core/host/open-pipeline.ts). */
@@ -83,7 +85,7 @@ function pipelineOf(plugins: Array<FixturePlugin | LoadedPlugin>, options: Optio
   const warnings: string[] = [];
   const runCheck = vi.fn(async (record: { name: string }) => (options.runCheck ? options.runCheck(record.name) : { ok: true }));
   const outOfService = options.outOfService;
-  const cache = new CheckCache({ ttlMs: 1000, graceMs: 0, clock });
+  const cache = new CheckCache({ ttlMs: 1000, graceMs: options.graceMs ?? 0, clock });
   const pipeline = new DefinitionsPipeline({
     registry,
     config: () => config,
@@ -182,6 +184,27 @@ describe('grants of an untrusted plugin', () => {
     const offline = await pipelineOf([untrusted(keyed, { network: true }, { network: false })], { env: { API_KEY: 'set' } }).current();
     expect(offline.exposed).toEqual([]);
     expect(offline.state('plain')?.reason).toBe('network access not granted to untrusted plugin keyed');
+  });
+});
+
+describe('a custom check', () => {
+  const checked = (): LoadedPlugin =>
+    idle({ name: 'checked', tools: [{ name: 'shared_a' }] }, (loaded) => {
+      loaded.manifest.tools[0]!.checkId = 'shared';
+    });
+
+  it('serves the last success for a failure within graceMs, saying so in explain, and hides the tool after it', async () => {
+    let verdict: CheckVerdict = { ok: true };
+    const { current, clock } = pipelineOf([checked()], { graceMs: 10_000, runCheck: async () => verdict });
+    expect((await current()).state('shared_a')).toMatchObject({ exposed: true, warnings: [] });
+    verdict = { ok: false, reason: 'check returned false' };
+    // Past the verdict's ttlMs, within the grace window.
+    clock.advance(1500);
+    const graced = await current();
+    expect(graced.state('shared_a')?.exposed).toBe(true);
+    expect(graced.state('shared_a')?.warnings).toEqual(['check failed (check returned false) but a success within the grace window is served']);
+    clock.advance(10_000);
+    expect((await current()).state('shared_a')).toMatchObject({ exposed: false, layer: 'availability', reason: 'check returned false', availability: { kind: 'check' } });
   });
 });
 
