@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runInit } from '#internal/core/cli/init.js';
 import { fixture, tempDir, suiteHome } from '../helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
@@ -151,17 +152,21 @@ describe('toolshed CLI', () => {
     expect(result.stdout.trim().split('\n')).toEqual(['patch', 'read_file', 'search_files', 'write_file']);
   });
 
-  it('init writes a starter config with $schema and refuses to overwrite it', () => {
+  // The command writes the file; overwriting is refused, or done with --force (its flag: test/unit/cli-program.test.ts).
+  it('init writes a starter config with $schema and refuses to overwrite it', async () => {
     const dir = tempDir();
     try {
-      const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: dir.dir, encoding: 'utf8' });
-      expect(run(['init']).status).toBe(0);
+      const init = spawnSync(process.execPath, [BIN, 'init'], { cwd: dir.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '' } });
+      expect(init.status, init.stderr).toBe(0);
       const file = path.join(dir.dir, '.toolshedrc.json');
       expect(existsSync(file)).toBe(true);
       const config = JSON.parse(readFileSync(file, 'utf8'));
       expect(config.$schema).toBe('./node_modules/toolshed/config.schema.json');
-      expect(run(['init']).status).toBe(1);
-      expect(run(['init', '--force']).status).toBe(0);
+      const out: string[] = [];
+      const again = (force: boolean) => runInit({ cwd: dir.dir, force, out: (text) => void out.push(text) });
+      expect(await again(false)).toBe(1);
+      expect(await again(true)).toBe(0);
+      expect(out[0]).toBe('wrote .toolshedrc.json. Add plugin packages with npm install, list them under "plugins", and run toolshed to see what is exposed.');
     } finally {
       dir.cleanup();
     }

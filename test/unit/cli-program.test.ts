@@ -141,6 +141,11 @@ describe('CLI help and version', () => {
     expect(hostOptions(before.values).overrides).toEqual({ enable: ['kitchen'], disable: ['big', 'loop', 'oom', 'exit'] });
   });
 
+  it('takes --force on init', async () => {
+    expect((await parsed('init', ['init', '--force'])).values).toEqual({ force: true });
+    expect((await parsed('init', ['init'])).values).toEqual({});
+  });
+
   it('takes -y for --yes on call', async () => {
     expect((await parsed('call', ['call', 'delete_note', '{"id":"b"}', '-y'])).values.yes).toBe(true);
     expect((await parsed('call', ['call', 'delete_note', '{"id":"a"}', '--yes'])).values.yes).toBe(true);
