@@ -13,6 +13,7 @@ import { renderSearch } from '#internal/core/cli/inspect.js';
 import { renderSummary, renderTool } from '#internal/core/cli/render.js';
 import { colourEnabled, PLAIN, styleFor } from '#internal/core/cli/style.js';
 import type { HostReport } from '#internal/core/explain/explain.js';
+import type { SearchRanking } from '#internal/core/host/inspector.js';
 import { TOOLSHED_VERSION } from '#internal/boundary/version.js';
 
 /** `main` with stdout and stderr collected as the lines it wrote. */
@@ -185,7 +186,14 @@ function report(): HostReport {
     evaluated: true,
     plugins: [
       { name: 'toolshed-plugin-kitchen', specifier: 'kitchen', status: 'loaded', loadMs: 3, trust: 'trusted', tier: 'thread', manifestSource: 'cache', tools: 2 },
-      { name: 'toolshed-plugin-missing', specifier: 'toolshed-plugin-missing', status: 'failed', loadMs: 1, error: { code: 'PLUGIN_NOT_FOUND', message: 'not installed' }, known: { from: 'name', toolsets: ['missing'], tools: [] } },
+      {
+        name: 'toolshed-plugin-missing',
+        specifier: 'toolshed-plugin-missing',
+        status: 'failed',
+        loadMs: 1,
+        error: { code: 'PLUGIN_NOT_FOUND', message: 'not installed' },
+        known: { from: 'name', toolsets: ['missing'], tools: [] },
+      },
     ],
     toolsets: [{ name: 'kitchen', includes: [], tools: 2, definedBy: ['toolshed-plugin-kitchen'] }],
     counts: { registered: 2, selected: 2, available: 1, exposed: 1 },
@@ -230,11 +238,11 @@ describe('terminal output', () => {
   });
 
   it("renders a search's ranking: each tool with its score, deferred or listed, and the words it matched where", () => {
-    const ranking = {
+    const ranking: SearchRanking = {
       indexed: 7,
       results: [
-        { name: 'slack_send_message', score: 4.25, deferred: true, matched: { post: ['description' as const], slack: ['name' as const, 'source' as const], message: ['name' as const] } },
-        { name: 'calendar_create_event', score: 0.5, deferred: false, matched: { post: ['description' as const] }, related: ['event'] },
+        { name: 'slack_send_message', score: 4.25, deferred: true, matched: { post: ['description'], slack: ['name', 'source'], message: ['name'] } },
+        { name: 'calendar_create_event', score: 0.5, deferred: false, matched: { post: ['description'] }, related: ['event'] },
       ],
     };
     const lines = renderSearch('post a slack message', ranking, PLAIN).split('\n');
@@ -243,6 +251,8 @@ describe('terminal output', () => {
     expect(lines[2]).toBe('       post (description), slack (name, source), message (name)');
     expect(lines[3]).toBe('  2. calendar_create_event    0.500  listed');
     expect(lines[4]).toBe('       post (description), related: event');
-    expect(renderSearch('zzz', { indexed: 1, results: [] }, PLAIN)).toBe("tool_search for \"zzz\", over 1 indexed tool:\n  nothing matched (no word of the query is in any tool's name, description, parameters or toolset)");
+    expect(renderSearch('zzz', { indexed: 1, results: [] }, PLAIN)).toBe(
+      'tool_search for "zzz", over 1 indexed tool:\n  nothing matched (no word of the query is in any tool\'s name, description, parameters or toolset)',
+    );
   });
 });
