@@ -45,19 +45,23 @@ describe('toolshed call with approve', () => {
     expect(envelope.error).toContain('there is no terminal to ask on; run it on a terminal to be asked, or pass --yes');
   });
 
-  it('runs it with --yes (or -y), and runs tools that need no approval as before', () => {
+  // -y is --yes: test/unit/cli-program.test.ts.
+  it('runs it with --yes, and runs tools that need no approval as before', () => {
     expect(call('delete_note', '{"id":"a"}', '--yes')).toMatchObject({ status: 0, stdout: 'deleted a\n' });
-    expect(call('delete_note', '{"id":"b"}', '-y')).toMatchObject({ status: 0, stdout: 'deleted b\n' });
     expect(call('read_note', '{"id":"a"}')).toMatchObject({ status: 0, stdout: 'note a\n' });
   });
 
   it('toolshed explain says which tools need approval, and their hints', () => {
-    const result = spawnSync(process.execPath, [BIN, 'explain', 'delete_note'], { cwd: work.dir, encoding: 'utf8', env, timeout: 60_000 });
-    expect(result.stdout).toContain('approval: needed before each call (listed in approve)');
-    expect(result.stdout).toContain('hints:    destructive');
-    const read = spawnSync(process.execPath, [BIN, 'explain', 'read_note'], { cwd: work.dir, encoding: 'utf8', env, timeout: 60_000 });
-    expect(read.stdout).toContain('hints:    "Read a note", read-only, idempotent, closed world');
-    expect(read.stdout).not.toContain('approval:');
+    // explain without a tool prints the summary, then every tool: each tool's block up to the next.
+    const result = spawnSync(process.execPath, [BIN, 'explain'], { cwd: work.dir, encoding: 'utf8', env, timeout: 60_000 });
+    expect(result.status).toBe(0);
+    const blocks = result.stdout.split(/\n(?=\S+: (?:exposed|hidden))/);
+    const block = (name: string) => blocks.find((b) => b.startsWith(`${name}: `)) ?? '';
+    expect(block('delete_note')).toContain('approval: needed before each call (listed in approve)');
+    expect(block('delete_note')).toContain('hints:    destructive');
+    const read = block('read_note');
+    expect(read).toContain('hints:    "Read a note", read-only, idempotent, closed world');
+    expect(read).not.toContain('approval:');
   });
 
   it('asks on a terminal and runs the call when the answer is yes', async () => {

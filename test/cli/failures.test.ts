@@ -2,13 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, tempDir, suiteHome } from '../helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 let work: { dir: string; cleanup(): void };
 
-beforeEach(() => {
+// One project for every test: none of them changes it.
+beforeAll(() => {
   work = tempDir('toolshed-cli-failures-');
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"cli-failures","private":true}');
   const plugins = [
@@ -19,7 +20,7 @@ beforeEach(() => {
   // The operator's own config, accepted, so stderr holds only what these tests look at (no first-use note).
   expect(toolshed(['trust']).code).toBe(0);
 });
-afterEach(() => work.cleanup());
+afterAll(() => work.cleanup());
 
 function toolshed(args: string[], input?: string) {
   const result = spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', input, env: { ...suiteHome(), PATH: process.env.PATH ?? '', LANG: 'C.UTF-8' }, timeout: 60_000 });

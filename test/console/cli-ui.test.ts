@@ -77,9 +77,11 @@ async function mcpClient(url: string): Promise<Client> {
 }
 
 describe('toolshed ui', () => {
-  it('prints exactly one URL line, serves the page and the API, and exits 0 on SIGTERM', { timeout: 60_000 }, async () => {
-    const ui = start(['ui', '--http', '127.0.0.1:0']);
+  it('prints exactly one URL line, serves the page and the API, and exits 0 on SIGTERM; with --open, a browser that cannot be started is a note on stderr', { timeout: 60_000 }, async () => {
+    // No xdg-open (nor open) on this PATH.
+    const ui = start(['ui', '--http', '127.0.0.1:0', '--open'], { PATH: path.dirname(process.execPath) });
     const [, url] = await ui.waitFor('stdout', /^(http:\/\/127\.0\.0\.1:\d+\/)\n/);
+    await ui.waitFor('stderr', /could not open a browser \(\S+: .*\); open http:\/\/127\.0\.0\.1:\d+\/ yourself/);
     const page = await fetch(url!);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
@@ -117,27 +119,12 @@ describe('toolshed ui', () => {
     }
   });
 
-  it('--open: a browser that cannot be started is a note on stderr, and the console still serves', { timeout: 60_000 }, async () => {
-    // No xdg-open (nor open) on this PATH.
-    const ui = start(['ui', '--http', '127.0.0.1:0', '--open'], { PATH: path.dirname(process.execPath) });
-    const [, url] = await ui.waitFor('stdout', /^(http:\/\/127\.0\.0\.1:\d+\/)\n/);
-    await ui.waitFor('stderr', /could not open a browser \(\S+: .*\); open http:\/\/127\.0\.0\.1:\d+\/ yourself/);
-    expect((await fetch(`${url}api/overview`)).status).toBe(200);
-    ui.child.kill('SIGTERM');
-    expect(await ui.exited).toBe(0);
-  });
-
-  it('refuses a non-loopback address without authentication, and an unset --token-env, as usage errors', { timeout: 60_000 }, () => {
+  // An unset --token-env and a malformed --http are refused before the host opens: test/unit/cli-program.test.ts.
+  it('refuses a non-loopback address without authentication as a usage error', { timeout: 60_000 }, () => {
     const exposed = run(['ui', '--http', '0.0.0.0:0']);
     expect(exposed.code).toBe(2);
     expect(exposed.stderr).toMatch(/refusing to serve on 0\.0\.0\.0 without authentication/);
     expect(exposed.stdout).toBe('');
-    const unset = run(['ui', '--http', '0.0.0.0:0', '--token-env', 'CONSOLE_UNSET_TOKEN']);
-    expect(unset.code).toBe(2);
-    expect(unset.stderr).toContain('CONSOLE_UNSET_TOKEN is not set');
-    const malformed = run(['ui', '--http', 'nowhere']);
-    expect(malformed.code).toBe(2);
-    expect(malformed.stderr).toContain('--http expects HOST:PORT');
   });
 
   it('takes a bearer token from --token-env on a non-loopback address', { timeout: 60_000 }, async () => {
@@ -150,29 +137,11 @@ describe('toolshed ui', () => {
     expect(await ui.exited).toBe(0);
   });
 
-  it('is listed in toolshed --help and completes as a command', { timeout: 60_000 }, () => {
-    const help = run(['--help']);
-    expect(help.stdout).toMatch(/\bui\b.*web console/);
-    const serveHelp = run(['help', 'serve']);
-    expect(serveHelp.stdout).toContain('--ui');
-    expect(serveHelp.stdout).toContain('--quiet');
-    const words = (args: string[]) =>
-      run(['complete', '--', ...args])
-        .stdout.split('\n')
-        .map((line) => line.split('\t')[0]);
-    expect(words(['u'])).toContain('ui');
-    expect(words(['ui', '--'])).toEqual(expect.arrayContaining(['--http', '--open', '--token-env', '--root']));
-    expect(words(['serve', '--'])).toEqual(expect.arrayContaining(['--ui', '--quiet']));
-  });
+  // Listed in toolshed --help, and its flags completed: test/unit/cli-program.test.ts.
 });
 
 describe('toolshed serve --http --ui', () => {
-  it('refuses --ui without --http as a usage error', { timeout: 60_000 }, () => {
-    const result = run(['serve', '--ui']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--ui serves the console beside --http');
-  });
-
+  // --ui without --http is a usage error found before the host opens: test/unit/cli-program.test.ts.
   it("shows an MCP client's call on the event stream, and logs one line per request", { timeout: 60_000 }, async () => {
     const serve = start(['serve', '--http', '127.0.0.1:0', '--ui']);
     const [, base] = await serve.waitFor('stderr', /console at (http:\/\/127\.0\.0\.1:\d+\/ui\/)/);

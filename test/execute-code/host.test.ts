@@ -1,18 +1,24 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ToolHostOptions } from 'toolshed';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToolHost, type ToolHost, type ToolHostOptions } from 'toolshed';
 import { fixture, tempDir, withHost } from '../helpers.js';
 
 const CODE_PLUGIN = fileURLToPath(new URL('../../plugins/code-execution', import.meta.url));
 let work: { dir: string; cleanup(): void };
+/** The host with the default options, shared by the tests that need no other (started by the first). */
+let defaultHost: Promise<ToolHost> | undefined;
 
-beforeEach(() => {
+// One folder for every test: they read a.txt, b.txt and c.txt, and only one writes (calls.log).
+beforeAll(() => {
   work = tempDir();
   for (const name of ['a', 'b', 'c']) writeFileSync(path.join(work.dir, `${name}.txt`), `content of ${name}\n`);
 });
-afterEach(() => work.cleanup());
+afterAll(async () => {
+  if (defaultHost) await (await defaultHost).close();
+  work.cleanup();
+});
 
 function options(config: Record<string, unknown> = {}, env: Record<string, string> = {}): ToolHostOptions {
   return {
@@ -33,11 +39,13 @@ function options(config: Record<string, unknown> = {}, env: Record<string, strin
 type Def = { name: string; description: string };
 const description = async (host: { definitions(o: { format: 'mcp' }): Promise<unknown[]> }) => ((await host.definitions({ format: 'mcp' })) as Def[]).find((d) => d.name === 'execute_code')?.description ?? '';
 const declared = (text: string) => [...text.matchAll(/^ {2}(?:\/\*\*.*\*\/ )?(\w+)\(args/gm)].map((m) => m[1]);
+/** Runs `fn` on the file's host with the default options. */
+const withDefaultHost = async <T>(fn: (host: ToolHost) => Promise<T>): Promise<T> => fn(await (defaultHost ??= createToolHost(options())));
 const run = async (host: { dispatch(n: string, a: unknown): Promise<string> }, code: string) => JSON.parse(await host.dispatch('execute_code', { code }));
 
 describe('execute_code: the schema is rebuilt from the sandbox exports', () => {
   it('lists exactly the sandbox-flagged exposed tools, with their declarations and limits', async () => {
-    await withHost(options(), async (host) => {
+    await withDefaultHost(async (host) => {
       const text = await description(host);
       expect(declared(text)).toEqual(['count', 'fail', 'read_text']);
       expect(text).toContain('read_text(args: { /** relative path */ path: string }): Promise<unknown>;');
@@ -47,7 +55,7 @@ describe('execute_code: the schema is rebuilt from the sandbox exports', () => {
   });
 
   it('follows availability: a tool hidden for a missing key is not exported, and appears once the key is set', async () => {
-    await withHost(options(), async (host) => expect(declared(await description(host))).not.toContain('keyed'));
+    await withDefaultHost(async (host) => expect(declared(await description(host))).not.toContain('keyed'));
     await withHost(options({}, { CODEFIX_KEY: 'k' }), async (host) => {
       const text = await description(host);
       expect(declared(text)).toContain('keyed');
@@ -81,21 +89,21 @@ describe('execute_code: the schema is rebuilt from the sandbox exports', () => {
 
 describe('execute_code: running scripts through the host', () => {
   it('reads three files through tools and combines them', async () => {
-    await withHost(options(), async (host) => {
+    await withDefaultHost(async (host) => {
       const out = await run(host, "const parts = []; for (const f of ['a.txt', 'b.txt', 'c.txt']) parts.push((await tools.read_text({ path: f })).trim()); console.log('done'); return parts.join(' + ');");
       expect(out).toMatchObject({ status: 'ok', result: 'content of a + content of b + content of c', output: 'done', toolCalls: 3 });
     });
   });
 
   it('surfaces tool errors in the script with their envelope code', async () => {
-    await withHost(options(), async (host) => {
+    await withDefaultHost(async (host) => {
       const out = await run(host, 'const codes = []; for (const call of [() => tools.fail({}), () => tools.read_text({ path: 5 })]) { try { await call(); } catch (e) { codes.push(e.code); } } return codes;');
       expect(out.result).toEqual(['TOOL_FAILED', 'INVALID_ARGUMENTS']);
     });
   });
 
   it('refuses the 51st call with the default budget without dispatching it', async () => {
-    await withHost(options(), async (host) => {
+    await withDefaultHost(async (host) => {
       const out = await run(host, 'let n = 0; try { for (let i = 0; i < 60; i++) { await tools.count({}); n++; } } catch (e) { return { n, code: e.code }; }');
       expect(out.result).toEqual({ n: 50, code: 'TOOL_BUDGET_EXCEEDED' });
       expect(readFileSync(path.join(work.dir, 'calls.log'), 'utf8')).toHaveLength(50);
@@ -113,7 +121,7 @@ describe('execute_code: running scripts through the host', () => {
   });
 
   it('has no Node APIs inside the sandbox', async () => {
-    await withHost(options(), async (host) => {
+    await withDefaultHost(async (host) => {
       const out = await run(host, "return [typeof process, typeof require, typeof Function('return this')().process, await import('fs').then(() => 'imported', () => 'refused')]");
       expect(out.result).toEqual(['undefined', 'undefined', 'undefined', 'refused']);
     });

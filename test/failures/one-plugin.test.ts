@@ -4,8 +4,8 @@
  */
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createToolHost, type ToolshedConfig } from 'toolshed';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createToolHost, type ToolHost, type ToolshedConfig } from 'toolshed';
 import { fixture, fixtureOptions, tempDir, withHost } from '../helpers.js';
 
 const plugin = (name: string) => ({ package: fixture('plugins', name), trust: 'trusted' as const });
@@ -132,6 +132,12 @@ describe('a tool that loses a name conflict', () => {
 });
 
 describe('a handler that returns something that is not a result', () => {
+  // One host for the five: each call fails alone, and the host keeps answering the next.
+  let badresults: Promise<ToolHost> | undefined;
+  afterAll(async () => {
+    if (badresults) await (await badresults).close();
+  });
+
   it.each([
     ['forgets', 'returned undefined (did the handler forget to return?)'],
     ['bytes', 'returned binary data (a Uint8Array)'],
@@ -139,14 +145,13 @@ describe('a handler that returns something that is not a result', () => {
     ['big', 'returned a BigInt at key "count"'],
     ['circular', 'returned a value JSON cannot represent (Converting circular structure to JSON'],
   ])('%s gets TOOL_RESULT_INVALID blaming the plugin and saying what to return', async (tool, what) => {
-    await withHost(fixtureOptions(['badresults']), async (host) => {
-      const outcome = await host.call(tool, {});
-      expect(outcome).toMatchObject({ ok: false, code: 'TOOL_RESULT_INVALID' });
-      const message = (outcome as { message: string }).message;
-      expect(message).toContain(`${tool} (plugin toolshed-plugin-badresults) ${what}`);
-      expect(message).toContain('A handler must return a string, a JSON value');
-      expect(message).toContain('This is a bug in toolshed-plugin-badresults');
-      expect(await host.dispatch('nothing_wrong', {})).toBe('null');
-    });
+    const host = await (badresults ??= createToolHost(fixtureOptions(['badresults'])));
+    const outcome = await host.call(tool, {});
+    expect(outcome).toMatchObject({ ok: false, code: 'TOOL_RESULT_INVALID' });
+    const message = (outcome as { message: string }).message;
+    expect(message).toContain(`${tool} (plugin toolshed-plugin-badresults) ${what}`);
+    expect(message).toContain('A handler must return a string, a JSON value');
+    expect(message).toContain('This is a bug in toolshed-plugin-badresults');
+    expect(await host.dispatch('nothing_wrong', {})).toBe('null');
   });
 });

@@ -42,13 +42,18 @@ describe('the template package, built and run', () => {
   let plugin: string;
   beforeAll(() => {
     // Under the repository (the ignored .tmp/) so that @types/node and typescript resolve from its node_modules;
-    // `toolshed` is this repository, linked where an app's npm install would put it.
+    // `toolshed` is this repository's package, linked where an app's npm install would put it: its
+    // package.json and the entries of its `files`. Not the whole repository: the host pins every file
+    // of the plugin's folder, nested packages included, and the repository's own changing files
+    // (other tests' folders in .tmp/, vitest's cache) would make the plugin PLUGIN_CHANGED mid-test.
     mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
     work = mkdtempSync(path.join(ROOT, '.tmp', 'typescript-template-'));
     plugin = path.join(work, 'greet-plugin');
     cpSync(FIXTURE, plugin, { recursive: true, filter: (source) => !/[/\\](dist|dist-test|node_modules)$/.test(source) });
-    mkdirSync(path.join(plugin, 'node_modules'));
-    symlinkSync(ROOT, path.join(plugin, 'node_modules', 'toolshed'), 'dir');
+    const installed = path.join(plugin, 'node_modules', 'toolshed');
+    mkdirSync(installed, { recursive: true });
+    const { files } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { files: string[] };
+    for (const entry of ['package.json', ...files.filter((f) => !f.startsWith('!'))]) symlinkSync(path.join(ROOT, entry), path.join(installed, entry));
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 

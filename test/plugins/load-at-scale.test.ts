@@ -46,8 +46,9 @@ describe('a plugin that hangs while loading', () => {
     { package: fixture('plugins', 'probe'), trust },
   ];
 
+  // Two hosts, each waiting out its own load deadline: the two tests run side by side.
   for (const trust of ['trusted', 'untrusted'] as const) {
-    it(`fails with PLUGIN_LOAD_TIMEOUT and the rest of the host starts (${trust})`, async () => {
+    it.concurrent(`fails with PLUGIN_LOAD_TIMEOUT and the rest of the host starts (${trust})`, async ({ expect }) => {
       const config = { builtins: false, cache: { enabled: false }, limits: { loadTimeoutMs: 1_500 }, plugins: plugins(trust) };
       await withHost({ cwd: scratchDir(), env, config }, async (host) => {
         const [atImport, inManifest, probe] = host.explain().plugins;

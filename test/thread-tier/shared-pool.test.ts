@@ -15,7 +15,12 @@ import { createToolHost, type ToolHost } from 'toolshed';
 import { tempDir, withHost } from '../helpers.js';
 
 const work = tempDir();
-afterAll(() => work.cleanup());
+/** One host with A and B in one shared thread, for every test that needs no other limits (started by the first). */
+let oneThread: Promise<ToolHost> | undefined;
+afterAll(async () => {
+  if (oneThread) await (await oneThread).close();
+  work.cleanup();
+});
 
 /** A trusted plugin `prefix` asking for env var SECRET_<PREFIX>, with tools that report what they see. */
 function writePlugin(prefix: string): string {
@@ -69,42 +74,37 @@ function host(limits: Record<string, unknown>, poolB: 'shared' | 'own' | 'defaul
 
 const json = (text: string) => JSON.parse(text);
 
+/** The file's host with `{ threads: 1 }`: A and B share its one worker. Closed in afterAll. */
+const sharedThread = (): Promise<ToolHost> => (oneThread ??= host({ threads: 1 }));
+
 describe('the shared pool: per-task env and module', () => {
   it("plugin A's task cannot see plugin B's env in the same worker, nor B's in A's", async () => {
-    const h = await host({ threads: 1 });
-    try {
-      const a = json(await h.dispatch('a_env', {}));
-      const b = json(await h.dispatch('b_env', {}));
-      expect(a.threadId).toBe(b.threadId); // one worker ran both
-      expect(a.moduleId).not.toBe(b.moduleId); // each its own module
-      expect(a).toMatchObject({ ctx: { SECRET_A: 'alpha' }, process: { SECRET_A: 'alpha' }, keys: ['SECRET_A'], direct: 'alpha', other: null });
-      expect(b).toMatchObject({ ctx: { SECRET_B: 'bravo' }, process: { SECRET_B: 'bravo' }, keys: ['SECRET_B'], direct: null, other: 'bravo' });
-      // A write to process.env stays in its own task.
-      expect(json(await h.dispatch('a_write', {}))).toEqual(['SECRET_A', 'WRITTEN_A']);
-      expect(json(await h.dispatch('b_env', {})).keys).toEqual(['SECRET_B']);
-      expect(json(await h.dispatch('a_env', {})).keys).toEqual(['SECRET_A']);
-      // ctx.env, ctx.roots and ctx.options are frozen, and ctx.env is not the task's writable process.env.
-      expect(json(await h.dispatch('b_frozen', {}))).toEqual({ env: true, ctxKeys: ['SECRET_B'], roots: true, options: true });
-      expect(json(await h.dispatch('b_env', {})).keys).toEqual(['SECRET_B']);
-    } finally {
-      await h.close();
-    }
+    const h = await sharedThread();
+    const a = json(await h.dispatch('a_env', {}));
+    const b = json(await h.dispatch('b_env', {}));
+    expect(a.threadId).toBe(b.threadId); // one worker ran both
+    expect(a.moduleId).not.toBe(b.moduleId); // each its own module
+    expect(a).toMatchObject({ ctx: { SECRET_A: 'alpha' }, process: { SECRET_A: 'alpha' }, keys: ['SECRET_A'], direct: 'alpha', other: null });
+    expect(b).toMatchObject({ ctx: { SECRET_B: 'bravo' }, process: { SECRET_B: 'bravo' }, keys: ['SECRET_B'], direct: null, other: 'bravo' });
+    // A write to process.env stays in its own task.
+    expect(json(await h.dispatch('a_write', {}))).toEqual(['SECRET_A', 'WRITTEN_A']);
+    expect(json(await h.dispatch('b_env', {})).keys).toEqual(['SECRET_B']);
+    expect(json(await h.dispatch('a_env', {})).keys).toEqual(['SECRET_A']);
+    // ctx.env, ctx.roots and ctx.options are frozen, and ctx.env is not the task's writable process.env.
+    expect(json(await h.dispatch('b_frozen', {}))).toEqual({ env: true, ctxKeys: ['SECRET_B'], roots: true, options: true });
+    expect(json(await h.dispatch('b_env', {})).keys).toEqual(['SECRET_B']);
   });
 
   it("a timer plugin A left behind never reads plugin B's env while B runs in that worker", async () => {
-    const h = await host({ threads: 1 });
-    try {
-      expect(await h.dispatch('a_linger', {})).toBe('lingering');
-      for (let i = 0; i < 5; i++) {
-        expect(json(await h.dispatch('b_env', {})).keys).toEqual(['SECRET_B']);
-        expect(await h.dispatch('b_slow', { ms: 20 })).toBe('b 20');
-      }
-      const seen = json(await h.dispatch('a_seen', {})) as string[];
-      expect(seen.length).toBeGreaterThan(0);
-      expect(seen).toEqual([JSON.stringify(['SECRET_A'])]);
-    } finally {
-      await h.close();
+    const h = await sharedThread();
+    expect(await h.dispatch('a_linger', {})).toBe('lingering');
+    for (let i = 0; i < 5; i++) {
+      expect(json(await h.dispatch('b_env', {})).keys).toEqual(['SECRET_B']);
+      expect(await h.dispatch('b_slow', { ms: 20 })).toBe('b 20');
     }
+    const seen = json(await h.dispatch('a_seen', {})) as string[];
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen).toEqual([JSON.stringify(['SECRET_A'])]);
   });
 
   it.each([
@@ -136,38 +136,30 @@ describe('admission: calls beyond the workers wait their turn', () => {
   }, 120_000);
 
   it('is fair across plugins: one call of B does not wait for a flood of A', async () => {
-    const h = await host({ threads: 1 });
-    try {
-      const order: string[] = [];
-      const flood = Array.from({ length: 30 }, () => h.dispatch('a_slow', { ms: 15 }).then((r) => order.push(r)));
-      // The flood is under way (queued behind its first calls) before B asks.
-      await expect.poll(() => order.length).toBeGreaterThan(0);
-      // Counted from when B asks, not from the start (a late timer on a loaded machine lets more of
-      // A finish first): B waits for the call of A running then and the one or two A is granted
-      // before B's turn comes round, never for the rest of the flood.
-      const before = order.length;
-      await h.dispatch('b_slow', { ms: 1 }).then((r) => order.push(r));
-      expect(order.indexOf('b 1') - before).toBeLessThanOrEqual(3);
-      await Promise.all(flood);
-      expect(order).toHaveLength(31);
-    } finally {
-      await h.close();
-    }
+    const h = await sharedThread();
+    const order: string[] = [];
+    const flood = Array.from({ length: 30 }, () => h.dispatch('a_slow', { ms: 15 }).then((r) => order.push(r)));
+    // The flood is under way (queued behind its first calls) before B asks.
+    await expect.poll(() => order.length).toBeGreaterThan(0);
+    // Counted from when B asks, not from the start (a late timer on a loaded machine lets more of
+    // A finish first): B waits for the call of A running then and the one or two A is granted
+    // before B's turn comes round, never for the rest of the flood.
+    const before = order.length;
+    await h.dispatch('b_slow', { ms: 1 }).then((r) => order.push(r));
+    expect(order.indexOf('b 1') - before).toBeLessThanOrEqual(3);
+    await Promise.all(flood);
+    expect(order).toHaveLength(31);
   }, 60_000);
 
   it('is fair across sessions of one plugin', async () => {
-    const h = await host({ threads: 1 });
-    try {
-      const order: string[] = [];
-      const flood = Array.from({ length: 30 }, () => h.dispatch('a_slow', { ms: 15 }, { sessionId: 'busy' }).then(() => order.push('busy')));
-      await expect.poll(() => order.length).toBeGreaterThan(0);
-      const before = order.length;
-      await h.dispatch('a_slow', { ms: 1 }, { sessionId: 'other' }).then(() => order.push('other'));
-      expect(order.indexOf('other') - before).toBeLessThanOrEqual(3);
-      await Promise.all(flood);
-    } finally {
-      await h.close();
-    }
+    const h = await sharedThread();
+    const order: string[] = [];
+    const flood = Array.from({ length: 30 }, () => h.dispatch('a_slow', { ms: 15 }, { sessionId: 'busy' }).then(() => order.push('busy')));
+    await expect.poll(() => order.length).toBeGreaterThan(0);
+    const before = order.length;
+    await h.dispatch('a_slow', { ms: 1 }, { sessionId: 'other' }).then(() => order.push('other'));
+    expect(order.indexOf('other') - before).toBeLessThanOrEqual(3);
+    await Promise.all(flood);
   }, 60_000);
 
   it('refuses past maxQueue with QUEUE_FULL and a retryAfterMs hint; the rest complete', async () => {
@@ -195,15 +187,11 @@ describe('admission: calls beyond the workers wait their turn', () => {
   });
 
   it('a waiting call keeps its own deadline: it times out in the queue, the running call finishes', async () => {
-    const h = await host({ threads: 1 });
-    try {
-      const long = h.dispatch('a_slow', { ms: 1500 });
-      // The long call holds the only thread before the quick one is sent.
-      await expect.poll(() => Math.max(...h.explain().plugins.map((p) => p.pool?.inFlight ?? 0))).toBe(1);
-      expect(json(await h.dispatch('b_quick', {})).code).toBe('TOOL_TIMEOUT');
-      expect(await long).toBe('a 1500');
-    } finally {
-      await h.close();
-    }
+    const h = await sharedThread();
+    const long = h.dispatch('a_slow', { ms: 1500 });
+    // The long call holds the only thread before the quick one is sent.
+    await expect.poll(() => Math.max(...h.explain().plugins.map((p) => p.pool?.inFlight ?? 0))).toBe(1);
+    expect(json(await h.dispatch('b_quick', {})).code).toBe('TOOL_TIMEOUT');
+    expect(await long).toBe('a 1500');
   });
 });

@@ -83,11 +83,15 @@ describe('terminal', () => {
     expect(result.output).toBe('got [] 1\n');
   });
 
-  it('kills the whole process group on timeout', async () => {
+  // Both wait for their deadline (and the second for the grace before SIGKILL): they run side by side.
+  it('kills the whole process group on timeout, and escalates to SIGKILL for commands that ignore SIGTERM', async () => {
     const pidFile = path.join(tmp.dir, 'bg.pid');
     // The deadline must leave the shell time to start, fork and write the pid file first; a
     // loaded machine can take a good part of 300 ms to get that far.
-    const result = await terminal({ command: `sleep 30 >/dev/null 2>&1 & echo $! > ${pidFile}; echo started; sleep 30`, timeoutMs: 1_000 }, ctx);
+    const timingOut = terminal({ command: `sleep 30 >/dev/null 2>&1 & echo $! > ${pidFile}; echo started; sleep 30`, timeoutMs: 1_000 }, ctx);
+    // A SIGTERM that came before the shell ran `trap` would end it without the escalation.
+    const ignoring = terminal({ command: "trap '' TERM; echo ready; while :; do sleep 0.05; done", timeoutMs: 1_000 }, ctx);
+    const [result, escalated] = await Promise.all([timingOut, ignoring]);
     const bg = await pidFrom(pidFile);
     strays.push(bg);
     expect(result.timedOut).toBe(true);
@@ -97,13 +101,8 @@ describe('terminal', () => {
     expect(result.note).toMatch(/Timed out after 1000 ms/);
     expect(result.durationMs).toBeLessThan(30_000);
     await vi.waitFor(async () => expect(await isGone(bg)).toBe(true), { timeout: 5000, interval: 20 });
-  });
-
-  it('escalates to SIGKILL for commands that ignore SIGTERM', async () => {
-    // A SIGTERM that came before the shell ran `trap` would end it without the escalation.
-    const result = await terminal({ command: "trap '' TERM; echo ready; while :; do sleep 0.05; done", timeoutMs: 1_000 }, ctx);
-    expect(result.timedOut).toBe(true);
-    expect(result.signal).toBe('SIGKILL');
+    expect(escalated.timedOut).toBe(true);
+    expect(escalated.signal).toBe('SIGKILL');
   });
 
   it('kills the group and fails when the host aborts the call', async () => {
