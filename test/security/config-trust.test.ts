@@ -10,11 +10,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHostOptions } from 'toolshed';
-import { main } from '#internal/core/cli/main.js';
-import { styleFor } from '#internal/core/cli/style.js';
 import { knownWritableRoot, rememberWritableRoots } from '#internal/core/config/config-trust.js';
-import { visible } from '#internal/core/text/visible.js';
 import { fixture, suiteHome, tempDir } from '../helpers.js';
+import { toolshedInProcess } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 const LIGHT = { builtins: false, cache: { enabled: false } };
@@ -188,33 +186,11 @@ function toolshedChild(args: string[], env: Record<string, string> = {}, cwd = w
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-const TRUST_ENV = 'TOOLSHED_TRUST_CONFIG';
-
 /**
- * `toolshed ARGS` in `cwd`, run by the CLI's own main() (what bin/toolshed.js runs) in this
- * process, with `env` (only TOOLSHED_TRUST_CONFIG is read) set for the run and output as a piped
- * process writes it: each command a start of its own, without a Node start each.
- * toolshedChild checks that the binary answers the same.
+ * `toolshed ARGS` in `cwd` through the CLI's main() in this process (toolshedChild checks that the
+ * binary answers the same); TOOLSHED_TRUST_CONFIG is unset unless `env` sets it.
  */
-async function toolshed(args: string[], env: { TOOLSHED_TRUST_CONFIG?: string } = {}, cwd = ws) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const line = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
-  const plain = styleFor({ isTTY: false });
-  const io = { out: (text: string) => void stdout.push(line(text)), err: (text: string) => void stderr.push(line(visible(text))), style: plain, errStyle: plain, errIsTTY: false, outIsTTY: false, readStdin: () => '' };
-  const saved = { cwd: process.cwd(), trust: process.env[TRUST_ENV] };
-  process.chdir(cwd);
-  if (env.TOOLSHED_TRUST_CONFIG === undefined) delete process.env[TRUST_ENV];
-  else process.env[TRUST_ENV] = env.TOOLSHED_TRUST_CONFIG;
-  try {
-    const code = await main(args, io);
-    return { code, stdout: stdout.join(''), stderr: stderr.join('') };
-  } finally {
-    process.chdir(saved.cwd);
-    if (saved.trust === undefined) delete process.env[TRUST_ENV];
-    else process.env[TRUST_ENV] = saved.trust;
-  }
-}
+const toolshed = (args: string[], env: { TOOLSHED_TRUST_CONFIG?: string } = {}, cwd = ws) => toolshedInProcess(args, { cwd, env: { TOOLSHED_TRUST_CONFIG: undefined, ...env } });
 
 describe('config trust on the command line', () => {
   const config = (extra: Record<string, unknown> = {}) =>

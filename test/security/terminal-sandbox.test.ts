@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { tempDir, suiteHome } from '../helpers.js';
-import { processesMentioning } from './helpers.js';
+import { processesMentioning, toolshedInProcess } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 const SECRET = 'hunter2-terminal-sandbox';
@@ -215,7 +215,8 @@ describe('terminal without bubblewrap', () => {
       bwrapOff,
     );
     writeFileSync(path.join(work.dir, 'toolshed.config.json'), JSON.stringify({ enable: ['terminal'], root: './workspace' }));
-    const summary = await cli(['--config', path.join(work.dir, 'toolshed.config.json')], bwrapOff);
+    // The CLI's summary, through its main() here (TOOLSHED_SANDBOX_BWRAP=off is set for this block).
+    const summary = await toolshedInProcess(['--config', path.join(work.dir, 'toolshed.config.json')], { cwd: work.dir, env: bwrapOff });
     expect(summary.stdout).toContain('terminal is not sandboxed here: bubblewrap disabled by TOOLSHED_SANDBOX_BWRAP=off');
   });
 
