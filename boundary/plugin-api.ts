@@ -184,6 +184,12 @@ export interface ToolContext {
   roots: FileRoots;
   /** the operator's options for this plugin (the `options` of its config entry), frozen; `{}` when none */
   options: Readonly<Record<string, unknown>>;
+  /**
+   * In a handler, the longest result this call may return, in characters: the tool's
+   * `limits.maxResultChars`, at most the host's. A longer one is cut and marked, so a tool that
+   * returns JSON makes its own fit (a cut object is no JSON). Absent in an availability check.
+   */
+  maxResultChars?: number;
   /** the caller's session id, when it gave one */
   sessionId?: string;
   /**

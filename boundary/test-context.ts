@@ -23,6 +23,8 @@ export interface TestContextOptions {
   /** ctx.options (default {}) */
   options?: Record<string, unknown>;
   sessionId?: string;
+  /** ctx.maxResultChars, the call's result cap (default 100000, the host's `limits.maxResultChars`) */
+  maxResultChars?: number;
   /** answers ctx.callTool (default: rejects, naming the tool) */
   callTool?: (name: string, args: unknown) => unknown;
   /** what ctx.sandboxTools() resolves to (default: no tools, the host's default limits) */
@@ -121,6 +123,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
       // Copies, as a task in the host carries its own: freezing them leaves the test's objects alone.
       roots: options.roots ? structuredClone(options.roots) : { read: [cwd], write: [cwd] },
       options: structuredClone(options.options ?? {}),
+      maxResultChars: options.maxResultChars ?? 100_000,
       sessionId: options.sessionId,
     },
     link,

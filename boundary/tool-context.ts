@@ -45,6 +45,8 @@ interface ContextCall {
   roots: FileRoots;
   /** frozen all the way down here unless it already is (the caller passes its own copy) */
   options: Readonly<Record<string, unknown>>;
+  /** the call's result cap (a handler's; a check has none) */
+  maxResultChars?: number | undefined;
   sessionId?: string | undefined;
 }
 
@@ -142,6 +144,7 @@ export function toolContext(call: ContextCall, link: ContextLink): ToolContext {
   ctx.cwd = call.cwd;
   ctx.roots = deepFreeze(call.roots);
   ctx.options = deepFreeze(call.options);
+  if (call.maxResultChars !== undefined) ctx.maxResultChars = call.maxResultChars;
   ctx.log = (message, level) => link.log(callId, String(message), logLevel(level));
   ctx.progress = (done, total) => link.progress(callId, Number(done), total === undefined ? undefined : Number(total));
   ctx.callTool = async (name, args = {}) => {

@@ -236,6 +236,7 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
         cwd: task.cwd,
         roots: scope ? scope.roots : frozenRoots(task),
         options: scope ? scope.options : (task.options ?? {}),
+        maxResultChars: task.kind === 'handler' ? task.maxResultChars : undefined,
         sessionId: task.kind === 'handler' ? task.sessionId : undefined,
         // The task's own structured clone: frozen where it lies, gone with the call.
         ...(task.kind === 'handler' && task.secrets ? { secrets: task.secrets } : {}),

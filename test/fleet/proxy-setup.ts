@@ -3,13 +3,12 @@
  * and notes (delete_note, which needs approval) fixtures, the shipped balancer
  * configurations read from `deploy/` as they are, and SDK clients of both eras.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { fixture, tempDir } from '../helpers.js';
+import { kitchenProject } from '../mcp/setup.js';
 
 /** A shipped configuration, `deploy/<balancer>/<mode>`. */
 export function shipped(file: string): string {
@@ -18,25 +17,11 @@ export function shipped(file: string): string {
 
 /** A temp project folder whose config serves kitchen and notes, approval on delete_note, with `threads` workers (one call each at a time). */
 export function proxyProject(prefix: string, threads = 2): { dir: string; config: string; cleanup(): void } {
-  const work = tempDir(prefix);
-  const config = path.join(work.dir, 'toolshed.config.json');
-  writeFileSync(path.join(work.dir, 'package.json'), '{"name":"proxy-project","private":true}');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      builtins: false,
-      cache: { enabled: false },
-      plugins: [
-        { package: fixture('plugins', 'kitchen'), trust: 'trusted' },
-        { package: fixture('plugins', 'notes'), trust: 'trusted' },
-      ],
-      disable: ['loop', 'oom', 'exit'],
-      approve: ['delete_note'],
-      // A loaded machine can take seconds to load a plugin: a replica that gave up would not list it.
-      limits: { threads, timeoutMs: 120_000, loadTimeoutMs: 60_000 },
-    }),
-  );
-  return { ...work, config };
+  return kitchenProject(prefix, ['notes'], {
+    approve: ['delete_note'],
+    // A loaded machine can take seconds to load a plugin: a replica that gave up would not list it.
+    limits: { threads, timeoutMs: 120_000, loadTimeoutMs: 60_000 },
+  });
 }
 
 /** A 2025-era SDK client (1.x) that approves every elicitation, connected to `url`. */

@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixture, suiteHome, tempDir } from '../helpers.js';
-import { BIN, signal } from './setup.js';
+import { suiteHome } from '../helpers.js';
+import { BIN, kitchenConfig, kitchenProject, signal } from './setup.js';
 
 const SLOW_SERVER = fileURLToPath(new URL('./fixtures/slow-server/server.js', import.meta.url));
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -24,21 +24,9 @@ afterEach(async () => {
 
 /** A project whose config loads the kitchen fixture, plus `extra`. */
 function project(extra: Record<string, unknown> = {}): { dir: string; config: string } {
-  const work = tempDir('toolshed-fast-start-');
+  const work = kitchenProject('toolshed-fast-start-', [], extra);
   cleanups.push(() => work.cleanup());
-  const config = path.join(work.dir, 'toolshed.config.json');
-  writeFileSync(path.join(work.dir, 'package.json'), '{"name":"fast-start","private":true}');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      builtins: false,
-      cache: { enabled: false },
-      plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'trusted' }],
-      disable: ['loop', 'oom', 'exit'],
-      ...extra,
-    }),
-  );
-  return { dir: work.dir, config };
+  return { dir: work.dir, config: work.config };
 }
 
 /** A project whose only plugin's import waits until `open()`: the host cannot be open before. */
@@ -134,7 +122,11 @@ describe('serve over stdio starts answering at once', () => {
   });
 
   it('lists the plugins without waiting for a slow MCP server, whose tools follow with list_changed', async () => {
-    const { dir, config } = project({ mcpServers: { slow: { command: process.execPath, args: [SLOW_SERVER, '2500'] } } });
+    // The slow server starts serving only once the test opens its gate, after the first list (its
+    // sandbox lets it read the project folder, where the gate is, and nothing else of ours).
+    const { dir, config } = project();
+    const gate = path.join(dir, 'slow.open');
+    writeFileSync(config, JSON.stringify(kitchenConfig([], { mcpServers: { slow: { command: process.execPath, args: [SLOW_SERVER, gate], grant: { fsRead: [dir] } } } })));
     const client = new Client({ name: 'fast-start-test', version: '1.0.0' });
     const changed = signal();
     client.setNotificationHandler('notifications/tools/list_changed', () => changed.resolve());
@@ -143,6 +135,7 @@ describe('serve over stdio starts answering at once', () => {
     const first = (await client.listTools()).tools.map((t) => t.name);
     expect(first).toContain('echo');
     expect(first).not.toContain('slow_hello');
+    writeFileSync(gate, '');
     await changed.promise;
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'slow_hello']));
   });

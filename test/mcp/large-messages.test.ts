@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LineLimitedInput, OutlineScanner, type OversizedMessage } from '#internal/core/mcp-server/line-limit.js';
 import { BIN, mcpConfig, textOf } from './setup.js';
 import { tempDir, suiteHome } from '../helpers.js';
@@ -18,10 +18,16 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+/** What the file's shared server needs undone, after its last test. */
+const fileCleanups: Array<() => Promise<void> | void> = [];
+afterAll(async () => {
+  for (const cleanup of fileCleanups.splice(0).reverse()) await cleanup();
+});
 
-async function serve(config: Record<string, unknown>): Promise<{ client: Client; stderr: () => string }> {
+/** `toolshed serve` of `config` over stdio with an SDK client; undone after the test (or, into `undo`, when the caller says). */
+async function serve(config: Record<string, unknown>, undo = cleanups): Promise<{ client: Client; stderr: () => string }> {
   const work = tempDir('toolshed-mcp-large-');
-  cleanups.push(() => work.cleanup());
+  undo.push(() => work.cleanup());
   const file = path.join(work.dir, 'toolshed.config.json');
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"mcp-large","private":true}');
   writeFileSync(file, JSON.stringify(config));
@@ -32,13 +38,17 @@ async function serve(config: Record<string, unknown>): Promise<{ client: Client;
   });
   const client = new Client({ name: 'toolshed-test', version: '1.0.0' });
   await client.connect(transport);
-  cleanups.push(() => client.close());
+  undo.push(() => client.close());
   return { client, stderr: () => stderr };
 }
 
+/** One server of the default config for the tests that do not change it (started on first use). */
+let defaultServer: ReturnType<typeof serve> | undefined;
+const serveDefault = () => (defaultServer ??= serve(mcpConfig(60_000), fileCleanups));
+
 describe('stdio messages over the limit', () => {
   it('answers an 11 MB tools/call with an error naming the 10 MB default limit, and keeps serving', async () => {
-    const { client, stderr } = await serve(mcpConfig(60_000));
+    const { client, stderr } = await serveDefault();
     const big = 'x'.repeat(11 * 1024 * 1024);
     const error = await client.callTool({ name: 'echo', arguments: { content: big } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);
@@ -64,7 +74,7 @@ describe('stdio messages over the limit', () => {
   });
 
   it('keeps __proto__ in MCP arguments a plain key: it does not satisfy required', async () => {
-    const { client } = await serve(mcpConfig(60_000));
+    const { client } = await serveDefault();
     const result = await client.callTool({ name: 'typed', arguments: JSON.parse('{"__proto__":{"path":"p","mode":"read"}}') });
     expect(result.isError).toBe(true);
     expect(JSON.parse(textOf(result))).toMatchObject({ code: 'INVALID_ARGUMENTS' });

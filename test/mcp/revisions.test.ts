@@ -14,33 +14,16 @@ import { createTaskSessionFromClient, resultFromTaskOutcome, toolDeclarationFrom
 import { Client, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { serveHttp, type HttpEndpoint } from 'toolshed/mcp';
-import { fixture, fixtureOptions, suiteHome, tempDir } from '../helpers.js';
-import { BIN, signal, textOf } from './setup.js';
+import { fixtureOptions, suiteHome } from '../helpers.js';
+import { BIN, kitchenProject, signal, textOf } from './setup.js';
 
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
 
-const work = tempDir('toolshed-mcp-revisions-');
-const config = path.join(work.dir, 'toolshed.config.json');
-writeFileSync(path.join(work.dir, 'package.json'), '{"name":"mcp-revisions","private":true}');
-writeFileSync(
-  config,
-  JSON.stringify({
-    builtins: false,
-    cache: { enabled: false },
-    plugins: [
-      { package: fixture('plugins', 'kitchen'), trust: 'trusted' },
-      { package: fixture('plugins', 'notes'), trust: 'trusted' },
-      { package: fixture('plugins', 'catalog'), trust: 'trusted' },
-    ],
-    disable: ['loop', 'oom', 'exit'],
-    defer: ['slack_*', 'github_*'],
-    approve: ['delete_note'],
-    limits: { threads: 2 },
-  }),
-);
+const work = kitchenProject('toolshed-mcp-revisions-', ['notes', 'catalog'], { defer: ['slack_*', 'github_*'], approve: ['delete_note'], limits: { threads: 2 } });
+const { config } = work;
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterAll(async () => {
@@ -58,9 +41,21 @@ async function stdioClient(options: ConstructorParameters<typeof Client>[1] = MO
 
 const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
 
+/** One 2025-era stdio client (initialize, no version pinned) for the tests that only call through it, started on first use. */
+let legacyClient: Promise<Client> | undefined;
+const legacy = () => (legacyClient ??= stdioClient({}));
+
 describe('serve over stdio at 2026-07-28', () => {
+  // Two pinned clients without elicitation, each a serve process of its own, shared by the tests below:
+  // a first lists a session untouched by tool_search (the test of sessions comes after it).
+  let a: Client;
+  let b: Client;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([stdioClient(), stdioClient()]);
+  });
+
   it('negotiates 2026-07-28 with a pinned client, lists, calls, and answers an error envelope', async () => {
-    const client = await stdioClient();
+    const client = a;
     expect(client.getProtocolEra()).toBe('modern');
     const tools = await names(client);
     expect(tools).toEqual(expect.arrayContaining(['echo', 'read_note', 'tool_search']));
@@ -72,7 +67,7 @@ describe('serve over stdio at 2026-07-28', () => {
   });
 
   it('keeps serving a 2025-era client of the same SDK (initialize)', async () => {
-    const client = await stdioClient({});
+    const client = await legacy();
     expect(client.getProtocolEra()).toBe('legacy');
     expect(textOf(await client.callTool({ name: 'text', arguments: {} }))).toBe('plain text');
   });
@@ -91,14 +86,14 @@ describe('serve over stdio at 2026-07-28', () => {
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain('delete_note');
 
-    const mute = await stdioClient();
+    // b asks for no elicitation.
+    const mute = b;
     const refused = await mute.callTool({ name: 'delete_note', arguments: { id: 'm' } });
     expect(refused.isError).toBe(true);
     expect(JSON.parse(textOf(refused))).toMatchObject({ code: 'APPROVAL_DENIED', error: expect.stringContaining('does not support elicitation') });
   });
 
   it("gives each connection its own session: one client's tool_search loads nothing into another's list", async () => {
-    const [a, b] = await Promise.all([stdioClient(), stdioClient()]);
     const changed = signal();
     a.setNotificationHandler('notifications/tools/list_changed', () => changed.resolve());
     const subscription = await a.listen({ toolsListChanged: true });
@@ -113,7 +108,7 @@ describe('serve over stdio at 2026-07-28', () => {
   });
 
   it("sends the call's log lines as notifications/message when the client asks for them", async () => {
-    const client = await stdioClient();
+    const client = a;
     const lines: Array<{ level: string; data: unknown; logger?: string }> = [];
     client.setNotificationHandler('notifications/message', (notification) => {
       lines.push(notification.params as { level: string; data: unknown; logger?: string });
@@ -209,7 +204,8 @@ describe('tasks over serve (2025-11-25)', () => {
 });
 
 describe('the 2025 revisions a client may ask for', () => {
-  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])('answers an initialize at %s with that revision, and serves it', async (version) => {
+  // Each a serve process of its own (one stdio connection each), started at once.
+  it.concurrent.for(['2025-11-25', '2025-06-18', '2025-03-26'])('answers an initialize at %s with that revision, and serves it', async (version, { expect }) => {
     const client = new Client({ name: `revisions-${version}`, version: '1.0.0' }, { supportedProtocolVersions: [version] });
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
     open.push(client);
@@ -218,7 +214,7 @@ describe('the 2025 revisions a client may ask for', () => {
   });
 
   it("sends a 2025-era client the call's log lines at the level it set", async () => {
-    const client = await stdioClient({});
+    const client = await legacy();
     const lines: Array<{ level: string; data: unknown }> = [];
     client.setNotificationHandler('notifications/message', (notification) => {
       lines.push(notification.params as { level: string; data: unknown });
@@ -237,7 +233,8 @@ describe("a hosted MCP server's elicitation, through serve", () => {
     const hosted = path.join(work.dir, 'hosted.config.json');
     const modern = fileURLToPath(new URL('../fixtures/mcp-servers/modern/server.mjs', import.meta.url));
     writeFileSync(hosted, JSON.stringify({ builtins: false, cache: { enabled: false }, mcpServers: { weather: { command: 'node', args: [modern], prefix: false } } }));
-    for (const options of [MODERN, {}]) {
+    // Both eras at once, each through a serve process of its own.
+    const era = async (options: ConstructorParameters<typeof Client>[1]) => {
       const asked: string[] = [];
       const client = new Client({ name: 'revisions-forward', version: '1.0.0' }, { ...options, capabilities: { elicitation: { form: {} } } });
       client.setRequestHandler('elicitation/create', async (request) => {
@@ -249,6 +246,7 @@ describe("a hosted MCP server's elicitation, through serve", () => {
       await expect.poll(async () => names(client), { timeout: 30_000 }).toContain('greet');
       expect(textOf(await client.callTool({ name: 'greet', arguments: {} }))).toBe('hello Ada');
       expect(asked).toEqual(['weather (through greet) asks: Your name?']);
-    }
+    };
+    await Promise.all([era(MODERN), era({})]);
   });
 });

@@ -10,34 +10,48 @@ import { fixture, tempDir } from '../helpers.js';
 export const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 
 /**
- * The config every MCP test serves: kitchen (echo, slow, chatty, throws…) and
- * probe (checks driven by `<name>.mode` files in the project folder) and
- * noisy (prints to stdout from its worker). Two
- * threads, because chatty's nested callTool needs a second worker; graceMs 0
- * so a failing check hides its tool at once.
+ * The config of a project serving the kitchen fixture (echo, slow, chatty, throws…; its loop, oom
+ * and exit tools disabled), then `plugins` (fixture plugin names, or paths), all trusted, with
+ * `extra` on top (a `disable` of its own replaces the kitchen's).
  */
-export function mcpConfig(ttlMs: number): Record<string, unknown> {
+export function kitchenConfig(plugins: string[] = [], extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     builtins: false,
     cache: { enabled: false },
-    plugins: [
-      { package: fixture('plugins', 'kitchen'), trust: 'trusted' },
-      { package: fixture('plugins', 'probe'), trust: 'trusted' },
-      { package: fileURLToPath(new URL('./fixtures/noisy', import.meta.url)), trust: 'trusted' },
-    ],
+    plugins: ['kitchen', ...plugins].map((plugin) => ({ package: path.isAbsolute(plugin) ? plugin : fixture('plugins', plugin), trust: 'trusted' })),
     disable: ['loop', 'oom', 'exit'],
-    checks: { ttlMs, graceMs: 0 },
-    limits: { threads: 2, timeoutMs: 120_000 },
+    ...extra,
   };
 }
 
-/** A temp project folder holding `toolshed.config.json`; remove it with cleanup(). */
-export function mcpProject(ttlMs: number): { dir: string; config: string; cleanup(): void } {
-  const work = tempDir('toolshed-mcp-');
+/**
+ * A temp project folder holding `toolshed.config.json` (kitchenConfig of `plugins` and `extra`) and a
+ * package.json, which ends the config search there; remove it with cleanup().
+ * @example
+ * const project = kitchenProject('toolshed-fuzz-', ['notes'], { limits: { threads: 1 } });
+ */
+export function kitchenProject(prefix: string, plugins: string[] = [], extra: Record<string, unknown> = {}): { dir: string; config: string; cleanup(): void } {
+  const work = tempDir(prefix);
   const config = path.join(work.dir, 'toolshed.config.json');
-  writeFileSync(path.join(work.dir, 'package.json'), '{"name":"mcp-project","private":true}');
-  writeFileSync(config, JSON.stringify(mcpConfig(ttlMs)));
+  writeFileSync(path.join(work.dir, 'package.json'), `{"name":"${path.basename(work.dir).toLowerCase()}","private":true}`);
+  writeFileSync(config, JSON.stringify(kitchenConfig(plugins, extra)));
   return { ...work, config };
+}
+
+/** What the MCP tests serve besides kitchen: probe (checks driven by `<name>.mode` files in the project folder) and noisy (prints to stdout from its worker). */
+const MCP_PLUGINS = ['probe', fileURLToPath(new URL('./fixtures/noisy', import.meta.url))];
+
+/** Two threads, because chatty's nested callTool needs a second worker; graceMs 0 so a failing check hides its tool at once. */
+const mcpLimits = (ttlMs: number) => ({ checks: { ttlMs, graceMs: 0 }, limits: { threads: 2, timeoutMs: 120_000 } });
+
+/** The config every MCP test serves: kitchen, probe and noisy (MCP_PLUGINS), checks cached for `ttlMs`. */
+export function mcpConfig(ttlMs: number): Record<string, unknown> {
+  return kitchenConfig(MCP_PLUGINS, mcpLimits(ttlMs));
+}
+
+/** A temp project folder holding `toolshed.config.json` (mcpConfig); remove it with cleanup(). */
+export function mcpProject(ttlMs: number): { dir: string; config: string; cleanup(): void } {
+  return kitchenProject('toolshed-mcp-', MCP_PLUGINS, mcpLimits(ttlMs));
 }
 
 /** A promise and the function that settles it, for events a test waits on. */

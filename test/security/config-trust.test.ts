@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHostOptions } from 'toolshed';
 import { knownWritableRoot, rememberWritableRoots } from '#internal/core/config/config-trust.js';
 import { fixture, suiteHome, tempDir } from '../helpers.js';
+import { toolshedInProcess } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 const LIGHT = { builtins: false, cache: { enabled: false } };
@@ -179,59 +180,67 @@ describe('config trust in the library', () => {
   });
 });
 
-function toolshed(args: string[], env: Record<string, string> = {}, cwd = ws) {
+/** `toolshed ARGS` as a child process in `cwd`: its exit code and output. */
+function toolshedChild(args: string[], env: Record<string, string> = {}, cwd = ws) {
   const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', LANG: 'C.UTF-8', ...env }, timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
+
+/**
+ * `toolshed ARGS` in `cwd` through the CLI's main() in this process (toolshedChild checks that the
+ * binary answers the same); TOOLSHED_TRUST_CONFIG is unset unless `env` sets it.
+ */
+const toolshed = (args: string[], env: { TOOLSHED_TRUST_CONFIG?: string } = {}, cwd = ws) => toolshedInProcess(args, { cwd, env: { TOOLSHED_TRUST_CONFIG: undefined, ...env } });
 
 describe('config trust on the command line', () => {
   const config = (extra: Record<string, unknown> = {}) =>
     writeFileSync(path.join(ws, '.toolshedrc.json'), `${JSON.stringify({ ...LIGHT, plugins: [{ package: fixture('plugins', 'where'), trust: 'trusted' }], ...extra }, null, 2)}\n`);
 
-  it('explains the first use in one line, refuses a change, and toolshed trust shows it and accepts it', () => {
+  it('explains the first use in one line, refuses a change, and toolshed trust shows it and accepts it', async () => {
     config();
-    const first = toolshed(['list', '--format', 'names']);
+    const first = await toolshed(['list', '--format', 'names']);
     expect(first).toMatchObject({ code: 0, stdout: 'where\n' });
     expect(first.stderr).toMatch(/^toolshed: trusting \.\/\.toolshedrc\.json as this workspace's config \(first use\); [^\n]*toolshed trust\n$/);
 
     config({ disable: ['where'] });
-    const refused = toolshed(['list', '--format', 'names']);
+    // The binary itself, once: a refused start exits 1 with the one line.
+    const refused = toolshedChild(['list', '--format', 'names']);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(/^toolshed: CONFIG_UNTRUSTED: \.\/\.toolshedrc\.json changed since it was accepted; it lies inside .*toolshed trust/);
 
-    const trust = toolshed(['trust']);
+    const trust = await toolshed(['trust']);
     expect(trust.code).toBe(0);
     expect(trust.stdout).toContain('./.toolshedrc.json changed since it was accepted');
     expect(trust.stdout).toContain('+   "disable": [');
     expect(trust.stdout).toContain('+     "where"');
-    expect(toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stderr: '' });
-    expect(toolshed(['trust'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^nothing to trust: \.\/\.toolshedrc\.json is as accepted/) });
+    expect(await toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stderr: '' });
+    expect(await toolshed(['trust'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^nothing to trust: \.\/\.toolshedrc\.json is as accepted/) });
   });
 
-  it('--trust-config accepts a change without asking; toolshed trust takes no arguments', () => {
+  it('--trust-config accepts a change without asking; toolshed trust takes no arguments', async () => {
     config();
-    expect(toolshed(['trust']).code).toBe(0);
+    expect((await toolshed(['trust'])).code).toBe(0);
     config({ disable: ['where'] });
-    const accepted = toolshed(['list', '--format', 'names', '--trust-config']);
+    const accepted = await toolshed(['list', '--format', 'names', '--trust-config']);
     expect(accepted.code).toBe(0);
     expect(accepted.stderr).toMatch(/^toolshed: accepted a changed config/);
-    expect(toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stderr: '' });
+    expect(await toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stderr: '' });
     // The same for a container's environment.
     config({ disable: ['where'], limits: { timeoutMs: 1234 } });
-    expect(toolshed(['list', '--format', 'names'], { TOOLSHED_TRUST_CONFIG: '1' })).toMatchObject({ code: 0, stderr: expect.stringMatching(/^toolshed: accepted a changed config/) });
-    expect(toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stderr: '' });
-    const usage = toolshed(['trust', 'extra']);
+    expect(await toolshed(['list', '--format', 'names'], { TOOLSHED_TRUST_CONFIG: '1' })).toMatchObject({ code: 0, stderr: expect.stringMatching(/^toolshed: accepted a changed config/) });
+    expect(await toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stderr: '' });
+    const usage = await toolshed(['trust', 'extra']);
     expect(usage.code).toBe(2);
     expect(usage.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('says a config outside every writable root needs no trust', () => {
+  it('says a config outside every writable root needs no trust', async () => {
     const outside = tempDir('toolshed-config-trust-outside-');
     try {
       const file = path.join(outside.dir, 'toolshed.config.json');
       writeFileSync(file, JSON.stringify(LIGHT));
-      expect(toolshed(['trust', '--config', file, '--root', ws])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^nothing to trust: .* lies outside every folder the model's tools can write/) });
+      expect(await toolshed(['trust', '--config', file, '--root', ws])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^nothing to trust: .* lies outside every folder the model's tools can write/) });
     } finally {
       outside.cleanup();
     }
@@ -252,7 +261,7 @@ describe('config trust on first use, only where the model cannot write', () => {
   it('refuses a config planted in a subfolder of a known workspace, unrun, and names the command that trusts it', async () => {
     writeFileSync(path.join(ws, '.toolshedrc.json'), JSON.stringify({ enable: ['terminal'], cache: { enabled: false } }));
     // The operator's first start in the workspace records it.
-    expect(toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stdout: 'terminal\n' });
+    expect(await toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stdout: 'terminal\n' });
 
     // The model, through the sandboxed terminal of a real host, plants a config one folder down:
     // the terminal refuses the protected name it created (protected-paths.test.ts) and moves it aside.
@@ -271,7 +280,7 @@ describe('config trust on first use, only where the model cannot write', () => {
     writeFileSync(path.join(sub, '.toolshedrc.mjs'), planted(marker));
 
     // The operator runs toolshed there: refused before the module is imported.
-    const refused = toolshed(['list', '--format', 'names'], {}, sub);
+    const refused = await toolshed(['list', '--format', 'names'], {}, sub);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).not.toContain('first use)');
@@ -280,9 +289,9 @@ describe('config trust on first use, only where the model cannot write', () => {
     expect(existsSync(marker)).toBe(false);
 
     // The one command, run deliberately, trusts it; the next start runs it without a word.
-    const trust = toolshed(['trust'], {}, sub);
+    const trust = await toolshed(['trust'], {}, sub);
     expect(trust).toMatchObject({ code: 0, stdout: expect.stringContaining('accepted ./.toolshedrc.mjs') });
-    expect(toolshed(['list', '--format', 'names'], {}, sub)).toMatchObject({ code: 0, stderr: '' });
+    expect(await toolshed(['list', '--format', 'names'], {}, sub)).toMatchObject({ code: 0, stderr: '' });
   });
 
   it('refuses on first use a config in a folder a known config grants write access to', async () => {

@@ -8,7 +8,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { withHost } from '../helpers.js';
 import { ATTACKER, call, expectHealthy, untrustedOptions } from './helpers.js';
 
 /** Nine malformed messages: see the fixture's post_malformed. */
@@ -16,10 +15,17 @@ const MALFORMED = 9;
 
 const pool = (host: ToolHost) => host.explain().plugins[0]!.pool!;
 
+// One host for the two thread-tier kinds of attack (each counts the drops from its own start):
+// trusted, the plugin runs in the host's own process, where a throw on its message would end the host.
+let threadHost: Promise<ToolHost> | undefined;
+const withThreadHost = async (fn: (host: ToolHost) => Promise<void>) => fn(await (threadHost ??= createToolHost(untrustedOptions([{ package: ATTACKER, trust: 'trusted' }]))));
+afterAll(async () => {
+  await (await threadHost)?.close();
+});
+
 describe('malformed messages from a thread-tier worker', () => {
   it('are dropped and counted; the host process survives and the next call works', async () => {
-    // Trusted: the plugin runs in the host's own process, where a throw on its message would end the host.
-    await withHost(untrustedOptions([{ package: ATTACKER, trust: 'trusted' }]), async (host) => {
+    await withThreadHost(async (host) => {
       const before = pool(host).messagesDropped;
       expect(await call(host, 'post_malformed')).toEqual({ posted: MALFORMED });
       await expect.poll(() => pool(host).messagesDropped - before).toBe(MALFORMED);
@@ -32,7 +38,7 @@ describe('malformed messages from a thread-tier worker', () => {
 describe("malformed messages on a thread-tier worker's inline port", () => {
   it('are coerced or dropped and counted; a forged nested call is refused; the host survives and the next calls work', async () => {
     // Plugin code can find the port by patching MessagePort.prototype.postMessage in its worker.
-    await withHost(untrustedOptions([{ package: ATTACKER, trust: 'trusted' }]), async (host) => {
+    await withThreadHost(async (host) => {
       const before = pool(host).messagesDropped;
       expect(await call(host, 'post_malformed_inline')).toEqual({ posted: 10 });
       // 'a string', 42, null, [1,2,3]; the call with a string id; a done that is not an array;

@@ -37,11 +37,23 @@ beforeAll(() => {
   writeFileSync(rel('notes.txt'), 'ordinary file\n');
   for (const file of ['.git/config', 'hooks.mjs', 'node_modules/toolshed-plugin-greetings/index.js', 'deploy/prod.env']) originals.set(file, readFileSync(rel(file), 'utf8'));
 });
-afterAll(() => work.cleanup());
+/** The hosts withWorkspace opened, by the terminal's options: each serves every test that asks for the same. */
+const hosts = new Map<string, Promise<ToolHost>>();
+afterAll(async () => {
+  await Promise.all([...hosts.values()].map(async (host) => (await host.catch(() => undefined))?.close()));
+  hosts.clear();
+  work.cleanup();
+});
 
 /** A host on the workspace with the file tools and the terminal, the hooks module, a trusted plugin from node_modules, and `protect`. */
 async function withWorkspace<T>(terminal: Record<string, unknown> | undefined, fn: (host: ToolHost) => Promise<T>): Promise<T> {
-  const host = await createToolHost({
+  const key = JSON.stringify(terminal ?? null);
+  if (!hosts.has(key)) hosts.set(key, openWorkspace(terminal));
+  return fn(await hosts.get(key)!);
+}
+
+function openWorkspace(terminal: Record<string, unknown> | undefined): Promise<ToolHost> {
+  return createToolHost({
     cwd: ws,
     root: ws,
     env: { PATH: process.env.PATH },
@@ -53,11 +65,6 @@ async function withWorkspace<T>(terminal: Record<string, unknown> | undefined, f
       plugins: [{ package: 'toolshed-plugin-greetings', trust: 'trusted' }, ...(terminal ? [{ package: '@toolshed/terminal', options: terminal }] : [])],
     },
   });
-  try {
-    return await fn(host);
-  } finally {
-    await host.close();
-  }
 }
 
 function expectUnchanged(): void {

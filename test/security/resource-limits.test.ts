@@ -116,14 +116,18 @@ describe('without prlimit (TOOLSHED_SANDBOX_PRLIMIT=off)', () => {
 
 describe('the terminal under bubblewrap', () => {
   let ws: string;
-  beforeAll(() => {
+  // One host for the three commands: each is stopped on its own, and the file's afterEach sees what it started gone before the next.
+  let shared: ToolHost;
+  beforeAll(async () => {
     ws = path.join(work.dir, 'ws');
     mkdirSync(ws, { recursive: true });
+    shared = await createToolHost({ cwd: ws, env: { PATH: process.env.PATH }, config: { cache: { enabled: false }, enable: ['terminal'], plugins: [{ package: '@toolshed/terminal', resources: LIMITS }] } });
+  });
+  afterAll(async () => {
+    await shared?.close();
   });
 
-  function terminalHost(): Promise<ToolHost> {
-    return open({ cwd: ws, env: { PATH: process.env.PATH }, config: { cache: { enabled: false }, enable: ['terminal'], plugins: [{ package: '@toolshed/terminal', resources: LIMITS }] } });
-  }
+  const terminalHost = async (): Promise<ToolHost> => shared;
 
   it('stops a fork bomb at the process limit, the limit named', async () => {
     const host = await terminalHost();
@@ -157,14 +161,21 @@ describe('the terminal under bubblewrap', () => {
 });
 
 describe('an untrusted plugin', () => {
-  function hogHost(): Promise<ToolHost> {
+  // One host for both tests: the first ends with the fresh child the second runs in.
+  let shared: ToolHost;
+  beforeAll(async () => {
     mkdirSync(path.join(work.dir, 'out'), { recursive: true });
-    return open({
+    shared = await createToolHost({
       cwd: work.dir,
       env: { PATH: process.env.PATH },
       config: { builtins: false, cache: { enabled: false }, resources: LIMITS, plugins: [{ package: HOG, trust: 'untrusted', grant: { fsWrite: ['./out'] } }] },
     });
-  }
+  });
+  afterAll(async () => {
+    await shared?.close();
+  });
+
+  const hogHost = async (): Promise<ToolHost> => shared;
 
   it('is stopped past its memory limit (off-heap), the limit named; the next call gets a fresh child', async () => {
     const host = await hogHost();

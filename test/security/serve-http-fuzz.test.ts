@@ -9,33 +9,22 @@
  * running.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, suiteHome, tempDir } from '../helpers.js';
-import { BIN, textOf } from '../mcp/setup.js';
+import { suiteHome } from '../helpers.js';
+import { BIN, kitchenProject, textOf } from '../mcp/setup.js';
 
-const project = tempDir('toolshed-fuzz-');
+const project = kitchenProject('toolshed-fuzz-', [], {
+  limits: { threads: 1 },
+  // The fuzzer opens sessions of its own; the normal client's must not be the one evicted.
+  serve: { maxSessions: 1000, maxSessionsPerClient: 1000 },
+});
 const children: ChildProcess[] = [];
-const config = path.join(project.dir, 'toolshed.config.json');
-writeFileSync(path.join(project.dir, 'package.json'), '{"name":"fuzz-project","private":true}');
-writeFileSync(
-  config,
-  JSON.stringify({
-    builtins: false,
-    cache: { enabled: false },
-    plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'trusted' }],
-    disable: ['loop', 'oom', 'exit'],
-    limits: { threads: 1 },
-    // The fuzzer opens sessions of its own; the normal client's must not be the one evicted.
-    serve: { maxSessions: 1000, maxSessionsPerClient: 1000 },
-  }),
-);
+const { config } = project;
 
 afterAll(() => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

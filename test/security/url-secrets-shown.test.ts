@@ -4,7 +4,7 @@
  * `--json` is the host's report) and the host's log lines and a failed call's message. The server itself still
  * gets its key: a real MCP server on loopback that answers only with it is connected.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
@@ -111,12 +111,17 @@ describe('secrets in an MCP server URL', () => {
     expectNoSecret(JSON.stringify(outcome));
   });
 
-  it('are hidden from toolshed explain and its stderr', { timeout: 60_000 }, () => {
+  it('are hidden from toolshed explain and its stderr', { timeout: 60_000 }, async () => {
     writeFileSync(path.join(work.dir, 'package.json'), '{"name":"url-secrets","private":true}');
     const config = path.join(work.dir, 'toolshed.config.json');
     writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, mcpServers: servers() }));
-    const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args, '--config', config], { cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH }, encoding: 'utf8', timeout: 60_000 });
-    const text = run(['explain']);
+    // Not spawnSync: the keyed server runs in this process, and a blocked event loop would leave
+    // the child's connection to it unanswered until the child gave up on it.
+    const text = await new Promise<{ status: unknown; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, [BIN, 'explain', '--config', config], { cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH }, encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) =>
+        resolve({ status: error ? (error.code ?? error.signal) : 0, stdout, stderr }),
+      );
+    });
     expect(text.status).toBe(0);
     expectNoSecret(text.stdout + text.stderr);
     expect(text.stdout).toContain(`url: ${keyed.url}/mcp?api_key=***&region=eu`);

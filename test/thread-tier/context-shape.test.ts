@@ -66,7 +66,7 @@ const json = (text: string) => JSON.parse(text);
 
 describe('a handler context', () => {
   it('has the same keys in the same order, and a signal that spreads and destructures like a plain property', async () => {
-    const keys = ['signal', 'env', 'secrets', 'cwd', 'roots', 'options', 'log', 'progress', 'callTool', 'sandboxTools', 'session'];
+    const keys = ['signal', 'env', 'secrets', 'cwd', 'roots', 'options', 'maxResultChars', 'log', 'progress', 'callTool', 'sandboxTools', 'session'];
     const shape = { plainObject: true, descriptor: { getter: 'function', enumerable: true, configurable: true }, spread: true, destructured: true };
     expect(json(await host.dispatch('ctx_shape', {}))).toEqual({ ...shape, keys, sessionId: null });
     expect(json(await host.dispatch('ctx_shape', {}, { sessionId: 's1' }))).toEqual({ ...shape, keys: [...keys, 'sessionId'], sessionId: 's1' });

@@ -89,6 +89,7 @@ async function terminal(args, ctx) {
   if (run.omittedChars > 0) notes.push(`Output was ${run.omittedChars} characters too long; the middle was cut. Redirect to a file and search it for details.`);
   if (run.detachedOutput) notes.push('Background processes still hold the output open; what they print later is not captured. Redirect their output to a file.');
   // The result's JSON, not only its output, must fit the cap: cut at the host, it would be no JSON.
+  // The call's cap is the host's when the operator set limits.maxResultChars lower than ours.
   return fitJson(
     {
       exitCode: run.exitCode,
@@ -98,7 +99,7 @@ async function terminal(args, ctx) {
       ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
       output: run.output,
     },
-    RESULT_CHARS,
+    Math.min(RESULT_CHARS, ctx.maxResultChars ?? RESULT_CHARS),
   );
 }
 
