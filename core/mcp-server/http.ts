@@ -160,15 +160,51 @@ type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo };
 /** The refusal of a session id presented by an identity that did not open it (who did is not said). */
 const FOREIGN_SESSION = 'Forbidden: this session belongs to another identity; start your own with initialize (without Mcp-Session-Id)';
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new BodyTooLarge(`request body over ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+/**
+ * The body as JSON. Past MAX_BODY_BYTES it rejects with BodyTooLarge and leaves the request
+ * flowing with no reader, so the rest of the body is read and dropped as it arrives: the
+ * connection is never closed under a client that is still sending (see refuseTooLarge).
+ */
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      req.off('data', onData).off('end', onEnd);
+      chunks.length = 0;
+      reject(new BodyTooLarge(`request body over ${MAX_BODY_BYTES} bytes`));
+    };
+    const onEnd = () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch (error) {
+        reject(error);
+      }
+    };
+    req.on('data', onData).on('end', onEnd).once('error', reject);
+  });
+}
+
+/** How long a client refused with 413 may go on sending the rest of its body (read and dropped) before its connection is cut. */
+const LINGER_MS = 5_000;
+
+/**
+ * Answers 413 while the client may still be sending. Closing the connection with its bytes
+ * unread would reset it, and a client whose write fails on the reset may never read the 413;
+ * so the rest of the body is read and dropped (readJson left the request flowing) until the
+ * client stops, and a client still sending after LINGER_MS is cut off. A body that does end
+ * leaves a connection that may be used again.
+ */
+function refuseTooLarge(req: IncomingMessage, res: ServerResponse, message: string): void {
+  const socket = req.socket;
+  const cut = setTimeout(() => socket.destroy(), LINGER_MS);
+  cut.unref();
+  const settle = () => clearTimeout(cut);
+  req.once('end', settle);
+  socket.once('close', settle);
+  reply(res, 413, message, INVALID_REQUEST);
 }
 
 function urlHost(host: string): string {
@@ -372,8 +408,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     try {
       body = await readJson(req);
     } catch (error) {
-      // The rest of the body is not read: the connection closes after the answer.
-      if (error instanceof BodyTooLarge) reply(res, 413, error.message, INVALID_REQUEST, { connection: 'close' });
+      if (error instanceof BodyTooLarge) refuseTooLarge(req, res, error.message);
       else reply(res, 400, `Parse error: ${(error as Error).message}`, PARSE_ERROR);
       return NO_BODY;
     }

@@ -95,6 +95,39 @@ describe('one request never stops serve --http', () => {
   });
 });
 
+describe('a client refused with 413', () => {
+  it('reads the 413 while it is still sending; one that goes on sending is cut off, and serve goes on', async () => {
+    const server = await serve([]);
+    const { port } = new URL(server.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let answer = '';
+    let sentAfterAnswer = 0;
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n`);
+    const chunk = `${(16 * 1024).toString(16)}\r\n${' '.repeat(16 * 1024)}\r\n`;
+    // Past the 4 MB limit at once, then a chunk now and then: a client that ignores the answer.
+    for (let i = 0; i < 300; i++) socket.write(chunk);
+    const pump = setInterval(() => {
+      if (answer) sentAfterAnswer += 16 * 1024;
+      socket.write(chunk);
+    }, 50);
+    await new Promise<void>((resolve) => {
+      socket.once('close', () => resolve());
+      socket.on('error', () => {});
+    });
+    clearInterval(pump);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('request body over 4194304 bytes');
+    // The server read on after its answer (no reset under a client still writing), then hung up.
+    expect(sentAfterAnswer).toBeGreaterThan(0);
+    const client = new Client({ name: 'after-cut', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('echo');
+    await client.close();
+    expect(alive(server)).toBe('running');
+  });
+});
+
 describe('a serve --http whose stderr is gone', () => {
   it('keeps serving: the request log has nowhere to go, and its lines are dropped', async () => {
     const server = await serve([]);
