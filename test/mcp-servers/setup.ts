@@ -42,6 +42,47 @@ export function serversHost(
 }
 
 /**
+ * The hosts of one test file. `open` starts one; `release()` (in afterEach) starts closing the
+ * hosts the test opened without waiting for them, and `closeAll()` (in afterAll) waits for every
+ * close, failing if one failed. Why not wait in afterEach: a server that outlives its closed stdin
+ * holds a close for the SDK's 2 s grace before SIGTERM. server-everything does when it is closed
+ * within 350 ms of its start (its delayed roots/list request then waits for an answer that never
+ * comes), so a short test of it would wait 2 s for nothing after it ended.
+ */
+export class FileHosts {
+  private readonly running: ToolHost[] = [];
+  private readonly closing: Array<Promise<unknown>> = [];
+
+  /** A host of `serversHost(...args)`, closed in teardown. */
+  async open(...args: Parameters<typeof serversHost>): Promise<ToolHost> {
+    return this.add(await serversHost(...args));
+  }
+
+  /** Closes `host` in teardown. */
+  add(host: ToolHost): ToolHost {
+    this.running.push(host);
+    return host;
+  }
+
+  /** Starts closing every host opened so far. */
+  release(): void {
+    for (const host of this.running.splice(0)) {
+      this.closing.push(host.close().then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      ));
+    }
+  }
+
+  /** Closes every host, and waits for every close started before. */
+  async closeAll(): Promise<void> {
+    this.release();
+    const failed = (await Promise.all(this.closing.splice(0))).find((outcome) => outcome !== undefined) as { error: unknown } | undefined;
+    if (failed) throw failed.error;
+  }
+}
+
+/**
  * Resolves with the report once `predicate` holds, re-checking on every 'change'
  * and every 50 ms (a server's connection state shows in explain even when no tool changed).
  */
