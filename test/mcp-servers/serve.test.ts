@@ -9,9 +9,9 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, tempDir, suiteHome } from '../helpers.js';
-import { BIN, DYNAMIC, PROJECT, serversHost, serverScript } from './setup.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, ManualClock, tempDir, suiteHome, until } from '../helpers.js';
+import { BIN, DYNAMIC, FileHosts, PROJECT, serverScript } from './setup.js';
 
 const work = tempDir('toolshed-mcp-serve-');
 const config = path.join(work.dir, 'toolshed.config.json');
@@ -23,6 +23,8 @@ let directDynamic: Client;
 let directFilesystem: Client;
 let listChanged = 0;
 const listChangedWaiters: Array<() => void> = [];
+const hosts = new FileHosts();
+afterEach(() => hosts.release());
 
 beforeAll(async () => {
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"serve-project","private":true}');
@@ -48,17 +50,20 @@ beforeAll(async () => {
     listChanged++;
     for (const resolve of listChangedWaiters.splice(0)) resolve();
   });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'ignore' }));
-  // The same server, straight: what a result must look like after the extra hop.
+  // The same servers, straight: what a result must look like after the extra hop.
   direct = new Client({ name: 'direct', version: '1.0.0' });
-  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript('everything')], stderr: 'ignore' }));
   directDynamic = new Client({ name: 'direct', version: '1.0.0' });
-  await directDynamic.connect(new StdioClientTransport({ command: process.execPath, args: [DYNAMIC], stderr: 'ignore' }));
   directFilesystem = new Client({ name: 'direct', version: '1.0.0' });
-  await directFilesystem.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript('filesystem'), files], stderr: 'ignore' }));
+  await Promise.all([
+    client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'ignore' })),
+    direct.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript('everything')], stderr: 'ignore' })),
+    directDynamic.connect(new StdioClientTransport({ command: process.execPath, args: [DYNAMIC], stderr: 'ignore' })),
+    directFilesystem.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript('filesystem'), files], stderr: 'ignore' })),
+  ]);
 });
 
 afterAll(async () => {
+  await hosts.closeAll();
   await client?.close();
   await direct?.close();
   await directDynamic?.close();
@@ -222,48 +227,41 @@ describe('toolshed serve in front of MCP servers', () => {
 describe('list changes in the host', () => {
   it("re-lists on the server's list_changed and emits change with the new tool already exposed", async () => {
     // definitionChanges 'accept': a tool new since the first listing is otherwise held (rug-pull.test.ts).
-    const host = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC], definitionChanges: 'accept' } });
-    try {
-      const exposedAtChange: boolean[] = [];
-      const changed = new Promise<void>((resolve) =>
-        host.on('change', () => {
-          void host.definitions({ format: 'mcp' }).then((defs) => {
-            exposedAtChange.push(defs.some((d) => d.name === 'late_tool'));
-            resolve();
-          });
-        }),
-      );
-      expect(await host.dispatch('add_tool', { name: 'late_tool' })).toBe('registered late_tool');
-      await changed;
-      expect(exposedAtChange[0]).toBe(true);
-      expect(await host.dispatch('late_tool', {})).toBe('added late_tool answers');
-    } finally {
-      await host.close();
-    }
+    // The re-list waits out its debounce on this clock.
+    const clock = new ManualClock();
+    const host = await hosts.open({ dynamic: { command: 'node', args: [DYNAMIC], definitionChanges: 'accept' } }, { clock });
+    const exposedAtChange: boolean[] = [];
+    const changed = new Promise<void>((resolve) =>
+      host.on('change', () => {
+        void host.definitions({ format: 'mcp' }).then((defs) => {
+          exposedAtChange.push(defs.some((d) => d.name === 'late_tool'));
+          resolve();
+        });
+      }),
+    );
+    expect(await host.dispatch('add_tool', { name: 'late_tool' })).toBe('registered late_tool');
+    // The SDK sends list_changed without waiting for it: once it has set the re-list's 250 ms debounce, pass it.
+    await until(() => (clock.next() ?? Infinity) <= clock.time + 250, { what: 'the re-list debounce after list_changed' });
+    clock.advance(250);
+    await changed;
+    expect(exposedAtChange[0]).toBe(true);
+    expect(await host.dispatch('late_tool', {})).toBe('added late_tool answers');
   });
 });
 
 describe('deadlines', () => {
   it('cancels the call upstream when its timeoutMs passes, and reports TOOL_TIMEOUT', async () => {
-    const host = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC], timeoutMs: 400 } }, { cwd: PROJECT });
-    try {
-      const outcome = await host.call('slow', {});
-      expect(outcome).toMatchObject({ ok: false, code: 'TOOL_TIMEOUT', message: 'slow timed out after 400 ms' });
-      expect(JSON.parse(await host.dispatch('stats', {}))).toEqual({ calls: 1, cancelled: 1 });
-    } finally {
-      await host.close();
-    }
+    const host = await hosts.open({ dynamic: { command: 'node', args: [DYNAMIC], timeoutMs: 400 } }, { cwd: PROJECT });
+    const outcome = await host.call('slow', {});
+    expect(outcome).toMatchObject({ ok: false, code: 'TOOL_TIMEOUT', message: 'slow timed out after 400 ms' });
+    expect(JSON.parse(await host.dispatch('stats', {}))).toEqual({ calls: 1, cancelled: 1 });
   });
 
   it('cancels the call upstream when the caller aborts dispatch', async () => {
-    const host = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC] } });
-    try {
-      const controller = new AbortController();
-      const outcome = await host.call('slow', {}, { signal: controller.signal, onProgress: () => controller.abort() });
-      expect(outcome).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
-      await expect.poll(async () => JSON.parse(await host.dispatch('stats', {})), { timeout: 5_000 }).toEqual({ calls: 1, cancelled: 1 });
-    } finally {
-      await host.close();
-    }
+    const host = await hosts.open({ dynamic: { command: 'node', args: [DYNAMIC] } });
+    const controller = new AbortController();
+    const outcome = await host.call('slow', {}, { signal: controller.signal, onProgress: () => controller.abort() });
+    expect(outcome).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
+    await expect.poll(async () => JSON.parse(await host.dispatch('stats', {})), { timeout: 5_000 }).toEqual({ calls: 1, cancelled: 1 });
   });
 });
