@@ -25,7 +25,7 @@ afterAll(async () => {
   for (const dir of dirs.splice(0)) dir.cleanup();
 });
 
-function open(name: string, entry: McpServerEntry, options: Partial<ToolHostOptions> = {}): Promise<ToolHost> {
+function open(name: string, entry: McpServerEntry, options: Pick<ToolHostOptions, 'clock'> = {}): Promise<ToolHost> {
   return hosts.open({ [name]: entry }, options);
 }
 

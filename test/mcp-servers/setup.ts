@@ -67,10 +67,12 @@ export class FileHosts {
   /** Starts closing every host opened so far. */
   release(): void {
     for (const host of this.running.splice(0)) {
-      this.closing.push(host.close().then(
-        () => undefined,
-        (error: unknown) => ({ error }),
-      ));
+      this.closing.push(
+        host.close().then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        ),
+      );
     }
   }
 
