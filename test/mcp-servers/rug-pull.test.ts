@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { HostEvents, McpServerEntry, ToolHost } from 'toolshed';
 import { fixture, ManualClock, suiteHome, tempDir, until as untilTrue } from '../helpers.js';
-import { BIN, FileHosts, server, until } from './setup.js';
+import { BIN, FileHosts, runCli, server, until } from './setup.js';
 
 const RUG_PULL = fixture('mcp-servers', 'rug-pull', 'server.mjs');
 const HONEST = 'Reads one of the notes by its title.';
@@ -271,8 +271,10 @@ describe('a server that adds a tool, or changes an output schema, after its tool
 
 describe('toolshed accept', () => {
   const toolshed = (dir: string, args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, encoding: 'utf8' });
+  /** The same, not blocking: for the runs that only read, side by side. */
+  const reading = (dir: string, args: string[]) => runCli(args, { cwd: dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' } });
 
-  it('shows the held change and accepts it, so list serves the tool again', () => {
+  it('shows the held change and accepts it, so list serves the tool again', async () => {
     const name = fresh();
     const dir = path.join(work.dir, name);
     mkdirSync(dir);
@@ -286,11 +288,9 @@ describe('toolshed accept', () => {
     expect(list.stdout.split('\n')).not.toContain('read_notes');
     expect(list.stderr).toContain(`the MCP server ${name} changed the definition of read_notes since it was accepted (held)`);
 
-    const explain = toolshed(dir, ['explain', 'read_notes']);
+    const [explain, pending] = await Promise.all([reading(dir, ['explain', 'read_notes']), reading(dir, ['accept'])]);
     expect(explain.stdout).toContain('definition changed since it was accepted');
     expect(explain.stdout).toContain(`+   ${INJECTION}`);
-
-    const pending = toolshed(dir, ['accept']);
     expect(pending.status).toBe(1);
     expect(pending.stdout).toContain(`${name}: read_notes held, changed since accepted on`);
     expect(pending.stdout).toContain('nothing accepted: run toolshed accept SERVER [TOOL...], or toolshed accept --all');
@@ -300,8 +300,9 @@ describe('toolshed accept', () => {
     expect(accept.stdout).toContain(`+   ${INJECTION}`);
     expect(accept.stdout).toContain('accepted 1 definition: read_notes');
 
-    expect(toolshed(dir, ['list', '--format', 'names']).stdout.split('\n')).toContain('read_notes');
-    expect(toolshed(dir, ['accept', '--all'])).toMatchObject({ status: 0, stdout: 'nothing to accept: the definitions named are as accepted\n' });
+    const [served, again] = await Promise.all([reading(dir, ['list', '--format', 'names']), reading(dir, ['accept', '--all'])]);
+    expect(served.stdout.split('\n')).toContain('read_notes');
+    expect(again).toMatchObject({ status: 0, stdout: 'nothing to accept: the definitions named are as accepted\n' });
     // Seven CLI runs, each starting a host and the server: generous for a busy 2-core machine.
   }, 240_000);
 });

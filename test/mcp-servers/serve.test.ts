@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, ManualClock, tempDir, suiteHome, until } from '../helpers.js';
-import { BIN, DYNAMIC, FileHosts, PROJECT, serverScript } from './setup.js';
+import { BIN, DYNAMIC, FileHosts, PROJECT, runCli, serverScript } from './setup.js';
 
 const work = tempDir('toolshed-mcp-serve-');
 const config = path.join(work.dir, 'toolshed.config.json');
@@ -72,20 +72,20 @@ afterAll(async () => {
 });
 
 describe('toolshed call with a pasted Claude Desktop block', () => {
-  it("lists and calls the servers' tools", () => {
-    const cwd = fixture('mcp-servers', 'desktop');
-    const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
+  const cwd = fixture('mcp-servers', 'desktop');
+  const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
+
+  it("lists and calls the servers' tools", async () => {
     // The fixture's config is the operator's: accepted as it is, so toolshed adds nothing to stderr on a first run
     // either. What the servers log there themselves is relayed, tagged with their name, when it arrives in time.
     const call = spawnSync(process.execPath, [BIN, 'call', 'get-sum', '{"a":2,"b":3}', '--trust-config'], { cwd, env, encoding: 'utf8' });
     expect(call.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('[mcp:everything'))).toEqual([]);
     expect(call.stdout).toBe('The sum of 2 and 3 is 5.\n');
     expect(call.status).toBe(0);
-    const graph = spawnSync(process.execPath, [BIN, 'call', 'read_graph', '{}'], { cwd, env, encoding: 'utf8' });
+    // Trusted now: the runs that only read go side by side.
+    const [graph, allowed, summary] = await Promise.all([runCli(['call', 'read_graph', '{}'], { cwd, env }), runCli(['call', 'list_allowed_directories', '{}'], { cwd, env }), runCli([], { cwd, env })]);
     expect(JSON.parse(graph.stdout)).toEqual({ entities: [], relations: [] });
-    const allowed = spawnSync(process.execPath, [BIN, 'call', 'list_allowed_directories', '{}'], { cwd, env, encoding: 'utf8' });
     expect(allowed.stdout).toBe(`Allowed directories:\n${cwd}\n`);
-    const summary = spawnSync(process.execPath, [BIN], { cwd, env, encoding: 'utf8' });
     // 13 tools, and 3 it lists only to a client that offers roots and elicitation (toolshed does; sampling needs an onSampling).
     expect(summary.stdout).toMatch(/mcp:everything +16 tools · process tier · untrusted · stdio connected/);
     expect(summary.stdout).toContain('command: npx -y @modelcontextprotocol/server-everything');
@@ -97,13 +97,10 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
     expect(summary.stdout).toContain('renamed: read_file → filesystem_read_file, write_file → filesystem_write_file, search_files → filesystem_search_files');
   });
 
-  it("lists and explains the servers' tools", () => {
-    const cwd = fixture('mcp-servers', 'desktop');
-    const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
-    const list = spawnSync(process.execPath, [BIN, 'list', '--format', 'names'], { cwd, env, encoding: 'utf8' });
+  it("lists and explains the servers' tools", async () => {
+    const [list, explain] = await Promise.all([runCli(['list', '--format', 'names'], { cwd, env }), runCli(['explain', 'get-sum'], { cwd, env })]);
     expect(list.status, list.stderr).toBe(0);
     expect(list.stdout.split('\n')).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation', 'read_file']));
-    const explain = spawnSync(process.execPath, [BIN, 'explain', 'get-sum'], { cwd, env, encoding: 'utf8' });
     expect(explain.status, explain.stderr).toBe(0);
     expect(explain.stdout).toMatch(/^get-sum: exposed\n/);
     expect(explain.stdout).toMatch(/plugin: +mcp:everything\n/);

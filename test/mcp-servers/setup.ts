@@ -1,4 +1,5 @@
 /** Shared setup of the MCP-server toolset tests: the real servers from npm, a fixture server, and hosts that wait for changes. */
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,30 @@ export const MODERN = fixture('mcp-servers', 'modern', 'server.mjs');
 
 /** The CLI entry. */
 export const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
+
+/** What a CLI run printed, and how it ended (spawnSync's fields). */
+export interface CliRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the CLI with `args` and resolves once it has exited: spawnSync's result, without blocking,
+ * so a test can run the commands that only read side by side (each waits on its servers' start
+ * and close more than it computes).
+ */
+export function runCli(args: string[], options: { cwd: string; env: Record<string, string | undefined> }): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
 
 /**
  * Folder the hosts run in: inside the repository, so `npx <server>` finds the
