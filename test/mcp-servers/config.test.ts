@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createToolHost, ToolshedError } from 'toolshed';
 import { serverTools } from '#internal/core/mcp-client/tools.js';
 import { resolveServers } from '#internal/core/mcp-client/config.js';
@@ -10,7 +10,11 @@ import { resolveProgram } from '#internal/core/mcp-client/program.js';
 import { restartDelay } from '#internal/core/mcp-client/connection.js';
 import { probeDelay } from '#internal/core/mcp-client/probe.js';
 import { tempDir, suiteHome } from '../helpers.js';
-import { BIN, PROJECT, serversHost, serverScript } from './setup.js';
+import { BIN, FileHosts, PROJECT, serverScript } from './setup.js';
+
+const hosts = new FileHosts();
+afterEach(() => hosts.release());
+afterAll(() => hosts.closeAll());
 
 async function configError(mcpServers: unknown): Promise<ToolshedError> {
   const error = await createToolHost({ cwd: PROJECT, env: {}, config: { builtins: false, mcpServers } as never }).catch((e: unknown) => e);
@@ -177,29 +181,21 @@ describe('toolshed init --from-claude-desktop', () => {
 
 describe('execute_code', () => {
   it('calls the server tools codeExecution.tools names, and no others', async () => {
-    const host = await serversHost({ everything: { command: 'node', args: [serverScript('everything')] } }, { config: { builtins: true, enable: ['code', 'mcp-everything'], codeExecution: { tools: ['echo'] } } });
-    try {
-      const code = (await host.definitions({ format: 'mcp' })).find((d) => d.name === 'execute_code')!;
-      expect(code.description).toContain('echo(args: { ');
-      expect(code.description).not.toContain('"get-sum"(');
-      const result = JSON.parse(
-        await host.dispatch('execute_code', { code: "const said = await tools.echo({ message: 'from code' }); try { await tools['get-sum']({ a: 1, b: 2 }); } catch (e) { return [said, e.code]; }" }),
-      );
-      expect(result).toMatchObject({ status: 'ok', result: ['Echo: from code', 'UNKNOWN_TOOL'], toolCalls: 1 });
-    } finally {
-      await host.close();
-    }
+    const host = await hosts.open({ everything: { command: 'node', args: [serverScript('everything')] } }, { config: { builtins: true, enable: ['code', 'mcp-everything'], codeExecution: { tools: ['echo'] } } });
+    const code = (await host.definitions({ format: 'mcp' })).find((d) => d.name === 'execute_code')!;
+    expect(code.description).toContain('echo(args: { ');
+    expect(code.description).not.toContain('"get-sum"(');
+    const result = JSON.parse(
+      await host.dispatch('execute_code', { code: "const said = await tools.echo({ message: 'from code' }); try { await tools['get-sum']({ a: 1, b: 2 }); } catch (e) { return [said, e.code]; }" }),
+    );
+    expect(result).toMatchObject({ status: 'ok', result: ['Echo: from code', 'UNKNOWN_TOOL'], toolCalls: 1 });
   });
 
   it('calls server tools from model-written code when the server is marked sandbox: true', async () => {
-    const host = await serversHost({ everything: { command: 'node', args: [serverScript('everything')], sandbox: true } }, { config: { builtins: true, enable: ['code', 'mcp-everything'] } });
-    try {
-      const code = (await host.definitions({ format: 'mcp' })).find((d) => d.name === 'execute_code')!;
-      expect(code.description).toContain('"get-sum"(args: { ');
-      const result = JSON.parse(await host.dispatch('execute_code', { code: "return await tools['get-sum']({ a: 20, b: 22 });" }));
-      expect(result).toMatchObject({ status: 'ok', result: 'The sum of 20 and 22 is 42.', toolCalls: 1 });
-    } finally {
-      await host.close();
-    }
+    const host = await hosts.open({ everything: { command: 'node', args: [serverScript('everything')], sandbox: true } }, { config: { builtins: true, enable: ['code', 'mcp-everything'] } });
+    const code = (await host.definitions({ format: 'mcp' })).find((d) => d.name === 'execute_code')!;
+    expect(code.description).toContain('"get-sum"(args: { ');
+    const result = JSON.parse(await host.dispatch('execute_code', { code: "return await tools['get-sum']({ a: 20, b: 22 });" }));
+    expect(result).toMatchObject({ status: 'ok', result: 'The sum of 20 and 22 is 42.', toolCalls: 1 });
   });
 });

@@ -1,19 +1,17 @@
 /** A stdio MCP server is third-party code: it gets only its env grant, its fs grants and, unless granted, no network. */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolHost } from 'toolshed';
 import { probeSandbox } from '#internal/boundary/launch/probe.js';
 import { tempDir, suiteHome } from '../helpers.js';
-import { BIN, DYNAMIC, PROJECT, server, serversHost, serverScript } from './setup.js';
+import { DYNAMIC, FileHosts, PROJECT, runCli, server, serverScript } from './setup.js';
 
 const SECRET = 'TOOLSHED_TEST_MCP_SECRET';
 const work = tempDir('toolshed-mcp-isolation-');
-const hosts: ToolHost[] = [];
+const hosts = new FileHosts();
 let listener: http.Server;
 let url: string;
 
@@ -25,21 +23,16 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/`;
 });
 
-afterEach(async () => {
-  await Promise.all(hosts.splice(0).map((h) => h.close()));
-});
+afterEach(() => hosts.release());
 
 afterAll(async () => {
   delete process.env[SECRET];
+  await hosts.closeAll();
   await new Promise((resolve) => listener.close(resolve));
   work.cleanup();
 });
 
-async function open(...args: Parameters<typeof serversHost>): Promise<ToolHost> {
-  const host = await serversHost(...args);
-  hosts.push(host);
-  return host;
-}
+const open = hosts.open.bind(hosts);
 
 const hostEnv = () => ({ PATH: process.env.PATH, [SECRET]: 'hunter2', GRANTED_ONE: 'granted-value', HOME: '/home/someone' });
 
@@ -188,15 +181,20 @@ describe('network', () => {
 });
 
 describe('explain', () => {
-  it('says which protections were in force, and why the others were not (bubblewrap turned off)', () => {
+  it('says which protections were in force, and why the others were not (bubblewrap turned off)', async () => {
     const config = path.join(work.dir, 'explain.config.json');
-    writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, mcpServers: { everything: { command: 'node', args: [serverScript('everything')] } } }));
-    const run = spawnSync(process.execPath, [BIN, 'explain', '--json', '--config', config], { cwd: PROJECT, env: { ...suiteHome(), PATH: process.env.PATH, TOOLSHED_SANDBOX_BWRAP: 'off' }, encoding: 'utf8' });
+    // A server that exits when its stdin closes: each run ends as soon as it has answered (server-everything,
+    // closed this soon after its start, holds the run for the SDK's grace and, without bubblewrap, for SIGKILL).
+    writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, mcpServers: { dynamic: { command: 'node', args: [DYNAMIC] } } }));
+    // Two runs side by side: their state files are created whole, whichever comes first.
+    const [run, text] = await Promise.all([
+      runCli(['explain', '--json', '--config', config], { cwd: PROJECT, env: { ...suiteHome(), PATH: process.env.PATH, TOOLSHED_SANDBOX_BWRAP: 'off' } }),
+      runCli(['--config', config], { cwd: PROJECT, env: { ...suiteHome(), PATH: process.env.PATH } }),
+    ]);
     expect(run.status, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as { plugins: Array<{ name: string; mcp?: { protections: Record<string, unknown> } }> };
-    const protections = report.plugins.find((p) => p.name === 'mcp:everything')!.mcp!.protections;
+    const protections = report.plugins.find((p) => p.name === 'mcp:dynamic')!.mcp!.protections;
     expect(protections).toMatchObject({ mountNamespace: false, permissionModel: true, env: 'granted only', reason: expect.stringContaining('bubblewrap disabled by TOOLSHED_SANDBOX_BWRAP=off') });
-    const text = spawnSync(process.execPath, [BIN, '--config', config], { cwd: PROJECT, env: { ...suiteHome(), PATH: process.env.PATH }, encoding: 'utf8' });
     expect(text.stdout).toMatch(/protections: env reduced to the grant, permission model/);
   });
 });

@@ -1,10 +1,10 @@
 /** The reference MCP servers from npm as toolsets: their tools pass the three layers and are callable through dispatch. */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolHost } from 'toolshed';
 import { tempDir } from '../helpers.js';
-import { exposedNames, server, serversHost, serverScript } from './setup.js';
+import { exposedNames, FileHosts, server, serversHost, serverScript } from './setup.js';
 
 const work = tempDir('toolshed-mcp-servers-');
 const files = path.join(work.dir, 'files');
@@ -22,8 +22,12 @@ beforeAll(async () => {
   });
 });
 
+/** The hosts of a test's own config. */
+const hosts = new FileHosts();
+afterEach(() => hosts.release());
+
 afterAll(async () => {
-  await host?.close();
+  await Promise.all([host?.close(), hosts.closeAll()]);
   work.cleanup();
 });
 
@@ -108,131 +112,103 @@ describe('the reference servers as toolsets', () => {
   });
 
   it('drops content blocks over maxResultChars whole and says so in the text', async () => {
-    const small = await serversHost({ everything: { command: 'node', args: [serverScript('everything')] } }, { config: { limits: { maxResultChars: 200 } } });
-    try {
-      const outcome = await small.call('get-tiny-image', {});
-      expect(outcome.ok).toBe(true);
-      expect(outcome.content).toBeUndefined();
-      expect(outcome.ok && outcome.text).toMatch(/RESULT_TRUNCATED: the result's content blocks \(\d+ characters\) exceed the limit of 200/);
-    } finally {
-      await small.close();
-    }
+    const small = await hosts.open({ everything: { command: 'node', args: [serverScript('everything')] } }, { config: { limits: { maxResultChars: 200 } } });
+    const outcome = await small.call('get-tiny-image', {});
+    expect(outcome.ok).toBe(true);
+    expect(outcome.content).toBeUndefined();
+    expect(outcome.ok && outcome.text).toMatch(/RESULT_TRUNCATED: the result's content blocks \(\d+ characters\) exceed the limit of 200/);
   });
 });
 
 describe('selection of server tools', () => {
   it('disables one tool by name, or a whole server by its toolset (which is then not started)', async () => {
-    const narrow = await serversHost(
+    const narrow = await hosts.open(
       {
         everything: { command: 'node', args: [serverScript('everything')] },
         memory: { command: 'node', args: [serverScript('memory')], env: { MEMORY_FILE_PATH: path.join(memory, 'unused.jsonl') } },
       },
       { config: { disable: ['get-sum', 'mcp-memory'] } },
     );
-    try {
-      const report = await narrow.refresh();
-      expect(report.tools.find((t) => t.name === 'get-sum')).toMatchObject({ exposed: false, layer: 'selection', reason: 'disabled by config' });
-      expect(await narrow.call('get-sum', { a: 1, b: 1 })).toMatchObject({ ok: false, code: 'TOOL_NOT_EXPOSED' });
-      expect(await exposedNames(narrow)).toContain('echo');
-      expect(server(report, 'memory')).toMatchObject({ state: 'not started', reason: 'not started: its toolset mcp-memory is disabled' });
-      expect(report.toolsets.find((t) => t.name === 'mcp-memory')).toMatchObject({ tools: 0 });
-      expect(existsSync(path.join(memory, 'unused.jsonl'))).toBe(false);
-    } finally {
-      await narrow.close();
-    }
+    const report = await narrow.refresh();
+    expect(report.tools.find((t) => t.name === 'get-sum')).toMatchObject({ exposed: false, layer: 'selection', reason: 'disabled by config' });
+    expect(await narrow.call('get-sum', { a: 1, b: 1 })).toMatchObject({ ok: false, code: 'TOOL_NOT_EXPOSED' });
+    expect(await exposedNames(narrow)).toContain('echo');
+    expect(server(report, 'memory')).toMatchObject({ state: 'not started', reason: 'not started: its toolset mcp-memory is disabled' });
+    expect(report.toolsets.find((t) => t.name === 'mcp-memory')).toMatchObject({ tools: 0 });
+    expect(existsSync(path.join(memory, 'unused.jsonl'))).toBe(false);
   });
 
   it('selects a server by enable, and keeps `enabled: false` servers known but never started', async () => {
-    const only = await serversHost(
+    const only = await hosts.open(
       {
         everything: { command: 'node', args: [serverScript('everything')], toolset: 'reference' },
         off: { command: 'node', args: [serverScript('everything')], enabled: false },
       },
       { config: { enable: ['reference', 'mcp-off'] } },
     );
-    try {
-      const report = await only.refresh();
-      expect(server(report, 'off')).toMatchObject({ state: 'not started', reason: 'not started: enabled is false in its config' });
-      expect(report.tools.filter((t) => t.toolset === 'reference' && t.exposed).length).toBeGreaterThan(5);
-    } finally {
-      await only.close();
-    }
+    const report = await only.refresh();
+    expect(server(report, 'off')).toMatchObject({ state: 'not started', reason: 'not started: enabled is false in its config' });
+    expect(report.tools.filter((t) => t.toolset === 'reference' && t.exposed).length).toBeGreaterThan(5);
   });
 
   it("starts a server reached through a config toolset's includes, and not one that nothing reaches", async () => {
-    const included = await serversHost(
+    const included = await hosts.open(
       {
         memory: { command: 'node', args: [serverScript('memory')], env: { MEMORY_FILE_PATH: path.join(memory, 'included.jsonl') }, grant: { fsWrite: [memory] } },
         everything: { command: 'node', args: [serverScript('everything')] },
       },
       { config: { toolsets: { research: { description: 'Remembering things', includes: ['mcp-memory'] } }, enable: ['research'] } },
     );
-    try {
-      const report = await included.refresh();
-      expect(server(report, 'memory').state).toBe('connected');
-      expect(server(report, 'everything')).toMatchObject({ state: 'not started', reason: 'not started: its toolset mcp-everything is not enabled' });
-      expect((await exposedNames(included)).sort()).toEqual(
-        report.tools
-          .filter((t) => t.toolset === 'mcp-memory')
-          .map((t) => t.name)
-          .sort(),
-      );
-      expect(await exposedNames(included)).toContain('create_entities');
-      expect(JSON.parse(await included.dispatch('read_graph', {}))).toEqual({ entities: [], relations: [] });
-    } finally {
-      await included.close();
-    }
+    const report = await included.refresh();
+    expect(server(report, 'memory').state).toBe('connected');
+    expect(server(report, 'everything')).toMatchObject({ state: 'not started', reason: 'not started: its toolset mcp-everything is not enabled' });
+    expect((await exposedNames(included)).sort()).toEqual(
+      report.tools
+        .filter((t) => t.toolset === 'mcp-memory')
+        .map((t) => t.name)
+        .sort(),
+    );
+    expect(await exposedNames(included)).toContain('create_entities');
+    expect(JSON.parse(await included.dispatch('read_graph', {}))).toEqual({ entities: [], relations: [] });
   });
 
   it("defers servers' tools behind tool_search (defer: ['mcp-*']), which finds and loads them for the session", async () => {
-    const deferred = await serversHost(
+    const deferred = await hosts.open(
       {
         everything: { command: 'node', args: [serverScript('everything')] },
         memory: { command: 'node', args: [serverScript('memory')], env: { MEMORY_FILE_PATH: path.join(memory, 'deferred.jsonl') }, grant: { fsWrite: [memory] } },
       },
       { config: { defer: ['mcp-*'] } },
     );
-    try {
-      expect(await exposedNames(deferred)).toEqual(['tool_search']);
-      const found = JSON.parse(await deferred.dispatch('tool_search', { query: 'add two numbers and return the sum', limit: 3 }, { sessionId: 'chat-1' })) as { tools: Array<{ name: string; toolset: string }> };
-      expect(found.tools[0]).toMatchObject({ name: 'get-sum', toolset: 'mcp-everything' });
-      // The session's list is tool_search plus what it found; another session's is still tool_search alone.
-      expect((await deferred.definitions({ format: 'mcp', sessionId: 'chat-1' })).map((d) => d.name)).toEqual(['tool_search', ...found.tools.map((t) => t.name)]);
-      expect((await deferred.definitions({ format: 'mcp', sessionId: 'chat-2' })).map((d) => d.name)).toEqual(['tool_search']);
-      expect(await deferred.dispatch('get-sum', { a: 4, b: 5 }, { sessionId: 'chat-1' })).toBe('The sum of 4 and 5 is 9.');
-      expect(deferred.explain().tools.filter((t) => t.deferred).length).toBeGreaterThan(20);
-    } finally {
-      await deferred.close();
-    }
+    expect(await exposedNames(deferred)).toEqual(['tool_search']);
+    const found = JSON.parse(await deferred.dispatch('tool_search', { query: 'add two numbers and return the sum', limit: 3 }, { sessionId: 'chat-1' })) as { tools: Array<{ name: string; toolset: string }> };
+    expect(found.tools[0]).toMatchObject({ name: 'get-sum', toolset: 'mcp-everything' });
+    // The session's list is tool_search plus what it found; another session's is still tool_search alone.
+    expect((await deferred.definitions({ format: 'mcp', sessionId: 'chat-1' })).map((d) => d.name)).toEqual(['tool_search', ...found.tools.map((t) => t.name)]);
+    expect((await deferred.definitions({ format: 'mcp', sessionId: 'chat-2' })).map((d) => d.name)).toEqual(['tool_search']);
+    expect(await deferred.dispatch('get-sum', { a: 4, b: 5 }, { sessionId: 'chat-1' })).toBe('The sum of 4 and 5 is 9.');
+    expect(deferred.explain().tools.filter((t) => t.deferred).length).toBeGreaterThan(20);
   });
 
   it("holds a server's destructive tools for approval by their annotations (approve: { destructive: true })", async () => {
-    const careful = await serversHost({ filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files], fsWrite: [files] } } }, { config: { approve: { destructive: true } } });
-    try {
-      const target = path.join(files, 'approved.txt');
-      expect(await careful.call('write_file', { path: target, content: 'x' })).toMatchObject({ ok: false, code: 'APPROVAL_DENIED' });
-      expect(existsSync(target)).toBe(false);
-      expect((await careful.call('write_file', { path: target, content: 'x' }, { onApproval: () => true })).ok).toBe(true);
-      // read-only by its annotations: no approval asked
-      expect((await careful.call('list_allowed_directories', {})).ok).toBe(true);
-    } finally {
-      await careful.close();
-    }
+    const careful = await hosts.open({ filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files], fsWrite: [files] } } }, { config: { approve: { destructive: true } } });
+    const target = path.join(files, 'approved.txt');
+    expect(await careful.call('write_file', { path: target, content: 'x' })).toMatchObject({ ok: false, code: 'APPROVAL_DENIED' });
+    expect(existsSync(target)).toBe(false);
+    expect((await careful.call('write_file', { path: target, content: 'x' }, { onApproval: () => true })).ok).toBe(true);
+    // read-only by its annotations: no approval asked
+    expect((await careful.call('list_allowed_directories', {})).ok).toBe(true);
   });
 
   it('passes server descriptions through the cross-reference guard', async () => {
-    const guarded = await serversHost({ filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files] } } }, { config: { disable: ['read_text_file'] } });
-    try {
-      const report = await guarded.refresh();
-      // server-filesystem's read_file says "DEPRECATED: Use read_text_file instead."
-      expect(report.warnings).toContain('description of read_file mentions read_text_file, which is not exposed');
-    } finally {
-      await guarded.close();
-    }
+    const guarded = await hosts.open({ filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files] } } }, { config: { disable: ['read_text_file'] } });
+    const report = await guarded.refresh();
+    // server-filesystem's read_file says "DEPRECATED: Use read_text_file instead."
+    expect(report.warnings).toContain('description of read_file mentions read_text_file, which is not exposed');
   });
 
   it('prefixes a tool whose name another tool has, and renames it in its sibling descriptions', async () => {
-    const both = await serversHost(
+    const both = await hosts.open(
       {
         first: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files] } },
         second: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files] }, prefix: 'fs2_' },
@@ -240,18 +216,14 @@ describe('selection of server tools', () => {
       },
       { config: { enable: ['mcp-first', 'mcp-second', 'mcp-third'] } },
     );
-    try {
-      const report = await both.refresh();
-      const names = await exposedNames(both);
-      expect(names).toEqual(expect.arrayContaining(['read_text_file', 'fs2_read_text_file']));
-      expect(server(report, 'second').renamed).toMatchObject({ fs2_read_text_file: 'read_text_file', fs2_read_file: 'read_file' });
-      const defs = await both.definitions({ format: 'mcp' });
-      expect(defs.find((d) => d.name === 'fs2_read_file')!.description).toContain('Use fs2_read_text_file instead');
-      // prefix: false keeps the names; the earlier definition wins and the conflict is reported.
-      expect(report.conflicts.find((c) => c.name === 'read_text_file')).toMatchObject({ winner: 'mcp:first', losers: ['mcp:third'], rule: 'config order' });
-      expect(await both.dispatch('fs2_read_text_file', { path: path.join(files, 'hello.txt') })).toBe('hello from the filesystem server\n');
-    } finally {
-      await both.close();
-    }
+    const report = await both.refresh();
+    const names = await exposedNames(both);
+    expect(names).toEqual(expect.arrayContaining(['read_text_file', 'fs2_read_text_file']));
+    expect(server(report, 'second').renamed).toMatchObject({ fs2_read_text_file: 'read_text_file', fs2_read_file: 'read_file' });
+    const defs = await both.definitions({ format: 'mcp' });
+    expect(defs.find((d) => d.name === 'fs2_read_file')!.description).toContain('Use fs2_read_text_file instead');
+    // prefix: false keeps the names; the earlier definition wins and the conflict is reported.
+    expect(report.conflicts.find((c) => c.name === 'read_text_file')).toMatchObject({ winner: 'mcp:first', losers: ['mcp:third'], rule: 'config order' });
+    expect(await both.dispatch('fs2_read_text_file', { path: path.join(files, 'hello.txt') })).toBe('hello from the filesystem server\n');
   });
 });

@@ -1,18 +1,13 @@
 /** A server that exits, fails its start or never answers: its tools hide with the reason, and come back after a restart. */
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolHost } from 'toolshed';
-import { DYNAMIC, server, serversHost, serverScript, until } from './setup.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../helpers.js';
+import { DYNAMIC, FileHosts, server, serversHost, serverScript, until } from './setup.js';
 
-const hosts: ToolHost[] = [];
-afterEach(async () => {
-  await Promise.all(hosts.splice(0).map((h) => h.close()));
-});
+const hosts = new FileHosts();
+afterEach(() => hosts.release());
+afterAll(() => hosts.closeAll());
 
-async function open(...args: Parameters<typeof serversHost>): Promise<ToolHost> {
-  const host = await serversHost(...args);
-  hosts.push(host);
-  return host;
-}
+const open = hosts.open.bind(hosts);
 
 function alive(pid: number): boolean {
   try {
@@ -25,7 +20,9 @@ function alive(pid: number): boolean {
 
 describe('a server that goes away', () => {
   it('hides its tools with the reason when killed, and shows them again once restarted', async () => {
-    const host = await open({ everything: { command: 'node', args: [serverScript('everything')] } });
+    // The restart waits on this clock.
+    const clock = new ManualClock();
+    const host = await open({ everything: { command: 'node', args: [serverScript('everything')] } }, { clock });
     const changes: number[] = [];
     host.on('change', (generation) => changes.push(generation));
     const before = server(await host.refresh(), 'everything');
@@ -38,6 +35,7 @@ describe('a server that goes away', () => {
     expect(reason.reason).toMatch(/^the MCP server everything was killed by SIGKILL; restarting in 500 ms$/);
     expect(changes.length).toBeGreaterThan(0);
 
+    clock.advance(500);
     const up = await until(host, (r) => r.tools.find((t) => t.name === 'get-sum')?.exposed === true, 'get-sum back');
     expect(server(up, 'everything')).toMatchObject({ state: 'connected', restarts: 1 });
     expect(server(up, 'everything').pid).not.toBe(before.pid);
@@ -45,11 +43,13 @@ describe('a server that goes away', () => {
   });
 
   it('reports the exit code of a server that exits on its own', async () => {
-    const host = await open({ dynamic: { command: 'node', args: [DYNAMIC] } });
+    const clock = new ManualClock();
+    const host = await open({ dynamic: { command: 'node', args: [DYNAMIC] } }, { clock });
     expect(await host.dispatch('exit', { code: 3 })).toBe('exiting with 3');
     const down = await until(host, (r) => server(r, 'dynamic').state === 'exited', 'the exit');
     expect(server(down, 'dynamic').reason).toBe('the MCP server dynamic exited with code 3; restarting in 500 ms');
     expect(await host.call('stats', {})).toMatchObject({ ok: false, code: 'TOOL_NOT_EXPOSED', message: expect.stringContaining('exited with code 3') });
+    clock.advance(500);
     await until(host, (r) => server(r, 'dynamic').state === 'connected', 'the restart');
     expect(JSON.parse(await host.dispatch('stats', {}))).toEqual({ cancelled: 0, calls: 0 });
   });
@@ -78,11 +78,13 @@ describe('a server that goes away', () => {
 
 describe('a server that does not start', () => {
   it('says it exited during the handshake, with its last stderr line, and backs off between restarts', async () => {
-    const host = await open({ broken: { command: 'node', args: [DYNAMIC, 'exit', '7'] } });
+    const clock = new ManualClock();
+    const host = await open({ broken: { command: 'node', args: [DYNAMIC, 'exit', '7'] } }, { clock });
     const first = server(host.explain(), 'broken');
     expect(first.state).toBe('exited');
     expect(first.reason).toBe('the MCP server broken exited with code 7 during the handshake: dynamic-mcp: refusing to start (asked to); restarting in 500 ms');
     expect(first.stderr).toContain('refusing to start');
+    clock.advance(500);
     const second = await until(host, (r) => server(r, 'broken').restarts === 1 && server(r, 'broken').state === 'exited', 'the second failure');
     expect(server(second, 'broken').reason).toMatch(/restarting in 1 s$/);
   });

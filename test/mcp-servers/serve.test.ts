@@ -9,9 +9,9 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, tempDir, suiteHome } from '../helpers.js';
-import { BIN, DYNAMIC, PROJECT, serversHost, serverScript } from './setup.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, ManualClock, tempDir, suiteHome, until } from '../helpers.js';
+import { BIN, DYNAMIC, FileHosts, PROJECT, runCli, serverScript } from './setup.js';
 
 const work = tempDir('toolshed-mcp-serve-');
 const config = path.join(work.dir, 'toolshed.config.json');
@@ -23,6 +23,8 @@ let directDynamic: Client;
 let directFilesystem: Client;
 let listChanged = 0;
 const listChangedWaiters: Array<() => void> = [];
+const hosts = new FileHosts();
+afterEach(() => hosts.release());
 
 beforeAll(async () => {
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"serve-project","private":true}');
@@ -48,17 +50,20 @@ beforeAll(async () => {
     listChanged++;
     for (const resolve of listChangedWaiters.splice(0)) resolve();
   });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'ignore' }));
-  // The same server, straight: what a result must look like after the extra hop.
+  // The same servers, straight: what a result must look like after the extra hop.
   direct = new Client({ name: 'direct', version: '1.0.0' });
-  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript('everything')], stderr: 'ignore' }));
   directDynamic = new Client({ name: 'direct', version: '1.0.0' });
-  await directDynamic.connect(new StdioClientTransport({ command: process.execPath, args: [DYNAMIC], stderr: 'ignore' }));
   directFilesystem = new Client({ name: 'direct', version: '1.0.0' });
-  await directFilesystem.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript('filesystem'), files], stderr: 'ignore' }));
+  await Promise.all([
+    client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'ignore' })),
+    direct.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript('everything')], stderr: 'ignore' })),
+    directDynamic.connect(new StdioClientTransport({ command: process.execPath, args: [DYNAMIC], stderr: 'ignore' })),
+    directFilesystem.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript('filesystem'), files], stderr: 'ignore' })),
+  ]);
 });
 
 afterAll(async () => {
+  await hosts.closeAll();
   await client?.close();
   await direct?.close();
   await directDynamic?.close();
@@ -67,20 +72,20 @@ afterAll(async () => {
 });
 
 describe('toolshed call with a pasted Claude Desktop block', () => {
-  it("lists and calls the servers' tools", () => {
-    const cwd = fixture('mcp-servers', 'desktop');
-    const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
+  const cwd = fixture('mcp-servers', 'desktop');
+  const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
+
+  it("lists and calls the servers' tools", async () => {
     // The fixture's config is the operator's: accepted as it is, so toolshed adds nothing to stderr on a first run
     // either. What the servers log there themselves is relayed, tagged with their name, when it arrives in time.
     const call = spawnSync(process.execPath, [BIN, 'call', 'get-sum', '{"a":2,"b":3}', '--trust-config'], { cwd, env, encoding: 'utf8' });
     expect(call.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('[mcp:everything'))).toEqual([]);
     expect(call.stdout).toBe('The sum of 2 and 3 is 5.\n');
     expect(call.status).toBe(0);
-    const graph = spawnSync(process.execPath, [BIN, 'call', 'read_graph', '{}'], { cwd, env, encoding: 'utf8' });
+    // Trusted now: the runs that only read go side by side.
+    const [graph, allowed, summary] = await Promise.all([runCli(['call', 'read_graph', '{}'], { cwd, env }), runCli(['call', 'list_allowed_directories', '{}'], { cwd, env }), runCli([], { cwd, env })]);
     expect(JSON.parse(graph.stdout)).toEqual({ entities: [], relations: [] });
-    const allowed = spawnSync(process.execPath, [BIN, 'call', 'list_allowed_directories', '{}'], { cwd, env, encoding: 'utf8' });
     expect(allowed.stdout).toBe(`Allowed directories:\n${cwd}\n`);
-    const summary = spawnSync(process.execPath, [BIN], { cwd, env, encoding: 'utf8' });
     // 13 tools, and 3 it lists only to a client that offers roots and elicitation (toolshed does; sampling needs an onSampling).
     expect(summary.stdout).toMatch(/mcp:everything +16 tools · process tier · untrusted · stdio connected/);
     expect(summary.stdout).toContain('command: npx -y @modelcontextprotocol/server-everything');
@@ -92,13 +97,10 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
     expect(summary.stdout).toContain('renamed: read_file → filesystem_read_file, write_file → filesystem_write_file, search_files → filesystem_search_files');
   });
 
-  it("lists and explains the servers' tools", () => {
-    const cwd = fixture('mcp-servers', 'desktop');
-    const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
-    const list = spawnSync(process.execPath, [BIN, 'list', '--format', 'names'], { cwd, env, encoding: 'utf8' });
+  it("lists and explains the servers' tools", async () => {
+    const [list, explain] = await Promise.all([runCli(['list', '--format', 'names'], { cwd, env }), runCli(['explain', 'get-sum'], { cwd, env })]);
     expect(list.status, list.stderr).toBe(0);
     expect(list.stdout.split('\n')).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation', 'read_file']));
-    const explain = spawnSync(process.execPath, [BIN, 'explain', 'get-sum'], { cwd, env, encoding: 'utf8' });
     expect(explain.status, explain.stderr).toBe(0);
     expect(explain.stdout).toMatch(/^get-sum: exposed\n/);
     expect(explain.stdout).toMatch(/plugin: +mcp:everything\n/);
@@ -222,48 +224,41 @@ describe('toolshed serve in front of MCP servers', () => {
 describe('list changes in the host', () => {
   it("re-lists on the server's list_changed and emits change with the new tool already exposed", async () => {
     // definitionChanges 'accept': a tool new since the first listing is otherwise held (rug-pull.test.ts).
-    const host = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC], definitionChanges: 'accept' } });
-    try {
-      const exposedAtChange: boolean[] = [];
-      const changed = new Promise<void>((resolve) =>
-        host.on('change', () => {
-          void host.definitions({ format: 'mcp' }).then((defs) => {
-            exposedAtChange.push(defs.some((d) => d.name === 'late_tool'));
-            resolve();
-          });
-        }),
-      );
-      expect(await host.dispatch('add_tool', { name: 'late_tool' })).toBe('registered late_tool');
-      await changed;
-      expect(exposedAtChange[0]).toBe(true);
-      expect(await host.dispatch('late_tool', {})).toBe('added late_tool answers');
-    } finally {
-      await host.close();
-    }
+    // The re-list waits out its debounce on this clock.
+    const clock = new ManualClock();
+    const host = await hosts.open({ dynamic: { command: 'node', args: [DYNAMIC], definitionChanges: 'accept' } }, { clock });
+    const exposedAtChange: boolean[] = [];
+    const changed = new Promise<void>((resolve) =>
+      host.on('change', () => {
+        void host.definitions({ format: 'mcp' }).then((defs) => {
+          exposedAtChange.push(defs.some((d) => d.name === 'late_tool'));
+          resolve();
+        });
+      }),
+    );
+    expect(await host.dispatch('add_tool', { name: 'late_tool' })).toBe('registered late_tool');
+    // The SDK sends list_changed without waiting for it: once it has set the re-list's 250 ms debounce, pass it.
+    await until(() => (clock.next() ?? Infinity) <= clock.time + 250, { what: 'the re-list debounce after list_changed' });
+    clock.advance(250);
+    await changed;
+    expect(exposedAtChange[0]).toBe(true);
+    expect(await host.dispatch('late_tool', {})).toBe('added late_tool answers');
   });
 });
 
 describe('deadlines', () => {
   it('cancels the call upstream when its timeoutMs passes, and reports TOOL_TIMEOUT', async () => {
-    const host = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC], timeoutMs: 400 } }, { cwd: PROJECT });
-    try {
-      const outcome = await host.call('slow', {});
-      expect(outcome).toMatchObject({ ok: false, code: 'TOOL_TIMEOUT', message: 'slow timed out after 400 ms' });
-      expect(JSON.parse(await host.dispatch('stats', {}))).toEqual({ calls: 1, cancelled: 1 });
-    } finally {
-      await host.close();
-    }
+    const host = await hosts.open({ dynamic: { command: 'node', args: [DYNAMIC], timeoutMs: 400 } }, { cwd: PROJECT });
+    const outcome = await host.call('slow', {});
+    expect(outcome).toMatchObject({ ok: false, code: 'TOOL_TIMEOUT', message: 'slow timed out after 400 ms' });
+    expect(JSON.parse(await host.dispatch('stats', {}))).toEqual({ calls: 1, cancelled: 1 });
   });
 
   it('cancels the call upstream when the caller aborts dispatch', async () => {
-    const host = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC] } });
-    try {
-      const controller = new AbortController();
-      const outcome = await host.call('slow', {}, { signal: controller.signal, onProgress: () => controller.abort() });
-      expect(outcome).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
-      await expect.poll(async () => JSON.parse(await host.dispatch('stats', {})), { timeout: 5_000 }).toEqual({ calls: 1, cancelled: 1 });
-    } finally {
-      await host.close();
-    }
+    const host = await hosts.open({ dynamic: { command: 'node', args: [DYNAMIC] } });
+    const controller = new AbortController();
+    const outcome = await host.call('slow', {}, { signal: controller.signal, onProgress: () => controller.abort() });
+    expect(outcome).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
+    await expect.poll(async () => JSON.parse(await host.dispatch('stats', {})), { timeout: 5_000 }).toEqual({ calls: 1, cancelled: 1 });
   });
 });

@@ -6,20 +6,9 @@
  * server-everything.
  */
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ElicitRequest, LogLevel, ToolHost } from 'toolshed';
-import { MODERN, PROJECT, server, serversHost, serverScript, until } from './setup.js';
-
-const hosts: ToolHost[] = [];
-afterEach(async () => {
-  await Promise.all(hosts.splice(0).map((h) => h.close()));
-});
-
-async function open(...args: Parameters<typeof serversHost>): Promise<ToolHost> {
-  const host = await serversHost(...args);
-  hosts.push(host);
-  return host;
-}
+import { FileHosts, MODERN, PROJECT, server, serverScript, until } from './setup.js';
 
 /** The fixture in each era: `m_` tools on 2026-07-28, `l_` tools on 2025-11-25. */
 const BOTH_ERAS = {
@@ -27,9 +16,33 @@ const BOTH_ERAS = {
   l: { command: 'node', args: [MODERN], protocol: 'legacy' as const },
 };
 
+const hosts = new FileHosts();
+const shared = new FileHosts();
+/** Both eras, with no answerer of the host's own; the tests that use it only call and read. */
+let plain: ToolHost;
+/** Both eras, the host answering elicitation with the tool's name. */
+let answering: ToolHost;
+/** server-everything, the host recording and declining elicitation. */
+let everything: ToolHost;
+const asked: string[] = [];
+
+beforeAll(async () => {
+  [plain, answering, everything] = await Promise.all([
+    shared.open(BOTH_ERAS),
+    shared.open(BOTH_ERAS, { onElicitation: async (request) => ({ action: 'accept', content: { name: `host for ${request.tool}` } }) }),
+    shared.open({ everything: { command: 'node', args: [serverScript('everything')] } }, { onElicitation: async (request) => (asked.push(request.message), { action: 'decline' }) }),
+  ]);
+});
+afterEach(() => hosts.release());
+afterAll(async () => {
+  await Promise.all([hosts.closeAll(), shared.closeAll()]);
+});
+
+const open = hosts.open.bind(hosts);
+
 describe('tool metadata', () => {
   it("keeps a server tool's title, icons, outputSchema, annotations and _meta, and passes them on in the mcp format", async () => {
-    const host = await open({ m: BOTH_ERAS.m });
+    const host = plain;
     const [forecast] = (await host.definitions({ format: 'mcp' })).filter((d) => d.name === 'forecast');
     expect(forecast).toMatchObject({
       title: 'Weather forecast',
@@ -55,22 +68,29 @@ describe('tool metadata', () => {
 
 describe('task-required tools', () => {
   it("calls one as a task where the server runs tasks, forwarding the elicitation it needs meanwhile; a caller's cancel ends the call (and cancels the task)", async () => {
-    const asked: string[] = [];
-    const host = await open({ everything: { command: 'node', args: [serverScript('everything')] } }, { onElicitation: async (request) => (asked.push(request.message), { action: 'decline' }) });
+    const host = everything;
     expect(host.explain().tools.find((t) => t.name === 'simulate-research-query')?.exposed).toBe(true);
-    expect(await host.dispatch('simulate-research-query', { topic: 'tides' })).toMatch(/^# Research Report: tides\n/);
-    expect(await host.dispatch('simulate-research-query', { topic: 'tides', ambiguous: true })).toMatch(/^# Research Report: tides/);
-    expect(asked).toEqual([expect.stringContaining('could have multiple interpretations')]);
+    // Each task takes the server 4 s (four stages of a second): the three run side by side.
     const controller = new AbortController();
-    const cancelled = host.call('simulate-research-query', { topic: 'tides' }, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 200);
-    expect(await cancelled).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
+    const [clear, clarified, cancelled] = await Promise.all([
+      host.dispatch('simulate-research-query', { topic: 'tides' }),
+      host.dispatch('simulate-research-query', { topic: 'tides', ambiguous: true }),
+      (async () => {
+        const call = host.call('simulate-research-query', { topic: 'tides' }, { signal: controller.signal });
+        setTimeout(() => controller.abort(), 200);
+        return call;
+      })(),
+    ]);
+    expect(clear).toMatch(/^# Research Report: tides\n/);
+    expect(clarified).toMatch(/^# Research Report: tides/);
+    expect(asked).toEqual([expect.stringContaining('could have multiple interpretations')]);
+    expect(cancelled).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
   });
 });
 
 describe('log messages', () => {
   it("reach the call's onLog with their level in both eras (at the level toolshed asks for), and explain", async () => {
-    const host = await open(BOTH_ERAS);
+    const host = plain;
     for (const tool of ['chatty', 'l_chatty']) {
       const lines: Array<[string, LogLevel | undefined]> = [];
       expect(await host.dispatch(tool, {}, { onLog: (message, level) => lines.push([message, level]) })).toBe('done');
@@ -80,18 +100,23 @@ describe('log messages', () => {
   });
 
   it("go to the host's log event, with level and logger, when they arrive outside a call", async () => {
-    const host = await open({ l: BOTH_ERAS.l });
+    const host = plain;
     const entries: unknown[] = [];
-    host.on('log', (entry) => entries.push(entry));
-    expect(await host.dispatch('announce', {})).toBe('announced');
-    await until(host, () => entries.some((e) => (e as { level?: string }).level === 'notice'), 'the notice');
-    expect(entries).toContainEqual({ plugin: 'mcp:l', message: 'the tide turns', level: 'notice', logger: 'almanac' });
+    const onLog = (entry: unknown) => void entries.push(entry);
+    host.on('log', onLog);
+    try {
+      expect(await host.dispatch('l_announce', {})).toBe('announced');
+      await until(host, () => entries.some((e) => (e as { level?: string }).level === 'notice'), 'the notice');
+      expect(entries).toContainEqual({ plugin: 'mcp:l', message: 'the tide turns', level: 'notice', logger: 'almanac' });
+    } finally {
+      host.off('log', onLog);
+    }
   });
 });
 
 describe('elicitation', () => {
   it("goes to the call's onElicitation first, in both eras, with the server and tool that asked", async () => {
-    const host = await open(BOTH_ERAS, { onElicitation: async () => ({ action: 'accept', content: { name: 'host' } }) });
+    const host = answering;
     const asked: ElicitRequest[] = [];
     const onElicitation = async (request: ElicitRequest) => {
       asked.push(request);
@@ -107,13 +132,13 @@ describe('elicitation', () => {
   });
 
   it("goes to the host's onElicitation when the call has none", async () => {
-    const host = await open(BOTH_ERAS, { onElicitation: async (request) => ({ action: 'accept', content: { name: `host for ${request.tool}` } }) });
+    const host = answering;
     expect(await host.dispatch('greet', {})).toBe('hello host for greet');
     expect(await host.dispatch('l_greet', {})).toBe('hello host for l_greet');
   });
 
   it('is declined with the reason in explain when no one can answer', async () => {
-    const host = await open(BOTH_ERAS);
+    const host = plain;
     expect(await host.dispatch('greet', {})).toBe('no name given');
     expect(await host.dispatch('l_greet', {})).toBe('no name given (decline)');
     expect(server(host.explain(), 'l').logs).toContainEqual(
@@ -124,7 +149,7 @@ describe('elicitation', () => {
 
 describe('roots and sampling', () => {
   it('offers the workspace root as the MCP roots; sampling is not offered without onSampling', async () => {
-    const host = await open({ everything: { command: 'node', args: [serverScript('everything')] } });
+    const host = everything;
     expect(server(host.explain(), 'everything').offered).toEqual(['elicitation', 'roots']);
     expect(host.explain().tools.map((t) => t.name)).not.toContain('trigger-sampling-request');
     expect(await host.dispatch('get-roots-list', {})).toContain(pathToFileURL(PROJECT).href);
@@ -155,7 +180,6 @@ describe('roots and sampling', () => {
     const entry = { [name]: { command: 'node', args: [serverScript('everything')] } };
     const before = await open(entry);
     expect(before.explain().tools.map((t) => t.name)).not.toContain('trigger-sampling-request');
-    await before.close();
     const onSampling = async () => ({ model: 'scripted', role: 'assistant' as const, content: { type: 'text' as const, text: 'a scripted answer' } });
     const host = await open(entry, { onSampling });
     const held = host.explain().tools.find((t) => t.name === 'trigger-sampling-request');

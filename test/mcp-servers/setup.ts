@@ -1,4 +1,5 @@
 /** Shared setup of the MCP-server toolset tests: the real servers from npm, a fixture server, and hosts that wait for changes. */
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,30 @@ export const MODERN = fixture('mcp-servers', 'modern', 'server.mjs');
 /** The CLI entry. */
 export const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 
+/** What a CLI run printed, and how it ended (spawnSync's fields). */
+export interface CliRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the CLI with `args` and resolves once it has exited: spawnSync's result, without blocking,
+ * so a test can run the commands that only read side by side (each waits on its servers' start
+ * and close more than it computes).
+ */
+export function runCli(args: string[], options: { cwd: string; env: Record<string, string | undefined> }): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 /**
  * Folder the hosts run in: inside the repository, so `npx <server>` finds the
  * servers installed as devDependencies, as it would in an app that installed them.
@@ -39,6 +64,49 @@ export function serversHost(
     ...rest,
     config: { builtins: false, cache: { enabled: false }, mcpServers, ...config },
   });
+}
+
+/**
+ * The hosts of one test file. `open` starts one; `release()` (in afterEach) starts closing the
+ * hosts the test opened without waiting for them, and `closeAll()` (in afterAll) waits for every
+ * close, failing if one failed. Why not wait in afterEach: a server that outlives its closed stdin
+ * holds a close for the SDK's 2 s grace before SIGTERM. server-everything does when it is closed
+ * within 350 ms of its start (its delayed roots/list request then waits for an answer that never
+ * comes), so a short test of it would wait 2 s for nothing after it ended.
+ */
+export class FileHosts {
+  private readonly running: ToolHost[] = [];
+  private readonly closing: Array<Promise<unknown>> = [];
+
+  /** A host of `serversHost(...args)`, closed in teardown. */
+  async open(...args: Parameters<typeof serversHost>): Promise<ToolHost> {
+    return this.add(await serversHost(...args));
+  }
+
+  /** Closes `host` in teardown. */
+  add(host: ToolHost): ToolHost {
+    this.running.push(host);
+    return host;
+  }
+
+  /** Starts closing every host opened so far. */
+  release(): void {
+    for (const host of this.running.splice(0)) {
+      this.closing.push(
+        host.close().then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        ),
+      );
+    }
+  }
+
+  /** Closes every host, and waits for every close started before. */
+  async closeAll(): Promise<void> {
+    this.release();
+    const failed = (await Promise.all(this.closing.splice(0))).find((outcome) => outcome !== undefined) as { error: unknown } | undefined;
+    if (failed) throw failed.error;
+  }
 }
 
 /**
