@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import ByBlocks from './test/support/sequencer.js';
 
 // The user's state and cache folders (trust records, the manifest cache) are the suite's own:
 // a test never reads or changes what the person running it has trusted or cached. Set here,
@@ -22,13 +23,7 @@ const E2E = ['test/package/tarball.test.ts', 'test/clients/**/*.test.ts', 'test/
  * Integration files that need a fresh module graph (their own project, isolated): they swap a
  * module with vi.mock for one major of a framework, or check that a module is not loaded yet.
  */
-const FRESH = [
-  'test/adapters/ai-sdk.test.ts',
-  'test/adapters/ai-sdk-v7.test.ts',
-  'test/adapters/openai-agents.test.ts',
-  'test/adapters/openai-agents-v19.test.ts',
-  'test/tracing/sdk-registered-later.test.ts',
-];
+const FRESH = ['test/adapters/ai-sdk.test.ts', 'test/adapters/ai-sdk-v7.test.ts', 'test/adapters/openai-agents.test.ts', 'test/adapters/openai-agents-v19.test.ts', 'test/tracing/sdk-registered-later.test.ts'];
 /** The unit project: pure stages, each file listed (a new file is integration until it is moved here). */
 const UNIT = [
   'test/unit/**/*.test.ts',
@@ -105,6 +100,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     maxWorkers: 2,
+    // The tarball tests first, then project by project, longest first: see the file.
+    sequence: { sequencer: ByBlocks },
     teardownTimeout: 10_000,
     // expect.poll waits for something that does happen (a message relayed, a counter updated);
     // its 1 s default is short for a 2-core machine running two test files and their workers.
