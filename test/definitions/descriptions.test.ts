@@ -5,23 +5,7 @@
 import { DescriptionTokens, danglingReferences, resolveDescription } from '#internal/core/expose/descriptions.js';
 import { selectTools } from '#internal/core/expose/toolsets.js';
 import { describe, expect, it } from 'vitest';
-import { type FixturePlugin, registryOf, resolvedConfig } from '../support/registry-fixture.js';
-
-/** test/fixtures/plugins/seed as data: browse says "prefer web_search" only while web_search can be called. */
-const SEED: FixturePlugin = {
-  name: 'seed',
-  toolsets: { research: { description: 'Browse and search', includes: [] } },
-  tools: [
-    {
-      name: 'browse',
-      toolset: 'research',
-      description: ['Open a URL and return its readable text.', { ifAvailable: ['web_search'], text: 'To find pages, prefer web_search.' }, { ifMissing: ['web_search'], text: 'Only known URLs can be opened.' }],
-    },
-    { name: 'web_search', toolset: 'research', description: 'Search the web.', requires: { env: ['SEARCH_API_KEY'] } },
-    { name: 'summarize', toolset: 'research', description: 'Summarize text. Feed it the output of web_search.' },
-    { name: 'zeta', toolset: 'research', description: 'Sorted last.' },
-  ],
-};
+import { registryOf, resolvedConfig, SEED } from '../support/registry-fixture.js';
 
 /** Each exposed tool's description, rewritten against `exposed`, as layer 3 does. */
 function descriptions(config: Record<string, unknown>, hiddenByAvailability: string[] = []): { exposed: Set<string>; text: Map<string, string> } {

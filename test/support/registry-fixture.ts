@@ -90,3 +90,19 @@ export function registryOf(plugins: Array<FixturePlugin | PluginLoadResult>, pre
 export function resolvedConfig(config: Record<string, unknown> = {}): ResolvedConfig {
   return resolveConfig(validateConfigObject(config, undefined), undefined, os.tmpdir(), 2);
 }
+
+/** test/fixtures/plugins/seed as data: browse says "prefer web_search" only while web_search can be called. */
+export const SEED: FixturePlugin = {
+  name: 'seed',
+  toolsets: { research: { description: 'Browse and search', includes: [] } },
+  tools: [
+    {
+      name: 'browse',
+      toolset: 'research',
+      description: ['Open a URL and return its readable text.', { ifAvailable: ['web_search'], text: 'To find pages, prefer web_search.' }, { ifMissing: ['web_search'], text: 'Only known URLs can be opened.' }],
+    },
+    { name: 'web_search', toolset: 'research', description: 'Search the web.', requires: { env: ['SEARCH_API_KEY'] } },
+    { name: 'summarize', toolset: 'research', description: 'Summarize text. Feed it the output of web_search.' },
+    { name: 'zeta', toolset: 'research', description: 'Sorted last.' },
+  ],
+};

@@ -17,7 +17,7 @@ import { DefinitionsPipeline } from '#internal/core/expose/pipeline.js';
 import type { SchemaRewriter } from '#internal/core/expose/public-types.js';
 import type { LoadedPlugin } from '#internal/core/load/types.js';
 import { formatDefinitions } from '#internal/core/providers/index.js';
-import { type FixturePlugin, loadedPlugin, registryOf, resolvedConfig } from '../support/registry-fixture.js';
+import { type FixturePlugin, loadedPlugin, registryOf, resolvedConfig, SEED } from '../support/registry-fixture.js';
 import { ManualClock } from '../helpers.js';
 
 /** test/fixtures/plugins/probe's declarative tools as data. */
@@ -30,22 +30,6 @@ const PROBE: FixturePlugin = {
     { name: 'other_os', toolset: 'probe', requires: { platforms: ['aix'] } },
     { name: 'after_key', toolset: 'probe', requires: { tools: ['needs_key'] } },
     { name: 'after_after', toolset: 'probe', requires: { tools: ['after_key'] } },
-  ],
-};
-
-/** test/fixtures/plugins/seed as data: browse says "prefer web_search" only while web_search can be called. */
-const SEED: FixturePlugin = {
-  name: 'seed',
-  toolsets: { research: { description: 'Browse and search', includes: [] } },
-  tools: [
-    {
-      name: 'browse',
-      toolset: 'research',
-      description: ['Open a URL and return its readable text.', { ifAvailable: ['web_search'], text: 'To find pages, prefer web_search.' }, { ifMissing: ['web_search'], text: 'Only known URLs can be opened.' }],
-    },
-    { name: 'web_search', toolset: 'research', description: 'Search the web.', requires: { env: ['SEARCH_API_KEY'] } },
-    { name: 'summarize', toolset: 'research', description: 'Summarize text. Feed it the output of web_search.' },
-    { name: 'zeta', toolset: 'research', description: 'Sorted last.' },
   ],
 };
 
