@@ -305,11 +305,14 @@ describe('where the audit file may be', () => {
     const { dropped } = host.explain().audit!;
     expect(dropped).toBeGreaterThan(0);
     expect(warnings).toEqual([expect.stringContaining('more than 67108864 bytes of lines wait to be written')]);
-    // A reader that drains the pipe: close() writes out every line it kept.
-    const cat = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // A reader that drains the pipe: close() writes out every line it kept. The holder closes
+    // only once cat has the pipe open: with no reader for a moment, the host's next write would
+    // fail with EPIPE, and cat would read only what the pipe held (part of a line).
+    const cat = spawn('sh', ['-c', 'exec <"$1" && echo open >&2 && exec cat', 'sh', fifo], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     cat.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     const done = new Promise((resolve) => cat.once('close', resolve));
+    await new Promise((resolve) => cat.stderr.once('data', resolve));
     await holder.close();
     await host.close();
     await done;
