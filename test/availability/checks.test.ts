@@ -27,8 +27,10 @@ const probes = (name: string) =>
     : 0;
 const exposed = async (h: ToolHost) => ((await h.definitions({ format: 'mcp' })) as Array<{ name: string }>).map((d) => d.name);
 
+// The manifest cache is on, as for users (the suite's own cache folder): the first host extracts the
+// probe plugin's manifest, the others start without that worker. The checks themselves run in each host's pool.
 async function start(checks: Record<string, number> = {}): Promise<ToolHost> {
-  host = await createToolHost(fixtureOptions(['probe'], { cwd: work.dir, clock, config: { checks: { ttlMs: 1000, graceMs: 0, timeoutMs: 500, ...checks }, enable: ['probe'] } }));
+  host = await createToolHost(fixtureOptions(['probe'], { cwd: work.dir, clock, config: { checks: { ttlMs: 1000, graceMs: 0, timeoutMs: 500, ...checks }, enable: ['probe'], cache: { enabled: true } } }));
   return host;
 }
 
@@ -65,8 +67,14 @@ describe('layer 2: custom checks in the plugin worker', () => {
   });
 
   it('treats a check stuck in a synchronous loop as unavailable, and the worker is replaced', async () => {
-    setMode('own', 'spin');
+    // Probed first on a worker already running (a started host, probed afresh), so the host's hard
+    // deadline is the check's timeout plus its grace, without the allowance for a worker still starting:
+    // the loop holds a core for as long as that deadline.
     const h = await start({ timeoutMs: 300 });
+    expect(await exposed(h)).toContain('own_check');
+    setMode('own', 'spin');
+    h.invalidateChecks();
+    expect(await exposed(h)).not.toContain('own_check');
     expect(h.explain().tools.find((t) => t.name === 'own_check')?.reason).toBe('check timed out after 300 ms');
     expect(await h.dispatch('shared_a', {})).toBe('a');
   });

@@ -24,13 +24,18 @@ const SECRET = path.join(work.dir, 'secret.txt');
 writeFileSync(SECRET, 'host secret\n');
 afterAll(() => work.cleanup());
 
-/** A host with the builtins, the untrusted deputy (granted `callTools`) and the trusted relay. */
+/**
+ * A host with the builtins, the untrusted deputy (granted `callTools`) and the trusted relay.
+ * The manifest cache is on, as for users (the suite's own cache folder): the first host extracts
+ * the manifests, the others read them, so each host starts without a child or worker per plugin
+ * only to learn its tools. Grants, trust and effective permissions are decided per host all the same.
+ */
 function options(callTools: string[] | undefined, extra: Record<string, unknown> = {}) {
   return {
     cwd: work.dir,
     env: { PATH: process.env.PATH },
     config: {
-      cache: { enabled: false },
+      cache: { enabled: true },
       plugins: [
         { package: DEPUTY, trust: 'untrusted' as const, ...(callTools ? { grant: { callTools } } : {}) },
         { package: RELAY, trust: 'trusted' as const },

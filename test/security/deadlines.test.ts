@@ -14,6 +14,8 @@ import { fixture, tempDir } from '../helpers.js';
 import { ATTACKER, call, expectHealthy, HAS_PROC, processesMentioning, untrustedOptions } from './helpers.js';
 
 const MAX_RESULT_CHARS = 20_000;
+/** As for users: the second host reads the plugin's manifest from the cache instead of starting a child to extract it. */
+const MANIFEST_CACHE = { enabled: true };
 
 /** The process group of a pid, from /proc/<pid>/stat (field 5). */
 function processGroup(pid: number): number {
@@ -30,7 +32,7 @@ describe('deadlines and caps', () => {
     work = tempDir();
     pluginDir = path.join(work.dir, 'attacker');
     cpSync(ATTACKER, pluginDir, { recursive: true });
-    host = await createToolHost(untrustedOptions([{ package: pluginDir }], { config: { limits: { maxResultChars: MAX_RESULT_CHARS, threads: 1 } } }));
+    host = await createToolHost(untrustedOptions([{ package: pluginDir }], { config: { cache: MANIFEST_CACHE, limits: { maxResultChars: MAX_RESULT_CHARS, threads: 1 } } }));
   });
   afterAll(async () => {
     await host.close();
@@ -69,7 +71,7 @@ describe('deadlines and caps', () => {
   });
 
   it.runIf(HAS_PROC)('close() kills every child and leaves no process behind', async () => {
-    const other = await createToolHost(untrustedOptions([{ package: pluginDir }]));
+    const other = await createToolHost(untrustedOptions([{ package: pluginDir }], { config: { cache: MANIFEST_CACHE } }));
     await expectHealthy(other);
     expect(processesMentioning(pluginDir).length).toBeGreaterThan(0);
     await other.close();

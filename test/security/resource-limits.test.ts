@@ -47,8 +47,11 @@ async function open(options: Parameters<typeof createToolHost>[0]): Promise<Tool
   return host;
 }
 
-/** A host with the hostile server (limited) and a second, well-behaved copy of it (default limits). */
-function serversHost(): Promise<ToolHost> {
+/**
+ * A host with the hostile server (limited) and a second, well-behaved copy of it (default limits);
+ * closed by the file's afterEach unless `managed` is false (then its test closes it).
+ */
+function serversHost({ managed = true } = {}): Promise<ToolHost> {
   // Started through a shell, so it is a system program: no Node permission model stops it from forking.
   const entry = (name: string) => ({
     command: '/bin/sh',
@@ -56,7 +59,7 @@ function serversHost(): Promise<ToolHost> {
     prefix: `${name}_`,
     grant: { fsRead: [NODE_MODULES, HOSTILE_SERVER], fsWrite: [work.dir] },
   });
-  return open({
+  return (managed ? open : createToolHost)({
     cwd: work.dir,
     env: { PATH: process.env.PATH },
     config: { builtins: false, cache: { enabled: false }, mcpServers: { hostile: { ...entry('hostile'), resources: LIMITS }, other: entry('other') } },
@@ -68,8 +71,29 @@ function mcpReport(host: ToolHost, name: string) {
 }
 
 describe('a hostile stdio MCP server', () => {
+  // One host for the file size limit and then the process limit: the refused write leaves the
+  // server serving (the test checks it), and the process limit is the one that stops it. The
+  // memory limit, which stops it too, gets a host of its own.
+  let limited: Promise<ToolHost> | undefined;
+  const limitedHost = () => (limited ??= serversHost({ managed: false }));
+  afterAll(async () => {
+    await (await limited)?.close();
+  });
+
+  it('cannot write a file past its file size limit (2 GB asked for): the write fails with EFBIG', async () => {
+    const host = await limitedHost();
+    const file = path.join(work.dir, 'huge-from-server');
+    const out = await host.call('write', { file, mb: 2048 });
+    expect(out).toMatchObject({ ok: false });
+    expect(out.ok ? '' : out.message).toContain('EFBIG');
+    expect(statSync(file).size).toBe(16 * MB);
+    expect(await host.call('ping', {})).toMatchObject({ ok: true, text: 'pong' });
+  });
+
   it('is stopped past its process limit (300 processes asked for), the limit named; the other server still serves', async () => {
-    const host = await serversHost();
+    const host = await limitedHost();
+    // This test stops the server: the file's afterEach closes the host and sees its processes gone.
+    hosts.push(host);
     expect(mcpReport(host, 'hostile').protections!.resources).toMatchObject({ processes: { limit: 64 }, memoryMb: { limit: 256 }, fileSizeMb: { limit: 16, by: 'kernel' } });
     const out = await host.call('fork', { count: 300 });
     expect(out).toMatchObject({ ok: false, code: 'TOOL_CRASHED' });
@@ -83,16 +107,6 @@ describe('a hostile stdio MCP server', () => {
     expect(out).toMatchObject({ ok: false, code: 'TOOL_CRASHED' });
     expect(out.ok ? '' : out.message).toContain('it went over its memory limit of 256 MB (resources.memoryMb)');
     expect(await host.call('other_allocate', { mb: 32 })).toMatchObject({ ok: true, text: 'holding 32 MB' });
-  });
-
-  it('cannot write a file past its file size limit (2 GB asked for): the write fails with EFBIG', async () => {
-    const host = await serversHost();
-    const file = path.join(work.dir, 'huge-from-server');
-    const out = await host.call('write', { file, mb: 2048 });
-    expect(out).toMatchObject({ ok: false });
-    expect(out.ok ? '' : out.message).toContain('EFBIG');
-    expect(statSync(file).size).toBe(16 * MB);
-    expect(await host.call('ping', {})).toMatchObject({ ok: true, text: 'pong' });
   });
 });
 

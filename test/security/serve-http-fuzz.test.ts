@@ -19,6 +19,8 @@ import { suiteHome } from '../helpers.js';
 import { BIN, kitchenProject, textOf } from '../mcp/setup.js';
 
 const project = kitchenProject('toolshed-fuzz-', [], {
+  // As for users: the first serve extracts kitchen's manifest, the others start without that worker.
+  cache: { enabled: true },
   limits: { threads: 1 },
   // The fuzzer opens sessions of its own; the normal client's must not be the one evicted.
   serve: { maxSessions: 1000, maxSessionsPerClient: 1000 },
@@ -57,9 +59,13 @@ function alive(server: { child: ChildProcess; stderr(): string }): string {
   return server.child.exitCode === null && server.child.signalCode === null ? 'running' : `exited ${server.child.exitCode ?? server.child.signalCode}: ${server.stderr().slice(-2000)}`;
 }
 
+/** One serve child for the two 413 tests: neither changes what it serves, and each ends by checking that it still serves a client. */
+let refusing: ReturnType<typeof serve> | undefined;
+const refusingServer = () => (refusing ??= serve([]));
+
 describe('one request never stops serve --http', () => {
   it('answers a chunked body far over the limit with 413, logs it, and keeps serving', async () => {
-    const server = await serve([]);
+    const server = await refusingServer();
     // Streamed a chunk at a time, never built: up to 1 GB, until the server answers or hangs up.
     const answered = await new Promise<{ status?: number; sent: number }>((resolve) => {
       const chunk = Buffer.alloc(64 * 1024, 0x20);
@@ -97,7 +103,7 @@ describe('one request never stops serve --http', () => {
 
 describe('a client refused with 413', () => {
   it('reads the 413 while it is still sending; one that goes on sending is cut off, and serve goes on', async () => {
-    const server = await serve([]);
+    const server = await refusingServer();
     const { port } = new URL(server.url);
     const socket = net.connect(Number(port), '127.0.0.1');
     let answer = '';

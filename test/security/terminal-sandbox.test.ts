@@ -40,13 +40,17 @@ afterAll(async () => {
   work.cleanup();
 });
 
-/** A host with the terminal, its plugin options `options`, and `config` besides. */
+/**
+ * A host with the terminal, its plugin options `options`, and `config` besides. The manifest
+ * cache is on, as for users (the suite's own cache folder): only the first host extracts the
+ * terminal's manifest in a worker; the sandbox check runs in every host's own pool all the same.
+ */
 function terminalHost(options: Record<string, unknown> | undefined, env: Record<string, string | undefined> = {}, config: Record<string, unknown> = {}): Promise<ToolHost> {
   return createToolHost({
     cwd: work.dir,
     root: ws,
     env: { PATH: process.env.PATH, ...env },
-    config: { enable: ['terminal'], cache: { enabled: false }, ...(options ? { plugins: [{ package: '@toolshed/terminal', options }] } : {}), ...config },
+    config: { enable: ['terminal'], cache: { enabled: true }, ...(options ? { plugins: [{ package: '@toolshed/terminal', options }] } : {}), ...config },
   });
 }
 
@@ -85,7 +89,7 @@ describe('terminal in the sandbox (default: workspace-write)', () => {
     // /proc/PID/environ shows the environment a process started with, so the host here is a fresh CLI process.
     const call = async (options?: Record<string, unknown>) => {
       const config = path.join(work.dir, `environ-${options ? 'off' : 'on'}.json`);
-      writeFileSync(config, JSON.stringify({ enable: ['terminal'], root: './workspace', cache: { enabled: false }, ...(options ? { plugins: [{ package: '@toolshed/terminal', options }] } : {}) }));
+      writeFileSync(config, JSON.stringify({ enable: ['terminal'], root: './workspace', cache: { enabled: true }, ...(options ? { plugins: [{ package: '@toolshed/terminal', options }] } : {}) }));
       const command = `tr '\\0' '\\n' < /proc/$PPID/environ; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; echo done`;
       const result = await cli(['call', 'terminal', JSON.stringify({ command }), '--config', config], { TOOLSHED_TEST_TERMINAL_SECRET: SECRET });
       return JSON.parse(result.stdout).output as string;
