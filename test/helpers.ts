@@ -159,6 +159,6 @@ export function fixtureOptions(plugins: string[], extra: Omit<Partial<ToolHostOp
     cwd: rest.cwd ?? scratchDir(),
     env: rest.env ?? { PATH: process.env.PATH },
     ...rest,
-    config: { builtins: false, cache: { enabled: false }, plugins: plugins.map((p) => ({ package: fixture('plugins', p), trust: 'trusted' as const })), ...config },
+    config: { builtins: false, plugins: plugins.map((p) => ({ package: fixture('plugins', p), trust: 'trusted' as const })), ...config },
   };
 }
