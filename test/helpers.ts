@@ -162,3 +162,67 @@ export function fixtureOptions(plugins: string[], extra: Omit<Partial<ToolHostOp
     config: { builtins: false, plugins: plugins.map((p) => ({ package: fixture('plugins', p), trust: 'trusted' as const })), ...config },
   };
 }
+
+/** What a `toolshed` command did: its exit code, and what it wrote to stdout and stderr. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `toolshed ARGS` run by the CLI's own main() (what bin/toolshed.js runs) in this process, as a
+ * child in `cwd` with environment `env` and `input` on a piped stdin would run it, without a Node
+ * start: the command's folder is `cwd` (main's io, so the process's own stays), the host's checks
+ * and grants see `env` and nothing else, and the variables toolshed reads from the process (its
+ * state and cache folders, TOOLSHED_*: none but env's) hold env's values for the run. Output as a pipe
+ * gets it: no colour, stderr's control characters shown as text. The command's host is closed
+ * before main returns; the environment and any signal or stderr listener it left are restored.
+ * What only a real process shows (a start, a signal, a terminal, the process's cwd) needs a child.
+ * @example
+ * const { code, stdout } = await toolshedMain(['list', '--format', 'names'], { cwd: work.dir });
+ */
+export async function toolshedMain(
+  args: string[],
+  { cwd, env = { ...suiteHome(), PATH: process.env.PATH ?? '' }, input = '' }: { cwd: string; env?: Record<string, string | undefined>; input?: string },
+): Promise<CliRun> {
+  // Loaded here, not with this module: most files never run the CLI.
+  const [{ main }, { styleFor }, { visible }] = await Promise.all([import('#internal/core/cli/main.js'), import('#internal/core/cli/style.js'), import('#internal/core/text/visible.js')]);
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const line = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
+  const style = styleFor({ isTTY: false }, env);
+  const io = {
+    out: (text: string) => void stdout.push(line(text)),
+    err: (text: string) => void stderr.push(line(visible(text))),
+    style,
+    errStyle: style,
+    errIsTTY: false,
+    outIsTTY: false,
+    readStdin: () => input,
+    cwd,
+    env,
+  };
+  // toolshed's own switches (TOOLSHED_*) are exactly env's, as in a child given env.
+  const own = Object.keys(process.env).filter((name) => name.startsWith('TOOLSHED_') && !(name in env));
+  const run = { ...env, ...Object.fromEntries(own.map((name) => [name, undefined])) };
+  const saved = Object.fromEntries(Object.keys(run).map((name) => [name, process.env[name]]));
+  const setEnv = (values: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+  // serve and ui listen for signals until they stop, and keep a lost stderr from ending the process.
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM'), stderr: process.stderr.listeners('error') };
+  setEnv(run);
+  try {
+    const code = await main(args, io);
+    return { code, stdout: stdout.join(''), stderr: stderr.join('') };
+  } finally {
+    setEnv(saved);
+    for (const signal of signals) for (const listener of process.listeners(signal)) if (!before[signal].includes(listener)) process.off(signal, listener);
+    for (const listener of process.stderr.listeners('error')) if (!before.stderr.includes(listener)) process.stderr.off('error', listener as (error: Error) => void);
+  }
+}

@@ -68,5 +68,5 @@ export async function runInit(options: { cwd: string; force: boolean; fromClaude
 
 /** `toolshed init [--force] [--from-claude-desktop FILE]`. */
 export function runInitCommand({ values, io }: CommandContext): Promise<number> {
-  return runInit({ cwd: process.cwd(), force: values.force === true, ...(values.fromClaudeDesktop !== undefined ? { fromClaudeDesktop: values.fromClaudeDesktop } : {}), out: io.out });
+  return runInit({ cwd: io.cwd ?? process.cwd(), force: values.force === true, ...(values.fromClaudeDesktop !== undefined ? { fromClaudeDesktop: values.fromClaudeDesktop } : {}), out: io.out });
 }

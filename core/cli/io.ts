@@ -27,6 +27,10 @@ export interface CliIo {
   readStdin(): string;
   /** asks a person a question on the terminal and resolves with the line they typed; absent without a terminal */
   ask?(question: string, signal?: AbortSignal): Promise<string>;
+  /** the folder the command runs in (default: the process's current folder) */
+  cwd?: string;
+  /** the environment the host's checks and grants see (default: the process's) */
+  env?: Record<string, string | undefined>;
 }
 
 /** A question on stderr, the answer from stdin; an abort (a timeout) gives up with an empty answer. */

@@ -21,18 +21,18 @@ const names = (value: string | undefined) =>
         .map((s) => s.trim())
         .filter(Boolean);
 
-/** createToolHost options from the host flags; `--root` also starts the config search there. */
-export function hostOptions(values: CliValues, extra: Partial<ToolHostOptions> = {}): ToolHostOptions {
+/** createToolHost options from the host flags, for a command run in `cwd`; `--root` also starts the config search there. */
+export function hostOptions(values: CliValues, extra: Partial<ToolHostOptions> = {}, cwd: string = process.cwd()): ToolHostOptions {
   const overrides: { enable?: string[]; disable?: string[] } = {};
   const enable = names(values.enable);
   const disable = names(values.disable);
   if (enable) overrides.enable = enable;
   if (disable) overrides.disable = disable;
-  const root = values.root === undefined ? undefined : path.resolve(values.root);
+  const root = values.root === undefined ? undefined : path.resolve(cwd, values.root);
   return {
-    cwd: process.cwd(),
+    cwd,
     ...(root !== undefined ? { root, cwd: root } : {}),
-    ...(values.config !== undefined ? { config: values.config, cwd: process.cwd() } : {}),
+    ...(values.config !== undefined ? { config: values.config, cwd } : {}),
     ...(values.trustConfig === true ? { trustConfig: true } : {}),
     overrides,
     ...extra,
@@ -45,7 +45,7 @@ export async function openHost(values: CliValues, io: CliIo, extra: Partial<Tool
   const timer = io.errIsTTY ? setTimeout(() => io.err(note), PROGRESS_AFTER_MS) : undefined;
   timer?.unref();
   try {
-    return await createToolHost(hostOptions(values, { onNotice: (message) => io.err(`toolshed: ${message}`), ...extra }));
+    return await createToolHost(hostOptions(values, { onNotice: (message) => io.err(`toolshed: ${message}`), ...(io.env !== undefined ? { env: io.env } : {}), ...extra }, io.cwd));
   } finally {
     if (timer) clearTimeout(timer);
   }

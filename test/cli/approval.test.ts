@@ -2,14 +2,16 @@
  * `toolshed call` and config `approve`: on a terminal the call asks and waits
  * for the answer; without one (a pipe, a script, CI) it is refused unless
  * `--yes` approves it. The terminal is a real pseudo-terminal from `script`
- * (util-linux, in Debian's essential bsdutils package).
+ * (util-linux, in Debian's essential bsdutils package). A terminal or its absence is the process's,
+ * so those calls run as real processes; --yes and explain run by main() in this process
+ * (test/helpers.ts's toolshedMain).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fixture, suiteHome, tempDir } from '../helpers.js';
+import { fixture, suiteHome, tempDir, toolshedMain } from '../helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 const work = tempDir();
@@ -19,6 +21,8 @@ afterAll(() => work.cleanup());
 
 const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
 const call = (...args: string[]) => spawnSync(process.execPath, [BIN, 'call', ...args], { cwd: work.dir, encoding: 'utf8', env, input: '', timeout: 60_000 });
+/** `toolshed ARGS` in the project, run by main() in this process (no terminal to ask on). */
+const run = (...args: string[]) => toolshedMain(args, { cwd: work.dir, env });
 
 /** Runs `toolshed call delete_note` on a pseudo-terminal and types `answer` once the question is on screen. */
 function onTerminal(answer: string): Promise<{ code: number | null; screen: string }> {
@@ -46,15 +50,15 @@ describe('toolshed call with approve', () => {
   });
 
   // -y is --yes: test/unit/cli-program.test.ts.
-  it('runs it with --yes, and runs tools that need no approval as before', () => {
-    expect(call('delete_note', '{"id":"a"}', '--yes')).toMatchObject({ status: 0, stdout: 'deleted a\n' });
-    expect(call('read_note', '{"id":"a"}')).toMatchObject({ status: 0, stdout: 'note a\n' });
+  it('runs it with --yes, and runs tools that need no approval as before', async () => {
+    expect(await run('call', 'delete_note', '{"id":"a"}', '--yes')).toMatchObject({ code: 0, stdout: 'deleted a\n' });
+    expect(await run('call', 'read_note', '{"id":"a"}')).toMatchObject({ code: 0, stdout: 'note a\n' });
   });
 
-  it('toolshed explain says which tools need approval, and their hints', () => {
+  it('toolshed explain says which tools need approval, and their hints', async () => {
     // explain without a tool prints the summary, then every tool: each tool's block up to the next.
-    const result = spawnSync(process.execPath, [BIN, 'explain'], { cwd: work.dir, encoding: 'utf8', env, timeout: 60_000 });
-    expect(result.status).toBe(0);
+    const result = await run('explain');
+    expect(result.code).toBe(0);
     const blocks = result.stdout.split(/\n(?=\S+: (?:exposed|hidden))/);
     const block = (name: string) => blocks.find((b) => b.startsWith(`${name}: `)) ?? '';
     expect(block('delete_note')).toContain('approval: needed before each call (listed in approve)');

@@ -1,10 +1,11 @@
 /**
  * The console from the command line, as real processes: `toolshed ui` (its one URL line, the page,
  * SIGTERM), `serve --http --ui` (an MCP client's calls on the event stream, calls it waits on held
- * for the console's answer), their usage errors, serve's request log, and `toolshed call` printing
- * the plugins' log lines.
+ * for the console's answer) and serve's request log; ui's usage errors found once its host is open,
+ * and `toolshed call` printing the plugins' log lines, run by main() in this process
+ * (test/helpers.ts's toolshedMain).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { suiteHome, tempDir } from '../helpers.js';
+import { suiteHome, tempDir, toolshedMain } from '../helpers.js';
 import { consoleConfig, post, readEvents } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
@@ -63,10 +64,8 @@ function start(args: string[], extra: Record<string, string> = {}) {
   return { child, exited, waitFor, stdout: () => stdout, stderr: () => stderr };
 }
 
-function run(args: string[], extra: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', env: env(extra), timeout: 60_000 });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+/** `toolshed ARGS` in the project, run by main() in this process. */
+const run = (args: string[]) => toolshedMain(args, { cwd: work.dir, env: env() });
 
 async function mcpClient(url: string): Promise<Client> {
   // No elicitation capability: such a client cannot be asked to approve anything itself.
@@ -77,27 +76,10 @@ async function mcpClient(url: string): Promise<Client> {
 }
 
 describe('toolshed ui', () => {
-  it('prints exactly one URL line, serves the page and the API, and exits 0 on SIGTERM; with --open, a browser that cannot be started is a note on stderr', { timeout: 60_000 }, async () => {
-    // No xdg-open (nor open) on this PATH.
-    const ui = start(['ui', '--http', '127.0.0.1:0', '--open'], { PATH: path.dirname(process.execPath) });
-    const [, url] = await ui.waitFor('stdout', /^(http:\/\/127\.0\.0\.1:\d+\/)\n/);
-    await ui.waitFor('stderr', /could not open a browser \(\S+: .*\); open http:\/\/127\.0\.0\.1:\d+\/ yourself/);
-    const page = await fetch(url!);
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
-    const overview = (await (await fetch(`${url}api/overview`)).json()) as { serving: unknown; tools: Array<{ name: string }> };
-    expect(overview.serving).toEqual({ mcp: false });
-    expect(overview.tools.map((t) => t.name)).toContain('echo');
-    // A plugin's log line goes to stderr, level first from warning up.
-    expect((await post(`${url}api/call`, { tool: 'chatter', args: {} })).status).toBe(200);
-    await ui.waitFor('stderr', /\[toolshed-plugin-console-ops\/chatter\] warning: careful now/);
-    ui.child.kill('SIGTERM');
-    expect(await ui.exited).toBe(0);
-    expect(ui.stdout()).toBe(`${url}\n`);
-    expect(ui.stderr()).toContain('stopping (SIGTERM)');
-  });
-
-  it('falls back to a free port when 7420 is taken and --http was not given; with --http a taken port is a usage error', { timeout: 60_000 }, async () => {
+  // One process for both: the default port taken (held here) and the browser that cannot be started.
+  it('prints exactly one URL line, serves the page and the API, and exits 0 on SIGTERM; falls back to a free port when 7420 is taken and --http was not given (with --http a taken port is a usage error); with --open, a browser that cannot be started is a note on stderr', {
+    timeout: 60_000,
+  }, async () => {
     // Hold 7420 (or find it held already: either way it is taken).
     const holder = net.createServer();
     await new Promise<void>((resolve) => {
@@ -105,13 +87,26 @@ describe('toolshed ui', () => {
       holder.listen(7420, '127.0.0.1', () => resolve());
     });
     try {
-      const ui = start(['ui']);
-      const [, port] = await ui.waitFor('stdout', /^http:\/\/127\.0\.0\.1:(\d+)\/\n/);
+      // No xdg-open (nor open) on this PATH.
+      const ui = start(['ui', '--open'], { PATH: path.dirname(process.execPath) });
+      const [, url, port] = await ui.waitFor('stdout', /^(http:\/\/127\.0\.0\.1:(\d+)\/)\n/);
       expect(port).not.toBe('7420');
-      expect(ui.stderr()).toContain('port 7420 is taken; using a free one');
+      await ui.waitFor('stderr', /port 7420 is taken; using a free one/);
+      await ui.waitFor('stderr', /could not open a browser \(\S+: .*\); open http:\/\/127\.0\.0\.1:\d+\/ yourself/);
+      const page = await fetch(url!);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+      const overview = (await (await fetch(`${url}api/overview`)).json()) as { serving: unknown; tools: Array<{ name: string }> };
+      expect(overview.serving).toEqual({ mcp: false });
+      expect(overview.tools.map((t) => t.name)).toContain('echo');
+      // A plugin's log line goes to stderr, level first from warning up.
+      expect((await post(`${url}api/call`, { tool: 'chatter', args: {} })).status).toBe(200);
+      await ui.waitFor('stderr', /\[toolshed-plugin-console-ops\/chatter\] warning: careful now/);
       ui.child.kill('SIGTERM');
       expect(await ui.exited).toBe(0);
-      const given = run(['ui', '--http', '127.0.0.1:7420']);
+      expect(ui.stdout()).toBe(`${url}\n`);
+      expect(ui.stderr()).toContain('stopping (SIGTERM)');
+      const given = await run(['ui', '--http', '127.0.0.1:7420']);
       expect(given.code).toBe(2);
       expect(given.stderr).toContain('--http 127.0.0.1:7420: the address is in use');
     } finally {
@@ -120,8 +115,8 @@ describe('toolshed ui', () => {
   });
 
   // An unset --token-env and a malformed --http are refused before the host opens: test/unit/cli-program.test.ts.
-  it('refuses a non-loopback address without authentication as a usage error', { timeout: 60_000 }, () => {
-    const exposed = run(['ui', '--http', '0.0.0.0:0']);
+  it('refuses a non-loopback address without authentication as a usage error', { timeout: 60_000 }, async () => {
+    const exposed = await run(['ui', '--http', '0.0.0.0:0']);
     expect(exposed.code).toBe(2);
     expect(exposed.stderr).toMatch(/refusing to serve on 0\.0\.0\.0 without authentication/);
     expect(exposed.stdout).toBe('');
@@ -199,13 +194,13 @@ describe('toolshed serve --http --ui', () => {
 });
 
 describe('toolshed call', () => {
-  it("prints the plugin's log lines on stderr, warnings marked, and --quiet hides them", { timeout: 60_000 }, () => {
-    const loud = run(['call', 'chatter']);
+  it("prints the plugin's log lines on stderr, warnings marked, and --quiet hides them", { timeout: 60_000 }, async () => {
+    const loud = await run(['call', 'chatter']);
     expect(loud.code).toBe(0);
     expect(loud.stdout.trim()).toBe('chattered');
     expect(loud.stderr).toContain('[toolshed-plugin-console-ops/chatter] plain line from chatter');
     expect(loud.stderr).toContain('[toolshed-plugin-console-ops/chatter] warning: careful now');
-    const quiet = run(['call', 'chatter', '--quiet']);
+    const quiet = await run(['call', 'chatter', '--quiet']);
     expect(quiet.code).toBe(0);
     expect(quiet.stderr).not.toContain('chatter]');
   });

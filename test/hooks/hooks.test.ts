@@ -1,10 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolCall, type ToolHost } from 'toolshed';
-import { fixture, fixtureOptions, scratchDir, tempDir, suiteHome } from '../helpers.js';
+import { fixture, fixtureOptions, scratchDir, tempDir, toolshedMain } from '../helpers.js';
 
 let host: ToolHost;
 
@@ -214,12 +212,12 @@ describe('hooks from config', () => {
       }
     });
 
-    it('loads them for `toolshed call`, which finds the file by searching from its cwd', () => {
-      const bin = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
-      const call = (...args: string[]) => spawnSync(process.execPath, [bin, 'call', ...args], { cwd: work.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, timeout: 60_000 });
-      expect(call('read_note', '{"id":"a"}')).toMatchObject({ status: 0, stdout: 'note a [audited] [package]\n' });
-      const blocked = call('delete_note', '{"id":"a"}');
-      expect(blocked.status).toBe(1);
+    // The CLI's main() in this process (test/helpers.ts's toolshedMain), in the config's folder.
+    it('loads them for `toolshed call`, which finds the file by searching from its cwd', async () => {
+      const call = (...args: string[]) => toolshedMain(['call', ...args], { cwd: work.dir });
+      expect(await call('read_note', '{"id":"a"}')).toMatchObject({ code: 0, stdout: 'note a [audited] [package]\n' });
+      const blocked = await call('delete_note', '{"id":"a"}');
+      expect(blocked.code).toBe(1);
       expect(JSON.parse(blocked.stdout)).toEqual({ code: 'TOOL_BLOCKED', error: 'delete_note was blocked: deleting notes is switched off here' });
     });
   });

@@ -1,11 +1,14 @@
-/** `toolshed serve` as a process: flags, the printed URL, and clean shutdown on stdin close and SIGTERM. */
+/**
+ * `toolshed serve` as a process: flags, the printed URL, and clean shutdown on stdin close and SIGTERM.
+ * A flag refused before anything starts is run by the CLI's main() in this process (test/helpers.ts's toolshedMain).
+ */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isLoopback, parseListenAddress } from '#internal/core/mcp-server/address.js';
 import { BIN, mcpProject } from './setup.js';
-import { suiteHome } from '../helpers.js';
+import { suiteHome, toolshedMain } from '../helpers.js';
 
 const project = mcpProject(60_000);
 const children: ChildProcess[] = [];
@@ -71,10 +74,9 @@ describe('toolshed serve (process)', () => {
     expect(result.stderr).toMatch(/refusing to serve on 0\.0\.0\.0.*TOOLSHED_SERVE_ALLOW_REMOTE=1/);
   });
 
-  it('reports a malformed address as a usage error', () => {
-    const run = (args: string[]) => spawnSync(process.execPath, [BIN, 'serve', ...args], { cwd: project.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '' } });
-    const bad = run(['--http', 'nowhere']);
-    expect(bad.status).toBe(2);
+  it('reports a malformed address as a usage error', async () => {
+    const bad = await toolshedMain(['serve', '--http', 'nowhere'], { cwd: project.dir });
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--http expects HOST:PORT');
   });
 

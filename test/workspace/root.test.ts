@@ -1,9 +1,14 @@
+/**
+ * Where a host works: the root from the cwd, the config and --root, ctx.cwd, and the manifest cache
+ * in the user's cache folder. The CLI's commands run by main() in this process (test/helpers.ts's
+ * toolshedMain), but a start from cwd / as a real process: only a process has that cwd.
+ */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixture, tempDir, withHost, suiteHome } from '../helpers.js';
+import { fixture, tempDir, withHost, suiteHome, toolshedMain } from '../helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 let work: { dir: string; cleanup(): void };
@@ -21,10 +26,16 @@ afterEach(() => {
 const where = { package: fixture('plugins', 'where'), trust: 'trusted' as const };
 const cwdOf = async (options: Parameters<typeof withHost>[0]) => withHost(options, async (host) => JSON.parse(await host.dispatch('where', {})).cwd as string);
 
+const env = () => ({ ...suiteHome(), PATH: process.env.PATH ?? '', XDG_CACHE_HOME: userCache.dir });
+
+/** `toolshed ARGS` as a real process in `cwd`. */
 function toolshed(args: string[], cwd: string) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', XDG_CACHE_HOME: userCache.dir }, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: env(), timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
+
+/** `toolshed ARGS` in `cwd`, run by main() in this process. */
+const run = (args: string[], cwd: string) => toolshedMain(args, { cwd, env: env() });
 
 function project(config: Record<string, unknown>, sub = ''): string {
   const dir = path.join(work.dir, sub);
@@ -49,14 +60,14 @@ describe('workspace root', () => {
     expect(await cwdOf({ cwd: dir, root: work.dir, env: {} })).toBe(work.dir);
   });
 
-  it('--root sets ctx.cwd for the CLI and starts the config search there', () => {
+  it('--root sets ctx.cwd for the CLI and starts the config search there', async () => {
     const app = project({ cache: { enabled: false } }, 'app');
     const elsewhere = path.join(work.dir, 'elsewhere');
     mkdirSync(elsewhere);
-    const result = toolshed(['call', 'where', '--root', app], elsewhere);
+    const result = await run(['call', 'where', '--root', app], elsewhere);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).cwd).toBe(app);
-    const summary = toolshed(['--root', 'app'], work.dir);
+    const summary = await run(['--root', 'app'], work.dir);
     expect(summary.stdout).toContain(`config: ${path.join(app, '.toolshedrc.json')}`);
     expect(summary.stdout).toContain(`root: ${app}`);
   });
@@ -64,13 +75,13 @@ describe('workspace root', () => {
   it("caches manifests in the user's cache folder, never under the root's node_modules/.cache, even when that folder exists", async () => {
     const dir = project({});
     mkdirSync(path.join(dir, 'node_modules', '.cache'), { recursive: true });
-    const first = toolshed(['explain', '--json'], dir);
+    const first = await run(['explain', '--json'], dir);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout).plugins[0].manifestSource).toBe('extracted');
     expect(readdirSync(path.join(dir, 'node_modules', '.cache'))).toEqual([]);
     expect(readdirSync(path.join(dir, 'node_modules'))).toEqual(['.cache']);
     expect(readdirSync(path.join(userCache.dir, 'toolshed', 'manifests'))).toHaveLength(1);
-    expect(JSON.parse(toolshed(['explain', '--json'], dir).stdout).plugins[0].manifestSource).toBe('cache');
+    expect(JSON.parse((await run(['explain', '--json'], dir)).stdout).plugins[0].manifestSource).toBe('cache');
   });
 
   it('launched with cwd / (as MCP clients do), it writes nothing at / and works in --root', () => {
