@@ -42,8 +42,7 @@ const refusal = (options: ToolHostOptions = {}) =>
   );
 
 /** A module that leaves `marker` behind if it is ever imported. */
-const planted = (marker: string, exported = '{ builtins: false }') =>
-  `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport default ${exported};\n`;
+const planted = (marker: string, exported = '{ builtins: false }') => `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport default ${exported};\n`;
 
 describe('config trust in the library', () => {
   it('records "no config here" on first use, so a config that appears later is refused unrun', async () => {
