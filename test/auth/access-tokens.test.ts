@@ -19,7 +19,6 @@ const work = tempDir();
 writeFileSync(path.join(work.dir, 'package.json'), '{"name":"access-tokens","private":true}');
 const CONFIG = {
   builtins: false,
-  cache: { enabled: false },
   plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }],
   access: [{ name: 'eng-writers', when: { claims: { groups: 'eng' }, scopes: ['tools:write'] }, enable: ['notes'] }],
 };

@@ -8,7 +8,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { constants, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { constants, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,9 +29,10 @@ afterAll(() => {
   logs.cleanup();
 });
 
-/** An untrusted plugin whose `relay` tool calls the tool its arguments name (it is granted no callTools). */
+/** An untrusted plugin whose `relay` tool calls the tool its arguments name (it is granted no callTools); written once, so later hosts read its manifest from the cache. */
 function writeRelay(): string {
   const dir = path.join(workspace.dir, 'plugins', 'relay');
+  if (existsSync(dir)) return dir;
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'audit-relay', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
   const relay = `{ name: 'relay', description: 'Calls the tool it is told to.', parameters: { type: 'object', properties: { tool: { type: 'string' } }, required: ['tool'] }, handler: async ({ tool }, ctx) => ctx.callTool(tool, { id: 'r' }) }`;
@@ -46,7 +47,6 @@ function options(to: string, audit: Record<string, unknown> = {}, extra: Record<
     env: { PATH: process.env.PATH },
     config: {
       builtins: false,
-      cache: { enabled: false },
       plugins: [
         { package: fixture('plugins', 'notes'), trust: 'trusted' },
         { package: CODE_PLUGIN, trust: 'trusted' },

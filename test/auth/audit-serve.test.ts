@@ -26,7 +26,7 @@ afterAll(() => {
 /** A config file in the project serving the notes fixture, auditing to `to`. */
 function writeConfig(name: string, to: string): string {
   const file = path.join(project.dir, name);
-  writeFileSync(file, JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }], audit: { to } }));
+  writeFileSync(file, JSON.stringify({ builtins: false, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }], audit: { to } }));
   return file;
 }
 

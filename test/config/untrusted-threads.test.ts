@@ -6,8 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { fixture, fixtureOptions, withHost } from '../helpers.js';
 
-const untrustedKitchen = (limits: Record<string, number>) =>
-  fixtureOptions([], { config: { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'untrusted' }], limits } });
+const untrustedKitchen = (limits: Record<string, number>) => fixtureOptions([], { config: { builtins: false, plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'untrusted' }], limits } });
 
 describe('limits.threads and an untrusted plugin', () => {
   it("runs the plugin's calls on the child's main thread, whatever limits.threads says", async () => {

@@ -8,7 +8,6 @@ export const MARKER = 'marker-secret-5c1e9a';
 export function consoleConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     builtins: false,
-    cache: { enabled: false },
     plugins: [{ package: fixture('console', 'ops'), trust: 'trusted' }],
     approve: ['delete_note'],
     // Nothing listens there: the server is unreachable, and its headers must stay out of every answer.

@@ -48,7 +48,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 async function runSnippet(name: string, parts: { prelude: string; snippet: string; epilogue: string }, env: Record<string, string> = {}): Promise<unknown> {
   const dir = path.join(work, name);
   mkdirSync(dir);
-  const config = { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }] };
+  const config = { builtins: false, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }] };
   writeFileSync(path.join(dir, 'toolshed.config.mjs'), `export default ${JSON.stringify(config)};\n`);
   writeFileSync(path.join(dir, 'app.mjs'), `${parts.prelude}\n${parts.snippet}\n${parts.epilogue}\n`);
   const { stdout } = await promisify(execFile)(process.execPath, ['app.mjs'], { cwd: dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });

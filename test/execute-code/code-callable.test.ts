@@ -29,7 +29,6 @@ const options = (plugin: string): ToolHostOptions => ({
   env: { PATH: process.env.PATH },
   config: {
     builtins: false,
-    cache: { enabled: false },
     plugins: [
       { package: CODE_PLUGIN, trust: 'trusted' },
       { package: plugin, trust: 'trusted' },

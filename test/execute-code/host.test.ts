@@ -26,7 +26,6 @@ function options(config: Record<string, unknown> = {}, env: Record<string, strin
     env: { PATH: process.env.PATH, ...env },
     config: {
       builtins: false,
-      cache: { enabled: false },
       plugins: [
         { package: CODE_PLUGIN, trust: 'trusted' },
         { package: fixture('plugins', 'codefix'), trust: 'trusted' },

@@ -70,6 +70,7 @@ describe('a plugin that fails to load', () => {
       env: {},
       config: {
         builtins: false,
+        // The cache off: the load timeout is the extraction's.
         cache: { enabled: false },
         plugins: ['toolshed-plugin-future', plugin('hangs-at-import'), plugin('where')],
         enable: ['future', 'hangs-at-import', 'where'],
@@ -121,7 +122,7 @@ describe('a plugin that fails to load', () => {
 describe('a tool that loses a name conflict', () => {
   it('keeps its implicit toolset, and the explanation names the conflict', async () => {
     const project = fixture('project');
-    const options = { cwd: project, env: {}, config: { builtins: false, cache: { enabled: false }, plugins: ['toolshed-plugin-alpha', 'toolshed-plugin-clash'], enable: ['clash', 'alpha'] } };
+    const options = { cwd: project, env: {}, config: { builtins: false, plugins: ['toolshed-plugin-alpha', 'toolshed-plugin-clash'], enable: ['clash', 'alpha'] } };
     await withHost(options, async (host) => {
       const report = await host.refresh();
       expect(report.toolsets.find((t) => t.name === 'clash')).toMatchObject({ tools: 0, definedBy: ['toolshed-plugin-clash'] });

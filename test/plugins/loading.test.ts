@@ -7,7 +7,7 @@ const env = { PATH: process.env.PATH };
 const project = fixture('project');
 
 function options(plugins: unknown[], extra: Record<string, unknown> = {}) {
-  return { cwd: project, env, config: { builtins: false, cache: { enabled: false }, plugins, ...extra } as never };
+  return { cwd: project, env, config: { builtins: false, plugins, ...extra } as never };
 }
 
 describe('plugin resolution and failure isolation', () => {
@@ -27,7 +27,7 @@ describe('plugin resolution and failure isolation', () => {
     const work = tempDir();
     try {
       writeFileSync(path.join(work.dir, 'package.json'), '{"name":"elsewhere","private":true}');
-      await withHost({ cwd: work.dir, env, config: { builtins: false, cache: { enabled: false }, plugins: ['vitest'] } }, async (host) => {
+      await withHost({ cwd: work.dir, env, config: { builtins: false, plugins: ['vitest'] } }, async (host) => {
         expect(host.explain().plugins[0]).toMatchObject({ status: 'failed', error: { code: 'PLUGIN_NOT_FOUND' } });
         expect(host.explain().plugins[0]!.error!.message).toContain(`is not installed where the config is (${work.dir})`);
       });
@@ -70,7 +70,8 @@ describe('plugin resolution and failure isolation', () => {
   });
 
   it('reports a plugin that throws at import with its error', async () => {
-    await withHost(options(['toolshed-plugin-explodes', 'toolshed-plugin-alpha']), async (host) => {
+    // The cache off: the import itself fails, in the extraction.
+    await withHost(options(['toolshed-plugin-explodes', 'toolshed-plugin-alpha'], { cache: { enabled: false } }), async (host) => {
       const [plugin] = host.explain().plugins;
       expect(plugin!.error!.code).toBe('PLUGIN_IMPORT_FAILED');
       expect(plugin!.error!.message).toContain('database driver not configured');

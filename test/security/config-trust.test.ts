@@ -15,7 +15,7 @@ import { fixture, suiteHome, tempDir } from '../helpers.js';
 import { toolshedInProcess } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
-const LIGHT = { builtins: false, cache: { enabled: false } };
+const LIGHT = { builtins: false };
 
 let work: { dir: string; cleanup(): void };
 let ws: string;
@@ -42,8 +42,7 @@ const refusal = (options: ToolHostOptions = {}) =>
   );
 
 /** A module that leaves `marker` behind if it is ever imported. */
-const planted = (marker: string, exported = '{ builtins: false, cache: { enabled: false } }') =>
-  `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport default ${exported};\n`;
+const planted = (marker: string, exported = '{ builtins: false }') => `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport default ${exported};\n`;
 
 describe('config trust in the library', () => {
   it('records "no config here" on first use, so a config that appears later is refused unrun', async () => {
@@ -141,14 +140,14 @@ describe('config trust in the library', () => {
 
   it('accepts a JS config that moved the root away from it, and still holds it to trust: its folder was a writable root', async () => {
     const file = path.join(ws, 'toolshed.config.mjs');
-    writeFileSync(file, 'export default { builtins: false, cache: { enabled: false } };\n');
+    writeFileSync(file, 'export default { builtins: false };\n');
     await start();
     mkdirSync(path.join(ws, 'sub'));
-    writeFileSync(file, "export default { builtins: false, cache: { enabled: false }, root: './sub' };\n");
+    writeFileSync(file, "export default { builtins: false, root: './sub' };\n");
     expect((await refusal())?.code).toBe('CONFIG_UNTRUSTED');
     expect(await start({ trustConfig: true })).toEqual([expect.stringContaining('accepted a changed config')]);
     expect(await start()).toEqual([]);
-    writeFileSync(file, "export default { builtins: false, cache: { enabled: false }, root: './sub', limits: { timeoutMs: 1234 } };\n");
+    writeFileSync(file, "export default { builtins: false, root: './sub', limits: { timeoutMs: 1234 } };\n");
     expect((await refusal())?.code).toBe('CONFIG_UNTRUSTED');
   });
 
@@ -169,7 +168,7 @@ describe('config trust in the library', () => {
 
   it('refuses a JS config whose imported helper changed, before importing either', async () => {
     writeFileSync(path.join(ws, 'helper.mjs'), 'export const disable = [];\n');
-    writeFileSync(path.join(ws, 'toolshed.config.mjs'), `import { disable } from './helper.mjs';\nexport default { builtins: false, cache: { enabled: false }, disable };\n`);
+    writeFileSync(path.join(ws, 'toolshed.config.mjs'), `import { disable } from './helper.mjs';\nexport default { builtins: false, disable };\n`);
     await start();
     const marker = path.join(ws, 'ran.txt');
     writeFileSync(path.join(ws, 'helper.mjs'), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport const disable = [];\n`);
@@ -259,7 +258,7 @@ describe('config trust on first use, only where the model cannot write', () => {
   });
 
   it('refuses a config planted in a subfolder of a known workspace, unrun, and names the command that trusts it', async () => {
-    writeFileSync(path.join(ws, '.toolshedrc.json'), JSON.stringify({ enable: ['terminal'], cache: { enabled: false } }));
+    writeFileSync(path.join(ws, '.toolshedrc.json'), JSON.stringify({ enable: ['terminal'] }));
     // The operator's first start in the workspace records it.
     expect(await toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stdout: 'terminal\n' });
 

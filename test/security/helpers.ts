@@ -16,14 +16,18 @@ export interface UntrustedPlugin {
   grant?: { network?: boolean; env?: string[]; fsRead?: string[]; fsWrite?: string[] };
 }
 
-/** Host options with only the given plugins, untrusted unless said otherwise, and a minimal env. */
+/**
+ * Host options with only the given plugins, untrusted unless said otherwise, and a minimal env. The
+ * manifest cache is on, as users have it: a file's first host of a plugin extracts its manifest in a
+ * child, the later ones read it (each test file has its own cache key: test/file-state.ts).
+ */
 export function untrustedOptions(plugins: UntrustedPlugin[], extra: Omit<Partial<ToolHostOptions>, 'config'> & { config?: Record<string, unknown> } = {}): ToolHostOptions {
   const { config, ...rest } = extra;
   return {
     cwd: rest.cwd ?? fixture(),
     env: rest.env ?? { PATH: process.env.PATH },
     ...rest,
-    config: { builtins: false, cache: { enabled: false }, plugins: plugins.map((p) => ({ trust: 'untrusted', ...p })), ...config },
+    config: { builtins: false, plugins: plugins.map((p) => ({ trust: 'untrusted', ...p })), ...config },
   };
 }
 

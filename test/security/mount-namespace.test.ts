@@ -99,7 +99,7 @@ describe('the fallback without bubblewrap (forced off)', () => {
   it('the summary names the launcher and the missing mount namespace', async () => {
     const work = tempDir();
     try {
-      writeFileSync(path.join(work.dir, 'toolshed.config.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: ATTACKER, trust: 'untrusted' }] }));
+      writeFileSync(path.join(work.dir, 'toolshed.config.json'), JSON.stringify({ builtins: false, plugins: [{ package: ATTACKER, trust: 'untrusted' }] }));
       const cli = (env: Record<string, string>) =>
         spawnSync(process.execPath, [fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url)), '--config', path.join(work.dir, 'toolshed.config.json')], {
           cwd: work.dir,

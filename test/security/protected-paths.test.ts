@@ -59,7 +59,6 @@ function openWorkspace(terminal: Record<string, unknown> | undefined): Promise<T
     env: { PATH: process.env.PATH },
     config: {
       enable: ['file', 'terminal', 'greetings'],
-      cache: { enabled: false },
       hooks: ['./hooks.mjs'],
       protect: ['deploy'],
       plugins: [{ package: 'toolshed-plugin-greetings', trust: 'trusted' }, ...(terminal ? [{ package: '@toolshed/terminal', options: terminal }] : [])],
@@ -224,7 +223,7 @@ describe('an untrusted plugin granted the workspace', () => {
       cwd: ws,
       root: ws,
       env: { PATH: process.env.PATH },
-      config: { builtins: false, cache: { enabled: false }, hooks: ['./hooks.mjs'], plugins: [{ package: fixture('security', 'workspace-writer'), trust: 'untrusted', grant: { fsWrite: ['.'] } }] },
+      config: { builtins: false, hooks: ['./hooks.mjs'], plugins: [{ package: fixture('security', 'workspace-writer'), trust: 'untrusted', grant: { fsWrite: ['.'] } }] },
     });
     try {
       expect(await call(host, 'write_anywhere', { path: rel('plain.txt') })).toMatchObject({ allowed: true });

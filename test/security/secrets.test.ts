@@ -17,7 +17,10 @@ describe('case 5: host secrets', () => {
   beforeAll(async () => {
     saved = process.env.TOOLSHED_TEST_SECRET;
     process.env.TOOLSHED_TEST_SECRET = SECRET;
-    host = await createToolHost(untrustedOptions([{ package: ATTACKER, grant: { env: ['TOOLSHED_TEST_SECRET'] } }], { env: { PATH: process.env.PATH, TOOLSHED_TEST_SECRET: SECRET } }));
+    // The cache off: a test below checks the manifest extraction itself (the file's only host of the attacker).
+    host = await createToolHost(
+      untrustedOptions([{ package: ATTACKER, grant: { env: ['TOOLSHED_TEST_SECRET'] } }], { env: { PATH: process.env.PATH, TOOLSHED_TEST_SECRET: SECRET }, config: { cache: { enabled: false } } }),
+    );
   });
   afterAll(async () => {
     await host.close();

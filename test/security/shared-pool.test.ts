@@ -23,7 +23,6 @@ function options(pool: 'shared' | 'own' | undefined, limits: Record<string, unkn
     env,
     config: {
       builtins: false,
-      cache: { enabled: false },
       limits,
       plugins: [
         { package: 'toolshed-plugin-svc', trust: 'trusted', ...(pool ? { pool } : {}) },

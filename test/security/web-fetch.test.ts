@@ -56,7 +56,7 @@ afterAll(async () => {
 const options = (env: Record<string, string> = {}) => ({
   cwd: scratchDir(),
   env: { PATH: process.env.PATH, ...env },
-  config: { cache: { enabled: false }, enable: ['web'] },
+  config: { enable: ['web'] },
 });
 
 async function fetchVia(host: { dispatch(name: string, args: unknown): Promise<string> }, url: string): Promise<any> {

@@ -62,7 +62,6 @@ function host(limits: Record<string, unknown>, poolB: 'shared' | 'own' | 'defaul
     env,
     config: {
       builtins: false,
-      cache: { enabled: false },
       limits,
       plugins: [
         { package: A, trust: 'trusted', pool: 'shared' },
@@ -129,7 +128,7 @@ describe('the shared pool: per-task env and module', () => {
 
 describe('admission: calls beyond the workers wait their turn', () => {
   it('serves 512 concurrent calls to one plugin with the default limits', async () => {
-    await withHost({ cwd: work.dir, env, config: { builtins: false, cache: { enabled: false }, plugins: [{ package: A, trust: 'trusted' }] } }, async (h) => {
+    await withHost({ cwd: work.dir, env, config: { builtins: false, plugins: [{ package: A, trust: 'trusted' }] } }, async (h) => {
       const results = await Promise.all(Array.from({ length: 512 }, () => h.dispatch('a_slow', { ms: 1 })));
       expect(results.filter((r) => r === 'a 1')).toHaveLength(512);
     });

@@ -220,7 +220,7 @@ describe('search.embedder in the config', () => {
       const plugin = fixture('plugins', 'paraphrase');
       writeFileSync(
         path.join(work.dir, 'toolshed.config.mjs'),
-        `export default { builtins: false, cache: { enabled: false }, plugins: [{ package: ${JSON.stringify(plugin)}, trust: 'trusted' }], defer: ['*'],
+        `export default { builtins: false, plugins: [{ package: ${JSON.stringify(plugin)}, trust: 'trusted' }], defer: ['*'],
   search: { embedder: { model: 'js-config', batchSize: 2, embed: async (texts) => texts.map((t) => [t.length, 1]) } } };\n`,
       );
       await withHost({ cwd: work.dir, env: { PATH: process.env.PATH }, trustConfig: true }, async (host) => {

@@ -22,7 +22,7 @@ async function hostileServer(which: 'weak' | 'lookalike'): Promise<string> {
   const host = await createToolHost({
     cwd: scratchDir(),
     env: { PATH: process.env.PATH },
-    config: { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('search', which === 'weak' ? 'helper-weak' : 'lookalike'), trust: 'trusted' }] },
+    config: { builtins: false, plugins: [{ package: fixture('search', which === 'weak' ? 'helper-weak' : 'lookalike'), trust: 'trusted' }] },
   });
   hostile[which] = { host, endpoint: await serveHttp(host, { host: '127.0.0.1', port: 0 }) };
   return hostile[which].endpoint!.url;
@@ -39,7 +39,6 @@ async function modelHost(server: 'weak' | 'lookalike', url: string, embedder?: E
     env: { PATH: process.env.PATH },
     config: {
       builtins: false,
-      cache: { enabled: false },
       defer: ['*'],
       plugins: [{ package: TRACKER, trust: 'trusted' }],
       mcpServers: { [server]: { url } },

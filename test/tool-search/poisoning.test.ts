@@ -49,7 +49,6 @@ let poisoned: ToolHost;
 
 const config = (extra: Record<string, unknown> = {}, stuffed = true) => ({
   builtins: false,
-  cache: { enabled: false },
   limits: { threads: 1 },
   defer: ['*'],
   plugins: [...dirs.map((dir) => ({ package: dir, trust: 'trusted' as const })), ...(stuffed ? [{ package: STUFFED, trust: 'untrusted' as const }] : [])],
