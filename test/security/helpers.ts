@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { ToolHost, ToolHostOptions } from 'toolshed';
-import { fixture, tempDir } from '../helpers.js';
+import { type CliRun, fixture, tempDir, toolshedMain } from '../helpers.js';
 
 /** The hostile fixture plugin: every tool is an attack. */
 export const ATTACKER = fixture('security', 'attacker');
@@ -99,33 +99,10 @@ export async function unixServer(reply: string): Promise<{ path: string; connect
 }
 
 /**
- * `toolshed ARGS` in `cwd`, run by the CLI's own main() (what bin/toolshed.js runs) in this
- * process, with `env` set for the run (and restored) and output as a piped process writes it:
- * each command a start of its own, without a Node start each. Its exit code and output.
+ * `toolshed ARGS` by main() in this process (toolshedMain), in `cwd`, with `env` laid over this
+ * process's environment (a value of undefined removes the variable) as the command's and the host's.
  */
-export async function toolshedInProcess(args: string[], { cwd, env = {} }: { cwd: string; env?: Record<string, string | undefined> }): Promise<{ code: number; stdout: string; stderr: string }> {
-  // Loaded here, not with this module: most security files never run the CLI.
-  const [{ main }, { styleFor }, { visible }] = await Promise.all([import('#internal/core/cli/main.js'), import('#internal/core/cli/style.js'), import('#internal/core/text/visible.js')]);
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const line = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
-  const plain = styleFor({ isTTY: false });
-  const io = { out: (text: string) => void stdout.push(line(text)), err: (text: string) => void stderr.push(line(visible(text))), style: plain, errStyle: plain, errIsTTY: false, outIsTTY: false, readStdin: () => '' };
-  const savedCwd = process.cwd();
-  const savedEnv = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
-  const setEnv = (values: Record<string, string | undefined>) => {
-    for (const [name, value] of Object.entries(values)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  };
-  process.chdir(cwd);
-  setEnv(env);
-  try {
-    const code = await main(args, io);
-    return { code, stdout: stdout.join(''), stderr: stderr.join('') };
-  } finally {
-    process.chdir(savedCwd);
-    setEnv(savedEnv);
-  }
+export function toolshedInProcess(args: string[], { cwd, env = {} }: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliRun> {
+  const merged = Object.entries({ ...process.env, ...env }).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return toolshedMain(args, { cwd, env: Object.fromEntries(merged) });
 }
