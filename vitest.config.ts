@@ -140,7 +140,16 @@ export default defineConfig({
         extends: true,
         // The packed tarball in fresh apps (packed once per run: test/package/pack-setup.ts),
         // real agent clients, Chromium, the fleet behind haproxy and nginx with redis-server.
-        test: { name: 'e2e', include: E2E, exclude: ['**/node_modules/**', 'test/fixtures/**', ...UNIT], globalSetup: ['test/global-setup.ts', 'test/package/pack-setup.ts'] },
+        // One module graph per vitest worker, as for integration (playwright-core, the SDKs and the
+        // host build loaded once, not per file): the same rules hold, hooks in the test file (the
+        // fleet's files call killLeftoversAfterAll()) and an environment variable set is restored.
+        test: {
+          name: 'e2e',
+          include: E2E,
+          exclude: ['**/node_modules/**', 'test/fixtures/**', ...UNIT],
+          globalSetup: ['test/global-setup.ts', 'test/package/pack-setup.ts'],
+          isolate: false,
+        },
       },
     ],
   },

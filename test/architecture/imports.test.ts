@@ -1,11 +1,12 @@
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cruise as depcruise, type ICruiseResult } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
-const CRUISER = path.join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
 const FIXTURE = fileURLToPath(new URL('../fixtures/import-rules/', import.meta.url));
 
 /** The parts of dependency-cruiser's JSON report this test reads. */
@@ -22,27 +23,29 @@ function violationLine({ rule, from, to, cycle }: CruiseReport['summary']['viola
   return `${rule.name}: ${steps.join(' → ')}`;
 }
 
-/** Runs the cruiser as `npm run lint:imports` does, in `cwd`. */
-function cruise(cwd: string): { modules: number; violations: string[] } {
-  const run = spawnSync(process.execPath, [CRUISER, 'core', 'sandbox', 'boundary', '--config', CONFIG, '--output-type', 'json'], {
-    cwd,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (!run.stdout) throw new Error(`dependency-cruiser printed no report (exit ${run.status}):\n${run.stderr}`);
-  const report = JSON.parse(run.stdout) as CruiseReport;
+/**
+ * Cruises what `npm run lint:imports` names (core, sandbox, boundary, by its config and the
+ * tsconfig the config names) from `baseDir`, with the cruiser's API in this process, as its CLI
+ * does: loading dependency-cruiser and TypeScript once serves both cruises, where a CLI run each
+ * loaded them again.
+ */
+async function cruise(baseDir: string): Promise<{ modules: number; violations: string[] }> {
+  const options = await extractDepcruiseOptions(CONFIG);
+  const tsConfig = extractTSConfig(options.tsConfig!.fileName!);
+  const { output } = await depcruise(['core', 'sandbox', 'boundary'], { ...options, baseDir }, undefined, { tsConfig });
+  const report = output as ICruiseResult & CruiseReport;
   return { modules: report.summary.totalCruised, violations: report.summary.violations.map(violationLine).sort() };
 }
 
 describe('import rules (.dependency-cruiser.cjs)', () => {
-  it('hold for core/, sandbox/ and boundary/, type imports included', () => {
-    const { modules, violations } = cruise(ROOT);
+  it('hold for core/, sandbox/ and boundary/, type imports included', async () => {
+    const { modules, violations } = await cruise(ROOT);
     expect(modules).toBeGreaterThan(150);
     expect(violations).toEqual([]);
   });
 
-  it('fail on a tree that breaks each rule once, and allow core/expose → sandbox/code', () => {
-    const { modules, violations } = cruise(FIXTURE);
+  it('fail on a tree that breaks each rule once, and allow core/expose → sandbox/code', async () => {
+    const { modules, violations } = await cruise(FIXTURE);
     expect(modules).toBe(20);
     expect(violations).toEqual([
       'boundary-imports-only-boundary: boundary/wire.ts → core/text/helper.ts',

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 import { fixture, suiteHome, tempDir } from '../helpers.js';
 
 /** The CLI entry the tests start. */
@@ -107,9 +107,17 @@ export interface Misdeeds {
   errors: string[];
 }
 
-/** A new page (its own context, 1440×900) whose dialogs, console errors and uncaught exceptions are recorded. */
-export async function openPage(browser: Browser, url: string): Promise<{ page: Page; misdeeds: Misdeeds }> {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+/** A browser context (a profile: cookies, storage, HTTP cache) with the tests' window size, 1440×900. */
+export function newContext(browser: Browser): Promise<BrowserContext> {
+  return browser.newContext({ viewport: { width: 1440, height: 900 } });
+}
+
+/**
+ * A new page whose dialogs, console errors and uncaught exceptions are recorded: in a context of
+ * its own (closed with `page.context().close()`), or in `context`, given (closed with `page.close()`).
+ */
+export async function openPage(target: Browser | BrowserContext, url: string): Promise<{ page: Page; misdeeds: Misdeeds }> {
+  const context = 'newContext' in target ? await newContext(target) : target;
   const page = await context.newPage();
   const misdeeds: Misdeeds = { dialogs: [], errors: [] };
   page.on('dialog', (dialog) => {

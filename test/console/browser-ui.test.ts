@@ -2,19 +2,27 @@
  * The console in a real browser over `toolshed ui`: a hidden tool's reason, a call run from the
  * form generated from the tool's schema, a call held for approval answered in the page, and a
  * hostile plugin's markup shown as text.
+ *
+ * Each test opens a page of its own in one browser context: the console keeps nothing in the
+ * browser but a tab's sessionStorage (the sign-in token, unused here), so each page starts as a
+ * fresh one, and the console's assets (served immutable) load from the context's cache after the
+ * first page.
  */
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleProject, launchChromium, NOTES_TEXT, openPage, type Running, startUi } from './browser-setup.js';
+import { consoleProject, launchChromium, newContext, NOTES_TEXT, openPage, type Running, startUi } from './browser-setup.js';
 
 const project = consoleProject();
 let ui: Running;
 let browser: Browser;
+let context: BrowserContext;
 
 beforeAll(async () => {
   [ui, browser] = await Promise.all([startUi(project), launchChromium()]);
+  context = await newContext(browser);
 }, 60_000);
 afterAll(async () => {
+  await context?.close();
   await browser?.close();
   await ui?.stop();
   project.cleanup();
@@ -22,7 +30,7 @@ afterAll(async () => {
 
 describe('the console over toolshed ui', () => {
   it("lists a tool hidden for a missing env variable with its reason, and shows it in the tool's detail", { timeout: 60_000 }, async () => {
-    const { page, misdeeds } = await openPage(browser, ui.url);
+    const { page, misdeeds } = await openPage(context, ui.url);
     const tools = page.getByRole('region', { name: 'Tools' });
     const row = tools.getByRole('listitem').filter({ has: page.getByRole('button', { name: 'weather_now', exact: true }) });
     await row.getByText('missing environment variable CONSOLE_DEMO_WEATHER_KEY').waitFor();
@@ -34,11 +42,11 @@ describe('the console over toolshed ui', () => {
     const funnel = page.getByRole('region', { name: 'Layers' });
     expect(await funnel.getByRole('listitem').filter({ hasText: 'exposed' }).first().textContent()).toMatch(/exposed\s*\d+/);
     expect(misdeeds).toEqual({ dialogs: [], errors: [] });
-    await page.context().close();
+    await page.close();
   });
 
   it('lists the plugins with their tier, trust and protections, and a failed one with its code and message', { timeout: 60_000 }, async () => {
-    const { page } = await openPage(browser, ui.url);
+    const { page } = await openPage(context, ui.url);
     const plugins = page.getByRole('region', { name: 'Plugins' });
     const demo = plugins.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /toolshed-plugin-console-demo/ }) });
     await demo.waitFor();
@@ -46,11 +54,11 @@ describe('the console over toolshed ui', () => {
     expect(await demo.textContent()).toContain('network: declared, not enforced');
     const failed = plugins.getByRole('row').filter({ hasText: 'no-such-plugin' });
     expect(await failed.textContent()).toMatch(/PLUGIN_NOT_FOUND .*no-such-plugin/);
-    await page.context().close();
+    await page.close();
   });
 
   it('ranks tools for a tool_search query and says what each term matched', { timeout: 60_000 }, async () => {
-    const { page } = await openPage(browser, ui.url);
+    const { page } = await openPage(context, ui.url);
     const search = page.getByRole('region', { name: 'Search' });
     await search.getByRole('searchbox', { name: 'Search query' }).fill('echo');
     await search.getByRole('button', { name: 'Search' }).click();
@@ -62,11 +70,11 @@ describe('the console over toolshed ui', () => {
     expect(Number(cells[2])).toBeGreaterThan(0);
     expect(cells[3]).toBe('no');
     expect(cells[4]).toMatch(/^echo: .*name/);
-    await page.context().close();
+    await page.close();
   });
 
   it("shows a tool's definition in each provider format, its permissions and its schema", { timeout: 60_000 }, async () => {
-    const { page } = await openPage(browser, ui.url);
+    const { page } = await openPage(context, ui.url);
     await page.getByRole('button', { name: 'read_file', exact: true }).click();
     const detail = page.getByRole('region', { name: 'Tool: read_file' });
     await detail.getByText('As the model sees it', { exact: true }).click();
@@ -81,11 +89,11 @@ describe('the console over toolshed ui', () => {
     for (const label of ['requested', 'granted', 'effective', 'enforced']) await detail.getByRole('heading', { name: label, exact: true }).waitFor();
     await detail.getByText('Schema', { exact: true }).click();
     expect(await detail.locator('details', { hasText: 'Schema' }).last().textContent()).toContain('"required"');
-    await page.context().close();
+    await page.close();
   });
 
   it('filters the tools by state or reason, and the calls by tool and by outcome', { timeout: 60_000 }, async () => {
-    const { page } = await openPage(browser, ui.url);
+    const { page } = await openPage(context, ui.url);
     const tools = page.getByRole('region', { name: 'Tools' });
     await tools.getByRole('searchbox', { name: 'Filter tools' }).fill('hidden (availability)');
     await tools.getByRole('button', { name: 'weather_now', exact: true }).waitFor();
@@ -112,11 +120,11 @@ describe('the console over toolshed ui', () => {
     await calls.getByRole('combobox', { name: 'Outcome' }).selectOption('all');
     await calls.getByRole('combobox', { name: 'Tool' }).selectOption('echo');
     await expect.poll(async () => new Set(await toolCells.allTextContents())).toEqual(new Set(['echo']));
-    await page.context().close();
+    await page.close();
   });
 
   it('runs read_file from the form generated from its schema and shows the file in "Result"', { timeout: 60_000 }, async () => {
-    const { page, misdeeds } = await openPage(browser, ui.url);
+    const { page, misdeeds } = await openPage(context, ui.url);
     await page.getByRole('button', { name: 'read_file', exact: true }).click();
     const detail = page.getByRole('region', { name: 'Tool: read_file' });
     await detail.getByRole('textbox', { name: /^path/ }).fill('notes.txt');
@@ -125,11 +133,11 @@ describe('the console over toolshed ui', () => {
     await result.getByText(NOTES_TEXT, { exact: false }).waitFor();
     expect(await result.textContent()).toContain('OK');
     expect(misdeeds).toEqual({ dialogs: [], errors: [] });
-    await page.context().close();
+    await page.close();
   });
 
   it('checks the arguments before sending: a missing required field is named, and nothing runs', { timeout: 60_000 }, async () => {
-    const { page } = await openPage(browser, ui.url);
+    const { page } = await openPage(context, ui.url);
     await page.getByRole('button', { name: 'echo', exact: true }).click();
     const detail = page.getByRole('region', { name: 'Tool: echo' });
     await detail.getByRole('button', { name: 'Run' }).click();
@@ -147,11 +155,11 @@ describe('the console over toolshed ui', () => {
     await detail.getByRole('checkbox', { name: 'Edit raw JSON' }).uncheck();
     expect(await detail.getByRole('textbox', { name: /^text/ }).inputValue()).toBe('hello');
     expect(await detail.getByRole('spinbutton', { name: /^times/ }).inputValue()).toBe('2');
-    await page.context().close();
+    await page.close();
   });
 
   it('works from the keyboard: filter the tools, select one, fill its form and run it', { timeout: 60_000 }, async () => {
-    const { page } = await openPage(browser, ui.url);
+    const { page } = await openPage(context, ui.url);
     await page.getByRole('button', { name: 'echo', exact: true }).waitFor();
     await page.getByRole('searchbox', { name: 'Filter tools' }).focus();
     await page.keyboard.type('echo');
@@ -163,11 +171,11 @@ describe('the console over toolshed ui', () => {
     await page.keyboard.type('typed');
     await page.keyboard.press('Enter');
     await page.getByRole('region', { name: 'Result' }).getByText('typed').waitFor();
-    await page.context().close();
+    await page.close();
   });
 
   it('holds a call run from the form for a tool in approve in "Approvals" until it is approved there', { timeout: 60_000 }, async () => {
-    const { page, misdeeds } = await openPage(browser, ui.url);
+    const { page, misdeeds } = await openPage(context, ui.url);
     await page.getByRole('button', { name: 'delete_thing', exact: true }).click();
     const detail = page.getByRole('region', { name: 'Tool: delete_thing' });
     await detail.getByRole('textbox', { name: /^id/ }).fill('from-the-form');
@@ -180,11 +188,11 @@ describe('the console over toolshed ui', () => {
     await page.getByRole('region', { name: 'Result' }).getByText('deleted from-the-form').waitFor();
     await held.waitFor({ state: 'detached' });
     expect(misdeeds).toEqual({ dialogs: [], errors: [] });
-    await page.context().close();
+    await page.close();
   });
 
   it("shows a plugin's markup in a description and in arguments as text, and runs none of it", { timeout: 60_000 }, async () => {
-    const { page, misdeeds } = await openPage(browser, ui.url);
+    const { page, misdeeds } = await openPage(context, ui.url);
     await page.getByRole('button', { name: 'markup', exact: true }).click();
     const detail = page.getByRole('region', { name: 'Tool: markup' });
     const markup = '<img src=x onerror="window.__consolePwned = true; console.error(\'pwned\')">';
@@ -200,6 +208,6 @@ describe('the console over toolshed ui', () => {
     expect(await page.locator('img').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { __consolePwned?: boolean }).__consolePwned)).toBeUndefined();
     expect(misdeeds).toEqual({ dialogs: [], errors: [] });
-    await page.context().close();
+    await page.close();
   });
 });

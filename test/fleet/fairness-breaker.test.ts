@@ -11,7 +11,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
 import { textOf } from '../mcp/setup.js';
-import { startReplica, startStateServer, type Replica, type StoreServer } from '../support/fleet.js';
+import { killLeftoversAfterAll, startReplica, startStateServer, type Replica, type StoreServer } from '../support/fleet.js';
+
+killLeftoversAfterAll();
 
 const work = tempDir();
 let server: StoreServer | undefined;

@@ -20,7 +20,9 @@ import { serveHttp } from '#internal/core/mcp-server/http.js';
 import { opsEndpoints } from '#internal/core/mcp-server/ops.js';
 import { openingHost } from '#internal/core/mcp-server/opening-host.js';
 import { fixture, fixtureOptions, tempDir } from '../helpers.js';
-import { freePort, startReplica, type Replica } from '../support/fleet.js';
+import { killLeftoversAfterAll, freePort, startReplica, type Replica } from '../support/fleet.js';
+
+killLeftoversAfterAll();
 
 const project = tempDir('toolshed-ops-');
 const started: Array<{ stop(): Promise<void> }> = [];

@@ -13,7 +13,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
-import { startReplica, startStateServer, type Replica, type StoreServer } from '../support/fleet.js';
+import { killLeftoversAfterAll, startReplica, startStateServer, type Replica, type StoreServer } from '../support/fleet.js';
+
+killLeftoversAfterAll();
 
 const work = tempDir('toolshed-plugin-state-replicas-');
 let store: StoreServer;

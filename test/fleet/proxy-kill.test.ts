@@ -8,8 +8,10 @@
  * SSE streams, and a cut stream waited for the client's timeout).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { callsInFlight, freePort, startHaproxy, startReplica, type Balancer, type Replica } from '../support/fleet.js';
+import { killLeftoversAfterAll, callsInFlight, freePort, startHaproxy, startReplica, type Balancer, type Replica } from '../support/fleet.js';
 import { legacyClient, modernClient, proxyProject, shipped, textOf } from './proxy-setup.js';
+
+killLeftoversAfterAll();
 
 /** How long each call runs: long enough to be in flight when the replica dies. */
 const SLOW_MS = 8_000;

@@ -11,8 +11,10 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { suiteHome } from '../helpers.js';
-import { freePort, startHaproxy, startNginx, startReplica, type Balancer, type Replica } from '../support/fleet.js';
+import { killLeftoversAfterAll, freePort, startHaproxy, startNginx, startReplica, type Balancer, type Replica } from '../support/fleet.js';
 import { legacyClient, modernClient, proxyProject, shipped, textOf } from './proxy-setup.js';
+
+killLeftoversAfterAll();
 
 const project = proxyProject('toolshed-proxy-');
 const cleanups: Array<() => Promise<unknown> | unknown> = [];

@@ -9,8 +9,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolHost } from 'toolshed';
-import { callsInFlight, startReplica, type Haproxy, type Replica } from '../support/fleet.js';
+import { killLeftoversAfterAll, callsInFlight, startReplica, type Haproxy, type Replica } from '../support/fleet.js';
 import { fleet, remoteHost, replicaProject, startBalancer } from './remote-setup.js';
+
+killLeftoversAfterAll();
 
 const project = replicaProject();
 let replicas: Replica[] = [];

@@ -8,9 +8,11 @@
 import http from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ToolHost } from 'toolshed';
-import { startReplica, type Balancer, type Replica } from '../support/fleet.js';
+import { killLeftoversAfterAll, startReplica, type Balancer, type Replica } from '../support/fleet.js';
 import { fleet, nextProbe, remoteHost, replicaProject, startBalancer, until } from './remote-setup.js';
 import { ManualClock } from '../helpers.js';
+
+killLeftoversAfterAll();
 
 const project = replicaProject();
 const cleanups: Array<() => unknown> = [];

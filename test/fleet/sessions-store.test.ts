@@ -7,7 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { fixtureOptions } from '../helpers.js';
-import { FLEET_KEY, freePort, startStateServer, type StoreServer } from '../support/fleet.js';
+import { killLeftoversAfterAll, FLEET_KEY, freePort, startStateServer, type StoreServer } from '../support/fleet.js';
+
+killLeftoversAfterAll();
 
 let store: StoreServer;
 const hosts: ToolHost[] = [];

@@ -19,7 +19,9 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, tempDir } from '../helpers.js';
 import { signal, textOf } from '../mcp/setup.js';
-import { startHaproxy, startReplica, startStateServer, type Balancer, type Replica, type StoreServer } from '../support/fleet.js';
+import { killLeftoversAfterAll, startHaproxy, startReplica, startStateServer, type Balancer, type Replica, type StoreServer } from '../support/fleet.js';
+
+killLeftoversAfterAll();
 
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
 const ASKS = { ...MODERN, capabilities: { elicitation: { form: {} } } };

@@ -13,7 +13,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixture, tempDir } from '../helpers.js';
 import { textOf } from '../mcp/setup.js';
-import { startReplica, startStateServer, type Replica, type StoreServer } from '../support/fleet.js';
+import { killLeftoversAfterAll, startReplica, startStateServer, type Replica, type StoreServer } from '../support/fleet.js';
+
+killLeftoversAfterAll();
 
 const PREFIX = 'store-messages:';
 const work = tempDir('toolshed-store-messages-');

@@ -6,8 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore, openStateStore, type StateStore } from '#internal/core/state/store.js';
-import { freePort, startStateServer, type StoreServer } from '../support/fleet.js';
+import { killLeftoversAfterAll, freePort, startStateServer, type StoreServer } from '../support/fleet.js';
 import { ManualClock } from '../helpers.js';
+
+killLeftoversAfterAll();
 
 let server: StoreServer;
 const opened: StateStore[] = [];

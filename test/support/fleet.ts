@@ -2,8 +2,9 @@
  * Real fleet components for the fleet tests: a Valkey or Redis server, replicas
  * of `toolshed serve --http` (separate processes), and haproxy or nginx in
  * front of them. Each starts on free loopback ports and is stopped by `stop()`; tests
- * call it in afterAll, and whatever a file started and did not stop (a beforeAll that
- * failed half way) is killed when the file ends, so nothing outlives it. `npm test`
+ * call it in afterAll, and a file that starts any calls `killLeftoversAfterAll()` at its
+ * top, so whatever it started and did not stop (a beforeAll that failed half way) is
+ * killed when the file ends and nothing outlives it. `npm test`
  * installs the servers (scripts/test-prerequisites.mjs: Debian's redis-server, haproxy and
  * nginx); a test that needs one and does not find it fails, it is never skipped.
  */
@@ -25,19 +26,26 @@ function track<T extends ChildProcess>(child: T): T {
   return child;
 }
 
-// The safety net behind each test's own stop(): registered once per file that imports this module.
-afterAll(async () => {
-  await Promise.all(
-    [...live].map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGKILL');
-        }),
-    ),
-  );
-});
+/**
+ * The safety net behind each test's own stop(): kills, when the calling test file ends, every
+ * process started here that is still running. Each file that starts any calls it at its top
+ * level: the files of a vitest worker share this module (isolate: false), so a hook registered
+ * here at import would run for the first of them only.
+ */
+export function killLeftoversAfterAll(): void {
+  afterAll(async () => {
+    await Promise.all(
+      [...live].map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGKILL');
+          }),
+      ),
+    );
+  });
+}
 
 /** The CLI entry replicas run. */
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
@@ -75,7 +83,7 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Binaries found so far, by the names asked for: each is looked for once per test file. */
+/** Binaries found so far, by the names asked for: each is looked for once per vitest worker. */
 const found = new Map<string, string>();
 
 /** The first of `names` found on PATH (or in /usr/sbin, where Debian puts haproxy), else throws. */
