@@ -8,7 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type Identity, type ToolHost } from 'toolshed';
 import { fixtureOptions, ManualClock } from '../helpers.js';
-import { FLEET_KEY, startStateServer, type StoreServer } from '../support/fleet.js';
+import { FLEET_KEY, killLeftoversAfterAll, startStateServer, type StoreServer } from '../support/fleet.js';
+
+killLeftoversAfterAll();
 
 const who = (subject: string): Identity => ({ subject, scopes: [], claims: { sub: subject } });
 const parse = (text: string) => JSON.parse(text) as { error: string; code: string; retryAfterMs?: number };

@@ -10,8 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js';
 import { mcpConfig, mcpProject, textOf } from '../mcp/setup.js';
-import { FLEET_KEY, startStateServer, type StoreServer } from '../support/fleet.js';
+import { FLEET_KEY, killLeftoversAfterAll, startStateServer, type StoreServer } from '../support/fleet.js';
 import { startAuthServer, type AuthServer } from '../support/oauth.js';
+
+killLeftoversAfterAll();
 
 /** One audience for the whole fleet, as a balancer's public URL would be. */
 const AUDIENCE = 'https://tools.example/mcp';

@@ -16,7 +16,9 @@ import { createProxyServer } from 'http-proxy-3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, suiteHome } from '../helpers.js';
 import { BIN } from './setup.js';
-import { FLEET_KEY, startStateServer, type StoreServer } from '../support/fleet.js';
+import { FLEET_KEY, killLeftoversAfterAll, startStateServer, type StoreServer } from '../support/fleet.js';
+
+killLeftoversAfterAll();
 
 const work = tempDir('toolshed-stateless-');
 let store: StoreServer;
