@@ -3,7 +3,6 @@
  * Desktop block works as is; results keep every content block; list changes,
  * progress and cancellation cross both hops.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, ManualClock, tempDir, suiteHome, until } from '../helpers.js';
-import { BIN, DYNAMIC, FileHosts, PROJECT, runCli, serverScript } from './setup.js';
+import { BIN, cliInProcess, DYNAMIC, FileHosts, PROJECT, runCli, serverScript } from './setup.js';
 
 const work = tempDir('toolshed-mcp-serve-');
 const config = path.join(work.dir, 'toolshed.config.json');
@@ -78,12 +77,14 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
   it("lists and calls the servers' tools", async () => {
     // The fixture's config is the operator's: accepted as it is, so toolshed adds nothing to stderr on a first run
     // either. What the servers log there themselves is relayed, tagged with their name, when it arrives in time.
-    const call = spawnSync(process.execPath, [BIN, 'call', 'get-sum', '{"a":2,"b":3}', '--trust-config'], { cwd, env, encoding: 'utf8' });
+    // One real process: its exit code, and its stdout and stderr as a shell sees them.
+    const call = await runCli(['call', 'get-sum', '{"a":2,"b":3}', '--trust-config'], { cwd, env });
     expect(call.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('[mcp:everything'))).toEqual([]);
     expect(call.stdout).toBe('The sum of 2 and 3 is 5.\n');
     expect(call.status).toBe(0);
-    // Trusted now: the runs that only read go side by side.
-    const [graph, allowed, summary] = await Promise.all([runCli(['call', 'read_graph', '{}'], { cwd, env }), runCli(['call', 'list_allowed_directories', '{}'], { cwd, env }), runCli([], { cwd, env })]);
+    // Trusted now: the runs that only read go side by side, in this process.
+    const [graph, allowed, summary] = await cliInProcess([['call', 'read_graph', '{}'], ['call', 'list_allowed_directories', '{}'], []], { cwd });
+    expect(graph.status, graph.stderr).toBe(0);
     expect(JSON.parse(graph.stdout)).toEqual({ entities: [], relations: [] });
     expect(allowed.stdout).toBe(`Allowed directories:\n${cwd}\n`);
     // 13 tools, and 3 it lists only to a client that offers roots and elicitation (toolshed does; sampling needs an onSampling).
@@ -98,7 +99,13 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
   });
 
   it("lists and explains the servers' tools", async () => {
-    const [list, explain] = await Promise.all([runCli(['list', '--format', 'names'], { cwd, env }), runCli(['explain', 'get-sum'], { cwd, env })]);
+    const [list, explain] = await cliInProcess(
+      [
+        ['list', '--format', 'names'],
+        ['explain', 'get-sum'],
+      ],
+      { cwd },
+    );
     expect(list.status, list.stderr).toBe(0);
     expect(list.stdout.split('\n')).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation', 'read_file']));
     expect(explain.status, explain.stderr).toBe(0);
