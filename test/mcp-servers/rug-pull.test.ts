@@ -4,14 +4,13 @@
  * sight in the user's state folder; a changed one is held (default), served with a warning,
  * or pinned again, as definitionChanges says, until the operator accepts it (API or CLI).
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { HostEvents, McpServerEntry, ToolHost } from 'toolshed';
 import { fixture, ManualClock, suiteHome, tempDir, until as untilTrue } from '../helpers.js';
-import { BIN, FileHosts, runCli, server, until } from './setup.js';
+import { cliInProcess, FileHosts, runCli, server, until } from './setup.js';
 
 const RUG_PULL = fixture('mcp-servers', 'rug-pull', 'server.mjs');
 const HONEST = 'Reads one of the notes by its title.';
@@ -93,7 +92,7 @@ const held = (name: string) => (r: ReturnType<ToolHost['explain']>) => r.tools.f
 const shown = (name: string) => (r: ReturnType<ToolHost['explain']>) => r.tools.find((t) => t.name === name)?.exposed === true;
 
 describe('a server that changes a tool definition after it was seen', () => {
-  it('holds it by default: hidden with the reason and the diff in explain, an event, calls refused', async () => {
+  it('holds it by default: hidden with the reason and the diff in explain, an event, calls refused; shown again, as changed, once the library API accepts it', async () => {
     const name = fresh();
     const host = await open({ [name]: entry(stateFile(name)) });
     expect(await description(host, 'read_notes')).toBe(HONEST);
@@ -111,13 +110,8 @@ describe('a server that changes a tool definition after it was seen', () => {
     const call = await host.call('read_notes', { title: 'x' });
     expect(call).toMatchObject({ ok: false, code: 'TOOL_NOT_EXPOSED' });
     expect(!call.ok && call.message).toContain('definition changed since it was accepted');
-  });
 
-  it('shows the tool again, as changed, once the library API accepts it', async () => {
-    const name = fresh();
-    const host = await open({ [name]: entry(stateFile(name)) });
-    await pullTheRug(host);
-    await until(host, held('read_notes'), 'read_notes held');
+    // Accepted through the library API: shown again, as changed.
     const changes: number[] = [];
     host.on('change', (generation) => changes.push(generation));
     const accepted = await host.acceptDefinitions({ server: name, tools: ['read_notes'] });
@@ -270,9 +264,8 @@ describe('a server that adds a tool, or changes an output schema, after its tool
 });
 
 describe('toolshed accept', () => {
-  const toolshed = (dir: string, args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, encoding: 'utf8' });
-  /** The same, not blocking: for the runs that only read, side by side. */
-  const reading = (dir: string, args: string[]) => runCli(args, { cwd: dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' } });
+  /** `toolshed ARGS` in `dir`, run in this process: side by side when more than one. */
+  const toolshed = <Runs extends string[][]>(dir: string, ...runs: [...Runs]) => cliInProcess(runs, { cwd: dir });
 
   it('shows the held change and accepts it, so list serves the tool again', async () => {
     const name = fresh();
@@ -280,27 +273,28 @@ describe('toolshed accept', () => {
     mkdirSync(dir);
     const state = stateFile(name);
     writeFileSync(path.join(dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, limits: { loadTimeoutMs: 30_000 }, mcpServers: { [name]: entry(state) } }));
-    const first = toolshed(dir, ['list', '--format', 'names']);
+    const [first] = await toolshed(dir, ['list', '--format', 'names']);
     expect(first.stdout.split('\n')).toContain('read_notes');
 
     writeFileSync(state, 'poisoned');
-    const list = toolshed(dir, ['list', '--format', 'names']);
+    const [list] = await toolshed(dir, ['list', '--format', 'names']);
     expect(list.stdout.split('\n')).not.toContain('read_notes');
     expect(list.stderr).toContain(`the MCP server ${name} changed the definition of read_notes since it was accepted (held)`);
 
-    const [explain, pending] = await Promise.all([reading(dir, ['explain', 'read_notes']), reading(dir, ['accept'])]);
+    const [explain, pending] = await toolshed(dir, ['explain', 'read_notes'], ['accept']);
     expect(explain.stdout).toContain('definition changed since it was accepted');
     expect(explain.stdout).toContain(`+   ${INJECTION}`);
     expect(pending.status).toBe(1);
     expect(pending.stdout).toContain(`${name}: read_notes held, changed since accepted on`);
     expect(pending.stdout).toContain('nothing accepted: run toolshed accept SERVER [TOOL...], or toolshed accept --all');
 
-    const accept = toolshed(dir, ['accept', name, 'read_notes']);
+    // The acceptance in a process of its own, as a person runs it: the runs after it read its pins.
+    const accept = await runCli(['accept', name, 'read_notes'], { cwd: dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' } });
     expect(accept.status).toBe(0);
     expect(accept.stdout).toContain(`+   ${INJECTION}`);
     expect(accept.stdout).toContain('accepted 1 definition: read_notes');
 
-    const [served, again] = await Promise.all([reading(dir, ['list', '--format', 'names']), reading(dir, ['accept', '--all'])]);
+    const [served, again] = await toolshed(dir, ['list', '--format', 'names'], ['accept', '--all']);
     expect(served.stdout.split('\n')).toContain('read_notes');
     expect(again).toMatchObject({ status: 0, stdout: 'nothing to accept: the definitions named are as accepted\n' });
     // Seven CLI runs, each starting a host and the server: generous for a busy 2-core machine.
