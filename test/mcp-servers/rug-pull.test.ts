@@ -46,12 +46,33 @@ function entry(state: string, extra: Partial<McpServerEntry> = {}): McpServerEnt
 }
 
 /** A host of `servers`, once read_notes is served or held (a busy machine may need a restart of the server first). */
-async function open(servers: Record<string, McpServerEntry>, config: Record<string, unknown> = {}): Promise<ToolHost> {
+async function open(servers: Record<string, McpServerEntry>, config: Record<string, unknown> = {}, owner = hosts): Promise<ToolHost> {
   const clock = new ManualClock();
-  const host = await hosts.open(servers, { clock, config: { limits: { loadTimeoutMs: 30_000 }, ...config } });
+  const host = await owner.open(servers, { clock, config: { limits: { loadTimeoutMs: 30_000 }, ...config } });
   clocks.set(host, clock);
   await until(host, (r) => r.tools.some((t) => t.name === 'read_notes' && (t.exposed || t.availability?.kind === 'definition')), 'read_notes listed');
   return host;
+}
+
+/** The hosts shared by several tests, closed when the file ends. */
+const sharedHosts = new FileHosts();
+afterAll(() => sharedHosts.closeAll());
+const shared = new Map<string, Promise<{ host: ToolHost; name: string }>>();
+
+/**
+ * A host of one server with `definitionChanges` at `mode` (the default, hold, when undefined), shared
+ * by the tests that each change another of its tools and leave what they changed accepted (or
+ * never look at it again); started on first use, so each of them also runs alone.
+ */
+function sharedServer(mode?: 'warn'): Promise<{ host: ToolHost; name: string }> {
+  const key = mode ?? 'hold';
+  let server = shared.get(key);
+  if (!server) {
+    const name = fresh();
+    server = open({ [name]: entry(stateFile(name), mode ? { definitionChanges: mode } : {}) }, {}, sharedHosts).then((host) => ({ host, name }));
+    shared.set(key, server);
+  }
+  return server;
 }
 
 /**
@@ -93,8 +114,7 @@ const shown = (name: string) => (r: ReturnType<ToolHost['explain']>) => r.tools.
 
 describe('a server that changes a tool definition after it was seen', () => {
   it('holds it by default: hidden with the reason and the diff in explain, an event, calls refused; shown again, as changed, once the library API accepts it', async () => {
-    const name = fresh();
-    const host = await open({ [name]: entry(stateFile(name)) });
+    const { host, name } = await sharedServer();
     expect(await description(host, 'read_notes')).toBe(HONEST);
     const change = await pullTheRug(host);
     expect(change).toMatchObject({ server: name, tool: 'read_notes', name: 'read_notes', mode: 'hold', acceptedAt: expect.any(String) });
@@ -176,8 +196,7 @@ describe('a server that changes a tool definition after it was seen', () => {
   });
 
   it('warn: serves the new definition, with a warning in explain and the event', async () => {
-    const name = fresh();
-    const host = await open({ [name]: entry(stateFile(name), { definitionChanges: 'warn' }) });
+    const { host, name } = await sharedServer('warn');
     expect(await pullTheRug(host)).toMatchObject({ server: name, tool: 'read_notes', mode: 'warn' });
     const report = await until(host, (r) => server(r, name).definitionChanges !== undefined, 'the warning');
     expect(shown('read_notes')(report)).toBe(true);
@@ -215,8 +234,7 @@ describe('a server that changes a tool definition after it was seen', () => {
 
 describe('a server that adds a tool, or changes an output schema, after its tools were accepted', () => {
   it('holds a tool the accepted listing did not have (a rug pull by a new name) until it is accepted', async () => {
-    const name = fresh();
-    const host = await open({ [name]: entry(stateFile(name)) });
+    const { host, name } = await sharedServer();
     const changed = nextChange(host);
     expect(await rewrite(host, 'add_tool')).toBe('added');
     const change = await changed;
@@ -239,8 +257,7 @@ describe('a server that adds a tool, or changes an output schema, after its tool
   });
 
   it('holds a tool whose outputSchema changed', async () => {
-    const name = fresh();
-    const host = await open({ [name]: entry(stateFile(name)) });
+    const { host } = await sharedServer();
     const changed = nextChange(host);
     expect(await rewrite(host, 'reshape')).toBe('reshaped');
     const change = await changed;
@@ -251,8 +268,8 @@ describe('a server that adds a tool, or changes an output schema, after its tool
   });
 
   it('warn: serves the new tool with a warning that says it is new', async () => {
-    const name = fresh();
-    const host = await open({ [name]: entry(stateFile(name), { definitionChanges: 'warn' }) });
+    // The warn test above accepted what it changed: the only warning is for the new tool.
+    const { host, name } = await sharedServer('warn');
     const changed = nextChange(host);
     expect(await rewrite(host, 'add_tool')).toBe('added');
     expect(await changed).toMatchObject({ tool: 'export_notes', kind: 'added', mode: 'warn' });
