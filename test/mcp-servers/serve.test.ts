@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ToolHost } from 'toolshed';
 import { fixture, ManualClock, tempDir, suiteHome, until } from '../helpers.js';
 import { BIN, cliInProcess, DYNAMIC, FileHosts, PROJECT, runCli, serverScript } from './setup.js';
 
@@ -228,26 +229,42 @@ describe('toolshed serve in front of MCP servers', () => {
   });
 });
 
+/**
+ * One host of the fixture server, for the list-change test (which adds a tool) and the abort test
+ * (which counts its slow calls); started on first use. definitionChanges 'accept': a tool new since
+ * the first listing is otherwise held (rug-pull.test.ts). A re-list waits out its debounce on the clock.
+ */
+const sharedHosts = new FileHosts();
+afterAll(() => sharedHosts.closeAll());
+let dynamicHost: Promise<{ host: ToolHost; clock: ManualClock }> | undefined;
+function dynamic(): Promise<{ host: ToolHost; clock: ManualClock }> {
+  dynamicHost ??= (async () => {
+    const clock = new ManualClock();
+    return { host: await sharedHosts.open({ dynamic: { command: 'node', args: [DYNAMIC], definitionChanges: 'accept' } }, { clock }), clock };
+  })();
+  return dynamicHost;
+}
+
 describe('list changes in the host', () => {
   it("re-lists on the server's list_changed and emits change with the new tool already exposed", async () => {
-    // definitionChanges 'accept': a tool new since the first listing is otherwise held (rug-pull.test.ts).
-    // The re-list waits out its debounce on this clock.
-    const clock = new ManualClock();
-    const host = await hosts.open({ dynamic: { command: 'node', args: [DYNAMIC], definitionChanges: 'accept' } }, { clock });
+    const { host, clock } = await dynamic();
     const exposedAtChange: boolean[] = [];
-    const changed = new Promise<void>((resolve) =>
-      host.on('change', () => {
+    let onChange!: () => void;
+    const changed = new Promise<void>((resolve) => {
+      onChange = () => {
         void host.definitions({ format: 'mcp' }).then((defs) => {
           exposedAtChange.push(defs.some((d) => d.name === 'late_tool'));
           resolve();
         });
-      }),
-    );
+      };
+      host.on('change', onChange);
+    });
     expect(await host.dispatch('add_tool', { name: 'late_tool' })).toBe('registered late_tool');
     // The SDK sends list_changed without waiting for it: once it has set the re-list's 250 ms debounce, pass it.
     await until(() => (clock.next() ?? Infinity) <= clock.time + 250, { what: 'the re-list debounce after list_changed' });
     clock.advance(250);
     await changed;
+    host.off('change', onChange);
     expect(exposedAtChange[0]).toBe(true);
     expect(await host.dispatch('late_tool', {})).toBe('added late_tool answers');
   });
@@ -262,7 +279,7 @@ describe('deadlines', () => {
   });
 
   it('cancels the call upstream when the caller aborts dispatch', async () => {
-    const host = await hosts.open({ dynamic: { command: 'node', args: [DYNAMIC] } });
+    const { host } = await dynamic();
     const controller = new AbortController();
     const outcome = await host.call('slow', {}, { signal: controller.signal, onProgress: () => controller.abort() });
     expect(outcome).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
