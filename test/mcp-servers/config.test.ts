@@ -8,8 +8,8 @@ import { resolveServers } from '#internal/core/mcp-client/config.js';
 import { resolveProgram } from '#internal/core/mcp-client/program.js';
 import { restartDelay } from '#internal/core/mcp-client/connection.js';
 import { probeDelay } from '#internal/core/mcp-client/probe.js';
-import { tempDir } from '../helpers.js';
-import { cliInProcess, FileHosts, PROJECT, serverScript } from './setup.js';
+import { tempDir, toolshedMain } from '../helpers.js';
+import { FileHosts, PROJECT, serverScript } from './setup.js';
 
 const hosts = new FileHosts();
 afterEach(() => hosts.release());
@@ -145,8 +145,8 @@ describe('toolshed init --from-claude-desktop', () => {
         }),
       );
       // In this process: what init writes and prints, and a start of what it wrote (test/cli runs real processes).
-      const [init] = await cliInProcess([['init', '--from-claude-desktop', desktop]], { cwd: work.dir });
-      expect(init.status, init.stderr).toBe(0);
+      const init = await toolshedMain(['init', '--from-claude-desktop', desktop], { cwd: work.dir });
+      expect(init.code, init.stderr).toBe(0);
       expect(init.stdout).toContain('imported 3 MCP servers from');
       expect(init.stdout).toContain('everything, remote, resting');
       expect(init.stdout).toContain('note: legacy: left out: it uses the legacy SSE transport');
@@ -158,8 +158,8 @@ describe('toolshed init --from-claude-desktop', () => {
         remote: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer x' } },
         resting: { command: 'node', args: ['server.js'], enabled: false },
       });
-      const [list] = await cliInProcess([['list', '--format', 'names']], { cwd: work.dir });
-      expect(list.status, list.stderr).toBe(0);
+      const list = await toolshedMain(['list', '--format', 'names'], { cwd: work.dir });
+      expect(list.code, list.stderr).toBe(0);
       expect(list.stdout.split('\n')).toEqual(expect.arrayContaining(['get-sum', 'echo', 'read_file']));
     } finally {
       work.cleanup();
@@ -170,8 +170,8 @@ describe('toolshed init --from-claude-desktop', () => {
     const work = tempDir('toolshed-init-desktop-');
     try {
       writeFileSync(path.join(work.dir, 'other.json'), '{"theme":"dark"}');
-      const [init] = await cliInProcess([['init', '--from-claude-desktop', 'other.json']], { cwd: work.dir });
-      expect(init.status).toBe(1);
+      const init = await toolshedMain(['init', '--from-claude-desktop', 'other.json'], { cwd: work.dir });
+      expect(init.code).toBe(1);
       expect(init.stderr).toMatch(/CONFIG_INVALID: .*other\.json: no "mcpServers" object to import/);
     } finally {
       work.cleanup();

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolHost } from 'toolshed';
 import { probeSandbox } from '#internal/boundary/launch/probe.js';
-import { tempDir } from '../helpers.js';
-import { cliInProcess, DYNAMIC, FileHosts, PROJECT, server, serverScript } from './setup.js';
+import { suiteHome, tempDir, toolshedMain } from '../helpers.js';
+import { DYNAMIC, FileHosts, PROJECT, server, serverScript } from './setup.js';
 
 const SECRET = 'TOOLSHED_TEST_MCP_SECRET';
 const work = tempDir('toolshed-mcp-isolation-');
@@ -194,9 +194,9 @@ describe('explain', () => {
     // closed this soon after its start, holds the run for the SDK's grace and, without bubblewrap, for SIGKILL).
     writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, mcpServers: { dynamic: { command: 'node', args: [DYNAMIC] } } }));
     // In this process, one after the other (the environment differs): what the commands print.
-    const [run] = await cliInProcess([['explain', '--json', '--config', config]], { cwd: PROJECT, env: { TOOLSHED_SANDBOX_BWRAP: 'off' } });
-    const [text] = await cliInProcess([['--config', config]], { cwd: PROJECT, env: { TOOLSHED_SANDBOX_BWRAP: undefined } });
-    expect(run.status, run.stderr).toBe(0);
+    const run = await toolshedMain(['explain', '--json', '--config', config], { cwd: PROJECT, env: { ...suiteHome(), PATH: process.env.PATH, TOOLSHED_SANDBOX_BWRAP: 'off' } });
+    const text = await toolshedMain(['--config', config], { cwd: PROJECT });
+    expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as { plugins: Array<{ name: string; mcp?: { protections: Record<string, unknown> } }> };
     const protections = report.plugins.find((p) => p.name === 'mcp:dynamic')!.mcp!.protections;
     expect(protections).toMatchObject({ mountNamespace: false, permissionModel: true, env: 'granted only', reason: expect.stringContaining('bubblewrap disabled by TOOLSHED_SANDBOX_BWRAP=off') });

@@ -9,8 +9,8 @@ import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { HostEvents, McpServerEntry, ToolHost } from 'toolshed';
-import { fixture, ManualClock, suiteHome, tempDir, until as untilTrue } from '../helpers.js';
-import { cliInProcess, FileHosts, runCli, server, until } from './setup.js';
+import { fixture, ManualClock, suiteHome, tempDir, toolshedMain, until as untilTrue } from '../helpers.js';
+import { FileHosts, runCli, server, until } from './setup.js';
 
 const RUG_PULL = fixture('mcp-servers', 'rug-pull', 'server.mjs');
 const HONEST = 'Reads one of the notes by its title.';
@@ -281,8 +281,8 @@ describe('a server that adds a tool, or changes an output schema, after its tool
 });
 
 describe('toolshed accept', () => {
-  /** `toolshed ARGS` in `dir`, run in this process: side by side when more than one. */
-  const toolshed = <Runs extends string[][]>(dir: string, ...runs: [...Runs]) => cliInProcess(runs, { cwd: dir });
+  /** `toolshed ARGS` in `dir`, run in this process. */
+  const toolshed = (dir: string, args: string[]) => toolshedMain(args, { cwd: dir });
 
   it('shows the held change and accepts it, so list serves the tool again', async () => {
     const name = fresh();
@@ -290,18 +290,18 @@ describe('toolshed accept', () => {
     mkdirSync(dir);
     const state = stateFile(name);
     writeFileSync(path.join(dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, limits: { loadTimeoutMs: 30_000 }, mcpServers: { [name]: entry(state) } }));
-    const [first] = await toolshed(dir, ['list', '--format', 'names']);
+    const first = await toolshed(dir, ['list', '--format', 'names']);
     expect(first.stdout.split('\n')).toContain('read_notes');
 
     writeFileSync(state, 'poisoned');
-    const [list] = await toolshed(dir, ['list', '--format', 'names']);
+    const list = await toolshed(dir, ['list', '--format', 'names']);
     expect(list.stdout.split('\n')).not.toContain('read_notes');
     expect(list.stderr).toContain(`the MCP server ${name} changed the definition of read_notes since it was accepted (held)`);
 
-    const [explain, pending] = await toolshed(dir, ['explain', 'read_notes'], ['accept']);
+    const [explain, pending] = await Promise.all([toolshed(dir, ['explain', 'read_notes']), toolshed(dir, ['accept'])]);
     expect(explain.stdout).toContain('definition changed since it was accepted');
     expect(explain.stdout).toContain(`+   ${INJECTION}`);
-    expect(pending.status).toBe(1);
+    expect(pending.code).toBe(1);
     expect(pending.stdout).toContain(`${name}: read_notes held, changed since accepted on`);
     expect(pending.stdout).toContain('nothing accepted: run toolshed accept SERVER [TOOL...], or toolshed accept --all');
 
@@ -311,9 +311,9 @@ describe('toolshed accept', () => {
     expect(accept.stdout).toContain(`+   ${INJECTION}`);
     expect(accept.stdout).toContain('accepted 1 definition: read_notes');
 
-    const [served, again] = await toolshed(dir, ['list', '--format', 'names'], ['accept', '--all']);
+    const [served, again] = await Promise.all([toolshed(dir, ['list', '--format', 'names']), toolshed(dir, ['accept', '--all'])]);
     expect(served.stdout.split('\n')).toContain('read_notes');
-    expect(again).toMatchObject({ status: 0, stdout: 'nothing to accept: the definitions named are as accepted\n' });
+    expect(again).toMatchObject({ code: 0, stdout: 'nothing to accept: the definitions named are as accepted\n' });
     // Seven CLI runs, each starting a host and the server: generous for a busy 2-core machine.
   }, 240_000);
 });

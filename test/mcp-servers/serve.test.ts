@@ -10,8 +10,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolHost } from 'toolshed';
-import { fixture, ManualClock, tempDir, suiteHome, until } from '../helpers.js';
-import { BIN, cliInProcess, DYNAMIC, FileHosts, PROJECT, runCli, serverScript } from './setup.js';
+import { fixture, ManualClock, tempDir, suiteHome, toolshedMain, until } from '../helpers.js';
+import { BIN, DYNAMIC, FileHosts, PROJECT, runCli, serverScript } from './setup.js';
 
 const work = tempDir('toolshed-mcp-serve-');
 const config = path.join(work.dir, 'toolshed.config.json');
@@ -84,8 +84,8 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
     expect(call.stdout).toBe('The sum of 2 and 3 is 5.\n');
     expect(call.status).toBe(0);
     // Trusted now: the runs that only read go side by side, in this process.
-    const [graph, allowed, summary] = await cliInProcess([['call', 'read_graph', '{}'], ['call', 'list_allowed_directories', '{}'], []], { cwd });
-    expect(graph.status, graph.stderr).toBe(0);
+    const [graph, allowed, summary] = await Promise.all([toolshedMain(['call', 'read_graph', '{}'], { cwd, env }), toolshedMain(['call', 'list_allowed_directories', '{}'], { cwd, env }), toolshedMain([], { cwd, env })]);
+    expect(graph.code, graph.stderr).toBe(0);
     expect(JSON.parse(graph.stdout)).toEqual({ entities: [], relations: [] });
     expect(allowed.stdout).toBe(`Allowed directories:\n${cwd}\n`);
     // 13 tools, and 3 it lists only to a client that offers roots and elicitation (toolshed does; sampling needs an onSampling).
@@ -100,16 +100,10 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
   });
 
   it("lists and explains the servers' tools", async () => {
-    const [list, explain] = await cliInProcess(
-      [
-        ['list', '--format', 'names'],
-        ['explain', 'get-sum'],
-      ],
-      { cwd },
-    );
-    expect(list.status, list.stderr).toBe(0);
+    const [list, explain] = await Promise.all([toolshedMain(['list', '--format', 'names'], { cwd, env }), toolshedMain(['explain', 'get-sum'], { cwd, env })]);
+    expect(list.code, list.stderr).toBe(0);
     expect(list.stdout.split('\n')).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation', 'read_file']));
-    expect(explain.status, explain.stderr).toBe(0);
+    expect(explain.code, explain.stderr).toBe(0);
     expect(explain.stdout).toMatch(/^get-sum: exposed\n/);
     expect(explain.stdout).toMatch(/plugin: +mcp:everything\n/);
     expect(explain.stdout).toMatch(/toolset: +mcp-everything\n/);

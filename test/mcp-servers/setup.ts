@@ -47,51 +47,6 @@ export function runCli(args: string[], options: { cwd: string; env: Record<strin
 }
 
 /**
- * `toolshed ARGS` for each of `runs`, side by side, by the CLI's own main() (what bin/toolshed.js
- * runs) in this process, in `cwd` with `env` set on top of this process's (both restored once all
- * have ended): a host start each, without the Node start and sandbox probe of a child each. What
- * each printed as a piped process prints it, and its exit code as `status`. One real child per
- * behaviour a process shows (exit code, stderr relay) stays with runCli.
- */
-export async function cliInProcess<Runs extends string[][]>(runs: [...Runs], { cwd, env = {} }: { cwd: string; env?: Record<string, string | undefined> }): Promise<{ [K in keyof Runs]: CliRun }> {
-  const [{ main }, { styleFor }, { visible }] = await Promise.all([import('#internal/core/cli/main.js'), import('#internal/core/cli/style.js'), import('#internal/core/text/visible.js')]);
-  const plain = styleFor({ isTTY: false });
-  const line = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
-  const savedCwd = process.cwd();
-  const savedEnv = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
-  const setEnv = (values: Record<string, string | undefined>) => {
-    for (const [name, value] of Object.entries(values)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  };
-  process.chdir(cwd);
-  setEnv(env);
-  try {
-    return (await Promise.all(
-      runs.map(async (args) => {
-        const stdout: string[] = [];
-        const stderr: string[] = [];
-        const io = {
-          out: (text: string) => void stdout.push(line(text)),
-          err: (text: string) => void stderr.push(line(visible(text))),
-          style: plain,
-          errStyle: plain,
-          errIsTTY: false,
-          outIsTTY: false,
-          readStdin: () => '',
-        };
-        const status = await main(args, io);
-        return { status, stdout: stdout.join(''), stderr: stderr.join('') };
-      }),
-    )) as { [K in keyof Runs]: CliRun };
-  } finally {
-    process.chdir(savedCwd);
-    setEnv(savedEnv);
-  }
-}
-
-/**
  * Folder the hosts run in: inside the repository, so `npx <server>` finds the
  * servers installed as devDependencies, as it would in an app that installed them.
  */
