@@ -1,5 +1,4 @@
 /** The `mcpServers` config: validation, `init --from-claude-desktop`, tool names and schemas, execute_code. */
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -9,8 +8,8 @@ import { resolveServers } from '#internal/core/mcp-client/config.js';
 import { resolveProgram } from '#internal/core/mcp-client/program.js';
 import { restartDelay } from '#internal/core/mcp-client/connection.js';
 import { probeDelay } from '#internal/core/mcp-client/probe.js';
-import { tempDir, suiteHome } from '../helpers.js';
-import { BIN, FileHosts, PROJECT, serverScript } from './setup.js';
+import { tempDir, toolshedMain } from '../helpers.js';
+import { FileHosts, PROJECT, serverScript } from './setup.js';
 
 const hosts = new FileHosts();
 afterEach(() => hosts.release());
@@ -128,7 +127,7 @@ describe('probes of an HTTP server', () => {
 });
 
 describe('toolshed init --from-claude-desktop', () => {
-  it('imports the mcpServers block into a config that loads', () => {
+  it('imports the mcpServers block into a config that loads', async () => {
     const work = tempDir('toolshed-init-desktop-');
     try {
       const desktop = path.join(work.dir, 'claude_desktop_config.json');
@@ -145,9 +144,9 @@ describe('toolshed init --from-claude-desktop', () => {
           },
         }),
       );
-      const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
-      const init = spawnSync(process.execPath, [BIN, 'init', '--from-claude-desktop', desktop], { cwd: work.dir, env, encoding: 'utf8' });
-      expect(init.status, init.stderr).toBe(0);
+      // In this process: what init writes and prints, and a start of what it wrote (test/cli runs real processes).
+      const init = await toolshedMain(['init', '--from-claude-desktop', desktop], { cwd: work.dir });
+      expect(init.code, init.stderr).toBe(0);
       expect(init.stdout).toContain('imported 3 MCP servers from');
       expect(init.stdout).toContain('everything, remote, resting');
       expect(init.stdout).toContain('note: legacy: left out: it uses the legacy SSE transport');
@@ -159,19 +158,20 @@ describe('toolshed init --from-claude-desktop', () => {
         remote: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer x' } },
         resting: { command: 'node', args: ['server.js'], enabled: false },
       });
-      const list = spawnSync(process.execPath, [BIN, 'list', '--format', 'names'], { cwd: work.dir, env, encoding: 'utf8' });
+      const list = await toolshedMain(['list', '--format', 'names'], { cwd: work.dir });
+      expect(list.code, list.stderr).toBe(0);
       expect(list.stdout.split('\n')).toEqual(expect.arrayContaining(['get-sum', 'echo', 'read_file']));
     } finally {
       work.cleanup();
     }
   });
 
-  it('refuses a file without mcpServers, naming it', () => {
+  it('refuses a file without mcpServers, naming it', async () => {
     const work = tempDir('toolshed-init-desktop-');
     try {
       writeFileSync(path.join(work.dir, 'other.json'), '{"theme":"dark"}');
-      const init = spawnSync(process.execPath, [BIN, 'init', '--from-claude-desktop', 'other.json'], { cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, encoding: 'utf8' });
-      expect(init.status).toBe(1);
+      const init = await toolshedMain(['init', '--from-claude-desktop', 'other.json'], { cwd: work.dir });
+      expect(init.code).toBe(1);
       expect(init.stderr).toMatch(/CONFIG_INVALID: .*other\.json: no "mcpServers" object to import/);
     } finally {
       work.cleanup();

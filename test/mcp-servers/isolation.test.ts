@@ -5,9 +5,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ToolHost } from 'toolshed';
 import { probeSandbox } from '#internal/boundary/launch/probe.js';
-import { tempDir, suiteHome } from '../helpers.js';
-import { DYNAMIC, FileHosts, PROJECT, runCli, server, serverScript } from './setup.js';
+import { suiteHome, tempDir, toolshedMain } from '../helpers.js';
+import { DYNAMIC, FileHosts, PROJECT, server, serverScript } from './setup.js';
 
 const SECRET = 'TOOLSHED_TEST_MCP_SECRET';
 const work = tempDir('toolshed-mcp-isolation-');
@@ -25,9 +26,18 @@ beforeAll(async () => {
 
 afterEach(() => hosts.release());
 
+/** One host of two fixture servers, `closed` (no grants) and `open` (the network granted), for the tests that only call them. */
+const pairHosts = new FileHosts();
+let pairHost: Promise<ToolHost> | undefined;
+const pair = () =>
+  (pairHost ??= pairHosts.open({
+    closed: { command: 'node', args: [DYNAMIC] },
+    open: { command: 'node', args: [DYNAMIC], grant: { network: true }, prefix: 'granted_' },
+  }));
+
 afterAll(async () => {
   delete process.env[SECRET];
-  await hosts.closeAll();
+  await Promise.all([hosts.closeAll(), pairHosts.closeAll()]);
   await new Promise((resolve) => listener.close(resolve));
   work.cleanup();
 });
@@ -123,8 +133,8 @@ describe('a program that is not node', () => {
 
 describe('processes', () => {
   it("keeps a server in its own PID namespace, where the host's processes do not exist", async () => {
-    const host = await open({ dynamic: { command: 'node', args: [DYNAMIC] } });
-    const report = server(host.explain(), 'dynamic');
+    const host = await pair();
+    const report = server(host.explain(), 'closed');
     expect(report.protections!.pidNamespace).toBe(Boolean(probeSandbox().bwrap || probeSandbox().unshare));
     const seen = JSON.parse(await host.dispatch('probe_pid', { pid: process.pid })) as { own: number; probed: string };
     if (report.protections!.pidNamespace) {
@@ -140,10 +150,7 @@ describe('processes', () => {
 
 describe('network', () => {
   it('keeps a server without the network grant off the host network, and lets a granted one reach it', async () => {
-    const host = await open({
-      closed: { command: 'node', args: [DYNAMIC] },
-      open: { command: 'node', args: [DYNAMIC], grant: { network: true }, prefix: 'granted_' },
-    });
+    const host = await pair();
     const support = probeSandbox();
     const isolated = server(host.explain(), 'closed').protections!;
     expect(isolated.netNamespace).toBe(Boolean(support.bwrap || support.unshare));
@@ -186,12 +193,10 @@ describe('explain', () => {
     // A server that exits when its stdin closes: each run ends as soon as it has answered (server-everything,
     // closed this soon after its start, holds the run for the SDK's grace and, without bubblewrap, for SIGKILL).
     writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, mcpServers: { dynamic: { command: 'node', args: [DYNAMIC] } } }));
-    // Two runs side by side: their state files are created whole, whichever comes first.
-    const [run, text] = await Promise.all([
-      runCli(['explain', '--json', '--config', config], { cwd: PROJECT, env: { ...suiteHome(), PATH: process.env.PATH, TOOLSHED_SANDBOX_BWRAP: 'off' } }),
-      runCli(['--config', config], { cwd: PROJECT, env: { ...suiteHome(), PATH: process.env.PATH } }),
-    ]);
-    expect(run.status, run.stderr).toBe(0);
+    // In this process, one after the other (the environment differs): what the commands print.
+    const run = await toolshedMain(['explain', '--json', '--config', config], { cwd: PROJECT, env: { ...suiteHome(), PATH: process.env.PATH, TOOLSHED_SANDBOX_BWRAP: 'off' } });
+    const text = await toolshedMain(['--config', config], { cwd: PROJECT });
+    expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as { plugins: Array<{ name: string; mcp?: { protections: Record<string, unknown> } }> };
     const protections = report.plugins.find((p) => p.name === 'mcp:dynamic')!.mcp!.protections;
     expect(protections).toMatchObject({ mountNamespace: false, permissionModel: true, env: 'granted only', reason: expect.stringContaining('bubblewrap disabled by TOOLSHED_SANDBOX_BWRAP=off') });

@@ -1,13 +1,26 @@
 /** A server that exits, fails its start or never answers: its tools hide with the reason, and come back after a restart. */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { ToolHost } from 'toolshed';
 import { ManualClock } from '../helpers.js';
-import { DYNAMIC, FileHosts, server, serversHost, serverScript, until } from './setup.js';
+import { DYNAMIC, FileHosts, server, serverScript, until } from './setup.js';
 
 const hosts = new FileHosts();
 afterEach(() => hosts.release());
 afterAll(() => hosts.closeAll());
 
 const open = hosts.open.bind(hosts);
+
+/** One host of the fixture server, its restarts on a clock the tests move, for the tests that stop it and wait for it back. */
+const dynamicHosts = new FileHosts();
+afterAll(() => dynamicHosts.closeAll());
+let dynamicHost: Promise<{ host: ToolHost; clock: ManualClock }> | undefined;
+function dynamic(): Promise<{ host: ToolHost; clock: ManualClock }> {
+  dynamicHost ??= (async () => {
+    const clock = new ManualClock();
+    return { host: await dynamicHosts.open({ dynamic: { command: 'node', args: [DYNAMIC] } }, { clock }), clock };
+  })();
+  return dynamicHost;
+}
 
 function alive(pid: number): boolean {
   try {
@@ -19,7 +32,7 @@ function alive(pid: number): boolean {
 }
 
 describe('a server that goes away', () => {
-  it('hides its tools with the reason when killed, and shows them again once restarted', async () => {
+  it('hides its tools with the reason when killed, and shows them again once restarted; stops every server process when the host closes', async () => {
     // The restart waits on this clock.
     const clock = new ManualClock();
     const host = await open({ everything: { command: 'node', args: [serverScript('everything')] } }, { clock });
@@ -38,13 +51,18 @@ describe('a server that goes away', () => {
     clock.advance(500);
     const up = await until(host, (r) => r.tools.find((t) => t.name === 'get-sum')?.exposed === true, 'get-sum back');
     expect(server(up, 'everything')).toMatchObject({ state: 'connected', restarts: 1 });
-    expect(server(up, 'everything').pid).not.toBe(before.pid);
+    const { pid } = server(up, 'everything');
+    expect(pid).not.toBe(before.pid);
     expect(await host.dispatch('get-sum', { a: 40, b: 2 })).toBe('The sum of 40 and 2 is 42.');
+
+    // Closed here, not in teardown (which then finds it closed): its close ends the restarted process too.
+    expect(alive(pid!)).toBe(true);
+    await host.close();
+    expect(alive(pid!)).toBe(false);
   });
 
   it('reports the exit code of a server that exits on its own', async () => {
-    const clock = new ManualClock();
-    const host = await open({ dynamic: { command: 'node', args: [DYNAMIC] } }, { clock });
+    const { host, clock } = await dynamic();
     expect(await host.dispatch('exit', { code: 3 })).toBe('exiting with 3');
     const down = await until(host, (r) => server(r, 'dynamic').state === 'exited', 'the exit');
     expect(server(down, 'dynamic').reason).toBe('the MCP server dynamic exited with code 3; restarting in 500 ms');
@@ -55,7 +73,9 @@ describe('a server that goes away', () => {
   });
 
   it('fails a call that is running when the server dies with TOOL_CRASHED and the reason', async () => {
-    const host = await open({ dynamic: { command: 'node', args: [DYNAMIC] } });
+    // The server the test above restarted.
+    const { host } = await dynamic();
+    expect(server(host.explain(), 'dynamic').state).toBe('connected');
     let reached!: () => void;
     const upstream = new Promise<void>((resolve) => (reached = resolve));
     // The fixture reports progress once the call is running inside it.
@@ -65,14 +85,6 @@ describe('a server that goes away', () => {
     const outcome = await pending;
     expect(outcome).toMatchObject({ ok: false, code: 'TOOL_CRASHED' });
     expect(outcome.ok === false && outcome.message).toContain('the MCP server dynamic was killed by SIGKILL');
-  });
-
-  it('stops every server process when the host closes', async () => {
-    const host = await serversHost({ everything: { command: 'node', args: [serverScript('everything')] } });
-    const { pid } = server(await host.refresh(), 'everything');
-    expect(alive(pid!)).toBe(true);
-    await host.close();
-    expect(alive(pid!)).toBe(false);
   });
 });
 

@@ -4,14 +4,13 @@
  * sight in the user's state folder; a changed one is held (default), served with a warning,
  * or pinned again, as definitionChanges says, until the operator accepts it (API or CLI).
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { HostEvents, McpServerEntry, ToolHost } from 'toolshed';
-import { fixture, ManualClock, suiteHome, tempDir, until as untilTrue } from '../helpers.js';
-import { BIN, FileHosts, runCli, server, until } from './setup.js';
+import { fixture, ManualClock, suiteHome, tempDir, toolshedMain, until as untilTrue } from '../helpers.js';
+import { FileHosts, runCli, server, until } from './setup.js';
 
 const RUG_PULL = fixture('mcp-servers', 'rug-pull', 'server.mjs');
 const HONEST = 'Reads one of the notes by its title.';
@@ -47,12 +46,33 @@ function entry(state: string, extra: Partial<McpServerEntry> = {}): McpServerEnt
 }
 
 /** A host of `servers`, once read_notes is served or held (a busy machine may need a restart of the server first). */
-async function open(servers: Record<string, McpServerEntry>, config: Record<string, unknown> = {}): Promise<ToolHost> {
+async function open(servers: Record<string, McpServerEntry>, config: Record<string, unknown> = {}, owner = hosts): Promise<ToolHost> {
   const clock = new ManualClock();
-  const host = await hosts.open(servers, { clock, config: { limits: { loadTimeoutMs: 30_000 }, ...config } });
+  const host = await owner.open(servers, { clock, config: { limits: { loadTimeoutMs: 30_000 }, ...config } });
   clocks.set(host, clock);
   await until(host, (r) => r.tools.some((t) => t.name === 'read_notes' && (t.exposed || t.availability?.kind === 'definition')), 'read_notes listed');
   return host;
+}
+
+/** The hosts shared by several tests, closed when the file ends. */
+const sharedHosts = new FileHosts();
+afterAll(() => sharedHosts.closeAll());
+const shared = new Map<string, Promise<{ host: ToolHost; name: string }>>();
+
+/**
+ * A host of one server with `definitionChanges` at `mode` (the default, hold, when undefined), shared
+ * by the tests that each change another of its tools and leave what they changed accepted (or
+ * never look at it again); started on first use, so each of them also runs alone.
+ */
+function sharedServer(mode?: 'warn'): Promise<{ host: ToolHost; name: string }> {
+  const key = mode ?? 'hold';
+  let server = shared.get(key);
+  if (!server) {
+    const name = fresh();
+    server = open({ [name]: entry(stateFile(name), mode ? { definitionChanges: mode } : {}) }, {}, sharedHosts).then((host) => ({ host, name }));
+    shared.set(key, server);
+  }
+  return server;
 }
 
 /**
@@ -93,9 +113,8 @@ const held = (name: string) => (r: ReturnType<ToolHost['explain']>) => r.tools.f
 const shown = (name: string) => (r: ReturnType<ToolHost['explain']>) => r.tools.find((t) => t.name === name)?.exposed === true;
 
 describe('a server that changes a tool definition after it was seen', () => {
-  it('holds it by default: hidden with the reason and the diff in explain, an event, calls refused', async () => {
-    const name = fresh();
-    const host = await open({ [name]: entry(stateFile(name)) });
+  it('holds it by default: hidden with the reason and the diff in explain, an event, calls refused; shown again, as changed, once the library API accepts it', async () => {
+    const { host, name } = await sharedServer();
     expect(await description(host, 'read_notes')).toBe(HONEST);
     const change = await pullTheRug(host);
     expect(change).toMatchObject({ server: name, tool: 'read_notes', name: 'read_notes', mode: 'hold', acceptedAt: expect.any(String) });
@@ -111,13 +130,8 @@ describe('a server that changes a tool definition after it was seen', () => {
     const call = await host.call('read_notes', { title: 'x' });
     expect(call).toMatchObject({ ok: false, code: 'TOOL_NOT_EXPOSED' });
     expect(!call.ok && call.message).toContain('definition changed since it was accepted');
-  });
 
-  it('shows the tool again, as changed, once the library API accepts it', async () => {
-    const name = fresh();
-    const host = await open({ [name]: entry(stateFile(name)) });
-    await pullTheRug(host);
-    await until(host, held('read_notes'), 'read_notes held');
+    // Accepted through the library API: shown again, as changed.
     const changes: number[] = [];
     host.on('change', (generation) => changes.push(generation));
     const accepted = await host.acceptDefinitions({ server: name, tools: ['read_notes'] });
@@ -182,8 +196,7 @@ describe('a server that changes a tool definition after it was seen', () => {
   });
 
   it('warn: serves the new definition, with a warning in explain and the event', async () => {
-    const name = fresh();
-    const host = await open({ [name]: entry(stateFile(name), { definitionChanges: 'warn' }) });
+    const { host, name } = await sharedServer('warn');
     expect(await pullTheRug(host)).toMatchObject({ server: name, tool: 'read_notes', mode: 'warn' });
     const report = await until(host, (r) => server(r, name).definitionChanges !== undefined, 'the warning');
     expect(shown('read_notes')(report)).toBe(true);
@@ -221,8 +234,7 @@ describe('a server that changes a tool definition after it was seen', () => {
 
 describe('a server that adds a tool, or changes an output schema, after its tools were accepted', () => {
   it('holds a tool the accepted listing did not have (a rug pull by a new name) until it is accepted', async () => {
-    const name = fresh();
-    const host = await open({ [name]: entry(stateFile(name)) });
+    const { host, name } = await sharedServer();
     const changed = nextChange(host);
     expect(await rewrite(host, 'add_tool')).toBe('added');
     const change = await changed;
@@ -245,8 +257,7 @@ describe('a server that adds a tool, or changes an output schema, after its tool
   });
 
   it('holds a tool whose outputSchema changed', async () => {
-    const name = fresh();
-    const host = await open({ [name]: entry(stateFile(name)) });
+    const { host } = await sharedServer();
     const changed = nextChange(host);
     expect(await rewrite(host, 'reshape')).toBe('reshaped');
     const change = await changed;
@@ -257,8 +268,8 @@ describe('a server that adds a tool, or changes an output schema, after its tool
   });
 
   it('warn: serves the new tool with a warning that says it is new', async () => {
-    const name = fresh();
-    const host = await open({ [name]: entry(stateFile(name), { definitionChanges: 'warn' }) });
+    // The warn test above accepted what it changed: the only warning is for the new tool.
+    const { host, name } = await sharedServer('warn');
     const changed = nextChange(host);
     expect(await rewrite(host, 'add_tool')).toBe('added');
     expect(await changed).toMatchObject({ tool: 'export_notes', kind: 'added', mode: 'warn' });
@@ -270,9 +281,8 @@ describe('a server that adds a tool, or changes an output schema, after its tool
 });
 
 describe('toolshed accept', () => {
-  const toolshed = (dir: string, args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, encoding: 'utf8' });
-  /** The same, not blocking: for the runs that only read, side by side. */
-  const reading = (dir: string, args: string[]) => runCli(args, { cwd: dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' } });
+  /** `toolshed ARGS` in `dir`, run in this process. */
+  const toolshed = (dir: string, args: string[]) => toolshedMain(args, { cwd: dir });
 
   it('shows the held change and accepts it, so list serves the tool again', async () => {
     const name = fresh();
@@ -280,29 +290,30 @@ describe('toolshed accept', () => {
     mkdirSync(dir);
     const state = stateFile(name);
     writeFileSync(path.join(dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, limits: { loadTimeoutMs: 30_000 }, mcpServers: { [name]: entry(state) } }));
-    const first = toolshed(dir, ['list', '--format', 'names']);
+    const first = await toolshed(dir, ['list', '--format', 'names']);
     expect(first.stdout.split('\n')).toContain('read_notes');
 
     writeFileSync(state, 'poisoned');
-    const list = toolshed(dir, ['list', '--format', 'names']);
+    const list = await toolshed(dir, ['list', '--format', 'names']);
     expect(list.stdout.split('\n')).not.toContain('read_notes');
     expect(list.stderr).toContain(`the MCP server ${name} changed the definition of read_notes since it was accepted (held)`);
 
-    const [explain, pending] = await Promise.all([reading(dir, ['explain', 'read_notes']), reading(dir, ['accept'])]);
+    const [explain, pending] = await Promise.all([toolshed(dir, ['explain', 'read_notes']), toolshed(dir, ['accept'])]);
     expect(explain.stdout).toContain('definition changed since it was accepted');
     expect(explain.stdout).toContain(`+   ${INJECTION}`);
-    expect(pending.status).toBe(1);
+    expect(pending.code).toBe(1);
     expect(pending.stdout).toContain(`${name}: read_notes held, changed since accepted on`);
     expect(pending.stdout).toContain('nothing accepted: run toolshed accept SERVER [TOOL...], or toolshed accept --all');
 
-    const accept = toolshed(dir, ['accept', name, 'read_notes']);
+    // The acceptance in a process of its own, as a person runs it: the runs after it read its pins.
+    const accept = await runCli(['accept', name, 'read_notes'], { cwd: dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' } });
     expect(accept.status).toBe(0);
     expect(accept.stdout).toContain(`+   ${INJECTION}`);
     expect(accept.stdout).toContain('accepted 1 definition: read_notes');
 
-    const [served, again] = await Promise.all([reading(dir, ['list', '--format', 'names']), reading(dir, ['accept', '--all'])]);
+    const [served, again] = await Promise.all([toolshed(dir, ['list', '--format', 'names']), toolshed(dir, ['accept', '--all'])]);
     expect(served.stdout.split('\n')).toContain('read_notes');
-    expect(again).toMatchObject({ status: 0, stdout: 'nothing to accept: the definitions named are as accepted\n' });
+    expect(again).toMatchObject({ code: 0, stdout: 'nothing to accept: the definitions named are as accepted\n' });
     // Seven CLI runs, each starting a host and the server: generous for a busy 2-core machine.
   }, 240_000);
 });

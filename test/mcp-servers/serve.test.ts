@@ -3,14 +3,14 @@
  * Desktop block works as is; results keep every content block; list changes,
  * progress and cancellation cross both hops.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, ManualClock, tempDir, suiteHome, until } from '../helpers.js';
+import type { ToolHost } from 'toolshed';
+import { fixture, ManualClock, tempDir, suiteHome, toolshedMain, until } from '../helpers.js';
 import { BIN, DYNAMIC, FileHosts, PROJECT, runCli, serverScript } from './setup.js';
 
 const work = tempDir('toolshed-mcp-serve-');
@@ -78,12 +78,14 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
   it("lists and calls the servers' tools", async () => {
     // The fixture's config is the operator's: accepted as it is, so toolshed adds nothing to stderr on a first run
     // either. What the servers log there themselves is relayed, tagged with their name, when it arrives in time.
-    const call = spawnSync(process.execPath, [BIN, 'call', 'get-sum', '{"a":2,"b":3}', '--trust-config'], { cwd, env, encoding: 'utf8' });
+    // One real process: its exit code, and its stdout and stderr as a shell sees them.
+    const call = await runCli(['call', 'get-sum', '{"a":2,"b":3}', '--trust-config'], { cwd, env });
     expect(call.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('[mcp:everything'))).toEqual([]);
     expect(call.stdout).toBe('The sum of 2 and 3 is 5.\n');
     expect(call.status).toBe(0);
-    // Trusted now: the runs that only read go side by side.
-    const [graph, allowed, summary] = await Promise.all([runCli(['call', 'read_graph', '{}'], { cwd, env }), runCli(['call', 'list_allowed_directories', '{}'], { cwd, env }), runCli([], { cwd, env })]);
+    // Trusted now: the runs that only read go side by side, in this process.
+    const [graph, allowed, summary] = await Promise.all([toolshedMain(['call', 'read_graph', '{}'], { cwd, env }), toolshedMain(['call', 'list_allowed_directories', '{}'], { cwd, env }), toolshedMain([], { cwd, env })]);
+    expect(graph.code, graph.stderr).toBe(0);
     expect(JSON.parse(graph.stdout)).toEqual({ entities: [], relations: [] });
     expect(allowed.stdout).toBe(`Allowed directories:\n${cwd}\n`);
     // 13 tools, and 3 it lists only to a client that offers roots and elicitation (toolshed does; sampling needs an onSampling).
@@ -98,10 +100,10 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
   });
 
   it("lists and explains the servers' tools", async () => {
-    const [list, explain] = await Promise.all([runCli(['list', '--format', 'names'], { cwd, env }), runCli(['explain', 'get-sum'], { cwd, env })]);
-    expect(list.status, list.stderr).toBe(0);
+    const [list, explain] = await Promise.all([toolshedMain(['list', '--format', 'names'], { cwd, env }), toolshedMain(['explain', 'get-sum'], { cwd, env })]);
+    expect(list.code, list.stderr).toBe(0);
     expect(list.stdout.split('\n')).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation', 'read_file']));
-    expect(explain.status, explain.stderr).toBe(0);
+    expect(explain.code, explain.stderr).toBe(0);
     expect(explain.stdout).toMatch(/^get-sum: exposed\n/);
     expect(explain.stdout).toMatch(/plugin: +mcp:everything\n/);
     expect(explain.stdout).toMatch(/toolset: +mcp-everything\n/);
@@ -221,26 +223,42 @@ describe('toolshed serve in front of MCP servers', () => {
   });
 });
 
+/**
+ * One host of the fixture server, for the list-change test (which adds a tool) and the abort test
+ * (which counts its slow calls); started on first use. definitionChanges 'accept': a tool new since
+ * the first listing is otherwise held (rug-pull.test.ts). A re-list waits out its debounce on the clock.
+ */
+const sharedHosts = new FileHosts();
+afterAll(() => sharedHosts.closeAll());
+let dynamicHost: Promise<{ host: ToolHost; clock: ManualClock }> | undefined;
+function dynamic(): Promise<{ host: ToolHost; clock: ManualClock }> {
+  dynamicHost ??= (async () => {
+    const clock = new ManualClock();
+    return { host: await sharedHosts.open({ dynamic: { command: 'node', args: [DYNAMIC], definitionChanges: 'accept' } }, { clock }), clock };
+  })();
+  return dynamicHost;
+}
+
 describe('list changes in the host', () => {
   it("re-lists on the server's list_changed and emits change with the new tool already exposed", async () => {
-    // definitionChanges 'accept': a tool new since the first listing is otherwise held (rug-pull.test.ts).
-    // The re-list waits out its debounce on this clock.
-    const clock = new ManualClock();
-    const host = await hosts.open({ dynamic: { command: 'node', args: [DYNAMIC], definitionChanges: 'accept' } }, { clock });
+    const { host, clock } = await dynamic();
     const exposedAtChange: boolean[] = [];
-    const changed = new Promise<void>((resolve) =>
-      host.on('change', () => {
+    let onChange!: () => void;
+    const changed = new Promise<void>((resolve) => {
+      onChange = () => {
         void host.definitions({ format: 'mcp' }).then((defs) => {
           exposedAtChange.push(defs.some((d) => d.name === 'late_tool'));
           resolve();
         });
-      }),
-    );
+      };
+      host.on('change', onChange);
+    });
     expect(await host.dispatch('add_tool', { name: 'late_tool' })).toBe('registered late_tool');
     // The SDK sends list_changed without waiting for it: once it has set the re-list's 250 ms debounce, pass it.
     await until(() => (clock.next() ?? Infinity) <= clock.time + 250, { what: 'the re-list debounce after list_changed' });
     clock.advance(250);
     await changed;
+    host.off('change', onChange);
     expect(exposedAtChange[0]).toBe(true);
     expect(await host.dispatch('late_tool', {})).toBe('added late_tool answers');
   });
@@ -255,7 +273,7 @@ describe('deadlines', () => {
   });
 
   it('cancels the call upstream when the caller aborts dispatch', async () => {
-    const host = await hosts.open({ dynamic: { command: 'node', args: [DYNAMIC] } });
+    const { host } = await dynamic();
     const controller = new AbortController();
     const outcome = await host.call('slow', {}, { signal: controller.signal, onProgress: () => controller.abort() });
     expect(outcome).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });

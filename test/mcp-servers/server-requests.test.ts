@@ -155,13 +155,15 @@ describe('roots and sampling', () => {
     expect(await host.dispatch('get-roots-list', {})).toContain(pathToFileURL(PROJECT).href);
   });
 
-  // Its own server name: server-everything lists trigger-sampling-request only to a client that
-  // offers sampling, so under the name the test above pinned (without it) the tool would be new
-  // since that accepted listing, and held (the next test).
-  it("runs a server's sampling request through onSampling", async () => {
+  // server-everything lists trigger-sampling-request only to a client that offers sampling: the
+  // shared host accepted its listing without it, so to a host of the same server with onSampling
+  // the tool is new since that accepted listing, and held until accepted.
+  it("holds the tools a server lists once onSampling is passed, when its tools were accepted without it, until accepted; then runs the server's sampling request through onSampling", async () => {
+    const name = 'everything';
+    expect(everything.explain().tools.map((t) => t.name)).not.toContain('trigger-sampling-request');
     const prompts: unknown[] = [];
     const host = await open(
-      { sampler: { command: 'node', args: [serverScript('everything')] } },
+      { [name]: { command: 'node', args: [serverScript('everything')] } },
       {
         onSampling: async (request) => {
           prompts.push(request.params.messages);
@@ -169,23 +171,12 @@ describe('roots and sampling', () => {
         },
       },
     );
-    expect(server(host.explain(), 'sampler').offered).toEqual(['elicitation', 'roots', 'sampling']);
-    const result = await host.dispatch('trigger-sampling-request', { prompt: 'say something' });
-    expect(result).toContain('a scripted answer');
-    expect(JSON.stringify(prompts)).toContain('say something');
-  });
-
-  it('holds the tools a server lists once onSampling is passed, when its tools were accepted without it, until accepted', async () => {
-    const name = 'late-sampling';
-    const entry = { [name]: { command: 'node', args: [serverScript('everything')] } };
-    const before = await open(entry);
-    expect(before.explain().tools.map((t) => t.name)).not.toContain('trigger-sampling-request');
-    const onSampling = async () => ({ model: 'scripted', role: 'assistant' as const, content: { type: 'text' as const, text: 'a scripted answer' } });
-    const host = await open(entry, { onSampling });
+    expect(server(host.explain(), name).offered).toEqual(['elicitation', 'roots', 'sampling']);
     const held = host.explain().tools.find((t) => t.name === 'trigger-sampling-request');
     expect(held).toMatchObject({ exposed: false, availability: { ok: false, kind: 'definition' } });
     expect(held?.reason).toBe(`new since its server's tools were accepted (toolshed accept ${name} trigger-sampling-request shows it and accepts it)`);
     expect(await host.acceptDefinitions({ server: name, tools: ['trigger-sampling-request'] })).toEqual([expect.objectContaining({ tool: 'trigger-sampling-request', kind: 'added' })]);
     expect(await host.dispatch('trigger-sampling-request', { prompt: 'say something' })).toContain('a scripted answer');
+    expect(JSON.stringify(prompts)).toContain('say something');
   });
 });

@@ -22,7 +22,9 @@ import { BIN, kitchenProject, signal, textOf } from './setup.js';
 
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
 
-const work = kitchenProject('toolshed-mcp-revisions-', ['notes', 'catalog'], { defer: ['slack_*', 'github_*'], approve: ['delete_note'], limits: { threads: 2 } });
+/** Long-running tools (long_echo) for the task test, served with the rest. */
+const LONG_RUNNER = fileURLToPath(new URL('./fixtures/long-runner', import.meta.url));
+const work = kitchenProject('toolshed-mcp-revisions-', ['notes', 'catalog', LONG_RUNNER], { defer: ['slack_*', 'github_*'], approve: ['delete_note'], limits: { threads: 2 } });
 const { config } = work;
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -41,17 +43,21 @@ async function stdioClient(options: ConstructorParameters<typeof Client>[1] = MO
 
 const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
 
-/** One 2025-era stdio client (initialize, no version pinned) for the tests that only call through it, started on first use. */
+/**
+ * One 2025-era stdio client (initialize, no version pinned: it asks for 2025-11-25, the latest 2025
+ * revision) for the tests that only call through it, started on first use.
+ */
 let legacyClient: Promise<Client> | undefined;
 const legacy = () => (legacyClient ??= stdioClient({}));
 
 describe('serve over stdio at 2026-07-28', () => {
-  // Two pinned clients without elicitation, each a serve process of its own, shared by the tests below:
-  // a first lists a session untouched by tool_search (the test of sessions comes after it).
+  // Two pinned clients, each a serve process of its own, shared by the tests below: a can be asked
+  // (elicitation), b cannot; a first lists a session untouched by tool_search (the test of sessions
+  // comes after it).
   let a: Client;
   let b: Client;
   beforeAll(async () => {
-    [a, b] = await Promise.all([stdioClient(), stdioClient()]);
+    [a, b] = await Promise.all([stdioClient({ ...MODERN, capabilities: { elicitation: { form: {} } } }), stdioClient()]);
   });
 
   it('negotiates 2026-07-28 with a pinned client, lists, calls, and answers an error envelope', async () => {
@@ -74,13 +80,11 @@ describe('serve over stdio at 2026-07-28', () => {
 
   it('asks for approval through an input_required round, and refuses a client that cannot ask', async () => {
     const asked: string[] = [];
-    const asking = new Client({ name: 'asks', version: '1.0.0' }, { ...MODERN, capabilities: { elicitation: { form: {} } } });
+    const asking = a;
     asking.setRequestHandler('elicitation/create', async (request) => {
       asked.push((request.params as { message: string }).message);
       return { action: 'accept', content: { approve: true } };
     });
-    await asking.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
-    open.push(asking);
     expect(asking.getProtocolEra()).toBe('modern');
     expect(textOf(await asking.callTool({ name: 'delete_note', arguments: { id: 'm' } }))).toBe('deleted m');
     expect(asked).toHaveLength(1);
@@ -180,11 +184,9 @@ describe('serve over Streamable HTTP at 2026-07-28', () => {
 
 describe('tasks over serve (2025-11-25)', () => {
   it('runs a long-running tool as a task for a requester that asks for one, over stdio', async () => {
-    const taskConfig = path.join(work.dir, 'tasks.config.json');
-    writeFileSync(taskConfig, JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fileURLToPath(new URL('./fixtures/long-runner', import.meta.url)), trust: 'trusted' }] }));
-    const client = new Client({ name: 'revisions-tasks', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', taskConfig], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
-    open.push(client);
+    // The 2025-era client asks for 2025-11-25, the revision with tasks.
+    const client = await legacy();
+    expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
     expect(client.getServerCapabilities()?.tasks).toMatchObject({ requests: { tools: { call: {} } } });
     const { tools } = await client.listTools();
     const long = tools.find((tool) => tool.name === 'long_echo')!;
@@ -204,11 +206,10 @@ describe('tasks over serve (2025-11-25)', () => {
 });
 
 describe('the 2025 revisions a client may ask for', () => {
-  // Each a serve process of its own (one stdio connection each), started at once.
+  // Each a serve process of its own (one stdio connection each), started at once; 2025-11-25, the
+  // version an unpinned 2025-era client asks for, through the shared one.
   it.concurrent.for(['2025-11-25', '2025-06-18', '2025-03-26'])('answers an initialize at %s with that revision, and serves it', async (version, { expect }) => {
-    const client = new Client({ name: `revisions-${version}`, version: '1.0.0' }, { supportedProtocolVersions: [version] });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
-    open.push(client);
+    const client = version === '2025-11-25' ? await legacy() : await stdioClient({ supportedProtocolVersions: [version] });
     expect(client.getNegotiatedProtocolVersion()).toBe(version);
     expect(textOf(await client.callTool({ name: 'text', arguments: {} }))).toBe('plain text');
   });
