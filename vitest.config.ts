@@ -99,7 +99,10 @@ export default defineConfig({
     exclude: ['**/node_modules/**', 'test/fixtures/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    maxWorkers: 2,
+    // Three test files at once on two cores: the files wait on children, servers and browsers
+    // for about a quarter of their time, which a third file fills (2 workers: 311 s, 3: 266 s,
+    // 4: 307 s, as module graphs and contention grow; docs/contributing.md).
+    maxWorkers: 3,
     // The tarball tests first, then project by project, longest first: see the file.
     sequence: { sequencer: ByBlocks },
     teardownTimeout: 10_000,
