@@ -7,7 +7,7 @@
  * successor loads the host build again. So:
  *
  * 1. the tarball tests first: they wait for the apps that test/package/pack-setup.ts installs
- *    in the background, and the other worker runs integration files meanwhile;
+ *    in the background, and the other workers run integration files meanwhile;
  * 2. then each project as one block (integration, integration-fresh, unit, e2e), so a shared
  *    worker is stopped at most once per block;
  * 3. within a block, longest first, and like vitest: a file that failed last time first, and
