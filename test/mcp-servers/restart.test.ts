@@ -1,6 +1,5 @@
 /** A server that exits, fails its start or never answers: its tools hide with the reason, and come back after a restart. */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { ToolHost } from 'toolshed';
 import { ManualClock } from '../helpers.js';
 import { DYNAMIC, FileHosts, server, serverScript, until } from './setup.js';
 
@@ -13,14 +12,7 @@ const open = hosts.open.bind(hosts);
 /** One host of the fixture server, its restarts on a clock the tests move, for the tests that stop it and wait for it back. */
 const dynamicHosts = new FileHosts();
 afterAll(() => dynamicHosts.closeAll());
-let dynamicHost: Promise<{ host: ToolHost; clock: ManualClock }> | undefined;
-function dynamic(): Promise<{ host: ToolHost; clock: ManualClock }> {
-  dynamicHost ??= (async () => {
-    const clock = new ManualClock();
-    return { host: await dynamicHosts.open({ dynamic: { command: 'node', args: [DYNAMIC] } }, { clock }), clock };
-  })();
-  return dynamicHost;
-}
+const dynamic = dynamicHosts.dynamicOnce();
 
 function alive(pid: number): boolean {
   try {

@@ -9,8 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolHost } from 'toolshed';
-import { fixture, ManualClock, tempDir, suiteHome, toolshedMain, until } from '../helpers.js';
+import { fixture, tempDir, suiteHome, toolshedMain, until } from '../helpers.js';
 import { BIN, DYNAMIC, FileHosts, PROJECT, runCli, serverScript } from './setup.js';
 
 const work = tempDir('toolshed-mcp-serve-');
@@ -230,14 +229,7 @@ describe('toolshed serve in front of MCP servers', () => {
  */
 const sharedHosts = new FileHosts();
 afterAll(() => sharedHosts.closeAll());
-let dynamicHost: Promise<{ host: ToolHost; clock: ManualClock }> | undefined;
-function dynamic(): Promise<{ host: ToolHost; clock: ManualClock }> {
-  dynamicHost ??= (async () => {
-    const clock = new ManualClock();
-    return { host: await sharedHosts.open({ dynamic: { command: 'node', args: [DYNAMIC], definitionChanges: 'accept' } }, { clock }), clock };
-  })();
-  return dynamicHost;
-}
+const dynamic = sharedHosts.dynamicOnce({ definitionChanges: 'accept' });
 
 describe('list changes in the host', () => {
   it("re-lists on the server's list_changed and emits change with the new tool already exposed", async () => {

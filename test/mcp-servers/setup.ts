@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createToolHost, type HostReport, type McpServerEntry, type ToolHost, type ToolHostOptions } from 'toolshed';
-import { fixture } from '../helpers.js';
+import { fixture, ManualClock } from '../helpers.js';
 
 const require = createRequire(import.meta.url);
 
@@ -81,6 +81,19 @@ export class FileHosts {
   /** A host of `serversHost(...args)`, closed in teardown. */
   async open(...args: Parameters<typeof serversHost>): Promise<ToolHost> {
     return this.add(await serversHost(...args));
+  }
+
+  /**
+   * One host of the dynamic fixture server (`DYNAMIC`, with `entry` laid over its config), on a
+   * ManualClock its restarts and re-lists wait on: started on the first call, the same one after.
+   */
+  dynamicOnce(entry: Partial<McpServerEntry> = {}): () => Promise<{ host: ToolHost; clock: ManualClock }> {
+    let started: Promise<{ host: ToolHost; clock: ManualClock }> | undefined;
+    return () =>
+      (started ??= (async () => {
+        const clock = new ManualClock();
+        return { host: await this.open({ dynamic: { command: 'node', args: [DYNAMIC], ...entry } as McpServerEntry }, { clock }), clock };
+      })());
   }
 
   /** Closes `host` in teardown. */

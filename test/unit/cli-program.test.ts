@@ -142,6 +142,12 @@ describe('CLI help and version', () => {
     expect(hostOptions(before.values).overrides).toEqual({ enable: ['kitchen'], disable: ['big', 'loop', 'oom', 'exit'] });
   });
 
+  it("reads --root and --config from the folder the command runs in (main's io.cwd, else the process's)", () => {
+    expect(hostOptions({ root: 'sub' }, {}, '/srv/app')).toMatchObject({ root: '/srv/app/sub', cwd: '/srv/app/sub' });
+    expect(hostOptions({ config: 'toolshed.json' }, {}, '/srv/app')).toMatchObject({ config: 'toolshed.json', cwd: '/srv/app' });
+    expect(hostOptions({}).cwd).toBe(process.cwd());
+  });
+
   it('takes --force on init', async () => {
     expect((await parsed('init', ['init', '--force'])).values).toEqual({ force: true });
     expect((await parsed('init', ['init'])).values).toEqual({});
