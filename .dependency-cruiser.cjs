@@ -63,21 +63,24 @@ module.exports = {
     },
     {
       name: 'boundary-imports-only-boundary',
-      comment: 'boundary/ holds the wire types and the code both sides run: it imports only itself, node builtins and npm packages.',
+      comment:
+        'boundary/ holds the wire types and the code both sides run: it imports only itself, node builtins and npm packages.',
       severity: 'error',
       from: { path: '^boundary/' },
       to: { pathNot: ['^boundary/', '^node_modules/'], dependencyTypesNot: ['core'] },
     },
     {
       name: 'sandbox-imports-only-sandbox-and-boundary',
-      comment: 'Code that runs beside foreign code (a worker, a child, QuickJS) imports only sandbox/ and boundary/, never the host.',
+      comment:
+        'Code that runs beside foreign code (a worker, a child, QuickJS) imports only sandbox/ and boundary/, never the host.',
       severity: 'error',
       from: { path: '^sandbox/' },
       to: { pathNot: ['^sandbox/', '^boundary/', '^node_modules/'], dependencyTypesNot: ['core'] },
     },
     {
       name: 'host-not-to-sandbox',
-      comment: 'The host starts workers and children by path, never imports their code; the exports probe (core/expose → sandbox/code) is the one exception.',
+      comment:
+        'The host starts workers and children by path, never imports their code; the exports probe (core/expose → sandbox/code) is the one exception.',
       severity: 'error',
       from: { path: '^core/', pathNot: '^core/expose/' },
       to: { path: '^sandbox/' },
@@ -91,7 +94,8 @@ module.exports = {
     },
     {
       name: 'expose-not-to-call',
-      comment: 'The expose stage decides what the model sees; it never reaches into dispatch (tool_search lives with call/).',
+      comment:
+        'The expose stage decides what the model sees; it never reaches into dispatch (tool_search lives with call/).',
       severity: 'error',
       from: { path: '^core/expose/' },
       to: { path: '^core/call/' },
@@ -99,7 +103,8 @@ module.exports = {
     ...rankRules,
     {
       name: 'host-folder-has-a-rank',
-      comment: 'Every host module sits in a ranked folder (or is core/index.ts): a new folder takes its place in HOST_RANKS before it imports anything.',
+      comment:
+        'Every host module sits in a ranked folder (or is core/index.ts): a new folder takes its place in HOST_RANKS before it imports anything.',
       severity: 'error',
       from: { path: '^core/', pathNot: under(HOST_RANKS.flat()) },
       to: {},

@@ -18,12 +18,23 @@ if (!process.env.TOOLSHED_TEST_HOME) {
 /** Every test file. */
 const ALL = ['test/**/*.test.ts', 'plugins/*/test/**/*.test.{js,ts}', 'examples/*/test/**/*.test.{js,ts}'];
 /** The e2e project: what needs the packed package, an agent client, a browser or the fleet's servers. */
-const E2E = ['test/package/tarball.test.ts', 'test/clients/**/*.test.ts', 'test/console/browser-*.test.ts', 'test/fleet/**/*.test.ts'];
+const E2E = [
+  'test/package/tarball.test.ts',
+  'test/clients/**/*.test.ts',
+  'test/console/browser-*.test.ts',
+  'test/fleet/**/*.test.ts',
+];
 /**
  * Integration files that need a fresh module graph (their own project, isolated): they swap a
  * module with vi.mock for one major of a framework, or check that a module is not loaded yet.
  */
-const FRESH = ['test/adapters/ai-sdk.test.ts', 'test/adapters/ai-sdk-v7.test.ts', 'test/adapters/openai-agents.test.ts', 'test/adapters/openai-agents-v19.test.ts', 'test/tracing/sdk-registered-later.test.ts'];
+const FRESH = [
+  'test/adapters/ai-sdk.test.ts',
+  'test/adapters/ai-sdk-v7.test.ts',
+  'test/adapters/openai-agents.test.ts',
+  'test/adapters/openai-agents-v19.test.ts',
+  'test/tracing/sdk-registered-later.test.ts',
+];
 /** The unit project: pure stages, each file listed (a new file is integration until it is moved here). */
 const UNIT = [
   'test/unit/**/*.test.ts',
@@ -86,8 +97,14 @@ export default defineConfig({
     alias: [
       { find: /^toolshed$/, replacement: fileURLToPath(new URL('./dist/core/index.js', import.meta.url)) },
       { find: /^toolshed\/plugin$/, replacement: fileURLToPath(new URL('./dist/boundary/plugin.js', import.meta.url)) },
-      { find: /^toolshed\/toolkit$/, replacement: fileURLToPath(new URL('./dist/sandbox/toolkit.js', import.meta.url)) },
-      { find: /^toolshed\/(ai-sdk|openai-agents|langchain)$/, replacement: fileURLToPath(new URL('./dist/core/adapters/$1.js', import.meta.url)) },
+      {
+        find: /^toolshed\/toolkit$/,
+        replacement: fileURLToPath(new URL('./dist/sandbox/toolkit.js', import.meta.url)),
+      },
+      {
+        find: /^toolshed\/(ai-sdk|openai-agents|langchain)$/,
+        replacement: fileURLToPath(new URL('./dist/core/adapters/$1.js', import.meta.url)),
+      },
       // Internals a test reaches past the public API, always in the same build: `#internal/core/expose/toolsets.js`.
       { find: /^#internal\/(.*)$/, replacement: fileURLToPath(new URL('./dist/$1', import.meta.url)) },
     ],
@@ -132,7 +149,12 @@ export default defineConfig({
         // of ~200 files cost a third of the suite's time. So a helper module's top-level hooks
         // would run for the first file only (hooks go in the test file), and a file that sets an
         // environment variable restores it.
-        test: { name: 'integration', include: ALL, exclude: ['**/node_modules/**', 'test/fixtures/**', ...UNIT, ...E2E, ...FRESH], isolate: false },
+        test: {
+          name: 'integration',
+          include: ALL,
+          exclude: ['**/node_modules/**', 'test/fixtures/**', ...UNIT, ...E2E, ...FRESH],
+          isolate: false,
+        },
       },
       {
         extends: true,

@@ -30,7 +30,10 @@ async function freePort() {
 
 /** Starts a replica on `port`; resolves with its process once it listens. */
 function startReplica(cwd, port) {
-  const child = spawn(process.execPath, [CLI, 'serve', '--http', `127.0.0.1:${port}`, '--stateless'], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'serve', '--http', `127.0.0.1:${port}`, '--stateless'], {
+    cwd,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let text = '';
     child.stderr.on('data', (chunk) => {
@@ -47,13 +50,26 @@ const QUIET_MS = 5_000;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main() {
-  const { values } = parseArgs({ options: { outage: { type: 'string', default: '25' }, rounds: { type: 'string', default: '3' } } });
+  const { values } = parseArgs({
+    options: { outage: { type: 'string', default: '25' }, rounds: { type: 'string', default: '3' } },
+  });
   const { createToolHost } = await import('../dist/core/index.js');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'toolshed-recovery-'));
-  writeFileSync(path.join(dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: KITCHEN, trust: 'trusted' }] }));
+  writeFileSync(
+    path.join(dir, '.toolshedrc.json'),
+    JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: KITCHEN, trust: 'trusted' }] }),
+  );
   const port = await freePort();
   let replica = await startReplica(dir, port);
-  const host = await createToolHost({ cwd: dir, env: { PATH: process.env.PATH }, config: { builtins: false, cache: { enabled: false }, mcpServers: { far: { url: `http://127.0.0.1:${port}/mcp` } } } });
+  const host = await createToolHost({
+    cwd: dir,
+    env: { PATH: process.env.PATH },
+    config: {
+      builtins: false,
+      cache: { enabled: false },
+      mcpServers: { far: { url: `http://127.0.0.1:${port}/mcp` } },
+    },
+  });
   const exposed = () => host.explain().tools.find((tool) => tool.name === 'echo')?.exposed === true;
   try {
     if (!(await host.call('echo', {})).ok) throw new Error('the first call failed');

@@ -90,7 +90,8 @@ function holds(row) {
 }
 
 function tableLine(row) {
-  if (row.notMeasured) return `| ${row.scenario} | ${row.name} | — | — | — | — | ${row.target?.text ?? ''} | not measured: ${row.notMeasured} |`;
+  if (row.notMeasured)
+    return `| ${row.scenario} | ${row.name} | — | — | — | — | ${row.target?.text ?? ''} | not measured: ${row.notMeasured} |`;
   const unit = row.unit ?? 'ms';
   const ratioText = row.ratioText ?? `${row.ratio < 0.1 ? row.ratio.toFixed(4) : row.ratio.toFixed(2)}×`;
   const verdict = row.holds === null ? '—' : row.holds ? 'yes' : '**no**';
@@ -125,10 +126,16 @@ async function main() {
       process.stderr.write(`bench: scenario ${scenario.id} (${scenario.title})… `);
       try {
         const dir = mkdtempSync(path.join(tmp, `s${scenario.id}-`));
-        for (const row of await scenario.run({ tmp: dir, quick: values.quick })) report.rows.push({ ...row, holds: holds(row) });
+        for (const row of await scenario.run({ tmp: dir, quick: values.quick }))
+          report.rows.push({ ...row, holds: holds(row) });
       } catch (error) {
         failed = true;
-        report.rows.push({ scenario: scenario.id, name: scenario.title, notMeasured: `the scenario failed: ${error?.stack ?? error}`.split('\n')[0], holds: null });
+        report.rows.push({
+          scenario: scenario.id,
+          name: scenario.title,
+          notMeasured: `the scenario failed: ${error?.stack ?? error}`.split('\n')[0],
+          holds: null,
+        });
         process.stderr.write(`\n${error?.stack ?? error}\n`);
       }
       process.stderr.write(`${((performance.now() - t0) / 1000).toFixed(1)} s\n`);

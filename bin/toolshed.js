@@ -5,7 +5,9 @@ import { existsSync } from 'node:fs';
 
 const entry = new URL('../dist/core/cli/main.js', import.meta.url);
 if (!existsSync(entry)) {
-  process.stderr.write('toolshed: the build is missing (dist/). In a clone of the repository, run npm run build first.\n');
+  process.stderr.write(
+    'toolshed: the build is missing (dist/). In a clone of the repository, run npm run build first.\n',
+  );
   process.exit(1);
 }
 const { main } = await import(entry.href);

@@ -63,7 +63,10 @@ class FrameDecoder {
       const length = head.readUInt32BE(0);
       if (length > this.maxFrameBytes) {
         // Checked on the header, before the body is buffered: an oversized frame never costs its size.
-        return this.fail({ code: 'FRAME_TOO_LARGE', message: `a ${length}-byte frame exceeds the ${this.maxFrameBytes}-byte limit` });
+        return this.fail({
+          code: 'FRAME_TOO_LARGE',
+          message: `a ${length}-byte frame exceeds the ${this.maxFrameBytes}-byte limit`,
+        });
       }
       if (this.buffered < HEADER_BYTES + length) return;
       const frame = this.take(HEADER_BYTES + length);

@@ -7,4 +7,9 @@
 import type { CodeLimits } from './plugin-api.js';
 
 /** `codeExecution`'s defaults: a 30 s deadline, 64 MB of QuickJS memory, 50 tool calls, 20000 characters of output. */
-export const DEFAULT_CODE_LIMITS: Readonly<CodeLimits> = Object.freeze({ timeoutMs: 30_000, memoryMb: 64, maxToolCalls: 50, maxOutputChars: 20_000 });
+export const DEFAULT_CODE_LIMITS: Readonly<CodeLimits> = Object.freeze({
+  timeoutMs: 30_000,
+  memoryMb: 64,
+  maxToolCalls: 50,
+  maxOutputChars: 20_000,
+});

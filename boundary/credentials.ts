@@ -11,7 +11,9 @@ type CredentialAnswer = { ok: true; value: string } | { ok: false; why: string }
 
 /** What was asked for, in words: "secret GITHUB_TOKEN (plugin gh-tools)", "token for the MCP server github". */
 function asked(request: Omit<CredentialRequest, 'identity' | 'signal'>): string {
-  return request.kind === 'secret' ? `secret ${request.name} (plugin ${request.plugin})` : `token for the MCP server ${request.name}`;
+  return request.kind === 'secret'
+    ? `secret ${request.name} (plugin ${request.plugin})`
+    : `token for the MCP server ${request.name}`;
 }
 
 /**
@@ -19,10 +21,17 @@ function asked(request: Omit<CredentialRequest, 'identity' | 'signal'>): string 
  * string), or throws, answers why not; its error's message is not passed on, since a provider's
  * error may quote what it holds.
  */
-export async function askProvider(provider: CredentialProvider | undefined, request: CredentialRequest): Promise<CredentialAnswer> {
+export async function askProvider(
+  provider: CredentialProvider | undefined,
+  request: CredentialRequest,
+): Promise<CredentialAnswer> {
   const what = asked(request);
   const who = request.identity.subject;
-  if (!provider) return { ok: false, why: `the ${what} is the caller's own, and the host has no credentials provider to ask for it (createToolHost({ credentials }))` };
+  if (!provider)
+    return {
+      ok: false,
+      why: `the ${what} is the caller's own, and the host has no credentials provider to ask for it (createToolHost({ credentials }))`,
+    };
   let value: string | undefined;
   try {
     value = await provider(request);
@@ -30,6 +39,7 @@ export async function askProvider(provider: CredentialProvider | undefined, requ
     const name = (error as Error)?.name ?? 'Error';
     return { ok: false, why: `the credentials provider failed (${name}) when asked for the ${what} (for ${who})` };
   }
-  if (typeof value !== 'string' || value === '') return { ok: false, why: `the credentials provider gave no ${what} (asked for ${who})` };
+  if (typeof value !== 'string' || value === '')
+    return { ok: false, why: `the credentials provider gave no ${what} (asked for ${who})` };
   return { ok: true, value };
 }

@@ -8,7 +8,10 @@
  */
 import { performance } from 'node:perf_hooks';
 
-/** How often runners and the process-tier child check their calls' hard deadlines: they are backstops, so 25 ms late is fine. */
+/**
+ * How often runners and the process-tier child check their calls' hard deadlines: they are backstops, so 25 ms late is
+ * fine.
+ */
 export const HARD_DEADLINE_SWEEP_MS = 25;
 
 /** What a `DeadlineSweeper` watches: when it is due, how long it was, and how it fires. */
@@ -106,7 +109,8 @@ export class DeadlineSweeper {
   constructor(
     private readonly tickMs: number,
     /** the abort reason of a deadline that passed */
-    private readonly reasonFor: (ms: number) => unknown = (ms) => new DOMException(`deadline of ${ms} ms passed`, 'TimeoutError'),
+    private readonly reasonFor: (ms: number) => unknown = (ms) =>
+      new DOMException(`deadline of ${ms} ms passed`, 'TimeoutError'),
   ) {}
 
   /** A deadline `ms` from now; `release` it when the call ends. */
@@ -120,7 +124,10 @@ export class DeadlineSweeper {
     deadline.dispose();
   }
 
-  /** Fires `item.abort` once `ms` from now has passed (the worker's calls, which need no emitter); `unwatch` it when done. */
+  /**
+   * Fires `item.abort` once `ms` from now has passed (the worker's calls, which need no emitter); `unwatch` it when
+   * done.
+   */
   watch<T extends Sweepable>(item: T, ms: number): T {
     item.at = performance.now() + ms;
     item.ms = ms;

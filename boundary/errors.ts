@@ -52,7 +52,15 @@ export const TOOL_ERROR_CODES = [
  * Codes execute_code's sandbox puts on a script's errors and on its result
  * (inside the tool's result text, so the model reads them).
  */
-export const SANDBOX_ERROR_CODES = ['TOOL_BUDGET_EXCEEDED', 'SANDBOX_TIMEOUT', 'SANDBOX_ABORTED', 'SANDBOX_OUT_OF_MEMORY', 'SANDBOX_STALLED', 'SANDBOX_CRASHED', 'SANDBOX_UNAVAILABLE'] as const;
+export const SANDBOX_ERROR_CODES = [
+  'TOOL_BUDGET_EXCEEDED',
+  'SANDBOX_TIMEOUT',
+  'SANDBOX_ABORTED',
+  'SANDBOX_OUT_OF_MEMORY',
+  'SANDBOX_STALLED',
+  'SANDBOX_CRASHED',
+  'SANDBOX_UNAVAILABLE',
+] as const;
 
 /** A host-level failure's code. */
 export type HostErrorCode = (typeof HOST_ERROR_CODES)[number];
@@ -91,8 +99,17 @@ export class ToolshedError extends Error {
  * (CONFIG_INVALID); or it changed since the operator accepted it (CONFIG_UNTRUSTED).
  */
 export class ConfigError extends ToolshedError {
-  constructor(message: string, data: { file?: string; pointer?: string; expected?: string; root?: string; fix?: string } = {}, options?: { cause?: unknown; code?: 'CONFIG_INVALID' | 'CONFIG_UNTRUSTED' }) {
-    super(options?.code ?? 'CONFIG_INVALID', message, data, options?.cause === undefined ? undefined : { cause: options.cause });
+  constructor(
+    message: string,
+    data: { file?: string; pointer?: string; expected?: string; root?: string; fix?: string } = {},
+    options?: { cause?: unknown; code?: 'CONFIG_INVALID' | 'CONFIG_UNTRUSTED' },
+  ) {
+    super(
+      options?.code ?? 'CONFIG_INVALID',
+      message,
+      data,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = 'ConfigError';
   }
 }
@@ -100,7 +117,13 @@ export class ConfigError extends ToolshedError {
 /** A plugin could not be found, imported, validated or version-matched. */
 export class PluginError extends ToolshedError {
   constructor(
-    code: 'PLUGIN_NOT_FOUND' | 'PLUGIN_INVALID' | 'PLUGIN_API_MISMATCH' | 'PLUGIN_IMPORT_FAILED' | 'PLUGIN_LOAD_TIMEOUT' | 'PLUGIN_CHANGED',
+    code:
+      | 'PLUGIN_NOT_FOUND'
+      | 'PLUGIN_INVALID'
+      | 'PLUGIN_API_MISMATCH'
+      | 'PLUGIN_IMPORT_FAILED'
+      | 'PLUGIN_LOAD_TIMEOUT'
+      | 'PLUGIN_CHANGED',
     message: string,
     data: Record<string, unknown> = {},
     options?: { cause?: unknown },

@@ -8,7 +8,8 @@ import { protectedBy, protectedMessage } from './protected.js';
 import type { ProtectedPath } from './plugin-api.js';
 
 /** What a handler must return, said once for every TOOL_RESULT_INVALID message. */
-const WHAT_TO_RETURN = 'A handler must return a string, a JSON value (object, array, number, boolean, null) or { content: [{ type: "text", text }] }';
+const WHAT_TO_RETURN =
+  'A handler must return a string, a JSON value (object, array, number, boolean, null) or { content: [{ type: "text", text }] }';
 
 function invalid(what: string): Error {
   return codedError('TOOL_RESULT_INVALID', `returned ${what}, which is not a tool result. ${WHAT_TO_RETURN}.`);
@@ -16,7 +17,8 @@ function invalid(what: string): Error {
 
 /** Binary data would serialize as {"0":98,…}: name it instead. */
 function binaryName(value: unknown): string | undefined {
-  if (value instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer)) return value.constructor.name;
+  if (value instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer))
+    return value.constructor.name;
   if (ArrayBuffer.isView(value)) return value.constructor.name;
   return undefined;
 }
@@ -29,7 +31,8 @@ function binaryName(value: unknown): string | undefined {
  */
 export function resultText(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (isTextContent(value)) return value.content.map((part) => (part.type === 'text' ? part.text : JSON.stringify(part))).join('\n');
+  if (isTextContent(value))
+    return value.content.map((part) => (part.type === 'text' ? part.text : JSON.stringify(part))).join('\n');
   // Plain data (the common case) needs no replacer, which costs a call back into JS per key.
   if (isPlainJson(value, 0)) return JSON.stringify(value);
   if (value === undefined) return rejectResult('undefined (did the handler forget to return?)');
@@ -39,8 +42,12 @@ export function resultText(value: unknown): string {
     json = JSON.stringify(value, function (this: Record<string, unknown>, key: string, item: unknown) {
       // `this[key]` is the value before its toJSON (a Buffer's turns it into { type, data }).
       const binary = binaryName(this[key]);
-      if (binary) throw invalid(`${key ? `binary data at key "${key}"` : 'binary data'} (a ${binary}); decode it to text (e.g. buffer.toString('utf8')) or base64 first`);
-      if (typeof item === 'bigint') throw invalid(`a BigInt${key ? ` at key "${key}"` : ''}; convert it to a string or number first`);
+      if (binary)
+        throw invalid(
+          `${key ? `binary data at key "${key}"` : 'binary data'} (a ${binary}); decode it to text (e.g. buffer.toString('utf8')) or base64 first`,
+        );
+      if (typeof item === 'bigint')
+        throw invalid(`a BigInt${key ? ` at key "${key}"` : ''}; convert it to a string or number first`);
       return item;
     });
   } catch (error) {
@@ -50,7 +57,10 @@ export function resultText(value: unknown): string {
   return json === undefined ? rejectResult(`${String(value)}`) : json;
 }
 
-/** Plain objects and arrays (no toJSON, no class) down to strings, finite numbers, booleans and null, shallower than 32 levels (so a cycle is never plain). */
+/**
+ * Plain objects and arrays (no toJSON, no class) down to strings, finite numbers, booleans and null, shallower than 32
+ * levels (so a cycle is never plain).
+ */
 function isPlainJson(value: unknown, depth: number): boolean {
   switch (typeof value) {
     case 'string':
@@ -87,7 +97,12 @@ function isTextContent(value: unknown): value is { content: Array<{ type: string
   const keys = Object.keys(value);
   if (keys.length !== 1 || keys[0] !== 'content') return false;
   const content = (value as { content: unknown }).content;
-  return Array.isArray(content) && content.every((part) => typeof part === 'object' && part !== null && typeof (part as { type?: unknown }).type === 'string');
+  return (
+    Array.isArray(content) &&
+    content.every(
+      (part) => typeof part === 'object' && part !== null && typeof (part as { type?: unknown }).type === 'string',
+    )
+  );
 }
 
 /** The marker appended to a capped result; it names the original length. */
@@ -113,7 +128,9 @@ const GRANT_OF: Readonly<Record<string, { grant: string; verb: string }>> = {
 type AccessDenied = Error & { code: 'ERR_ACCESS_DENIED'; permission?: unknown; resource?: unknown };
 
 function accessDenied(error: unknown): AccessDenied | undefined {
-  return error instanceof Error && (error as { code?: unknown }).code === 'ERR_ACCESS_DENIED' ? (error as AccessDenied) : undefined;
+  return error instanceof Error && (error as { code?: unknown }).code === 'ERR_ACCESS_DENIED'
+    ? (error as AccessDenied)
+    : undefined;
 }
 
 /**
@@ -127,7 +144,9 @@ function readOnlyProtected(error: unknown, protect: readonly ProtectedPath[] | u
     if (typeof target !== 'string') continue;
     const held = protectedBy(target, protect);
     if (!held) continue;
-    return Object.assign(codedError('PERMISSION_DENIED', protectedMessage(target, held, target), { cause: error }), { data: { path: target, protected: held } });
+    return Object.assign(codedError('PERMISSION_DENIED', protectedMessage(target, held, target), { cause: error }), {
+      data: { path: target, protected: held },
+    });
   }
   return undefined;
 }
@@ -153,7 +172,9 @@ export function permissionFailure(error: unknown, protect?: readonly ProtectedPa
     // No grant to ask for: a protected path stays read-only whatever the plugin is granted.
     what = protectedMessage(resource, held, resource);
     const message = denied === error ? what : `${(error as Error).message}: ${what}`;
-    return Object.assign(codedError('PERMISSION_DENIED', message, { cause: error }), { data: { permission: permission ?? null, path: resource, protected: held } });
+    return Object.assign(codedError('PERMISSION_DENIED', message, { cause: error }), {
+      data: { permission: permission ?? null, path: resource, protected: held },
+    });
   } else if (scope && resource) {
     what =
       `Permission denied: the plugin may not ${scope.verb} ${resource} (Node's permission model refused ${permission}). ` +
@@ -167,6 +188,10 @@ export function permissionFailure(error: unknown, protect?: readonly ProtectedPa
   }
   const message = denied === error ? what : `${(error as Error).message}: ${what}`;
   return Object.assign(codedError('PERMISSION_DENIED', message, { cause: error }), {
-    data: { permission: permission ?? null, ...(resource ? { path: resource } : {}), ...(scope ? { grant: scope.grant } : {}) },
+    data: {
+      permission: permission ?? null,
+      ...(resource ? { path: resource } : {}),
+      ...(scope ? { grant: scope.grant } : {}),
+    },
   });
 }

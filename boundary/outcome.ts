@@ -30,7 +30,9 @@ export interface RichContent {
  * `content` is present only when the tool's result held more than one plain text
  * block (today: MCP-server tools); `text` is always its rendering.
  */
-export type CallOutcome = { ok: true; text: string; content?: RichContent } | { ok: false; code: ToolErrorCode; message: string; retryAfterMs?: number; content?: RichContent };
+export type CallOutcome =
+  | { ok: true; text: string; content?: RichContent }
+  | { ok: false; code: ToolErrorCode; message: string; retryAfterMs?: number; content?: RichContent };
 
 /** A failed outcome with `code`. */
 export function failure(code: ToolErrorCode, message: string): CallOutcome {
@@ -71,6 +73,7 @@ export function cappedFailure(code: ToolErrorCode, message: string, maxChars: nu
 export function envelope(outcome: CallOutcome): string {
   if (outcome.ok) return outcome.text;
   // QUEUE_FULL and QUOTA_EXCEEDED carry when to try again.
-  if (outcome.retryAfterMs !== undefined) return JSON.stringify({ error: outcome.message, code: outcome.code, retryAfterMs: outcome.retryAfterMs });
+  if (outcome.retryAfterMs !== undefined)
+    return JSON.stringify({ error: outcome.message, code: outcome.code, retryAfterMs: outcome.retryAfterMs });
   return JSON.stringify({ error: outcome.message, code: outcome.code });
 }

@@ -63,7 +63,8 @@ export function pinTree(dir: string): Pins {
       if (++count > MAX_PINS) return;
       if (item.name === '.git') continue;
       const full = path.join(folder, item.name);
-      if (item.isDirectory() || (item.isSymbolicLink() && statSync(full, { throwIfNoEntry: false })?.isDirectory())) walk(full);
+      if (item.isDirectory() || (item.isSymbolicLink() && statSync(full, { throwIfNoEntry: false })?.isDirectory()))
+        walk(full);
       else {
         const stamp = current(full);
         if (stamp !== undefined) pins[full] = stamp;

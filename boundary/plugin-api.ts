@@ -6,7 +6,18 @@
  */
 
 /** A `process.platform` value, spelled out so that a plugin's types need no @types/node. */
-export type Platform = 'aix' | 'android' | 'cygwin' | 'darwin' | 'freebsd' | 'haiku' | 'linux' | 'netbsd' | 'openbsd' | 'sunos' | 'win32';
+export type Platform =
+  | 'aix'
+  | 'android'
+  | 'cygwin'
+  | 'darwin'
+  | 'freebsd'
+  | 'haiku'
+  | 'linux'
+  | 'netbsd'
+  | 'openbsd'
+  | 'sunos'
+  | 'win32';
 
 /** The members of an abort signal a handler uses, for a plugin compiled without DOM or Node types. */
 export interface MinimalAbortSignal {
@@ -21,7 +32,9 @@ export interface MinimalAbortSignal {
  * `ctx.signal`'s type: the global `AbortSignal` where the plugin's types declare one
  * (@types/node or lib.dom, so it can be passed to `fetch`), else {@link MinimalAbortSignal}.
  */
-export type ToolAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : MinimalAbortSignal;
+export type ToolAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } }
+  ? S
+  : MinimalAbortSignal;
 
 import type { StandardSchemaV1 } from './standard-schema.js';
 
@@ -37,7 +50,10 @@ export type JsonSchema = { [keyword: string]: unknown };
  */
 export type ToolParameters = JsonSchema | StandardSchemaV1;
 
-/** A handler's arguments for `parameters` of type `P`: a Standard Schema's output type, else `any` (a JSON Schema says nothing to TypeScript). */
+/**
+ * A handler's arguments for `parameters` of type `P`: a Standard Schema's output type, else `any` (a JSON Schema says
+ * nothing to TypeScript).
+ */
 export type ArgumentsOf<P> = P extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<P> : any;
 
 /** A conditional description part, resolved against the tools finally exposed. */
@@ -61,7 +77,10 @@ export interface Permissions {
   env?: string[];
   fsRead?: string[];
   fsWrite?: string[];
-  /** tools (or toolsets) this plugin's `ctx.callTool` may reach besides its own; untrusted plugins get only what is also granted */
+  /**
+   * tools (or toolsets) this plugin's `ctx.callTool` may reach besides its own; untrusted plugins get only what is also
+   * granted
+   */
   callTools?: string[];
   /**
    * Folders asked for by what they are for, not where: the operator chooses each one in the
@@ -108,7 +127,9 @@ export interface SandboxTool {
   name: string;
   description: string;
   parameters: JsonSchema;
-  /** its declared result schema (JSON Schema 2020-12), when it has one: `tools.<name>()` then resolves to that object */
+  /**
+   * its declared result schema (JSON Schema 2020-12), when it has one: `tools.<name>()` then resolves to that object
+   */
   outputSchema?: JsonSchema;
 }
 
@@ -174,7 +195,9 @@ export interface ToolContext {
    * (another caller's, perhaps) gets its own.
    */
   secrets: Readonly<Record<string, string>>;
-  /** the workspace root (config `root`, `--root`, or the host's working directory): resolve relative paths against it */
+  /**
+   * the workspace root (config `root`, `--root`, or the host's working directory): resolve relative paths against it
+   */
   cwd: string;
   /**
    * Where this plugin may read and write files. The process tier's sandbox enforces it;
@@ -366,7 +389,9 @@ export interface PluginSpec {
 export type TypedTools<P extends readonly ToolParameters[]> = { [K in keyof P]: ToolSpec<ArgumentsOf<P[K]>, P[K]> };
 
 /** `unknown` when some tool's parameters are a Standard Schema object; otherwise a type no plugin matches. */
-type WithStandardSchema<P extends readonly ToolParameters[]> = [Extract<P[number], StandardSchemaV1>] extends [never] ? { tools: never } : unknown;
+type WithStandardSchema<P extends readonly ToolParameters[]> = [Extract<P[number], StandardSchemaV1>] extends [never]
+  ? { tools: never }
+  : unknown;
 
 /**
  * Identity helper that types a plugin object. A tool whose `parameters` is a Standard Schema
@@ -378,14 +403,18 @@ type WithStandardSchema<P extends readonly ToolParameters[]> = [Extract<P[number
  * export default definePlugin({ apiVersion: 1, tools: [{ name: 'greet', description: 'Greets someone',
  *   parameters: z.object({ name: z.string() }), handler: ({ name }) => `Hello, ${name}` }] });
  */
-export function definePlugin<const P extends readonly ToolParameters[]>(plugin: Omit<PluginSpec, 'tools'> & { tools: TypedTools<P> } & WithStandardSchema<P>): Omit<PluginSpec, 'tools'> & { tools: TypedTools<P> };
+export function definePlugin<const P extends readonly ToolParameters[]>(
+  plugin: Omit<PluginSpec, 'tools'> & { tools: TypedTools<P> } & WithStandardSchema<P>,
+): Omit<PluginSpec, 'tools'> & { tools: TypedTools<P> };
 export function definePlugin<const T extends PluginSpec>(plugin: T): T;
 export function definePlugin(plugin: PluginSpec): PluginSpec {
   return plugin;
 }
 
 /** Identity helper that types a single tool: its handler's `args` from a Standard Schema's output, or `Args`. */
-export function defineTool<const P extends StandardSchemaV1>(tool: ToolSpec<StandardSchemaV1.InferOutput<P>, P>): ToolSpec<StandardSchemaV1.InferOutput<P>, P>;
+export function defineTool<const P extends StandardSchemaV1>(
+  tool: ToolSpec<StandardSchemaV1.InferOutput<P>, P>,
+): ToolSpec<StandardSchemaV1.InferOutput<P>, P>;
 export function defineTool<Args = any>(tool: ToolSpec<Args>): ToolSpec<Args>;
 export function defineTool(tool: ToolSpec): ToolSpec {
   return tool;

@@ -13,5 +13,7 @@ export function poolReply(reply: WorkerReply<HandlerOutput>): PoolReply {
 
 /** The reply a `PoolReply` stands for. */
 export function workerReply<T>(reply: PoolReply): WorkerReply<T> {
-  return (typeof reply === 'string' ? { ok: true, value: { text: reply, originalLength: reply.length } } : reply) as WorkerReply<T>;
+  return (
+    typeof reply === 'string' ? { ok: true, value: { text: reply, originalLength: reply.length } } : reply
+  ) as WorkerReply<T>;
 }

@@ -48,10 +48,18 @@ function refuse(what: string, problem: string, fix: string): never {
 function checkAncestor(dir: string, me: number): void {
   const info = lstatSync(dir);
   if (info.uid !== me && info.uid !== 0) {
-    refuse(dir, `it is owned by uid ${info.uid}, who could replace anything below it`, 'Keep per-user state under a folder that only you (or root) own.');
+    refuse(
+      dir,
+      `it is owned by uid ${info.uid}, who could replace anything below it`,
+      'Keep per-user state under a folder that only you (or root) own.',
+    );
   }
   if ((info.mode & GROUP_OTHER_WRITE) !== 0 && (info.mode & STICKY) === 0) {
-    refuse(dir, 'other users may write to it and it has no sticky bit, so they could rename what is below it', 'Keep per-user state under a folder that only you can write.');
+    refuse(
+      dir,
+      'other users may write to it and it has no sticky bit, so they could rename what is below it',
+      'Keep per-user state under a folder that only you can write.',
+    );
   }
 }
 
@@ -67,12 +75,22 @@ export function ensurePrivateDir(dir: string): string {
   if (me !== undefined) checkAncestors(existingAncestor(absolute), me);
   mkdirSync(absolute, { recursive: true, mode: 0o700 });
   const info = lstatSync(absolute);
-  if (info.isSymbolicLink()) refuse(absolute, 'it is a symbolic link', 'Point the setting at a real folder, not a link.');
+  if (info.isSymbolicLink())
+    refuse(absolute, 'it is a symbolic link', 'Point the setting at a real folder, not a link.');
   if (!info.isDirectory()) refuse(absolute, 'it is not a directory', 'Remove it or choose another folder.');
   if (me === undefined) return absolute;
-  if (info.uid !== me) refuse(absolute, `it is owned by uid ${info.uid}, not by this user (uid ${me})`, 'Remove it (another user may have planted it) or choose a folder only you own.');
+  if (info.uid !== me)
+    refuse(
+      absolute,
+      `it is owned by uid ${info.uid}, not by this user (uid ${me})`,
+      'Remove it (another user may have planted it) or choose a folder only you own.',
+    );
   if ((info.mode & GROUP_OTHER_WRITE) !== 0) {
-    refuse(absolute, `its mode ${(info.mode & 0o777).toString(8)} lets other users write to it, so its contents cannot be trusted`, `Remove it, or empty it and run chmod 700 ${absolute}.`);
+    refuse(
+      absolute,
+      `its mode ${(info.mode & 0o777).toString(8)} lets other users write to it, so its contents cannot be trusted`,
+      `Remove it, or empty it and run chmod 700 ${absolute}.`,
+    );
   }
   // Readable by others but never writable by them: nothing can have been planted, so make it private.
   if ((info.mode & GROUP_OTHER) !== 0) chmodSync(absolute, 0o700);
@@ -101,7 +119,8 @@ function checkFile(file: string, info: Stats): void {
   const me = uid();
   if (me === undefined) return;
   if (info.uid !== me) refuse(file, `it is owned by uid ${info.uid}, not by this user (uid ${me})`, 'Remove it.');
-  if ((info.mode & GROUP_OTHER_WRITE) !== 0) refuse(file, `its mode ${(info.mode & 0o777).toString(8)} lets other users write to it`, 'Remove it.');
+  if ((info.mode & GROUP_OTHER_WRITE) !== 0)
+    refuse(file, `its mode ${(info.mode & 0o777).toString(8)} lets other users write to it`, 'Remove it.');
 }
 
 /** Opens `file` without following a link at its last component; ELOOP means it is one. */
@@ -114,7 +133,10 @@ function openNoFollow(file: string, flags: number, mode?: number): number {
   }
 }
 
-/** Reads a state file as UTF-8, or undefined when it does not exist. The folder must have passed {@link ensurePrivateDir}. */
+/**
+ * Reads a state file as UTF-8, or undefined when it does not exist. The folder must have passed {@link
+ * ensurePrivateDir}.
+ */
 export function readPrivateFile(file: string): string | undefined {
   let fd: number;
   try {

@@ -32,7 +32,11 @@ function isWithin(target: string, root: string): boolean {
  * Whether `segments` contains `name` as consecutive segments, at a place not opened by
  * `except` (the segment right after the run names a writable child).
  */
-function containsRun(segments: readonly string[], name: readonly string[], except: ReadonlySet<string> | undefined): boolean {
+function containsRun(
+  segments: readonly string[],
+  name: readonly string[],
+  except: ReadonlySet<string> | undefined,
+): boolean {
   outer: for (let i = 0; i + name.length <= segments.length; i++) {
     for (let j = 0; j < name.length; j++) if (segments[i + j] !== name[j]) continue outer;
     const child = segments[i + name.length];
@@ -71,9 +75,17 @@ export function protectedBy(target: string, protect: readonly ProtectedPath[] | 
   return undefined;
 }
 
-/** The refusal's words for a protected path shown as `shown` (whose real path is `target`): names it, says why, and what to do. */
+/**
+ * The refusal's words for a protected path shown as `shown` (whose real path is `target`): names it, says why, and what
+ * to do.
+ */
 export function protectedMessage(shown: string, entry: ProtectedPath, target?: string): string {
   const exact = target !== undefined ? path.resolve(target) === entry.value : shown === entry.value;
-  const what = entry.kind === 'name' ? `a protected name (${entry.value})` : exact ? 'protected' : `inside a protected path (${entry.value})`;
+  const what =
+    entry.kind === 'name'
+      ? `a protected name (${entry.value})`
+      : exact
+        ? 'protected'
+        : `inside a protected path (${entry.value})`;
   return `Permission denied: ${shown} is ${what}: ${entry.why}. The model's tools may not change it even inside the workspace; the operator can change it by hand.`;
 }

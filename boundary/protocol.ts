@@ -144,7 +144,9 @@ export interface SessionRequest {
 }
 
 /** The host's answer to a `ctx.session` operation: a `get`'s JSON text (absent: no value), or why it failed. */
-export type SessionAnswer = { ok: true; value?: string } | { ok: false; code: 'STATE_REFUSED' | 'STATE_UNAVAILABLE'; message: string };
+export type SessionAnswer =
+  | { ok: true; value?: string }
+  | { ok: false; code: 'STATE_REFUSED' | 'STATE_UNAVAILABLE'; message: string };
 
 /** Methods a worker may call on the host. Nothing else passes the guard. */
 export interface HostRpc {
@@ -290,7 +292,10 @@ export interface ChildInit {
   maxFrameBytes: number;
 }
 
-/** Run one task in the child. Checks and handlers stop at their own `timeoutMs`; the child gives up on a manifest task after `abortAfterMs`. */
+/**
+ * Run one task in the child. Checks and handlers stop at their own `timeoutMs`; the child gives up on a manifest task
+ * after `abortAfterMs`.
+ */
 export interface ChildTaskFrame {
   type: 'task';
   /** a random UUID per task: a reply is matched to it, so a reply forged by plugin code cannot answer another task */
@@ -315,7 +320,9 @@ export interface RpcFrame {
 export type HostToChild = ChildInit | ChildTaskFrame | ChildCancelFrame | RpcFrame;
 
 /** Why the child could not deliver a task's reply (a manifest import that never settled). */
-export type ChildFailure = { kind: 'timeout'; timeoutMs: number } | { kind: 'crashed'; message: string; outOfMemory: boolean };
+export type ChildFailure =
+  | { kind: 'timeout'; timeoutMs: number }
+  | { kind: 'crashed'; message: string; outOfMemory: boolean };
 
 /** A task's outcome as the child reports it. */
 export type ChildReply = WorkerReply | { ok: false; failure: ChildFailure };

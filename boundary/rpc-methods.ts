@@ -2,4 +2,10 @@
 import type { HostRpc } from './protocol.js';
 
 /** The allow-list of `HostRpc` method names. */
-export const HOST_RPC_METHODS: readonly (keyof HostRpc)[] = Object.freeze(['log', 'progress', 'callTool', 'sandboxTools', 'session']);
+export const HOST_RPC_METHODS: readonly (keyof HostRpc)[] = Object.freeze([
+  'log',
+  'progress',
+  'callTool',
+  'sandboxTools',
+  'session',
+]);

@@ -44,7 +44,8 @@ export interface ElicitResult {
 /**
  * Answers an MCP server's elicitation request, usually by asking a person.
  * @example
- * const host = await createToolHost({ onElicitation: async (request) => ({ action: 'accept', content: { name: await ask(request.message) } }) });
+ * const host = await createToolHost({ onElicitation: async (request) => ({ action: 'accept', content: { name: await
+ * ask(request.message) } }) });
  */
 export type Elicitor = (request: ElicitRequest) => Promise<ElicitResult>;
 

@@ -45,15 +45,18 @@ function utf8Bytes(text: string): number {
 /** Why `key` is not a key, or undefined. */
 function badKey(key: unknown): string | undefined {
   if (typeof key !== 'string' || key.length === 0) return 'a key must be a non-empty string';
-  if (key.length > MAX_SESSION_KEY_CHARS) return `a key is at most ${MAX_SESSION_KEY_CHARS} characters; this one has ${key.length}`;
+  if (key.length > MAX_SESSION_KEY_CHARS)
+    return `a key is at most ${MAX_SESSION_KEY_CHARS} characters; this one has ${key.length}`;
   return undefined;
 }
 
 /** Why `text` is not a value's JSON text, or undefined. */
 export function badValue(text: unknown): string | undefined {
-  if (typeof text !== 'string') return 'the value is not JSON (undefined, a function, a symbol, a BigInt or a circular object)';
+  if (typeof text !== 'string')
+    return 'the value is not JSON (undefined, a function, a symbol, a BigInt or a circular object)';
   const bytes = utf8Bytes(text);
-  if (bytes > MAX_SESSION_VALUE_BYTES) return `a value is at most ${MAX_SESSION_VALUE_BYTES} bytes of JSON; this one has ${bytes}`;
+  if (bytes > MAX_SESSION_VALUE_BYTES)
+    return `a value is at most ${MAX_SESSION_VALUE_BYTES} bytes of JSON; this one has ${bytes}`;
   try {
     JSON.parse(text);
   } catch {
@@ -65,7 +68,8 @@ export function badValue(text: unknown): string | undefined {
 /** The time to live a `set` asked for, capped, or why it is not one. */
 function ttlOf(ttlMs: unknown, maxTtlMs: number): number | string {
   if (ttlMs === undefined) return maxTtlMs;
-  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) return 'ttlMs must be a positive number of milliseconds';
+  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0)
+    return 'ttlMs must be a positive number of milliseconds';
   return Math.min(Math.ceil(ttlMs), maxTtlMs);
 }
 
@@ -119,7 +123,9 @@ async function write(scope: SessionScope, key: string, text: string, ttlMs: numb
     else total += utf8Bytes(other) + utf8Bytes(otherText);
   }
   if (total > MAX_SESSION_TOTAL_BYTES) {
-    return refused(`set('${key}'): a plugin keeps at most ${MAX_SESSION_TOTAL_BYTES} bytes in a session; this would make ${total}. Delete what is no longer needed.`);
+    return refused(
+      `set('${key}'): a plugin keeps at most ${MAX_SESSION_TOTAL_BYTES} bytes in a session; this would make ${total}. Delete what is no longer needed.`,
+    );
   }
   await maps.mapSet(mapKey, { [key]: `${now + ttlMs}:${text}` }, scope.maxTtlMs);
   if (expired.length) await maps.mapDelete(mapKey, expired);

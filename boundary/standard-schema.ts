@@ -43,7 +43,10 @@ export declare namespace StandardSchemaV1 {
   /** The Standard Schema properties interface. */
   interface Props<Input = unknown, Output = Input> extends StandardTypedV1.Props<Input, Output> {
     /** Validates unknown input values. */
-    readonly validate: (value: unknown, options?: StandardSchemaV1.Options | undefined) => Result<Output> | Promise<Result<Output>>;
+    readonly validate: (
+      value: unknown,
+      options?: StandardSchemaV1.Options | undefined,
+    ) => Result<Output> | Promise<Result<Output>>;
   }
   /** The result interface of the validate function. */
   type Result<Output> = SuccessResult<Output> | FailureResult;
@@ -84,7 +87,9 @@ export declare namespace StandardSchemaV1 {
   type InferOutput<Schema extends StandardTypedV1> = StandardTypedV1.InferOutput<Schema>;
 }
 
-/** A schema object that converts itself to JSON Schema (zod 4.2 and later, ArkType, valibot's `toStandardJsonSchema`). */
+/**
+ * A schema object that converts itself to JSON Schema (zod 4.2 and later, ArkType, valibot's `toStandardJsonSchema`).
+ */
 export interface StandardJSONSchemaV1<Input = unknown, Output = Input> {
   /** The Standard JSON Schema properties. */
   readonly '~standard': StandardJSONSchemaV1.Props<Input, Output>;

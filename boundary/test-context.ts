@@ -89,7 +89,12 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
   const progressEvents: Array<{ done: number; total?: number }> = [];
   const toolCalls: Array<{ name: string; args: unknown }> = [];
   const maps = new TestMaps();
-  const scope: SessionScope = { maps, mapKey: 'test', maxTtlMs: options.sessionTtlMs ?? 3_600_000, now: options.now ?? Date.now };
+  const scope: SessionScope = {
+    maps,
+    mapKey: 'test',
+    maxTtlMs: options.sessionTtlMs ?? 3_600_000,
+    now: options.now ?? Date.now,
+  };
   const sessionValues = () => {
     const values: Record<string, unknown> = {};
     for (const [key, field] of maps.fields) {
@@ -106,7 +111,8 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     progress: (_, done, total) => void progressEvents.push(total === undefined ? { done } : { done, total }),
     async callTool(_, name, args) {
       toolCalls.push({ name, args });
-      if (!options.callTool) return failure('UNKNOWN_TOOL', `ctx.callTool('${name}') was called, but the test context has no callTool fake`);
+      if (!options.callTool)
+        return failure('UNKNOWN_TOOL', `ctx.callTool('${name}') was called, but the test context has no callTool fake`);
       return { ok: true, text: resultText(await options.callTool(name, args)) };
     },
     sandboxTools: async () => options.sandboxTools ?? DEFAULT_SANDBOX,
@@ -128,5 +134,12 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     },
     link,
   );
-  return Object.assign(ctx, { logs, logEntries, progressEvents, toolCalls, sessionValues, abort: (reason?: unknown) => controller.abort(reason) });
+  return Object.assign(ctx, {
+    logs,
+    logEntries,
+    progressEvents,
+    toolCalls,
+    sessionValues,
+    abort: (reason?: unknown) => controller.abort(reason),
+  });
 }

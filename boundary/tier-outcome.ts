@@ -28,7 +28,9 @@ const FAILURE_CODES = {
 function runnerFailure(name: string, f: RunnerFailure): CallOutcome {
   if (f.kind === 'queue-full') {
     const message = `${name} ${describeRunnerFailure(f)}. Retry later.`;
-    return f.retryAfterMs === undefined ? failure('QUEUE_FULL', message) : { ok: false, code: 'QUEUE_FULL', message, retryAfterMs: f.retryAfterMs };
+    return f.retryAfterMs === undefined
+      ? failure('QUEUE_FULL', message)
+      : { ok: false, code: 'QUEUE_FULL', message, retryAfterMs: f.retryAfterMs };
   }
   return failure(FAILURE_CODES[f.kind], `${name} ${describeRunnerFailure(f)}`);
 }
@@ -45,10 +47,17 @@ export function tierOutcome(call: TierCall, outcome: RunOutcome<HandlerOutput>):
     if (changed) return failure('TOOL_NOT_EXPOSED', `tool '${name}' is not available here: ${changedReason(changed)}`);
     if (outcome.error.code === 'TOOL_RESULT_INVALID') {
       const { plugin } = call;
-      return failure('TOOL_RESULT_INVALID', `${name} (plugin ${plugin}) ${outcome.error.message} This is a bug in ${plugin}, not in the call: report it to the plugin's author.`);
+      return failure(
+        'TOOL_RESULT_INVALID',
+        `${name} (plugin ${plugin}) ${outcome.error.message} This is a bug in ${plugin}, not in the call: report it to the plugin's author.`,
+      );
     }
-    // INVALID_ARGUMENTS: a tool's Standard Schema refused the arguments in its tier (sandbox/worker/standard-schema.ts).
-    const code = outcome.error.code === 'PERMISSION_DENIED' || outcome.error.code === 'INVALID_ARGUMENTS' ? outcome.error.code : 'TOOL_FAILED';
+    // INVALID_ARGUMENTS: a tool's Standard Schema refused the arguments in its tier
+    // (sandbox/worker/standard-schema.ts).
+    const code =
+      outcome.error.code === 'PERMISSION_DENIED' || outcome.error.code === 'INVALID_ARGUMENTS'
+        ? outcome.error.code
+        : 'TOOL_FAILED';
     // The handler chose the message: it is bounded like a result.
     return cappedFailure(code, outcome.error.message || `${name} failed`, maxResultChars);
   }
@@ -56,7 +65,11 @@ export function tierOutcome(call: TierCall, outcome: RunOutcome<HandlerOutput>):
   // The worker capped already; cap again so a misbehaving tier cannot exceed the limit.
   const capped = capText(text, maxResultChars, Math.max(originalLength, text.length));
   if (!content && !isError) return { ok: true, text: capped };
-  return withContent(isError ? failure('TOOL_FAILED', capped || `${name} failed`) : { ok: true, text: capped }, content, maxResultChars);
+  return withContent(
+    isError ? failure('TOOL_FAILED', capped || `${name} failed`) : { ok: true, text: capped },
+    content,
+    maxResultChars,
+  );
 }
 
 /**
@@ -65,16 +78,23 @@ export function tierOutcome(call: TierCall, outcome: RunOutcome<HandlerOutput>):
  * no schema): the structured content is left out when the blocks fit without it, with a text block
  * saying so; else all of it, and only the text is kept. The text says what was left out.
  */
-export function withContent(outcome: CallOutcome, content: RichContent | undefined, maxResultChars: number): CallOutcome {
+export function withContent(
+  outcome: CallOutcome,
+  content: RichContent | undefined,
+  maxResultChars: number,
+): CallOutcome {
   if (!content) return outcome;
   const size = JSON.stringify(content).length;
   if (size <= maxResultChars) return { ...outcome, content };
-  const noted = (note: string): CallOutcome => (outcome.ok ? { ok: true, text: outcome.text + note } : { ...outcome, message: outcome.message + note });
+  const noted = (note: string): CallOutcome =>
+    outcome.ok ? { ok: true, text: outcome.text + note } : { ...outcome, message: outcome.message + note };
   if (content.structured !== undefined && content.blocks.length) {
     const structured = JSON.stringify(content.structured).length;
     const note = `[RESULT_TRUNCATED: the result's structured content (${structured} characters) exceeds the limit of ${maxResultChars}; it is left out]`;
     const blocks = [...content.blocks, { type: 'text' as const, text: note }];
     if (JSON.stringify({ blocks }).length <= maxResultChars) return { ...noted(`\n${note}`), content: { blocks } };
   }
-  return noted(`\n[RESULT_TRUNCATED: the result's content blocks (${size} characters) exceed the limit of ${maxResultChars}; only their text is shown]`);
+  return noted(
+    `\n[RESULT_TRUNCATED: the result's content blocks (${size} characters) exceed the limit of ${maxResultChars}; only their text is shown]`,
+  );
 }

@@ -9,11 +9,27 @@
  */
 import { codedError } from './errors.js';
 import type { CallOutcome } from './outcome.js';
-import type { FileRoots, LogLevel, SandboxToolset, SessionSetOptions, SessionState, ToolContext } from './plugin-api.js';
+import type {
+  FileRoots,
+  LogLevel,
+  SandboxToolset,
+  SessionSetOptions,
+  SessionState,
+  ToolContext,
+} from './plugin-api.js';
 import type { SessionAnswer, SessionRequest } from './protocol.js';
 import { badValue } from './session-state.js';
 
-const LOG_LEVELS: ReadonlySet<string> = new Set<LogLevel>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+const LOG_LEVELS: ReadonlySet<string> = new Set<LogLevel>([
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+]);
 
 /** A log line's level as given by plugin code: one of the LogLevel names, anything else 'info'. */
 export function logLevel(value: unknown): LogLevel {
@@ -74,7 +90,10 @@ const SIGNAL: PropertyDescriptor = {
   configurable: true,
 };
 
-/** Freezes a value all the way down (a frozen object is taken as done), so one call cannot change what the next one sees. */
+/**
+ * Freezes a value all the way down (a frozen object is taken as done), so one call cannot change what the next one
+ * sees.
+ */
 export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     for (const item of Object.values(value)) deepFreeze(item);

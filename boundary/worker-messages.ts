@@ -22,9 +22,12 @@ export function dropMessage(stats: DroppedMessages, reason: string): void {
 
 /** The port of a well-formed RPC-port handover, or why the message is not one. */
 export function rpcPortOf(message: unknown): MessagePort | string {
-  if (typeof message !== 'object' || message === null) return `a ${message === null ? 'null' : typeof message} on the parent port instead of a message object`;
+  if (typeof message !== 'object' || message === null)
+    return `a ${message === null ? 'null' : typeof message} on the parent port instead of a message object`;
   const { type, port } = message as { type?: unknown; port?: unknown };
-  if (type !== 'toolshed:rpc-port') return `a message of unknown type ${JSON.stringify(String(type)).slice(0, 60)} on the parent port`;
-  if (!(port instanceof MessagePort)) return `an rpc-port message whose port is ${port === null ? 'null' : typeof port}, not a MessagePort`;
+  if (type !== 'toolshed:rpc-port')
+    return `a message of unknown type ${JSON.stringify(String(type)).slice(0, 60)} on the parent port`;
+  if (!(port instanceof MessagePort))
+    return `an rpc-port message whose port is ${port === null ? 'null' : typeof port}, not a MessagePort`;
   return port;
 }

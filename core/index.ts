@@ -1,4 +1,7 @@
-/** toolshed's public API. Everything else is internal: every type below is declared in a types-only file (test/package/public-types.test.ts). */
+/**
+ * toolshed's public API. Everything else is internal: every type below is declared in a types-only file
+ * (test/package/public-types.test.ts).
+ */
 export { createToolHost } from './host/host.js';
 export type { ToolHost, ToolHostOptions, DefinitionsOptions, ViewOptions } from './host/tool-host.js';
 export type {
@@ -36,8 +39,25 @@ export type {
   RequestRefusal,
 } from './call/public-types.js';
 export type { CallOutcome, ContentBlock, RichContent } from '../boundary/outcome.js';
-export type { HostReport, PluginReport, ToolReport, Enforcement, EnforcedBy, NotEnforced, ProtectionReport } from './explain/public-types.js';
-export type { ToolState, HiddenLayer, Availability, VerdictSource, SchemaRewriter, RewriteContext, ToolInfo, Clock } from './expose/public-types.js';
+export type {
+  HostReport,
+  PluginReport,
+  ToolReport,
+  Enforcement,
+  EnforcedBy,
+  NotEnforced,
+  ProtectionReport,
+} from './explain/public-types.js';
+export type {
+  ToolState,
+  HiddenLayer,
+  Availability,
+  VerdictSource,
+  SchemaRewriter,
+  RewriteContext,
+  ToolInfo,
+  Clock,
+} from './expose/public-types.js';
 export type { ManifestSource, ToolConflict } from './load/public-types.js';
 export type { HostEvents } from './host/events.js';
 export type {
@@ -61,7 +81,14 @@ export type {
   AccessQuota,
   AuditConfig,
 } from './config/public-types.js';
-export type { DefinitionChange, ConnectionReport, ConnectionState, ServerProtections, ServerLogEntry, ServerAuth } from './runners/connection-report.js';
+export type {
+  DefinitionChange,
+  ConnectionReport,
+  ConnectionState,
+  ServerProtections,
+  ServerLogEntry,
+  ServerAuth,
+} from './runners/connection-report.js';
 export type { Protections } from './runners/protections.js';
 export type { Tier } from '../boundary/tier.js';
 export type { StateStore } from './state/store-contract.js';

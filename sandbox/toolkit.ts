@@ -9,9 +9,24 @@ import type { CodeResult, RunCodeOptions } from './code/runtime.js';
 // The sandbox launcher: run a shell command in a bubblewrap mount namespace that holds the
 // workspace (read-only or writable) with its protected paths mounted read-only, under resource limits.
 export { probeSandbox } from '../boundary/launch/probe.js';
-export { shellSandboxPlan, shellResources, shellLaunch, unsandboxedShellLaunch, SHELL_SANDBOX_MODES, type ShellSandboxPlan, type ShellSandboxMode, type ShellCommand } from '../boundary/launch/shell.js';
+export {
+  shellSandboxPlan,
+  shellResources,
+  shellLaunch,
+  unsandboxedShellLaunch,
+  SHELL_SANDBOX_MODES,
+  type ShellSandboxPlan,
+  type ShellSandboxMode,
+  type ShellCommand,
+} from '../boundary/launch/shell.js';
 export type { Launch, SandboxSupport } from '../boundary/launch/launch.js';
-export { protectedMounts, findProtected, refuseCreated, type ProtectedSeen, type ProtectedChange } from '../boundary/launch/protected-mounts.js';
+export {
+  protectedMounts,
+  findProtected,
+  refuseCreated,
+  type ProtectedSeen,
+  type ProtectedChange,
+} from '../boundary/launch/protected-mounts.js';
 export { overLimitMessage, SIGXFSZ_EXIT, type ResourceLimits } from '../boundary/launch/resources.js';
 export { watchResources, type OverLimit } from '../boundary/launch/resource-watch.js';
 
@@ -22,7 +37,14 @@ export { protectedBy, protectedMessage } from '../boundary/protected.js';
 export { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../boundary/private-dir.js';
 
 // The execute_code runtime: model-written JavaScript in a QuickJS context with only `tools` and `console`.
-export type { CodeError, CodeLimits, CodeResult, CodeToolSpec, RunCodeOptions, ToolCallOutcome } from './code/runtime.js';
+export type {
+  CodeError,
+  CodeLimits,
+  CodeResult,
+  CodeToolSpec,
+  RunCodeOptions,
+  ToolCallOutcome,
+} from './code/runtime.js';
 
 let runtime: Promise<typeof import('./code/runtime.js')> | undefined;
 

@@ -16,12 +16,25 @@ const prelude = "import { createRequire } from 'node:module';\nconst require = c
 
 function emit(schema, file, from) {
   // file: relative to dist/
-  const ajv = new Ajv({ allErrors: true, strict: false, strictNumbers: true, allowUnionTypes: true, code: { source: true, esm: true } });
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    strictNumbers: true,
+    allowUnionTypes: true,
+    code: { source: true, esm: true },
+  });
   const validate = ajv.compile(schema);
   const source = standaloneCode.default ? standaloneCode.default(ajv, validate) : standaloneCode(ajv, validate);
-  writeFileSync(new URL(`dist/${file}`, root), `// Generated from ${from} by scripts/build-config-validator.mjs. Do not edit.\n${prelude}${source.replace(/^"use strict";/, '')}`);
+  writeFileSync(
+    new URL(`dist/${file}`, root),
+    `// Generated from ${from} by scripts/build-config-validator.mjs. Do not edit.\n${prelude}${source.replace(/^"use strict";/, '')}`,
+  );
 }
 
-emit(JSON.parse(readFileSync(new URL('config.schema.json', root), 'utf8')), 'core/config/config-validator.js', 'config.schema.json');
+emit(
+  JSON.parse(readFileSync(new URL('config.schema.json', root), 'utf8')),
+  'core/config/config-validator.js',
+  'config.schema.json',
+);
 const { manifestSchema } = await import(new URL('dist/core/load/manifest-schema.js', root).href);
 emit(manifestSchema, 'core/load/manifest-validator.js', 'core/load/manifest-schema.ts');

@@ -19,18 +19,44 @@ import { fileURLToPath } from 'node:url';
  * Debian starts it as a service on install (the tests start their own, on free ports).
  */
 export const PREREQUISITES = [
-  { programs: ['bwrap'], package: 'bubblewrap', why: "the process tier's mount namespace (test/security, test/mcp-servers)" },
-  { programs: ['redis-server', 'valkey-server'], package: 'redis-server', why: "the fleet's state store (test/fleet)", service: 'redis-server' },
-  { programs: ['haproxy'], package: 'haproxy', why: 'the shipped load-balancer configuration (test/fleet)', service: 'haproxy' },
-  { programs: ['nginx'], package: 'nginx', why: 'the shipped load-balancer configuration (test/fleet)', service: 'nginx' },
+  {
+    programs: ['bwrap'],
+    package: 'bubblewrap',
+    why: "the process tier's mount namespace (test/security, test/mcp-servers)",
+  },
+  {
+    programs: ['redis-server', 'valkey-server'],
+    package: 'redis-server',
+    why: "the fleet's state store (test/fleet)",
+    service: 'redis-server',
+  },
+  {
+    programs: ['haproxy'],
+    package: 'haproxy',
+    why: 'the shipped load-balancer configuration (test/fleet)',
+    service: 'haproxy',
+  },
+  {
+    programs: ['nginx'],
+    package: 'nginx',
+    why: 'the shipped load-balancer configuration (test/fleet)',
+    service: 'nginx',
+  },
   { programs: ['chromium'], package: 'chromium', why: "the console's browser tests (test/console)" },
   { programs: ['prlimit'], package: 'util-linux', why: 'the resource-limit tests (test/security)' },
 ];
 
 /** The folders searched: PATH, then the sbin and bin folders a non-root PATH often lacks. */
 export function searchPath(env = process.env) {
-  if (env.TOOLSHED_PREREQUISITES_PATH !== undefined) return env.TOOLSHED_PREREQUISITES_PATH.split(path.delimiter).filter(Boolean);
-  return [...(env.PATH ?? '').split(path.delimiter).filter(Boolean), '/usr/local/sbin', '/usr/sbin', '/sbin', '/usr/bin'];
+  if (env.TOOLSHED_PREREQUISITES_PATH !== undefined)
+    return env.TOOLSHED_PREREQUISITES_PATH.split(path.delimiter).filter(Boolean);
+  return [
+    ...(env.PATH ?? '').split(path.delimiter).filter(Boolean),
+    '/usr/local/sbin',
+    '/usr/sbin',
+    '/sbin',
+    '/usr/bin',
+  ];
 }
 
 /** Whether `file` exists and may be run. */
@@ -70,10 +96,15 @@ export function plan(missing, can) {
     };
   }
   const names = missing.map((need) => `${need.programs[0]}, from the package ${need.package}: ${need.why}`);
-  const command = can.apt ? `sudo apt-get install -y ${packages.join(' ')}` : `install the Debian/Ubuntu packages ${packages.join(' ')} (or your system's equivalents)`;
+  const command = can.apt
+    ? `sudo apt-get install -y ${packages.join(' ')}`
+    : `install the Debian/Ubuntu packages ${packages.join(' ')} (or your system's equivalents)`;
   return {
     action: 'stop',
-    message: `npm test needs programs this machine does not have, and this user cannot install them:\n` + names.map((name) => `  - ${name}\n`).join('') + `Install them with:\n  ${command}\nthen run npm test again.`,
+    message:
+      `npm test needs programs this machine does not have, and this user cannot install them:\n` +
+      names.map((name) => `  - ${name}\n`).join('') +
+      `Install them with:\n  ${command}\nthen run npm test again.`,
   };
 }
 
@@ -81,7 +112,10 @@ export function plan(missing, can) {
 function abilities(dirs) {
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   const apt = dirs.some((dir) => runnable(path.join(dir, 'apt-get')));
-  const sudo = !root && dirs.some((dir) => runnable(path.join(dir, 'sudo'))) && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
+  const sudo =
+    !root &&
+    dirs.some((dir) => runnable(path.join(dir, 'sudo'))) &&
+    spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
   return { root, sudo, apt };
 }
 
@@ -96,23 +130,30 @@ function main(argv) {
     process.stderr.write(`${next.message}\n`);
     return 1;
   }
-  process.stdout.write(`npm test: installing the suite's system prerequisites with apt-get (once): ${next.packages.join(' ')}\n`);
+  process.stdout.write(
+    `npm test: installing the suite's system prerequisites with apt-get (once): ${next.packages.join(' ')}\n`,
+  );
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   for (const step of next.steps) {
     const result = spawnSync(step[0], step.slice(1), { stdio: 'inherit', env });
     if (result.status !== 0) {
-      process.stderr.write(`npm test: '${step.join(' ')}' failed (exit ${result.status ?? result.signal}); install ${next.packages.join(' ')} by hand and run npm test again.\n`);
+      process.stderr.write(
+        `npm test: '${step.join(' ')}' failed (exit ${result.status ?? result.signal}); install ${next.packages.join(' ')} by hand and run npm test again.\n`,
+      );
       return 1;
     }
   }
   for (const step of next.stop) spawnSync(step[0], step.slice(1), { stdio: 'ignore', env });
   const still = missingPrerequisites(searchPath());
   if (still.length > 0) {
-    process.stderr.write(`npm test: after installing, still missing: ${still.map((need) => need.programs[0]).join(', ')}\n`);
+    process.stderr.write(
+      `npm test: after installing, still missing: ${still.map((need) => need.programs[0]).join(', ')}\n`,
+    );
     return 1;
   }
   process.stdout.write('npm test: system prerequisites installed\n');
   return 0;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = main(process.argv.slice(2));
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  process.exitCode = main(process.argv.slice(2));

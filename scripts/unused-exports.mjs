@@ -22,7 +22,11 @@ const SCANNED = ['core', 'boundary', 'sandbox'];
 const ENTRIES = new Set(['core/index.ts', 'boundary/plugin.ts', 'core/mcp-server/index.ts']);
 const isEntry = (file) => ENTRIES.has(file) || /^core\/adapters\/[^/]+\.ts$/.test(file);
 const isTest = (file) => /^(test\/|plugins\/[^/]+\/test\/|examples\/[^/]+\/test\/)/.test(file);
-const ALIASES = { toolshed: 'core/index.ts', 'toolshed/plugin': 'boundary/plugin.ts', 'toolshed/mcp': 'core/mcp-server/index.ts' };
+const ALIASES = {
+  toolshed: 'core/index.ts',
+  'toolshed/plugin': 'boundary/plugin.ts',
+  'toolshed/mcp': 'core/mcp-server/index.ts',
+};
 
 /** Every source file under `dir`, relative to the root. */
 function walk(dir, out = []) {
@@ -48,20 +52,33 @@ function target(from, specifier) {
   return SCANNED.some((d) => rel.startsWith(`${d}/`)) ? rel : undefined;
 }
 
-const parse = (file) => ts.createSourceFile(file, fs.readFileSync(path.join(root, file), 'utf8'), ts.ScriptTarget.Latest, true);
+const parse = (file) =>
+  ts.createSourceFile(file, fs.readFileSync(path.join(root, file), 'utf8'), ts.ScriptTarget.Latest, true);
 const hasExport = (node) => ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Export;
 
-/** The names `file` exports by declaration (not re-exports; those are imports of their source); types marked ` (type)`. */
+/**
+ * The names `file` exports by declaration (not re-exports; those are imports of their source); types marked ` (type)`.
+ */
 function exportsOf(source) {
   const names = [];
   for (const node of source.statements) {
-    if (ts.isExportDeclaration(node) && !node.moduleSpecifier && node.exportClause && ts.isNamedExports(node.exportClause)) {
+    if (
+      ts.isExportDeclaration(node) &&
+      !node.moduleSpecifier &&
+      node.exportClause &&
+      ts.isNamedExports(node.exportClause)
+    ) {
       for (const el of node.exportClause.elements) names.push(el.name.text);
     } else if (ts.isExportAssignment(node)) names.push('default');
-    else if ((ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) && hasExport(node)) names.push(`${node.name.text} (type)`);
+    else if ((ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) && hasExport(node))
+      names.push(`${node.name.text} (type)`);
     else if (ts.isVariableStatement(node) && hasExport(node)) {
       for (const decl of node.declarationList.declarations) if (ts.isIdentifier(decl.name)) names.push(decl.name.text);
-    } else if ((ts.isFunctionDeclaration(node) || ts.isClassDeclaration(node) || ts.isEnumDeclaration(node)) && hasExport(node) && node.name) {
+    } else if (
+      (ts.isFunctionDeclaration(node) || ts.isClassDeclaration(node) || ts.isEnumDeclaration(node)) &&
+      hasExport(node) &&
+      node.name
+    ) {
       names.push(ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Default ? 'default' : node.name.text);
     }
   }
@@ -77,11 +94,17 @@ function use(file, name, by) {
   names.get(name).add(by);
 }
 
-const all = ['bin', 'core', 'boundary', 'sandbox', 'plugins', 'test', 'bench', 'examples', 'scripts'].filter((d) => fs.existsSync(path.join(root, d))).flatMap((d) => walk(d));
+const all = ['bin', 'core', 'boundary', 'sandbox', 'plugins', 'test', 'bench', 'examples', 'scripts']
+  .filter((d) => fs.existsSync(path.join(root, d)))
+  .flatMap((d) => walk(d));
 for (const file of all) {
   const source = parse(file);
   const visit = (node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       const to = target(file, node.moduleSpecifier.text);
       if (to) {
         if (ts.isImportDeclaration(node)) {
@@ -97,14 +120,29 @@ for (const file of all) {
         } else if (!node.exportClause || ts.isNamespaceExport(node.exportClause)) use(to, '*', file);
         else for (const el of node.exportClause.elements) use(to, (el.propertyName ?? el.name).text, file);
       }
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteralLike(node.arguments[0])
+    ) {
       const to = target(file, node.arguments[0].text);
       if (to) use(to, '*', file);
-    } else if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'URL' && node.arguments?.[0] && ts.isStringLiteralLike(node.arguments[0])) {
+    } else if (
+      ts.isNewExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'URL' &&
+      node.arguments?.[0] &&
+      ts.isStringLiteralLike(node.arguments[0])
+    ) {
       // `new URL('./worker-entry.js', import.meta.url)`: a file started by name (a worker, a child's entry)
       const to = target(file, node.arguments[0].text);
       if (to) use(to, '*', file);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       const to = target(file, node.argument.literal.text);
       if (to) use(to, node.qualifier && ts.isIdentifier(node.qualifier) ? node.qualifier.text : '*', file);
     }
@@ -116,7 +154,9 @@ for (const file of all) {
 const nowhere = [];
 const testsOnly = [];
 let total = 0;
-for (const file of all.filter((f) => SCANNED.some((d) => f.startsWith(`${d}/`)) && f.endsWith('.ts') && !isEntry(f)).sort()) {
+for (const file of all
+  .filter((f) => SCANNED.some((d) => f.startsWith(`${d}/`)) && f.endsWith('.ts') && !isEntry(f))
+  .sort()) {
   const names = uses.get(file) ?? new Map();
   if (names.has('*')) continue;
   for (const shown of exportsOf(parse(file))) {

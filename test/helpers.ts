@@ -87,7 +87,9 @@ export class ManualClock {
   }
   private due(target: number): number | undefined {
     let found: { id: number; at: number; seq: number } | undefined;
-    for (const [id, timer] of this.timers) if (timer.at <= target && (!found || timer.at < found.at || (timer.at === found.at && timer.seq < found.seq))) found = { id, ...timer };
+    for (const [id, timer] of this.timers)
+      if (timer.at <= target && (!found || timer.at < found.at || (timer.at === found.at && timer.seq < found.seq)))
+        found = { id, ...timer };
     return found?.id;
   }
   private fire(id: number): void {
@@ -123,7 +125,11 @@ function settle(): Promise<void> {
  */
 export async function until<T>(
   condition: () => T | Promise<T>,
-  { timeoutMs = 10_000, intervalMs = 20, what = 'the condition' }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+  {
+    timeoutMs = 10_000,
+    intervalMs = 20,
+    what = 'the condition',
+  }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
 ): Promise<Exclude<T, undefined | null | false>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -134,7 +140,10 @@ export async function until<T>(
     } catch (error) {
       last = error;
     }
-    if (Date.now() >= deadline) throw new Error(`${what} did not hold within ${timeoutMs} ms${last ? `: ${(last as Error).message ?? String(last)}` : ''}`);
+    if (Date.now() >= deadline)
+      throw new Error(
+        `${what} did not hold within ${timeoutMs} ms${last ? `: ${(last as Error).message ?? String(last)}` : ''}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
@@ -153,13 +162,20 @@ export async function withHost<T>(options: ToolHostOptions, fn: (host: ToolHost)
  * Host options for fixture plugins only (no builtins, no manifest cache), with a minimal env.
  * Fixture plugins are marked trusted (thread tier) and granted what they request.
  */
-export function fixtureOptions(plugins: string[], extra: Omit<Partial<ToolHostOptions>, 'config'> & { config?: Record<string, unknown> } = {}): ToolHostOptions {
+export function fixtureOptions(
+  plugins: string[],
+  extra: Omit<Partial<ToolHostOptions>, 'config'> & { config?: Record<string, unknown> } = {},
+): ToolHostOptions {
   const { config, ...rest } = extra;
   return {
     cwd: rest.cwd ?? scratchDir(),
     env: rest.env ?? { PATH: process.env.PATH },
     ...rest,
-    config: { builtins: false, plugins: plugins.map((p) => ({ package: fixture('plugins', p), trust: 'trusted' as const })), ...config },
+    config: {
+      builtins: false,
+      plugins: plugins.map((p) => ({ package: fixture('plugins', p), trust: 'trusted' as const })),
+      ...config,
+    },
   };
 }
 
@@ -184,10 +200,18 @@ export interface CliRun {
  */
 export async function toolshedMain(
   args: string[],
-  { cwd, env = { ...suiteHome(), PATH: process.env.PATH ?? '' }, input = '' }: { cwd: string; env?: Record<string, string | undefined>; input?: string },
+  {
+    cwd,
+    env = { ...suiteHome(), PATH: process.env.PATH ?? '' },
+    input = '',
+  }: { cwd: string; env?: Record<string, string | undefined>; input?: string },
 ): Promise<CliRun> {
   // Loaded here, not with this module: most files never run the CLI.
-  const [{ main }, { styleFor }, { visible }] = await Promise.all([import('#internal/core/cli/main.js'), import('#internal/core/cli/style.js'), import('#internal/core/text/visible.js')]);
+  const [{ main }, { styleFor }, { visible }] = await Promise.all([
+    import('#internal/core/cli/main.js'),
+    import('#internal/core/cli/style.js'),
+    import('#internal/core/text/visible.js'),
+  ]);
   const stdout: string[] = [];
   const stderr: string[] = [];
   const line = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
@@ -215,14 +239,21 @@ export async function toolshedMain(
   };
   // serve and ui listen for signals until they stop, and keep a lost stderr from ending the process.
   const signals = ['SIGINT', 'SIGTERM'] as const;
-  const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM'), stderr: process.stderr.listeners('error') };
+  const before = {
+    SIGINT: process.listeners('SIGINT'),
+    SIGTERM: process.listeners('SIGTERM'),
+    stderr: process.stderr.listeners('error'),
+  };
   setEnv(run);
   try {
     const code = await main(args, io);
     return { code, stdout: stdout.join(''), stderr: stderr.join('') };
   } finally {
     setEnv(saved);
-    for (const signal of signals) for (const listener of process.listeners(signal)) if (!before[signal].includes(listener)) process.off(signal, listener);
-    for (const listener of process.stderr.listeners('error')) if (!before.stderr.includes(listener)) process.stderr.off('error', listener as (error: Error) => void);
+    for (const signal of signals)
+      for (const listener of process.listeners(signal))
+        if (!before[signal].includes(listener)) process.off(signal, listener);
+    for (const listener of process.stderr.listeners('error'))
+      if (!before.stderr.includes(listener)) process.stderr.off('error', listener as (error: Error) => void);
   }
 }

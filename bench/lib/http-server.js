@@ -12,19 +12,31 @@ import { echo } from './handlers.js';
 
 const port = Number(process.argv[2]);
 const stateless = process.argv.includes('--stateless');
-const inputSchema = { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'], additionalProperties: false };
+const inputSchema = {
+  type: 'object',
+  properties: { n: { type: 'integer', minimum: 0 } },
+  required: ['n'],
+  additionalProperties: false,
+};
 const text = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }] });
 
 let run = echo;
 if (process.argv.includes('--piscina')) {
   const { Piscina } = await import('piscina');
-  const pool = new Piscina({ filename: new URL('../workers/piscina-task.js', import.meta.url).href, minThreads: 2, maxThreads: 2, concurrentTasksPerWorker: 1 });
+  const pool = new Piscina({
+    filename: new URL('../workers/piscina-task.js', import.meta.url).href,
+    minThreads: 2,
+    maxThreads: 2,
+    concurrentTasksPerWorker: 1,
+  });
   run = (args) => pool.run(args, { name: 'echo' });
 }
 
 function createServer() {
   const server = new Server({ name: 'bench-baseline', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler('tools/list', async () => ({ tools: [{ name: 'bench_echo', description: 'Returns n.', inputSchema }] }));
+  server.setRequestHandler('tools/list', async () => ({
+    tools: [{ name: 'bench_echo', description: 'Returns n.', inputSchema }],
+  }));
   server.setRequestHandler('tools/call', async (request) => text(await run(request.params.arguments ?? {})));
   return server;
 }
@@ -39,7 +51,10 @@ function statefulHandler() {
       if (!transport) return res.writeHead(404).end();
       return transport.handleRequest(req, res);
     }
-    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => sessions.set(sid, transport) });
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sid) => sessions.set(sid, transport),
+    });
     transport.onclose = () => sessions.delete(transport.sessionId);
     await createServer().connect(transport);
     return transport.handleRequest(req, res);

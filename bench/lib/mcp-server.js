@@ -12,7 +12,12 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { echo } from './handlers.js';
 
 const mode = process.argv[2];
-const inputSchema = { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'], additionalProperties: false };
+const inputSchema = {
+  type: 'object',
+  properties: { n: { type: 'integer', minimum: 0 } },
+  required: ['n'],
+  additionalProperties: false,
+};
 const text = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }] });
 
 let server;
@@ -20,17 +25,28 @@ if (mode === '--slow') await new Promise((resolve) => setTimeout(resolve, Number
 if (mode === '--high-level') {
   const { z } = await import('zod');
   const mcp = new McpServer({ name: 'bench-baseline', version: '1.0.0' });
-  mcp.registerTool('bench_echo', { description: 'Returns n.', inputSchema: z.object({ n: z.number().int().min(0) }) }, async (args) => text(await echo(args)));
+  mcp.registerTool(
+    'bench_echo',
+    { description: 'Returns n.', inputSchema: z.object({ n: z.number().int().min(0) }) },
+    async (args) => text(await echo(args)),
+  );
   server = mcp;
 } else {
   let run = echo;
   if (mode === '--piscina') {
     const { Piscina } = await import('piscina');
-    const pool = new Piscina({ filename: new URL('../workers/piscina-task.js', import.meta.url).href, minThreads: 2, maxThreads: 2, concurrentTasksPerWorker: 1 });
+    const pool = new Piscina({
+      filename: new URL('../workers/piscina-task.js', import.meta.url).href,
+      minThreads: 2,
+      maxThreads: 2,
+      concurrentTasksPerWorker: 1,
+    });
     run = (args) => pool.run(args, { name: 'echo' });
   }
   server = new Server({ name: 'bench-baseline', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler('tools/list', async () => ({ tools: [{ name: 'bench_echo', description: 'Returns n.', inputSchema }] }));
+  server.setRequestHandler('tools/list', async () => ({
+    tools: [{ name: 'bench_echo', description: 'Returns n.', inputSchema }],
+  }));
   server.setRequestHandler('tools/call', async (request) => text(await run(request.params.arguments ?? {})));
 }
 serveStdio(() => server);

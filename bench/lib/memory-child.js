@@ -6,7 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { createToolHost } from '../../dist/core/index.js';
 
-const [config, cwd, tool, count] = [JSON.parse(process.argv[2]), process.argv[3], process.argv[4], Number(process.argv[5])];
+const [config, cwd, tool, count] = [
+  JSON.parse(process.argv[2]),
+  process.argv[3],
+  process.argv[4],
+  Number(process.argv[5]),
+];
 const host = await createToolHost({ cwd, config });
 
 for (let round = 0; round < 3; round++) {
@@ -40,5 +45,12 @@ const children = descendants(process.pid).map((pid) => ({
   pssKb: safe(() => field(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'), 'Pss'), 0),
   threads: safe(() => field(status(pid), 'Threads'), 0),
 }));
-process.stdout.write(JSON.stringify({ rssKb: field(self, 'VmRSS'), threads: field(self, 'Threads'), pssKb: safe(() => field(readFileSync(`/proc/${process.pid}/smaps_rollup`, 'utf8'), 'Pss'), 0), children }));
+process.stdout.write(
+  JSON.stringify({
+    rssKb: field(self, 'VmRSS'),
+    threads: field(self, 'Threads'),
+    pssKb: safe(() => field(readFileSync(`/proc/${process.pid}/smaps_rollup`, 'utf8'), 'Pss'), 0),
+    children,
+  }),
+);
 await host.close();

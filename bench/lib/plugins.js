@@ -6,7 +6,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { echo, spin } from './handlers.js';
 
-const N_PARAMS = { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'], additionalProperties: false };
+const N_PARAMS = {
+  type: 'object',
+  properties: { n: { type: 'integer', minimum: 0 } },
+  required: ['n'],
+  additionalProperties: false,
+};
 
 const TOOL_PARAMS = {
   type: 'object',
@@ -22,7 +27,14 @@ const TOOL_PARAMS = {
 /** Writes a plugin package (package.json + index.js) and returns its folder. */
 export function writePlugin(dir, name, source) {
   mkdirSync(dir, { recursive: true });
-  const pkg = { name, version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 }, peerDependencies: { toolshed: '^1' } };
+  const pkg = {
+    name,
+    version: '1.0.0',
+    type: 'module',
+    main: 'index.js',
+    toolshed: { apiVersion: 1 },
+    peerDependencies: { toolshed: '^1' },
+  };
   writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
   writeFileSync(path.join(dir, 'index.js'), source);
   return dir;
@@ -30,7 +42,8 @@ export function writePlugin(dir, name, source) {
 
 /** A plugin with `<prefix>echo` (trivial) and `<prefix>spin` (CPU-bound), both callable from execute_code. */
 export function writeBenchPlugin(dir, { name = 'toolshed-plugin-bench', prefix = 'bench_' } = {}) {
-  const tool = (suffix, description, handler) => `    { name: '${prefix}${suffix}', toolset: 'bench', sandbox: true, description: '${description}', parameters: ${JSON.stringify(N_PARAMS)}, handler: ${handler} },`;
+  const tool = (suffix, description, handler) =>
+    `    { name: '${prefix}${suffix}', toolset: 'bench', sandbox: true, description: '${description}', parameters: ${JSON.stringify(N_PARAMS)}, handler: ${handler} },`;
   const source = `export default {
   apiVersion: 1,
   toolsets: { bench: { description: 'Benchmark tools' } },
@@ -81,7 +94,10 @@ export function writeRegistry(root, { plugins = 40, tools = 300, checks = 60, fl
       if (seen % 10 === 9) fields.push("requires: { env: ['BENCH_API_KEY'] }");
       toolSource.push(`    { ${fields.join(', ')} },`);
     }
-    const group = p % 10 === 0 ? `, group${p / 10}: { description: 'Group ${p / 10}', includes: [${Array.from({ length: Math.min(10, plugins - p) }, (_, k) => `'ts${p + k}'`).join(', ')}] }` : '';
+    const group =
+      p % 10 === 0
+        ? `, group${p / 10}: { description: 'Group ${p / 10}', includes: [${Array.from({ length: Math.min(10, plugins - p) }, (_, k) => `'ts${p + k}'`).join(', ')}] }`
+        : '';
     const source = `import { existsSync } from 'node:fs';
 const PARAMS = ${JSON.stringify(TOOL_PARAMS)};
 const handler = async (args) => ({ ok: true, query: args.query });

@@ -11,17 +11,32 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 const TOOLS = 2_000;
 const stats = { lists: 0, notified: 0 };
 const tools = [
-  { name: 'echo', description: 'Returns n.', inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
-  { name: 'storm', description: 'Starts or stops sending list_changed.', inputSchema: { type: 'object', properties: { on: { type: 'boolean' } }, required: ['on'] } },
+  {
+    name: 'echo',
+    description: 'Returns n.',
+    inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+  },
+  {
+    name: 'storm',
+    description: 'Starts or stops sending list_changed.',
+    inputSchema: { type: 'object', properties: { on: { type: 'boolean' } }, required: ['on'] },
+  },
   { name: 'stats', description: 'Notifications sent and listings answered.', inputSchema: { type: 'object' } },
   ...Array.from({ length: TOOLS }, (_, i) => ({
     name: `tool_${i}`,
     description: `Numbered tool ${i}, one of many.`,
-    inputSchema: { type: 'object', properties: { path: { type: 'string', description: 'a path' }, count: { type: 'integer', minimum: 0 } }, required: ['path'] },
+    inputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string', description: 'a path' }, count: { type: 'integer', minimum: 0 } },
+      required: ['path'],
+    },
   })),
 ];
 
-const server = new Server({ name: 'storm-bench', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+const server = new Server(
+  { name: 'storm-bench', version: '1.0.0' },
+  { capabilities: { tools: { listChanged: true } } },
+);
 let timer;
 const storm = () => {
   timer = setTimeout(

@@ -29,7 +29,9 @@ function follow(url) {
     process.stdout.write('open\\n');
     for await (const chunk of response.body) calls += (decoder.decode(chunk, { stream: true }).match(/^event: call$/gm) ?? []).length;
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, url], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, url], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.on('data', (chunk) => (out += chunk));
   const opened = new Promise((resolve, reject) => {
@@ -54,7 +56,12 @@ export default {
   async run({ tmp, quick }) {
     const dir = path.join(tmp, 'bench-console');
     writeBenchPlugin(dir);
-    const config = { builtins: false, plugins: [{ package: dir, trust: 'trusted' }], cache: { dir: cacheDirFor(tmp) }, limits: { threads: THREADS } };
+    const config = {
+      builtins: false,
+      plugins: [{ package: dir, trust: 'trusted' }],
+      cache: { dir: cacheDirFor(tmp) },
+      limits: { threads: THREADS },
+    };
     const hosts = [];
     const consoles = [];
     const streams = [];
@@ -90,13 +97,35 @@ export default {
       );
       // The streams must have carried the calls, or the figure measures nothing.
       await new Promise((resolve) => setTimeout(resolve, 200));
-      for (const client of streams.splice(0)) if (!((await client.stop()) > 0)) throw new Error('a console stream carried no call event');
+      for (const client of streams.splice(0))
+        if (!((await client.stop()) > 0)) throw new Error('a console stream carried no call event');
       const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
       const baseline = { label: 'the same dispatch on a host nobody watches', ...s.plain };
       return [
-        { scenario: '20', name: 'dispatch with the console open, no page on it', measured: s.open, baseline, ratio: ratio(s.open, s.plain), target: { max: 1.2, text: 'p50 ≤ 1.2×' } },
-        { scenario: '20', name: 'dispatch with the console open and one client on its live stream', measured: s.watched, baseline, ratio: ratio(s.watched, s.plain), target: { max: 1.2, text: 'p50 ≤ 1.2×' } },
-        { scenario: '20', name: 'the same, the stream carrying arguments and results', measured: s.payloads, baseline, ratio: ratio(s.payloads, s.plain), target: { max: 1.3, text: 'p50 ≤ 1.3×' } },
+        {
+          scenario: '20',
+          name: 'dispatch with the console open, no page on it',
+          measured: s.open,
+          baseline,
+          ratio: ratio(s.open, s.plain),
+          target: { max: 1.2, text: 'p50 ≤ 1.2×' },
+        },
+        {
+          scenario: '20',
+          name: 'dispatch with the console open and one client on its live stream',
+          measured: s.watched,
+          baseline,
+          ratio: ratio(s.watched, s.plain),
+          target: { max: 1.2, text: 'p50 ≤ 1.2×' },
+        },
+        {
+          scenario: '20',
+          name: 'the same, the stream carrying arguments and results',
+          measured: s.payloads,
+          baseline,
+          ratio: ratio(s.payloads, s.plain),
+          target: { max: 1.3, text: 'p50 ≤ 1.3×' },
+        },
       ];
     } finally {
       for (const client of streams) await client.stop();

@@ -27,10 +27,22 @@ export default {
     const envs = {};
     try {
       for (const n of SIZES) {
-        const dirs = writeRegistry(path.join(tmp, `r${n}`), { plugins: Math.max(1, Math.ceil(n / 50)), tools: n, checks: 0 });
+        const dirs = writeRegistry(path.join(tmp, `r${n}`), {
+          plugins: Math.max(1, Math.ceil(n / 50)),
+          tools: n,
+          checks: 0,
+        });
         // BENCH_API_KEY unset: every 10th tool is hidden, so the guard has hidden names to look for.
         envs[n] = {};
-        hosts[n] = await createToolHost({ cwd: tmp, env: envs[n], config: { builtins: false, cache: { dir: cacheDirFor(tmp) }, plugins: dirs.map((d) => ({ package: d, trust: 'trusted' })) } });
+        hosts[n] = await createToolHost({
+          cwd: tmp,
+          env: envs[n],
+          config: {
+            builtins: false,
+            cache: { dir: cacheDirFor(tmp) },
+            plugins: dirs.map((d) => ({ package: d, trust: 'trusted' })),
+          },
+        });
         await hosts[n].definitions();
       }
       const rows = [];

@@ -54,7 +54,13 @@ export default {
       const a = await interleave(
         [
           { name: 'memo', op: () => host.definitions(), before: () => host.definitions(), batch: quick ? 200 : 500 },
-          { name: 'cold', op: () => host.definitions(), prepare: () => host.invalidateChecks(), batch: quick ? 4 : 10, warmup: 2 },
+          {
+            name: 'cold',
+            op: () => host.definitions(),
+            prepare: () => host.invalidateChecks(),
+            batch: quick ? 4 : 10,
+            warmup: 2,
+          },
           dispatch,
         ],
         { rounds: quick ? 3 : 10, batch: quick ? 100 : 250, warmup: 200 },
@@ -67,13 +73,19 @@ export default {
       const before = [probesOf(host, 'p00_tool_0'), probesOf(host, 'p01_tool_0')];
       for (let i = 0; i < 5; i++) await host.definitions();
       const after = [probesOf(host, 'p00_tool_0'), probesOf(host, 'p01_tool_0')];
-      if (after[0] - before[0] !== 5 || after[1] !== before[1]) throw new Error(`grace-window recompute did not probe exactly one check per call (${before} → ${after})`);
+      if (after[0] - before[0] !== 5 || after[1] !== before[1])
+        throw new Error(`grace-window recompute did not probe exactly one check per call (${before} → ${after})`);
       const now = (await host.definitions()).length;
       if (now !== exposed) {
         const hidden = host.explain().tools.filter((t) => !t.exposed && !t.reason?.startsWith('bench:'));
-        throw new Error(`the exposed set changed (${exposed} → ${now}): ${hidden.map((t) => `${t.name}: ${t.reason}`).join('; ')}`);
+        throw new Error(
+          `the exposed set changed (${exposed} → ${now}): ${hidden.map((t) => `${t.name}: ${t.reason}`).join('; ')}`,
+        );
       }
-      const b = await interleave([{ name: 'recompute', op: () => host.definitions(), batch: quick ? 20 : 50, warmup: 20 }, dispatch], { rounds: quick ? 3 : 10, batch: quick ? 100 : 250, warmup: 100 });
+      const b = await interleave(
+        [{ name: 'recompute', op: () => host.definitions(), batch: quick ? 20 : 50, warmup: 20 }, dispatch],
+        { rounds: quick ? 3 : 10, batch: quick ? 100 : 250, warmup: 100 },
+      );
 
       const label = `dispatch (thread tier, ${THREADS} threads)`;
       const row = (name, measured, baseline, target) => ({
@@ -90,11 +102,16 @@ export default {
       return [
         row('definitions(), memoized', memo, summarize(a.dispatch), { max: 0.01, text: '≤ 1% of a dispatch' }),
         {
-          ...row('definitions(), recompute, 59/60 verdicts cached, 1 re-probed', recompute, summarize(b.dispatch), { max: 10, text: '≤ 10× a dispatch' }),
+          ...row('definitions(), recompute, 59/60 verdicts cached, 1 re-probed', recompute, summarize(b.dispatch), {
+            max: 10,
+            text: '≤ 10× a dispatch',
+          }),
           note: `the grace-window path (the public API cannot drop only the memo); ${exposed} of 300 tools exposed; the one probe is a worker round trip, so this bounds a zero-probe recompute from above`,
         },
         {
-          ...row('definitions(), cold: all 60 checks probe (pools warm)', cold, summarize(a.dispatch), { text: 'report' }),
+          ...row('definitions(), cold: all 60 checks probe (pools warm)', cold, summarize(a.dispatch), {
+            text: 'report',
+          }),
           note: `registry pools run ${REGISTRY_THREADS} thread each; createToolHost with cold manifest cache, 40 pools starting and 60 first probes took ${createMs.toFixed(0)} ms (one sample)`,
         },
       ];

@@ -20,10 +20,20 @@ const PORT_URL = new URL('../workers/port-echo.js', import.meta.url);
 /** A host with only the bench plugin, in tier `trust`. */
 export function benchHost(tmp, { trust = 'trusted', threads = THREADS, dir = path.join(tmp, `bench-${trust}`) } = {}) {
   writeBenchPlugin(dir);
-  return createToolHost({ cwd: tmp, config: { builtins: false, plugins: [{ package: dir, trust }], cache: { dir: cacheDirFor(tmp) }, limits: { threads } } });
+  return createToolHost({
+    cwd: tmp,
+    config: {
+      builtins: false,
+      plugins: [{ package: dir, trust }],
+      cache: { dir: cacheDirFor(tmp) },
+      limits: { threads },
+    },
+  });
 }
 
-/** A raw Piscina pool shaped like toolshed's thread pools (same thread count, one task per worker, same heap limits). */
+/**
+ * A raw Piscina pool shaped like toolshed's thread pools (same thread count, one task per worker, same heap limits).
+ */
 export function rawPool(threads = THREADS) {
   return new Piscina({
     filename: TASK_URL,
@@ -63,7 +73,10 @@ export default {
         [
           { name: 'dispatch', op: () => host.dispatch('bench_echo', '{"n":1}') },
           { name: 'piscina', op: () => pool.run({ n: 1 }, { name: 'echo' }) },
-          { name: 'piscinaSignal', op: () => pool.run({ n: 1 }, { name: 'echo', signal: AbortSignal.timeout(60_000) }) },
+          {
+            name: 'piscinaSignal',
+            op: () => pool.run({ n: 1 }, { name: 'echo', signal: AbortSignal.timeout(60_000) }),
+          },
           { name: 'port', op: () => port.call({ n: 1 }) },
           { name: 'direct', op: () => echo({ n: 1 }) },
         ],

@@ -23,7 +23,14 @@ export default {
   title: 'Embedding: views, hooks and traces',
   async run({ tmp, quick }) {
     const dirs = writeRegistry(path.join(tmp, 'plugins'), { plugins: 40, tools: 300, checks: 0 });
-    const options = { cwd: tmp, config: { builtins: false, plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' })), cache: { dir: cacheDirFor(tmp) } } };
+    const options = {
+      cwd: tmp,
+      config: {
+        builtins: false,
+        plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' })),
+        cache: { dir: cacheDirFor(tmp) },
+      },
+    };
     await (await createToolHost(options)).close(); // fills the manifest cache
     const host = await createToolHost(options);
     let plain;
@@ -78,7 +85,12 @@ export default {
       );
       trace.disable();
       await provider.shutdown();
-      const s = Object.fromEntries([...Object.entries(views), ...Object.entries(calls), ...Object.entries(traced)].map(([k, v]) => [k, summarize(v)]));
+      const s = Object.fromEntries(
+        [...Object.entries(views), ...Object.entries(calls), ...Object.entries(traced)].map(([k, v]) => [
+          k,
+          summarize(v),
+        ]),
+      );
       return [
         {
           scenario: '8',

@@ -33,7 +33,14 @@ export default {
       const names = (await host.definitions()).map((d) => d.function?.name);
       if (!names.includes('execute_code')) {
         const state = host.explain().tools.find((t) => t.name === 'execute_code');
-        return [{ scenario: '6', name: NAME, target: TARGET, notMeasured: state ? `execute_code is hidden: ${state.reason}` : 'no execute_code tool in this build' }];
+        return [
+          {
+            scenario: '6',
+            name: NAME,
+            target: TARGET,
+            notMeasured: state ? `execute_code is hidden: ${state.reason}` : 'no execute_code tool in this build',
+          },
+        ];
       }
       const script = JSON.stringify({ code: SCRIPT });
       const empty = JSON.stringify({ code: ';' });
@@ -44,7 +51,15 @@ export default {
       } catch {
         parsed = undefined;
       }
-      if (parsed?.status !== 'ok' || parsed.toolCalls !== CALLS) return [{ scenario: '6', name: NAME, target: TARGET, notMeasured: `the script did not run as expected: ${first.slice(0, 200)}` }];
+      if (parsed?.status !== 'ok' || parsed.toolCalls !== CALLS)
+        return [
+          {
+            scenario: '6',
+            name: NAME,
+            target: TARGET,
+            notMeasured: `the script did not run as expected: ${first.slice(0, 200)}`,
+          },
+        ];
       const samples = await interleave(
         [
           { name: 'code', op: () => host.dispatch('execute_code', script) },
@@ -62,8 +77,22 @@ export default {
       const baseline = summarize(samples.direct.map((ms) => ms / CALLS));
       const fixed = summarize(samples.empty);
       return [
-        { scenario: '6', name: NAME, measured, baseline: { label: 'direct dispatch', ...baseline }, ratio: ratio(measured, baseline), target: TARGET },
-        { scenario: '6', name: EMPTY_NAME, measured: fixed, baseline: { label: 'direct dispatch', ...baseline }, ratio: ratio(fixed, baseline), target: { text: 'report' } },
+        {
+          scenario: '6',
+          name: NAME,
+          measured,
+          baseline: { label: 'direct dispatch', ...baseline },
+          ratio: ratio(measured, baseline),
+          target: TARGET,
+        },
+        {
+          scenario: '6',
+          name: EMPTY_NAME,
+          measured: fixed,
+          baseline: { label: 'direct dispatch', ...baseline },
+          ratio: ratio(fixed, baseline),
+          target: { text: 'report' },
+        },
       ];
     } finally {
       await host.close();

@@ -22,15 +22,31 @@ export default {
     writeBenchPlugin(dir);
     // The audit file lies outside the workspace (tmp), as the host insists.
     const logs = mkdtempSync(path.join(os.tmpdir(), 'toolshed-bench-audit-'));
-    const config = (extra) => ({ builtins: false, plugins: [{ package: dir, trust: 'trusted' }], cache: { dir: cacheDirFor(tmp) }, limits: { threads: THREADS }, ...extra });
+    const config = (extra) => ({
+      builtins: false,
+      plugins: [{ package: dir, trust: 'trusted' }],
+      cache: { dir: cacheDirFor(tmp) },
+      limits: { threads: THREADS },
+      ...extra,
+    });
     const hosts = [];
     try {
       const plain = await createToolHost({ cwd: tmp, config: config({}) });
       hosts.push(plain);
-      const ruled = await createToolHost({ cwd: tmp, config: config({ access: [{ name: 'bench', when: { scopes: ['tools'] }, quota: { callsPerMinute: 1_000_000_000, inFlight: 1_000 } }] }) });
+      const ruled = await createToolHost({
+        cwd: tmp,
+        config: config({
+          access: [
+            { name: 'bench', when: { scopes: ['tools'] }, quota: { callsPerMinute: 1_000_000_000, inFlight: 1_000 } },
+          ],
+        }),
+      });
       hosts.push(ruled);
       const alice = ruled.as({ subject: 'alice', scopes: ['tools'], claims: {} });
-      const audited = await createToolHost({ cwd: tmp, config: config({ audit: { to: path.join(logs, 'audit.jsonl') } }) });
+      const audited = await createToolHost({
+        cwd: tmp,
+        config: config({ audit: { to: path.join(logs, 'audit.jsonl') } }),
+      });
       hosts.push(audited);
       for (const host of [plain, alice, audited]) {
         const out = await host.dispatch('bench_echo', '{"n":1}');
@@ -47,8 +63,22 @@ export default {
       const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
       const baseline = { label: 'the same dispatch on the host as it is', ...s.plain };
       return [
-        { scenario: '19', name: 'dispatch as an identity: its access rule, calls-per-minute and in-flight quotas', measured: s.as, baseline, ratio: ratio(s.as, s.plain), target: { max: 1.2, text: 'p50 ≤ 1.2×' } },
-        { scenario: '19', name: 'dispatch with an audit line per call, to a file', measured: s.audited, baseline, ratio: ratio(s.audited, s.plain), target: { max: 1.2, text: 'p50 ≤ 1.2×' } },
+        {
+          scenario: '19',
+          name: 'dispatch as an identity: its access rule, calls-per-minute and in-flight quotas',
+          measured: s.as,
+          baseline,
+          ratio: ratio(s.as, s.plain),
+          target: { max: 1.2, text: 'p50 ≤ 1.2×' },
+        },
+        {
+          scenario: '19',
+          name: 'dispatch with an audit line per call, to a file',
+          measured: s.audited,
+          baseline,
+          ratio: ratio(s.audited, s.plain),
+          target: { max: 1.2, text: 'p50 ≤ 1.2×' },
+        },
       ];
     } finally {
       for (const host of hosts.reverse()) await host.close();

@@ -47,11 +47,24 @@ export default {
   title: 'Load at concurrency 1, 8, 64, 512 over 1 and 10 plugins',
   async run({ tmp, quick }) {
     const threads = Math.max(1, Math.min(4, os.availableParallelism()));
-    const dirs = Array.from({ length: 10 }, (_, p) => writeBenchPlugin(path.join(tmp, `load-${p}`), { name: `toolshed-plugin-load-${p}`, prefix: `load${p}_` }));
-    const config = (list) => ({ builtins: false, cache: { dir: cacheDirFor(tmp) }, plugins: list.map((dir) => ({ package: dir, trust: 'trusted' })) });
+    const dirs = Array.from({ length: 10 }, (_, p) =>
+      writeBenchPlugin(path.join(tmp, `load-${p}`), { name: `toolshed-plugin-load-${p}`, prefix: `load${p}_` }),
+    );
+    const config = (list) => ({
+      builtins: false,
+      cache: { dir: cacheDirFor(tmp) },
+      plugins: list.map((dir) => ({ package: dir, trust: 'trusted' })),
+    });
     const one = await createToolHost({ cwd: tmp, config: config(dirs.slice(0, 1)) });
     const ten = await createToolHost({ cwd: tmp, config: config(dirs) });
-    const raw = new Piscina({ filename: TASK_URL, minThreads: 0, maxThreads: threads, idleTimeout: 30_000, concurrentTasksPerWorker: 1, resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 } });
+    const raw = new Piscina({
+      filename: TASK_URL,
+      minThreads: 0,
+      maxThreads: threads,
+      idleTimeout: 30_000,
+      concurrentTasksPerWorker: 1,
+      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
+    });
     const ok = (text) => text === '{"echo":1}';
     const calls = {
       one: (i) => one.dispatch('load0_echo', '{"n":1}').then(ok),
@@ -65,7 +78,8 @@ export default {
       for (const c of LEVELS) {
         const results = { one: [], ten: [], raw: [] };
         // Alternate the three, twice over, so drift hits all alike; keep the better run of each.
-        for (let round = 0; round < 2; round++) for (const [name, call] of Object.entries(calls)) results[name].push(await drive(call, total, c));
+        for (let round = 0; round < 2; round++)
+          for (const [name, call] of Object.entries(calls)) results[name].push(await drive(call, total, c));
         const best = (list) => list.reduce((a, b) => (b.throughput > a.throughput ? b : a));
         const [r1, r10, rr] = [best(results.one), best(results.ten), best(results.raw)];
         const errors = results.one.reduce((n, r) => n + r.errors, 0) + results.ten.reduce((n, r) => n + r.errors, 0);
@@ -81,8 +95,21 @@ export default {
           note: `p99 ${m.p99.toFixed(2)} ms vs ${b.p99.toFixed(2)} ms; errors ${m.errors} (toolshed, both hosts, all runs at this level: ${errors}); ${threads} threads`,
         });
         const vsRaw = c === 1 ? { text: 'report' } : { min: 0.9, text: '≥ 0.9× raw Piscina' };
-        rows.push(row(`load, concurrency ${c}, 1 plugin vs raw Piscina`, r1, rr, `raw Piscina, ${threads} threads`, c === 512 ? { ...vsRaw, noErrors: true, text: '≥ 0.9× raw Piscina, no errors at 512' } : vsRaw));
-        rows.push(row(`load, concurrency ${c}, 10 plugins vs 1 plugin`, r10, r1, 'same load on 1 plugin', { min: 0.8, text: '≥ 0.8× one plugin' }));
+        rows.push(
+          row(
+            `load, concurrency ${c}, 1 plugin vs raw Piscina`,
+            r1,
+            rr,
+            `raw Piscina, ${threads} threads`,
+            c === 512 ? { ...vsRaw, noErrors: true, text: '≥ 0.9× raw Piscina, no errors at 512' } : vsRaw,
+          ),
+        );
+        rows.push(
+          row(`load, concurrency ${c}, 10 plugins vs 1 plugin`, r10, r1, 'same load on 1 plugin', {
+            min: 0.8,
+            text: '≥ 0.8× one plugin',
+          }),
+        );
         rows[rows.length - 2].errors = errors;
       }
       return rows;

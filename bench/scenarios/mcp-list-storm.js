@@ -18,13 +18,21 @@ const TARGET = { max: 1.5, text: '≤ 1.5×' };
 /** Longer than the re-list's longest debounce (2 s), so a quiet batch starts after the storm's last listing. */
 const SETTLE_MS = 2_500;
 
-const OTHER = 'a call to a second, quiet 2,000-tool MCP server while the first storms list_changed vs while it is quiet';
+const OTHER =
+  'a call to a second, quiet 2,000-tool MCP server while the first storms list_changed vs while it is quiet';
 
 /** The host's share of the storm: the same call to a server that is not itself busy listing. */
 function otherRows(measured, base) {
   const baseline = { label: 'same call, first server quiet', ...base };
   return [
-    { scenario: '16', name: `${OTHER} (p50)`, measured, baseline, ratio: measured.median / base.median, target: TARGET },
+    {
+      scenario: '16',
+      name: `${OTHER} (p50)`,
+      measured,
+      baseline,
+      ratio: measured.median / base.median,
+      target: TARGET,
+    },
     { scenario: '16', name: `${OTHER} (p99)`, measured, baseline, ratio: measured.p99 / base.p99, target: TARGET },
   ];
 }
@@ -34,7 +42,10 @@ export default {
   title: 'MCP list_changed storm',
   async run({ tmp, quick }) {
     const toolshed = await loadBuild();
-    if (toolshed.error) return [{ scenario: '16', name: NAME, target: TARGET, notMeasured: `the build is missing: ${toolshed.error.message}` }];
+    if (toolshed.error)
+      return [
+        { scenario: '16', name: NAME, target: TARGET, notMeasured: `the build is missing: ${toolshed.error.message}` },
+      ];
     const host = await toolshed.createToolHost({
       cwd: tmp,
       env: { PATH: process.env.PATH },
@@ -43,7 +54,8 @@ export default {
         cache: { enabled: false },
         mcpServers: {
           storm: { command: 'node', args: [SERVER], prefix: 's_', listing: { tools: 2_003, timeoutMs: 30_000 } },
-          // The same server, never storming: a call to it measures what the storm costs the host, not the storming server's own busy time.
+          // The same server, never storming: a call to it measures what the storm costs the host, not the storming
+          // server's own busy time.
           calm: { command: 'node', args: [SERVER], prefix: 'c_', listing: { tools: 2_003, timeoutMs: 30_000 } },
         },
       },
@@ -51,7 +63,15 @@ export default {
     try {
       for (const name of ['mcp:storm', 'mcp:calm']) {
         const server = host.explain().plugins.find((p) => p.name === name);
-        if (server?.mcp?.state !== 'connected') return [{ scenario: '16', name: NAME, target: TARGET, notMeasured: `the server ${name} did not connect: ${server?.mcp?.reason}` }];
+        if (server?.mcp?.state !== 'connected')
+          return [
+            {
+              scenario: '16',
+              name: NAME,
+              target: TARGET,
+              notMeasured: `the server ${name} did not connect: ${server?.mcp?.reason}`,
+            },
+          ];
       }
       let n = 0;
       const echo = (tool) => async () => {
@@ -79,7 +99,15 @@ export default {
       const baseline = { label: 'same call, server quiet', ...base };
       const note = `${after.notified - before.notified} list_changed led to ${after.lists - before.lists} listings of 2,003 tools`;
       return [
-        { scenario: '16', name: `${NAME} (p50)`, measured, baseline, ratio: measured.median / base.median, target: TARGET, note },
+        {
+          scenario: '16',
+          name: `${NAME} (p50)`,
+          measured,
+          baseline,
+          ratio: measured.median / base.median,
+          target: TARGET,
+          note,
+        },
         { scenario: '16', name: `${NAME} (p99)`, measured, baseline, ratio: measured.p99 / base.p99, target: TARGET },
         ...otherRows(summarize(samples.stormOther), summarize(samples.quietOther)),
       ];

@@ -23,12 +23,31 @@ export default {
   title: 'MCP server toolset call',
   async run({ tmp, quick }) {
     const toolshed = await loadBuild();
-    if (toolshed.error) return [{ scenario: '15', name: NAME, target: TARGET, notMeasured: `the build is missing: ${toolshed.error.message}` }];
-    const host = await toolshed.createToolHost({ cwd: tmp, env: { PATH: process.env.PATH }, config: { builtins: false, cache: { enabled: false }, mcpServers: { bench: { command: 'node', args: [SERVER] } } } });
+    if (toolshed.error)
+      return [
+        { scenario: '15', name: NAME, target: TARGET, notMeasured: `the build is missing: ${toolshed.error.message}` },
+      ];
+    const host = await toolshed.createToolHost({
+      cwd: tmp,
+      env: { PATH: process.env.PATH },
+      config: {
+        builtins: false,
+        cache: { enabled: false },
+        mcpServers: { bench: { command: 'node', args: [SERVER] } },
+      },
+    });
     const direct = new Client({ name: 'toolshed-bench', version: '1.0.0' });
     try {
       const server = host.explain().plugins.find((p) => p.name === 'mcp:bench');
-      if (server?.mcp?.state !== 'connected') return [{ scenario: '15', name: NAME, target: TARGET, notMeasured: `the server did not connect: ${server?.mcp?.reason}` }];
+      if (server?.mcp?.state !== 'connected')
+        return [
+          {
+            scenario: '15',
+            name: NAME,
+            target: TARGET,
+            notMeasured: `the server did not connect: ${server?.mcp?.reason}`,
+          },
+        ];
       await direct.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER], stderr: 'ignore' }));
       const through = async () => {
         const text = await host.dispatch('bench_echo', { n: 1 });
@@ -36,7 +55,8 @@ export default {
       };
       const straight = async () => {
         const result = await direct.callTool({ name: 'bench_echo', arguments: { n: 1 } });
-        if (result.content?.[0]?.text !== EXPECTED) throw new Error(`bench_echo returned ${JSON.stringify(result).slice(0, 200)}`);
+        if (result.content?.[0]?.text !== EXPECTED)
+          throw new Error(`bench_echo returned ${JSON.stringify(result).slice(0, 200)}`);
       };
       const samples = await interleave(
         [
@@ -49,7 +69,17 @@ export default {
       const base = summarize(samples.sdk);
       const protections = server.mcp.protections;
       const note = `toolshed's server ran under ${protections.launcher}${protections.permissionModel ? ' with the permission model' : ''}; the direct one plainly`;
-      return [{ scenario: '15', name: NAME, measured, baseline: { label: 'SDK client, same server', ...base }, ratio: ratio(measured, base), target: TARGET, note }];
+      return [
+        {
+          scenario: '15',
+          name: NAME,
+          measured,
+          baseline: { label: 'SDK client, same server', ...base },
+          ratio: ratio(measured, base),
+          target: TARGET,
+          note,
+        },
+      ];
     } finally {
       await direct.close();
       await host.close();

@@ -28,7 +28,10 @@ async function connect(args, cwd) {
   const client = new Client({ name: 'toolshed-bench', version: '1.0.0' });
   let timer;
   try {
-    await Promise.race([client.connect(transport), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no answer within 20 s')), 20_000)))]);
+    await Promise.race([
+      client.connect(transport),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no answer within 20 s')), 20_000))),
+    ]);
     return client;
   } catch (error) {
     await client.close().catch(() => {});
@@ -42,7 +45,8 @@ async function connect(args, cwd) {
 async function echoOnce(client) {
   const result = await client.callTool({ name: 'bench_echo', arguments: { n: 1 } });
   const text = result.content?.[0]?.text;
-  if (result.isError || text !== '{"echo":1}') throw new Error(`bench_echo over MCP returned ${JSON.stringify(result).slice(0, 200)}`);
+  if (result.isError || text !== '{"echo":1}')
+    throw new Error(`bench_echo over MCP returned ${JSON.stringify(result).slice(0, 200)}`);
 }
 
 export default {
@@ -51,7 +55,14 @@ export default {
   async run({ tmp, quick }) {
     const dir = writeBenchPlugin(path.join(tmp, 'bench'));
     const config = path.join(tmp, '.toolshedrc.json');
-    writeFileSync(config, JSON.stringify({ builtins: false, plugins: [{ package: dir, trust: 'trusted' }], cache: { dir: cacheDirFor(tmp) } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        builtins: false,
+        plugins: [{ package: dir, trust: 'trusted' }],
+        cache: { dir: cacheDirFor(tmp) },
+      }),
+    );
     const clients = [];
     try {
       const low = await connect([BASELINE], tmp);
@@ -66,7 +77,9 @@ export default {
         clients.push(toolshed);
         await echoOnce(toolshed);
       } catch (error) {
-        return [{ scenario: '7', name: NAME, target: TARGET, notMeasured: `toolshed serve did not answer: ${error.message}` }];
+        return [
+          { scenario: '7', name: NAME, target: TARGET, notMeasured: `toolshed serve did not answer: ${error.message}` },
+        ];
       }
       for (const client of [low, high, hop]) await echoOnce(client);
       const samples = await interleave(
@@ -83,10 +96,19 @@ export default {
         const base = summarize(samples[key]);
         return { scenario: '7', name, measured, baseline: { label, ...base }, ratio: ratio(measured, base), target };
       };
-      const hopRow = row(`${NAME} vs the low-level server with a raw Piscina hop`, 'low-level SDK Server + raw piscina.run', 'hop', { text: 'context' });
+      const hopRow = row(
+        `${NAME} vs the low-level server with a raw Piscina hop`,
+        'low-level SDK Server + raw piscina.run',
+        'hop',
+        { text: 'context' },
+      );
       const hopCost = summarize(samples.hop).median / summarize(samples.low).median;
       hopRow.note = `the floor of one worker hop here: the hop server alone is ${hopCost.toFixed(2)}× the low-level server`;
-      return [row(`${NAME} vs plain low-level SDK Server`, 'plain SDK Server', 'low', TARGET), row(`${NAME} vs plain high-level SDK McpServer`, 'plain SDK McpServer', 'high', TARGET), hopRow];
+      return [
+        row(`${NAME} vs plain low-level SDK Server`, 'plain SDK Server', 'low', TARGET),
+        row(`${NAME} vs plain high-level SDK McpServer`, 'plain SDK McpServer', 'high', TARGET),
+        hopRow,
+      ];
     } finally {
       for (const client of clients) await client.close();
     }

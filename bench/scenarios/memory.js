@@ -43,14 +43,38 @@ export default {
   id: '11',
   title: 'Memory and threads: 40 active trusted plugins, 40 untrusted',
   async run({ tmp, quick }) {
-    if (process.platform !== 'linux') return [{ scenario: '11', name: 'memory with 40 active plugins', notMeasured: 'reads /proc (Linux only)' }];
-    const dirs = Array.from({ length: 40 }, (_, i) => writeBenchPlugin(path.join(tmp, `mem-${i}`), { name: `toolshed-plugin-mem-${i}`, prefix: `mem${i}_` }));
-    const config = (count, trust) => JSON.stringify({ builtins: false, cache: { dir: cacheDirFor(tmp) }, plugins: dirs.slice(0, count).map((dir) => ({ package: dir, trust })) });
-    const sample = async (count, trust) => JSON.parse(await runNode([CHILD, config(count, trust), tmp, 'echo', String(count)]));
+    if (process.platform !== 'linux')
+      return [{ scenario: '11', name: 'memory with 40 active plugins', notMeasured: 'reads /proc (Linux only)' }];
+    const dirs = Array.from({ length: 40 }, (_, i) =>
+      writeBenchPlugin(path.join(tmp, `mem-${i}`), { name: `toolshed-plugin-mem-${i}`, prefix: `mem${i}_` }),
+    );
+    const config = (count, trust) =>
+      JSON.stringify({
+        builtins: false,
+        cache: { dir: cacheDirFor(tmp) },
+        plugins: dirs.slice(0, count).map((dir) => ({ package: dir, trust })),
+      });
+    const sample = async (count, trust) =>
+      JSON.parse(await runNode([CHILD, config(count, trust), tmp, 'echo', String(count)]));
     // Every plugin granted BENCH_POOL_TOKEN (set in the child's env): by default each gets a pool of its own.
     const granted = (pool) =>
-      JSON.stringify({ builtins: false, cache: { dir: cacheDirFor(tmp) }, plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted', grant: { env: ['BENCH_POOL_TOKEN'] }, ...(pool ? { pool } : {}) })) });
-    const sampleGranted = async (pool) => JSON.parse(await runNode([CHILD, granted(pool), tmp, 'echo', '40'], undefined, { ...process.env, BENCH_POOL_TOKEN: 'bench-token' }));
+      JSON.stringify({
+        builtins: false,
+        cache: { dir: cacheDirFor(tmp) },
+        plugins: dirs.map((dir) => ({
+          package: dir,
+          trust: 'trusted',
+          grant: { env: ['BENCH_POOL_TOKEN'] },
+          ...(pool ? { pool } : {}),
+        })),
+      });
+    const sampleGranted = async (pool) =>
+      JSON.parse(
+        await runNode([CHILD, granted(pool), tmp, 'echo', '40'], undefined, {
+          ...process.env,
+          BENCH_POOL_TOKEN: 'bench-token',
+        }),
+      );
     const runs = quick ? 1 : 3;
     const one = [];
     const forty = [];
@@ -64,7 +88,8 @@ export default {
       untrusted.push(await sample(40, 'untrusted'));
       bare.push(JSON.parse(await runNode(['-e', BARE])));
       // Alternated, so both see the same machine.
-      for (const kind of i % 2 ? ['own', 'shared'] : ['shared', 'own']) (kind === 'own' ? grantOwn : grantShared).push(await sampleGranted(kind === 'own' ? undefined : 'shared'));
+      for (const kind of i % 2 ? ['own', 'shared'] : ['shared', 'own'])
+        (kind === 'own' ? grantOwn : grantShared).push(await sampleGranted(kind === 'own' ? undefined : 'shared'));
     }
     const mb = (kb) => kb / 1024;
     const rss = (list) => summarize(list.map((s) => mb(s.rssKb)));
@@ -89,7 +114,10 @@ export default {
     const extraPerPool = (ownRss.median - sharedRss.median) / 40;
     const ownThreads = grantOwn[grantOwn.length - 1].threads;
     const sharedThreads = grantShared[grantShared.length - 1].threads;
-    if (ownThreads - sharedThreads < 30) throw new Error(`40 plugins holding env grants did not get pools of their own: ${ownThreads} threads against ${sharedThreads} shared`);
+    if (ownThreads - sharedThreads < 30)
+      throw new Error(
+        `40 plugins holding env grants did not get pools of their own: ${ownThreads} threads against ${sharedThreads} shared`,
+      );
     const barePss = summarize(bare.map((s) => mb(s.pssKb)));
     const last = forty[forty.length - 1];
     return [

@@ -18,10 +18,34 @@ export default {
     let trusted;
     try {
       const plugin = untrusted.explain().plugins[0];
-      if (plugin?.status !== 'loaded') return [{ scenario: '2', name: NAME, target: TARGET, notMeasured: `the untrusted plugin did not load: ${plugin?.error?.code} ${plugin?.error?.message}` }];
-      if (plugin.tier !== 'process') return [{ scenario: '2', name: NAME, target: TARGET, notMeasured: `no process tier in this build (an untrusted plugin runs in tier '${plugin.tier}')` }];
+      if (plugin?.status !== 'loaded')
+        return [
+          {
+            scenario: '2',
+            name: NAME,
+            target: TARGET,
+            notMeasured: `the untrusted plugin did not load: ${plugin?.error?.code} ${plugin?.error?.message}`,
+          },
+        ];
+      if (plugin.tier !== 'process')
+        return [
+          {
+            scenario: '2',
+            name: NAME,
+            target: TARGET,
+            notMeasured: `no process tier in this build (an untrusted plugin runs in tier '${plugin.tier}')`,
+          },
+        ];
       const first = await untrusted.dispatch('bench_echo', '{"n":1}');
-      if (first !== '{"echo":1}') return [{ scenario: '2', name: NAME, target: TARGET, notMeasured: `the process tier answered ${first.slice(0, 200)}` }];
+      if (first !== '{"echo":1}')
+        return [
+          {
+            scenario: '2',
+            name: NAME,
+            target: TARGET,
+            notMeasured: `the process tier answered ${first.slice(0, 200)}`,
+          },
+        ];
       trusted = await benchHost(tmp, { trust: 'trusted' });
       const samples = await interleave(
         [
@@ -32,7 +56,16 @@ export default {
       );
       const measured = summarize(samples.process);
       const baseline = summarize(samples.thread);
-      return [{ scenario: '2', name: NAME, measured, baseline: { label: 'thread-tier dispatch', ...baseline }, ratio: ratio(measured, baseline), target: TARGET }];
+      return [
+        {
+          scenario: '2',
+          name: NAME,
+          measured,
+          baseline: { label: 'thread-tier dispatch', ...baseline },
+          ratio: ratio(measured, baseline),
+          target: TARGET,
+        },
+      ];
     } finally {
       await untrusted.close();
       await trusted?.close();

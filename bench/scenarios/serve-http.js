@@ -51,7 +51,10 @@ function startServer(args, cwd) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    const timer = setTimeout(() => fail(new Error(`not listening within 60 s: ${stderr.trim().split('\n').at(-1) ?? ''}`)), 60_000);
+    const timer = setTimeout(
+      () => fail(new Error(`not listening within 60 s: ${stderr.trim().split('\n').at(-1) ?? ''}`)),
+      60_000,
+    );
     const fail = (error) => {
       clearTimeout(timer);
       child.kill('SIGKILL');
@@ -85,7 +88,12 @@ async function startHaproxy(backends, dir) {
     '    timeout client 60s',
     '    timeout server 60s',
     '    option http-keep-alive',
-    ...backends.flatMap((address, i) => [`listen bench${i}`, `    bind 127.0.0.1:${ports[i]}`, `    http-request set-header Host ${address}`, `    server s${i} ${address}`]),
+    ...backends.flatMap((address, i) => [
+      `listen bench${i}`,
+      `    bind 127.0.0.1:${ports[i]}`,
+      `    http-request set-header Host ${address}`,
+      `    server s${i} ${address}`,
+    ]),
   ].join('\n');
   const file = path.join(dir, 'haproxy.cfg');
   writeFileSync(file, `${config}\n`);
@@ -136,12 +144,29 @@ export default {
   async run({ tmp, quick }) {
     const dir = writeBenchPlugin(path.join(tmp, 'bench'));
     const config = path.join(tmp, '.toolshedrc.json');
-    // One load generator stands for 32 clients, direct and through haproxy, all from 127.0.0.1: lift the per-client session cap.
+    // One load generator stands for 32 clients, direct and through haproxy, all from 127.0.0.1: lift the per-client
+    // session cap.
     const serve = { maxSessionsPerClient: 100 };
-    writeFileSync(config, JSON.stringify({ builtins: false, plugins: [{ package: dir, trust: 'trusted' }], cache: { dir: cacheDirFor(tmp) }, serve }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        builtins: false,
+        plugins: [{ package: dir, trust: 'trusted' }],
+        cache: { dir: cacheDirFor(tmp) },
+        serve,
+      }),
+    );
     const servers = [
-      { name: 'toolshed', stateful: true, args: (port) => [CLI, 'serve', '--http', `127.0.0.1:${port}`, '--config', config] },
-      { name: 'toolshed', stateful: false, args: (port) => [CLI, 'serve', '--http', `127.0.0.1:${port}`, '--stateless', '--config', config] },
+      {
+        name: 'toolshed',
+        stateful: true,
+        args: (port) => [CLI, 'serve', '--http', `127.0.0.1:${port}`, '--config', config],
+      },
+      {
+        name: 'toolshed',
+        stateful: false,
+        args: (port) => [CLI, 'serve', '--http', `127.0.0.1:${port}`, '--stateless', '--config', config],
+      },
       { name: 'sdk', stateful: true, args: (port) => [BASELINE, String(port)] },
       { name: 'sdk', stateful: false, args: (port) => [BASELINE, String(port), '--stateless'] },
       { name: 'piscina', stateful: true, args: (port) => [BASELINE, String(port), '--piscina'] },
@@ -166,7 +191,13 @@ export default {
         for (const via of ['direct', 'haproxy']) {
           const key = `${server.name} ${server.stateful ? 'stateful' : 'stateless'} ${via}`;
           const port = via === 'direct' ? server.port : proxy.ports[i];
-          await load.ask({ cmd: 'open', target: key, url: `http://127.0.0.1:${port}/mcp`, stateful: server.stateful, concurrency: CONCURRENCY });
+          await load.ask({
+            cmd: 'open',
+            target: key,
+            url: `http://127.0.0.1:${port}/mcp`,
+            stateful: server.stateful,
+            concurrency: CONCURRENCY,
+          });
           const throughput = [];
           variants.push({
             name: key,
@@ -188,7 +219,8 @@ export default {
       for (const mode of ['stateful', 'stateless']) {
         for (const via of ['direct', 'haproxy']) {
           const measured = summarize(samples[`toolshed ${mode} ${via}`]);
-          const rate = (name) => Math.round(median(variants.find((v) => v.name === `${name} ${mode} ${via}`).throughput));
+          const rate = (name) =>
+            Math.round(median(variants.find((v) => v.name === `${name} ${mode} ${via}`).throughput));
           const note = `calls/s: toolshed ${rate('toolshed')}, SDK ${rate('sdk')}, SDK + Piscina ${rate('piscina')}; ${CONCURRENCY} in flight, ${samples[`toolshed ${mode} ${via}`].length} batches each`;
           for (const [base, label, target] of [
             ['sdk', `plain SDK server, ${mode}`, TARGET],

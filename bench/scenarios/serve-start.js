@@ -17,7 +17,12 @@ import { cacheDirFor } from '../lib/cache-dir.js';
 
 const CLI = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('../lib/mcp-server.js', import.meta.url));
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'toolshed-bench', version: '1.0.0' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'toolshed-bench', version: '1.0.0' } },
+};
 
 /**
  * Spawns `node ...args`, sends initialize (and, with `list`, tools/list after it), and resolves
@@ -30,7 +35,10 @@ function startOnce(args, cwd, list = false) {
     const times = {};
     let buffer = '';
     let stderr = '';
-    const timer = setTimeout(() => finish(new Error(`no answer within 30 s; stderr: ${stderr.trim().split('\n').at(-1) ?? ''}`)), 30_000);
+    const timer = setTimeout(
+      () => finish(new Error(`no answer within 30 s; stderr: ${stderr.trim().split('\n').at(-1) ?? ''}`)),
+      30_000,
+    );
     const finish = (error) => {
       clearTimeout(timer);
       child.kill('SIGKILL');
@@ -47,7 +55,9 @@ function startOnce(args, cwd, list = false) {
         if (message.id === 1) {
           times.initialize = performance.now() - started;
           if (!list) return finish();
-          child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+          child.stdin.write(
+            `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`,
+          );
         } else if (message.id === 2) {
           times.list = performance.now() - started;
           times.tools = message.result?.tools?.length ?? 0;

@@ -22,7 +22,10 @@ export default {
   title: 'Soak: 100k calls',
   async run({ tmp, quick }) {
     const dir = writeBenchPlugin(path.join(tmp, 'soak'), { name: 'toolshed-plugin-soak', prefix: 'soak_' });
-    const host = await createToolHost({ cwd: tmp, config: { builtins: false, cache: { dir: cacheDirFor(tmp) }, plugins: [{ package: dir, trust: 'trusted' }] } });
+    const host = await createToolHost({
+      cwd: tmp,
+      config: { builtins: false, cache: { dir: cacheDirFor(tmp) }, plugins: [{ package: dir, trust: 'trusted' }] },
+    });
     try {
       const total = quick ? 20_000 : 100_000;
       let next = 0;

@@ -31,7 +31,8 @@ export default {
       { rounds: quick ? 2 : 6, batch: 1, warmup: 0 },
     );
     const report = JSON.parse((await runNode([CHILD, coldConfig, tmp, '--report'], 120_000)).stdout);
-    if (report.loaded !== 100 || report.fromCache !== 0) throw new Error(`a cold start did not load all 100 plugins: ${JSON.stringify(report)}`);
+    if (report.loaded !== 100 || report.fromCache !== 0)
+      throw new Error(`a cold start did not load all 100 plugins: ${JSON.stringify(report)}`);
     const node = summarize(samples.node);
     const label = 'node -e 0';
     return [

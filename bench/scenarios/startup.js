@@ -32,7 +32,12 @@ export function runNode(args, timeoutMs = 60_000, env = process.env) {
       clearTimeout(timer);
       const ms = performance.now() - started;
       if (code === 0) resolve({ ms, stdout });
-      else reject(new Error(`node ${args[0]} exited with ${code ?? signal}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+      else
+        reject(
+          new Error(
+            `node ${args[0]} exited with ${code ?? signal}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`,
+          ),
+        );
     });
   });
 }
@@ -47,12 +52,19 @@ export default {
     const coldConfig = JSON.stringify({ ...base, cache: { enabled: false } });
     // The same plugins each granted BENCH_POOL_TOKEN (set in the child's env), warm cache: own pools by default.
     const grantEnv = { ...process.env, BENCH_POOL_TOKEN: 'bench-token' };
-    const granted = (pool) => JSON.stringify({ ...base, plugins: base.plugins.map((p) => ({ ...p, grant: { env: ['BENCH_POOL_TOKEN'] }, ...(pool ? { pool } : {}) })), cache: { dir: cacheDirFor(tmp) } });
+    const granted = (pool) =>
+      JSON.stringify({
+        ...base,
+        plugins: base.plugins.map((p) => ({ ...p, grant: { env: ['BENCH_POOL_TOKEN'] }, ...(pool ? { pool } : {}) })),
+        cache: { dir: cacheDirFor(tmp) },
+      });
     const ownConfig = granted(undefined);
     const sharedConfig = granted('shared');
     const rss = { warm: [], cold: [], own: [], shared: [] };
-    const host = (kind, config, env) => async () => rss[kind].push(JSON.parse((await runNode([CHILD, config, tmp], undefined, env)).stdout).rss / MB);
-    const report = async (config, env) => JSON.parse((await runNode([CHILD, config, tmp, '--report'], undefined, env)).stdout);
+    const host = (kind, config, env) => async () =>
+      rss[kind].push(JSON.parse((await runNode([CHILD, config, tmp], undefined, env)).stdout).rss / MB);
+    const report = async (config, env) =>
+      JSON.parse((await runNode([CHILD, config, tmp, '--report'], undefined, env)).stdout);
 
     await host('warm', warmConfig)(); // fills the manifest cache
     const samples = await interleave(
@@ -68,14 +80,26 @@ export default {
     const warmReport = await report(warmConfig);
     const coldReport = await report(coldConfig);
     const ownReport = await report(ownConfig, grantEnv);
-    if (ownReport.ownPools !== 40 || ownReport.poolsStarted !== 0 || ownReport.fromCache !== 40) throw new Error(`40 plugins holding env grants did not start as 40 idle pools of their own: ${JSON.stringify(ownReport)}`);
-    if (warmReport.loaded !== 40 || warmReport.fromCache !== 40 || warmReport.poolsStarted !== 0 || warmReport.extractionPoolStarted) {
+    if (ownReport.ownPools !== 40 || ownReport.poolsStarted !== 0 || ownReport.fromCache !== 40)
+      throw new Error(
+        `40 plugins holding env grants did not start as 40 idle pools of their own: ${JSON.stringify(ownReport)}`,
+      );
+    if (
+      warmReport.loaded !== 40 ||
+      warmReport.fromCache !== 40 ||
+      warmReport.poolsStarted !== 0 ||
+      warmReport.extractionPoolStarted
+    ) {
       throw new Error(`a warm start is not what it claims to be: ${JSON.stringify(warmReport)}`);
     }
-    if (coldReport.loaded !== 40 || coldReport.fromCache !== 0) throw new Error(`a start without cache is not what it claims to be: ${JSON.stringify(coldReport)}`);
+    if (coldReport.loaded !== 40 || coldReport.fromCache !== 0)
+      throw new Error(`a start without cache is not what it claims to be: ${JSON.stringify(coldReport)}`);
 
     const bareRss = [];
-    for (let i = 0; i < 3; i++) bareRss.push(Number((await runNode(['-e', 'process.stdout.write(String(process.memoryUsage().rss))'])).stdout) / MB);
+    for (let i = 0; i < 3; i++)
+      bareRss.push(
+        Number((await runNode(['-e', 'process.stdout.write(String(process.memoryUsage().rss))'])).stdout) / MB,
+      );
     // Warm starts only (a start without cache has run an extraction pool), minus the cache fill and the warm-up.
     const hostRss = rss.warm.slice(quick ? 1 : 2);
 

@@ -43,16 +43,33 @@ export default {
       const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, perCall(v)]));
       const row = (name, measured, baseline, label, target) => {
         const speedup = baseline.median / measured.median;
-        return { scenario: '5', name, measured, baseline: { label, ...baseline }, ratio: speedup, ratioText: `${speedup.toFixed(2)}× speedup`, target };
+        return {
+          scenario: '5',
+          name,
+          measured,
+          baseline: { label, ...baseline },
+          ratio: speedup,
+          ratioText: `${speedup.toFixed(2)}× speedup`,
+          target,
+        };
       };
       const cores = os.availableParallelism();
       const started = two.explain().plugins[0]?.pool?.threads;
       return [
         {
-          ...row('CPU-bound tool, time per call, 2 threads vs 1', s.two, s.one, 'same tool, 1 thread', { min: 1.7, text: 'speedup ≥ 1.7×' }),
+          ...row('CPU-bound tool, time per call, 2 threads vs 1', s.two, s.one, 'same tool, 1 thread', {
+            min: 1.7,
+            text: 'speedup ≥ 1.7×',
+          }),
           note: `${CALLS} concurrent calls per op, ~${n / 1e6}M iterations each; the 2-thread pool ran ${started} threads; ${cores} cores shared with whatever else runs on the machine`,
         },
-        row('raw Piscina, same handler, 2 threads vs 1 (what the machine allows)', s.raw2, s.raw1, 'raw Piscina, 1 thread', { text: 'context' }),
+        row(
+          'raw Piscina, same handler, 2 threads vs 1 (what the machine allows)',
+          s.raw2,
+          s.raw1,
+          'raw Piscina, 1 thread',
+          { text: 'context' },
+        ),
       ];
     } finally {
       await one?.close();

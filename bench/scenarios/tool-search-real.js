@@ -54,11 +54,23 @@ function qualityRows(label, part, targets) {
     baseline: { label: 'plain BM25, name + description', ...score(plain[key]) },
     ratio: target?.gain ? ours[key] - plain[key] : ours[key],
     ratioText: `${ours[key] - plain[key] >= 0 ? '+' : ''}${fixed(ours[key] - plain[key])}`,
-    target: target?.gain ? { min: target.gain, text: `≥ +${target.gain} over plain BM25` } : target?.min ? { min: target.min, text: `≥ ${target.min}` } : { text: 'report' },
+    target: target?.gain
+      ? { min: target.gain, text: `≥ +${target.gain} over plain BM25` }
+      : target?.min
+        ? { min: target.min, text: `≥ ${target.min}` }
+        : { text: 'report' },
     note: `${part.queries.length} queries, ${part.tools.length} tools of ${new Set(part.tools.map((t) => t.server)).size} servers`,
   });
-  const rows = [row('recall@1', 'recallAt1'), row('recall@5', 'recallAt5', targets ? { min: 0.9 } : undefined), row('MRR@10', 'mrrAt10')];
-  if (targets) rows.splice(2, 0, { ...row('recall@5', 'recallAt5', { gain: 0.1 }), name: `${label}: recall@5 gain over plain BM25` });
+  const rows = [
+    row('recall@1', 'recallAt1'),
+    row('recall@5', 'recallAt5', targets ? { min: 0.9 } : undefined),
+    row('MRR@10', 'mrrAt10'),
+  ];
+  if (targets)
+    rows.splice(2, 0, {
+      ...row('recall@5', 'recallAt5', { gain: 0.1 }),
+      name: `${label}: recall@5 gain over plain BM25`,
+    });
   return { rows, ours, plain };
 }
 
@@ -92,10 +104,17 @@ function latencyPackages(root, n) {
   for (let copy = 0; count < n; copy++) {
     for (const [server, own] of byServer) {
       if (count >= n) break;
-      const taken = own.slice(0, n - count).map((tool) => ({ name: `${tool.name}_${copy}`.slice(0, 64), toolset: `${server}-${copy}`, description: tool.description, parameters: tool.parameters }));
+      const taken = own.slice(0, n - count).map((tool) => ({
+        name: `${tool.name}_${copy}`.slice(0, 64),
+        toolset: `${server}-${copy}`,
+        description: tool.description,
+        parameters: tool.parameters,
+      }));
       count += taken.length;
       const source = `const TOOLS = ${JSON.stringify(taken)};\nexport default { apiVersion: 1, tools: TOOLS.map((tool) => ({ ...tool, handler: () => tool.name })) };\n`;
-      dirs.push(writePlugin(path.join(root, `real-${server}-${copy}`), `toolshed-plugin-real-${server}-${copy}`, source));
+      dirs.push(
+        writePlugin(path.join(root, `real-${server}-${copy}`), `toolshed-plugin-real-${server}-${copy}`, source),
+      );
     }
   }
   return dirs;
@@ -129,7 +148,16 @@ export default {
 
     // Latency at 5,000 tools: tool_search through dispatch vs a trivial dispatch, side by side.
     const dirs = latencyPackages(path.join(tmp, 'real-latency'), LATENCY_TOOLS);
-    const host = await createToolHost({ cwd: tmp, config: { builtins: false, plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' })), cache: { dir: cacheDirFor(tmp) }, limits: { threads: 1 }, defer: ['*'] } });
+    const host = await createToolHost({
+      cwd: tmp,
+      config: {
+        builtins: false,
+        plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' })),
+        cache: { dir: cacheDirFor(tmp) },
+        limits: { threads: 1 },
+        defer: ['*'],
+      },
+    });
     const small = await benchHost(tmp);
     try {
       const queries = realQueries().map((q) => q.query);
@@ -139,7 +167,10 @@ export default {
       let q = 0;
       const samples = await interleave(
         [
-          { name: 'search', op: () => host.dispatch('tool_search', { query: queries[q++ % queries.length] }, { sessionId: 'latency' }) },
+          {
+            name: 'search',
+            op: () => host.dispatch('tool_search', { query: queries[q++ % queries.length] }, { sessionId: 'latency' }),
+          },
           { name: 'dispatch', op: () => small.dispatch('bench_echo', '{"n":1}') },
         ],
         quick ? { rounds: 4, batch: 100, warmup: 100 } : { rounds: 10, batch: 250, warmup: 300 },
@@ -159,7 +190,9 @@ export default {
       // The index alone: search, build, and re-indexing one server's tools after a change.
       const tools = [];
       for (let copy = 0; tools.length < LATENCY_TOOLS; copy++)
-        for (const tool of catalogue.tools) if (tools.length < LATENCY_TOOLS) tools.push(indexedTool({ ...tool, name: `${tool.name}_${copy}`, server: `${tool.server}-${copy}` }));
+        for (const tool of catalogue.tools)
+          if (tools.length < LATENCY_TOOLS)
+            tools.push(indexedTool({ ...tool, name: `${tool.name}_${copy}`, server: `${tool.server}-${copy}` }));
       const index = new ToolIndex();
       const b0 = performance.now();
       index.sync(tools);
@@ -183,7 +216,11 @@ export default {
         note: `building that index took ${build.toFixed(0)} ms (one sample)`,
       });
       const server = tools[0].source;
-      const changed = tools.map((tool) => (tool.source === server ? { ...tool, definition: { ...tool.definition, description: `${tool.definition.description} (v2)` } } : tool));
+      const changed = tools.map((tool) =>
+        tool.source === server
+          ? { ...tool, definition: { ...tool.definition, description: `${tool.definition.description} (v2)` } }
+          : tool,
+      );
       const resyncs = [];
       for (let k = 0; k < (quick ? 4 : 10); k++) {
         const s0 = performance.now();

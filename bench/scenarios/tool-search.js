@@ -37,7 +37,11 @@ const CHARS_PER_TOKEN = 4;
 /** The catalogue as the index sees it. */
 function indexedTools(tools) {
   const descriptions = Object.fromEntries(SERVICES.map((s) => [s.toolset, s.description]));
-  return tools.map((t) => ({ definition: { name: t.name, description: t.description, parameters: t.parameters }, toolset: t.toolset, toolsetDescription: descriptions[t.toolset] }));
+  return tools.map((t) => ({
+    definition: { name: t.name, description: t.description, parameters: t.parameters },
+    toolset: t.toolset,
+    toolsetDescription: descriptions[t.toolset],
+  }));
 }
 
 /** The stuffed fixture plugin's tools as the index sees them (untrusted, one source). */
@@ -92,7 +96,9 @@ function poisoningRows(label, honest, stuffed, options) {
 
 /** The catalogue with its sources as writeCatalogue packs them (PER_PLUGIN services per package). */
 function sourcedTools(tools) {
-  const pkg = Object.fromEntries(SERVICES.map((s, i) => [s.toolset, `toolshed-plugin-bench-catalogue-${Math.floor(i / PER_PLUGIN)}`]));
+  const pkg = Object.fromEntries(
+    SERVICES.map((s, i) => [s.toolset, `toolshed-plugin-bench-catalogue-${Math.floor(i / PER_PLUGIN)}`]),
+  );
   return indexedTools(tools).map((t) => ({ ...t, source: pkg[t.toolset] }));
 }
 
@@ -114,11 +120,20 @@ function retrievalRows(label, ours, plain, sub, n, targets = true) {
     baseline: { label: 'plain BM25 (name + description, MiniSearch defaults)', ...score(plain[key]) },
     ratio: target?.gain ? ours[key] - plain[key] : ours[key],
     ratioText: `${ours[key] - plain[key] >= 0 ? '+' : ''}${fixed(ours[key] - plain[key])}`,
-    target: target?.gain ? { min: target.gain, text: `≥ +${target.gain} over plain BM25` } : target ? { min: target.min, text: `≥ ${target.min}` } : { text: 'report' },
+    target: target?.gain
+      ? { min: target.gain, text: `≥ +${target.gain} over plain BM25` }
+      : target
+        ? { min: target.min, text: `≥ ${target.min}` }
+        : { text: 'report' },
     note: `${n} queries; substring match on names: ${fixed(sub[key])}`,
   });
   if (!targets) return [row('recall@1', 'recallAt1'), row('recall@5', 'recallAt5'), row('MRR@10', 'mrrAt10')];
-  return [row('recall@1', 'recallAt1'), row('recall@5', 'recallAt5', { min: 0.9 }), { ...row('recall@5', 'recallAt5', { gain: 0.05 }), name: `${label}: recall@5 gain over plain BM25` }, row('MRR@10', 'mrrAt10')];
+  return [
+    row('recall@1', 'recallAt1'),
+    row('recall@5', 'recallAt5', { min: 0.9 }),
+    { ...row('recall@5', 'recallAt5', { gain: 0.05 }), name: `${label}: recall@5 gain over plain BM25` },
+    row('MRR@10', 'mrrAt10'),
+  ];
 }
 
 async function hostRanker(host) {
@@ -140,7 +155,13 @@ export default {
   async run({ tmp, quick }) {
     const tools = catalogueTools();
     const dirs = writeCatalogue(path.join(tmp, 'catalogue'));
-    const config = (extra) => ({ builtins: false, plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' })), cache: { dir: cacheDirFor(tmp) }, limits: { threads: 1 }, ...extra });
+    const config = (extra) => ({
+      builtins: false,
+      plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' })),
+      cache: { dir: cacheDirFor(tmp) },
+      limits: { threads: 1 },
+      ...extra,
+    });
     // The first host fills the manifest cache, so the startups compared below are alike.
     const loaded = await createToolHost({ cwd: tmp, config: config({}) });
     let deferred;
@@ -160,8 +181,21 @@ export default {
       const plain = plainBm25(tools);
       const sub = substring(tools);
       const rows = [
-        ...retrievalRows('tool_search', evaluate(QUERIES, ours), evaluate(QUERIES, plain), evaluate(QUERIES, sub), QUERIES.length),
-        ...retrievalRows('held-out queries', evaluate(HELD_OUT, ours), evaluate(HELD_OUT, plain), evaluate(HELD_OUT, sub), HELD_OUT.length, false),
+        ...retrievalRows(
+          'tool_search',
+          evaluate(QUERIES, ours),
+          evaluate(QUERIES, plain),
+          evaluate(QUERIES, sub),
+          QUERIES.length,
+        ),
+        ...retrievalRows(
+          'held-out queries',
+          evaluate(HELD_OUT, ours),
+          evaluate(HELD_OUT, plain),
+          evaluate(HELD_OUT, sub),
+          HELD_OUT.length,
+          false,
+        ),
       ];
       const plainAt5 = evaluate(QUERIES, plain).recallAt5;
       const variant = (name, ranker, note) => {
@@ -182,13 +216,20 @@ export default {
       sourced.sync(sourcedTools(tools));
       rows.push(
         variant('tool_search, sources not given', indexRanker(tools)),
-        variant('tool_search, sources as packaged (14 services per plugin)', (q) => sourced.search(q, 10), 'the per-source limit applies'),
+        variant(
+          'tool_search, sources as packaged (14 services per plugin)',
+          (q) => sourced.search(q, 10),
+          'the per-source limit applies',
+        ),
         variant('tool_search without the poisoning defences', indexRanker(tools, UNDEFENDED)),
         ...RANKING_VARIANTS.map(([name, options]) => variant(name, indexRanker(tools, options))),
       );
 
       const stuffed = await stuffedTools();
-      rows.push(...poisoningRows('tool_search', sourcedTools(tools), stuffed, RANKING), ...poisoningRows('without the defences', sourcedTools(tools), stuffed, UNDEFENDED));
+      rows.push(
+        ...poisoningRows('tool_search', sourcedTools(tools), stuffed, RANKING),
+        ...poisoningRows('without the defences', sourcedTools(tools), stuffed, UNDEFENDED),
+      );
 
       // Definitions size.
       const all = JSON.stringify(await loaded.definitions({ format: 'openai' })).length;
@@ -211,7 +252,11 @@ export default {
       const queries = QUERIES.map(([query]) => query);
       const samples = await interleave(
         [
-          { name: 'search', op: () => deferred.dispatch('tool_search', { query: queries[q++ % queries.length] }, { sessionId: 'latency' }) },
+          {
+            name: 'search',
+            op: () =>
+              deferred.dispatch('tool_search', { query: queries[q++ % queries.length] }, { sessionId: 'latency' }),
+          },
           { name: 'dispatch', op: () => small.dispatch('bench_echo', '{"n":1}') },
         ],
         quick ? { rounds: 4, batch: 100, warmup: 100 } : { rounds: 10, batch: 250, warmup: 300 },

@@ -15,7 +15,10 @@ export const HELD_OUT = [
   ['send a voice call reminder to the patient', ['twilio_make_call']],
   ['mark the email as unread', ['gmail_modify_labels']],
   ['forward invoices from accounting to a folder automatically', ['outlook_create_mail_rule']],
-  ['book a 30 minute slot with the candidate', ['calendly_create_scheduling_link', 'gcal_create_event', 'gcal_find_free_time']],
+  [
+    'book a 30 minute slot with the candidate',
+    ['calendly_create_scheduling_link', 'gcal_create_event', 'gcal_find_free_time'],
+  ],
   ["list the recordings of last week's zoom calls", ['zoom_list_recordings']],
   ['unsubscribe jane@example.com from the mailing list', ['mailchimp_unsubscribe']],
   ['add a todo checkbox to the notion page', ['notion_append_blocks']],

@@ -12,7 +12,14 @@ export function writeCatalogue(root) {
   for (let i = 0; i < SERVICES.length; i += PER_PLUGIN) {
     const services = SERVICES.slice(i, i + PER_PLUGIN);
     const toolsets = Object.fromEntries(services.map((s) => [s.toolset, { description: s.description }]));
-    const tools = services.flatMap((s) => s.tools.map(([name, description, params]) => ({ name, toolset: s.toolset, description, parameters: schemaOf(params) })));
+    const tools = services.flatMap((s) =>
+      s.tools.map(([name, description, params]) => ({
+        name,
+        toolset: s.toolset,
+        description,
+        parameters: schemaOf(params),
+      })),
+    );
     const source = `const TOOLS = ${JSON.stringify(tools)};
 export default {
   apiVersion: 1,

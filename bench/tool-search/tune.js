@@ -33,8 +33,16 @@ const show = (label, { a, b }) =>
 /** Each setting and the values tried for it. */
 const AXES = [
   ...['name', 'summary', 'description', 'parameters', 'source'].flatMap((field) => [
-    { label: `${field}.weight`, values: [0, 0.25, 0.5, 1, 1.5, 2, 3, 4, 6], set: (o, v) => ({ ...o, fields: { ...o.fields, [field]: { ...o.fields[field], weight: v } } }) },
-    { label: `${field}.b`, values: [0, 0.25, 0.5, 0.75, 0.9, 1], set: (o, v) => ({ ...o, fields: { ...o.fields, [field]: { ...o.fields[field], b: v } } }) },
+    {
+      label: `${field}.weight`,
+      values: [0, 0.25, 0.5, 1, 1.5, 2, 3, 4, 6],
+      set: (o, v) => ({ ...o, fields: { ...o.fields, [field]: { ...o.fields[field], weight: v } } }),
+    },
+    {
+      label: `${field}.b`,
+      values: [0, 0.25, 0.5, 0.75, 0.9, 1],
+      set: (o, v) => ({ ...o, fields: { ...o.fields, [field]: { ...o.fields[field], b: v } } }),
+    },
   ]),
   { label: 'k1', values: [0.6, 0.9, 1.2, 1.6, 2, 3], set: (o, v) => ({ ...o, k1: v }) },
   { label: 'coverage', values: [0, 0.5, 1, 1.5, 2, 3], set: (o, v) => ({ ...o, coverage: v }) },
@@ -42,12 +50,21 @@ const AXES = [
   { label: 'stemming', values: [false, true], set: (o, v) => ({ ...o, stemming: v }) },
   {
     label: 'feedback',
-    values: [false, { docs: 2, terms: 3, weight: 0.2 }, { docs: 3, terms: 5, weight: 0.2 }, { docs: 3, terms: 5, weight: 0.4 }, { docs: 5, terms: 8, weight: 0.2 }, { docs: 3, terms: 10, weight: 0.1 }],
+    values: [
+      false,
+      { docs: 2, terms: 3, weight: 0.2 },
+      { docs: 3, terms: 5, weight: 0.2 },
+      { docs: 3, terms: 5, weight: 0.4 },
+      { docs: 5, terms: 8, weight: 0.2 },
+      { docs: 3, terms: 10, weight: 0.1 },
+    ],
     set: (o, v) => ({ ...o, feedback: v }),
   },
 ];
 
-console.log(`tuning half: ${own.servers.length} servers, ${own.tools.length} tools, ${own.queries.length} queries (whole catalogue: ${whole.tools.length} tools)`);
+console.log(
+  `tuning half: ${own.servers.length} servers, ${own.tools.length} tools, ${own.queries.length} queries (whole catalogue: ${whole.tools.length} tools)`,
+);
 let best = RANKING;
 let bestScore = score(best);
 show('RANKING as shipped', bestScore);

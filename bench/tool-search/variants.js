@@ -5,7 +5,10 @@
  */
 import { RANKING } from '../../dist/core/call/search/search-index.js';
 
-const field = (name, change) => ({ ...RANKING, fields: { ...RANKING.fields, [name]: { ...RANKING.fields[name], ...change } } });
+const field = (name, change) => ({
+  ...RANKING,
+  fields: { ...RANKING.fields, [name]: { ...RANKING.fields[name], ...change } },
+});
 
 /** `[label, options]` pairs. */
 export const RANKING_VARIANTS = [
@@ -15,9 +18,18 @@ export const RANKING_VARIANTS = [
   ['− first-sentence field', field('summary', { weight: 0 })],
   ['− parameters field', field('parameters', { weight: 0 })],
   ['− source field (toolset, server)', field('source', { weight: 0 })],
-  ['− length normalisation (b = 0 in every field)', { ...RANKING, fields: Object.fromEntries(Object.entries(RANKING.fields).map(([name, f]) => [name, { ...f, b: 0 }])) }],
+  [
+    '− length normalisation (b = 0 in every field)',
+    {
+      ...RANKING,
+      fields: Object.fromEntries(Object.entries(RANKING.fields).map(([name, f]) => [name, { ...f, b: 0 }])),
+    },
+  ],
   ['− coverage', { ...RANKING, coverage: 0 }],
   ['− proximity', { ...RANKING, proximity: 0 }],
-  ['+ pseudo-relevance feedback (3 tools, 5 words, weight 0.3)', { ...RANKING, feedback: { docs: 3, terms: 5, weight: 0.3 } }],
+  [
+    '+ pseudo-relevance feedback (3 tools, 5 words, weight 0.3)',
+    { ...RANKING, feedback: { docs: 3, terms: 5, weight: 0.3 } },
+  ],
   ['− per-source limit', { ...RANKING, perSource: false }],
 ];

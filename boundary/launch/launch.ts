@@ -19,7 +19,10 @@ import { rlimitPlan, type ResourceLimits, type ResourceProtections } from './res
 export interface LaunchProtections {
   /** how the program was wrapped: `bwrap`, `unshare`, or `none` */
   launcher: 'bwrap' | 'unshare' | 'none';
-  /** the program sees only the paths it was given, a private /tmp, /dev/null, /dev/urandom and its own /proc (bwrap only) */
+  /**
+   * the program sees only the paths it was given, a private /tmp, /dev/null, /dev/urandom and its own /proc (bwrap
+   * only)
+   */
   mountNamespace: boolean;
   /** no network but its own loopback (false when `network` is granted, or unavailable) */
   netNamespace: boolean;
@@ -33,7 +36,9 @@ export interface LaunchProtections {
   resources?: ResourceProtections;
 }
 
-/** What this machine can do, as found by `probeSandbox()`; pass a literal one to get a command for another situation. */
+/**
+ * What this machine can do, as found by `probeSandbox()`; pass a literal one to get a command for another situation.
+ */
 export interface SandboxSupport {
   /** absolute path of a working bwrap(1), when bubblewrap may be used */
   bwrap?: string;
@@ -43,7 +48,10 @@ export interface SandboxSupport {
   unshare?: string;
   /** `--user --map-root-user` when unshare could create an unprivileged user namespace, else empty */
   unshareUserFlags: readonly string[];
-  /** files the node binary needs to start (itself, its shared libraries, the dynamic loader), as paths to bind: `[source, destination]` */
+  /**
+   * files the node binary needs to start (itself, its shared libraries, the dynamic loader), as paths to bind:
+   * `[source, destination]`
+   */
   nodeRuntime: ReadonlyArray<readonly [string, string]>;
   /** why bwrap is not used, when it is not */
   bwrapReason?: string;
@@ -53,7 +61,9 @@ export interface SandboxSupport {
   prlimit?: string;
   /** why prlimit is not used, when it is not */
   prlimitReason?: string;
-  /** files prlimit needs inside an empty mount namespace (itself and its shared libraries), as `[source, destination]` */
+  /**
+   * files prlimit needs inside an empty mount namespace (itself and its shared libraries), as `[source, destination]`
+   */
   prlimitRuntime?: ReadonlyArray<readonly [string, string]>;
   /** the host runs as root (the kernel does not apply RLIMIT_NPROC to root) */
   root?: boolean;
@@ -64,9 +74,14 @@ interface LaunchSpec {
   /** absolute path of the program (resolve a bare name on PATH first) */
   command: string;
   args: readonly string[];
-  /** absolute real paths it may read; under bwrap each is bound read-only at the same path, and a missing one is skipped */
+  /**
+   * absolute real paths it may read; under bwrap each is bound read-only at the same path, and a missing one is skipped
+   */
   readPaths: readonly string[];
-  /** absolute real paths it may write; under bwrap bound read-write after the read paths (so a write path inside a read path stays writable); a missing one is skipped */
+  /**
+   * absolute real paths it may write; under bwrap bound read-write after the read paths (so a write path inside a read
+   * path stays writable); a missing one is skipped
+   */
   writePaths: readonly string[];
   /**
    * Protected paths inside the write paths (from `protectedMounts`): under bwrap each is
@@ -75,19 +90,32 @@ interface LaunchSpec {
    * nothing holds them, and `protections.reason` says so.
    */
   readOnlyPaths?: readonly string[];
-  /** share the host's network (no network namespace); also binds the resolver files (/etc/resolv.conf, /etc/hosts, …) under bwrap */
+  /**
+   * share the host's network (no network namespace); also binds the resolver files (/etc/resolv.conf, /etc/hosts, …)
+   * under bwrap
+   */
   network: boolean;
-  /** the complete environment, already reduced to what the program may see; returned unchanged for `spawn` (never put on the command line) */
+  /**
+   * the complete environment, already reduced to what the program may see; returned unchanged for `spawn` (never put on
+   * the command line)
+   */
   env: Readonly<Record<string, string>>;
-  /** working directory; under bwrap it is entered only when it lies inside a read or write path, else the program starts in `/` */
+  /**
+   * working directory; under bwrap it is entered only when it lies inside a read or write path, else the program starts
+   * in `/`
+   */
   cwd: string;
   /**
    * What else the program needs to run, bound read-only under bwrap:
    * `'node'`: the node binary and its shared libraries only (`SandboxSupport.nodeRuntime`);
-   * `'system'`: the system's programs and libraries (/usr, /bin, /sbin, /lib*, /etc/ld.so.*, /etc/alternatives), for any other binary.
+   * `'system'`: the system's programs and libraries (/usr, /bin, /sbin, /lib*, /etc/ld.so.*, /etc/alternatives), for
+   * any other binary.
    */
   runtime: 'node' | 'system';
-  /** limits on its processes, memory and file size: rlimits set by prlimit in front of the program (resources.ts); the caller runs the watchdog */
+  /**
+   * limits on its processes, memory and file size: rlimits set by prlimit in front of the program (resources.ts); the
+   * caller runs the watchdog
+   */
   resources?: ResourceLimits;
 }
 
@@ -100,14 +128,36 @@ export interface Launch {
   protections: LaunchProtections;
 }
 
-/** unshare: its own PID namespace with its own /proc; --kill-child takes the program down if unshare itself is killed. */
+/**
+ * unshare: its own PID namespace with its own /proc; --kill-child takes the program down if unshare itself is killed.
+ */
 const UNSHARE_PID_FLAGS = ['--pid', '--fork', '--mount-proc', '--kill-child'];
 
 /** The system's programs and libraries, for `runtime: 'system'` (paths that do not exist are skipped). */
-const SYSTEM_RUNTIME = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives'];
+const SYSTEM_RUNTIME = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/alternatives',
+];
 
 /** Read by every program that resolves host names; none of them holds a secret. */
-const RESOLVER_FILES = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/gai.conf', '/etc/host.conf', '/etc/services', '/etc/protocols'];
+const RESOLVER_FILES = [
+  '/etc/resolv.conf',
+  '/etc/hosts',
+  '/etc/nsswitch.conf',
+  '/etc/gai.conf',
+  '/etc/host.conf',
+  '/etc/services',
+  '/etc/protocols',
+];
 
 /** Harmless and read by most runtimes (local time). */
 const COMMON_FILES = ['/etc/localtime'];
@@ -129,8 +179,20 @@ function bwrapArgs(spec: LaunchSpec, support: SandboxSupport, prefix: readonly s
   // node never starts processes in the sandbox, so it can be PID 1 itself (no reaper needed, ppid 0);
   // any other program gets bwrap's own init as PID 1 to reap what it starts.
   if (spec.runtime === 'node') args.push('--as-pid-1');
-  args.push('--proc', '/proc', '--dev-bind', '/dev/null', '/dev/null', '--dev-bind', '/dev/urandom', '/dev/urandom', '--tmpfs', '/tmp');
-  const runtime: Array<readonly [string, string]> = spec.runtime === 'node' ? [...support.nodeRuntime] : SYSTEM_RUNTIME.map((p) => [p, p] as const);
+  args.push(
+    '--proc',
+    '/proc',
+    '--dev-bind',
+    '/dev/null',
+    '/dev/null',
+    '--dev-bind',
+    '/dev/urandom',
+    '/dev/urandom',
+    '--tmpfs',
+    '/tmp',
+  );
+  const runtime: Array<readonly [string, string]> =
+    spec.runtime === 'node' ? [...support.nodeRuntime] : SYSTEM_RUNTIME.map((p) => [p, p] as const);
   // prlimit in front of a node program: itself and its libraries (a system program has /usr already).
   if (prefix.length && spec.runtime === 'node') runtime.push(...(support.prlimitRuntime ?? []));
   for (const [source, destination] of runtime) args.push('--ro-bind-try', source, destination);
@@ -158,7 +220,12 @@ function readOnlyArgs(writes: readonly string[], readOnly: readonly string[]): s
   for (const p of shown) {
     const root = writes.filter((w) => within(p, w) && w !== p).sort((a, b) => b.length - a.length)[0];
     if (root === undefined) continue;
-    for (let dir = p.slice(0, p.lastIndexOf('/')); dir.length > root.length && within(dir, root); dir = dir.slice(0, dir.lastIndexOf('/'))) pins.add(dir);
+    for (
+      let dir = p.slice(0, p.lastIndexOf('/'));
+      dir.length > root.length && within(dir, root);
+      dir = dir.slice(0, dir.lastIndexOf('/'))
+    )
+      pins.add(dir);
   }
   const args: string[] = [];
   for (const dir of [...pins].sort((a, b) => a.length - b.length)) args.push('--bind-try', dir, dir);
@@ -167,7 +234,14 @@ function readOnlyArgs(writes: readonly string[], readOnly: readonly string[]): s
 }
 
 function unshareArgs(spec: LaunchSpec, support: SandboxSupport, prefix: readonly string[]): string[] {
-  return [...support.unshareUserFlags, ...(spec.network ? [] : ['--net']), ...UNSHARE_PID_FLAGS, ...prefix, spec.command, ...spec.args];
+  return [
+    ...support.unshareUserFlags,
+    ...(spec.network ? [] : ['--net']),
+    ...UNSHARE_PID_FLAGS,
+    ...prefix,
+    spec.command,
+    ...spec.args,
+  ];
 }
 
 /**
@@ -218,12 +292,18 @@ function namespaced(spec: LaunchSpec, support: SandboxSupport, prefix: readonly 
       pidNamespace: true,
       userNamespace: support.bwrapUserNamespace === true,
     };
-    const reasons = [...networkReason, ...(support.bwrapUserNamespace ? [] : ['no user namespace: bwrap runs with its capabilities dropped instead'])];
+    const reasons = [
+      ...networkReason,
+      ...(support.bwrapUserNamespace ? [] : ['no user namespace: bwrap runs with its capabilities dropped instead']),
+    ];
     if (reasons.length) protections.reason = reasons.join('; ');
     return { launch: { ...base, command: support.bwrap, args: bwrapArgs(spec, support, prefix), protections } };
   }
   const reasons = [support.bwrapReason ?? 'bubblewrap (bwrap) is not available'];
-  if (spec.readOnlyPaths?.length) reasons.push(`${spec.readOnlyPaths.length} protected path(s) inside the writable folders are not held read-only (no mount namespace)`);
+  if (spec.readOnlyPaths?.length)
+    reasons.push(
+      `${spec.readOnlyPaths.length} protected path(s) inside the writable folders are not held read-only (no mount namespace)`,
+    );
   if (support.unshare) {
     const protections: LaunchProtections = {
       launcher: 'unshare',
@@ -237,5 +317,19 @@ function namespaced(spec: LaunchSpec, support: SandboxSupport, prefix: readonly 
   }
   reasons.push(support.unshareReason ?? 'unshare(1) is not available');
   const [command, ...args] = [...prefix, spec.command, ...spec.args];
-  return { launch: { ...base, command: command!, args, protections: { launcher: 'none', mountNamespace: false, netNamespace: false, pidNamespace: false, userNamespace: false, reason: reasons.join('; ') } } };
+  return {
+    launch: {
+      ...base,
+      command: command!,
+      args,
+      protections: {
+        launcher: 'none',
+        mountNamespace: false,
+        netNamespace: false,
+        pidNamespace: false,
+        userNamespace: false,
+        reason: reasons.join('; '),
+      },
+    },
+  };
 }

@@ -87,7 +87,10 @@ interface EscapingLink {
  * target (lexically and, when it exists, really) lies outside every path in
  * `allowed`, or a refusal when a tree is too large to vouch for.
  */
-export async function findEscapingSymlink(roots: readonly string[], allowed: readonly string[]): Promise<EscapingLink | { tooLarge: number } | undefined> {
+export async function findEscapingSymlink(
+  roots: readonly string[],
+  allowed: readonly string[],
+): Promise<EscapingLink | { tooLarge: number } | undefined> {
   const inAllowed = (p: string) => allowed.some((root) => isInside(p, root));
   const queue = [...new Set(roots)];
   let visited = 0;

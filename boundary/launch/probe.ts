@@ -35,7 +35,14 @@ const probes = new Map<string, SandboxSupport>();
  * starting a sandboxed `node -e ''` (or `true`) the way children are started.
  */
 export function probeSandbox(): SandboxSupport {
-  const mode = process.platform !== 'linux' ? 'unsupported' : process.env[NAMESPACES_ENV] === 'off' ? 'off' : process.env[BWRAP_ENV] === 'off' ? 'no-bwrap' : 'auto';
+  const mode =
+    process.platform !== 'linux'
+      ? 'unsupported'
+      : process.env[NAMESPACES_ENV] === 'off'
+        ? 'off'
+        : process.env[BWRAP_ENV] === 'off'
+          ? 'no-bwrap'
+          : 'auto';
   const rlimits = process.platform !== 'linux' ? 'unsupported' : process.env[PRLIMIT_ENV] === 'off' ? 'off' : 'auto';
   const key = `${mode}/${rlimits}`;
   let support = probes.get(key);
@@ -74,15 +81,36 @@ function probeBwrap(base: SandboxSupport): Partial<SandboxSupport> {
   const failures: string[] = [];
   for (const userNamespace of [true, false]) {
     const candidate: SandboxSupport = { ...base, bwrap, bwrapUserNamespace: userNamespace };
-    const launch = launchCommand({ command: process.execPath, args: ['-e', ''], readPaths: [], writePaths: [], network: false, env: {}, cwd: '/', runtime: 'node' }, candidate);
-    const result = spawnSync(launch.command, launch.args, { env: {}, stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS });
+    const launch = launchCommand(
+      {
+        command: process.execPath,
+        args: ['-e', ''],
+        readPaths: [],
+        writePaths: [],
+        network: false,
+        env: {},
+        cwd: '/',
+        runtime: 'node',
+      },
+      candidate,
+    );
+    const result = spawnSync(launch.command, launch.args, {
+      env: {},
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: PROBE_TIMEOUT_MS,
+    });
     if (result.status === 0) return { bwrap, bwrapUserNamespace: userNamespace };
-    failures.push(`bwrap${userNamespace ? ' --unshare-user' : ''}: ${String(result.stderr ?? '').trim() || result.error?.message || `exit ${result.status}`}`);
+    failures.push(
+      `bwrap${userNamespace ? ' --unshare-user' : ''}: ${String(result.stderr ?? '').trim() || result.error?.message || `exit ${result.status}`}`,
+    );
   }
   return { bwrapReason: `bwrap could not start a sandbox here (${failures.join('; ')})` };
 }
 
-/** Tries unshare with an unprivileged user namespace first (no root needed where the kernel allows it), then plain namespaces. */
+/**
+ * Tries unshare with an unprivileged user namespace first (no root needed where the kernel allows it), then plain
+ * namespaces.
+ */
 function probeUnshare(): Partial<SandboxSupport> {
   const unshare = find('unshare');
   if (!unshare) return { unshareReason: 'unshare(1) (util-linux) is not installed' };
@@ -92,25 +120,41 @@ function probeUnshare(): Partial<SandboxSupport> {
     const args = [...userFlags, '--net', '--pid', '--fork', '--mount-proc', '--kill-child', 'true'];
     const result = spawnSync(unshare, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS });
     if (result.status === 0) return { unshare, unshareUserFlags: userFlags };
-    failures.push(`unshare ${args.join(' ')}: ${String(result.stderr ?? '').trim() || result.error?.message || `exit ${result.status}`}`);
+    failures.push(
+      `unshare ${args.join(' ')}: ${String(result.stderr ?? '').trim() || result.error?.message || `exit ${result.status}`}`,
+    );
   }
   return { unshareReason: `unshare could not create namespaces (${failures.join('; ')})` };
 }
 
-/** Tries prlimit by really lowering a limit in front of `true`; lists the files it needs in an empty mount namespace. */
+/**
+ * Tries prlimit by really lowering a limit in front of `true`; lists the files it needs in an empty mount namespace.
+ */
 function probePrlimit(mode: string): Partial<SandboxSupport> {
   const root = process.getuid?.() === 0;
-  if (mode === 'unsupported') return { root, prlimitReason: `rlimits by prlimit(1) are set on Linux only; this is ${process.platform}` };
-  if (mode === 'off') return { root, prlimitReason: `rlimits disabled by ${PRLIMIT_ENV}=off in the host's environment` };
+  if (mode === 'unsupported')
+    return { root, prlimitReason: `rlimits by prlimit(1) are set on Linux only; this is ${process.platform}` };
+  if (mode === 'off')
+    return { root, prlimitReason: `rlimits disabled by ${PRLIMIT_ENV}=off in the host's environment` };
   const prlimit = find('prlimit');
   if (!prlimit) return { root, prlimitReason: 'prlimit(1) (util-linux) is not installed' };
   // Byte counts, never suffixes: util-linux 2.38's prlimit crashes on --data=64G.
-  const result = spawnSync(prlimit, ['--fsize=1048576', '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS });
-  if (result.status !== 0) return { root, prlimitReason: `prlimit(1) could not set a limit here (${String(result.stderr ?? '').trim() || result.error?.message || `exit ${result.status}`})` };
+  const result = spawnSync(prlimit, ['--fsize=1048576', '--', 'true'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: PROBE_TIMEOUT_MS,
+  });
+  if (result.status !== 0)
+    return {
+      root,
+      prlimitReason: `prlimit(1) could not set a limit here (${String(result.stderr ?? '').trim() || result.error?.message || `exit ${result.status}`})`,
+    };
   return { root, prlimit, prlimitRuntime: linkedFiles(prlimit, prlimit) };
 }
 
-/** `binary` (bound at `as`) and the shared libraries it links, as ldd lists them; the system library folders without ldd. */
+/**
+ * `binary` (bound at `as`) and the shared libraries it links, as ldd lists them; the system library folders without
+ * ldd.
+ */
 function linkedFiles(binary: string, as: string): Array<readonly [string, string]> {
   const files: Array<readonly [string, string]> = [[realpathSync(binary), as]];
   const ldd = find('ldd');

@@ -11,7 +11,10 @@ import path from 'node:path';
 import { isInside } from './paths.js';
 import type { ProtectedPath } from '../plugin.js';
 
-/** Folders the walk visits in one write root before it stops looking deeper (a workspace has far fewer outside node_modules). */
+/**
+ * Folders the walk visits in one write root before it stops looking deeper (a workspace has far fewer outside
+ * node_modules).
+ */
 const MAX_WALK_DIRS = 20_000;
 
 function realIfExists(p: string): string | undefined {
@@ -53,7 +56,10 @@ function seen(p: string, entry: ProtectedPath): ProtectedSeen | undefined {
   }
 }
 
-/** Adds `p` (a protected name's place) to `found` when it exists; a `.git` folder (a name with `except`) adds its protected children instead. */
+/**
+ * Adds `p` (a protected name's place) to `found` when it exists; a `.git` folder (a name with `except`) adds its
+ * protected children instead.
+ */
 function noteProtected(found: Map<string, ProtectedSeen>, p: string, entry: ProtectedPath, via?: string): void {
   if (found.has(p)) return;
   const seenNow = seen(p, entry);
@@ -67,7 +73,8 @@ function noteProtected(found: Map<string, ProtectedSeen>, p: string, entry: Prot
     } catch {
       return;
     }
-    for (const child of children) if (!except.has(child)) noteProtected(found, path.join(p, child), { ...entry, except: [] }, via);
+    for (const child of children)
+      if (!except.has(child)) noteProtected(found, path.join(p, child), { ...entry, except: [] }, via);
     return;
   }
   found.set(p, info);
@@ -98,7 +105,10 @@ function gitdirOf(file: string): string | undefined {
  * (a `gitdir:` file, and then the protected children of the folder it names too) and its
  * protected children when it is.
  */
-export function findProtected(writeRoots: readonly string[], protect: readonly ProtectedPath[] | undefined): Map<string, ProtectedSeen> {
+export function findProtected(
+  writeRoots: readonly string[],
+  protect: readonly ProtectedPath[] | undefined,
+): Map<string, ProtectedSeen> {
   const found = new Map<string, ProtectedSeen>();
   const names = (protect ?? []).filter((entry) => entry.kind === 'name');
   if (!names.length) return found;
@@ -121,7 +131,13 @@ export function findProtected(writeRoots: readonly string[], protect: readonly P
       }
       for (const dirent of entries) {
         for (const { entry, rest } of byFirst.get(dirent.name) ?? []) note(path.join(dir, dirent.name, ...rest), entry);
-        if (dirent.isDirectory() && dirent.name !== 'node_modules' && dirent.name !== '.git' && !found.has(path.join(dir, dirent.name))) queue.push(path.join(dir, dirent.name));
+        if (
+          dirent.isDirectory() &&
+          dirent.name !== 'node_modules' &&
+          dirent.name !== '.git' &&
+          !found.has(path.join(dir, dirent.name))
+        )
+          queue.push(path.join(dir, dirent.name));
       }
     }
   }
@@ -136,7 +152,12 @@ export function findProtected(writeRoots: readonly string[], protect: readonly P
  * and where git looks for `.git`). `found`: what {@link findProtected} returned for these
  * write roots just now, when the caller has it (the walk is not repeated).
  */
-export function protectedMounts(writeRoots: readonly string[], protect: readonly ProtectedPath[] | undefined, cwd?: string, found?: ReadonlyMap<string, ProtectedSeen>): string[] {
+export function protectedMounts(
+  writeRoots: readonly string[],
+  protect: readonly ProtectedPath[] | undefined,
+  cwd?: string,
+  found?: ReadonlyMap<string, ProtectedSeen>,
+): string[] {
   if (!protect?.length) return [];
   const mounts = new Set<string>();
   const add = (p: string, root: string) => {
@@ -178,15 +199,20 @@ export interface ProtectedChange {
  * protected name that was created in between aside, beside it as `<name>.refused-by-toolshed-<n>`,
  * which nothing reads; a changed one is reported only (its old content is gone).
  */
-export function refuseCreated(before: ReadonlyMap<string, ProtectedSeen>, after: ReadonlyMap<string, ProtectedSeen>): ProtectedChange[] {
+export function refuseCreated(
+  before: ReadonlyMap<string, ProtectedSeen>,
+  after: ReadonlyMap<string, ProtectedSeen>,
+): ProtectedChange[] {
   const changes: ProtectedChange[] = [];
   for (const [p, now] of [...after].sort(([a], [b]) => a.length - b.length)) {
     const then = before.get(p);
     if (then !== undefined) {
-      if (then.ino !== now.ino || (!now.directory && then.mtimeMs !== now.mtimeMs)) changes.push({ path: p, entry: now.entry, change: 'changed' });
+      if (then.ino !== now.ino || (!now.directory && then.mtimeMs !== now.mtimeMs))
+        changes.push({ path: p, entry: now.entry, change: 'changed' });
       continue;
     }
-    // A name below one already refused moves with it; one found through a new `.git` file goes with that file's refusal.
+    // A name below one already refused moves with it; one found through a new `.git` file goes with that file's
+    // refusal.
     if (changes.some((c) => c.change === 'created' && isInside(p, c.path))) continue;
     if (now.via !== undefined && !before.has(now.via)) continue;
     const change: ProtectedChange = { path: p, entry: now.entry, change: 'created' };

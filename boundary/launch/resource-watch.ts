@@ -54,13 +54,18 @@ function treeUsage(pid: number, maxTasks = Number.POSITIVE_INFINITY): TreeUsage 
  * Watches `pid`'s tree against `limits` (`memoryMb` 0 or `processes` 0 leaves that one alone);
  * calls `onOver` at most once. Returns the function that stops watching.
  */
-export function watchResources(pid: number, limits: Pick<ResourceLimits, 'processes' | 'memoryMb'>, onOver: (over: OverLimit) => void): () => void {
+export function watchResources(
+  pid: number,
+  limits: Pick<ResourceLimits, 'processes' | 'memoryMb'>,
+  onOver: (over: OverLimit) => void,
+): () => void {
   if (process.platform !== 'linux') return () => {};
   const timer = setInterval(() => {
     const usage = treeUsage(pid, limits.processes > 0 ? limits.processes + 1 : Number.POSITIVE_INFINITY);
     let over: OverLimit | undefined;
     if (limits.processes > 0 && usage.tasks > limits.processes) over = { limit: 'processes', seen: usage.tasks };
-    else if (limits.memoryMb > 0 && usage.residentMb > limits.memoryMb) over = { limit: 'memoryMb', seen: usage.residentMb };
+    else if (limits.memoryMb > 0 && usage.residentMb > limits.memoryMb)
+      over = { limit: 'memoryMb', seen: usage.residentMb };
     if (!over) return;
     clearInterval(timer);
     onOver(over);

@@ -45,11 +45,17 @@ export interface ResourceLimits {
 /** `resources` as written in the config: every key optional. */
 export type ResourceSettings = Partial<ResourceLimits>;
 
-/** The limits when the config says nothing: room for a compiler or a test run, not for a fork bomb or a runaway heap. */
+/**
+ * The limits when the config says nothing: room for a compiler or a test run, not for a fork bomb or a runaway heap.
+ */
 const DEFAULT_RESOURCES: Readonly<ResourceLimits> = { processes: 256, memoryMb: 2048, fileSizeMb: 1024 };
 
 /** The config key of each limit, as messages and explain name it. */
-const RESOURCE_KEYS = { processes: 'resources.processes', memoryMb: 'resources.memoryMb', fileSizeMb: 'resources.fileSizeMb' } as const;
+const RESOURCE_KEYS = {
+  processes: 'resources.processes',
+  memoryMb: 'resources.memoryMb',
+  fileSizeMb: 'resources.fileSizeMb',
+} as const;
 
 /** How one limit is held: by the kernel (rlimit, with the watchdog naming it), by the watchdog alone, or not at all. */
 interface LimitEnforcement {
@@ -76,12 +82,18 @@ interface RlimitSupport {
   root?: boolean;
 }
 
-/** The kernel's RLIMIT_NPROC sits this far above the limit, so the watchdog (which stops the child and names the limit) sees it first. */
+/**
+ * The kernel's RLIMIT_NPROC sits this far above the limit, so the watchdog (which stops the child and names the limit)
+ * sees it first.
+ */
 const KERNEL_SLACK = 2;
 const MB = 1024 * 1024;
 
 /** `settings` over `defaults`, each value checked. */
-export function resolveResources(settings: ResourceSettings | undefined, defaults: ResourceLimits = DEFAULT_RESOURCES): ResourceLimits {
+export function resolveResources(
+  settings: ResourceSettings | undefined,
+  defaults: ResourceLimits = DEFAULT_RESOURCES,
+): ResourceLimits {
   return { ...defaults, ...Object.fromEntries(Object.entries(settings ?? {}).filter(([, v]) => v !== undefined)) };
 }
 
@@ -91,8 +103,16 @@ export function resolveResources(settings: ResourceSettings | undefined, default
  * The kernel limits sit a little above the watchdog's, so the watchdog stops the child first
  * and says which limit it was; the kernel holds what the watchdog cannot see in time.
  */
-export function rlimitPlan(limits: ResourceLimits, support: RlimitSupport, userNamespace: boolean): { prefix: string[]; protections: ResourceProtections } {
-  const watch = (limit: number, why: string): LimitEnforcement => ({ limit, by: 'watchdog', how: `counted by the host every 100 ms (${why}); a burst between two counts can go over` });
+export function rlimitPlan(
+  limits: ResourceLimits,
+  support: RlimitSupport,
+  userNamespace: boolean,
+): { prefix: string[]; protections: ResourceProtections } {
+  const watch = (limit: number, why: string): LimitEnforcement => ({
+    limit,
+    by: 'watchdog',
+    how: `counted by the host every 100 ms (${why}); a burst between two counts can go over`,
+  });
   if (!support.prlimit) {
     const why = support.prlimitReason ?? 'prlimit(1) is not available';
     return {
@@ -105,20 +125,48 @@ export function rlimitPlan(limits: ResourceLimits, support: RlimitSupport, userN
     };
   }
   const nprocHeld = userNamespace && !support.root;
-  const args = [...(nprocHeld ? [`--nproc=${limits.processes + KERNEL_SLACK}`] : []), `--data=${dataLimitMb(limits) * MB}`, `--fsize=${limits.fileSizeMb * MB}`];
-  const nprocWhy = support.root ? 'the host runs as root, and the kernel does not apply RLIMIT_NPROC to root' : 'no user namespace of its own, so RLIMIT_NPROC would count every process of the host user';
+  const args = [
+    ...(nprocHeld ? [`--nproc=${limits.processes + KERNEL_SLACK}`] : []),
+    `--data=${dataLimitMb(limits) * MB}`,
+    `--fsize=${limits.fileSizeMb * MB}`,
+  ];
+  const nprocWhy = support.root
+    ? 'the host runs as root, and the kernel does not apply RLIMIT_NPROC to root'
+    : 'no user namespace of its own, so RLIMIT_NPROC would count every process of the host user';
   return {
     prefix: [support.prlimit, ...args, '--'],
     protections: {
-      processes: nprocHeld ? { limit: limits.processes, by: 'kernel', how: 'RLIMIT_NPROC in its own user namespace (prlimit), and the host counts them every 100 ms' } : watch(limits.processes, nprocWhy),
-      memoryMb: { limit: limits.memoryMb, by: 'kernel', how: `the host sums its processes' resident memory every 100 ms; RLIMIT_DATA of ${dataLimitMb(limits)} MB per process (prlimit) stops a burst` },
-      fileSizeMb: { limit: limits.fileSizeMb, by: 'kernel', how: 'RLIMIT_FSIZE (prlimit): a larger write fails (EFBIG), or the process is killed by SIGXFSZ' },
+      processes: nprocHeld
+        ? {
+            limit: limits.processes,
+            by: 'kernel',
+            how: 'RLIMIT_NPROC in its own user namespace (prlimit), and the host counts them every 100 ms',
+          }
+        : watch(limits.processes, nprocWhy),
+      memoryMb: {
+        limit: limits.memoryMb,
+        by: 'kernel',
+        how: `the host sums its processes' resident memory every 100 ms; RLIMIT_DATA of ${dataLimitMb(limits)} MB per process (prlimit) stops a burst`,
+      },
+      fileSizeMb: {
+        limit: limits.fileSizeMb,
+        by: 'kernel',
+        how: 'RLIMIT_FSIZE (prlimit): a larger write fails (EFBIG), or the process is killed by SIGXFSZ',
+      },
     },
   };
 }
 
-/** The line that says why a child was stopped at a limit: "it went over its memory limit of 256 MB (resources.memoryMb)". */
-export function overLimitMessage(limit: keyof ResourceLimits, limits: ResourceLimits, seen?: number, keyPrefix = ''): string {
+/**
+ * The line that says why a child was stopped at a limit: "it went over its memory limit of 256 MB
+ * (resources.memoryMb)".
+ */
+export function overLimitMessage(
+  limit: keyof ResourceLimits,
+  limits: ResourceLimits,
+  seen?: number,
+  keyPrefix = '',
+): string {
   const key = `${keyPrefix}${RESOURCE_KEYS[limit]}`;
   switch (limit) {
     case 'processes':
@@ -136,8 +184,14 @@ export const SIGXFSZ_EXIT = 128 + 25;
 /** Limits that are not fully held by the kernel, one line each, for explain's "not in force" list. */
 export function weakLimits(name: string, p: ResourceProtections): string[] {
   const out: string[] = [];
-  if (p.processes.by !== 'kernel') out.push(`${name}: process limit ${p.processes.limit} ${p.processes.by === 'none' ? p.processes.how : `only ${p.processes.how}`}`);
-  if (p.memoryMb.by !== 'kernel') out.push(`${name}: memory limit ${p.memoryMb.limit} MB ${p.memoryMb.by === 'none' ? p.memoryMb.how : `only ${p.memoryMb.how}`}`);
+  if (p.processes.by !== 'kernel')
+    out.push(
+      `${name}: process limit ${p.processes.limit} ${p.processes.by === 'none' ? p.processes.how : `only ${p.processes.how}`}`,
+    );
+  if (p.memoryMb.by !== 'kernel')
+    out.push(
+      `${name}: memory limit ${p.memoryMb.limit} MB ${p.memoryMb.by === 'none' ? p.memoryMb.how : `only ${p.memoryMb.how}`}`,
+    );
   if (p.fileSizeMb.by !== 'kernel') out.push(`${name}: file size limit ${p.fileSizeMb.limit} MB ${p.fileSizeMb.how}`);
   return out;
 }

@@ -19,7 +19,10 @@ export type ShellSandboxMode = (typeof SHELL_SANDBOX_MODES)[number];
 
 /** How terminal commands run here. */
 export type ShellSandboxPlan =
-  /** in bubblewrap: the roots bound read-write (workspace-write) or read-only, system files read-only, private /tmp, own PID namespace, no network unless `network` */
+  /**
+   * in bubblewrap: the roots bound read-write (workspace-write) or read-only, system files read-only, private /tmp, own
+   * PID namespace, no network unless `network`
+   */
   | { sandboxed: true; mode: 'workspace-write' | 'read-only'; network: boolean }
   /** as the host user, with the host's view of everything (`off`, or no bubblewrap and no mode asked for) */
   | { sandboxed: false; reason: string }
@@ -31,18 +34,29 @@ export type ShellSandboxPlan =
  * Without `sandbox`, commands run in bubblewrap where it works and as today where it
  * does not; an explicit mode that needs bubblewrap is never silently dropped.
  */
-export function shellSandboxPlan(options: Readonly<Record<string, unknown>>, support: SandboxSupport): ShellSandboxPlan {
+export function shellSandboxPlan(
+  options: Readonly<Record<string, unknown>>,
+  support: SandboxSupport,
+): ShellSandboxPlan {
   const asked = options.sandbox;
   const network = options.network === true;
   if (asked !== undefined && !(SHELL_SANDBOX_MODES as readonly unknown[]).includes(asked)) {
-    return { sandboxed: false, unavailable: true, reason: `options.sandbox is ${JSON.stringify(asked)}; use one of ${SHELL_SANDBOX_MODES.map((m) => `'${m}'`).join(', ')}` };
+    return {
+      sandboxed: false,
+      unavailable: true,
+      reason: `options.sandbox is ${JSON.stringify(asked)}; use one of ${SHELL_SANDBOX_MODES.map((m) => `'${m}'`).join(', ')}`,
+    };
   }
   if (asked === 'off') return { sandboxed: false, reason: "terminal is not sandboxed: options.sandbox is 'off'" };
   const mode = (asked ?? 'workspace-write') as 'workspace-write' | 'read-only';
   if (support.bwrap) return { sandboxed: true, mode, network };
   const why = support.bwrapReason ?? 'bubblewrap (bwrap) is not available';
   if (asked === undefined) return { sandboxed: false, reason: `terminal is not sandboxed here: ${why}` };
-  return { sandboxed: false, unavailable: true, reason: `options.sandbox '${mode}' needs bubblewrap, which cannot be used here (${why}); install bubblewrap, or set sandbox: 'off' to run commands unsandboxed` };
+  return {
+    sandboxed: false,
+    unavailable: true,
+    reason: `options.sandbox '${mode}' needs bubblewrap, which cannot be used here (${why}); install bubblewrap, or set sandbox: 'off' to run commands unsandboxed`,
+  };
 }
 
 /** The limits of the terminal's commands: its `options.resources` over the defaults (resources.ts). */
@@ -51,8 +65,16 @@ export function shellResources(options: Readonly<Record<string, unknown>>): Reso
   return resolveResources(asked !== null && typeof asked === 'object' ? (asked as Partial<ResourceLimits>) : undefined);
 }
 
-/** How an unsandboxed command is limited: rlimits by prlimit in front of the shell (no RLIMIT_NPROC: no user namespace of its own). */
-export function unsandboxedShellLaunch(shell: string, args: readonly string[], limits: ResourceLimits, support: SandboxSupport): { command: string; args: string[]; resources: ResourceProtections } {
+/**
+ * How an unsandboxed command is limited: rlimits by prlimit in front of the shell (no RLIMIT_NPROC: no user namespace
+ * of its own).
+ */
+export function unsandboxedShellLaunch(
+  shell: string,
+  args: readonly string[],
+  limits: ResourceLimits,
+  support: SandboxSupport,
+): { command: string; args: string[]; resources: ResourceProtections } {
   const { prefix, protections } = rlimitPlan(limits, support, false);
   const [command, ...rest] = [...prefix, shell, ...args];
   return { command: command!, args: rest, resources: protections };
@@ -77,7 +99,11 @@ export interface ShellCommand {
 }
 
 /** The launch of one command under a sandboxed plan. */
-export function shellLaunch(plan: Extract<ShellSandboxPlan, { sandboxed: true }>, command: ShellCommand, support: SandboxSupport): Launch {
+export function shellLaunch(
+  plan: Extract<ShellSandboxPlan, { sandboxed: true }>,
+  command: ShellCommand,
+  support: SandboxSupport,
+): Launch {
   const write = plan.mode === 'workspace-write' ? [...command.roots.write] : [];
   // The node installation (…/bin/node → …): inside /usr it is already bound with the system's files.
   const nodePrefix = path.dirname(path.dirname(command.execPath));

@@ -51,7 +51,10 @@ async function errorOf(response: Response): Promise<ApiError> {
 
 /** GETs an API path and returns its JSON. */
 export async function get<T>(path: string, signal?: AbortSignal): Promise<T> {
-  const response = await fetch(apiUrl(path), { headers: { Accept: 'application/json', ...authHeaders() }, ...(signal ? { signal } : {}) });
+  const response = await fetch(apiUrl(path), {
+    headers: { Accept: 'application/json', ...authHeaders() },
+    ...(signal ? { signal } : {}),
+  });
   if (!response.ok) throw await errorOf(response);
   return (await response.json()) as T;
 }
@@ -60,7 +63,12 @@ export async function get<T>(path: string, signal?: AbortSignal): Promise<T> {
 export async function post<T>(path: string, body: unknown): Promise<T> {
   const response = await fetch(apiUrl(path), {
     method: 'POST',
-    headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'X-Toolshed-Console': '1', ...authHeaders() },
+    headers: {
+      Accept: 'application/json',
+      'Content-Type': 'application/json',
+      'X-Toolshed-Console': '1',
+      ...authHeaders(),
+    },
     body: JSON.stringify(body),
   });
   if (!response.ok) throw await errorOf(response);

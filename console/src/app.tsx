@@ -56,7 +56,8 @@ export function App() {
         setFailure(undefined);
       })
       .catch((error: unknown) => {
-        if (!controller.signal.aborted) setFailure({ text: describeError(error), denied: error instanceof ApiError && error.status === 403 });
+        if (!controller.signal.aborted)
+          setFailure({ text: describeError(error), denied: error instanceof ApiError && error.status === 403 });
       });
     return () => controller.abort();
   }, [live.generation, signedIn, needsToken]);

@@ -24,19 +24,30 @@ export function json(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? String(value);
 }
 
-/** A session id short enough for a table cell: a long random one (an MCP session's UUID) is cut to its first 8 characters. */
+/**
+ * A session id short enough for a table cell: a long random one (an MCP session's UUID) is cut to its first 8
+ * characters.
+ */
 function shortSession(id: string | undefined): string | undefined {
   return id && id.length > 16 ? `${id.slice(0, 8)}…` : id;
 }
 
-/** Who a call came from: the identity's subject and the session (a long id cut short: the full one is in {@link callerInFull}). */
+/**
+ * Who a call came from: the identity's subject and the session (a long id cut short: the full one is in {@link
+ * callerInFull}).
+ */
 export function caller(entry: { identity?: { subject: string }; sessionId?: string }): string {
   return [entry.identity?.subject, shortSession(entry.sessionId)].filter(Boolean).join(' · ') || '—';
 }
 
 /** Who a call came from, with the whole session id (for a tooltip). */
 export function callerInFull(entry: { identity?: { subject: string; issuer?: string }; sessionId?: string }): string {
-  return [entry.identity && `${entry.identity.subject}${entry.identity.issuer ? ` (${entry.identity.issuer})` : ''}`, entry.sessionId && `session ${entry.sessionId}`].filter(Boolean).join(' · ');
+  return [
+    entry.identity && `${entry.identity.subject}${entry.identity.issuer ? ` (${entry.identity.issuer})` : ''}`,
+    entry.sessionId && `session ${entry.sessionId}`,
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 /** The caller chain of a nested call, outermost first (`execute_code › read_file`), or '—'. */

@@ -36,7 +36,12 @@ export function reduce(live: Live, event: ServerEvent): Live {
   switch (event.event) {
     case 'hello': {
       const hello = data as Hello;
-      return { ...live, generation: hello.generation, calls: mergeCalls(live.calls, hello.calls), approvals: hello.approvals };
+      return {
+        ...live,
+        generation: hello.generation,
+        calls: mergeCalls(live.calls, hello.calls),
+        approvals: hello.approvals,
+      };
     }
     case 'call':
       return { ...live, calls: mergeCalls(live.calls, [data as CallEntry]) };
@@ -47,7 +52,11 @@ export function reduce(live: Live, event: ServerEvent): Live {
     case 'settled': {
       const settled = data as Settled;
       const held = live.approvals.find((a) => a.id === settled.id);
-      return { ...live, approvals: live.approvals.filter((a) => a.id !== settled.id), ...(held ? { settled: { ...settled, tool: held.tool } } : {}) };
+      return {
+        ...live,
+        approvals: live.approvals.filter((a) => a.id !== settled.id),
+        ...(held ? { settled: { ...settled, tool: held.tool } } : {}),
+      };
     }
     case 'change': {
       const change = data as { generation: number; at: string; changes: Change[] };
@@ -55,9 +64,18 @@ export function reduce(live: Live, event: ServerEvent): Live {
       return { ...live, generation: change.generation, news: [...news, ...live.news].slice(0, KEPT) };
     }
     case 'log':
-      return { ...live, news: [{ ...(data as Omit<Extract<HostNews, { type: 'log' }>, 'type'>), type: 'log' as const }, ...live.news].slice(0, KEPT) };
+      return {
+        ...live,
+        news: [
+          { ...(data as Omit<Extract<HostNews, { type: 'log' }>, 'type'>), type: 'log' as const },
+          ...live.news,
+        ].slice(0, KEPT),
+      };
     case 'warning':
-      return { ...live, news: [{ ...(data as { at: string; message: string }), type: 'warning' as const }, ...live.news].slice(0, KEPT) };
+      return {
+        ...live,
+        news: [{ ...(data as { at: string; message: string }), type: 'warning' as const }, ...live.news].slice(0, KEPT),
+      };
     default:
       return live;
   }

@@ -39,13 +39,23 @@ function typeOf(schema: JsonSchema): string | undefined {
 
 /** The field for one property, or undefined when the form cannot hold it. */
 function fieldOf(name: string, schema: JsonSchema, required: boolean): Field | undefined {
-  const base = { name, required, ...(typeof schema.description === 'string' ? { description: schema.description } : {}) };
-  if (Array.isArray(schema.enum) && schema.enum.length > 0 && schema.enum.every((v) => v === null || typeof v !== 'object')) return { ...base, kind: 'enum', options: schema.enum };
+  const base = {
+    name,
+    required,
+    ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
+  };
+  if (
+    Array.isArray(schema.enum) &&
+    schema.enum.length > 0 &&
+    schema.enum.every((v) => v === null || typeof v !== 'object')
+  )
+    return { ...base, kind: 'enum', options: schema.enum };
   const type = typeOf(schema);
   if (type && SCALARS.includes(type)) return { ...base, kind: type as ScalarKind };
   if (type === 'array' && schema.items && !Array.isArray(schema.items)) {
     const item = typeOf(schema.items);
-    if (item && SCALARS.includes(item) && !schema.items.enum) return { ...base, kind: 'array', item: item as ScalarKind };
+    if (item && SCALARS.includes(item) && !schema.items.enum)
+      return { ...base, kind: 'array', item: item as ScalarKind };
   }
   return undefined;
 }
@@ -56,7 +66,8 @@ export function formFields(schema: JsonSchema): Field[] | undefined {
   const required = new Set(schema.required ?? []);
   const fields: Field[] = [];
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
-    const field = typeof property === 'object' && property !== null ? fieldOf(name, property, required.has(name)) : undefined;
+    const field =
+      typeof property === 'object' && property !== null ? fieldOf(name, property, required.has(name)) : undefined;
     if (!field) return undefined;
     fields.push(field);
   }
@@ -66,7 +77,8 @@ export function formFields(schema: JsonSchema): Field[] | undefined {
 /** A scalar typed in an input, as `kind`, or a problem. */
 function scalar(text: string, kind: ScalarKind): { value: unknown } | { problem: string } {
   if (kind === 'string') return { value: text };
-  if (kind === 'boolean') return text === 'true' || text === 'false' ? { value: text === 'true' } : { problem: 'must be true or false' };
+  if (kind === 'boolean')
+    return text === 'true' || text === 'false' ? { value: text === 'true' } : { problem: 'must be true or false' };
   const value = Number(text.trim());
   if (text.trim() === '' || !Number.isFinite(value)) return { problem: 'must be a number' };
   if (kind === 'integer' && !Number.isInteger(value)) return { problem: 'must be an integer' };
@@ -74,7 +86,10 @@ function scalar(text: string, kind: ScalarKind): { value: unknown } | { problem:
 }
 
 /** The arguments the inputs stand for, or the problems to fix first (one line each, starting with the field's name). */
-export function argsFromForm(fields: Field[], values: FormValues): { args: Record<string, unknown> } | { problems: string[] } {
+export function argsFromForm(
+  fields: Field[],
+  values: FormValues,
+): { args: Record<string, unknown> } | { problems: string[] } {
   const args: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const field of fields) {
@@ -104,7 +119,9 @@ export function argsFromForm(fields: Field[], values: FormValues): { args: Recor
   return problems.length > 0 ? { problems } : { args };
 }
 
-/** The inputs' contents for a set of arguments (an example, or JSON the operator wrote), for the fields that take them. */
+/**
+ * The inputs' contents for a set of arguments (an example, or JSON the operator wrote), for the fields that take them.
+ */
 export function formFromArgs(fields: Field[], args: Record<string, unknown>): FormValues {
   const values: FormValues = {};
   for (const field of fields) {
@@ -135,18 +152,24 @@ function isOfType(value: unknown, type: string): boolean {
   }
 }
 
-/** The problems of `value` against `schema`'s type, enum, required and properties (recursively), each with its JSON pointer. */
+/**
+ * The problems of `value` against `schema`'s type, enum, required and properties (recursively), each with its JSON
+ * pointer.
+ */
 export function checkArgs(value: unknown, schema: JsonSchema, pointer = ''): string[] {
   const where = pointer || '/';
   const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
-  if (types.length > 0 && !types.some((type) => isOfType(value, type))) return [`${where}: must be ${types.join(' or ')}`];
-  if (Array.isArray(schema.enum) && !schema.enum.some((option) => JSON.stringify(option) === JSON.stringify(value))) return [`${where}: must be one of ${schema.enum.map((o) => JSON.stringify(o)).join(', ')}`];
+  if (types.length > 0 && !types.some((type) => isOfType(value, type)))
+    return [`${where}: must be ${types.join(' or ')}`];
+  if (Array.isArray(schema.enum) && !schema.enum.some((option) => JSON.stringify(option) === JSON.stringify(value)))
+    return [`${where}: must be one of ${schema.enum.map((o) => JSON.stringify(o)).join(', ')}`];
   const problems: string[] = [];
   if (isOfType(value, 'object')) {
     const object = value as Record<string, unknown>;
     for (const name of schema.required ?? []) if (!(name in object)) problems.push(`${pointer}/${name}: required`);
     for (const [name, property] of Object.entries(schema.properties ?? {})) {
-      if (name in object && typeof property === 'object' && property !== null) problems.push(...checkArgs(object[name], property, `${pointer}/${name}`));
+      if (name in object && typeof property === 'object' && property !== null)
+        problems.push(...checkArgs(object[name], property, `${pointer}/${name}`));
     }
   }
   if (Array.isArray(value) && schema.items && !Array.isArray(schema.items)) {

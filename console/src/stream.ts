@@ -26,7 +26,11 @@ export function openStream(payloads: boolean, handlers: StreamHandlers): () => v
   let delay = FIRST_DELAY_MS;
 
   const readOnce = async (): Promise<'again' | 'stop'> => {
-    const response = await fetch(apiUrl(payloads ? 'events?payloads=1' : 'events'), { headers: { Accept: 'text/event-stream', ...authHeaders() }, signal, cache: 'no-store' });
+    const response = await fetch(apiUrl(payloads ? 'events?payloads=1' : 'events'), {
+      headers: { Accept: 'text/event-stream', ...authHeaders() },
+      signal,
+      cache: 'no-store',
+    });
     if (response.status === 401) {
       handlers.state('signed out');
       unauthorized();

@@ -104,7 +104,16 @@ export type Format = (typeof FORMATS)[number];
 
 /** `GET api/tools/NAME`. */
 export interface ToolDetail {
-  state: { name: string; plugin: string; toolset: string; exposed: boolean; layer?: string; reason?: string; warnings?: string[]; deferred?: boolean };
+  state: {
+    name: string;
+    plugin: string;
+    toolset: string;
+    exposed: boolean;
+    layer?: string;
+    reason?: string;
+    warnings?: string[];
+    deferred?: boolean;
+  };
   plugin: { name: string; tier?: string; trust?: string; permissions?: PluginPermissions };
   title?: string;
   annotations?: Record<string, unknown>;
@@ -192,7 +201,14 @@ export interface BreakerReport {
 /** `GET api/sessions`. */
 export interface SessionsAnswer {
   serving: boolean;
-  sessions: Array<{ id: string; identity?: Identity; client?: string; openedAt?: string; lastSeen?: string; loaded: string[] }>;
+  sessions: Array<{
+    id: string;
+    identity?: Identity;
+    client?: string;
+    openedAt?: string;
+    lastSeen?: string;
+    loaded: string[];
+  }>;
   breakers: BreakerReport[];
 }
 
@@ -220,7 +236,10 @@ export interface Change {
 }
 
 /** An entry of the Changes panel: a change, a plugin's log line or a warning, as it came. */
-export type HostNews = { type: 'change'; at: string; change: Change } | { type: 'log'; at: string; plugin: string; tool?: string; level: string; message: string } | { type: 'warning'; at: string; message: string };
+export type HostNews =
+  | { type: 'change'; at: string; change: Change }
+  | { type: 'log'; at: string; plugin: string; tool?: string; level: string; message: string }
+  | { type: 'warning'; at: string; message: string };
 
 /** The stream's first event. */
 export interface Hello {

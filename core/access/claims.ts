@@ -5,7 +5,10 @@
  */
 import type { Identity } from '../../boundary/identity.js';
 
-/** The scopes a token's claims grant: `scope` ("a b", RFC 9068), else `scp` (a list or a string, as some servers issue it). */
+/**
+ * The scopes a token's claims grant: `scope` ("a b", RFC 9068), else `scp` (a list or a string, as some servers issue
+ * it).
+ */
 function scopesOf(claims: Readonly<Record<string, unknown>>): string[] {
   const granted = claims.scope ?? claims.scp;
   if (typeof granted === 'string') return granted.split(' ').filter(Boolean);
@@ -13,7 +16,10 @@ function scopesOf(claims: Readonly<Record<string, unknown>>): string[] {
 }
 
 /** The identity `claims` name; undefined when the subject claim is missing or not a non-empty string. */
-export function identityFromClaims(claims: Readonly<Record<string, unknown>>, subjectClaim = 'sub'): Identity | undefined {
+export function identityFromClaims(
+  claims: Readonly<Record<string, unknown>>,
+  subjectClaim = 'sub',
+): Identity | undefined {
   const subject = claims[subjectClaim];
   if (typeof subject !== 'string' || subject === '') return undefined;
   const identity: Identity = { subject, scopes: scopesOf(claims), claims };

@@ -47,7 +47,10 @@ function identityKey(identity: Identity): string {
 /** A refused call's outcome. */
 type Refusal = CallOutcome;
 
-/** The refusal for the call that made `count` this window (from the clock time `now`), or undefined when it is within the quota. */
+/**
+ * The refusal for the call that made `count` this window (from the clock time `now`), or undefined when it is within
+ * the quota.
+ */
 export function minuteDecision(identity: Identity, quota: RuleQuota, count: number, now: number): Refusal | undefined {
   const limit = quota.limits.callsPerMinute;
   if (limit === undefined || count <= limit) return undefined;
@@ -62,9 +65,16 @@ export function minuteDecision(identity: Identity, quota: RuleQuota, count: numb
  * refused with STATE_UNAVAILABLE, unless the rule says `onStoreDown: 'allow'`; and the operator's
  * warning for the outage.
  */
-export function storeDownDecision(identity: Identity, quota: RuleQuota, why: string): { refused: Refusal | undefined; warning: string } {
+export function storeDownDecision(
+  identity: Identity,
+  quota: RuleQuota,
+  why: string,
+): { refused: Refusal | undefined; warning: string } {
   if (quota.limits.onStoreDown === 'allow') {
-    return { refused: undefined, warning: `quota.callsPerMinute of access rule '${quota.rule}' is not enforced while the state store fails (quota.onStoreDown: 'allow'): ${why}` };
+    return {
+      refused: undefined,
+      warning: `quota.callsPerMinute of access rule '${quota.rule}' is not enforced while the state store fails (quota.onStoreDown: 'allow'): ${why}`,
+    };
   }
   const message = `${identity.subject}'s calls cannot be counted against quota.callsPerMinute of access rule '${quota.rule}': the state store is unreachable, so the call was refused (quota.onStoreDown: 'refuse'); retry when it is back`;
   return {
@@ -90,7 +100,10 @@ export class Quotas {
     const running = this.running.get(key) ?? 0;
     if (inFlight !== undefined && running >= inFlight) {
       return {
-        refused: failure('QUOTA_EXCEEDED', `${identity.subject} already has ${running} call${running === 1 ? '' : 's'} running, the most access rule '${quota.rule}' allows at once (quota.inFlight); retry when one ends`),
+        refused: failure(
+          'QUOTA_EXCEEDED',
+          `${identity.subject} already has ${running} call${running === 1 ? '' : 's'} running, the most access rule '${quota.rule}' allows at once (quota.inFlight); retry when one ends`,
+        ),
       };
     }
     this.running.set(key, running + 1);

@@ -27,7 +27,8 @@ export function matchRule(rules: readonly AccessRule[], identity: Identity): Mat
 
 function holds(when: AccessRule['when'], identity: Identity): boolean {
   if (!when) return true;
-  if (when.subject !== undefined && ![when.subject].flat().some((pattern) => wildcard(pattern).test(identity.subject))) return false;
+  if (when.subject !== undefined && ![when.subject].flat().some((pattern) => wildcard(pattern).test(identity.subject)))
+    return false;
   if (when.scopes && !when.scopes.every((scope) => identity.scopes.includes(scope))) return false;
   for (const [claim, wanted] of Object.entries(when.claims ?? {})) {
     const values = [wanted].flat();

@@ -22,7 +22,8 @@ function toolSet(host: ToolHost, defs: readonly McpTool[], options: AdapterOptio
       description: def.description,
       // The AI SDK does not validate against a JSON Schema by itself; dispatch validates against the tool's own.
       inputSchema: jsonSchema<unknown>(def.inputSchema as Parameters<typeof jsonSchema>[0]),
-      execute: (input, { toolCallId, abortSignal }) => resultOrThrow(host, def.name, input, options, { callId: toolCallId, signal: abortSignal }),
+      execute: (input, { toolCallId, abortSignal }) =>
+        resultOrThrow(host, def.name, input, options, { callId: toolCallId, signal: abortSignal }),
     });
   }
   return set;
@@ -32,7 +33,8 @@ function toolSet(host: ToolHost, defs: readonly McpTool[], options: AdapterOptio
  * The host's exposed tools as an AI SDK `ToolSet`, as of now. Cheap to call before every step:
  * the host's definitions are memoized.
  * @example
- * const result = await generateText({ model, tools: await aiSdkTools(host, { sessionId }), stopWhen: stepCountIs(5), prompt });
+ * const result = await generateText({ model, tools: await aiSdkTools(host, { sessionId }), stopWhen: stepCountIs(5),
+ * prompt });
  */
 export async function aiSdkTools(host: ToolHost, options: AdapterOptions = {}): Promise<ToolSet> {
   return toolSet(host, await host.definitions({ format: 'mcp' }), options);

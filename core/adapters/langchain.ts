@@ -24,13 +24,24 @@ function structuredTool(host: ToolHost, def: McpTool, options: AdapterOptions): 
     if (outcome.ok) return outcome.text;
     const error = new ToolshedToolError(def.name, outcome);
     if (callId === undefined) throw error;
-    return new ToolMessage({ content: error.message, tool_call_id: callId, name: def.name, status: 'error', artifact: { code: outcome.code } });
+    return new ToolMessage({
+      content: error.message,
+      tool_call_id: callId,
+      name: def.name,
+      status: 'error',
+      artifact: { code: outcome.code },
+    });
   };
-  return tool(run, { name: def.name, description: def.description, schema: def.inputSchema }) as unknown as StructuredToolInterface;
+  return tool(run, {
+    name: def.name,
+    description: def.description,
+    schema: def.inputSchema,
+  }) as unknown as StructuredToolInterface;
 }
 
 const read = (host: ToolHost) => host.definitions({ format: 'mcp' });
-const build = (host: ToolHost, defs: readonly McpTool[], options: AdapterOptions) => defs.map((def) => structuredTool(host, def, options));
+const build = (host: ToolHost, defs: readonly McpTool[], options: AdapterOptions) =>
+  defs.map((def) => structuredTool(host, def, options));
 
 /**
  * The host's exposed tools as LangChain StructuredTools, as of now.
@@ -59,7 +70,11 @@ export interface LiveLangchainTools extends LiveTools<StructuredToolInterface[]>
  * const agent = createAgent({ model, middleware: [await live.middleware()] });
  */
 export async function liveLangchainTools(host: ToolHost, options: AdapterOptions = {}): Promise<LiveLangchainTools> {
-  const live = await follow(host, { read: () => read(host), build: (defs) => build(host, defs, options), apply: replaceArray });
+  const live = await follow(host, {
+    read: () => read(host),
+    build: (defs) => build(host, defs, options),
+    apply: replaceArray,
+  });
   return {
     tools: live.tools,
     update: live.update,
@@ -82,7 +97,10 @@ async function toolshedMiddleware(live: LiveTools<StructuredToolInterface[]>): P
   try {
     ({ createMiddleware } = (await import('langchain')) as unknown as { createMiddleware: typeof createMiddleware });
   } catch (error) {
-    throw new Error(`liveLangchainTools(...).middleware() needs the 'langchain' package (createAgent's middleware): ${(error as Error).message}`, { cause: error });
+    throw new Error(
+      `liveLangchainTools(...).middleware() needs the 'langchain' package (createAgent's middleware): ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   const ours = new WeakSet<object>();
   return createMiddleware({

@@ -22,7 +22,9 @@ export interface OpenAiAgentsOptions extends AdapterOptions {
   strict?: boolean;
 }
 
-/** What the model reads when a tool fails: the envelope for toolshed's failures, the SDK's wording for anything else. */
+/**
+ * What the model reads when a tool fails: the envelope for toolshed's failures, the SDK's wording for anything else.
+ */
 function errorText(_context: unknown, error: unknown): string {
   if (error instanceof ToolshedToolError) return error.message;
   return `An error occurred while running the tool. Please try again. Error: ${error instanceof Error ? error.toString() : String(error)}`;
@@ -39,11 +41,19 @@ interface CallDetails {
  * the SDK sees its outcome: the live form brings its array up to date there, so the model's next
  * turn is offered the tools as the call left them.
  */
-function functionTools(host: ToolHost, defs: readonly ResponsesTool[], options: OpenAiAgentsOptions, settle?: () => Promise<unknown>): FunctionTool[] {
+function functionTools(
+  host: ToolHost,
+  defs: readonly ResponsesTool[],
+  options: OpenAiAgentsOptions,
+  settle?: () => Promise<unknown>,
+): FunctionTool[] {
   return defs.map((def) => {
     const execute = async (input: unknown, _context: unknown, details?: CallDetails) => {
       try {
-        return await resultOrThrow(host, def.name, input, options, { callId: details?.toolCall?.callId, signal: details?.signal });
+        return await resultOrThrow(host, def.name, input, options, {
+          callId: details?.toolCall?.callId,
+          signal: details?.signal,
+        });
       } finally {
         // A failed update leaves the array as it was; the next change event tries again.
         if (settle) await settle().catch(() => {});
@@ -53,7 +63,8 @@ function functionTools(host: ToolHost, defs: readonly ResponsesTool[], options: 
     const spec = {
       name: def.name,
       description: def.description,
-      // Already converted for strict mode by toolshed when def.strict is true; the SDK's own conversion leaves it as is.
+      // Already converted for strict mode by toolshed when def.strict is true; the SDK's own conversion leaves it as
+      // is.
       parameters: def.parameters,
       strict: def.strict,
       execute,
@@ -63,7 +74,8 @@ function functionTools(host: ToolHost, defs: readonly ResponsesTool[], options: 
   });
 }
 
-const read = (host: ToolHost, options: OpenAiAgentsOptions) => host.definitions({ format: 'responses', strict: options.strict ?? true });
+const read = (host: ToolHost, options: OpenAiAgentsOptions) =>
+  host.definitions({ format: 'responses', strict: options.strict ?? true });
 
 /**
  * The host's exposed tools as FunctionTools, as of now.
@@ -84,13 +96,20 @@ export async function openAiAgentsTools(host: ToolHost, options: OpenAiAgentsOpt
  * const live = await liveOpenAiAgentsTools(host);
  * const agent = new Agent({ name: 'helper', instructions, tools: live.tools });
  */
-export async function liveOpenAiAgentsTools(host: ToolHost, options: OpenAiAgentsOptions = {}): Promise<LiveTools<FunctionTool[]>> {
+export async function liveOpenAiAgentsTools(
+  host: ToolHost,
+  options: OpenAiAgentsOptions = {},
+): Promise<LiveTools<FunctionTool[]>> {
   let live: LiveTools<FunctionTool[]> | undefined;
   let closed = false;
   const settle = async () => {
     if (live && !closed) await live.update();
   };
-  live = await follow(host, { read: () => read(host, options), build: (defs) => functionTools(host, defs, options, settle), apply: replaceArray });
+  live = await follow(host, {
+    read: () => read(host, options),
+    build: (defs) => functionTools(host, defs, options, settle),
+    apply: replaceArray,
+  });
   const { tools, update, close } = live;
   return {
     tools,

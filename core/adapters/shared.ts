@@ -57,7 +57,13 @@ export interface FrameworkCall {
 }
 
 /** Runs one call through the host's full dispatch with the adapter's options and the framework's call id and signal. */
-export function callThrough(host: ToolHost, name: string, args: unknown, options: AdapterOptions, call: FrameworkCall): Promise<CallOutcome> {
+export function callThrough(
+  host: ToolHost,
+  name: string,
+  args: unknown,
+  options: AdapterOptions,
+  call: FrameworkCall,
+): Promise<CallOutcome> {
   const dispatch: DispatchOptions = {};
   if (options.sessionId !== undefined) dispatch.sessionId = options.sessionId;
   if (options.onLog) dispatch.onLog = options.onLog;
@@ -68,7 +74,13 @@ export function callThrough(host: ToolHost, name: string, args: unknown, options
 }
 
 /** The result text of a call, or a thrown ToolshedToolError. */
-export async function resultOrThrow(host: ToolHost, name: string, args: unknown, options: AdapterOptions, call: FrameworkCall): Promise<string> {
+export async function resultOrThrow(
+  host: ToolHost,
+  name: string,
+  args: unknown,
+  options: AdapterOptions,
+  call: FrameworkCall,
+): Promise<string> {
   const outcome = await callThrough(host, name, args, options, call);
   if (!outcome.ok) throw new ToolshedToolError(name, outcome);
   return outcome.text;

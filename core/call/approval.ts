@@ -13,7 +13,14 @@
 import { failure, type CallOutcome } from '../../boundary/outcome.js';
 import { collectToolsets, ToolsetResolver } from '../expose/toolsets.js';
 import { expandName } from '../expose/names.js';
-import type { ApprovalDecision, ApprovalReason, ApprovalRequest, ApprovalSettled, Approver, ToolCall } from './public-types.js';
+import type {
+  ApprovalDecision,
+  ApprovalReason,
+  ApprovalRequest,
+  ApprovalSettled,
+  Approver,
+  ToolCall,
+} from './public-types.js';
 
 export type { ApprovalDecision, ApprovalReason, ApprovalRequest, ApprovalSettled, Approver } from './public-types.js';
 import type { Registry } from '../expose/registry.js';
@@ -23,12 +30,17 @@ import type { ToolRecord } from '../load/types.js';
 import { timers, type TimerHandle } from '../state/clock.js';
 import type { Clock } from '../state/clock.js';
 
-/** Whether MCP's defaults make a tool with these annotations destructive: not read-only, and not declared non-destructive. */
+/**
+ * Whether MCP's defaults make a tool with these annotations destructive: not read-only, and not declared
+ * non-destructive.
+ */
 function isDestructive(annotations: ToolAnnotations): boolean {
   return annotations.readOnlyHint !== true && annotations.destructiveHint !== false;
 }
 
-/** Which tools need approval, resolved once against the registry's toolsets; TOOLSET_UNKNOWN for a name that is neither. */
+/**
+ * Which tools need approval, resolved once against the registry's toolsets; TOOLSET_UNKNOWN for a name that is neither.
+ */
 export class ApprovalPolicy {
   private readonly listed: ReadonlySet<string>;
 
@@ -43,7 +55,8 @@ export class ApprovalPolicy {
     const toolsets = collectToolsets(registry, config.toolsets);
     const resolver = new ToolsetResolver(toolsets, known);
     const listed = new Set<string>();
-    for (const name of approve.tools) for (const tool of expandName(name, resolver, toolsets, known, where)) listed.add(tool);
+    for (const name of approve.tools)
+      for (const tool of expandName(name, resolver, toolsets, known, where)) listed.add(tool);
     this.listed = listed;
   }
 
@@ -65,7 +78,10 @@ export class ApprovalPolicy {
   }
 }
 
-const WHY: Record<ApprovalReason, string> = { listed: 'it is listed in approve', destructive: 'it may be destructive and approve.destructive is on' };
+const WHY: Record<ApprovalReason, string> = {
+  listed: 'it is listed in approve',
+  destructive: 'it may be destructive and approve.destructive is on',
+};
 
 /** An approver's answer, read: yes, or no with why; `abstain` when it could not ask anyone. */
 interface Answer {
@@ -77,7 +93,11 @@ interface Answer {
 function readDecision(decision: ApprovalDecision): Answer {
   if (typeof decision === 'boolean') return { approved: decision, abstain: false };
   const approved = decision?.approved === true;
-  return { approved, abstain: !approved && decision?.abstain === true, ...(decision?.reason ? { reason: decision.reason } : {}) };
+  return {
+    approved,
+    abstain: !approved && decision?.abstain === true,
+    ...(decision?.reason ? { reason: decision.reason } : {}),
+  };
 }
 
 /**
@@ -86,14 +106,22 @@ function readDecision(decision: ApprovalDecision): Answer {
  * others' signals abort with why (`ApprovalSettled`). An approver that cannot ask anyone
  * abstains; its no counts only when no other approver is left to answer. A throw is a no.
  */
-function firstAnswer(approvers: readonly Approver[], request: Omit<ApprovalRequest, 'signal'>, controller: AbortController): Promise<Answer> {
+function firstAnswer(
+  approvers: readonly Approver[],
+  request: Omit<ApprovalRequest, 'signal'>,
+  controller: AbortController,
+): Promise<Answer> {
   return new Promise((resolve) => {
     const abstained: Array<Answer | undefined> = approvers.map(() => undefined);
     let left = approvers.length;
     approvers.forEach((approver, i) => {
       Promise.resolve()
         .then(() => approver({ ...request, signal: controller.signal }))
-        .then(readDecision, (error: unknown) => ({ approved: false, abstain: false, reason: `the approver failed: ${(error as Error)?.message ?? String(error)}` }))
+        .then(readDecision, (error: unknown) => ({
+          approved: false,
+          abstain: false,
+          reason: `the approver failed: ${(error as Error)?.message ?? String(error)}`,
+        }))
         .then((answer) => {
           if (controller.signal.aborted) return;
           if (!answer.abstain) return resolve(answer);
@@ -109,14 +137,22 @@ function firstAnswer(approvers: readonly Approver[], request: Omit<ApprovalReque
  * Waits for `approvers`' answer on `call` (the first real one wins). Resolves to undefined when
  * the call may run, or to the outcome that refuses it.
  */
-export async function awaitApproval(call: ToolCall, reason: ApprovalReason, approvers: readonly Approver[], timeoutMs: number, signal?: AbortSignal, clock?: Clock): Promise<CallOutcome | undefined> {
+export async function awaitApproval(
+  call: ToolCall,
+  reason: ApprovalReason,
+  approvers: readonly Approver[],
+  timeoutMs: number,
+  signal?: AbortSignal,
+  clock?: Clock,
+): Promise<CallOutcome | undefined> {
   if (!approvers.length) {
     return failure(
       'APPROVAL_DENIED',
       `${call.tool} needs approval (${WHY[reason]}), and nothing here can approve it: set onApproval on the host, or call it from a client that can ask (MCP elicitation, toolshed call on a terminal)`,
     );
   }
-  if (signal?.aborted) return failure('TOOL_CANCELLED', `${call.tool} was cancelled by the caller while waiting for approval`);
+  if (signal?.aborted)
+    return failure('TOOL_CANCELLED', `${call.tool} was cancelled by the caller while waiting for approval`);
   const controller = new AbortController();
   const timedOut = Symbol('timeout');
   const t = timers(clock);
@@ -130,11 +166,18 @@ export async function awaitApproval(call: ToolCall, reason: ApprovalReason, appr
         controller.abort({ by: 'timeout' } satisfies ApprovalSettled);
       });
     });
-    const cancelled = new Promise<'cancelled'>((resolve) => controller.signal.addEventListener('abort', () => resolve('cancelled'), { once: true }));
+    const cancelled = new Promise<'cancelled'>((resolve) =>
+      controller.signal.addEventListener('abort', () => resolve('cancelled'), { once: true }),
+    );
     const answer = firstAnswer(approvers, { ...call, reason, timeoutMs }, controller);
     const decision = await Promise.race([answer, deadline, cancelled]);
-    if (decision === timedOut) return failure('APPROVAL_TIMEOUT', `${call.tool} was not approved within ${timeoutMs} ms (approve.timeoutMs); it did not run`);
-    if (decision === 'cancelled') return failure('TOOL_CANCELLED', `${call.tool} was cancelled by the caller while waiting for approval`);
+    if (decision === timedOut)
+      return failure(
+        'APPROVAL_TIMEOUT',
+        `${call.tool} was not approved within ${timeoutMs} ms (approve.timeoutMs); it did not run`,
+      );
+    if (decision === 'cancelled')
+      return failure('TOOL_CANCELLED', `${call.tool} was cancelled by the caller while waiting for approval`);
     // The others stop asking: the answer is in.
     controller.abort({ by: 'another approver', approved: decision.approved } satisfies ApprovalSettled);
     if (decision.approved) return undefined;

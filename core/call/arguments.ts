@@ -18,7 +18,9 @@ import type { ValidateFunction } from 'ajv';
 import type { ToolRecord } from '../load/types.js';
 
 /** What validation needs of a tool: its name, its schema and limits. */
-export type ValidatedTool = Pick<ToolRecord, 'name'> & { manifest: Pick<ToolRecord['manifest'], 'parameters' | 'limits' | 'dialect'> };
+export type ValidatedTool = Pick<ToolRecord, 'name'> & {
+  manifest: Pick<ToolRecord['manifest'], 'parameters' | 'limits' | 'dialect'>;
+};
 
 /** A tool's compiled validators. */
 interface Validators {
@@ -39,7 +41,9 @@ const FULL_REPORT_MAX_VALUES = 1_000;
 /** Problems listed in one message; the rest are counted. */
 const MAX_LISTED_PROBLEMS = 10;
 
-/** Whether `raw` takes more than `maxBytes` bytes as UTF-8, decided without encoding it when its length already says. */
+/**
+ * Whether `raw` takes more than `maxBytes` bytes as UTF-8, decided without encoding it when its length already says.
+ */
 function tooLong(raw: string, maxBytes: number): boolean {
   // UTF-8 needs at least one and at most three bytes per UTF-16 unit.
   if (raw.length > maxBytes) return true;
@@ -51,13 +55,19 @@ function tooLong(raw: string, maxBytes: number): boolean {
  * Parses arguments given as an object or a JSON string; bad JSON names the position.
  * A string over `maxBytes` is refused before JSON.parse ever sees it.
  */
-export function parseArguments(raw: unknown, maxBytes = Infinity): { ok: true; value: unknown } | { ok: false; outcome: CallOutcome } {
+export function parseArguments(
+  raw: unknown,
+  maxBytes = Infinity,
+): { ok: true; value: unknown } | { ok: false; outcome: CallOutcome } {
   if (raw === undefined || raw === null) return { ok: true, value: {} };
   if (typeof raw !== 'string') return { ok: true, value: raw };
   if (tooLong(raw, maxBytes)) {
     return {
       ok: false,
-      outcome: failure('INVALID_ARGUMENTS', `arguments are over the limit of ${maxBytes} bytes (limits.maxArgsBytes); they were not read. Send less data in one call (for example, write a large file in parts).`),
+      outcome: failure(
+        'INVALID_ARGUMENTS',
+        `arguments are over the limit of ${maxBytes} bytes (limits.maxArgsBytes); they were not read. Send less data in one call (for example, write a large file in parts).`,
+      ),
     };
   }
   if (raw.trim() === '') return { ok: true, value: {} };
@@ -65,7 +75,13 @@ export function parseArguments(raw: unknown, maxBytes = Infinity): { ok: true; v
     return { ok: true, value: JSON.parse(raw) };
   } catch (error) {
     const message = (error as Error).message;
-    return { ok: false, outcome: failure('INVALID_ARGUMENTS', `arguments are not valid JSON: ${message}. Send a JSON object matching the tool's parameters.`) };
+    return {
+      ok: false,
+      outcome: failure(
+        'INVALID_ARGUMENTS',
+        `arguments are not valid JSON: ${message}. Send a JSON object matching the tool's parameters.`,
+      ),
+    };
   }
 }
 
@@ -91,7 +107,13 @@ function holdsAtMost(value: unknown, max: number): boolean {
  */
 function brokenSchema(record: ValidatedTool, error: unknown, maxChars: number): CallOutcome {
   const why = (error as Error)?.message ?? String(error);
-  return failure('TOOL_FAILED', capText(`tool ${record.name} cannot be called: its inputSchema does not compile: ${why}. The arguments were not sent; the tool's server or plugin must fix its schema.`, maxChars));
+  return failure(
+    'TOOL_FAILED',
+    capText(
+      `tool ${record.name} cannot be called: its inputSchema does not compile: ${why}. The arguments were not sent; the tool's server or plugin must fix its schema.`,
+      maxChars,
+    ),
+  );
 }
 
 /**
@@ -135,7 +157,12 @@ export function validateArguments(record: ValidatedTool, args: unknown, maxChars
  * sends null for "absent"; when dropping such nulls makes the arguments valid, that is what it
  * meant, and the arguments without them are the ones that run.
  */
-export function acceptArguments(record: ValidatedTool, raw: unknown, maxArgsBytes = Infinity, maxChars = Infinity): { ok: true; value: unknown } | { ok: false; outcome: CallOutcome } {
+export function acceptArguments(
+  record: ValidatedTool,
+  raw: unknown,
+  maxArgsBytes = Infinity,
+  maxChars = Infinity,
+): { ok: true; value: unknown } | { ok: false; outcome: CallOutcome } {
   const parsed = parseArguments(raw, maxArgsBytes);
   if (!parsed.ok) return parsed;
   const invalid = validateArguments(record, parsed.value, maxChars);

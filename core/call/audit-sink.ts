@@ -2,7 +2,8 @@
  * Where audit lines go: a file (opened for appending, created 0600) or the process's stdout or
  * stderr. Lines are gathered for a few milliseconds and handed to a write stream together (one
  * write for a busy moment's calls, not one each), and reach it in order while calls go on without
- * waiting for the disk; `close()` writes out what is gathered and waits until every line is written. A sink that fails (a full
+ * waiting for the disk; `close()` writes out what is gathered and waits until every line is written. A sink that fails
+ * (a full
  * disk, a closed pipe) never fails a call: the host warns once, and every line that could not be
  * written is counted as dropped (explain shows the count).
  */
@@ -19,7 +20,10 @@ import type { Clock } from '../state/clock.js';
  */
 const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
-/** How long a line waits for others to be written with it: a write per call would cost each call more than the rest of its audit. */
+/**
+ * How long a line waits for others to be written with it: a write per call would cost each call more than the rest of
+ * its audit.
+ */
 const GATHER_MS = 10;
 
 /** A line sink over a write stream, counting what it wrote and dropped. */
@@ -52,7 +56,9 @@ export class AuditSink {
     if (owned) stream.on('error', (error) => this.fail(error.message));
   }
 
-  /** Opens `to` ('stdout', 'stderr' or an absolute file); a file that cannot be opened for appending is CONFIG_INVALID. */
+  /**
+   * Opens `to` ('stdout', 'stderr' or an absolute file); a file that cannot be opened for appending is CONFIG_INVALID.
+   */
   static async open(to: string, warn: (message: string) => void, clock: Clock = systemClock): Promise<AuditSink> {
     if (to === 'stdout' || to === 'stderr') return new AuditSink(to, process[to], false, warn, clock);
     try {
@@ -71,7 +77,8 @@ export class AuditSink {
   write(line: string): void {
     if (this.closed) return this.drop('the host is closed');
     if (this.failure !== undefined) return this.drop(this.failure);
-    if (this.stream.writableLength + this.gatheredBytes > MAX_QUEUED_BYTES) return this.drop(`more than ${MAX_QUEUED_BYTES} bytes of lines wait to be written`);
+    if (this.stream.writableLength + this.gatheredBytes > MAX_QUEUED_BYTES)
+      return this.drop(`more than ${MAX_QUEUED_BYTES} bytes of lines wait to be written`);
     this.gathered.push(line);
     this.gatheredBytes += line.length + 1;
     this.gathering ??= this.timers.after(GATHER_MS, () => this.flush());
@@ -99,7 +106,12 @@ export class AuditSink {
 
   /** The target and its counts, for explain. */
   report(): AuditReport {
-    return { to: this.to, written: this.written, dropped: this.dropped, ...(this.failure !== undefined ? { failure: this.failure } : {}) };
+    return {
+      to: this.to,
+      written: this.written,
+      dropped: this.dropped,
+      ...(this.failure !== undefined ? { failure: this.failure } : {}),
+    };
   }
 
   /** Writes out every queued line, then closes the file (stdout and stderr stay open). */
@@ -124,6 +136,8 @@ export class AuditSink {
     this.dropped += lines;
     if (this.warned) return;
     this.warned = true;
-    this.warn(`the audit log ${this.to} is dropping lines (${reason}); calls go on, and explain counts the lines dropped`);
+    this.warn(
+      `the audit log ${this.to} is dropping lines (${reason}); calls go on, and explain counts the lines dropped`,
+    );
   }
 }

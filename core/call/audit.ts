@@ -60,7 +60,10 @@ export class AuditLog {
     private readonly withArguments: boolean,
   ) {}
 
-  /** Opens the sink `config.to` names (CONFIG_INVALID when a file cannot be opened); `warn` hears of a failing sink once. */
+  /**
+   * Opens the sink `config.to` names (CONFIG_INVALID when a file cannot be opened); `warn` hears of a failing sink
+   * once.
+   */
   static async open(config: Required<AuditConfig>, warn: (message: string) => void, clock?: Clock): Promise<AuditLog> {
     return new AuditLog(await AuditSink.open(config.to, warn, clock), config.arguments);
   }
@@ -69,10 +72,15 @@ export class AuditLog {
    * Runs the call and writes its line. A throw inside the host is written as the outcome
    * `crashed` makes of it (what a caller from outside then gets) and thrown on.
    */
-  async record(call: ObservedCall, run: () => Promise<CallOutcome>, crashed: (error: unknown) => CallOutcome): Promise<CallOutcome> {
+  async record(
+    call: ObservedCall,
+    run: () => Promise<CallOutcome>,
+    crashed: (error: unknown) => CallOutcome,
+  ): Promise<CallOutcome> {
     const time = new Date();
     const started = performance.now();
-    const write = (outcome: CallOutcome) => this.sink.write(JSON.stringify(this.line(call, time, performance.now() - started, outcome)));
+    const write = (outcome: CallOutcome) =>
+      this.sink.write(JSON.stringify(this.line(call, time, performance.now() - started, outcome)));
     try {
       const outcome = await run();
       write(outcome);
@@ -100,7 +108,14 @@ export class AuditLog {
         refused: refusal.status,
         reason: refusal.reason,
         ...(refusal.client !== undefined ? { client: refusal.client } : {}),
-        ...(identity ? { identity: { subject: identity.subject, ...(identity.issuer !== undefined ? { issuer: identity.issuer } : {}) } } : {}),
+        ...(identity
+          ? {
+              identity: {
+                subject: identity.subject,
+                ...(identity.issuer !== undefined ? { issuer: identity.issuer } : {}),
+              },
+            }
+          : {}),
         ...(refusal.sessionId !== undefined ? { sessionId: refusal.sessionId } : {}),
       }),
     );
@@ -121,7 +136,14 @@ export class AuditLog {
       tool: call.tool.length > MAX_TOOL_CHARS ? `${call.tool.slice(0, MAX_TOOL_CHARS)}…` : call.tool,
       code: outcome.ok ? 'OK' : outcome.code,
       durationMs: Math.round(durationMs * 10) / 10,
-      ...(identity ? { identity: { subject: identity.subject, ...(identity.issuer !== undefined ? { issuer: identity.issuer } : {}) } } : {}),
+      ...(identity
+        ? {
+            identity: {
+              subject: identity.subject,
+              ...(identity.issuer !== undefined ? { issuer: identity.issuer } : {}),
+            },
+          }
+        : {}),
       ...(call.rule !== undefined ? { rule: call.rule } : {}),
       ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
       ...(options.callId !== undefined ? { callId: options.callId } : {}),

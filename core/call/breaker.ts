@@ -26,7 +26,10 @@ import type { HandlerOutput } from '../../boundary/protocol.js';
 /** What counts against a circuit. */
 type BreakerFailure = 'crashed' | 'timed out';
 
-/** How a call ended, as the breaker sees it: a failure, a success (the worker survived), or neither (cancelled, queue full). */
+/**
+ * How a call ended, as the breaker sees it: a failure, a success (the worker survived), or neither (cancelled, queue
+ * full).
+ */
 export type BreakerVerdict = BreakerFailure | 'ok' | 'neutral';
 
 /** An open circuit: why, and until when. */
@@ -145,7 +148,8 @@ export class CircuitBreaker {
     if (now >= this.nextSweep) {
       this.nextSweep = now + this.limits.windowMs;
       for (const [key, circuit] of this.circuits) {
-        if (!circuit.open && !circuit.probing && circuit.failures.every((f) => f.at <= now - this.limits.windowMs)) this.circuits.delete(key);
+        if (!circuit.open && !circuit.probing && circuit.failures.every((f) => f.at <= now - this.limits.windowMs))
+          this.circuits.delete(key);
       }
     }
     return this.circuits.size === 0;
@@ -161,8 +165,10 @@ export class CircuitBreaker {
     for (const [key, circuit] of this.circuits) {
       const failures = circuit.failures.filter((failure) => failure.at > now - this.limits.windowMs).length;
       const open = circuit.open;
-      if (open && now < open.until) lines.push({ key, state: 'open', failures, reason: open.reason, until: new Date(open.until).toISOString() });
-      else if (open) lines.push({ key, state: circuit.probing ? 'probing' : 'half-open', failures, reason: open.reason });
+      if (open && now < open.until)
+        lines.push({ key, state: 'open', failures, reason: open.reason, until: new Date(open.until).toISOString() });
+      else if (open)
+        lines.push({ key, state: circuit.probing ? 'probing' : 'half-open', failures, reason: open.reason });
       else if (failures > 0) lines.push({ key, state: 'counting', failures });
     }
     return lines.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -190,7 +196,10 @@ export class CircuitBreaker {
     for (const { key } of keys) {
       const circuit = this.circuits.get(key);
       if (!circuit?.open) continue;
-      if (circuit.probing) return { refused: `${circuit.open.reason.replace(/; retrying after .*$/, '')}; a probe call is running, retry when it is done` };
+      if (circuit.probing)
+        return {
+          refused: `${circuit.open.reason.replace(/; retrying after .*$/, '')}; a probe call is running, retry when it is done`,
+        };
       probes.push(circuit);
     }
     for (const circuit of probes) circuit.probing = true;
@@ -214,7 +223,13 @@ export class CircuitBreaker {
     this.record(keys, member, session, verdict, []);
   }
 
-  private record(keys: readonly CircuitKey[], member: string, session: string | undefined, verdict: BreakerVerdict, probes: Circuit[]): void {
+  private record(
+    keys: readonly CircuitKey[],
+    member: string,
+    session: string | undefined,
+    verdict: BreakerVerdict,
+    probes: Circuit[],
+  ): void {
     const now = this.clock.now();
     const from = session ?? `anonymous ${++this.anonymous}`;
     let changed = false;
@@ -234,7 +249,10 @@ export class CircuitBreaker {
       const circuit = this.circuit(key);
       const wasProbe = probes.includes(circuit);
       if (wasProbe) {
-        circuit.open = { reason: `${verdict} again on the probe call after the cool-down${spec.scoped ? ' in this session' : ''}; retrying after ${seconds(this.limits.coolDownMs)}`, until: now + this.limits.coolDownMs };
+        circuit.open = {
+          reason: `${verdict} again on the probe call after the cool-down${spec.scoped ? ' in this session' : ''}; retrying after ${seconds(this.limits.coolDownMs)}`,
+          until: now + this.limits.coolDownMs,
+        };
         changed ||= !spec.scoped;
         continue;
       }
@@ -251,7 +269,14 @@ export class CircuitBreaker {
   }
 
   private countInFleet(spec: CircuitKey, member: string, session: string, kind: BreakerFailure): void {
-    const failure = { key: spec.key, member, session, kind, limit: this.limits.failures, spread: { members: spec.group === true, sessions: spec.shared === true } };
+    const failure = {
+      key: spec.key,
+      member,
+      session,
+      kind,
+      limit: this.limits.failures,
+      spread: { members: spec.group === true, sessions: spec.shared === true },
+    };
     void this.fleet!.count(failure, (count) => this.words(spec, kind, count, ' across the fleet'));
   }
 
@@ -268,7 +293,10 @@ export class CircuitBreaker {
   }
 }
 
-/** Whether a circuit's failures are spread as its kind requires: over tools for a group, over sessions for a shared circuit. */
+/**
+ * Whether a circuit's failures are spread as its kind requires: over tools for a group, over sessions for a shared
+ * circuit.
+ */
 function spread(spec: CircuitKey, failures: Circuit['failures']): boolean {
   const distinct = (of: (f: Circuit['failures'][number]) => string) => new Set(failures.map(of)).size > 1;
   return (!spec.group || distinct((f) => f.member)) && (!spec.shared || distinct((f) => f.session));
@@ -285,6 +313,9 @@ export function breakerKeys(tool: string, plugin: string, session?: string): Cir
   ];
   if (session === undefined) return keys;
   const scope = `${SESSION_PREFIX}${session.length}:${session}`;
-  keys.push({ key: `${scope}:tool:${tool}`, scoped: true }, { key: `${scope}:plugin:${plugin}`, label: `plugin ${plugin}`, group: true, scoped: true });
+  keys.push(
+    { key: `${scope}:tool:${tool}`, scoped: true },
+    { key: `${scope}:plugin:${plugin}`, label: `plugin ${plugin}`, group: true, scoped: true },
+  );
   return keys;
 }

@@ -39,7 +39,11 @@ function allowedFor(plugin: LoadedPlugin, exposure: Exposure, registry: Registry
 
 /** Whether untrusted `plugin` may have `target` run on its behalf. */
 function mayCall(plugin: LoadedPlugin, target: ToolRecord, exposure: Exposure, registry: Registry): boolean {
-  return plugin.source.trust !== 'untrusted' || target.plugin === plugin || allowedFor(plugin, exposure, registry).has(target.name);
+  return (
+    plugin.source.trust !== 'untrusted' ||
+    target.plugin === plugin ||
+    allowedFor(plugin, exposure, registry).has(target.name)
+  );
 }
 
 function denial(plugin: LoadedPlugin, target: ToolRecord, context: CallContext, immediate: boolean): CallOutcome {
@@ -47,12 +51,22 @@ function denial(plugin: LoadedPlugin, target: ToolRecord, context: CallContext, 
   const requested = plugin.permissions.requested.callTools ?? [];
   const asks = requested.includes(target.name) || requested.includes(target.manifest.toolset);
   const how = `add callTools: ['${target.name}'] to the grant of ${name} in the config${asks ? '' : ` (and ${name} must request it in its permissions.callTools)`}`;
-  const who = immediate ? `untrusted plugin ${name} may not call ${target.name}` : `${target.name} was called on behalf of untrusted plugin ${name}, which may not call it`;
-  return failure('PERMISSION_DENIED', `${who} (call chain: ${describeChain(context, target.name)}). To allow it, ${how}.`);
+  const who = immediate
+    ? `untrusted plugin ${name} may not call ${target.name}`
+    : `${target.name} was called on behalf of untrusted plugin ${name}, which may not call it`;
+  return failure(
+    'PERMISSION_DENIED',
+    `${who} (call chain: ${describeChain(context, target.name)}). To allow it, ${how}.`,
+  );
 }
 
 /** PERMISSION_DENIED when an untrusted plugin in `context`'s chain may not reach `target`, else undefined. */
-export function refuseByGrants(context: CallContext, target: ToolRecord, exposure: Exposure, registry: Registry): CallOutcome | undefined {
+export function refuseByGrants(
+  context: CallContext,
+  target: ToolRecord,
+  exposure: Exposure,
+  registry: Registry,
+): CallOutcome | undefined {
   const records = context.records;
   for (let i = records.length - 1; i >= 0; i--) {
     const plugin = records[i]!.plugin;

@@ -31,8 +31,15 @@ export class CallMonitor {
     private readonly emit: (record: CallRecord) => void,
   ) {}
 
-  /** Runs the call and tells of it when it ends; a throw inside the host is told as the outcome `crashed` makes of it, and thrown on. */
-  async wrap(call: ObservedCall, run: () => Promise<CallOutcome>, crashed: (error: unknown) => CallOutcome): Promise<CallOutcome> {
+  /**
+   * Runs the call and tells of it when it ends; a throw inside the host is told as the outcome `crashed` makes of it,
+   * and thrown on.
+   */
+  async wrap(
+    call: ObservedCall,
+    run: () => Promise<CallOutcome>,
+    crashed: (error: unknown) => CallOutcome,
+  ): Promise<CallOutcome> {
     const time = new Date();
     const started = performance.now();
     const tell = (outcome: CallOutcome) => {
@@ -64,7 +71,14 @@ function record(call: ObservedCall, time: Date, durationMs: number, outcome: Cal
     durationMs: Math.round(durationMs * 10) / 10,
     ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
     ...(options.callId !== undefined ? { callId: options.callId } : {}),
-    ...(identity ? { identity: { subject: identity.subject, ...(identity.issuer !== undefined ? { issuer: identity.issuer } : {}) } } : {}),
+    ...(identity
+      ? {
+          identity: {
+            subject: identity.subject,
+            ...(identity.issuer !== undefined ? { issuer: identity.issuer } : {}),
+          },
+        }
+      : {}),
     ...(call.rule !== undefined ? { rule: call.rule } : {}),
     chain: call.chain.map((hop) => ({ tool: hop.tool, plugin: hop.plugin })),
     ...(owner ? { plugin: owner.plugin, tier: owner.tier } : {}),

@@ -30,9 +30,19 @@ export interface CallContext {
 export const TOP_LEVEL: CallContext = Object.freeze({ chain: Object.freeze([]), records: Object.freeze([]) });
 
 /** The context of a call made through `ctx.callTool` by the running tool `caller`. */
-export function nestedContext(context: CallContext, caller: ToolRecord, origin?: CallOrigin, waitSeq?: number): CallContext {
+export function nestedContext(
+  context: CallContext,
+  caller: ToolRecord,
+  origin?: CallOrigin,
+  waitSeq?: number,
+): CallContext {
   const hop: CallHop = { tool: caller.name, plugin: caller.plugin.source.name, trust: caller.plugin.source.trust };
-  const nested: CallContext = { chain: [...context.chain, hop], records: [...context.records, caller], ...(origin ? { origin } : {}), ...(waitSeq !== undefined ? { waitSeq } : {}) };
+  const nested: CallContext = {
+    chain: [...context.chain, hop],
+    records: [...context.records, caller],
+    ...(origin ? { origin } : {}),
+    ...(waitSeq !== undefined ? { waitSeq } : {}),
+  };
   return context.state ? { ...nested, state: context.state } : nested;
 }
 

@@ -20,11 +20,22 @@ export async function callSecrets(
   signal?: AbortSignal,
 ): Promise<{ secrets: Record<string, string> } | { refused: CallOutcome }> {
   if (!identity) {
-    return { refused: failure('CREDENTIALS_UNAVAILABLE', `${tool.name} acts for its caller (it needs the caller's ${tool.secrets.join(', ')}), and this call is made for no identity`) };
+    return {
+      refused: failure(
+        'CREDENTIALS_UNAVAILABLE',
+        `${tool.name} acts for its caller (it needs the caller's ${tool.secrets.join(', ')}), and this call is made for no identity`,
+      ),
+    };
   }
   const secrets: Record<string, string> = {};
   for (const name of tool.secrets) {
-    const answer = await askProvider(provider, { kind: 'secret', name, plugin: tool.plugin, identity, ...(signal ? { signal } : {}) });
+    const answer = await askProvider(provider, {
+      kind: 'secret',
+      name,
+      plugin: tool.plugin,
+      identity,
+      ...(signal ? { signal } : {}),
+    });
     if (!answer.ok) return { refused: failure('CREDENTIALS_UNAVAILABLE', `${tool.name} could not run: ${answer.why}`) };
     secrets[name] = answer.value;
   }

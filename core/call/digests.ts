@@ -12,7 +12,10 @@ import { parseArguments } from './arguments.js';
 export interface ReceivedArguments {
   /** hex sha256 of their canonical JSON (of the raw string when it is no JSON, too deep, or over the size limit) */
   digest: string;
-  /** the parsed arguments; absent when they were not read (bad JSON or over `maxBytes`: then the digest is of the raw string) */
+  /**
+   * the parsed arguments; absent when they were not read (bad JSON or over `maxBytes`: then the digest is of the raw
+   * string)
+   */
   value?: unknown;
 }
 
@@ -32,7 +35,10 @@ function canonicalJson(value: unknown): string {
 
 /** The canonical JSON of `value`, or undefined where JSON.stringify would leave it out (undefined, a function). */
 function canonical(value: unknown): string | undefined {
-  const json = typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function' ? (value as { toJSON(): unknown }).toJSON() : value;
+  const json =
+    typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function'
+      ? (value as { toJSON(): unknown }).toJSON()
+      : value;
   if (Array.isArray(json)) return `[${json.map((item) => canonical(item) ?? 'null').join(',')}]`;
   if (typeof json !== 'object' || json === null) return JSON.stringify(json);
   const object = json as Record<string, unknown>;

@@ -74,7 +74,10 @@ export interface DispatchDeps {
   monitor?: CallMonitor;
   /** the access rule the calling identity falls under (`host.as`), which its audit lines name */
   accessRule?: string;
-  /** the embedder's per-identity credentials: the secrets tools declare (without it, such a tool fails with CREDENTIALS_UNAVAILABLE) */
+  /**
+   * the embedder's per-identity credentials: the secrets tools declare (without it, such a tool fails with
+   * CREDENTIALS_UNAVAILABLE)
+   */
   credentials?: CredentialProvider;
 }
 
@@ -94,12 +97,16 @@ interface CallLimits {
 async function currentSandboxTools(deps: DispatchDeps, context: CallContext): Promise<SandboxToolset> {
   const exposure = await deps.exposure();
   const exposed = new Map(exposure.definitions.map((d) => [d.name, d]));
-  const tools = sandboxTools(deps.config(), exposed, Array.from(deps.registry.tools.values(), toolInfo)).filter((tool) => {
-    const record = deps.registry.tools.get(tool.name);
-    return record !== undefined && reachable(context, record, exposure, deps.registry);
-  });
+  const tools = sandboxTools(deps.config(), exposed, Array.from(deps.registry.tools.values(), toolInfo)).filter(
+    (tool) => {
+      const record = deps.registry.tools.get(tool.name);
+      return record !== undefined && reachable(context, record, exposure, deps.registry);
+    },
+  );
   // No untrusted plugin's grant names tool_search, so code run on one's behalf gets no tools.search.
-  const search = context.records.every((caller) => caller.plugin.source.trust !== 'untrusted') ? searchToolFor(tools, exposure.deferred) : undefined;
+  const search = context.records.every((caller) => caller.plugin.source.trust !== 'untrusted')
+    ? searchToolFor(tools, exposure.deferred)
+    : undefined;
   return { tools, limits: codeLimits(deps.config()), ...(search ? { searchTool: search } : {}) };
 }
 
@@ -108,10 +115,18 @@ async function currentSandboxTools(deps: DispatchDeps, context: CallContext): Pr
  * in its chain, or a call back into a plugin whose workers are all busy (it
  * would queue behind the very calls waiting for it until their timeout).
  */
-function refuseNested(deps: DispatchDeps, context: CallContext, record: ToolRecord, exposure: Exposure): CallOutcome | undefined {
+function refuseNested(
+  deps: DispatchDeps,
+  context: CallContext,
+  record: ToolRecord,
+  exposure: Exposure,
+): CallOutcome | undefined {
   const { maxCallDepth } = deps.config().limits;
   if (context.chain.length > maxCallDepth) {
-    return failure('CALL_DEPTH_EXCEEDED', `nested tool calls are limited to a depth of ${maxCallDepth} (limits.maxCallDepth); call chain: ${describeChain(context, record.name)}`);
+    return failure(
+      'CALL_DEPTH_EXCEEDED',
+      `nested tool calls are limited to a depth of ${maxCallDepth} (limits.maxCallDepth); call chain: ${describeChain(context, record.name)}`,
+    );
   }
   const denied = refuseByGrants(context, record, exposure, deps.registry);
   if (denied) return denied;
@@ -126,14 +141,24 @@ function refuseNested(deps: DispatchDeps, context: CallContext, record: ToolReco
   return undefined;
 }
 
-/** A host tool called through ctx.callTool: bounded like any call, and never on behalf of an untrusted plugin (no grant names it). */
+/**
+ * A host tool called through ctx.callTool: bounded like any call, and never on behalf of an untrusted plugin (no grant
+ * names it).
+ */
 function refuseNestedHostTool(deps: DispatchDeps, context: CallContext, name: string): CallOutcome | undefined {
   const { maxCallDepth } = deps.config().limits;
   if (context.chain.length > maxCallDepth) {
-    return failure('CALL_DEPTH_EXCEEDED', `nested tool calls are limited to a depth of ${maxCallDepth} (limits.maxCallDepth); call chain: ${describeChain(context, name)}`);
+    return failure(
+      'CALL_DEPTH_EXCEEDED',
+      `nested tool calls are limited to a depth of ${maxCallDepth} (limits.maxCallDepth); call chain: ${describeChain(context, name)}`,
+    );
   }
   const untrusted = context.records.find((caller) => caller.plugin.source.trust === 'untrusted');
-  if (untrusted) return failure('PERMISSION_DENIED', `${name} is toolshed's own tool and is not called on behalf of untrusted plugin ${untrusted.plugin.source.name} (call chain: ${describeChain(context, name)})`);
+  if (untrusted)
+    return failure(
+      'PERMISSION_DENIED',
+      `${name} is toolshed's own tool and is not called on behalf of untrusted plugin ${untrusted.plugin.source.name} (call chain: ${describeChain(context, name)})`,
+    );
   return undefined;
 }
 
@@ -141,27 +166,51 @@ function refuseNestedHostTool(deps: DispatchDeps, context: CallContext, name: st
  * Runs one call through the whole pipeline and returns its outcome; `context` says who is calling
  * (TOP_LEVEL by default). Every call, refused or not, is traced and audited here, around the pipeline.
  */
-export function dispatchOutcome(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, context: CallContext = TOP_LEVEL): Promise<CallOutcome> {
+export function dispatchOutcome(
+  deps: DispatchDeps,
+  name: string,
+  rawArgs: unknown,
+  options: DispatchOptions,
+  context: CallContext = TOP_LEVEL,
+): Promise<CallOutcome> {
   const args = receivedArguments(rawArgs, deps.config().limits.maxArgsBytes);
-  const traced = () => traceDispatch(name, args, options, context, (trace) => runCall(deps, name, rawArgs, options, context, trace));
+  const traced = () =>
+    traceDispatch(name, args, options, context, (trace) => runCall(deps, name, rawArgs, options, context, trace));
   const watched = deps.monitor?.watching() === true;
   if (!deps.audit && !watched) return traced();
   const record = deps.registry.tools.get(name);
   const owner = record ? { plugin: record.plugin.source.name, tier: record.plugin.runner.tier } : undefined;
-  const call = { tool: name, args, options, chain: context.chain, ...(owner ? { owner } : {}), ...(deps.accessRule !== undefined ? { rule: deps.accessRule } : {}) };
+  const call = {
+    tool: name,
+    args,
+    options,
+    chain: context.chain,
+    ...(owner ? { owner } : {}),
+    ...(deps.accessRule !== undefined ? { rule: deps.accessRule } : {}),
+  };
   const crashed = (error: unknown) => hostFailure(name, error);
   const run = watched ? () => deps.monitor!.wrap(call, traced, crashed) : traced;
   return deps.audit ? deps.audit.record(call, run, crashed) : run();
 }
 
-/** The outcome of a call that threw inside the host (a config toolset error after a reload, say): dispatch never throws to its caller. */
+/**
+ * The outcome of a call that threw inside the host (a config toolset error after a reload, say): dispatch never throws
+ * to its caller.
+ */
 export function hostFailure(name: string, error: unknown): CallOutcome {
   const code = error instanceof ToolshedError ? error.code : 'TOOL_CRASHED';
   return failure('TOOL_CRASHED', `toolshed could not run ${name}: ${code}: ${(error as Error).message}`);
 }
 
 /** dispatchOutcome under its span (`trace` is undefined when nothing records). */
-async function runCall(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, context: CallContext, trace: DispatchTrace | undefined): Promise<CallOutcome> {
+async function runCall(
+  deps: DispatchDeps,
+  name: string,
+  rawArgs: unknown,
+  options: DispatchOptions,
+  context: CallContext,
+  trace: DispatchTrace | undefined,
+): Promise<CallOutcome> {
   // Quotas count the calls an identity makes; nested calls ride on the call that made them.
   const admission = deps.admit && !context.chain.length ? await deps.admit() : undefined;
   if (admission && 'refused' in admission) return admission.refused;
@@ -173,7 +222,14 @@ async function runCall(deps: DispatchDeps, name: string, rawArgs: unknown, optio
 }
 
 /** runCall once its quotas admitted it. */
-async function admittedCall(deps: DispatchDeps, name: string, rawArgs: unknown, options: DispatchOptions, context: CallContext, trace: DispatchTrace | undefined): Promise<CallOutcome> {
+async function admittedCall(
+  deps: DispatchDeps,
+  name: string,
+  rawArgs: unknown,
+  options: DispatchOptions,
+  context: CallContext,
+  trace: DispatchTrace | undefined,
+): Promise<CallOutcome> {
   const exposure = await deps.exposure();
   const hostTool = deps.hostTool?.(name, exposure);
   const record = hostTool ? undefined : deps.registry.tools.get(name);
@@ -196,7 +252,10 @@ async function admittedCall(deps: DispatchDeps, name: string, rawArgs: unknown, 
   }
   const limits = deps.config().limits;
   const timeoutMs = target.manifest.limits.timeoutMs ?? limits.timeoutMs;
-  const maxResultChars = Math.min(target.manifest.limits.maxResultChars ?? limits.maxResultChars, limits.maxResultChars);
+  const maxResultChars = Math.min(
+    target.manifest.limits.maxResultChars ?? limits.maxResultChars,
+    limits.maxResultChars,
+  );
   const maxArgsBytes = Math.min(target.manifest.limits.maxArgsBytes ?? limits.maxArgsBytes, limits.maxArgsBytes);
   const accepted = acceptArguments(target, rawArgs, maxArgsBytes, maxResultChars);
   if (!accepted.ok) return accepted.outcome;
@@ -205,7 +264,12 @@ async function admittedCall(deps: DispatchDeps, name: string, rawArgs: unknown, 
   if (hostTool || !record) return hostTool!.run(args, options);
   const hooks = deps.hooks?.();
   // A result checked against an outputSchema here is never handed off to be mapped in the caller's worker.
-  const limitsOfCall: CallLimits = { timeoutMs, maxResultChars, trace, final: !hooks?.length && !record.manifest.outputSchema };
+  const limitsOfCall: CallLimits = {
+    timeoutMs,
+    maxResultChars,
+    trace,
+    final: !hooks?.length && !record.manifest.outputSchema,
+  };
   const approval = deps.approval?.policy.reasonFor(record);
   if (!hooks?.length && !approval) return runTool(deps, record, args, options, context, limitsOfCall);
   const call = toolCall(record, args, options, context);
@@ -215,11 +279,22 @@ async function admittedCall(deps: DispatchDeps, name: string, rawArgs: unknown, 
     : async (finalArgs: unknown) => {
         const own = options.onApproval ?? deps.approval!.approver();
         const approvers = own ? [own, ...deps.approval!.added()] : [...deps.approval!.added()];
-        const refused = await awaitApproval({ ...call, args: finalArgs }, approval, approvers, deps.approval!.policy.timeoutMs, options.signal, deps.approval!.clock);
+        const refused = await awaitApproval(
+          { ...call, args: finalArgs },
+          approval,
+          approvers,
+          deps.approval!.policy.timeoutMs,
+          options.signal,
+          deps.approval!.clock,
+        );
         return refused ?? runTool(deps, record, finalArgs, options, context, limitsOfCall);
       };
   if (!hooks?.length) return run(args);
-  return withHooks(hooks, call, { validate: (replaced) => validateArguments(record, replaced, maxResultChars), run, maxResultChars });
+  return withHooks(hooks, call, {
+    validate: (replaced) => validateArguments(record, replaced, maxResultChars),
+    run,
+    maxResultChars,
+  });
 }
 
 /** An identity as hooks, approvers and the audit log see it: without its token. */
@@ -230,7 +305,14 @@ export function callerIdentity({ token: _token, ...identity }: Identity): Caller
 /** The call as hooks see it. */
 function toolCall(record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext): ToolCall {
   const { chain } = context;
-  const call: ToolCall = { tool: record.name, args, chain, plugin: record.plugin.source.name, tier: record.plugin.runner.tier, annotations: record.manifest.annotations };
+  const call: ToolCall = {
+    tool: record.name,
+    args,
+    chain,
+    plugin: record.plugin.source.name,
+    tier: record.plugin.runner.tier,
+    annotations: record.manifest.annotations,
+  };
   if (options.sessionId !== undefined) call.sessionId = options.sessionId;
   if (options.identity !== undefined) call.identity = callerIdentity(options.identity);
   if (options.callId !== undefined) call.callId = options.callId;
@@ -238,25 +320,49 @@ function toolCall(record: ToolRecord, args: unknown, options: DispatchOptions, c
   return call;
 }
 
-/** The breaker's gate around the plugin's tier: a tool or plugin out of service (for everyone, or for this session) is refused before any worker starts. */
-async function runTool(deps: DispatchDeps, record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext, limits: CallLimits): Promise<CallOutcome> {
+/**
+ * The breaker's gate around the plugin's tier: a tool or plugin out of service (for everyone, or for this session) is
+ * refused before any worker starts.
+ */
+async function runTool(
+  deps: DispatchDeps,
+  record: ToolRecord,
+  args: unknown,
+  options: DispatchOptions,
+  context: CallContext,
+  limits: CallLimits,
+): Promise<CallOutcome> {
   const { breaker } = deps;
   const { sessionId } = options;
   // With no circuit at all, nothing can refuse the call: its keys are built only if it fails.
   if (!breaker || breaker.idle) {
     const { outcome, verdict } = await runInTier(deps, record, args, options, context, limits);
-    if (breaker && !outcome.ok) breaker.settleUnticketed(breakerKeys(record.name, record.plugin.source.name, sessionId), record.name, verdict, sessionId);
+    if (breaker && !outcome.ok)
+      breaker.settleUnticketed(
+        breakerKeys(record.name, record.plugin.source.name, sessionId),
+        record.name,
+        verdict,
+        sessionId,
+      );
     return outcome;
   }
   const ticket = breaker.admit(breakerKeys(record.name, record.plugin.source.name, sessionId), record.name, sessionId);
-  if ('refused' in ticket) return failure('TOOL_NOT_EXPOSED', `tool '${record.name}' is not available here: ${ticket.refused}`);
+  if ('refused' in ticket)
+    return failure('TOOL_NOT_EXPOSED', `tool '${record.name}' is not available here: ${ticket.refused}`);
   const { outcome, verdict } = await runInTier(deps, record, args, options, context, limits);
   ticket.settle(verdict);
   return outcome;
 }
 
 /** The plugin's tier runs the handler; its failures become outcomes, with how the breaker counts each. */
-async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, options: DispatchOptions, context: CallContext, limits: CallLimits): Promise<{ outcome: CallOutcome; verdict: BreakerVerdict }> {
+async function runInTier(
+  deps: DispatchDeps,
+  record: ToolRecord,
+  args: unknown,
+  options: DispatchOptions,
+  context: CallContext,
+  limits: CallLimits,
+): Promise<{ outcome: CallOutcome; verdict: BreakerVerdict }> {
   const name = record.name;
   const { timeoutMs, maxResultChars, trace } = limits;
   // ctx.session: the session's state, or (no session id) this call's own, which its nested calls share.
@@ -267,23 +373,39 @@ async function runInTier(deps: DispatchDeps, record: ToolRecord, args: unknown, 
     const nested = nestedContext(scoped, record, origin, waitSeq);
     return trace ? trace.adopt(nested) : nested;
   };
-  // A nested call is a call of its own: it carries the chain, not the model's call id (its approver stays the caller's).
+  // A nested call is a call of its own: it carries the chain, not the model's call id (its approver stays the
+  // caller's).
   const nestedOptions = options.callId === undefined ? options : { ...options, callId: undefined };
   const hooks: CallHooks = {
-    callTool: (nested, nestedArgs, origin) => whileWaiting(record, (waitSeq) => dispatchOutcome(deps, nested, nestedArgs, nestedOptions, nestedOf(origin, waitSeq))),
+    callTool: (nested, nestedArgs, origin) =>
+      whileWaiting(record, (waitSeq) =>
+        dispatchOutcome(deps, nested, nestedArgs, nestedOptions, nestedOf(origin, waitSeq)),
+      ),
     sandboxTools: () => currentSandboxTools(deps, nestedContext(context, record)),
   };
   const { state } = deps;
-  if (state) hooks.session = sessionHook(state, scoped.state!, record.plugin.source.name, deps.config().state.sessionTtlMs);
+  if (state)
+    hooks.session = sessionHook(state, scoped.state!, record.plugin.source.name, deps.config().state.sessionTtlMs);
   const { onLog } = options;
   if (onLog) hooks.log = (message, level) => onLog(message, level ?? 'info');
   if (options.onElicitation) hooks.elicit = options.onElicitation;
   if (options.onProgress) hooks.progress = options.onProgress;
-  const request: HandlerRequest = { tool: name, args, timeoutMs, maxResultChars, ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) };
+  const request: HandlerRequest = {
+    tool: name,
+    args,
+    timeoutMs,
+    maxResultChars,
+    ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
+  };
   if (options.identity) request.identity = options.identity;
   const declared = record.manifest.secrets;
   if (declared) {
-    const asked = await callSecrets(deps.credentials, { name, plugin: record.plugin.source.name, secrets: declared }, options.identity, options.signal);
+    const asked = await callSecrets(
+      deps.credentials,
+      { name, plugin: record.plugin.source.name, secrets: declared },
+      options.identity,
+      options.signal,
+    );
     if ('refused' in asked) return { outcome: asked.refused, verdict: 'ok' };
     request.secrets = asked.secrets;
   }

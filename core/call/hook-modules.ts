@@ -13,7 +13,11 @@ import type { ResolvedConfig } from '../config/config.js';
 function isHooks(value: unknown): value is ToolHooks {
   if (typeof value !== 'object' || value === null) return false;
   const { beforeCall, afterCall } = value as ToolHooks;
-  return (beforeCall !== undefined || afterCall !== undefined) && (beforeCall === undefined || typeof beforeCall === 'function') && (afterCall === undefined || typeof afterCall === 'function');
+  return (
+    (beforeCall !== undefined || afterCall !== undefined) &&
+    (beforeCall === undefined || typeof beforeCall === 'function') &&
+    (afterCall === undefined || typeof afterCall === 'function')
+  );
 }
 
 /** Imports every module in `config.hooks`, in order; each hook is named after its module unless it names itself. */
@@ -25,11 +29,16 @@ export async function loadHookModules(config: ResolvedConfig): Promise<ToolHooks
     try {
       mod = (await import(moduleUrl(specifier, config.dir))) as { default?: unknown };
     } catch (error) {
-      throw new ConfigError(`hooks module '${specifier}' could not be loaded: ${(error as Error).message}`, where, { cause: error });
+      throw new ConfigError(`hooks module '${specifier}' could not be loaded: ${(error as Error).message}`, where, {
+        cause: error,
+      });
     }
     const exported = Array.isArray(mod.default) ? mod.default : [mod.default];
     if (!exported.length || !exported.every(isHooks)) {
-      throw new ConfigError(`hooks module '${specifier}' must export default { beforeCall?, afterCall? } (functions), or an array of such objects`, { ...where, expected: 'hooks object' });
+      throw new ConfigError(
+        `hooks module '${specifier}' must export default { beforeCall?, afterCall? } (functions), or an array of such objects`,
+        { ...where, expected: 'hooks object' },
+      );
     }
     for (const hooks of exported) out.push(hooks.name ? hooks : { ...hooks, name: specifier });
   }

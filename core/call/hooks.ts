@@ -26,9 +26,11 @@ export class HookList {
 
   /** Adds hooks; returns the function that removes them. */
   add(hooks: ToolHooks): () => void {
-    if (typeof hooks !== 'object' || hooks === null) throw new TypeError('use() expects an object with beforeCall and/or afterCall');
+    if (typeof hooks !== 'object' || hooks === null)
+      throw new TypeError('use() expects an object with beforeCall and/or afterCall');
     for (const key of ['beforeCall', 'afterCall'] as const) {
-      if (hooks[key] !== undefined && typeof hooks[key] !== 'function') throw new TypeError(`use(): ${key} must be a function`);
+      if (hooks[key] !== undefined && typeof hooks[key] !== 'function')
+        throw new TypeError(`use(): ${key} must be a function`);
     }
     this.own.push(hooks);
     this.cached = undefined;
@@ -50,7 +52,10 @@ export class HookList {
   }
 }
 
-/** Whether a hook returned a promise; a synchronous hook's value is used without awaiting, which costs no microtask turn. */
+/**
+ * Whether a hook returned a promise; a synchronous hook's value is used without awaiting, which costs no microtask
+ * turn.
+ */
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
@@ -69,7 +74,11 @@ function hookFailed(hooks: ToolHooks, index: number, phase: string, error: unkno
  * outcome that ends the call (TOOL_BLOCKED, HOOK_FAILED, or INVALID_ARGUMENTS
  * when replaced arguments do not pass the tool's schema).
  */
-async function runBeforeCall(hooks: readonly ToolHooks[], call: ToolCall, validate: (args: unknown) => CallOutcome | undefined): Promise<{ ok: true; args: unknown } | { ok: false; outcome: CallOutcome }> {
+async function runBeforeCall(
+  hooks: readonly ToolHooks[],
+  call: ToolCall,
+  validate: (args: unknown) => CallOutcome | undefined,
+): Promise<{ ok: true; args: unknown } | { ok: false; outcome: CallOutcome }> {
   for (const [index, hook] of hooks.entries()) {
     if (!hook.beforeCall) continue;
     let verdict: BeforeCallResult;
@@ -80,14 +89,29 @@ async function runBeforeCall(hooks: readonly ToolHooks[], call: ToolCall, valida
       return { ok: false, outcome: hookFailed(hook, index, `before ${call.tool}`, error) };
     }
     if (verdict === undefined || verdict === null) continue;
-    if (typeof verdict !== 'object') return { ok: false, outcome: hookFailed(hook, index, `before ${call.tool}`, `returned ${typeof verdict}; return { block } or { args }`) };
+    if (typeof verdict !== 'object')
+      return {
+        ok: false,
+        outcome: hookFailed(
+          hook,
+          index,
+          `before ${call.tool}`,
+          `returned ${typeof verdict}; return { block } or { args }`,
+        ),
+      };
     if ('block' in verdict) {
       const reason = String(verdict.block || 'blocked by a hook');
       return { ok: false, outcome: failure('TOOL_BLOCKED', `${call.tool} was blocked: ${reason}`) };
     }
     if ('args' in verdict) {
       const invalid = validate(verdict.args);
-      if (invalid) return { ok: false, outcome: invalid.ok ? invalid : failure(invalid.code, `arguments replaced by hook ${label(hook, index)}: ${invalid.message}`) };
+      if (invalid)
+        return {
+          ok: false,
+          outcome: invalid.ok
+            ? invalid
+            : failure(invalid.code, `arguments replaced by hook ${label(hook, index)}: ${invalid.message}`),
+        };
       call.args = verdict.args;
     }
   }
@@ -95,7 +119,12 @@ async function runBeforeCall(hooks: readonly ToolHooks[], call: ToolCall, valida
 }
 
 /** Runs every afterCall in order, each seeing the previous one's outcome; a throw becomes HOOK_FAILED. */
-async function runAfterCall(hooks: readonly ToolHooks[], call: ToolCall, outcome: CallOutcome, durationMs: number): Promise<CallOutcome> {
+async function runAfterCall(
+  hooks: readonly ToolHooks[],
+  call: ToolCall,
+  outcome: CallOutcome,
+  durationMs: number,
+): Promise<CallOutcome> {
   let current = outcome;
   for (const [index, hook] of hooks.entries()) {
     if (!hook.afterCall) continue;
@@ -109,7 +138,13 @@ async function runAfterCall(hooks: readonly ToolHooks[], call: ToolCall, outcome
     if (replaced === undefined || replaced === null) continue;
     if (typeof replaced === 'string') current = { ok: true, text: replaced };
     else if (isOutcome(replaced)) current = replaced;
-    else return hookFailed(hook, index, `after ${call.tool}`, 'returned neither a string nor an outcome ({ ok: true, text } or { ok: false, code, message } with a tool error code)');
+    else
+      return hookFailed(
+        hook,
+        index,
+        `after ${call.tool}`,
+        'returned neither a string nor an outcome ({ ok: true, text } or { ok: false, code, message } with a tool error code)',
+      );
   }
   return current;
 }
@@ -117,7 +152,9 @@ async function runAfterCall(hooks: readonly ToolHooks[], call: ToolCall, outcome
 function isOutcome(value: unknown): value is CallOutcome {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return v.ok === true ? typeof v.text === 'string' : v.ok === false && TOOL_ERROR_CODES.includes(v.code as ToolErrorCode) && typeof v.message === 'string';
+  return v.ok === true
+    ? typeof v.text === 'string'
+    : v.ok === false && TOOL_ERROR_CODES.includes(v.code as ToolErrorCode) && typeof v.message === 'string';
 }
 
 /** What `withHooks` needs from dispatch for one call. */

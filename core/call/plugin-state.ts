@@ -49,19 +49,30 @@ export class StateScope {
 }
 
 /** The hook behind ctx.session for a call of `plugin` in `scope`. */
-export function sessionHook(store: StateStore, scope: StateScope, plugin: string, maxTtlMs: number): (request: SessionRequest) => Promise<SessionAnswer> {
+export function sessionHook(
+  store: StateStore,
+  scope: StateScope,
+  plugin: string,
+  maxTtlMs: number,
+): (request: SessionRequest) => Promise<SessionAnswer> {
   return async (request) => {
     const mapKey = scope.mapKey(plugin);
     if (request.op === 'set') scope.wrote(plugin);
     try {
       return await withDeadline(sessionOperation({ maps: store, mapKey, maxTtlMs, now: Date.now }, request));
     } catch (error) {
-      return { ok: false, code: 'STATE_UNAVAILABLE', message: `ctx.session: the state store could not ${request.op} '${request.key}': ${(error as Error).message}` };
+      return {
+        ok: false,
+        code: 'STATE_UNAVAILABLE',
+        message: `ctx.session: the state store could not ${request.op} '${request.key}': ${(error as Error).message}`,
+      };
     }
   };
 }
 
-/** `operation`, or a rejection once STORE_DEADLINE_MS have passed (a store that never answers must not hold the call). */
+/**
+ * `operation`, or a rejection once STORE_DEADLINE_MS have passed (a store that never answers must not hold the call).
+ */
 function withDeadline<T>(operation: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {

@@ -11,19 +11,34 @@ import type { Elicitor } from '../../boundary/server-requests.js';
 import type { CallerIdentity, Identity } from '../../boundary/identity.js';
 
 export type { CallerIdentity, CredentialProvider, CredentialRequest, Identity } from '../../boundary/identity.js';
-export type { ElicitRequest, ElicitResult, ElicitValue, Elicitor, LogLevel, Sampler, SamplingRequest, SamplingResult } from '../../boundary/server-requests.js';
+export type {
+  ElicitRequest,
+  ElicitResult,
+  ElicitValue,
+  Elicitor,
+  LogLevel,
+  Sampler,
+  SamplingRequest,
+  SamplingResult,
+} from '../../boundary/server-requests.js';
 
 /** Per-call options of `dispatch`. */
 export interface DispatchOptions {
   signal?: AbortSignal;
   sessionId?: string;
-  /** who the call is for (`host.as(identity)` sets it on every call); access, quotas, audit and per-identity credentials follow it */
+  /**
+   * who the call is for (`host.as(identity)` sets it on every call); access, quotas, audit and per-identity credentials
+   * follow it
+   */
   identity?: Identity;
   /** the model's id for this tool call (e.g. OpenAI's `tool_calls[].id`); hooks and traces see it */
   callId?: string;
   /** decides calls that need approval (config `approve`) for this call, before the view's or host's onApproval */
   onApproval?: Approver;
-  /** receives the handler's `ctx.log` lines, and an MCP server's log messages during the call, with their level ('info' unless the source said otherwise) */
+  /**
+   * receives the handler's `ctx.log` lines, and an MCP server's log messages during the call, with their level ('info'
+   * unless the source said otherwise)
+   */
   onLog?(message: string, level: LogLevel): void;
   /**
    * answers an MCP server's elicitation request made during this call, before the host's
@@ -76,17 +91,23 @@ export interface CallResult {
   durationMs: number;
 }
 
-/** What `beforeCall` may return: nothing (go ahead), a block with the reason the model reads, or replacement arguments. */
+/**
+ * What `beforeCall` may return: nothing (go ahead), a block with the reason the model reads, or replacement arguments.
+ */
 export type BeforeCallResult = void | undefined | { block: string } | { args: unknown };
 
-/** What `afterCall` may return: nothing (keep the outcome), a replacement outcome, or a string (a successful result text). */
+/**
+ * What `afterCall` may return: nothing (keep the outcome), a replacement outcome, or a string (a successful result
+ * text).
+ */
 export type AfterCallResult = void | undefined | string | CallOutcome;
 
 /**
  * A pair of hooks around every call. Keep them cheap: they run on the host thread.
  * @example
  * host.use({
- *   beforeCall: (call) => (call.tool === 'terminal' && call.sessionId === 'guest' ? { block: 'not for guests' } : undefined),
+ * beforeCall: (call) => (call.tool === 'terminal' && call.sessionId === 'guest' ? { block: 'not for guests' } :
+ * undefined),
  *   afterCall: (call, result) => console.log(call.tool, result.code, result.durationMs),
  * });
  */
@@ -105,11 +126,17 @@ export interface ApprovalRequest extends ToolCall {
   reason: ApprovalReason;
   /** how long the call waits for an answer (approve.timeoutMs) */
   timeoutMs: number;
-  /** aborted when the caller cancels, the wait times out or another approver answered: stop asking (its `reason` is an `ApprovalSettled` saying which) */
+  /**
+   * aborted when the caller cancels, the wait times out or another approver answered: stop asking (its `reason` is an
+   * `ApprovalSettled` saying which)
+   */
   signal: AbortSignal;
 }
 
-/** Why an approver's signal was aborted (its `reason`): another approver answered first (and how), the wait timed out, or the caller cancelled. */
+/**
+ * Why an approver's signal was aborted (its `reason`): another approver answered first (and how), the wait timed out,
+ * or the caller cancelled.
+ */
 export type ApprovalSettled = { by: 'another approver'; approved: boolean } | { by: 'timeout' } | { by: 'cancelled' };
 
 /**
@@ -122,7 +149,8 @@ export type ApprovalDecision = boolean | { approved: boolean; reason?: string; a
 /**
  * Decides whether a call may run; it may ask a person and take its time (up to `approve.timeoutMs`).
  * @example
- * const host = await createToolHost({ onApproval: async (call) => confirm(`Run ${call.tool}(${JSON.stringify(call.args)})?`) });
+ * const host = await createToolHost({ onApproval: async (call) => confirm(`Run
+ * ${call.tool}(${JSON.stringify(call.args)})?`) });
  */
 export type Approver = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 
@@ -171,7 +199,10 @@ export interface BreakerReport {
    * the probe; `probing`: that probe is running; `counting`: closed, with failures in the window
    */
   state: 'open' | 'half-open' | 'probing' | 'counting';
-  /** crashes and timeouts in the window since it last opened or closed (an open circuit's reason says how many opened it) */
+  /**
+   * crashes and timeouts in the window since it last opened or closed (an open circuit's reason says how many opened
+   * it)
+   */
   failures: number;
   /** why it opened */
   reason?: string;

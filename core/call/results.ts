@@ -45,7 +45,12 @@ function invalid(record: ToolRecord, what: string, maxChars: number): CallOutcom
  * TOOL_RESULT_INVALID. A result over `maxResultChars` cannot be structured (its text was cut), so
  * it is TOOL_RESULT_INVALID too; failures pass as they are.
  */
-export function structuredOutcome(record: ToolRecord, run: RunOutcome<HandlerOutput>, mapped: CallOutcome, maxResultChars: number): CallOutcome {
+export function structuredOutcome(
+  record: ToolRecord,
+  run: RunOutcome<HandlerOutput>,
+  mapped: CallOutcome,
+  maxResultChars: number,
+): CallOutcome {
   const schema = record.manifest.outputSchema;
   if (!schema || !mapped.ok || !run.ok) return mapped;
   const { text, originalLength, content } = run.value;
@@ -71,19 +76,31 @@ export function structuredOutcome(record: ToolRecord, run: RunOutcome<HandlerOut
     try {
       value = JSON.parse(text);
     } catch {
-      return invalid(record, 'returned text that is not JSON, but it declares an outputSchema: its handler must return an object matching that schema.', maxResultChars);
+      return invalid(
+        record,
+        'returned text that is not JSON, but it declares an outputSchema: its handler must return an object matching that schema.',
+        maxResultChars,
+      );
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-    return invalid(record, `returned ${kind}, but it declares an outputSchema: its handler must return an object matching that schema.`, maxResultChars);
+    return invalid(
+      record,
+      `returned ${kind}, but it declares an outputSchema: its handler must return an object matching that schema.`,
+      maxResultChars,
+    );
   }
   const validate = validatorOf(record, schema);
   if (!validate(value)) {
     const list = problems(validate.errors);
     const lines = list.slice(0, MAX_LISTED_PROBLEMS).map((p) => `${p.pointer || '/'} ${p.message}`);
     if (list.length > lines.length) lines.push(`and ${list.length - lines.length} more`);
-    return invalid(record, `returned a result that does not match its outputSchema: ${lines.join('; ')}.`, maxResultChars);
+    return invalid(
+      record,
+      `returned a result that does not match its outputSchema: ${lines.join('; ')}.`,
+      maxResultChars,
+    );
   }
   const blocks = mapped.content?.blocks ?? [{ type: 'text' as const, text: mapped.text }];
   return { ok: true, text: mapped.text, content: { blocks, structured: value as Record<string, unknown> } };

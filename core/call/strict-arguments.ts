@@ -17,7 +17,8 @@ function acceptsNull(schema: JsonSchema): boolean {
 function strip(value: unknown, input: unknown, root: JsonSchema, depth: number): unknown {
   if (!isSchema(input) || depth > 32) return value;
   const schema = typeof input.$ref === 'string' ? (resolveLocalRef(root, input.$ref) ?? input) : mergeAllOf(input);
-  if (Array.isArray(value)) return isSchema(schema.items) ? value.map((item) => strip(item, schema.items, root, depth + 1)) : value;
+  if (Array.isArray(value))
+    return isSchema(schema.items) ? value.map((item) => strip(item, schema.items, root, depth + 1)) : value;
   if (!isSchema(value) || !isSchema(schema.properties)) return value;
   const properties = schema.properties as Record<string, unknown>;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
@@ -27,7 +28,12 @@ function strip(value: unknown, input: unknown, root: JsonSchema, depth: number):
     if (item === null && !required.has(key) && isSchema(property) && !acceptsNull(property)) continue;
     // Defined, not assigned: `out.__proto__ = x` would set the copy's prototype, and
     // `required` would then be met by inherited properties the handler never receives.
-    Object.defineProperty(out, key, { value: strip(item, property, root, depth + 1), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, key, {
+      value: strip(item, property, root, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

@@ -31,7 +31,9 @@ const API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
 
 let otel: { api: typeof OTel; noop: TracerProvider } | undefined;
 
-/** The API (loaded synchronously on first use) and its no-op provider: what an unregistered global proxy delegates to. */
+/**
+ * The API (loaded synchronously on first use) and its no-op provider: what an unregistered global proxy delegates to.
+ */
 function api(): typeof OTel {
   if (!otel) {
     const loaded = createRequire(import.meta.url)('@opentelemetry/api') as typeof OTel;
@@ -97,7 +99,10 @@ export interface DispatchTrace {
   adopt(nested: CallContext): CallContext;
 }
 
-/** The tool's description without the parts that depend on which other tools are exposed (those differ per host and view). */
+/**
+ * The tool's description without the parts that depend on which other tools are exposed (those differ per host and
+ * view).
+ */
 function ownDescription(record: ToolRecord): string {
   return record.manifest.description.filter((part): part is string => typeof part === 'string').join(' ');
 }
@@ -134,7 +139,12 @@ export function traceDispatch(
     span.end();
     return run(undefined);
   }
-  span.setAttributes({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.type': 'function', [ATTR.depth]: call.chain.length });
+  span.setAttributes({
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': name,
+    'gen_ai.tool.type': 'function',
+    [ATTR.depth]: call.chain.length,
+  });
   if (options.callId !== undefined) span.setAttribute('gen_ai.tool.call.id', options.callId);
   if (options.sessionId !== undefined) span.setAttribute('gen_ai.conversation.id', options.sessionId);
   if (options.identity) span.setAttribute(ENDUSER_ID, options.identity.subject);
@@ -146,10 +156,21 @@ export function traceDispatch(
   let workerContext = spanContext;
   const handle: DispatchTrace = {
     tool(record) {
-      span.setAttributes({ 'gen_ai.tool.description': ownDescription(record), [ATTR.plugin]: record.plugin.source.name, [ATTR.tier]: record.plugin.runner.tier });
+      span.setAttributes({
+        'gen_ai.tool.description': ownDescription(record),
+        [ATTR.plugin]: record.plugin.source.name,
+        [ATTR.tier]: record.plugin.runner.tier,
+      });
     },
     async worker(record, runWorker) {
-      const child = tracer().startSpan(`toolshed.worker ${record.name}`, { kind: SpanKind.INTERNAL, attributes: { [ATTR.plugin]: record.plugin.source.name, [ATTR.tier]: record.plugin.runner.tier } }, spanContext);
+      const child = tracer().startSpan(
+        `toolshed.worker ${record.name}`,
+        {
+          kind: SpanKind.INTERNAL,
+          attributes: { [ATTR.plugin]: record.plugin.source.name, [ATTR.tier]: record.plugin.runner.tier },
+        },
+        spanContext,
+      );
       workerContext = trace.setSpan(spanContext, child);
       try {
         return await context.with(workerContext, runWorker);
@@ -179,7 +200,10 @@ export function traceDispatch(
 }
 
 /** Runs one availability check probe under a `toolshed.check {tool}` span. */
-export async function traceCheck<T extends { ok: boolean; reason?: string }>(record: ToolRecord, run: () => Promise<T>): Promise<T> {
+export async function traceCheck<T extends { ok: boolean; reason?: string }>(
+  record: ToolRecord,
+  run: () => Promise<T>,
+): Promise<T> {
   if (!tracingOn()) return run();
   const { context, trace, SpanKind, SpanStatusCode } = api();
   const span = tracer().startSpan(`toolshed.check ${record.name}`, { kind: SpanKind.INTERNAL });
@@ -187,7 +211,12 @@ export async function traceCheck<T extends { ok: boolean; reason?: string }>(rec
     span.end();
     return run();
   }
-  span.setAttributes({ 'gen_ai.tool.name': record.name, [ATTR.plugin]: record.plugin.source.name, [ATTR.tier]: record.plugin.runner.tier, [ATTR.checkId]: record.manifest.checkId ?? '' });
+  span.setAttributes({
+    'gen_ai.tool.name': record.name,
+    [ATTR.plugin]: record.plugin.source.name,
+    [ATTR.tier]: record.plugin.runner.tier,
+    [ATTR.checkId]: record.manifest.checkId ?? '',
+  });
   try {
     const verdict = await context.with(trace.setSpan(context.active(), span), run);
     span.setAttribute(ATTR.checkOk, verdict.ok);

@@ -12,8 +12,14 @@ import { openHost } from './open-host.js';
 /** The lines that show one change. */
 export function changeLines(change: DefinitionChange): string[] {
   const own = change.name === change.tool ? '' : ` (${change.tool} on the server)`;
-  const since = change.kind === 'added' ? `new since its server's tools were accepted on ${change.acceptedAt}` : `changed since accepted on ${change.acceptedAt}`;
-  return [`${change.server}: ${change.name}${own} ${change.mode === 'hold' ? 'held' : 'served with a warning'}, ${since}:`, ...change.diff.map((line) => `  ${line}`)];
+  const since =
+    change.kind === 'added'
+      ? `new since its server's tools were accepted on ${change.acceptedAt}`
+      : `changed since accepted on ${change.acceptedAt}`;
+  return [
+    `${change.server}: ${change.name}${own} ${change.mode === 'hold' ? 'held' : 'served with a warning'}, ${since}:`,
+    ...change.diff.map((line) => `  ${line}`),
+  ];
 }
 
 /** The changed definitions the host's servers list now. */
@@ -38,13 +44,18 @@ export async function runAcceptCommand({ args, values, io }: CommandContext): Pr
       io.out(`\nnothing accepted: run toolshed accept SERVER [TOOL...], or toolshed accept --all`);
       return 1;
     }
-    const accepted = await host.acceptDefinitions({ ...(server !== undefined ? { server } : {}), ...(tools.length ? { tools } : {}) });
+    const accepted = await host.acceptDefinitions({
+      ...(server !== undefined ? { server } : {}),
+      ...(tools.length ? { tools } : {}),
+    });
     if (!accepted.length) {
       io.out('nothing to accept: the definitions named are as accepted');
       return 0;
     }
     for (const change of accepted) io.out(changeLines(change).join('\n'));
-    io.out(`\naccepted ${accepted.length} definition${accepted.length === 1 ? '' : 's'}: ${accepted.map((c) => c.name).join(', ')}`);
+    io.out(
+      `\naccepted ${accepted.length} definition${accepted.length === 1 ? '' : 's'}: ${accepted.map((c) => c.name).join(', ')}`,
+    );
     return 0;
   } finally {
     await host.close();

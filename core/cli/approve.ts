@@ -13,12 +13,20 @@ const MAX_SHOWN = 500;
 export function cliApprover(values: Pick<CliValues, 'yes'>, io: Pick<CliIo, 'ask'>): Approver {
   if (values.yes) return () => true;
   const ask = io.ask;
-  if (!ask) return () => ({ approved: false, abstain: true, reason: 'it needs approval and there is no terminal to ask on; run it on a terminal to be asked, or pass --yes' });
+  if (!ask)
+    return () => ({
+      approved: false,
+      abstain: true,
+      reason: 'it needs approval and there is no terminal to ask on; run it on a terminal to be asked, or pass --yes',
+    });
   return async (request) => {
     const args = JSON.stringify(request.args);
     const shown = args.length > MAX_SHOWN ? `${args.slice(0, MAX_SHOWN)}…` : args;
     const why = request.reason === 'destructive' ? 'it may change or delete things' : 'the config asks for approval';
-    const answer = await ask(`${request.tool} needs approval (${why}).\n  arguments: ${shown}\nRun it? [y/N] `, request.signal);
+    const answer = await ask(
+      `${request.tool} needs approval (${why}).\n  arguments: ${shown}\nRun it? [y/N] `,
+      request.signal,
+    );
     return /^\s*y(es)?\s*$/i.test(answer) ? true : { approved: false, reason: 'refused on the terminal' };
   };
 }

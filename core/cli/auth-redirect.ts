@@ -17,7 +17,8 @@ export interface RedirectListener {
   close(): Promise<void>;
 }
 
-const page = (title: string, text: string) => `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font-family:sans-serif;margin:3em"><h1>${title}</h1><p>${text}</p></body>`;
+const page = (title: string, text: string) =>
+  `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font-family:sans-serif;margin:3em"><h1>${title}</h1><p>${text}</p></body>`;
 
 /** Listens on 127.0.0.1:`port` (0: a free port). */
 export async function listenForRedirect(port: number): Promise<RedirectListener> {
@@ -28,13 +29,24 @@ export async function listenForRedirect(port: number): Promise<RedirectListener>
     if (req.method !== 'GET' || url.pathname !== '/callback') return void res.writeHead(404).end();
     const params = url.searchParams;
     if (!expected || params.get('state') !== expected) {
-      res.writeHead(400, { 'content-type': 'text/html; charset=utf-8' }).end(page('Not this login', 'This redirect does not belong to the login toolshed is waiting for (its state does not match).'));
+      res
+        .writeHead(400, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          page(
+            'Not this login',
+            'This redirect does not belong to the login toolshed is waiting for (its state does not match).',
+          ),
+        );
       return;
     }
     const refused = params.get('error');
     res
       .writeHead(refused ? 400 : 200, { 'content-type': 'text/html; charset=utf-8' })
-      .end(refused ? page('Authorization refused', 'toolshed was not authorized. You can close this tab; the terminal says why.') : page('Authorized', 'toolshed is authorized. You can close this tab.'));
+      .end(
+        refused
+          ? page('Authorization refused', 'toolshed was not authorized. You can close this tab; the terminal says why.')
+          : page('Authorized', 'toolshed is authorized. You can close this tab.'),
+      );
     deliver?.(params);
   });
   await new Promise<void>((resolve, reject) => {
@@ -49,7 +61,10 @@ export async function listenForRedirect(port: number): Promise<RedirectListener>
     wait(state, timeoutMs) {
       expected = state;
       return new Promise<URLSearchParams>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no redirect came back within ${Math.round(timeoutMs / 60_000)} minutes`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no redirect came back within ${Math.round(timeoutMs / 60_000)} minutes`)),
+          timeoutMs,
+        );
         deliver = (params) => {
           clearTimeout(timer);
           resolve(params);

@@ -35,11 +35,18 @@ export interface CommandSpec {
 /** Flags every command that loads a host takes. */
 export const HOST_FLAGS: FlagSpec[] = [
   { flags: '--config <file>', description: 'use this config file instead of searching for one' },
-  { flags: '--root <dir>', description: "workspace root tools work in (default: the config's root, else the current folder)" },
+  {
+    flags: '--root <dir>',
+    description: "workspace root tools work in (default: the config's root, else the current folder)",
+  },
   { flags: '--enable <toolsets>', description: "toolsets to enable, comma-separated (replaces the config's enable)" },
   { flags: '--disable <names>', description: 'toolsets or tools to disable, comma-separated' },
   { flags: '--strict', description: 'exit 1 when any plugin failed to load' },
-  { flags: '--trust-config', description: 'accept and record a config that changed since it was last accepted, without asking (CI, containers; see toolshed trust)' },
+  {
+    flags: '--trust-config',
+    description:
+      'accept and record a config that changed since it was last accepted, without asking (CI, containers; see toolshed trust)',
+  },
 ];
 
 const JSON_FLAG: FlagSpec = { flags: '--json', description: 'machine-readable output' };
@@ -56,7 +63,13 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'list',
     summary: 'the tool definitions you send the model',
-    flags: [{ flags: '--format <format>', description: 'provider format, or names (one a line)', choices: [...FORMATS, 'names'] }],
+    flags: [
+      {
+        flags: '--format <format>',
+        description: 'provider format, or names (one a line)',
+        choices: [...FORMATS, 'names'],
+      },
+    ],
     examples: ['toolshed list --format anthropic', 'toolshed list --format names --enable file,web'],
     run: async (c) => (await import('./inspect.js')).runList(c),
   },
@@ -66,8 +79,15 @@ export const COMMANDS: CommandSpec[] = [
     args: [{ syntax: '[tool]', description: 'one tool to explain (default: every tool)' }],
     flags: [
       JSON_FLAG,
-      { flags: '--as <identity>', description: `what an identity gets under the config's access rules: a subject, or a JSON object of its token's claims ('{"sub":"alice","scope":"a b","groups":["eng"]}')` },
-      { flags: '--search <query>', description: 'what tool_search finds for a query among the exposed tools: the ranking, each score, and the words each tool matched in which fields' },
+      {
+        flags: '--as <identity>',
+        description: `what an identity gets under the config's access rules: a subject, or a JSON object of its token's claims ('{"sub":"alice","scope":"a b","groups":["eng"]}')`,
+      },
+      {
+        flags: '--search <query>',
+        description:
+          'what tool_search finds for a query among the exposed tools: the ranking, each score, and the words each tool matched in which fields',
+      },
     ],
     examples: [
       'toolshed explain web_search',
@@ -86,10 +106,21 @@ export const COMMANDS: CommandSpec[] = [
       { syntax: '[args]', description: 'arguments as JSON, or - to read them from stdin (default {})' },
     ],
     flags: [
-      { flags: '-y, --yes', description: 'approve a call that needs approval (config approve) without asking; without it, you are asked on a terminal and refused elsewhere' },
-      { flags: '-q, --quiet', description: "don't print the plugins' log lines (ctx.log, MCP servers' log messages) on stderr" },
+      {
+        flags: '-y, --yes',
+        description:
+          'approve a call that needs approval (config approve) without asking; without it, you are asked on a terminal and refused elsewhere',
+      },
+      {
+        flags: '-q, --quiet',
+        description: "don't print the plugins' log lines (ctx.log, MCP servers' log messages) on stderr",
+      },
     ],
-    examples: [`toolshed call read_file '{"path":"README.md","limit":5}'`, `echo '{"query":"x"}' | toolshed call web_search -`, `toolshed call write_file '{"path":"a.txt","content":"hi"}' --yes`],
+    examples: [
+      `toolshed call read_file '{"path":"README.md","limit":5}'`,
+      `echo '{"query":"x"}' | toolshed call web_search -`,
+      `toolshed call write_file '{"path":"a.txt","content":"hi"}' --yes`,
+    ],
     run: async (c) => (await import('./inspect.js')).runCall(c),
   },
   {
@@ -97,15 +128,45 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'MCP server over stdio (default) or Streamable HTTP',
     flags: [
       { flags: '--http <host:port>', description: 'serve Streamable HTTP on this loopback address instead of stdio' },
-      { flags: '--allow-origin <origins>', description: 'with --http: browser origins allowed besides loopback ones, comma-separated (others get 403)' },
-      { flags: '--token-env <name>', description: 'with --http: require Authorization: Bearer <the value of env var NAME>; allows a non-loopback address' },
-      { flags: '--stateless', description: 'with --http: keep no per-client state, so replicas can sit behind a load balancer' },
-      { flags: '--ops', description: 'with --http: serve /healthz, /readyz and /metrics on a non-loopback address too (on by default on loopback; config serve.ops)' },
-      { flags: '--public-url <urls>', description: 'with --http on loopback behind a reverse proxy: the URLs clients use, comma-separated; their host passes the Host check (default: config serve.publicUrl)' },
-      { flags: '--replica <name>', description: 'with --http: name this replica in the session ids it issues (NAME.uuid), for a balancer that routes on them (docs/fleet.md)' },
-      { flags: '--ui', description: 'with --http: serve the web console at /ui/ on the same listener, behind the same checks and authentication (docs/console.md)' },
+      {
+        flags: '--allow-origin <origins>',
+        description: 'with --http: browser origins allowed besides loopback ones, comma-separated (others get 403)',
+      },
+      {
+        flags: '--token-env <name>',
+        description:
+          'with --http: require Authorization: Bearer <the value of env var NAME>; allows a non-loopback address',
+      },
+      {
+        flags: '--stateless',
+        description: 'with --http: keep no per-client state, so replicas can sit behind a load balancer',
+      },
+      {
+        flags: '--ops',
+        description:
+          'with --http: serve /healthz, /readyz and /metrics on a non-loopback address too (on by default on loopback; config serve.ops)',
+      },
+      {
+        flags: '--public-url <urls>',
+        description:
+          'with --http on loopback behind a reverse proxy: the URLs clients use, comma-separated; their host passes the Host check (default: config serve.publicUrl)',
+      },
+      {
+        flags: '--replica <name>',
+        description:
+          'with --http: name this replica in the session ids it issues (NAME.uuid), for a balancer that routes on them (docs/fleet.md)',
+      },
+      {
+        flags: '--ui',
+        description:
+          'with --http: serve the web console at /ui/ on the same listener, behind the same checks and authentication (docs/console.md)',
+      },
       { flags: '-q, --quiet', description: 'with --http: no log line per request on stderr' },
-      { flags: '--watch', description: "reload the config and plugins when their files change, except files the model's tools can write (inside the workspace root or an fsWrite grant)" },
+      {
+        flags: '--watch',
+        description:
+          "reload the config and plugins when their files change, except files the model's tools can write (inside the workspace root or an fsWrite grant)",
+      },
       {
         flags: '--watch-workspace',
         description:
@@ -127,12 +188,27 @@ export const COMMANDS: CommandSpec[] = [
     name: 'ui',
     summary: 'the web console: layers, tools and why, live calls, try a tool, approve held calls',
     flags: [
-      { flags: '--http <host:port>', description: 'listen here (default 127.0.0.1:7420, or a free port when that one is taken)' },
+      {
+        flags: '--http <host:port>',
+        description: 'listen here (default 127.0.0.1:7420, or a free port when that one is taken)',
+      },
       { flags: '--open', description: 'open the console in the system browser' },
-      { flags: '--token-env <name>', description: 'require Authorization: Bearer <the value of env var NAME> on the API; allows a non-loopback address' },
-      { flags: '--allow-origin <origins>', description: "browser origins allowed besides the console's own, comma-separated" },
+      {
+        flags: '--token-env <name>',
+        description:
+          'require Authorization: Bearer <the value of env var NAME> on the API; allows a non-loopback address',
+      },
+      {
+        flags: '--allow-origin <origins>',
+        description: "browser origins allowed besides the console's own, comma-separated",
+      },
     ],
-    examples: ['toolshed ui', 'toolshed ui --open', 'toolshed ui --http 127.0.0.1:0 --root ~/my-app', 'TOOLSHED_TOKEN=… toolshed ui --http 0.0.0.0:7420 --token-env TOOLSHED_TOKEN'],
+    examples: [
+      'toolshed ui',
+      'toolshed ui --open',
+      'toolshed ui --http 127.0.0.1:0 --root ~/my-app',
+      'TOOLSHED_TOKEN=… toolshed ui --http 0.0.0.0:7420 --token-env TOOLSHED_TOKEN',
+    ],
     run: async (c) => (await import('./ui.js')).runUiCommand(c),
   },
   {
@@ -141,7 +217,10 @@ export const COMMANDS: CommandSpec[] = [
     host: false,
     flags: [
       { flags: '--force', description: 'overwrite an existing .toolshedrc.json' },
-      { flags: '--from-claude-desktop <file>', description: 'import the mcpServers of a Claude Desktop (or Cursor) config file' },
+      {
+        flags: '--from-claude-desktop <file>',
+        description: 'import the mcpServers of a Claude Desktop (or Cursor) config file',
+      },
     ],
     examples: ['toolshed init', 'toolshed init --from-claude-desktop ~/.config/Claude/claude_desktop_config.json'],
     run: async (c) => (await import('./init.js')).runInitCommand(c),
@@ -156,11 +235,22 @@ export const COMMANDS: CommandSpec[] = [
     name: 'accept',
     summary: "show how MCP servers' tool definitions changed since they were accepted, and accept them",
     args: [
-      { syntax: '[server]', description: 'the MCP server (its name under mcpServers); without it and --all, only show what changed' },
-      { syntax: '[tools...]', description: 'the tools to accept, by their exposed or own names (default: every changed tool of the server)' },
+      {
+        syntax: '[server]',
+        description: 'the MCP server (its name under mcpServers); without it and --all, only show what changed',
+      },
+      {
+        syntax: '[tools...]',
+        description: 'the tools to accept, by their exposed or own names (default: every changed tool of the server)',
+      },
     ],
     flags: [{ flags: '--all', description: 'accept every changed definition of every server' }],
-    examples: ['toolshed accept', 'toolshed accept github', 'toolshed accept github create_issue', 'toolshed accept --all'],
+    examples: [
+      'toolshed accept',
+      'toolshed accept github',
+      'toolshed accept github create_issue',
+      'toolshed accept --all',
+    ],
     run: async (c) => (await import('./accept.js')).runAcceptCommand(c),
   },
   {
@@ -168,12 +258,25 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'log in to a remote MCP server with OAuth and keep its tokens for the hosts you run',
     args: [{ syntax: '<server>', description: 'the MCP server (its name under mcpServers; a url entry)' }],
     flags: [
-      { flags: '--status', description: 'say whether it is authorized, until when and with which scopes (never a token)' },
+      {
+        flags: '--status',
+        description: 'say whether it is authorized, until when and with which scopes (never a token)',
+      },
       { flags: '--logout', description: 'forget its tokens and client registration' },
-      { flags: '--import <file>', description: 'store tokens obtained elsewhere, JSON { access_token, refresh_token?, expires_in?, scope?, client_id? } from FILE or - (stdin): for a host without a browser' },
+      {
+        flags: '--import <file>',
+        description:
+          'store tokens obtained elsewhere, JSON { access_token, refresh_token?, expires_in?, scope?, client_id? } from FILE or - (stdin): for a host without a browser',
+      },
       { flags: '--no-browser', description: 'only print the authorization URL, do not try to open a browser' },
     ],
-    examples: ['toolshed auth github', 'toolshed auth github --status', 'toolshed auth github --no-browser', 'toolshed auth github --import tokens.json', 'toolshed auth github --logout'],
+    examples: [
+      'toolshed auth github',
+      'toolshed auth github --status',
+      'toolshed auth github --no-browser',
+      'toolshed auth github --import tokens.json',
+      'toolshed auth github --logout',
+    ],
     run: async (c) => (await import('./auth.js')).runAuthCommand(c),
   },
   {

@@ -35,17 +35,24 @@ export function identityArgument(value: string, config: ResolvedConfig): Identit
   } catch (error) {
     throw new UsageError(`--as: not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) throw new UsageError('--as takes a subject or a JSON object of claims');
+  if (typeof claims !== 'object' || claims === null || Array.isArray(claims))
+    throw new UsageError('--as takes a subject or a JSON object of claims');
   const identity = identityFromClaims(claims as Record<string, unknown>, subjectClaim);
   if (!identity) throw new UsageError(`--as: the claims need a non-empty string '${subjectClaim}' (the subject)`);
   return identity;
 }
 
-/** What `identity` gets under `config` (call after `host.as(identity)` succeeded, so a rule matches when there are rules). */
+/**
+ * What `identity` gets under `config` (call after `host.as(identity)` succeeded, so a rule matches when there are
+ * rules).
+ */
 export function accessSummary(identity: Identity, config: ResolvedConfig): AccessSummary {
   const matched = matchRule(config.access, identity);
   const rule = matched?.rule;
-  const approve = rule?.approve !== undefined ? { ...resolveApprove(rule.approve, config.approve.timeoutMs), from: 'rule' as const } : { ...config.approve, from: 'host' as const };
+  const approve =
+    rule?.approve !== undefined
+      ? { ...resolveApprove(rule.approve, config.approve.timeoutMs), from: 'rule' as const }
+      : { ...config.approve, from: 'host' as const };
   return {
     subject: identity.subject,
     ...(identity.issuer !== undefined ? { issuer: identity.issuer } : {}),
@@ -54,22 +61,38 @@ export function accessSummary(identity: Identity, config: ResolvedConfig): Acces
     rule: matched?.name ?? null,
     approve,
     // What calls a minute do while the store cannot count them is said even when the rule leaves it to the default.
-    quota: rule?.quota?.callsPerMinute !== undefined ? { ...rule.quota, onStoreDown: rule.quota.onStoreDown ?? 'refuse' } : (rule?.quota ?? {}),
+    quota:
+      rule?.quota?.callsPerMinute !== undefined
+        ? { ...rule.quota, onStoreDown: rule.quota.onStoreDown ?? 'refuse' }
+        : (rule?.quota ?? {}),
   };
 }
 
 /** The lines above `explain --as`'s report. */
 export function renderAccess(access: AccessSummary, s: Style): string {
   const who = `${s.bold(access.subject)}${access.issuer ? ` (from ${access.issuer})` : ''}`;
-  const out = [access.rule === null ? `as ${who}: the config has no access rules, so every identity gets the whole host` : `as ${who}: access rule '${access.rule}'`];
+  const out = [
+    access.rule === null
+      ? `as ${who}: the config has no access rules, so every identity gets the whole host`
+      : `as ${who}: access rule '${access.rule}'`,
+  ];
   out.push(`  scopes:   ${access.scopes.join(' ') || 'none'}`);
   const { approve } = access;
-  const needs = [...(approve.tools.length ? [approve.tools.join(', ')] : []), ...(approve.destructive ? ['every tool that may be destructive'] : [])];
+  const needs = [
+    ...(approve.tools.length ? [approve.tools.join(', ')] : []),
+    ...(approve.destructive ? ['every tool that may be destructive'] : []),
+  ];
   const source = approve.from === 'rule' ? "the rule's approve" : "the host's approve";
-  out.push(`  approval: ${needs.length ? `${needs.join('; ')} (${source}, answered within ${approve.timeoutMs} ms)` : `none (${source})`}`);
+  out.push(
+    `  approval: ${needs.length ? `${needs.join('; ')} (${source}, answered within ${approve.timeoutMs} ms)` : `none (${source})`}`,
+  );
   const { callsPerMinute, inFlight, sessions } = access.quota;
   const quota = [
-    ...(callsPerMinute !== undefined ? [`${callsPerMinute} calls a minute (${access.quota.onStoreDown === 'allow' ? 'let through uncounted' : 'refused'} while the state store is unreachable)`] : []),
+    ...(callsPerMinute !== undefined
+      ? [
+          `${callsPerMinute} calls a minute (${access.quota.onStoreDown === 'allow' ? 'let through uncounted' : 'refused'} while the state store is unreachable)`,
+        ]
+      : []),
     ...(inFlight !== undefined ? [`${inFlight} running at once`] : []),
     ...(sessions !== undefined ? [`${sessions} sessions`] : []),
   ];

@@ -23,7 +23,10 @@ export function starterConfig(): Record<string, unknown> {
 }
 
 /** The `mcpServers` of a desktop client's config, with the lines that tell the operator what changed. */
-async function desktopServers(file: string, cwd: string): Promise<{ servers: Record<string, unknown>; lines: string[] }> {
+async function desktopServers(
+  file: string,
+  cwd: string,
+): Promise<{ servers: Record<string, unknown>; lines: string[] }> {
   const { importClaudeDesktop } = await import('../mcp-client/claude-desktop.js');
   const source = path.resolve(cwd, file);
   let text: string;
@@ -34,39 +37,65 @@ async function desktopServers(file: string, cwd: string): Promise<{ servers: Rec
   }
   const { servers, notes } = importClaudeDesktop(text, source);
   const names = Object.keys(servers);
-  const lines = [`imported ${names.length} MCP server${names.length === 1 ? '' : 's'} from ${file}: ${names.join(', ') || 'none'}.`, ...notes.map((note) => `  note: ${note}`)];
+  const lines = [
+    `imported ${names.length} MCP server${names.length === 1 ? '' : 's'} from ${file}: ${names.join(', ') || 'none'}.`,
+    ...notes.map((note) => `  note: ${note}`),
+  ];
   if (names.length) {
-    lines.push('They start untrusted: in the sandbox, with only the env written in their entries (copied here, secrets included) and no grants.');
-    lines.push('Run toolshed to see each one connected or why not; add grants (network, env, fsRead, fsWrite) where a server needs them (docs/mcp-servers.md).');
+    lines.push(
+      'They start untrusted: in the sandbox, with only the env written in their entries (copied here, secrets included) and no grants.',
+    );
+    lines.push(
+      'Run toolshed to see each one connected or why not; add grants (network, env, fsRead, fsWrite) where a server needs them (docs/mcp-servers.md).',
+    );
   }
   return { servers, lines };
 }
 
-/** Writes `.toolshedrc.json` in `cwd` (with the servers of a desktop client's config when `fromClaudeDesktop` names one) and accepts it for config trust; refuses to overwrite unless `force`. */
-export async function runInit(options: { cwd: string; force: boolean; fromClaudeDesktop?: string; out(text: string): void }): Promise<number> {
+/**
+ * Writes `.toolshedrc.json` in `cwd` (with the servers of a desktop client's config when `fromClaudeDesktop` names one)
+ * and accepts it for config trust; refuses to overwrite unless `force`.
+ */
+export async function runInit(options: {
+  cwd: string;
+  force: boolean;
+  fromClaudeDesktop?: string;
+  out(text: string): void;
+}): Promise<number> {
   const file = path.join(options.cwd, '.toolshedrc.json');
   if (existsSync(file) && !options.force) {
     process.stderr.write(`toolshed: ${file} already exists; pass --force to overwrite it\n`);
     return 1;
   }
   const config = starterConfig();
-  const imported = options.fromClaudeDesktop === undefined ? undefined : await desktopServers(options.fromClaudeDesktop, options.cwd);
+  const imported =
+    options.fromClaudeDesktop === undefined ? undefined : await desktopServers(options.fromClaudeDesktop, options.cwd);
   if (imported) {
     config.mcpServers = imported.servers;
     // What is written must load: the same validation a host runs.
     validateConfigObject(config, file);
   }
   writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
-  options.out(`wrote ${path.relative(options.cwd, file) || file}. Add plugin packages with npm install, list them under "plugins", and run toolshed to see what is exposed.`);
+  options.out(
+    `wrote ${path.relative(options.cwd, file) || file}. Add plugin packages with npm install, list them under "plugins", and run toolshed to see what is exposed.`,
+  );
   for (const line of imported?.lines ?? []) options.out(line);
   // The operator just wrote it: accept it as this folder's config, or a "no config here" record would refuse it.
   const { loadHostConfig } = await import('../config/host-config.js');
   const { trust } = await loadHostConfig({ trust: 'accept' }, options.cwd);
-  if (trust?.applies) options.out("Accepted it as this folder's config (config trust): toolshed stops if it changes, until you review the change with toolshed trust.");
+  if (trust?.applies)
+    options.out(
+      "Accepted it as this folder's config (config trust): toolshed stops if it changes, until you review the change with toolshed trust.",
+    );
   return 0;
 }
 
 /** `toolshed init [--force] [--from-claude-desktop FILE]`. */
 export function runInitCommand({ values, io }: CommandContext): Promise<number> {
-  return runInit({ cwd: io.cwd ?? process.cwd(), force: values.force === true, ...(values.fromClaudeDesktop !== undefined ? { fromClaudeDesktop: values.fromClaudeDesktop } : {}), out: io.out });
+  return runInit({
+    cwd: io.cwd ?? process.cwd(),
+    force: values.force === true,
+    ...(values.fromClaudeDesktop !== undefined ? { fromClaudeDesktop: values.fromClaudeDesktop } : {}),
+    out: io.out,
+  });
 }

@@ -45,7 +45,8 @@ export function runExplain({ args, values, io }: CommandContext): Promise<number
     const report = as?.report ?? hostReport;
     const access = as ? { access: as.access } : {};
     if (name === undefined) {
-      const text = () => [...(as ? [renderAccess(as.access, io.style), ''] : []), renderExplain(report, io.style)].join('\n');
+      const text = () =>
+        [...(as ? [renderAccess(as.access, io.style), ''] : []), renderExplain(report, io.style)].join('\n');
       io.out(values.json ? JSON.stringify({ ...access, ...report }, null, 2) : text());
       return 0;
     }
@@ -57,7 +58,8 @@ export function runExplain({ args, values, io }: CommandContext): Promise<number
           report.tools.map((t) => t.name),
         )}`,
       );
-    const text = () => [...(as ? [renderAccess(as.access, io.style), ''] : []), renderTool(tool, report, io.style)].join('\n');
+    const text = () =>
+      [...(as ? [renderAccess(as.access, io.style), ''] : []), renderTool(tool, report, io.style)].join('\n');
     io.out(values.json ? JSON.stringify({ ...access, ...tool }, null, 2) : text());
     return 0;
   });
@@ -67,7 +69,11 @@ export function runExplain({ args, values, io }: CommandContext): Promise<number
 const SEARCH_SHOWN = 10;
 
 /** `toolshed explain --search QUERY`: what tool_search finds among the exposed tools (deferred or not), and why. */
-function explainSearch(query: string, name: string | undefined, { values, io }: Pick<CommandContext, 'values' | 'io'>): Promise<number> {
+function explainSearch(
+  query: string,
+  name: string | undefined,
+  { values, io }: Pick<CommandContext, 'values' | 'io'>,
+): Promise<number> {
   if (name !== undefined) throw new UsageError(`explain takes a tool name or --search, not both`);
   if (!query.trim()) throw new UsageError(`--search needs a query: what the tool should do, in a few words`);
   return withHost(values, io, { warn: false }, async (host) => {
@@ -80,7 +86,8 @@ function explainSearch(query: string, name: string | undefined, { values, io }: 
 /** A search's ranking as text: each tool with its score, whether it is deferred, and what it matched. */
 export function renderSearch(query: string, { results, indexed }: SearchRanking, s: Style): string {
   const head = `tool_search for ${JSON.stringify(query)}, over ${indexed} indexed tool${indexed === 1 ? '' : 's'}:`;
-  if (!results.length) return `${head}\n  nothing matched (no word of the query is in any tool's name, description, parameters or toolset)`;
+  if (!results.length)
+    return `${head}\n  nothing matched (no word of the query is in any tool's name, description, parameters or toolset)`;
   const width = Math.max(...results.map((hit) => hit.name.length));
   const lines = results.map((hit, i) => {
     const where = hit.deferred ? s.dim('deferred') : s.dim('listed');
@@ -108,7 +115,8 @@ export function runCall({ args, values, io }: CommandContext): Promise<number> {
   if (!name) throw new UsageError('call needs a tool name: toolshed call TOOL [ARGS_JSON | -]');
   const input = rawArgs === '-' ? io.readStdin() : (rawArgs ?? '{}');
   return withHost(values, io, { warn: true }, async (host) => {
-    // The plugins' ctx.log lines and MCP servers' log messages (the called tool's, the tools it calls, checks) are for the person running this: stderr.
+    // The plugins' ctx.log lines and MCP servers' log messages (the called tool's, the tools it calls, checks) are for
+    // the person running this: stderr.
     if (!values.quiet) host.on('log', (entry) => io.err(logLine(entry)));
     const outcome = await host.call(name, input, { onApproval: cliApprover(values, io) });
     // A tool's text shown on a terminal has every control character as text (its colour codes too); piped, it is exact.

@@ -8,7 +8,10 @@ import { ToolshedError, UsageError } from '../../boundary/errors.js';
 import { buildProgram } from './program.js';
 import { processIo, type CliIo } from './io.js';
 
-/** commander's message as one line: "error: unknown option '--x'\n(Did you mean --y?)" → "unknown option '--x' (Did you mean --y?)". */
+/**
+ * commander's message as one line: "error: unknown option '--x'\n(Did you mean --y?)" → "unknown option '--x' (Did you
+ * mean --y?)".
+ */
 function oneLine(message: string): string {
   return message
     .replace(/^error: /, '')

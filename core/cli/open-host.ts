@@ -21,8 +21,14 @@ const names = (value: string | undefined) =>
         .map((s) => s.trim())
         .filter(Boolean);
 
-/** createToolHost options from the host flags, for a command run in `cwd`; `--root` also starts the config search there. */
-export function hostOptions(values: CliValues, extra: Partial<ToolHostOptions> = {}, cwd: string = process.cwd()): ToolHostOptions {
+/**
+ * createToolHost options from the host flags, for a command run in `cwd`; `--root` also starts the config search there.
+ */
+export function hostOptions(
+  values: CliValues,
+  extra: Partial<ToolHostOptions> = {},
+  cwd: string = process.cwd(),
+): ToolHostOptions {
   const overrides: { enable?: string[]; disable?: string[] } = {};
   const enable = names(values.enable);
   const disable = names(values.disable);
@@ -45,7 +51,17 @@ export async function openHost(values: CliValues, io: CliIo, extra: Partial<Tool
   const timer = io.errIsTTY ? setTimeout(() => io.err(note), PROGRESS_AFTER_MS) : undefined;
   timer?.unref();
   try {
-    return await createToolHost(hostOptions(values, { onNotice: (message) => io.err(`toolshed: ${message}`), ...(io.env !== undefined ? { env: io.env } : {}), ...extra }, io.cwd));
+    return await createToolHost(
+      hostOptions(
+        values,
+        {
+          onNotice: (message) => io.err(`toolshed: ${message}`),
+          ...(io.env !== undefined ? { env: io.env } : {}),
+          ...extra,
+        },
+        io.cwd,
+      ),
+    );
   } finally {
     if (timer) clearTimeout(timer);
   }
@@ -53,7 +69,9 @@ export async function openHost(values: CliValues, io: CliIo, extra: Partial<Tool
 
 /** The plugins that failed to load, one line each: `name (CODE: message)`. */
 export function failedPlugins(report: HostReport): string[] {
-  return report.plugins.filter((p) => p.status === 'failed').map((p) => `${p.name} (${p.error?.code}: ${p.error?.message})`);
+  return report.plugins
+    .filter((p) => p.status === 'failed')
+    .map((p) => `${p.name} (${p.error?.code}: ${p.error?.message})`);
 }
 
 /** Grants of untrusted plugins that match nothing they request, one line each: `name: what`. */
@@ -73,10 +91,22 @@ function strictGate(report: HostReport, values: CliValues, io: CliIo, warn: bool
   const list = (lines: string[], mark: string) => lines.map((f) => `  ${mark} ${f}`).join('\n');
   const problems = [
     ...(failed.length
-      ? [{ head: `${failed.length} plugin${failed.length === 1 ? '' : 's'} failed to load`, hint: ' (toolshed explain shows their toolsets and tools)', body: list(failed, io.errStyle.red(io.errStyle.fail)) }]
+      ? [
+          {
+            head: `${failed.length} plugin${failed.length === 1 ? '' : 's'} failed to load`,
+            hint: ' (toolshed explain shows their toolsets and tools)',
+            body: list(failed, io.errStyle.red(io.errStyle.fail)),
+          },
+        ]
       : []),
     ...(grants.length
-      ? [{ head: `${grants.length} grant${grants.length === 1 ? '' : 's'} match${grants.length === 1 ? 'es' : ''} nothing the plugin requests`, hint: '', body: list(grants, io.errStyle.yellow(io.errStyle.warn)) }]
+      ? [
+          {
+            head: `${grants.length} grant${grants.length === 1 ? '' : 's'} match${grants.length === 1 ? 'es' : ''} nothing the plugin requests`,
+            hint: '',
+            body: list(grants, io.errStyle.yellow(io.errStyle.warn)),
+          },
+        ]
       : []),
   ];
   if (values.strict) {
@@ -88,7 +118,12 @@ function strictGate(report: HostReport, values: CliValues, io: CliIo, warn: bool
 }
 
 /** Opens a host, applies --strict, runs `fn`, and always closes the host. */
-export async function withHost(values: CliValues, io: CliIo, options: { warn: boolean }, fn: (host: ToolHost, report: HostReport) => Promise<number>): Promise<number> {
+export async function withHost(
+  values: CliValues,
+  io: CliIo,
+  options: { warn: boolean },
+  fn: (host: ToolHost, report: HostReport) => Promise<number>,
+): Promise<number> {
   const host = await openHost(values, io);
   try {
     const report = await host.refresh();

@@ -56,11 +56,17 @@ export function buildProgram(io: CliIo, exit: { code: number }): Command {
     .helpCommand('help [command]', 'show help for a command')
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({ writeOut: (text) => io.out(text.replace(/\n$/, '')), writeErr: (text) => io.err(text.replace(/\n$/, '')), outputError: () => {} });
+    .configureOutput({
+      writeOut: (text) => io.out(text.replace(/\n$/, '')),
+      writeErr: (text) => io.err(text.replace(/\n$/, '')),
+      outputError: () => {},
+    });
   // Host flags on the program too, so `toolshed --config x list` works as well as `toolshed list --config x`.
   for (const flag of [...HOST_FLAGS, ...(COMMANDS[0]!.flags ?? [])]) addFlag(program, flag);
   for (const spec of COMMANDS) {
-    const command = program.command(spec.name, spec === COMMANDS[0] ? { isDefault: true } : {}).description(spec.summary);
+    const command = program
+      .command(spec.name, spec === COMMANDS[0] ? { isDefault: true } : {})
+      .description(spec.summary);
     for (const arg of spec.args ?? []) command.argument(arg.syntax, arg.description);
     for (const flag of flagsOf(spec)) addFlag(command, flag);
     if (spec === COMMANDS[0]) command.allowExcessArguments(true);
@@ -71,7 +77,10 @@ export function buildProgram(io: CliIo, exit: { code: number }): Command {
   program.commands
     .find((c) => c.name() === 'completion')
     ?.description('print a shell completion script (bash, zsh, fish or powershell)')
-    .addHelpText('after', `\nExamples:\n  $ source <(toolshed completion bash)      # in ~/.bashrc\n  $ toolshed completion fish > ~/.config/fish/completions/toolshed.fish`);
+    .addHelpText(
+      'after',
+      `\nExamples:\n  $ source <(toolshed completion bash)      # in ~/.bashrc\n  $ toolshed completion fish > ~/.config/fish/completions/toolshed.fish`,
+    );
   program.addHelpText('after', `\nRun toolshed help <command> for a command's flags and an example.`);
   return program;
 }

@@ -10,12 +10,14 @@ const pad = (text: string, width: number) => (text.length >= width ? text : text
 function knownLine(p: PluginReport): string {
   const k = p.known;
   if (!k) return '';
-  if (k.from === 'name') return `toolset '${k.toolsets.join("', '")}' kept as a name; its tools are not known (no earlier manifest of it is cached)`;
+  if (k.from === 'name')
+    return `toolset '${k.toolsets.join("', '")}' kept as a name; its tools are not known (no earlier manifest of it is cached)`;
   return `unavailable: toolsets ${k.toolsets.join(', ') || 'none'}; tools ${k.tools.join(', ') || 'none'} (from its last manifest)`;
 }
 
 function pluginLine(p: PluginReport, nameWidth: number, s: Style): string {
-  if (p.status === 'failed') return `  ${s.red(s.fail)} ${pad(p.name, nameWidth)}  ${s.red(`${p.error?.code}:`)} ${p.error?.message}`;
+  if (p.status === 'failed')
+    return `  ${s.red(s.fail)} ${pad(p.name, nameWidth)}  ${s.red(`${p.error?.code}:`)} ${p.error?.message}`;
   // "builtin": shipped inside the toolshed package (plugins/), not a package of its own on the registry.
   const bits = [
     `${p.tools} tool${p.tools === 1 ? '' : 's'}`,
@@ -62,16 +64,24 @@ function serverLines(p: PluginReport, s: Style): string[] {
   const protections = describeServerProtections(p);
   if (protections) out.push(protections);
   const renamed = Object.entries(m.renamed);
-  if (renamed.length) out.push(`renamed: ${renamed.map(([exposed, own]) => `${own} ${s.arrow} ${exposed}`).join(', ')}`);
+  if (renamed.length)
+    out.push(`renamed: ${renamed.map(([exposed, own]) => `${own} ${s.arrow} ${exposed}`).join(', ')}`);
   for (const warning of m.warnings) out.push(`warning: ${warning}`);
   return out;
 }
 
 /** What is enforced of a plugin's permissions, in words: "declared, not enforced" where nothing holds it. */
 export function describeEnforcement(e: Enforcement): string {
-  const fs = e.fs === NOT_ENFORCED ? `files ${NOT_ENFORCED}` : `files read ${e.fs.read.join(', ') || 'none'}, write ${e.fs.write.join(', ') || 'none'} (by the ${e.fs.by})`;
-  const network = e.network === NOT_ENFORCED ? `network ${NOT_ENFORCED}` : `network ${e.network.allowed ? 'allowed' : 'none'} (by the ${e.network.by})`;
-  const env = e.env === NOT_ENFORCED ? `env ${NOT_ENFORCED}` : `env ${e.env.names.join(', ') || 'none'} (by the ${e.env.by})`;
+  const fs =
+    e.fs === NOT_ENFORCED
+      ? `files ${NOT_ENFORCED}`
+      : `files read ${e.fs.read.join(', ') || 'none'}, write ${e.fs.write.join(', ') || 'none'} (by the ${e.fs.by})`;
+  const network =
+    e.network === NOT_ENFORCED
+      ? `network ${NOT_ENFORCED}`
+      : `network ${e.network.allowed ? 'allowed' : 'none'} (by the ${e.network.by})`;
+  const env =
+    e.env === NOT_ENFORCED ? `env ${NOT_ENFORCED}` : `env ${e.env.names.join(', ') || 'none'} (by the ${e.env.by})`;
   return `${fs}; ${network}; ${env}`;
 }
 
@@ -80,7 +90,8 @@ export function describeProtections(p: PluginReport): string | undefined {
   const x = p.protections;
   if (!x) return undefined;
   const on = [`permission model (fs, ${x.netPermission ? 'network, ' : ''}child processes, addons)`];
-  if (x.mountNamespace) on.push(`own mount namespace (${x.launcher}: only its package, its grants and the node runtime exist)`);
+  if (x.mountNamespace)
+    on.push(`own mount namespace (${x.launcher}: only its package, its grants and the node runtime exist)`);
   if (x.netNamespace) on.push('no network (own network namespace)');
   if (x.pidNamespace) on.push('own PID namespace');
   if (x.userNamespace) on.push('own user namespace');
@@ -95,7 +106,11 @@ function hiddenLine(t: ToolReport, nameWidth: number, s: Style): string {
 /** The summary `toolshed` prints: plugins, toolsets, layer counts, hidden tools and why. */
 export function renderSummary(report: HostReport, s: Style = PLAIN): string {
   const out: string[] = [];
-  out.push(s.bold(`toolshed ${report.version} ${s.dash} config: ${report.config.file ?? 'none (embedded default: every first-party toolset)'}`));
+  out.push(
+    s.bold(
+      `toolshed ${report.version} ${s.dash} config: ${report.config.file ?? 'none (embedded default: every first-party toolset)'}`,
+    ),
+  );
   out.push(`root: ${report.config.root}`);
   out.push('');
   const loaded = report.plugins.filter((p) => p.status === 'loaded').length;
@@ -111,20 +126,27 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
     if (note) out.push(`      ${' '.repeat(nameWidth)}${note}`);
   }
   out.push('');
-  const toolset = (t: HostReport['toolsets'][number]) => (t.includes.length ? `${t.name} (= ${t.includes.join(' + ')})` : `${t.name} (${t.tools}${t.unavailable ? ', unavailable' : ''})`);
+  const toolset = (t: HostReport['toolsets'][number]) =>
+    t.includes.length
+      ? `${t.name} (= ${t.includes.join(' + ')})`
+      : `${t.name} (${t.tools}${t.unavailable ? ', unavailable' : ''})`;
   out.push(`toolsets: ${report.toolsets.map(toolset).join(', ') || 'none'}`);
   out.push('');
   const c = report.counts;
   const arrow = ` ${s.arrow} `;
-  out.push(`layers: ${[`${c.registered} registered`, `${c.selected} selected`, `${c.available} available`, s.green(`${c.exposed} exposed`)].join(arrow)}`);
+  out.push(
+    `layers: ${[`${c.registered} registered`, `${c.selected} selected`, `${c.available} available`, s.green(`${c.exposed} exposed`)].join(arrow)}`,
+  );
   const exposed = report.tools.filter((t) => t.exposed).map((t) => t.name);
   out.push(`exposed: ${exposed.join(', ') || 'none'}`);
   const deferred = report.tools.filter((t) => t.deferred).map((t) => t.name);
   const excluded = new Set(report.search.excluded);
   const findable = deferred.filter((name) => !excluded.has(name));
   if (findable.length) out.push(`deferred (listed once tool_search finds them): ${findable.join(', ')}`);
-  if (excluded.size) out.push(`kept out of tool_search by search.exclude (callable by name): ${report.search.excluded.join(', ')}`);
-  if (report.search.excludeUnmatched.length) out.push(`search.exclude entries that match no exposed tool: ${report.search.excludeUnmatched.join(', ')}`);
+  if (excluded.size)
+    out.push(`kept out of tool_search by search.exclude (callable by name): ${report.search.excluded.join(', ')}`);
+  if (report.search.excludeUnmatched.length)
+    out.push(`search.exclude entries that match no exposed tool: ${report.search.excludeUnmatched.join(', ')}`);
   const embeddings = report.search.embeddings;
   if (embeddings) out.push(embeddingsLine(embeddings));
   const hidden = report.tools.filter((t) => !t.exposed);
@@ -134,11 +156,19 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
     const width = Math.max(8, ...hidden.map((t) => t.name.length));
     for (const t of hidden) out.push(hiddenLine(t, width, s));
   }
-  out.push(...protectionLines(report, s), ...resourceLines(report), ...auditLines(report, s), ...breakerLines(report, s));
+  out.push(
+    ...protectionLines(report, s),
+    ...resourceLines(report),
+    ...auditLines(report, s),
+    ...breakerLines(report, s),
+  );
   if (report.conflicts.length) {
     out.push('');
     out.push('conflicts (TOOL_CONFLICT):');
-    for (const k of report.conflicts) out.push(`  ${k.name}: ${k.winner} wins over ${k.losers.join(', ')} (${k.rule})${k.spellings ? `; spelled ${k.spellings.join(', ')} there` : ''}`);
+    for (const k of report.conflicts)
+      out.push(
+        `  ${k.name}: ${k.winner} wins over ${k.losers.join(', ')} (${k.rule})${k.spellings ? `; spelled ${k.spellings.join(', ')} there` : ''}`,
+      );
   }
   if (report.warnings.length) {
     out.push('');
@@ -157,11 +187,20 @@ function protectionLines(report: HostReport, s: Style): string[] {
   const named = list.filter((e) => e.kind === 'name');
   // `.git/hooks` and `.git/config` are part of `.git`, shown once with what stays writable in it.
   const partial = named.filter((e) => e.except?.length).map((e) => e.value);
-  const names = named.filter((e) => !partial.some((p) => e.value.startsWith(`${p}/`))).map((e) => (e.except?.length ? `${e.value} (but what git add, commit and branch write)` : e.value));
+  const names = named
+    .filter((e) => !partial.some((p) => e.value.startsWith(`${p}/`)))
+    .map((e) => (e.except?.length ? `${e.value} (but what git add, commit and branch write)` : e.value));
   const configNames = names.filter((n) => n.startsWith('.toolshedrc') || n.startsWith('toolshed.config.'));
-  const shownNames = [...(configNames.length ? ['config file names (.toolshedrc*, toolshed.config.*)'] : []), ...names.filter((n) => !configNames.includes(n))];
+  const shownNames = [
+    ...(configNames.length ? ['config file names (.toolshedrc*, toolshed.config.*)'] : []),
+    ...names.filter((n) => !configNames.includes(n)),
+  ];
   const paths = list.filter((e) => e.kind === 'path');
-  const out = ['', `model-writable: ${writable.join(', ')}`, `protected (read-only to the model's tools there): ${shownNames.join(', ')} anywhere`];
+  const out = [
+    '',
+    `model-writable: ${writable.join(', ')}`,
+    `protected (read-only to the model's tools there): ${shownNames.join(', ')} anywhere`,
+  ];
   for (const e of paths) out.push(`  ${e.value} ${s.dash} ${e.why}`);
   for (const line of notInForce) out.push(`  ${s.yellow(s.warn)} not in force: ${line}`);
   return out;
@@ -190,40 +229,67 @@ function auditLines(report: HostReport, s: Style): string[] {
 function resourceLines(report: HostReport): string[] {
   const entries = Object.entries(report.protection.resources ?? {});
   if (!entries.length) return [];
-  const by = (e: { by: string }) => (e.by === 'kernel' ? 'kernel' : e.by === 'watchdog' ? 'host watchdog' : 'not in force');
+  const by = (e: { by: string }) =>
+    e.by === 'kernel' ? 'kernel' : e.by === 'watchdog' ? 'host watchdog' : 'not in force';
   return [
     '',
     'resource limits:',
-    ...entries.map(([name, r]) => `  ${name}: processes ${r.processes.limit} (${by(r.processes)}), memory ${r.memoryMb.limit} MB (${by(r.memoryMb)}), file size ${r.fileSizeMb.limit} MB (${by(r.fileSizeMb)})`),
+    ...entries.map(
+      ([name, r]) =>
+        `  ${name}: processes ${r.processes.limit} (${by(r.processes)}), memory ${r.memoryMb.limit} MB (${by(r.memoryMb)}), file size ${r.fileSizeMb.limit} MB (${by(r.fileSizeMb)})`,
+    ),
   ];
 }
 
 /** One tool in detail, for `toolshed explain TOOL`. */
 export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAIN): string {
-  const out = [`${s.bold(tool.name)}: ${tool.exposed ? s.green('exposed') : s.yellow(`hidden at layer ${tool.layer}`)}`];
+  const out = [
+    `${s.bold(tool.name)}: ${tool.exposed ? s.green('exposed') : s.yellow(`hidden at layer ${tool.layer}`)}`,
+  ];
   out.push(`  plugin:   ${tool.plugin}`);
   out.push(`  toolset:  ${tool.toolset}`);
   if (!tool.exposed) out.push(`  reason:   ${tool.reason}`);
   if (tool.availability?.via)
-    out.push(`  check:    ${tool.availability.ok ? 'passed' : 'failed'} (${tool.availability.via}${tool.probes !== undefined ? `, ${tool.probes} probe${tool.probes === 1 ? '' : 's'} so far` : ''})`);
-  if (tool.conflict) out.push(`  conflict: TOOL_CONFLICT ${s.dash} defined by ${[tool.conflict.winner, ...tool.conflict.losers].join(' and ')}; ${tool.conflict.winner} wins (${tool.conflict.rule})`);
+    out.push(
+      `  check:    ${tool.availability.ok ? 'passed' : 'failed'} (${tool.availability.via}${tool.probes !== undefined ? `, ${tool.probes} probe${tool.probes === 1 ? '' : 's'} so far` : ''})`,
+    );
+  if (tool.conflict)
+    out.push(
+      `  conflict: TOOL_CONFLICT ${s.dash} defined by ${[tool.conflict.winner, ...tool.conflict.losers].join(' and ')}; ${tool.conflict.winner} wins (${tool.conflict.rule})`,
+    );
   if (tool.annotations) out.push(`  hints:    ${describeAnnotations(tool.annotations)}`);
-  if (tool.schema) out.push(`  schema:   ${tool.schema.dialect === 'unsupported' ? tool.schema.from : `JSON Schema ${tool.schema.dialect} (${tool.schema.from === '$schema' ? 'its $schema' : tool.schema.from})`}`);
-  if (tool.approval) out.push(`  approval: needed before each call (${tool.approval === 'listed' ? 'listed in approve' : 'approve.destructive, and it may be destructive'})`);
+  if (tool.schema)
+    out.push(
+      `  schema:   ${tool.schema.dialect === 'unsupported' ? tool.schema.from : `JSON Schema ${tool.schema.dialect} (${tool.schema.from === '$schema' ? 'its $schema' : tool.schema.from})`}`,
+    );
+  if (tool.approval)
+    out.push(
+      `  approval: needed before each call (${tool.approval === 'listed' ? 'listed in approve' : 'approve.destructive, and it may be destructive'})`,
+    );
   for (const w of tool.warnings) out.push(`  warning:  ${w}`);
   const plugin = report.plugins.find((p) => p.name === tool.plugin);
   const changed = plugin?.mcp?.definitionChanges?.find((c) => c.name === tool.name);
   if (changed) {
-    const since = changed.kind === 'added' ? `new since its server's tools were accepted on ${changed.acceptedAt}` : `definition changed since accepted on ${changed.acceptedAt}`;
-    out.push(`  ${since} (${changed.mode === 'hold' ? 'held' : 'served with a warning'}):`, ...changed.diff.map((line) => `    ${line}`));
+    const since =
+      changed.kind === 'added'
+        ? `new since its server's tools were accepted on ${changed.acceptedAt}`
+        : `definition changed since accepted on ${changed.acceptedAt}`;
+    out.push(
+      `  ${since} (${changed.mode === 'hold' ? 'held' : 'served with a warning'}):`,
+      ...changed.diff.map((line) => `    ${line}`),
+    );
   }
   if (plugin?.permissions) {
     const e = plugin.permissions.effective;
-    out.push(`  tier:     ${plugin.tier} (${plugin.trust})${plugin.pool?.kind ? `, ${plugin.pool.kind === 'own' ? 'a pool of its own' : 'the shared pool'}: ${plugin.pool.reason}` : ''}`);
+    out.push(
+      `  tier:     ${plugin.tier} (${plugin.trust})${plugin.pool?.kind ? `, ${plugin.pool.kind === 'own' ? 'a pool of its own' : 'the shared pool'}: ${plugin.pool.reason}` : ''}`,
+    );
     const perms = plugin.permissions;
     const show = (x: Omit<typeof e, 'folders'>, folders: string[]) =>
       `network ${x.network ? 'yes' : 'no'}; env ${x.env?.join(', ') || 'none'}; read ${x.fsRead?.join(', ') || 'none'}; write ${x.fsWrite?.join(', ') || 'none'}; call ${x.callTools?.join(', ') || 'none'}${folders.length ? `; folders ${folders.join(', ')}` : ''}`;
-    const asked = Object.entries(perms.requested.folders ?? {}).map(([purpose, f]) => `${purpose} (${f.access}${f.description ? `: ${f.description}` : ''})`);
+    const asked = Object.entries(perms.requested.folders ?? {}).map(
+      ([purpose, f]) => `${purpose} (${f.access}${f.description ? `: ${f.description}` : ''})`,
+    );
     const chosen = (x: typeof e) => Object.entries(x.folders ?? {}).map(([purpose, p]) => `${purpose} = ${p}`);
     out.push(`  requested: ${show(perms.requested, asked)}`);
     out.push(`  granted:   ${show(perms.granted, chosen(perms.granted))}`);
@@ -233,7 +299,10 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
     if (perms.enforced.note) out.push(`  ${perms.enforced.note}`);
     const protections = describeProtections(plugin) ?? describeServerProtections(plugin);
     if (protections) out.push(`  ${protections}`);
-    if (plugin.mcp) out.push(`  server:   MCP over ${plugin.mcp.transport}, ${plugin.mcp.state}${plugin.mcp.server ? ` (${plugin.mcp.server.name} ${plugin.mcp.server.version})` : ''}`);
+    if (plugin.mcp)
+      out.push(
+        `  server:   MCP over ${plugin.mcp.transport}, ${plugin.mcp.state}${plugin.mcp.server ? ` (${plugin.mcp.server.name} ${plugin.mcp.server.version})` : ''}`,
+      );
     if (plugin.mcp?.auth) out.push(`  oauth:    ${authText(plugin.mcp.auth)}`);
     if (plugin.mcp?.runs) out.push(`  runs:     ${plugin.mcp.runs}`);
     const own = plugin.mcp?.renamed[tool.name];
@@ -260,6 +329,9 @@ export function renderExplain(report: HostReport, s: Style = PLAIN): string {
 
 /** The `search.embedder` line: how many tool vectors are ready, and the embedder's last failure. */
 function embeddingsLine(e: NonNullable<HostReport['search']['embeddings']>): string {
-  const progress = e.vectors + e.pending ? `${e.vectors} tool vectors, ${e.pending} pending` : 'no tool vectors yet (tools are embedded after the first search)';
+  const progress =
+    e.vectors + e.pending
+      ? `${e.vectors} tool vectors, ${e.pending} pending`
+      : 'no tool vectors yet (tools are embedded after the first search)';
   return `search embeddings (${e.model}): ${progress}${e.failed ? `; failing, searches rank lexically: ${e.failed}` : ''}`;
 }

@@ -20,10 +20,16 @@ import type { RequestLogEntry } from '../mcp-server/http.js';
 import type { SessionSnapshot } from '../mcp-server/http-sessions.js';
 import type { Console } from '../console/console.js';
 
-/** Set to 1 to let `--http` bind a non-loopback address without `--token-env` or `serve.auth` (no authentication at all). */
+/**
+ * Set to 1 to let `--http` bind a non-loopback address without `--token-env` or `serve.auth` (no authentication at
+ * all).
+ */
 export const ALLOW_REMOTE_ENV = 'TOOLSHED_SERVE_ALLOW_REMOTE';
 
-/** A line on stderr, its control characters shown as text (plugins' log lines, servers' stderr, clients' requests are in them). */
+/**
+ * A line on stderr, its control characters shown as text (plugins' log lines, servers' stderr, clients' requests are in
+ * them).
+ */
 function log(line: string): void {
   process.stderr.write(`toolshed serve: ${visible(line)}\n`);
 }
@@ -63,15 +69,21 @@ export function list(value: string | undefined): string[] {
 export function bearerToken(name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   const token = process.env[name];
-  if (!token) throw new UsageError(`--token-env ${name}: the environment variable ${name} is not set (or empty); set it to the token clients must send`);
+  if (!token)
+    throw new UsageError(
+      `--token-env ${name}: the environment variable ${name} is not set (or empty); set it to the token clients must send`,
+    );
   return token;
 }
 
 /** Checks the flags before any plugin loads, so a usage error costs nothing. */
 function plan(values: ServeValues) {
-  if (values.stateless && values.http === undefined) throw new UsageError('--stateless is a mode of --http: add --http HOST:PORT');
-  if (values.ops && values.http === undefined) throw new UsageError('--ops serves endpoints beside --http: add --http HOST:PORT');
-  if (values.ui && values.http === undefined) throw new UsageError('--ui serves the console beside --http: add --http HOST:PORT (or run toolshed ui)');
+  if (values.stateless && values.http === undefined)
+    throw new UsageError('--stateless is a mode of --http: add --http HOST:PORT');
+  if (values.ops && values.http === undefined)
+    throw new UsageError('--ops serves endpoints beside --http: add --http HOST:PORT');
+  if (values.ui && values.http === undefined)
+    throw new UsageError('--ui serves the console beside --http: add --http HOST:PORT (or run toolshed ui)');
   if (values.http === undefined) {
     if ([values.allowOrigin, values.tokenEnv, values.publicUrl, values.replica].some((value) => value !== undefined)) {
       throw new UsageError('--allow-origin, --token-env, --public-url and --replica apply to --http only');
@@ -81,14 +93,28 @@ function plan(values: ServeValues) {
   const address = parseListenAddress(values.http);
   const token = bearerToken(values.tokenEnv);
   const allowedOrigins = list(values.allowOrigin).map(normalizeOrigin);
-  if (values.replica !== undefined && !REPLICA_NAME.test(values.replica)) throw new UsageError(`--replica expects a name of letters, digits, - and _ (at most 40), got '${values.replica}'`);
-  const routing = { ...(values.publicUrl !== undefined ? { publicUrls: list(values.publicUrl).map(normalizePublicUrl) } : {}), ...(values.replica !== undefined ? { replica: values.replica } : {}) };
+  if (values.replica !== undefined && !REPLICA_NAME.test(values.replica))
+    throw new UsageError(`--replica expects a name of letters, digits, - and _ (at most 40), got '${values.replica}'`);
+  const routing = {
+    ...(values.publicUrl !== undefined ? { publicUrls: list(values.publicUrl).map(normalizePublicUrl) } : {}),
+    ...(values.replica !== undefined ? { replica: values.replica } : {}),
+  };
   // Without a token, a non-loopback address needs the config's serve.auth: checked once the config is read.
   const exposed = !isLoopback(address.host) && token === undefined;
-  return { kind: 'http' as const, address, allowedOrigins, routing, exposed, ...(token !== undefined ? { bearerToken: token } : {}) };
+  return {
+    kind: 'http' as const,
+    address,
+    allowedOrigins,
+    routing,
+    exposed,
+    ...(token !== undefined ? { bearerToken: token } : {}),
+  };
 }
 
-/** Refuses to serve `address` to the network with no authentication at all, unless the operator set ALLOW_REMOTE_ENV (then `warn` says so). */
+/**
+ * Refuses to serve `address` to the network with no authentication at all, unless the operator set ALLOW_REMOTE_ENV
+ * (then `warn` says so).
+ */
 export function refuseUnauthenticated(address: string, warn: (line: string) => void = log): void {
   if (process.env[ALLOW_REMOTE_ENV] !== '1') {
     throw new UsageError(
@@ -165,7 +191,11 @@ export function untilSignal(): { signalled: Promise<string>; dispose(): void } {
  * that were being served. The watch follows the config: a plugin added to it
  * is watched after the reload that loaded it.
  */
-function watch(host: ReloadingHost, workspace: boolean, { splitWatched, watchedPaths, watchPaths }: typeof import('../mcp-server/watch.js')): ReloadingHost {
+function watch(
+  host: ReloadingHost,
+  workspace: boolean,
+  { splitWatched, watchedPaths, watchPaths }: typeof import('../mcp-server/watch.js'),
+): ReloadingHost {
   let stop = () => {};
   const onError = (error: unknown) => log(`watch: ${describe(error)}`);
   let skipped: string[] = [];
@@ -186,8 +216,13 @@ function watch(host: ReloadingHost, workspace: boolean, { splitWatched, watchedP
       (error) => log(`reload failed, still serving the previous tools: ${describe(error)}`),
     );
   };
-  log(`watching ${rewatch().join(', ') || 'nothing (no config file and no configured plugins outside the model-writable folders)'}`);
-  if (skipped.length) log(`not watching ${skipped.join(', ')}: the model's tools can write there (restart to load a change, or pass --watch-workspace)`);
+  log(
+    `watching ${rewatch().join(', ') || 'nothing (no config file and no configured plugins outside the model-writable folders)'}`,
+  );
+  if (skipped.length)
+    log(
+      `not watching ${skipped.join(', ')}: the model's tools can write there (restart to load a change, or pass --watch-workspace)`,
+    );
   if (workspace) log('--watch-workspace: files the model can write are reloaded into the host when they change');
   const close = host.close;
   host.close = async () => {
@@ -204,7 +239,11 @@ function watch(host: ReloadingHost, workspace: boolean, { splitWatched, watchedP
 async function logStartup(host: ToolHost): Promise<string[]> {
   const { failedPlugins } = await import('./open-host.js');
   const report = host.explain();
-  log(report.config.file ? `config: ${report.config.file}` : 'no config found: embedded default (every first-party toolset)');
+  log(
+    report.config.file
+      ? `config: ${report.config.file}`
+      : 'no config found: embedded default (every first-party toolset)',
+  );
   log(`root: ${report.config.root}`);
   const failed = failedPlugins(report);
   for (const line of failed) log(`plugin failed: ${line}`);
@@ -219,7 +258,11 @@ export async function runServeCommand({ values, io }: CommandContext): Promise<n
     values,
     // Loaded when the host opens, so the protocol answers before the host's modules load.
     openHost: async (root, reload) =>
-      (await import('./open-host.js')).openHost(values, io, { waitForServers: false, ...(root === undefined ? {} : { root }), ...(reload && values.watchWorkspace === true ? { trustConfig: true } : {}) }),
+      (await import('./open-host.js')).openHost(values, io, {
+        waitForServers: false,
+        ...(root === undefined ? {} : { root }),
+        ...(reload && values.watchWorkspace === true ? { trustConfig: true } : {}),
+      }),
   });
 }
 
@@ -248,7 +291,10 @@ function adoptClientRoot(opening: Promise<ReloadingHost>, setRoot: (root: string
  * answered at once: the host opens meanwhile, and requests for tools wait for its plugins. MCP
  * servers never hold up the start: their tools join with list_changed as each one lists them.
  */
-export async function runServe(options: { values: ServeValues; openHost(root: string | undefined, reload: boolean): Promise<ToolHost> }): Promise<number> {
+export async function runServe(options: {
+  values: ServeValues;
+  openHost(root: string | undefined, reload: boolean): Promise<ToolHost>;
+}): Promise<number> {
   const mode = plan(options.values);
   let root: string | undefined;
   const onError = (error: unknown) => log(`error: ${describe(error)}`);
@@ -267,7 +313,9 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
     // Before any call can run on it: calls wait for the host, and their log lines must not be lost.
     reloading.on('log', (entry) => log(`[${entry.plugin}${entry.tool ? `/${entry.tool}` : ''}] ${entry.message}`));
     reloading.on('warning', (message) => log(`warning: ${message}`));
-    return options.values.watch || options.values.watchWorkspace ? watch(reloading, options.values.watchWorkspace === true, await import('../mcp-server/watch.js')) : reloading;
+    return options.values.watch || options.values.watchWorkspace
+      ? watch(reloading, options.values.watchWorkspace === true, await import('../mcp-server/watch.js'))
+      : reloading;
   })();
   const early = mode.kind === 'stdio' && !options.values.strict ? openingHost(opening) : undefined;
   let host: ReloadingHost | undefined;
@@ -322,7 +370,9 @@ export async function runServe(options: { values: ServeValues; openHost(root: st
       });
       endpoint = http;
       sessions = () => http.sessionList();
-      log(`MCP (Streamable HTTP${options.values.stateless ? ', stateless' : ''}${routing.replica !== undefined ? `, replica ${routing.replica}` : ''}) listening on ${http.url}${authNote(host, options.values.tokenEnv)}`);
+      log(
+        `MCP (Streamable HTTP${options.values.stateless ? ', stateless' : ''}${routing.replica !== undefined ? `, replica ${routing.replica}` : ''}) listening on ${http.url}${authNote(host, options.values.tokenEnv)}`,
+      );
       if (webConsole) log(`console at ${new URL(CONSOLE_PREFIX, http.url).href}`);
     } else {
       endpoint ??= await serveStdio(

@@ -16,7 +16,10 @@ interface TourCall {
 
 const PREFERRED = ['README.md', 'readme.md', 'README', 'package.json'];
 
-/** A small text file in `root` for read_file to read: the README or package.json when present, else the first regular file. */
+/**
+ * A small text file in `root` for read_file to read: the README or package.json when present, else the first regular
+ * file.
+ */
 function pickFile(root: string): string | undefined {
   let entries: string[];
   try {
@@ -31,7 +34,10 @@ function pickFile(root: string): string | undefined {
       return false;
     }
   };
-  return PREFERRED.find((name) => entries.includes(name) && isFile(name)) ?? entries.find((name) => !name.startsWith('.') && isFile(name));
+  return (
+    PREFERRED.find((name) => entries.includes(name) && isFile(name)) ??
+    entries.find((name) => !name.startsWith('.') && isFile(name))
+  );
 }
 
 /** The tour's calls for a workspace `root`. */
@@ -39,13 +45,21 @@ export function tourCalls(root: string): TourCall[] {
   const file = pickFile(root);
   const calls: TourCall[] = [];
   if (file) {
-    calls.push({ why: 'read the first lines of a file in the workspace (numbered LINE|CONTENT)', tool: 'read_file', args: { path: file, limit: 6 } });
+    calls.push({
+      why: 'read the first lines of a file in the workspace (numbered LINE|CONTENT)',
+      tool: 'read_file',
+      args: { path: file, limit: 6 },
+    });
     const ext = path.extname(file).toLowerCase();
     const pattern = ext === '.md' ? '^#{1,3} ' : ext === '.json' ? '"(name|version)"' : '\\w+';
     calls.push({ why: 'search file contents by regex', tool: 'search_files', args: { pattern, path: file, limit: 4 } });
   }
   calls.push(
-    { why: 'run a shell command in the workspace with a timeout', tool: 'terminal', args: { command: 'echo "hello from $0 in $(basename "$PWD")"', timeoutMs: 5000 } },
+    {
+      why: 'run a shell command in the workspace with a timeout',
+      tool: 'terminal',
+      args: { command: 'echo "hello from $0 in $(basename "$PWD")"', timeoutMs: 5000 },
+    },
     {
       why: 'keep a task list for this session',
       tool: 'todo_write',
@@ -74,9 +88,21 @@ export function tourCalls(root: string): TourCall[] {
         ].join('\n'),
       },
     },
-    { why: "what the host would run stays read-only to the model's tools, even a config file that does not exist yet", tool: 'write_file', args: { path: '.toolshedrc.mjs', content: 'export default {};\n' } },
-    { why: 'a tool hidden by an availability check (no API key) cannot be called', tool: 'web_search', args: { query: 'toolshed' } },
-    { why: 'bad arguments come back as a JSON pointer and what was expected', tool: 'read_file', args: { path: 42, extra: true } },
+    {
+      why: "what the host would run stays read-only to the model's tools, even a config file that does not exist yet",
+      tool: 'write_file',
+      args: { path: '.toolshedrc.mjs', content: 'export default {};\n' },
+    },
+    {
+      why: 'a tool hidden by an availability check (no API key) cannot be called',
+      tool: 'web_search',
+      args: { query: 'toolshed' },
+    },
+    {
+      why: 'bad arguments come back as a JSON pointer and what was expected',
+      tool: 'read_file',
+      args: { path: 42, extra: true },
+    },
     { why: 'an unknown name gets a did-you-mean', tool: 'read_fil', args: {} },
   );
   return calls;

@@ -26,12 +26,16 @@ export function runTourCommand({ values, io }: CommandContext): Promise<number> 
     const s = io.style;
     io.out(renderSummary(report, s));
     io.out('');
-    io.out(s.bold(`Tool calls in ${report.config.root}, each executed in its plugin's workers (never on this thread):`));
+    io.out(
+      s.bold(`Tool calls in ${report.config.root}, each executed in its plugin's workers (never on this thread):`),
+    );
     for (const call of tourCalls(report.config.root)) {
       const tool = report.tools.find((t) => t.name === call.tool);
       const { code, ...rest } = call.args as { code?: unknown };
       io.out('');
-      io.out(`${s.arrow} ${s.bold(call.tool)} ${typeof code === 'string' ? `(script)\n${indent(code)}` : JSON.stringify(rest)}`);
+      io.out(
+        `${s.arrow} ${s.bold(call.tool)} ${typeof code === 'string' ? `(script)\n${indent(code)}` : JSON.stringify(rest)}`,
+      );
       // A demonstration of a failure runs whatever the state; a call meant to succeed needs its tool exposed.
       const demonstratesFailure = !tool || call.args.extra !== undefined || call.tool === 'web_search';
       if (tool && !tool.exposed && !demonstratesFailure) {

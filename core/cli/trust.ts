@@ -21,12 +21,23 @@ function shown(file: string, cwd: string): string {
 export function trustReport(outcome: TrustOutcome, cwd: string = process.cwd()): string[] {
   const { key, state, previous, changes } = outcome;
   const what = state.file === null ? `no config in ${shown(key, cwd)}` : shown(state.file, cwd);
-  if (!outcome.applies) return [`nothing to trust: ${what} lies outside every folder the model's tools can write, so it needs no record`];
-  if (!previous) return [`accepted ${what} (the first record for this workspace); toolshed stops if it changes until you run toolshed trust again`];
-  if (changes.length === 0) return [`nothing to trust: ${what} is as accepted${previous.acceptedAt ? ` on ${previous.acceptedAt}` : ''}`];
+  if (!outcome.applies)
+    return [`nothing to trust: ${what} lies outside every folder the model's tools can write, so it needs no record`];
+  if (!previous)
+    return [
+      `accepted ${what} (the first record for this workspace); toolshed stops if it changes until you run toolshed trust again`,
+    ];
+  if (changes.length === 0)
+    return [`nothing to trust: ${what} is as accepted${previous.acceptedAt ? ` on ${previous.acceptedAt}` : ''}`];
   const out = ['changed since it was last accepted:', ...changes.map((c) => `  ${c}`)];
   const diff = lineDiff(previous.text ?? '', state.text ?? '');
-  if (diff.length) out.push('', `--- accepted ${previous.file === null ? '(no config)' : shown(previous.file, cwd)}`, `+++ now ${state.file === null ? '(no config)' : shown(state.file, cwd)}`, ...diff);
+  if (diff.length)
+    out.push(
+      '',
+      `--- accepted ${previous.file === null ? '(no config)' : shown(previous.file, cwd)}`,
+      `+++ now ${state.file === null ? '(no config)' : shown(state.file, cwd)}`,
+      ...diff,
+    );
   out.push('', `accepted ${what}: the next start runs it`);
   return out;
 }

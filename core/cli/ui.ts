@@ -49,7 +49,12 @@ function openBrowser(url: string): void {
 }
 
 /** Listens on `address`; without --http, a taken default port falls back to a free one. */
-async function listen(host: ToolHost, address: ListenAddress, given: boolean, options: Omit<ConsoleListenOptions, 'host' | 'port'>): Promise<ConsoleEndpoint> {
+async function listen(
+  host: ToolHost,
+  address: ListenAddress,
+  given: boolean,
+  options: Omit<ConsoleListenOptions, 'host' | 'port'>,
+): Promise<ConsoleEndpoint> {
   const { serveConsole } = await import('../console/listener.js');
   try {
     return await serveConsole(host, { ...address, ...options });
@@ -71,7 +76,8 @@ export async function runUiCommand({ values, io }: CommandContext): Promise<numb
   let endpoint: ConsoleEndpoint | undefined;
   try {
     host = await openHost(values, io, { waitForServers: false });
-    if (!isLoopback(address.host) && token === undefined && !host.config.serve.auth) refuseUnauthenticated(address.host, log);
+    if (!isLoopback(address.host) && token === undefined && !host.config.serve.auth)
+      refuseUnauthenticated(address.host, log);
     for (const line of failedPlugins(host.explain())) log(`plugin failed: ${line}`);
     host.on('log', (entry) => log(logLine(entry)));
     host.on('warning', (message) => log(`warning: ${message}`));
@@ -81,13 +87,17 @@ export async function runUiCommand({ values, io }: CommandContext): Promise<numb
       ...(token !== undefined ? { bearerToken: token } : {}),
     });
     io.out(endpoint.url);
-    if (token !== undefined) log(`the API needs the bearer token from ${values.tokenEnv}: open ${endpoint.url}#token=… or sign in on the page`);
+    if (token !== undefined)
+      log(
+        `the API needs the bearer token from ${values.tokenEnv}: open ${endpoint.url}#token=… or sign in on the page`,
+      );
     if (values.open) openBrowser(endpoint.url);
     const reason = await Promise.race([endpoint.closed.then(() => 'the listener closed'), signals.signalled]);
     log(`stopping (${reason})`);
     return 0;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`--http ${values.http}: the address is in use; pick another port (or 0 for a free one)`);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new UsageError(`--http ${values.http}: the address is in use; pick another port (or 0 for a free one)`);
     throw error;
   } finally {
     signals.dispose();

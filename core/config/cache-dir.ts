@@ -13,7 +13,10 @@ import { insideAnyReally } from './writable-roots.js';
  * The cache folder to use for a configured `dir` (absolute) given the folders the model's
  * tools can write: `dir` itself, or the default with the reason `dir` was refused.
  */
-export function chooseCacheDir(dir: string | undefined, writable: readonly string[]): { dir: string | undefined; refused?: string } {
+export function chooseCacheDir(
+  dir: string | undefined,
+  writable: readonly string[],
+): { dir: string | undefined; refused?: string } {
   // No safe default (no home folder): undefined, and the host extracts manifests every start.
   if (dir === undefined) return { dir: userCacheDir() };
   const inside = insideAnyReally(dir, writable);

@@ -71,7 +71,10 @@ function fileFingerprint(file: string): string {
 
 const JS_FILE = /\.(?:[cm]?js|[cm]?ts|jsx|tsx)$/;
 
-/** Relative module specifiers written literally in `source`: `import … from '../load/x'`, `import('../load/x')`, `require('../load/x')`, `export … from '../load/x'`. */
+/**
+ * Relative module specifiers written literally in `source`: `import … from '../load/x'`, `import('../load/x')`,
+ * `require('../load/x')`, `export … from '../load/x'`.
+ */
 function relativeSpecifiers(source: string): string[] {
   const found = new Set<string>();
   const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)(['"`])(\.{1,2}\/[^'"`\n]*)\1/g;
@@ -82,7 +85,11 @@ function relativeSpecifiers(source: string): string[] {
 /** The file a relative specifier names, trying the extensions Node and TypeScript loaders would. */
 function resolveRelative(from: string, specifier: string): string {
   const base = path.resolve(path.dirname(from), specifier);
-  for (const candidate of [base, ...['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.json'].map((ext) => base + ext), path.join(base, 'index.js')]) {
+  for (const candidate of [
+    base,
+    ...['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.json'].map((ext) => base + ext),
+    path.join(base, 'index.js'),
+  ]) {
     try {
       if (statSync(candidate).isFile()) return candidate;
     } catch {
@@ -149,9 +156,13 @@ function pluginFingerprint(target: string): string {
  * lie inside `roots` (real path → fingerprint). A package name resolves into
  * node_modules, which the operator installs; only paths are the config's own code.
  */
-export function codeModules(config: { dir: string; hooks: readonly string[]; plugins: readonly PluginEntry[] }, roots: readonly string[]): Record<string, string> {
+export function codeModules(
+  config: { dir: string; hooks: readonly string[]; plugins: readonly PluginEntry[] },
+  roots: readonly string[],
+): Record<string, string> {
   const out: Record<string, string> = {};
-  const target = (spec: string) => realPath(spec.startsWith('file:') ? fileURLToPath(spec) : path.resolve(config.dir, spec));
+  const target = (spec: string) =>
+    realPath(spec.startsWith('file:') ? fileURLToPath(spec) : path.resolve(config.dir, spec));
   for (const spec of config.hooks.filter(isPath)) {
     const file = target(spec);
     if (insideAny(file, roots)) out[file] = fileFingerprint(file);

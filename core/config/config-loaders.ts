@@ -38,10 +38,18 @@ function isEsm(filepath: string): boolean {
 export async function loadJsFresh(filepath: string): Promise<unknown> {
   if (!isEsm(filepath)) {
     const mod = importFresh(filepath) as { default?: unknown } | undefined;
-    return mod && typeof mod === 'object' && 'default' in mod && mod.default !== undefined && Object.keys(mod).length === 1 ? mod.default : mod;
+    return mod &&
+      typeof mod === 'object' &&
+      'default' in mod &&
+      mod.default !== undefined &&
+      Object.keys(mod).length === 1
+      ? mod.default
+      : mod;
   }
   const st = statSync(filepath);
-  const mod = (await import(`${pathToFileURL(filepath).href}?mtime=${st.mtimeMs}&size=${st.size}`)) as { default?: unknown };
+  const mod = (await import(`${pathToFileURL(filepath).href}?mtime=${st.mtimeMs}&size=${st.size}`)) as {
+    default?: unknown;
+  };
   return mod.default;
 }
 
@@ -61,9 +69,17 @@ export function locatingErrors(loader: Loader): Loader {
       // Whatever the error says (Node's import() gives no position; a bundler's loader its own words), ask the parser.
       const where = syntaxLocation(filepath);
       if (where) {
-        throw new ConfigError(`${filepath}:${where.line}:${where.column}: syntax error: ${where.message}`, { file: filepath, line: where.line, column: where.column } as never, { cause: error });
+        throw new ConfigError(
+          `${filepath}:${where.line}:${where.column}: syntax error: ${where.message}`,
+          { file: filepath, line: where.line, column: where.column } as never,
+          { cause: error },
+        );
       }
-      throw new ConfigError(`could not load the config ${filepath}: ${(error as Error)?.message ?? String(error)}`, { file: filepath }, { cause: error });
+      throw new ConfigError(
+        `could not load the config ${filepath}: ${(error as Error)?.message ?? String(error)}`,
+        { file: filepath },
+        { cause: error },
+      );
     }
   };
 }

@@ -17,7 +17,15 @@ import path from 'node:path';
 import { isInside } from '../../boundary/launch/paths.js';
 import { ConfigError } from '../../boundary/errors.js';
 import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../../boundary/private-dir.js';
-import { codeModules, configDigest, MAX_TEXT_CHARS, MISSING, realPath, sha256, staticImports } from './config-fingerprint.js';
+import {
+  codeModules,
+  configDigest,
+  MAX_TEXT_CHARS,
+  MISSING,
+  realPath,
+  sha256,
+  staticImports,
+} from './config-fingerprint.js';
 import { insideAny } from './writable-roots.js';
 import type { LoadedConfig, OnConfigRead, ResolvedConfig } from './config.js';
 
@@ -27,7 +35,10 @@ interface TrustState {
   file: string | null;
   /** fingerprint of what is loaded of it (package.json: its `toolshed` field) */
   hash: string | null;
-  /** code it pulls in that lies inside a writable root: real path → fingerprint (`$import`s, JS imports, hooks modules, local plugins) */
+  /**
+   * code it pulls in that lies inside a writable root: real path → fingerprint (`$import`s, JS imports, hooks modules,
+   * local plugins)
+   */
   modules: Record<string, string>;
   /** the config's text (capped), for `toolshed trust` to diff */
   text: string | null;
@@ -119,7 +130,8 @@ export function rememberWritableRoots(stateDir: string, roots: readonly string[]
 export function knownWritableRoot(stateDir: string, target: string): string | undefined {
   const home = os.homedir();
   for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
-    if (!tooBroadToKnow(dir, home) && (existsSync(rootMarker(stateDir, dir)) || namesWorkspace(stateDir, dir))) return dir;
+    if (!tooBroadToKnow(dir, home) && (existsSync(rootMarker(stateDir, dir)) || namesWorkspace(stateDir, dir)))
+      return dir;
     if (path.dirname(dir) === dir) return undefined;
   }
 }
@@ -130,12 +142,16 @@ function namesWorkspace(stateDir: string, dir: string): boolean {
   return readTrustRecord(stateDir, dir)?.file !== dir;
 }
 
-/** Whether a record of a folder holding `item` accepted it with fingerprint `hash` (a workspace's config, seen from a folder below it). */
+/**
+ * Whether a record of a folder holding `item` accepted it with fingerprint `hash` (a workspace's config, seen from a
+ * folder below it).
+ */
 function acceptedAbove(stateDir: string, item: string, hash: string | null): boolean {
   for (let dir = path.dirname(item); ; dir = path.dirname(dir)) {
     if (existsSync(recordFile(stateDir, dir))) {
       const record = readTrustRecord(stateDir, dir);
-      if (record && hash !== null && ((record.file === item && record.hash === hash) || record.modules[item] === hash)) return true;
+      if (record && hash !== null && ((record.file === item && record.hash === hash) || record.modules[item] === hash))
+        return true;
     }
     if (path.dirname(dir) === dir) return false;
   }
@@ -159,7 +175,10 @@ function refuseFirstUse(context: TrustContext, stateDir: string, items: Record<s
   }
 }
 
-/** The record for `key`, or undefined; one that cannot be parsed counts as none of the right shape, so the start is refused. */
+/**
+ * The record for `key`, or undefined; one that cannot be parsed counts as none of the right shape, so the start is
+ * refused.
+ */
 export function readTrustRecord(stateDir: string, key: string): TrustRecord | undefined {
   ensurePrivateDir(path.join(stateDir, 'trust'));
   const text = readPrivateFile(recordFile(stateDir, key));
@@ -176,7 +195,8 @@ export function readTrustRecord(stateDir: string, key: string): TrustRecord | un
 /** Records `state` as what the operator accepts for `key`. */
 function writeTrustRecord(stateDir: string, key: string, state: TrustState): void {
   ensurePrivateDir(path.join(stateDir, 'trust'));
-  const text = state.text !== null && state.text.length > MAX_TEXT_CHARS ? state.text.slice(0, MAX_TEXT_CHARS) : state.text;
+  const text =
+    state.text !== null && state.text.length > MAX_TEXT_CHARS ? state.text.slice(0, MAX_TEXT_CHARS) : state.text;
   const record: TrustRecord = { version: 1, key, acceptedAt: new Date().toISOString(), ...state, text };
   writePrivateFile(recordFile(stateDir, key), `${JSON.stringify(record, null, 2)}\n`);
 }
@@ -189,8 +209,13 @@ function shown(file: string, cwd: string): string {
 
 /** CONFIG_UNTRUSTED for `file`; `subject` (default: it) is what lies inside `root`. */
 function untrusted(message: string, file: string, root: string, subject = 'it'): ConfigError {
-  const fix = 'run toolshed trust to review and accept it, or pass --trust-config (trustConfig: true) where no one can answer (CI, containers)';
-  return new ConfigError(`${message}; ${subject} lies inside ${root}, which the model's tools can write, and toolshed ran none of it. Fix: ${fix}`, { file, root, fix: 'toolshed trust' }, { code: 'CONFIG_UNTRUSTED' });
+  const fix =
+    'run toolshed trust to review and accept it, or pass --trust-config (trustConfig: true) where no one can answer (CI, containers)';
+  return new ConfigError(
+    `${message}; ${subject} lies inside ${root}, which the model's tools can write, and toolshed ran none of it. Fix: ${fix}`,
+    { file, root, fix: 'toolshed trust' },
+    { code: 'CONFIG_UNTRUSTED' },
+  );
 }
 
 /**
@@ -198,16 +223,29 @@ function untrusted(message: string, file: string, root: string, subject = 'it'):
  * runs when loaded, so a changed one is refused on the bytes cosmiconfig read.
  * Only the roots known before loading count: the explicit root, else the search folder.
  */
-export function preImportGuard(context: TrustContext, record: TrustRecord | undefined, roots: readonly string[]): OnConfigRead {
+export function preImportGuard(
+  context: TrustContext,
+  record: TrustRecord | undefined,
+  roots: readonly string[],
+): OnConfigRead {
   return (filepath, content) => {
     if (!JS_CONFIG.test(filepath) || context.mode === 'accept') return;
     const file = realPath(filepath);
-    const items: Record<string, string> = { ...staticImports(file, content, roots), [file]: configDigest(file, content).hash };
+    const items: Record<string, string> = {
+      ...staticImports(file, content, roots),
+      [file]: configDigest(file, content).hash,
+    };
     if (!record) {
-      // First use of a config found by searching: trusted only where the model could not have written it (decideTrust says so for the rest).
+      // First use of a config found by searching: trusted only where the model could not have written it (decideTrust
+      // says so for the rest).
       // A named one (--config) is the operator's pick: recorded on first use (decideTrust).
       if (!context.stateDir) {
-        if (insideAny(file, roots)) throw untrusted('there is no private state folder to keep config trust in (set HOME or XDG_STATE_HOME)', file, insideAny(file, roots)!);
+        if (insideAny(file, roots))
+          throw untrusted(
+            'there is no private state folder to keep config trust in (set HOME or XDG_STATE_HOME)',
+            file,
+            insideAny(file, roots)!,
+          );
       } else if (!context.named) refuseFirstUse(context, context.stateDir, items);
       return;
     }
@@ -257,7 +295,8 @@ export function currentState(
   }
   Object.assign(modules, codeModules(config, roots));
   // A recorded module is a scope of one file or plugin folder, not a root: what lies below it is not its to add.
-  for (const module of Object.keys(modules)) if (!kept.has(module) && !insideAny(module, writable)) delete modules[module];
+  for (const module of Object.keys(modules))
+    if (!kept.has(module) && !insideAny(module, writable)) delete modules[module];
   return { file, hash: digest?.hash ?? null, modules, text: digest?.text ?? null };
 }
 
@@ -266,7 +305,8 @@ function describeChanges(record: TrustState, state: TrustState, cwd: string): st
   const out: string[] = [];
   if (record.file !== state.file) {
     if (record.file === null) out.push(`a config appeared where there was none: ${shown(state.file!, cwd)}`);
-    else if (state.file === null) out.push(`the accepted config ${shown(record.file, cwd)} is gone (toolshed would start with the defaults)`);
+    else if (state.file === null)
+      out.push(`the accepted config ${shown(record.file, cwd)} is gone (toolshed would start with the defaults)`);
     else out.push(`${shown(state.file, cwd)} replaces the accepted config ${shown(record.file, cwd)}`);
   } else if (state.file !== null && record.hash !== state.hash) {
     out.push(`${shown(state.file, cwd)} changed since it was accepted`);
@@ -275,7 +315,16 @@ function describeChanges(record: TrustState, state: TrustState, cwd: string): st
     const before = record.modules[file];
     const now = state.modules[file];
     if (before === now) continue;
-    const what = before === undefined ? 'is new' : now === undefined ? 'is no longer used' : now === MISSING ? 'is gone' : before === MISSING ? 'appeared' : 'changed';
+    const what =
+      before === undefined
+        ? 'is new'
+        : now === undefined
+          ? 'is no longer used'
+          : now === MISSING
+            ? 'is gone'
+            : before === MISSING
+              ? 'appeared'
+              : 'changed';
     out.push(`${shown(file, cwd)} (code the config runs) ${what}`);
   }
   return out;
@@ -294,11 +343,21 @@ function matches(record: TrustState, state: TrustState, roots: readonly string[]
  * record → record it (trust on first use) with a note; a match → go on; a
  * difference → CONFIG_UNTRUSTED, or in `accept` mode record it.
  */
-export function decideTrust(context: TrustContext, record: TrustRecord | undefined, state: TrustState, roots: readonly string[]): TrustOutcome {
+export function decideTrust(
+  context: TrustContext,
+  record: TrustRecord | undefined,
+  state: TrustState,
+  roots: readonly string[],
+): TrustOutcome {
   const base = { key: context.key, state, ...(record ? { previous: record } : {}) };
-  // The search folder counts even with no config (or one further up): a config the model creates there would be found first.
+  // The search folder counts even with no config (or one further up): a config the model creates there would be found
+  // first.
   // What holds the config to trust: the first of these inside a writable root.
-  const holder = [...(state.file !== null ? [state.file] : []), ...(context.named ? [] : [context.key]), ...Object.keys(state.modules)].find((item) => insideAny(item, roots));
+  const holder = [
+    ...(state.file !== null ? [state.file] : []),
+    ...(context.named ? [] : [context.key]),
+    ...Object.keys(state.modules),
+  ].find((item) => insideAny(item, roots));
   const root = holder !== undefined ? insideAny(holder, roots) : undefined;
   if (!root || holder === undefined) {
     // A record from when it did apply would still hold the pre-import check to the old bytes: accepting refreshes it.
@@ -309,19 +368,32 @@ export function decideTrust(context: TrustContext, record: TrustRecord | undefin
   const changes = record ? describeChanges(record, state, context.cwd) : [];
   if (!context.stateDir) {
     if (context.mode === 'accept') return { applies: true, changes, ...base };
-    throw untrusted('there is no private state folder to keep config trust in (set HOME or XDG_STATE_HOME)', state.file ?? context.key, root);
+    throw untrusted(
+      'there is no private state folder to keep config trust in (set HOME or XDG_STATE_HOME)',
+      state.file ?? context.key,
+      root,
+    );
   }
   if (record && context.mode === 'check') {
     const first = changes[0] ?? 'the config differs from the one accepted here';
     // Name what changed: the config file itself, else the first module that differs.
-    const fileChanged = record.file !== state.file || (state.file !== null && insideAny(state.file, roots) && record.hash !== state.hash);
+    const fileChanged =
+      record.file !== state.file || (state.file !== null && insideAny(state.file, roots) && record.hash !== state.hash);
     const modules = [...new Set([...Object.keys(record.modules), ...Object.keys(state.modules)])];
-    const changed = (fileChanged ? (state.file ?? record.file) : modules.find((m) => state.modules[m] !== record.modules[m])) ?? context.key;
+    const changed =
+      (fileChanged ? (state.file ?? record.file) : modules.find((m) => state.modules[m] !== record.modules[m])) ??
+      context.key;
     const within = insideAny(changed, roots);
     // A module accepted under other roots (outside these) is named with what holds the config to trust now.
-    throw within !== undefined ? untrusted(first, changed, within) : untrusted(first, changed, root, shown(holder, context.cwd));
+    throw within !== undefined
+      ? untrusted(first, changed, within)
+      : untrusted(first, changed, root, shown(holder, context.cwd));
   }
-  if (!record && context.mode === 'check' && !context.named) refuseFirstUse(context, context.stateDir, { ...(state.file !== null ? { [state.file]: state.hash } : {}), ...state.modules });
+  if (!record && context.mode === 'check' && !context.named)
+    refuseFirstUse(context, context.stateDir, {
+      ...(state.file !== null ? { [state.file]: state.hash } : {}),
+      ...state.modules,
+    });
   writeTrustRecord(context.stateDir, context.key, state);
   // Accepting (toolshed trust, --trust-config) is the operator's decision already: no first-use note.
   if (record || context.mode === 'accept') return { applies: true, changes, ...base };

@@ -14,7 +14,14 @@ import { auditTarget } from './audit-target.js';
 import { writableRoots } from './writable-roots.js';
 import { resolveResources, type ResourceLimits } from '../../boundary/launch/resources.js';
 import { DEFAULT_CODE_LIMITS } from '../../boundary/code-limits.js';
-import type { Embedder, PluginEntry, ResolvedConfig, ResolvedSearch, SearchConfig, ToolshedConfig } from './public-types.js';
+import type {
+  Embedder,
+  PluginEntry,
+  ResolvedConfig,
+  ResolvedSearch,
+  SearchConfig,
+  ToolshedConfig,
+} from './public-types.js';
 
 export type {
   BreakerLimits,
@@ -32,7 +39,9 @@ export type {
   ToolshedConfig,
 } from './public-types.js';
 
-/** The default of `serve.maxMessageBytes`: the MCP SDK's stdio read-buffer size, past which its transport closes itself. */
+/**
+ * The default of `serve.maxMessageBytes`: the MCP SDK's stdio read-buffer size, past which its transport closes itself.
+ */
 const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** Whether a plugin entry (or a hooks specifier) is a path rather than a package name. */
@@ -90,10 +99,17 @@ function checkFunctions(config: ToolshedConfig, file: string | undefined): Tools
   );
 }
 
-/** Called with each file cosmiconfig reads (the config and its `$import`s), before its loader runs: may throw to stop the load. */
+/**
+ * Called with each file cosmiconfig reads (the config and its `$import`s), before its loader runs: may throw to stop
+ * the load.
+ */
 export type OnConfigRead = (filepath: string, content: string) => void;
 
-async function explorer(sources: Map<string, string>, onRead: OnConfigRead | undefined, places: readonly string[] = SEARCH_PLACES) {
+async function explorer(
+  sources: Map<string, string>,
+  onRead: OnConfigRead | undefined,
+  places: readonly string[] = SEARCH_PLACES,
+) {
   // Loaded on use: a host given a config object never needs it.
   const { cosmiconfig, defaultLoaders } = await import('cosmiconfig');
   type Loader = (filepath: string, content: string) => unknown;
@@ -135,7 +151,11 @@ export interface LoadedConfig {
  * Loads `file` explicitly (`--config`), or searches from `cwd`; no file at all gives `{}` (the embedded default).
  * `onRead` sees each file before it is loaded (config trust refuses a changed JS config there, before it runs).
  */
-export async function loadConfig(options: { cwd: string; file?: string; onRead?: OnConfigRead }): Promise<LoadedConfig> {
+export async function loadConfig(options: {
+  cwd: string;
+  file?: string;
+  onRead?: OnConfigRead;
+}): Promise<LoadedConfig> {
   const sources = new Map<string, string>();
   const search = await explorer(sources, options.onRead);
   let result: { config: unknown; filepath: string; isEmpty?: boolean } | null;
@@ -146,7 +166,8 @@ export async function loadConfig(options: { cwd: string; file?: string; onRead?:
       result = await search.load(file);
     } else {
       result = await search.search(options.cwd);
-      // In a plugin's own folder its package.json is metadata: look on for a config file (a dev config that loads the plugin).
+      // In a plugin's own folder its package.json is metadata: look on for a config file (a dev config that loads the
+      // plugin).
       if (result && isPluginMetadata(result)) {
         sources.clear();
         result = await (
@@ -164,7 +185,11 @@ export async function loadConfig(options: { cwd: string; file?: string; onRead?:
     if (options.file && err.code === 'ENOENT') {
       throw new ConfigError(`config file not found: ${options.file}`, { file: options.file }, { cause: error });
     }
-    throw new ConfigError(`could not load the config${options.file ? ` ${options.file}` : ''}: ${err.message}`, options.file ? { file: options.file } : {}, { cause: error });
+    throw new ConfigError(
+      `could not load the config${options.file ? ` ${options.file}` : ''}: ${err.message}`,
+      options.file ? { file: options.file } : {},
+      { cause: error },
+    );
   }
   if (!result || isPluginMetadata(result)) return { file: undefined, config: {}, sources: new Map() };
   const config = result.isEmpty || result.config == null ? {} : result.config;
@@ -178,7 +203,15 @@ export async function loadConfig(options: { cwd: string; file?: string; onRead?:
 async function assertRegularFile(file: string, shown: string): Promise<void> {
   const info = await stat(file);
   if (info.isFile()) return;
-  const kind = info.isDirectory() ? 'a directory' : info.isFIFO() ? 'a FIFO (named pipe)' : info.isSocket() ? 'a socket' : info.isCharacterDevice() || info.isBlockDevice() ? 'a device' : 'not a regular file';
+  const kind = info.isDirectory()
+    ? 'a directory'
+    : info.isFIFO()
+      ? 'a FIFO (named pipe)'
+      : info.isSocket()
+        ? 'a socket'
+        : info.isCharacterDevice() || info.isBlockDevice()
+          ? 'a device'
+          : 'not a regular file';
   throw new ConfigError(`the config ${shown} is ${kind}; --config must name a regular file`, { file: shown });
 }
 
@@ -188,26 +221,52 @@ async function assertRegularFile(file: string, shown: string): Promise<void> {
  * plugin's folder must not read it as one.
  */
 function isPluginMetadata(result: { config: unknown; filepath: string }): boolean {
-  return path.basename(result.filepath) === 'package.json' && typeof result.config === 'object' && result.config !== null && 'apiVersion' in result.config;
+  return (
+    path.basename(result.filepath) === 'package.json' &&
+    typeof result.config === 'object' &&
+    result.config !== null &&
+    'apiVersion' in result.config
+  );
 }
 
-/** Where the workspace root comes from, strongest first: an explicit root (`--root`, the embedder), the config's `root`, then `fallback` (the host's cwd). */
+/**
+ * Where the workspace root comes from, strongest first: an explicit root (`--root`, the embedder), the config's `root`,
+ * then `fallback` (the host's cwd).
+ */
 export interface RootChoice {
   explicit?: string;
   fallback: string;
 }
 
 /** Fills defaults; relative paths in the config resolve from `dir`. */
-export function resolveConfig(config: ToolshedConfig, file: string | undefined, dir: string, cores: number, root: RootChoice = { fallback: dir }): ResolvedConfig {
+export function resolveConfig(
+  config: ToolshedConfig,
+  file: string | undefined,
+  dir: string,
+  cores: number,
+  root: RootChoice = { fallback: dir },
+): ResolvedConfig {
   const toolsets: ResolvedConfig['toolsets'] = {};
   for (const [name, spec] of Object.entries(config.toolsets ?? {})) {
-    toolsets[name] = { ...(spec.description ? { description: spec.description } : {}), includes: spec.includes ?? [], tools: spec.tools ?? [] };
+    toolsets[name] = {
+      ...(spec.description ? { description: spec.description } : {}),
+      includes: spec.includes ?? [],
+      tools: spec.tools ?? [],
+    };
   }
-  const workspace = root.explicit !== undefined ? path.resolve(root.explicit) : config.root !== undefined ? path.resolve(dir, config.root) : path.resolve(root.fallback);
+  const workspace =
+    root.explicit !== undefined
+      ? path.resolve(root.explicit)
+      : config.root !== undefined
+        ? path.resolve(dir, config.root)
+        : path.resolve(root.fallback);
   const plugins = config.plugins ?? [];
   const mcpServers = config.mcpServers ?? {};
   const writable = writableRoots({ root: workspace, dir, plugins, mcpServers });
-  const cache = chooseCacheDir(config.cache?.dir !== undefined ? path.resolve(dir, config.cache.dir) : undefined, writable);
+  const cache = chooseCacheDir(
+    config.cache?.dir !== undefined ? path.resolve(dir, config.cache.dir) : undefined,
+    writable,
+  );
   const cacheDir = cache.dir;
   return {
     file,
@@ -235,8 +294,16 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
       ...config.limits,
       breaker: { failures: 5, windowMs: 60_000, coolDownMs: 30_000, shared: false, ...config.limits?.breaker },
     },
-    codeExecution: { tools: config.codeExecution?.tools, ...DEFAULT_CODE_LIMITS, ...stripUndefined(config.codeExecution) },
-    cache: { dir: cacheDir, enabled: cacheDir !== undefined && (config.cache?.enabled ?? true), ...(cache.refused ? { refused: cache.refused } : {}) },
+    codeExecution: {
+      tools: config.codeExecution?.tools,
+      ...DEFAULT_CODE_LIMITS,
+      ...stripUndefined(config.codeExecution),
+    },
+    cache: {
+      dir: cacheDir,
+      enabled: cacheDir !== undefined && (config.cache?.enabled ?? true),
+      ...(cache.refused ? { refused: cache.refused } : {}),
+    },
     serve: {
       maxMessageBytes: config.serve?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
       sessionIdleMs: config.serve?.sessionIdleMs ?? 600_000,
@@ -248,7 +315,9 @@ export function resolveConfig(config: ToolshedConfig, file: string | undefined, 
       ...(config.serve?.auth ? { auth: config.serve.auth } : {}),
     },
     access: config.access ?? [],
-    ...(config.audit ? { audit: { arguments: false, ...config.audit, to: auditTarget(config.audit.to, dir, writable, file) } } : {}),
+    ...(config.audit
+      ? { audit: { arguments: false, ...config.audit, to: auditTarget(config.audit.to, dir, writable, file) } }
+      : {}),
     state: { store: 'memory', prefix: 'toolshed:', sessionTtlMs: 3_600_000, ...stripUndefined(config.state) },
     hooks: config.hooks ?? [],
     protect: config.protect ?? [],
@@ -277,13 +346,28 @@ function resolveSearch(search: SearchConfig = {}): ResolvedSearch {
 /** An embedder with its defaults (docs/tool-search.md#embeddings-optional). */
 export function resolveEmbedder(embedder: Embedder): Required<Embedder> {
   // Called as a method: an embedder may be a class instance whose embed reads `this`.
-  return { model: embedder.model, embed: (texts, options) => embedder.embed(texts, options), batchSize: embedder.batchSize ?? 32, timeoutMs: embedder.timeoutMs ?? 5000 };
+  return {
+    model: embedder.model,
+    embed: (texts, options) => embedder.embed(texts, options),
+    batchSize: embedder.batchSize ?? 32,
+    timeoutMs: embedder.timeoutMs ?? 5000,
+  };
 }
 
-/** `approve` (or an access rule's) in its one shape: a list of names means `{ tools: list }`; `timeoutMs` defaults to `defaultTimeoutMs`. */
-export function resolveApprove(approve: ToolshedConfig['approve'], defaultTimeoutMs = 120_000): ResolvedConfig['approve'] {
+/**
+ * `approve` (or an access rule's) in its one shape: a list of names means `{ tools: list }`; `timeoutMs` defaults to
+ * `defaultTimeoutMs`.
+ */
+export function resolveApprove(
+  approve: ToolshedConfig['approve'],
+  defaultTimeoutMs = 120_000,
+): ResolvedConfig['approve'] {
   const spec = Array.isArray(approve) ? { tools: approve } : (approve ?? {});
-  return { tools: spec.tools ?? [], destructive: spec.destructive ?? false, timeoutMs: spec.timeoutMs ?? defaultTimeoutMs };
+  return {
+    tools: spec.tools ?? [],
+    destructive: spec.destructive ?? false,
+    timeoutMs: spec.timeoutMs ?? defaultTimeoutMs,
+  };
 }
 
 /** A copy of `value` without its undefined properties, so spreading it keeps defaults. */
@@ -293,8 +377,17 @@ export function stripUndefined<T extends object>(value: T | undefined): Partial<
   return out;
 }
 
-/** The resource limits of the plugin `source` (config entry by specifier or name): its entry's `resources` over the top-level ones. */
-export function pluginResources(config: Pick<ResolvedConfig, 'plugins' | 'resources'>, source: { specifier: string; name: string }): ResourceLimits {
-  const entry = config.plugins.find((e): e is Exclude<PluginEntry, string> => typeof e === 'object' && (e.package === source.specifier || e.package === source.name));
+/**
+ * The resource limits of the plugin `source` (config entry by specifier or name): its entry's `resources` over the
+ * top-level ones.
+ */
+export function pluginResources(
+  config: Pick<ResolvedConfig, 'plugins' | 'resources'>,
+  source: { specifier: string; name: string },
+): ResourceLimits {
+  const entry = config.plugins.find(
+    (e): e is Exclude<PluginEntry, string> =>
+      typeof e === 'object' && (e.package === source.specifier || e.package === source.name),
+  );
   return resolveResources(entry?.resources, config.resources);
 }

@@ -7,7 +7,16 @@ import type { CodeLimits, Grant, Permissions, ToolLimits } from '../../boundary/
 import type { ResourceLimits, ResourceSettings } from '../../boundary/launch/resources.js';
 
 /** A plugin entry as written in the config. */
-export type PluginEntry = string | { package: string; trust?: 'trusted' | 'untrusted'; grant?: Grant; pool?: 'shared' | 'own'; options?: Record<string, unknown>; resources?: ResourceSettings };
+export type PluginEntry =
+  | string
+  | {
+      package: string;
+      trust?: 'trusted' | 'untrusted';
+      grant?: Grant;
+      pool?: 'shared' | 'own';
+      options?: Record<string, unknown>;
+      resources?: ResourceSettings;
+    };
 
 /**
  * An MCP server entry: the Claude Desktop / Cursor shape (`command`, `args`,
@@ -45,7 +54,10 @@ export interface McpServerEntry {
    * the 2025 `initialize` handshake; 'legacy' skips the probe; '2026-07-28' insists on that revision.
    */
   protocol?: McpProtocolChoice;
-  /** how toolshed logs in to it with OAuth (`toolshed auth NAME`); without it, discovery and dynamic registration decide (docs/mcp-servers.md#oauth) */
+  /**
+   * how toolshed logs in to it with OAuth (`toolshed auth NAME`); without it, discovery and dynamic registration decide
+   * (docs/mcp-servers.md#oauth)
+   */
   oauth?: McpOAuthSettings;
   /**
    * Whose credentials its calls carry: the operator's (default: `headers`, or the tokens `toolshed auth`
@@ -57,7 +69,10 @@ export interface McpServerEntry {
 
 /** `mcpServers.<name>.oauth`: the OAuth client toolshed is to this server. */
 export interface McpOAuthSettings {
-  /** a client id registered with its authorization server (default: a client ID metadata document, else dynamic registration) */
+  /**
+   * a client id registered with its authorization server (default: a client ID metadata document, else dynamic
+   * registration)
+   */
   clientId?: string;
   /** the environment variable holding that client's secret, for a confidential client */
   clientSecretEnv?: string;
@@ -65,27 +80,43 @@ export interface McpOAuthSettings {
   clientMetadataUrl?: string;
   /** scopes to ask for (default: what the server's metadata says it supports) */
   scopes?: string[];
-  /** the loopback port `toolshed auth` waits for the redirect on (default: a free one); a client registered with a fixed redirect URI needs it */
+  /**
+   * the loopback port `toolshed auth` waits for the redirect on (default: a free one); a client registered with a fixed
+   * redirect URI needs it
+   */
   redirectPort?: number;
 }
 
-/** `mcpServers.<name>.credentials`: 'operator' (default), or per identity by exchange or from the embedder's provider. */
+/**
+ * `mcpServers.<name>.credentials`: 'operator' (default), or per identity by exchange or from the embedder's provider.
+ */
 export type McpCredentials =
   | 'operator'
   | 'provider'
   | {
       /**
-       * RFC 8693: the caller's token is exchanged at this token endpoint (https, or http to localhost). Default: the one
-       * `serve.auth.issuer`'s metadata names; with neither the entry is invalid. Never the one the MCP server's metadata names.
+       * RFC 8693: the caller's token is exchanged at this token endpoint (https, or http to localhost). Default: the
+       * one
+       * `serve.auth.issuer`'s metadata names; with neither the entry is invalid. Never the one the MCP server's
+       * metadata names.
        */
-      exchange: { tokenEndpoint?: string; audience?: string; scopes?: string[]; clientId?: string; clientSecretEnv?: string };
+      exchange: {
+        tokenEndpoint?: string;
+        audience?: string;
+        scopes?: string[];
+        clientId?: string;
+        clientSecretEnv?: string;
+      };
     };
 
 /** `serve.auth`: `toolshed serve --http` as an OAuth resource server (docs/security.md#serving-many-people). */
 export interface ServeAuthConfig {
   /** the authorization server's issuer URL; its metadata names the JWKS (unless `jwksUri` does) */
   issuer: string;
-  /** what tokens must be issued for (`aud`), one of these (default: this server's resource identifier: its public URL, else the URL it listens on) */
+  /**
+   * what tokens must be issued for (`aud`), one of these (default: this server's resource identifier: its public URL,
+   * else the URL it listens on)
+   */
   audience?: string | string[];
   /** scopes every request's token must carry (default none) */
   scopes?: string[];
@@ -99,7 +130,9 @@ export interface ServeAuthConfig {
   subjectClaim?: string;
 }
 
-/** One `access` rule: who it is for, and the view, approvals and quotas they get. The first rule that matches decides. */
+/**
+ * One `access` rule: who it is for, and the view, approvals and quotas they get. The first rule that matches decides.
+ */
 export interface AccessRule {
   /** a label for explain, the audit log and refusals (default: `rule N`, its position from 1) */
   name?: string;
@@ -109,7 +142,10 @@ export interface AccessRule {
     subject?: string | string[];
     /** scopes the identity must all have */
     scopes?: string[];
-    /** claims that must have these values: a value, or a list of which one must match (array claims match when they contain it) */
+    /**
+     * claims that must have these values: a value, or a list of which one must match (array claims match when they
+     * contain it)
+     */
     claims?: Record<string, string | number | boolean | Array<string | number | boolean>>;
   };
   /** toolsets or tools this identity sees (default: everything the host exposes) */
@@ -204,13 +240,31 @@ export interface ToolshedConfig {
   root?: string;
   /** paths (relative to the config file) that stay read-only to the model's tools inside writable roots */
   protect?: string[];
-  /** `toolshed serve`: message size over stdio; over HTTP, session expiry and caps, the ops endpoints (docs/operations.md), and the public URL(s) behind a reverse proxy (docs/fleet.md) */
-  serve?: { maxMessageBytes?: number; sessionIdleMs?: number; maxSessions?: number; maxSessionsPerClient?: number; ops?: boolean; publicUrl?: string | string[]; trustedProxies?: string[]; auth?: ServeAuthConfig };
-  /** who sees and may call what, by identity (`serve.auth`, `host.as`): the first matching rule decides; docs/security.md#access-rules */
+  /**
+   * `toolshed serve`: message size over stdio; over HTTP, session expiry and caps, the ops endpoints
+   * (docs/operations.md), and the public URL(s) behind a reverse proxy (docs/fleet.md)
+   */
+  serve?: {
+    maxMessageBytes?: number;
+    sessionIdleMs?: number;
+    maxSessions?: number;
+    maxSessionsPerClient?: number;
+    ops?: boolean;
+    publicUrl?: string | string[];
+    trustedProxies?: string[];
+    auth?: ServeAuthConfig;
+  };
+  /**
+   * who sees and may call what, by identity (`serve.auth`, `host.as`): the first matching rule decides;
+   * docs/security.md#access-rules
+   */
   access?: AccessRule[];
   /** an audit line per call (docs/security.md#audit-log) */
   audit?: AuditConfig;
-  /** where session state lives: this process (default) or a Valkey/Redis server a fleet shares (docs/configuration.md#state) */
+  /**
+   * where session state lives: this process (default) or a Valkey/Redis server a fleet shares
+   * (docs/configuration.md#state)
+   */
   state?: StateConfig;
   /** modules whose default export is hooks (`{ beforeCall, afterCall }` or an array), relative to the config file */
   hooks?: string[];
@@ -219,7 +273,9 @@ export interface ToolshedConfig {
   defer?: string[] | 'auto';
   search?: SearchConfig;
   mcpServers?: Record<string, McpServerEntry>;
-  /** default limits of every sandboxed child (untrusted plugin, stdio MCP server, terminal command); docs/security.md */
+  /**
+   * default limits of every sandboxed child (untrusted plugin, stdio MCP server, terminal command); docs/security.md
+   */
   resources?: ResourceSettings;
   /** what a changed MCP tool definition does, for every server without its own (default 'hold') */
   definitionChanges?: DefinitionChanges;
@@ -242,9 +298,15 @@ export interface SearchConfig {
   native?: boolean | 'bm25' | 'regex';
   budgetTokens?: number;
   sessions?: { max?: number; ttlMs?: number; maxTools?: number };
-  /** plugins (package names), MCP servers (`mcp:<name>`), toolsets or tools tool_search never returns; `*` patterns allowed */
+  /**
+   * plugins (package names), MCP servers (`mcp:<name>`), toolsets or tools tool_search never returns; `*` patterns
+   * allowed
+   */
   exclude?: string[];
-  /** turns texts into vectors: tool_search then ranks lexically and by vector, fused (docs/tool-search.md#embeddings-optional); JS/TS configs and createToolHost only */
+  /**
+   * turns texts into vectors: tool_search then ranks lexically and by vector, fused
+   * (docs/tool-search.md#embeddings-optional); JS/TS configs and createToolHost only
+   */
   embedder?: Embedder;
 }
 
@@ -253,7 +315,8 @@ export interface SearchConfig {
  * downloads none. `embed` gets at most `batchSize` texts and returns one vector per text, all of
  * one dimension; `signal` aborts when the call times out or the host closes.
  * @example
- * const embedder: Embedder = { model: 'text-embedding-3-small', embed: async (texts, { signal }) => myApi.embed(texts, { signal }) };
+ * const embedder: Embedder = { model: 'text-embedding-3-small', embed: async (texts, { signal }) => myApi.embed(texts,
+ * { signal }) };
  */
 export interface Embedder {
   /** names the model: part of each cached vector's key, so a new model re-embeds everything */
@@ -285,7 +348,10 @@ export interface ResolvedConfig {
   dir: string;
   /** the workspace root: ctx.cwd of every handler and check, where file and terminal tools work */
   root: string;
-  /** where `root` came from: an option (`--root`, an embedder, an MCP client), the config's `root`, or the working directory */
+  /**
+   * where `root` came from: an option (`--root`, an embedder, an MCP client), the config's `root`, or the working
+   * directory
+   */
   rootFrom: 'option' | 'config' | 'cwd';
   plugins: PluginEntry[];
   builtins: boolean;
@@ -308,7 +374,16 @@ export interface ResolvedConfig {
    * closes, the most sessions at once and per client, whether /healthz, /readyz and /metrics are served
    * (absent: on loopback only), the URLs a reverse proxy serves it at, and the proxies trusted to name clients
    */
-  serve: { maxMessageBytes: number; sessionIdleMs: number; maxSessions: number; maxSessionsPerClient: number; ops?: boolean; publicUrl: string[]; trustedProxies: string[]; auth?: ServeAuthConfig };
+  serve: {
+    maxMessageBytes: number;
+    sessionIdleMs: number;
+    maxSessions: number;
+    maxSessionsPerClient: number;
+    ops?: boolean;
+    publicUrl: string[];
+    trustedProxies: string[];
+    auth?: ServeAuthConfig;
+  };
   /** who sees and may call what, by identity; empty: every identity gets everything */
   access: AccessRule[];
   /** where audit lines go (`to` a file is absolute), when on */

@@ -24,7 +24,11 @@ function nodeCheck(file: string): SyntaxLocation | undefined {
   const caret = lines.findIndex((line, index) => index > 0 && /^\s*\^/.test(line));
   const message = lines.find((line) => /^SyntaxError: /.test(line));
   if (!head || !message) return undefined;
-  return { line: Number(head[1]), column: caret > 0 ? lines[caret]!.indexOf('^') + 1 : 1, message: message.replace(/^SyntaxError: /, '') };
+  return {
+    line: Number(head[1]),
+    column: caret > 0 ? lines[caret]!.indexOf('^') + 1 : 1,
+    message: message.replace(/^SyntaxError: /, ''),
+  };
 }
 
 /** TypeScript's first syntax diagnostic, when typescript is installed (cosmiconfig needs it for .ts configs anyway). */
@@ -40,7 +44,11 @@ function typescriptCheck(file: string): SyntaxLocation | undefined {
     }
   }
   if (!ts) return undefined;
-  const output = ts.transpileModule(readFileSync(file, 'utf8'), { fileName: file, reportDiagnostics: true, compilerOptions: { module: ts.ModuleKind.ESNext } });
+  const output = ts.transpileModule(readFileSync(file, 'utf8'), {
+    fileName: file,
+    reportDiagnostics: true,
+    compilerOptions: { module: ts.ModuleKind.ESNext },
+  });
   const first = output.diagnostics?.find((d) => d.file && d.start !== undefined);
   if (!first?.file || first.start === undefined) return undefined;
   const { line, character } = first.file.getLineAndCharacterOfPosition(first.start);

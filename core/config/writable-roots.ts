@@ -26,9 +26,15 @@ interface GrantingConfig {
 /** Absolute paths of every folder the config lets the model's tools write. */
 export function writableRoots(config: GrantingConfig): string[] {
   const roots = new Set<string>([path.resolve(config.root)]);
-  const grants = [...config.plugins.flatMap((entry) => (typeof entry === 'object' && entry.grant ? [entry.grant] : [])), ...Object.values(config.mcpServers).flatMap((server) => (server.grant ? [server.grant] : []))];
-  // A folder granted by purpose (grant.folders) counts as writable: whether the plugin asked to write it is known only once it loads.
-  for (const grant of grants) for (const p of resolveGrantPaths([...(grant.fsWrite ?? []), ...Object.values(grant.folders ?? {})], config.dir)) roots.add(p);
+  const grants = [
+    ...config.plugins.flatMap((entry) => (typeof entry === 'object' && entry.grant ? [entry.grant] : [])),
+    ...Object.values(config.mcpServers).flatMap((server) => (server.grant ? [server.grant] : [])),
+  ];
+  // A folder granted by purpose (grant.folders) counts as writable: whether the plugin asked to write it is known only
+  // once it loads.
+  for (const grant of grants)
+    for (const p of resolveGrantPaths([...(grant.fsWrite ?? []), ...Object.values(grant.folders ?? {})], config.dir))
+      roots.add(p);
   return [...roots].sort();
 }
 

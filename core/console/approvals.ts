@@ -40,7 +40,9 @@ export interface ApprovalListener {
   settled(settled: Settled): void;
 }
 
-/** Ids of settled calls remembered, so a late answer is told it lost (409) rather than that the call never was (404). */
+/**
+ * Ids of settled calls remembered, so a late answer is told it lost (409) rather than that the call never was (404).
+ */
 const REMEMBERED = 1000;
 
 /** Calls waiting for the console's answer. */

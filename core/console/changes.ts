@@ -37,11 +37,29 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 function pluginChange(before: PluginReport | undefined, after: PluginReport | undefined): Change | undefined {
   const name = (after ?? before)!.name;
   if (!after) return { kind: 'plugin', name, from: before!.status, to: 'absent', text: 'removed' };
-  if (after.status === 'failed' && before?.status !== 'failed') return { kind: 'plugin', name, ...(before ? { from: before.status } : {}), to: 'failed', text: `failed: ${after.error?.code}: ${after.error?.message}` };
-  if (!before) return { kind: 'plugin', name, to: after.status, text: after.status === 'failed' ? `failed: ${after.error?.code}: ${after.error?.message}` : `loaded (${plural(after.tools ?? 0, 'tool')})` };
-  if (before.status === 'failed' && after.status === 'loaded') return { kind: 'plugin', name, from: 'failed', to: 'loaded', text: `loaded (${plural(after.tools ?? 0, 'tool')})` };
+  if (after.status === 'failed' && before?.status !== 'failed')
+    return {
+      kind: 'plugin',
+      name,
+      ...(before ? { from: before.status } : {}),
+      to: 'failed',
+      text: `failed: ${after.error?.code}: ${after.error?.message}`,
+    };
+  if (!before)
+    return {
+      kind: 'plugin',
+      name,
+      to: after.status,
+      text:
+        after.status === 'failed'
+          ? `failed: ${after.error?.code}: ${after.error?.message}`
+          : `loaded (${plural(after.tools ?? 0, 'tool')})`,
+    };
+  if (before.status === 'failed' && after.status === 'loaded')
+    return { kind: 'plugin', name, from: 'failed', to: 'loaded', text: `loaded (${plural(after.tools ?? 0, 'tool')})` };
   if (after.mcp) return undefined;
-  if (before.loadMs !== after.loadMs || before.tools !== after.tools) return { kind: 'plugin', name, text: `reloaded (${plural(after.tools ?? 0, 'tool')})` };
+  if (before.loadMs !== after.loadMs || before.tools !== after.tools)
+    return { kind: 'plugin', name, text: `reloaded (${plural(after.tools ?? 0, 'tool')})` };
   return undefined;
 }
 
@@ -65,7 +83,11 @@ export function diffReports(before: HostReport, after: HostReport): Change[] {
   const beforePlugins = new Map(before.plugins.map((p) => [p.name, p]));
   const afterPlugins = new Map(after.plugins.map((p) => [p.name, p]));
   for (const name of new Set([...beforePlugins.keys(), ...afterPlugins.keys()])) {
-    for (const change of [pluginChange(beforePlugins.get(name), afterPlugins.get(name)), serverChange(beforePlugins.get(name), afterPlugins.get(name))]) if (change) changes.push(change);
+    for (const change of [
+      pluginChange(beforePlugins.get(name), afterPlugins.get(name)),
+      serverChange(beforePlugins.get(name), afterPlugins.get(name)),
+    ])
+      if (change) changes.push(change);
   }
   return changes;
 }
@@ -73,5 +95,9 @@ export function diffReports(before: HostReport, after: HostReport): Change[] {
 /** A changed MCP tool definition as a change. */
 export function definitionChange(change: DefinitionChange): Change {
   const what = change.mode === 'hold' ? 'held (run toolshed accept)' : 'served with a warning (run toolshed accept)';
-  return { kind: 'definition', name: change.name, text: `${change.kind === 'added' ? 'new tool' : 'definition changed'} on mcp:${change.server}: ${what}` };
+  return {
+    kind: 'definition',
+    name: change.name,
+    text: `${change.kind === 'added' ? 'new tool' : 'definition changed'} on mcp:${change.server}: ${what}`,
+  };
 }

@@ -59,7 +59,12 @@ export class EventStreams {
   /** Opens a stream on `res` and sends it `hello` first. */
   open(res: ServerResponse, payloads: boolean, hello: unknown, filter?: EventFilter): void {
     secure(res);
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     const stream: Stream = { res, payloads, pending: [], ...(filter ? { filter } : {}) };
     this.streams.add(stream);
     res.once('close', () => {

@@ -47,7 +47,10 @@ export function urlHost(host: string): string {
 
 /** The origins a browser sends for pages of a server bound to `host` on `port`, and of its public URLs. */
 function ownOrigins(host: string, port: number, publicUrls: readonly string[]): Set<string> {
-  return new Set([...loopbackHosts(urlHost(host), port).map((h) => `http://${h}`), ...publicUrls.map((u) => new URL(u).origin)]);
+  return new Set([
+    ...loopbackHosts(urlHost(host), port).map((h) => `http://${h}`),
+    ...publicUrls.map((u) => new URL(u).origin),
+  ]);
 }
 
 /** Listens on `options` (port 0 picks a free one); rejects with the listen error (EADDRINUSE) when it cannot. */
@@ -60,16 +63,36 @@ export async function serveConsole(host: ToolHost, options: ConsoleListenOptions
   let allowedHosts: Set<string> | undefined;
   let origins = new Set<string>();
   const publicUrls = options.publicUrls ?? host.config.serve.publicUrl;
-  const webConsole = consoleHandler({ host, serving: { mcp: false }, oauth: auth !== undefined, ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}) });
+  const webConsole = consoleHandler({
+    host,
+    serving: { mcp: false },
+    oauth: auth !== undefined,
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+  });
 
-  /** Answers the listener's refusal `status` and writes its audit line (who sent it; no identity: none was verified). */
-  function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-    host.recordRefusal({ status, reason: message, client: clientOf(req, new Set(host.config.serve.trustedProxies.map(normalizeAddress))) });
+  /**
+   * Answers the listener's refusal `status` and writes its audit line (who sent it; no identity: none was verified).
+   */
+  function refuse(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    status: number,
+    message: string,
+    headers: Record<string, string> = {},
+  ): void {
+    host.recordRefusal({
+      status,
+      reason: message,
+      client: clientOf(req, new Set(host.config.serve.trustedProxies.map(normalizeAddress))),
+    });
     sendRefusal(res, status, message, headers);
   }
 
   /** The caller of an API request, or false when it was refused (answered here). */
-  async function authenticate(req: http.IncomingMessage, res: http.ServerResponse): Promise<Identity | undefined | false> {
+  async function authenticate(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+  ): Promise<Identity | undefined | false> {
     if (guard) {
       const verified = await guard.authenticate(req.headers.authorization);
       if (verified instanceof Response) {
@@ -92,7 +115,8 @@ export async function serveConsole(host: ToolHost, options: ConsoleListenOptions
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (allowedHosts && !allowedHosts.has((req.headers.host ?? '').toLowerCase())) return refuse(req, res, 403, `Invalid Host header: ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`);
+    if (allowedHosts && !allowedHosts.has((req.headers.host ?? '').toLowerCase()))
+      return refuse(req, res, 403, `Invalid Host header: ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`);
     const document = guard?.metadata(req);
     if (document) return sendResponse(res, document);
     const path = new URL(req.url ?? '/', 'http://localhost').pathname.slice(1);
@@ -105,7 +129,8 @@ export async function serveConsole(host: ToolHost, options: ConsoleListenOptions
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       onError(error);
-      if (!res.headersSent) sendError(res, 'INTERNAL_ERROR', 'the console failed to answer this request; the server log says why');
+      if (!res.headersSent)
+        sendError(res, 'INTERNAL_ERROR', 'the console failed to answer this request; the server log says why');
       else res.end();
     });
   });
@@ -119,7 +144,8 @@ export async function serveConsole(host: ToolHost, options: ConsoleListenOptions
   const { port } = server.address() as AddressInfo;
   const url = `http://${urlHost(options.host)}:${port}/`;
   origins = ownOrigins(options.host, port, publicUrls);
-  if (isLoopback(options.host)) allowedHosts = new Set([...loopbackHosts(urlHost(options.host), port), ...publicHosts(publicUrls)]);
+  if (isLoopback(options.host))
+    allowedHosts = new Set([...loopbackHosts(urlHost(options.host), port), ...publicHosts(publicUrls)]);
   if (auth) guard = authModule!.resourceServer(auth, publicUrls[0] ?? url, onError);
 
   let done!: () => void;

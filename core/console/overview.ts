@@ -50,7 +50,9 @@ export function overview(report: HostReport, serving: Serving, identity: Identit
     toolsets: report.toolsets,
     conflicts: report.conflicts,
     warnings: report.warnings,
-    tools: report.tools.map((tool) => toolLine(tool, plugins)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    tools: report.tools
+      .map((tool) => toolLine(tool, plugins))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     protection: report.protection,
     ...(report.audit ? { audit: report.audit } : {}),
     search: report.search,
@@ -68,7 +70,12 @@ interface SessionLine {
 }
 
 /** `GET api/sessions`: serve's MCP sessions, else the sessions the host's search knows of; the breakers either way. */
-export function sessionsAnswer(report: HostReport, served: SessionSnapshot[] | undefined, breakers: BreakerReport[], now = Date.now()) {
+export function sessionsAnswer(
+  report: HostReport,
+  served: SessionSnapshot[] | undefined,
+  breakers: BreakerReport[],
+  now = Date.now(),
+) {
   const loaded = new Map(report.search.sessions.map((s) => [s.id ?? 'default', s]));
   const sessions: SessionLine[] = served
     ? served.map((s) => ({
@@ -79,6 +86,10 @@ export function sessionsAnswer(report: HostReport, served: SessionSnapshot[] | u
         lastSeen: new Date(s.lastSeen).toISOString(),
         loaded: loaded.get(s.id)?.tools ?? [],
       }))
-    : [...loaded.entries()].map(([id, s]) => ({ id, lastSeen: new Date(now - s.idleMs).toISOString(), loaded: s.tools }));
+    : [...loaded.entries()].map(([id, s]) => ({
+        id,
+        lastSeen: new Date(now - s.idleMs).toISOString(),
+        loaded: s.tools,
+      }));
   return { serving: served !== undefined, sessions, breakers };
 }

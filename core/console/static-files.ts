@@ -37,7 +37,10 @@ const NOT_BUILT = `<!doctype html>
 /** A file path below the root: segments of safe characters only, no dot segments. */
 const SAFE_PATH = /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
-/** The page's files read so far, by name (a handful: the page, its script, its styles); undefined for a name that is no file. */
+/**
+ * The page's files read so far, by name (a handful: the page, its script, its styles); undefined for a name that is no
+ * file.
+ */
 const read = new Map<string, Promise<Buffer | undefined>>();
 
 /** The file `name` below ROOT, read once; undefined when there is none. */

@@ -22,15 +22,29 @@ function nameOf(definition: unknown): string | undefined {
 async function definitionIn(host: ToolHost, format: DefinitionFormat, name: string): Promise<object | undefined> {
   const definitions = (await host.definitions({ format })) as unknown[];
   // Gemini sends one entry holding every declaration.
-  const entries = format === 'gemini' ? definitions.flatMap((d) => (d as { functionDeclarations?: unknown[] }).functionDeclarations ?? []) : definitions;
+  const entries =
+    format === 'gemini'
+      ? definitions.flatMap((d) => (d as { functionDeclarations?: unknown[] }).functionDeclarations ?? [])
+      : definitions;
   return entries.find((d) => nameOf(d) === name) as object | undefined;
 }
 
 /** A description part, marked: plain, or shown only while tools are available or missing. */
 function markedPart(part: DescriptionPart, exposed: ReadonlySet<string>) {
   if (typeof part === 'string') return { text: part, kind: 'plain' as const, shown: true };
-  if ('ifAvailable' in part) return { text: part.text, kind: 'ifAvailable' as const, tools: part.ifAvailable, shown: part.ifAvailable.every((t) => exposed.has(t)) };
-  return { text: part.text, kind: 'ifMissing' as const, tools: part.ifMissing, shown: part.ifMissing.some((t) => !exposed.has(t)) };
+  if ('ifAvailable' in part)
+    return {
+      text: part.text,
+      kind: 'ifAvailable' as const,
+      tools: part.ifAvailable,
+      shown: part.ifAvailable.every((t) => exposed.has(t)),
+    };
+  return {
+    text: part.text,
+    kind: 'ifMissing' as const,
+    tools: part.ifMissing,
+    shown: part.ifMissing.some((t) => !exposed.has(t)),
+  };
 }
 
 /** The answer for tool `name`, or undefined when no such tool is registered. */
@@ -39,7 +53,13 @@ export async function toolDetail(host: ToolHost, report: HostReport, info: ToolI
   if (!state) return undefined;
   const plugin = report.plugins.find((p) => p.name === state.plugin);
   const exposed = new Set(report.tools.filter((t) => t.exposed).map((t) => t.name));
-  const definitions = state.exposed ? Object.fromEntries(await Promise.all(FORMATS.map(async (format) => [format, (await definitionIn(host, format, name)) ?? null] as const))) : null;
+  const definitions = state.exposed
+    ? Object.fromEntries(
+        await Promise.all(
+          FORMATS.map(async (format) => [format, (await definitionIn(host, format, name)) ?? null] as const),
+        ),
+      )
+    : null;
   // A deferred tool is not in the lists until a session loads it.
   const listed = definitions && Object.values(definitions).some((d) => d !== null) ? definitions : null;
   const mcp = listed?.mcp as { description?: string } | undefined;
@@ -56,7 +76,10 @@ export async function toolDetail(host: ToolHost, report: HostReport, info: ToolI
     parameters: info?.parameters ?? {},
     ...(info?.outputSchema ? { outputSchema: info.outputSchema } : {}),
     ...(info?.examples ? { examples: info.examples } : {}),
-    description: { parts: (info?.description ?? []).map((part) => markedPart(part, exposed)), resolved: state.exposed ? (mcp?.description ?? '') : '' },
+    description: {
+      parts: (info?.description ?? []).map((part) => markedPart(part, exposed)),
+      resolved: state.exposed ? (mcp?.description ?? '') : '',
+    },
     definitions: listed,
   };
 }

@@ -25,18 +25,28 @@ export const NOT_ENFORCED: NotEnforced = 'declared, not enforced';
  * What is enforced of `plugin`'s permissions; `protections` are its process tier's, when it has one,
  * and `support` what this machine's sandbox launcher can do (probed by the host).
  */
-export function enforcement(plugin: LoadedPlugin, protections: Protections | undefined, support: SandboxSupport | undefined): Enforcement {
+export function enforcement(
+  plugin: LoadedPlugin,
+  protections: Protections | undefined,
+  support: SandboxSupport | undefined,
+): Enforcement {
   // An MCP server is held by how it was launched (or runs elsewhere), not by a plugin tier.
   const link = plugin.runner.connection?.();
   if (link) return serverEnforcement(plugin, link);
   const { roots } = plugin.scope;
   const effective = plugin.permissions.effective;
   if (plugin.source.trust === 'untrusted') {
-    const how = protections?.mountNamespace ? 'bubblewrap mount namespace and Node permission model' : 'Node permission model';
+    const how = protections?.mountNamespace
+      ? 'bubblewrap mount namespace and Node permission model'
+      : 'Node permission model';
     return {
       fs: { by: 'sandbox', read: [...roots.read], write: [...roots.write], how },
       network: networkEnforcement(Boolean(effective.network), protections),
-      env: { by: 'sandbox', names: [...(effective.env ?? [])], how: 'the child starts with an empty environment plus these' },
+      env: {
+        by: 'sandbox',
+        names: [...(effective.env ?? [])],
+        how: 'the child starts with an empty environment plus these',
+      },
     };
   }
   const claims = plugin.source.firstParty;
@@ -62,8 +72,16 @@ function commandEnforcement(plugin: LoadedPlugin, support: SandboxSupport): Enfo
   const how = `its commands run in bubblewrap (sandbox '${plan.mode}'): nothing else of the host's filesystem, a private /tmp, their own PID namespace`;
   return {
     fs: { by: 'sandbox', read: [...roots.read], write: plan.mode === 'read-only' ? [] : [...roots.write], how },
-    network: { by: 'sandbox', allowed: plan.network, how: plan.network ? 'options.network: the host network' : 'own network namespace' },
-    env: { by: 'sandbox', names: [...(plugin.permissions.effective.env ?? [])], how: "commands see only these (and PATH), and no other process's /proc" },
+    network: {
+      by: 'sandbox',
+      allowed: plan.network,
+      how: plan.network ? 'options.network: the host network' : 'own network namespace',
+    },
+    env: {
+      by: 'sandbox',
+      names: [...(plugin.permissions.effective.env ?? [])],
+      how: "commands see only these (and PATH), and no other process's /proc",
+    },
     note: `${defaultToolset(plugin.source)} commands run sandboxed (${plan.mode}${plan.network ? ', with network' : ', no network'})`,
   };
 }
@@ -73,14 +91,23 @@ function serverEnforcement(plugin: LoadedPlugin, report: ConnectionReport): Enfo
   const { roots } = plugin.scope;
   if (report.transport === 'http') {
     const how = 'its code runs on another machine, reached only at its URL';
-    return { fs: { by: 'host', read: [], write: [], how }, network: { by: 'host', allowed: true, how }, env: { by: 'host', names: [], how } };
+    return {
+      fs: { by: 'host', read: [], write: [], how },
+      network: { by: 'host', allowed: true, how },
+      env: { by: 'host', names: [], how },
+    };
   }
   const x = report.protections;
   if (!x || x.env === 'desktop default') return { fs: NOT_ENFORCED, network: NOT_ENFORCED, env: NOT_ENFORCED };
-  const held = [x.mountNamespace ? 'bubblewrap mount namespace' : '', x.permissionModel ? 'Node permission model' : ''].filter(Boolean);
+  const held = [
+    x.mountNamespace ? 'bubblewrap mount namespace' : '',
+    x.permissionModel ? 'Node permission model' : '',
+  ].filter(Boolean);
   const granted = plugin.permissions.effective;
   return {
-    fs: held.length ? { by: 'sandbox', read: [...roots.read], write: [...roots.write], how: held.join(' and ') } : NOT_ENFORCED,
+    fs: held.length
+      ? { by: 'sandbox', read: [...roots.read], write: [...roots.write], how: held.join(' and ') }
+      : NOT_ENFORCED,
     network: networkEnforcement(Boolean(granted.network), x),
     env: { by: 'host', names: [...(granted.env ?? [])], how: "started with only these, its entry's env and PATH" },
   };
@@ -91,8 +118,14 @@ function serverEnforcement(plugin: LoadedPlugin, report: ConnectionReport): Enfo
  * its own network namespace, Node's permission model (Node 25+, which refuses sockets, DNS and
  * fetch without `--allow-net`), or both; nothing where neither is in force.
  */
-function networkEnforcement(granted: boolean, x: { netNamespace: boolean; netPermission?: boolean } | undefined): Enforcement['network'] {
+function networkEnforcement(
+  granted: boolean,
+  x: { netNamespace: boolean; netPermission?: boolean } | undefined,
+): Enforcement['network'] {
   if (granted) return { by: 'sandbox', allowed: true, how: 'network granted: no network namespace' };
-  const held = [x?.netNamespace ? 'own network namespace' : '', x?.netPermission ? "Node's permission model (no --allow-net)" : ''].filter(Boolean);
+  const held = [
+    x?.netNamespace ? 'own network namespace' : '',
+    x?.netPermission ? "Node's permission model (no --allow-net)" : '',
+  ].filter(Boolean);
   return held.length ? { by: 'sandbox', allowed: false, how: held.join(' and ') } : NOT_ENFORCED;
 }

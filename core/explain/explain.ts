@@ -20,7 +20,10 @@ import type { HostReport, PluginReport, ToolReport } from './public-types.js';
 
 export type { HostReport, PluginReport, ToolReport };
 
-/** The dialect a tool's parameters are read in; a tool made without a reading (toolshed's own) is read by the plugin rule. */
+/**
+ * The dialect a tool's parameters are read in; a tool made without a reading (toolshed's own) is read by the plugin
+ * rule.
+ */
 function schemaReading(record: ToolRecord): NonNullable<ToolReport['schema']> {
   if (record.manifest.dialect) return record.manifest.dialect;
   try {
@@ -45,7 +48,10 @@ export function explainHost(input: {
   search: SearchReport;
   /** why a tool's calls need approval (config `approve`) */
   approval?: (record: ToolRecord) => ApprovalReason | undefined;
-  /** what this machine's sandbox launcher can do, as the host probed it; undefined when no plugin's commands run in the shell sandbox */
+  /**
+   * what this machine's sandbox launcher can do, as the host probed it; undefined when no plugin's commands run in the
+   * shell sandbox
+   */
   support: SandboxSupport | undefined;
   /** the audit log's target and counts, when it is on */
   audit?: AuditReport | undefined;
@@ -56,7 +62,14 @@ export function explainHost(input: {
   const plugins = registry.plugins.map((p): PluginReport => {
     if (p.status === 'failed') {
       const known = { from: p.known.from, toolsets: p.known.toolsets, tools: p.known.tools.map((t) => t.name) };
-      return { name: p.name, specifier: p.specifier, status: 'failed', loadMs: round(p.loadMs), error: { code: p.error.code, message: p.error.message }, known };
+      return {
+        name: p.name,
+        specifier: p.specifier,
+        status: 'failed',
+        loadMs: round(p.loadMs),
+        error: { code: p.error.code, message: p.error.message },
+        known,
+      };
     }
     const stats = p.runner.stats();
     const protections = p.runner.protections();
@@ -108,7 +121,9 @@ export function explainHost(input: {
           const record = registry.tools.get(state.name);
           const key = record ? checkKey(record) : undefined;
           // The report's own warnings list: states share one empty list.
-          const tool: ToolReport = key ? { ...state, warnings: [...state.warnings], probes: input.probes.get(key) ?? 0 } : { ...state, warnings: [...state.warnings] };
+          const tool: ToolReport = key
+            ? { ...state, warnings: [...state.warnings], probes: input.probes.get(key) ?? 0 }
+            : { ...state, warnings: [...state.warnings] };
           if (record && Object.keys(record.manifest.annotations).length) tool.annotations = record.manifest.annotations;
           const approval = record ? input.approval?.(record) : undefined;
           if (approval) tool.approval = approval;
@@ -128,7 +143,11 @@ export function explainHost(input: {
     counts: exposure?.counts ?? { registered: registry.tools.size, selected: 0, available: 0, exposed: 0 },
     tools,
     conflicts: [...registry.conflicts],
-    warnings: [...(input.loadWarnings ?? []), ...unmatchedGrantWarnings(registry.plugins), ...(exposure?.warnings ?? [])],
+    warnings: [
+      ...(input.loadWarnings ?? []),
+      ...unmatchedGrantWarnings(registry.plugins),
+      ...(exposure?.warnings ?? []),
+    ],
     search: input.search,
     protection: protectionReport(registry.plugins, input.protect ?? [], input.support),
     ...(input.audit ? { audit: input.audit } : {}),
@@ -140,7 +159,16 @@ function round(ms: number): number {
   return Math.round(ms * 10) / 10;
 }
 
-/** The grants of untrusted plugins that match nothing they request ("plugin P: grant.fsWrite 'x' matches no folder…"); `--strict` fails on them. */
-function unmatchedGrantWarnings(plugins: ReadonlyArray<{ status: string; source?: { name: string }; permissions?: { unmatched?: string[] } }>): string[] {
-  return plugins.flatMap((p) => (p.status === 'loaded' && p.source ? (p.permissions?.unmatched ?? []).map((note) => `plugin ${p.source!.name}: ${note}`) : []));
+/**
+ * The grants of untrusted plugins that match nothing they request ("plugin P: grant.fsWrite 'x' matches no folder…");
+ * `--strict` fails on them.
+ */
+function unmatchedGrantWarnings(
+  plugins: ReadonlyArray<{ status: string; source?: { name: string }; permissions?: { unmatched?: string[] } }>,
+): string[] {
+  return plugins.flatMap((p) =>
+    p.status === 'loaded' && p.source
+      ? (p.permissions?.unmatched ?? []).map((note) => `plugin ${p.source!.name}: ${note}`)
+      : [],
+  );
 }

@@ -40,7 +40,10 @@ export interface ProtectionReport {
   protected: ProtectedPath[];
   /** one line per protection that is not in force on this host, with why */
   notInForce: string[];
-  /** the resource limits of each sandboxed child (terminal commands, untrusted plugins' processes, stdio MCP servers) and what holds each */
+  /**
+   * the resource limits of each sandboxed child (terminal commands, untrusted plugins' processes, stdio MCP servers)
+   * and what holds each
+   */
   resources: Record<string, ResourceProtections>;
 }
 
@@ -57,9 +60,21 @@ export interface PluginReport {
   manifestSource?: ManifestSource;
   tools?: number;
   env?: string[];
-  /** what the plugin requested, what config granted, their effective set, and what of it is actually enforced (and by what) */
-  permissions?: { requested: Permissions; granted: Grant; effective: Grant; enforced: Enforcement; unmatched?: string[] };
-  /** `guardRefused`: RPC calls the allow-list refused; `messagesDropped`: malformed worker, child or frame messages dropped (with the last reason) */
+  /**
+   * what the plugin requested, what config granted, their effective set, and what of it is actually enforced (and by
+   * what)
+   */
+  permissions?: {
+    requested: Permissions;
+    granted: Grant;
+    effective: Grant;
+    enforced: Enforcement;
+    unmatched?: string[];
+  };
+  /**
+   * `guardRefused`: RPC calls the allow-list refused; `messagesDropped`: malformed worker, child or frame messages
+   * dropped (with the last reason)
+   */
   pool?: {
     started: boolean;
     threads: number;
@@ -70,7 +85,9 @@ export interface PluginReport {
     guardRefused: number;
     messagesDropped: number;
     lastDropped?: string;
-    /** thread tier only: the pool trusted plugins share, or one of its own, and why ("it holds env grants (SVC_TOKEN)") */
+    /**
+     * thread tier only: the pool trusted plugins share, or one of its own, and why ("it holds env grants (SVC_TOKEN)")
+     */
     kind?: 'shared' | 'own';
     reason?: string;
   };
@@ -91,7 +108,10 @@ export interface ToolReport extends ToolState {
   annotations?: ToolAnnotations;
   /** why its calls wait for approval (config `approve`), when they do */
   approval?: ApprovalReason;
-  /** the JSON Schema dialect its parameters are read (and validated) in, and why: `$schema`, or how an untagged schema was read */
+  /**
+   * the JSON Schema dialect its parameters are read (and validated) in, and why: `$schema`, or how an untagged schema
+   * was read
+   */
   schema?: { dialect: SchemaDialect | 'unsupported'; from: string };
 }
 
@@ -106,7 +126,14 @@ export interface HostReport {
   /** false until the first exposure was computed */
   evaluated: boolean;
   plugins: PluginReport[];
-  toolsets: Array<{ name: string; description?: string; includes: string[]; tools: number; definedBy: string[]; unavailable?: string[] }>;
+  toolsets: Array<{
+    name: string;
+    description?: string;
+    includes: string[];
+    tools: number;
+    definedBy: string[];
+    unavailable?: string[];
+  }>;
   counts: { registered: number; selected: number; available: number; exposed: number };
   tools: ToolReport[];
   conflicts: ToolConflict[];

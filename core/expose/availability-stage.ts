@@ -10,7 +10,9 @@ import type { Chosen } from './selection-stage.js';
 import type { ToolState } from './public-types.js';
 import type { Registry } from './registry.js';
 
-/** The warnings of a state that has none: one array for all of them, never written (a state with warnings gets its own). */
+/**
+ * The warnings of a state that has none: one array for all of them, never written (a state with warnings gets its own).
+ */
 const NO_WARNINGS: string[] = Object.freeze([]) as unknown as string[];
 
 /** Whether two lists of verdicts say the same (a recomputed verdict is a new object). */
@@ -19,7 +21,14 @@ export function sameVerdicts(a: readonly Availability[], b: readonly Availabilit
 }
 
 function sameVerdict(a: Availability, b: Availability): boolean {
-  return a === b || (a.ok === b.ok && a.reason === b.reason && a.kind === b.kind && a.via === b.via && a.maskedReason === b.maskedReason);
+  return (
+    a === b ||
+    (a.ok === b.ok &&
+      a.reason === b.reason &&
+      a.kind === b.kind &&
+      a.via === b.via &&
+      a.maskedReason === b.maskedReason)
+  );
 }
 
 /** The states layer 1 and 2 leave, by position and by name. */
@@ -51,7 +60,13 @@ export function startingStates(registry: Registry, chosen: Chosen, results: read
     const name = names[at]!;
     const availability = verdictAt[at];
     const ok = availability?.ok === true;
-    const state: ToolState = { name, plugin: layer.pluginNames[at]!, toolset: layer.toolsets[at]!, exposed: ok, warnings: NO_WARNINGS };
+    const state: ToolState = {
+      name,
+      plugin: layer.pluginNames[at]!,
+      toolset: layer.toolsets[at]!,
+      exposed: ok,
+      warnings: NO_WARNINGS,
+    };
     const conflict = conflicts?.get(name);
     if (conflict) state.conflict = conflict;
     if (availability === undefined) {
@@ -63,7 +78,9 @@ export function startingStates(registry: Registry, chosen: Chosen, results: read
         state.layer = 'availability';
         state.reason = availability.reason ?? 'unavailable';
       } else if (availability.maskedReason) {
-        state.warnings = [`check failed (${availability.maskedReason}) but a success within the grace window is served`];
+        state.warnings = [
+          `check failed (${availability.maskedReason}) but a success within the grace window is served`,
+        ];
       }
     }
     if (ok) {
@@ -86,7 +103,15 @@ function addFailedPluginTools(registry: Registry, states: ToolStates): void {
     if (plugin.status !== 'failed') continue;
     for (const tool of plugin.known.tools) {
       if (states.has(tool.name)) continue;
-      states.set(tool.name, { name: tool.name, plugin: plugin.name, toolset: tool.toolset, exposed: false, layer: 'load', reason: `${plugin.error.code}: ${plugin.error.message}`, warnings: [] });
+      states.set(tool.name, {
+        name: tool.name,
+        plugin: plugin.name,
+        toolset: tool.toolset,
+        exposed: false,
+        layer: 'load',
+        reason: `${plugin.error.code}: ${plugin.error.message}`,
+        warnings: [],
+      });
     }
   }
 }

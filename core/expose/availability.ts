@@ -61,7 +61,11 @@ function grantGap(record: ToolRecord): Availability | undefined {
   const granted = new Set(permissions.effective.env ?? []);
   const missing = record.manifest.requires.env.filter((name) => !granted.has(name));
   if (missing.length) {
-    return { ok: false, kind: 'permissions', reason: `environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not granted to untrusted plugin ${source.name}` };
+    return {
+      ok: false,
+      kind: 'permissions',
+      reason: `environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not granted to untrusted plugin ${source.name}`,
+    };
   }
   return undefined;
 }
@@ -91,7 +95,11 @@ export function checkKey(record: ToolRecord): string | undefined {
 }
 
 /** The declarative verdict that needs no await (grants, env, platforms), or undefined when it holds. */
-function declarative(record: ToolRecord, deps: AvailabilityDeps, links?: Map<Runner, Link | undefined>): Availability | undefined {
+function declarative(
+  record: ToolRecord,
+  deps: AvailabilityDeps,
+  links?: Map<Runner, Link | undefined>,
+): Availability | undefined {
   // An MCP server's tools exist only while it is connected; its report is asked once per evaluation, not once per tool.
   const runner = record.plugin.runner;
   let link = links?.get(runner);
@@ -99,7 +107,8 @@ function declarative(record: ToolRecord, deps: AvailabilityDeps, links?: Map<Run
     link = runner.connection();
     links?.set(runner, link);
   }
-  if (link && link.state !== 'connected') return { ok: false, kind: 'connection', reason: link.reason ?? `the MCP server is ${link.state}` };
+  if (link && link.state !== 'connected')
+    return { ok: false, kind: 'connection', reason: link.reason ?? `the MCP server is ${link.state}` };
   const gap = grantGap(record);
   if (gap) return gap;
   const env = missingEnv(record.manifest.requires.env, deps.env);
@@ -109,11 +118,17 @@ function declarative(record: ToolRecord, deps: AvailabilityDeps, links?: Map<Run
 
 function platformGap(record: ToolRecord, platform: NodeJS.Platform): Availability | undefined {
   const { platforms } = record.manifest.requires;
-  return platforms.length && !platforms.includes(platform) ? { ok: false, kind: 'platforms', reason: `runs only on ${platforms.join(', ')} (this is ${platform})` } : undefined;
+  return platforms.length && !platforms.includes(platform)
+    ? { ok: false, kind: 'platforms', reason: `runs only on ${platforms.join(', ')} (this is ${platform})` }
+    : undefined;
 }
 
 function envGap(missing: readonly string[]): Availability {
-  return { ok: false, kind: 'env', reason: `missing environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')}` };
+  return {
+    ok: false,
+    kind: 'env',
+    reason: `missing environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
+  };
 }
 
 /**
@@ -162,7 +177,9 @@ async function evaluateCached(record: ToolRecord, deps: AvailabilityDeps, expiri
   if (!key) return OK;
   const verdict = await deps.cache.get(key, () => deps.runCheck(record));
   expiries.push(verdict.expiresAt);
-  const out: Availability = verdict.ok ? { ok: true, via: verdict.via } : { ok: false, kind: 'check', via: verdict.via, reason: verdict.reason ?? 'check failed' };
+  const out: Availability = verdict.ok
+    ? { ok: true, via: verdict.via }
+    : { ok: false, kind: 'check', via: verdict.via, reason: verdict.reason ?? 'check failed' };
   if (verdict.maskedReason) out.maskedReason = verdict.maskedReason;
   return out;
 }
@@ -219,7 +236,11 @@ export async function evaluateAvailability(
  * reverse dependencies: each tool is re-examined only when one it requires
  * was hidden, so a long chain costs its length, not its square.
  */
-function resolveToolRequirements(records: readonly ToolRecord[], results: Availability[], plan: AvailabilityPlan): void {
+function resolveToolRequirements(
+  records: readonly ToolRecord[],
+  results: Availability[],
+  plan: AvailabilityPlan,
+): void {
   if (!plan.requiring.length) return;
   const dependents = new Map<string, number[]>();
   const required = new Map<number, readonly string[]>();
@@ -241,7 +262,11 @@ function resolveToolRequirements(records: readonly ToolRecord[], results: Availa
     if (!results[at]!.ok) continue;
     const missing = required.get(at)!.filter((name) => !ok(name));
     if (!missing.length) continue;
-    results[at] = { ok: false, kind: 'tools', reason: `requires tool${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not exposed` };
+    results[at] = {
+      ok: false,
+      kind: 'tools',
+      reason: `requires tool${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not exposed`,
+    };
     for (const dependent of dependents.get(records[at]!.name) ?? []) work.push(dependent);
   }
 }

@@ -32,6 +32,9 @@ export class ChangedPlugins {
   /** Why `record`'s plugin is withdrawn, if it is. */
   reasonFor(record: ToolRecord): string | undefined {
     const { plugin } = record;
-    return this.plugins.get(plugin.source.name) ?? (this.runtime !== undefined && plugin.runner.tier === 'thread' ? this.runtime : undefined);
+    return (
+      this.plugins.get(plugin.source.name) ??
+      (this.runtime !== undefined && plugin.runner.tier === 'thread' ? this.runtime : undefined)
+    );
   }
 }

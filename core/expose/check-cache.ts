@@ -39,7 +39,8 @@ export class CheckCache {
   get(key: string, probe: () => Promise<CheckVerdict>): Promise<CachedVerdict> {
     const now = this.options.clock.now();
     const entry = this.entries.get(key);
-    if (entry && now < entry.expiresAt) return Promise.resolve({ ...entry.verdict, via: 'cache', expiresAt: entry.expiresAt });
+    if (entry && now < entry.expiresAt)
+      return Promise.resolve({ ...entry.verdict, via: 'cache', expiresAt: entry.expiresAt });
     const running = this.inFlight.get(key);
     if (running) return running;
     const started = this.run(key, probe).finally(() => this.inFlight.delete(key));

@@ -18,14 +18,20 @@ export const CODE_TOOL = 'execute_code';
  * flagged `codeCallable: true`, always intersected with the exposed set. Empty
  * means empty — never all tools.
  */
-export function sandboxTools(config: ResolvedConfig, exposed: ReadonlyMap<string, ToolDefinition>, tools: Iterable<Pick<ToolInfo, 'name' | 'codeCallable'>>): SandboxTool[] {
+export function sandboxTools(
+  config: ResolvedConfig,
+  exposed: ReadonlyMap<string, ToolDefinition>,
+  tools: Iterable<Pick<ToolInfo, 'name' | 'codeCallable'>>,
+): SandboxTool[] {
   const wanted = config.codeExecution.tools ?? [...tools].filter((tool) => tool.codeCallable).map((tool) => tool.name);
   return wanted
     .filter((name) => name !== CODE_TOOL && exposed.has(name))
     .sort()
     .map((name) => {
       const def = exposed.get(name)!;
-      return def.outputSchema ? { name, description: def.description, parameters: def.parameters, outputSchema: def.outputSchema } : { name, description: def.description, parameters: def.parameters };
+      return def.outputSchema
+        ? { name, description: def.description, parameters: def.parameters, outputSchema: def.outputSchema }
+        : { name, description: def.description, parameters: def.parameters };
     });
 }
 
@@ -56,12 +62,14 @@ type Declarations = typeof import('../../sandbox/code/declarations.js');
  */
 export function codeExecutionRewriter(
   config: () => ResolvedConfig,
-  load: () => Promise<[Runtime, Declarations]> = () => Promise.all([import('../../sandbox/code/runtime.js'), import('../../sandbox/code/declarations.js')]),
+  load: () => Promise<[Runtime, Declarations]> = () =>
+    Promise.all([import('../../sandbox/code/runtime.js'), import('../../sandbox/code/declarations.js')]),
 ): SchemaRewriter {
   let modules: Promise<[Runtime, Declarations]> | undefined;
   let memo: { key: string; exported: string[] } | undefined;
   return {
-    // Its output follows from the config and the exposed tools alone (a failure to start hides the tool, and is asked again).
+    // Its output follows from the config and the exposed tools alone (a failure to start hides the tool, and is asked
+    // again).
     pure: true,
     appliesTo: (tool) => tool.name === CODE_TOOL,
     async rewrite(definition, context: RewriteContext) {
@@ -81,7 +89,12 @@ export function codeExecutionRewriter(
       const [, declarations] = await modules;
       const actual = specs.filter((spec) => exported.includes(spec.name) && !context.deferred.has(spec.name));
       const search = searchTool !== undefined && exported.includes(declarations.SEARCH_FUNCTION);
-      return { definition: { ...definition, description: declarations.describeExecuteCode(actual, codeLimits(config()), { search }) } };
+      return {
+        definition: {
+          ...definition,
+          description: declarations.describeExecuteCode(actual, codeLimits(config()), { search }),
+        },
+      };
     },
   };
 }

@@ -80,7 +80,12 @@ export class CorrectionStage {
         exposedAt = Uint8Array.from(exposedAt);
         for (const at of hidden) exposedAt[at] = 0;
       }
-      if (!hidden || pass === 1) return { definitions: [...defs.values()], exposedAt, settled: !hidden && rewritten.every(({ rewriter }) => rewriter.pure === true) };
+      if (!hidden || pass === 1)
+        return {
+          definitions: [...defs.values()],
+          exposedAt,
+          settled: !hidden && rewritten.every(({ rewriter }) => rewriter.pure === true),
+        };
     }
     return { definitions: [], exposedAt, settled: false };
   }
@@ -92,7 +97,12 @@ export class CorrectionStage {
    * recompute then reads only the exposed flags of the few tools each description mentions.
    * `aligned`: `defs` are layer 3's own list, the exposed positions in name order.
    */
-  guard(defs: ToolDefinition[], exposedAt: Uint8Array, aligned: boolean, warn: (name: string, dangling: string[]) => void): void {
+  guard(
+    defs: ToolDefinition[],
+    exposedAt: Uint8Array,
+    aligned: boolean,
+    warn: (name: string, dangling: string[]) => void,
+  ): void {
     const { records, byName } = this.layer;
     if (!exposedAt.includes(0)) return;
     if (aligned) {
@@ -101,7 +111,8 @@ export class CorrectionStage {
         if (exposedAt[at] !== 1) continue;
         const def = defs[next++]!;
         let dangling: string[] | undefined;
-        for (const mentioned of this.mentions(at, def)) if (mentioned !== at && exposedAt[mentioned] !== 1) (dangling ??= []).push(records[mentioned]!.name);
+        for (const mentioned of this.mentions(at, def))
+          if (mentioned !== at && exposedAt[mentioned] !== 1) (dangling ??= []).push(records[mentioned]!.name);
         if (dangling) warn(def.name, dangling.sort());
       }
       return;
@@ -140,7 +151,8 @@ export class CorrectionStage {
     const record = this.layer.records[at]!;
     const description = resolveDescription(record.manifest.description, exposed);
     const previous = this.plainAt[at];
-    if (previous && previous.description === description && previous.parameters === record.manifest.parameters) return previous;
+    if (previous && previous.description === description && previous.parameters === record.manifest.parameters)
+      return previous;
     const def: ToolDefinition = { name: record.name, description, parameters: record.manifest.parameters };
     const { manifest } = record;
     if (Object.keys(manifest.annotations).length) def.annotations = manifest.annotations;

@@ -26,7 +26,12 @@ export function deferralSelection(config: ResolvedConfig): DeferralSelection {
 }
 
 /** What `planDeferral` needs, read from the registry; sizes are computed only if asked ('auto'). */
-export function deferralInput(registry: Registry, available: string[], toolsets: ReadonlyMap<string, Toolset>, config: ResolvedConfig): DeferralInput {
+export function deferralInput(
+  registry: Registry,
+  available: string[],
+  toolsets: ReadonlyMap<string, Toolset>,
+  config: ResolvedConfig,
+): DeferralInput {
   // Built only when asked: most configs defer nothing and never size a tool.
   let availableSet: ReadonlySet<string> | undefined;
   return {
@@ -37,13 +42,20 @@ export function deferralInput(registry: Registry, available: string[], toolsets:
     size: (name) => {
       const record = registry.tools.get(name)!;
       availableSet ??= new Set(available);
-      return definitionSize({ name, description: resolveDescription(record.manifest.description, availableSet), parameters: record.manifest.parameters });
+      return definitionSize({
+        name,
+        description: resolveDescription(record.manifest.description, availableSet),
+        parameters: record.manifest.parameters,
+      });
     },
     searchSize: definitionSize(searchToolDefinition(config.search)),
   };
 }
 
-/** Unknown names in defer are warnings, not errors, when a plugin failed to load (it may have defined them), as for disable. */
+/**
+ * Unknown names in defer are warnings, not errors, when a plugin failed to load (it may have defined them), as for
+ * disable.
+ */
 export function lenientIf(registry: Registry, warnings: string[]): ((error: ToolsetError) => void) | undefined {
   if (!registry.plugins.some((p) => p.status === 'failed')) return undefined;
   return (error) => warnings.push(`${error.message} (a plugin failed to load; it may have defined it)`);
@@ -68,8 +80,17 @@ export function withDeferral(
   if (!deferred.size) return { definitions: corrected, shown: corrected, deferred };
   for (const name of deferred) states.get(name)!.deferred = true;
   const shadowed = states.get(SEARCH_TOOL);
-  const state: ToolState = { name: SEARCH_TOOL, plugin: HOST_PLUGIN, toolset: SEARCH_TOOLSET, exposed: true, warnings: [] };
-  if (shadowed) state.warnings.push(`plugin ${shadowed.plugin}'s ${SEARCH_TOOL} is not exposed: the name is reserved for toolshed's search while tools are deferred`);
+  const state: ToolState = {
+    name: SEARCH_TOOL,
+    plugin: HOST_PLUGIN,
+    toolset: SEARCH_TOOLSET,
+    exposed: true,
+    warnings: [],
+  };
+  if (shadowed)
+    state.warnings.push(
+      `plugin ${shadowed.plugin}'s ${SEARCH_TOOL} is not exposed: the name is reserved for toolshed's search while tools are deferred`,
+    );
   states.set(SEARCH_TOOL, state);
   // Layer 3's list is sorted by name: tool_search goes in at its place (linear, no re-sort).
   const definitions = corrected.filter((d) => d.name !== SEARCH_TOOL);

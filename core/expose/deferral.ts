@@ -47,20 +47,33 @@ export const CHARS_PER_TOKEN = 4;
  * Chooses the deferred tools. Unknown exact names throw TOOLSET_UNKNOWN with a
  * did-you-mean (like `disable`), or become warnings when `lenient` is given.
  */
-export function planDeferral(input: DeferralInput, selection: DeferralSelection, lenient?: (error: ToolsetError) => void): DeferralPlan {
+export function planDeferral(
+  input: DeferralInput,
+  selection: DeferralSelection,
+  lenient?: (error: ToolsetError) => void,
+): DeferralPlan {
   const warnings: string[] = [];
   // Most configs defer nothing: no name to check, nothing to walk.
-  if (selection.defer !== 'auto' && !selection.defer.length && !selection.alwaysLoaded.length) return { deferred: new Set(), warnings };
+  if (selection.defer !== 'auto' && !selection.defer.length && !selection.alwaysLoaded.length)
+    return { deferred: new Set(), warnings };
   const resolver = new ToolsetResolver(new Map(input.toolsets), input.knownTools);
   const pinned = resolveNames(selection.alwaysLoaded, 'search.alwaysLoaded', input, resolver, warnings, lenient);
   const candidates = input.names.filter((name) => !pinned.has(name));
-  if (selection.defer === 'auto') return { deferred: deferLargest(candidates, input, pinned, selection.budgetTokens), warnings };
+  if (selection.defer === 'auto')
+    return { deferred: deferLargest(candidates, input, pinned, selection.budgetTokens), warnings };
   const named = resolveNames(selection.defer, 'defer', input, resolver, warnings, lenient);
   return { deferred: new Set(candidates.filter((name) => named.has(name))), warnings };
 }
 
 /** Tool names for a list of toolset names, tool names and `*` patterns. */
-function resolveNames(entries: readonly string[], key: string, input: DeferralInput, resolver: ToolsetResolver, warnings: string[], lenient?: (error: ToolsetError) => void): Set<string> {
+function resolveNames(
+  entries: readonly string[],
+  key: string,
+  input: DeferralInput,
+  resolver: ToolsetResolver,
+  warnings: string[],
+  lenient?: (error: ToolsetError) => void,
+): Set<string> {
   const out = new Set<string>();
   for (const entry of entries) {
     if (entry.includes('*')) {
@@ -83,7 +96,11 @@ function resolveNames(entries: readonly string[], key: string, input: DeferralIn
     } else if (input.knownTools.has(entry)) {
       out.add(entry);
     } else {
-      const error = new ToolsetError('TOOLSET_UNKNOWN', `unknown toolset or tool '${entry}' in ${key}.${didYouMean(entry, [...input.toolsets.keys(), ...input.knownTools])}`, { toolset: entry });
+      const error = new ToolsetError(
+        'TOOLSET_UNKNOWN',
+        `unknown toolset or tool '${entry}' in ${key}.${didYouMean(entry, [...input.toolsets.keys(), ...input.knownTools])}`,
+        { toolset: entry },
+      );
       if (!lenient) throw error;
       lenient(error);
     }
@@ -105,7 +122,12 @@ function globPattern(glob: string): RegExp {
  * 'auto': defers whole toolsets, largest first, until what stays loaded (the
  * pinned tools and the search tool included) fits the budget.
  */
-function deferLargest(candidates: string[], input: DeferralInput, pinned: ReadonlySet<string>, budgetTokens: number): Set<string> {
+function deferLargest(
+  candidates: string[],
+  input: DeferralInput,
+  pinned: ReadonlySet<string>,
+  budgetTokens: number,
+): Set<string> {
   const budget = budgetTokens * CHARS_PER_TOKEN;
   const groups = new Map<string, { names: string[]; size: number }>();
   let loaded = 0;
@@ -137,7 +159,12 @@ function deferLargest(candidates: string[], input: DeferralInput, pinned: Readon
  * session loaded, in the order it loaded them. Appending keeps everything sent
  * earlier a stable prefix, so a provider's prompt cache still hits.
  */
-export function sessionDefinitions(shown: readonly ToolDefinition[], byName: ReadonlyMap<string, ToolDefinition>, deferred: ReadonlySet<string>, loaded: Iterable<string>): ToolDefinition[] {
+export function sessionDefinitions(
+  shown: readonly ToolDefinition[],
+  byName: ReadonlyMap<string, ToolDefinition>,
+  deferred: ReadonlySet<string>,
+  loaded: Iterable<string>,
+): ToolDefinition[] {
   const out = [...shown];
   for (const name of loaded) {
     const def = byName.get(name);
@@ -154,7 +181,9 @@ export function definitionSize(def: ToolDefinition): number {
 const byNameMemo = new WeakMap<readonly ToolDefinition[], Map<string, ToolDefinition>>();
 
 /** An exposure's definitions by name, built once per exposure. */
-export function definitionsByName(exposure: { definitions: readonly ToolDefinition[] }): ReadonlyMap<string, ToolDefinition> {
+export function definitionsByName(exposure: {
+  definitions: readonly ToolDefinition[];
+}): ReadonlyMap<string, ToolDefinition> {
   let map = byNameMemo.get(exposure.definitions);
   if (!map) {
     map = new Map(exposure.definitions.map((d) => [d.name, d]));

@@ -29,7 +29,8 @@ const NO_NAMES: readonly string[] = Object.freeze([]);
 
 /**
  * The registered tool names each description text mentions, kept while the texts stay
- * few (a bound that follows the registry's size) and shared by the host and its views (they share one registry): mentions depend on the
+ * few (a bound that follows the registry's size) and shared by the host and its views (they share one registry):
+ * mentions depend on the
  * text and the set of registered names alone, and a host's texts are its manifests'
  * descriptions with their conditional parts resolved (a few variants per tool at most).
  * So a recompute or a new view tokenizes only a text never seen before (O(its size), one

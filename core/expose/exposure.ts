@@ -30,6 +30,11 @@ export function sameDefinitions(a: readonly ToolDefinition[] | undefined, b: rea
   if (!a || a.length !== b.length) return false;
   return a.every((x, i) => {
     const y = b[i]!;
-    return x === y || (x.name === y.name && x.description === y.description && (x.parameters === y.parameters || JSON.stringify(x.parameters) === JSON.stringify(y.parameters)));
+    return (
+      x === y ||
+      (x.name === y.name &&
+        x.description === y.description &&
+        (x.parameters === y.parameters || JSON.stringify(x.parameters) === JSON.stringify(y.parameters)))
+    );
   });
 }

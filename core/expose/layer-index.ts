@@ -56,7 +56,9 @@ export function layerIndex(registry: Registry, rewriters: readonly SchemaRewrite
     const rewriter = rewriters.find((r) => r.appliesTo(info));
     if (rewriter) rewritten.push({ at, rewriter });
   });
-  const byName = records.map((_, at) => at).sort((a, b) => (records[a]!.name < records[b]!.name ? -1 : records[a]!.name > records[b]!.name ? 1 : 0));
+  const byName = records
+    .map((_, at) => at)
+    .sort((a, b) => (records[a]!.name < records[b]!.name ? -1 : records[a]!.name > records[b]!.name ? 1 : 0));
   let infos: ReadonlyMap<string, ToolInfo> | undefined;
   return {
     plugins: registry.plugins,

@@ -75,7 +75,8 @@ export class DefinitionsPipeline {
   /** The current exposure: memoized while the registry's plugin set holds and no check verdict expired. */
   current(): Promise<Exposure> {
     const { memo } = this;
-    if (memo && memo.registryGeneration === this.deps.registry.generation && this.deps.clock.now() < memo.validUntil) return Promise.resolve(memo);
+    if (memo && memo.registryGeneration === this.deps.registry.generation && this.deps.clock.now() < memo.validUntil)
+      return Promise.resolve(memo);
     this.running ??= this.compute().finally(() => {
       this.running = undefined;
     });
@@ -94,7 +95,11 @@ export class DefinitionsPipeline {
     const chosen = this.selection.select(config);
     const { toolsets } = chosen.selection;
     const warnings = [...chosen.selection.warnings];
-    const { results, validUntil } = await evaluateAvailability(chosen.records, { ...this.deps.availability, cache: this.deps.cache }, chosen.plan);
+    const { results, validUntil } = await evaluateAvailability(
+      chosen.records,
+      { ...this.deps.availability, cache: this.deps.cache },
+      chosen.plan,
+    );
     const { verdicts: last, previous } = this;
     if (last?.settled && previous && last.chosen === chosen && sameVerdicts(results, last.results)) {
       // Same selection, same verdicts: layer 3 would make what it made last time. Only the
@@ -102,7 +107,11 @@ export class DefinitionsPipeline {
       return this.settle({ ...previous, registryGeneration, validUntil }, false);
     }
     const { stateAt, states, available, availableAt } = startingStates(registry, chosen, results);
-    const plan = planDeferral(deferralInput(registry, available, toolsets, config), deferralSelection(config), lenientIf(registry, warnings));
+    const plan = planDeferral(
+      deferralInput(registry, available, toolsets, config),
+      deferralSelection(config),
+      lenientIf(registry, warnings),
+    );
     warnings.push(...plan.warnings);
     const correction = this.correctionFor(chosen.layer);
     const corrected = await correction.correct(availableAt, stateAt, plan.deferred);
@@ -119,8 +128,11 @@ export class DefinitionsPipeline {
       }
     }
     // Only the states whose tool layer 3 (or deferral) took out or put in differ from where they started.
-    for (let at = 0; at < exposedAt.length; at++) if (exposedAt[at] !== availableAt[at]) stateAt[at]!.exposed = exposedAt[at] === 1;
-    correction.guard(definitions, exposedAt, aligned, (name, dangling) => this.warn(noteDangling(name, dangling, states, warnings)));
+    for (let at = 0; at < exposedAt.length; at++)
+      if (exposedAt[at] !== availableAt[at]) stateAt[at]!.exposed = exposedAt[at] === 1;
+    correction.guard(definitions, exposedAt, aligned, (name, dangling) =>
+      this.warn(noteDangling(name, dangling, states, warnings)),
+    );
     // Nothing changed: the same arrays as last time, so what is derived from them (a provider's format) is reused.
     const changed = previous !== undefined && !sameDefinitions(previous.definitions, definitions);
     const exposure: Exposure = {
@@ -132,7 +144,12 @@ export class DefinitionsPipeline {
       deferred,
       states,
       toolsets,
-      counts: { registered: registry.tools.size, selected: chosen.selection.selected.size, available: available.length, exposed: definitions.length },
+      counts: {
+        registered: registry.tools.size,
+        selected: chosen.selection.selected.size,
+        available: available.length,
+        exposed: definitions.length,
+      },
       warnings,
     };
     this.verdicts = { chosen, results, settled: corrected.settled };
@@ -152,7 +169,8 @@ export class DefinitionsPipeline {
 
   /** Layer 3 for `layer`'s plugin set: kept while the plugin set holds, with what it made last. */
   private correctionFor(layer: LayerIndex): CorrectionStage {
-    if (this.correction?.layer !== layer) this.correction = new CorrectionStage(layer, this.deps.registry, this.deps.tokens);
+    if (this.correction?.layer !== layer)
+      this.correction = new CorrectionStage(layer, this.deps.registry, this.deps.tokens);
     return this.correction;
   }
 

@@ -10,7 +10,10 @@ import type { ToolDefinition } from '../providers/types.js';
 
 export type { Clock } from '../state/clock.js';
 
-/** How a custom check's verdict was obtained: 'probe' = just ran, 'cache' = within TTL, 'grace' = a failure masked by a recent success. */
+/**
+ * How a custom check's verdict was obtained: 'probe' = just ran, 'cache' = within TTL, 'grace' = a failure masked by a
+ * recent success.
+ */
 export type VerdictSource = 'probe' | 'cache' | 'grace';
 
 /** Why a tool is or is not available. */
@@ -18,7 +21,17 @@ export interface Availability {
   ok: boolean;
   reason?: string;
   /** the requirement that decided it */
-  kind?: 'env' | 'bins' | 'platforms' | 'check' | 'tools' | 'permissions' | 'breaker' | 'connection' | 'changed' | 'definition';
+  kind?:
+    | 'env'
+    | 'bins'
+    | 'platforms'
+    | 'check'
+    | 'tools'
+    | 'permissions'
+    | 'breaker'
+    | 'connection'
+    | 'changed'
+    | 'definition';
   /** how the custom check's verdict was obtained */
   via?: VerdictSource;
   maskedReason?: string;
@@ -89,7 +102,7 @@ export interface RewriteContext {
  * const rewriter: SchemaRewriter = {
  *   pure: true,
  *   appliesTo: (tool) => tool.name === 'search',
- *   rewrite: async (definition) => ({ definition: { ...definition, description: `${definition.description} (beta)` } }),
+ * rewrite: async (definition) => ({ definition: { ...definition, description: `${definition.description} (beta)` } }),
  * };
  */
 export interface SchemaRewriter {
@@ -99,5 +112,8 @@ export interface SchemaRewriter {
    */
   pure?: boolean;
   appliesTo(tool: ToolInfo): boolean;
-  rewrite(definition: ToolDefinition, context: RewriteContext): Promise<{ definition: ToolDefinition } | { hidden: string }>;
+  rewrite(
+    definition: ToolDefinition,
+    context: RewriteContext,
+  ): Promise<{ definition: ToolDefinition } | { hidden: string }>;
 }

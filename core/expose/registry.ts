@@ -73,7 +73,10 @@ export class Registry {
     this.loserList = [];
     for (const list of owners.values()) {
       const preferred = list.map((r) => prefer[r.name]).find((p) => p !== undefined);
-      const chosen = (preferred !== undefined && list.find((r) => r.plugin.source.name === preferred || r.plugin.source.specifier === preferred)) || list[0]!;
+      const chosen =
+        (preferred !== undefined &&
+          list.find((r) => r.plugin.source.name === preferred || r.plugin.source.specifier === preferred)) ||
+        list[0]!;
       this.toolMap.set(chosen.name, chosen);
       if (list.length > 1) {
         const losers = list.filter((r) => r !== chosen);

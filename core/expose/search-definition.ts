@@ -41,7 +41,12 @@ function buildDefinition(search: ResolvedSearch): ToolDefinition {
       type: 'object',
       properties: {
         query: { type: 'string', maxLength: MAX_QUERY_CHARS, description: 'What the tool should do, in a few words.' },
-        limit: { type: 'integer', minimum: 1, maximum: search.maxResults, description: `How many tools to return (default ${limit}).` },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: search.maxResults,
+          description: `How many tools to return (default ${limit}).`,
+        },
       },
       required: ['query'],
       additionalProperties: false,

@@ -28,7 +28,10 @@ export interface Toolset {
 const ALL = new Set(['all', '*']);
 
 /** Merges toolsets from the registry's plugins and from config. */
-export function collectToolsets(registry: Registry, configToolsets: Record<string, { description?: string; includes: string[]; tools: string[] }>): Map<string, Toolset> {
+export function collectToolsets(
+  registry: Registry,
+  configToolsets: Record<string, { description?: string; includes: string[]; tools: string[] }>,
+): Map<string, Toolset> {
   const sets = new Map<string, Toolset>();
   const get = (name: string): Toolset => {
     let set = sets.get(name);
@@ -60,7 +63,11 @@ export function collectToolsets(registry: Registry, configToolsets: Record<strin
   for (const loser of registry.losers) {
     const set = get(loser.manifest.toolset);
     addOwner(set, loser.plugin.source.name);
-    set.lost.push({ tool: loser.name, plugin: loser.plugin.source.name, winner: registry.tools.get(loser.name)?.plugin.source.name ?? '?' });
+    set.lost.push({
+      tool: loser.name,
+      plugin: loser.plugin.source.name,
+      winner: registry.tools.get(loser.name)?.plugin.source.name ?? '?',
+    });
   }
   // A failed plugin's toolsets stay known: config naming them keeps working, and explain says why they are empty.
   for (const plugin of registry.plugins) {
@@ -108,13 +115,17 @@ export class ToolsetResolver {
     if (memo) return memo;
     if (trail.includes(name)) {
       const cycle = [...trail.slice(trail.indexOf(name)), name];
-      throw new ToolsetError('TOOLSET_CYCLE', `toolsets include each other in a cycle: ${cycle.join(' → ')}`, { cycle });
+      throw new ToolsetError('TOOLSET_CYCLE', `toolsets include each other in a cycle: ${cycle.join(' → ')}`, {
+        cycle,
+      });
     }
     const set = this.sets.get(name);
     if (!set) {
       const warning = this.guess?.(name);
       if (!warning) throw this.unknown(name, trail);
-      this.warnings.push(`toolset '${name}'${trail.length ? ` (included by ${trail[trail.length - 1]})` : ''}: ${warning}`);
+      this.warnings.push(
+        `toolset '${name}'${trail.length ? ` (included by ${trail[trail.length - 1]})` : ''}: ${warning}`,
+      );
       const none = new Set<string>();
       this.memo.set(name, none);
       return none;
@@ -128,7 +139,11 @@ export class ToolsetResolver {
 
   private unknown(name: string, trail: string[]): ToolsetError {
     const from = trail.length ? ` (included by ${trail[trail.length - 1]})` : '';
-    return new ToolsetError('TOOLSET_UNKNOWN', `unknown toolset '${name}'${from}.${didYouMean(name, this.sets.keys())}`, { toolset: name, trail });
+    return new ToolsetError(
+      'TOOLSET_UNKNOWN',
+      `unknown toolset '${name}'${from}.${didYouMean(name, this.sets.keys())}`,
+      { toolset: name, trail },
+    );
   }
 
   /** Checks every toolset once so a cycle anywhere is reported even if nothing enables it. */
@@ -137,14 +152,22 @@ export class ToolsetResolver {
   }
 
   /** Tools selected by `enable` minus `disable`, and why each other known tool is not selected. */
-  select(enable: string[], disable: string[], onUnknownDisable?: (error: ToolsetError) => void): { selected: Set<string>; reasons: Map<string, string> } {
+  select(
+    enable: string[],
+    disable: string[],
+    onUnknownDisable?: (error: ToolsetError) => void,
+  ): { selected: Set<string>; reasons: Map<string, string> } {
     const selected = new Set<string>();
     const wantsAll = enable.some((name) => ALL.has(name));
     const enableNames = wantsAll ? [...this.sets.keys()] : enable;
     for (const name of enableNames) {
       if (!this.sets.has(name)) {
         if (this.knownTools.has(name)) {
-          throw new ToolsetError('TOOLSET_UNKNOWN', `'${name}' in enable is a tool, not a toolset; enable a toolset that contains it, or list it in a config toolset's tools`, { toolset: name });
+          throw new ToolsetError(
+            'TOOLSET_UNKNOWN',
+            `'${name}' in enable is a tool, not a toolset; enable a toolset that contains it, or list it in a config toolset's tools`,
+            { toolset: name },
+          );
         }
         if (!this.guess?.(name)) throw this.unknown(name, []);
       }
@@ -163,7 +186,11 @@ export class ToolsetResolver {
         selected.delete(name);
         reasons.set(name, 'disabled by config');
       } else {
-        const error = new ToolsetError('TOOLSET_UNKNOWN', `unknown toolset or tool '${name}' in disable.${didYouMean(name, [...this.sets.keys(), ...this.knownTools])}`, { toolset: name });
+        const error = new ToolsetError(
+          'TOOLSET_UNKNOWN',
+          `unknown toolset or tool '${name}' in disable.${didYouMean(name, [...this.sets.keys(), ...this.knownTools])}`,
+          { toolset: name },
+        );
         if (!onUnknownDisable) throw error;
         onUnknownDisable(error);
       }
@@ -177,7 +204,12 @@ export class ToolsetResolver {
  * toolsets that exist, like `enable`: CONFIG_INVALID with a did-you-mean. Where
  * a plugin failed to load (it may have defined the name), a warning instead.
  */
-function validateCallToolsGrants(registry: Registry, toolsets: Map<string, Toolset>, config: ResolvedConfig, warn: (message: string) => void): void {
+function validateCallToolsGrants(
+  registry: Registry,
+  toolsets: Map<string, Toolset>,
+  config: ResolvedConfig,
+  warn: (message: string) => void,
+): void {
   const known = [...registry.tools.keys(), ...toolsets.keys()];
   const knownSet = new Set(known);
   const lenient = registry.plugins.some((p) => p.status === 'failed');
@@ -188,7 +220,11 @@ function validateCallToolsGrants(registry: Registry, toolsets: Map<string, Tools
       const pointer = `/plugins/${i}/grant/callTools/${j}`;
       const message = `${config.file ?? 'config object'}: ${pointer}: unknown tool or toolset '${name}' in the callTools grant of ${entry.package}.${didYouMean(name, known)}`;
       if (lenient) return warn(`${message} (a plugin failed to load; it may have defined it)`);
-      throw new ConfigError(message, { ...(config.file ? { file: config.file } : {}), pointer, expected: 'a tool or toolset name' });
+      throw new ConfigError(message, {
+        ...(config.file ? { file: config.file } : {}),
+        pointer,
+        expected: 'a tool or toolset name',
+      });
     });
   });
 }
@@ -198,10 +234,13 @@ function validateCallToolsGrants(registry: Registry, toolsets: Map<string, Tools
  * known (it never loaded here): then it is a warning naming those plugins, not TOOLSET_UNKNOWN.
  */
 function guessFromFailures(registry: Registry): ((name: string) => string | undefined) | undefined {
-  const unknownContents = registry.plugins.filter((p): p is FailedPlugin => p.status === 'failed' && p.known.from === 'name');
+  const unknownContents = registry.plugins.filter(
+    (p): p is FailedPlugin => p.status === 'failed' && p.known.from === 'name',
+  );
   if (!unknownContents.length) return undefined;
   const list = unknownContents.map((p) => `${p.name} (${p.error.code})`).join(', ');
-  return () => `no loaded plugin declares it; it may belong to ${list}, which failed to load and has no cached manifest that says what it declares`;
+  return () =>
+    `no loaded plugin declares it; it may belong to ${list}, which failed to load and has no cached manifest that says what it declares`;
 }
 
 /** Warnings for enabled toolsets that lost tools to failed plugins or name conflicts. */
@@ -210,21 +249,32 @@ function unavailableWarnings(toolsets: Map<string, Toolset>, enable: string[]): 
   for (const name of enable) {
     const set = toolsets.get(name);
     if (!set) continue;
-    for (const u of set.unavailable) warnings.push(`toolset '${name}' is enabled, but ${u.plugin} declares it and failed to load (${u.code}); its tools are unavailable`);
-    for (const l of set.lost) warnings.push(`toolset '${name}' is enabled, but its tool ${l.tool} from ${l.plugin} lost a name conflict to ${l.winner} (TOOL_CONFLICT)`);
+    for (const u of set.unavailable)
+      warnings.push(
+        `toolset '${name}' is enabled, but ${u.plugin} declares it and failed to load (${u.code}); its tools are unavailable`,
+      );
+    for (const l of set.lost)
+      warnings.push(
+        `toolset '${name}' is enabled, but its tool ${l.tool} from ${l.plugin} lost a name conflict to ${l.winner} (TOOL_CONFLICT)`,
+      );
   }
   return warnings;
 }
 
 /** Layer 1: selection, with the reasons for everything not selected. */
-export function selectTools(registry: Registry, config: ResolvedConfig): { selected: Set<string>; reasons: Map<string, string>; toolsets: Map<string, Toolset>; warnings: string[] } {
+export function selectTools(
+  registry: Registry,
+  config: ResolvedConfig,
+): { selected: Set<string>; reasons: Map<string, string>; toolsets: Map<string, Toolset>; warnings: string[] } {
   const toolsets = collectToolsets(registry, config.toolsets);
   const resolver = new ToolsetResolver(toolsets, new Set(registry.tools.keys()), guessFromFailures(registry));
   resolver.validateAll();
   const warnings: string[] = [];
   const failedPlugins = registry.plugins.some((p) => p.status === 'failed');
   // A name in `disable` may belong to a plugin that failed to load; that is reported there, not fatal here.
-  const lenient = failedPlugins ? (error: ToolsetError) => warnings.push(`${error.message} (a plugin failed to load; it may have defined it)`) : undefined;
+  const lenient = failedPlugins
+    ? (error: ToolsetError) => warnings.push(`${error.message} (a plugin failed to load; it may have defined it)`)
+    : undefined;
   const { selected, reasons } = resolver.select(config.enable, config.disable, lenient);
   validateCallToolsGrants(registry, toolsets, config, (message) => warnings.push(message));
   warnings.push(...resolver.warnings, ...unavailableWarnings(toolsets, config.enable));

@@ -10,13 +10,21 @@ export interface HostEvents {
   change: [generation: number];
   /** a cross-reference guard finding or another non-fatal problem */
   warning: [message: string];
-  /** a handler's or check's `ctx.log` line, or an MCP server's stderr line or log message, at its level ('info' unless it said otherwise) and with an MCP server's logger */
+  /**
+   * a handler's or check's `ctx.log` line, or an MCP server's stderr line or log message, at its level ('info' unless
+   * it said otherwise) and with an MCP server's logger
+   */
   log: [entry: { tool?: string; plugin: string; message: string; level: LogLevel; logger?: string }];
   /** a tool_search loaded new tools into a session (sessionId undefined = the default session) */
   loaded: [entry: { sessionId: string | undefined; tools: string[] }];
-  /** a call ended (every call through the host and its views, nested and refused ones too; on the host, not its views) */
+  /**
+   * a call ended (every call through the host and its views, nested and refused ones too; on the host, not its views)
+   */
   call: [record: CallRecord];
-  /** an MCP server's tool definition changed since it was accepted: held or served with a warning, with the diff (once per new definition; on the host, not its views) */
+  /**
+   * an MCP server's tool definition changed since it was accepted: held or served with a warning, with the diff (once
+   * per new definition; on the host, not its views)
+   */
   'definition-changed': [change: DefinitionChange];
 }
 

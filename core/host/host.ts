@@ -28,7 +28,8 @@ export type { DefinitionsOptions, ToolHost, ToolHostOptions, ViewOptions } from 
 /** The notice for a changed MCP tool definition while the host starts (explain has it too). */
 function changedDefinitionNotice(change: DefinitionChange): string {
   const how = change.mode === 'hold' ? 'held' : 'served with a warning';
-  if (change.kind === 'added') return `the MCP server ${change.server} lists ${change.name}, a tool new since its tools were accepted (${how}); toolshed accept ${change.server} shows it`;
+  if (change.kind === 'added')
+    return `the MCP server ${change.server} lists ${change.name}, a tool new since its tools were accepted (${how}); toolshed accept ${change.server} shows it`;
   return `the MCP server ${change.server} changed the definition of ${change.name} since it was accepted (${how}); toolshed accept ${change.server} shows the difference`;
 }
 
@@ -51,26 +52,57 @@ export async function createToolHost(options: ToolHostOptions = {}): Promise<Too
   const teardown = new Teardown();
   try {
     // Opened first, so it closes last: the lines of calls the teardown ends are written too.
-    const audit = settings.config.audit ? teardown.add(await AuditLog.open(settings.config.audit, (message) => events.emit('warning', message), settings.clock)) : undefined;
+    const audit = settings.config.audit
+      ? teardown.add(
+          await AuditLog.open(settings.config.audit, (message) => events.emit('warning', message), settings.clock),
+        )
+      : undefined;
     // A store the embedder passed is its own to close; one the config names is the host's.
     // A store the replicas of a fleet share carries only messages signed with the fleet's key.
-    const state = fleetStore(options.stateStore ?? teardown.add(await openStateStore({ ...settings.config.state, clock: settings.clock })), settings.env, settings.clock, (message) => events.emit('warning', message));
+    const state = fleetStore(
+      options.stateStore ?? teardown.add(await openStateStore({ ...settings.config.state, clock: settings.clock })),
+      settings.env,
+      settings.clock,
+      (message) => events.emit('warning', message),
+    );
     const runners = teardown.add(openRunners(settings.config));
     const entries = resolveEntries(settings.config);
     const servers = await startServers(settings, entries.protect, {
       log: (entry) => events.emit('log', entry),
       // Once the host is up, the 'definition-changed' event; before, a notice.
-      definitionChanged: (change) => (up ? events.emit('definition-changed', change) : settings.notice(changedDefinitionNotice(change))),
+      definitionChanged: (change) =>
+        up ? events.emit('definition-changed', change) : settings.notice(changedDefinitionNotice(change)),
       ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
       ...(options.onSampling ? { onSampling: options.onSampling } : {}),
     });
     if (servers) teardown.add(servers);
     const loaded = await loadEntries(settings, entries, runners);
     if (options.waitForServers !== false) await servers?.started;
-    const pipeline = openPipeline({ settings, plugins: loaded.plugins, runners, servers, rewriters: options.rewriters, log: (entry) => events.emit('log', entry) });
+    const pipeline = openPipeline({
+      settings,
+      plugins: loaded.plugins,
+      runners,
+      servers,
+      rewriters: options.rewriters,
+      log: (entry) => events.emit('log', entry),
+    });
     // Breaker counts the fleet shares: failures counted in the store, circuits opened on every replica.
-    if (settings.config.limits.breaker.shared) await pipeline.breaker?.share(teardown.add(new FleetBreaker(state, settings.config.limits.breaker)));
-    const host = await openSurface({ settings, state, entries, runners, loaded, servers, pipeline, events, audit, onApproval: options.onApproval, started, teardown: () => teardown.close() });
+    if (settings.config.limits.breaker.shared)
+      await pipeline.breaker?.share(teardown.add(new FleetBreaker(state, settings.config.limits.breaker)));
+    const host = await openSurface({
+      settings,
+      state,
+      entries,
+      runners,
+      loaded,
+      servers,
+      pipeline,
+      events,
+      audit,
+      onApproval: options.onApproval,
+      started,
+      teardown: () => teardown.close(),
+    });
     up = true;
     return host;
   } catch (error) {

@@ -27,11 +27,16 @@ export interface AccessView {
   quota?: RuleQuota;
 }
 
-/** Throws a TypeError for an identity that is not one: rules would otherwise match it by accident, or fail deep inside. */
+/**
+ * Throws a TypeError for an identity that is not one: rules would otherwise match it by accident, or fail deep inside.
+ */
 function checkIdentity(identity: Identity): void {
-  if (typeof identity?.subject !== 'string' || identity.subject === '') throw new TypeError('as(): identity.subject must be a non-empty string');
-  if (!Array.isArray(identity.scopes) || identity.scopes.some((scope) => typeof scope !== 'string')) throw new TypeError('as(): identity.scopes must be an array of strings');
-  if (typeof identity.claims !== 'object' || identity.claims === null) throw new TypeError('as(): identity.claims must be an object');
+  if (typeof identity?.subject !== 'string' || identity.subject === '')
+    throw new TypeError('as(): identity.subject must be a non-empty string');
+  if (!Array.isArray(identity.scopes) || identity.scopes.some((scope) => typeof scope !== 'string'))
+    throw new TypeError('as(): identity.scopes must be an array of strings');
+  if (typeof identity.claims !== 'object' || identity.claims === null)
+    throw new TypeError('as(): identity.claims must be an object');
 }
 
 /** The view `identity` gets under `config.access`; undefined without rules; throws ACCESS_DENIED when none matches. */
@@ -40,7 +45,10 @@ export function accessView(identity: Identity, registry: Registry, config: Resol
   if (!config.access.length) return undefined;
   const matched = matchRule(config.access, identity);
   // The refusal names who was refused, never what the rules ask for.
-  if (!matched) throw new ToolshedError('ACCESS_DENIED', `${identity.subject} may not use this host: no access rule matches it`, { subject: identity.subject });
+  if (!matched)
+    throw new ToolshedError('ACCESS_DENIED', `${identity.subject} may not use this host: no access rule matches it`, {
+      subject: identity.subject,
+    });
   const { rule, name } = matched;
   const label = `access rule '${name}'`;
   const options: ViewOptions = {};
@@ -48,7 +56,14 @@ export function accessView(identity: Identity, registry: Registry, config: Resol
   if (rule.disable) options.disable = rule.disable;
   if (rule.defer !== undefined) options.defer = rule.defer;
   const view: AccessView = { options, rule: name, label };
-  if (rule.approve !== undefined) view.approval = new ApprovalPolicy(resolveApprove(rule.approve, config.approve.timeoutMs), registry, config, `the approve of ${label}`);
-  if (rule.quota && (rule.quota.callsPerMinute !== undefined || rule.quota.inFlight !== undefined)) view.quota = { rule: name, limits: rule.quota };
+  if (rule.approve !== undefined)
+    view.approval = new ApprovalPolicy(
+      resolveApprove(rule.approve, config.approve.timeoutMs),
+      registry,
+      config,
+      `the approve of ${label}`,
+    );
+  if (rule.quota && (rule.quota.callsPerMinute !== undefined || rule.quota.inFlight !== undefined))
+    view.quota = { rule: name, limits: rule.quota };
   return view;
 }

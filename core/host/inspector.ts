@@ -26,7 +26,9 @@ export interface HostInspector {
   search(query: string, limit: number): Promise<SearchRanking>;
   /** the breaker's open, probing and counting circuits */
   breakers(): BreakerReport[];
-  /** adds an approver every call that needs approval asks beside its own (the first answer wins); returns its removal */
+  /**
+   * adds an approver every call that needs approval asks beside its own (the first answer wins); returns its removal
+   */
   addApprover(approver: Approver): () => void;
 }
 

@@ -32,7 +32,11 @@ export function resolveEntries(config: ResolvedConfig): PluginEntries {
 }
 
 /** Loads every entry; one that fails is kept as a FailedPlugin. The extraction pool is stopped when loading ends. */
-export async function loadEntries(settings: HostSettings, entries: PluginEntries, runners: HostRunners): Promise<HostPlugins> {
+export async function loadEntries(
+  settings: HostSettings,
+  entries: PluginEntries,
+  runners: HostRunners,
+): Promise<HostPlugins> {
   const warnings: string[] = [];
   try {
     const plugins = await loadPlugins({

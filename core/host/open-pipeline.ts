@@ -37,11 +37,15 @@ interface PipelineInput {
 }
 
 /** The shared inputs of every surface's pipeline, and what keeps them current. */
-export interface HostPipeline extends Pick<HostShared, 'registry' | 'pipelineDeps' | 'pipelines' | 'approval' | 'breaker' | 'invalidateChecks'> {
+export interface HostPipeline
+  extends Pick<HostShared, 'registry' | 'pipelineDeps' | 'pipelines' | 'approval' | 'breaker' | 'invalidateChecks'> {
   cache: CheckCache;
   /** rebuilds the registry from the plugins and the servers' latest listings */
   reload(): void;
-  /** something that hides or shows tools changed (a circuit, a plugin's code): every surface recomputes now, so 'change' fires */
+  /**
+   * something that hides or shows tools changed (a circuit, a plugin's code): every surface recomputes now, so 'change'
+   * fires
+   */
   recomputeAll(): void;
 }
 
@@ -50,7 +54,8 @@ export function openPipeline(input: PipelineInput): HostPipeline {
   const { config, env, clock } = input.settings;
   const { plugins, runners, servers } = input;
   const registry = new Registry();
-  const reload = () => registry.setPlugins(servers ? [...plugins, ...servers.plugins(plugins)] : plugins, config.prefer);
+  const reload = () =>
+    registry.setPlugins(servers ? [...plugins, ...servers.plugins(plugins)] : plugins, config.prefer);
   reload();
 
   const pipelines = new Set<DefinitionsPipeline>();
@@ -63,7 +68,8 @@ export function openPipeline(input: PipelineInput): HostPipeline {
   runners.onChanged(recomputeAll);
 
   const cache = new CheckCache({ ttlMs: config.checks.ttlMs, graceMs: config.checks.graceMs, clock });
-  const runCheck = (record: ToolRecord): Promise<CheckVerdict> => traceCheck(record, () => check(record, config.checks.timeoutMs, input.log));
+  const runCheck = (record: ToolRecord): Promise<CheckVerdict> =>
+    traceCheck(record, () => check(record, config.checks.timeoutMs, input.log));
   // An unknown name in approve fails the host like one in enable.
   const approval = new ApprovalPolicy(config.approve, registry, config);
   // A circuit opening or closing changes what is exposed.
@@ -93,7 +99,13 @@ export function openPipeline(input: PipelineInput): HostPipeline {
       config: () => config,
       cache,
       clock,
-      availability: { env, platform: process.platform, runCheck, outOfService, someOutOfService: () => changed.any || !breaker.idle || held?.anyHeld === true },
+      availability: {
+        env,
+        platform: process.platform,
+        runCheck,
+        outOfService,
+        someOutOfService: () => changed.any || !breaker.idle || held?.anyHeld === true,
+      },
       // An embedder's rewriters come first, so they can replace a built-in step.
       rewriters: [...(input.rewriters ?? []), codeExecutionRewriter(() => config)],
       tokens: new DescriptionTokens(),
@@ -110,7 +122,8 @@ async function check(record: ToolRecord, timeoutMs: number, log: PipelineInput['
   const outcome = await record.plugin.runner.check(
     { checkId: record.manifest.checkId!, timeoutMs },
     {
-      log: (message, level) => log({ plugin: record.plugin.source.name, tool: record.name, message, level: level ?? 'info' }),
+      log: (message, level) =>
+        log({ plugin: record.plugin.source.name, tool: record.name, message, level: level ?? 'info' }),
       callTool: async () => failure('PERMISSION_DENIED', 'callTool is not available inside availability checks'),
     },
   );

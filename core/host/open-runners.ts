@@ -49,7 +49,15 @@ export function openRunners(config: ResolvedConfig): HostRunners {
   // trusted plugin's are pinned as it loads. A worker refuses what changed: its plugin is withdrawn.
   const runtime = runtimePins();
   const poolOf = (threads = limits.threads, tasksPerThread = 1) =>
-    new ThreadPool({ memoryMb: limits.memoryMb, threads, tasksPerThread, maxQueue: limits.maxQueue, maxQueueTotal: limits.maxQueueTotal, idleTimeoutMs: limits.idleTimeoutMs, runtime });
+    new ThreadPool({
+      memoryMb: limits.memoryMb,
+      threads,
+      tasksPerThread,
+      maxQueue: limits.maxQueue,
+      maxQueueTotal: limits.maxQueueTotal,
+      idleTimeoutMs: limits.idleTimeoutMs,
+      runtime,
+    });
   const runners: Runner[] = [];
   let sharedPool: ThreadPool | undefined;
   const pools = poolSettings(config);
@@ -59,14 +67,33 @@ export function openRunners(config: ResolvedConfig): HostRunners {
   const threadRunner = ({ source, env, scope, pins }: RunnerPlan) => {
     // The first-party terminal's calls wait on the commands it runs in child processes.
     const waits = source.firstParty?.commands === 'shell-sandbox';
-    const { threads, tasksPerThread, ...placement } = choosePool(env, poolSettingOf(pools, source), limits.threads, waits);
+    const { threads, tasksPerThread, ...placement } = choosePool(
+      env,
+      poolSettingOf(pools, source),
+      limits.threads,
+      waits,
+    );
     const pool = placement.kind === 'own' ? poolOf(threads, tasksPerThread) : (sharedPool ??= poolOf());
     const onChanged = (change: PinChange) => {
       if (changed.record(source.name, change)) for (const listener of changeListeners) listener();
     };
-    return new ThreadRunner({ entry: entryUrl(source), name: source.name, cwd: config.root, scope, env, pool, placement, ...(pins ? { pins } : {}), onChanged });
+    return new ThreadRunner({
+      entry: entryUrl(source),
+      name: source.name,
+      cwd: config.root,
+      scope,
+      env,
+      pool,
+      placement,
+      ...(pins ? { pins } : {}),
+      onChanged,
+    });
   };
-  const processRunner = (source: PluginSource, env: Record<string, string>, plan?: Pick<RunnerPlan, 'scope' | 'grants'>) =>
+  const processRunner = (
+    source: PluginSource,
+    env: Record<string, string>,
+    plan?: Pick<RunnerPlan, 'scope' | 'grants'>,
+  ) =>
     new ProcessRunner({
       name: source.name,
       entry: entryUrl(source),
@@ -108,7 +135,8 @@ export function openRunners(config: ResolvedConfig): HostRunners {
 
   return {
     runnerFor(plan) {
-      const runner = plan.source.trust === 'untrusted' ? processRunner(plan.source, plan.env, plan) : threadRunner(plan);
+      const runner =
+        plan.source.trust === 'untrusted' ? processRunner(plan.source, plan.env, plan) : threadRunner(plan);
       runners.push(runner);
       return runner;
     },

@@ -50,19 +50,29 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
   const { config } = settings;
   let closed = false;
   let startupDone: number | undefined;
-  const root = openScope({ config, pipelineDeps: pipeline.pipelineDeps, pipelines: pipeline.pipelines, approval: pipeline.approval }, { emitter: events, ...(input.onApproval ? { onApproval: input.onApproval } : {}) });
+  const root = openScope(
+    { config, pipelineDeps: pipeline.pipelineDeps, pipelines: pipeline.pipelines, approval: pipeline.approval },
+    { emitter: events, ...(input.onApproval ? { onApproval: input.onApproval } : {}) },
+  );
   for (const hooks of settings.hooks) root.hooks.add(hooks);
   // A server connected, went away or re-listed (or definitions were accepted): rebuild the registry and
   // recompute until caught up, so 'change' fires now (views follow the root's change).
   const caughtUp = async () => {
     pipeline.reload();
     let exposure = await root.pipeline.current();
-    while (!closed && exposure.registryGeneration !== pipeline.registry.generation) exposure = await root.pipeline.current();
+    while (!closed && exposure.registryGeneration !== pipeline.registry.generation)
+      exposure = await root.pipeline.current();
   };
-  servers?.onChange(() => void caughtUp().catch((error: Error) => events.emit('warning', `MCP server change: ${error?.message ?? String(error)}`)));
+  servers?.onChange(
+    () =>
+      void caughtUp().catch((error: Error) =>
+        events.emit('warning', `MCP server change: ${error?.message ?? String(error)}`),
+      ),
+  );
   // The report of a plugin whose commands run in the shell sandbox (the terminal) needs this machine's
   // launcher support: probed once per process (probe.ts caches it), and never for a host without one.
-  const commandsSandboxed = () => pipeline.registry.loaded().some((p) => p.source.firstParty?.commands === 'shell-sandbox');
+  const commandsSandboxed = () =>
+    pipeline.registry.loaded().some((p) => p.source.firstParty?.commands === 'shell-sandbox');
   const shared: HostShared = {
     registry: pipeline.registry,
     pipelineDeps: pipeline.pipelineDeps,
@@ -72,7 +82,11 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
     invalidateChecks: pipeline.invalidateChecks,
     config,
     state: input.state,
-    quotas: new Quotas({ store: input.state, clock: settings.clock, warn: (message) => events.emit('warning', message) }),
+    quotas: new Quotas({
+      store: input.state,
+      clock: settings.clock,
+      warn: (message) => events.emit('warning', message),
+    }),
     ...(input.audit ? { audit: input.audit } : {}),
     report: (exposure, search, approval) =>
       explainHost({
@@ -96,8 +110,12 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
       (record) => events.emit('call', record),
     ),
     approvers: new Set(),
-    ...(config.search.embedder ? { embeddings: new EmbeddingStore(config.search.embedder, (message) => events.emit('warning', message)) } : {}),
-    sessions: new SessionStore(config.search.sessions, settings.clock, input.state, (message) => events.emit('warning', message)),
+    ...(config.search.embedder
+      ? { embeddings: new EmbeddingStore(config.search.embedder, (message) => events.emit('warning', message)) }
+      : {}),
+    sessions: new SessionStore(config.search.sessions, settings.clock, input.state, (message) =>
+      events.emit('warning', message),
+    ),
     isClosed: () => closed,
     async acceptDefinitions(request) {
       if (!servers) throw new UsageError('acceptDefinitions: the config has no mcpServers');

@@ -34,8 +34,15 @@ export interface HostServers {
   close(): Promise<void>;
 }
 
-/** Starts `settings.config`'s MCP servers; undefined when it has none. Throws CONFIG_INVALID for an entry that cannot work. */
-export async function startServers(settings: HostSettings, protect: readonly ProtectedPath[], signals: ServerSignals): Promise<HostServers | undefined> {
+/**
+ * Starts `settings.config`'s MCP servers; undefined when it has none. Throws CONFIG_INVALID for an entry that cannot
+ * work.
+ */
+export async function startServers(
+  settings: HostSettings,
+  protect: readonly ProtectedPath[],
+  signals: ServerSignals,
+): Promise<HostServers | undefined> {
   const { config, env } = settings;
   if (!Object.keys(config.mcpServers).length) return undefined;
   const { McpServers } = await import('../mcp-client/index.js');

@@ -53,7 +53,10 @@ export interface HostShared {
   invalidateChecks(): void;
   /** every live surface's pipeline, so invalidating checks can reset them all */
   pipelines: Set<DefinitionsPipeline>;
-  /** which tools need approval (config `approve`): the root's policy, which views inherit unless an access rule sets theirs */
+  /**
+   * which tools need approval (config `approve`): the root's policy, which views inherit unless an access rule sets
+   * theirs
+   */
   approval: ApprovalPolicy;
   /** per-identity quota counters (config `access[].quota`), shared by every surface */
   quotas: Quotas;
@@ -115,7 +118,17 @@ interface ScopeOptions {
 /** A new scope: its own pipeline and emitter; hooks, approver and logs chained to `parent`'s. */
 export function openScope(
   shared: Pick<HostShared, 'config' | 'pipelineDeps' | 'pipelines' | 'approval'>,
-  { parent, narrowing, onApproval, defer, emitter = new HostEmitter(), identity, approval, quota, rule }: ScopeOptions = {},
+  {
+    parent,
+    narrowing,
+    onApproval,
+    defer,
+    emitter = new HostEmitter(),
+    identity,
+    approval,
+    quota,
+    rule,
+  }: ScopeOptions = {},
 ): Scope {
   // A view's own defer replaces its parent's; created once, so the pipeline's per-config memo holds.
   const inherited = parent?.config ?? shared.config;
@@ -158,7 +171,15 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
   const { registry, config } = shared;
   const { pipeline, emitter } = scope;
   // Keyed by the lists, not the exposure: a recompute that changed nothing hands back the same lists.
-  const formatted = new Map<string, { shown: ToolDefinition[]; definitions: ToolDefinition[]; deferred: ReadonlySet<string>; value: ToolsByFormat[DefinitionFormat][] }>();
+  const formatted = new Map<
+    string,
+    {
+      shown: ToolDefinition[];
+      definitions: ToolDefinition[];
+      deferred: ReadonlySet<string>;
+      value: ToolsByFormat[DefinitionFormat][];
+    }
+  >();
   // Each surface searches its own exposure; what a session loaded is shared (views of one conversation see it).
   const search = new SearchState(
     config.search,
@@ -180,12 +201,22 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     ...(shared.credentials ? { credentials: shared.credentials } : {}),
     monitor: shared.monitor,
   };
-  if (scope.approval.active) deps.approval = { policy: scope.approval, approver: () => scope.approver(), added: () => shared.approvers, clock: shared.pipelineDeps.clock };
+  if (scope.approval.active)
+    deps.approval = {
+      policy: scope.approval,
+      approver: () => scope.approver(),
+      added: () => shared.approvers,
+      clock: shared.pipelineDeps.clock,
+    };
   const { identity, quota } = scope;
   if (identity && quota) deps.admit = () => shared.quotas.admit(identity, quota);
   if (scope.rule !== undefined) deps.accessRule = scope.rule;
 
-  const call = async (name: string, args?: unknown, callOptions: Parameters<ToolHost['call']>[2] = {}): Promise<CallOutcome> => {
+  const call = async (
+    name: string,
+    args?: unknown,
+    callOptions: Parameters<ToolHost['call']>[2] = {},
+  ): Promise<CallOutcome> => {
     if (lifetime.isClosed()) return failure('HOST_CLOSED', `${name} could not run: the host is closed`);
     try {
       // A surface made for an identity calls as that identity, whatever the call says.
@@ -208,10 +239,13 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     config,
     state: shared.state,
     clock: shared.pipelineDeps.clock,
-    async definitions<F extends DefinitionFormat = 'openai'>(options: DefinitionsOptions<F> = {}): Promise<ToolsByFormat[F][]> {
+    async definitions<F extends DefinitionFormat = 'openai'>(
+      options: DefinitionsOptions<F> = {},
+    ): Promise<ToolsByFormat[F][]> {
       const format = (options.format ?? 'openai') as F;
       const strict = options.strict ?? false;
-      if (!FORMATS.includes(format)) throw new ToolshedError('USAGE', `unknown format '${format}'; use one of ${FORMATS.join(', ')}`);
+      if (!FORMATS.includes(format))
+        throw new ToolshedError('USAGE', `unknown format '${format}'; use one of ${FORMATS.join(', ')}`);
       const exposure = await pipeline.current();
       const native = format === 'anthropic' && config.search.native !== false && exposure.deferred.size > 0;
       const defs = native ? exposure.shown : await search.definitionsFor(exposure, options.sessionId);
@@ -220,9 +254,27 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
       // Strict and plain OpenAI output differ, so each combination is memoized on its own.
       const key = strict && (format === 'openai' || format === 'responses') ? `${format}:strict` : format;
       const memo = formatted.get(key);
-      if (memo && memo.shown === exposure.shown && memo.definitions === exposure.definitions && memo.deferred === exposure.deferred) return memo.value as ToolsByFormat[F][];
-      const value = native ? (toAnthropicDeferred(exposure.definitions, exposure.deferred, config.search.native || 'bm25', SEARCH_TOOL) as ToolsByFormat[F][]) : formatDefinitions(exposure.shown, format, { strict });
-      formatted.set(key, { shown: exposure.shown, definitions: exposure.definitions, deferred: exposure.deferred, value });
+      if (
+        memo &&
+        memo.shown === exposure.shown &&
+        memo.definitions === exposure.definitions &&
+        memo.deferred === exposure.deferred
+      )
+        return memo.value as ToolsByFormat[F][];
+      const value = native
+        ? (toAnthropicDeferred(
+            exposure.definitions,
+            exposure.deferred,
+            config.search.native || 'bm25',
+            SEARCH_TOOL,
+          ) as ToolsByFormat[F][])
+        : formatDefinitions(exposure.shown, format, { strict });
+      formatted.set(key, {
+        shown: exposure.shown,
+        definitions: exposure.definitions,
+        deferred: exposure.deferred,
+        value,
+      });
       return value;
     },
     async dispatch(name, args, callOptions) {
@@ -230,9 +282,11 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     },
     async call(name, args, callOptions = {}) {
       const outcome = await call(name, args, callOptions);
-      // Calling a deferred tool the session never loaded works (loading is about what the model is shown); explain counts it.
+      // Calling a deferred tool the session never loaded works (loading is about what the model is shown); explain
+      // counts it.
       const exposure = pipeline.last;
-      if (exposure && (outcome.ok || (outcome.code !== 'UNKNOWN_TOOL' && outcome.code !== 'TOOL_NOT_EXPOSED'))) search.noteCall(exposure, name, callOptions.sessionId);
+      if (exposure && (outcome.ok || (outcome.code !== 'UNKNOWN_TOOL' && outcome.code !== 'TOOL_NOT_EXPOSED')))
+        search.noteCall(exposure, name, callOptions.sessionId);
       return outcome;
     },
     explain: () => shared.report(pipeline.last, search.report(pipeline.last), scope.approval),
@@ -253,7 +307,11 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     use: (hooks) => scope.hooks.add(hooks),
     view: (options) => openView(shared, scope, options),
     as: (identity) => openIdentityView(shared, scope, identity),
-    recordRefusal: (refusal) => shared.audit?.refused({ ...refusal, ...(refusal.identity ? { identity: callerIdentity(refusal.identity) } : {}) }),
+    recordRefusal: (refusal) =>
+      shared.audit?.refused({
+        ...refusal,
+        ...(refusal.identity ? { identity: callerIdentity(refusal.identity) } : {}),
+      }),
     close: () => {
       search.close();
       return lifetime.close();
@@ -274,12 +332,21 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
   return surface;
 }
 
-/** `parent` as `identity` sees it: the view its access rule gives (the parent's own without rules), every call made for it. */
+/**
+ * `parent` as `identity` sees it: the view its access rule gives (the parent's own without rules), every call made for
+ * it.
+ */
 function openIdentityView(shared: HostShared, parent: Scope, identity: Identity): ToolHost {
   const access = accessView(identity, shared.registry, shared.config);
   if (!access) return openView(shared, parent, {}, { identity });
   const { options, rule, label, approval, quota } = access;
-  return openView(shared, parent, options, { identity, rule, label, ...(approval ? { approval } : {}), ...(quota ? { quota } : {}) });
+  return openView(shared, parent, options, {
+    identity,
+    rule,
+    label,
+    ...(approval ? { approval } : {}),
+    ...(quota ? { quota } : {}),
+  });
 }
 
 /** What an identity view adds to a view: who it is for, its rule's name, approval policy and quota. */
@@ -294,15 +361,30 @@ interface IdentityScope {
 }
 
 /** A view of `parent`: a narrower scope that follows its parent's changes until closed. */
-function openView(shared: HostShared, parent: Scope, options: Parameters<ToolHost['view']>[0], access?: IdentityScope): ToolHost {
-  if (options?.onApproval !== undefined && typeof options.onApproval !== 'function') throw new TypeError('view(): onApproval must be a function');
+function openView(
+  shared: HostShared,
+  parent: Scope,
+  options: Parameters<ToolHost['view']>[0],
+  access?: IdentityScope,
+): ToolHost {
+  if (options?.onApproval !== undefined && typeof options.onApproval !== 'function')
+    throw new TypeError('view(): onApproval must be a function');
   const { label, ...scoped } = access ?? {};
   const narrowing = viewNarrowing(options, shared.registry, shared.config, parent.narrowing, label);
   const defer = viewDefer(options, shared.registry, shared.config, label);
-  const scope = openScope(shared, { parent, narrowing, ...(options?.onApproval ? { onApproval: options.onApproval } : {}), ...(defer !== undefined ? { defer } : {}), ...scoped });
+  const scope = openScope(shared, {
+    parent,
+    narrowing,
+    ...(options?.onApproval ? { onApproval: options.onApproval } : {}),
+    ...(defer !== undefined ? { defer } : {}),
+    ...scoped,
+  });
   // The parent's exposed set moved (a check flipped, a reload): recompute so this view emits its own change.
   const follow = () => {
-    if (!shared.isClosed()) scope.pipeline.current().catch((error: Error) => scope.emitter.emit('warning', `view could not follow its host: ${error.message}`));
+    if (!shared.isClosed())
+      scope.pipeline
+        .current()
+        .catch((error: Error) => scope.emitter.emit('warning', `view could not follow its host: ${error.message}`));
   };
   parent.emitter.on('change', follow);
   let closed = false;

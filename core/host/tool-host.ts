@@ -4,7 +4,16 @@
  * public types: what an embedder can reach stops here (test/package/public-types.test.ts).
  */
 import type { CallOutcome } from '../../boundary/outcome.js';
-import type { Approver, CredentialProvider, DispatchOptions, Elicitor, Identity, RequestRefusal, Sampler, ToolHooks } from '../call/public-types.js';
+import type {
+  Approver,
+  CredentialProvider,
+  DispatchOptions,
+  Elicitor,
+  Identity,
+  RequestRefusal,
+  Sampler,
+  ToolHooks,
+} from '../call/public-types.js';
 import type { Clock, SchemaRewriter } from '../expose/public-types.js';
 import type { HostEvents } from './events.js';
 import type { HostReport } from '../explain/public-types.js';
@@ -43,7 +52,9 @@ export interface ToolHostOptions {
    * TOOLSHED_TRUST_CONFIG=1 does the same. See docs/configuration.md#config-trust.
    */
   trustConfig?: boolean;
-  /** one-line notes for the person starting the host, such as config trust on first use (the CLI prints them on stderr) */
+  /**
+   * one-line notes for the person starting the host, such as config trust on first use (the CLI prints them on stderr)
+   */
   onNotice?: (message: string) => void;
   /**
    * Wait for every MCP server's first connection attempt before the host is returned (default
@@ -52,7 +63,9 @@ export interface ToolHostOptions {
    * server never delays the first tools/list).
    */
   waitForServers?: boolean;
-  /** answers MCP servers' elicitation requests that no call's own `onElicitation` answers; without it they are declined */
+  /**
+   * answers MCP servers' elicitation requests that no call's own `onElicitation` answers; without it they are declined
+   */
   onElicitation?: Elicitor;
   /** runs MCP servers' sampling requests through the embedder's model; without it, toolshed does not offer sampling */
   onSampling?: Sampler;
@@ -67,7 +80,10 @@ export interface ToolHostOptions {
    * docs/security.md#acting-for-the-caller.
    */
   credentials?: CredentialProvider;
-  /** tool search settings that only code can give: an embedder (over the config's `search.embedder`); docs/tool-search.md#embeddings-optional */
+  /**
+   * tool search settings that only code can give: an embedder (over the config's `search.embedder`);
+   * docs/tool-search.md#embeddings-optional
+   */
   search?: { embedder?: Embedder };
 }
 
@@ -93,7 +109,9 @@ export interface DefinitionsOptions<F extends DefinitionFormat = DefinitionForma
  * can only narrow: it exposes what its parent exposes, filtered by these.
  */
 export interface ViewOptions {
-  /** toolsets or tool names this view keeps (default: everything its parent exposes); 'all' and '*' mean every toolset */
+  /**
+   * toolsets or tool names this view keeps (default: everything its parent exposes); 'all' and '*' mean every toolset
+   */
   enable?: string[];
   /** toolsets or tool names removed from it, last */
   disable?: string[];
@@ -136,9 +154,11 @@ export interface ToolHost {
   on<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void): ToolHost;
   off<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void): ToolHost;
   /**
-   * Adds hooks around every call made through this host (and through its views); returns the function that removes them.
+   * Adds hooks around every call made through this host (and through its views); returns the function that removes
+   * them.
    * @example
-   * const stop = host.use({ beforeCall: (call) => (call.annotations.destructiveHint ? { block: 'read-only session' } : undefined) });
+   * const stop = host.use({ beforeCall: (call) => (call.annotations.destructiveHint ? { block: 'read-only session' } :
+   * undefined) });
    */
   use(hooks: ToolHooks): () => void;
   /**

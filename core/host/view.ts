@@ -15,24 +15,35 @@ export type Narrowing = (selected: Set<string>, reasons: Map<string, string>, to
 
 function names(list: unknown, key: string): string[] {
   if (list === undefined) return [];
-  if (!Array.isArray(list) || list.some((n) => typeof n !== 'string' || n === '')) throw new TypeError(`view(): ${key} must be an array of toolset or tool names`);
+  if (!Array.isArray(list) || list.some((n) => typeof n !== 'string' || n === ''))
+    throw new TypeError(`view(): ${key} must be an array of toolset or tool names`);
   return list;
 }
 
-/** Which tools a view keeps, and why each other one is dropped; `label` names the view in reasons ('this view', "access rule 'eng'"). */
-function viewSelection(options: { enable: string[]; disable: string[] }, toolsets: Map<string, Toolset>, known: ReadonlySet<string>, label: string): { keep: Set<string>; why: Map<string, string> } {
+/**
+ * Which tools a view keeps, and why each other one is dropped; `label` names the view in reasons ('this view', "access
+ * rule 'eng'").
+ */
+function viewSelection(
+  options: { enable: string[]; disable: string[] },
+  toolsets: Map<string, Toolset>,
+  known: ReadonlySet<string>,
+  label: string,
+): { keep: Set<string>; why: Map<string, string> } {
   const resolver = new ToolsetResolver(toolsets, known);
   const keep = new Set<string>();
   const why = new Map<string, string>();
   const enable = options.enable.length ? options.enable : ['all'];
-  for (const name of enable) for (const tool of expandName(name, resolver, toolsets, known, `the enable of ${label}`)) keep.add(tool);
+  for (const name of enable)
+    for (const tool of expandName(name, resolver, toolsets, known, `the enable of ${label}`)) keep.add(tool);
   for (const name of options.disable) {
     for (const tool of expandName(name, resolver, toolsets, known, `the disable of ${label}`)) {
       keep.delete(tool);
       why.set(tool, `disabled in ${label}${name === tool ? '' : ` (toolset '${name}')`}`);
     }
   }
-  for (const tool of known) if (!keep.has(tool) && !why.has(tool)) why.set(tool, `not in ${label} (enable: ${enable.join(', ')})`);
+  for (const tool of known)
+    if (!keep.has(tool) && !why.has(tool)) why.set(tool, `not in ${label} (enable: ${enable.join(', ')})`);
   return { keep, why };
 }
 
@@ -41,7 +52,13 @@ function viewSelection(options: { enable: string[]; disable: string[] }, toolset
  * toolsets, so a typo throws TOOLSET_UNKNOWN from `view()` rather than from a later call.
  * `label` names the view in the reasons of the tools it drops.
  */
-export function viewNarrowing(options: ViewOptions, registry: Registry, config: ResolvedConfig, parent?: Narrowing, label = 'this view'): Narrowing {
+export function viewNarrowing(
+  options: ViewOptions,
+  registry: Registry,
+  config: ResolvedConfig,
+  parent?: Narrowing,
+  label = 'this view',
+): Narrowing {
   const wanted = { enable: names(options?.enable, 'enable'), disable: names(options?.disable, 'disable') };
   const known = new Set(registry.tools.keys());
   viewSelection(wanted, collectToolsets(registry, config.toolsets), known, label);
@@ -60,13 +77,19 @@ export function viewNarrowing(options: ViewOptions, registry: Registry, config: 
  * A view's own `defer` (it replaces its parent's; undefined keeps the parent's): names, toolsets,
  * `*` patterns or 'auto', as in config. Exact names are checked now, like enable and disable.
  */
-export function viewDefer(options: ViewOptions, registry: Registry, config: ResolvedConfig, label = 'this view'): ResolvedConfig['defer'] | undefined {
+export function viewDefer(
+  options: ViewOptions,
+  registry: Registry,
+  config: ResolvedConfig,
+  label = 'this view',
+): ResolvedConfig['defer'] | undefined {
   const defer = options?.defer;
   if (defer === undefined || defer === 'auto') return defer;
   const list = names(defer, 'defer');
   const known = new Set(registry.tools.keys());
   const toolsets = collectToolsets(registry, config.toolsets);
   const resolver = new ToolsetResolver(toolsets, known);
-  for (const name of list) if (!name.includes('*')) expandName(name, resolver, toolsets, known, `the defer of ${label}`);
+  for (const name of list)
+    if (!name.includes('*')) expandName(name, resolver, toolsets, known, `the defer of ${label}`);
   return list;
 }

@@ -38,7 +38,12 @@ function readPackageJson(dir: string): PackageJson | undefined {
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as PackageJson;
   } catch (error) {
-    throw new PluginError('PLUGIN_INVALID', `${file} is not valid JSON: ${(error as Error).message}`, { file }, { cause: error });
+    throw new PluginError(
+      'PLUGIN_INVALID',
+      `${file} is not valid JSON: ${(error as Error).message}`,
+      { file },
+      { cause: error },
+    );
   }
 }
 
@@ -66,7 +71,9 @@ function resolveDirEntry(dir: string, pkg: PackageJson = {}): string {
   }
   const main = path.resolve(dir, pkg.main ?? 'index.js');
   if (existsSync(main)) return main;
-  throw new PluginError('PLUGIN_INVALID', `plugin at ${dir} has no entry module (no exports, main or index.js)`, { dir });
+  throw new PluginError('PLUGIN_INVALID', `plugin at ${dir} has no entry module (no exports, main or index.js)`, {
+    dir,
+  });
 }
 
 function shortName(name: string): string {
@@ -84,7 +91,11 @@ const rangeVerdicts = new Map<string, 'invalid' | 'unmet' | 'met'>();
 function rangeVerdict(range: string): 'invalid' | 'unmet' | 'met' {
   let verdict = rangeVerdicts.get(range);
   if (verdict === undefined) {
-    verdict = !validRange(range) ? 'invalid' : satisfies(TOOLSHED_VERSION, range, { includePrerelease: true }) ? 'met' : 'unmet';
+    verdict = !validRange(range)
+      ? 'invalid'
+      : satisfies(TOOLSHED_VERSION, range, { includePrerelease: true })
+        ? 'met'
+        : 'unmet';
     // Ranges come from package.json files: few distinct ones, but never let them pile up.
     if (rangeVerdicts.size >= 256) rangeVerdicts.clear();
     rangeVerdicts.set(range, verdict);
@@ -95,27 +106,43 @@ function rangeVerdict(range: string): 'invalid' | 'unmet' | 'met' {
 function checkVersions(name: string, pkg: PackageJson, file: string): void {
   const apiVersion = pkg.toolshed?.apiVersion;
   if (apiVersion === undefined) {
-    throw new PluginError('PLUGIN_INVALID', `${name}: package.json has no "toolshed": { "apiVersion": ${PLUGIN_API_VERSION} } field, so it is not a toolshed plugin`, {
-      plugin: name,
-      file,
-      pointer: '/toolshed/apiVersion',
-    });
+    throw new PluginError(
+      'PLUGIN_INVALID',
+      `${name}: package.json has no "toolshed": { "apiVersion": ${PLUGIN_API_VERSION} } field, so it is not a toolshed plugin`,
+      {
+        plugin: name,
+        file,
+        pointer: '/toolshed/apiVersion',
+      },
+    );
   }
   if (apiVersion !== PLUGIN_API_VERSION) {
-    throw new PluginError('PLUGIN_API_MISMATCH', `${name} wants plugin API ${JSON.stringify(apiVersion)}, but toolshed ${TOOLSHED_VERSION} provides plugin API ${PLUGIN_API_VERSION}`, {
-      plugin: name,
-      wanted: apiVersion,
-      actual: PLUGIN_API_VERSION,
-    });
+    throw new PluginError(
+      'PLUGIN_API_MISMATCH',
+      `${name} wants plugin API ${JSON.stringify(apiVersion)}, but toolshed ${TOOLSHED_VERSION} provides plugin API ${PLUGIN_API_VERSION}`,
+      {
+        plugin: name,
+        wanted: apiVersion,
+        actual: PLUGIN_API_VERSION,
+      },
+    );
   }
   const range = pkg.peerDependencies?.toolshed;
   if (range !== undefined) {
     const verdict = rangeVerdict(range);
     if (verdict === 'invalid') {
-      throw new PluginError('PLUGIN_INVALID', `${name}: peerDependencies.toolshed ${JSON.stringify(range)} is not a semver range`, { plugin: name, file, pointer: '/peerDependencies/toolshed' });
+      throw new PluginError(
+        'PLUGIN_INVALID',
+        `${name}: peerDependencies.toolshed ${JSON.stringify(range)} is not a semver range`,
+        { plugin: name, file, pointer: '/peerDependencies/toolshed' },
+      );
     }
     if (verdict === 'unmet') {
-      throw new PluginError('PLUGIN_API_MISMATCH', `${name} wants toolshed ${range}, but this is toolshed ${TOOLSHED_VERSION}`, { plugin: name, wanted: range, actual: TOOLSHED_VERSION });
+      throw new PluginError(
+        'PLUGIN_API_MISMATCH',
+        `${name} wants toolshed ${range}, but this is toolshed ${TOOLSHED_VERSION}`,
+        { plugin: name, wanted: range, actual: TOOLSHED_VERSION },
+      );
     }
   }
 }
@@ -132,7 +159,11 @@ function readableDependencies(name: string, dir: string, options: SourceOptions)
   const result = dependencyReadRoots(dir, granted);
   if (result.ok) return result.roots;
   const { dependency, declaredIn, reason } = result.refusal;
-  throw new PluginError('PLUGIN_INVALID', `${name}: dependency ${JSON.stringify(dependency)} (declared in ${declaredIn}) cannot be read in the untrusted tier: ${reason}`, { plugin: name, dependency, file: declaredIn });
+  throw new PluginError(
+    'PLUGIN_INVALID',
+    `${name}: dependency ${JSON.stringify(dependency)} (declared in ${declaredIn}) cannot be read in the untrusted tier: ${reason}`,
+    { plugin: name, dependency, file: declaredIn },
+  );
 }
 
 interface SourceOptions {
@@ -148,7 +179,11 @@ interface SourceOptions {
 /** What a config entry sets on its plugin besides where it is. */
 function entrySettings(entry: PluginEntry): Pick<SourceOptions, 'trust' | 'grant' | 'options'> {
   if (typeof entry !== 'object') return {};
-  return { ...(entry.trust ? { trust: entry.trust } : {}), ...(entry.grant ? { grant: entry.grant } : {}), ...(entry.options ? { options: entry.options } : {}) };
+  return {
+    ...(entry.trust ? { trust: entry.trust } : {}),
+    ...(entry.grant ? { grant: entry.grant } : {}),
+    ...(entry.options ? { options: entry.options } : {}),
+  };
 }
 
 /** A module file given by path: a package only if its own folder's package.json declares `toolshed`. */
@@ -209,7 +244,11 @@ export function resolvePlugin(entry: PluginEntry, configDir: string): PluginSour
   if (isPath(spec)) {
     const target = spec.startsWith('file:') ? fileURLToPath(spec) : path.resolve(configDir, spec);
     if (!existsSync(target)) {
-      throw new PluginError('PLUGIN_NOT_FOUND', `plugin path ${spec} does not exist (resolved from ${configDir} to ${target})`, { plugin: spec, path: target });
+      throw new PluginError(
+        'PLUGIN_NOT_FOUND',
+        `plugin path ${spec} does not exist (resolved from ${configDir} to ${target})`,
+        { plugin: spec, path: target },
+      );
     }
     if (statSync(target).isDirectory()) return sourceFromPackageDir(target, options);
     return sourceFromFile(target, options);
@@ -240,15 +279,25 @@ function notInstalled(spec: string, configDir: string, cause: unknown): PluginEr
       { cause },
     );
   }
-  return new PluginError('PLUGIN_NOT_FOUND', `${where} Run: npm install ${spec}`, { plugin: spec, from: configDir, fix: `npm install ${spec}` }, { cause });
+  return new PluginError(
+    'PLUGIN_NOT_FOUND',
+    `${where} Run: npm install ${spec}`,
+    { plugin: spec, from: configDir, fix: `npm install ${spec}` },
+    { cause },
+  );
 }
 
-/** Names of the packages Node would find from `dir`: every node_modules folder from it up to the root (`@scope/name` included). */
+/**
+ * Names of the packages Node would find from `dir`: every node_modules folder from it up to the root (`@scope/name`
+ * included).
+ */
 function installedPackages(dir: string): Set<string> {
   const names = new Set<string>();
   const list = (folder: string) => {
     try {
-      return readdirSync(folder, { withFileTypes: true }).filter((d) => (d.isDirectory() || d.isSymbolicLink()) && !d.name.startsWith('.'));
+      return readdirSync(folder, { withFileTypes: true }).filter(
+        (d) => (d.isDirectory() || d.isSymbolicLink()) && !d.name.startsWith('.'),
+      );
     } catch {
       return [];
     }
@@ -284,7 +333,12 @@ export function builtinPluginDirs(): string[] {
  * `entry` is a config entry naming the builtin's package: its trust, grant and options apply.
  */
 export function resolveBuiltin(dir: string, entry?: PluginEntry, configDir?: string): PluginSource {
-  return sourceFromPackageDir(dir, { specifier: `builtin:${path.basename(dir)}`, builtin: true, ...(configDir ? { configDir } : {}), ...(entry ? entrySettings(entry) : {}) });
+  return sourceFromPackageDir(dir, {
+    specifier: `builtin:${path.basename(dir)}`,
+    builtin: true,
+    ...(configDir ? { configDir } : {}),
+    ...(entry ? entrySettings(entry) : {}),
+  });
 }
 
 /** The package name of a first-party plugin folder (undefined when its package.json cannot be read). */

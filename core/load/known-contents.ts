@@ -11,7 +11,8 @@ import type { KnownContents } from './types.js';
 
 /** A plugin's name as far as a specifier says: the package name, or a path's base name. */
 function nameOf(name: string): string {
-  if (name.startsWith('.') || path.isAbsolute(name) || name.startsWith('file:')) return path.basename(name).replace(/\.[cm]?[jt]s$/, '');
+  if (name.startsWith('.') || path.isAbsolute(name) || name.startsWith('file:'))
+    return path.basename(name).replace(/\.[cm]?[jt]s$/, '');
   return name;
 }
 
@@ -31,7 +32,11 @@ export function knownContents(name: string, cache: ManifestCache | undefined): K
   const manifest = lastManifest(name, cache);
   if (manifest) {
     const toolsets = new Set([...Object.keys(manifest.toolsets), ...manifest.tools.map((t) => t.toolset)]);
-    return { from: 'last-manifest', toolsets: [...toolsets], tools: manifest.tools.map((t) => ({ name: t.name, toolset: t.toolset })) };
+    return {
+      from: 'last-manifest',
+      toolsets: [...toolsets],
+      tools: manifest.tools.map((t) => ({ name: t.name, toolset: t.toolset })),
+    };
   }
   return { from: 'name', toolsets: [defaultToolset({ name: nameOf(name) })], tools: [] };
 }

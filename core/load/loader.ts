@@ -15,7 +15,14 @@ import { effectivePermissions, pluginScope, sandboxGrants, type PluginScope } fr
 import { protectedPaths } from './protect.js';
 import { pluginResources, type PluginEntry, type ResolvedConfig } from '../config/config.js';
 import type { ProtectedPath } from '../../boundary/plugin-api.js';
-import type { FailedPlugin, LoadedPlugin, ManifestSource, PluginLoadResult, PluginManifest, PluginSource } from './types.js';
+import type {
+  FailedPlugin,
+  LoadedPlugin,
+  ManifestSource,
+  PluginLoadResult,
+  PluginManifest,
+  PluginSource,
+} from './types.js';
 import type { Runner } from '../runners/runner.js';
 import type { SandboxGrants } from '../runners/process/process-runner.js';
 import { describeRunnerFailure, type RunOutcome } from '../../boundary/runner-failure.js';
@@ -76,7 +83,10 @@ function pendingEntries(config: ResolvedConfig): Pending[] {
     const spec = typeof entry === 'string' ? entry : entry.package;
     if (builtins.has(spec)) named.set(spec, entry);
   }
-  const builtin = (dir: string, entry?: PluginEntry): Pending => ({ specifier: `builtin:${path.basename(dir)}`, resolve: () => resolveBuiltin(dir, entry, config.dir) });
+  const builtin = (dir: string, entry?: PluginEntry): Pending => ({
+    specifier: `builtin:${path.basename(dir)}`,
+    resolve: () => resolveBuiltin(dir, entry, config.dir),
+  });
   const list: Pending[] = [];
   if (config.builtins) for (const [name, dir] of builtins) list.push(builtin(dir, named.get(name)));
   for (const entry of config.plugins) {
@@ -90,7 +100,12 @@ function pendingEntries(config: ResolvedConfig): Pending[] {
 
 function asToolshedError(error: unknown, plugin: string): ToolshedError {
   if (error instanceof ToolshedError) return error;
-  return new PluginError('PLUGIN_INVALID', `${plugin}: ${(error as Error)?.message ?? String(error)}`, { plugin }, { cause: error });
+  return new PluginError(
+    'PLUGIN_INVALID',
+    `${plugin}: ${(error as Error)?.message ?? String(error)}`,
+    { plugin },
+    { cause: error },
+  );
 }
 
 /**
@@ -106,7 +121,12 @@ function validCached(raw: RawManifest, source: PluginSource): PluginManifest | u
   }
 }
 
-async function obtainManifest(source: PluginSource, options: LoadOptions, cache: ManifestCache | undefined, pins: Pins | undefined): Promise<{ manifest: PluginManifest; from: ManifestSource }> {
+async function obtainManifest(
+  source: PluginSource,
+  options: LoadOptions,
+  cache: ManifestCache | undefined,
+  pins: Pins | undefined,
+): Promise<{ manifest: PluginManifest; from: ManifestSource }> {
   const key = cache ? manifestKey(source, pins) : '';
   const cached = cache?.read(source, key);
   // Authentic is not the same as valid: the cached manifest passes the checks a fresh one does
@@ -117,15 +137,29 @@ async function obtainManifest(source: PluginSource, options: LoadOptions, cache:
   if (!outcome.ok) {
     if ('failure' in outcome) {
       if (outcome.failure.kind === 'timeout') {
-        throw new PluginError('PLUGIN_LOAD_TIMEOUT', `${source.name}: importing the plugin and extracting its manifest took longer than limits.loadTimeoutMs (${outcome.failure.timeoutMs} ms); it was stopped`, {
-          plugin: source.name,
-          timeoutMs: outcome.failure.timeoutMs,
-        });
+        throw new PluginError(
+          'PLUGIN_LOAD_TIMEOUT',
+          `${source.name}: importing the plugin and extracting its manifest took longer than limits.loadTimeoutMs (${outcome.failure.timeoutMs} ms); it was stopped`,
+          {
+            plugin: source.name,
+            timeoutMs: outcome.failure.timeoutMs,
+          },
+        );
       }
-      throw new PluginError('PLUGIN_IMPORT_FAILED', `${source.name}: manifest extraction ${describeRunnerFailure(outcome.failure)}`, { plugin: source.name });
+      throw new PluginError(
+        'PLUGIN_IMPORT_FAILED',
+        `${source.name}: manifest extraction ${describeRunnerFailure(outcome.failure)}`,
+        { plugin: source.name },
+      );
     }
-    const code = outcome.error.code === 'PLUGIN_IMPORT_FAILED' || outcome.error.code === 'PLUGIN_CHANGED' ? outcome.error.code : 'PLUGIN_INVALID';
-    throw new PluginError(code, `${source.name}: ${outcome.error.message}`, { plugin: source.name, cause: outcome.error });
+    const code =
+      outcome.error.code === 'PLUGIN_IMPORT_FAILED' || outcome.error.code === 'PLUGIN_CHANGED'
+        ? outcome.error.code
+        : 'PLUGIN_INVALID';
+    throw new PluginError(code, `${source.name}: ${outcome.error.message}`, {
+      plugin: source.name,
+      cause: outcome.error,
+    });
   }
   const manifest = normalizeManifest(outcome.value, source);
   cache?.write(source, key, outcome.value);
@@ -154,7 +188,12 @@ function withCommandLimits(source: PluginSource, scope: PluginScope, config: Res
   return { ...scope, options: Object.freeze({ ...scope.options, resources }) };
 }
 
-async function loadOne(resolved: Resolved, options: LoadOptions, cache: ManifestCache | undefined, protect: readonly ProtectedPath[]): Promise<PluginLoadResult> {
+async function loadOne(
+  resolved: Resolved,
+  options: LoadOptions,
+  cache: ManifestCache | undefined,
+  protect: readonly ProtectedPath[],
+): Promise<PluginLoadResult> {
   const started = performance.now();
   const { pending } = resolved;
   let name = pending.specifier;
@@ -168,8 +207,18 @@ async function loadOne(resolved: Resolved, options: LoadOptions, cache: Manifest
     const grants = sandboxGrants(permissions.effective, options.config.dir);
     // A plugin's workers receive exactly its effective env grant.
     const envNames = permissions.effective.env;
-    const scope = withCommandLimits(source, pluginScope(source, permissions, options.config, grants, protect), options.config);
-    const runner = options.createRunner({ source, env: pickEnv(envNames, options.env), scope, ...(pins ? { pins } : {}), grants });
+    const scope = withCommandLimits(
+      source,
+      pluginScope(source, permissions, options.config, grants, protect),
+      options.config,
+    );
+    const runner = options.createRunner({
+      source,
+      env: pickEnv(envNames, options.env),
+      scope,
+      ...(pins ? { pins } : {}),
+      grants,
+    });
     const loaded: LoadedPlugin = {
       status: 'loaded',
       source,

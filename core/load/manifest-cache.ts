@@ -67,7 +67,13 @@ function schemaLibrariesUnchanged(manifest: RawManifest): boolean {
   if (!Array.isArray(libraries)) return false;
   return libraries.every((library: unknown) => {
     const { packageJson, version } = (library ?? {}) as { packageJson?: unknown; version?: unknown };
-    if (typeof packageJson !== 'string' || typeof version !== 'string' || !path.isAbsolute(packageJson) || path.basename(packageJson) !== 'package.json') return false;
+    if (
+      typeof packageJson !== 'string' ||
+      typeof version !== 'string' ||
+      !path.isAbsolute(packageJson) ||
+      path.basename(packageJson) !== 'package.json'
+    )
+      return false;
     try {
       const st = statSync(packageJson);
       if (!st.isFile() || st.size > MAX_PACKAGE_JSON_BYTES) return false;
@@ -95,7 +101,8 @@ export function manifestKey(source: PluginSource, pins?: Pins): string {
     return hash.digest('hex');
   }
   // A bare module's folder may be a whole project; only its entry counts then.
-  if (source.version !== '0.0.0' || source.builtin) for (const stamp of fileStamps(source.dir, source.entry)) hash.update(`\0${stamp}`);
+  if (source.version !== '0.0.0' || source.builtin)
+    for (const stamp of fileStamps(source.dir, source.entry)) hash.update(`\0${stamp}`);
   return hash.digest('hex');
 }
 
@@ -160,7 +167,9 @@ export class ManifestCache {
     if (open === undefined) return undefined;
     try {
       const body = this.verified(cacheFile(open.folder, source), open.mac);
-      return body?.key === key && body.plugin === source.name && schemaLibrariesUnchanged(body.manifest) ? body.manifest : undefined;
+      return body?.key === key && body.plugin === source.name && schemaLibrariesUnchanged(body.manifest)
+        ? body.manifest
+        : undefined;
     } catch {
       return undefined;
     }
@@ -186,7 +195,8 @@ export class ManifestCache {
           continue;
         }
         const mtime = statSync(full).mtimeMs;
-        if (body?.plugin === name && body.manifest && (!newest || mtime > newest.mtime)) newest = { mtime, manifest: body.manifest };
+        if (body?.plugin === name && body.manifest && (!newest || mtime > newest.mtime))
+          newest = { mtime, manifest: body.manifest };
       }
     } catch {
       // An unreadable folder: nothing is known.

@@ -59,8 +59,18 @@ export const manifestSchema = {
                 items: {
                   anyOf: [
                     { type: 'string' },
-                    { type: 'object', required: ['ifAvailable', 'text'], additionalProperties: false, properties: { ifAvailable: nameList, text: { type: 'string' } } },
-                    { type: 'object', required: ['ifMissing', 'text'], additionalProperties: false, properties: { ifMissing: nameList, text: { type: 'string' } } },
+                    {
+                      type: 'object',
+                      required: ['ifAvailable', 'text'],
+                      additionalProperties: false,
+                      properties: { ifAvailable: nameList, text: { type: 'string' } },
+                    },
+                    {
+                      type: 'object',
+                      required: ['ifMissing', 'text'],
+                      additionalProperties: false,
+                      properties: { ifMissing: nameList, text: { type: 'string' } },
+                    },
                   ],
                 },
               },
@@ -86,7 +96,12 @@ export const manifestSchema = {
             },
           },
           examples: { type: 'array', maxItems: 20, items: { type: 'object' } },
-          secrets: { type: 'array', maxItems: 16, uniqueItems: true, items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' } },
+          secrets: {
+            type: 'array',
+            maxItems: 16,
+            uniqueItems: true,
+            items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' },
+          },
           requires: {
             type: 'object',
             additionalProperties: false,
@@ -95,7 +110,11 @@ export const manifestSchema = {
           limits: {
             type: 'object',
             additionalProperties: false,
-            properties: { timeoutMs: { type: 'integer', minimum: 1 }, maxResultChars: { type: 'integer', minimum: 100 }, maxArgsBytes: { type: 'integer', minimum: 2 } },
+            properties: {
+              timeoutMs: { type: 'integer', minimum: 1 },
+              maxResultChars: { type: 'integer', minimum: 100 },
+              maxArgsBytes: { type: 'integer', minimum: 2 },
+            },
           },
           codeCallable: { type: 'boolean' },
           sandbox: { type: 'boolean' },

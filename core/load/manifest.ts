@@ -19,7 +19,11 @@ import type { RawManifest, RawToolManifest } from '../../boundary/protocol.js';
  * pointer(s) of what is wrong. `compileParameters: false` (a cached manifest) skips only compiling
  * the parameter schemas: they carry no trust, and compiling each costs milliseconds at every start.
  */
-export function normalizeManifest(raw: RawManifest, source: Pick<PluginSource, 'name'>, { compileParameters = true } = {}): PluginManifest {
+export function normalizeManifest(
+  raw: RawManifest,
+  source: Pick<PluginSource, 'name'>,
+  { compileParameters = true } = {},
+): PluginManifest {
   if (!validateManifest(raw)) {
     const list = problems(validateManifest.errors).map((p) => ({
       pointer: p.pointer,
@@ -37,7 +41,10 @@ export function normalizeManifest(raw: RawManifest, source: Pick<PluginSource, '
   const seen = new Set<string>();
   for (const [index, tool] of tools.entries()) {
     if (seen.has(tool.name)) {
-      throw new PluginError('PLUGIN_INVALID', `${source.name}: tool ${tool.name} is defined twice in the same plugin`, { plugin: source.name, pointer: `/tools/${index}/name` });
+      throw new PluginError('PLUGIN_INVALID', `${source.name}: tool ${tool.name} is defined twice in the same plugin`, {
+        plugin: source.name,
+        pointer: `/tools/${index}/name`,
+      });
     }
     seen.add(tool.name);
   }
@@ -53,36 +60,55 @@ export function normalizeManifest(raw: RawManifest, source: Pick<PluginSource, '
   };
 }
 
-/** `codeCallable`, or its deprecated alias `sandbox` (accepted until toolshed 2); when both are given they must agree. */
+/**
+ * `codeCallable`, or its deprecated alias `sandbox` (accepted until toolshed 2); when both are given they must agree.
+ */
 function codeCallable(tool: RawToolManifest, index: number, source: Pick<PluginSource, 'name'>): boolean {
   const { codeCallable: flag, sandbox: alias } = tool;
   if (flag !== undefined && alias !== undefined && flag !== alias) {
-    throw new PluginError('PLUGIN_INVALID', `${source.name}: tool ${String(tool.name)} sets codeCallable: ${String(flag)} and its deprecated alias sandbox: ${String(alias)}; remove sandbox`, {
-      plugin: source.name,
-      pointer: `/tools/${index}/sandbox`,
-    });
+    throw new PluginError(
+      'PLUGIN_INVALID',
+      `${source.name}: tool ${String(tool.name)} sets codeCallable: ${String(flag)} and its deprecated alias sandbox: ${String(alias)}; remove sandbox`,
+      {
+        plugin: source.name,
+        pointer: `/tools/${index}/sandbox`,
+      },
+    );
   }
   return (flag ?? alias) === true;
 }
 
 function normalizeTool(tool: RawToolManifest, index: number, source: Pick<PluginSource, 'name'>): ToolManifest {
   const requires = (tool.requires ?? {}) as Partial<ToolManifest['requires']>;
-  const description = typeof tool.description === 'string' ? [tool.description] : (tool.description as DescriptionPart[]);
+  const description =
+    typeof tool.description === 'string' ? [tool.description] : (tool.description as DescriptionPart[]);
   const out: ToolManifest = {
     name: tool.name as string,
     toolset: (tool.toolset as string | undefined) ?? defaultToolset(source),
     description,
     parameters: tool.parameters as ToolManifest['parameters'],
     dialect: parameterDialect(source.name, tool.name as string, index, tool.parameters as object),
-    requires: { env: requires.env ?? [], bins: requires.bins ?? [], tools: requires.tools ?? [], platforms: requires.platforms ?? [] },
+    requires: {
+      env: requires.env ?? [],
+      bins: requires.bins ?? [],
+      tools: requires.tools ?? [],
+      platforms: requires.platforms ?? [],
+    },
     limits: (tool.limits ?? {}) as ToolManifest['limits'],
     codeCallable: codeCallable(tool, index, source),
     annotations: (tool.annotations ?? {}) as ToolManifest['annotations'],
   };
   if (tool.longRunning === true) out.longRunning = true;
-  if (tool.outputSchema !== undefined) out.outputSchema = checkOutputSchemaRoot(source.name, out.name, index, tool.outputSchema as ToolManifest['parameters']);
+  if (tool.outputSchema !== undefined)
+    out.outputSchema = checkOutputSchemaRoot(
+      source.name,
+      out.name,
+      index,
+      tool.outputSchema as ToolManifest['parameters'],
+    );
   if (tool.title !== undefined) out.title = tool.title as string;
-  if (tool.icons !== undefined) out.icons = checkIcons(source.name, out.name, index, tool.icons as NonNullable<ToolManifest['icons']>);
+  if (tool.icons !== undefined)
+    out.icons = checkIcons(source.name, out.name, index, tool.icons as NonNullable<ToolManifest['icons']>);
   if (tool.examples !== undefined) out.examples = tool.examples as NonNullable<ToolManifest['examples']>;
   if (Array.isArray(tool.secrets) && tool.secrets.length) out.secrets = tool.secrets as string[];
   if (tool.checkId) out.checkId = tool.checkId;

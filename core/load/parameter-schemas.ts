@@ -15,14 +15,21 @@ import type { ToolManifest } from './types.js';
 
 const metaCheckers = new Map<SchemaDialect, Ajv>();
 
-/** The dialect a plugin tool's parameters are read in; an unknown `$schema` is PLUGIN_INVALID naming the supported ones. */
+/**
+ * The dialect a plugin tool's parameters are read in; an unknown `$schema` is PLUGIN_INVALID naming the supported ones.
+ */
 export function parameterDialect(plugin: string, tool: string, index: number, parameters: object): DialectReading {
   try {
     return readDialect(parameters, 'plugin');
   } catch (error) {
     if (!(error instanceof UnknownDialectError)) throw error;
     const pointer = `/tools/${index}/parameters/$schema`;
-    throw new PluginError('PLUGIN_INVALID', `${plugin}: tool ${tool}: parameters: ${error.message}`, { plugin, tool, pointer, expected: 'a supported $schema' }, { cause: error });
+    throw new PluginError(
+      'PLUGIN_INVALID',
+      `${plugin}: tool ${tool}: parameters: ${error.message}`,
+      { plugin, tool, pointer, expected: 'a supported $schema' },
+      { cause: error },
+    );
   }
 }
 
@@ -37,7 +44,11 @@ export function checkParameterSchemas(plugin: string, tools: readonly ToolManife
       const first = problems(metaChecker.errors)[0];
       const pointer = `${at}${first && first.pointer !== '/' ? first.pointer : ''}`;
       const expected = first?.message ?? 'must be a valid JSON Schema';
-      throw new PluginError('PLUGIN_INVALID', `${plugin}: tool ${tool.name}: parameters is not a valid JSON Schema: ${pointer}: ${expected}`, { plugin, tool: tool.name, pointer, expected });
+      throw new PluginError(
+        'PLUGIN_INVALID',
+        `${plugin}: tool ${tool.name}: parameters is not a valid JSON Schema: ${pointer}: ${expected}`,
+        { plugin, tool: tool.name, pointer, expected },
+      );
     }
     try {
       // The same shared compile dispatch uses, so the first call reuses this validator.

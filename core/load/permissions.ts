@@ -13,9 +13,13 @@ import type { ResolvedConfig } from '../config/config.js';
 import type { TaskScope } from '../../boundary/protocol.js';
 
 const union = (...lists: Array<string[] | undefined>): string[] => [...new Set(lists.flatMap((l) => l ?? []))].sort();
-const intersect = (a: string[] | undefined, b: string[] | undefined): string[] => (a ?? []).filter((x) => (b ?? []).includes(x)).sort();
+const intersect = (a: string[] | undefined, b: string[] | undefined): string[] =>
+  (a ?? []).filter((x) => (b ?? []).includes(x)).sort();
 
-/** A permission set with every key present; `folders` holds paths (granted, effective) or is empty (requested: see `Permissions.folders`). */
+/**
+ * A permission set with every key present; `folders` holds paths (granted, effective) or is empty (requested: see
+ * `Permissions.folders`).
+ */
 type Complete = Required<Omit<Permissions, 'folders'>> & { folders: Record<string, string> };
 
 /** A plugin's requested, granted and effective permissions, and the grants that match no request. */
@@ -23,12 +27,21 @@ interface PermissionSets {
   requested: Required<Omit<Permissions, 'folders'>> & Pick<Permissions, 'folders'>;
   granted: Complete;
   effective: Complete;
-  /** untrusted only: each grant that matches nothing the plugin requests, in words (the summary, `explain` and `--strict` report them) */
+  /**
+   * untrusted only: each grant that matches nothing the plugin requests, in words (the summary, `explain` and
+   * `--strict` report them)
+   */
   unmatched: string[];
 }
 
 function normalize(p: Permissions | Grant | undefined): Required<Omit<Permissions, 'folders'>> {
-  return { network: p?.network ?? false, env: union(p?.env), fsRead: union(p?.fsRead), fsWrite: union(p?.fsWrite), callTools: union(p?.callTools) };
+  return {
+    network: p?.network ?? false,
+    env: union(p?.env),
+    fsRead: union(p?.fsRead),
+    fsWrite: union(p?.fsWrite),
+    callTools: union(p?.callTools),
+  };
 }
 
 /**
@@ -38,7 +51,11 @@ function normalize(p: Permissions | Grant | undefined): Required<Omit<Permission
  * inside a granted folder is effective as the plugin wrote it (the narrower of the two wins).
  * Also returns the grants that overlap no request.
  */
-function overlap(requested: string[], granted: string[], baseDir: string): { effective: string[]; unmatched: string[] } {
+function overlap(
+  requested: string[],
+  granted: string[],
+  baseDir: string,
+): { effective: string[]; unmatched: string[] } {
   const req = requested.map((p) => ({ p, at: resolveGrantPaths([p], baseDir)[0]! }));
   const effective = new Set<string>();
   const unmatched: string[] = [];
@@ -57,13 +74,21 @@ function overlap(requested: string[], granted: string[], baseDir: string): { eff
 }
 
 /** Grants an untrusted plugin does not request, in words. */
-function unmatchedGrants(requested: PermissionSets['requested'], granted: Complete, paths: { fsRead: string[]; fsWrite: string[] }): string[] {
+function unmatchedGrants(
+  requested: PermissionSets['requested'],
+  granted: Complete,
+  paths: { fsRead: string[]; fsWrite: string[] },
+): string[] {
   const out: string[] = [];
   const asked = (list: string[]) => (list.length ? `it requests ${list.join(', ')}` : 'it requests none');
   for (const key of ['fsRead', 'fsWrite'] as const) {
-    for (const p of paths[key]) out.push(`grant.${key} '${p}' matches no folder the plugin requests in ${key} (${asked(requested[key])}; paths of both resolve from the config file's folder), so it has no effect`);
+    for (const p of paths[key])
+      out.push(
+        `grant.${key} '${p}' matches no folder the plugin requests in ${key} (${asked(requested[key])}; paths of both resolve from the config file's folder), so it has no effect`,
+      );
   }
-  if (granted.network && !requested.network) out.push('grant.network is true, but the plugin does not request network access, so it has no effect');
+  if (granted.network && !requested.network)
+    out.push('grant.network is true, but the plugin does not request network access, so it has no effect');
   for (const key of ['env', 'callTools'] as const) {
     const extra = granted[key].filter((x) => !requested[key].includes(x));
     if (extra.length)
@@ -74,7 +99,9 @@ function unmatchedGrants(requested: PermissionSets['requested'], granted: Comple
   const purposes = Object.keys(requested.folders ?? {});
   for (const purpose of Object.keys(granted.folders)) {
     if (!purposes.includes(purpose))
-      out.push(`grant.folders.${purpose}: the plugin asks for no folder by that purpose (${purposes.length ? `it asks for ${purposes.join(', ')}` : 'it asks for none'}), so it has no effect`);
+      out.push(
+        `grant.folders.${purpose}: the plugin asks for no folder by that purpose (${purposes.length ? `it asks for ${purposes.join(', ')}` : 'it asks for none'}), so it has no effect`,
+      );
   }
   return out;
 }
@@ -88,11 +115,16 @@ function unmatchedGrants(requested: PermissionSets['requested'], granted: Comple
 export function effectivePermissions(source: PluginSource, manifest: PluginManifest, baseDir: string): PermissionSets {
   const declaredEnv = union(manifest.permissions.env, ...manifest.tools.map((t) => t.requires.env));
   const folderRequests = manifest.permissions.folders ?? {};
-  const requested = { ...normalize({ ...manifest.permissions, env: declaredEnv }), ...(Object.keys(folderRequests).length ? { folders: folderRequests } : {}) };
+  const requested = {
+    ...normalize({ ...manifest.permissions, env: declaredEnv }),
+    ...(Object.keys(folderRequests).length ? { folders: folderRequests } : {}),
+  };
   const grant = source.grant;
   const grantedFolders = { ...(grant?.folders ?? {}) };
   if (source.trust === 'trusted') {
-    const granted: Complete = grant ? { ...normalize(grant), folders: grantedFolders } : { ...normalize(requested), folders: {} };
+    const granted: Complete = grant
+      ? { ...normalize(grant), folders: grantedFolders }
+      : { ...normalize(requested), folders: {} };
     const folders = pick(grantedFolders, Object.keys(grantedFolders));
     const effective: Complete = {
       network: requested.network || granted.network,
@@ -127,8 +159,15 @@ function pick(folders: Record<string, string>, keys: string[]): Record<string, s
   return Object.fromEntries(keys.filter((k) => typeof folders[k] === 'string').map((k) => [k, folders[k]!]));
 }
 
-/** The granted folders' paths with the given access (a folder the plugin did not ask for by purpose counts as read-only). */
-function folderPaths(folders: Record<string, string>, requests: Record<string, FolderRequest>, access: 'read' | 'write'): string[] {
+/**
+ * The granted folders' paths with the given access (a folder the plugin did not ask for by purpose counts as
+ * read-only).
+ */
+function folderPaths(
+  folders: Record<string, string>,
+  requests: Record<string, FolderRequest>,
+  access: 'read' | 'write',
+): string[] {
   return Object.entries(folders)
     .filter(([purpose]) => (requests[purpose]?.access ?? 'read') === access)
     .map(([, p]) => p);
@@ -167,9 +206,17 @@ export function pluginScope(
 ): PluginScope {
   const options = Object.freeze({ ...source.options });
   // Folders granted by purpose, relative to the config folder like every grant.
-  const folders = Object.fromEntries(Object.entries(permissions.effective.folders ?? {}).map(([purpose, p]) => [purpose, resolveGrantPaths([p], config.dir)[0]!]));
+  const folders = Object.fromEntries(
+    Object.entries(permissions.effective.folders ?? {}).map(([purpose, p]) => [
+      purpose,
+      resolveGrantPaths([p], config.dir)[0]!,
+    ]),
+  );
   if (source.trust === 'untrusted') {
-    return { roots: { read: union(grants.fsRead, grants.fsWrite), write: union(grants.fsWrite), protect, folders }, options };
+    return {
+      roots: { read: union(grants.fsRead, grants.fsWrite), write: union(grants.fsWrite), protect, folders },
+      options,
+    };
   }
   const { requested } = permissions;
   const granted = source.grant ?? {};
@@ -177,7 +224,16 @@ export function pluginScope(
     Object.keys(folders)
       .filter((k) => (requested.folders?.[k]?.access ?? 'read') === access)
       .map((k) => folders[k]!);
-  const write = union(resolveGrantPaths(requested.fsWrite ?? [], config.root), resolveGrantPaths(granted.fsWrite ?? [], config.dir), byPurpose('write'));
-  const read = union(resolveGrantPaths(requested.fsRead ?? [], config.root), resolveGrantPaths(granted.fsRead ?? [], config.dir), byPurpose('read'), write);
+  const write = union(
+    resolveGrantPaths(requested.fsWrite ?? [], config.root),
+    resolveGrantPaths(granted.fsWrite ?? [], config.dir),
+    byPurpose('write'),
+  );
+  const read = union(
+    resolveGrantPaths(requested.fsRead ?? [], config.root),
+    resolveGrantPaths(granted.fsRead ?? [], config.dir),
+    byPurpose('read'),
+    write,
+  );
   return { roots: { read, write, protect, folders }, options };
 }

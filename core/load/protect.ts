@@ -61,10 +61,20 @@ const RUNS = 'runs what it names with your rights';
  * docs/security.md, "Protected paths", says how the list was chosen.
  */
 export const PROTECTED_NAMES: readonly ProtectedPath[] = [
-  ...SEARCH_PLACES.filter((place) => place !== 'package.json').map((place): ProtectedPath => ({ kind: 'name', value: place, why: 'toolshed loads a file of this name as its config (and runs a .js/.mjs/.cjs/.ts one)' })),
+  ...SEARCH_PLACES.filter((place) => place !== 'package.json').map(
+    (place): ProtectedPath => ({
+      kind: 'name',
+      value: place,
+      why: 'toolshed loads a file of this name as its config (and runs a .js/.mjs/.cjs/.ts one)',
+    }),
+  ),
   // git: a `.git` folder or `gitdir:` file makes a repository whose config and hooks git obeys.
   { kind: 'name', value: '.git/hooks', why: 'git runs the hooks in it with your rights' },
-  { kind: 'name', value: '.git/config', why: 'git runs the programs it names (core.fsmonitor, core.hooksPath, aliases, filters) with your rights' },
+  {
+    kind: 'name',
+    value: '.git/config',
+    why: 'git runs the programs it names (core.fsmonitor, core.hooksPath, aliases, filters) with your rights',
+  },
   {
     kind: 'name',
     value: '.git',
@@ -74,19 +84,55 @@ export const PROTECTED_NAMES: readonly ProtectedPath[] = [
   { kind: 'name', value: '.gitmodules', why: 'git clones and updates the submodules it names, from the URLs it gives' },
   { kind: 'name', value: '.gitconfig', why: `git reads it as configuration and ${RUNS}` },
   // What starts Node and npm (npx toolshed, npm run, yarn, pnpm) reads these first.
-  { kind: 'name', value: '.npmrc', why: 'npm and npx read it when they start (node-options preloads code into every Node they run, including npx toolshed)' },
+  {
+    kind: 'name',
+    value: '.npmrc',
+    why: 'npm and npx read it when they start (node-options preloads code into every Node they run, including npx toolshed)',
+  },
   { kind: 'name', value: '.yarnrc', why: 'yarn reads it when it starts (yarn-path runs another program as yarn)' },
-  { kind: 'name', value: '.yarnrc.yml', why: 'yarn reads it when it starts (yarnPath runs another program as yarn; plugins are loaded from it)' },
+  {
+    kind: 'name',
+    value: '.yarnrc.yml',
+    why: 'yarn reads it when it starts (yarnPath runs another program as yarn; plugins are loaded from it)',
+  },
   { kind: 'name', value: '.pnpmfile.cjs', why: 'pnpm runs it as code when it installs' },
   { kind: 'name', value: '.pnpmfile.mjs', why: 'pnpm runs it as code when it installs' },
-  { kind: 'name', value: 'node_modules/.bin', why: 'npx and npm run start the programs in it by name (npx toolshed runs node_modules/.bin/toolshed before any other)' },
+  {
+    kind: 'name',
+    value: 'node_modules/.bin',
+    why: 'npx and npm run start the programs in it by name (npx toolshed runs node_modules/.bin/toolshed before any other)',
+  },
   // Shell startup files and direnv: a shell or direnv started there runs them.
-  ...['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.zlogout', '.envrc'].map(
-    (name): ProtectedPath => ({ kind: 'name', value: name, why: `a shell (or direnv) started there runs it with your rights` }),
+  ...[
+    '.bashrc',
+    '.bash_profile',
+    '.bash_login',
+    '.bash_logout',
+    '.profile',
+    '.zshrc',
+    '.zshenv',
+    '.zprofile',
+    '.zlogin',
+    '.zlogout',
+    '.envrc',
+  ].map(
+    (name): ProtectedPath => ({
+      kind: 'name',
+      value: name,
+      why: `a shell (or direnv) started there runs it with your rights`,
+    }),
   ),
-  { kind: 'name', value: '.ripgreprc', why: 'ripgrep reads its options from it (--pre runs a program on every file it searches)' },
+  {
+    kind: 'name',
+    value: '.ripgreprc',
+    why: 'ripgrep reads its options from it (--pre runs a program on every file it searches)',
+  },
   // Editors and agents: what they run when the folder is opened, or the tools they start.
-  { kind: 'name', value: '.vscode', why: `VS Code and its forks read tasks.json (tasks run on folder open), launch.json and settings.json from it, and ${RUNS}` },
+  {
+    kind: 'name',
+    value: '.vscode',
+    why: `VS Code and its forks read tasks.json (tasks run on folder open), launch.json and settings.json from it, and ${RUNS}`,
+  },
   { kind: 'name', value: '.idea', why: `JetBrains IDEs read run configurations and settings from it, and ${RUNS}` },
   { kind: 'name', value: '.mcp.json', why: 'MCP clients start the servers it lists' },
   { kind: 'name', value: '.claude', why: 'Claude Code reads its settings, hooks, commands and agents from it' },
@@ -102,7 +148,10 @@ function hookFile(specifier: string, dir: string): string | undefined {
   }
 }
 
-/** The node_modules folder holding toolshed, when it is installed as a package (its dependencies and its workers' code live there too). */
+/**
+ * The node_modules folder holding toolshed, when it is installed as a package (its dependencies and its workers' code
+ * live there too).
+ */
 function enclosingNodeModules(dir: string): string | undefined {
   const parts = path.resolve(dir).split(path.sep);
   const at = parts.lastIndexOf('node_modules');
@@ -116,7 +165,10 @@ function enclosingNodeModules(dir: string): string | undefined {
  * (and the node_modules that holds it), toolshed's cache and state folders, and the
  * config's own `protect` list.
  */
-export function protectedPaths(config: Pick<ResolvedConfig, 'file' | 'dir' | 'hooks' | 'cache' | 'protect'>, sources: readonly PluginSource[]): ProtectedPath[] {
+export function protectedPaths(
+  config: Pick<ResolvedConfig, 'file' | 'dir' | 'hooks' | 'cache' | 'protect'>,
+  sources: readonly PluginSource[],
+): ProtectedPath[] {
   const out: ProtectedPath[] = [...PROTECTED_NAMES];
   const seen = new Set<string>();
   const add = (p: string | undefined, why: string) => {
@@ -127,11 +179,25 @@ export function protectedPaths(config: Pick<ResolvedConfig, 'file' | 'dir' | 'ho
     seen.add(value);
     out.push({ kind: 'path', value, why });
   };
-  if (config.file) add(config.file, path.basename(config.file) === 'package.json' ? 'it holds the config in use (its toolshed field)' : 'it is the config in use');
-  for (const specifier of config.hooks) add(hookFile(specifier, config.dir), 'a hooks module the config names (the host imports it)');
+  if (config.file)
+    add(
+      config.file,
+      path.basename(config.file) === 'package.json'
+        ? 'it holds the config in use (its toolshed field)'
+        : 'it is the config in use',
+    );
+  for (const specifier of config.hooks)
+    add(hookFile(specifier, config.dir), 'a hooks module the config names (the host imports it)');
   const modules = enclosingNodeModules(TOOLSHED_DIR);
-  add(modules ?? TOOLSHED_DIR, modules ? 'it holds toolshed and the packages the host and its workers run' : "it is toolshed's own install (the host and its workers run it)");
-  for (const source of sources) if (!source.builtin) add(source.dir, `it holds plugin ${source.name}'s code (${source.trust}), which the host runs`);
+  add(
+    modules ?? TOOLSHED_DIR,
+    modules
+      ? 'it holds toolshed and the packages the host and its workers run'
+      : "it is toolshed's own install (the host and its workers run it)",
+  );
+  for (const source of sources)
+    if (!source.builtin)
+      add(source.dir, `it holds plugin ${source.name}'s code (${source.trust}), which the host runs`);
   if (config.cache.dir !== undefined) add(config.cache.dir, "it is toolshed's cache");
   add(userStateDir(), "it is toolshed's state (trust records, keys)");
   add(userCacheDir(), "it is toolshed's cache");

@@ -17,7 +17,10 @@ const MAX_ICON_CHARS = 64 * 1024;
 /** `data:image/<subtype>[;params],…`: an inline image, nothing a client would run. */
 const DATA_IMAGE = /^data:image\/[a-z0-9.+-]+(;[^,]*)?,/i;
 
-/** The schema of a tool's result, when its root says `type: "object"` (MCP's rule for structuredContent); else PLUGIN_INVALID saying so. */
+/**
+ * The schema of a tool's result, when its root says `type: "object"` (MCP's rule for structuredContent); else
+ * PLUGIN_INVALID saying so.
+ */
 export function checkOutputSchemaRoot(plugin: string, tool: string, index: number, schema: JsonSchema): JsonSchema {
   if (schema.type !== 'object') {
     const found = schema.type === undefined ? 'no type' : `type ${JSON.stringify(schema.type)}`;
@@ -35,9 +38,17 @@ export function checkIcons(plugin: string, tool: string, index: number, icons: I
   for (const [at, icon] of icons.entries()) {
     const pointer = `/tools/${index}/icons/${at}/src`;
     const refuse = (why: string) => {
-      throw new PluginError('PLUGIN_INVALID', `${plugin}: tool ${tool}: icons[${at}].src ${why}`, { plugin, tool, pointer, expected: 'an https: URL or a data:image/… URI' });
+      throw new PluginError('PLUGIN_INVALID', `${plugin}: tool ${tool}: icons[${at}].src ${why}`, {
+        plugin,
+        tool,
+        pointer,
+        expected: 'an https: URL or a data:image/… URI',
+      });
     };
-    if (icon.src.length > MAX_ICON_CHARS) refuse(`is ${icon.src.length} characters, over the limit of ${MAX_ICON_CHARS}: link the image with an https: URL instead`);
+    if (icon.src.length > MAX_ICON_CHARS)
+      refuse(
+        `is ${icon.src.length} characters, over the limit of ${MAX_ICON_CHARS}: link the image with an https: URL instead`,
+      );
     if (DATA_IMAGE.test(icon.src)) continue;
     let url: URL | undefined;
     try {
@@ -45,14 +56,17 @@ export function checkIcons(plugin: string, tool: string, index: number, icons: I
     } catch {
       refuse(`is not a URL: use an https: URL or a data:image/… URI (a relative path means nothing to a client)`);
     }
-    if (url!.protocol !== 'https:') refuse(`uses ${url!.protocol}, which clients may not fetch safely: use an https: URL or a data:image/… URI`);
+    if (url!.protocol !== 'https:')
+      refuse(`uses ${url!.protocol}, which clients may not fetch safely: use an https: URL or a data:image/… URI`);
   }
   return icons;
 }
 
 const metaCheckers = new Map<SchemaDialect, Ajv>();
 
-/** The dialect a tool's outputSchema is read in (its `$schema`, or the plugin rule); an unknown one is PLUGIN_INVALID. */
+/**
+ * The dialect a tool's outputSchema is read in (its `$schema`, or the plugin rule); an unknown one is PLUGIN_INVALID.
+ */
 function outputDialect(plugin: string, tool: string, index: number, schema: JsonSchema): SchemaDialect {
   try {
     return readDialect(schema, 'plugin').dialect;
@@ -80,12 +94,16 @@ export function checkToolMetadata(plugin: string, tools: readonly ToolManifest[]
       if (validate(example)) continue;
       const first = problems(validate.errors)[0];
       const where = first ? `${first.pointer || '/'} ${first.message}` : 'does not match';
-      throw new PluginError('PLUGIN_INVALID', `${plugin}: tool ${tool.name}: examples[${at}] does not match the tool's parameters: ${where}`, {
-        plugin,
-        tool: tool.name,
-        pointer: `/tools/${index}/examples/${at}${first && first.pointer !== '/' ? first.pointer : ''}`,
-        expected: first?.message ?? 'an argument set valid against parameters',
-      });
+      throw new PluginError(
+        'PLUGIN_INVALID',
+        `${plugin}: tool ${tool.name}: examples[${at}] does not match the tool's parameters: ${where}`,
+        {
+          plugin,
+          tool: tool.name,
+          pointer: `/tools/${index}/examples/${at}${first && first.pointer !== '/' ? first.pointer : ''}`,
+          expected: first?.message ?? 'an argument set valid against parameters',
+        },
+      );
     }
   }
 }
@@ -99,7 +117,11 @@ function checkOutputSchema(plugin: string, tool: ToolManifest, index: number, sc
     const first = problems(metaChecker.errors)[0];
     const pointer = `${at}${first && first.pointer !== '/' ? first.pointer : ''}`;
     const expected = first?.message ?? 'must be a valid JSON Schema';
-    throw new PluginError('PLUGIN_INVALID', `${plugin}: tool ${tool.name}: outputSchema is not a valid JSON Schema: ${pointer}: ${expected}`, { plugin, tool: tool.name, pointer, expected });
+    throw new PluginError(
+      'PLUGIN_INVALID',
+      `${plugin}: tool ${tool.name}: outputSchema is not a valid JSON Schema: ${pointer}: ${expected}`,
+      { plugin, tool: tool.name, pointer, expected },
+    );
   }
   try {
     compile(schema, { allErrors: false, dialect });

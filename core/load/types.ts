@@ -2,7 +2,17 @@
  * Internal data shapes shared by the pipeline stages: validated manifests,
  * plugin sources, load results and tool records.
  */
-import type { DescriptionPart, FileRoots, Grant, Icon, JsonSchema, Permissions, ToolAnnotations, ToolLimits, ToolsetSpec } from '../../boundary/plugin-api.js';
+import type {
+  DescriptionPart,
+  FileRoots,
+  Grant,
+  Icon,
+  JsonSchema,
+  Permissions,
+  ToolAnnotations,
+  ToolLimits,
+  ToolsetSpec,
+} from '../../boundary/plugin-api.js';
 import type { ToolshedError } from '../../boundary/errors.js';
 import type { Runner } from '../runners/runner.js';
 import type { DialectReading } from '../schema/schema-dialect.js';
@@ -16,7 +26,10 @@ export interface ToolManifest {
   toolset: string;
   description: DescriptionPart[];
   parameters: JsonSchema;
-  /** the JSON Schema dialect `parameters` is read in, and why; absent, its `$schema` or the plugin rule decides at the first call */
+  /**
+   * the JSON Schema dialect `parameters` is read in, and why; absent, its `$schema` or the plugin rule decides at the
+   * first call
+   */
   dialect?: DialectReading;
   requires: { env: string[]; bins: string[]; tools: string[]; platforms: string[] };
   limits: ToolLimits;
@@ -34,7 +47,10 @@ export interface ToolManifest {
   icons?: Icon[];
   /** valid argument sets, checked against `parameters` when the manifest was extracted */
   examples?: Record<string, unknown>[];
-  /** the caller's secrets its handler needs (ToolSpec.secrets), asked of the credentials provider per call; absent when none */
+  /**
+   * the caller's secrets its handler needs (ToolSpec.secrets), asked of the credentials provider per call; absent when
+   * none
+   */
   secrets?: string[];
   /** an MCP server's `_meta` of the tool, passed on as it was listed */
   meta?: Record<string, unknown>;
@@ -65,7 +81,10 @@ export interface PluginSource {
   grant?: Grant;
   /** the operator's settings for this plugin (its config entry's `options`), handed to its code as ctx.options */
   options?: Record<string, unknown>;
-  /** untrusted plugins: real paths of its dependencies' folders, transitively and checked (its read roots in the process tier); empty for trusted ones */
+  /**
+   * untrusted plugins: real paths of its dependencies' folders, transitively and checked (its read roots in the process
+   * tier); empty for trusted ones
+   */
   dependencyDirs: string[];
   /** first-party plugins only: what their package.json says their own code does (`toolshed.firstParty`) */
   firstParty?: FirstPartyClaims;
@@ -97,7 +116,10 @@ export interface LoadedPlugin {
   env: string[];
   /** ctx.roots and ctx.options of its checks and handlers */
   scope: { roots: FileRoots; options: Readonly<Record<string, unknown>> };
-  /** what the plugin asked for, what config granted, their intersection, and grants that match no request (untrusted: warned about) */
+  /**
+   * what the plugin asked for, what config granted, their intersection, and grants that match no request (untrusted:
+   * warned about)
+   */
   permissions: { requested: Permissions; granted: Grant; effective: Grant; unmatched?: string[] };
 }
 

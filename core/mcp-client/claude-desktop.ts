@@ -24,13 +24,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function importOne(name: string, raw: Record<string, unknown>, notes: string[]): McpServerEntry | undefined {
   const type = raw.type ?? raw.transport;
   if (type === 'sse' || (typeof raw.url === 'string' && type === undefined && /\/sse\/?$/.test(raw.url))) {
-    notes.push(`${name}: left out: it uses the legacy SSE transport, which toolshed does not speak (Streamable HTTP and stdio only)`);
+    notes.push(
+      `${name}: left out: it uses the legacy SSE transport, which toolshed does not speak (Streamable HTTP and stdio only)`,
+    );
     return undefined;
   }
   const entry: Record<string, unknown> = {};
   for (const key of KEPT) if (raw[key] !== undefined) entry[key] = raw[key];
   if (raw.disabled === true) entry.enabled = false;
-  const dropped = Object.keys(raw).filter((key) => !(KEPT as readonly string[]).includes(key) && !['type', 'transport', 'disabled'].includes(key));
+  const dropped = Object.keys(raw).filter(
+    (key) => !(KEPT as readonly string[]).includes(key) && !['type', 'transport', 'disabled'].includes(key),
+  );
   if (dropped.length) notes.push(`${name}: left out ${dropped.join(', ')} (no toolshed meaning)`);
   if (entry.command === undefined && entry.url === undefined) {
     notes.push(`${name}: left out: it has neither a command nor a url`);
@@ -39,7 +43,9 @@ function importOne(name: string, raw: Record<string, unknown>, notes: string[]):
   return entry as McpServerEntry;
 }
 
-/** Reads the `mcpServers` of a desktop client's config; throws CONFIG_INVALID naming `file` when there are none to read. */
+/**
+ * Reads the `mcpServers` of a desktop client's config; throws CONFIG_INVALID naming `file` when there are none to read.
+ */
 export function importClaudeDesktop(text: string, file: string): ImportedServers {
   let parsed: unknown;
   try {
@@ -48,7 +54,12 @@ export function importClaudeDesktop(text: string, file: string): ImportedServers
     throw new ConfigError(`${file}: not JSON: ${(error as Error).message}`, { file });
   }
   const block = isRecord(parsed) ? parsed.mcpServers : undefined;
-  if (!isRecord(block)) throw new ConfigError(`${file}: no "mcpServers" object to import`, { file, pointer: '/mcpServers', expected: 'an object' });
+  if (!isRecord(block))
+    throw new ConfigError(`${file}: no "mcpServers" object to import`, {
+      file,
+      pointer: '/mcpServers',
+      expected: 'an object',
+    });
   const servers: Record<string, McpServerEntry> = {};
   const notes: string[] = [];
   for (const [name, raw] of Object.entries(block)) {

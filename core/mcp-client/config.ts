@@ -6,7 +6,14 @@
  */
 import path from 'node:path';
 import { ConfigError } from '../../boundary/errors.js';
-import type { DefinitionChanges, McpListingLimits, McpOAuthSettings, McpProtocolChoice, McpServerEntry, ResolvedConfig } from '../config/config.js';
+import type {
+  DefinitionChanges,
+  McpListingLimits,
+  McpOAuthSettings,
+  McpProtocolChoice,
+  McpServerEntry,
+  ResolvedConfig,
+} from '../config/config.js';
 import type { McpCredentials } from '../config/public-types.js';
 import type { Permissions } from '../../boundary/plugin-api.js';
 import { resolveResources, type ResourceLimits } from '../../boundary/launch/resources.js';
@@ -40,7 +47,9 @@ export interface ResolvedServer {
   prefix: string | false;
   /** the deadline of each tool call */
   timeoutMs: number;
-  /** the deadline of the handshake and of each tools/list (limits.loadTimeoutMs: starting a server is loading a plugin) */
+  /**
+   * the deadline of the handshake and of each tools/list (limits.loadTimeoutMs: starting a server is loading a plugin)
+   */
   startTimeoutMs: number;
   trust: 'trusted' | 'untrusted';
   grant: Required<Omit<Permissions, 'folders'>>;
@@ -114,7 +123,10 @@ function listingLimits(entry: McpServerEntry, config: ResolvedConfig): ListingLi
 const ALL = new Set(['all', '*']);
 
 function fail(name: string, message: string, key?: string): never {
-  throw new ConfigError(`mcpServers.${name}: ${message}`, { pointer: `/mcpServers/${name}${key ? `/${key}` : ''}`, expected: message });
+  throw new ConfigError(`mcpServers.${name}: ${message}`, {
+    pointer: `/mcpServers/${name}${key ? `/${key}` : ''}`,
+    expected: message,
+  });
 }
 
 /** Toolsets reachable from `enable` through config toolsets' `includes` (plugin toolsets are not known yet). */
@@ -131,7 +143,12 @@ function enabledToolsets(config: ResolvedConfig): Set<string> | 'all' {
 }
 
 /** Why a server will not be started, or undefined when it will. */
-function notStartedReason(entry: McpServerEntry, toolset: string, config: ResolvedConfig, enabled: Set<string> | 'all'): string | undefined {
+function notStartedReason(
+  entry: McpServerEntry,
+  toolset: string,
+  config: ResolvedConfig,
+  enabled: Set<string> | 'all',
+): string | undefined {
   if (entry.enabled === false) return 'not started: enabled is false in its config';
   if (config.disable.includes(toolset)) return `not started: its toolset ${toolset} is disabled`;
   if (enabled !== 'all' && !enabled.has(toolset)) return `not started: its toolset ${toolset} is not enabled`;
@@ -140,24 +157,47 @@ function notStartedReason(entry: McpServerEntry, toolset: string, config: Resolv
 
 function normalizeGrant(grant: Permissions | undefined): Required<Omit<Permissions, 'folders'>> {
   // callTools means nothing here: an MCP server has no way to call toolshed's tools.
-  return { network: grant?.network ?? false, env: [...new Set(grant?.env ?? [])].sort(), fsRead: [...(grant?.fsRead ?? [])], fsWrite: [...(grant?.fsWrite ?? [])], callTools: [] };
+  return {
+    network: grant?.network ?? false,
+    env: [...new Set(grant?.env ?? [])].sort(),
+    fsRead: [...(grant?.fsRead ?? [])],
+    fsWrite: [...(grant?.fsWrite ?? [])],
+    callTools: [],
+  };
 }
 
-/** `codeCallable`, or its older name `sandbox` (kept as an alias until toolshed 2); both given and different is an error. */
+/**
+ * `codeCallable`, or its older name `sandbox` (kept as an alias until toolshed 2); both given and different is an
+ * error.
+ */
 function codeCallableOf(name: string, entry: McpServerEntry): boolean {
   if (entry.codeCallable !== undefined && entry.sandbox !== undefined && entry.codeCallable !== entry.sandbox) {
-    fail(name, `codeCallable and its older name sandbox disagree (${entry.codeCallable} and ${entry.sandbox}): give only codeCallable`, 'sandbox');
+    fail(
+      name,
+      `codeCallable and its older name sandbox disagree (${entry.codeCallable} and ${entry.sandbox}): give only codeCallable`,
+      'sandbox',
+    );
   }
   return (entry.codeCallable ?? entry.sandbox) === true;
 }
 
 /** Whether `url` may receive a caller's token or a client secret: https, or plain http to this machine. */
 export function secureEndpoint(url: URL): boolean {
-  return url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
+  return (
+    url.protocol === 'https:' ||
+    (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname))
+  );
 }
 
-/** Where an exchange sends the caller's token: the entry's `tokenEndpoint`, else the operator's issuer's; never the server's choice. */
-function exchangeEndpoint(name: string, tokenEndpoint: string | undefined, issuer: string | undefined): TokenExchange['endpoint'] {
+/**
+ * Where an exchange sends the caller's token: the entry's `tokenEndpoint`, else the operator's issuer's; never the
+ * server's choice.
+ */
+function exchangeEndpoint(
+  name: string,
+  tokenEndpoint: string | undefined,
+  issuer: string | undefined,
+): TokenExchange['endpoint'] {
   const pointer = 'credentials/exchange/tokenEndpoint';
   if (tokenEndpoint === undefined) {
     if (issuer !== undefined) return { issuer };
@@ -175,22 +215,45 @@ function exchangeEndpoint(name: string, tokenEndpoint: string | undefined, issue
   } catch {
     fail(name, `credentials.exchange.tokenEndpoint '${redactUrl(tokenEndpoint)}' is not a valid URL`, pointer);
   }
-  if (!secureEndpoint(url)) fail(name, `credentials.exchange.tokenEndpoint must be https (plain http only to localhost, 127.0.0.1 or [::1]): it receives callers' tokens, got '${redactUrl(url)}'`, pointer);
+  if (!secureEndpoint(url))
+    fail(
+      name,
+      `credentials.exchange.tokenEndpoint must be https (plain http only to localhost, 127.0.0.1 or [::1]): it receives callers' tokens, got '${redactUrl(url)}'`,
+      pointer,
+    );
   return { tokenEndpoint: url };
 }
 
-/** A URL entry's `credentials`, the exchange's defaults applied (its audience: the server's URL, without credentials it carries). */
-function credentialsOf(name: string, credentials: McpCredentials | undefined, url: URL, issuer: string | undefined): ServerCredentials {
+/**
+ * A URL entry's `credentials`, the exchange's defaults applied (its audience: the server's URL, without credentials it
+ * carries).
+ */
+function credentialsOf(
+  name: string,
+  credentials: McpCredentials | undefined,
+  url: URL,
+  issuer: string | undefined,
+): ServerCredentials {
   if (credentials === undefined || typeof credentials === 'string') return credentials ?? 'operator';
   const { tokenEndpoint, audience, scopes, clientId, clientSecretEnv } = credentials.exchange;
-  if (clientSecretEnv !== undefined && clientId === undefined) fail(name, 'credentials.exchange.clientSecretEnv needs a clientId', 'credentials/exchange/clientId');
-  const exchange: TokenExchange = { endpoint: exchangeEndpoint(name, tokenEndpoint, issuer), audience: audience ?? withoutSecrets(url), scopes: scopes ?? [] };
+  if (clientSecretEnv !== undefined && clientId === undefined)
+    fail(name, 'credentials.exchange.clientSecretEnv needs a clientId', 'credentials/exchange/clientId');
+  const exchange: TokenExchange = {
+    endpoint: exchangeEndpoint(name, tokenEndpoint, issuer),
+    audience: audience ?? withoutSecrets(url),
+    scopes: scopes ?? [],
+  };
   if (clientId !== undefined) exchange.clientId = clientId;
   if (clientSecretEnv !== undefined) exchange.clientSecretEnv = clientSecretEnv;
   return { exchange };
 }
 
-function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig, enabled: Set<string> | 'all'): ResolvedServer {
+function resolveOne(
+  name: string,
+  entry: McpServerEntry,
+  config: ResolvedConfig,
+  enabled: Set<string> | 'all',
+): ResolvedServer {
   const toolset = entry.toolset ?? `mcp-${name}`;
   const server: ResolvedServer = {
     name,
@@ -211,9 +274,20 @@ function resolveOne(name: string, entry: McpServerEntry, config: ResolvedConfig,
   const reason = notStartedReason(entry, toolset, config, enabled);
   if (reason) server.notStarted = reason;
   if (entry.command !== undefined) {
-    if (entry.type === 'http' || entry.type === 'streamable-http') fail(name, `type '${entry.type}' needs a url, not a command`, 'type');
-    if ((entry.credentials ?? 'operator') !== 'operator') fail(name, 'credentials per caller need a url entry: a stdio server has no Authorization to carry them', 'credentials');
-    server.stdio = { command: entry.command, args: entry.args ?? [], env: entry.env ?? {}, cwd: path.resolve(config.dir, entry.cwd ?? '.') };
+    if (entry.type === 'http' || entry.type === 'streamable-http')
+      fail(name, `type '${entry.type}' needs a url, not a command`, 'type');
+    if ((entry.credentials ?? 'operator') !== 'operator')
+      fail(
+        name,
+        'credentials per caller need a url entry: a stdio server has no Authorization to carry them',
+        'credentials',
+      );
+    server.stdio = {
+      command: entry.command,
+      args: entry.args ?? [],
+      env: entry.env ?? {},
+      cwd: path.resolve(config.dir, entry.cwd ?? '.'),
+    };
     return server;
   }
   if (entry.type === 'stdio') fail(name, "type 'stdio' needs a command, not a url", 'type');

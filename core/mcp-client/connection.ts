@@ -23,9 +23,24 @@
  * hide or show the server's tools.
  */
 import type { ChildProcess } from 'node:child_process';
-import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type ClientOptions, type ConnectOptions, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+  type ClientOptions,
+  type ConnectOptions,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { clientCapabilities, offered, SERVER_LOG_LEVEL, ServerRequests, type ClientAnswerers } from './server-requests.js';
+import {
+  clientCapabilities,
+  offered,
+  SERVER_LOG_LEVEL,
+  ServerRequests,
+  type ClientAnswerers,
+} from './server-requests.js';
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import { pinnedFetch } from './pinned-fetch.js';
 import { answers, probeDelay, sessionEnded, transportFailure } from './probe.js';
@@ -135,7 +150,10 @@ export class McpConnection {
   private listing: Promise<void> | undefined;
   private dirty = false;
   private relistTimer: TimerHandle | undefined;
-  /** restarts, probes and re-listings wait on the host's clock (real timers unref'd: they alone must not keep a finished CLI run alive) */
+  /**
+   * restarts, probes and re-listings wait on the host's clock (real timers unref'd: they alone must not keep a finished
+   * CLI run alive)
+   */
   private readonly timers: Timers;
   /** when the oldest list_changed not yet answered by a listing arrived */
   private changedSince: number | undefined;
@@ -156,7 +174,10 @@ export class McpConnection {
   private taskTools = new Set<string>();
   /** the tools as the server last listed them */
   tools: UpstreamTool[] = [];
-  /** whether the server has listed its tools yet (before that, `tools` is empty because nothing was heard, not because it lists none) */
+  /**
+   * whether the server has listed its tools yet (before that, `tools` is empty because nothing was heard, not because
+   * it lists none)
+   */
   listed = false;
   /** what the SDK reported and dropped on this connection (malformed messages, late progress, …) */
   readonly dropped: { count: number; last?: string } = { count: 0 };
@@ -181,7 +202,9 @@ export class McpConnection {
   /** Routing for a client's log messages and requests: to its running calls, else the host's log. */
   private serverRequests(): ServerRequests {
     const { events } = this;
-    return new ServerRequests(this.server.name, this.answerers, (entry) => (events.onServerLog ? events.onServerLog(entry) : events.onLog(entry.message)));
+    return new ServerRequests(this.server.name, this.answerers, (entry) =>
+      events.onServerLog ? events.onServerLog(entry) : events.onLog(entry.message),
+    );
   }
 
   /**
@@ -194,10 +217,19 @@ export class McpConnection {
     const { url, headers: entry } = this.server.http!;
     const replaced = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
     const kept = Object.fromEntries(Object.entries(entry).filter(([name]) => !replaced.has(name.toLowerCase())));
-    const client = new Client({ name: 'toolshed', version: TOOLSHED_VERSION }, { capabilities: clientCapabilities(this.answerers), ...this.negotiation() });
+    const client = new Client(
+      { name: 'toolshed', version: TOOLSHED_VERSION },
+      { capabilities: clientCapabilities(this.answerers), ...this.negotiation() },
+    );
     const requests = this.serverRequests();
     requests.install(client);
-    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { ...kept, ...headers } }, fetch: pinnedFetch(url) }), { timeout: this.server.startTimeoutMs });
+    await client.connect(
+      new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { ...kept, ...headers } },
+        fetch: pinnedFetch(url),
+      }),
+      { timeout: this.server.startTimeoutMs },
+    );
     await this.askForLogs(client);
     return { client, requests };
   }
@@ -217,8 +249,11 @@ export class McpConnection {
   noTasks(): string | false {
     const client = this.connected;
     if (!client) return 'the server is not connected';
-    if (client.getProtocolEra() === 'modern') return 'the 2026-07-28 revision this connection speaks has no tasks in its core';
-    return callsAsTasks(client) ? false : 'the server does not declare task-augmented tools/call (capabilities.tasks.requests.tools.call)';
+    if (client.getProtocolEra() === 'modern')
+      return 'the 2026-07-28 revision this connection speaks has no tasks in its core';
+    return callsAsTasks(client)
+      ? false
+      : 'the server does not declare task-augmented tools/call (capabilities.tasks.requests.tools.call)';
   }
 
   /** Whether the server's own tool `name` must be called as a task. */
@@ -264,7 +299,9 @@ export class McpConnection {
     const report: ConnectionReport = {
       transport: this.server.stdio ? 'stdio' : 'http',
       state: this.state,
-      target: this.server.stdio ? [this.server.stdio.command, ...this.server.stdio.args].join(' ') : redactUrl(this.server.http!.url),
+      target: this.server.stdio
+        ? [this.server.stdio.command, ...this.server.stdio.args].join(' ')
+        : redactUrl(this.server.http!.url),
       restarts: this.restarts,
       renamed: {},
       warnings: this.notes.map(redactUrlsIn),
@@ -301,7 +338,10 @@ export class McpConnection {
     await Promise.all([attempt?.client.close().catch(() => {}), attempt?.transport?.close().catch(() => {})]);
   }
 
-  /** Where its OAuth login stands (never a token); undefined without OAuth, or when its file cannot be read (the connection says why). */
+  /**
+   * Where its OAuth login stands (never a token); undefined without OAuth, or when its file cannot be read (the
+   * connection says why).
+   */
   private authSummary(): ConnectionReport['auth'] {
     try {
       return this.oauth?.summary();
@@ -324,10 +364,20 @@ export class McpConnection {
   private newTransport(attempt: Attempt): Transport {
     if (this.server.http) {
       const { url, headers } = this.server.http;
-      return new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: pinnedFetch(url), ...(this.oauth ? { authProvider: this.oauth.transportAuth() } : {}) });
+      return new StreamableHTTPClientTransport(url, {
+        requestInit: { headers },
+        fetch: pinnedFetch(url),
+        ...(this.oauth ? { authProvider: this.oauth.transportAuth() } : {}),
+      });
     }
     const launch = this.launch!;
-    const transport = new InPlaceStdioTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: 'pipe' });
+    const transport = new InPlaceStdioTransport({
+      command: launch.command,
+      args: launch.args,
+      env: launch.env,
+      cwd: launch.cwd,
+      stderr: 'pipe',
+    });
     transport.stderr?.on('data', (chunk: Buffer) => this.stderr(attempt, chunk.toString('utf8')));
     const close = transport.close.bind(transport);
     transport.close = () => {
@@ -366,7 +416,8 @@ export class McpConnection {
     attempt.unwatch?.();
     const limits = this.launch?.resources;
     // A write past RLIMIT_FSIZE kills a process with SIGXFSZ (a launcher reports it as 128 + 25).
-    if (limits && !attempt.stopped && (exit.signal === 'SIGXFSZ' || exit.code === SIGXFSZ_EXIT)) attempt.stopped = overLimitMessage('fileSizeMb', limits);
+    if (limits && !attempt.stopped && (exit.signal === 'SIGXFSZ' || exit.code === SIGXFSZ_EXIT))
+      attempt.stopped = overLimitMessage('fileSizeMb', limits);
   }
 
   /** How an attempt ended, in words: the limit it was stopped at, or its exit and last stderr line. */
@@ -392,7 +443,9 @@ export class McpConnection {
     const choice = this.server.protocol;
     if (choice === 'legacy' || this.legacyOnly) return { versionNegotiation: { mode: 'legacy' } };
     if (choice === '2026-07-28') return { versionNegotiation: { mode: { pin: '2026-07-28' } } };
-    const timeoutMs = this.server.stdio ? Math.min(PROBE_TIMEOUT_MS, this.server.startTimeoutMs) : this.server.startTimeoutMs;
+    const timeoutMs = this.server.stdio
+      ? Math.min(PROBE_TIMEOUT_MS, this.server.startTimeoutMs)
+      : this.server.startTimeoutMs;
     return { versionNegotiation: { mode: 'auto', probe: { timeoutMs } } };
   }
 
@@ -432,7 +485,8 @@ export class McpConnection {
       this.scheduleProbe(attempt);
     } catch (error) {
       if (attempt !== this.current) return;
-      // A stdio server that exits on a request before `initialize` (servers on some SDKs do) is a 2025 one: start it again, without the probe.
+      // A stdio server that exits on a request before `initialize` (servers on some SDKs do) is a 2025 one: start it
+      // again, without the probe.
       if (this.probeKilled(attempt, error)) return this.withoutProbe(attempt);
       this.fail(attempt, error);
     }
@@ -441,7 +495,9 @@ export class McpConnection {
   /** Starts the server again right away, in the 2025 era from now on: it exited on the probe. */
   private withoutProbe(attempt: Attempt): Promise<void> {
     this.legacyOnly = true;
-    this.events.onLog(`the MCP server ${this.server.name} exited on the server/discover probe: it is spoken to in the 2025 era from now on`);
+    this.events.onLog(
+      `the MCP server ${this.server.name} exited on the server/discover probe: it is spoken to in the 2025 era from now on`,
+    );
     this.current = undefined;
     attempt.client.close().catch(() => {});
     return this.connect();
@@ -451,7 +507,9 @@ export class McpConnection {
   private async askForLogs(client: Client): Promise<void> {
     if (client.getProtocolEra() === 'modern' || !client.getServerCapabilities()?.logging) return;
     await client.setLoggingLevel(SERVER_LOG_LEVEL, { timeout: this.server.startTimeoutMs }).catch((error) => {
-      this.events.onLog(`the MCP server ${this.server.name} refused logging/setLevel: ${(error as Error)?.message ?? String(error)}`);
+      this.events.onLog(
+        `the MCP server ${this.server.name} refused logging/setLevel: ${(error as Error)?.message ?? String(error)}`,
+      );
     });
   }
 
@@ -460,15 +518,30 @@ export class McpConnection {
     if (authorization) return this.awaitAuthorization(attempt, authorization.reason);
     if (error instanceof ListingTimeout && !attempt.exit) return this.drop(attempt, 'timed out', error.message);
     if (attempt.stopped) return this.drop(attempt, 'exited', `${this.ending(attempt)} during the handshake`);
-    if (attempt.exit && !attempt.closedFirst) return this.drop(attempt, 'exited', `${exitText(attempt.exit)} during the handshake${this.lastStderrLine(attempt)}`);
-    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return this.drop(attempt, 'timed out', `did not answer the handshake within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`);
+    if (attempt.exit && !attempt.closedFirst)
+      return this.drop(
+        attempt,
+        'exited',
+        `${exitText(attempt.exit)} during the handshake${this.lastStderrLine(attempt)}`,
+      );
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
+      return this.drop(
+        attempt,
+        'timed out',
+        `did not answer the handshake within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`,
+      );
     if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed)
-      return this.drop(attempt, 'handshake failed', `could not agree on an MCP revision (protocol: ${this.server.protocol}): ${error.message}`);
+      return this.drop(
+        attempt,
+        'handshake failed',
+        `could not agree on an MCP revision (protocol: ${this.server.protocol}): ${error.message}`,
+      );
     const network = transportFailure(error);
     if (network) return this.drop(attempt, 'unreachable', `is unreachable: ${network}`);
     const message = errorText(error);
     const code = (error as { code?: unknown })?.code;
-    if (code === 'ENOENT' || code === 'EACCES') return this.drop(attempt, 'handshake failed', `could not be started: ${message}`);
+    if (code === 'ENOENT' || code === 'EACCES')
+      return this.drop(attempt, 'handshake failed', `could not be started: ${message}`);
     this.drop(attempt, 'handshake failed', `failed its handshake: ${message}${this.lastStderrLine(attempt)}`);
   }
 
@@ -554,7 +627,10 @@ export class McpConnection {
     });
   }
 
-  /** While an HTTP server is unreachable: one small request to its URL per probe interval; the first answer starts `reconnect`. */
+  /**
+   * While an HTTP server is unreachable: one small request to its URL per probe interval; the first answer starts
+   * `reconnect`.
+   */
   private awaitAnswer(reconnect: () => void): void {
     const { url, headers, probeIntervalMs } = this.server.http!;
     this.timer = this.timers.after(probeDelay(probeIntervalMs), async () => {
@@ -593,8 +669,13 @@ export class McpConnection {
     return attempt.probing;
   }
 
-  /** One probe (`ping`; `server/discover` on 2026-07-28, which has no ping): undefined when the server answered, even with an error. */
-  private async ping(attempt: Attempt): Promise<{ text: string; reinitialize: boolean; authorization?: boolean } | undefined> {
+  /**
+   * One probe (`ping`; `server/discover` on 2026-07-28, which has no ping): undefined when the server answered, even
+   * with an error.
+   */
+  private async ping(
+    attempt: Attempt,
+  ): Promise<{ text: string; reinitialize: boolean; authorization?: boolean } | undefined> {
     const { client } = attempt;
     const options = { timeout: this.server.startTimeoutMs };
     try {
@@ -607,7 +688,10 @@ export class McpConnection {
       const failure = transportFailure(error);
       if (failure) return { text: `is unreachable: ${failure}`, reinitialize: false };
       if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
-        return { text: `is unreachable: it did not answer a probe within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`, reinitialize: false };
+        return {
+          text: `is unreachable: it did not answer a probe within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`,
+          reinitialize: false,
+        };
       }
       return undefined;
     }
@@ -663,21 +747,36 @@ export class McpConnection {
     this.listed = true;
     this.notes = listing.notes;
     this.outputSchemas = listing.outputSchemas;
-    this.taskTools = new Set(listing.tools.filter((tool) => tool.execution?.taskSupport === 'required').map((tool) => tool.name));
+    this.taskTools = new Set(
+      listing.tools.filter((tool) => tool.execution?.taskSupport === 'required').map((tool) => tool.name),
+    );
   }
 
   /** Whether the server exited during the era probe (auto mode, stdio, not yet retried without it). */
   private probeKilled(attempt: Attempt, error: unknown): boolean {
-    if (!this.server.stdio || this.server.protocol !== 'auto' || this.legacyOnly || this.closed || attempt.stopped) return false;
+    if (!this.server.stdio || this.server.protocol !== 'auto' || this.legacyOnly || this.closed || attempt.stopped)
+      return false;
     // The transport reports its close after the child's exit, so a probe the server died on has its exit recorded.
-    return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && attempt.exit !== undefined && !attempt.closedFirst;
+    return (
+      error instanceof SdkError &&
+      error.code === SdkErrorCode.EraNegotiationFailed &&
+      attempt.exit !== undefined &&
+      !attempt.closedFirst
+    );
   }
 }
 
-/** The OAuth client of an HTTP server: its tokens in the user's state folder (the user's env, never the host's), its client secret from the host's env. */
+/**
+ * The OAuth client of an HTTP server: its tokens in the user's state folder (the user's env, never the host's), its
+ * client secret from the host's env.
+ */
 function serverOAuth(server: ResolvedServer, env: Record<string, string | undefined>, clock: Clock): ServerOAuth {
   const { url, oauth } = server.http!;
   const stateDir = userStateDir(process.env);
-  const store = new OAuthState(server.name, url.href, stateDir ? oauthFile(stateDir, server.name, url.href) : undefined);
+  const store = new OAuthState(
+    server.name,
+    url.href,
+    stateDir ? oauthFile(stateDir, server.name, url.href) : undefined,
+  );
   return new ServerOAuth({ name: server.name, url, settings: oauth!, env, clock }, store);
 }

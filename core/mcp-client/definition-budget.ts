@@ -19,7 +19,19 @@ const PROSE = ['description', 'title', '$comment'] as const;
 /** Keywords whose value maps names to schemas. */
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 /** Keywords whose value is one schema (or, for `items`, a list of them). */
-const SCHEMA_ONES = ['items', 'additionalItems', 'additionalProperties', 'unevaluatedItems', 'unevaluatedProperties', 'contains', 'propertyNames', 'not', 'if', 'then', 'else'];
+const SCHEMA_ONES = [
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+];
 /** Keywords whose value is a list of schemas. */
 const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 /** Schemas nested deeper than this are not walked: their prose stays whole and counts as it is. */
@@ -51,19 +63,31 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** The prose strings of a schema and of the schemas in it. */
 function schemaProse(schema: unknown, out: Prose[], depth: number): void {
   if (!isObject(schema) || depth > MAX_DEPTH) return;
-  for (const key of PROSE) if (typeof schema[key] === 'string') out.push({ holder: schema, key, text: schema[key] as string });
-  for (const key of SCHEMA_MAPS) if (isObject(schema[key])) for (const sub of Object.values(schema[key] as Record<string, unknown>)) schemaProse(sub, out, depth + 1);
+  for (const key of PROSE)
+    if (typeof schema[key] === 'string') out.push({ holder: schema, key, text: schema[key] as string });
+  for (const key of SCHEMA_MAPS)
+    if (isObject(schema[key]))
+      for (const sub of Object.values(schema[key] as Record<string, unknown>)) schemaProse(sub, out, depth + 1);
   for (const key of SCHEMA_ONES) {
     const value = schema[key];
     if (Array.isArray(value)) for (const sub of value) schemaProse(sub, out, depth + 1);
     else schemaProse(value, out, depth + 1);
   }
-  for (const key of SCHEMA_LISTS) if (Array.isArray(schema[key])) for (const sub of schema[key] as unknown[]) schemaProse(sub, out, depth + 1);
+  for (const key of SCHEMA_LISTS)
+    if (Array.isArray(schema[key])) for (const sub of schema[key] as unknown[]) schemaProse(sub, out, depth + 1);
 }
 
 /** What of a tool a model or a client reads, as one value. */
 function shown(tool: UpstreamTool): Record<string, unknown> {
-  return { name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations, meta: tool.meta };
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+    annotations: tool.annotations,
+    meta: tool.meta,
+  };
 }
 
 /** The size of a tool's definition: its JSON's length (Infinity for one nested too deep to write). */
@@ -89,8 +113,11 @@ export function boundDefinition(tool: UpstreamTool, budget: number): Bounded {
   if (size === Number.POSITIVE_INFINITY) return { refused: 'its definition is nested too deep to measure', size };
   const copy: UpstreamTool = structuredClone(tool);
   const prose: Prose[] = [];
-  for (const key of ['title', 'description'] as const) if (typeof copy[key] === 'string') prose.push({ holder: copy as unknown as Record<string, unknown>, key, text: copy[key] });
-  if (copy.annotations && typeof copy.annotations.title === 'string') prose.push({ holder: copy.annotations, key: 'title', text: copy.annotations.title });
+  for (const key of ['title', 'description'] as const)
+    if (typeof copy[key] === 'string')
+      prose.push({ holder: copy as unknown as Record<string, unknown>, key, text: copy[key] });
+  if (copy.annotations && typeof copy.annotations.title === 'string')
+    prose.push({ holder: copy.annotations, key: 'title', text: copy.annotations.title });
   schemaProse(copy.inputSchema, prose, 0);
   schemaProse(copy.outputSchema, prose, 0);
   const cutTo = (length: number) => {
@@ -99,7 +126,10 @@ export function boundDefinition(tool: UpstreamTool, budget: number): Bounded {
   };
   const floor = cutTo(0);
   if (floor > budget) {
-    return { refused: `its definition is ${size} characters as JSON, over listing.definitionChars (${budget}), and still ${floor} with every description and title in it cut`, size };
+    return {
+      refused: `its definition is ${size} characters as JSON, over listing.definitionChars (${budget}), and still ${floor} with every description and title in it cut`,
+      size,
+    };
   }
   // The longest common length that fits: no string alone can be longer than the budget.
   let low = 0;

@@ -73,10 +73,18 @@ function definitionOf(tool: UpstreamTool): Record<string, unknown> {
 
 /** What a pin of an older toolshed (no `scheme`) is of. */
 function legacyDefinitionOf(tool: UpstreamTool): Record<string, unknown> {
-  return { title: tool.title ?? null, description: tool.description ?? null, inputSchema: tool.inputSchema ?? null, annotations: tool.annotations ?? null };
+  return {
+    title: tool.title ?? null,
+    description: tool.description ?? null,
+    inputSchema: tool.inputSchema ?? null,
+    annotations: tool.annotations ?? null,
+  };
 }
 
-/** Control and format characters of a server's text written as `\u{…}`, so a diff cannot hide or reorder lines on a terminal. */
+/**
+ * Control and format characters of a server's text written as `\u{…}`, so a diff cannot hide or reorder lines on a
+ * terminal.
+ */
 function printable(line: string): string {
   return line.replace(/[\p{Cc}\p{Cf}]/gu, (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`);
 }
@@ -103,13 +111,19 @@ function definitionText(tool: UpstreamTool): string {
     ...(tool.icons !== undefined ? [`icons: ${sorted(tool.icons)}`] : []),
     ...(tool.meta !== undefined ? [`_meta: ${sorted(tool.meta)}`] : []),
   ].join('\n');
-  return text.length > MAX_TEXT_CHARS ? `${text.slice(0, MAX_TEXT_CHARS)}\n… (cut at ${MAX_TEXT_CHARS} characters)` : text;
+  return text.length > MAX_TEXT_CHARS
+    ? `${text.slice(0, MAX_TEXT_CHARS)}\n… (cut at ${MAX_TEXT_CHARS} characters)`
+    : text;
 }
 
 /** The diff of two definition texts, capped and safe to print. */
 function shortDiff(before: string, after: string): string[] {
-  const lines = lineDiff(before, after, 2).map((line) => printable(line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line));
-  return lines.length > MAX_DIFF_LINES ? [...lines.slice(0, MAX_DIFF_LINES), `… (${lines.length - MAX_DIFF_LINES} more lines)`] : lines;
+  const lines = lineDiff(before, after, 2).map((line) =>
+    printable(line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line),
+  );
+  return lines.length > MAX_DIFF_LINES
+    ? [...lines.slice(0, MAX_DIFF_LINES), `… (${lines.length - MAX_DIFF_LINES} more lines)`]
+    : lines;
 }
 
 /** A listed tool's definition: its hash, and its text made only when a pin or a diff needs it. */
@@ -144,7 +158,10 @@ function addedDiff(tool: UpstreamTool): string[] {
   return shortDiff('', definitionText(tool)).filter((line) => line.startsWith('+') || line.startsWith('…'));
 }
 
-/** A tool's definition hashed (as sent, when listing cut its text); memoized per listed object (a rebuild that did not re-list hashes nothing). */
+/**
+ * A tool's definition hashed (as sent, when listing cut its text); memoized per listed object (a rebuild that did not
+ * re-list hashes nothing).
+ */
 const seen = new WeakMap<UpstreamTool, Listed>();
 function fingerprint(tool: UpstreamTool): Listed {
   let found = seen.get(tool);
@@ -157,7 +174,11 @@ function fingerprint(tool: UpstreamTool): Listed {
 
 /** Where a config's server keeps its pins: `<state>/mcp-definitions/<hash of config and server>.json`. */
 export function pinFile(stateDir: string, config: string, server: string): string {
-  return path.join(stateDir, 'mcp-definitions', `${createHash('sha256').update(`${config}\0${server}`).digest('hex').slice(0, 32)}.json`);
+  return path.join(
+    stateDir,
+    'mcp-definitions',
+    `${createHash('sha256').update(`${config}\0${server}`).digest('hex').slice(0, 32)}.json`,
+  );
 }
 
 /** One server's pins: read from its file when that changed, written through a temp file and a rename. */
@@ -170,7 +191,10 @@ export class DefinitionPins {
   private readonly plain = new Map<string, { text: string; listed: Listed }>();
   /** the last listing's definitions, by the server's tool name */
   private latest = new Map<string, Listed>();
-  /** the last diff worked out per tool, with the pinned and listed hashes it is of (one per tool: a server changing a tool over and over keeps one) */
+  /**
+   * the last diff worked out per tool, with the pinned and listed hashes it is of (one per tool: a server changing a
+   * tool over and over keeps one)
+   */
   private readonly diffs = new Map<string, { key: string; diff: string[] }>();
   /** per tool, the listed hash of the change last reported */
   private readonly reported = new Map<string, string>();
@@ -206,7 +230,8 @@ export class DefinitionPins {
     this.load();
     this.latest = new Map(listed.map((tool) => [tool.name, this.fingerprint(tool)]));
     // What is kept per tool is kept only for tools the server still lists: renaming tools grows nothing.
-    for (const kept of [this.plain, this.diffs, this.reported]) for (const name of kept.keys()) if (!this.latest.has(name)) kept.delete(name);
+    for (const kept of [this.plain, this.diffs, this.reported])
+      for (const name of kept.keys()) if (!this.latest.has(name)) kept.delete(name);
     const changes: PinnedChange[] = [];
     // The first listing is trust on first use; it is written even when empty, so a tool listed later is an addition.
     const first = !this.known;
@@ -215,19 +240,41 @@ export class DefinitionPins {
     for (const [tool, now] of this.latest) {
       const pin = this.pins.get(tool);
       if (pin?.hash === now.hash) continue;
-      // A pin of an older toolshed that still matches what it covered: the fields it did not cover are pinned as they are now.
+      // A pin of an older toolshed that still matches what it covered: the fields it did not cover are pinned as they
+      // are now.
       if (pin && pin.scheme === undefined && pin.hash === (now.tool.legacyHash ?? legacyDefinitionHash(now.tool))) {
         this.pins.set(tool, { hash: now.hash, text: definitionText(now.tool), acceptedAt: pin.acceptedAt, scheme: 2 });
         dirty = true;
         continue;
       }
       if (first || this.mode === 'accept') {
-        this.pins.set(tool, { hash: now.hash, text: definitionText(now.tool), acceptedAt: new Date().toISOString(), scheme: 2 });
+        this.pins.set(tool, {
+          hash: now.hash,
+          text: definitionText(now.tool),
+          acceptedAt: new Date().toISOString(),
+          scheme: 2,
+        });
         dirty = true;
         continue;
       }
-      if (pin) changes.push({ server: this.server, tool, kind: 'changed', mode: this.mode, acceptedAt: pin.acceptedAt, diff: this.diff(tool, pin, now) });
-      else changes.push({ server: this.server, tool, kind: 'added', mode: this.mode, acceptedAt: this.acceptedAt(), diff: this.diff(tool, undefined, now) });
+      if (pin)
+        changes.push({
+          server: this.server,
+          tool,
+          kind: 'changed',
+          mode: this.mode,
+          acceptedAt: pin.acceptedAt,
+          diff: this.diff(tool, pin, now),
+        });
+      else
+        changes.push({
+          server: this.server,
+          tool,
+          kind: 'added',
+          mode: this.mode,
+          acceptedAt: this.acceptedAt(),
+          diff: this.diff(tool, undefined, now),
+        });
     }
     if (dirty) this.save();
     this.changes = changes;
@@ -248,7 +295,16 @@ export class DefinitionPins {
     if (tool.definitionHash) return fingerprint(tool);
     let text: string;
     try {
-      text = JSON.stringify([tool.title, tool.description, tool.inputSchema, tool.outputSchema, tool.annotations, tool.execution, tool.icons, tool.meta]);
+      text = JSON.stringify([
+        tool.title,
+        tool.description,
+        tool.inputSchema,
+        tool.outputSchema,
+        tool.annotations,
+        tool.execution,
+        tool.icons,
+        tool.meta,
+      ]);
     } catch {
       return fingerprint(tool);
     }
@@ -259,7 +315,10 @@ export class DefinitionPins {
     return listed;
   }
 
-  /** The diff of a pin (none: a new tool) and a listed definition, worked out once per pair (a held tool is reviewed at every rebuild). */
+  /**
+   * The diff of a pin (none: a new tool) and a listed definition, worked out once per pair (a held tool is reviewed at
+   * every rebuild).
+   */
   private diff(tool: string, pin: Pin | undefined, now: Listed): string[] {
     const key = `${pin?.hash ?? 'new'}:${now.hash}`;
     const known = this.diffs.get(tool);
@@ -325,7 +384,13 @@ export class DefinitionPins {
     if (!this.file || this.unreadable) return;
     try {
       ensurePrivateDir(path.dirname(this.file));
-      const record: PinFile = { version: 1, config: this.config, server: this.server, createdAt: this.createdAt, tools: Object.fromEntries(this.pins) };
+      const record: PinFile = {
+        version: 1,
+        config: this.config,
+        server: this.server,
+        createdAt: this.createdAt,
+        tools: Object.fromEntries(this.pins),
+      };
       writePrivateFile(this.file, `${JSON.stringify(record, null, 2)}\n`);
       const info = lstatSync(this.file);
       this.stamp = `${info.ino}:${info.size}:${info.mtimeMs}`;

@@ -36,7 +36,12 @@ export class HeldDefinitions {
     const key = config.file ?? config.dir;
     const stateDir = userStateDir(process.env);
     for (const server of servers) {
-      const pins = new DefinitionPins(server.name, server.definitionChanges, key, stateDir ? pinFile(stateDir, key, server.name) : undefined);
+      const pins = new DefinitionPins(
+        server.name,
+        server.definitionChanges,
+        key,
+        stateDir ? pinFile(stateDir, key, server.name) : undefined,
+      );
       this.servers.set(server.pluginName, { server, pins, names: new Map(), held: new Map() });
     }
   }
@@ -46,7 +51,12 @@ export class HeldDefinitions {
    * changed tools or adds a warning for each (as its `definitionChanges` says), and reports
    * the changes not reported before.
    */
-  review(server: ResolvedServer, listed: readonly UpstreamTool[], tools: readonly ServerTool[], warnings: string[]): void {
+  review(
+    server: ResolvedServer,
+    listed: readonly UpstreamTool[],
+    tools: readonly ServerTool[],
+    warnings: string[],
+  ): void {
     const state = this.servers.get(server.pluginName)!;
     state.names = new Map(tools.map((t) => [t.upstream, t.manifest.name]));
     const fresh = new Set(state.pins.review(listed).map((change) => change.tool));
@@ -54,9 +64,21 @@ export class HeldDefinitions {
     for (const change of this.changes(state)) {
       const accept = `toolshed accept ${server.name} ${shownName(change.tool)}`;
       const added = change.kind === 'added';
-      if (change.mode === 'hold') state.held.set(change.name, added ? `${ADDED_REASON} (${accept} shows it and accepts it)` : `${HELD_REASON} (${accept} shows the difference and accepts it)`);
-      else if (added) warnings.push(`tool ${change.name}: new since its server's tools were accepted on ${change.acceptedAt}; served (definitionChanges: warn) until ${accept}`);
-      else warnings.push(`tool ${change.name}: its definition changed since it was accepted on ${change.acceptedAt}; served as changed (definitionChanges: warn) until ${accept}`);
+      if (change.mode === 'hold')
+        state.held.set(
+          change.name,
+          added
+            ? `${ADDED_REASON} (${accept} shows it and accepts it)`
+            : `${HELD_REASON} (${accept} shows the difference and accepts it)`,
+        );
+      else if (added)
+        warnings.push(
+          `tool ${change.name}: new since its server's tools were accepted on ${change.acceptedAt}; served (definitionChanges: warn) until ${accept}`,
+        );
+      else
+        warnings.push(
+          `tool ${change.name}: its definition changed since it was accepted on ${change.acceptedAt}; served as changed (definitionChanges: warn) until ${accept}`,
+        );
       if (fresh.has(change.tool)) this.onChanged?.(change);
     }
     if (state.pins.problem) warnings.push(state.pins.problem);
@@ -69,7 +91,10 @@ export class HeldDefinitions {
   }
 
   private changes(state: ServerState): DefinitionChange[] {
-    return state.pins.changes.map((change) => ({ ...change, name: state.names.get(change.tool) ?? shownName(change.tool) }));
+    return state.pins.changes.map((change) => ({
+      ...change,
+      name: state.names.get(change.tool) ?? shownName(change.tool),
+    }));
   }
 
   /** Whether any tool is held: with none, no tool needs asking. */
@@ -91,15 +116,22 @@ export class HeldDefinitions {
   accept(request: { server?: string; tools?: readonly string[] }): DefinitionChange[] {
     const all = [...this.servers.values()];
     const states = request.server === undefined ? all : all.filter((s) => s.server.name === request.server);
-    if (!states.length) throw new UsageError(`no MCP server named '${request.server}' in the config (it has ${all.map((s) => s.server.name).join(', ')})`);
-    if (request.tools?.length && request.server === undefined) throw new UsageError('name the server whose tools to accept');
+    if (!states.length)
+      throw new UsageError(
+        `no MCP server named '${request.server}' in the config (it has ${all.map((s) => s.server.name).join(', ')})`,
+      );
+    if (request.tools?.length && request.server === undefined)
+      throw new UsageError('name the server whose tools to accept');
     const accepted: DefinitionChange[] = [];
     for (const state of states) {
       const before = this.changes(state);
       const byExposed = new Map([...state.names].map(([own, exposed]) => [exposed, own]));
       const own = request.tools?.length ? request.tools.map((name) => byExposed.get(name) ?? name) : undefined;
       const missing = own?.filter((name) => !state.pins.lists(name));
-      if (missing?.length) throw new UsageError(`the MCP server ${state.server.name} does not list ${missing.map((m) => `'${shownName(m)}'`).join(', ')}`);
+      if (missing?.length)
+        throw new UsageError(
+          `the MCP server ${state.server.name} does not list ${missing.map((m) => `'${shownName(m)}'`).join(', ')}`,
+        );
       const done = new Set(state.pins.accept(own).map((change) => change.tool));
       accepted.push(...before.filter((change) => done.has(change.tool)));
     }

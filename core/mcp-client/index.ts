@@ -37,7 +37,10 @@ export interface McpServersOptions {
   clock?: Clock;
   /** a server connected, went away or changed its tools: rebuild the registry and re-expose */
   onChange(): void;
-  /** a server's stderr line or a connection note, or a log message of its that belongs to no call (with its level and logger) */
+  /**
+   * a server's stderr line or a connection note, or a log message of its that belongs to no call (with its level and
+   * logger)
+   */
   onLog(entry: { plugin: string; message: string; level?: LogLevel; logger?: string }): void;
   /** answers servers' elicitation requests no call's own onElicitation answers */
   onElicitation?: Elicitor;
@@ -77,7 +80,10 @@ function credentialsText(server: ResolvedServer): string | undefined {
   if (credentials === 'operator') return undefined;
   if (credentials === 'provider') return "each caller's token, from the embedder's credentials provider";
   const { endpoint, audience } = credentials.exchange;
-  const where = 'tokenEndpoint' in endpoint ? `${redactUrl(endpoint.tokenEndpoint)} (credentials.exchange.tokenEndpoint)` : `the token endpoint of serve.auth.issuer ${redactUrl(endpoint.issuer)} (its metadata)`;
+  const where =
+    'tokenEndpoint' in endpoint
+      ? `${redactUrl(endpoint.tokenEndpoint)} (credentials.exchange.tokenEndpoint)`
+      : `the token endpoint of serve.auth.issuer ${redactUrl(endpoint.issuer)} (its metadata)`;
   return `each caller's token, exchanged at ${where} for one with audience ${redactUrl(audience)}`;
 }
 
@@ -105,16 +111,30 @@ export class McpServers {
   private entry(server: ResolvedServer): Entry {
     const connection = new McpConnection(
       server,
-      { env: this.options.env, configDir: this.options.config.dir, ...(this.options.protect ? { protect: this.options.protect } : {}) },
+      {
+        env: this.options.env,
+        configDir: this.options.config.dir,
+        ...(this.options.protect ? { protect: this.options.protect } : {}),
+      },
       {
         onChange: () => this.options.onChange(),
         onLog: (message) => this.options.onLog({ plugin: server.pluginName, message: redactUrlsIn(message) }),
-        onServerLog: (entry) => this.options.onLog({ plugin: server.pluginName, ...entry, message: redactUrlsIn(entry.message) }),
+        onServerLog: (entry) =>
+          this.options.onLog({ plugin: server.pluginName, ...entry, message: redactUrlsIn(entry.message) }),
       },
       this.answerers(),
       this.options.clock,
     );
-    const entry: Entry = { server, connection, tools: [], upstream: new Map(), renamed: {}, warnings: [], generation: 0, plugin: undefined as never };
+    const entry: Entry = {
+      server,
+      connection,
+      tools: [],
+      upstream: new Map(),
+      renamed: {},
+      warnings: [],
+      generation: 0,
+      plugin: undefined as never,
+    };
     const runner = new McpRunner(
       connection,
       (tool) => entry.upstream.get(tool),
@@ -135,13 +155,22 @@ export class McpServers {
         grant: server.grant,
         dependencyDirs: [],
       },
-      manifest: { apiVersion: 1, toolsets: { [server.toolset]: { description: toolsetDescription(server) } }, permissions: {}, tools: [] },
+      manifest: {
+        apiVersion: 1,
+        toolsets: { [server.toolset]: { description: toolsetDescription(server) } },
+        permissions: {},
+        tools: [],
+      },
       manifestSource: 'listed',
       scope: { roots: serverRoots(server, this.options.config.dir), options: {} },
       loadMs: 0,
       runner,
       env: server.grant.env,
-      permissions: { requested: { network: false, env: [], fsRead: [], fsWrite: [], callTools: [] }, granted: server.grant, effective: server.grant },
+      permissions: {
+        requested: { network: false, env: [], fsRead: [], fsWrite: [], callTools: [] },
+        granted: server.grant,
+        effective: server.grant,
+      },
     };
     return entry;
   }
@@ -151,7 +180,12 @@ export class McpServers {
     const { credentials, http } = server;
     if (credentials === 'operator' || !http) return undefined;
     const { clock } = this.options;
-    const tokens = new CallerTokens({ name: server.name, pluginName: server.pluginName, url: http.url, credentials }, this.options.env, this.options.credentials, clock && (() => clock.now()));
+    const tokens = new CallerTokens(
+      { name: server.name, pluginName: server.pluginName, url: http.url, credentials },
+      this.options.env,
+      this.options.credentials,
+      clock && (() => clock.now()),
+    );
     return { tokens, clients: new CallerClients(connection) };
   }
 
@@ -195,14 +229,16 @@ export class McpServers {
    */
   plugins(plugins: readonly PluginLoadResult[]): LoadedPlugin[] {
     const taken = new Set<string>();
-    for (const plugin of plugins) if (plugin.status === 'loaded') for (const tool of plugin.manifest.tools) taken.add(tool.name);
+    for (const plugin of plugins)
+      if (plugin.status === 'loaded') for (const tool of plugin.manifest.tools) taken.add(tool.name);
     // What decides a server's names: the plugins' names and the servers before it. Unchanged, with an
     // unchanged listing, its tools are kept as they are: only a server that re-listed is rebuilt.
     let before = [...taken].join('\n');
     for (const entry of this.entries) {
       const info = entry.connection.report().server;
       if (info) entry.plugin.source.version = info.version;
-      if (entry.built?.listed === entry.connection.tools && entry.built.before === before) for (const tool of entry.tools) taken.add(tool.manifest.name);
+      if (entry.built?.listed === entry.connection.tools && entry.built.before === before)
+        for (const tool of entry.tools) taken.add(tool.manifest.name);
       else this.build(entry, taken, before);
       before += `\n${entry.server.name}#${entry.generation}`;
     }
@@ -219,7 +255,8 @@ export class McpServers {
     if (entry.connection.listed) this.definitions.review(entry.server, listed, entry.tools, entry.warnings);
     entry.upstream = new Map(entry.tools.map((t) => [t.manifest.name, t.upstream]));
     entry.renamed = {};
-    for (const tool of entry.tools) if (tool.manifest.name !== tool.upstream) entry.renamed[tool.manifest.name] = tool.upstream;
+    for (const tool of entry.tools)
+      if (tool.manifest.name !== tool.upstream) entry.renamed[tool.manifest.name] = tool.upstream;
     entry.built = { listed, before };
     entry.plugin.manifest = { ...entry.plugin.manifest, tools: entry.tools.map((t) => t.manifest) };
   }
@@ -230,7 +267,8 @@ export class McpServers {
    */
   accept(request: { server?: string; tools?: readonly string[] }): DefinitionChange[] {
     const accepted = this.definitions.accept(request);
-    for (const entry of this.entries) if (accepted.some((change) => change.server === entry.server.name)) entry.built = undefined;
+    for (const entry of this.entries)
+      if (accepted.some((change) => change.server === entry.server.name)) entry.built = undefined;
     return accepted;
   }
 

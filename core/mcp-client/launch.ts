@@ -63,10 +63,15 @@ function pick(names: readonly string[], env: LaunchContext['env']): Record<strin
  * in front of the command removes the ones the server was not given; only
  * names reach the command line, never values.
  */
-function withoutDefaults(command: string, args: string[], env: Record<string, string>): { command: string; args: string[]; reason?: string } {
+function withoutDefaults(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+): { command: string; args: string[]; reason?: string } {
   const extra = DEFAULT_INHERITED_ENV_VARS.filter((name) => !(name in env));
   if (!extra.length) return { command, args };
-  const envBin = ['/usr/bin/env', '/bin/env'].find((p) => which.sync(p, { nothrow: true })) ?? which.sync('env', { nothrow: true });
+  const envBin =
+    ['/usr/bin/env', '/bin/env'].find((p) => which.sync(p, { nothrow: true })) ?? which.sync('env', { nothrow: true });
   if (!envBin) return { command, args, reason: `env(1) not found: the server also sees ${extra.join(', ')}` };
   return { command: envBin, args: [...extra.flatMap((name) => ['-u', name]), '--', command, ...args] };
 }
@@ -109,12 +114,24 @@ export function planStdioLaunch(server: ResolvedServer, context: LaunchContext):
   const target = server.stdio!;
   if (server.trust === 'trusted') return trusted(target, server, context);
   const env = untrustedEnv(target, server, context);
-  const program = resolveProgram(target.command, target.args, { cwd: target.cwd, configDir: context.configDir, path: env.PATH });
+  const program = resolveProgram(target.command, target.args, {
+    cwd: target.cwd,
+    configDir: context.configDir,
+    path: env.PATH,
+  });
   const grantedReads = resolveGrantPaths(server.grant.fsRead, context.configDir);
   const writes = resolveGrantPaths(server.grant.fsWrite, context.configDir);
   const reads = [...programReadPaths(program), ...grantedReads, ...writes];
   const args =
-    program.runtime === 'node' ? [...program.nodeFlags, ...permissionModelFlags(reads, writes, server.grant.network), '--disable-warning=ExperimentalWarning', program.script, ...program.scriptArgs] : program.args;
+    program.runtime === 'node'
+      ? [
+          ...program.nodeFlags,
+          ...permissionModelFlags(reads, writes, server.grant.network),
+          '--disable-warning=ExperimentalWarning',
+          program.script,
+          ...program.scriptArgs,
+        ]
+      : program.args;
   const launch = launchCommand(
     {
       command: program.command,
@@ -132,10 +149,27 @@ export function planStdioLaunch(server: ResolvedServer, context: LaunchContext):
   );
   const wrapped = withoutDefaults(launch.command, launch.args, launch.env);
   // A node program's note says what runs instead of npx; a system program's says why no permission model holds it.
-  const reasons = [launch.protections.reason, program.runtime === 'system' ? program.note : undefined, wrapped.reason].filter((r): r is string => Boolean(r));
+  const reasons = [
+    launch.protections.reason,
+    program.runtime === 'system' ? program.note : undefined,
+    wrapped.reason,
+  ].filter((r): r is string => Boolean(r));
   const node = program.runtime === 'node';
-  const protections: ServerProtections = { ...launch.protections, permissionModel: node, netPermission: node && netPermission(server.grant.network), env: 'granted only' };
+  const protections: ServerProtections = {
+    ...launch.protections,
+    permissionModel: node,
+    netPermission: node && netPermission(server.grant.network),
+    env: 'granted only',
+  };
   delete protections.reason;
   if (reasons.length) protections.reason = reasons.join('; ');
-  return { command: wrapped.command, args: wrapped.args, env: launch.env, cwd: launch.cwd, protections, resources: server.resources, ...(program.runtime === 'node' && program.note ? { runs: program.note } : {}) };
+  return {
+    command: wrapped.command,
+    args: wrapped.args,
+    env: launch.env,
+    cwd: launch.cwd,
+    protections,
+    resources: server.resources,
+    ...(program.runtime === 'node' && program.note ? { runs: program.note } : {}),
+  };
 }

@@ -34,7 +34,9 @@ export class ListingTimeout extends Error {
     readonly pages: number,
     readonly tools: number,
   ) {
-    super(`did not finish listing its tools within ${timeoutMs} ms (listing.timeoutMs; ${pages} page${pages === 1 ? '' : 's'} and ${tools} tools read), so the listing was abandoned`);
+    super(
+      `did not finish listing its tools within ${timeoutMs} ms (listing.timeoutMs; ${pages} page${pages === 1 ? '' : 's'} and ${tools} tools read), so the listing was abandoned`,
+    );
     this.name = 'ListingTimeout';
   }
 }
@@ -44,7 +46,11 @@ const INVALID_NOTES = 5;
 
 /** A Standard Schema that takes any page as it is: the tools are checked one by one below, only those kept. */
 const ANY_PAGE = {
-  '~standard': { version: 1, vendor: 'toolshed', validate: (value: unknown) => ({ value: value as Record<string, unknown> }) },
+  '~standard': {
+    version: 1,
+    vendor: 'toolshed',
+    validate: (value: unknown) => ({ value: value as Record<string, unknown> }),
+  },
 } as const;
 
 /** Reads pages until the server stops paging, or a limit is reached. */
@@ -55,16 +61,21 @@ async function readPages(client: Client, limits: ListingLimits, notes: string[])
   let pages = 0;
   do {
     if (pages === limits.pages) {
-      notes.push(`it kept returning nextCursor: listing stopped after ${limits.pages} pages (listing.pages); tools on later pages are left out`);
+      notes.push(
+        `it kept returning nextCursor: listing stopped after ${limits.pages} pages (listing.pages); tools on later pages are left out`,
+      );
       break;
     }
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new ListingTimeout(limits.timeoutMs, pages, raw.length);
     let page: { tools?: unknown; nextCursor?: unknown };
     try {
-      page = (await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ANY_PAGE, { timeout: remaining })) as typeof page;
+      page = (await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ANY_PAGE, {
+        timeout: remaining,
+      })) as typeof page;
     } catch (error) {
-      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) throw new ListingTimeout(limits.timeoutMs, pages, raw.length);
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
+        throw new ListingTimeout(limits.timeoutMs, pages, raw.length);
       throw error;
     }
     pages++;
@@ -75,7 +86,9 @@ async function readPages(client: Client, limits: ListingLimits, notes: string[])
     if (raw.length > limits.tools) break;
   } while (cursor !== undefined);
   if (raw.length > limits.tools) {
-    notes.push(`it listed ${cursor === undefined ? raw.length : `more than ${limits.tools}`} tools: only the first ${limits.tools} are kept (listing.tools)`);
+    notes.push(
+      `it listed ${cursor === undefined ? raw.length : `more than ${limits.tools}`} tools: only the first ${limits.tools} are kept (listing.tools)`,
+    );
     raw.length = limits.tools;
   }
   return raw;
@@ -92,9 +105,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function notATool(tool: Record<string, unknown>): string | undefined {
   if (typeof tool.name !== 'string') return 'name: not a string';
   if (!isObject(tool.inputSchema) || tool.inputSchema.type !== 'object') return 'inputSchema: not an object schema';
-  if (tool.outputSchema !== undefined && (!isObject(tool.outputSchema) || tool.outputSchema.type !== 'object')) return 'outputSchema: not an object schema';
-  for (const key of ['description', 'title'] as const) if (tool[key] !== undefined && typeof tool[key] !== 'string') return `${key}: not a string`;
-  for (const key of ['annotations', 'execution'] as const) if (tool[key] !== undefined && !isObject(tool[key])) return `${key}: not an object`;
+  if (tool.outputSchema !== undefined && (!isObject(tool.outputSchema) || tool.outputSchema.type !== 'object'))
+    return 'outputSchema: not an object schema';
+  for (const key of ['description', 'title'] as const)
+    if (tool[key] !== undefined && typeof tool[key] !== 'string') return `${key}: not a string`;
+  for (const key of ['annotations', 'execution'] as const)
+    if (tool[key] !== undefined && !isObject(tool[key])) return `${key}: not an object`;
   return undefined;
 }
 
@@ -113,7 +129,8 @@ function iconsOf(value: unknown): Icon[] | undefined {
     if (!isObject(item) || typeof item.src !== 'string' || item.src.length > MAX_ICON_SRC) continue;
     const icon: Icon = { src: item.src };
     if (typeof item.mimeType === 'string') icon.mimeType = item.mimeType;
-    if (Array.isArray(item.sizes) && item.sizes.every((size) => typeof size === 'string')) icon.sizes = item.sizes as string[];
+    if (Array.isArray(item.sizes) && item.sizes.every((size) => typeof size === 'string'))
+      icon.sizes = item.sizes as string[];
     if (item.theme === 'light' || item.theme === 'dark') icon.theme = item.theme;
     icons.push(icon);
   }
@@ -128,11 +145,16 @@ function metaOf(value: unknown): Record<string, unknown> | undefined {
 }
 
 /** A kept tool checked against the MCP tool shape, its description and title cut, its definition within its budget. */
-function takeTool(raw: unknown, limits: ListingLimits, listing: Listing): { tool: UpstreamTool; cut: boolean; budgetCut: boolean } | { refused: string } | string {
+function takeTool(
+  raw: unknown,
+  limits: ListingLimits,
+  listing: Listing,
+): { tool: UpstreamTool; cut: boolean; budgetCut: boolean } | { refused: string } | string {
   if (!isObject(raw)) return 'not an object';
   const wrong = notATool(raw);
   if (wrong) return wrong;
-  const { name, title, description, inputSchema, outputSchema, annotations, execution } = raw as unknown as UpstreamTool;
+  const { name, title, description, inputSchema, outputSchema, annotations, execution } =
+    raw as unknown as UpstreamTool;
   const tool: UpstreamTool = { name, inputSchema };
   if (outputSchema) tool.outputSchema = outputSchema;
   if (annotations) tool.annotations = annotations;
@@ -141,15 +163,23 @@ function takeTool(raw: unknown, limits: ListingLimits, listing: Listing): { tool
   if (icons) tool.icons = icons;
   const meta = metaOf(raw._meta);
   if (meta) tool.meta = meta;
-  else if (raw._meta !== undefined) listing.notes.push(`tool ${name}: its _meta is not passed on (not an object, or longer than ${MAX_META_CHARS} characters as JSON)`);
+  else if (raw._meta !== undefined)
+    listing.notes.push(
+      `tool ${name}: its _meta is not passed on (not an object, or longer than ${MAX_META_CHARS} characters as JSON)`,
+    );
   const cut = (description?.length ?? 0) > limits.descriptionChars;
-  const sent = { ...tool, ...(title !== undefined ? { title } : {}), ...(description !== undefined ? { description } : {}) } as UpstreamTool;
+  const sent = {
+    ...tool,
+    ...(title !== undefined ? { title } : {}),
+    ...(description !== undefined ? { description } : {}),
+  } as UpstreamTool;
   if (description !== undefined) tool.description = cutText(description, limits.descriptionChars);
   if (title !== undefined) tool.title = cutText(title, limits.descriptionChars);
   const bounded = boundDefinition(tool, limits.definitionChars);
   if ('refused' in bounded) return { refused: bounded.refused };
   const taken = bounded.tool;
-  // A pin is of what the server sent: the operator changing listing.descriptionChars or definitionChars changes no definition.
+  // A pin is of what the server sent: the operator changing listing.descriptionChars or definitionChars changes no
+  // definition.
   if (cut || (title?.length ?? 0) > limits.descriptionChars || bounded.cut) {
     taken.definitionHash = definitionHash(sent);
     taken.legacyHash = legacyDefinitionHash(sent);
@@ -169,18 +199,29 @@ export async function listTools(client: Client, limits: ListingLimits): Promise<
   raw.forEach((item, at) => {
     const taken = takeTool(item, limits, listing);
     if (typeof taken === 'string') {
-      if (++invalid <= INVALID_NOTES) listing.notes.push(`tool number ${at + 1} left out: it is not a valid MCP tool (${taken})`);
+      if (++invalid <= INVALID_NOTES)
+        listing.notes.push(`tool number ${at + 1} left out: it is not a valid MCP tool (${taken})`);
     } else if ('refused' in taken) {
-      if (++refused <= INVALID_NOTES) listing.notes.push(`tool ${JSON.stringify((item as { name: string }).name.slice(0, 64))} left out: ${taken.refused}`);
+      if (++refused <= INVALID_NOTES)
+        listing.notes.push(
+          `tool ${JSON.stringify((item as { name: string }).name.slice(0, 64))} left out: ${taken.refused}`,
+        );
     } else {
       if (taken.cut) cut++;
       if (taken.budgetCut) budgetCut.push(taken.tool.name);
       listing.tools.push(taken.tool);
     }
   });
-  if (invalid > INVALID_NOTES) listing.notes.push(`and ${invalid - INVALID_NOTES} more tools left out for the same reason`);
-  if (refused > INVALID_NOTES) listing.notes.push(`and ${refused - INVALID_NOTES} more tools left out: their definitions are over listing.definitionChars (${limits.definitionChars})`);
-  if (cut) listing.notes.push(`${cut} tool description${cut === 1 ? ' was' : 's were'} longer than ${limits.descriptionChars} characters (listing.descriptionChars) and cut where marked`);
+  if (invalid > INVALID_NOTES)
+    listing.notes.push(`and ${invalid - INVALID_NOTES} more tools left out for the same reason`);
+  if (refused > INVALID_NOTES)
+    listing.notes.push(
+      `and ${refused - INVALID_NOTES} more tools left out: their definitions are over listing.definitionChars (${limits.definitionChars})`,
+    );
+  if (cut)
+    listing.notes.push(
+      `${cut} tool description${cut === 1 ? ' was' : 's were'} longer than ${limits.descriptionChars} characters (listing.descriptionChars) and cut where marked`,
+    );
   if (budgetCut.length) {
     const names = budgetCut
       .slice(0, INVALID_NOTES)
@@ -195,7 +236,9 @@ export async function listTools(client: Client, limits: ListingLimits): Promise<
 }
 
 /** What the SDK's client checks a call's structured content with. */
-type OutputValidator = (input: unknown) => { valid: true; data: unknown; errorMessage: undefined } | { valid: false; data: undefined; errorMessage: string };
+type OutputValidator = (
+  input: unknown,
+) => { valid: true; data: unknown; errorMessage: undefined } | { valid: false; data: undefined; errorMessage: string };
 
 /**
  * The validator of a tool's output schema for the SDK's `callTool`, compiled at its first use
@@ -208,7 +251,11 @@ export function outputValidator(schema: object | undefined): OutputValidator | u
     try {
       validate = compile(schema, { dialect: readDialect(schema, 'mcp').dialect });
     } catch (error) {
-      return { valid: false, data: undefined, errorMessage: `its outputSchema does not compile: ${(error as Error).message}` };
+      return {
+        valid: false,
+        data: undefined,
+        errorMessage: `its outputSchema does not compile: ${(error as Error).message}`,
+      };
     }
     if (validate(input)) return { valid: true, data: input, errorMessage: undefined };
     return { valid: false, data: undefined, errorMessage: formatProblems(problems(validate.errors)) };

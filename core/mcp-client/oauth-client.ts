@@ -49,7 +49,8 @@ class NeedsAuthorization extends Error {
 
 /** The `NeedsAuthorization` behind an error (the SDK may wrap it), with its reason; undefined for any other error. */
 export function needsAuthorization(error: unknown): { reason: string } | undefined {
-  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) if (e instanceof NeedsAuthorization) return e;
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++)
+    if (e instanceof NeedsAuthorization) return e;
   return undefined;
 }
 
@@ -130,7 +131,11 @@ export class ServerOAuth implements OAuthClientProvider {
     const { clientId } = this.server.settings;
     if (!clientId) return undefined;
     const secret = this.secret();
-    return { client_id: clientId, ...(secret ? { client_secret: secret } : {}), ...(this.configuredIssuer ? { issuer: this.configuredIssuer } : {}) };
+    return {
+      client_id: clientId,
+      ...(secret ? { client_secret: secret } : {}),
+      ...(this.configuredIssuer ? { issuer: this.configuredIssuer } : {}),
+    };
   }
 
   /** Keeps a registered client in the file; a configured one only gets its issuer stamp, in memory. */
@@ -153,7 +158,10 @@ export class ServerOAuth implements OAuthClientProvider {
 
   /** The login shows the URL; a host cannot, and says the server needs `toolshed auth`. */
   redirectToAuthorization(url: URL): void {
-    if (!this.login) throw new NeedsAuthorization(this.revoked ?? `could not refresh its token: run toolshed auth ${this.server.name} if this lasts`);
+    if (!this.login)
+      throw new NeedsAuthorization(
+        this.revoked ?? `could not refresh its token: run toolshed auth ${this.server.name} if this lasts`,
+      );
     this.step = 'waiting for the browser login';
     this.login.open(url);
   }
@@ -203,8 +211,13 @@ export class ServerOAuth implements OAuthClientProvider {
     return name ? this.server.env[name] : undefined;
   }
 
-  /** Runs the SDK's flow: a refresh when tokens are kept (unless `fresh`), else discovery, registration and the authorization request or the code's redemption. */
-  run(options: { code?: string; iss?: string; resourceMetadataUrl?: URL; fresh?: boolean } = {}): ReturnType<typeof auth> {
+  /**
+   * Runs the SDK's flow: a refresh when tokens are kept (unless `fresh`), else discovery, registration and the
+   * authorization request or the code's redemption.
+   */
+  run(
+    options: { code?: string; iss?: string; resourceMetadataUrl?: URL; fresh?: boolean } = {},
+  ): ReturnType<typeof auth> {
     const scope = this.server.settings.scopes?.join(' ');
     return auth(this, {
       serverUrl: this.server.url,
@@ -229,7 +242,10 @@ export class ServerOAuth implements OAuthClientProvider {
     };
   }
 
-  /** The transport's side in a host: the access token before each request (refreshed first once expired), and a refresh on a 401. */
+  /**
+   * The transport's side in a host: the access token before each request (refreshed first once expired), and a refresh
+   * on a 401.
+   */
   transportAuth(): AuthProvider {
     return { token: () => this.accessToken(), onUnauthorized: (context) => this.unauthorized(context) };
   }
@@ -259,11 +275,17 @@ export class ServerOAuth implements OAuthClientProvider {
     return (this.server.clock ?? systemClock).now();
   }
 
-  /** One refresh at a time (a rotated refresh token is good for one use); a refused one drops the tokens and throws `NeedsAuthorization`. */
+  /**
+   * One refresh at a time (a rotated refresh token is good for one use); a refused one drops the tokens and throws
+   * `NeedsAuthorization`.
+   */
   private refresh(resourceMetadataUrl?: URL): Promise<void> {
     this.refreshing ??= (async () => {
       // A host registers no client: without one (tokens imported without their client id), only a login helps.
-      if (!this.clientInformation()) throw new NeedsAuthorization(`its tokens cannot be refreshed without a client id (oauth.clientId, or client_id in the imported tokens): run toolshed auth ${this.server.name}`);
+      if (!this.clientInformation())
+        throw new NeedsAuthorization(
+          `its tokens cannot be refreshed without a client id (oauth.clientId, or client_id in the imported tokens): run toolshed auth ${this.server.name}`,
+        );
       await this.run(resourceMetadataUrl ? { resourceMetadataUrl } : {});
     })().finally(() => {
       this.refreshing = undefined;

@@ -21,11 +21,14 @@ function loopback(url: URL): boolean {
 export function oauthFetch(): FetchLike {
   return async (input, init) => {
     const target = new URL(String(input));
-    if (target.protocol !== 'https:' && !(target.protocol === 'http:' && loopback(target))) throw new Error(`toolshed sends OAuth requests only over https (or to loopback), not to ${target.href}`);
+    if (target.protocol !== 'https:' && !(target.protocol === 'http:' && loopback(target)))
+      throw new Error(`toolshed sends OAuth requests only over https (or to loopback), not to ${target.href}`);
     const response = await fetch(target, { ...init, redirect: 'manual' });
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
-      throw new Error(`${target.href} answered ${response.status} (a redirect to ${response.headers.get('location') ?? 'somewhere else'}); toolshed follows no redirect in an OAuth flow`);
+      throw new Error(
+        `${target.href} answered ${response.status} (a redirect to ${response.headers.get('location') ?? 'somewhere else'}); toolshed follows no redirect in an OAuth flow`,
+      );
     }
     return response;
   };

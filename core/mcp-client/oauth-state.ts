@@ -9,7 +9,11 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
+import type {
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
 import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../../boundary/private-dir.js';
 import { codedError } from '../../boundary/errors.js';
 
@@ -25,7 +29,9 @@ export interface OAuthRecord {
   /** the server's config name and URL the record belongs to */
   server: string;
   url: string;
-  /** the client toolshed registered as (dynamic registration or a metadata document); absent for a configured client id */
+  /**
+   * the client toolshed registered as (dynamic registration or a metadata document); absent for a configured client id
+   */
   client?: StoredOAuthClientInformation;
   tokens?: KeptTokens;
   discovery?: OAuthDiscoveryState;
@@ -37,12 +43,19 @@ export interface OAuthRecord {
 
 /** The file of server `name` at `url` under the state folder `stateDir`. */
 export function oauthFile(stateDir: string, name: string, url: string): string {
-  return path.join(stateDir, 'mcp-oauth', `${createHash('sha256').update(`${name}\0${url}`).digest('hex').slice(0, 32)}.json`);
+  return path.join(
+    stateDir,
+    'mcp-oauth',
+    `${createHash('sha256').update(`${name}\0${url}`).digest('hex').slice(0, 32)}.json`,
+  );
 }
 
 /** There is no safe state folder (no home folder): nothing can be kept, and the message says what to set. */
 function noStateDir(name: string): never {
-  throw codedError('PERMISSION_DENIED', `no private state folder to keep the OAuth tokens of ${name} in (set XDG_STATE_HOME or HOME)`);
+  throw codedError(
+    'PERMISSION_DENIED',
+    `no private state folder to keep the OAuth tokens of ${name} in (set XDG_STATE_HOME or HOME)`,
+  );
 }
 
 /** One server's record, read when its file changed and written through a temp file and a rename. */
@@ -74,7 +87,10 @@ export class OAuthState {
     const text = readPrivateFile(this.file);
     const parsed = text === undefined ? undefined : (JSON.parse(text) as OAuthRecord);
     // A file of another server (a hash collision, a file copied by hand) is not this server's.
-    this.record = parsed?.version === 1 && parsed.server === this.name && parsed.url === this.url ? parsed : { version: 1, server: this.name, url: this.url };
+    this.record =
+      parsed?.version === 1 && parsed.server === this.name && parsed.url === this.url
+        ? parsed
+        : { version: 1, server: this.name, url: this.url };
     this.stamp = stamp;
     return this.record;
   }
@@ -87,7 +103,13 @@ export class OAuthState {
   /** Applies `change` to the current record and writes it. */
   update(change: (record: OAuthRecord) => OAuthRecord): OAuthRecord {
     if (!this.file) noStateDir(this.name);
-    const next = { ...change(this.read()), version: 1 as const, server: this.name, url: this.url, updatedAt: new Date().toISOString() };
+    const next = {
+      ...change(this.read()),
+      version: 1 as const,
+      server: this.name,
+      url: this.url,
+      updatedAt: new Date().toISOString(),
+    };
     ensurePrivateDir(path.dirname(this.file));
     writePrivateFile(this.file, `${JSON.stringify(next, null, 2)}\n`);
     this.record = next;

@@ -3,7 +3,8 @@
  * (docs/security.md#acting-for-the-caller). Each call gets a bearer token for the identity it is
  * made for: the caller's inbound token exchanged (RFC 8693) at the token endpoint the operator
  * configured or the operator's own issuer names (never one the server names), for a token minted
- * for this server (RFC 8707), or one the embedder's credentials provider supplies. Exchanged tokens are cached in memory only, keyed by
+ * for this server (RFC 8707), or one the embedder's credentials provider supplies. Exchanged tokens are cached in
+ * memory only, keyed by
  * a hash of the inbound token, until shortly before they expire. Calls go through a client per
  * token (so per identity), reused across calls and closed when idle and on host close; the
  * shared connection's probing and listing stay the operator's.
@@ -78,7 +79,12 @@ export class CallerTokens {
   private endpoint: Promise<URL> | undefined;
 
   constructor(
-    private readonly server: { name: string; pluginName: string; url: URL; credentials: 'provider' | { exchange: TokenExchange } },
+    private readonly server: {
+      name: string;
+      pluginName: string;
+      url: URL;
+      credentials: 'provider' | { exchange: TokenExchange };
+    },
     /** the host's env, where the exchange's client secret is read from */
     private readonly env: Record<string, string | undefined>,
     private readonly provider: CredentialProvider | undefined,
@@ -88,12 +94,26 @@ export class CallerTokens {
   /** A token for `identity`'s call, or why there is none. */
   async token(identity: Identity | undefined, signal?: AbortSignal): Promise<CallerToken> {
     const { server } = this;
-    if (!identity) return { ok: false, why: `the MCP server ${server.name} is called with each caller's own credentials, and this call is made for no identity` };
+    if (!identity)
+      return {
+        ok: false,
+        why: `the MCP server ${server.name} is called with each caller's own credentials, and this call is made for no identity`,
+      };
     if (server.credentials === 'provider') {
-      const answer = await askProvider(this.provider, { kind: 'token', name: server.name, plugin: server.pluginName, identity, ...(signal ? { signal } : {}) });
+      const answer = await askProvider(this.provider, {
+        kind: 'token',
+        name: server.name,
+        plugin: server.pluginName,
+        identity,
+        ...(signal ? { signal } : {}),
+      });
       return answer.ok ? { ok: true, token: answer.value } : answer;
     }
-    if (!identity.token) return { ok: false, why: `the MCP server ${server.name} is called with ${identity.subject}'s token exchanged for one it accepts, and this call carries no token to exchange` };
+    if (!identity.token)
+      return {
+        ok: false,
+        why: `the MCP server ${server.name} is called with ${identity.subject}'s token exchanged for one it accepts, and this call carries no token to exchange`,
+      };
     const key = digest(identity.token);
     const cached = this.cache.get(key);
     if (cached && cached.until > this.now()) return { ok: true, token: cached.token };
@@ -108,7 +128,10 @@ export class CallerTokens {
 
   /** RFC 8693: the caller's token for one this server accepts, kept until shortly before it expires. */
   private async exchange(settings: TokenExchange, identity: Identity, key: string): Promise<CallerToken> {
-    const failed = (why: string): CallerToken => ({ ok: false, why: `exchanging ${identity.subject}'s token for the MCP server ${this.server.name} failed: ${why}` });
+    const failed = (why: string): CallerToken => ({
+      ok: false,
+      why: `exchanging ${identity.subject}'s token for the MCP server ${this.server.name} failed: ${why}`,
+    });
     let endpoint: URL;
     try {
       endpoint = await this.tokenEndpoint(settings);
@@ -125,28 +148,45 @@ export class CallerTokens {
       resource: withoutSecrets(this.server.url),
     });
     if (settings.scopes.length) body.set('scope', settings.scopes.join(' '));
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    };
     const secret = settings.clientSecretEnv === undefined ? undefined : this.env[settings.clientSecretEnv];
-    if (settings.clientSecretEnv !== undefined && !secret) return failed(`the client secret's variable ${settings.clientSecretEnv} is not set`);
-    if (settings.clientId !== undefined && secret) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(settings.clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+    if (settings.clientSecretEnv !== undefined && !secret)
+      return failed(`the client secret's variable ${settings.clientSecretEnv} is not set`);
+    if (settings.clientId !== undefined && secret)
+      headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(settings.clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
     else if (settings.clientId !== undefined) body.set('client_id', settings.clientId);
     let response: Response;
     try {
-      response = await fetch(endpoint, { method: 'POST', headers, body, redirect: 'error', signal: AbortSignal.timeout(EXCHANGE_TIMEOUT_MS) });
+      response = await fetch(endpoint, {
+        method: 'POST',
+        headers,
+        body,
+        redirect: 'error',
+        signal: AbortSignal.timeout(EXCHANGE_TIMEOUT_MS),
+      });
     } catch (error) {
-      return failed(`${redactUrl(endpoint)} is unreachable: ${redactUrlsIn((error as Error)?.message ?? String(error))}`);
+      return failed(
+        `${redactUrl(endpoint)} is unreachable: ${redactUrlsIn((error as Error)?.message ?? String(error))}`,
+      );
     }
     const answer = await tokenResponse(response);
     if (!response.ok) {
       // An OAuth error code is a short ASCII word (RFC 6749 5.2); anything else is not repeated.
-      const code = typeof answer?.error === 'string' && /^[\x20-\x7e]{1,64}$/.test(answer.error) ? answer.error : `HTTP ${response.status}`;
+      const code =
+        typeof answer?.error === 'string' && /^[\x20-\x7e]{1,64}$/.test(answer.error)
+          ? answer.error
+          : `HTTP ${response.status}`;
       return failed(`the token endpoint refused it (${code})`);
     }
     const token = answer?.access_token;
     if (typeof token !== 'string' || !token) return failed('the token endpoint answered without an access_token');
     const refused = notMintedFor(token, identity.token!, [settings.audience, withoutSecrets(this.server.url)]);
     if (refused) return failed(refused);
-    const expiresIn = typeof answer?.expires_in === 'number' ? answer.expires_in * 1000 : UNDATED_TOKEN_MS + EXPIRY_MARGIN_MS;
+    const expiresIn =
+      typeof answer?.expires_in === 'number' ? answer.expires_in * 1000 : UNDATED_TOKEN_MS + EXPIRY_MARGIN_MS;
     const until = Math.min(this.now() + expiresIn, inboundExpiry(identity)) - EXPIRY_MARGIN_MS;
     if (until > this.now()) this.keep(key, token, until);
     return { ok: true, token };
@@ -179,20 +219,35 @@ export class CallerTokens {
   }
 }
 
-/** The token endpoint the operator's issuer names in its metadata, checked: the metadata is that issuer's, the endpoint https (or loopback http). */
+/**
+ * The token endpoint the operator's issuer names in its metadata, checked: the metadata is that issuer's, the endpoint
+ * https (or loopback http).
+ */
 async function issuerTokenEndpoint(issuer: string): Promise<URL> {
   let metadata: Awaited<ReturnType<typeof discoverAuthorizationServerMetadata>>;
   try {
     metadata = await discoverAuthorizationServerMetadata(issuer);
   } catch (error) {
-    throw new Error(`could not read the metadata of serve.auth.issuer ${issuer}: ${(error as Error)?.message ?? String(error)}`);
+    throw new Error(
+      `could not read the metadata of serve.auth.issuer ${issuer}: ${(error as Error)?.message ?? String(error)}`,
+    );
   }
-  if (!metadata) throw new Error(`serve.auth.issuer ${issuer} publishes no metadata (RFC 8414 or OpenID discovery): set credentials.exchange.tokenEndpoint`);
-  if (sameIssuer(metadata.issuer, issuer) === false) throw new Error(`the metadata of serve.auth.issuer ${issuer} names another issuer`);
+  if (!metadata)
+    throw new Error(
+      `serve.auth.issuer ${issuer} publishes no metadata (RFC 8414 or OpenID discovery): set credentials.exchange.tokenEndpoint`,
+    );
+  if (sameIssuer(metadata.issuer, issuer) === false)
+    throw new Error(`the metadata of serve.auth.issuer ${issuer} names another issuer`);
   const named = metadata.token_endpoint;
-  if (!named) throw new Error(`the metadata of serve.auth.issuer ${issuer} names no token_endpoint: set credentials.exchange.tokenEndpoint`);
+  if (!named)
+    throw new Error(
+      `the metadata of serve.auth.issuer ${issuer} names no token_endpoint: set credentials.exchange.tokenEndpoint`,
+    );
   const url = new URL(named);
-  if (!secureEndpoint(url)) throw new Error(`the token endpoint serve.auth.issuer ${issuer} names is not https: set credentials.exchange.tokenEndpoint`);
+  if (!secureEndpoint(url))
+    throw new Error(
+      `the token endpoint serve.auth.issuer ${issuer} names is not https: set credentials.exchange.tokenEndpoint`,
+    );
   return url;
 }
 
@@ -207,7 +262,8 @@ function sameIssuer(named: string, asked: string): boolean {
  * nor the resource asked for (a token for somewhere else). An opaque token is the server's to judge.
  */
 export function notMintedFor(token: string, inbound: string, audiences: readonly string[]): string | undefined {
-  if (token === inbound) return "the token endpoint handed back the caller's own token: toolshed passes no caller's token through";
+  if (token === inbound)
+    return "the token endpoint handed back the caller's own token: toolshed passes no caller's token through";
   if (token.split('.').length !== 3) return undefined;
   let aud: unknown;
   try {
@@ -217,7 +273,9 @@ export function notMintedFor(token: string, inbound: string, audiences: readonly
   }
   if (aud === undefined) return undefined;
   const named = (Array.isArray(aud) ? aud : [aud]).filter((value): value is string => typeof value === 'string');
-  return named.some((value) => audiences.includes(value)) ? undefined : 'the token endpoint answered with a token for another audience (RFC 8707): it is not sent';
+  return named.some((value) => audiences.includes(value))
+    ? undefined
+    : 'the token endpoint answered with a token for another audience (RFC 8707): it is not sent';
 }
 
 /** One caller's client and the calls using it. */
@@ -233,7 +291,10 @@ function closeClient(entry: CallerClient): Promise<void> {
   return entry.connecting.then(({ client }) => client.close()).catch(() => {});
 }
 
-/** The clients of a server's callers, one per token: reused across calls, closed after CLIENT_IDLE_MS unused and on close. */
+/**
+ * The clients of a server's callers, one per token: reused across calls, closed after CLIENT_IDLE_MS unused and on
+ * close.
+ */
 export class CallerClients {
   private readonly clients = new Map<string, CallerClient>();
   private closed = false;

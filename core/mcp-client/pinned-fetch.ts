@@ -11,11 +11,14 @@ export function pinnedFetch(url: URL): FetchLike {
   const allowed = url.href;
   return async (input, init) => {
     const target = new URL(String(input));
-    if (target.href !== allowed) throw new Error(`toolshed requests only the configured URL ${allowed}, not ${target.href}`);
+    if (target.href !== allowed)
+      throw new Error(`toolshed requests only the configured URL ${allowed}, not ${target.href}`);
     const response = await fetch(target, { ...init, redirect: 'manual' });
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
-      throw new Error(`the server answered ${response.status} (a redirect to ${response.headers.get('location') ?? 'somewhere else'}); toolshed requests only the configured URL ${allowed}`);
+      throw new Error(
+        `the server answered ${response.status} (a redirect to ${response.headers.get('location') ?? 'somewhere else'}); toolshed requests only the configured URL ${allowed}`,
+      );
     }
     return response;
   };

@@ -16,7 +16,10 @@ const GATEWAY_STATUSES = new Set([502, 503, 504]);
 /** The probe sent while the server is unreachable: any reply but a gateway's says it is back. */
 const PING = JSON.stringify({ jsonrpc: '2.0', id: 'toolshed-probe', method: 'ping' });
 
-/** The wait before the next probe: `intervalMs` to 1.5 × `intervalMs`, so the probes of many hosts do not fall into step. */
+/**
+ * The wait before the next probe: `intervalMs` to 1.5 × `intervalMs`, so the probes of many hosts do not fall into
+ * step.
+ */
 export function probeDelay(intervalMs: number, random = Math.random()): number {
   return Math.round(intervalMs * (1 + random / 2));
 }
@@ -28,15 +31,21 @@ function networkFailure(error: unknown): string | undefined {
   return cause?.message ?? cause?.code ?? error.message;
 }
 
-/** Why a request did not reach the server (network failure, or a gateway's 502/503/504), in words; undefined when the server answered it. */
+/**
+ * Why a request did not reach the server (network failure, or a gateway's 502/503/504), in words; undefined when the
+ * server answered it.
+ */
 export function transportFailure(error: unknown): string | undefined {
   const network = networkFailure(error);
   if (network) return network;
-  if (error instanceof SdkHttpError && GATEWAY_STATUSES.has(error.status)) return `HTTP ${error.status} ${error.statusText ?? ''}`.trimEnd();
+  if (error instanceof SdkHttpError && GATEWAY_STATUSES.has(error.status))
+    return `HTTP ${error.status} ${error.statusText ?? ''}`.trimEnd();
   return undefined;
 }
 
-/** Whether the server no longer knows the connection's session (404 "Session not found"): a new `initialize` is needed. */
+/**
+ * Whether the server no longer knows the connection's session (404 "Session not found"): a new `initialize` is needed.
+ */
 export function sessionEnded(error: unknown): boolean {
   return (error as { status?: unknown })?.status === 404 || (error as { code?: unknown })?.code === 404;
 }
@@ -47,7 +56,12 @@ export function sessionEnded(error: unknown): boolean {
  */
 export async function answers(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<boolean> {
   try {
-    const init = { method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: PING, signal };
+    const init = {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: PING,
+      signal,
+    };
     const response = await pinnedFetch(url)(url, init);
     await response.body?.cancel();
     return !GATEWAY_STATUSES.has(response.status);

@@ -41,7 +41,18 @@ interface SystemProgram {
 export type Program = NodeProgram | SystemProgram;
 
 /** node flags whose value is the next argument. */
-const NODE_FLAGS_WITH_VALUE = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--env-file', '--title', '--inspect-port']);
+const NODE_FLAGS_WITH_VALUE = new Set([
+  '-r',
+  '--require',
+  '--import',
+  '--loader',
+  '--experimental-loader',
+  '-C',
+  '--conditions',
+  '--env-file',
+  '--title',
+  '--inspect-port',
+]);
 /** node flags that run code given inline: there is no script file to hold to a package. */
 const NODE_INLINE = new Set(['-e', '--eval', '-p', '--print', '-i', '--interactive']);
 /** npx flags that take no value. */
@@ -66,7 +77,14 @@ function nodeProgram(args: readonly string[], cwd: string, note?: string): NodeP
     const arg = args[i]!;
     if (NODE_INLINE.has(arg)) return undefined;
     if (!arg.startsWith('-')) {
-      return { runtime: 'node', command: process.execPath, nodeFlags: flags, script: realOrSelf(path.resolve(cwd, arg)), scriptArgs: args.slice(i + 1), ...(note ? { note } : {}) };
+      return {
+        runtime: 'node',
+        command: process.execPath,
+        nodeFlags: flags,
+        script: realOrSelf(path.resolve(cwd, arg)),
+        scriptArgs: args.slice(i + 1),
+        ...(note ? { note } : {}),
+      };
     }
     flags.push(arg);
     if (NODE_FLAGS_WITH_VALUE.has(arg) && i + 1 < args.length) flags.push(args[++i]!);
@@ -91,7 +109,9 @@ function findPackage(name: string, dir: string): string | undefined {
 
 /** The bin script `bin` names in the package at `dir`: `command` when given, else the package's own or only bin. */
 function binScript(dir: string, name: string, command: string | undefined): string | undefined {
-  const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+  const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+    bin?: string | Record<string, string>;
+  };
   if (typeof pkg.bin === 'string') return path.join(dir, pkg.bin);
   const bins = pkg.bin ?? {};
   const wanted = command ?? name.split('/').pop()!;
@@ -122,25 +142,50 @@ function npxProgram(args: readonly string[], configDir: string): NodeProgram | {
   const { name, range } = splitSpec(packageSpec ?? positional);
   const dir = findPackage(name, configDir);
   if (!dir) return { unresolved: `${name} is not installed next to the config, so npx would fetch it` };
-  const version = (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
+  const version =
+    (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
   if (range && range !== 'latest' && validRange(range) && !satisfies(version, range)) {
     return { unresolved: `the installed ${name} ${version} does not satisfy ${range}` };
   }
   const script = binScript(dir, name, packageSpec ? positional : undefined);
   if (!script) return { unresolved: `${name} has no bin to run` };
-  return { runtime: 'node', command: process.execPath, nodeFlags: [], script: realOrSelf(script), scriptArgs: args.slice(i + 1), note: `npx ${name}: the installed ${name} ${version}, run by node` };
+  return {
+    runtime: 'node',
+    command: process.execPath,
+    nodeFlags: [],
+    script: realOrSelf(script),
+    scriptArgs: args.slice(i + 1),
+    note: `npx ${name}: the installed ${name} ${version}, run by node`,
+  };
 }
 
 /** Resolves a configured command for launching in the sandbox. */
-export function resolveProgram(command: string, args: readonly string[], options: { cwd: string; configDir: string; path: string | undefined }): Program {
-  const found = () => (path.isAbsolute(command) ? command : (which.sync(command, { nothrow: true, path: options.path ?? '' }) ?? command));
+export function resolveProgram(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; configDir: string; path: string | undefined },
+): Program {
+  const found = () =>
+    path.isAbsolute(command) ? command : (which.sync(command, { nothrow: true, path: options.path ?? '' }) ?? command);
   if (isNode(command)) {
-    return nodeProgram(args, options.cwd) ?? { runtime: 'system', command: found(), args: [...args], note: 'node runs inline code: no script to hold to a package, so no permission model' };
+    return (
+      nodeProgram(args, options.cwd) ?? {
+        runtime: 'system',
+        command: found(),
+        args: [...args],
+        note: 'node runs inline code: no script to hold to a package, so no permission model',
+      }
+    );
   }
   if (path.basename(command) === 'npx') {
     const npx = npxProgram(args, options.configDir);
     if ('runtime' in npx) return npx;
-    return { runtime: 'system', command: found(), args: [...args], note: `${npx.unresolved}; it runs as written, without Node's permission model (npm install it to change that)` };
+    return {
+      runtime: 'system',
+      command: found(),
+      args: [...args],
+      note: `${npx.unresolved}; it runs as written, without Node's permission model (npm install it to change that)`,
+    };
   }
   return { runtime: 'system', command: found(), args: [...args] };
 }

@@ -10,7 +10,13 @@
  * caller's is called through that caller's own client, with a token for them (per-identity.ts).
  * No server code runs in the host: a stdio server is its own sandboxed process, an HTTP server is elsewhere.
  */
-import { type Client, LOG_LEVEL_META_KEY, SdkError, SdkErrorCode, UnauthorizedError } from '@modelcontextprotocol/client';
+import {
+  type Client,
+  LOG_LEVEL_META_KEY,
+  SdkError,
+  SdkErrorCode,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import { handlerOutput, type UpstreamResult } from './content.js';
 import { outputValidator } from './listing.js';
 import { SERVER_LOG_LEVEL } from './server-requests.js';
@@ -69,22 +75,45 @@ export class McpRunner implements Runner {
   async handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
     const outcome = await this.run(request, hooks, signal);
     if (outcome.ok) return outcome;
-    if ('failure' in outcome) return 'message' in outcome.failure ? { ok: false, failure: { ...outcome.failure, message: redactUrlsIn(outcome.failure.message) } } : outcome;
+    if ('failure' in outcome)
+      return 'message' in outcome.failure
+        ? { ok: false, failure: { ...outcome.failure, message: redactUrlsIn(outcome.failure.message) } }
+        : outcome;
     return { ...outcome, error: { ...outcome.error, message: redactUrlsIn(outcome.error.message) } };
   }
 
-  private async run(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
+  private async run(
+    request: HandlerRequest,
+    hooks: CallHooks,
+    signal?: AbortSignal,
+  ): Promise<RunOutcome<HandlerOutput>> {
     const shared = this.link.client();
     const name = this.upstreamName(request.tool);
     if (!shared || name === undefined) {
-      return { ok: false, failure: { kind: 'crashed', message: this.link.why() ?? `the MCP server ${this.link.server.name} no longer lists it`, outOfMemory: false } };
+      return {
+        ok: false,
+        failure: {
+          kind: 'crashed',
+          message: this.link.why() ?? `the MCP server ${this.link.server.name} no longer lists it`,
+          outOfMemory: false,
+        },
+      };
     }
     if (!this.callers) return this.call(shared, this.link.requests, name, request, hooks, signal);
     return this.callAsCaller(this.callers, name, request, hooks, signal);
   }
 
-  /** The call through its caller's own client, with a token for them; CREDENTIALS_UNAVAILABLE when there is none or the server refuses it. */
-  private async callAsCaller(callers: ActingForCallers, name: string, request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
+  /**
+   * The call through its caller's own client, with a token for them; CREDENTIALS_UNAVAILABLE when there is none or the
+   * server refuses it.
+   */
+  private async callAsCaller(
+    callers: ActingForCallers,
+    name: string,
+    request: HandlerRequest,
+    hooks: CallHooks,
+    signal?: AbortSignal,
+  ): Promise<RunOutcome<HandlerOutput>> {
     const server = this.link.server.name;
     const token = await callers.tokens.token(request.identity, signal);
     if (!token.ok) return unavailable(token.why);
@@ -95,7 +124,10 @@ export class McpRunner implements Runner {
     } catch (error) {
       if (refusedCredentials(error)) return unavailable(`the MCP server ${server} refused ${subject}'s credentials`);
       const why = transportFailure(error) ?? errorText(error);
-      return { ok: false, failure: { kind: 'unreachable', message: `the MCP server ${server}: connecting for ${subject} failed: ${why}` } };
+      return {
+        ok: false,
+        failure: { kind: 'unreachable', message: `the MCP server ${server}: connecting for ${subject} failed: ${why}` },
+      };
     }
     let broken = false;
     const outcome = await this.call(held.client, held.requests, name, request, hooks, signal, (error) => {
@@ -128,10 +160,18 @@ export class McpRunner implements Runner {
       const meta = this.link.modern() ? { _meta: { [LOG_LEVEL_META_KEY]: SERVER_LOG_LEVEL } } : {};
       const args = request.args as Record<string, unknown>;
       const options = { timeout: request.timeoutMs, ...(signal ? { signal } : {}) };
-      const onprogress = progress ? { onprogress: (p: { progress: number; total?: number }) => progress(p.progress, p.total) } : {};
-      const result = this.link.requiresTask(name) ? await callAsTask(client, name, args, options) : await client.callTool({ name, arguments: args, ...meta }, { ...options, ...onprogress });
+      const onprogress = progress
+        ? { onprogress: (p: { progress: number; total?: number }) => progress(p.progress, p.total) }
+        : {};
+      const result = this.link.requiresTask(name)
+        ? await callAsTask(client, name, args, options)
+        : await client.callTool({ name, arguments: args, ...meta }, { ...options, ...onprogress });
       const invalid = this.invalidStructured(name, result as UpstreamResult);
-      if (invalid) return { ok: false, error: { name: 'McpError', code: 'TOOL_FAILED', message: `${this.link.server.name}: ${invalid}` } };
+      if (invalid)
+        return {
+          ok: false,
+          error: { name: 'McpError', code: 'TOOL_FAILED', message: `${this.link.server.name}: ${invalid}` },
+        };
       return { ok: true, value: handlerOutput(result as UpstreamResult, request.maxResultChars) };
     } catch (error) {
       return onError?.(error) ?? this.failed(error, request, signal, onError === undefined);
@@ -148,23 +188,50 @@ export class McpRunner implements Runner {
     const validate = outputValidator(this.link.outputSchemas.get(name));
     if (!validate) return undefined;
     const verdict = validate(result.structuredContent);
-    return verdict.valid ? undefined : `Structured content does not match the tool's output schema: ${verdict.errorMessage}`;
+    return verdict.valid
+      ? undefined
+      : `Structured content does not match the tool's output schema: ${verdict.errorMessage}`;
   }
 
-  /** A call's error as its outcome; `shared`: it was made on the shared connection, which a transport error then probes. */
-  private failed(error: unknown, request: HandlerRequest, signal: AbortSignal | undefined, shared: boolean): RunOutcome<HandlerOutput> {
+  /**
+   * A call's error as its outcome; `shared`: it was made on the shared connection, which a transport error then probes.
+   */
+  private failed(
+    error: unknown,
+    request: HandlerRequest,
+    signal: AbortSignal | undefined,
+    shared: boolean,
+  ): RunOutcome<HandlerOutput> {
     // The SDK rejects an aborted request with a timeout-coded error; the signal says which it was.
     if (signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
-    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return { ok: false, failure: { kind: 'timeout', timeoutMs: request.timeoutMs } };
-    // A request that did not reach an HTTP server fails alone and counts against no tool; the connection probes the server.
-    const transport = shared ? this.link.transportError(error) : sessionEnded(error) ? "it no longer knows the caller's session (404); the next call opens a new one" : transportFailure(error);
-    if (transport) return { ok: false, failure: { kind: 'unreachable', message: `the MCP server ${this.link.server.name}: ${transport}` } };
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
+      return { ok: false, failure: { kind: 'timeout', timeoutMs: request.timeoutMs } };
+    // A request that did not reach an HTTP server fails alone and counts against no tool; the connection probes the
+    // server.
+    const transport = shared
+      ? this.link.transportError(error)
+      : sessionEnded(error)
+        ? "it no longer knows the caller's session (404); the next call opens a new one"
+        : transportFailure(error);
+    if (transport)
+      return {
+        ok: false,
+        failure: { kind: 'unreachable', message: `the MCP server ${this.link.server.name}: ${transport}` },
+      };
     if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
       const message = this.link.why() ?? `the MCP server ${this.link.server.name} went away during the call`;
-      return { ok: false, failure: this.link.server.http ? { kind: 'unreachable', message } : { kind: 'crashed', message, outOfMemory: false } };
+      return {
+        ok: false,
+        failure: this.link.server.http
+          ? { kind: 'unreachable', message }
+          : { kind: 'crashed', message, outOfMemory: false },
+      };
     }
     // A JSON-RPC error from the server (unknown tool, invalid params, its own failure) is the tool failing.
-    return { ok: false, error: { name: 'McpError', code: 'TOOL_FAILED', message: `${this.link.server.name}: ${errorText(error)}` } };
+    return {
+      ok: false,
+      error: { name: 'McpError', code: 'TOOL_FAILED', message: `${this.link.server.name}: ${errorText(error)}` },
+    };
   }
 
   stats(): RunnerStats {

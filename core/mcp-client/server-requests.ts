@@ -39,7 +39,10 @@ interface RunningCall {
   signal?: AbortSignal;
 }
 
-/** The capabilities toolshed declares to a server: elicitation and roots always, sampling only with an embedder's callback. */
+/**
+ * The capabilities toolshed declares to a server: elicitation and roots always, sampling only with an embedder's
+ * callback.
+ */
 export function clientCapabilities(answerers: ClientAnswerers): ClientCapabilities {
   return { elicitation: { form: {}, url: {} }, roots: {}, ...(answerers.onSampling ? { sampling: {} } : {}) };
 }
@@ -113,28 +116,39 @@ export class ServerRequests {
     };
     if (call) request.tool = call.tool;
     if (params.mode === 'url' || params.mode === 'form') request.mode = params.mode;
-    if (typeof params.requestedSchema === 'object' && params.requestedSchema !== null) request.requestedSchema = params.requestedSchema as Record<string, unknown>;
+    if (typeof params.requestedSchema === 'object' && params.requestedSchema !== null)
+      request.requestedSchema = params.requestedSchema as Record<string, unknown>;
     if (typeof params.url === 'string') request.url = params.url;
     if (typeof params.elicitationId === 'string') request.elicitationId = params.elicitationId;
     const result: ElicitResult = await answer(request);
     this.keep('info', `elicitation${request.tool ? ` during ${request.tool}` : ''} answered: ${result.action}`);
-    return result.action === 'accept' && result.content ? { action: 'accept', content: result.content } : { action: result.action };
+    return result.action === 'accept' && result.content
+      ? { action: 'accept', content: result.content }
+      : { action: result.action };
   }
 
   /** The `roots/list` answer: the workspace root, as a file URI. */
   roots(): { roots: Array<{ uri: string; name: string }> } {
-    return { roots: this.answerers.roots.map((root) => ({ uri: pathToFileURL(root).href, name: path.basename(root) || root })) };
+    return {
+      roots: this.answerers.roots.map((root) => ({ uri: pathToFileURL(root).href, name: path.basename(root) || root })),
+    };
   }
 
   /** Registers the handlers on `client` (before it connects; the capabilities must already be declared). */
   install(client: Client): void {
     client.setNotificationHandler('notifications/message', (notification) => this.log(notification.params));
-    client.setRequestHandler('elicitation/create', (request, ctx) => this.elicit(request.params as Record<string, unknown>, ctx.mcpReq.signal));
+    client.setRequestHandler('elicitation/create', (request, ctx) =>
+      this.elicit(request.params as Record<string, unknown>, ctx.mcpReq.signal),
+    );
     client.setRequestHandler('roots/list', () => this.roots());
     const sample = this.answerers.onSampling;
     if (sample) {
       client.setRequestHandler('sampling/createMessage', async (request, ctx) => {
-        const result = await sample({ server: this.server, params: request.params as Record<string, unknown>, signal: ctx.mcpReq.signal });
+        const result = await sample({
+          server: this.server,
+          params: request.params as Record<string, unknown>,
+          signal: ctx.mcpReq.signal,
+        });
         this.keep('info', `sampling answered by ${result.model}`);
         return result as never;
       });

@@ -46,7 +46,10 @@ export interface UpstreamTool {
    * its definition as the server sent it, which its pin is of, so a cut is no change.
    */
   definitionHash?: string;
-  /** set with `definitionHash`: the hash an older toolshed pinned it by (definition-pins.ts reads it once, to carry such a pin over) */
+  /**
+   * set with `definitionHash`: the hash an older toolshed pinned it by (definition-pins.ts reads it once, to carry such
+   * a pin over)
+   */
   legacyHash?: string;
 }
 
@@ -58,7 +61,10 @@ export interface ServerTool {
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/** Why a tool that must be called as a task is not shown where the connection cannot run tasks: a plain call would fail every time. */
+/**
+ * Why a tool that must be called as a task is not shown where the connection cannot run tasks: a plain call would fail
+ * every time.
+ */
 function taskRequired(why: string): string {
   return `it must be called as a task (execution.taskSupport: 'required'), and ${why}`;
 }
@@ -118,7 +124,9 @@ export function serverTools(
   // Names taken by other sources collide by their folded form (tool-names.ts): READ_FILE is read_file.
   const folded = new Set([...taken].map(foldName));
   for (const tool of listed) {
-    const refused = refusedName(tool.name) ?? (tool.execution?.taskSupport === 'required' && noTasks ? taskRequired(noTasks) : undefined);
+    const refused =
+      refusedName(tool.name) ??
+      (tool.execution?.taskSupport === 'required' && noTasks ? taskRequired(noTasks) : undefined);
     if (refused) {
       warnings.push(`tool ${shownName(tool.name)} left out: ${refused}`);
       continue;
@@ -127,7 +135,9 @@ export function serverTools(
     if (folded.has(foldName(name)) && server.prefix !== false) name = validName(`${server.prefix}${name}`);
     const twin = own.get(foldName(name));
     if (twin !== undefined) {
-      warnings.push(`tool ${shownName(tool.name)} left out: its name becomes ${name}, which another of its tools already has${twin === name ? '' : ` (as ${twin}: they differ only in case)`}`);
+      warnings.push(
+        `tool ${shownName(tool.name)} left out: its name becomes ${name}, which another of its tools already has${twin === name ? '' : ` (as ${twin}: they differ only in case)`}`,
+      );
       continue;
     }
     const schema = parameters(tool.inputSchema);
@@ -135,7 +145,11 @@ export function serverTools(
     chosen.push({ upstream: tool, name, parameters: schema });
   }
   for (const name of own.values()) taken.add(name);
-  const renamed = new Map(chosen.filter((c) => c.name !== c.upstream.name && NAME.test(c.upstream.name)).map((c) => [c.upstream.name, c.name]));
+  const renamed = new Map(
+    chosen
+      .filter((c) => c.name !== c.upstream.name && NAME.test(c.upstream.name))
+      .map((c) => [c.upstream.name, c.name]),
+  );
   return chosen.map(({ upstream, name, parameters: schema }) => {
     const description = renameMentions(upstream.description || upstream.title || upstream.name, renamed);
     const manifest: ToolManifest = {

@@ -8,14 +8,22 @@
  * 2025-era client on a stateless server (its answer could not reach the call),
  * unless another approver (the console) answers it: such a client abstains.
  */
-import { inputRequired, type ClientCapabilities, type ElicitResult, type InputRequest } from '@modelcontextprotocol/server';
+import {
+  inputRequired,
+  type ClientCapabilities,
+  type ElicitResult,
+  type InputRequest,
+} from '@modelcontextprotocol/server';
 import type { ApprovalRequest, Approver } from '../call/approval.js';
 import type { ElicitRequest, Elicitor, ElicitResult as UpstreamAnswer } from '../../boundary/server-requests.js';
 
 function question(request: ApprovalRequest): string {
   const args = JSON.stringify(request.args);
   const shown = args.length > 2000 ? `${args.slice(0, 2000)}…` : args;
-  const why = request.reason === 'destructive' ? 'It may change or delete things.' : 'The operator asks for approval before it runs.';
+  const why =
+    request.reason === 'destructive'
+      ? 'It may change or delete things.'
+      : 'The operator asks for approval before it runs.';
   return `Allow the tool ${request.tool} to run with these arguments? ${why}\n\n${shown}`;
 }
 
@@ -30,7 +38,10 @@ function canElicitForm(capabilities: ClientCapabilities | undefined): boolean {
 function readElicitResult(response: unknown): ElicitResult {
   const value = response as { action?: unknown; content?: unknown } | undefined;
   const action = value?.action === 'accept' || value?.action === 'decline' ? value.action : 'cancel';
-  const content = value?.content !== null && typeof value?.content === 'object' ? (value.content as ElicitResult['content']) : undefined;
+  const content =
+    value?.content !== null && typeof value?.content === 'object'
+      ? (value.content as ElicitResult['content'])
+      : undefined;
   return content && action === 'accept' ? { action, content } : { action };
 }
 
@@ -45,13 +56,20 @@ type Asking = 'ask' | 'unreachable';
 const UNREACHABLE =
   'it needs approval, and this server is stateless: a 2025-era MCP client cannot answer an approval here (its answer would reach a server that never asked). Approve it in a client on the 2026-07-28 revision, or through a server with sessions (toolshed serve --http without --stateless, sticky sessions at the balancer), or ask the operator to remove it from approve';
 
-/** The approver of one `tools/call`: a question to the client's user when it can ask one, else a refusal that says why. */
-export function mcpApprover(capabilities: ClientCapabilities | undefined, ask: (request: InputRequest, signal?: AbortSignal) => Promise<unknown>, asking: Asking = 'ask'): Approver {
+/**
+ * The approver of one `tools/call`: a question to the client's user when it can ask one, else a refusal that says why.
+ */
+export function mcpApprover(
+  capabilities: ClientCapabilities | undefined,
+  ask: (request: InputRequest, signal?: AbortSignal) => Promise<unknown>,
+  asking: Asking = 'ask',
+): Approver {
   if (!canElicitForm(capabilities)) {
     return () => ({
       approved: false,
       abstain: true,
-      reason: 'it needs approval, and this MCP client cannot ask its user (it does not support elicitation). Approve it in a client that does, or ask the operator to remove it from approve',
+      reason:
+        'it needs approval, and this MCP client cannot ask its user (it does not support elicitation). Approve it in a client that does, or ask the operator to remove it from approve',
     });
   }
   if (asking === 'unreachable') return () => ({ approved: false, abstain: true, reason: UNREACHABLE });
@@ -61,13 +79,22 @@ export function mcpApprover(capabilities: ClientCapabilities | undefined, ask: (
         inputRequired.elicit({
           mode: 'form',
           message: question(request),
-          requestedSchema: { type: 'object', properties: { approve: { type: 'boolean', title: `Run ${request.tool}`, description: 'Allow this call' } }, required: ['approve'] },
+          requestedSchema: {
+            type: 'object',
+            properties: { approve: { type: 'boolean', title: `Run ${request.tool}`, description: 'Allow this call' } },
+            required: ['approve'],
+          },
         }),
         request.signal,
       ),
     );
     if (answer.action === 'accept' && answer.content?.approve === true) return true;
-    const reason = answer.action === 'accept' ? 'the user did not allow it' : answer.action === 'decline' ? 'the user declined' : 'the user dismissed the request';
+    const reason =
+      answer.action === 'accept'
+        ? 'the user did not allow it'
+        : answer.action === 'decline'
+          ? 'the user declined'
+          : 'the user dismissed the request';
     return { approved: false, reason };
   };
 }
@@ -82,15 +109,26 @@ function canElicitUrl(capabilities: ClientCapabilities | undefined): boolean {
  * client's user (the same question, named with the server that asks), or declines it when the
  * client cannot show it. The answer goes back to the server as the user gave it.
  */
-export function mcpElicitor(capabilities: ClientCapabilities | undefined, ask: (request: InputRequest, signal?: AbortSignal) => Promise<unknown>, asking: Asking = 'ask'): Elicitor {
+export function mcpElicitor(
+  capabilities: ClientCapabilities | undefined,
+  ask: (request: InputRequest, signal?: AbortSignal) => Promise<unknown>,
+  asking: Asking = 'ask',
+): Elicitor {
   return async (request: ElicitRequest): Promise<UpstreamAnswer> => {
     const url = request.mode === 'url';
-    if (asking === 'unreachable' || (url ? !canElicitUrl(capabilities) : !canElicitForm(capabilities))) return { action: 'decline' };
+    if (asking === 'unreachable' || (url ? !canElicitUrl(capabilities) : !canElicitForm(capabilities)))
+      return { action: 'decline' };
     const message = `${request.server}${request.tool ? ` (through ${request.tool})` : ''} asks: ${request.message}`;
     const question = url
       ? inputRequired.elicitUrl({ message, url: request.url ?? '' })
-      : inputRequired.elicit({ mode: 'form', message, requestedSchema: (request.requestedSchema ?? { type: 'object', properties: {} }) as never });
+      : inputRequired.elicit({
+          mode: 'form',
+          message,
+          requestedSchema: (request.requestedSchema ?? { type: 'object', properties: {} }) as never,
+        });
     const answer = readElicitResult(await ask(question, request.signal));
-    return answer.action === 'accept' && answer.content ? { action: 'accept', content: answer.content as UpstreamAnswer['content'] } : { action: answer.action };
+    return answer.action === 'accept' && answer.content
+      ? { action: 'accept', content: answer.content as UpstreamAnswer['content'] }
+      : { action: answer.action };
   };
 }

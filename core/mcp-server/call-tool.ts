@@ -63,7 +63,12 @@ function clientCapabilities(server: Server, ctx: ServerContext): ClientCapabilit
 }
 
 /** Runs one tool call for an MCP client and returns the MCP result, or the questions it waits on. */
-export async function callTool(host: ToolHost, params: CallToolParams, ctx: ServerContext, place: CallPlace): Promise<CallToolResult | InputRequiredResult> {
+export async function callTool(
+  host: ToolHost,
+  params: CallToolParams,
+  ctx: ServerContext,
+  place: CallPlace,
+): Promise<CallToolResult | InputRequiredResult> {
   const owner = { sessionId: place.owner, tool: params.name, caller: place.caller };
   const token = ctx.mcpReq.requestState();
   const resumed = place.rounds.resume(token, owner);
@@ -116,9 +121,19 @@ export async function callTool(host: ToolHost, params: CallToolParams, ctx: Serv
  * outlives the tools/call request), its progress, and approval asked with an elicitation that
  * names the task, while the task reads `input_required`.
  */
-export async function runAsTask(host: ToolHost, params: CallToolRequestParams, task: TaskRunContext, place: Omit<CallPlace, 'rounds' | 'caller'>): Promise<CallToolResult> {
+export async function runAsTask(
+  host: ToolHost,
+  params: CallToolRequestParams,
+  task: TaskRunContext,
+  place: Omit<CallPlace, 'rounds' | 'caller'>,
+): Promise<CallToolResult> {
   const ask = (request: InputRequest, signal?: AbortSignal) =>
-    task.awaitInput(() => place.server.elicitInput({ ...(request.params as ElicitRequestFormParams | ElicitRequestURLParams), _meta: task.relatedTaskMeta }, signal ? { signal } : {}));
+    task.awaitInput(() =>
+      place.server.elicitInput(
+        { ...(request.params as ElicitRequestFormParams | ElicitRequestURLParams), _meta: task.relatedTaskMeta },
+        signal ? { signal } : {},
+      ),
+    );
   return toResult(
     await metered(place, params.name, () =>
       host.call(params.name, params.arguments ?? {}, {
@@ -128,7 +143,14 @@ export async function runAsTask(host: ToolHost, params: CallToolRequestParams, t
         onElicitation: mcpElicitor(place.server.getClientCapabilities(), ask),
         ...(task.onProgress ? { onProgress: task.onProgress } : {}),
         onLog: (message: string, level?: LoggingLevel) => {
-          place.server.sendLoggingMessage({ level: level ?? 'info', data: message, logger: params.name, _meta: task.relatedTaskMeta }).catch(() => {});
+          place.server
+            .sendLoggingMessage({
+              level: level ?? 'info',
+              data: message,
+              logger: params.name,
+              _meta: task.relatedTaskMeta,
+            })
+            .catch(() => {});
         },
       }),
     ),
@@ -136,7 +158,11 @@ export async function runAsTask(host: ToolHost, params: CallToolRequestParams, t
 }
 
 /** Runs `call` and tells the place's meter, if it has one, how it ended and how long it took. */
-async function metered(place: Pick<CallPlace, 'meter'>, tool: string, call: () => Promise<CallOutcome>): Promise<CallOutcome> {
+async function metered(
+  place: Pick<CallPlace, 'meter'>,
+  tool: string,
+  call: () => Promise<CallOutcome>,
+): Promise<CallOutcome> {
   if (!place.meter) return call();
   const started = performance.now();
   const outcome = await call();
@@ -150,9 +176,15 @@ function toResult(outcome: CallOutcome): CallToolResult {
   if (outcome.content) return { ...(outcome.ok ? {} : { isError: true }), ...richResult(outcome.content) };
   if (outcome.ok) return { content: [{ type: 'text', text: outcome.text }] };
   // The same envelope dispatch() returns, so the code survives for clients that parse it.
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: outcome.message, code: outcome.code }) }] };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify({ error: outcome.message, code: outcome.code }) }],
+  };
 }
 
 function richResult(content: RichContent): CallToolResult {
-  return { content: content.blocks as CallToolResult['content'], ...(content.structured ? { structuredContent: content.structured } : {}) };
+  return {
+    content: content.blocks as CallToolResult['content'],
+    ...(content.structured ? { structuredContent: content.structured } : {}),
+  };
 }

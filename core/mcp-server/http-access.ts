@@ -17,15 +17,21 @@ import type { IncomingMessage } from 'node:http';
 import { UsageError } from '../../boundary/errors.js';
 import { isLoopback } from './address.js';
 
-/** An origin as browsers send it (`scheme://host[:port]`), from what an operator wrote; throws a UsageError when it is not one. */
+/**
+ * An origin as browsers send it (`scheme://host[:port]`), from what an operator wrote; throws a UsageError when it is
+ * not one.
+ */
 export function normalizeOrigin(value: string): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`--allow-origin expects origins like https://app.example or http://localhost:5173, got '${value}'`);
+    throw new UsageError(
+      `--allow-origin expects origins like https://app.example or http://localhost:5173, got '${value}'`,
+    );
   }
-  if (url.origin === 'null') throw new UsageError(`--allow-origin: '${value}' has no origin (use http:// or https:// URLs)`);
+  if (url.origin === 'null')
+    throw new UsageError(`--allow-origin: '${value}' has no origin (use http:// or https:// URLs)`);
   return url.origin;
 }
 
@@ -39,12 +45,20 @@ export function originRefusal(header: string | string[] | undefined, allowed: Re
   } catch {
     return `Origin ${JSON.stringify(value.slice(0, 100))} is not an origin`;
   }
-  if (url.origin !== 'null' && (url.protocol === 'http:' || url.protocol === 'https:') && isLoopback(url.hostname.replace(/^\[|\]$/g, ''))) return undefined;
+  if (
+    url.origin !== 'null' &&
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    isLoopback(url.hostname.replace(/^\[|\]$/g, ''))
+  )
+    return undefined;
   if (allowed.has(url.origin)) return undefined;
   return `Origin ${url.origin} is not allowed (loopback origins are; add others with --allow-origin)`;
 }
 
-/** A public URL as an operator wrote it (`https://tools.example/mcp`), checked; throws a UsageError when it is not an http(s) URL. */
+/**
+ * A public URL as an operator wrote it (`https://tools.example/mcp`), checked; throws a UsageError when it is not an
+ * http(s) URL.
+ */
 export function normalizePublicUrl(value: string): string {
   let url: URL;
   try {
@@ -52,7 +66,8 @@ export function normalizePublicUrl(value: string): string {
   } catch {
     throw new UsageError(`--public-url expects URLs like https://tools.example/mcp, got '${value}'`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--public-url: '${value}' is not an http:// or https:// URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--public-url: '${value}' is not an http:// or https:// URL`);
   return url.href;
 }
 
@@ -61,7 +76,10 @@ export function loopbackHosts(host: string, port: number): string[] {
   return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${host.toLowerCase()}:${port}`];
 }
 
-/** The Host headers a client sends for each of `urls`: `host:port`, and the bare host when the port is the scheme's default. */
+/**
+ * The Host headers a client sends for each of `urls`: `host:port`, and the bare host when the port is the scheme's
+ * default.
+ */
 export function publicHosts(urls: readonly string[]): string[] {
   return urls.flatMap((value) => {
     const url = new URL(value);

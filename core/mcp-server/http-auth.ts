@@ -51,7 +51,10 @@ export interface ResourceServer {
   readonly resource: string;
   /** the URL of the protected resource metadata, named in every challenge */
   readonly metadataUrl: string;
-  /** the metadata document when `req` asks for it (any path under `/.well-known/oauth-protected-resource`), else undefined */
+  /**
+   * the metadata document when `req` asks for it (any path under `/.well-known/oauth-protected-resource`), else
+   * undefined
+   */
   metadata(req: IncomingMessage): Response | undefined;
   /** the verified token of an `Authorization` header, carrying its identity; else the challenge to answer with */
   authenticate(header: string | undefined): Promise<AuthInfo | Response>;
@@ -68,12 +71,18 @@ function documentOptions(auth: ServeAuthConfig, resource: string): AuthMetadataO
   };
 }
 
-/** Checks `auth` before anything listens: a ConfigError unless the issuer is an https URL (http only for localhost and 127.0.0.1). */
+/**
+ * Checks `auth` before anything listens: a ConfigError unless the issuer is an https URL (http only for localhost and
+ * 127.0.0.1).
+ */
 export function checkAuth(auth: ServeAuthConfig): void {
   try {
     buildOAuthProtectedResourceMetadata(documentOptions(auth, 'http://localhost/mcp'));
   } catch (error) {
-    throw new ConfigError(`serve.auth.issuer: ${(error as Error).message} (http:// only for localhost and 127.0.0.1), got '${auth.issuer}'`, { pointer: '/serve/auth/issuer' });
+    throw new ConfigError(
+      `serve.auth.issuer: ${(error as Error).message} (http:// only for localhost and 127.0.0.1), got '${auth.issuer}'`,
+      { pointer: '/serve/auth/issuer' },
+    );
   }
 }
 
@@ -81,7 +90,12 @@ export function checkAuth(auth: ServeAuthConfig): void {
  * The resource server for `auth` (checked with checkAuth) at `resource` (an http(s) URL). Keys
  * are fetched on the first request; a failure to get them answers 500 and is told to `onError`.
  */
-export function resourceServer(auth: ServeAuthConfig, resource: string, onError: (error: unknown) => void, clock: Clock = systemClock): ResourceServer {
+export function resourceServer(
+  auth: ServeAuthConfig,
+  resource: string,
+  onError: (error: unknown) => void,
+  clock: Clock = systemClock,
+): ResourceServer {
   const metadataUrl = getOAuthProtectedResourceMetadataUrl(new URL(resource));
   const document = documentOptions(auth, resource);
   const verifier = new JwtVerifier(auth, resource, clock);
@@ -94,7 +108,13 @@ export function resourceServer(auth: ServeAuthConfig, resource: string, onError:
       // Asked at any of its paths, it answers as at its own; a method a Request cannot carry gets the 405 a POST gets.
       const method = ['GET', 'HEAD', 'OPTIONS'].includes(req.method ?? '') ? req.method! : 'POST';
       const asked = req.headers['access-control-request-headers'];
-      return oauthMetadataResponse(new Request(metadataUrl, { method, headers: typeof asked === 'string' ? { 'access-control-request-headers': asked } : {} }), document);
+      return oauthMetadataResponse(
+        new Request(metadataUrl, {
+          method,
+          headers: typeof asked === 'string' ? { 'access-control-request-headers': asked } : {},
+        }),
+        document,
+      );
     },
     async authenticate(header) {
       try {
@@ -141,7 +161,12 @@ class JwtVerifier implements OAuthTokenVerifier {
     const clientId = payload.client_id ?? payload.azp;
     return withIdentity(
       // The bearer helper refuses a token past expiresAt with no tolerance: jose already applied the operator's.
-      { token, clientId: typeof clientId === 'string' ? clientId : '', scopes: [...identity.scopes], expiresAt: payload.exp! + this.tolerance },
+      {
+        token,
+        clientId: typeof clientId === 'string' ? clientId : '',
+        scopes: [...identity.scopes],
+        expiresAt: payload.exp! + this.tolerance,
+      },
       identity,
     );
   }
@@ -161,10 +186,16 @@ class JwtVerifier implements OAuthTokenVerifier {
     try {
       metadata = await discoverAuthorizationServerMetadata(this.auth.issuer);
     } catch (error) {
-      throw new OAuthError(OAuthErrorCode.ServerError, `could not read the metadata of the authorization server ${this.auth.issuer}: ${(error as Error).message}`);
+      throw new OAuthError(
+        OAuthErrorCode.ServerError,
+        `could not read the metadata of the authorization server ${this.auth.issuer}: ${(error as Error).message}`,
+      );
     }
     if (!metadata?.jwks_uri) {
-      throw new OAuthError(OAuthErrorCode.ServerError, `the authorization server ${this.auth.issuer} publishes no metadata naming its keys (RFC 8414 or OpenID discovery): set serve.auth.jwksUri`);
+      throw new OAuthError(
+        OAuthErrorCode.ServerError,
+        `the authorization server ${this.auth.issuer} publishes no metadata naming its keys (RFC 8414 or OpenID discovery): set serve.auth.jwksUri`,
+      );
     }
     return new URL(metadata.jwks_uri);
   }
@@ -178,7 +209,10 @@ function remoteKeys(url: URL): JWTVerifyGetKey {
       return await remote(header, input);
     } catch (error) {
       if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
-      throw new OAuthError(OAuthErrorCode.ServerError, `could not get the authorization server's signing keys from ${url.href}: ${(error as Error).message}`);
+      throw new OAuthError(
+        OAuthErrorCode.ServerError,
+        `could not get the authorization server's signing keys from ${url.href}: ${(error as Error).message}`,
+      );
     }
   };
 }
@@ -187,13 +221,15 @@ function remoteKeys(url: URL): JWTVerifyGetKey {
 function refusal(error: unknown): OAuthError {
   if (error instanceof OAuthError) return error;
   if (error instanceof errors.JWTExpired) return new OAuthError(OAuthErrorCode.InvalidToken, 'Token has expired');
-  if (error instanceof errors.JOSEError) return new OAuthError(OAuthErrorCode.InvalidToken, `Invalid token: ${error.message}`);
+  if (error instanceof errors.JOSEError)
+    return new OAuthError(OAuthErrorCode.InvalidToken, `Invalid token: ${error.message}`);
   return new OAuthError(OAuthErrorCode.ServerError, `could not verify the token: ${(error as Error).message}`);
 }
 
 /** The caller a verified token names: its subject claim, issuer, scopes and claims, and the token itself. */
 function identityFrom(payload: JWTPayload, token: string, subjectClaim: string): Identity {
   const identity = identityFromClaims(payload, subjectClaim);
-  if (!identity) throw new OAuthError(OAuthErrorCode.InvalidToken, `Invalid token: no "${subjectClaim}" claim names its caller`);
+  if (!identity)
+    throw new OAuthError(OAuthErrorCode.InvalidToken, `Invalid token: no "${subjectClaim}" claim names its caller`);
   return { ...identity, token };
 }

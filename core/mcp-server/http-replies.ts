@@ -9,7 +9,10 @@
  */
 import type { ServerResponse } from 'node:http';
 
-/** True when a 2025-era request body asks for notifications during its call (a `progressToken`), which only an SSE reply carries. */
+/**
+ * True when a 2025-era request body asks for notifications during its call (a `progressToken`), which only an SSE reply
+ * carries.
+ */
 export function wantsStream(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((message) => {

@@ -108,16 +108,24 @@ export class SessionTable {
    */
   async admit(client: string, owner: SessionOwner = { key: '' }): Promise<Admission | Refusal> {
     const ownerFull = () => owner.max !== undefined && this.countOf(owner.key, 'owner') >= owner.max;
-    if (ownerFull() || this.countOf(client, 'client') >= this.maxPerClient || this.total() >= this.maxSessions) await this.sweep();
+    if (ownerFull() || this.countOf(client, 'client') >= this.maxPerClient || this.total() >= this.maxSessions)
+      await this.sweep();
     // From here on nothing awaits: a burst of opens sees each other's slots.
     if (ownerFull() && !this.evictIdlest((s) => s.owner === owner.key)) {
-      return { status: 429, message: `Too many sessions for this identity: it holds ${this.countOf(owner.key, 'owner')}, its access rule allows ${owner.max}; close one (DELETE /mcp) or retry later` };
+      return {
+        status: 429,
+        message: `Too many sessions for this identity: it holds ${this.countOf(owner.key, 'owner')}, its access rule allows ${owner.max}; close one (DELETE /mcp) or retry later`,
+      };
     }
     const held = this.countOf(client, 'client');
     if (held >= this.maxPerClient && !this.evictIdlest((s) => s.client === client)) {
-      return { status: 429, message: `Too many sessions for this client: it holds ${held}, the most is ${this.maxPerClient}; close one (DELETE /mcp) or retry later` };
+      return {
+        status: 429,
+        message: `Too many sessions for this client: it holds ${held}, the most is ${this.maxPerClient}; close one (DELETE /mcp) or retry later`,
+      };
     }
-    if (this.total() >= this.maxSessions && !this.evictIdlest()) return { status: 503, message: 'Too many sessions open, each with a request in flight; retry later' };
+    if (this.total() >= this.maxSessions && !this.evictIdlest())
+      return { status: 503, message: 'Too many sessions open, each with a request in flight; retry later' };
     const releaseClient = hold(this.opening, client);
     const releaseOwner = hold(this.openingFor, owner.key);
     let released = false;
@@ -133,7 +141,11 @@ export class SessionTable {
 
   add(id: string, session: Omit<Session, 'active' | 'lastSeen' | 'openedAt'>): void {
     this.sessions.set(id, { ...session, active: 0, openedAt: this.now(), lastSeen: this.now() });
-    this.stopSweeping ??= this.timers.every(Math.min(60_000, Math.max(50, Math.floor(this.idleMs / 4))), () => void this.sweep(), { unref: true });
+    this.stopSweeping ??= this.timers.every(
+      Math.min(60_000, Math.max(50, Math.floor(this.idleMs / 4))),
+      () => void this.sweep(),
+      { unref: true },
+    );
   }
 
   delete(id: string): void {
@@ -143,7 +155,10 @@ export class SessionTable {
     if (this.sessions.size === 0) this.stopTimer();
   }
 
-  /** The open sessions as the console lists them: who opened each, with which client, and when it was opened and last used. */
+  /**
+   * The open sessions as the console lists them: who opened each, with which client, and when it was opened and last
+   * used.
+   */
   list(): SessionSnapshot[] {
     return [...this.sessions.entries()].map(([id, s]) => {
       const client = s.server.getClientVersion();
@@ -186,7 +201,10 @@ export class SessionTable {
     await Promise.allSettled(all.map((s) => s.server.close()));
   }
 
-  /** Closes the session (of those `mine` picks, when given) with no request in flight that was seen longest ago (its server in the background); whether there was one. */
+  /**
+   * Closes the session (of those `mine` picks, when given) with no request in flight that was seen longest ago (its
+   * server in the background); whether there was one.
+   */
   private evictIdlest(mine?: (session: Session) => boolean): boolean {
     let idlest: [string, Session] | undefined;
     for (const entry of this.sessions) {

@@ -27,7 +27,13 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  type AuthInfo,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { closeSession, createMcpServer, requestScopedSession, sharedChanges, type ChangeSource } from './server.js';
 import { startRefreshLoop } from './refresh-loop.js';
@@ -55,7 +61,10 @@ export interface HttpServeOptions extends ListenAddress {
   onError?(error: unknown): void;
   /** origins (`scheme://host[:port]`, normalized) allowed besides loopback ones */
   allowedOrigins?: readonly string[];
-  /** when set, every request must carry `Authorization: Bearer <token>` (not with the host's `serve.auth`, which checks OAuth tokens instead) */
+  /**
+   * when set, every request must carry `Authorization: Bearer <token>` (not with the host's `serve.auth`, which checks
+   * OAuth tokens instead)
+   */
   bearerToken?: string;
   /** a session idle this long is closed (default: the host's `serve.sessionIdleMs`) */
   sessionIdleMs?: number;
@@ -67,11 +76,17 @@ export interface HttpServeOptions extends ListenAddress {
   ops?: boolean;
   /** keep no per-client state: a server per request, for both eras */
   stateless?: boolean;
-  /** the URLs clients reach this server by through a reverse proxy: their hosts pass the loopback Host check (default: the host's `serve.publicUrl`) */
+  /**
+   * the URLs clients reach this server by through a reverse proxy: their hosts pass the loopback Host check (default:
+   * the host's `serve.publicUrl`)
+   */
   publicUrls?: readonly string[];
   /** this replica's name: it prefixes the session ids it issues (`NAME.uuid`), so a balancer can route on it */
   replica?: string;
-  /** reverse proxies whose `X-Forwarded-For` names the client, for the per-client session cap (default: the host's `serve.trustedProxies`) */
+  /**
+   * reverse proxies whose `X-Forwarded-For` names the client, for the per-client session cap (default: the host's
+   * `serve.trustedProxies`)
+   */
   trustedProxies?: readonly string[];
   /** a handler served below a path of the same listener (the console at /ui/, `serve --ui`) */
   mount?: HttpMount;
@@ -90,7 +105,11 @@ export interface HttpMount {
   /** whether a path below the prefix needs no token (the page's files) */
   isPublic(path: string): boolean;
   /** answers a request; `path` is below the prefix, `origins` the listener's own */
-  handle(req: IncomingMessage, res: ServerResponse, request: { path: string; caller?: Identity; origins: ReadonlySet<string> }): Promise<void>;
+  handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: { path: string; caller?: Identity; origins: ReadonlySet<string> },
+  ): Promise<void>;
   /** answers a refusal of the listener's (401, 403…) in the mount's own shape */
   refuse(res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void;
 }
@@ -131,8 +150,16 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const SERVER_ERROR = -32000;
 
-function reply(res: ServerResponse, status: number, message: string, code = SERVER_ERROR, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+function reply(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  code = SERVER_ERROR,
+  headers: Record<string, string> = {},
+): void {
+  res
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 /** Why a challenge the SDK built refuses a token: its OAuth error description, else the error. */
@@ -148,17 +175,26 @@ class BodyTooLarge extends Error {}
 
 /** What the request log says of a JSON-RPC body: its method(s), and the tool a tools/call names. */
 function rpcNote(body: unknown): Pick<RequestLogEntry, 'rpc' | 'tool'> {
-  const messages = (Array.isArray(body) ? body : [body]) as Array<{ method?: unknown; params?: { name?: unknown } } | null>;
-  const methods = messages.map((m) => (typeof m?.method === 'string' ? m.method : undefined)).filter((m) => m !== undefined);
+  const messages = (Array.isArray(body) ? body : [body]) as Array<{
+    method?: unknown;
+    params?: { name?: unknown };
+  } | null>;
+  const methods = messages
+    .map((m) => (typeof m?.method === 'string' ? m.method : undefined))
+    .filter((m) => m !== undefined);
   const call = messages.find((m) => m?.method === 'tools/call' && typeof m.params?.name === 'string');
-  return { ...(methods.length ? { rpc: methods.join(',') } : {}), ...(call ? { tool: call.params!.name as string } : {}) };
+  return {
+    ...(methods.length ? { rpc: methods.join(',') } : {}),
+    ...(call ? { tool: call.params!.name as string } : {}),
+  };
 }
 
 /** A request whose token was verified: the SDK's transports hand `auth` to the handlers. */
 type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo };
 
 /** The refusal of a session id presented by an identity that did not open it (who did is not said). */
-const FOREIGN_SESSION = 'Forbidden: this session belongs to another identity; start your own with initialize (without Mcp-Session-Id)';
+const FOREIGN_SESSION =
+  'Forbidden: this session belongs to another identity; start your own with initialize (without Mcp-Session-Id)';
 
 /**
  * The body as JSON. Past MAX_BODY_BYTES it rejects with BodyTooLarge and leaves the request
@@ -187,7 +223,10 @@ function readJson(req: IncomingMessage): Promise<unknown> {
   });
 }
 
-/** How long a client refused with 413 may go on sending the rest of its body (read and dropped) before its connection is cut. */
+/**
+ * How long a client refused with 413 may go on sending the rest of its body (read and dropped) before its connection is
+ * cut.
+ */
 const LINGER_MS = 5_000;
 
 /**
@@ -220,12 +259,26 @@ function shortSession(id: string): string {
 /** What readBody returns once it answered the request itself. */
 const NO_BODY = Symbol('no body');
 
-/** The store channel on which a replica tells the fleet that a search loaded tools into a session (the message is its id). */
+/**
+ * The store channel on which a replica tells the fleet that a search loaded tools into a session (the message is its
+ * id).
+ */
 const LOADED_CHANNEL = 'search:loaded';
 
-/** Serves a 2025-era request with no session: a server and transport of its own, plain JSON unless the call streams progress. */
-async function serveLegacyOnce(server: ReturnType<typeof createMcpServer>, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsStream(body) });
+/**
+ * Serves a 2025-era request with no session: a server and transport of its own, plain JSON unless the call streams
+ * progress.
+ */
+async function serveLegacyOnce(
+  server: ReturnType<typeof createMcpServer>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  const transport = new NodeStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: !wantsStream(body),
+  });
   res.once('close', () => {
     transport.close().catch(() => {});
     server.close().catch(() => {});
@@ -243,7 +296,10 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const origins = new Set(options.allowedOrigins ?? []);
   const { serve } = host.config;
   const { auth } = serve;
-  if (auth && options.bearerToken !== undefined) throw new UsageError('serve.auth and a bearer token (--token-env) both guard the endpoint: use one (OAuth tokens, or the static token)');
+  if (auth && options.bearerToken !== undefined)
+    throw new UsageError(
+      'serve.auth and a bearer token (--token-env) both guard the endpoint: use one (OAuth tokens, or the static token)',
+    );
   // Loaded only with serve.auth: jose and the discovery client stay out of a server that checks no tokens.
   const authModule = auth ? await import('./http-auth.js') : undefined;
   if (auth) authModule!.checkAuth(auth);
@@ -257,10 +313,20 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       const identity = callerOf(ctx);
       return identity ? views.of(identity) : host;
     });
-  const sessions = new SessionTable(options.sessionIdleMs ?? serve.sessionIdleMs, options.maxSessions ?? serve.maxSessions, options.maxSessionsPerClient ?? serve.maxSessionsPerClient, host.clock);
+  const sessions = new SessionTable(
+    options.sessionIdleMs ?? serve.sessionIdleMs,
+    options.maxSessions ?? serve.maxSessions,
+    options.maxSessionsPerClient ?? serve.maxSessionsPerClient,
+    host.clock,
+  );
   // Loaded only when on: prom-client stays out of a server that does not serve metrics.
   const ops: OpsEndpoints | undefined =
-    (options.ops ?? serve.ops ?? isLoopback(options.host)) ? (await import('./ops.js')).opsEndpoints(host, { sessions: () => sessions.size, evicted: () => sessions.evicted }) : undefined;
+    (options.ops ?? serve.ops ?? isLoopback(options.host))
+      ? (await import('./ops.js')).opsEndpoints(host, {
+          sessions: () => sessions.size,
+          evicted: () => sessions.evicted,
+        })
+      : undefined;
   const changes = sharedChanges(host);
   let allowedHosts: Set<string> | undefined;
   // The listener's own origins (set once the port is known): the console's same-origin check.
@@ -275,15 +341,27 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   // A 2025-era client of a stateless server: what its initialize declared, kept in the store.
   const clients = new StatelessClients(host.state, host.config.state.sessionTtlMs, onError);
   const perRequestServer = (era: 'legacy' | 'modern') =>
-    createMcpServer(host, { session: perRequest, changes: NO_CHANGES, network: 'tcp', meter: ops?.meter, ...(hostFor ? { hostFor } : {}), ...(era === 'legacy' ? { statelessClients: clients } : { shared }) });
+    createMcpServer(host, {
+      session: perRequest,
+      changes: NO_CHANGES,
+      network: 'tcp',
+      meter: ops?.meter,
+      ...(hostFor ? { hostFor } : {}),
+      ...(era === 'legacy' ? { statelessClients: clients } : { shared }),
+    });
   const modern = createMcpHandler(({ era }) => perRequestServer(era), {
-    // 2025-era requests never reach it (serveLegacyOnce or a session serves them); its 'auto' replies are JSON until a call emits.
+    // 2025-era requests never reach it (serveLegacyOnce or a session serves them); its 'auto' replies are JSON until a
+    // call emits.
     legacy: 'reject',
     maxRequestBodySize: MAX_BODY_BYTES,
     onerror: onError,
   });
   const serveModern = toNodeHandler(modern, { onerror: onError });
-  const streams = new SessionStreams(() => perRequestServer('modern'), { maxBodyBytes: MAX_BODY_BYTES, maxStreams: options.maxSessions ?? host.config.serve.maxSessions }, onError);
+  const streams = new SessionStreams(
+    () => perRequestServer('modern'),
+    { maxBodyBytes: MAX_BODY_BYTES, maxStreams: options.maxSessions ?? host.config.serve.maxSessions },
+    onError,
+  );
   // A 2026-07-28 client hears of list changes on its subscriptions/listen stream: host-wide ones on
   // every stream, a search's on the streams of the session that searched (on whichever replica).
   const unlistenModern = changes.source((event) => {
@@ -299,10 +377,26 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       return async () => {};
     });
 
-  /** Answers `status` with `message`, and writes the refusal's audit line (who sent it, whom its token named, the session it named). */
-  function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string, caller?: Identity, headers: Record<string, string> = {}): void {
+  /**
+   * Answers `status` with `message`, and writes the refusal's audit line (who sent it, whom its token named, the
+   * session it named).
+   */
+  function refuse(
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    message: string,
+    caller?: Identity,
+    headers: Record<string, string> = {},
+  ): void {
     const sessionId = req.headers['mcp-session-id'];
-    host.recordRefusal({ status, reason: message, client: sender(req), ...(caller ? { identity: caller } : {}), ...(typeof sessionId === 'string' ? { sessionId } : {}) });
+    host.recordRefusal({
+      status,
+      reason: message,
+      client: sender(req),
+      ...(caller ? { identity: caller } : {}),
+      ...(typeof sessionId === 'string' ? { sessionId } : {}),
+    });
     if (mountedPath(req) !== undefined) options.mount!.refuse(res, status, message, headers);
     else reply(res, status, message, SERVER_ERROR, headers);
   }
@@ -315,19 +409,36 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     return pathname.startsWith(mount.prefix) ? pathname.slice(mount.prefix.length) : undefined;
   }
 
-  async function open(req: IncomingMessage, res: ServerResponse, body: unknown, caller: Identity | undefined): Promise<void> {
-    if (!isInitializeRequest(body)) return reply(res, 400, 'Bad Request: no valid session id; start with initialize', INVALID_REQUEST);
+  async function open(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    caller: Identity | undefined,
+  ): Promise<void> {
+    if (!isInitializeRequest(body))
+      return reply(res, 400, 'Bad Request: no valid session id; start with initialize', INVALID_REQUEST);
     const client = sender(req);
     const owner = ownerKey(caller);
-    const admission = await sessions.admit(client, { key: owner, max: caller && matchRule(host.config.access, caller)?.rule.quota?.sessions });
-    if ('status' in admission) return refuse(req, res, admission.status, admission.message, caller, { 'retry-after': '5' });
+    const admission = await sessions.admit(client, {
+      key: owner,
+      max: caller && matchRule(host.config.access, caller)?.rule.quota?.sessions,
+    });
+    if ('status' in admission)
+      return refuse(req, res, admission.status, admission.message, caller, { 'retry-after': '5' });
     const session = requestScopedSession('http-session', host.clock);
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => (options.replica === undefined ? randomUUID() : `${options.replica}.${randomUUID()}`),
       onsessioninitialized: (id: string): void => {
         admission.release();
         notes.set(req, { ...notes.get(req), session: id });
-        sessions.add(id, { server, transport, session, client, owner, ...(caller ? { identity: callerIdentity(caller) } : {}) });
+        sessions.add(id, {
+          server,
+          transport,
+          session,
+          client,
+          owner,
+          ...(caller ? { identity: callerIdentity(caller) } : {}),
+        });
       },
     });
     transport.onclose = () => {
@@ -335,7 +446,13 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     };
     transport.onerror = onError;
     // The toolshed session is the MCP session: its id is read from each request (the transport's).
-    const server = createMcpServer(host, { session, changes: changes.source, network: 'tcp', meter: ops?.meter, ...(hostFor ? { hostFor } : {}) });
+    const server = createMcpServer(host, {
+      session,
+      changes: changes.source,
+      network: 'tcp',
+      meter: ops?.meter,
+      ...(hostFor ? { hostFor } : {}),
+    });
     try {
       await server.connect(transport);
       await transport.handleRequest(req, res, body);
@@ -349,10 +466,12 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const badOrigin = originRefusal(req.headers.origin, origins);
     if (badOrigin) return refuse(req, res, 403, `Forbidden: ${badOrigin}`);
-    if (allowedHosts && !allowedHosts.has((req.headers.host ?? '').toLowerCase())) return refuse(req, res, 403, `Invalid Host header: ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`);
+    if (allowedHosts && !allowedHosts.has((req.headers.host ?? '').toLowerCase()))
+      return refuse(req, res, 403, `Invalid Host header: ${JSON.stringify((req.headers.host ?? '').slice(0, 100))}`);
     if (ops?.handle(req, res)) return;
     const mounted = mountedPath(req);
-    if (mounted !== undefined && options.mount!.isPublic(mounted)) return options.mount!.handle(req, res, { path: mounted, origins: ownOrigins });
+    if (mounted !== undefined && options.mount!.isPublic(mounted))
+      return options.mount!.handle(req, res, { path: mounted, origins: ownOrigins });
     if (options.mount && new URL(req.url ?? '/', 'http://localhost').pathname === options.mount.prefix.slice(0, -1)) {
       return void res.writeHead(308, { location: options.mount.prefix }).end();
     }
@@ -364,20 +483,31 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       const verified = await guard.authenticate(req.headers.authorization);
       if (verified instanceof Response) {
         const reason = await challengeReason(verified);
-        if (verified.status === 401 || verified.status === 403) host.recordRefusal({ status: verified.status, reason, client: sender(req) });
+        if (verified.status === 401 || verified.status === 403)
+          host.recordRefusal({ status: verified.status, reason, client: sender(req) });
         const challenge = verified.headers.get('www-authenticate');
-        if (mounted !== undefined) return options.mount!.refuse(res, verified.status, reason, challenge ? { 'www-authenticate': challenge } : {});
+        if (mounted !== undefined)
+          return options.mount!.refuse(
+            res,
+            verified.status,
+            reason,
+            challenge ? { 'www-authenticate': challenge } : {},
+          );
         return sendResponse(res, verified);
       }
       (req as AuthenticatedRequest).auth = verified;
       caller = identityOf(verified);
     } else if (options.bearerToken !== undefined && !hasBearer(req.headers.authorization, options.bearerToken)) {
-      return refuse(req, res, 401, 'Unauthorized: send Authorization: Bearer <token>', undefined, { 'www-authenticate': 'Bearer realm="toolshed"' });
+      return refuse(req, res, 401, 'Unauthorized: send Authorization: Bearer <token>', undefined, {
+        'www-authenticate': 'Bearer realm="toolshed"',
+      });
     }
-    if (mounted === undefined && new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) return reply(res, 404, `Not found: MCP is served at ${MCP_PATH}`);
+    if (mounted === undefined && new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH)
+      return reply(res, 404, `Not found: MCP is served at ${MCP_PATH}`);
     const denied = caller && accessRefusal(caller);
     if (denied) return refuse(req, res, 403, `Forbidden: ${denied}`, caller);
-    if (mounted !== undefined) return options.mount!.handle(req, res, { path: mounted, origins: ownOrigins, ...(caller ? { caller } : {}) });
+    if (mounted !== undefined)
+      return options.mount!.handle(req, res, { path: mounted, origins: ownOrigins, ...(caller ? { caller } : {}) });
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string' && !options.stateless) {
       const session = sessions.get(id);
@@ -402,7 +532,9 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     return open(req, res, body, caller);
   }
 
-  /** The JSON body of a POST, noted for the request log; NO_BODY once a parse error or a body too large was answered. */
+  /**
+   * The JSON body of a POST, noted for the request log; NO_BODY once a parse error or a body too large was answered.
+   */
   async function readBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
     let body: unknown;
     try {
@@ -416,7 +548,9 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     return body;
   }
 
-  /** Why `caller` may not use this server (no access rule matches it), or undefined when it may; its view is made now. */
+  /**
+   * Why `caller` may not use this server (no access rule matches it), or undefined when it may; its view is made now.
+   */
   function accessRefusal(caller: Identity): string | undefined {
     try {
       views!.of(caller);
@@ -427,7 +561,10 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     }
   }
 
-  /** Whether `caller` may use the stateless session `id` (it is its own, or no one's yet); undefined when the store cannot tell. */
+  /**
+   * Whether `caller` may use the stateless session `id` (it is its own, or no one's yet); undefined when the store
+   * cannot tell.
+   */
   async function mayUse(id: string, caller: Identity): Promise<boolean | undefined> {
     try {
       return await clients.claim(id, ownerKey(caller));
@@ -442,15 +579,28 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
    * sends one only when the server gave it one), with what it declared kept in the store; a listen
    * stream that names a session is that session's own (session-streams.ts).
    */
-  async function serveStateless(req: IncomingMessage, res: ServerResponse, body: unknown, caller: Identity | undefined): Promise<void> {
+  async function serveStateless(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    caller: Identity | undefined,
+  ): Promise<void> {
     const named = req.headers['mcp-session-id'];
     if (caller && typeof named === 'string') {
       const mine = await mayUse(named, caller);
-      if (mine === undefined) return reply(res, 503, 'Cannot tell whose session this is: the state store did not answer; retry later', SERVER_ERROR, { 'retry-after': '5' });
+      if (mine === undefined)
+        return reply(
+          res,
+          503,
+          'Cannot tell whose session this is: the state store did not answer; retry later',
+          SERVER_ERROR,
+          { 'retry-after': '5' },
+        );
       if (!mine) return refuse(req, res, 403, FOREIGN_SESSION, caller);
     }
     if (typeof named === 'string' && isListenRequest(body)) {
-      if (!(await streams.serve(named, req, res, body))) reply(res, 503, 'Too many listen streams open; close one or retry later', SERVER_ERROR, { 'retry-after': '5' });
+      if (!(await streams.serve(named, req, res, body)))
+        reply(res, 503, 'Too many listen streams open; close one or retry later', SERVER_ERROR, { 'retry-after': '5' });
       return;
     }
     if (isInitializeRequest(body)) {
@@ -462,7 +612,8 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
         if (caller) await mayUse(id, caller);
       }
     }
-    if (await isLegacyRequest(await toWebRequest(req, body), body)) return serveLegacyOnce(perRequestServer('legacy'), req, res, body);
+    if (await isLegacyRequest(await toWebRequest(req, body), body))
+      return serveLegacyOnce(perRequestServer('legacy'), req, res, body);
     return serveModern(req, res, body);
   }
 
@@ -520,8 +671,12 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const { port } = httpServer.address() as AddressInfo;
   const url = `http://${urlHost(options.host)}:${port}${MCP_PATH}`;
   const publicUrls = options.publicUrls ?? host.config.serve.publicUrl;
-  if (isLoopback(options.host)) allowedHosts = new Set([...loopbackHosts(urlHost(options.host), port), ...publicHosts(publicUrls)]);
-  ownOrigins = new Set([...loopbackHosts(urlHost(options.host), port).map((h) => `http://${h}`), ...publicUrls.map((u) => new URL(u).origin)]);
+  if (isLoopback(options.host))
+    allowedHosts = new Set([...loopbackHosts(urlHost(options.host), port), ...publicHosts(publicUrls)]);
+  ownOrigins = new Set([
+    ...loopbackHosts(urlHost(options.host), port).map((h) => `http://${h}`),
+    ...publicUrls.map((u) => new URL(u).origin),
+  ]);
   // The resource tokens are for: the URL clients reach it by.
   if (auth) guard = authModule!.resourceServer(auth, publicUrls[0] ?? url, onError, host.clock);
   const stopRefresh = startRefreshLoop(host, onError);
@@ -536,7 +691,13 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       stopRefresh();
       unlistenModern();
       closeSession(perRequest);
-      await Promise.allSettled([sessions.closeAll(), modern.close(), streams.close(), shared.close(), unlistenLoaded()]);
+      await Promise.allSettled([
+        sessions.closeAll(),
+        modern.close(),
+        streams.close(),
+        shared.close(),
+        unlistenLoaded(),
+      ]);
       await views?.close();
       changes.dispose();
       const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));

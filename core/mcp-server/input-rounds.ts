@@ -18,7 +18,14 @@
  * within `idleMs`, and all of a session's are cancelled when it closes.
  */
 import { randomBytes } from 'node:crypto';
-import { inputRequired, type CallToolResult, type InputRequest, type InputRequiredResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  inputRequired,
+  type CallToolResult,
+  type InputRequest,
+  type InputRequiredResult,
+  type LoggingLevel,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { systemClock, timers, type Timers } from '../state/clock.js';
 import type { Clock } from '../state/clock.js';
 
@@ -65,7 +72,10 @@ class Relay {
   progress(done: number, total?: number): void {
     if (!this.ctx || this.token === undefined || !(done > this.last)) return;
     this.last = done;
-    const params = total === undefined ? { progressToken: this.token, progress: done } : { progressToken: this.token, progress: done, total };
+    const params =
+      total === undefined
+        ? { progressToken: this.token, progress: done }
+        : { progressToken: this.token, progress: done, total };
     // A notification that cannot be delivered (client gone) must not fail the call.
     this.ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {});
   }
@@ -110,7 +120,9 @@ export class HeldCall {
   }
 
   /** Runs the call; `ask` puts a question to the client and resolves with its answer (the bare response object). */
-  start(run: (ask: (request: InputRequest, signal?: AbortSignal) => Promise<unknown>) => Promise<CallToolResult>): void {
+  start(
+    run: (ask: (request: InputRequest, signal?: AbortSignal) => Promise<unknown>) => Promise<CallToolResult>,
+  ): void {
     this.result = run((request, signal) => this.ask(request, signal)).finally(() => {
       this.settled = true;
       this.wake?.();

@@ -92,7 +92,8 @@ export class OutlineScanner {
     try {
       const outline = JSON.parse(Buffer.concat(this.kept).toString('utf8')) as { id?: unknown; method?: unknown };
       const out: { id?: string | number; method?: string } = {};
-      if (typeof outline.id === 'string' || (typeof outline.id === 'number' && Number.isFinite(outline.id))) out.id = outline.id;
+      if (typeof outline.id === 'string' || (typeof outline.id === 'number' && Number.isFinite(outline.id)))
+        out.id = outline.id;
       if (typeof outline.method === 'string') out.method = outline.method;
       return out;
     } catch {
@@ -111,7 +112,8 @@ export class LineLimitedInput extends EventEmitter {
   private pendingBytes = 0;
   private dropping: { scanner: OutlineScanner; bytes: number } | undefined;
   private attached = false;
-  private readonly onData = (chunk: Buffer | string) => this.receive(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  private readonly onData = (chunk: Buffer | string) =>
+    this.receive(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   private readonly onError = (error: unknown) => this.emit('error', error);
 
   constructor(

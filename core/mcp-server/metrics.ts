@@ -41,8 +41,19 @@ interface ServeMetrics {
 export function serveMetrics(sources: MetricSources): ServeMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const calls = new Counter({ name: 'toolshed_tool_calls_total', help: 'Tool calls served, by tool and outcome code (OK or the error code).', labelNames: ['tool', 'code'], registers: [registry] });
-  const duration = new Histogram({ name: 'toolshed_tool_call_duration_seconds', help: 'Tool call latency as the server saw it, by tool.', labelNames: ['tool'], buckets: DURATION_BUCKETS, registers: [registry] });
+  const calls = new Counter({
+    name: 'toolshed_tool_calls_total',
+    help: 'Tool calls served, by tool and outcome code (OK or the error code).',
+    labelNames: ['tool', 'code'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'toolshed_tool_call_duration_seconds',
+    help: 'Tool call latency as the server saw it, by tool.',
+    labelNames: ['tool'],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
   // The gauges read the host's report: made once per scrape, not once per gauge.
   let report: HostReport | undefined;
   gauges(registry, sources, () => report);
@@ -80,7 +91,8 @@ function gauges(registry: Registry, sources: MetricSources, report: () => HostRe
     registers: [registry],
     collect() {
       this.reset();
-      for (const plugin of report()?.plugins ?? []) if (plugin.pool) this.set({ plugin: plugin.name }, plugin.pool.queued);
+      for (const plugin of report()?.plugins ?? [])
+        if (plugin.pool) this.set({ plugin: plugin.name }, plugin.pool.queued);
     },
   });
   new Gauge({
@@ -90,7 +102,8 @@ function gauges(registry: Registry, sources: MetricSources, report: () => HostRe
     registers: [registry],
     collect() {
       this.reset();
-      for (const plugin of report()?.plugins ?? []) if (plugin.pool) this.set({ plugin: plugin.name }, plugin.pool.inFlight);
+      for (const plugin of report()?.plugins ?? [])
+        if (plugin.pool) this.set({ plugin: plugin.name }, plugin.pool.inFlight);
     },
   });
   new Gauge({
@@ -100,7 +113,8 @@ function gauges(registry: Registry, sources: MetricSources, report: () => HostRe
     registers: [registry],
     collect() {
       this.reset();
-      for (const tool of report()?.tools ?? []) this.set({ tool: tool.name }, tool.availability?.kind === 'breaker' ? 1 : 0);
+      for (const tool of report()?.tools ?? [])
+        this.set({ tool: tool.name }, tool.availability?.kind === 'breaker' ? 1 : 0);
     },
   });
   new Gauge({
@@ -111,8 +125,18 @@ function gauges(registry: Registry, sources: MetricSources, report: () => HostRe
       this.set(sources.sessions());
     },
   });
-  countFrom(registry, 'toolshed_sessions_evicted_total', 'Idle sessions closed to make room for a new one.', sources.evicted);
-  countFrom(registry, 'toolshed_state_store_errors_total', 'State store operations that failed (unreachable or refused).', () => sources.host()?.state.errors ?? 0);
+  countFrom(
+    registry,
+    'toolshed_sessions_evicted_total',
+    'Idle sessions closed to make room for a new one.',
+    sources.evicted,
+  );
+  countFrom(
+    registry,
+    'toolshed_state_store_errors_total',
+    'State store operations that failed (unreachable or refused).',
+    () => sources.host()?.state.errors ?? 0,
+  );
   countFrom(
     registry,
     'toolshed_state_messages_dropped_total',

@@ -18,13 +18,16 @@ export interface OpeningHost extends ToolHost {
   readonly ready: Promise<ToolHost>;
 }
 
-/** Wraps `opening`: async methods wait for it, synchronous ones need it open; `clock` is the host's until it is open. */
+/**
+ * Wraps `opening`: async methods wait for it, synchronous ones need it open; `clock` is the host's until it is open.
+ */
 export function openingHost(opening: Promise<ToolHost>, clock: Clock = systemClock): OpeningHost {
   const emitter = new HostEmitter();
   let inner: ToolHost | undefined;
   const ready = opening.then((host) => {
     inner = host;
-    for (const event of FORWARDED) host.on(event, ((...args: unknown[]) => emitter.emit(event, ...(args as never))) as never);
+    for (const event of FORWARDED)
+      host.on(event, ((...args: unknown[]) => emitter.emit(event, ...(args as never))) as never);
     return host;
   });
   // A failure is the caller's to report (serve awaits `ready`); requests see it when they ask.

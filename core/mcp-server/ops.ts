@@ -39,7 +39,12 @@ export function opsEndpoints(host: ToolHost, sessions: Omit<MetricSources, 'host
   const routes: Record<string, (res: ServerResponse) => Promise<void> | void> = {
     '/healthz': (res) => text(res, 200, 'ok\n'),
     '/readyz': async (res) => {
-      const why = failure !== undefined ? `the host failed to open: ${failure}` : open ? await storeDown(open) : 'the host is still opening (loading plugins)';
+      const why =
+        failure !== undefined
+          ? `the host failed to open: ${failure}`
+          : open
+            ? await storeDown(open)
+            : 'the host is still opening (loading plugins)';
       text(res, why === undefined ? 200 : 503, why === undefined ? 'ready\n' : `not ready: ${why}\n`);
     },
     '/metrics': async (res) => {
@@ -81,5 +86,7 @@ async function storeDown(host: ToolHost): Promise<string | undefined> {
 }
 
 function text(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...headers }).end(body);
+  res
+    .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...headers })
+    .end(body);
 }

@@ -49,9 +49,14 @@ export function closeSession(session: McpSession): void {
   session.tasks?.close();
 }
 
-/** A session whose id is read from each request (HTTP): a 2025-era HTTP session's own (with tasks), or per request (without). */
+/**
+ * A session whose id is read from each request (HTTP): a 2025-era HTTP session's own (with tasks), or per request
+ * (without).
+ */
 export function requestScopedSession(kind: 'http-session' | 'per-request', clock?: Clock): McpSession {
-  return kind === 'http-session' ? { rounds: new InputRounds(undefined, clock), tasks: new TaskScope({ clock }) } : { rounds: new InputRounds(undefined, clock) };
+  return kind === 'http-session'
+    ? { rounds: new InputRounds(undefined, clock), tasks: new TaskScope({ clock }) }
+    : { rounds: new InputRounds(undefined, clock) };
 }
 
 /** The server's options. */
@@ -91,22 +96,41 @@ export function createMcpServer(host: ToolHost, options: McpServerOptions = {}):
       inputRequired: { roundTimeoutMs: 24 * 60 * 60 * 1000, maxRounds: 64 },
     },
   );
-  const listed = async (ctx: ServerContext) => listedTools(await hostFor(ctx).definitions({ format: 'mcp', sessionId: sessionOf(session, ctx) ?? ownSession() }), server);
+  const listed = async (ctx: ServerContext) =>
+    listedTools(
+      await hostFor(ctx).definitions({ format: 'mcp', sessionId: sessionOf(session, ctx) ?? ownSession() }),
+      server,
+    );
   server.setRequestHandler('tools/list', async (_request, ctx) => ({ tools: (await listed(ctx)) as Tool[] }));
   if (session.tasks) {
     // A long-running tool may be called as a task: the call outlives the request, the client polls.
     installTasks(server, {
       scope: session.tasks,
-      run: (params, task, ctx) => runAsTask(hostFor(ctx), params, task, { server, meter: options.meter, sessionId: session.id ?? server.transport?.sessionId ?? ownSession(), owner: '' }),
-      allows: async (name, ctx) => (await listed(ctx)).some((tool) => tool.name === name && tool.execution !== undefined),
+      run: (params, task, ctx) =>
+        runAsTask(hostFor(ctx), params, task, {
+          server,
+          meter: options.meter,
+          sessionId: session.id ?? server.transport?.sessionId ?? ownSession(),
+          owner: '',
+        }),
+      allows: async (name, ctx) =>
+        (await listed(ctx)).some((tool) => tool.name === name && tool.execution !== undefined),
     });
   }
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const named = sessionOf(session, ctx);
     // A held call is found again by its token alone when the request names no session.
-    const place: Parameters<typeof callTool>[3] = { server, meter: options.meter, sessionId: named ?? ownSession(), owner: named ?? '', caller: ownerKey(callerOf(ctx)), rounds: session.rounds };
+    const place: Parameters<typeof callTool>[3] = {
+      server,
+      meter: options.meter,
+      sessionId: named ?? ownSession(),
+      owner: named ?? '',
+      caller: ownerKey(callerOf(ctx)),
+      rounds: session.rounds,
+    };
     if (options.shared) place.shared = options.shared;
-    if (options.statelessClients) place.stateless = { capabilities: await options.statelessClients.capabilities(named) };
+    if (options.statelessClients)
+      place.stateless = { capabilities: await options.statelessClients.capabilities(named) };
     return callTool(hostFor(ctx), request.params, ctx, place);
   });
   traceServer(server, options.network, () => session.id);
@@ -144,7 +168,10 @@ function ownSession(): string {
   return `request-${randomUUID()}`;
 }
 
-/** Why a tool list may have changed: the exposure moved (every session's), or a tool_search loaded tools into one session. */
+/**
+ * Why a tool list may have changed: the exposure moved (every session's), or a tool_search loaded tools into one
+ * session.
+ */
 type ToolListEvent = { kind: 'change' } | { kind: 'loaded'; sessionId: string | undefined };
 
 /** Where a server hears that the tool list changed: subscribe a listener, get its unsubscribe. */

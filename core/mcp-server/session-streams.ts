@@ -37,12 +37,19 @@ export class SessionStreams {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** Serves a listen request of `sessionId` on that session's own handler; false (nothing written) when `maxStreams` are open. */
+  /**
+   * Serves a listen request of `sessionId` on that session's own handler; false (nothing written) when `maxStreams` are
+   * open.
+   */
   async serve(sessionId: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean> {
     if (this.open >= this.limits.maxStreams) return false;
     let entry = this.sessions.get(sessionId);
     if (!entry) {
-      const handler = createMcpHandler(this.factory, { legacy: 'reject', maxRequestBodySize: this.limits.maxBodyBytes, onerror: this.onError });
+      const handler = createMcpHandler(this.factory, {
+        legacy: 'reject',
+        maxRequestBodySize: this.limits.maxBodyBytes,
+        onerror: this.onError,
+      });
       entry = { handler, serve: toNodeHandler(handler, { onerror: this.onError }), open: 0 };
       this.sessions.set(sessionId, entry);
     }

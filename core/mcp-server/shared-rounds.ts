@@ -52,7 +52,18 @@ const ACK_TIMEOUT_MS = 5_000;
 
 /** A call's outcome when the replica holding it did not answer. */
 function lost(why: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: `the call waiting for this answer is lost: ${why}; call the tool again`, code: 'TOOL_CRASHED' }) }] };
+  return {
+    isError: true,
+    content: [
+      {
+        type: 'text',
+        text: JSON.stringify({
+          error: `the call waiting for this answer is lost: ${why}; call the tool again`,
+          code: 'TOOL_CRASHED',
+        }),
+      },
+    ],
+  };
 }
 
 /** The held calls of one replica's endpoint, shared with the other replicas through the store. */
@@ -69,7 +80,10 @@ export class SharedRounds {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** Starts answering other replicas' forwarded rounds (a store that fails now is reported: this replica's held calls are then answerable only here). */
+  /**
+   * Starts answering other replicas' forwarded rounds (a store that fails now is reported: this replica's held calls
+   * are then answerable only here).
+   */
   async start(): Promise<void> {
     this.unsubscribe = await this.state
       .subscribe(`rounds:${this.replica}`, (message) => void this.receive(message).catch(this.onError))
@@ -94,7 +108,12 @@ export class SharedRounds {
    * Answers a round whose call another replica holds: undefined when no replica holds `token`
    * for `owner` (the caller then treats the request as a new call).
    */
-  async forward(token: string, owner: Owner, responses: Record<string, unknown> | undefined, signal: AbortSignal): Promise<CallToolResult | InputRequiredResult | undefined> {
+  async forward(
+    token: string,
+    owner: Owner,
+    responses: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): Promise<CallToolResult | InputRequiredResult | undefined> {
     const record = await this.record(token);
     if (!record || record.replica === this.replica || !sameOwner(record, owner)) return undefined;
     const replyTo = `rounds:reply:${randomUUID()}`;
@@ -103,7 +122,8 @@ export class SharedRounds {
       const reply = parseReply(message);
       if (reply) inbox.push(reply);
     });
-    const send = (message: Omit<Forwarded, 'replyTo'>) => this.state.publish(`rounds:${record.replica}`, JSON.stringify({ ...message, replyTo } satisfies Forwarded));
+    const send = (message: Omit<Forwarded, 'replyTo'>) =>
+      this.state.publish(`rounds:${record.replica}`, JSON.stringify({ ...message, replyTo } satisfies Forwarded));
     const onAbort = () => void send({ token, owner, cancel: true }).catch(this.onError);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -160,7 +180,8 @@ function json(value: string): unknown {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A reply as the owner sends it, or undefined for anything else. */
 function parseReply(message: string): Reply | undefined {
@@ -173,14 +194,29 @@ function parseReply(message: string): Reply | undefined {
 /** A forwarded round as a replica sends it, or undefined for anything else. */
 function parseForwarded(message: string): Forwarded | undefined {
   const forwarded = json(message);
-  if (!isObject(forwarded) || typeof forwarded.token !== 'string' || typeof forwarded.replyTo !== 'string' || !forwarded.replyTo.startsWith('rounds:reply:')) return undefined;
+  if (
+    !isObject(forwarded) ||
+    typeof forwarded.token !== 'string' ||
+    typeof forwarded.replyTo !== 'string' ||
+    !forwarded.replyTo.startsWith('rounds:reply:')
+  )
+    return undefined;
   const { owner } = forwarded;
-  if (!isObject(owner) || typeof owner.sessionId !== 'string' || typeof owner.tool !== 'string' || typeof owner.caller !== 'string') return undefined;
+  if (
+    !isObject(owner) ||
+    typeof owner.sessionId !== 'string' ||
+    typeof owner.tool !== 'string' ||
+    typeof owner.caller !== 'string'
+  )
+    return undefined;
   if (forwarded.responses !== undefined && !isObject(forwarded.responses)) return undefined;
   return forwarded as unknown as Forwarded;
 }
 
-/** Replies in arrival order, read one at a time; a read ends early (undefined) at its timeout or when the round's request is aborted. */
+/**
+ * Replies in arrival order, read one at a time; a read ends early (undefined) at its timeout or when the round's
+ * request is aborted.
+ */
 class Inbox {
   private readonly queue: Reply[] = [];
   private waiting: ((reply: Reply | undefined) => void) | undefined;

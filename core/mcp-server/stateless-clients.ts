@@ -28,14 +28,26 @@ export class StatelessClients {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** Records what an `initialize` request declared under `id` (a new one when the client brought none); the id, even when the store failed (then nothing is known of the client). */
-  async opened(initialize: { params?: { capabilities?: ClientCapabilities; protocolVersion?: string } }, id: string = randomUUID()): Promise<string> {
-    const record: ClientRecord = { capabilities: initialize.params?.capabilities ?? {}, protocolVersion: initialize.params?.protocolVersion ?? '' };
+  /**
+   * Records what an `initialize` request declared under `id` (a new one when the client brought none); the id, even
+   * when the store failed (then nothing is known of the client).
+   */
+  async opened(
+    initialize: { params?: { capabilities?: ClientCapabilities; protocolVersion?: string } },
+    id: string = randomUUID(),
+  ): Promise<string> {
+    const record: ClientRecord = {
+      capabilities: initialize.params?.capabilities ?? {},
+      protocolVersion: initialize.params?.protocolVersion ?? '',
+    };
     await this.state.set(this.key(id), JSON.stringify(record), this.ttlMs).catch(this.onError);
     return id;
   }
 
-  /** The capabilities the session's client declared at initialize (undefined when unknown, expired, or the store failed); a read keeps the record alive. */
+  /**
+   * The capabilities the session's client declared at initialize (undefined when unknown, expired, or the store
+   * failed); a read keeps the record alive.
+   */
   async capabilities(sessionId: string | undefined): Promise<ClientCapabilities | undefined> {
     if (sessionId === undefined) return undefined;
     try {
@@ -63,7 +75,10 @@ export class StatelessClients {
     return true;
   }
 
-  /** Who the session `id` belongs to (caller.ts's `ownerKey`), or undefined when no one has claimed it; throws when the store fails. */
+  /**
+   * Who the session `id` belongs to (caller.ts's `ownerKey`), or undefined when no one has claimed it; throws when the
+   * store fails.
+   */
   async owner(id: string): Promise<string | undefined> {
     return this.state.get(`mcp:owner:${id}`);
   }

@@ -7,7 +7,13 @@
  * gets -32600 (invalid request, with its id when it has one). The SDK's
  * `serveStdio` runs on top of it (its `transport` option).
  */
-import { parseJSONRPCMessage, serializeMessage, type JSONRPCErrorResponse, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import {
+  parseJSONRPCMessage,
+  serializeMessage,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import type { LineLimitedInput } from './line-limit.js';
 
 const PARSE_ERROR = -32700;
@@ -38,7 +44,8 @@ export class LineTransport implements Transport {
     if (this.held && (this.held.length > 0 || line.length > this.holdAbove)) this.held.push(Buffer.from(line));
     else this.receive(line.toString('utf8'));
   };
-  private readonly onInputError = (error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+  private readonly onInputError = (error: unknown) =>
+    this.onerror?.(error instanceof Error ? error : new Error(String(error)));
 
   constructor(
     private readonly input: LineLimitedInput,
@@ -58,7 +65,8 @@ export class LineTransport implements Transport {
     this.held = [];
     this.holdAbove = above;
     limit.then(
-      (max) => this.release((line) => (line.length - 1 > max ? oversized(line, max) : this.receive(line.toString('utf8')))),
+      (max) =>
+        this.release((line) => (line.length - 1 > max ? oversized(line, max) : this.receive(line.toString('utf8')))),
       () => this.release(() => {}),
     );
   }
@@ -80,7 +88,11 @@ export class LineTransport implements Transport {
     try {
       value = JSON.parse(line);
     } catch (error) {
-      this.answer({ jsonrpc: '2.0', id: null as never, error: { code: PARSE_ERROR, message: `Parse error: ${(error as Error).message}` } });
+      this.answer({
+        jsonrpc: '2.0',
+        id: null as never,
+        error: { code: PARSE_ERROR, message: `Parse error: ${(error as Error).message}` },
+      });
       return;
     }
     let message: JSONRPCMessage;
@@ -90,8 +102,17 @@ export class LineTransport implements Transport {
       // A notification-shaped mistake has no one to answer; anything else is told what was wrong.
       const hasMethod = typeof (value as { method?: unknown } | null)?.method === 'string';
       const id = idOf(value);
-      if (hasMethod && id === null && (value as object) !== null && !('id' in (value as object))) this.onerror?.(new Error('dropped a malformed notification'));
-      else this.answer({ jsonrpc: '2.0', id: id as never, error: { code: INVALID_REQUEST, message: 'Invalid Request: not a JSON-RPC 2.0 request, notification or response' } });
+      if (hasMethod && id === null && (value as object) !== null && !('id' in (value as object)))
+        this.onerror?.(new Error('dropped a malformed notification'));
+      else
+        this.answer({
+          jsonrpc: '2.0',
+          id: id as never,
+          error: {
+            code: INVALID_REQUEST,
+            message: 'Invalid Request: not a JSON-RPC 2.0 request, notification or response',
+          },
+        });
       return;
     }
     this.onmessage?.(message);

@@ -59,7 +59,11 @@ function oversizedMessage(message: OversizedMessage, limit: number): string {
  * 2026-07-28 client has none). A line over `host.config.serve.maxMessageBytes`
  * is dropped and its request answered with an error; the server keeps serving.
  */
-export async function serveStdio(host: ToolHost, onError: (error: unknown) => void = () => {}, onInitialized?: (server: Server) => void): Promise<StdioEndpoint> {
+export async function serveStdio(
+  host: ToolHost,
+  onError: (error: unknown) => void = () => {},
+  onInitialized?: (server: Server) => void,
+): Promise<StdioEndpoint> {
   const guard = guardStdout();
   const session = newSession(host.clock);
   // A host still opening (fast start) has no config yet: the default limit holds until it has.
@@ -67,9 +71,23 @@ export async function serveStdio(host: ToolHost, onError: (error: unknown) => vo
   // (serve.maxMessageBytes' default is the SDK's stdio buffer size too.)
   let limit = STDIO_DEFAULT_MAX_BUFFER_SIZE;
   const refuse = (message: OversizedMessage) => {
-    onError(new Error(`dropped a message of ${message.bytes} bytes, over serve.maxMessageBytes (${limit})${message.id === undefined ? '' : `; answered request ${JSON.stringify(message.id)} with an error`}`));
+    onError(
+      new Error(
+        `dropped a message of ${message.bytes} bytes, over serve.maxMessageBytes (${limit})${message.id === undefined ? '' : `; answered request ${JSON.stringify(message.id)} with an error`}`,
+      ),
+    );
     if (message.id === undefined) return;
-    transport.send({ jsonrpc: '2.0', id: message.id, error: { code: INVALID_REQUEST, message: oversizedMessage(message, limit), data: { bytes: message.bytes, limit } } }).catch(onError);
+    transport
+      .send({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: {
+          code: INVALID_REQUEST,
+          message: oversizedMessage(message, limit),
+          data: { bytes: message.bytes, limit },
+        },
+      })
+      .catch(onError);
   };
   const input = new LineLimitedInput(process.stdin, limit, refuse);
   let answered!: () => void;

@@ -25,12 +25,16 @@ interface StdoutGuard {
 export function guardStdout(): StdoutGuard {
   const stdout = process.stdout;
   const original = stdout.write;
-  const realWrite = original.bind(stdout) as (chunk: string | Uint8Array, callback?: (error?: Error | null) => void) => boolean;
+  const realWrite = original.bind(stdout) as (
+    chunk: string | Uint8Array,
+    callback?: (error?: Error | null) => void,
+  ) => boolean;
   const protocol: ProtocolOut = {
     write: (chunk, callback) => realWrite(chunk, callback),
     once: (_event, listener) => stdout.once('drain', listener),
   };
-  stdout.write = ((...args: unknown[]) => (process.stderr.write as (...a: unknown[]) => boolean)(...args)) as typeof stdout.write;
+  stdout.write = ((...args: unknown[]) =>
+    (process.stderr.write as (...a: unknown[]) => boolean)(...args)) as typeof stdout.write;
   return {
     protocol,
     restore() {

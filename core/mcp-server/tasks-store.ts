@@ -11,7 +11,10 @@ import type { Clock } from '../state/clock.js';
 
 /** Limits of one session's tasks; every field has a default. */
 export interface TaskScopeOptions {
-  /** tasks kept at once (working or holding a result); default 32. A new task evicts the oldest finished one, or is refused when all are working */
+  /**
+   * tasks kept at once (working or holding a result); default 32. A new task evicts the oldest finished one, or is
+   * refused when all are working
+   */
   maxTasks?: number;
   /** how long a task and its result are kept when the client asks for no ttl; default 10 minutes */
   defaultTtlMs?: number;
@@ -30,14 +33,19 @@ export interface TaskWork {
   readonly taskId: string;
   /** aborts when the task is cancelled, expires or its session closes; never when the request that made it ends */
   readonly signal: AbortSignal;
-  /** marks the task `input_required` while `wait` runs (an approval or elicitation the client must answer), `working` after */
+  /**
+   * marks the task `input_required` while `wait` runs (an approval or elicitation the client must answer), `working`
+   * after
+   */
   awaitInput<T>(wait: () => Promise<T>): Promise<T>;
 }
 
 /** Where a task's status changes go (`notifications/tasks/status`); failures to deliver are the sender's to swallow. */
 type TaskStatusListener = (task: TaskV1) => void;
 
-/** How a finished task answers `tasks/result`: the call's result, or the JSON-RPC error the call would have answered. */
+/**
+ * How a finished task answers `tasks/result`: the call's result, or the JSON-RPC error the call would have answered.
+ */
 type TaskOutcome = { result: CallToolResult } | { error: ProtocolError };
 
 interface Entry {
@@ -64,7 +72,10 @@ function isTerminal(status: TaskStatusV1): boolean {
 
 /** The error a tasks/* request gets for a task this session does not hold (unknown, expired, or another session's). */
 function notFound(taskId: string): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InvalidParams, `No task ${taskId} in this session (unknown, expired, or another session's)`);
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `No task ${taskId} in this session (unknown, expired, or another session's)`,
+  );
 }
 
 /**
@@ -101,8 +112,13 @@ export class TaskScope {
    * `isError` makes it `failed` (its result still served by `tasks/result`); a throw makes it
    * `failed` with that error. Throws a JSON-RPC error when the session is closed or full.
    */
-  start(requestedTtlMs: number | undefined, work: (task: TaskWork) => Promise<CallToolResult>, onStatus: TaskStatusListener): TaskV1 {
-    if (this.#closed) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'This session is closed: it starts no tasks');
+  start(
+    requestedTtlMs: number | undefined,
+    work: (task: TaskWork) => Promise<CallToolResult>,
+    onStatus: TaskStatusListener,
+  ): TaskV1 {
+    if (this.#closed)
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'This session is closed: it starts no tasks');
     this.#makeRoom();
     const taskId = randomUUID();
     const now = new Date(this.#timers.now()).toISOString();
@@ -123,12 +139,28 @@ export class TaskScope {
       waitingForInput: 0,
     };
     this.#entries.set(taskId, entry);
-    const handle: TaskWork = { taskId, signal: entry.controller.signal, awaitInput: (wait) => this.#awaitInput(entry, wait) };
+    const handle: TaskWork = {
+      taskId,
+      signal: entry.controller.signal,
+      awaitInput: (wait) => this.#awaitInput(entry, wait),
+    };
     // Started after the entry exists, so a synchronous progress or status report finds it.
     queueMicrotask(() => {
       work(handle).then(
-        (result) => this.#finish(entry, result.isError ? 'failed' : 'completed', { result }, result.isError ? 'The tool reported an error' : undefined),
-        (error: unknown) => this.#finish(entry, 'failed', { error: asProtocolError(error) }, error instanceof Error ? error.message : String(error)),
+        (result) =>
+          this.#finish(
+            entry,
+            result.isError ? 'failed' : 'completed',
+            { result },
+            result.isError ? 'The tool reported an error' : undefined,
+          ),
+        (error: unknown) =>
+          this.#finish(
+            entry,
+            'failed',
+            { error: asProtocolError(error) },
+            error instanceof Error ? error.message : String(error),
+          ),
       );
     });
     return { ...entry.task };
@@ -163,7 +195,8 @@ export class TaskScope {
     let after = 0;
     if (cursor !== undefined) {
       after = Number(cursor);
-      if (!Number.isSafeInteger(after) || after < 0) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid tasks/list cursor: ${cursor}`);
+      if (!Number.isSafeInteger(after) || after < 0)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid tasks/list cursor: ${cursor}`);
     }
     const page: Entry[] = [];
     let more = false;
@@ -179,11 +212,17 @@ export class TaskScope {
     return more ? { tasks, nextCursor: String(page.at(-1)!.seq) } : { tasks };
   }
 
-  /** Cancels a working task (`tasks/cancel`): its call's signal aborts and it is `cancelled` at once. A finished task cannot be. */
+  /**
+   * Cancels a working task (`tasks/cancel`): its call's signal aborts and it is `cancelled` at once. A finished task
+   * cannot be.
+   */
   cancel(taskId: string): TaskV1 {
     const entry = this.#entry(taskId);
     if (isTerminal(entry.task.status)) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${taskId} is already ${entry.task.status}: only a working task can be cancelled`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Task ${taskId} is already ${entry.task.status}: only a working task can be cancelled`,
+      );
     }
     this.#cancel(entry, 'Cancelled by the client');
     return { ...entry.task };
@@ -203,7 +242,11 @@ export class TaskScope {
   }
 
   #entry(taskId: string): Entry {
-    if (this.#closed) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No task ${taskId}: the session closed, its tasks were cancelled and their results dropped`);
+    if (this.#closed)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `No task ${taskId}: the session closed, its tasks were cancelled and their results dropped`,
+      );
     const entry = this.#entries.get(taskId);
     if (!entry) throw notFound(taskId);
     return entry;
@@ -220,11 +263,15 @@ export class TaskScope {
     for (const entry of this.#entries.values()) {
       if (isTerminal(entry.task.status)) return this.#drop(entry);
     }
-    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `This session already runs ${this.#maxTasks} tasks (the limit): wait for one to finish, or cancel one with tasks/cancel`);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      `This session already runs ${this.#maxTasks} tasks (the limit): wait for one to finish, or cancel one with tasks/cancel`,
+    );
   }
 
   async #awaitInput<T>(entry: Entry, wait: () => Promise<T>): Promise<T> {
-    if (entry.waitingForInput++ === 0 && entry.task.status === 'working') this.#setStatus(entry, 'input_required', 'Waiting for the client to answer a request');
+    if (entry.waitingForInput++ === 0 && entry.task.status === 'working')
+      this.#setStatus(entry, 'input_required', 'Waiting for the client to answer a request');
     try {
       return await wait();
     } finally {
@@ -241,7 +288,12 @@ export class TaskScope {
   }
 
   #cancel(entry: Entry, message: string): void {
-    entry.outcome = { error: new ProtocolError(ProtocolErrorCode.InvalidRequest, `Task ${entry.task.taskId} was cancelled (${message.toLowerCase()}): it has no result`) };
+    entry.outcome = {
+      error: new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `Task ${entry.task.taskId} was cancelled (${message.toLowerCase()}): it has no result`,
+      ),
+    };
     this.#setStatus(entry, 'cancelled', message);
     entry.controller.abort(new Error(message));
     entry.settle();

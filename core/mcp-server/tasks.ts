@@ -5,8 +5,24 @@
  * a task of the session's TaskScope (tasks-store.ts). The 2026-07-28 core has no tasks: on that
  * era the SDK strips `params.task` and the capability, and the task methods answer -32601.
  */
-import { CancelTaskRequestV1Schema, GetTaskRequestV1Schema, GetTaskResultRequestV1Schema, ListTasksRequestV1Schema, type TaskV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
-import { type CallToolRequestParams, type CallToolResult, type JSONRPCRequest, ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, type Result, Server, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CancelTaskRequestV1Schema,
+  GetTaskRequestV1Schema,
+  GetTaskResultRequestV1Schema,
+  ListTasksRequestV1Schema,
+  type TaskV1,
+} from '@modelcontextprotocol/ext-tasks/core/v1';
+import {
+  type CallToolRequestParams,
+  type CallToolResult,
+  type JSONRPCRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  RELATED_TASK_META_KEY,
+  type Result,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { TaskScope, TaskWork } from './tasks-store.js';
 import type { McpTool } from '../providers/types.js';
 
@@ -29,16 +45,25 @@ export interface TaskRunContext {
 interface TasksOptions {
   /** the session's tasks: one TaskScope per MCP session, shared by every server serving it */
   scope: TaskScope;
-  /** runs one call (as the server's tools/call would, for the request `ctx` that started it) and resolves with its result; a throw is answered as that JSON-RPC error */
+  /**
+   * runs one call (as the server's tools/call would, for the request `ctx` that started it) and resolves with its
+   * result; a throw is answered as that JSON-RPC error
+   */
   run(params: CallToolRequestParams, context: TaskRunContext, ctx: ServerContext): Promise<CallToolResult>;
-  /** whether the tool `name` may run as a task (a listed tool with `execution.taskSupport`); default every tool. Refused: -32601 */
+  /**
+   * whether the tool `name` may run as a task (a listed tool with `execution.taskSupport`); default every tool.
+   * Refused: -32601
+   */
   allows?(name: string, ctx: ServerContext): boolean | Promise<boolean>;
 }
 
 /** A task-augmented tools/call: what the server does with one instead of its tools/call handler. */
 type TaskCallHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
-/** The task-call handler of each server tasks are installed on (a module map: the SDK's constructor runs before subclass fields exist). */
+/**
+ * The task-call handler of each server tasks are installed on (a module map: the SDK's constructor runs before subclass
+ * fields exist).
+ */
 const taskCalls = new WeakMap<Server, TaskCallHandler>();
 
 /**
@@ -49,13 +74,18 @@ const taskCalls = new WeakMap<Server, TaskCallHandler>();
  * a plain `Server`.
  */
 export class TaskServer extends Server {
-  protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     const wrapped = super._wrapHandler(method, handler);
     if (method !== 'tools/call') return wrapped;
     return (request, ctx) => {
       const onTask = taskCalls.get(this);
       // On 2026-07-28 `params.task` means nothing: the SDK drops it past this point, and so does this.
-      return onTask && isTaskAugmented(request.params) && !servesModernEra(this) ? onTask(request, ctx) : wrapped(request, ctx);
+      return onTask && isTaskAugmented(request.params) && !servesModernEra(this)
+        ? onTask(request, ctx)
+        : wrapped(request, ctx);
     };
   }
 }
@@ -78,11 +108,15 @@ export function installTasks(server: TaskServer, options: TasksOptions): void {
     refuseModernEra(server, 'tasks/get');
     return scope.get(params.taskId);
   });
-  server.setRequestHandler('tasks/result', { params: GetTaskResultRequestV1Schema.shape.params }, async (params, ctx) => {
-    refuseModernEra(server, 'tasks/result');
-    const result = await scope.result(params.taskId, ctx.mcpReq.signal);
-    return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId: params.taskId } } };
-  });
+  server.setRequestHandler(
+    'tasks/result',
+    { params: GetTaskResultRequestV1Schema.shape.params },
+    async (params, ctx) => {
+      refuseModernEra(server, 'tasks/result');
+      const result = await scope.result(params.taskId, ctx.mcpReq.signal);
+      return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId: params.taskId } } };
+    },
+  );
   server.setRequestHandler('tasks/list', { params: ListTasksRequestV1Schema.shape.params }, (params) => {
     refuseModernEra(server, 'tasks/list');
     return scope.list(params?.cursor);
@@ -107,10 +141,18 @@ export function listedTools(tools: readonly McpTool[], server: Server): McpTool[
 }
 
 /** Starts a task-augmented tools/call as a task of the session and answers its `CreateTaskResult` at once. */
-async function startTask(server: TaskServer, options: TasksOptions, request: JSONRPCRequest, ctx: ServerContext): Promise<Result> {
+async function startTask(
+  server: TaskServer,
+  options: TasksOptions,
+  request: JSONRPCRequest,
+  ctx: ServerContext,
+): Promise<Result> {
   const params = callParams(request.params);
   if (options.allows && !(await options.allows(params.name, ctx))) {
-    throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Tool ${params.name} does not support task execution: call it without params.task`);
+    throw new ProtocolError(
+      ProtocolErrorCode.MethodNotFound,
+      `Tool ${params.name} does not support task execution: call it without params.task`,
+    );
   }
   const progressToken = params._meta?.progressToken;
   const notify = (method: string, notification: Record<string, unknown>) => {
@@ -118,12 +160,23 @@ async function startTask(server: TaskServer, options: TasksOptions, request: JSO
     server.notification({ method, params: notification }).catch(() => {});
   };
   const onStatus = (task: TaskV1) => notify('notifications/tasks/status', task);
-  const task = options.scope.start(params.task?.ttl, (work) => options.run(params, runContext(work, progressToken, notify), ctx), onStatus);
+  const task = options.scope.start(
+    params.task?.ttl,
+    (work) => options.run(params, runContext(work, progressToken, notify), ctx),
+    onStatus,
+  );
   return { task };
 }
 
-/** The context `run` gets: the task's signal and input marker, and progress relayed only while the task runs, only increasing. */
-function runContext(work: TaskWork, progressToken: string | number | undefined, notify: (method: string, params: Record<string, unknown>) => void): TaskRunContext {
+/**
+ * The context `run` gets: the task's signal and input marker, and progress relayed only while the task runs, only
+ * increasing.
+ */
+function runContext(
+  work: TaskWork,
+  progressToken: string | number | undefined,
+  notify: (method: string, params: Record<string, unknown>) => void,
+): TaskRunContext {
   const context: TaskRunContext = {
     taskId: work.taskId,
     signal: work.signal,
@@ -148,13 +201,18 @@ function runContext(work: TaskWork, progressToken: string | number | undefined, 
 /** The tools/call params of a task-augmented request, checked as the SDK checks a plain call (-32602 otherwise). */
 function callParams(raw: unknown): CallToolRequestParams & { task?: { ttl?: number } } {
   const params = raw as { name?: unknown; arguments?: unknown; task?: { ttl?: unknown } };
-  const invalid = (why: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid tools/call request: ${why}`);
+  const invalid = (why: string) =>
+    new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid tools/call request: ${why}`);
   if (typeof params.name !== 'string') throw invalid('params.name must be a string');
-  if (params.arguments !== undefined && (typeof params.arguments !== 'object' || params.arguments === null || Array.isArray(params.arguments))) {
+  if (
+    params.arguments !== undefined &&
+    (typeof params.arguments !== 'object' || params.arguments === null || Array.isArray(params.arguments))
+  ) {
     throw invalid('params.arguments must be an object');
   }
   const ttl = params.task?.ttl;
-  if (ttl !== undefined && ttl !== null && typeof ttl !== 'number') throw invalid('params.task.ttl must be a number of milliseconds');
+  if (ttl !== undefined && ttl !== null && typeof ttl !== 'number')
+    throw invalid('params.task.ttl must be a number of milliseconds');
   return params as CallToolRequestParams & { task?: { ttl?: number } };
 }
 
@@ -172,5 +230,9 @@ function servesModernEra(server: Server): boolean {
 
 /** The 2026-07-28 core has no tasks (its Tasks extension is another wire): its task methods do not exist. */
 function refuseModernEra(server: Server, method: string): void {
-  if (servesModernEra(server)) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Method not found: ${method} (no tasks on MCP ${server.getNegotiatedProtocolVersion()})`);
+  if (servesModernEra(server))
+    throw new ProtocolError(
+      ProtocolErrorCode.MethodNotFound,
+      `Method not found: ${method} (no tasks on MCP ${server.getNegotiatedProtocolVersion()})`,
+    );
 }

@@ -7,7 +7,15 @@
  * is wrapped before the SDK connects to it: every incoming request starts a
  * span and the response the server sends ends it.
  */
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type TextMapGetter } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Span,
+  type TextMapGetter,
+} from '@opentelemetry/api';
 import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/server';
 import { tracer, tracingOn } from '../call/tracing.js';
 
@@ -27,19 +35,34 @@ interface Request {
 
 function asRequest(message: JSONRPCMessage): Request | undefined {
   const m = message as Partial<Request>;
-  return typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number') ? (m as Request) : undefined;
+  return typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')
+    ? (m as Request)
+    : undefined;
 }
 
-function asResponse(message: JSONRPCMessage): { id: string | number; result?: { isError?: boolean }; error?: { code: number; message: string } } | undefined {
+function asResponse(
+  message: JSONRPCMessage,
+): { id: string | number; result?: { isError?: boolean }; error?: { code: number; message: string } } | undefined {
   const m = message as { id?: unknown; method?: unknown; result?: unknown; error?: unknown };
-  return m.method === undefined && (typeof m.id === 'string' || typeof m.id === 'number') && (m.result !== undefined || m.error !== undefined) ? (m as never) : undefined;
+  return m.method === undefined &&
+    (typeof m.id === 'string' || typeof m.id === 'number') &&
+    (m.result !== undefined || m.error !== undefined)
+    ? (m as never)
+    : undefined;
 }
 
 /** The semantic conventions' network.transport: 'tcp' for Streamable HTTP, 'pipe' for stdio. */
 export type NetworkTransport = 'pipe' | 'tcp';
 
-/** Wraps `transport` so each request it delivers runs under its own span, ended by its response (or the transport's close). */
-function traceTransport(transport: Transport, network: NetworkTransport | undefined, sessionId: () => string | undefined): void {
+/**
+ * Wraps `transport` so each request it delivers runs under its own span, ended by its response (or the transport's
+ * close).
+ */
+function traceTransport(
+  transport: Transport,
+  network: NetworkTransport | undefined,
+  sessionId: () => string | undefined,
+): void {
   const open = new Map<string | number, Span>();
   let protocolVersion: string | undefined;
   let initializeId: string | number | undefined;
@@ -50,13 +73,19 @@ function traceTransport(transport: Transport, network: NetworkTransport | undefi
       if (!request) {
         // A cancelled request gets no response: its span ends here.
         const note = message as { method?: string; params?: { requestId?: string | number } };
-        if (note.method === 'notifications/cancelled' && note.params?.requestId !== undefined) finish(note.params.requestId, 'cancelled');
+        if (note.method === 'notifications/cancelled' && note.params?.requestId !== undefined)
+          finish(note.params.requestId, 'cancelled');
         return deliver(message, extra);
       }
-      const tool = request.method === 'tools/call' && typeof request.params?.name === 'string' ? request.params.name : undefined;
+      const tool =
+        request.method === 'tools/call' && typeof request.params?.name === 'string' ? request.params.name : undefined;
       const meta = request.params?._meta;
       const parent = meta ? propagation.extract(context.active(), meta, metaGetter) : context.active();
-      const span = tracer().startSpan(tool ? `${request.method} ${tool}` : request.method, { kind: SpanKind.SERVER }, parent);
+      const span = tracer().startSpan(
+        tool ? `${request.method} ${tool}` : request.method,
+        { kind: SpanKind.SERVER },
+        parent,
+      );
       if (!span.isRecording()) {
         span.end();
         return deliver(message, extra);
@@ -85,7 +114,8 @@ function traceTransport(transport: Transport, network: NetworkTransport | undefi
   // keep its handler behind an accessor (the Node HTTP transport forwards to an inner one), so
   // the wrapped handler goes through that accessor; otherwise it is kept here.
   let descriptor: PropertyDescriptor | undefined;
-  for (let o: object | null = transport; o && !descriptor; o = Object.getPrototypeOf(o)) descriptor = Object.getOwnPropertyDescriptor(o, 'onmessage');
+  for (let o: object | null = transport; o && !descriptor; o = Object.getPrototypeOf(o))
+    descriptor = Object.getOwnPropertyDescriptor(o, 'onmessage');
   let kept: Transport['onmessage'];
   Object.defineProperty(transport, 'onmessage', {
     configurable: true,
@@ -102,7 +132,8 @@ function traceTransport(transport: Transport, network: NetworkTransport | undefi
     const response = asResponse(message);
     if (response && open.has(response.id)) {
       // The version the server agreed to, for the spans of the requests that follow.
-      if (response.id === initializeId) protocolVersion = (response.result as { protocolVersion?: string } | undefined)?.protocolVersion;
+      if (response.id === initializeId)
+        protocolVersion = (response.result as { protocolVersion?: string } | undefined)?.protocolVersion;
       if (response.error) {
         open.get(response.id)!.setAttribute('rpc.response.status_code', String(response.error.code));
         finish(response.id, String(response.error.code), response.error.message);
@@ -119,7 +150,11 @@ function traceTransport(transport: Transport, network: NetworkTransport | undefi
 }
 
 /** Makes `server` trace every request on whatever transport it connects to. */
-export function traceServer(server: Server, network?: NetworkTransport, sessionId: () => string | undefined = () => undefined): void {
+export function traceServer(
+  server: Server,
+  network?: NetworkTransport,
+  sessionId: () => string | undefined = () => undefined,
+): void {
   const connect = server.connect.bind(server);
   // Wrapped before the SDK's connect, which installs its message handler and starts reading.
   server.connect = async (transport: Transport) => {

@@ -23,14 +23,18 @@ export function watchedPaths(config: ResolvedConfig): string[] {
     try {
       paths.add(resolvePlugin(entry, config.dir).dir);
     } catch {
-      // A plugin that does not resolve yet (not installed) is reported by the host; its folder appears later via the config.
+      // A plugin that does not resolve yet (not installed) is reported by the host; its folder appears later via the
+      // config.
     }
   }
   return [...paths];
 }
 
 /** `paths` split by whether they lie inside one of the model-writable folders `writable`. */
-export function splitWatched(paths: readonly string[], writable: readonly string[]): { outside: string[]; writable: string[] } {
+export function splitWatched(
+  paths: readonly string[],
+  writable: readonly string[],
+): { outside: string[]; writable: string[] } {
   const inside = (p: string) => insideAny(realOrResolved(p), writable) !== undefined;
   return { outside: paths.filter((p) => !inside(p)), writable: paths.filter(inside) };
 }
@@ -41,7 +45,12 @@ function ignored(file: string | null): boolean {
 }
 
 /** Calls `onChange` (debounced, by `clock`) when any of `paths` changes; returns the function that stops watching. */
-export function watchPaths(paths: string[], onChange: () => void, onError: (error: unknown) => void = () => {}, clock: Clock = systemClock): () => void {
+export function watchPaths(
+  paths: string[],
+  onChange: () => void,
+  onError: (error: unknown) => void = () => {},
+  clock: Clock = systemClock,
+): () => void {
   const debounce = debounced(clock, DEBOUNCE_MS, onChange);
   const fire = (file: string | null) => {
     if (ignored(file)) return;
@@ -50,7 +59,8 @@ export function watchPaths(paths: string[], onChange: () => void, onError: (erro
   const watchers: FSWatcher[] = [];
   for (const target of paths) {
     try {
-      // A config file is watched through its folder: editors often replace the file, which ends a watch on the file itself.
+      // A config file is watched through its folder: editors often replace the file, which ends a watch on the file
+      // itself.
       const watcher = statSync(target).isFile()
         ? watch(path.dirname(target), (_event, name) => {
             if (name === path.basename(target)) fire(name);

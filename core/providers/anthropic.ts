@@ -15,7 +15,11 @@ export function toAnthropic(defs: readonly ToolDefinition[]): AnthropicCustomToo
 }
 
 function anthropicTool(d: ToolDefinition): AnthropicCustomTool {
-  const tool: AnthropicCustomTool = { name: d.name, description: d.description, input_schema: objectRoot(modelParameters(d)) };
+  const tool: AnthropicCustomTool = {
+    name: d.name,
+    description: d.description,
+    input_schema: objectRoot(modelParameters(d)),
+  };
   // Anthropic's tool use examples; the API validates each against input_schema, as toolshed did at load.
   if (d.examples?.length) tool.input_examples = d.examples;
   return tool;
@@ -32,7 +36,14 @@ const SEARCH_TOOLS = {
  * loads them itself, so the list is the same for every session. `skip` names
  * toolshed's own search tool, which this form replaces.
  */
-export function toAnthropicDeferred(defs: readonly ToolDefinition[], deferred: ReadonlySet<string>, variant: keyof typeof SEARCH_TOOLS, skip: string): AnthropicTool[] {
-  const tools = defs.filter((d) => d.name !== skip).map((d) => (deferred.has(d.name) ? { ...anthropicTool(d), defer_loading: true as const } : anthropicTool(d)));
+export function toAnthropicDeferred(
+  defs: readonly ToolDefinition[],
+  deferred: ReadonlySet<string>,
+  variant: keyof typeof SEARCH_TOOLS,
+  skip: string,
+): AnthropicTool[] {
+  const tools = defs
+    .filter((d) => d.name !== skip)
+    .map((d) => (deferred.has(d.name) ? { ...anthropicTool(d), defer_loading: true as const } : anthropicTool(d)));
   return [{ ...SEARCH_TOOLS[variant] }, ...tools];
 }

@@ -118,7 +118,8 @@ function tupleOf(node: JsonSchema): { members: unknown[]; rest: unknown } | unde
 function typeLabel(schema: JsonSchema): string {
   let label = 'any value';
   if (Array.isArray(schema.enum)) label = schema.enum.map((v) => JSON.stringify(v)).join(' or ');
-  else if (typeof schema.type === 'string') label = schema.type === 'array' && isSchema(schema.items) ? `array of ${typeLabel(schema.items)}` : schema.type;
+  else if (typeof schema.type === 'string')
+    label = schema.type === 'array' && isSchema(schema.items) ? `array of ${typeLabel(schema.items)}` : schema.type;
   else if (Array.isArray(schema.anyOf)) label = schema.anyOf.filter(isSchema).map(typeLabel).join(' or ');
   if (schema.nullable === true) label += ' or null';
   return typeof schema.description === 'string' && schema.description ? `${label} (${schema.description})` : label;
@@ -139,9 +140,11 @@ function reduceTuple(tuple: { members: unknown[]; rest: unknown }, walk: Walk, o
   }
   const kinds = [...distinct.values()];
   out.items = kinds.length === 1 ? kinds[0]! : kinds.length ? { anyOf: kinds } : { type: 'string' };
-  if (tuple.rest === false) out.maxItems = Math.min(typeof out.maxItems === 'number' ? out.maxItems : members.length, members.length);
+  if (tuple.rest === false)
+    out.maxItems = Math.min(typeof out.maxItems === 'number' ? out.maxItems : members.length, members.length);
   const positions = members.map((member, i) => `${i + 1}: ${typeLabel(member)}`).join('; ');
-  const after = tuple.rest === false ? '' : rest ? `, then any number of ${typeLabel(rest)}` : ', then items of any type';
+  const after =
+    tuple.rest === false ? '' : rest ? `, then any number of ${typeLabel(rest)}` : ', then items of any type';
   appendNote(out, `A list in this order (position: type): ${positions}${after}.`);
 }
 
@@ -202,7 +205,9 @@ export function toGemini(defs: readonly ToolDefinition[]): GeminiTool[] {
         const props = parameters.properties as Record<string, unknown> | undefined;
         // Gemini rejects an object schema with empty properties; omit parameters instead.
         const description = describedWithExamples(d);
-        return props && Object.keys(props).length ? { name: d.name, description, parameters } : { name: d.name, description };
+        return props && Object.keys(props).length
+          ? { name: d.name, description, parameters }
+          : { name: d.name, description };
       }),
     },
   ];

@@ -8,7 +8,9 @@ import type { DefinitionFormat, FormatOptions, ToolDefinition, ToolsByFormat } f
 export { FORMATS } from './types.js';
 export type * from './types.js';
 
-const formatters: { [F in DefinitionFormat]: (defs: readonly ToolDefinition[], options: FormatOptions) => ToolsByFormat[F][] } = {
+const formatters: {
+  [F in DefinitionFormat]: (defs: readonly ToolDefinition[], options: FormatOptions) => ToolsByFormat[F][];
+} = {
   openai: toOpenAI,
   responses: toResponses,
   anthropic: toAnthropic,
@@ -17,6 +19,10 @@ const formatters: { [F in DefinitionFormat]: (defs: readonly ToolDefinition[], o
 };
 
 /** The `tools` array for `format`. */
-export function formatDefinitions<F extends DefinitionFormat>(defs: readonly ToolDefinition[], format: F, options: FormatOptions = {}): ToolsByFormat[F][] {
+export function formatDefinitions<F extends DefinitionFormat>(
+  defs: readonly ToolDefinition[],
+  format: F,
+  options: FormatOptions = {},
+): ToolsByFormat[F][] {
   return formatters[format](defs, options);
 }

@@ -48,8 +48,14 @@ export function mergeAllOf(node: JsonSchema): JsonSchema {
     const flat = mergeAllOf(member);
     // The node's own properties come first and win; members add the ones it lacks, in order.
     const properties: Record<string, unknown> = { ...(out.properties as object | undefined) };
-    for (const [name, schema] of Object.entries((flat.properties as object | undefined) ?? {})) if (!(name in properties)) properties[name] = schema;
-    const required = [...new Set([...((out.required as string[] | undefined) ?? []), ...((flat.required as string[] | undefined) ?? [])])];
+    for (const [name, schema] of Object.entries((flat.properties as object | undefined) ?? {}))
+      if (!(name in properties)) properties[name] = schema;
+    const required = [
+      ...new Set([
+        ...((out.required as string[] | undefined) ?? []),
+        ...((flat.required as string[] | undefined) ?? []),
+      ]),
+    ];
     out = { ...flat, ...out };
     if (Object.keys(properties).length) out.properties = properties;
     if (required.length) out.required = required;
@@ -76,7 +82,10 @@ export function dependentRequiredNote(node: JsonSchema): string | undefined {
   if (!isSchema(node.dependentRequired)) return undefined;
   const rules = Object.entries(node.dependentRequired)
     .filter((entry): entry is [string, string[]] => Array.isArray(entry[1]) && entry[1].length > 0)
-    .map(([name, needs]) => `if ${JSON.stringify(name)} is given, ${needs.map((n) => JSON.stringify(n)).join(' and ')} must be given too`);
+    .map(
+      ([name, needs]) =>
+        `if ${JSON.stringify(name)} is given, ${needs.map((n) => JSON.stringify(n)).join(' and ')} must be given too`,
+    );
   return rules.length ? `${rules.join('; ').replace(/^./, (c) => c.toUpperCase())}.` : undefined;
 }
 

@@ -7,10 +7,17 @@ import { modelParameters, to2020 } from './dialect.js';
 import type { JsonSchema } from '../../boundary/plugin-api.js';
 import type { McpTool, ToolDefinition } from './types.js';
 
-/** `{ name, title?, description, inputSchema, outputSchema?, icons?, annotations?, execution?, _meta? }` per tool: MCP is the format that carries a tool's metadata for clients, annotations and task support included. */
+/**
+ * `{ name, title?, description, inputSchema, outputSchema?, icons?, annotations?, execution?, _meta? }` per tool: MCP
+ * is the format that carries a tool's metadata for clients, annotations and task support included.
+ */
 export function toMcp(defs: readonly ToolDefinition[]): McpTool[] {
   return defs.map((d) => {
-    const tool: McpTool = { name: d.name, description: d.description, inputSchema: { type: 'object' as const, ...modelParameters(d) } };
+    const tool: McpTool = {
+      name: d.name,
+      description: d.description,
+      inputSchema: { type: 'object' as const, ...modelParameters(d) },
+    };
     if (d.title !== undefined) tool.title = d.title;
     if (d.outputSchema) tool.outputSchema = to2020(d.outputSchema) as JsonSchema & { type: 'object' };
     if (d.icons) tool.icons = d.icons;

@@ -86,7 +86,8 @@ function convert(input: unknown, pointer: string, depth: number): JsonSchema {
   if (Array.isArray(node.oneOf) && !node.anyOf) node = { ...node, anyOf: node.oneOf };
   if (node.patternProperties !== undefined) fail(pointer, 'patternProperties is not supported');
   // Strict mode has no tuples: dropping prefixItems would leave the rest type as the type of every item.
-  if (node.prefixItems !== undefined || Array.isArray(node.items)) fail(pointer, 'a tuple (prefixItems) is not supported');
+  if (node.prefixItems !== undefined || Array.isArray(node.items))
+    fail(pointer, 'a tuple (prefixItems) is not supported');
   if (isSchema(node.unevaluatedProperties)) fail(pointer, 'unevaluatedProperties (a map) is not supported');
   if (!node.type && !node.anyOf && !node.$ref) {
     const inferred = inferType(node);
@@ -104,7 +105,9 @@ function convert(input: unknown, pointer: string, depth: number): JsonSchema {
     } else if (key === 'anyOf') {
       out.anyOf = (value as unknown[]).map((member, i) => convert(member, `${pointer}/anyOf/${i}`, depth + 1));
     } else if (key === '$defs' || key === 'definitions') {
-      out[key] = Object.fromEntries(Object.entries(value as object).map(([name, def]) => [name, convert(def, `${pointer}/${key}/${name}`, depth)]));
+      out[key] = Object.fromEntries(
+        Object.entries(value as object).map(([name, def]) => [name, convert(def, `${pointer}/${key}/${name}`, depth)]),
+      );
     } else {
       out[key] = value;
     }
@@ -119,7 +122,8 @@ function convert(input: unknown, pointer: string, depth: number): JsonSchema {
 
 function closeObject(node: JsonSchema, pointer: string, depth: number): JsonSchema {
   const properties = isSchema(node.properties) ? node.properties : {};
-  if (!Object.keys(properties).length && node.additionalProperties !== false) fail(pointer, 'a free-form object (no properties) cannot be closed');
+  if (!Object.keys(properties).length && node.additionalProperties !== false)
+    fail(pointer, 'a free-form object (no properties) cannot be closed');
   if (isSchema(node.additionalProperties) || (node.additionalProperties === true && Object.keys(properties).length)) {
     fail(pointer, 'additionalProperties (a map) is not supported');
   }
@@ -136,7 +140,8 @@ function closeObject(node: JsonSchema, pointer: string, depth: number): JsonSche
  * Converts a tool's parameters for OpenAI strict mode, or says why it cannot.
  * @example
  * toStrictSchema({ type: 'object', properties: { n: { type: 'integer' } } })
- * // → { ok: true, schema: { type: 'object', properties: { n: { type: ['integer', 'null'] } }, required: ['n'], additionalProperties: false } }
+ * // → { ok: true, schema: { type: 'object', properties: { n: { type: ['integer', 'null'] } }, required: ['n'],
+ * additionalProperties: false } }
  */
 export function toStrictSchema(parameters: JsonSchema): StrictResult {
   try {

@@ -20,7 +20,9 @@ function strictParts(d: ToolDefinition): { parameters: JsonSchema; strict: boole
 export function toOpenAI(defs: readonly ToolDefinition[], options: FormatOptions = {}): OpenAITool[] {
   return defs.map((d) => ({
     type: 'function' as const,
-    function: options.strict ? { name: d.name, description: describedWithExamples(d), ...strictParts(d) } : { name: d.name, description: describedWithExamples(d), parameters: modelParameters(d) },
+    function: options.strict
+      ? { name: d.name, description: describedWithExamples(d), ...strictParts(d) }
+      : { name: d.name, description: describedWithExamples(d), parameters: modelParameters(d) },
   }));
 }
 

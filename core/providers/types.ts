@@ -50,12 +50,16 @@ export interface AnthropicCustomTool {
   input_schema: JsonSchema & { type: 'object' };
   /** valid argument sets for the model (Anthropic's tool use examples), when the tool declares any */
   input_examples?: Record<string, unknown>[];
-  /** with `search.native`: the tool is sent but kept out of the model's context until Anthropic's tool search finds it */
+  /**
+   * with `search.native`: the tool is sent but kept out of the model's context until Anthropic's tool search finds it
+   */
   defer_loading?: true;
 }
 
 /** Anthropic's server-side tool search tool, sent first when `search.native` is set and something is deferred. */
-export type AnthropicToolSearchTool = { type: 'tool_search_tool_bm25_20251119'; name: 'tool_search_tool_bm25' } | { type: 'tool_search_tool_regex_20251119'; name: 'tool_search_tool_regex' };
+export type AnthropicToolSearchTool =
+  | { type: 'tool_search_tool_bm25_20251119'; name: 'tool_search_tool_bm25' }
+  | { type: 'tool_search_tool_regex_20251119'; name: 'tool_search_tool_regex' };
 
 /**
  * An Anthropic Messages API `tools` entry: a custom tool, or (with `search.native` and
@@ -85,7 +89,9 @@ export interface McpTool {
   outputSchema?: JsonSchema & { type: 'object' };
   icons?: Icon[];
   annotations?: ToolAnnotations;
-  /** MCP 2025-11-25: a long-running tool may be called as a task (`toolshed serve` strips it where it offers no tasks) */
+  /**
+   * MCP 2025-11-25: a long-running tool may be called as a task (`toolshed serve` strips it where it offers no tasks)
+   */
   execution?: { taskSupport: 'optional' };
   _meta?: Record<string, unknown>;
 }

@@ -7,7 +7,16 @@ import type { ResourceProtections } from '../../boundary/launch/resources.js';
 import type { LogLevel } from '../../boundary/server-requests.js';
 
 /** Where an MCP server's connection stands. */
-export type ConnectionState = 'not started' | 'connecting' | 'connected' | 'exited' | 'handshake failed' | 'timed out' | 'unreachable' | 'needs authorization' | 'closed';
+export type ConnectionState =
+  | 'not started'
+  | 'connecting'
+  | 'connected'
+  | 'exited'
+  | 'handshake failed'
+  | 'timed out'
+  | 'unreachable'
+  | 'needs authorization'
+  | 'closed';
 
 /** The OS-level protections a stdio MCP server was started under. */
 export interface ServerProtections {
@@ -23,9 +32,14 @@ export interface ServerProtections {
   userNamespace: boolean;
   /** Node's permission model (fs limited to grants, no child processes, no workers, no addons): node servers only */
   permissionModel: boolean;
-  /** Node's permission model refuses it the network too (node servers on Node 25+, no `--allow-net`): false when network is granted */
+  /**
+   * Node's permission model refuses it the network too (node servers on Node 25+, no `--allow-net`): false when network
+   * is granted
+   */
   netPermission: boolean;
-  /** which environment it got: only `env` plus granted names (untrusted), or a desktop client's default set (trusted) */
+  /**
+   * which environment it got: only `env` plus granted names (untrusted), or a desktop client's default set (trusted)
+   */
   env: 'granted only' | 'desktop default';
   /** why a protection is not in force, in words for the operator */
   reason?: string;
@@ -33,7 +47,10 @@ export interface ServerProtections {
   resources?: ResourceProtections;
 }
 
-/** A tool whose listed definition differs from the one pinned when it was first seen or last accepted (definition-pins.ts). */
+/**
+ * A tool whose listed definition differs from the one pinned when it was first seen or last accepted
+ * (definition-pins.ts).
+ */
 export interface DefinitionChange {
   /** the server's name in the config */
   server: string;
@@ -41,13 +58,18 @@ export interface DefinitionChange {
   tool: string;
   /** the name the host exposes it by */
   name: string;
-  /** changed: its definition differs from the one accepted; added: no listing accepted before had a tool of this name */
+  /**
+   * changed: its definition differs from the one accepted; added: no listing accepted before had a tool of this name
+   */
   kind: 'changed' | 'added';
   /** hold: hidden until accepted; warn: served as changed (or new), with a warning */
   mode: 'hold' | 'warn';
   /** when the pinned definition was accepted (added: when the server's tools were last accepted) */
   acceptedAt: string;
-  /** the pinned definition against the listed one (added: all of it as `+` lines): `- old`, `+ new` lines with some context, control characters escaped */
+  /**
+   * the pinned definition against the listed one (added: all of it as `+` lines): `- old`, `+ new` lines with some
+   * context, control characters escaped
+   */
   diff: string[];
 }
 
@@ -75,7 +97,9 @@ export interface ConnectionReport {
   stderr?: string;
   /** tools it listed that toolshed could not take (bad name, schema that does not compile) */
   warnings: string[];
-  /** tools whose definition changed since it was accepted (held or served with a warning, as `definitionChanges` says) */
+  /**
+   * tools whose definition changed since it was accepted (held or served with a warning, as `definitionChanges` says)
+   */
   definitionChanges?: DefinitionChange[];
   /** the MCP revision the connection speaks: `2026-07-28`, or the 2025 one its `initialize` settled on */
   protocolVersion?: string;
@@ -89,7 +113,10 @@ export interface ConnectionReport {
   credentials?: string;
   /** where toolshed's OAuth login to it stands (HTTP servers without a static Authorization header); never a token */
   auth?: ServerAuth;
-  /** its last log messages (`notifications/message`), oldest first, and its last requests to toolshed (elicitation, sampling) with how they were answered */
+  /**
+   * its last log messages (`notifications/message`), oldest first, and its last requests to toolshed (elicitation,
+   * sampling) with how they were answered
+   */
   logs?: ServerLogEntry[];
 }
 

@@ -3,7 +3,14 @@
  * finds the running call by id and forwards to that call's hooks. Arguments
  * come from plugin code, so every one is coerced whatever type it claims.
  */
-import type { CallAnswer, HandOff, HostRpc, SandboxToolset, SessionAnswer, SessionRequest } from '../../boundary/protocol.js';
+import type {
+  CallAnswer,
+  HandOff,
+  HostRpc,
+  SandboxToolset,
+  SessionAnswer,
+  SessionRequest,
+} from '../../boundary/protocol.js';
 import type { CallHooks } from './runner.js';
 import { logLevel } from '../../boundary/tool-context.js';
 
@@ -13,17 +20,25 @@ import { logLevel } from '../../boundary/tool-context.js';
  * `onHandOff` hears of each nested call handed back to that worker (its caller's call id, the
  * inline id and the call's whole dispatch).
  */
-export function hostRpc(calls: { get(callId: string): CallHooks | undefined }, maxLogChars = Infinity, via?: object, onHandOff?: (caller: string, id: number, dispatched: Promise<unknown>) => void): HostRpc {
+export function hostRpc(
+  calls: { get(callId: string): CallHooks | undefined },
+  maxLogChars = Infinity,
+  via?: object,
+  onHandOff?: (caller: string, id: number, dispatched: Promise<unknown>) => void,
+): HostRpc {
   return {
     log(callId, message, level) {
       calls.get(String(callId))?.log?.(String(message).slice(0, maxLogChars), logLevel(level));
     },
     progress(callId, done, total) {
-      calls.get(String(callId))?.progress?.(Number(done), total === undefined || total === null ? undefined : Number(total));
+      calls
+        .get(String(callId))
+        ?.progress?.(Number(done), total === undefined || total === null ? undefined : Number(total));
     },
     async callTool(callId, name, args): Promise<CallAnswer> {
       const hooks = calls.get(String(callId));
-      if (!hooks) return { ok: false, code: 'PERMISSION_DENIED', message: 'callTool is only available while a call is running' };
+      if (!hooks)
+        return { ok: false, code: 'PERMISSION_DENIED', message: 'callTool is only available while a call is running' };
       if (!via) return hooks.callTool(String(name), args);
       // The answer is the call's outcome, or, once the host has gated it, the call itself handed
       // back to run in the calling worker (thread-pool.ts, runInline): one round trip, not two.
@@ -45,7 +60,12 @@ export function hostRpc(calls: { get(callId: string): CallHooks | undefined }, m
     },
     async session(callId, request): Promise<SessionAnswer> {
       const hooks = calls.get(String(callId));
-      if (!hooks?.session) return { ok: false, code: 'STATE_REFUSED', message: 'ctx.session is only available to a handler while its call is running' };
+      if (!hooks?.session)
+        return {
+          ok: false,
+          code: 'STATE_REFUSED',
+          message: 'ctx.session is only available to a handler while its call is running',
+        };
       const coerced = sessionRequest(request);
       if (!coerced) return { ok: false, code: 'STATE_REFUSED', message: 'ctx.session: unknown operation' };
       return hooks.session(coerced);

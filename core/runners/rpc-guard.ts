@@ -24,7 +24,8 @@ function refusal(data: unknown, allowed: ReadonlySet<string>): string | undefine
   const message = data as ComlinkMessage;
   if (message.type !== 'APPLY') return `message type ${String(message.type)} is not allowed`;
   const path = message.path;
-  if (!Array.isArray(path) || path.length !== 1 || typeof path[0] !== 'string') return 'only direct method calls are allowed';
+  if (!Array.isArray(path) || path.length !== 1 || typeof path[0] !== 'string')
+    return 'only direct method calls are allowed';
   if (!allowed.has(path[0])) return `method ${JSON.stringify(path[0])} is not allowed`;
   const args = message.argumentList;
   if (!Array.isArray(args)) return 'argument list missing';
@@ -48,7 +49,12 @@ export interface GuardStats {
  * The exposed object has a null prototype and only those own methods.
  * Pass `stats` to share one tally between several ports.
  */
-export function exposeGuarded(api: object, port: MessagePort, methods: readonly string[], stats: GuardStats = { passed: 0, refused: 0 }): GuardStats {
+export function exposeGuarded(
+  api: object,
+  port: MessagePort,
+  methods: readonly string[],
+  stats: GuardStats = { passed: 0, refused: 0 },
+): GuardStats {
   return exposeGuardedEndpoint(api, port, methods, stats);
 }
 
@@ -65,7 +71,12 @@ interface GuardEndpoint {
 }
 
 /** `exposeGuarded` on any `GuardEndpoint`, with the same allow-list rules. */
-export function exposeGuardedEndpoint(api: object, port: GuardEndpoint, methods: readonly string[], stats: GuardStats = { passed: 0, refused: 0 }): GuardStats {
+export function exposeGuardedEndpoint(
+  api: object,
+  port: GuardEndpoint,
+  methods: readonly string[],
+  stats: GuardStats = { passed: 0, refused: 0 },
+): GuardStats {
   const allowed = new Set(methods);
   const target = Object.create(null) as Record<string, unknown>;
   for (const name of methods) {

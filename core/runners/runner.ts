@@ -7,7 +7,17 @@
  * an untrusted plugin's own sandbox). Limits both tiers derive the same way live here too.
  */
 import type { LogLevel } from '../../boundary/plugin-api.js';
-import type { CallOutcome, CheckVerdict, HandlerOutput, HandOff, RawManifest, SandboxToolset, SessionAnswer, SessionRequest, Tier } from '../../boundary/protocol.js';
+import type {
+  CallOutcome,
+  CheckVerdict,
+  HandlerOutput,
+  HandOff,
+  RawManifest,
+  SandboxToolset,
+  SessionAnswer,
+  SessionRequest,
+  Tier,
+} from '../../boundary/protocol.js';
 import type { Protections } from './protections.js';
 import type { ConnectionReport } from './connection-report.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
@@ -98,13 +108,21 @@ export interface Runner {
   readonly tier: Tier;
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>>;
   /** `origin`: the running call that made this one through ctx.callTool, if any */
-  handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal, origin?: CallOrigin): Promise<RunOutcome<HandlerOutput>>;
+  handle(
+    request: HandlerRequest,
+    hooks: CallHooks,
+    signal?: AbortSignal,
+    origin?: CallOrigin,
+  ): Promise<RunOutcome<HandlerOutput>>;
   /** whether a nested call made by `origin` would run inline in its caller's worker (needs no free worker) */
   runsInline?(origin: CallOrigin | undefined): boolean;
   stats(): RunnerStats;
   /** the OS-level protections its code runs under; undefined for the thread tier, which has none of its own */
   protections(): Protections | undefined;
-  /** a runner that speaks to a server (an MCP server) reports that link; its tools are available only while it is connected */
+  /**
+   * a runner that speaks to a server (an MCP server) reports that link; its tools are available only while it is
+   * connected
+   */
   connection?(): ConnectionReport;
   /** the thread tier: which pool its calls run in, and why */
   placement?(): PoolPlacement;
@@ -128,5 +146,8 @@ export interface ManifestExtractor {
 
 /** The V8 heap limits of a worker whose plugin may use `memoryMb` (young generation an eighth, within 4–64 MB). */
 export function heapLimits(memoryMb: number): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } {
-  return { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.max(4, Math.min(64, Math.floor(memoryMb / 8))) };
+  return {
+    maxOldGenerationSizeMb: memoryMb,
+    maxYoungGenerationSizeMb: Math.max(4, Math.min(64, Math.floor(memoryMb / 8))),
+  };
 }

@@ -5,7 +5,10 @@ import type { CheckTask, HandlerTask, PackedScope, TaskScope } from '../../bound
 import type { CheckRequest, HandlerRequest } from './runner.js';
 
 /** A scope with no file roots and no options (manifest extraction, tests). */
-export const EMPTY_SCOPE_PARTS = Object.freeze({ roots: Object.freeze({ read: [], write: [] }), options: Object.freeze({}) });
+export const EMPTY_SCOPE_PARTS = Object.freeze({
+  roots: Object.freeze({ read: [], write: [] }),
+  options: Object.freeze({}),
+});
 
 /**
  * A plugin's roots, options and env grant as one JSON string, for `CheckTask.scope`; undefined
@@ -27,7 +30,12 @@ export function packScope(scope: Omit<TaskScope, 'cwd'>, env?: Record<string, st
  * Puts the plugin's scope on `task`: `packed` (packScope of the same scope and env) when given,
  * else its roots and options, and `env`, its grant when the pool is shared.
  */
-function scoped<T extends CheckTask | HandlerTask>(task: T, scope: TaskScope, env: Record<string, string> | undefined, packed: string | undefined): T {
+function scoped<T extends CheckTask | HandlerTask>(
+  task: T,
+  scope: TaskScope,
+  env: Record<string, string> | undefined,
+  packed: string | undefined,
+): T {
   if (packed !== undefined) {
     task.scope = packed;
     return task;
@@ -39,13 +47,46 @@ function scoped<T extends CheckTask | HandlerTask>(task: T, scope: TaskScope, en
 }
 
 /** The task that runs one custom check of the plugin at `entry` in `scope` (see `scoped` for `env` and `packed`). */
-export function checkTask(entry: string, scope: TaskScope, request: CheckRequest, env?: Record<string, string>, packed?: string): CheckTask {
-  return scoped({ kind: 'check', entry, checkId: request.checkId, callId: randomUUID(), timeoutMs: request.timeoutMs, cwd: scope.cwd }, scope, env, packed);
+export function checkTask(
+  entry: string,
+  scope: TaskScope,
+  request: CheckRequest,
+  env?: Record<string, string>,
+  packed?: string,
+): CheckTask {
+  return scoped(
+    {
+      kind: 'check',
+      entry,
+      checkId: request.checkId,
+      callId: randomUUID(),
+      timeoutMs: request.timeoutMs,
+      cwd: scope.cwd,
+    },
+    scope,
+    env,
+    packed,
+  );
 }
 
 /** The task that runs one handler of the plugin at `entry` in `scope` (see `scoped` for `env` and `packed`). */
-export function handlerTask(entry: string, scope: TaskScope, request: HandlerRequest, env?: Record<string, string>, packed?: string): HandlerTask {
-  const task: HandlerTask = { kind: 'handler', entry, tool: request.tool, args: request.args, callId: randomUUID(), timeoutMs: request.timeoutMs, maxResultChars: request.maxResultChars, cwd: scope.cwd };
+export function handlerTask(
+  entry: string,
+  scope: TaskScope,
+  request: HandlerRequest,
+  env?: Record<string, string>,
+  packed?: string,
+): HandlerTask {
+  const task: HandlerTask = {
+    kind: 'handler',
+    entry,
+    tool: request.tool,
+    args: request.args,
+    callId: randomUUID(),
+    timeoutMs: request.timeoutMs,
+    maxResultChars: request.maxResultChars,
+    cwd: scope.cwd,
+  };
   if (request.sessionId !== undefined) task.sessionId = request.sessionId;
   if (request.secrets) task.secrets = request.secrets;
   return scoped(task, scope, env, packed);

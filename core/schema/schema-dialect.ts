@@ -22,7 +22,9 @@ const SUPPORTED_DIALECTS = 'draft-06, draft-07, 2019-09 and 2020-12';
 /** A `$schema` naming a dialect toolshed does not validate (draft-04, a custom meta-schema). */
 export class UnknownDialectError extends Error {
   constructor(readonly uri: unknown) {
-    super(`$schema ${JSON.stringify(uri)} is not a JSON Schema dialect toolshed validates; supported: ${SUPPORTED_DIALECTS} (${Object.values(DIALECT_URIS).join(', ')}), or no $schema`);
+    super(
+      `$schema ${JSON.stringify(uri)} is not a JSON Schema dialect toolshed validates; supported: ${SUPPORTED_DIALECTS} (${Object.values(DIALECT_URIS).join(', ')}), or no $schema`,
+    );
     this.name = 'UnknownDialectError';
   }
 }
@@ -37,7 +39,9 @@ export interface DialectReading {
 /** How an untagged schema is read: by the plugin rule (its keywords), or as MCP's default, 2020-12. */
 type UntaggedRule = 'plugin' | 'mcp';
 
-/** The dialect a `$schema` URI names (http or https, with or without the empty fragment); undefined when it names none. */
+/**
+ * The dialect a `$schema` URI names (http or https, with or without the empty fragment); undefined when it names none.
+ */
 function dialectOfUri(uri: string): SchemaDialect | undefined {
   const match = /^https?:\/\/json-schema\.org\/(draft-0[67]\/schema|draft\/(?:2019-09|2020-12)\/schema)#?$/.exec(uri);
   if (!match) return undefined;
@@ -54,7 +58,19 @@ function dialectOfUri(uri: string): SchemaDialect | undefined {
  */
 export const SUBSCHEMA_KEYWORDS = {
   /** keywords whose value is one subschema */
-  one: ['additionalItems', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema'],
+  one: [
+    'additionalItems',
+    'additionalProperties',
+    'not',
+    'if',
+    'then',
+    'else',
+    'contains',
+    'propertyNames',
+    'unevaluatedItems',
+    'unevaluatedProperties',
+    'contentSchema',
+  ],
   /** keywords whose value is a list of subschemas */
   list: ['allOf', 'anyOf', 'oneOf', 'prefixItems'],
   /** keywords whose value is a map of name → subschema */
@@ -71,17 +87,27 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * `items` is not mistaken for the keyword), with its JSON pointer. Values of `enum`, `const`,
  * `default` and `examples` are data, never walked.
  */
-function walkSchemas(node: unknown, visit: (schema: Record<string, unknown>, pointer: string) => void, pointer = '', depth = 0): void {
+function walkSchemas(
+  node: unknown,
+  visit: (schema: Record<string, unknown>, pointer: string) => void,
+  pointer = '',
+  depth = 0,
+): void {
   if (!isObject(node) || depth > 64) return;
   visit(node, pointer);
   const next = (child: unknown, at: string) => walkSchemas(child, visit, at, depth + 1);
   for (const key of ONE) if (key in node) next(node[key], `${pointer}/${key}`);
-  for (const key of LIST) if (Array.isArray(node[key])) (node[key] as unknown[]).forEach((child, i) => next(child, `${pointer}/${key}/${i}`));
-  for (const key of MAP) if (isObject(node[key])) for (const [name, child] of Object.entries(node[key])) next(child, `${pointer}/${key}/${escapePointer(name)}`);
+  for (const key of LIST)
+    if (Array.isArray(node[key])) (node[key] as unknown[]).forEach((child, i) => next(child, `${pointer}/${key}/${i}`));
+  for (const key of MAP)
+    if (isObject(node[key]))
+      for (const [name, child] of Object.entries(node[key])) next(child, `${pointer}/${key}/${escapePointer(name)}`);
   if (Array.isArray(node.items)) node.items.forEach((child, i) => next(child, `${pointer}/items/${i}`));
   else next(node.items, `${pointer}/items`);
   // draft-07 `dependencies`: a value is a list of names or a subschema.
-  if (isObject(node.dependencies)) for (const [name, child] of Object.entries(node.dependencies)) next(child, `${pointer}/dependencies/${escapePointer(name)}`);
+  if (isObject(node.dependencies))
+    for (const [name, child] of Object.entries(node.dependencies))
+      next(child, `${pointer}/dependencies/${escapePointer(name)}`);
 }
 
 /** Keywords only draft-07 (and draft-06) give a meaning: 2020-12 ignores them, or cannot read them. */
@@ -92,7 +118,10 @@ function draft07Form(node: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-/** Keywords only 2019-09 and 2020-12 give a meaning (`$defs` is left out: draft-07 resolves `#/$defs/x` as a pointer too). */
+/**
+ * Keywords only 2019-09 and 2020-12 give a meaning (`$defs` is left out: draft-07 resolves `#/$defs/x` as a pointer
+ * too).
+ */
 const NEW_KEYWORDS = [
   'prefixItems',
   'unevaluatedProperties',
@@ -145,9 +174,18 @@ export function readDialect(schema: object, rule: UntaggedRule = 'plugin'): Dial
     // Both kinds: neither reading enforces everything. A plugin keeps today's draft-07 reading;
     // for MCP the spec's default stands.
     return rule === 'mcp'
-      ? { dialect: '2020-12', from: `untagged (MCP default); its draft-07 forms (${found.old}) are not enforced: the server should set $schema` }
-      : { dialect: 'draft-07', from: `untagged: ${found.old}; its 2020-12 keywords (${found.new}) are not enforced: set $schema to say which dialect it is` };
+      ? {
+          dialect: '2020-12',
+          from: `untagged (MCP default); its draft-07 forms (${found.old}) are not enforced: the server should set $schema`,
+        }
+      : {
+          dialect: 'draft-07',
+          from: `untagged: ${found.old}; its 2020-12 keywords (${found.new}) are not enforced: set $schema to say which dialect it is`,
+        };
   }
   if (found.recursive) return { dialect: '2019-09', from: `untagged: ${found.new}` };
-  return { dialect: '2020-12', from: rule === 'mcp' ? 'untagged (MCP default)' : found.new ? `untagged: ${found.new}` : 'untagged' };
+  return {
+    dialect: '2020-12',
+    from: rule === 'mcp' ? 'untagged (MCP default)' : found.new ? `untagged: ${found.new}` : 'untagged',
+  };
 }

@@ -23,10 +23,19 @@ interface SchemaProblem {
   message: string;
 }
 
-/** ajv's class for a dialect: draft-06 shares draft-07's (ajv's draft-07 vocabulary reads draft-06, given its meta-schema). */
+/**
+ * ajv's class for a dialect: draft-06 shares draft-07's (ajv's draft-07 vocabulary reads draft-06, given its
+ * meta-schema).
+ */
 function ajvClass(dialect: SchemaDialect): new (options: object) => Ajv {
-  if (dialect === '2020-12') return (require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020 as unknown as new (options: object) => Ajv;
-  if (dialect === '2019-09') return (require('ajv/dist/2019.js') as typeof import('ajv/dist/2019.js')).Ajv2019 as unknown as new (options: object) => Ajv;
+  if (dialect === '2020-12')
+    return (require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020 as unknown as new (
+      options: object,
+    ) => Ajv;
+  if (dialect === '2019-09')
+    return (require('ajv/dist/2019.js') as typeof import('ajv/dist/2019.js')).Ajv2019 as unknown as new (
+      options: object,
+    ) => Ajv;
   return (require('ajv') as typeof import('ajv')).Ajv;
 }
 
@@ -41,7 +50,13 @@ export function createAjv(options: { allErrors?: boolean; dialect?: SchemaDialec
   const AjvClass = ajvClass(dialect);
   // ajv-formats is CommonJS with a default export property.
   const addFormats = (require('ajv-formats') as { default: (ajv: Ajv) => Ajv }).default;
-  const ajv = new AjvClass({ allErrors: options.allErrors ?? true, strict: false, strictNumbers: true, allowUnionTypes: true, validateFormats: true });
+  const ajv = new AjvClass({
+    allErrors: options.allErrors ?? true,
+    strict: false,
+    strictNumbers: true,
+    allowUnionTypes: true,
+    validateFormats: true,
+  });
   if (dialect === 'draft-06') ajv.addMetaSchema(require('ajv/dist/refs/json-schema-draft-06.json') as object);
   addFormats(ajv);
   return ajv;
@@ -53,7 +68,12 @@ export function createAjv(options: { allErrors?: boolean; dialect?: SchemaDialec
  */
 export function forAjv(schema: object, dialect: SchemaDialect): object {
   const tag = (schema as { $schema?: unknown }).$schema;
-  if (tag === undefined || tag === DIALECT_URIS[dialect] || (dialect === 'draft-07' && tag === 'http://json-schema.org/draft-07/schema')) return schema;
+  if (
+    tag === undefined ||
+    tag === DIALECT_URIS[dialect] ||
+    (dialect === 'draft-07' && tag === 'http://json-schema.org/draft-07/schema')
+  )
+    return schema;
   return { ...schema, $schema: DIALECT_URIS[dialect] };
 }
 
@@ -127,7 +147,10 @@ class ValidatorCache {
 }
 
 type CacheName = `${SchemaDialect}:${'all' | 'first'}`;
-/** One cache per dialect and configuration, made at its first use (draft-06 shares draft-07's ajv class, not its instance). */
+/**
+ * One cache per dialect and configuration, made at its first use (draft-06 shares draft-07's ajv class, not its
+ * instance).
+ */
 const caches = new Map<CacheName, ValidatorCache>();
 
 function cacheFor(dialect: SchemaDialect, allErrors: boolean): ValidatorCache {
@@ -147,14 +170,21 @@ function cacheFor(dialect: SchemaDialect, allErrors: boolean): ValidatorCache {
  * grow the cache. `allErrors: false` gives a validator that stops at the first problem (ajv
  * checks an array's `maxItems` before its items, so a million-item array fails in one step).
  * @example
- * compile({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'string' }], items: false })(['a']) // → true
+ * compile({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'string' }],
+ * items: false })(['a']) // → true
  */
-export function compile(schema: object, options: { allErrors?: boolean; dialect?: SchemaDialect } = {}): ValidateFunction {
+export function compile(
+  schema: object,
+  options: { allErrors?: boolean; dialect?: SchemaDialect } = {},
+): ValidateFunction {
   const dialect = options.dialect ?? readDialect(schema).dialect;
   return cacheFor(dialect, options.allErrors !== false).compile(schema);
 }
 
-/** How many validators are cached, per configuration, over every dialect or over `dialect`'s only (for tests and the bench). */
+/**
+ * How many validators are cached, per configuration, over every dialect or over `dialect`'s only (for tests and the
+ * bench).
+ */
 export function compiledSchemas(dialect?: SchemaDialect): { all: number; first: number } {
   let all = 0;
   let first = 0;
@@ -173,19 +203,34 @@ function describe(error: ErrorObject): SchemaProblem {
     case 'required':
       return { pointer: `${base}/${escapePointer(String(params.missingProperty))}`, message: 'is required' };
     case 'additionalProperties':
-      return { pointer: `${base}/${escapePointer(String(params.additionalProperty))}`, message: 'is not an allowed property' };
+      return {
+        pointer: `${base}/${escapePointer(String(params.additionalProperty))}`,
+        message: 'is not an allowed property',
+      };
     case 'unevaluatedProperties':
-      return { pointer: `${base}/${escapePointer(String(params.unevaluatedProperty))}`, message: 'is not an allowed property' };
+      return {
+        pointer: `${base}/${escapePointer(String(params.unevaluatedProperty))}`,
+        message: 'is not an allowed property',
+      };
     case 'dependentRequired':
     case 'dependencies':
       if (params.missingProperty === undefined) break;
-      return { pointer: `${base}/${escapePointer(String(params.missingProperty))}`, message: `is required when ${JSON.stringify(params.property)} is present` };
+      return {
+        pointer: `${base}/${escapePointer(String(params.missingProperty))}`,
+        message: `is required when ${JSON.stringify(params.property)} is present`,
+      };
     case 'enum':
-      return { pointer: base || '/', message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+      return {
+        pointer: base || '/',
+        message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+      };
     case 'const':
       return { pointer: base || '/', message: `must be ${JSON.stringify(params.allowedValue)}` };
     case 'type':
-      return { pointer: base || '/', message: `must be ${Array.isArray(params.type) ? params.type.join(' or ') : String(params.type)}` };
+      return {
+        pointer: base || '/',
+        message: `must be ${Array.isArray(params.type) ? params.type.join(' or ') : String(params.type)}`,
+      };
     case 'propertyNames':
       return { pointer: `${base}/${escapePointer(String(params.propertyName))}`, message: 'is not an allowed name' };
   }
@@ -211,12 +256,25 @@ export function problems(errors: readonly ErrorObject[] | null | undefined): Sch
   };
   for (const error of errors) {
     if (error.keyword === 'oneOf' || error.keyword === 'anyOf') continue;
-    const union = unions.find((u) => error.schemaPath.startsWith(u.schemaPath.replace(/\/(oneOf|anyOf)$/, '') + `/${u.keyword}/`));
+    const union = unions.find((u) =>
+      error.schemaPath.startsWith(`${u.schemaPath.replace(/\/(oneOf|anyOf)$/, '')}/${u.keyword}/`),
+    );
     if (union) {
-      const deeper = errors.some((e) => e !== union && e.keyword !== union.keyword && e.instancePath.length > union.instancePath.length && e.instancePath.startsWith(union.instancePath));
+      const deeper = errors.some(
+        (e) =>
+          e !== union &&
+          e.keyword !== union.keyword &&
+          e.instancePath.length > union.instancePath.length &&
+          e.instancePath.startsWith(union.instancePath),
+      );
       if (!deeper) {
-        const alternatives = errors.filter((e) => e.keyword === 'type' && e.instancePath === union.instancePath).map((e) => String((e.params as { type: unknown }).type));
-        push({ pointer: union.instancePath || '/', message: `must be ${alternatives.length ? alternatives.join(' or ') : 'one of the allowed shapes'}` });
+        const alternatives = errors
+          .filter((e) => e.keyword === 'type' && e.instancePath === union.instancePath)
+          .map((e) => String((e.params as { type: unknown }).type));
+        push({
+          pointer: union.instancePath || '/',
+          message: `must be ${alternatives.length ? alternatives.join(' or ') : 'one of the allowed shapes'}`,
+        });
         continue;
       }
       if (error.instancePath === union.instancePath && error.keyword === 'type') continue;

@@ -33,7 +33,10 @@ export interface Timers {
 /** The real clock: Date.now and the global timers. */
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** The timers of `clock` (default the real clock); the global timers where it has none, unref'd by default when `defaults.unref`. */
+/**
+ * The timers of `clock` (default the real clock); the global timers where it has none, unref'd by default when
+ * `defaults.unref`.
+ */
 export function timers(clock: Clock = systemClock, defaults: { unref?: boolean } = {}): Timers {
   const set = clock.setTimeout?.bind(clock);
   const clear = clock.clearTimeout?.bind(clock);

@@ -63,7 +63,9 @@ export class RedisStore implements StateStore {
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
-    await this.run(ttlMs > 0 ? this.client.set(this.key(key), value, 'PX', ttlMs) : this.client.set(this.key(key), value));
+    await this.run(
+      ttlMs > 0 ? this.client.set(this.key(key), value, 'PX', ttlMs) : this.client.set(this.key(key), value),
+    );
   }
 
   async delete(key: string): Promise<boolean> {

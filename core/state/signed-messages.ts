@@ -41,12 +41,27 @@ interface Envelope {
 
 /** The MAC of `message` on `channel`, sent at `time` with id `id`. */
 function mac(key: string, channel: string, time: number, id: string, message: string): Buffer {
-  return createHmac('sha256', key).update(`toolshed state message v1\n${channel}\n${time}\n${id}\n`).update(message).digest();
+  return createHmac('sha256', key)
+    .update(`toolshed state message v1\n${channel}\n${time}\n${id}\n`)
+    .update(message)
+    .digest();
 }
 
 /** `message` as it goes on `channel`: signed with `key` at `now`. */
-export function signMessage(key: string, channel: string, message: string, now: number, id: string = randomUUID()): string {
-  const envelope: Envelope = { v: 1, t: now, n: id, m: message, s: mac(key, channel, now, id, message).toString('base64url') };
+export function signMessage(
+  key: string,
+  channel: string,
+  message: string,
+  now: number,
+  id: string = randomUUID(),
+): string {
+  const envelope: Envelope = {
+    v: 1,
+    t: now,
+    n: id,
+    m: message,
+    s: mac(key, channel, now, id, message).toString('base64url'),
+  };
   return JSON.stringify(envelope);
 }
 
@@ -63,11 +78,24 @@ export function verifyMessage(key: string, channel: string, raw: string, now: nu
   }
   if (typeof envelope !== 'object' || envelope === null) return { ok: false, reason: 'not a signed message' };
   const { v, t, n, m, s } = envelope;
-  if (v !== 1 || typeof t !== 'number' || !Number.isSafeInteger(t) || typeof n !== 'string' || typeof m !== 'string' || typeof s !== 'string') return { ok: false, reason: 'not a signed message' };
+  if (
+    v !== 1 ||
+    typeof t !== 'number' ||
+    !Number.isSafeInteger(t) ||
+    typeof n !== 'string' ||
+    typeof m !== 'string' ||
+    typeof s !== 'string'
+  )
+    return { ok: false, reason: 'not a signed message' };
   const expected = mac(key, channel, t, n, m);
   const given = Buffer.from(s, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'its signature does not match (another key, or changed on the way)' };
-  if (Math.abs(now - t) > MAX_AGE_MS) return { ok: false, reason: `sent ${Math.round((now - t) / 1000)} s from now, past the ${MAX_AGE_MS / 1000} s allowed (replayed, or a clock far off)` };
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return { ok: false, reason: 'its signature does not match (another key, or changed on the way)' };
+  if (Math.abs(now - t) > MAX_AGE_MS)
+    return {
+      ok: false,
+      reason: `sent ${Math.round((now - t) / 1000)} s from now, past the ${MAX_AGE_MS / 1000} s allowed (replayed, or a clock far off)`,
+    };
   return { ok: true, message: m, id: n, time: t };
 }
 
@@ -188,15 +216,23 @@ const TELL_EVERY_MS = 60_000;
  * whatever reaches its channels. Dropped messages are told of through `warn`, the first at once
  * and then at most once a minute, with the count.
  */
-export function fleetStore(store: StateStore, env: Readonly<Record<string, string | undefined>>, clock: { now(): number }, warn: (message: string) => void): StateStore {
+export function fleetStore(
+  store: StateStore,
+  env: Readonly<Record<string, string | undefined>>,
+  clock: { now(): number },
+  warn: (message: string) => void,
+): StateStore {
   if (store.kind === 'memory') return store;
   const key = env[STATE_KEY_ENV];
   if (!key || key.length < MIN_KEY_CHARS) {
     const why = key ? `is ${key.length} characters long, under the ${MIN_KEY_CHARS} required` : 'is not set';
-    throw new ConfigError(`state.store is shared (${store.kind}), and ${STATE_KEY_ENV} ${why}: the replicas of a fleet sign the messages they send each other through the store with that key, and believe no others`, {
-      pointer: '/state/store',
-      fix: `set ${STATE_KEY_ENV} to the same secret of ${MIN_KEY_CHARS} characters or more on every replica (openssl rand -hex 32; docs/fleet.md#the-fleets-message-key)`,
-    });
+    throw new ConfigError(
+      `state.store is shared (${store.kind}), and ${STATE_KEY_ENV} ${why}: the replicas of a fleet sign the messages they send each other through the store with that key, and believe no others`,
+      {
+        pointer: '/state/store',
+        fix: `set ${STATE_KEY_ENV} to the same secret of ${MIN_KEY_CHARS} characters or more on every replica (openssl rand -hex 32; docs/fleet.md#the-fleets-message-key)`,
+      },
+    );
   }
   let toldAt: number | undefined;
   let untold = 0;
@@ -206,7 +242,9 @@ export function fleetStore(store: StateStore, env: Readonly<Record<string, strin
       untold++;
       const now = clock.now();
       if (toldAt !== undefined && now - toldAt < TELL_EVERY_MS) return;
-      warn(`dropped ${untold} message${untold === 1 ? '' : 's'} on the state store's channels (the last on '${channel}': ${reason}); counted in toolshed_state_messages_dropped_total`);
+      warn(
+        `dropped ${untold} message${untold === 1 ? '' : 's'} on the state store's channels (the last on '${channel}': ${reason}); counted in toolshed_state_messages_dropped_total`,
+      );
       toldAt = now;
       untold = 0;
     },

@@ -27,7 +27,10 @@ export interface StateStore {
   ping(): Promise<void>;
   /** Operations that failed so far (the store was unreachable, or refused). */
   readonly errors: number;
-  /** Messages dropped so far: malformed, unauthenticated or replayed (a fleet's store, whose messages are signed: signed-messages.ts). */
+  /**
+   * Messages dropped so far: malformed, unauthenticated or replayed (a fleet's store, whose messages are signed:
+   * signed-messages.ts).
+   */
   readonly dropped?: number;
   /** Closes connections; the store is unusable after. */
   close(): Promise<void>;

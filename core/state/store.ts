@@ -36,7 +36,8 @@ function isRemoteStore(store: string): boolean {
 export async function openStateStore(options: StateStoreOptions): Promise<StateStore> {
   const prefix = options.prefix ?? 'toolshed:';
   if (options.store === 'memory') return new MemoryStore(options.clock);
-  if (!isRemoteStore(options.store)) throw new Error(`state.store must be 'memory' or a redis:// or valkey:// URL, got '${options.store}'`);
+  if (!isRemoteStore(options.store))
+    throw new Error(`state.store must be 'memory' or a redis:// or valkey:// URL, got '${options.store}'`);
   const { RedisStore } = await import('./redis-store.js');
   return new RedisStore(options.store, prefix);
 }

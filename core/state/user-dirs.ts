@@ -21,11 +21,22 @@ function nearFilesystemRoot(dir: string): boolean {
  * Linux, the data folder elsewhere; undefined when there is no safe place (no home folder).
  */
 export function userStateDir(env: Record<string, string | undefined> = process.env): string | undefined {
-  const dir = process.platform === 'linux' ? path.join(env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state'), 'toolshed') : paths().data;
+  const dir =
+    process.platform === 'linux'
+      ? path.join(
+          env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME)
+            ? env.XDG_STATE_HOME
+            : path.join(os.homedir(), '.local', 'state'),
+          'toolshed',
+        )
+      : paths().data;
   return path.isAbsolute(dir) && !nearFilesystemRoot(path.dirname(dir)) ? dir : undefined;
 }
 
-/** The user's cache folder (`$XDG_CACHE_HOME/toolshed`, `~/Library/Caches/toolshed`, `%LOCALAPPDATA%\toolshed\Cache`), or undefined when there is no safe place. */
+/**
+ * The user's cache folder (`$XDG_CACHE_HOME/toolshed`, `~/Library/Caches/toolshed`, `%LOCALAPPDATA%\toolshed\Cache`),
+ * or undefined when there is no safe place.
+ */
 export function userCacheDir(): string | undefined {
   const dir = paths().cache;
   return path.isAbsolute(dir) && !nearFilesystemRoot(path.dirname(dir)) ? dir : undefined;

@@ -10,12 +10,17 @@ const MAX_CELLS = 4_000_000;
 function align(before: string[], after: string[]): Array<[' ' | '-' | '+', string]> {
   const n = before.length;
   const m = after.length;
-  if (n * m > MAX_CELLS) return [...before.map((l) => ['-', l] as ['-', string]), ...after.map((l) => ['+', l] as ['+', string])];
+  if (n * m > MAX_CELLS)
+    return [...before.map((l) => ['-', l] as ['-', string]), ...after.map((l) => ['+', l] as ['+', string])];
   // lengths[i][j]: the common subsequence of before[i..] and after[j..], in one flat array.
   const lengths = new Uint32Array((n + 1) * (m + 1));
   const at = (i: number, j: number) => i * (m + 1) + j;
   for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) lengths[at(i, j)] = before[i] === after[j] ? lengths[at(i + 1, j + 1)]! + 1 : Math.max(lengths[at(i + 1, j)]!, lengths[at(i, j + 1)]!);
+    for (let j = m - 1; j >= 0; j--)
+      lengths[at(i, j)] =
+        before[i] === after[j]
+          ? lengths[at(i + 1, j + 1)]! + 1
+          : Math.max(lengths[at(i + 1, j)]!, lengths[at(i, j + 1)]!);
   }
   const out: Array<[' ' | '-' | '+', string]> = [];
   let i = 0;

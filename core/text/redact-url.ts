@@ -14,7 +14,8 @@ export const REDACTED = '***';
  * one ending in key, token, secret, password, pass, pwd, auth, sig, signature, credential(s) or
  * session, or named `code`. Hiding a harmless one costs a less readable line; showing a secret costs the secret.
  */
-const SECRET_PARAM = /(key|token|secret|password|passwd|pass|pwd|auth|authorization|sig|signature|credentials?|session|sessionid)$|^code$/;
+const SECRET_PARAM =
+  /(key|token|secret|password|passwd|pass|pwd|auth|authorization|sig|signature|credentials?|session|sessionid)$|^code$/;
 
 /** Whether the query parameter `name` holds a credential. */
 export function isSecretParam(name: string): boolean {

@@ -9,7 +9,10 @@
  */
 
 const ASCII = /^[\x20-\x7e]*$/;
-/** Characters that show as nothing or reorder text: format characters (bidi controls, zero-widths), default-ignorables, controls. */
+/**
+ * Characters that show as nothing or reorder text: format characters (bidi controls, zero-widths), default-ignorables,
+ * controls.
+ */
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cc}]/gu;
 /** Letters, marks and digits outside ASCII: each may pass for an ASCII one (and would otherwise become `_`). */
 const LOOKALIKE = /[\p{L}\p{M}\p{N}]/u;
@@ -46,12 +49,23 @@ export function refusedName(name: string): string | undefined {
     else if (char.codePointAt(0)! > 0x7e && LOOKALIKE.test(char)) lookalike.add(codePoint(char));
   }
   const parts: string[] = [];
-  if (invisible.size) parts.push(`invisible or control character${invisible.size > 1 ? 's' : ''} (${[...invisible].join(', ')})`);
-  if (lookalike.size) parts.push(`non-ASCII letter${lookalike.size > 1 ? 's' : ''} that may pass for ASCII ones (${[...lookalike].join(', ')})`);
+  if (invisible.size)
+    parts.push(`invisible or control character${invisible.size > 1 ? 's' : ''} (${[...invisible].join(', ')})`);
+  if (lookalike.size)
+    parts.push(
+      `non-ASCII letter${lookalike.size > 1 ? 's' : ''} that may pass for ASCII ones (${[...lookalike].join(', ')})`,
+    );
   return parts.length ? `its name contains ${parts.join(' and ')}` : undefined;
 }
 
-/** `name` safe to print: anything outside printable ASCII written as `\u{…}`, so no control reorders or hides the report around it. */
+/**
+ * `name` safe to print: anything outside printable ASCII written as `\u{…}`, so no control reorders or hides the report
+ * around it.
+ */
 export function shownName(name: string): string {
-  return ASCII.test(name) ? name : [...name].map((char) => (ASCII.test(char) ? char : `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`)).join('');
+  return ASCII.test(name)
+    ? name
+    : [...name]
+        .map((char) => (ASCII.test(char) ? char : `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`))
+        .join('');
 }

@@ -9,9 +9,13 @@
  * The CLI's own colours (a few SGR codes, when its style colours) pass; docs/security.md.
  */
 
-/** C0 controls but tab and newline, a carriage return not before a newline, DEL, C1 controls, bidi overrides and isolates. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what this file is for
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]|\r(?!\n)|[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * C0 controls but tab and newline, a carriage return not before a newline, DEL, C1 controls, bidi overrides and
+ * isolates.
+ */
+const CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what this file is for
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f]|\r(?!\n)|[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** The SGR sequences the CLI's own style writes (picocolors: bold, dim, red, green, yellow and their resets). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the CLI's own colour codes start with ESC

@@ -7,12 +7,17 @@ import { runAgentLoop } from './lib/agent-loop.js';
 
 const model = process.env.OPENAI_MODEL;
 if (!model) {
-  process.stderr.write('agent-loop: set OPENAI_MODEL (and OPENAI_BASE_URL for a non-OpenAI endpoint, OPENAI_API_KEY if it needs one)\n');
+  process.stderr.write(
+    'agent-loop: set OPENAI_MODEL (and OPENAI_BASE_URL for a non-OpenAI endpoint, OPENAI_API_KEY if it needs one)\n',
+  );
   process.exit(2);
 }
 const question = process.argv.slice(2).join(' ') || 'Which tools can you use? Try one and tell me what it returned.';
 // Local OpenAI-compatible servers usually need no key, but the client insists on one.
-const client = new OpenAI({ apiKey: process.env.OPENAI_API_KEY || 'unused', ...(process.env.OPENAI_BASE_URL ? { baseURL: process.env.OPENAI_BASE_URL } : {}) });
+const client = new OpenAI({
+  apiKey: process.env.OPENAI_API_KEY || 'unused',
+  ...(process.env.OPENAI_BASE_URL ? { baseURL: process.env.OPENAI_BASE_URL } : {}),
+});
 const maxTurns = Number(process.env.AGENT_MAX_TURNS) || undefined;
 
 const host = await createToolHost({ cwd: process.cwd() });
@@ -31,7 +36,11 @@ try {
       { role: 'user', content: question },
     ],
     onToolCalls: ({ turn, toolCalls, results }) => {
-      toolCalls.forEach((call, i) => process.stderr.write(`[turn ${turn}] ${call.function?.name}(${call.function?.arguments}) → ${results[i].content.slice(0, 200)}\n`));
+      toolCalls.forEach((call, i) =>
+        process.stderr.write(
+          `[turn ${turn}] ${call.function?.name}(${call.function?.arguments}) → ${results[i].content.slice(0, 200)}\n`,
+        ),
+      );
     },
   });
   if (result.stopReason === 'max_turns') {

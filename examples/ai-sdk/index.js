@@ -12,7 +12,13 @@ export async function ask({ host, model, prompt, sessionId, maxSteps = 8 }) {
   // The live set follows the host: prepareStep brings it up to date before every step.
   const tools = await liveAiSdkTools(host, { sessionId });
   try {
-    const result = await generateText({ model, tools: tools.tools, prepareStep: tools.prepareStep, stopWhen: stepCountIs(maxSteps), prompt });
+    const result = await generateText({
+      model,
+      tools: tools.tools,
+      prepareStep: tools.prepareStep,
+      stopWhen: stepCountIs(maxSteps),
+      prompt,
+    });
     return { answer: result.text, steps: result.steps.length };
   } finally {
     tools.close();
@@ -27,13 +33,19 @@ export function endpointModel({ baseURL = 'https://api.openai.com/v1', apiKey, m
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const modelId = process.env.OPENAI_MODEL;
   if (!modelId) {
-    process.stderr.write('ai-sdk example: set OPENAI_MODEL (and OPENAI_BASE_URL for a non-OpenAI endpoint, OPENAI_API_KEY if it needs one)\n');
+    process.stderr.write(
+      'ai-sdk example: set OPENAI_MODEL (and OPENAI_BASE_URL for a non-OpenAI endpoint, OPENAI_API_KEY if it needs one)\n',
+    );
     process.exit(2);
   }
   const host = await createToolHost({ cwd: process.cwd() });
   try {
     const model = endpointModel({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY, modelId });
-    const { answer } = await ask({ host, model, prompt: process.argv.slice(2).join(' ') || 'Which tools can you use? Try one.' });
+    const { answer } = await ask({
+      host,
+      model,
+      prompt: process.argv.slice(2).join(' ') || 'Which tools can you use? Try one.',
+    });
     process.stdout.write(`${answer}\n`);
   } finally {
     await host.close();

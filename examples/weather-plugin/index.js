@@ -14,12 +14,22 @@ const plugin = {
     {
       name: 'get_weather',
       toolset: 'weather',
-      description: ['Current weather (conditions, temperature, humidity, wind) for a city.', { ifAvailable: ['web_search'], text: 'For forecasts or historical weather, use web_search instead.' }],
+      description: [
+        'Current weather (conditions, temperature, humidity, wind) for a city.',
+        { ifAvailable: ['web_search'], text: 'For forecasts or historical weather, use web_search instead.' },
+      ],
       parameters: {
         type: 'object',
         properties: {
-          city: { type: 'string', minLength: 1, description: 'City name, optionally with a country code, e.g. "Paris,FR"' },
-          units: { enum: ['metric', 'imperial'], description: 'metric (°C, m/s) or imperial (°F, mph); default metric' },
+          city: {
+            type: 'string',
+            minLength: 1,
+            description: 'City name, optionally with a country code, e.g. "Paris,FR"',
+          },
+          units: {
+            enum: ['metric', 'imperial'],
+            description: 'metric (°C, m/s) or imperial (°F, mph); default metric',
+          },
         },
         required: ['city'],
         additionalProperties: false,

@@ -41,7 +41,8 @@ const executeCode = {
       code: {
         type: 'string',
         minLength: 1,
-        description: 'JavaScript with top-level await. `await tools.NAME(args)` calls a tool; console.log is captured; `return` a value to get it back as `result`.',
+        description:
+          'JavaScript with top-level await. `await tools.NAME(args)` calls a tool; console.log is captured; `return` a value to get it back as `result`.',
       },
     },
     required: ['code'],
@@ -55,7 +56,14 @@ const executeCode = {
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   handler: async ({ code }, ctx) => {
     const { tools, limits, searchTool } = await ctx.sandboxTools();
-    return runCode({ code, tools, callTool: bridge(ctx), signal: ctx.signal, ...limits, ...(searchTool ? { searchTool } : {}) });
+    return runCode({
+      code,
+      tools,
+      callTool: bridge(ctx),
+      signal: ctx.signal,
+      ...limits,
+      ...(searchTool ? { searchTool } : {}),
+    });
   },
 };
 

@@ -1,7 +1,10 @@
 // @ts-check
 import { terminalTool } from './lib/terminal.js';
 
-/** The `terminal` toolset: run shell commands in the workspace, in a bubblewrap sandbox where one can be had (options.sandbox). */
+/**
+ * The `terminal` toolset: run shell commands in the workspace, in a bubblewrap sandbox where one can be had
+ * (options.sandbox).
+ */
 export default {
   apiVersion: 1,
   toolsets: { terminal: { description: 'Run shell commands' } },
@@ -11,7 +14,17 @@ export default {
   // let the sandbox see the same machine the host's explain sees.
   permissions: {
     network: true,
-    env: ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'TOOLSHED_SANDBOX_BWRAP', 'TOOLSHED_SANDBOX_NAMESPACES'],
+    env: [
+      'PATH',
+      'HOME',
+      'USER',
+      'LANG',
+      'LC_ALL',
+      'TZ',
+      'TMPDIR',
+      'TOOLSHED_SANDBOX_BWRAP',
+      'TOOLSHED_SANDBOX_NAMESPACES',
+    ],
     fsRead: ['.'],
     fsWrite: ['.'],
   },

@@ -6,6 +6,11 @@ import { webSearchTool } from './lib/web-search.js';
 export default {
   apiVersion: 1,
   toolsets: { web: { description: 'Fetch web pages and search the web' } },
-  permissions: { network: true, env: ['BRAVE_API_KEY', 'BRAVE_SEARCH_ENDPOINT', 'WEB_FETCH_ALLOW_CIDRS'], fsRead: [], fsWrite: [] },
+  permissions: {
+    network: true,
+    env: ['BRAVE_API_KEY', 'BRAVE_SEARCH_ENDPOINT', 'WEB_FETCH_ALLOW_CIDRS'],
+    fsRead: [],
+    fsWrite: [],
+  },
   tools: [webFetchTool, webSearchTool],
 };

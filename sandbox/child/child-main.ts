@@ -20,7 +20,16 @@ import { FdWriter } from './fd-writer.js';
 import { capText } from '../../boundary/normalize.js';
 import { createTaskRunner, type HostLink } from '../worker/task-runner.js';
 import { DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../../boundary/deadlines.js';
-import type { ChildInit, ChildReadyFrame, ChildReply, ChildReplyFrame, ChildTaskFrame, HostToChild, RpcFrame, WorkerReply } from '../../boundary/protocol.js';
+import type {
+  ChildInit,
+  ChildReadyFrame,
+  ChildReply,
+  ChildReplyFrame,
+  ChildTaskFrame,
+  HostToChild,
+  RpcFrame,
+  WorkerReply,
+} from '../../boundary/protocol.js';
 
 /** The host reads the child's frames from its fd 3 (stdio[3]); its own come in on stdin. */
 const CHANNEL_FD = 3;
@@ -94,16 +103,28 @@ async function runTask(frame: ChildTaskFrame): Promise<void> {
   channel.send({ type: 'reply', id: frame.id, reply } satisfies ChildReplyFrame);
 }
 
-/** A manifest reply, or a timeout once `ms` have passed (an import that never settles); the host kills the child soon after. */
+/**
+ * A manifest reply, or a timeout once `ms` have passed (an import that never settles); the host kills the child soon
+ * after.
+ */
 async function manifestWithin(ms: number, work: Promise<WorkerReply>): Promise<ChildReply> {
   const deadline = manifestDeadlines.start(ms);
   try {
-    const timedOut = new Promise<ChildReply>((resolve) => deadline.once('abort', () => resolve({ ok: false, failure: { kind: 'timeout', timeoutMs: ms } })));
+    const timedOut = new Promise<ChildReply>((resolve) =>
+      deadline.once('abort', () => resolve({ ok: false, failure: { kind: 'timeout', timeoutMs: ms } })),
+    );
     const reply = await Promise.race([work, timedOut]);
     if (!reply.ok || 'failure' in reply) return reply;
     const size = Buffer.byteLength(JSON.stringify(reply));
     if (init && size > init.maxFrameBytes - 1_024) {
-      return { ok: false, error: { name: 'Error', code: 'PLUGIN_INVALID', message: `the manifest reply is ${size} bytes, over the process tier's limit of ${init.maxFrameBytes}` } };
+      return {
+        ok: false,
+        error: {
+          name: 'Error',
+          code: 'PLUGIN_INVALID',
+          message: `the manifest reply is ${size} bytes, over the process tier's limit of ${init.maxFrameBytes}`,
+        },
+      };
     }
     return reply;
   } finally {
@@ -116,14 +137,24 @@ function bounded(frame: ChildTaskFrame, reply: WorkerReply): ChildReply {
   if (!reply.ok) {
     const { name, code, message, stack } = reply.error;
     // capText, not slice: a message cut here still says so (RESULT_TRUNCATED).
-    const error = { name: String(name).slice(0, 200), message: capText(String(message), MAX_ERROR_CHARS), ...(typeof code === 'string' ? { code: code.slice(0, 100) } : {}) };
-    return { ok: false, error: typeof stack === 'string' ? { ...error, stack: stack.slice(0, MAX_ERROR_CHARS) } : error };
+    const error = {
+      name: String(name).slice(0, 200),
+      message: capText(String(message), MAX_ERROR_CHARS),
+      ...(typeof code === 'string' ? { code: code.slice(0, 100) } : {}),
+    };
+    return {
+      ok: false,
+      error: typeof stack === 'string' ? { ...error, stack: stack.slice(0, MAX_ERROR_CHARS) } : error,
+    };
   }
   if (frame.task.kind === 'handler') {
     const value = reply.value as { text?: unknown; originalLength?: unknown };
     const text = typeof value?.text === 'string' ? value.text : String(value?.text);
     const originalLength = typeof value?.originalLength === 'number' ? value.originalLength : text.length;
-    return { ok: true, value: { text: capText(text, frame.task.maxResultChars, Math.max(originalLength, text.length)), originalLength } };
+    return {
+      ok: true,
+      value: { text: capText(text, frame.task.maxResultChars, Math.max(originalLength, text.length)), originalLength },
+    };
   }
   return reply;
 }

@@ -25,7 +25,8 @@ function lock(target: object, name: string, value: unknown): void {
   Object.defineProperty(target, name, { value, writable: false, configurable: false, enumerable: true });
 }
 
-for (const name of ['kill', '_kill', '_debugProcess', '_debugEnd', '_linkedBinding']) lock(process, name, denied(`process.${name}`));
+for (const name of ['kill', '_kill', '_debugProcess', '_debugEnd', '_linkedBinding'])
+  lock(process, name, denied(`process.${name}`));
 
 const os = require('node:os') as Record<string, unknown>;
 lock(os, 'setPriority', denied('os.setPriority'));
@@ -63,7 +64,8 @@ function refusePaths(args: unknown[], what: string, extra: readonly string[] = [
   if (!normalized) return [copy, ...args.slice(1)];
   // net.connect passes an array tagged with a private symbol; keep the tag so it is not normalized again.
   const array = [copy, ...(first as unknown[]).slice(1)] as unknown[] & Record<symbol, unknown>;
-  for (const symbol of Object.getOwnPropertySymbols(first)) array[symbol] = (first as unknown as Record<symbol, unknown>)[symbol];
+  for (const symbol of Object.getOwnPropertySymbols(first))
+    array[symbol] = (first as unknown as Record<symbol, unknown>)[symbol];
   return [array, ...args.slice(1)];
 }
 
@@ -73,7 +75,10 @@ lock(net.Socket.prototype, 'connect', function (this: unknown, ...args: unknown[
 });
 const listen = net.Server.prototype.listen as (...args: unknown[]) => unknown;
 lock(net.Server.prototype, 'listen', function (this: unknown, ...args: unknown[]) {
-  return listen.apply(this, refusePaths(args, 'listening on a Unix domain socket or an inherited handle', ['fd', 'handle', '_handle']));
+  return listen.apply(
+    this,
+    refusePaths(args, 'listening on a Unix domain socket or an inherited handle', ['fd', 'handle', '_handle']),
+  );
 });
 
 // Makes `import { Worker } from 'node:worker_threads'` see the replacements too.

@@ -39,7 +39,14 @@ export interface SandboxContext {
  * Creates a runtime and context in `engine`, applies the limits, and installs the tools.
  * Handles are disposed on every path; on failure the runtime is disposed too.
  */
-export function createSandboxContext(engine: Engine, tools: CodeToolSpec[], memoryMb: number, bridge: HostBridge, shouldInterrupt: () => boolean, searchTool?: string): SandboxContext {
+export function createSandboxContext(
+  engine: Engine,
+  tools: CodeToolSpec[],
+  memoryMb: number,
+  bridge: HostBridge,
+  shouldInterrupt: () => boolean,
+  searchTool?: string,
+): SandboxContext {
   const runtime = engine.module.newRuntime();
   try {
     runtime.setMemoryLimit(memoryMb * 1024 * 1024);
@@ -49,7 +56,10 @@ export function createSandboxContext(engine: Engine, tools: CodeToolSpec[], memo
     try {
       const installed = installableNames(tools);
       // A tool that is itself named `search` keeps the name; tools.search is then not installed.
-      const search = searchTool !== undefined && TOOL_NAME.test(searchTool) && !installed.includes(SEARCH_FUNCTION) ? searchTool : undefined;
+      const search =
+        searchTool !== undefined && TOOL_NAME.test(searchTool) && !installed.includes(SEARCH_FUNCTION)
+          ? searchTool
+          : undefined;
       const { start, deliver } = install(context, bridge, installed, search);
       return { runtime, context, start, deliver, installed, ...(search ? { searchTool: search } : {}) };
     } catch (error) {
@@ -77,8 +87,15 @@ function installableNames(tools: CodeToolSpec[]): string[] {
   return [...names];
 }
 
-function install(context: QuickJSContext, bridge: HostBridge, names: string[], searchTool: string | undefined): { start: QuickJSHandle; deliver: QuickJSHandle } {
-  const installer = context.unwrapResult(context.evalCode(BOOTSTRAP_SOURCE, 'bootstrap.js', { type: 'global', strict: true }));
+function install(
+  context: QuickJSContext,
+  bridge: HostBridge,
+  names: string[],
+  searchTool: string | undefined,
+): { start: QuickJSHandle; deliver: QuickJSHandle } {
+  const installer = context.unwrapResult(
+    context.evalCode(BOOTSTRAP_SOURCE, 'bootstrap.js', { type: 'global', strict: true }),
+  );
   const args = [
     context.newFunction('call', bridge.call),
     context.newFunction('print', bridge.print),
@@ -101,7 +118,9 @@ function install(context: QuickJSContext, bridge: HostBridge, names: string[], s
 
 /** Returns the keys of the `tools` global as the sandbox itself sees them. */
 export function readToolKeys(context: QuickJSContext): string[] {
-  const handle = context.unwrapResult(context.evalCode('JSON.stringify(Object.keys(globalThis.tools))', 'probe.js', { type: 'global' }));
+  const handle = context.unwrapResult(
+    context.evalCode('JSON.stringify(Object.keys(globalThis.tools))', 'probe.js', { type: 'global' }),
+  );
   try {
     const keys: unknown = JSON.parse(context.getString(handle));
     if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string')) {

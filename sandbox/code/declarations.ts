@@ -24,8 +24,14 @@ export function declarationFor(spec: CodeToolSpec): string {
  * `probeExports` reported) and limits. With no functions it says so and lists none;
  * with `search`, it declares `tools.search`, which finds the tools not declared.
  */
-export function describeExecuteCode(specs: CodeToolSpec[], limits: CodeLimits, options: { search?: boolean } = {}): string {
-  return [intro(), functionsSection(specs, options.search === true), limitsSection(limits), resultSection()].join('\n\n');
+export function describeExecuteCode(
+  specs: CodeToolSpec[],
+  limits: CodeLimits,
+  options: { search?: boolean } = {},
+): string {
+  return [intro(), functionsSection(specs, options.search === true), limitsSection(limits), resultSection()].join(
+    '\n\n',
+  );
 }
 
 /** The declaration of tools.search. */
@@ -46,7 +52,9 @@ function functionsSection(specs: CodeToolSpec[], search: boolean): string {
     return 'No tool functions are available in this sandbox: `tools` is an empty object, so the code can only compute with plain JavaScript.';
   }
   const declared = specs.map((spec) => declarationFor(spec));
-  const unknown = search ? 'a name neither declared here nor found with tools.search throws UNKNOWN_TOOL' : 'a name not declared here throws UNKNOWN_TOOL';
+  const unknown = search
+    ? 'a name neither declared here nor found with tools.search throws UNKNOWN_TOOL'
+    : 'a name not declared here throws UNKNOWN_TOOL';
   if (search) declared.push(SEARCH_DECLARATION);
   const body = declared.map((text) => indent(text)).join('\n');
   return [

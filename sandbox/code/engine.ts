@@ -1,6 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type CustomizeVariantOptions, type QuickJSWASMModule } from 'quickjs-emscripten';
+import {
+  newQuickJSWASMModule,
+  newVariant,
+  RELEASE_SYNC,
+  type CustomizeVariantOptions,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten';
 
 /** WebAssembly pages are 64 KiB. */
 const PAGE_BYTES = 64 * 1024;
@@ -87,7 +93,8 @@ export async function acquireEngine(memoryMb: number): Promise<Engine> {
  * interpreter, its state cannot be trusted and it is left to the garbage collector.
  */
 export function releaseEngine(engine: Engine, clean: boolean): void {
-  if (!clean || engine.diagnostics.length > 0 || idle.has(engine.memoryMb) || engine.linearBytes() > MAX_IDLE_BYTES) return;
+  if (!clean || engine.diagnostics.length > 0 || idle.has(engine.memoryMb) || engine.linearBytes() > MAX_IDLE_BYTES)
+    return;
   idle.set(engine.memoryMb, engine);
 }
 

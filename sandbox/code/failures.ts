@@ -7,9 +7,16 @@ import { CodeErrorCode, type CodeError, type CodeResult } from './types.js';
 const MAX_STACK_FRAMES = 10;
 
 /** The result for a run the host aborted; a TimeoutError reason counts as a timeout. */
-export function abortedResult(reason: unknown, base: { output: string; toolCalls: number; durationMs: number }): CodeResult {
+export function abortedResult(
+  reason: unknown,
+  base: { output: string; toolCalls: number; durationMs: number },
+): CodeResult {
   if (reason instanceof Error && reason.name === 'TimeoutError') {
-    const error = { name: 'TimeoutError', message: `The run was aborted by the host: ${reason.message}`, code: CodeErrorCode.timeout };
+    const error = {
+      name: 'TimeoutError',
+      message: `The run was aborted by the host: ${reason.message}`,
+      code: CodeErrorCode.timeout,
+    };
     return { status: 'timeout', result: null, ...base, error };
   }
   const why = reason === undefined ? '' : `: ${messageOf(reason)}`;

@@ -6,7 +6,15 @@ import { CodeErrorCode, type CodeLimits, type CodeResult, type CodeToolSpec, typ
 
 // The runtime's public face: runCode, probeExports, their types and error codes.
 export { CodeErrorCode, EngineUnavailableError };
-export type { CodeError, CodeLimits, CodeResult, CodeToolSpec, RunCodeOptions, ToolCallContext, ToolCallOutcome } from './types.js';
+export type {
+  CodeError,
+  CodeLimits,
+  CodeResult,
+  CodeToolSpec,
+  RunCodeOptions,
+  ToolCallContext,
+  ToolCallOutcome,
+} from './types.js';
 
 /** Heap given to the throwaway context of `probeExports`; it only installs the tools. */
 const PROBE_MEMORY_MB = 16;
@@ -37,14 +45,22 @@ export async function runCode(options: RunCodeOptions): Promise<CodeResult> {
 
 /**
  * Creates a throwaway context with the given tools (and `tools.search`, given its host tool)
- * installed and returns the names that `Object.keys(tools)` yields inside it. Throws a clear error if QuickJS cannot start.
+ * installed and returns the names that `Object.keys(tools)` yields inside it. Throws a clear error if QuickJS cannot
+ * start.
  */
 export async function probeExports(tools: CodeToolSpec[], searchTool?: string): Promise<string[]> {
   const engine = await acquireEngine(PROBE_MEMORY_MB);
   const refuse = (): undefined => undefined;
   let sandbox;
   try {
-    sandbox = createSandboxContext(engine, tools, PROBE_MEMORY_MB, { call: refuse, print: refuse, done: refuse }, () => false, searchTool);
+    sandbox = createSandboxContext(
+      engine,
+      tools,
+      PROBE_MEMORY_MB,
+      { call: refuse, print: refuse, done: refuse },
+      () => false,
+      searchTool,
+    );
   } catch (error) {
     releaseEngine(engine, false);
     throw new EngineUnavailableError(error);
@@ -59,7 +75,8 @@ export async function probeExports(tools: CodeToolSpec[], searchTool?: string): 
 function assertLimits(limits: CodeLimits): void {
   for (const key of ['timeoutMs', 'memoryMb', 'maxOutputChars'] as const) {
     const value = limits[key];
-    if (!Number.isFinite(value) || value <= 0) throw new TypeError(`runCode: ${key} must be a positive number, got ${String(value)}`);
+    if (!Number.isFinite(value) || value <= 0)
+      throw new TypeError(`runCode: ${key} must be a positive number, got ${String(value)}`);
   }
   if (!Number.isInteger(limits.maxToolCalls) || limits.maxToolCalls < 0) {
     throw new TypeError(`runCode: maxToolCalls must be a non-negative integer, got ${String(limits.maxToolCalls)}`);

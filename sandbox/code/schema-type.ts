@@ -73,7 +73,8 @@ function renderBase(schema: Schema, root: unknown, depth: number): string {
   }
   for (const key of ['anyOf', 'oneOf'] as const) {
     const options = schema[key];
-    if (Array.isArray(options) && options.length > 0) return union(options.map((option) => render(option, root, depth + 1)));
+    if (Array.isArray(options) && options.length > 0)
+      return union(options.map((option) => render(option, root, depth + 1)));
   }
   if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
     const parts = schema.allOf.map((part) => render(part, root, depth + 1));
@@ -87,7 +88,8 @@ function renderBase(schema: Schema, root: unknown, depth: number): string {
 function typeList(schema: Schema): string[] {
   if (typeof schema.type === 'string') return [schema.type];
   if (Array.isArray(schema.type)) return schema.type.filter((type): type is string => typeof type === 'string');
-  if (isSchema(schema.properties) || 'additionalProperties' in schema || 'patternProperties' in schema) return ['object'];
+  if (isSchema(schema.properties) || 'additionalProperties' in schema || 'patternProperties' in schema)
+    return ['object'];
   if ('items' in schema || 'prefixItems' in schema) return ['array'];
   return [];
 }
@@ -113,25 +115,36 @@ function renderType(type: string, schema: Schema, root: unknown, depth: number):
 }
 
 function renderArray(schema: Schema, root: unknown, depth: number): string {
-  const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
+  const tuple = Array.isArray(schema.prefixItems)
+    ? schema.prefixItems
+    : Array.isArray(schema.items)
+      ? schema.items
+      : undefined;
   if (tuple !== undefined) return `[${tuple.map((item) => render(item, root, depth + 1)).join(', ')}]`;
   const item = 'items' in schema ? render(schema.items, root, depth + 1) : 'unknown';
   return `${wrapCompound(item)}[]`;
 }
 
 function renderObject(schema: Schema, root: unknown, depth: number): string {
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((key) => typeof key === 'string') : []);
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((key) => typeof key === 'string') : [],
+  );
   const members: string[] = [];
   if (isSchema(schema.properties)) {
     for (const [key, property] of Object.entries(schema.properties)) {
       const optional = required.has(key) ? '' : '?';
-      members.push(`${propertyDoc(property, root)}${propertyName(key)}${optional}: ${render(property, root, depth + 1)}`);
+      members.push(
+        `${propertyDoc(property, root)}${propertyName(key)}${optional}: ${render(property, root, depth + 1)}`,
+      );
     }
   }
   const extra = schema.additionalProperties;
   const patterns = isSchema(schema.patternProperties) ? Object.values(schema.patternProperties) : [];
   if (extra === true || isSchema(extra) || patterns.length > 0) {
-    const values = [...(isSchema(extra) ? [render(extra, root, depth + 1)] : extra === true ? ['unknown'] : []), ...patterns.map((p) => render(p, root, depth + 1))];
+    const values = [
+      ...(isSchema(extra) ? [render(extra, root, depth + 1)] : extra === true ? ['unknown'] : []),
+      ...patterns.map((p) => render(p, root, depth + 1)),
+    ];
     const valueType = values.includes('unknown') ? 'unknown' : union(values);
     if (members.length === 0) return `Record<string, ${valueType}>`;
     members.push(`[key: string]: ${valueType}`);

@@ -94,13 +94,19 @@ export class CodeSession {
       this.options.searchTool,
     );
     const { context, start, deliver, installed, searchTool } = this.sandbox;
-    this.toolCalls = new ToolCalls(context, deliver, new Set(searchTool ? [...installed, searchTool] : installed), this.options, {
-      isOpen: () => this.ending === undefined && !this.interrupted,
-      onReply: () => this.wake(),
-      guard: (fn) => void this.guard(fn),
-      // As an error out of a job: an interrupt becomes the timeout or abort, out of memory is named.
-      fail: (error) => this.end({ kind: 'settled', ok: false, error }),
-    });
+    this.toolCalls = new ToolCalls(
+      context,
+      deliver,
+      new Set(searchTool ? [...installed, searchTool] : installed),
+      this.options,
+      {
+        isOpen: () => this.ending === undefined && !this.interrupted,
+        onReply: () => this.wake(),
+        guard: (fn) => void this.guard(fn),
+        // As an error out of a job: an interrupt becomes the timeout or abort, out of memory is named.
+        fail: (error) => this.end({ kind: 'settled', ok: false, error }),
+      },
+    );
     const compiled = context.evalCode(wrapScript(this.options.code), SCRIPT_FILENAME, { type: 'global' });
     if (compiled.error) {
       this.end({ kind: 'settled', ok: false, error: describeHandle(context, compiled.error) });
@@ -151,7 +157,8 @@ export class CodeSession {
   private checkEnded(): boolean {
     if (this.ending !== undefined) return true;
     if (this.options.signal?.aborted) this.end({ kind: 'aborted' });
-    else if (this.interrupted || this.deadlinePassed || performance.now() >= this.deadline) this.end({ kind: 'timeout' });
+    else if (this.interrupted || this.deadlinePassed || performance.now() >= this.deadline)
+      this.end({ kind: 'timeout' });
     return this.ending !== undefined;
   }
 
@@ -160,7 +167,8 @@ export class CodeSession {
   }
 
   private shouldInterrupt(): boolean {
-    if (this.options.signal?.aborted || this.deadlinePassed || performance.now() >= this.deadline) this.interrupted = true;
+    if (this.options.signal?.aborted || this.deadlinePassed || performance.now() >= this.deadline)
+      this.interrupted = true;
     return this.interrupted;
   }
 
@@ -237,7 +245,12 @@ export class CodeSession {
     switch (ending.kind) {
       case 'settled':
         if (ending.ok) return { status: 'ok', result: parseResult(ending.json), ...base };
-        return { status: 'error', result: null, ...base, error: this.classify(ending.error, ending.thrownNull === true) };
+        return {
+          status: 'error',
+          result: null,
+          ...base,
+          error: this.classify(ending.error, ending.thrownNull === true),
+        };
       case 'timeout':
         return {
           status: 'timeout',

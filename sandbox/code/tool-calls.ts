@@ -86,7 +86,11 @@ export class ToolCalls {
       const args: unknown = JSON.parse(payload);
       outcome = normalizeOutcome(await this.options.callTool(name, args, { signal: this.calls.signal }));
     } catch (error) {
-      outcome = { ok: false, code: CodeErrorCode.toolFailed, message: `The host could not run ${name}: ${messageOf(error)}` };
+      outcome = {
+        ok: false,
+        code: CodeErrorCode.toolFailed,
+        message: `The host could not run ${name}: ${messageOf(error)}`,
+      };
     } finally {
       this.inFlight -= 1;
     }
@@ -100,9 +104,17 @@ export class ToolCalls {
       const context = this.context;
       // Fresh QuickJS values: the sandbox parses the text with its own JSON, so no host object crosses.
       const ticketHandle = context.newNumber(ticket);
-      const text = context.newString(outcome.ok ? outcome.text : JSON.stringify({ code: outcome.code, message: outcome.message }));
+      const text = context.newString(
+        outcome.ok ? outcome.text : JSON.stringify({ code: outcome.code, message: outcome.message }),
+      );
       try {
-        const settled = context.callFunction(this.deliver, context.undefined, ticketHandle, outcome.ok ? context.true : context.false, text);
+        const settled = context.callFunction(
+          this.deliver,
+          context.undefined,
+          ticketHandle,
+          outcome.ok ? context.true : context.false,
+          text,
+        );
         if (settled.error) {
           const error = describeHandle(context, settled.error);
           settled.error.dispose();

@@ -23,7 +23,9 @@ export function pluginObject(mod: Record<string, unknown>): Record<string, unkno
   }
   const candidate = mod.default ?? mod;
   if (typeof candidate !== 'object' || candidate === null) {
-    throw new TypeError(`the plugin's default export is ${candidate === null ? 'null' : typeof candidate}, expected a plugin object`);
+    throw new TypeError(
+      `the plugin's default export is ${candidate === null ? 'null' : typeof candidate}, expected a plugin object`,
+    );
   }
   return candidate as Record<string, unknown>;
 }
@@ -86,7 +88,8 @@ export async function extractManifest(plugin: Record<string, unknown>, entry: st
           longRunning: t.longRunning,
           handler: typeof t.handler,
         };
-        if (t.outputSchema !== undefined) out.outputSchema = parameters(t.outputSchema, entry, `tools[${index}].outputSchema`, 'output');
+        if (t.outputSchema !== undefined)
+          out.outputSchema = parameters(t.outputSchema, entry, `tools[${index}].outputSchema`, 'output');
         if (t.title !== undefined) out.title = t.title;
         if (t.icons !== undefined) out.icons = data(t.icons, `tools[${index}].icons`);
         if (t.examples !== undefined) out.examples = data(t.examples, `tools[${index}].examples`);
@@ -96,7 +99,8 @@ export async function extractManifest(plugin: Record<string, unknown>, entry: st
           converting.push(
             (out[key] as ReturnType<typeof convertedSchema>).then(({ schema, library }) => {
               out[key] = schema;
-              if (library && !libraries.some((known) => known.packageJson === library.packageJson)) libraries.push(library);
+              if (library && !libraries.some((known) => known.packageJson === library.packageJson))
+                libraries.push(library);
             }),
           );
         }
@@ -125,7 +129,13 @@ export function validatingHandlers(plugin: Record<string, unknown>): Map<string,
   let handlers: Map<string, AnyFunction> | undefined;
   for (const tool of toolList(plugin)) {
     const t = tool as { name?: unknown; parameters?: unknown; handler?: unknown } | null;
-    if (typeof t?.name !== 'string' || typeof t.handler !== 'function' || !isStandardSchema(t.parameters) || handlers?.has(t.name)) continue;
+    if (
+      typeof t?.name !== 'string' ||
+      typeof t.handler !== 'function' ||
+      !isStandardSchema(t.parameters) ||
+      handlers?.has(t.name)
+    )
+      continue;
     (handlers ??= new Map()).set(t.name, validatingHandler(t.name, t.parameters, t.handler as AnyFunction));
   }
   return handlers;

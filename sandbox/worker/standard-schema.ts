@@ -26,7 +26,12 @@ type Handler = (...args: unknown[]) => unknown;
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   if ((typeof value !== 'object' || value === null) && typeof value !== 'function') return false;
   const props = (value as { '~standard'?: unknown })['~standard'];
-  return typeof props === 'object' && props !== null && (props as { version?: unknown }).version === 1 && typeof (props as { validate?: unknown }).validate === 'function';
+  return (
+    typeof props === 'object' &&
+    props !== null &&
+    (props as { version?: unknown }).version === 1 &&
+    typeof (props as { validate?: unknown }).validate === 'function'
+  );
 }
 
 /** The named exports of `specifier` as the plugin's own entry module would resolve it (its folder, then up). */
@@ -41,7 +46,8 @@ async function importFromPlugin(specifier: string, entry: string): Promise<Recor
     file = createRequire(entry).resolve(specifier);
   } catch (error) {
     // Node's message lists the whole require stack; the plugin's author needs only this.
-    if ((error as { code?: unknown }).code === 'MODULE_NOT_FOUND') throw new Error(`${specifier} is not installed where the plugin resolves it`, { cause: error });
+    if ((error as { code?: unknown }).code === 'MODULE_NOT_FOUND')
+      throw new Error(`${specifier} is not installed where the plugin resolves it`, { cause: error });
     throw error;
   }
   return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
@@ -79,7 +85,9 @@ function libraryOf(name: string, entry: string): SchemaLibrary | undefined {
     let dir = path.dirname(realpathSync(createRequire(entry).resolve(name)));
     for (;;) {
       const packageJson = path.join(dir, 'package.json');
-      const pkg = existsSync(packageJson) ? (JSON.parse(readFileSync(packageJson, 'utf8')) as { name?: unknown; version?: unknown }) : undefined;
+      const pkg = existsSync(packageJson)
+        ? (JSON.parse(readFileSync(packageJson, 'utf8')) as { name?: unknown; version?: unknown })
+        : undefined;
       if (pkg?.name === name && typeof pkg.version === 'string') return { packageJson, version: pkg.version };
       const parent = path.dirname(dir);
       if (parent === dir) return undefined;
@@ -90,22 +98,36 @@ function libraryOf(name: string, entry: string): SchemaLibrary | undefined {
   }
 }
 
-/** The library's JSON Schema of the schema's input (or output: a result's schema), through the first way that it offers, and the package that converted it. */
-async function convert(schema: StandardSchemaV1, entry: string, io: 'input' | 'output'): Promise<{ json: unknown; library: string }> {
+/**
+ * The library's JSON Schema of the schema's input (or output: a result's schema), through the first way that it offers,
+ * and the package that converted it.
+ */
+async function convert(
+  schema: StandardSchemaV1,
+  entry: string,
+  io: 'input' | 'output',
+): Promise<{ json: unknown; library: string }> {
   const props = schema['~standard'] as StandardSchemaV1.Props & Partial<StandardJSONSchemaV1.Props>;
   const own = props.jsonSchema?.[io];
   if (typeof own === 'function') return { json: own({ target: 'draft-2020-12' }), library: String(props.vendor) };
   if (props.vendor === 'zod') {
     const { toJSONSchema } = await importFromPlugin('zod', entry);
-    if (typeof toJSONSchema !== 'function') throw new TypeError('the zod package the plugin resolves has no toJSONSchema (zod 3?)');
+    if (typeof toJSONSchema !== 'function')
+      throw new TypeError('the zod package the plugin resolves has no toJSONSchema (zod 3?)');
     return { json: toJSONSchema(schema, { target: 'draft-2020-12', io }), library: 'zod' };
   }
   if (props.vendor === 'valibot') {
     const { toJsonSchema } = await importFromPlugin('@valibot/to-json-schema', entry);
-    if (typeof toJsonSchema !== 'function') throw new TypeError('the @valibot/to-json-schema package the plugin resolves has no toJsonSchema');
-    return { json: toJsonSchema(schema, { target: 'draft-2020-12', typeMode: io }), library: '@valibot/to-json-schema' };
+    if (typeof toJsonSchema !== 'function')
+      throw new TypeError('the @valibot/to-json-schema package the plugin resolves has no toJsonSchema');
+    return {
+      json: toJsonSchema(schema, { target: 'draft-2020-12', typeMode: io }),
+      library: '@valibot/to-json-schema',
+    };
   }
-  throw new TypeError(`the ${String(props.vendor)} library does not implement Standard JSON Schema, and toolshed has no converter for it`);
+  throw new TypeError(
+    `the ${String(props.vendor)} library does not implement Standard JSON Schema, and toolshed has no converter for it`,
+  );
 }
 
 /**
@@ -115,7 +137,12 @@ async function convert(schema: StandardSchemaV1, entry: string, io: 'input' | 'o
  * Throws PLUGIN_INVALID naming `where` and what to pass instead. `io: 'output'` converts the
  * schema's output type instead (a tool's outputSchema describes what the handler returns).
  */
-export async function convertedSchema(schema: StandardSchemaV1, entry: string, where: string, io: 'input' | 'output' = 'input'): Promise<{ schema: Record<string, unknown>; library?: SchemaLibrary }> {
+export async function convertedSchema(
+  schema: StandardSchemaV1,
+  entry: string,
+  where: string,
+  io: 'input' | 'output' = 'input',
+): Promise<{ schema: Record<string, unknown>; library?: SchemaLibrary }> {
   const vendor = String(schema['~standard'].vendor);
   let converted: unknown;
   let library: SchemaLibrary | undefined;
@@ -125,10 +152,17 @@ export async function convertedSchema(schema: StandardSchemaV1, entry: string, w
     library = libraryOf(done.library, entry);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw codedError('PLUGIN_INVALID', `${where} is ${article(vendor, false)} ${vendor} schema that could not be converted to JSON Schema (${why}). ${advice(vendor)}.`, { cause: error });
+    throw codedError(
+      'PLUGIN_INVALID',
+      `${where} is ${article(vendor, false)} ${vendor} schema that could not be converted to JSON Schema (${why}). ${advice(vendor)}.`,
+      { cause: error },
+    );
   }
   if (typeof converted !== 'object' || converted === null || Array.isArray(converted)) {
-    throw codedError('PLUGIN_INVALID', `${where} is ${article(vendor, false)} ${vendor} schema whose JSON Schema is not an object. ${advice(vendor)}.`);
+    throw codedError(
+      'PLUGIN_INVALID',
+      `${where} is ${article(vendor, false)} ${vendor} schema whose JSON Schema is not an object. ${advice(vendor)}.`,
+    );
   }
   const json = converted as Record<string, unknown>;
   const tagged = json.$schema === undefined ? { $schema: CONVERTED_DIALECT, ...json } : json;
@@ -138,7 +172,11 @@ export async function convertedSchema(schema: StandardSchemaV1, entry: string, w
 /** `/a/0/b` from a Standard Schema issue path (RFC 6901 escaping). */
 function pointer(path: StandardSchemaV1.Issue['path']): string {
   if (!path?.length) return '/';
-  return path.map((segment) => `/${escapePointer(String(typeof segment === 'object' && segment !== null ? segment.key : segment))}`).join('');
+  return path
+    .map(
+      (segment) => `/${escapePointer(String(typeof segment === 'object' && segment !== null ? segment.key : segment))}`,
+    )
+    .join('');
 }
 
 /** At most this many issues are listed in the message, as the host's own validation does. */
@@ -165,6 +203,8 @@ export function validatingHandler(tool: string, schema: StandardSchemaV1, handle
   };
   return (args: unknown, ctx: unknown) => {
     const result = props.validate(args);
-    return typeof (result as { then?: unknown }).then === 'function' ? (result as Promise<StandardSchemaV1.Result<unknown>>).then((settled) => call(settled, ctx)) : call(result as StandardSchemaV1.Result<unknown>, ctx);
+    return typeof (result as { then?: unknown }).then === 'function'
+      ? (result as Promise<StandardSchemaV1.Result<unknown>>).then((settled) => call(settled, ctx))
+      : call(result as StandardSchemaV1.Result<unknown>, ctx);
   };
 }

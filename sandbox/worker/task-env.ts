@@ -32,7 +32,9 @@ const view = new Proxy(Object.create(null) as Record<string, string>, {
   ownKeys: () => Object.keys(current()),
   getOwnPropertyDescriptor: (_, key) => {
     const env = current();
-    return typeof key === 'string' && Object.hasOwn(env, key) ? { value: env[key], writable: true, enumerable: true, configurable: true } : undefined;
+    return typeof key === 'string' && Object.hasOwn(env, key)
+      ? { value: env[key], writable: true, enumerable: true, configurable: true }
+      : undefined;
   },
   defineProperty: (_, key, descriptor) => {
     if (typeof key === 'string') current()[key] = String(descriptor.value);

@@ -14,7 +14,19 @@ import { CallTable } from '../../boundary/call-table.js';
 import { tierOutcome } from '../../boundary/tier-outcome.js';
 import { changedError, changedPin, type PinChange } from '../../boundary/pins.js';
 import type { PackedScope } from '../../boundary/protocol.js';
-import type { CallAnswer, CallOutcome, CheckTask, CheckVerdict, HandlerOutput, HandlerTask, HostRpc, ManifestTask, RawManifest, WorkerReply, WorkerTask } from '../../boundary/protocol.js';
+import type {
+  CallAnswer,
+  CallOutcome,
+  CheckTask,
+  CheckVerdict,
+  HandlerOutput,
+  HandlerTask,
+  HostRpc,
+  ManifestTask,
+  RawManifest,
+  WorkerReply,
+  WorkerTask,
+} from '../../boundary/protocol.js';
 import type { ProtectedPath, ToolContext } from '../../boundary/plugin-api.js';
 import { deepFreeze, toolContext, type ContextLink } from '../../boundary/tool-context.js';
 
@@ -32,7 +44,9 @@ const SCOPE_CACHE = 256;
 const MAX_STACK_CHARS = 8_000;
 
 /** What a realm's host connection must offer: the HostRpc methods, each answering with a promise. */
-export type HostLink = { [K in keyof HostRpc]: (...args: Parameters<HostRpc[K]>) => Promise<Awaited<ReturnType<HostRpc[K]>>> };
+export type HostLink = {
+  [K in keyof HostRpc]: (...args: Parameters<HostRpc[K]>) => Promise<Awaited<ReturnType<HostRpc[K]>>>;
+};
 
 /** Runs tasks and stops running calls by call id. */
 interface TaskRunner {
@@ -76,11 +90,18 @@ class CallStop implements Sweepable {
   }
 }
 
-/** ctx.roots: the task's own copy frozen where it lies (a task is a structured clone no one else holds), else a frozen copy. */
+/**
+ * ctx.roots: the task's own copy frozen where it lies (a task is a structured clone no one else holds), else a frozen
+ * copy.
+ */
 function frozenRoots(task: CheckTask | HandlerTask): ToolContext['roots'] {
   const roots = task.roots as Partial<ToolContext['roots']> | undefined;
   const isRecord = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
-  const known = (key: string) => key === 'read' || key === 'write' || (key === 'protect' && Array.isArray(roots?.protect)) || (key === 'folders' && isRecord(roots?.folders));
+  const known = (key: string) =>
+    key === 'read' ||
+    key === 'write' ||
+    (key === 'protect' && Array.isArray(roots?.protect)) ||
+    (key === 'folders' && isRecord(roots?.folders));
   if (roots && Array.isArray(roots.read) && Array.isArray(roots.write) && Object.keys(roots).every(known)) {
     return deepFreeze(roots as ToolContext['roots']);
   }
@@ -94,7 +115,10 @@ function succeeded(value: unknown): WorkerReply {
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return ((typeof value === 'object' && value !== null) || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    ((typeof value === 'object' && value !== null) || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /**
@@ -124,7 +148,11 @@ export interface InlineLink {
  * loaded it (the thread tier; the process tier runs untrusted plugins, which are not pinned:
  * their child is sandboxed, and they are not trusted for being loaded).
  */
-export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (entry: string) => PinChange | undefined): TaskRunner {
+export function createTaskRunner(
+  host: HostLink,
+  inline?: InlineLink,
+  verify?: (entry: string) => PinChange | undefined,
+): TaskRunner {
   const modules = new Map<string, Promise<Record<string, unknown>>>();
   /** The plugins whose import finished, so a call to a loaded plugin need not await its import again. */
   const loadedPlugins = new Map<string, Record<string, unknown>>();
@@ -185,7 +213,10 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
    */
   const scopes = new Map<string, UnpackedScope>();
 
-  /** The scope unpacked last: a plugin's tasks come in runs, and comparing its text costs less than hashing it for the map. */
+  /**
+   * The scope unpacked last: a plugin's tasks come in runs, and comparing its text costs less than hashing it for the
+   * map.
+   */
   let last: { text: string; scope: UnpackedScope } | undefined;
 
   function unpacked(text: string): UnpackedScope {
@@ -194,7 +225,11 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
     if (!scope) {
       const { roots, options, env } = JSON.parse(text) as PackedScope;
       scope = {
-        roots: deepFreeze({ read: roots?.read ?? [], write: roots?.write ?? [], ...(roots?.protect ? { protect: roots.protect } : {}) }),
+        roots: deepFreeze({
+          read: roots?.read ?? [],
+          write: roots?.write ?? [],
+          ...(roots?.protect ? { protect: roots.protect } : {}),
+        }),
         options: deepFreeze(options ?? {}),
         env: env ? Object.freeze(env) : undefined,
       };
@@ -211,9 +246,13 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
     return task.scope === undefined ? task.env : unpacked(task.scope).env;
   }
 
-  /** Where every call's ctx.log, ctx.progress, ctx.callTool and ctx.sandboxTools go: the inline port when there is one, else the RPC (ctx.session: always the RPC). */
+  /**
+   * Where every call's ctx.log, ctx.progress, ctx.callTool and ctx.sandboxTools go: the inline port when there is one,
+   * else the RPC (ctx.session: always the RPC).
+   */
   const link: ContextLink = {
-    log: (callId, message, level) => (inline ? inline.log(callId, message, level) : void host.log(callId, message, level).catch(() => {})),
+    log: (callId, message, level) =>
+      inline ? inline.log(callId, message, level) : void host.log(callId, message, level).catch(() => {}),
     progress: (callId, done, total) => {
       if (inline) inline.progress(callId, done, total);
       else void host.progress(callId, done, total).catch(() => {});
@@ -329,7 +368,8 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
   /** The host's protected paths as the task carries them (its packed scope or its own roots). */
   function protectOf(task: WorkerTask): readonly ProtectedPath[] | undefined {
     if (task.kind === 'manifest') return undefined;
-    const roots = task.scope === undefined ? (task.roots as { protect?: unknown } | undefined) : unpacked(task.scope).roots;
+    const roots =
+      task.scope === undefined ? (task.roots as { protect?: unknown } | undefined) : unpacked(task.scope).roots;
     return Array.isArray(roots?.protect) ? (roots.protect as ProtectedPath[]) : undefined;
   }
 
@@ -397,7 +437,8 @@ export function createTaskRunner(host: HostLink, inline?: InlineLink, verify?: (
       const plugin = loadedPlugins.get(task.entry);
       if (plugin) return handlerReply(task, plugin);
     }
-    const work: Promise<unknown> = task.kind === 'manifest' ? runManifest(task) : task.kind === 'check' ? runCheck(task) : runHandler(task);
+    const work: Promise<unknown> =
+      task.kind === 'manifest' ? runManifest(task) : task.kind === 'check' ? runCheck(task) : runHandler(task);
     return work.then(succeeded, (error: unknown) => failed(task, error));
   }
 

@@ -16,7 +16,10 @@ const change = pins.runtime ? changedPin(pins.runtime, true) : undefined;
 /** Every task's answer in a worker whose runtime changed: the failure, with the file. */
 function refuse(_task: WorkerTask): Promise<PoolReply> {
   const error = changedError(change!);
-  return Promise.resolve({ ok: false, error: { name: 'Error', code: error.code, message: error.message, data: error.data } });
+  return Promise.resolve({
+    ok: false,
+    error: { name: 'Error', code: error.code, message: error.message, data: error.data },
+  });
 }
 
 export default change ? refuse : (await import('./worker-main.js')).default;

@@ -31,7 +31,10 @@ const channel = new MessageChannel();
 const inline = new MessageChannel();
 // Posted before any task runs; the host exposes its guarded API on the other end, and sends
 // nested calls to run here on the inline port.
-parentPort?.postMessage({ type: 'toolshed:rpc-port', port: channel.port2, inline: inline.port2 } satisfies RpcPortMessage, [channel.port2, inline.port2]);
+parentPort?.postMessage(
+  { type: 'toolshed:rpc-port', port: channel.port2, inline: inline.port2 } satisfies RpcPortMessage,
+  [channel.port2, inline.port2],
+);
 /**
  * Nested calls of the tasks running here go to the host on the inline port (InlineCall), and
  * the replies of calls the host handed back to run here ride along with the next one; what no
@@ -49,8 +52,15 @@ function flush(): void {
   done = [];
 }
 const inlineLink: InlineLink = {
-  log: (callId, message, level) => inline.port1.postMessage({ type: 'toolshed:log', callId, message, level } satisfies InlineLog),
-  progress: (callId, done, total) => inline.port1.postMessage({ type: 'toolshed:progress', callId, done, ...(total === undefined ? {} : { total }) } satisfies InlineProgress),
+  log: (callId, message, level) =>
+    inline.port1.postMessage({ type: 'toolshed:log', callId, message, level } satisfies InlineLog),
+  progress: (callId, done, total) =>
+    inline.port1.postMessage({
+      type: 'toolshed:progress',
+      callId,
+      done,
+      ...(total === undefined ? {} : { total }),
+    } satisfies InlineProgress),
   callTool: (callId, name, args) =>
     new Promise<CallAnswer>((resolve) => {
       const id = nextCall++;
@@ -67,7 +77,8 @@ const inlineLink: InlineLink = {
   },
 };
 const pinned = ((workerData ?? {}) as WorkerPins).plugins ?? {};
-// A plugin the host pinned is checked before its first import here; others (none in a pool the host made) are not pinned.
+// A plugin the host pinned is checked before its first import here; others (none in a pool the host made) are not
+// pinned.
 const verify = (entry: string) => {
   const pins = pinned[entry];
   return pins ? changedPin(pins) : undefined;

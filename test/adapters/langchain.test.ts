@@ -20,7 +20,10 @@ beforeAll(async () => {
 });
 afterAll(() => host.close());
 
-const toolMessages = (messages: BaseMessage[]) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => ({ id: m.tool_call_id, status: m.status, content: m.content }));
+const toolMessages = (messages: BaseMessage[]) =>
+  messages
+    .filter((m): m is ToolMessage => ToolMessage.isInstance(m))
+    .map((m) => ({ id: m.tool_call_id, status: m.status, content: m.content }));
 
 /** The fake model, recording the tool names it is bound to on every model call. */
 class RecordingModel extends FakeToolCallingModel {
@@ -69,7 +72,10 @@ describe('langchainTools', () => {
     const [fail] = (await langchainTools(host)).filter((t) => t.name === 'fail_note');
     const error = await fail!.invoke({}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolshedToolError);
-    expect(error).toMatchObject({ code: 'TOOL_FAILED', message: '{"error":"the note store is offline","code":"TOOL_FAILED"}' });
+    expect(error).toMatchObject({
+      code: 'TOOL_FAILED',
+      message: '{"error":"the note store is offline","code":"TOOL_FAILED"}',
+    });
   });
 });
 
@@ -85,10 +91,14 @@ describe('langchainTools and cancelling', () => {
       afterCall: (call, result) => void outcomes.push([call.tool, call.callId, result.code]),
     });
     try {
-      const model = new FakeToolCallingModel({ toolCalls: [[{ name: 'slow', args: { ms: 30_000 }, id: 'call_s' }], []] });
+      const model = new FakeToolCallingModel({
+        toolCalls: [[{ name: 'slow', args: { ms: 30_000 }, id: 'call_s' }], []],
+      });
       const agent = createAgent({ model, tools: (await langchainTools(kitchen)).filter((t) => t.name === 'slow') });
       // LangChain ends the run at once on abort; the call ends when its worker gives it up (slow ignores ctx.signal).
-      await agent.invoke({ messages: [{ role: 'user', content: 'wait' }] }, { signal: controller.signal }).catch(() => {});
+      await agent
+        .invoke({ messages: [{ role: 'user', content: 'wait' }] }, { signal: controller.signal })
+        .catch(() => {});
       await expect.poll(() => outcomes, { timeout: 10_000 }).toEqual([['slow', 'call_s', 'TOOL_CANCELLED']]);
     } finally {
       await kitchen.close();
@@ -99,7 +109,9 @@ describe('langchainTools and cancelling', () => {
 describe('liveLangchainTools', () => {
   it("serves createAgent the host's current tools at every model call through its middleware", async () => {
     const work = tempDir();
-    const probing = await createToolHost(fixtureOptions(['probe'], { cwd: work.dir, config: { enable: ['probe'], checks: { graceMs: 0 } } }));
+    const probing = await createToolHost(
+      fixtureOptions(['probe'], { cwd: work.dir, config: { enable: ['probe'], checks: { graceMs: 0 } } }),
+    );
     try {
       const live = await liveLangchainTools(probing);
       RecordingModel.bound = [];

@@ -11,7 +11,15 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Agent, OpenAIChatCompletionsModel, run, setTraceProcessors, setTracingDisabled, type Span, type TracingProcessor } from '@openai/agents';
+import {
+  Agent,
+  OpenAIChatCompletionsModel,
+  run,
+  setTraceProcessors,
+  setTracingDisabled,
+  type Span,
+  type TracingProcessor,
+} from '@openai/agents';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolCall, type ToolHost } from 'toolshed';
@@ -32,7 +40,10 @@ class MemoryProcessor implements TracingProcessor {
   async forceFlush() {}
 }
 
-/** One installed copy of the Agents SDK: the name it is installed under, its module and its minor (each 0.x minor is a major). */
+/**
+ * One installed copy of the Agents SDK: the name it is installed under, its module and its minor (each 0.x minor is a
+ * major).
+ */
 export interface AgentsCopy {
   installedAs: string;
   module: { run: unknown };
@@ -57,21 +68,38 @@ export function openAiAgentsSuite(copy: AgentsCopy) {
   });
 
   it(`runs against @openai/agents ${copy.minor}`, () => {
-    const installed = JSON.parse(readFileSync(new URL(`../../node_modules/${copy.installedAs}/package.json`, import.meta.url), 'utf8')) as { version: string };
+    const installed = JSON.parse(
+      readFileSync(new URL(`../../node_modules/${copy.installedAs}/package.json`, import.meta.url), 'utf8'),
+    ) as { version: string };
     expect(installed.version.split('.').slice(0, 2).join('.')).toBe(copy.minor);
     expect(run).toBe(copy.module.run);
   });
 
-  const model = (baseURL: string) => new OpenAIChatCompletionsModel(new OpenAI({ baseURL, apiKey: 'test' }), 'scripted');
+  const model = (baseURL: string) =>
+    new OpenAIChatCompletionsModel(new OpenAI({ baseURL, apiKey: 'test' }), 'scripted');
 
   describe('openAiAgentsTools', () => {
     it('runs an agent turn: the result, the strict null and the failure reach the model; the failure is recorded as one', async () => {
-      server = await startScriptedServer([{ tool_calls: [toolCall('call_1', 'read_note', { id: 'a' }), toolCall('call_2', 'fail_note', {}), toolCall('call_3', 'list_notes', { limit: null })] }, { content: 'done' }]);
+      server = await startScriptedServer([
+        {
+          tool_calls: [
+            toolCall('call_1', 'read_note', { id: 'a' }),
+            toolCall('call_2', 'fail_note', {}),
+            toolCall('call_3', 'list_notes', { limit: null }),
+          ],
+        },
+        { content: 'done' },
+      ]);
       const seen: ToolCall[] = [];
       const stop = host.use({ beforeCall: (call) => void seen.push(structuredClone(call)) });
       let result;
       try {
-        const agent = new Agent({ name: 'notes', instructions: 'Use the tools.', model: model(server.baseURL), tools: await openAiAgentsTools(host, { sessionId: 'thread-9' }) });
+        const agent = new Agent({
+          name: 'notes',
+          instructions: 'Use the tools.',
+          model: model(server.baseURL),
+          tools: await openAiAgentsTools(host, { sessionId: 'thread-9' }),
+        });
         result = await run(agent, 'read note a');
       } finally {
         stop();
@@ -79,7 +107,9 @@ export function openAiAgentsSuite(copy: AgentsCopy) {
       expect(result.finalOutput).toBe('done');
 
       // What the model was sent next: every result in the tool messages, the failure as its envelope.
-      const replies = Object.fromEntries(server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]));
+      const replies = Object.fromEntries(
+        server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]),
+      );
       expect(replies).toEqual({
         call_1: 'note a (session thread-9)',
         call_2: '{"error":"the note store is offline","code":"TOOL_FAILED"}',
@@ -99,17 +129,28 @@ export function openAiAgentsSuite(copy: AgentsCopy) {
     it('sends strict schemas where strict mode can express them, and the original schema otherwise', async () => {
       const sent = server.requests[0]!.tools!;
       const byName = Object.fromEntries(sent.map((t) => [t.function.name, t.function]));
-      expect(byName.read_note).toMatchObject({ strict: true, parameters: { type: 'object', required: ['id'], additionalProperties: false } });
-      expect(byName.list_notes).toMatchObject({ strict: true, parameters: { required: ['limit'], properties: { limit: { type: ['integer', 'null'] } } } });
+      expect(byName.read_note).toMatchObject({
+        strict: true,
+        parameters: { type: 'object', required: ['id'], additionalProperties: false },
+      });
+      expect(byName.list_notes).toMatchObject({
+        strict: true,
+        parameters: { required: ['limit'], properties: { limit: { type: ['integer', 'null'] } } },
+      });
       // kitchen's echo takes any object: strict mode cannot say that, so it goes out non-strict and unchanged.
       expect(byName.echo).toMatchObject({ strict: false, parameters: { type: 'object' } });
-      expect(sent.map((t) => t.function.name).sort()).toEqual((await host.definitions({ format: 'mcp' })).map((d) => d.name).sort());
+      expect(sent.map((t) => t.function.name).sort()).toEqual(
+        (await host.definitions({ format: 'mcp' })).map((d) => d.name).sort(),
+      );
     });
   });
 
   describe('openAiAgentsTools and cancelling', () => {
     it("passes the run's abort signal through to dispatch: a running call is cancelled", async () => {
-      const slowServer = await startScriptedServer([{ tool_calls: [toolCall('call_s', 'slow', { ms: 30_000 })] }, { content: 'never' }]);
+      const slowServer = await startScriptedServer([
+        { tool_calls: [toolCall('call_s', 'slow', { ms: 30_000 })] },
+        { content: 'never' },
+      ]);
       const controller = new AbortController();
       const outcomes: Array<[string, string | undefined, string]> = [];
       const stop = host.use({
@@ -119,7 +160,12 @@ export function openAiAgentsSuite(copy: AgentsCopy) {
         afterCall: (call, result) => void outcomes.push([call.tool, call.callId, result.code]),
       });
       try {
-        const agent = new Agent({ name: 'slow', instructions: 'x', model: model(slowServer.baseURL), tools: await openAiAgentsTools(host) });
+        const agent = new Agent({
+          name: 'slow',
+          instructions: 'x',
+          model: model(slowServer.baseURL),
+          tools: await openAiAgentsTools(host),
+        });
         // The SDK ends the run on abort; how it reports that is its own business. What matters here is the call.
         await run(agent, 'wait', { signal: controller.signal }).catch(() => {});
         await expect.poll(() => outcomes, { timeout: 10_000 }).toEqual([['slow', 'call_s', 'TOOL_CANCELLED']]);
@@ -133,8 +179,13 @@ export function openAiAgentsSuite(copy: AgentsCopy) {
   describe('liveOpenAiAgentsTools', () => {
     it('offers the next turn of the same run the tools as a call left them', async () => {
       const work = tempDir();
-      const probing = await createToolHost(fixtureOptions(['probe'], { cwd: work.dir, config: { enable: ['probe'], checks: { graceMs: 0 } } }));
-      const scripted = await startScriptedServer([{ tool_calls: [toolCall('call_1', 'own_check', {})] }, { content: 'done' }]);
+      const probing = await createToolHost(
+        fixtureOptions(['probe'], { cwd: work.dir, config: { enable: ['probe'], checks: { graceMs: 0 } } }),
+      );
+      const scripted = await startScriptedServer([
+        { tool_calls: [toolCall('call_1', 'own_check', {})] },
+        { content: 'done' },
+      ]);
       // The backend of own_check goes away while its call runs; nothing else asks the host to recompute.
       const flip = probing.use({
         afterCall: (call) => {
@@ -146,7 +197,12 @@ export function openAiAgentsSuite(copy: AgentsCopy) {
       });
       try {
         const live = await liveOpenAiAgentsTools(probing);
-        const agent = new Agent({ name: 'probe', instructions: 'x', model: model(scripted.baseURL), tools: live.tools });
+        const agent = new Agent({
+          name: 'probe',
+          instructions: 'x',
+          model: model(scripted.baseURL),
+          tools: live.tools,
+        });
         const result = await run(agent, 'go');
         expect(result.finalOutput).toBe('done');
         const offered = (request: number) => scripted.requests[request]!.tools?.map((t) => t.function.name) ?? [];
@@ -165,7 +221,9 @@ export function openAiAgentsSuite(copy: AgentsCopy) {
 
     it("updates the array an Agent reads every turn when the host's exposed set changes", async () => {
       const work = tempDir();
-      const probing = await createToolHost(fixtureOptions(['probe'], { cwd: work.dir, config: { enable: ['probe'], checks: { graceMs: 0 } } }));
+      const probing = await createToolHost(
+        fixtureOptions(['probe'], { cwd: work.dir, config: { enable: ['probe'], checks: { graceMs: 0 } } }),
+      );
       try {
         const live = await liveOpenAiAgentsTools(probing);
         const agent = new Agent({ name: 'probe', instructions: 'x', tools: live.tools });

@@ -10,7 +10,10 @@ import type { AddressInfo } from 'node:net';
 export interface ChatRequest {
   model: string;
   messages: Array<{ role: string; content?: unknown; tool_call_id?: string; tool_calls?: unknown[] }>;
-  tools?: Array<{ type: 'function'; function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean } }>;
+  tools?: Array<{
+    type: 'function';
+    function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+  }>;
 }
 
 /** One scripted assistant message. */
@@ -31,7 +34,9 @@ export async function startScriptedServer(script: ScriptStep[]): Promise<Scripte
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
         return;
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest;
@@ -66,5 +71,9 @@ export async function startScriptedServer(script: ScriptStep[]): Promise<Scripte
 
 /** An assistant tool call as the API returns it. */
 export function toolCall(id: string, name: string, args: object | string) {
-  return { id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } };
+  return {
+    id,
+    type: 'function',
+    function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
+  };
 }

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createToolHost, type AnthropicTool, type ApprovalRequest, type McpTool, type OpenAITool, type ToolHost } from 'toolshed';
+import {
+  createToolHost,
+  type AnthropicTool,
+  type ApprovalRequest,
+  type McpTool,
+  type OpenAITool,
+  type ToolHost,
+} from 'toolshed';
 import { fixtureOptions } from '../helpers.js';
 
 const parse = (text: string) => JSON.parse(text) as { error: string; code: string };
@@ -11,11 +18,23 @@ describe('annotations', () => {
     try {
       const mcp = await host.definitions({ format: 'mcp' });
       const byName = Object.fromEntries(mcp.map((t: McpTool) => [t.name, t]));
-      expect(byName.read_note!.annotations).toEqual({ title: 'Read a note', readOnlyHint: true, idempotentHint: true, openWorldHint: false });
+      expect(byName.read_note!.annotations).toEqual({
+        title: 'Read a note',
+        readOnlyHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
       expect(byName.delete_note!.annotations).toEqual({ destructiveHint: true });
       const openai: OpenAITool[] = await host.definitions({ format: 'openai' });
       const anthropic: AnthropicTool[] = await host.definitions({ format: 'anthropic' });
-      expect(JSON.stringify([openai, anthropic, await host.definitions({ format: 'gemini' }), await host.definitions({ format: 'responses' })])).not.toContain('Hint');
+      expect(
+        JSON.stringify([
+          openai,
+          anthropic,
+          await host.definitions({ format: 'gemini' }),
+          await host.definitions({ format: 'responses' }),
+        ]),
+      ).not.toContain('Hint');
     } finally {
       await host.close();
     }
@@ -24,7 +43,9 @@ describe('annotations', () => {
   it('are absent from a tool that declares none', async () => {
     const host = await createToolHost(fixtureOptions(['kitchen']));
     try {
-      expect((await host.definitions({ format: 'mcp' })).find((t) => t.name === 'echo')).not.toHaveProperty('annotations');
+      expect((await host.definitions({ format: 'mcp' })).find((t) => t.name === 'echo')).not.toHaveProperty(
+        'annotations',
+      );
     } finally {
       await host.close();
     }
@@ -56,7 +77,16 @@ describe('approve', () => {
     reset(() => true);
     expect(await host.dispatch('delete_note', '{"id":"a"}', { sessionId: 's', callId: 'c1' })).toBe('deleted a');
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ tool: 'delete_note', args: { id: 'a' }, sessionId: 's', callId: 'c1', reason: 'listed', timeoutMs: 300, plugin: 'toolshed-plugin-notes', annotations: { destructiveHint: true } });
+    expect(asked[0]).toMatchObject({
+      tool: 'delete_note',
+      args: { id: 'a' },
+      sessionId: 's',
+      callId: 'c1',
+      reason: 'listed',
+      timeoutMs: 300,
+      plugin: 'toolshed-plugin-notes',
+      annotations: { destructiveHint: true },
+    });
     expect(asked[0]!.signal).toBeInstanceOf(AbortSignal);
     // A tool not listed is not asked about.
     expect(await host.dispatch('list_notes', {})).toBe('{"ids":["a","b","c"]}');
@@ -66,13 +96,18 @@ describe('approve', () => {
   it('refuses with APPROVAL_DENIED and the reason when the answer is no; the tool does not run', async () => {
     const before = completed(host);
     reset(() => ({ approved: false, reason: 'not today' }));
-    expect(parse(await host.dispatch('delete_note', { id: 'a' }))).toEqual({ code: 'APPROVAL_DENIED', error: 'delete_note was not approved: not today; it did not run' });
+    expect(parse(await host.dispatch('delete_note', { id: 'a' }))).toEqual({
+      code: 'APPROVAL_DENIED',
+      error: 'delete_note was not approved: not today; it did not run',
+    });
     reset(() => false);
     expect(parse(await host.dispatch('delete_note', { id: 'a' })).code).toBe('APPROVAL_DENIED');
     reset(() => {
       throw new Error('approval service down');
     });
-    expect(parse(await host.dispatch('delete_note', { id: 'a' })).error).toContain('the approver failed: approval service down');
+    expect(parse(await host.dispatch('delete_note', { id: 'a' })).error).toContain(
+      'the approver failed: approval service down',
+    );
     expect(completed(host)).toBe(before);
   });
 
@@ -82,7 +117,10 @@ describe('approve', () => {
       signal = request.signal;
       return new Promise(() => {});
     });
-    expect(parse(await host.dispatch('delete_note', { id: 'a' }))).toEqual({ code: 'APPROVAL_TIMEOUT', error: 'delete_note was not approved within 300 ms (approve.timeoutMs); it did not run' });
+    expect(parse(await host.dispatch('delete_note', { id: 'a' }))).toEqual({
+      code: 'APPROVAL_TIMEOUT',
+      error: 'delete_note was not approved within 300 ms (approve.timeoutMs); it did not run',
+    });
     expect(signal?.aborted).toBe(true);
   });
 
@@ -92,7 +130,9 @@ describe('approve', () => {
       setTimeout(() => controller.abort(), 20);
       return new Promise(() => {});
     });
-    expect(parse(await host.dispatch('delete_note', { id: 'a' }, { signal: controller.signal })).code).toBe('TOOL_CANCELLED');
+    expect(parse(await host.dispatch('delete_note', { id: 'a' }, { signal: controller.signal })).code).toBe(
+      'TOOL_CANCELLED',
+    );
   });
 
   it('shows in explain which tools need approval and why, with their annotations', async () => {
@@ -115,7 +155,9 @@ describe('approve', () => {
 
   it('asks about the arguments the hooks left, and about nested calls with their caller', async () => {
     reset(() => true);
-    const stop = host.use({ beforeCall: (call) => (call.tool === 'delete_note' ? { args: { id: 'rewritten' } } : undefined) });
+    const stop = host.use({
+      beforeCall: (call) => (call.tool === 'delete_note' ? { args: { id: 'rewritten' } } : undefined),
+    });
     try {
       expect(await host.dispatch('delete_note', { id: 'a' })).toBe('deleted rewritten');
     } finally {
@@ -169,6 +211,11 @@ describe('approve: { destructive: true }', () => {
   });
 
   it('fails the host with TOOLSET_UNKNOWN for a name in approve that is neither a toolset nor a tool', async () => {
-    await expect(createToolHost(fixtureOptions(['notes'], { config: { approve: ['delete_notes'] } }))).rejects.toMatchObject({ code: 'TOOLSET_UNKNOWN', message: expect.stringContaining("Did you mean 'delete_note'") });
+    await expect(
+      createToolHost(fixtureOptions(['notes'], { config: { approve: ['delete_notes'] } })),
+    ).rejects.toMatchObject({
+      code: 'TOOLSET_UNKNOWN',
+      message: expect.stringContaining("Did you mean 'delete_note'"),
+    });
   });
 });

@@ -7,12 +7,20 @@ const parse = (text: string) => JSON.parse(text) as { error: string; code: strin
 
 /** An approver that holds every request until the test answers it, as the console does. */
 function desk() {
-  const held: Array<{ request: ApprovalRequest; answer: (approved: boolean) => void; settled: Promise<ApprovalSettled | 'answered'> }> = [];
+  const held: Array<{
+    request: ApprovalRequest;
+    answer: (approved: boolean) => void;
+    settled: Promise<ApprovalSettled | 'answered'>;
+  }> = [];
   const approver = (request: ApprovalRequest) =>
     new Promise<boolean>((resolve) => {
       let answered = false;
       const settled = new Promise<ApprovalSettled | 'answered'>((done) => {
-        request.signal.addEventListener('abort', () => done(answered ? 'answered' : (request.signal.reason as ApprovalSettled)), { once: true });
+        request.signal.addEventListener(
+          'abort',
+          () => done(answered ? 'answered' : (request.signal.reason as ApprovalSettled)),
+          { once: true },
+        );
       });
       held.push({
         request,
@@ -31,7 +39,9 @@ const until = (check: () => boolean) => waitUntil(check, { intervalMs: 5, what: 
 describe('approvers added to the host race the call’s own', () => {
   let host: ToolHost;
   beforeAll(async () => {
-    host = await createToolHost(fixtureOptions(['notes'], { config: { approve: { tools: ['delete_note'], timeoutMs: 10_000 } } }));
+    host = await createToolHost(
+      fixtureOptions(['notes'], { config: { approve: { tools: ['delete_note'], timeoutMs: 10_000 } } }),
+    );
   });
   afterAll(() => host.close());
 
@@ -42,7 +52,12 @@ describe('approvers added to the host race the call’s own', () => {
       const abstains = () => ({ approved: false, abstain: true, reason: 'this client cannot ask its user' });
       const call = host.dispatch('delete_note', { id: 'a' }, { onApproval: abstains, sessionId: 's1' });
       await until(() => held.length === 1);
-      expect(held[0]!.request).toMatchObject({ tool: 'delete_note', args: { id: 'a' }, sessionId: 's1', reason: 'listed' });
+      expect(held[0]!.request).toMatchObject({
+        tool: 'delete_note',
+        args: { id: 'a' },
+        sessionId: 's1',
+        reason: 'listed',
+      });
       held[0]!.answer(true);
       expect(await call).toBe('deleted a');
     } finally {
@@ -55,7 +70,11 @@ describe('approvers added to the host race the call’s own', () => {
     const remove = inspectorOf(host).addApprover(approver);
     try {
       let own: ((decision: boolean) => void) | undefined;
-      const call = host.dispatch('delete_note', { id: 'b' }, { onApproval: () => new Promise<boolean>((resolve) => (own = resolve)) });
+      const call = host.dispatch(
+        'delete_note',
+        { id: 'b' },
+        { onApproval: () => new Promise<boolean>((resolve) => (own = resolve)) },
+      );
       await until(() => held.length === 1 && own !== undefined);
       own!(false);
       expect(parse(await call).code).toBe('APPROVAL_DENIED');
@@ -71,7 +90,13 @@ describe('approvers added to the host race the call’s own', () => {
     const { held, approver } = desk();
     const remove = inspectorOf(host).addApprover(approver);
     remove();
-    const out = parse(await host.dispatch('delete_note', { id: 'c' }, { onApproval: () => ({ approved: false, abstain: true, reason: 'nobody to ask here' }) }));
+    const out = parse(
+      await host.dispatch(
+        'delete_note',
+        { id: 'c' },
+        { onApproval: () => ({ approved: false, abstain: true, reason: 'nobody to ask here' }) },
+      ),
+    );
     expect(out.code).toBe('APPROVAL_DENIED');
     expect(out.error).toContain('nobody to ask here');
     expect(held).toHaveLength(0);
@@ -115,7 +140,14 @@ describe('the call event', () => {
         ['delete_note', 'TOOL_NOT_EXPOSED'],
         ['no_such_tool', 'UNKNOWN_TOOL'],
       ]);
-      expect(seen[0]).toMatchObject({ sessionId: 's', callId: 'c9', plugin: 'toolshed-plugin-notes', tier: 'thread', args: { id: 'x' }, chain: [] });
+      expect(seen[0]).toMatchObject({
+        sessionId: 's',
+        callId: 'c9',
+        plugin: 'toolshed-plugin-notes',
+        tier: 'thread',
+        args: { id: 'x' },
+        chain: [],
+      });
       expect(typeof seen[0]!.result).toBe('string');
       expect(new Set(seen.map((r) => r.id)).size).toBe(3);
       expect(Date.parse(seen[0]!.time)).not.toBeNaN();
@@ -132,7 +164,11 @@ describe('the inspector', () => {
     const host = await createToolHost(fixtureOptions(['notes']));
     try {
       const inspector = inspectorOf(host);
-      expect(inspector.toolInfo('delete_note')).toMatchObject({ name: 'delete_note', plugin: 'toolshed-plugin-notes', annotations: { destructiveHint: true } });
+      expect(inspector.toolInfo('delete_note')).toMatchObject({
+        name: 'delete_note',
+        plugin: 'toolshed-plugin-notes',
+        annotations: { destructiveHint: true },
+      });
       expect(inspector.toolInfo('nope')).toBeUndefined();
       const { results, indexed } = await inspector.search('delete', 5);
       expect(indexed).toBeGreaterThan(0);

@@ -10,7 +10,11 @@ const BIOME = path.join(ROOT, 'node_modules', '@biomejs', 'biome', 'bin', 'biome
 
 /** `biome ci` as `npm run lint` runs it: formatting and lint, a warning fails like an error. */
 function biomeCi(cwd: string, ...flags: string[]): { status: number | null; output: string } {
-  const run = spawnSync(process.execPath, [BIOME, 'ci', '--colors=off', '--error-on-warnings', '--max-diagnostics=none', ...flags, '.'], { cwd, encoding: 'utf8' });
+  const run = spawnSync(
+    process.execPath,
+    [BIOME, 'ci', '--colors=off', '--error-on-warnings', '--max-diagnostics=none', ...flags, '.'],
+    { cwd, encoding: 'utf8' },
+  );
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
@@ -19,7 +23,9 @@ function biomeCi(cwd: string, ...flags: string[]): { status: number | null; outp
  * Infos (Biome's hints, such as useTemplate) are left out: they do not fail `biome ci`.
  */
 function findings(output: string): string[] {
-  return [...output.matchAll(/^(\S+) (format|lint\/\S+)\b.*━\n\n {2}([×!]) /gm)].map(([, where, category]) => `${where} ${category}`);
+  return [...output.matchAll(/^(\S+) (format|lint\/\S+)\b.*━\n\n {2}([×!]) /gm)].map(
+    ([, where, category]) => `${where} ${category}`,
+  );
 }
 
 describe('lint and format (biome.jsonc)', () => {
@@ -45,9 +51,16 @@ describe('lint and format (biome.jsonc)', () => {
     writeFileSync(path.join(scratch, 'core', 'double-quoted.ts'), 'export const quoted = "double"\n');
     writeFileSync(path.join(scratch, 'core', 'debugger.ts'), 'export function stop(): void {\n  debugger;\n}\n');
     mkdirSync(path.join(scratch, 'test', 'area'), { recursive: true });
-    writeFileSync(path.join(scratch, 'test', 'area', 'source.test.ts'), "import { quoted } from '../../core/clean.js';\n\nexport const again = quoted;\n");
+    writeFileSync(
+      path.join(scratch, 'test', 'area', 'source.test.ts'),
+      "import { quoted } from '../../core/clean.js';\n\nexport const again = quoted;\n",
+    );
     const faults = biomeCi(scratch, '--vcs-enabled=false');
     expect(faults.status).not.toBe(0);
-    expect(findings(faults.output).sort(), faults.output).toEqual(['core/debugger.ts:2:3 lint/suspicious/noDebugger', 'core/double-quoted.ts format', 'test/area/source.test.ts:1:24 lint/style/noRestrictedImports']);
+    expect(findings(faults.output).sort(), faults.output).toEqual([
+      'core/debugger.ts:2:3 lint/suspicious/noDebugger',
+      'core/double-quoted.ts format',
+      'test/area/source.test.ts:1:24 lint/style/noRestrictedImports',
+    ]);
   });
 });

@@ -16,10 +16,14 @@ describe('npm test on a machine without the system programs', () => {
     const empty = tempDir('toolshed-no-programs-');
     try {
       for (const args of [[], ['--check']]) {
-        const result = spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TOOLSHED_PREREQUISITES_PATH: empty.dir } });
+        const result = spawnSync(process.execPath, [SCRIPT, ...args], {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH ?? '', TOOLSHED_PREREQUISITES_PATH: empty.dir },
+        });
         expect(result.status).toBe(1);
         expect(result.stdout).toBe('');
-        for (const program of ['bwrap', 'redis-server', 'haproxy', 'nginx', 'chromium', 'prlimit']) expect(result.stderr).toContain(`  - ${program}, from the package `);
+        for (const program of ['bwrap', 'redis-server', 'haproxy', 'nginx', 'chromium', 'prlimit'])
+          expect(result.stderr).toContain(`  - ${program}, from the package `);
         expect(result.stderr).toMatch(/bubblewrap redis-server haproxy nginx chromium util-linux/);
       }
     } finally {

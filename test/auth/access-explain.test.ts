@@ -1,5 +1,6 @@
 /**
- * `toolshed explain --as IDENTITY` through the CLI's main() (test/helpers.ts's toolshedMain): which access rule an identity (a subject,
+ * `toolshed explain --as IDENTITY` through the CLI's main() (test/helpers.ts's toolshedMain): which access rule an
+ * identity (a subject,
  * or a JSON object of claims) falls under, and what it gets — the view, the approval policy, the
  * quotas — in text and `--json`; an identity no rule matches exits 1 with ACCESS_DENIED. How the
  * argument is read (a usage error without a subject), the summary and its wording (what calls a
@@ -19,7 +20,14 @@ const config = {
   approve: ['delete_note'],
   access: [
     { name: 'admins', when: { subject: 'admin-*' } },
-    { name: 'eng', when: { claims: { groups: 'eng' } }, enable: ['notes'], disable: ['write_note'], approve: { tools: ['read_note'], timeoutMs: 5000 }, quota: { callsPerMinute: 30, inFlight: 2, sessions: 3 } },
+    {
+      name: 'eng',
+      when: { claims: { groups: 'eng' } },
+      enable: ['notes'],
+      disable: ['write_note'],
+      approve: { tools: ['read_note'], timeoutMs: 5000 },
+      quota: { callsPerMinute: 30, inFlight: 2, sessions: 3 },
+    },
     { name: 'batch', when: { subject: 'batch-*' }, quota: { callsPerMinute: 100, onStoreDown: 'allow' } },
   ],
 };
@@ -36,7 +44,9 @@ describe('toolshed explain --as', () => {
     expect(result.stdout).toContain("as erin (from https://id.example): access rule 'eng'");
     expect(result.stdout).toContain('  scopes:   notes:read notes:write');
     expect(result.stdout).toContain("  approval: read_note (the rule's approve, answered within 5000 ms)");
-    expect(result.stdout).toContain('  quota:    30 calls a minute (refused while the state store is unreachable), 2 running at once, 3 sessions');
+    expect(result.stdout).toContain(
+      '  quota:    30 calls a minute (refused while the state store is unreachable), 2 running at once, 3 sessions',
+    );
     expect(result.stdout).toContain("  reason:   disabled in access rule 'eng'");
     expect(result.stdout).toContain("  reason:   not in access rule 'eng' (enable: notes)");
   });
@@ -58,7 +68,12 @@ describe('toolshed explain --as', () => {
 
   it('prints the whole report with --json, the tools as the identity sees them', async () => {
     const out = JSON.parse((await explain('--as', ENG, '--json')).stdout);
-    expect(out.access).toMatchObject({ subject: 'erin', issuer: 'https://id.example', rule: 'eng', quota: { callsPerMinute: 30, inFlight: 2, sessions: 3, onStoreDown: 'refuse' } });
+    expect(out.access).toMatchObject({
+      subject: 'erin',
+      issuer: 'https://id.example',
+      rule: 'eng',
+      quota: { callsPerMinute: 30, inFlight: 2, sessions: 3, onStoreDown: 'refuse' },
+    });
     const tool = (name: string) => out.tools.find((t: { name: string }) => t.name === name);
     expect(tool('write_note')).toMatchObject({ exposed: false, reason: "disabled in access rule 'eng'" });
     expect(tool('read_note')).toMatchObject({ exposed: true, approval: 'listed' });
@@ -70,7 +85,9 @@ describe('toolshed explain --as', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     // The refusal names who was refused, and nothing of what the rules ask for.
-    expect(result.stderr).toContain('toolshed: ACCESS_DENIED: mallory may not use this host: no access rule matches it\n');
+    expect(result.stderr).toContain(
+      'toolshed: ACCESS_DENIED: mallory may not use this host: no access rule matches it\n',
+    );
     expect(result.stderr).not.toContain('eng');
   });
 });

@@ -21,7 +21,9 @@ describe('quota.callsPerMinute with the memory store', () => {
   const clock = minuteClock();
   let host: ToolHost;
   beforeAll(async () => {
-    host = await createToolHost(fixtureOptions(['notes'], { clock, config: { access: [{ name: 'metered', quota: { callsPerMinute: 2 } }] } }));
+    host = await createToolHost(
+      fixtureOptions(['notes'], { clock, config: { access: [{ name: 'metered', quota: { callsPerMinute: 2 } }] } }),
+    );
   }, 60_000);
   afterAll(() => host.close());
 
@@ -35,10 +37,15 @@ describe('quota.callsPerMinute with the memory store', () => {
       const over = parse(await alice.dispatch('read_note', { id: 'c' }));
       expect(over).toEqual({
         code: 'QUOTA_EXCEEDED',
-        error: "alice has started its 2 calls for this minute under access rule 'metered' (quota.callsPerMinute); retry in 40 s",
+        error:
+          "alice has started its 2 calls for this minute under access rule 'metered' (quota.callsPerMinute); retry in 40 s",
         retryAfterMs: 40_000,
       });
-      expect(await alice.call('read_note', { id: 'c' })).toMatchObject({ ok: false, code: 'QUOTA_EXCEEDED', retryAfterMs: 40_000 });
+      expect(await alice.call('read_note', { id: 'c' })).toMatchObject({
+        ok: false,
+        code: 'QUOTA_EXCEEDED',
+        retryAfterMs: 40_000,
+      });
       // Each identity has its own count; the host itself has no quota.
       expect(await bob.dispatch('read_note', { id: 'c' })).toBe('note c');
       expect(await host.dispatch('read_note', { id: 'c' })).toBe('note c');
@@ -89,7 +96,12 @@ describe('quota.callsPerMinute shared by two hosts through a Valkey or Redis ser
       { name: 'metered', when: { subject: ['alice', 'bob'] }, quota: { callsPerMinute: 3 } },
       { name: 'lenient', when: { subject: 'carol' }, quota: { callsPerMinute: 3, onStoreDown: 'allow' } },
     ];
-    const options = () => fixtureOptions(['notes'], { clock, env: { PATH: process.env.PATH, TOOLSHED_STATE_KEY: FLEET_KEY }, config: { state: { store: server.url, prefix: 'quota-test:' }, access } });
+    const options = () =>
+      fixtureOptions(['notes'], {
+        clock,
+        env: { PATH: process.env.PATH, TOOLSHED_STATE_KEY: FLEET_KEY },
+        config: { state: { store: server.url, prefix: 'quota-test:' }, access },
+      });
     one = await createToolHost(options());
     two = await createToolHost(options());
     one.on('warning', (message) => warnings.push(message));
@@ -107,7 +119,10 @@ describe('quota.callsPerMinute shared by two hosts through a Valkey or Redis ser
       expect(await onOne.dispatch('read_note', { id: 'a' })).toBe('note a');
       expect(await onTwo.dispatch('read_note', { id: 'b' })).toBe('note b');
       expect(await onOne.dispatch('read_note', { id: 'c' })).toBe('note c');
-      expect(parse(await onTwo.dispatch('read_note', { id: 'd' }))).toMatchObject({ code: 'QUOTA_EXCEEDED', retryAfterMs: 40_000 });
+      expect(parse(await onTwo.dispatch('read_note', { id: 'd' }))).toMatchObject({
+        code: 'QUOTA_EXCEEDED',
+        retryAfterMs: 40_000,
+      });
       expect(parse(await onOne.dispatch('read_note', { id: 'd' })).code).toBe('QUOTA_EXCEEDED');
     } finally {
       await onOne.close();
@@ -126,13 +141,26 @@ describe('quota.callsPerMinute shared by two hosts through a Valkey or Redis ser
       expect(await bob.call('read_note', { id: 'n0' })).toEqual({
         ok: false,
         code: 'STATE_UNAVAILABLE',
-        message: "bob's calls cannot be counted against quota.callsPerMinute of access rule 'metered': the state store is unreachable, so the call was refused (quota.onStoreDown: 'refuse'); retry when it is back",
+        message:
+          "bob's calls cannot be counted against quota.callsPerMinute of access rule 'metered': the state store is unreachable, so the call was refused (quota.onStoreDown: 'refuse'); retry when it is back",
       });
       // The operator's choice: carol's rule lets them through, uncounted.
       expect(await carol.dispatch('read_note', { id: 'a' })).toBe('note a');
       // One warning per rule for the outage, naming what is in force.
-      expect(warnings.filter((w) => w.startsWith("quota.callsPerMinute of access rule 'metered' refuses calls while the state store fails (quota.onStoreDown: 'refuse')"))).toHaveLength(1);
-      expect(warnings.filter((w) => w.startsWith("quota.callsPerMinute of access rule 'lenient' is not enforced while the state store fails (quota.onStoreDown: 'allow')"))).toHaveLength(1);
+      expect(
+        warnings.filter((w) =>
+          w.startsWith(
+            "quota.callsPerMinute of access rule 'metered' refuses calls while the state store fails (quota.onStoreDown: 'refuse')",
+          ),
+        ),
+      ).toHaveLength(1);
+      expect(
+        warnings.filter((w) =>
+          w.startsWith(
+            "quota.callsPerMinute of access rule 'lenient' is not enforced while the state store fails (quota.onStoreDown: 'allow')",
+          ),
+        ),
+      ).toHaveLength(1);
     } finally {
       await bob.close();
       await carol.close();
@@ -145,7 +173,9 @@ describe('quota.inFlight', () => {
   let release: () => void = () => {};
   let entered: () => void = () => {};
   beforeAll(async () => {
-    host = await createToolHost(fixtureOptions(['kitchen'], { config: { access: [{ name: 'one-at-a-time', quota: { inFlight: 1 } }] } }));
+    host = await createToolHost(
+      fixtureOptions(['kitchen'], { config: { access: [{ name: 'one-at-a-time', quota: { inFlight: 1 } }] } }),
+    );
     // A call asked to hold waits here, admitted and running, until the test releases it.
     host.use({
       beforeCall: async (call) => {
@@ -171,7 +201,8 @@ describe('quota.inFlight', () => {
       await running;
       expect(parse(await alice.dispatch('echo', { x: 1 }))).toEqual({
         code: 'QUOTA_EXCEEDED',
-        error: "alice already has 1 call running, the most access rule 'one-at-a-time' allows at once (quota.inFlight); retry when one ends",
+        error:
+          "alice already has 1 call running, the most access rule 'one-at-a-time' allows at once (quota.inFlight); retry when one ends",
       });
       expect(await bob.dispatch('echo', { x: 2 })).toBe('{"x":2}');
       release();

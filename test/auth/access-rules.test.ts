@@ -4,18 +4,42 @@
  * identity none matches is refused with ACCESS_DENIED; without rules it gets the whole host.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createToolHost, ToolshedError, type ApprovalRequest, type Identity, type McpTool, type ToolCall, type ToolHost } from 'toolshed';
+import {
+  createToolHost,
+  ToolshedError,
+  type ApprovalRequest,
+  type Identity,
+  type McpTool,
+  type ToolCall,
+  type ToolHost,
+} from 'toolshed';
 import { fixtureOptions } from '../helpers.js';
 
 const parse = (text: string) => JSON.parse(text) as { error: string; code: string };
 const names = async (h: ToolHost) => ((await h.definitions({ format: 'mcp' })) as McpTool[]).map((d) => d.name).sort();
-const who = (subject: string, extra: Partial<Identity> = {}): Identity => ({ subject, scopes: [], claims: { sub: subject }, ...extra });
+const who = (subject: string, extra: Partial<Identity> = {}): Identity => ({
+  subject,
+  scopes: [],
+  claims: { sub: subject },
+  ...extra,
+});
 
 const ACCESS = [
   { name: 'readers', when: { subject: ['carol', 'dave'] }, enable: ['read_note', 'list_notes'] },
   { name: 'admins', when: { subject: 'admin-*' }, enable: ['notes', 'notes-admin'] },
-  { name: 'eng', when: { claims: { groups: 'eng' } }, enable: ['notes'], disable: ['write_note'], approve: ['read_note'] },
-  { name: 'writers', when: { scopes: ['notes:write'] }, enable: ['notes'], approve: { destructive: true, timeoutMs: 2000 } },
+  {
+    name: 'eng',
+    when: { claims: { groups: 'eng' } },
+    enable: ['notes'],
+    disable: ['write_note'],
+    approve: ['read_note'],
+  },
+  {
+    name: 'writers',
+    when: { scopes: ['notes:write'] },
+    enable: ['notes'],
+    approve: { destructive: true, timeoutMs: 2000 },
+  },
   { name: 'summarizers', when: { subject: 'sam' }, enable: ['summarize_note'] },
 ];
 
@@ -60,13 +84,17 @@ describe('host.as(identity) under access rules', () => {
   });
 
   it('matches scopes: every scope the rule lists must be granted', async () => {
-    await as(who('frank', { scopes: ['notes:read', 'notes:write'] }), async (view) => expect(await names(view)).toContain('write_note'));
+    await as(who('frank', { scopes: ['notes:read', 'notes:write'] }), async (view) =>
+      expect(await names(view)).toContain('write_note'),
+    );
     expect(() => host.as(who('frank', { scopes: ['notes:read'] }))).toThrow(ToolshedError);
   });
 
   it('lets the first rule that matches decide', async () => {
     // dave is in eng, but 'readers' comes first.
-    await as(who('dave', { claims: { sub: 'dave', groups: ['eng'] } }), async (view) => expect(await names(view)).toEqual(['list_notes', 'read_note']));
+    await as(who('dave', { claims: { sub: 'dave', groups: ['eng'] } }), async (view) =>
+      expect(await names(view)).toEqual(['list_notes', 'read_note']),
+    );
     // admin-2 is in eng too: 'admins' comes first, so no write_note is taken away.
     await as(who('admin-2', { claims: { sub: 'admin-2', groups: ['eng'] } }), async (view) => {
       expect(await names(view)).toEqual(expect.arrayContaining(['delete_note', 'write_note']));
@@ -89,12 +117,19 @@ describe('host.as(identity) under access rules', () => {
     await as(who('carol'), async (view) => {
       const outside = parse(await view.dispatch('delete_note', { id: 'a' }));
       expect(outside.code).toBe('TOOL_NOT_EXPOSED');
-      expect(outside.error).toBe("tool 'delete_note' is not available here: not in access rule 'readers' (enable: read_note, list_notes)");
-      expect(view.explain().tools.find((t) => t.name === 'write_note')).toMatchObject({ exposed: false, reason: "not in access rule 'readers' (enable: read_note, list_notes)" });
+      expect(outside.error).toBe(
+        "tool 'delete_note' is not available here: not in access rule 'readers' (enable: read_note, list_notes)",
+      );
+      expect(view.explain().tools.find((t) => t.name === 'write_note')).toMatchObject({
+        exposed: false,
+        reason: "not in access rule 'readers' (enable: read_note, list_notes)",
+      });
       expect(await view.dispatch('read_note', { id: 'a' })).toBe('note a');
     });
     await as(who('erin', { claims: { sub: 'erin', groups: ['eng'] } }), async (view) => {
-      expect(parse(await view.dispatch('write_note', { id: 'a', text: 't' })).error).toBe("tool 'write_note' is not available here: disabled in access rule 'eng'");
+      expect(parse(await view.dispatch('write_note', { id: 'a', text: 't' })).error).toBe(
+        "tool 'write_note' is not available here: disabled in access rule 'eng'",
+      );
     });
   });
 
@@ -135,8 +170,12 @@ describe('host.as(identity) under access rules', () => {
   });
 
   it('refuses what is not an identity with a TypeError', () => {
-    expect(() => host.as({ subject: '', scopes: [], claims: {} })).toThrow('as(): identity.subject must be a non-empty string');
-    expect(() => host.as({ subject: 'dave', claims: {} } as never)).toThrow('as(): identity.scopes must be an array of strings');
+    expect(() => host.as({ subject: '', scopes: [], claims: {} })).toThrow(
+      'as(): identity.subject must be a non-empty string',
+    );
+    expect(() => host.as({ subject: 'dave', claims: {} } as never)).toThrow(
+      'as(): identity.scopes must be an array of strings',
+    );
     expect(() => host.as({ subject: 'dave', scopes: [] } as never)).toThrow('as(): identity.claims must be an object');
   });
 

@@ -40,7 +40,13 @@ async function claimsOf(user: string, scope: string): Promise<string> {
   return JSON.stringify(await auth.verify(accessToken, AUDIENCE));
 }
 
-const explain = (...args: string[]) => spawnSync(process.execPath, [BIN, 'explain', ...args, '--json'], { cwd: work.dir, encoding: 'utf8', env, timeout: 60_000 });
+const explain = (...args: string[]) =>
+  spawnSync(process.execPath, [BIN, 'explain', ...args, '--json'], {
+    cwd: work.dir,
+    encoding: 'utf8',
+    env,
+    timeout: 60_000,
+  });
 
 describe('access rules and real tokens', () => {
   it("matches a token's groups claim and scope as the authorization server issued them", async () => {
@@ -49,18 +55,32 @@ describe('access rules and real tokens', () => {
     const out = JSON.parse(result.stdout);
     expect(out.access).toMatchObject({ subject: 'alice', issuer: auth.issuer, rule: 'eng-writers' });
     expect(out.access.scopes).toEqual(expect.arrayContaining(['tools:read', 'tools:write']));
-    expect(out.tools.find((t: { name: string }) => t.name === 'delete_note')).toMatchObject({ exposed: false, reason: "not in access rule 'eng-writers' (enable: notes)" });
+    expect(out.tools.find((t: { name: string }) => t.name === 'delete_note')).toMatchObject({
+      exposed: false,
+      reason: "not in access rule 'eng-writers' (enable: notes)",
+    });
   }, 60_000);
 
   // The refusal as the CLI prints it: access-explain.test.ts. Here the rule is matched against the
   // real tokens' claims, read as explain --as and serve.auth read them, by host.as.
   it('refuses the same user with a token that lacks the scope, and a user outside the group', async () => {
-    const identity = async (user: string, scope: string) => identityFromClaims(JSON.parse(await claimsOf(user, scope)))!;
+    const identity = async (user: string, scope: string) =>
+      identityFromClaims(JSON.parse(await claimsOf(user, scope)))!;
     const narrow = await identity('alice', 'openid tools:read');
     const bob = await identity('bob', 'openid tools:read tools:write');
     await withHost(fixtureOptions(['notes'], { config: { access: CONFIG.access } }), async (host) => {
-      expect(() => host.as(narrow)).toThrow(expect.objectContaining({ code: 'ACCESS_DENIED', message: 'alice may not use this host: no access rule matches it' }));
-      expect(() => host.as(bob)).toThrow(expect.objectContaining({ code: 'ACCESS_DENIED', message: expect.stringContaining('bob may not use this host') }));
+      expect(() => host.as(narrow)).toThrow(
+        expect.objectContaining({
+          code: 'ACCESS_DENIED',
+          message: 'alice may not use this host: no access rule matches it',
+        }),
+      );
+      expect(() => host.as(bob)).toThrow(
+        expect.objectContaining({
+          code: 'ACCESS_DENIED',
+          message: expect.stringContaining('bob may not use this host'),
+        }),
+      );
       // The same claims with the scope do match.
       const view = host.as(await identity('alice', 'openid tools:read tools:write'));
       await view.close();

@@ -20,7 +20,13 @@ const CODE_PLUGIN = fileURLToPath(new URL('../../plugins/code-execution', import
 const NOTES = 'toolshed-plugin-notes';
 /** What the token of the identity below holds: it must never reach a line. */
 const TOKEN_MARKER = 'TOKEN-MARKER-3f9c1e-never-in-the-audit-log';
-const ALICE: Identity = { subject: 'alice', issuer: 'https://issuer.test', scopes: ['notes'], claims: { sub: 'alice', groups: ['eng'] }, token: TOKEN_MARKER };
+const ALICE: Identity = {
+  subject: 'alice',
+  issuer: 'https://issuer.test',
+  scopes: ['notes'],
+  claims: { sub: 'alice', groups: ['eng'] },
+  token: TOKEN_MARKER,
+};
 
 const workspace = tempDir('toolshed-audit-ws-');
 const logs = tempDir('toolshed-audit-logs-');
@@ -29,19 +35,35 @@ afterAll(() => {
   logs.cleanup();
 });
 
-/** An untrusted plugin whose `relay` tool calls the tool its arguments name (it is granted no callTools); written once, so later hosts read its manifest from the cache. */
+/**
+ * An untrusted plugin whose `relay` tool calls the tool its arguments name (it is granted no callTools); written once,
+ * so later hosts read its manifest from the cache.
+ */
 function writeRelay(): string {
   const dir = path.join(workspace.dir, 'plugins', 'relay');
   if (existsSync(dir)) return dir;
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'audit-relay', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'audit-relay',
+      version: '1.0.0',
+      type: 'module',
+      main: 'index.js',
+      toolshed: { apiVersion: 1 },
+    }),
+  );
   const relay = `{ name: 'relay', description: 'Calls the tool it is told to.', parameters: { type: 'object', properties: { tool: { type: 'string' } }, required: ['tool'] }, handler: async ({ tool }, ctx) => ctx.callTool(tool, { id: 'r' }) }`;
   writeFileSync(path.join(dir, 'index.js'), `export default { apiVersion: 1, tools: [${relay}] };`);
   return dir;
 }
 
 /** Host options over the notes fixture, execute_code and the untrusted relay, auditing to `to`. */
-function options(to: string, audit: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): ToolHostOptions {
+function options(
+  to: string,
+  audit: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): ToolHostOptions {
   return {
     cwd: workspace.dir,
     env: { PATH: process.env.PATH },
@@ -123,7 +145,20 @@ describe('an audited host', () => {
       resultSha256: sha256(result),
     });
     expect(Date.parse(line!.time)).toBeGreaterThanOrEqual(before - 1000);
-    expect(Object.keys(line!)).toEqual(['time', 'tool', 'code', 'durationMs', 'identity', 'sessionId', 'callId', 'chain', 'plugin', 'tier', 'argumentsSha256', 'resultSha256']);
+    expect(Object.keys(line!)).toEqual([
+      'time',
+      'tool',
+      'code',
+      'durationMs',
+      'identity',
+      'sessionId',
+      'callId',
+      'chain',
+      'plugin',
+      'tier',
+      'argumentsSha256',
+      'resultSha256',
+    ]);
   });
 
   it('gives equal arguments equal digests however they were spelled, and different ones different digests', async () => {
@@ -146,7 +181,9 @@ describe('an audited host', () => {
 
   it('writes a line with its code for each call refused before any hook runs, by a hook or by an approver', async () => {
     const start = readLines(log).length;
-    const stop = host.use({ beforeCall: (call) => (call.tool === 'write_note' ? { block: 'no writing today' } : undefined) });
+    const stop = host.use({
+      beforeCall: (call) => (call.tool === 'write_note' ? { block: 'no writing today' } : undefined),
+    });
     try {
       const calls: Array<[string, unknown, Parameters<ToolHost['dispatch']>[2]?]> = [
         ['no_such_tool', {}],
@@ -205,7 +242,12 @@ describe('an audited host', () => {
       ['read_note', 'PERMISSION_DENIED', 'relay'],
       ['relay', 'PERMISSION_DENIED', ''],
     ]);
-    expect(written[0]).toMatchObject({ sessionId: 's-2', identity: { subject: 'alice' }, chain: [{ tool: 'summarize_note', plugin: NOTES }], argumentsSha256: sha256('{"id":"n"}') });
+    expect(written[0]).toMatchObject({
+      sessionId: 's-2',
+      identity: { subject: 'alice' },
+      chain: [{ tool: 'summarize_note', plugin: NOTES }],
+      argumentsSha256: sha256('{"id":"n"}'),
+    });
     expect(written[7]!.chain).toEqual([{ tool: 'relay', plugin: 'audit-relay' }]);
     expect(written[8]).toMatchObject({ plugin: 'audit-relay', tier: 'process' });
   });
@@ -220,7 +262,12 @@ describe('an audited host', () => {
     const result = await alice.dispatch('read_note', poisoned);
     expect(JSON.parse(result)).toMatchObject({ code: 'TOOL_CRASHED' });
     const [line] = (await lines(start + 1)).slice(start);
-    expect(line).toMatchObject({ tool: 'read_note', code: 'TOOL_CRASHED', identity: { subject: 'alice' }, resultSha256: sha256(result) });
+    expect(line).toMatchObject({
+      tool: 'read_note',
+      code: 'TOOL_CRASHED',
+      identity: { subject: 'alice' },
+      resultSha256: sha256(result),
+    });
   });
 
   it('never writes the token, and leaves the arguments out unless asked', async () => {
@@ -243,14 +290,20 @@ describe('audit.arguments and host.close()', () => {
   it('puts the arguments in when asked, and close() leaves every line on disk', async () => {
     const log = path.join(logs.dir, 'with-arguments.jsonl');
     const host = await createToolHost(options(log, { arguments: true }));
-    const calls = Array.from({ length: 200 }, (_, i) => host.dispatch('write_note', { id: `n${i}`, text: 'x'.repeat(i) }));
+    const calls = Array.from({ length: 200 }, (_, i) =>
+      host.dispatch('write_note', { id: `n${i}`, text: 'x'.repeat(i) }),
+    );
     await Promise.all(calls);
     await host.close();
     const written = readLines(log);
     expect(written).toHaveLength(200);
-    expect(written.map((line) => (line.arguments as { id: string }).id).sort()).toEqual(Array.from({ length: 200 }, (_, i) => `n${i}`).sort());
+    expect(written.map((line) => (line.arguments as { id: string }).id).sort()).toEqual(
+      Array.from({ length: 200 }, (_, i) => `n${i}`).sort(),
+    );
     // Bad JSON, or arguments over limits.maxArgsBytes, are not read: their raw digest is all there is.
-    const again = await createToolHost(options(log, { arguments: true }, { limits: { maxCallDepth: 1, maxArgsBytes: 100 } }));
+    const again = await createToolHost(
+      options(log, { arguments: true }, { limits: { maxCallDepth: 1, maxArgsBytes: 100 } }),
+    );
     const big = JSON.stringify({ id: 'x'.repeat(200) });
     await again.dispatch('read_note', '{"id": ');
     await again.dispatch('read_note', big);
@@ -264,10 +317,16 @@ describe('audit.arguments and host.close()', () => {
 
 describe('where the audit file may be', () => {
   it('is refused inside the workspace root, by path or through a link, with CONFIG_INVALID saying why', async () => {
-    await expect(createToolHost(options('audit.jsonl'))).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining("which the model's tools can write") });
+    await expect(createToolHost(options('audit.jsonl'))).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining("which the model's tools can write"),
+    });
     const link = path.join(logs.dir, 'into-workspace');
     symlinkSync(workspace.dir, link);
-    await expect(createToolHost(options(path.join(link, 'audit.jsonl')))).rejects.toMatchObject({ code: 'CONFIG_INVALID', data: { pointer: '/audit/to' } });
+    await expect(createToolHost(options(path.join(link, 'audit.jsonl')))).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      data: { pointer: '/audit/to' },
+    });
   });
 
   it("is refused inside a plugin's fsWrite grant", async () => {
@@ -276,7 +335,10 @@ describe('where the audit file may be', () => {
     const base = options(path.join(granted, 'audit.jsonl'));
     const config = base.config as { plugins: Array<Record<string, unknown>> };
     config.plugins[2] = { ...config.plugins[2], grant: { fsWrite: [granted] } };
-    await expect(createToolHost(base)).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining(granted) });
+    await expect(createToolHost(base)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining(granted),
+    });
   });
 
   it('that fails (a full disk) fails no call: one warning, and explain counts the lines dropped', async () => {
@@ -287,12 +349,21 @@ describe('where the audit file may be', () => {
       expect(await host.dispatch('read_note', { id: 'b' })).toBe('note b');
       await expect.poll(() => host.explain().audit?.dropped).toBe(2);
       expect(await host.dispatch('read_note', { id: 'c' })).toBe('note c');
-      expect(host.explain().audit).toMatchObject({ to: '/dev/full', written: 0, dropped: 3, failure: expect.stringContaining('ENOSPC') });
+      expect(host.explain().audit).toMatchObject({
+        to: '/dev/full',
+        written: 0,
+        dropped: 3,
+        failure: expect.stringContaining('ENOSPC'),
+      });
     });
-    expect(warnings.filter((message) => message.includes('audit log'))).toEqual([expect.stringContaining('/dev/full is dropping lines')]);
+    expect(warnings.filter((message) => message.includes('audit log'))).toEqual([
+      expect.stringContaining('/dev/full is dropping lines'),
+    ]);
   });
 
-  it('that cannot keep up drops what is past 64 MB queued, one warning, and close() still writes out the rest', { timeout: 120_000 }, async () => {
+  it('that cannot keep up drops what is past 64 MB queued, one warning, and close() still writes out the rest', {
+    timeout: 120_000,
+  }, async () => {
     const fifo = path.join(logs.dir, 'stalled.fifo');
     execFileSync('mkfifo', [fifo]);
     // A reader that holds the pipe open and reads nothing: once its buffer is full, writes wait.
@@ -308,7 +379,9 @@ describe('where the audit file may be', () => {
     // A reader that drains the pipe: close() writes out every line it kept. The holder closes
     // only once cat has the pipe open: with no reader for a moment, the host's next write would
     // fail with EPIPE, and cat would read only what the pipe held (part of a line).
-    const cat = spawn('sh', ['-c', 'exec <"$1" && echo open >&2 && exec cat', 'sh', fifo], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const cat = spawn('sh', ['-c', 'exec <"$1" && echo open >&2 && exec cat', 'sh', fifo], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     cat.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     const done = new Promise((resolve) => cat.once('close', resolve));
@@ -321,6 +394,8 @@ describe('where the audit file may be', () => {
       .filter(Boolean)
       .map((line) => JSON.parse(line) as Line);
     expect(written).toHaveLength(70 - dropped);
-    expect(written.map((line) => (line.arguments as { id: string }).id)).toEqual(Array.from({ length: 70 - dropped }, (_, i) => `n${i}`));
+    expect(written.map((line) => (line.arguments as { id: string }).id)).toEqual(
+      Array.from({ length: 70 - dropped }, (_, i) => `n${i}`),
+    );
   });
 });

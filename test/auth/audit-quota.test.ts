@@ -13,7 +13,11 @@ afterAll(() => logs.cleanup());
 
 it('writes the QUOTA_EXCEEDED line of a call over its quota', async () => {
   const log = path.join(logs.dir, 'quota.jsonl');
-  const host = await createToolHost(fixtureOptions(['notes'], { config: { audit: { to: log }, access: [{ name: 'metered', quota: { callsPerMinute: 1 } }] } }));
+  const host = await createToolHost(
+    fixtureOptions(['notes'], {
+      config: { audit: { to: log }, access: [{ name: 'metered', quota: { callsPerMinute: 1 } }] },
+    }),
+  );
   const alice = host.as({ subject: 'alice', scopes: [], claims: {} });
   try {
     await alice.dispatch('read_note', { id: 'a' });

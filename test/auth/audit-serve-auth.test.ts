@@ -29,7 +29,11 @@ beforeAll(async () => {
     clock,
     cwd: project.dir,
     env: { PATH: process.env.PATH },
-    config: { ...mcpConfig(60_000), serve: { auth: { issuer: auth.issuer, scopes: ['mcp:tools'], clockToleranceSec: 0 } }, audit: { to: log } },
+    config: {
+      ...mcpConfig(60_000),
+      serve: { auth: { issuer: auth.issuer, scopes: ['mcp:tools'], clockToleranceSec: 0 } },
+      audit: { to: log },
+    },
   });
   endpoint = await serveHttp(host, { host: '127.0.0.1', port: 0 });
 }, 60_000);
@@ -44,7 +48,11 @@ afterAll(async () => {
 it('writes the caller of a served call from its token, never the token', { timeout: 60_000 }, async () => {
   const token = (await auth.userToken({ user: 'alice', audience: endpoint.url, scope: 'mcp:tools' })).accessToken;
   const client = new Client({ name: 'audit-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(endpoint.url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   try {
     await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
     await client.callTool({ name: 'no_such_tool', arguments: {} });
@@ -65,11 +73,15 @@ it('writes the caller of a served call from its token, never the token', { timeo
   expect(text).not.toContain(token.split('.')[2]);
 });
 
-it('writes the line of each request refused before it became a call: no token, another audience, an expired token, a foreign session', { timeout: 60_000 }, async () => {
+it('writes the line of each request refused before it became a call: no token, another audience, an expired token, a foreign session', {
+  timeout: 60_000,
+}, async () => {
   const before = readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).length;
-  const elsewhere = (await auth.userToken({ user: 'mallory', audience: 'http://127.0.0.1:1/mcp', scope: 'mcp:tools' })).accessToken;
+  const elsewhere = (await auth.userToken({ user: 'mallory', audience: 'http://127.0.0.1:1/mcp', scope: 'mcp:tools' }))
+    .accessToken;
   // Expired only once the host's clock moves past its minute: no loaded machine outlasts it before that.
-  const expired = (await auth.userToken({ user: 'mallory', audience: endpoint.url, scope: 'mcp:tools', ttlSec: 60 })).accessToken;
+  const expired = (await auth.userToken({ user: 'mallory', audience: endpoint.url, scope: 'mcp:tools', ttlSec: 60 }))
+    .accessToken;
   const alice = (await auth.userToken({ user: 'alice', audience: endpoint.url, scope: 'mcp:tools' })).accessToken;
   const bob = (await auth.userToken({ user: 'bob', audience: endpoint.url, scope: 'mcp:tools' })).accessToken;
   expect((await post(endpoint.url, LIST)).status).toBe(401);
@@ -88,7 +100,9 @@ it('writes the line of each request refused before it became a call: no token, a
     .split('\n')
     .slice(before)
     .map((line) => JSON.parse(line));
-  expect(refused.map((line) => [line.refused, line.client, line.identity?.subject ?? null, line.sessionId ?? null])).toEqual([
+  expect(
+    refused.map((line) => [line.refused, line.client, line.identity?.subject ?? null, line.sessionId ?? null]),
+  ).toEqual([
     [401, '127.0.0.1', null, null],
     [401, '127.0.0.1', null, null],
     [403, '127.0.0.1', 'bob', session],

@@ -26,7 +26,14 @@ afterAll(() => {
 /** A config file in the project serving the notes fixture, auditing to `to`. */
 function writeConfig(name: string, to: string): string {
   const file = path.join(project.dir, name);
-  writeFileSync(file, JSON.stringify({ builtins: false, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }], audit: { to } }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      builtins: false,
+      plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }],
+      audit: { to },
+    }),
+  );
   return file;
 }
 
@@ -37,10 +44,16 @@ const readLines = (file: string) =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe('toolshed serve with audit', () => {
-  it('over --http writes a line per call with its MCP session, refused calls included, and flushes them on SIGTERM', { timeout: 60_000 }, async () => {
+  it('over --http writes a line per call with its MCP session, refused calls included, and flushes them on SIGTERM', {
+    timeout: 60_000,
+  }, async () => {
     const log = path.join(logs.dir, 'serve.jsonl');
     const config = writeConfig('http.config.json', log);
-    const child = spawn(process.execPath, [BIN, 'serve', '--config', config, '--http', '127.0.0.1:0'], { cwd: project.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'serve', '--config', config, '--http', '127.0.0.1:0'], {
+      cwd: project.dir,
+      env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     children.push(child);
     const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
     let stderr = '';
@@ -71,7 +84,13 @@ describe('toolshed serve with audit', () => {
 
   it("over stdio sends audit.to 'stdout' to stderr: the protocol stays intact", { timeout: 60_000 }, async () => {
     const config = writeConfig('stdio.config.json', 'stdout');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: project.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'serve', '--config', config],
+      cwd: project.dir,
+      env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+      stderr: 'pipe',
+    });
     let stderr = '';
     transport.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -90,7 +109,11 @@ describe('toolshed serve with audit', () => {
   it('shows the audit target and its counts in the summary', { timeout: 60_000 }, () => {
     const log = path.join(logs.dir, 'summary.jsonl');
     const config = writeConfig('summary.config.json', log);
-    const result = spawnSync(process.execPath, [BIN, '--config', config], { cwd: project.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '' } });
+    const result = spawnSync(process.execPath, [BIN, '--config', config], {
+      cwd: project.dir,
+      encoding: 'utf8',
+      env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+    });
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(`audit: ${log} — 0 lines written, 0 dropped`);
   });

@@ -13,14 +13,24 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { ManualClock, tempDir } from '../helpers.js';
-import { startAuthServer, startProtectedMcpServer, type AuthServer, type ProtectedMcpServer } from '../support/oauth.js';
+import {
+  startAuthServer,
+  startProtectedMcpServer,
+  type AuthServer,
+  type ProtectedMcpServer,
+} from '../support/oauth.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 const home = tempDir('toolshed-oauth-home-');
 const work = tempDir('toolshed-oauth-work-');
 const stateHome = path.join(home.dir, 'state');
 const saved = { XDG_STATE_HOME: process.env.XDG_STATE_HOME, HOME: process.env.HOME };
-const env = { PATH: process.env.PATH ?? '', HOME: home.dir, XDG_STATE_HOME: stateHome, XDG_CACHE_HOME: path.join(home.dir, 'cache') };
+const env = {
+  PATH: process.env.PATH ?? '',
+  HOME: home.dir,
+  XDG_STATE_HOME: stateHome,
+  XDG_CACHE_HOME: path.join(home.dir, 'cache'),
+};
 
 let authServer: AuthServer;
 let mcp: ProtectedMcpServer;
@@ -39,7 +49,10 @@ function files(dir: string): string[] {
  * Runs `toolshed ARGS` as a child process (never spawnSync: the servers it talks to run in this
  * process); `onUrl` plays the browser with the authorization URL it prints.
  */
-function toolshed(args: string[], onUrl?: (url: string) => Promise<void>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function toolshed(
+  args: string[],
+  onUrl?: (url: string) => Promise<void>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: work.dir, env });
   let stdout = '';
   let stderr = '';
@@ -59,7 +72,11 @@ beforeAll(async () => {
   process.env.HOME = home.dir;
   authServer = await startAuthServer();
   mcp = await startProtectedMcpServer({ issuer: authServer.issuer });
-  const config = { builtins: false, cache: { enabled: false }, mcpServers: { remote: { url: mcp.url, probeIntervalMs: 200 } } };
+  const config = {
+    builtins: false,
+    cache: { enabled: false },
+    mcpServers: { remote: { url: mcp.url, probeIntervalMs: 200 } },
+  };
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"oauth-client","private":true}');
   writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify(config));
   host = await createToolHost({ cwd: work.dir, config, clock });
@@ -79,7 +96,11 @@ describe('an MCP server that needs OAuth', () => {
   it('is hidden before any login, with the reason naming toolshed auth NAME, and no browser or retry loop', async () => {
     const report = await host.refresh();
     const plugin = report.plugins.find((p) => p.name === 'mcp:remote');
-    expect(plugin?.mcp).toMatchObject({ state: 'needs authorization', reason: 'needs authorization: run toolshed auth remote', auth: { state: 'needs authorization' } });
+    expect(plugin?.mcp).toMatchObject({
+      state: 'needs authorization',
+      reason: 'needs authorization: run toolshed auth remote',
+      auth: { state: 'needs authorization' },
+    });
     // Waiting for a login is a look at the token file per probe interval, not a request to the server.
     const refused = mcp.refused;
     // Five probe intervals of the host's clock: five looks at the token file, no request.
@@ -88,7 +109,9 @@ describe('an MCP server that needs OAuth', () => {
     expect(authServer.tokenRequests).toEqual([]);
   });
 
-  it('toolshed auth NAME logs in through the browser step (refusing a redirect with another state) and stores the tokens privately', { timeout: 60_000 }, async () => {
+  it('toolshed auth NAME logs in through the browser step (refusing a redirect with another state) and stores the tokens privately', {
+    timeout: 60_000,
+  }, async () => {
     const result = await toolshed(['auth', 'remote', '--no-browser'], async (url) => {
       const redirect = await authServer.login(url, 'alice');
       // A redirect with another state (another tab, a forged link) is refused, and the login goes on waiting.
@@ -108,7 +131,12 @@ describe('an MCP server that needs OAuth', () => {
     expect(statSync(file!).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(file!)).mode & 0o777).toBe(0o700);
     const record = JSON.parse(readFileSync(file!, 'utf8'));
-    expect(record).toMatchObject({ server: 'remote', url: mcp.url, tokens: { access_token: expect.any(String), refresh_token: expect.any(String) }, client: { client_id: expect.any(String) } });
+    expect(record).toMatchObject({
+      server: 'remote',
+      url: mcp.url,
+      tokens: { access_token: expect.any(String), refresh_token: expect.any(String) },
+      client: { client_id: expect.any(String) },
+    });
     expect((await authServer.verify(record.tokens.access_token, mcp.resource)).sub).toBe('alice');
     // Nothing of the login is in the workspace; the command printed no token.
     for (const f of files(work.dir)) expect(readFileSync(f, 'utf8')).not.toContain(record.tokens.access_token);
@@ -116,7 +144,9 @@ describe('an MCP server that needs OAuth', () => {
     expect(result.stdout + result.stderr).not.toContain(record.tokens.refresh_token);
   });
 
-  it('the waiting host comes back by itself and calls the server as the user who logged in', { timeout: 60_000 }, async () => {
+  it('the waiting host comes back by itself and calls the server as the user who logged in', {
+    timeout: 60_000,
+  }, async () => {
     // Each look moves the host's clock one probe interval: the next look at the token file is due.
     await expect
       .poll(
@@ -134,7 +164,9 @@ describe('an MCP server that needs OAuth', () => {
     expect(JSON.stringify(plugin)).not.toMatch(/eyJ[\w-]+\.[\w-]+\./);
   });
 
-  it('a new host lists and calls it; explain and --status show the login, never a token', { timeout: 60_000 }, async () => {
+  it('a new host lists and calls it; explain and --status show the login, never a token', {
+    timeout: 60_000,
+  }, async () => {
     const list = await toolshed(['list', '--format', 'names']);
     expect(list.stdout.split('\n'), list.stderr).toContain('whoami');
     expect(await toolshed(['call', 'whoami'])).toMatchObject({ code: 0, stdout: 'alice\n' });
@@ -142,6 +174,7 @@ describe('an MCP server that needs OAuth', () => {
     expect(explain.stdout).toMatch(/oauth:\s+authorized until \S+ \(refreshed when it expires\), scopes mcp:tools/);
     const status = await toolshed(['auth', 'remote', '--status']);
     expect(status).toMatchObject({ code: 0, stdout: expect.stringMatching(/^remote: authorized until /) });
-    for (const output of [explain.stdout, status.stdout, list.stderr]) expect(output).not.toMatch(/eyJ[\w-]+\.[\w-]+\./);
+    for (const output of [explain.stdout, status.stdout, list.stderr])
+      expect(output).not.toMatch(/eyJ[\w-]+\.[\w-]+\./);
   });
 });

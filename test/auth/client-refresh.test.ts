@@ -15,21 +15,34 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { oauthFile } from '#internal/core/mcp-client/oauth-state.js';
 import { SkewedClock, tempDir } from '../helpers.js';
-import { startAuthServer, startProtectedMcpServer, type AuthServer, type ProtectedMcpServer } from '../support/oauth.js';
+import {
+  startAuthServer,
+  startProtectedMcpServer,
+  type AuthServer,
+  type ProtectedMcpServer,
+} from '../support/oauth.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 const home = tempDir('toolshed-oauth-home-');
 const work = tempDir('toolshed-oauth-work-');
 const stateHome = path.join(home.dir, 'state');
 const saved = { XDG_STATE_HOME: process.env.XDG_STATE_HOME, HOME: process.env.HOME };
-const env = { PATH: process.env.PATH ?? '', HOME: home.dir, XDG_STATE_HOME: stateHome, XDG_CACHE_HOME: path.join(home.dir, 'cache') };
+const env = {
+  PATH: process.env.PATH ?? '',
+  HOME: home.dir,
+  XDG_STATE_HOME: stateHome,
+  XDG_CACHE_HOME: path.join(home.dir, 'cache'),
+};
 
 let authServer: AuthServer;
 let mcp: ProtectedMcpServer;
 let host: ToolHost;
 
 /** Runs `toolshed ARGS` as a child process (the servers it talks to run in this process); `onUrl` plays the browser. */
-function toolshed(args: string[], options: { input?: string; onUrl?: (url: string) => Promise<unknown> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function toolshed(
+  args: string[],
+  options: { input?: string; onUrl?: (url: string) => Promise<unknown> } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: work.dir, env });
   let stdout = '';
   let stderr = '';
@@ -95,7 +108,13 @@ beforeAll(async () => {
   await login('revoked');
   const bob = await authServer.userToken({ user: 'bob', audience: mcp.resource });
   const imported = await toolshed(['auth', 'imported', '--import', '-'], {
-    input: JSON.stringify({ access_token: bob.accessToken, refresh_token: bob.refreshToken, expires_in: bob.expiresIn, scope: bob.scope, client_id: 'test-client' }),
+    input: JSON.stringify({
+      access_token: bob.accessToken,
+      refresh_token: bob.refreshToken,
+      expires_in: bob.expiresIn,
+      scope: bob.scope,
+      client_id: 'test-client',
+    }),
   });
   expect(imported.code, imported.stderr).toBe(0);
   expect(imported.stdout).toMatch(/^stored imported tokens for imported: authorized until /);
@@ -113,7 +132,9 @@ afterAll(async () => {
 });
 
 describe('stored OAuth tokens in a host', () => {
-  it('an expired access token is refreshed before the call, which the server never refuses', { timeout: 60_000 }, async () => {
+  it('an expired access token is refreshed before the call, which the server never refuses', {
+    timeout: 60_000,
+  }, async () => {
     expect(await host.dispatch('whoami', '{}')).toBe('alice');
     const before = kept('remote')!;
     afterExpiry('remote');
@@ -126,7 +147,9 @@ describe('stored OAuth tokens in a host', () => {
     expect(authServer.tokenRequests).toContain('refresh_token');
   });
 
-  it('tokens provisioned with --import work without a browser, and refresh with their client', { timeout: 60_000 }, async () => {
+  it('tokens provisioned with --import work without a browser, and refresh with their client', {
+    timeout: 60_000,
+  }, async () => {
     expect(await host.dispatch('imported_whoami', '{}')).toBe('bob');
     const before = kept('imported')!;
     afterExpiry('imported');
@@ -162,18 +185,30 @@ describe('stored OAuth tokens in a host', () => {
 describe('toolshed auth NAME usage', () => {
   it('refuses an unknown name and a stdio entry with exit 2', { timeout: 60_000 }, async () => {
     const unknown = await toolshed(['auth', 'remot']);
-    expect(unknown).toMatchObject({ code: 2, stderr: expect.stringContaining("no MCP server named 'remot' in the config. Did you mean 'remote'?") });
+    expect(unknown).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("no MCP server named 'remot' in the config. Did you mean 'remote'?"),
+    });
     const stdio = await toolshed(['auth', 'local']);
     expect(stdio).toMatchObject({ code: 2, stderr: expect.stringContaining('local is a stdio server') });
   });
 
   it('a login that cannot complete exits 1 with AUTH_FAILED naming the step', { timeout: 60_000 }, async () => {
     const failed = await toolshed(['auth', 'nowhere', '--no-browser']);
-    expect(failed).toMatchObject({ code: 1, stderr: expect.stringContaining('toolshed: AUTH_FAILED: nowhere: discovering the authorization server: ') });
+    expect(failed).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('toolshed: AUTH_FAILED: nowhere: discovering the authorization server: '),
+    });
   });
 
   it('--logout forgets the login; --status then says so', { timeout: 60_000 }, async () => {
-    expect(await toolshed(['auth', 'imported', '--logout'])).toMatchObject({ code: 0, stdout: 'forgot the OAuth login of imported\n' });
-    expect(await toolshed(['auth', 'imported', '--status'])).toMatchObject({ code: 0, stdout: 'imported: not authorized (run toolshed auth imported)\n' });
+    expect(await toolshed(['auth', 'imported', '--logout'])).toMatchObject({
+      code: 0,
+      stdout: 'forgot the OAuth login of imported\n',
+    });
+    expect(await toolshed(['auth', 'imported', '--status'])).toMatchObject({
+      code: 0,
+      stdout: 'imported: not authorized (run toolshed auth imported)\n',
+    });
   });
 });

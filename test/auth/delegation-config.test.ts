@@ -25,31 +25,82 @@ describe('mcpServers.NAME.credentials', () => {
   });
 
   it("refuses an exchange's client secret without its client id", async () => {
-    const error = await configError({ remote: { url: 'http://127.0.0.1:9/mcp', credentials: { exchange: { clientSecretEnv: 'SECRET' } } } });
-    expect(error).toMatchObject({ code: 'CONFIG_INVALID', data: { pointer: '/mcpServers/remote/credentials/exchange/clientId' } });
+    const error = await configError({
+      remote: { url: 'http://127.0.0.1:9/mcp', credentials: { exchange: { clientSecretEnv: 'SECRET' } } },
+    });
+    expect(error).toMatchObject({
+      code: 'CONFIG_INVALID',
+      data: { pointer: '/mcpServers/remote/credentials/exchange/clientId' },
+    });
   });
 
   it("defaults an exchange's audience to the server's URL, and keeps the rest as given", () => {
     const mcpServers = {
-      remote: { url: 'http://127.0.0.1:9/mcp', credentials: { exchange: { tokenEndpoint: 'http://127.0.0.1:8/token', clientId: 'toolshed', scopes: ['a'] } } },
+      remote: {
+        url: 'http://127.0.0.1:9/mcp',
+        credentials: { exchange: { tokenEndpoint: 'http://127.0.0.1:8/token', clientId: 'toolshed', scopes: ['a'] } },
+      },
       plain: { url: 'http://127.0.0.1:9/mcp' },
     };
-    const [remote, plain] = resolveServers({ dir: PROJECT, enable: ['all'], disable: [], toolsets: {}, limits: { timeoutMs: 1000, loadTimeoutMs: 1000 }, mcpServers } as never);
-    expect(remote!.credentials).toEqual({ exchange: { endpoint: { tokenEndpoint: new URL('http://127.0.0.1:8/token') }, audience: 'http://127.0.0.1:9/mcp', scopes: ['a'], clientId: 'toolshed' } });
+    const [remote, plain] = resolveServers({
+      dir: PROJECT,
+      enable: ['all'],
+      disable: [],
+      toolsets: {},
+      limits: { timeoutMs: 1000, loadTimeoutMs: 1000 },
+      mcpServers,
+    } as never);
+    expect(remote!.credentials).toEqual({
+      exchange: {
+        endpoint: { tokenEndpoint: new URL('http://127.0.0.1:8/token') },
+        audience: 'http://127.0.0.1:9/mcp',
+        scopes: ['a'],
+        clientId: 'toolshed',
+      },
+    });
     expect(plain!.credentials).toBe('operator');
   });
 
   it("takes an exchange's token endpoint from the config or the operator's issuer, never from the server", () => {
     const config = (mcpServers: Record<string, unknown>, serve?: unknown) =>
-      ({ dir: PROJECT, enable: ['all'], disable: [], toolsets: {}, limits: { timeoutMs: 1000, loadTimeoutMs: 1000 }, mcpServers, ...(serve ? { serve } : {}) }) as never;
-    const [derived] = resolveServers(config({ remote: { url: 'https://mcp.example.com/mcp', credentials: { exchange: {} } } }, { auth: { issuer: 'https://login.example.com' } }));
-    expect(derived!.credentials).toEqual({ exchange: { endpoint: { issuer: 'https://login.example.com' }, audience: 'https://mcp.example.com/mcp', scopes: [] } });
-    expect(() => resolveServers(config({ remote: { url: 'https://mcp.example.com/mcp', credentials: { exchange: {} } } }))).toThrow(/credentials\.exchange needs a tokenEndpoint/);
+      ({
+        dir: PROJECT,
+        enable: ['all'],
+        disable: [],
+        toolsets: {},
+        limits: { timeoutMs: 1000, loadTimeoutMs: 1000 },
+        mcpServers,
+        ...(serve ? { serve } : {}),
+      }) as never;
+    const [derived] = resolveServers(
+      config(
+        { remote: { url: 'https://mcp.example.com/mcp', credentials: { exchange: {} } } },
+        { auth: { issuer: 'https://login.example.com' } },
+      ),
+    );
+    expect(derived!.credentials).toEqual({
+      exchange: {
+        endpoint: { issuer: 'https://login.example.com' },
+        audience: 'https://mcp.example.com/mcp',
+        scopes: [],
+      },
+    });
+    expect(() =>
+      resolveServers(config({ remote: { url: 'https://mcp.example.com/mcp', credentials: { exchange: {} } } })),
+    ).toThrow(/credentials\.exchange needs a tokenEndpoint/);
   });
 
   it("refuses an exchange's token endpoint over plain http to another machine", async () => {
-    const error = await configError({ remote: { url: 'https://mcp.example.com/mcp', credentials: { exchange: { tokenEndpoint: 'http://login.example.com/token' } } } });
-    expect(error).toMatchObject({ code: 'CONFIG_INVALID', data: { pointer: '/mcpServers/remote/credentials/exchange/tokenEndpoint' } });
+    const error = await configError({
+      remote: {
+        url: 'https://mcp.example.com/mcp',
+        credentials: { exchange: { tokenEndpoint: 'http://login.example.com/token' } },
+      },
+    });
+    expect(error).toMatchObject({
+      code: 'CONFIG_INVALID',
+      data: { pointer: '/mcpServers/remote/credentials/exchange/tokenEndpoint' },
+    });
     expect(error?.message).toMatch(/must be https/);
   });
 });

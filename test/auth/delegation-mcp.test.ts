@@ -9,7 +9,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type CredentialRequest, type Identity, type ToolHost } from 'toolshed';
-import { EXCHANGE_CLIENT, TOKEN_EXCHANGE, startAuthServer, startProtectedMcpServer, type AuthServer, type ProtectedMcpServer } from '../support/oauth.js';
+import {
+  EXCHANGE_CLIENT,
+  TOKEN_EXCHANGE,
+  startAuthServer,
+  startProtectedMcpServer,
+  type AuthServer,
+  type ProtectedMcpServer,
+} from '../support/oauth.js';
 import { PROJECT } from '../mcp-servers/setup.js';
 import { SkewedClock } from '../helpers.js';
 
@@ -27,7 +34,13 @@ const inbound: Record<string, string> = {};
 const vault: Record<string, string> = {};
 const asked: CredentialRequest[] = [];
 
-const identity = (subject: string, token = inbound[subject]): Identity => ({ subject, issuer: auth.issuer, scopes: ['mcp:tools'], claims: { sub: subject }, ...(token ? { token } : {}) });
+const identity = (subject: string, token = inbound[subject]): Identity => ({
+  subject,
+  issuer: auth.issuer,
+  scopes: ['mcp:tools'],
+  claims: { sub: subject },
+  ...(token ? { token } : {}),
+});
 /** The first server's tool keeps its name; the later servers' namesakes get their prefixes. */
 const PEOPLE = 'whoami';
 const exchanges = () => auth.tokenRequests.filter((grant) => grant === TOKEN_EXCHANGE).length;
@@ -35,8 +48,10 @@ const exchanges = () => auth.tokenRequests.filter((grant) => grant === TOKEN_EXC
 beforeAll(async () => {
   auth = await startAuthServer();
   mcp = await startProtectedMcpServer({ issuer: auth.issuer });
-  for (const user of ['alice', 'bob', 'dave']) inbound[user] = (await auth.userToken({ user, audience: TOOLSHED })).accessToken;
-  for (const user of ['alice', 'bob']) vault[user] = (await auth.userToken({ user, audience: mcp.resource })).accessToken;
+  for (const user of ['alice', 'bob', 'dave'])
+    inbound[user] = (await auth.userToken({ user, audience: TOOLSHED })).accessToken;
+  for (const user of ['alice', 'bob'])
+    vault[user] = (await auth.userToken({ user, audience: mcp.resource })).accessToken;
   const operator = (await auth.userToken({ user: 'operator', audience: mcp.resource })).accessToken;
   host = await createToolHost({
     clock,
@@ -48,7 +63,13 @@ beforeAll(async () => {
       // The operator's issuer: without a tokenEndpoint, the exchange uses the one its metadata names (RFC 8414).
       serve: { auth: { issuer: auth.issuer } },
       mcpServers: {
-        people: { url: mcp.url, headers: { Authorization: `Bearer ${operator}` }, credentials: { exchange: { clientId: EXCHANGE_CLIENT.id, clientSecretEnv: 'EXCHANGE_SECRET', scopes: ['mcp:tools'] } } },
+        people: {
+          url: mcp.url,
+          headers: { Authorization: `Bearer ${operator}` },
+          credentials: {
+            exchange: { clientId: EXCHANGE_CLIENT.id, clientSecretEnv: 'EXCHANGE_SECRET', scopes: ['mcp:tools'] },
+          },
+        },
         vaulted: { url: mcp.url, headers: { authorization: `Bearer ${operator}` }, credentials: 'provider' },
         shared: { url: mcp.url, headers: { Authorization: `Bearer ${operator}` } },
       },
@@ -73,8 +94,12 @@ const text = async (on: ToolHost, tool: string) => {
 };
 
 describe('credentials: { exchange }', () => {
-  it("lists with the operator's credentials and calls as each caller, with their exchanged token", { timeout: 60_000 }, async () => {
-    expect((await host.definitions({ format: 'mcp' })).map((tool) => tool.name)).toEqual(expect.arrayContaining([PEOPLE, 'vaulted_whoami', 'shared_whoami']));
+  it("lists with the operator's credentials and calls as each caller, with their exchanged token", {
+    timeout: 60_000,
+  }, async () => {
+    expect((await host.definitions({ format: 'mcp' })).map((tool) => tool.name)).toEqual(
+      expect.arrayContaining([PEOPLE, 'vaulted_whoami', 'shared_whoami']),
+    );
     expect(await text(host.as(identity('alice')), PEOPLE)).toBe('alice');
     expect(await text(host.as(identity('bob')), PEOPLE)).toBe('bob');
     // The callers' own tokens were for toolshed: the server would not have taken them.
@@ -97,7 +122,9 @@ describe('credentials: { exchange }', () => {
     expect(exchanges()).toBe(before + 1);
   });
 
-  it('exchanges again once the exchanged token is close to expiry, and never keeps one about to expire', { timeout: 60_000 }, async () => {
+  it('exchanges again once the exchanged token is close to expiry, and never keeps one about to expire', {
+    timeout: 60_000,
+  }, async () => {
     const frank = host.as(identity('frank', (await auth.userToken({ user: 'frank', audience: TOOLSHED })).accessToken));
     const gina = host.as(identity('gina', (await auth.userToken({ user: 'gina', audience: TOOLSHED })).accessToken));
     const ttl = auth.accessTokenTtlSec;
@@ -130,7 +157,9 @@ describe('credentials: { exchange }', () => {
     expect(!tokenless.ok && tokenless.message).toMatch(/carries no token to exchange/);
   });
 
-  it('refuses a call whose exchange the authorization server refuses, naming no token', { timeout: 60_000 }, async () => {
+  it('refuses a call whose exchange the authorization server refuses, naming no token', {
+    timeout: 60_000,
+  }, async () => {
     const erin = (await auth.userToken({ user: 'erin', audience: TOOLSHED })).accessToken;
     const before = mcp.calls.length;
     auth.refuseExchange();
@@ -138,7 +167,9 @@ describe('credentials: { exchange }', () => {
       const outcome = await host.as(identity('erin', erin)).call(PEOPLE, {});
       expect(outcome).toMatchObject({ ok: false, code: 'CREDENTIALS_UNAVAILABLE' });
       const message = outcome.ok ? '' : outcome.message;
-      expect(message).toBe("whoami could not run: exchanging erin's token for the MCP server people failed: the token endpoint refused it (invalid_grant)");
+      expect(message).toBe(
+        "whoami could not run: exchanging erin's token for the MCP server people failed: the token endpoint refused it (invalid_grant)",
+      );
       expect(message).not.toContain(erin);
       expect(message).not.toContain(EXCHANGE_CLIENT.secret);
     } finally {
@@ -159,10 +190,14 @@ describe("credentials: 'provider'", () => {
     ]);
   });
 
-  it('refuses a caller the provider has no token for, and a call made for no identity', { timeout: 60_000 }, async () => {
+  it('refuses a caller the provider has no token for, and a call made for no identity', {
+    timeout: 60_000,
+  }, async () => {
     const outcome = await host.as(identity('dave')).call('vaulted_whoami', {});
     expect(outcome).toMatchObject({ ok: false, code: 'CREDENTIALS_UNAVAILABLE' });
-    expect(!outcome.ok && outcome.message).toBe('vaulted_whoami could not run: the credentials provider gave no token for the MCP server vaulted (asked for dave)');
+    expect(!outcome.ok && outcome.message).toBe(
+      'vaulted_whoami could not run: the credentials provider gave no token for the MCP server vaulted (asked for dave)',
+    );
     expect(await host.call('vaulted_whoami', {})).toMatchObject({ ok: false, code: 'CREDENTIALS_UNAVAILABLE' });
   });
 
@@ -182,7 +217,10 @@ describe("credentials: 'provider'", () => {
 describe('tokens stay in the host', () => {
   it('hooks and explain never see a caller token', { timeout: 60_000 }, async () => {
     const seen: unknown[] = [];
-    const off = host.use({ beforeCall: (call) => void seen.push(call), afterCall: (call, outcome) => void seen.push(call, outcome) });
+    const off = host.use({
+      beforeCall: (call) => void seen.push(call),
+      afterCall: (call, outcome) => void seen.push(call, outcome),
+    });
     try {
       expect(await text(host.as(identity('alice')), PEOPLE)).toBe('alice');
       expect(await text(host.as(identity('bob')), 'vaulted_whoami')).toBe('bob');

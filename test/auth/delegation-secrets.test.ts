@@ -20,7 +20,12 @@ const VAULT: Record<string, Record<string, string>> = {
   bob: { SERVICE_TOKEN: 'bob-service-token-3c4d' },
 };
 const reversed = (text: string) => [...text].reverse().join('');
-const person = (subject: string): Identity => ({ subject, scopes: [], claims: { sub: subject }, token: `inbound-token-of-${subject}` });
+const person = (subject: string): Identity => ({
+  subject,
+  scopes: [],
+  claims: { sub: subject },
+  token: `inbound-token-of-${subject}`,
+});
 
 const parsed = async (on: ToolHost, tool: string, args: unknown = {}) => {
   const outcome = await on.call(tool, args);
@@ -61,7 +66,13 @@ describe.each([
   it("gives each call its caller's secret, for that call only", { timeout: 60_000 }, async () => {
     asked.length = 0;
     const alice = await parsed(host.as(person('alice')), 'service_whoami');
-    expect(alice).toEqual({ token: reversed(VAULT.alice!.SERVICE_TOKEN!), sameAfterWait: true, names: ['SERVICE_TOKEN'], frozen: true, inEnv: null });
+    expect(alice).toEqual({
+      token: reversed(VAULT.alice!.SERVICE_TOKEN!),
+      sameAfterWait: true,
+      names: ['SERVICE_TOKEN'],
+      frozen: true,
+      inEnv: null,
+    });
     expect((await parsed(host.as(person('bob')), 'service_whoami')).token).toBe(reversed(VAULT.bob!.SERVICE_TOKEN!));
     expect(asked.map(({ kind, name, plugin, identity }) => [kind, name, plugin, identity.subject])).toEqual([
       ['secret', 'SERVICE_TOKEN', 'toolshed-plugin-caller-secrets', 'alice'],
@@ -74,29 +85,41 @@ describe.each([
 
   it('never swaps the secrets of concurrent callers', { timeout: 60_000 }, async () => {
     const people = ['alice', 'bob', 'alice', 'bob', 'bob', 'alice'];
-    const results = await Promise.all(people.map((who, i) => parsed(host.as(person(who)), 'service_whoami', { waitMs: 50 + 20 * (i % 3) })));
+    const results = await Promise.all(
+      people.map((who, i) => parsed(host.as(person(who)), 'service_whoami', { waitMs: 50 + 20 * (i % 3) })),
+    );
     expect(results.map((result) => result.token)).toEqual(people.map((who) => reversed(VAULT[who]!.SERVICE_TOKEN!)));
     expect(results.every((result) => result.sameAfterWait === true)).toBe(true);
   });
 
-  it('refuses a call for no identity, or a secret the provider lacks, before the handler runs', { timeout: 60_000 }, async () => {
+  it('refuses a call for no identity, or a secret the provider lacks, before the handler runs', {
+    timeout: 60_000,
+  }, async () => {
     expect(await host.call('service_whoami', {})).toEqual({
       ok: false,
       code: 'CREDENTIALS_UNAVAILABLE',
-      message: "service_whoami acts for its caller (it needs the caller's SERVICE_TOKEN), and this call is made for no identity",
+      message:
+        "service_whoami acts for its caller (it needs the caller's SERVICE_TOKEN), and this call is made for no identity",
     });
     expect(await host.as(person('carol')).call('service_whoami', {})).toEqual({
       ok: false,
       code: 'CREDENTIALS_UNAVAILABLE',
-      message: 'service_whoami could not run: the credentials provider gave no secret SERVICE_TOKEN (plugin toolshed-plugin-caller-secrets) (asked for carol)',
+      message:
+        'service_whoami could not run: the credentials provider gave no secret SERVICE_TOKEN (plugin toolshed-plugin-caller-secrets) (asked for carol)',
     });
     // Bob has a token but no PIN: one missing secret refuses the call.
-    expect(await host.as(person('bob')).call('service_two', {})).toMatchObject({ ok: false, code: 'CREDENTIALS_UNAVAILABLE' });
+    expect(await host.as(person('bob')).call('service_two', {})).toMatchObject({
+      ok: false,
+      code: 'CREDENTIALS_UNAVAILABLE',
+    });
   });
 
   it('shows no secret to hooks or explain', { timeout: 60_000 }, async () => {
     const seen: unknown[] = [];
-    const off = host.use({ beforeCall: (call) => void seen.push(call), afterCall: (call, outcome) => void seen.push(call, outcome) });
+    const off = host.use({
+      beforeCall: (call) => void seen.push(call),
+      afterCall: (call, outcome) => void seen.push(call, outcome),
+    });
     try {
       await parsed(host.as(person('alice')), 'service_whoami');
       await parsed(host.as(person('bob')), 'service_whoami');
@@ -106,14 +129,19 @@ describe.each([
     expect(seen.length).toBe(6);
     const visible = JSON.stringify([seen, host.explain(), await host.refresh()]);
     expect(visible).toContain('SERVICE_TOKEN');
-    for (const secrets of Object.values(VAULT)) for (const value of Object.values(secrets)) expect(visible).not.toContain(value);
+    for (const secrets of Object.values(VAULT))
+      for (const value of Object.values(secrets)) expect(visible).not.toContain(value);
     expect(visible).not.toContain('inbound-token-of-');
   });
 });
 
 describe('a host without a credentials provider', () => {
   it('refuses calls of a tool that declares secrets, saying so', { timeout: 60_000 }, async () => {
-    const host = await createToolHost({ cwd: fixture(), env: { PATH: process.env.PATH }, config: { builtins: false, cache: { enabled: false }, plugins: [{ package: PLUGIN, trust: 'trusted' }] } });
+    const host = await createToolHost({
+      cwd: fixture(),
+      env: { PATH: process.env.PATH },
+      config: { builtins: false, cache: { enabled: false }, plugins: [{ package: PLUGIN, trust: 'trusted' }] },
+    });
     try {
       const outcome = await host.as(person('alice')).call('service_whoami', {});
       expect(outcome).toMatchObject({ ok: false, code: 'CREDENTIALS_UNAVAILABLE' });
@@ -126,10 +154,18 @@ describe('a host without a credentials provider', () => {
 
 describe('createTestContext', () => {
   it('gives a handler the secrets a test sets, frozen, and none by default', async () => {
-    const { default: plugin } = (await import(`${PLUGIN}/index.js`)) as { default: { tools: Array<{ name: string; handler: (args: unknown, ctx: unknown) => unknown }> } };
+    const { default: plugin } = (await import(`${PLUGIN}/index.js`)) as {
+      default: { tools: Array<{ name: string; handler: (args: unknown, ctx: unknown) => unknown }> };
+    };
     const whoami = plugin.tools.find((tool) => tool.name === 'service_whoami')!;
     const ctx = createTestContext({ secrets: { SERVICE_TOKEN: 'abc' } });
-    expect(await whoami.handler({}, ctx)).toEqual({ token: 'cba', sameAfterWait: true, names: ['SERVICE_TOKEN'], frozen: true, inEnv: null });
+    expect(await whoami.handler({}, ctx)).toEqual({
+      token: 'cba',
+      sameAfterWait: true,
+      names: ['SERVICE_TOKEN'],
+      frozen: true,
+      inEnv: null,
+    });
     expect(createTestContext().secrets).toEqual({});
   });
 });

@@ -6,7 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { EXCHANGE_CLIENT, TOKEN_EXCHANGE, startAuthServer, startProtectedMcpServer, type AuthServer, type ProtectedMcpServer } from '../support/oauth.js';
+import {
+  EXCHANGE_CLIENT,
+  TOKEN_EXCHANGE,
+  startAuthServer,
+  startProtectedMcpServer,
+  type AuthServer,
+  type ProtectedMcpServer,
+} from '../support/oauth.js';
 import { SkewedClock } from '../helpers.js';
 
 let auth: AuthServer;
@@ -27,13 +34,20 @@ afterAll(async () => {
 const tokenRequest = (body: Record<string, string>, basic?: string) =>
   fetch(auth.tokenEndpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(basic ? { authorization: `Basic ${Buffer.from(basic).toString('base64')}` } : {}) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(basic ? { authorization: `Basic ${Buffer.from(basic).toString('base64')}` } : {}),
+    },
     body: new URLSearchParams(body).toString(),
   });
 
 async function whoami(token: string): Promise<string> {
   const client = new Client({ name: 'harness-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcp.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mcp.url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   try {
     const result = await client.callTool({ name: 'whoami', arguments: {} });
     return (result.content as Array<{ text: string }>)[0]!.text;
@@ -51,11 +65,20 @@ describe('the OAuth harness', () => {
     expect(tokens.refreshToken).toBeTruthy();
   });
 
-  it('protects the MCP server: 401 naming its metadata, which names the issuer; a token gets in', { timeout: 60_000 }, async () => {
-    const refused = await fetch(mcp.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+  it('protects the MCP server: 401 naming its metadata, which names the issuer; a token gets in', {
+    timeout: 60_000,
+  }, async () => {
+    const refused = await fetch(mcp.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain(`resource_metadata="${mcp.metadataUrl}"`);
-    const metadata = (await (await fetch(mcp.metadataUrl)).json()) as { resource: string; authorization_servers: string[] };
+    const metadata = (await (await fetch(mcp.metadataUrl)).json()) as {
+      resource: string;
+      authorization_servers: string[];
+    };
     expect(metadata.resource).toBe(mcp.resource);
     expect(metadata.authorization_servers.map((url) => url.replace(/\/$/, ''))).toEqual([auth.issuer]);
     const { accessToken } = await auth.userToken({ user: 'bob', audience: mcp.resource });
@@ -66,13 +89,23 @@ describe('the OAuth harness', () => {
 
   it('refreshes, and refuses refreshes when told to', { timeout: 60_000 }, async () => {
     const { refreshToken } = await auth.userToken({ user: 'alice', audience: mcp.resource });
-    const refreshed = await tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshToken!, client_id: 'test-client', resource: mcp.resource });
+    const refreshed = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken!,
+      client_id: 'test-client',
+      resource: mcp.resource,
+    });
     const body = (await refreshed.json()) as { access_token?: string; refresh_token?: string };
     expect(refreshed.status).toBe(200);
     expect(await whoami(body.access_token!)).toBe('alice');
     auth.refuseRefresh();
     try {
-      const refused = await tokenRequest({ grant_type: 'refresh_token', refresh_token: body.refresh_token!, client_id: 'test-client', resource: mcp.resource });
+      const refused = await tokenRequest({
+        grant_type: 'refresh_token',
+        refresh_token: body.refresh_token!,
+        client_id: 'test-client',
+        resource: mcp.resource,
+      });
       expect(refused.status).toBe(400);
       expect(((await refused.json()) as { error: string }).error).toBe('invalid_grant');
     } finally {
@@ -81,11 +114,19 @@ describe('the OAuth harness', () => {
     expect(auth.tokenRequests).toContain('refresh_token');
   });
 
-  it('exchanges a user token for one for another audience (RFC 8693), and refuses when told to', { timeout: 60_000 }, async () => {
+  it('exchanges a user token for one for another audience (RFC 8693), and refuses when told to', {
+    timeout: 60_000,
+  }, async () => {
     const { accessToken } = await auth.userToken({ user: 'carol', audience: 'http://127.0.0.1:1/toolshed' });
     const exchange = () =>
       tokenRequest(
-        { grant_type: TOKEN_EXCHANGE, subject_token: accessToken, subject_token_type: 'urn:ietf:params:oauth:token-type:access_token', resource: mcp.resource, scope: 'mcp:tools' },
+        {
+          grant_type: TOKEN_EXCHANGE,
+          subject_token: accessToken,
+          subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+          resource: mcp.resource,
+          scope: 'mcp:tools',
+        },
         `${EXCHANGE_CLIENT.id}:${EXCHANGE_CLIENT.secret}`,
       );
     const response = await exchange();

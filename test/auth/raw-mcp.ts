@@ -4,11 +4,20 @@
  */
 
 /** An initialize at 2025-06-18, and a tools/list. */
-export const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } } };
+export const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
+};
 export const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
 
 /** A raw JSON-RPC POST to `url`, with a bearer token and a session id when given. */
-export function post(url: string, body: unknown, { token, session }: { token?: string; session?: string } = {}): Promise<Response> {
+export function post(
+  url: string,
+  body: unknown,
+  { token, session }: { token?: string; session?: string } = {},
+): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: {

@@ -32,7 +32,12 @@ beforeAll(async () => {
       serve: { auth: { issuer: auth.issuer, scopes: ['mcp:tools'] } },
       access: [
         { name: 'eng', when: { claims: { groups: 'eng' } } },
-        { name: 'support', when: { claims: { groups: 'support' } }, enable: ['echo', 'text'], quota: { callsPerMinute: 2 } },
+        {
+          name: 'support',
+          when: { claims: { groups: 'support' } },
+          enable: ['echo', 'text'],
+          quota: { callsPerMinute: 2 },
+        },
       ],
       audit: { to: log },
     },
@@ -52,7 +57,11 @@ afterAll(async () => {
 async function clientFor(user: string): Promise<Client> {
   const { accessToken } = await auth.userToken({ user, audience: endpoint.url, scope: 'mcp:tools' });
   const client = new Client({ name: `access-${user}`, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(endpoint.url), {
+      requestInit: { headers: { authorization: `Bearer ${accessToken}` } },
+    }),
+  );
   return client;
 }
 
@@ -64,7 +73,9 @@ const auditLines = () =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe('serve.auth with access rules', () => {
-  it("shows each caller the tools of the rule its token's claims match, and refuses the rest", { timeout: 60_000 }, async () => {
+  it("shows each caller the tools of the rule its token's claims match, and refuses the rest", {
+    timeout: 60_000,
+  }, async () => {
     const alice = await clientFor('alice');
     const bob = await clientFor('bob');
     try {
@@ -83,7 +94,9 @@ describe('serve.auth with access rules', () => {
     }
   });
 
-  it("holds a caller to its rule's calls per minute over MCP (QUOTA_EXCEEDED), and not another caller", { timeout: 60_000 }, async () => {
+  it("holds a caller to its rule's calls per minute over MCP (QUOTA_EXCEEDED), and not another caller", {
+    timeout: 60_000,
+  }, async () => {
     const bob = await clientFor('bob');
     const alice = await clientFor('alice');
     try {
@@ -105,16 +118,31 @@ describe('serve.auth with access rules', () => {
     const { accessToken } = await auth.userToken({ user: 'mallory', audience: endpoint.url, scope: 'mcp:tools' });
     const refused = await post(endpoint.url, INITIALIZE, { token: accessToken });
     expect(refused.status).toBe(403);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('Forbidden: mallory may not use this host: no access rule matches it');
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      'Forbidden: mallory may not use this host: no access rule matches it',
+    );
   });
 
-  it("names each caller's rule in the audit log, and the refusal of the one no rule matches", { timeout: 60_000 }, async () => {
+  it("names each caller's rule in the audit log, and the refusal of the one no rule matches", {
+    timeout: 60_000,
+  }, async () => {
     await expect.poll(() => auditLines().some((line) => line.refused === 403)).toBe(true);
     const lines = auditLines();
     const calls = lines.filter((line) => line.tool !== undefined);
-    expect(calls.filter((line) => (line.identity as { subject: string }).subject === 'bob').every((line) => line.rule === 'support')).toBe(true);
-    expect(calls.filter((line) => (line.identity as { subject: string }).subject === 'alice').every((line) => line.rule === 'eng')).toBe(true);
+    expect(
+      calls
+        .filter((line) => (line.identity as { subject: string }).subject === 'bob')
+        .every((line) => line.rule === 'support'),
+    ).toBe(true);
+    expect(
+      calls
+        .filter((line) => (line.identity as { subject: string }).subject === 'alice')
+        .every((line) => line.rule === 'eng'),
+    ).toBe(true);
     expect(calls.some((line) => line.code === 'QUOTA_EXCEEDED' && line.rule === 'support')).toBe(true);
-    expect(lines.find((line) => line.refused === 403)).toMatchObject({ reason: 'Forbidden: mallory may not use this host: no access rule matches it', identity: { subject: 'mallory', issuer: auth.issuer } });
+    expect(lines.find((line) => line.refused === 403)).toMatchObject({
+      reason: 'Forbidden: mallory may not use this host: no access rule matches it',
+      identity: { subject: 'mallory', issuer: auth.issuer },
+    });
   });
 });

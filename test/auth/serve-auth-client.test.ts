@@ -32,7 +32,11 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   auth = await startAuthServer();
-  host = await createToolHost({ cwd: project.dir, config: { ...mcpConfig(60_000), serve: { auth: { issuer: auth.issuer, scopes: ['mcp:tools'] } } }, env: { PATH: process.env.PATH } });
+  host = await createToolHost({
+    cwd: project.dir,
+    config: { ...mcpConfig(60_000), serve: { auth: { issuer: auth.issuer, scopes: ['mcp:tools'] } } },
+    env: { PATH: process.env.PATH },
+  });
   endpoint = await serveHttp(host, { host: '127.0.0.1', port: 0 });
 }, 60_000);
 
@@ -101,10 +105,14 @@ class BrowserlessProvider implements OAuthClientProvider {
 }
 
 describe('serve.auth with a real MCP client', () => {
-  it('lets a client that starts from the URL alone discover where to log in, log in, and list tools', { timeout: 60_000 }, async () => {
+  it('lets a client that starts from the URL alone discover where to log in, log in, and list tools', {
+    timeout: 60_000,
+  }, async () => {
     const provider = new BrowserlessProvider('dana');
     const first = new Client({ name: 'oauth-client', version: '1.0.0' });
-    await expect(first.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(
+      first.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { authProvider: provider })),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
     expect(provider.redirected?.searchParams.get('code')).toBeTruthy();
     const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), { authProvider: provider });
     await transport.finishAuth(provider.redirected!.searchParams);
@@ -141,12 +149,20 @@ describe('serve.auth in the packaged CLI', () => {
       child.once('exit', () => reject(new Error(`serve exited: ${stderr}`)));
     });
     expect(stderr).toContain(`(OAuth: access tokens from ${auth.issuer} required)`);
-    const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const refused = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('resource_metadata="');
     const { accessToken } = await auth.userToken({ user: 'erin', audience: url });
     const client = new Client({ name: 'cli-client', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { authorization: `Bearer ${accessToken}` } },
+      }),
+    );
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('echo');
     } finally {

@@ -32,7 +32,12 @@ beforeAll(async () => {
   for (let index = 0; index < 2; index++) {
     const host = await createToolHost({
       cwd: project.dir,
-      config: { ...mcpConfig(60_000), approve: ['text'], state: { store: store.url }, serve: { auth: { issuer: auth.issuer, audience: AUDIENCE } } },
+      config: {
+        ...mcpConfig(60_000),
+        approve: ['text'],
+        state: { store: store.url },
+        serve: { auth: { issuer: auth.issuer, audience: AUDIENCE } },
+      },
       env: { PATH: process.env.PATH, TOOLSHED_STATE_KEY: FLEET_KEY },
     });
     host.use({ beforeCall: (call) => void (call.tool === 'text' && seen.push(call.identity?.subject)) });
@@ -62,12 +67,20 @@ async function approveAcrossReplicas(alice: string, retryToken: string): Promise
     return fetch(second.url, { ...init, headers });
   };
   let asked = 0;
-  const client = new Client({ name: 'fleet-approver', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } });
+  const client = new Client(
+    { name: 'fleet-approver', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } },
+  );
   client.setRequestHandler('elicitation/create', async () => {
     asked++;
     return { action: 'accept', content: { approve: true } };
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(first.url), { requestInit: { headers: { authorization: `Bearer ${alice}` } }, fetch: retriesElsewhere }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(first.url), {
+      requestInit: { headers: { authorization: `Bearer ${alice}` } },
+      fetch: retriesElsewhere,
+    }),
+  );
   try {
     expect(textOf(await client.callTool({ name: 'text', arguments: {} }))).toBe('plain text');
   } finally {
@@ -77,7 +90,9 @@ async function approveAcrossReplicas(alice: string, retryToken: string): Promise
 }
 
 describe('serve.auth on a fleet: held calls belong to an identity', () => {
-  it("answers alice's held call from her retry on another replica, and not from bob's", { timeout: 60_000 }, async () => {
+  it("answers alice's held call from her retry on another replica, and not from bob's", {
+    timeout: 60_000,
+  }, async () => {
     const alice = (await auth.userToken({ user: 'alice', audience: AUDIENCE })).accessToken;
     const bob = (await auth.userToken({ user: 'bob', audience: AUDIENCE })).accessToken;
     expect(await approveAcrossReplicas(alice, alice)).toBe(1);

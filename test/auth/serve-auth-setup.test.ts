@@ -38,12 +38,17 @@ const UNSIGNED = `${[{ alg: 'RS256', kid: 'k' }, { sub: 'alice' }].map((part) =>
 describe('serve.auth: setup', () => {
   it('refuses an issuer on plain http elsewhere than loopback, before listening', { timeout: 60_000 }, async () => {
     const host = await hostWith({ auth: { issuer: 'http://login.example.com' } });
-    await expect(serveHttp(host, { host: '127.0.0.1', port: 0 })).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('serve.auth.issuer') });
+    await expect(serveHttp(host, { host: '127.0.0.1', port: 0 })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('serve.auth.issuer'),
+    });
   });
 
   it('refuses a static bearer token besides serve.auth (a usage error)', { timeout: 60_000 }, async () => {
     const host = await hostWith({ auth: { issuer: auth.issuer } });
-    await expect(serveHttp(host, { host: '127.0.0.1', port: 0, bearerToken: 'static' })).rejects.toMatchObject({ code: 'USAGE' });
+    await expect(serveHttp(host, { host: '127.0.0.1', port: 0, bearerToken: 'static' })).rejects.toMatchObject({
+      code: 'USAGE',
+    });
   });
 
   it('answers 500 when the keys cannot be fetched, and lets nothing through', { timeout: 60_000 }, async () => {
@@ -51,9 +56,20 @@ describe('serve.auth: setup', () => {
     const errors: unknown[] = [];
     const endpoint = await serveHttp(host, { host: '127.0.0.1', port: 0, onError: (error) => errors.push(error) });
     open.push(endpoint);
-    const response = await fetch(endpoint.url, { method: 'POST', headers: { authorization: `Bearer ${UNSIGNED}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const response = await fetch(endpoint.url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${UNSIGNED}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{}',
+    });
     expect(response.status).toBe(500);
-    expect(await response.json()).toMatchObject({ error: 'server_error', error_description: expect.stringContaining('could not read the metadata of the authorization server') });
+    expect(await response.json()).toMatchObject({
+      error: 'server_error',
+      error_description: expect.stringContaining('could not read the metadata of the authorization server'),
+    });
     expect(errors).toHaveLength(1);
   });
 });
@@ -65,7 +81,11 @@ describe('serve.auth: access', () => {
     // The access rules name who may use the host: mallory is not among them.
     const host = await createToolHost({
       cwd: project.dir,
-      config: { ...mcpConfig(60_000), serve: { auth: { issuer: auth.issuer } }, access: [{ name: 'staff', when: { subject: ['alice', 'bob'] } }] },
+      config: {
+        ...mcpConfig(60_000),
+        serve: { auth: { issuer: auth.issuer } },
+        access: [{ name: 'staff', when: { subject: ['alice', 'bob'] } }],
+      },
       env: { PATH: process.env.PATH },
     });
     open.push(host);
@@ -77,6 +97,8 @@ describe('serve.auth: access', () => {
     const { accessToken } = await auth.userToken({ user: 'mallory', audience: endpoint.url });
     const refused = await post(endpoint.url, INITIALIZE, { token: accessToken });
     expect(refused.status).toBe(403);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('Forbidden: mallory may not use this host: no access rule matches it');
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      'Forbidden: mallory may not use this host: no access rule matches it',
+    );
   });
 });

@@ -8,7 +8,11 @@
  * the sessions quota of the caller's access rule holds.
  */
 import { fileURLToPath } from 'node:url';
-import { createTaskSessionFromClient, resultFromTaskOutcome, toolDeclarationFromMcpTool } from '@modelcontextprotocol/ext-tasks/client';
+import {
+  createTaskSessionFromClient,
+  resultFromTaskOutcome,
+  toolDeclarationFromMcpTool,
+} from '@modelcontextprotocol/ext-tasks/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as Transport1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -40,7 +44,10 @@ beforeAll(async () => {
     cwd: project.dir,
     config: {
       ...mcpConfig(60_000),
-      plugins: [...(mcpConfig(60_000).plugins as PluginEntry[]), { package: fileURLToPath(new URL('../mcp/fixtures/long-runner', import.meta.url)), trust: 'trusted' }],
+      plugins: [
+        ...(mcpConfig(60_000).plugins as PluginEntry[]),
+        { package: fileURLToPath(new URL('../mcp/fixtures/long-runner', import.meta.url)), trust: 'trusted' },
+      ],
       approve: ['text'],
       serve: { auth: { issuer: auth.issuer, scopes: ['mcp:tools'], clockToleranceSec: 0 } },
       access: [{ name: 'one-session', when: { subject: 'carol' }, quota: { sessions: 1 } }, { name: 'everyone' }],
@@ -66,7 +73,8 @@ afterAll(async () => {
 });
 
 /** A token for `user`, for the endpoint at `url` (its resource, the default audience). */
-const tokenFor = async (user: string, url: string, scope?: string) => (await auth.userToken({ user, audience: url, ...(scope ? { scope } : {}) })).accessToken;
+const tokenFor = async (user: string, url: string, scope?: string) =>
+  (await auth.userToken({ user, audience: url, ...(scope ? { scope } : {}) })).accessToken;
 
 /** The JSON-RPC response in a reply, plain JSON or the first response event of an SSE stream. */
 async function answer(response: Response): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
@@ -90,7 +98,9 @@ async function openSession(url: string, token: string): Promise<string> {
 }
 
 describe('serve.auth: who may call', () => {
-  it('answers a request without a token 401, naming the protected resource metadata, which names the issuer', { timeout: 60_000 }, async () => {
+  it('answers a request without a token 401, naming the protected resource metadata, which names the issuer', {
+    timeout: 60_000,
+  }, async () => {
     const refused = await post(endpoint.url, INITIALIZE);
     expect(refused.status).toBe(401);
     const metadataUrl = endpoint.url.replace(/\/mcp$/, '/.well-known/oauth-protected-resource/mcp');
@@ -98,33 +108,53 @@ describe('serve.auth: who may call', () => {
     expect(refused.headers.get('www-authenticate')).toContain(`resource_metadata="${metadataUrl}"`);
     const metadata = await fetch(metadataUrl);
     expect(metadata.status).toBe(200);
-    expect(await metadata.json()).toMatchObject({ resource: endpoint.url, authorization_servers: [auth.issuer], scopes_supported: ['mcp:tools'] });
+    expect(await metadata.json()).toMatchObject({
+      resource: endpoint.url,
+      authorization_servers: [auth.issuer],
+      scopes_supported: ['mcp:tools'],
+    });
     // Clients that probe the bare well-known path get the same document.
     const bare = await fetch(endpoint.url.replace(/\/mcp$/, '/.well-known/oauth-protected-resource'));
     expect(await bare.json()).toMatchObject({ resource: endpoint.url });
   });
 
-  it('admits a valid token; the call is made for its identity, and hooks see the subject but never the token', { timeout: 60_000 }, async () => {
+  it('admits a valid token; the call is made for its identity, and hooks see the subject but never the token', {
+    timeout: 60_000,
+  }, async () => {
     const token = await tokenFor('alice', endpoint.url);
     // A 2026-07-28 client (served per request)…
     const client = new Client({ name: 'modern', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(endpoint.url), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
     try {
-      expect(JSON.parse(textOf(await client.callTool({ name: 'echo', arguments: { from: 'modern' } })))).toEqual({ from: 'modern' });
+      expect(JSON.parse(textOf(await client.callTool({ name: 'echo', arguments: { from: 'modern' } })))).toEqual({
+        from: 'modern',
+      });
     } finally {
       await client.close();
     }
     // …and a 2025-era one (a session).
     const legacy = new Client1({ name: 'legacy', version: '1.0.0' });
-    await legacy.connect(new Transport1(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await legacy.connect(
+      new Transport1(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
     try {
-      expect(JSON.parse(textOf(await legacy.callTool({ name: 'echo', arguments: { from: 'legacy' } })))).toEqual({ from: 'legacy' });
+      expect(JSON.parse(textOf(await legacy.callTool({ name: 'echo', arguments: { from: 'legacy' } })))).toEqual({
+        from: 'legacy',
+      });
     } finally {
       await legacy.close();
     }
     const calls = seen.filter((entry) => entry.tool === 'echo').slice(-2);
     expect(calls.map((entry) => entry.identity?.subject)).toEqual(['alice', 'alice']);
-    expect(calls[0]!.identity).toMatchObject({ issuer: auth.issuer, scopes: expect.arrayContaining(['mcp:tools']), claims: { groups: ['eng'] } });
+    expect(calls[0]!.identity).toMatchObject({
+      issuer: auth.issuer,
+      scopes: expect.arrayContaining(['mcp:tools']),
+      claims: { groups: ['eng'] },
+    });
     expect(JSON.stringify(calls)).not.toContain(token);
   });
 
@@ -132,7 +162,10 @@ describe('serve.auth: who may call', () => {
     const elsewhere = await tokenFor('alice', 'http://127.0.0.1:1/other');
     const refused = await post(endpoint.url, INITIALIZE, { token: elsewhere });
     expect(refused.status).toBe(401);
-    expect(await refused.json()).toMatchObject({ error: 'invalid_token', error_description: expect.stringContaining('"aud"') });
+    expect(await refused.json()).toMatchObject({
+      error: 'invalid_token',
+      error_description: expect.stringContaining('"aud"'),
+    });
   });
 
   it('refuses a token once it expired (401)', { timeout: 60_000 }, async () => {
@@ -151,7 +184,9 @@ describe('serve.auth: who may call', () => {
     const readOnly = await tokenFor('alice', endpoint.url, 'tools:read');
     const refused = await post(endpoint.url, INITIALIZE, { token: readOnly });
     expect(refused.status).toBe(403);
-    expect(refused.headers.get('www-authenticate')).toMatch(/error="insufficient_scope".*scope="mcp:tools".*resource_metadata=/);
+    expect(refused.headers.get('www-authenticate')).toMatch(
+      /error="insufficient_scope".*scope="mcp:tools".*resource_metadata=/,
+    );
   });
 });
 
@@ -167,10 +202,14 @@ describe('serve.auth: sessions belong to an identity', () => {
     expect(refusal.error?.message).not.toContain('alice');
     const own = await post(endpoint.url, LIST, { token: alice, session: id });
     expect(own.status).toBe(200);
-    expect((await answer(own)).result?.tools).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'echo' })]));
+    expect((await answer(own)).result?.tools).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'echo' })]),
+    );
   });
 
-  it("refuses a stateless server's session id to another identity (403), on its initialize and its calls", { timeout: 60_000 }, async () => {
+  it("refuses a stateless server's session id to another identity (403), on its initialize and its calls", {
+    timeout: 60_000,
+  }, async () => {
     const alice = await tokenFor('alice', stateless.url);
     const bob = await tokenFor('bob', stateless.url);
     const opened = await post(stateless.url, INITIALIZE, { token: alice });
@@ -186,15 +225,23 @@ describe('serve.auth: sessions belong to an identity', () => {
     expect((await answer(own)).result?.tools).toBeDefined();
   });
 
-  it("holds an identity to its access rule's quota.sessions: 429 while its sessions are busy, its idlest making room otherwise", { timeout: 60_000 }, async () => {
+  it("holds an identity to its access rule's quota.sessions: 429 while its sessions are busy, its idlest making room otherwise", {
+    timeout: 60_000,
+  }, async () => {
     const carol = await tokenFor('carol', endpoint.url);
     const first = await openSession(endpoint.url, carol);
     started = signal<string>();
-    const busy = post(endpoint.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'slow', arguments: { ms: 3_000 } } }, { token: carol, session: first });
+    const busy = post(
+      endpoint.url,
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'slow', arguments: { ms: 3_000 } } },
+      { token: carol, session: first },
+    );
     expect(await started.promise).toBe('slow');
     const refused = await post(endpoint.url, INITIALIZE, { token: carol });
     expect(refused.status).toBe(429);
-    expect((await answer(refused)).error?.message).toMatch(/Too many sessions for this identity: it holds 1, its access rule allows 1/);
+    expect((await answer(refused)).error?.message).toMatch(
+      /Too many sessions for this identity: it holds 1, its access rule allows 1/,
+    );
     // Another identity is not counted against carol's quota.
     await openSession(endpoint.url, await tokenFor('bob', endpoint.url));
     expect((await answer(await busy)).result).toBeDefined();
@@ -217,16 +264,25 @@ describe('serve.auth: the identity on every call path', () => {
       return fetch(input, { ...init, headers });
     };
     const asked: string[] = [];
-    const client = new Client({ name: 'approver', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } });
+    const client = new Client(
+      { name: 'approver', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } },
+    );
     client.setRequestHandler('elicitation/create', async (request) => {
       asked.push((request.params as { message: string }).message);
       return { action: 'accept', content: { approve: true } };
     });
-    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${alice}` } }, fetch: retriesAsBob }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(endpoint.url), {
+        requestInit: { headers: { authorization: `Bearer ${alice}` } },
+        fetch: retriesAsBob,
+      }),
+    );
     try {
       const before = seen.length;
       expect(textOf(await client.callTool({ name: 'text', arguments: {} }))).toBe('plain text');
-      // Bob's answer did not reach alice's held call: his retry started a call of his own, which asked again and ran for him.
+      // Bob's answer did not reach alice's held call: his retry started a call of his own, which asked again and ran
+      // for him.
       expect(asked).toHaveLength(2);
       expect(seen.slice(before).map((entry) => [entry.tool, entry.identity?.subject])).toEqual([
         ['text', 'alice'],
@@ -240,15 +296,25 @@ describe('serve.auth: the identity on every call path', () => {
   it('makes a call run as a task (2025-11-25) for the identity that asked', { timeout: 60_000 }, async () => {
     const token = await tokenFor('alice', endpoint.url);
     const client = new Client({ name: 'tasks', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(endpoint.url), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
     const tasks = createTaskSessionFromClient(client, { endpointId: 'serve-auth-tasks' });
     try {
       const long = (await client.listTools()).tools.find((tool) => tool.name === 'long_echo')!;
-      const execution = await tasks.callTool('long_echo', { text: 'as a task', steps: 2, stepMs: 100 }, { declaration: toolDeclarationFromMcpTool(long), task: { preference: 'require' } });
+      const execution = await tasks.callTool(
+        'long_echo',
+        { text: 'as a task', steps: 2, stepMs: 100 },
+        { declaration: toolDeclarationFromMcpTool(long), task: { preference: 'require' } },
+      );
       expect(execution.kind).toBe('task');
       const { outcome } = await execution.settle();
       expect(textOf(resultFromTaskOutcome(outcome))).toBe('echo: as a task');
-      expect(seen.filter((entry) => entry.tool === 'long_echo').map((entry) => entry.identity?.subject)).toEqual(['alice']);
+      expect(seen.filter((entry) => entry.tool === 'long_echo').map((entry) => entry.identity?.subject)).toEqual([
+        'alice',
+      ]);
     } finally {
       await tasks.close();
       await client.close();

@@ -25,12 +25,23 @@ const probes = (name: string) =>
         .split('\n')
         .filter((l) => l === name).length
     : 0;
-const exposed = async (h: ToolHost) => ((await h.definitions({ format: 'mcp' })) as Array<{ name: string }>).map((d) => d.name);
+const exposed = async (h: ToolHost) =>
+  ((await h.definitions({ format: 'mcp' })) as Array<{ name: string }>).map((d) => d.name);
 
 // The manifest cache is on, as for users (the suite's own cache folder): the first host extracts the
 // probe plugin's manifest, the others start without that worker. The checks themselves run in each host's pool.
 async function start(checks: Record<string, number> = {}): Promise<ToolHost> {
-  host = await createToolHost(fixtureOptions(['probe'], { cwd: work.dir, clock, config: { checks: { ttlMs: 1000, graceMs: 0, timeoutMs: 500, ...checks }, enable: ['probe'], cache: { enabled: true } } }));
+  host = await createToolHost(
+    fixtureOptions(['probe'], {
+      cwd: work.dir,
+      clock,
+      config: {
+        checks: { ttlMs: 1000, graceMs: 0, timeoutMs: 500, ...checks },
+        enable: ['probe'],
+        cache: { enabled: true },
+      },
+    }),
+  );
   return host;
 }
 
@@ -49,7 +60,11 @@ describe('layer 2: custom checks in the plugin worker', () => {
     setMode('own', 'reason');
     const h = await start();
     const tools = h.explain().tools;
-    expect(tools.find((t) => t.name === 'shared_a')).toMatchObject({ exposed: false, layer: 'availability', reason: 'check returned false' });
+    expect(tools.find((t) => t.name === 'shared_a')).toMatchObject({
+      exposed: false,
+      layer: 'availability',
+      reason: 'check returned false',
+    });
     expect(tools.find((t) => t.name === 'own_check')).toMatchObject({ exposed: false, reason: 'the service said no' });
   });
 

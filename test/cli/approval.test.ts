@@ -16,11 +16,26 @@ import { fixture, suiteHome, tempDir, toolshedMain } from '../helpers.js';
 const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 const work = tempDir();
 writeFileSync(path.join(work.dir, 'package.json'), '{"name":"cli-approval","private":true}');
-writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }], approve: ['delete_note'] }));
+writeFileSync(
+  path.join(work.dir, '.toolshedrc.json'),
+  JSON.stringify({
+    builtins: false,
+    cache: { enabled: false },
+    plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }],
+    approve: ['delete_note'],
+  }),
+);
 afterAll(() => work.cleanup());
 
 const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
-const call = (...args: string[]) => spawnSync(process.execPath, [BIN, 'call', ...args], { cwd: work.dir, encoding: 'utf8', env, input: '', timeout: 60_000 });
+const call = (...args: string[]) =>
+  spawnSync(process.execPath, [BIN, 'call', ...args], {
+    cwd: work.dir,
+    encoding: 'utf8',
+    env,
+    input: '',
+    timeout: 60_000,
+  });
 /** `toolshed ARGS` in the project, run by main() in this process (no terminal to ask on). */
 const run = (...args: string[]) => toolshedMain(args, { cwd: work.dir, env });
 

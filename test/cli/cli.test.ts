@@ -22,7 +22,11 @@ beforeEach(() => {
     path.join(work.dir, 'toolshed.config.mjs'),
     `export default ${JSON.stringify({
       builtins: false,
-      plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'trusted' }, { package: fixture('plugins', 'seed'), trust: 'trusted' }, 'toolshed-plugin-missing'],
+      plugins: [
+        { package: fixture('plugins', 'kitchen'), trust: 'trusted' },
+        { package: fixture('plugins', 'seed'), trust: 'trusted' },
+        'toolshed-plugin-missing',
+      ],
       disable: ['loop', 'oom', 'exit'],
     })};\n`,
   );
@@ -31,12 +35,19 @@ afterEach(() => work.cleanup());
 
 /** `toolshed ARGS` as a real process in the project. */
 function toolshed(args: string[], input?: string) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', input, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: work.dir,
+    encoding: 'utf8',
+    input,
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+    timeout: 60_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** `toolshed ARGS` in the project, run by main() in this process. */
-const run = (args: string[], input?: string) => toolshedMain(args, { cwd: work.dir, ...(input !== undefined ? { input } : {}) });
+const run = (args: string[], input?: string) =>
+  toolshedMain(args, { cwd: work.dir, ...(input !== undefined ? { input } : {}) });
 
 /** One tool's block of `toolshed explain`'s output: from its `name: exposed|hidden…` line to the next tool's. */
 function toolBlock(explained: string, name: string): string {
@@ -50,7 +61,7 @@ describe('toolshed CLI', () => {
   it('prints the summary: plugins, layer counts and every hidden tool with its reason', () => {
     const { code, stdout } = toolshed([]);
     expect(code).toBe(0);
-    expect(stdout).toContain('config: ' + path.join(work.dir, 'toolshed.config.mjs'));
+    expect(stdout).toContain(`config: ${path.join(work.dir, 'toolshed.config.mjs')}`);
     expect(stdout).toMatch(/✓ toolshed-plugin-kitchen\s+14 tools · thread tier · trusted/);
     expect(stdout).toMatch(/✗ toolshed-plugin-missing\s+PLUGIN_NOT_FOUND: .*npm install toolshed-plugin-missing/);
     expect(stdout).toContain('layers: 18 registered → 15 selected → 14 available → 14 exposed');
@@ -78,7 +89,11 @@ describe('toolshed CLI', () => {
     expect(one.stdout).toContain('web_search: hidden at layer availability');
     expect(one.stdout).toContain('reason:   missing environment variable SEARCH_API_KEY');
     const all = JSON.parse((await run(['explain', '--json'])).stdout);
-    expect(all.plugins.map((p: { name: string; status: string }) => `${p.name}:${p.status}`)).toEqual(['toolshed-plugin-kitchen:loaded', 'toolshed-plugin-seed:loaded', 'toolshed-plugin-missing:failed']);
+    expect(all.plugins.map((p: { name: string; status: string }) => `${p.name}:${p.status}`)).toEqual([
+      'toolshed-plugin-kitchen:loaded',
+      'toolshed-plugin-seed:loaded',
+      'toolshed-plugin-missing:failed',
+    ]);
     // The first command of this test extracted the manifests; this run read them from the cache.
     expect(all.plugins[0].manifestSource).toBe('cache');
   });
@@ -121,7 +136,10 @@ describe('toolshed CLI', () => {
   });
 
   it('says which protections are in force for an untrusted plugin', async () => {
-    writeFileSync(path.join(work.dir, 'toolshed.config.mjs'), `export default ${JSON.stringify({ builtins: false, plugins: [fixture('project', 'node_modules', 'toolshed-plugin-alpha')] })};\n`);
+    writeFileSync(
+      path.join(work.dir, 'toolshed.config.mjs'),
+      `export default ${JSON.stringify({ builtins: false, plugins: [fixture('project', 'node_modules', 'toolshed-plugin-alpha')] })};\n`,
+    );
     // explain without a tool prints the summary, then every tool.
     const explained = await run(['explain']);
     expect(explained.stdout).toMatch(/✓ toolshed-plugin-alpha\s+2 tools · process tier · untrusted/);
@@ -131,7 +149,8 @@ describe('toolshed CLI', () => {
     const one = toolBlock(explained.stdout, 'alpha_echo');
     expect(one).toContain('tier:     process (untrusted)');
     expect(one).toContain('effective: network no; env none; read none; write none');
-    // The call runs in the plugin's child process; the CLI (a real process, its arguments on its stdin) must wait for it, not exit early.
+    // The call runs in the plugin's child process; the CLI (a real process, its arguments on its stdin) must wait for
+    // it, not exit early.
     const call = toolshed(['call', 'alpha_echo', '-'], '{"n":1}');
     expect(call.code).toBe(0);
     expect(JSON.parse(call.stdout)).toEqual({ from: 'alpha', args: { n: 1 }, helper: 'helped' });
@@ -150,20 +169,34 @@ describe('toolshed CLI', () => {
       })};\n`,
     );
     // explain without a tool prints the summary, then every tool.
-    const explained = (await toolshedMain(['explain'], { cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '', SVC_TOKEN: 'token' } })).stdout;
+    const explained = (
+      await toolshedMain(['explain'], {
+        cwd: work.dir,
+        env: { ...suiteHome(), PATH: process.env.PATH ?? '', SVC_TOKEN: 'token' },
+      })
+    ).stdout;
     expect(explained).toMatch(/✓ toolshed-plugin-svc\s+2 tools · thread tier · trusted · own pool/);
-    expect(toolBlock(explained, 'svc_request')).toContain('tier:     thread (trusted), a pool of its own: it holds env grants (SVC_TOKEN)');
-    expect(toolBlock(explained, 'snoop_seen')).toContain('tier:     thread (trusted), the shared pool: it holds no env grants');
+    expect(toolBlock(explained, 'svc_request')).toContain(
+      'tier:     thread (trusted), a pool of its own: it holds env grants (SVC_TOKEN)',
+    );
+    expect(toolBlock(explained, 'snoop_seen')).toContain(
+      'tier:     thread (trusted), the shared pool: it holds no env grants',
+    );
   });
 
   it('runs as npx toolshed from the repo root (the root package bin)', () => {
     const root = fileURLToPath(new URL('../..', import.meta.url));
-    const result = spawnSync('npx', ['--no-install', 'toolshed', 'list', '--format', 'names', '--enable', 'file'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync('npx', ['--no-install', 'toolshed', 'list', '--format', 'names', '--enable', 'file'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual(['patch', 'read_file', 'search_files', 'write_file']);
   });
 
-  // The command writes the file; overwriting is refused, or done with --force (its flag: test/unit/cli-program.test.ts).
+  // The command writes the file; overwriting is refused, or done with --force (its flag:
+  // test/unit/cli-program.test.ts).
   it('init writes a starter config with $schema and refuses to overwrite it', async () => {
     const dir = tempDir();
     try {
@@ -177,7 +210,9 @@ describe('toolshed CLI', () => {
       const again = (force: boolean) => runInit({ cwd: dir.dir, force, out: (text) => void out.push(text) });
       expect(await again(false)).toBe(1);
       expect(await again(true)).toBe(0);
-      expect(out[0]).toBe('wrote .toolshedrc.json. Add plugin packages with npm install, list them under "plugins", and run toolshed to see what is exposed.');
+      expect(out[0]).toBe(
+        'wrote .toolshedrc.json. Add plugin packages with npm install, list them under "plugins", and run toolshed to see what is exposed.',
+      );
     } finally {
       dir.cleanup();
     }

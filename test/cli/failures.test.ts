@@ -21,7 +21,10 @@ beforeAll(async () => {
     { package: fixture('plugins', 'where'), trust: 'trusted' },
     { package: fixture('plugins', 'missingdep'), trust: 'trusted' },
   ];
-  writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, plugins, enable: ['where', 'missingdep'] }));
+  writeFileSync(
+    path.join(work.dir, '.toolshedrc.json'),
+    JSON.stringify({ builtins: false, cache: { enabled: false }, plugins, enable: ['where', 'missingdep'] }),
+  );
   // The operator's own config, accepted, so stderr holds only what these tests look at (no first-use note).
   expect((await run(['trust'])).code).toBe(0);
 });
@@ -31,7 +34,13 @@ const env = () => ({ ...suiteHome(), PATH: process.env.PATH ?? '', LANG: 'C.UTF-
 
 /** `toolshed ARGS` as a real process in the project. */
 function toolshed(args: string[], input?: string) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', input, env: env(), timeout: 60_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: work.dir,
+    encoding: 'utf8',
+    input,
+    env: env(),
+    timeout: 60_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -43,14 +52,18 @@ describe('the CLI with a plugin that failed to load', () => {
     const result = await run(['list', '--format', 'names']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('where\n');
-    expect(result.stderr).toMatch(/^toolshed: warning: 1 plugin failed to load .*\n {2}✗ toolshed-plugin-missingdep \(PLUGIN_IMPORT_FAILED: .*Cannot find package 'toolshed-fixture-not-installed'/);
+    expect(result.stderr).toMatch(
+      /^toolshed: warning: 1 plugin failed to load .*\n {2}✗ toolshed-plugin-missingdep \(PLUGIN_IMPORT_FAILED: .*Cannot find package 'toolshed-fixture-not-installed'/,
+    );
   });
 
   it('--strict exits 1 for every command that loads plugins', async () => {
     for (const args of [[], ['list'], ['explain', 'where'], ['call', 'where'], ['tour']]) {
       const result = await run([...args, '--strict']);
       expect(result.code, args.join(' ')).toBe(1);
-      expect(result.stderr, args.join(' ')).toMatch(/^toolshed: --strict: 1 plugin failed to load:\n {2}✗ toolshed-plugin-missingdep \(PLUGIN_IMPORT_FAILED/);
+      expect(result.stderr, args.join(' ')).toMatch(
+        /^toolshed: --strict: 1 plugin failed to load:\n {2}✗ toolshed-plugin-missingdep \(PLUGIN_IMPORT_FAILED/,
+      );
       expect(result.stdout).toBe('');
     }
   });
@@ -59,7 +72,9 @@ describe('the CLI with a plugin that failed to load', () => {
     const { code, stdout } = await run([]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/✗ toolshed-plugin-missingdep\s+PLUGIN_IMPORT_FAILED: /);
-    expect(stdout).toContain("toolset 'missingdep' kept as a name; its tools are not known (no earlier manifest of it is cached)");
+    expect(stdout).toContain(
+      "toolset 'missingdep' kept as a name; its tools are not known (no earlier manifest of it is cached)",
+    );
     expect(stdout).toContain('missingdep (0, unavailable)');
   });
 
@@ -76,7 +91,13 @@ describe('the CLI with a plugin that failed to load', () => {
     const empty = tempDir('toolshed-noconfig-');
     try {
       writeFileSync(path.join(empty.dir, 'package.json'), '{"name":"empty","private":true}');
-      const result = spawnSync(process.execPath, [BIN, 'serve', '--enable', 'file'], { cwd: empty.dir, encoding: 'utf8', input: '', env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+      const result = spawnSync(process.execPath, [BIN, 'serve', '--enable', 'file'], {
+        cwd: empty.dir,
+        encoding: 'utf8',
+        input: '',
+        env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+        timeout: 60_000,
+      });
       expect(result.stderr).toContain('toolshed serve: no config found: embedded default');
       expect(result.status).toBe(0);
     } finally {

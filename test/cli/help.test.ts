@@ -17,13 +17,28 @@ let work: { dir: string; cleanup(): void };
 beforeEach(() => {
   work = tempDir();
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"cli-help","private":true}');
-  writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'slowload'), trust: 'trusted' }] }));
+  writeFileSync(
+    path.join(work.dir, '.toolshedrc.json'),
+    JSON.stringify({
+      builtins: false,
+      cache: { enabled: false },
+      plugins: [{ package: fixture('plugins', 'slowload'), trust: 'trusted' }],
+    }),
+  );
 });
 afterEach(() => work.cleanup());
 
 /** Runs `command` in the project and resolves with its exit code and output once it has exited. */
-function exited(command: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(command, args, { cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function exited(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(command, args, {
+    cwd: work.dir,
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -38,7 +53,10 @@ describe('terminal output', () => {
   // The plugin takes 1.5 s to import: both starts are slow enough for the note. They run side by side.
   it('colours on a TTY and notes a slow start on stderr, once; writes no progress note into a pipe', async () => {
     // script(1) gives the CLI a pseudo-terminal for stdout and stderr.
-    const onTerminal = exited('script', ['-qec', `${process.execPath} ${BIN}`, '/dev/null'], { TERM: 'xterm-256color', LANG: 'C.UTF-8' });
+    const onTerminal = exited('script', ['-qec', `${process.execPath} ${BIN}`, '/dev/null'], {
+      TERM: 'xterm-256color',
+      LANG: 'C.UTF-8',
+    });
     const intoPipe = (async () => {
       expect((await exited(process.execPath, [BIN, 'trust'])).code).toBe(0);
       return exited(process.execPath, [BIN, 'list', '--format', 'names']);

@@ -36,7 +36,13 @@ function textOf(result: unknown): string {
  * the answer, as its docs say a transport that always delivers one should.
  */
 function stdioTransport(modern: boolean): StdioMCPTransport {
-  const transport = new StdioMCPTransport({ command: project.serve.command, args: project.serve.args, env: project.serve.env, cwd: project.dir, stderr: 'ignore' });
+  const transport = new StdioMCPTransport({
+    command: project.serve.command,
+    args: project.serve.args,
+    env: project.serve.env,
+    cwd: project.dir,
+    stderr: 'ignore',
+  });
   return modern ? Object.assign(transport, { waitsForProtocolVersionDiscovery: true }) : transport;
 }
 
@@ -83,7 +89,9 @@ for (const { era, discovery, revision } of [
         // A 2026-07-28 client hears list changes only on a subscriptions/listen stream, which this client never opens.
         expect(uncaught).toEqual([]);
       } else {
-        await expect.poll(() => uncaught.map((error) => String((error as Error).message))).toContain('Unsupported message type');
+        await expect
+          .poll(() => uncaught.map((error) => String((error as Error).message)))
+          .toContain('Unsupported message type');
       }
       const again = await client.tools();
       expect(Object.keys(again)).toContain('reverse_text');

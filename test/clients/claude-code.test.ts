@@ -24,18 +24,34 @@ beforeAll(async () => {
   const { log: messages, ...serve } = project.recordedServe();
   log = messages;
   writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { toolshed: { type: 'stdio', ...serve } } }));
-  run = await project.run(CLAUDE, ['-p', 'Check the toolshed tools.', '--mcp-config', mcpConfig, '--strict-mcp-config', '--allowedTools', 'mcp__toolshed', '--output-format', 'text', '--model', 'claude-sonnet-4-5'], {
-    ...project.baseEnv(),
-    CLAUDE_CONFIG_DIR: path.join(project.home, '.claude'),
-    ANTHROPIC_BASE_URL: fake.origin,
-    ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
-    // Claude Code defers MCP tools behind its own ToolSearch by default: the model must see them listed.
-    ENABLE_TOOL_SEARCH: 'false',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_AUTOUPDATER: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  });
+  run = await project.run(
+    CLAUDE,
+    [
+      '-p',
+      'Check the toolshed tools.',
+      '--mcp-config',
+      mcpConfig,
+      '--strict-mcp-config',
+      '--allowedTools',
+      'mcp__toolshed',
+      '--output-format',
+      'text',
+      '--model',
+      'claude-sonnet-4-5',
+    ],
+    {
+      ...project.baseEnv(),
+      CLAUDE_CONFIG_DIR: path.join(project.home, '.claude'),
+      ANTHROPIC_BASE_URL: fake.origin,
+      ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
+      // Claude Code defers MCP tools behind its own ToolSearch by default: the model must see them listed.
+      ENABLE_TOOL_SEARCH: 'false',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    },
+  );
 }, 300_000);
 
 afterAll(async () => {
@@ -44,5 +60,10 @@ afterAll(async () => {
 });
 
 describe('Claude Code', () => {
-  agentRunChecks('2026-07-28', () => ({ log, run, project, turns: () => anthropicAgentRequests(fake).map((request) => anthropicTurn(request.body)) }));
+  agentRunChecks('2026-07-28', () => ({
+    log,
+    run,
+    project,
+    turns: () => anthropicAgentRequests(fake).map((request) => anthropicTurn(request.body)),
+  }));
 });

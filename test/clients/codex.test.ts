@@ -68,7 +68,8 @@ describe('Codex', () => {
         'startup_timeout_sec = 120',
         'required = true',
         'tool_timeout_sec = 120',
-        // exec cannot ask anyone: toolshed's tools run without a prompt, as an operator would configure a trusted server.
+        // exec cannot ask anyone: toolshed's tools run without a prompt, as an operator would configure a trusted
+        // server.
         'default_tools_approval_mode = "approve"',
         '',
         '[mcp_servers.toolshed.env]',
@@ -76,7 +77,11 @@ describe('Codex', () => {
         '',
       ].join('\n'),
     );
-    run = await project.run(CODEX, ['exec', '--skip-git-repo-check', 'Check the toolshed tools.'], { ...project.baseEnv(), CODEX_HOME: codexHome, FAKE_OPENAI_KEY: 'sk-test-not-a-key' });
+    run = await project.run(CODEX, ['exec', '--skip-git-repo-check', 'Check the toolshed tools.'], {
+      ...project.baseEnv(),
+      CODEX_HOME: codexHome,
+      FAKE_OPENAI_KEY: 'sk-test-not-a-key',
+    });
   }, 300_000);
 
   afterAll(async () => {
@@ -84,5 +89,10 @@ describe('Codex', () => {
     await project?.close();
   });
 
-  agentRunChecks('2025-06-18', () => ({ log, run, project, turns: () => responsesAgentRequests(fake).map((request) => responsesTurn(request.body)) }));
+  agentRunChecks('2025-06-18', () => ({
+    log,
+    run,
+    project,
+    turns: () => responsesAgentRequests(fake).map((request) => responsesTurn(request.body)),
+  }));
 });

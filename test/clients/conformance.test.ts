@@ -42,13 +42,17 @@ const APPLY = [
   'json-schema-2020-12',
 ];
 
-/** The scenarios of a hosted server's elicitation, which toolshed forwards to the client that made the call (issue 25, part 3). */
+/**
+ * The scenarios of a hosted server's elicitation, which toolshed forwards to the client that made the call (issue 25,
+ * part 3).
+ */
 const ELICITATION = ['tools-call-elicitation', 'elicitation-sep1034-defaults', 'elicitation-sep1330-enums'];
 
 /** The scenarios that do not apply, and why (docs/embedding.md says the same). */
 const NOT_APPLY: Record<string, string> = {
   'completion-complete': 'completion is for prompt and resource arguments: toolshed serves tools only',
-  'tools-call-sampling': 'toolshed forwards a hosted server sampling request only to an embedder callback, and serve has none',
+  'tools-call-sampling':
+    'toolshed forwards a hosted server sampling request only to an embedder callback, and serve has none',
   'resources-list': 'toolshed serves tools only',
   'resources-read-text': 'toolshed serves tools only',
   'resources-read-binary': 'toolshed serves tools only',
@@ -60,7 +64,8 @@ const NOT_APPLY: Record<string, string> = {
   'prompts-get-with-args': 'toolshed serves tools only',
   'prompts-get-embedded-resource': 'toolshed serves tools only',
   'prompts-get-with-image': 'toolshed serves tools only',
-  'server-sse-polling': 'needs a tool that closes its own SSE stream mid-call (test_reconnection, SEP-1699): no tool reaches the transport, and serve keeps no event store to resume from',
+  'server-sse-polling':
+    'needs a tool that closes its own SSE stream mid-call (test_reconnection, SEP-1699): no tool reaches the transport, and serve keeps no event store to resume from',
 };
 
 /** One check of one scenario, as the suite writes it to `<out>/server-<scenario>-<time>/checks.json`. */
@@ -77,7 +82,12 @@ const outDir = () => path.join(project.dir, 'conformance');
 
 /** Runs the suite (`args` pick the scenarios) against the server; its exit code is ignored, the checks are read. */
 function runSuite(args: string[]) {
-  return project.run(NODE_26, [CONFORMANCE, 'server', '--url', url, '-o', outDir(), ...args], project.baseEnv(), 300_000);
+  return project.run(
+    NODE_26,
+    [CONFORMANCE, 'server', '--url', url, '-o', outDir(), ...args],
+    project.baseEnv(),
+    300_000,
+  );
 }
 
 /** The checks of each scenario that ran, by scenario name. */
@@ -96,7 +106,11 @@ beforeAll(async () => {
     mcpServers: { content: { command: process.execPath, args: [SERVER], trust: 'trusted' } },
     defer: [],
   });
-  serve = spawn(project.serve.command, [...project.serve.args, '--http', '127.0.0.1:0'], { cwd: project.dir, env: project.serve.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  serve = spawn(project.serve.command, [...project.serve.args, '--http', '127.0.0.1:0'], {
+    cwd: project.dir,
+    env: project.serve.env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   url = await new Promise<string>((resolve, reject) => {
     let stderr = '';
     serve.stderr!.on('data', (chunk: Buffer) => {
@@ -130,7 +144,9 @@ describe('the MCP conformance suite against toolshed serve --http', () => {
   it.each([...APPLY, ...ELICITATION])('%s passes', (scenario) => {
     const checks = checksByScenario().get(scenario) ?? [];
     expect(checks.length).toBeGreaterThan(0);
-    expect(checks.filter((check) => check.status === 'FAILURE').map((check) => `${check.id}: ${check.errorMessage}`)).toEqual([]);
+    expect(
+      checks.filter((check) => check.status === 'FAILURE').map((check) => `${check.id}: ${check.errorMessage}`),
+    ).toEqual([]);
   });
 
   it('reaches no network', () => {

@@ -1,4 +1,7 @@
-/** Gemini CLI (`gemini -p`) starts `toolshed serve` from its settings.json `mcpServers` (2025-06-18, as the recorder shows) and drives it with a scripted fake Gemini API. */
+/**
+ * Gemini CLI (`gemini -p`) starts `toolshed serve` from its settings.json `mcpServers` (2025-06-18, as the recorder
+ * shows) and drives it with a scripted fake Gemini API.
+ */
 import path from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe } from 'vitest';
@@ -31,12 +34,16 @@ beforeAll(async () => {
       mcpServers: { toolshed: { ...serve, trust: true, timeout: 120_000 } },
     }),
   );
-  run = await project.run(process.execPath, [GEMINI, '-p', 'Check the toolshed tools.', '-m', 'gemini-2.5-flash', '--output-format', 'text'], {
-    ...project.baseEnv(),
-    GEMINI_API_KEY: 'test-not-a-key',
-    GOOGLE_GEMINI_BASE_URL: fake.origin,
-    GEMINI_CLI_NO_RELAUNCH: '1',
-  });
+  run = await project.run(
+    process.execPath,
+    [GEMINI, '-p', 'Check the toolshed tools.', '-m', 'gemini-2.5-flash', '--output-format', 'text'],
+    {
+      ...project.baseEnv(),
+      GEMINI_API_KEY: 'test-not-a-key',
+      GOOGLE_GEMINI_BASE_URL: fake.origin,
+      GEMINI_CLI_NO_RELAUNCH: '1',
+    },
+  );
 }, 300_000);
 
 afterAll(async () => {
@@ -45,5 +52,10 @@ afterAll(async () => {
 });
 
 describe('Gemini CLI', () => {
-  agentRunChecks('2025-06-18', () => ({ log, run, project, turns: () => geminiAgentRequests(fake).map((request) => geminiTurn(request.body)) }));
+  agentRunChecks('2025-06-18', () => ({
+    log,
+    run,
+    project,
+    turns: () => geminiAgentRequests(fake).map((request) => geminiTurn(request.body)),
+  }));
 });

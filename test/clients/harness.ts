@@ -41,11 +41,17 @@ export function recorded(log: string): Recorded[] {
     .map((line) => JSON.parse(line) as Recorded);
 }
 
-/** The revision a recorded connection negotiated: the version of its initialize result, or of its first server/discover request. */
+/**
+ * The revision a recorded connection negotiated: the version of its initialize result, or of its first server/discover
+ * request.
+ */
 export function negotiated(messages: Recorded[]): string | undefined {
   const discover = messages.find((message) => message.from === 'client' && message.method === 'server/discover');
   const initialize = messages.find((message) => message.from === 'client' && message.method === 'initialize');
-  if (initialize) return messages.find((message) => message.from === 'server' && message.id === initialize.id && message.protocolVersion)?.protocolVersion;
+  if (initialize)
+    return messages.find(
+      (message) => message.from === 'server' && message.id === initialize.id && message.protocolVersion,
+    )?.protocolVersion;
   return discover?.protocolVersion;
 }
 
@@ -88,7 +94,16 @@ export async function clientProject(extraConfig: Record<string, unknown> = {}): 
   mkdirSync(home, { recursive: true });
   const config = path.join(dir, 'toolshed.config.json');
   writeFileSync(path.join(dir, 'package.json'), '{"name":"clients-project","private":true}');
-  writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: KIT, trust: 'trusted' }], defer: ['text'], ...extraConfig }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      builtins: false,
+      cache: { enabled: false },
+      plugins: [{ package: KIT, trust: 'trusted' }],
+      defer: ['text'],
+      ...extraConfig,
+    }),
+  );
   const trap = await startTrapProxy();
   const running = new Set<ReturnType<typeof spawn>>();
   const serveEnv: Record<string, string> = { PATH: process.env.PATH ?? '', ...suiteHome() };
@@ -101,7 +116,12 @@ export async function clientProject(extraConfig: Record<string, unknown> = {}): 
     recordedServe() {
       const log = path.join(dir, 'mcp-messages.jsonl');
       writeFileSync(log, '');
-      return { command: process.execPath, args: [RECORDER, log, process.execPath, BIN, 'serve', '--config', config], env: serveEnv, log };
+      return {
+        command: process.execPath,
+        args: [RECORDER, log, process.execPath, BIN, 'serve', '--config', config],
+        env: serveEnv,
+        log,
+      };
     },
     baseEnv: () => ({ PATH: process.env.PATH ?? '', HOME: home, ...suiteHome(), ...trapEnv(trap) }),
     run(command, args, env, timeoutMs = 240_000) {
@@ -142,7 +162,8 @@ export const ENVELOPE = '{"error":"division by zero","code":"TOOL_FAILED"}';
  */
 function layers(text: string): string[] {
   const found = [text];
-  for (let depth = 0; depth < 4 && found.at(-1)!.includes('\\"'); depth += 1) found.push(found.at(-1)!.replaceAll('\\\\', '\\').replaceAll('\\"', '"'));
+  for (let depth = 0; depth < 4 && found.at(-1)!.includes('\\"'); depth += 1)
+    found.push(found.at(-1)!.replaceAll('\\\\', '\\').replaceAll('\\"', '"'));
   return found;
 }
 
@@ -160,11 +181,13 @@ function holds(text: string | undefined, needle: string): boolean {
 export function expectConversation(turns: Turn[]): void {
   expect(turns.length).toBeGreaterThan(0);
   const first = turns[0]!;
-  for (const base of ['add_numbers', 'divide_numbers', 'tool_search']) expect(toolNamed(first, base), `${base} in ${first.tools.join(', ')}`).toBeDefined();
+  for (const base of ['add_numbers', 'divide_numbers', 'tool_search'])
+    expect(toolNamed(first, base), `${base} in ${first.tools.join(', ')}`).toBeDefined();
   expect(toolNamed(first, 'reverse_text')).toBeUndefined();
   const last = turns.at(-1)!;
   const resultOf = (base: string) => last.results.find((result) => result.name.endsWith(base))?.text;
-  const expectResult = (base: string, needle: string) => expect(holds(resultOf(base), needle), `${base}'s result ${resultOf(base)} holds ${needle}`).toBe(true);
+  const expectResult = (base: string, needle: string) =>
+    expect(holds(resultOf(base), needle), `${base}'s result ${resultOf(base)} holds ${needle}`).toBe(true);
   expectResult('add_numbers', '{"sum":5}');
   expectResult('divide_numbers', ENVELOPE);
   expectResult('tool_search', '"name":"reverse_text"');
@@ -175,7 +198,10 @@ export function expectConversation(turns: Turn[]): void {
   expectResult('reverse_text', 'dehsloot');
 }
 
-/** What an agent client's run left for the checks: the recorder's log, the client's exit and output, the model's turns, the project (its network trap). */
+/**
+ * What an agent client's run left for the checks: the recorder's log, the client's exit and output, the model's turns,
+ * the project (its network trap).
+ */
 export interface AgentRun {
   log: string;
   run: ClientRun;

@@ -24,7 +24,11 @@ let mcpConfig: string;
 let serve: ChildProcess | undefined;
 beforeAll(async () => {
   project = await clientProject();
-  serve = spawn(project.serve.command, [...project.serve.args, '--http', '127.0.0.1:0'], { cwd: project.dir, env: project.serve.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  serve = spawn(project.serve.command, [...project.serve.args, '--http', '127.0.0.1:0'], {
+    cwd: project.dir,
+    env: project.serve.env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const started = serve;
   const url = await new Promise<string>((resolve, reject) => {
     let stderr = '';
@@ -36,7 +40,10 @@ beforeAll(async () => {
     started.once('exit', (code) => reject(new Error(`serve --http exited (${code}) before listening: ${stderr}`)));
   });
   mcpConfig = path.join(project.dir, 'mcp.json');
-  writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { toolshed: project.serve, 'toolshed-http': { type: 'http', url } } }));
+  writeFileSync(
+    mcpConfig,
+    JSON.stringify({ mcpServers: { toolshed: project.serve, 'toolshed-http': { type: 'http', url } } }),
+  );
 });
 afterAll(async () => {
   if (serve && serve.exitCode === null && serve.signalCode === null) {
@@ -51,12 +58,33 @@ afterAll(async () => {
 type Server = 'toolshed' | 'toolshed-http';
 
 /** Runs one Inspector CLI method against `server` and returns its JSON answer (stdout's first line) and exit code. */
-async function inspect(era: string, server: Server, args: string[]): Promise<{ code: number | null; answer: any; stderr: string }> {
-  const run = await project.run(NODE_26, [INSPECTOR, '--cli', '--config', mcpConfig, '--server', server, '--protocol-era', era, '--format', 'json', '-q', ...args], {
-    ...project.baseEnv(),
-    // No OS keychain here: the Inspector keeps its (unused) secrets in memory instead of probing one.
-    MCP_INSPECTOR_SECRET_STORE: 'memory',
-  });
+async function inspect(
+  era: string,
+  server: Server,
+  args: string[],
+): Promise<{ code: number | null; answer: any; stderr: string }> {
+  const run = await project.run(
+    NODE_26,
+    [
+      INSPECTOR,
+      '--cli',
+      '--config',
+      mcpConfig,
+      '--server',
+      server,
+      '--protocol-era',
+      era,
+      '--format',
+      'json',
+      '-q',
+      ...args,
+    ],
+    {
+      ...project.baseEnv(),
+      // No OS keychain here: the Inspector keeps its (unused) secrets in memory instead of probing one.
+      MCP_INSPECTOR_SECRET_STORE: 'memory',
+    },
+  );
   const line = run.stdout.split('\n').find((text) => text.trim().startsWith('{'));
   expect(line, `no JSON from the Inspector: ${run.stdout}\n${run.stderr}`).toBeDefined();
   return { code: run.code, answer: JSON.parse(line!), stderr: run.stderr };
@@ -80,25 +108,53 @@ for (const { era, revision } of [
     it('lists the tools (the deferred one not yet)', async () => {
       const { code, answer } = await inspect(era, 'toolshed-http', ['--method', 'tools/list']);
       expect(code).toBe(0);
-      expect(answer.result.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(['add_numbers', 'divide_numbers', 'tool_search']);
+      expect(answer.result.tools.map((tool: { name: string }) => tool.name).sort()).toEqual([
+        'add_numbers',
+        'divide_numbers',
+        'tool_search',
+      ]);
     });
 
     it('calls a tool', async () => {
-      const { code, answer } = await inspect(era, 'toolshed-http', ['--method', 'tools/call', '--tool-name', 'add_numbers', '--tool-args-json', '{"a":2,"b":3}']);
+      const { code, answer } = await inspect(era, 'toolshed-http', [
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'add_numbers',
+        '--tool-args-json',
+        '{"a":2,"b":3}',
+      ]);
       expect(code).toBe(0);
       expect(answer.result.isError).toBeUndefined();
       expect(textOf(answer.result)).toBe('{"sum":5}');
     });
 
     it("gets a failing call's error envelope, and a bad argument's", async () => {
-      const failed = await inspect(era, 'toolshed-http', ['--method', 'tools/call', '--tool-name', 'divide_numbers', '--tool-args-json', '{"a":1,"b":0}']);
+      const failed = await inspect(era, 'toolshed-http', [
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'divide_numbers',
+        '--tool-args-json',
+        '{"a":1,"b":0}',
+      ]);
       // The Inspector prints the result, then exits non-zero on isError.
       expect(failed.code).not.toBe(0);
       expect(failed.answer.result.isError).toBe(true);
       expect(textOf(failed.answer.result)).toBe(ENVELOPE);
-      const invalid = await inspect(era, 'toolshed-http', ['--method', 'tools/call', '--tool-name', 'add_numbers', '--tool-args-json', '{"a":2,"b":"three"}']);
+      const invalid = await inspect(era, 'toolshed-http', [
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'add_numbers',
+        '--tool-args-json',
+        '{"a":2,"b":"three"}',
+      ]);
       expect(invalid.answer.result.isError).toBe(true);
-      expect(JSON.parse(textOf(invalid.answer.result))).toEqual({ error: expect.stringContaining('/b must be number'), code: 'INVALID_ARGUMENTS' });
+      expect(JSON.parse(textOf(invalid.answer.result))).toEqual({
+        error: expect.stringContaining('/b must be number'),
+        code: 'INVALID_ARGUMENTS',
+      });
     });
   });
 }

@@ -37,7 +37,9 @@ describe('escape attempts', () => {
       catch (error) { return 'refused: ' + String(error); }`);
     expect(dynamic).toMatch(/^refused: /);
 
-    const node = await evaluate(`try { await import('node:child_process'); return 'imported'; } catch (error) { return 'refused'; }`);
+    const node = await evaluate(
+      `try { await import('node:child_process'); return 'imported'; } catch (error) { return 'refused'; }`,
+    );
     expect(node).toBe('refused');
 
     const staticImport = await run(`import fs from 'fs';\nreturn typeof fs;`);
@@ -102,7 +104,14 @@ describe('escape attempts', () => {
     const before = workspace.calls.length;
     const result = await evaluate(`try { await tools.write_file({ path: 'x', content: 'y' }); return 'called'; }
       catch (error) { return [error instanceof Error, error.code, error.message, 'write_file' in tools, await tools.then, JSON.stringify(tools)]; }`);
-    expect(result).toEqual([true, 'UNKNOWN_TOOL', 'No tool named "write_file" is available in this sandbox (available: read_file, list_files).', false, null, '{}']);
+    expect(result).toEqual([
+      true,
+      'UNKNOWN_TOOL',
+      'No tool named "write_file" is available in this sandbox (available: read_file, list_files).',
+      false,
+      null,
+      '{}',
+    ]);
     expect(workspace.calls.length).toBe(before);
   });
 
@@ -119,7 +128,13 @@ describe('escape attempts', () => {
       return { json: probe(json), items: probe(json.items), text: probe(text), error: probe(failure),
         errorIsQuickJsError: failure instanceof Error };`);
     const unreachable = [true, 'undefined', true];
-    expect(result).toEqual({ json: unreachable, items: unreachable, text: unreachable, error: unreachable, errorIsQuickJsError: true });
+    expect(result).toEqual({
+      json: unreachable,
+      items: unreachable,
+      text: unreachable,
+      error: unreachable,
+      errorIsQuickJsError: true,
+    });
   });
 
   it('leaves the host realm untouched when the script pollutes its own prototypes', async () => {

@@ -11,7 +11,11 @@ const SEARCH: CodeToolSpec = {
     properties: {
       query: { type: 'string' },
       freshness: { type: 'string', enum: ['day', 'week', 'month'] },
-      filters: { type: 'object', properties: { site: { type: 'string' }, lang: { type: 'string' } }, required: ['site'] },
+      filters: {
+        type: 'object',
+        properties: { site: { type: 'string' }, lang: { type: 'string' } },
+        required: ['site'],
+      },
     },
     required: ['query'],
   },
@@ -33,7 +37,11 @@ describe('probeExports', () => {
   });
 
   it('reports what the context holds, not the input list', async () => {
-    const odd: CodeToolSpec[] = [...FILE_TOOLS, { name: 'read_file', description: 'duplicate', parameters: {} }, { name: 'not a tool name', description: 'invalid', parameters: {} }];
+    const odd: CodeToolSpec[] = [
+      ...FILE_TOOLS,
+      { name: 'read_file', description: 'duplicate', parameters: {} },
+      { name: 'not a tool name', description: 'invalid', parameters: {} },
+    ];
     expect(await probeExports(odd)).toEqual(['read_file', 'list_files']);
   });
 });
@@ -48,9 +56,13 @@ describe('execute_code description built from the probe', () => {
     );
 
     expect(declaredNames(description)).toEqual(['read_file', 'list_files', 'web_search']);
-    expect(description).toContain('read_file(args: { /** Path relative to the workspace */ path: string }): Promise<unknown>;');
+    expect(description).toContain(
+      'read_file(args: { /** Path relative to the workspace */ path: string }): Promise<unknown>;',
+    );
     expect(description).toContain('list_files(args?: {}): Promise<unknown>;');
-    expect(description).toContain('web_search(args: { query: string; freshness?: "day" | "week" | "month"; filters?: { site: string; lang?: string } }): Promise<unknown>;');
+    expect(description).toContain(
+      'web_search(args: { query: string; freshness?: "day" | "week" | "month"; filters?: { site: string; lang?: string } }): Promise<unknown>;',
+    );
     expect(description).toContain('/** Search the web. */');
   });
 
@@ -74,7 +86,12 @@ describe('execute_code description built from the probe', () => {
   });
 
   it('states the limits', () => {
-    const description = describeExecuteCode(FILE_TOOLS, { timeoutMs: 30_000, memoryMb: 64, maxToolCalls: 50, maxOutputChars: 20_000 });
+    const description = describeExecuteCode(FILE_TOOLS, {
+      timeoutMs: 30_000,
+      memoryMb: 64,
+      maxToolCalls: 50,
+      maxOutputChars: 20_000,
+    });
     expect(description).toContain('30000 ms');
     expect(description).toContain('64 MB');
     expect(description).toContain('at most 50 per run');

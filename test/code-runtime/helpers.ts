@@ -64,11 +64,16 @@ export class Workspace {
     const file = (args as { path?: unknown } | null)?.path;
     if (typeof file !== 'string') return { ok: false, code: 'INVALID_ARGUMENTS', message: '/path: must be string' };
     const resolved = path.resolve(this.dir, file);
-    if (!resolved.startsWith(this.dir + path.sep)) return { ok: false, code: 'PERMISSION_DENIED', message: `${file} is outside the workspace` };
+    if (!resolved.startsWith(this.dir + path.sep))
+      return { ok: false, code: 'PERMISSION_DENIED', message: `${file} is outside the workspace` };
     try {
       return { ok: true, text: await readFile(resolved, 'utf8') };
     } catch (error) {
-      return { ok: false, code: 'TOOL_FAILED', message: `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}` };
+      return {
+        ok: false,
+        code: 'TOOL_FAILED',
+        message: `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+      };
     }
   };
 }

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCode, type CodeResult, type CodeToolSpec, type ToolCallContext, type ToolCallOutcome } from '#internal/sandbox/code/runtime.js';
+import {
+  runCode,
+  type CodeResult,
+  type CodeToolSpec,
+  type ToolCallContext,
+  type ToolCallOutcome,
+} from '#internal/sandbox/code/runtime.js';
 import { FILE_TOOLS, LIMITS, Workspace } from './helpers.js';
 
 let workspace: Workspace;
@@ -44,7 +50,13 @@ describe('time limit', () => {
       seen.push(context.signal);
       return new Promise(() => {});
     };
-    const outcome = await runCode({ ...LIMITS, timeoutMs: 300, code: `await tools.read_file({ path: 'a.txt' }); return 'finished';`, tools: FILE_TOOLS, callTool: hang });
+    const outcome = await runCode({
+      ...LIMITS,
+      timeoutMs: 300,
+      code: `await tools.read_file({ path: 'a.txt' }); return 'finished';`,
+      tools: FILE_TOOLS,
+      callTool: hang,
+    });
     expect(outcome.status).toBe('timeout');
     expect(outcome.error?.message).toContain('tool call was still pending');
     expect(seen).toHaveLength(1);
@@ -62,7 +74,13 @@ describe('abort signal', () => {
       controller.abort(new Error('user cancelled'));
       return new Promise(() => {});
     };
-    const outcome = await runCode({ ...LIMITS, code: `await tools.read_file({ path: 'a.txt' });`, tools: FILE_TOOLS, callTool, signal: controller.signal });
+    const outcome = await runCode({
+      ...LIMITS,
+      code: `await tools.read_file({ path: 'a.txt' });`,
+      tools: FILE_TOOLS,
+      callTool,
+      signal: controller.signal,
+    });
     expect(outcome.status).toBe('error');
     expect(outcome.error).toMatchObject({ name: 'AbortError', code: 'SANDBOX_ABORTED' });
     expect(outcome.error?.message).toContain('user cancelled');
@@ -71,7 +89,13 @@ describe('abort signal', () => {
 
   it('counts a host abort for a timeout as a timeout', async () => {
     const callTool = (): Promise<ToolCallOutcome> => new Promise(() => {});
-    const outcome = await runCode({ ...LIMITS, code: `await tools.read_file({ path: 'a.txt' });`, tools: FILE_TOOLS, callTool, signal: AbortSignal.timeout(100) });
+    const outcome = await runCode({
+      ...LIMITS,
+      code: `await tools.read_file({ path: 'a.txt' });`,
+      tools: FILE_TOOLS,
+      callTool,
+      signal: AbortSignal.timeout(100),
+    });
     expect(outcome).toMatchObject({ status: 'timeout', error: { code: 'SANDBOX_TIMEOUT' } });
   });
 
@@ -92,7 +116,10 @@ describe('memory limit', () => {
   const bombLimits = { memoryMb: 16, timeoutMs: 30_000 };
 
   it('turns an object bomb into a clean out-of-memory error, then runs the next script', async () => {
-    const outcome = await run('const hoard = []; for (;;) hoard.push(new Array(256).fill({ index: hoard.length }));', bombLimits);
+    const outcome = await run(
+      'const hoard = []; for (;;) hoard.push(new Array(256).fill({ index: hoard.length }));',
+      bombLimits,
+    );
     expect(outcome.status).toBe('error');
     expect(outcome.error).toMatchObject({ name: 'OutOfMemoryError', code: 'SANDBOX_OUT_OF_MEMORY' });
     expect(outcome.error?.message).toContain('16 MB');
@@ -191,7 +218,9 @@ describe('tool call budget', () => {
 
 describe('output cap', () => {
   it('keeps the head and the tail with a marker in between', async () => {
-    const outcome = await run('for (let i = 0; i < 2000; i++) console.log("line " + i); return "done";', { maxOutputChars: 500 });
+    const outcome = await run('for (let i = 0; i < 2000; i++) console.log("line " + i); return "done";', {
+      maxOutputChars: 500,
+    });
     expect(outcome.status).toBe('ok');
     expect(outcome.output.length).toBeLessThanOrEqual(500);
     expect(outcome.output.startsWith('line 0\nline 1\n')).toBe(true);

@@ -18,7 +18,10 @@ describe('OutputBuffer', () => {
     const stream = lines.join('\n');
     const output = capture(lines, 300);
     expect(output.length).toBeLessThanOrEqual(300);
-    const match = /^([\s\S]*)\n\[\.\.\. (\d+) characters omitted: output is capped at 300 characters \.\.\.\]\n([\s\S]*)$/.exec(output);
+    const match =
+      /^([\s\S]*)\n\[\.\.\. (\d+) characters omitted: output is capped at 300 characters \.\.\.\]\n([\s\S]*)$/.exec(
+        output,
+      );
     expect(match).not.toBeNull();
     const [, head = '', omitted = '', tail = ''] = match ?? [];
     expect(stream.startsWith(head)).toBe(true);

@@ -59,7 +59,9 @@ describe('scripts that call tools', () => {
     // The first call answers last and the second fails: each reply must reach the call it belongs to.
     // c answers first; b once c has answered; a once b has.
     const answered: Record<string, () => void> = {};
-    const gates = Object.fromEntries(['a.txt', 'b.txt', 'c.txt'].map((path) => [path, new Promise<void>((resolve) => (answered[path] = resolve))]));
+    const gates = Object.fromEntries(
+      ['a.txt', 'b.txt', 'c.txt'].map((path) => [path, new Promise<void>((resolve) => (answered[path] = resolve))]),
+    );
     const after: Record<string, string> = { 'a.txt': 'b.txt', 'b.txt': 'c.txt' };
     const outOfOrder = async (name: string, args: unknown): Promise<ToolCallOutcome> => {
       const { path } = args as { path: string };
@@ -73,7 +75,11 @@ describe('scripts that call tools', () => {
       return settled.map((s) => s.status === 'fulfilled' ? s.value : s.reason.code + ' ' + s.reason.message);`,
       outOfOrder,
     );
-    expect(outcome).toMatchObject({ status: 'ok', result: ['read_file:a.txt', 'TOOL_FAILED no b.txt today', 'read_file:c.txt'], toolCalls: 3 });
+    expect(outcome).toMatchObject({
+      status: 'ok',
+      result: ['read_file:a.txt', 'TOOL_FAILED no b.txt today', 'read_file:c.txt'],
+      toolCalls: 3,
+    });
   });
 
   it('parses JSON results and keeps other text as strings', async () => {
@@ -104,7 +110,11 @@ describe('scripts that call tools', () => {
   it('fails the run with the code of an uncaught tool error', async () => {
     const outcome = await run(`const text = await tools.read_file({ path: 'missing.txt' });\nreturn text;`);
     expect(outcome.status).toBe('error');
-    expect(outcome.error).toMatchObject({ name: 'Error', code: 'TOOL_FAILED', message: 'Cannot read missing.txt: ENOENT' });
+    expect(outcome.error).toMatchObject({
+      name: 'Error',
+      code: 'TOOL_FAILED',
+      message: 'Cannot read missing.txt: ENOENT',
+    });
   });
 
   it('turns a host callTool failure into TOOL_FAILED inside the script', async () => {
@@ -113,7 +123,10 @@ describe('scripts that call tools', () => {
     };
     const malformed = async (): Promise<ToolCallOutcome> => ({ ok: 'yes' }) as unknown as ToolCallOutcome;
     for (const callTool of [broken, malformed]) {
-      const outcome = await run(`try { await tools.read_file({ path: 'a.txt' }); } catch (error) { return error.code; }`, callTool);
+      const outcome = await run(
+        `try { await tools.read_file({ path: 'a.txt' }); } catch (error) { return error.code; }`,
+        callTool,
+      );
       expect(outcome.result).toBe('TOOL_FAILED');
     }
   });
@@ -158,10 +171,15 @@ describe('results, output and errors', () => {
   });
 
   it('produces results that survive a JSON round trip', async () => {
-    const outcomes = [await run("console.log('x'); return { list: [1, 'two', null], nested: { ok: true } };"), await run('throw new Error("no");')];
+    const outcomes = [
+      await run("console.log('x'); return { list: [1, 'two', null], nested: { ok: true } };"),
+      await run('throw new Error("no");'),
+    ];
     for (const outcome of outcomes) {
       expect(JSON.parse(JSON.stringify(outcome))).toEqual(outcome);
-      expect(Object.keys(outcome).sort()).toEqual(['durationMs', 'output', 'result', 'status', 'toolCalls', ...(outcome.error ? ['error'] : [])].sort());
+      expect(Object.keys(outcome).sort()).toEqual(
+        ['durationMs', 'output', 'result', 'status', 'toolCalls', ...(outcome.error ? ['error'] : [])].sort(),
+      );
     }
   });
 

@@ -16,11 +16,15 @@ afterAll(async () => {
 describe('runtime teardown', () => {
   it('frees every runtime it creates, whichever way the script ends', async () => {
     // A call that never answers leaves a QuickJS promise (and its resolvers) pending at the deadline.
-    const hangOnB = (name: string, args: unknown, context: ToolCallContext): Promise<ToolCallOutcome> => ((args as { path?: string }).path === 'b.txt' ? new Promise(() => {}) : workspace.callTool(name, args, context));
+    const hangOnB = (name: string, args: unknown, context: ToolCallContext): Promise<ToolCallOutcome> =>
+      (args as { path?: string }).path === 'b.txt' ? new Promise(() => {}) : workspace.callTool(name, args, context);
     const scripts: Array<[string, Partial<typeof LIMITS>]> = [
       ['return 1;', {}],
       ["console.log('x'); return (await tools.read_file({ path: 'a.txt' })).length;", {}],
-      ["for (let i = 0; i < 3; i++) { try { await tools.read_file({ path: 'a.txt' }); } catch (e) {} }", { maxToolCalls: 1 }],
+      [
+        "for (let i = 0; i < 3; i++) { try { await tools.read_file({ path: 'a.txt' }); } catch (e) {} }",
+        { maxToolCalls: 1 },
+      ],
       ['try { await tools.nope({}); } catch (e) { return e.code; }', {}],
       ["await tools.read_file({ path: 'missing.txt' });", {}],
       ['const = ;', {}],

@@ -25,15 +25,24 @@ describe("execute_code's default limits", () => {
   });
 
   it("are the '(default N)' of each codeExecution key in config.schema.json", () => {
-    const properties = JSON.parse(read('config.schema.json')).properties.codeExecution.properties as Record<string, { description: string }>;
-    for (const key of KEYS) expect([key, properties[key]!.description.match(/\(default (\d+)\)/)?.[1]]).toEqual([key, String(DEFAULT_CODE_LIMITS[key])]);
+    const properties = JSON.parse(read('config.schema.json')).properties.codeExecution.properties as Record<
+      string,
+      { description: string }
+    >;
+    for (const key of KEYS)
+      expect([key, properties[key]!.description.match(/\(default (\d+)\)/)?.[1]]).toEqual([
+        key,
+        String(DEFAULT_CODE_LIMITS[key]),
+      ]);
   });
 
   it('are the defaults docs/configuration.md shows, in its resolved config and its table', () => {
     const doc = read('docs/configuration.md');
     const resolved = doc.match(/^ {2}codeExecution: \{ tools: undefined, (.*) \},$/m)?.[1];
     expect(resolved).toBe(KEYS.map((k) => `${k}: ${DEFAULT_CODE_LIMITS[k]}`).join(', '));
-    const row = doc.match(/^\| `codeExecution\.timeoutMs` \/ `maxToolCalls` \/ `memoryMb` \/ `maxOutputChars` \| (.*?) \|/m)?.[1];
+    const row = doc.match(
+      /^\| `codeExecution\.timeoutMs` \/ `maxToolCalls` \/ `memoryMb` \/ `maxOutputChars` \| (.*?) \|/m,
+    )?.[1];
     expect(row).toBe(KEYS.map((k) => `\`${DEFAULT_CODE_LIMITS[k]}\``).join(' / '));
   });
 });

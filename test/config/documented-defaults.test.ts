@@ -9,11 +9,15 @@ import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '#internal/core/config/config.js';
 
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
-const block = read('docs/configuration.md').match(/## Keys\n\n```js\nexport default \{\n([\s\S]*?)\n\};\n```/)?.[1] ?? '';
+const block =
+  read('docs/configuration.md').match(/## Keys\n\n```js\nexport default \{\n([\s\S]*?)\n\};\n```/)?.[1] ?? '';
 /** Each `  key: value,` line of the block; `[...]` and `{...}` stand for "whatever you list" and are not values. */
 const entries = [...block.matchAll(/^ {2}(\$?\w+): (.*),$/gm)].map(([, key, text]) => ({ key: key!, text: text! }));
 /** Keys whose resolved value depends on where the host runs, not on a default. */
-const PLACE_DEPENDENT: Record<string, string> = { root: 'resolved to an absolute path', cache: 'dir is the user cache folder' };
+const PLACE_DEPENDENT: Record<string, string> = {
+  root: 'resolved to an absolute path',
+  cache: 'dir is the user cache folder',
+};
 
 describe("docs/configuration.md's resolved config", () => {
   const resolved = resolveConfig({}, undefined, os.tmpdir(), 4) as unknown as Record<string, unknown>;

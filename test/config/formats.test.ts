@@ -16,8 +16,14 @@ describe('config discovery (cosmiconfig, module name toolshed)', () => {
       expect(host.config.file).toBe(path.join(cwd, '.toolshedrc.ts'));
       expect(host.config.enable).toEqual(['from-rcts']);
       // The plugin package was resolved from the config's folder, up to the project's node_modules.
-      expect(((await host.definitions({ format: 'mcp' })) as Array<{ name: string }>).map((d) => d.name)).toEqual(['alpha_echo']);
-      expect(JSON.parse(await host.dispatch('alpha_echo', { n: 1 }))).toEqual({ from: 'alpha', args: { n: 1 }, helper: 'helped' });
+      expect(((await host.definitions({ format: 'mcp' })) as Array<{ name: string }>).map((d) => d.name)).toEqual([
+        'alpha_echo',
+      ]);
+      expect(JSON.parse(await host.dispatch('alpha_echo', { n: 1 }))).toEqual({
+        from: 'alpha',
+        args: { n: 1 },
+        helper: 'helped',
+      });
     });
   });
 

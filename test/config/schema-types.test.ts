@@ -45,7 +45,13 @@ function schemaKeyPaths(): Set<string> {
 }
 
 /** The key paths of a TypeScript type, written as schemaKeyPaths writes them; optional and union members included. */
-function typePaths(checker: ts.TypeChecker, type: ts.Type, prefix: string, out: Set<string>, seen = new Set<ts.Type>()): Set<string> {
+function typePaths(
+  checker: ts.TypeChecker,
+  type: ts.Type,
+  prefix: string,
+  out: Set<string>,
+  seen = new Set<ts.Type>(),
+): Set<string> {
   type = checker.getNonNullableType(type);
   if (seen.has(type)) return out;
   seen = new Set(seen).add(type);
@@ -80,7 +86,9 @@ function interfaceKeyPaths(): Set<string> {
   });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(configFile)!;
-  const symbol = checker.getExportsOfModule(checker.getSymbolAtLocation(source)!).find((s) => s.name === 'ToolshedConfig');
+  const symbol = checker
+    .getExportsOfModule(checker.getSymbolAtLocation(source)!)
+    .find((s) => s.name === 'ToolshedConfig');
   if (!symbol) throw new Error('core/config/config.ts no longer exports ToolshedConfig');
   return typePaths(checker, checker.getDeclaredTypeOfSymbol(symbol), '', new Set());
 }
@@ -91,7 +99,13 @@ describe('config.schema.json and the ToolshedConfig interface', () => {
 
   it('reads enough of both to compare them', () => {
     // A walker that silently stopped descending would make the comparison below vacuous.
-    for (const path of ['limits.breaker.failures', 'mcpServers.*.listing.descriptionChars', 'plugins[].grant.fsRead', 'search.sessions.maxTools', 'approve.destructive']) {
+    for (const path of [
+      'limits.breaker.failures',
+      'mcpServers.*.listing.descriptionChars',
+      'plugins[].grant.fsRead',
+      'search.sessions.maxTools',
+      'approve.destructive',
+    ]) {
       expect(fromSchema).toContain(path);
       expect(fromInterface).toContain(path);
     }

@@ -25,7 +25,10 @@ async function loadError(file: string, source: string) {
 describe('config syntax errors', () => {
   it('a .mjs config: file, line and column', async () => {
     const file = path.join(work.dir, 'toolshed.config.mjs');
-    const error = await loadError('toolshed.config.mjs', 'export default {\n  enable: ["all"],\n  disable: [ "x"\n};\n');
+    const error = await loadError(
+      'toolshed.config.mjs',
+      'export default {\n  enable: ["all"],\n  disable: [ "x"\n};\n',
+    );
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.message).toBe(`${file}:4:1: syntax error: Unexpected token '}'`);
     expect(error.data).toMatchObject({ file, line: 4, column: 1 });
@@ -33,7 +36,10 @@ describe('config syntax errors', () => {
 
   it('a .ts config: file, line and column, from TypeScript', async () => {
     const file = path.join(work.dir, 'toolshed.config.ts');
-    const error = await loadError('toolshed.config.ts', 'const enable: string[] = ["all"];\nexport default {\n  enable oops,\n};\n');
+    const error = await loadError(
+      'toolshed.config.ts',
+      'const enable: string[] = ["all"];\nexport default {\n  enable oops,\n};\n',
+    );
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.message).toBe(`${file}:3:10: syntax error: ',' expected.`);
   });

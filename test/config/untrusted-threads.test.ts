@@ -6,12 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import { fixture, fixtureOptions, withHost } from '../helpers.js';
 
-const untrustedKitchen = (limits: Record<string, number>) => fixtureOptions([], { config: { builtins: false, plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'untrusted' }], limits } });
+const untrustedKitchen = (limits: Record<string, number>) =>
+  fixtureOptions([], {
+    config: { builtins: false, plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'untrusted' }], limits },
+  });
 
 describe('limits.threads and an untrusted plugin', () => {
   it("runs the plugin's calls on the child's main thread, whatever limits.threads says", async () => {
     await withHost(untrustedKitchen({ threads: 4 }), async (host) => {
-      expect(host.explain().plugins.find((p) => p.name === 'toolshed-plugin-kitchen')).toMatchObject({ tier: 'process' });
+      expect(host.explain().plugins.find((p) => p.name === 'toolshed-plugin-kitchen')).toMatchObject({
+        tier: 'process',
+      });
       const seen = await Promise.all([1, 2, 3].map(() => host.dispatch('thread', {})));
       for (const reply of seen) expect(JSON.parse(reply)).toEqual({ isMainThread: true, threadId: 0 });
     });

@@ -22,7 +22,10 @@ let stream: EventReader;
 /** Every answer body, checked for the marker at the end. */
 const answers: string[] = [];
 
-async function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+async function get(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
   const response = await fetch(`${api}${path}`, { headers });
   const text = await response.text();
   answers.push(text);
@@ -51,13 +54,17 @@ afterAll(async () => {
 });
 
 describe('console API', () => {
-  it('answers the overview: funnel, plugins, every tool with its state and reason, sorted', { timeout: 60_000 }, async () => {
+  it('answers the overview: funnel, plugins, every tool with its state and reason, sorted', {
+    timeout: 60_000,
+  }, async () => {
     const { status, body, headers } = await get('overview');
     expect(status).toBe(200);
     expect(headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(headers.get('cache-control')).toBe('no-store');
     expect(headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
-    expect(CONTENT_SECURITY_POLICY).toBe("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    expect(CONTENT_SECURITY_POLICY).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
     expect(headers.get('x-content-type-options')).toBe('nosniff');
     expect(headers.get('referrer-policy')).toBe('no-referrer');
     expect(headers.get('set-cookie')).toBeNull();
@@ -65,12 +72,23 @@ describe('console API', () => {
     expect(body.serving).toEqual({ mcp: false });
     expect(body.funnel).toMatchObject({ registered: 4, exposed: 3, deferred: 0 });
     expect(body.tools.map((t: { name: string }) => t.name)).toEqual(['chatter', 'delete_note', 'echo', 'flagged']);
-    expect(body.tools.find((t: { name: string }) => t.name === 'flagged')).toMatchObject({ exposed: false, layer: 'availability', reason: expect.stringContaining('CONSOLE_FLAG'), tier: 'thread', trust: 'trusted' });
-    expect(body.tools.find((t: { name: string }) => t.name === 'delete_note')).toMatchObject({ exposed: true, approval: 'listed' });
+    expect(body.tools.find((t: { name: string }) => t.name === 'flagged')).toMatchObject({
+      exposed: false,
+      layer: 'availability',
+      reason: expect.stringContaining('CONSOLE_FLAG'),
+      tier: 'thread',
+      trust: 'trusted',
+    });
+    expect(body.tools.find((t: { name: string }) => t.name === 'delete_note')).toMatchObject({
+      exposed: true,
+      approval: 'listed',
+    });
     expect(body.plugins.map((p: { name: string }) => p.name)).toContain('toolshed-plugin-console-ops');
   });
 
-  it("answers a tool's detail: parts marked, resolved text, schema, examples, every provider format", { timeout: 60_000 }, async () => {
+  it("answers a tool's detail: parts marked, resolved text, schema, examples, every provider format", {
+    timeout: 60_000,
+  }, async () => {
     const { status, body } = await get('tools/echo');
     expect(status).toBe(200);
     expect(body.state).toMatchObject({ name: 'echo', exposed: true });
@@ -103,13 +121,25 @@ describe('console API', () => {
     expect(body.state.reason).toContain('CONSOLE_FLAG');
   });
 
-  it('runs a call through dispatch, and the call is in api/calls and on the event stream', { timeout: 60_000 }, async () => {
+  it('runs a call through dispatch, and the call is in api/calls and on the event stream', {
+    timeout: 60_000,
+  }, async () => {
     const { status, body } = await send('call', { tool: 'echo', args: { text: 'hi there' } });
     expect(status).toBe(200);
     expect(body.outcome).toEqual({ ok: true, text: '{"text":"hi there"}' });
     expect(body.callId).toMatch(/^console-/);
-    const event = await stream.next((e) => e.event === 'call' && (e.data as { callId?: string }).callId === body.callId);
-    expect(event.data).toMatchObject({ tool: 'echo', code: 'OK', sessionId: 'console', chain: [], plugin: 'toolshed-plugin-console-ops', tier: 'thread', resultChars: 19 });
+    const event = await stream.next(
+      (e) => e.event === 'call' && (e.data as { callId?: string }).callId === body.callId,
+    );
+    expect(event.data).toMatchObject({
+      tool: 'echo',
+      code: 'OK',
+      sessionId: 'console',
+      chain: [],
+      plugin: 'toolshed-plugin-console-ops',
+      tier: 'thread',
+      resultChars: 19,
+    });
     // Without payloads=1, no arguments or result.
     expect(event.data).not.toHaveProperty('args');
     expect(event.data).not.toHaveProperty('result');
@@ -124,7 +154,11 @@ describe('console API', () => {
     const failed = await send('call', { tool: 'echo', args: { text: 5 } });
     expect(failed.body.outcome).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
     expect(await send('call', { args: {} })).toMatchObject({ status: 400, body: { error: { code: 'USAGE' } } });
-    const broken = await fetch(`${api}call`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-toolshed-console': '1' }, body: '{not json' });
+    const broken = await fetch(`${api}call`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-toolshed-console': '1' },
+      body: '{not json',
+    });
     expect(broken.status).toBe(400);
     expect(((await broken.json()) as { error: { code: string } }).error.code).toBe('USAGE');
   });
@@ -138,29 +172,59 @@ describe('console API', () => {
 
   it('forwards plugin log lines as log events', { timeout: 60_000 }, async () => {
     await send('call', { tool: 'chatter', args: {} });
-    const warning = await stream.next((e) => e.event === 'log' && (e.data as { message: string }).message === 'careful now');
+    const warning = await stream.next(
+      (e) => e.event === 'log' && (e.data as { message: string }).message === 'careful now',
+    );
     expect(warning.data).toMatchObject({ plugin: 'toolshed-plugin-console-ops', tool: 'chatter', level: 'warning' });
   });
 
-  it("holds the console's own call needing approval until it is approved; a second answer is a conflict", { timeout: 60_000 }, async () => {
+  it("holds the console's own call needing approval until it is approved; a second answer is a conflict", {
+    timeout: 60_000,
+  }, async () => {
     const running = send('call', { tool: 'delete_note', args: { id: 'n1' } });
-    const held = await stream.next((e) => e.event === 'approval' && (e.data as { args: { id: string } }).args.id === 'n1');
+    const held = await stream.next(
+      (e) => e.event === 'approval' && (e.data as { args: { id: string } }).args.id === 'n1',
+    );
     const id = (held.data as { id: string }).id;
-    expect(held.data).toMatchObject({ tool: 'delete_note', reason: 'listed', sessionId: 'console', chain: [], timeoutMs: 120_000 });
+    expect(held.data).toMatchObject({
+      tool: 'delete_note',
+      reason: 'listed',
+      sessionId: 'console',
+      chain: [],
+      timeoutMs: 120_000,
+    });
     expect((await get('approvals')).body.approvals).toEqual([held.data]);
     expect(await send(`approvals/${id}`, { approved: true })).toEqual({ status: 200, body: { settled: true } });
     expect((await running).body.outcome).toEqual({ ok: true, text: 'deleted n1' });
-    expect((await stream.next((e) => e.event === 'settled' && (e.data as { id: string }).id === id)).data).toEqual({ id, approved: true, by: 'console' });
-    expect(await send(`approvals/${id}`, { approved: false })).toMatchObject({ status: 409, body: { error: { code: 'CONFLICT' } } });
-    expect(await send('approvals/no-such-id', { approved: true })).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
+    expect((await stream.next((e) => e.event === 'settled' && (e.data as { id: string }).id === id)).data).toEqual({
+      id,
+      approved: true,
+      by: 'console',
+    });
+    expect(await send(`approvals/${id}`, { approved: false })).toMatchObject({
+      status: 409,
+      body: { error: { code: 'CONFLICT' } },
+    });
+    expect(await send('approvals/no-such-id', { approved: true })).toMatchObject({
+      status: 404,
+      body: { error: { code: 'NOT_FOUND' } },
+    });
     expect((await get('approvals')).body.approvals).toEqual([]);
   });
 
   it('refuses a held call the operator denies, with the reason', { timeout: 60_000 }, async () => {
     const running = send('call', { tool: 'delete_note', args: { id: 'n2' } });
-    const held = await stream.next((e) => e.event === 'approval' && (e.data as { args: { id: string } }).args.id === 'n2');
-    expect(await send(`approvals/${(held.data as { id: string }).id}`, { approved: false, reason: 'not today' })).toMatchObject({ status: 200 });
-    expect((await running).body.outcome).toMatchObject({ ok: false, code: 'APPROVAL_DENIED', message: expect.stringContaining('not today') });
+    const held = await stream.next(
+      (e) => e.event === 'approval' && (e.data as { args: { id: string } }).args.id === 'n2',
+    );
+    expect(
+      await send(`approvals/${(held.data as { id: string }).id}`, { approved: false, reason: 'not today' }),
+    ).toMatchObject({ status: 200 });
+    expect((await running).body.outcome).toMatchObject({
+      ok: false,
+      code: 'APPROVAL_DENIED',
+      message: expect.stringContaining('not today'),
+    });
   });
 
   it('answers sessions: not serving, the breakers', { timeout: 60_000 }, async () => {
@@ -175,28 +239,55 @@ describe('console API', () => {
     const { status, body } = await send('search', { query: 'delete note' });
     expect(status).toBe(200);
     expect(body.indexed).toBe(3);
-    expect(body.results[0]).toMatchObject({ name: 'delete_note', score: expect.any(Number), deferred: false, matched: expect.objectContaining({ delete: expect.any(Array) }) });
+    expect(body.results[0]).toMatchObject({
+      name: 'delete_note',
+      score: expect.any(Number),
+      deferred: false,
+      matched: expect.objectContaining({ delete: expect.any(Array) }),
+    });
   });
 
   it('sends a change event when a check flips: the tool, from hidden to exposed', { timeout: 60_000 }, async () => {
     env.CONSOLE_FLAG = '1';
     host.invalidateChecks();
     await host.refresh();
-    const change = await stream.next((e) => e.event === 'change' && (e.data as { changes: Array<{ name: string }> }).changes.some((c) => c.name === 'flagged'));
-    expect((change.data as { changes: unknown[] }).changes).toContainEqual({ kind: 'tool', name: 'flagged', from: 'hidden', to: 'exposed', text: 'flagged exposed' });
+    const change = await stream.next(
+      (e) =>
+        e.event === 'change' &&
+        (e.data as { changes: Array<{ name: string }> }).changes.some((c) => c.name === 'flagged'),
+    );
+    expect((change.data as { changes: unknown[] }).changes).toContainEqual({
+      kind: 'tool',
+      name: 'flagged',
+      from: 'hidden',
+      to: 'exposed',
+      text: 'flagged exposed',
+    });
     delete env.CONSOLE_FLAG;
     host.invalidateChecks();
     await host.refresh();
-    const back = await stream.next((e) => e.event === 'change' && (e.data as { changes: Array<{ name: string; to: string }> }).changes.some((c) => c.name === 'flagged' && c.to === 'hidden'));
-    expect((back.data as { changes: Array<{ text: string }> }).changes.find((c) => c.text.startsWith('flagged'))!.text).toMatch(/^flagged hidden: .*CONSOLE_FLAG/);
+    const back = await stream.next(
+      (e) =>
+        e.event === 'change' &&
+        (e.data as { changes: Array<{ name: string; to: string }> }).changes.some(
+          (c) => c.name === 'flagged' && c.to === 'hidden',
+        ),
+    );
+    expect(
+      (back.data as { changes: Array<{ text: string }> }).changes.find((c) => c.text.startsWith('flagged'))!.text,
+    ).toMatch(/^flagged hidden: .*CONSOLE_FLAG/);
   });
 
-  it('opens the stream with hello: the generation, the kept calls and the held approvals', { timeout: 60_000 }, async () => {
+  it('opens the stream with hello: the generation, the kept calls and the held approvals', {
+    timeout: 60_000,
+  }, async () => {
     const fresh = await readEvents(`${api}events?payloads=1`);
     try {
       const hello = await fresh.next((e) => e.event === 'hello');
       expect(hello.data).toMatchObject({ generation: expect.any(Number), approvals: [] });
-      expect((hello.data as { calls: Array<{ tool: string; args?: unknown }> }).calls.find((c) => c.tool === 'echo')).toHaveProperty('args');
+      expect(
+        (hello.data as { calls: Array<{ tool: string; args?: unknown }> }).calls.find((c) => c.tool === 'echo'),
+      ).toHaveProperty('args');
       expect(fresh.events[0]!.event).toBe('hello');
     } finally {
       fresh.close();
@@ -223,10 +314,19 @@ describe('console API', () => {
     expect(calls[0]!.args.text).toBe('n5');
   });
 
-  it("keeps at most KEPT_PAYLOAD_CHARS of a call's arguments and result, cut where marked", { timeout: 60_000 }, async () => {
+  it("keeps at most KEPT_PAYLOAD_CHARS of a call's arguments and result, cut where marked", {
+    timeout: 60_000,
+  }, async () => {
     const text = 'x'.repeat(KEPT_PAYLOAD_CHARS * 2);
     await host.call('echo', { text });
-    const call = ((await get('calls?payloads=1')).body.calls as Array<{ args: unknown; result: string; resultChars: number; truncated?: string[] }>).at(-1)!;
+    const call = (
+      (await get('calls?payloads=1')).body.calls as Array<{
+        args: unknown;
+        result: string;
+        resultChars: number;
+        truncated?: string[];
+      }>
+    ).at(-1)!;
     expect(call.truncated).toEqual(['args', 'result']);
     expect(call.resultChars).toBeGreaterThan(KEPT_PAYLOAD_CHARS * 2);
     expect(call.result).toMatch(/… \(\d+ more characters not kept\)$/);
@@ -252,7 +352,12 @@ describe('console API: how held calls are settled without it', () => {
   let events: EventReader;
 
   beforeAll(async () => {
-    timed = await createToolHost({ cwd: work.dir, config: consoleConfig({ approve: { tools: ['delete_note'], timeoutMs: 400 } }), env, waitForServers: false });
+    timed = await createToolHost({
+      cwd: work.dir,
+      config: consoleConfig({ approve: { tools: ['delete_note'], timeoutMs: 400 } }),
+      env,
+      waitForServers: false,
+    });
     timedEndpoint = await serveConsole(timed, { host: '127.0.0.1', port: 0 });
     events = await readEvents(`${timedEndpoint.url}api/events`);
   }, 60_000);
@@ -264,25 +369,43 @@ describe('console API: how held calls are settled without it', () => {
   });
 
   it("says the caller settled it when the call's own approver answered first", { timeout: 60_000 }, async () => {
-    const outcome = await timed.call('delete_note', { id: 'c1' }, { onApproval: () => new Promise((resolve) => setTimeout(() => resolve(true), 50)) });
+    const outcome = await timed.call(
+      'delete_note',
+      { id: 'c1' },
+      { onApproval: () => new Promise((resolve) => setTimeout(() => resolve(true), 50)) },
+    );
     expect(outcome).toEqual({ ok: true, text: 'deleted c1' });
-    const held = await events.next((e) => e.event === 'approval' && (e.data as { args: { id: string } }).args.id === 'c1');
+    const held = await events.next(
+      (e) => e.event === 'approval' && (e.data as { args: { id: string } }).args.id === 'c1',
+    );
     const id = (held.data as { id: string }).id;
-    expect((await events.next((e) => e.event === 'settled' && (e.data as { id: string }).id === id)).data).toEqual({ id, approved: true, by: 'caller' });
+    expect((await events.next((e) => e.event === 'settled' && (e.data as { id: string }).id === id)).data).toEqual({
+      id,
+      approved: true,
+      by: 'caller',
+    });
   });
 
   it('says it timed out when nobody answered within approve.timeoutMs', { timeout: 60_000 }, async () => {
     const outcome = await timed.call('delete_note', { id: 'c2' });
     expect(outcome).toMatchObject({ ok: false, code: 'APPROVAL_TIMEOUT' });
-    const held = await events.next((e) => e.event === 'approval' && (e.data as { args: { id: string } }).args.id === 'c2');
+    const held = await events.next(
+      (e) => e.event === 'approval' && (e.data as { args: { id: string } }).args.id === 'c2',
+    );
     const id = (held.data as { id: string }).id;
-    expect((await events.next((e) => e.event === 'settled' && (e.data as { id: string }).id === id)).data).toEqual({ id, approved: false, by: 'timeout' });
+    expect((await events.next((e) => e.event === 'settled' && (e.data as { id: string }).id === id)).data).toEqual({
+      id,
+      approved: false,
+      by: 'timeout',
+    });
     expect((await post(`${timedEndpoint.url}api/approvals/${id}`, { approved: true })).status).toBe(409);
   });
 });
 
 describe('console API: a client that stops reading', () => {
-  it('is cut off once MAX_BUFFERED_BYTES wait for it, and the server drops the backlog', { timeout: 60_000 }, async () => {
+  it('is cut off once MAX_BUFFERED_BYTES wait for it, and the server drops the backlog', {
+    timeout: 60_000,
+  }, async () => {
     const { port } = new URL(endpoint.url);
     const socket = net.connect(Number(port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));

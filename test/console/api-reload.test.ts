@@ -32,16 +32,37 @@ function writePlugin(version: string): void {
 
 beforeAll(async () => {
   mkdirSync(pluginDir);
-  writeFileSync(path.join(pluginDir, 'package.json'), JSON.stringify({ name: 'toolshed-plugin-live', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+  writeFileSync(
+    path.join(pluginDir, 'package.json'),
+    JSON.stringify({
+      name: 'toolshed-plugin-live',
+      version: '1.0.0',
+      type: 'module',
+      main: 'index.js',
+      toolshed: { apiVersion: 1 },
+    }),
+  );
   writePlugin('v1');
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"reload-project","private":true}');
   const config = path.join(work.dir, 'toolshed.config.json');
-  writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: './live', trust: 'trusted' }], approve: ['live'] }));
-  child = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', '--ui', '--watch', '--trust-config', '--quiet', '--config', config], {
-    cwd: work.dir,
-    env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  writeFileSync(
+    config,
+    JSON.stringify({
+      builtins: false,
+      cache: { enabled: false },
+      plugins: [{ package: './live', trust: 'trusted' }],
+      approve: ['live'],
+    }),
+  );
+  child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--http', '127.0.0.1:0', '--ui', '--watch', '--trust-config', '--quiet', '--config', config],
+    {
+      cwd: work.dir,
+      env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -67,20 +88,43 @@ afterAll(async () => {
 });
 
 describe('console across a reload', () => {
-  it('reports the reload as changes, and keeps seeing calls and holding approvals on the new host', { timeout: 60_000 }, async () => {
+  it('reports the reload as changes, and keeps seeing calls and holding approvals on the new host', {
+    timeout: 60_000,
+  }, async () => {
     writePlugin('v2');
-    const change = await stream.next((e) => e.event === 'change' && (e.data as { changes: Array<{ name: string }> }).changes.some((c) => c.name === 'live_v2'), 30_000);
+    const change = await stream.next(
+      (e) =>
+        e.event === 'change' &&
+        (e.data as { changes: Array<{ name: string }> }).changes.some((c) => c.name === 'live_v2'),
+      30_000,
+    );
     const changes = (change.data as { changes: unknown[] }).changes;
-    expect(changes).toContainEqual({ kind: 'tool', name: 'live_v1', from: 'exposed', to: 'absent', text: 'live_v1 removed' });
-    expect(changes).toContainEqual({ kind: 'tool', name: 'live_v2', from: 'absent', to: 'exposed', text: 'live_v2 exposed' });
-    expect(changes).toContainEqual(expect.objectContaining({ kind: 'plugin', name: 'toolshed-plugin-live', text: 'reloaded (1 tool)' }));
+    expect(changes).toContainEqual({
+      kind: 'tool',
+      name: 'live_v1',
+      from: 'exposed',
+      to: 'absent',
+      text: 'live_v1 removed',
+    });
+    expect(changes).toContainEqual({
+      kind: 'tool',
+      name: 'live_v2',
+      from: 'absent',
+      to: 'exposed',
+      text: 'live_v2 exposed',
+    });
+    expect(changes).toContainEqual(
+      expect.objectContaining({ kind: 'plugin', name: 'toolshed-plugin-live', text: 'reloaded (1 tool)' }),
+    );
 
     const overview = (await (await fetch(`${base}api/overview`)).json()) as { tools: Array<{ name: string }> };
     expect(overview.tools.map((t) => t.name)).toEqual(['live_v2']);
 
     const running = client.callTool({ name: 'live_v2', arguments: {} });
     const held = await stream.next((e) => e.event === 'approval' && (e.data as { tool: string }).tool === 'live_v2');
-    expect((await post(`${base}api/approvals/${(held.data as { id: string }).id}`, { approved: true })).status).toBe(200);
+    expect((await post(`${base}api/approvals/${(held.data as { id: string }).id}`, { approved: true })).status).toBe(
+      200,
+    );
     expect(((await running).content as Array<{ text: string }>)[0]!.text).toBe('running v2');
     const call = await stream.next((e) => e.event === 'call' && (e.data as { tool: string }).tool === 'live_v2');
     expect(call.data).toMatchObject({ code: 'OK', plugin: 'toolshed-plugin-live' });

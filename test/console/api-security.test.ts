@@ -29,7 +29,12 @@ afterAll(async () => {
 });
 
 async function hostWith(extra: Record<string, unknown> = {}): Promise<ToolHost> {
-  const host = await createToolHost({ cwd: work.dir, config: consoleConfig(extra), env: { PATH: process.env.PATH }, waitForServers: false });
+  const host = await createToolHost({
+    cwd: work.dir,
+    config: consoleConfig(extra),
+    env: { PATH: process.env.PATH },
+    waitForServers: false,
+  });
   open.push(host);
   return host;
 }
@@ -41,10 +46,22 @@ async function ui(host: ToolHost, options: { bearerToken?: string } = {}): Promi
 }
 
 /** serve --http with the console mounted at /ui/, as `serve --ui` mounts it. */
-async function serveUi(host: ToolHost, options: { bearerToken?: string } = {}): Promise<{ endpoint: HttpEndpoint; base: string }> {
-  const console = consoleHandler({ host, serving: { mcp: true, transport: 'http' }, oauth: host.config.serve.auth !== undefined });
+async function serveUi(
+  host: ToolHost,
+  options: { bearerToken?: string } = {},
+): Promise<{ endpoint: HttpEndpoint; base: string }> {
+  const console = consoleHandler({
+    host,
+    serving: { mcp: true, transport: 'http' },
+    oauth: host.config.serve.auth !== undefined,
+  });
   open.push(console);
-  const endpoint = await serveHttp(host, { host: '127.0.0.1', port: 0, mount: { prefix: '/ui/', ...console }, ...options });
+  const endpoint = await serveHttp(host, {
+    host: '127.0.0.1',
+    port: 0,
+    mount: { prefix: '/ui/', ...console },
+    ...options,
+  });
   open.push(endpoint);
   return { endpoint, base: new URL('/ui/', endpoint.url).href };
 }
@@ -85,13 +102,25 @@ describe('console security: toolshed ui', () => {
     expect(own.status).toBe(200);
   });
 
-  it('refuses a POST without X-Toolshed-Console or without a JSON content type, saying which', { timeout: 60_000 }, async () => {
-    const bare = await fetch(`${base}api/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tool: 'echo', args: {} }) });
+  it('refuses a POST without X-Toolshed-Console or without a JSON content type, saying which', {
+    timeout: 60_000,
+  }, async () => {
+    const bare = await fetch(`${base}api/call`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tool: 'echo', args: {} }),
+    });
     expect(bare.status).toBe(403);
     expect(((await bare.json()) as { error: { message: string } }).error.message).toContain('X-Toolshed-Console: 1');
-    const form = await fetch(`${base}api/call`, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-toolshed-console': '1' }, body: JSON.stringify({ tool: 'echo', args: {} }) });
+    const form = await fetch(`${base}api/call`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'x-toolshed-console': '1' },
+      body: JSON.stringify({ tool: 'echo', args: {} }),
+    });
     expect(form.status).toBe(403);
-    expect(((await form.json()) as { error: { message: string } }).error.message).toContain('Content-Type: application/json');
+    expect(((await form.json()) as { error: { message: string } }).error.message).toContain(
+      'Content-Type: application/json',
+    );
   });
 
   it('never changes anything on a GET: no call runs, no held call is answered', { timeout: 60_000 }, async () => {
@@ -102,9 +131,18 @@ describe('console security: toolshed ui', () => {
     expect(await codeOf(call)).toBe('METHOD_NOT_ALLOWED');
     const running = post(`${base}api/call`, { tool: 'delete_note', args: { id: 'g1' } });
     let approvals: Array<{ id: string }> = [];
-    await expect.poll(async () => (approvals = ((await (await fetch(`${base}api/approvals`)).json()) as { approvals: Array<{ id: string }> }).approvals).length, { timeout: 20_000 }).toBe(1);
+    await expect
+      .poll(
+        async () =>
+          (approvals = ((await (await fetch(`${base}api/approvals`)).json()) as { approvals: Array<{ id: string }> })
+            .approvals).length,
+        { timeout: 20_000 },
+      )
+      .toBe(1);
     expect((await fetch(`${base}api/approvals/${approvals[0]!.id}?approved=true`)).status).toBe(405);
-    expect(((await (await fetch(`${base}api/approvals`)).json()) as { approvals: unknown[] }).approvals).toHaveLength(1);
+    expect(((await (await fetch(`${base}api/approvals`)).json()) as { approvals: unknown[] }).approvals).toHaveLength(
+      1,
+    );
     await post(`${base}api/approvals/${approvals[0]!.id}`, { approved: false });
     expect(((await (await running).json()) as { outcome: { code: string } }).outcome.code).toBe('APPROVAL_DENIED');
     const after = ((await (await fetch(`${base}api/calls`)).json()) as { calls: Array<{ tool: string }> }).calls;
@@ -142,10 +180,19 @@ describe('console security: authentication', () => {
     const operator = await auth.userToken({ user: 'alice', audience: url, scope: 'toolshed:console' });
     const answer = await fetch(`${url}api/overview`, { headers: { authorization: `Bearer ${operator.accessToken}` } });
     expect(answer.status).toBe(200);
-    expect(((await answer.json()) as { identity: unknown }).identity).toEqual({ subject: 'alice', issuer: auth.issuer });
-    const call = await post(`${url}api/call`, { tool: 'echo', args: {} }, { authorization: `Bearer ${operator.accessToken}` });
+    expect(((await answer.json()) as { identity: unknown }).identity).toEqual({
+      subject: 'alice',
+      issuer: auth.issuer,
+    });
+    const call = await post(
+      `${url}api/call`,
+      { tool: 'echo', args: {} },
+      { authorization: `Bearer ${operator.accessToken}` },
+    );
     expect(call.status).toBe(200);
-    const calls = (await (await fetch(`${url}api/calls`, { headers: { authorization: `Bearer ${operator.accessToken}` } })).json()) as { calls: Array<{ identity?: unknown }> };
+    const calls = (await (
+      await fetch(`${url}api/calls`, { headers: { authorization: `Bearer ${operator.accessToken}` } })
+    ).json()) as { calls: Array<{ identity?: unknown }> };
     expect(calls.calls.at(-1)!.identity).toEqual({ subject: 'alice', issuer: auth.issuer });
   });
 });
@@ -161,14 +208,18 @@ describe('console security: serve --http --ui', () => {
     expect(answer.status).toBe(200);
     expect(((await answer.json()) as { serving: unknown }).serving).toEqual({ mcp: true, transport: 'http' });
     expect((await fetch(base)).status).toBe(200);
-    const foreign = await fetch(`${base}api/overview`, { headers: { origin: 'https://evil.example', authorization: 'Bearer serve-tok' } });
+    const foreign = await fetch(`${base}api/overview`, {
+      headers: { origin: 'https://evil.example', authorization: 'Bearer serve-tok' },
+    });
     expect(foreign.status).toBe(403);
   });
 
   it('needs the toolshed:console scope under serve.auth', { timeout: 60_000 }, async () => {
     const { endpoint, base } = await serveUi(await hostWith({ serve: { auth: { issuer: auth.issuer } } }));
     const plain = await auth.userToken({ user: 'bob', audience: endpoint.url, scope: 'mcp:tools' });
-    expect((await fetch(`${base}api/overview`, { headers: { authorization: `Bearer ${plain.accessToken}` } })).status).toBe(403);
+    expect(
+      (await fetch(`${base}api/overview`, { headers: { authorization: `Bearer ${plain.accessToken}` } })).status,
+    ).toBe(403);
     const operator = await auth.userToken({ user: 'bob', audience: endpoint.url, scope: 'toolshed:console' });
     const answer = await fetch(`${base}api/overview`, { headers: { authorization: `Bearer ${operator.accessToken}` } });
     expect(answer.status).toBe(200);

@@ -16,7 +16,10 @@ let ui: Running;
 let browser: Browser;
 
 beforeAll(async () => {
-  [ui, browser] = await Promise.all([startUi(project, ['--token-env', 'CONSOLE_TEST_TOKEN'], { CONSOLE_TEST_TOKEN: TOKEN }), launchChromium()]);
+  [ui, browser] = await Promise.all([
+    startUi(project, ['--token-env', 'CONSOLE_TEST_TOKEN'], { CONSOLE_TEST_TOKEN: TOKEN }),
+    launchChromium(),
+  ]);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -25,7 +28,9 @@ afterAll(async () => {
 });
 
 describe('the console behind a bearer token', () => {
-  it('asks for the token, refuses a wrong one, and works after the right one is given', { timeout: 60_000 }, async () => {
+  it('asks for the token, refuses a wrong one, and works after the right one is given', {
+    timeout: 60_000,
+  }, async () => {
     const { page, misdeeds } = await openPage(browser, ui.url);
     const form = page.getByRole('form', { name: 'Sign in to the toolshed console' });
     await form.getByLabel('Token').fill('not-the-token');
@@ -50,7 +55,9 @@ describe('the console behind a bearer token', () => {
 });
 
 describe('the console under serve.auth', () => {
-  it('works as the identity of a token with the toolshed:console scope, and says why one without it is refused', { timeout: 60_000 }, async () => {
+  it('works as the identity of a token with the toolshed:console scope, and says why one without it is refused', {
+    timeout: 60_000,
+  }, async () => {
     const auth = await startAuthServer();
     const oauthProject = consoleProject({ serve: { auth: { issuer: auth.issuer } } });
     const serve = await startServe(oauthProject);
@@ -58,7 +65,10 @@ describe('the console under serve.auth', () => {
       const base = serve.url.replace(/mcp$/, 'ui/');
       const plain = await auth.userToken({ user: 'bob', audience: serve.url, scope: 'mcp:tools' });
       const { page } = await openPage(browser, `${base}#token=${plain.accessToken}`);
-      const alert = page.getByRole('alert').filter({ hasText: 'ACCESS_DENIED' }).filter({ hasText: 'toolshed:console' });
+      const alert = page
+        .getByRole('alert')
+        .filter({ hasText: 'ACCESS_DENIED' })
+        .filter({ hasText: 'toolshed:console' });
       await alert.getByRole('button', { name: 'Use another token' }).click();
       const operator = await auth.userToken({ user: 'alice', audience: serve.url, scope: 'toolshed:console' });
       const form = page.getByRole('form', { name: 'Sign in to the toolshed console' });

@@ -45,7 +45,9 @@ afterAll(async () => {
 const consoleUrl = () => serve.url.replace(/mcp$/, 'ui/');
 
 describe('the console under serve --http --ui', () => {
-  it('shows a call an MCP client made in "Calls" within a second of the call returning', { timeout: 60_000 }, async () => {
+  it('shows a call an MCP client made in "Calls" within a second of the call returning', {
+    timeout: 60_000,
+  }, async () => {
     const { page, misdeeds } = await openPage(browser, consoleUrl());
     await page.getByRole('status').filter({ hasText: 'Live stream: live' }).waitFor();
     await page.getByRole('banner').getByText('MCP over http', { exact: true }).waitFor();
@@ -61,7 +63,9 @@ describe('the console under serve --http --ui', () => {
     await page.context().close();
   });
 
-  it('lists the client\'s MCP session in "Sessions", and a check flipping in "Changes" (a form keeps what was typed)', { timeout: 60_000 }, async () => {
+  it('lists the client\'s MCP session in "Sessions", and a check flipping in "Changes" (a form keeps what was typed)', {
+    timeout: 60_000,
+  }, async () => {
     const { page } = await openPage(browser, consoleUrl());
     await page.getByRole('status').filter({ hasText: 'Live stream: live' }).waitFor();
     await page.getByRole('region', { name: 'Sessions' }).getByText(transport.sessionId!, { exact: true }).waitFor();
@@ -70,8 +74,12 @@ describe('the console under serve --http --ui', () => {
     await text.fill('typed before the change');
     writeFileSync(path.join(project.dir, 'flag'), '');
     const changes = page.getByRole('region', { name: 'Changes' });
-    const flipped = changes.getByRole('listitem').filter({ hasText: 'flagged' }).filter({ hasText: 'hidden → exposed' });
-    // flagged's check runs again once its 200 ms verdict is stale and the host evaluates the tools: a client listing them.
+    const flipped = changes
+      .getByRole('listitem')
+      .filter({ hasText: 'flagged' })
+      .filter({ hasText: 'hidden → exposed' });
+    // flagged's check runs again once its 200 ms verdict is stale and the host evaluates the tools: a client listing
+    // them.
     await expect.poll(async () => (await client.listTools(), await flipped.count())).toBeGreaterThan(0);
     await page
       .getByRole('region', { name: 'Tools' })
@@ -79,13 +87,21 @@ describe('the console under serve --http --ui', () => {
       .filter({ has: page.getByRole('button', { name: 'flagged', exact: true }) })
       .getByText('exposed', { exact: true })
       .waitFor();
-    // The selected tool's detail was fetched again for the new generation (its conditional part now shown); the form kept what was typed.
-    await page.getByRole('region', { name: 'Tool: echo' }).getByRole('listitem').filter({ hasText: 'if flagged' }).getByText('shown', { exact: true }).waitFor();
+    // The selected tool's detail was fetched again for the new generation (its conditional part now shown); the form
+    // kept what was typed.
+    await page
+      .getByRole('region', { name: 'Tool: echo' })
+      .getByRole('listitem')
+      .filter({ hasText: 'if flagged' })
+      .getByText('shown', { exact: true })
+      .waitFor();
     expect(await text.inputValue()).toBe('typed before the change');
     await page.context().close();
   });
 
-  it('holds a call from a client without elicitation in "Approvals": Approve runs it, Deny refuses the next with APPROVAL_DENIED', { timeout: 60_000 }, async () => {
+  it('holds a call from a client without elicitation in "Approvals": Approve runs it, Deny refuses the next with APPROVAL_DENIED', {
+    timeout: 60_000,
+  }, async () => {
     const { page, misdeeds } = await openPage(browser, consoleUrl());
     await page.getByRole('status').filter({ hasText: 'Live stream: live' }).waitFor();
     const approvals = page.getByRole('region', { name: 'Approvals' });
@@ -109,7 +125,9 @@ describe('the console under serve --http --ui', () => {
     await page.context().close();
   });
 
-  it('shows a held call its client\'s own user approved first leave "Approvals", saying who answered', { timeout: 60_000 }, async () => {
+  it('shows a held call its client\'s own user approved first leave "Approvals", saying who answered', {
+    timeout: 60_000,
+  }, async () => {
     const { page, misdeeds } = await openPage(browser, consoleUrl());
     await page.getByRole('status').filter({ hasText: 'Live stream: live' }).waitFor();
     let answer!: () => void;
@@ -124,7 +142,10 @@ describe('the console under serve --http --ui', () => {
     await asking.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
     try {
       const call = asking.callTool({ name: 'delete_thing', arguments: { id: 'by-its-user' } });
-      const held = page.getByRole('region', { name: 'Approvals' }).getByRole('listitem').filter({ hasText: 'by-its-user' });
+      const held = page
+        .getByRole('region', { name: 'Approvals' })
+        .getByRole('listitem')
+        .filter({ hasText: 'by-its-user' });
       await held.waitFor();
       answer();
       expect(textOf(await call)).toBe('deleted by-its-user');

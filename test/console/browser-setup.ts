@@ -18,7 +18,16 @@ const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 const CHROMIUM = process.env.TOOLSHED_CHROMIUM || '/usr/bin/chromium';
 
 /** Chromium's flags: headless, no sandbox (CI runs as root), and nothing that reaches the network on its own. */
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** The text of the file the tests read with read_file. */
 export const NOTES_TEXT = 'console notes: the quick brown fox';
@@ -61,8 +70,17 @@ export interface Running {
  * Starts `toolshed ARGS` in `dir` (with only PATH, the suite's state folders and `env`) and waits
  * for `pattern` on stdout or stderr; its first group is the URL.
  */
-export function start(args: string[], dir: string, pattern: RegExp, env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function start(
+  args: string[],
+  dir: string,
+  pattern: RegExp,
+  env: Record<string, string> = {},
+): Promise<Running> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: dir,
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const stop = async () => {
@@ -82,18 +100,38 @@ export function start(args: string[], dir: string, pattern: RegExp, env: Record<
         output += chunk.toString();
         check();
       });
-    child.once('exit', (code) => reject(new Error(`toolshed ${args[0]} exited (${code}) before printing its URL:\n${output}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`toolshed ${args[0]} exited (${code}) before printing its URL:\n${output}`)),
+    );
   });
 }
 
 /** `toolshed ui --http 127.0.0.1:0` for a project: its URL is the line on stdout. */
-export function startUi(project: { dir: string; config: string }, flags: string[] = [], env: Record<string, string> = {}): Promise<Running> {
-  return start(['ui', '--http', '127.0.0.1:0', '--config', project.config, ...flags], project.dir, /^(http:\/\/127\.0\.0\.1:\d+\/)$/m, env);
+export function startUi(
+  project: { dir: string; config: string },
+  flags: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Running> {
+  return start(
+    ['ui', '--http', '127.0.0.1:0', '--config', project.config, ...flags],
+    project.dir,
+    /^(http:\/\/127\.0\.0\.1:\d+\/)$/m,
+    env,
+  );
 }
 
 /** `toolshed serve --http 127.0.0.1:0 --ui` for a project: `url` is the MCP endpoint; the console is at /ui/. */
-export function startServe(project: { dir: string; config: string }, flags: string[] = [], env: Record<string, string> = {}): Promise<Running> {
-  return start(['serve', '--http', '127.0.0.1:0', '--ui', '--config', project.config, ...flags], project.dir, /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/, env);
+export function startServe(
+  project: { dir: string; config: string },
+  flags: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Running> {
+  return start(
+    ['serve', '--http', '127.0.0.1:0', '--ui', '--config', project.config, ...flags],
+    project.dir,
+    /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/,
+    env,
+  );
 }
 
 /** Debian's Chromium, headless (playwright-core gives each launch a fresh --user-data-dir of its own). */
@@ -116,7 +154,10 @@ export function newContext(browser: Browser): Promise<BrowserContext> {
  * A new page whose dialogs, console errors and uncaught exceptions are recorded: in a context of
  * its own (closed with `page.context().close()`), or in `context`, given (closed with `page.close()`).
  */
-export async function openPage(target: Browser | BrowserContext, url: string): Promise<{ page: Page; misdeeds: Misdeeds }> {
+export async function openPage(
+  target: Browser | BrowserContext,
+  url: string,
+): Promise<{ page: Page; misdeeds: Misdeeds }> {
   const context = 'newContext' in target ? await newContext(target) : target;
   const page = await context.newPage();
   const misdeeds: Misdeeds = { dialogs: [], errors: [] };

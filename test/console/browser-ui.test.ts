@@ -10,7 +10,15 @@
  */
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleProject, launchChromium, newContext, NOTES_TEXT, openPage, type Running, startUi } from './browser-setup.js';
+import {
+  consoleProject,
+  launchChromium,
+  newContext,
+  NOTES_TEXT,
+  openPage,
+  type Running,
+  startUi,
+} from './browser-setup.js';
 
 const project = consoleProject();
 let ui: Running;
@@ -29,26 +37,38 @@ afterAll(async () => {
 });
 
 describe('the console over toolshed ui', () => {
-  it("lists a tool hidden for a missing env variable with its reason, and shows it in the tool's detail", { timeout: 60_000 }, async () => {
+  it("lists a tool hidden for a missing env variable with its reason, and shows it in the tool's detail", {
+    timeout: 60_000,
+  }, async () => {
     const { page, misdeeds } = await openPage(context, ui.url);
     const tools = page.getByRole('region', { name: 'Tools' });
-    const row = tools.getByRole('listitem').filter({ has: page.getByRole('button', { name: 'weather_now', exact: true }) });
+    const row = tools
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('button', { name: 'weather_now', exact: true }) });
     await row.getByText('missing environment variable CONSOLE_DEMO_WEATHER_KEY').waitFor();
     await row.getByText('hidden (availability)').waitFor();
     await page.getByRole('button', { name: 'weather_now', exact: true }).click();
     const detail = page.getByRole('region', { name: 'Tool: weather_now' });
     await detail.getByText('missing environment variable CONSOLE_DEMO_WEATHER_KEY').first().waitFor();
-    await detail.getByText('Not exposed, so the model gets no definition', { exact: false }).waitFor({ state: 'attached' });
+    await detail
+      .getByText('Not exposed, so the model gets no definition', { exact: false })
+      .waitFor({ state: 'attached' });
     const funnel = page.getByRole('region', { name: 'Layers' });
-    expect(await funnel.getByRole('listitem').filter({ hasText: 'exposed' }).first().textContent()).toMatch(/exposed\s*\d+/);
+    expect(await funnel.getByRole('listitem').filter({ hasText: 'exposed' }).first().textContent()).toMatch(
+      /exposed\s*\d+/,
+    );
     expect(misdeeds).toEqual({ dialogs: [], errors: [] });
     await page.close();
   });
 
-  it('lists the plugins with their tier, trust and protections, and a failed one with its code and message', { timeout: 60_000 }, async () => {
+  it('lists the plugins with their tier, trust and protections, and a failed one with its code and message', {
+    timeout: 60_000,
+  }, async () => {
     const { page } = await openPage(context, ui.url);
     const plugins = page.getByRole('region', { name: 'Plugins' });
-    const demo = plugins.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /toolshed-plugin-console-demo/ }) });
+    const demo = plugins
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: /toolshed-plugin-console-demo/ }) });
     await demo.waitFor();
     expect(await demo.getByRole('cell').allTextContents()).toEqual(expect.arrayContaining(['thread', 'trusted']));
     expect(await demo.textContent()).toContain('network: declared, not enforced');
@@ -73,20 +93,31 @@ describe('the console over toolshed ui', () => {
     await page.close();
   });
 
-  it("shows a tool's definition in each provider format, its permissions and its schema", { timeout: 60_000 }, async () => {
+  it("shows a tool's definition in each provider format, its permissions and its schema", {
+    timeout: 60_000,
+  }, async () => {
     const { page } = await openPage(context, ui.url);
     await page.getByRole('button', { name: 'read_file', exact: true }).click();
     const detail = page.getByRole('region', { name: 'Tool: read_file' });
     await detail.getByText('As the model sees it', { exact: true }).click();
     const format = detail.getByRole('combobox', { name: 'Provider format' });
-    const definition = detail.locator('details', { has: page.getByRole('combobox', { name: 'Provider format' }) }).locator('pre');
-    const shapes = { openai: '"function"', responses: '"type": "function"', anthropic: '"input_schema"', gemini: '"parameters"', mcp: '"inputSchema"' };
+    const definition = detail
+      .locator('details', { has: page.getByRole('combobox', { name: 'Provider format' }) })
+      .locator('pre');
+    const shapes = {
+      openai: '"function"',
+      responses: '"type": "function"',
+      anthropic: '"input_schema"',
+      gemini: '"parameters"',
+      mcp: '"inputSchema"',
+    };
     for (const [name, marker] of Object.entries(shapes)) {
       await format.selectOption(name);
       expect(await definition.textContent()).toContain(marker);
     }
     await detail.getByText('Permissions', { exact: true }).click();
-    for (const label of ['requested', 'granted', 'effective', 'enforced']) await detail.getByRole('heading', { name: label, exact: true }).waitFor();
+    for (const label of ['requested', 'granted', 'effective', 'enforced'])
+      await detail.getByRole('heading', { name: label, exact: true }).waitFor();
     await detail.getByText('Schema', { exact: true }).click();
     expect(await detail.locator('details', { hasText: 'Schema' }).last().textContent()).toContain('"required"');
     await page.close();
@@ -123,7 +154,9 @@ describe('the console over toolshed ui', () => {
     await page.close();
   });
 
-  it('runs read_file from the form generated from its schema and shows the file in "Result"', { timeout: 60_000 }, async () => {
+  it('runs read_file from the form generated from its schema and shows the file in "Result"', {
+    timeout: 60_000,
+  }, async () => {
     const { page, misdeeds } = await openPage(context, ui.url);
     await page.getByRole('button', { name: 'read_file', exact: true }).click();
     const detail = page.getByRole('region', { name: 'Tool: read_file' });
@@ -136,7 +169,9 @@ describe('the console over toolshed ui', () => {
     await page.close();
   });
 
-  it('checks the arguments before sending: a missing required field is named, and nothing runs', { timeout: 60_000 }, async () => {
+  it('checks the arguments before sending: a missing required field is named, and nothing runs', {
+    timeout: 60_000,
+  }, async () => {
     const { page } = await openPage(context, ui.url);
     await page.getByRole('button', { name: 'echo', exact: true }).click();
     const detail = page.getByRole('region', { name: 'Tool: echo' });
@@ -158,7 +193,9 @@ describe('the console over toolshed ui', () => {
     await page.close();
   });
 
-  it('works from the keyboard: filter the tools, select one, fill its form and run it', { timeout: 60_000 }, async () => {
+  it('works from the keyboard: filter the tools, select one, fill its form and run it', {
+    timeout: 60_000,
+  }, async () => {
     const { page } = await openPage(context, ui.url);
     await page.getByRole('button', { name: 'echo', exact: true }).waitFor();
     await page.getByRole('searchbox', { name: 'Filter tools' }).focus();
@@ -174,13 +211,18 @@ describe('the console over toolshed ui', () => {
     await page.close();
   });
 
-  it('holds a call run from the form for a tool in approve in "Approvals" until it is approved there', { timeout: 60_000 }, async () => {
+  it('holds a call run from the form for a tool in approve in "Approvals" until it is approved there', {
+    timeout: 60_000,
+  }, async () => {
     const { page, misdeeds } = await openPage(context, ui.url);
     await page.getByRole('button', { name: 'delete_thing', exact: true }).click();
     const detail = page.getByRole('region', { name: 'Tool: delete_thing' });
     await detail.getByRole('textbox', { name: /^id/ }).fill('from-the-form');
     await detail.getByRole('button', { name: 'Run' }).click();
-    const held = page.getByRole('region', { name: 'Approvals' }).getByRole('listitem').filter({ hasText: 'delete_thing' });
+    const held = page
+      .getByRole('region', { name: 'Approvals' })
+      .getByRole('listitem')
+      .filter({ hasText: 'delete_thing' });
     await held.getByText('"id": "from-the-form"').waitFor();
     await page.getByRole('status').filter({ hasText: 'delete_thing waiting for approval' }).waitFor();
     expect(await page.title()).toBe('(1) toolshed console');
@@ -191,7 +233,9 @@ describe('the console over toolshed ui', () => {
     await page.close();
   });
 
-  it("shows a plugin's markup in a description and in arguments as text, and runs none of it", { timeout: 60_000 }, async () => {
+  it("shows a plugin's markup in a description and in arguments as text, and runs none of it", {
+    timeout: 60_000,
+  }, async () => {
     const { page, misdeeds } = await openPage(context, ui.url);
     await page.getByRole('button', { name: 'markup', exact: true }).click();
     const detail = page.getByRole('region', { name: 'Tool: markup' });

@@ -33,11 +33,20 @@ afterAll(async () => {
   work.cleanup();
 });
 
-const env = (extra: Record<string, string> = {}) => ({ ...suiteHome(), PATH: process.env.PATH ?? '', TOOLSHED_TRUST_CONFIG: '1', ...extra });
+const env = (extra: Record<string, string> = {}) => ({
+  ...suiteHome(),
+  PATH: process.env.PATH ?? '',
+  TOOLSHED_TRUST_CONFIG: '1',
+  ...extra,
+});
 
 /** A toolshed process in the project, with its stdout and stderr collected. */
 function start(args: string[], extra: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: work.dir, env: env(extra), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: work.dir,
+    env: env(extra),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let stdout = '';
   let stderr = '';
@@ -96,7 +105,10 @@ describe('toolshed ui', () => {
       const page = await fetch(url!);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
-      const overview = (await (await fetch(`${url}api/overview`)).json()) as { serving: unknown; tools: Array<{ name: string }> };
+      const overview = (await (await fetch(`${url}api/overview`)).json()) as {
+        serving: unknown;
+        tools: Array<{ name: string }>;
+      };
       expect(overview.serving).toEqual({ mcp: false });
       expect(overview.tools.map((t) => t.name)).toContain('echo');
       // A plugin's log line goes to stderr, level first from warning up.
@@ -123,7 +135,9 @@ describe('toolshed ui', () => {
   });
 
   it('takes a bearer token from --token-env on a non-loopback address', { timeout: 60_000 }, async () => {
-    const ui = start(['ui', '--http', '0.0.0.0:0', '--token-env', 'CONSOLE_TOKEN'], { CONSOLE_TOKEN: 'ui-secret-token' });
+    const ui = start(['ui', '--http', '0.0.0.0:0', '--token-env', 'CONSOLE_TOKEN'], {
+      CONSOLE_TOKEN: 'ui-secret-token',
+    });
     const [, port] = await ui.waitFor('stdout', /^http:\/\/0\.0\.0\.0:(\d+)\/\n/);
     const api = `http://127.0.0.1:${port}/api/overview`;
     expect((await fetch(api)).status).toBe(401);
@@ -148,11 +162,21 @@ describe('toolshed serve --http --ui', () => {
       expect(result.isError).toBeFalsy();
       const event = await stream.next((e) => e.event === 'call' && (e.data as { tool: string }).tool === 'echo', 1000);
       expect(event.data).toMatchObject({ code: 'OK', sessionId: expect.any(String), chain: [] });
-      const sessions = (await (await fetch(`${base}api/sessions`)).json()) as { serving: boolean; sessions: Array<{ id: string; client?: string }> };
+      const sessions = (await (await fetch(`${base}api/sessions`)).json()) as {
+        serving: boolean;
+        sessions: Array<{ id: string; client?: string }>;
+      };
       expect(sessions.serving).toBe(true);
-      expect(sessions.sessions).toContainEqual(expect.objectContaining({ id: (event.data as { sessionId: string }).sessionId, client: 'console-test 1.0.0' }));
-      await serve.waitFor('stderr', /toolshed serve: POST \/mcp 200 \d+ms tools\/call echo session [0-9a-f]{8} from 127\.0\.0\.1/);
-      expect(serve.stderr()).toMatch(/toolshed serve: POST \/mcp 200 \d+ms initialize session [0-9a-f]{8} from 127\.0\.0\.1/);
+      expect(sessions.sessions).toContainEqual(
+        expect.objectContaining({ id: (event.data as { sessionId: string }).sessionId, client: 'console-test 1.0.0' }),
+      );
+      await serve.waitFor(
+        'stderr',
+        /toolshed serve: POST \/mcp 200 \d+ms tools\/call echo session [0-9a-f]{8} from 127\.0\.0\.1/,
+      );
+      expect(serve.stderr()).toMatch(
+        /toolshed serve: POST \/mcp 200 \d+ms initialize session [0-9a-f]{8} from 127\.0\.0\.1/,
+      );
       await serve.waitFor('stderr', /toolshed serve: GET \/ui\/api\/sessions 200 \d+ms from 127\.0\.0\.1/);
     } finally {
       stream.close();
@@ -161,7 +185,9 @@ describe('toolshed serve --http --ui', () => {
     expect(await serve.exited).toBe(0);
   });
 
-  it('holds a call an MCP client without elicitation waits on until the console answers', { timeout: 60_000 }, async () => {
+  it('holds a call an MCP client without elicitation waits on until the console answers', {
+    timeout: 60_000,
+  }, async () => {
     const serve = start(['serve', '--http', '127.0.0.1:0', '--ui', '--quiet']);
     const [, base] = await serve.waitFor('stderr', /console at (http:\/\/127\.0\.0\.1:\d+\/ui\/)/);
     const [, mcp] = /listening on (http:\/\/\S+\/mcp)/.exec(serve.stderr())!;
@@ -169,17 +195,26 @@ describe('toolshed serve --http --ui', () => {
     try {
       const client = await mcpClient(mcp!);
       const approved = client.callTool({ name: 'delete_note', arguments: { id: 'a1' } });
-      const held = await stream.next((e) => e.event === 'approval' && (e.data as { args: { id: string } }).args.id === 'a1');
+      const held = await stream.next(
+        (e) => e.event === 'approval' && (e.data as { args: { id: string } }).args.id === 'a1',
+      );
       const id = (held.data as { id: string }).id;
-      const listed = (await (await fetch(`${base}api/approvals`)).json()) as { approvals: Array<{ id: string; sessionId?: string }> };
+      const listed = (await (await fetch(`${base}api/approvals`)).json()) as {
+        approvals: Array<{ id: string; sessionId?: string }>;
+      };
       expect(listed.approvals.map((a) => a.id)).toContain(id);
       expect((await post(`${base}api/approvals/${id}`, { approved: true })).status).toBe(200);
       expect(((await approved).content as Array<{ text: string }>)[0]!.text).toBe('deleted a1');
       expect((await post(`${base}api/approvals/${id}`, { approved: false })).status).toBe(409);
 
       const denied = client.callTool({ name: 'delete_note', arguments: { id: 'a2' } });
-      const second = await stream.next((e) => e.event === 'approval' && (e.data as { args: { id: string } }).args.id === 'a2');
-      expect((await post(`${base}api/approvals/${(second.data as { id: string }).id}`, { approved: false, reason: 'no' })).status).toBe(200);
+      const second = await stream.next(
+        (e) => e.event === 'approval' && (e.data as { args: { id: string } }).args.id === 'a2',
+      );
+      expect(
+        (await post(`${base}api/approvals/${(second.data as { id: string }).id}`, { approved: false, reason: 'no' }))
+          .status,
+      ).toBe(200);
       const refusal = await denied;
       expect(refusal.isError).toBe(true);
       expect(JSON.stringify(refusal.content)).toContain('APPROVAL_DENIED');
@@ -194,7 +229,9 @@ describe('toolshed serve --http --ui', () => {
 });
 
 describe('toolshed call', () => {
-  it("prints the plugin's log lines on stderr, warnings marked, and --quiet hides them", { timeout: 60_000 }, async () => {
+  it("prints the plugin's log lines on stderr, warnings marked, and --quiet hides them", {
+    timeout: 60_000,
+  }, async () => {
     const loud = await run(['call', 'chatter']);
     expect(loud.code).toBe(0);
     expect(loud.stdout.trim()).toBe('chattered');

@@ -1,10 +1,16 @@
-/** What the console tests share: the scenario's config, JSON requests with the console's marks, and an SSE reader over a streaming fetch. */
+/**
+ * What the console tests share: the scenario's config, JSON requests with the console's marks, and an SSE reader over a
+ * streaming fetch.
+ */
 import { fixture } from '../helpers.js';
 
 /** A value planted in the environment and in an MCP entry's headers: no API answer or event may contain it. */
 export const MARKER = 'marker-secret-5c1e9a';
 
-/** The console scenario: the ops plugin, delete_note held for approval, a remote MCP entry whose headers carry the marker. */
+/**
+ * The console scenario: the ops plugin, delete_note held for approval, a remote MCP entry whose headers carry the
+ * marker.
+ */
 export function consoleConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     builtins: false,
@@ -18,7 +24,11 @@ export function consoleConfig(extra: Record<string, unknown> = {}): Record<strin
 
 /** A state-changing request as the page sends it. */
 export function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-toolshed-console': '1', ...headers }, body: JSON.stringify(body) });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-toolshed-console': '1', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 /** One server-sent event. */

@@ -27,7 +27,15 @@ describe('the event-stream parser', () => {
 
 /** A call entry at second `n`. */
 function call(n: number, tool = 'echo'): CallEntry {
-  return { id: `c${n}`, time: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(), tool, code: 'OK', durationMs: 1, chain: [], resultChars: 2 };
+  return {
+    id: `c${n}`,
+    time: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+    tool,
+    code: 'OK',
+    durationMs: 1,
+    chain: [],
+    resultChars: 2,
+  };
 }
 
 const event = (name: string, data: unknown): ServerEvent => ({ event: name, data: JSON.stringify(data) });
@@ -46,7 +54,15 @@ describe('the live state', () => {
   });
 
   it('adds held calls as they come and drops them once settled; changes, logs and warnings go newest first', () => {
-    const held = { id: 'a1', tool: 'delete_thing', args: { id: 'x' }, reason: 'listed', heldAt: '2026-01-01T00:00:00.000Z', timeoutMs: 1000, chain: [] };
+    const held = {
+      id: 'a1',
+      tool: 'delete_thing',
+      args: { id: 'x' },
+      reason: 'listed',
+      heldAt: '2026-01-01T00:00:00.000Z',
+      timeoutMs: 1000,
+      chain: [],
+    };
     let live = reduce(EMPTY, event('approval', held));
     expect(live.approvals).toEqual([held]);
     live = reduce(live, event('settled', { id: 'a1', approved: true, by: 'caller' }));
@@ -95,20 +111,36 @@ describe('the "Try it" form', () => {
       ['tags', 'array', 'string', false],
     ]);
     expect(formFields({ type: 'object', properties: { nested: { type: 'object' } } })).toBeUndefined();
-    expect(formFields({ type: 'object', properties: { list: { type: 'array', items: { type: 'object' } } } })).toBeUndefined();
+    expect(
+      formFields({ type: 'object', properties: { list: { type: 'array', items: { type: 'object' } } } }),
+    ).toBeUndefined();
     expect(formFields({ type: 'object' })).toEqual([]);
   });
 
   it('turns the inputs into typed arguments, leaving out what is empty, and names each problem instead', () => {
     const fields = formFields(schema)!;
-    expect(argsFromForm(fields, { path: 'a.txt', limit: '5', ratio: '0.5', raw: 'false', mode: '1', tags: 'x\n\ny' })).toEqual({ args: { path: 'a.txt', limit: 5, ratio: 0.5, raw: false, mode: 2, tags: ['x', 'y'] } });
-    expect(argsFromForm(fields, { limit: '1.5', ratio: 'abc' })).toEqual({ problems: ['path: required', 'limit: must be an integer', 'ratio: must be a number'] });
-    expect(formFromArgs(fields, { path: 'b', mode: 'fast', tags: ['p', 'q'], raw: true })).toEqual({ path: 'b', mode: '0', tags: 'p\nq', raw: 'true' });
+    expect(
+      argsFromForm(fields, { path: 'a.txt', limit: '5', ratio: '0.5', raw: 'false', mode: '1', tags: 'x\n\ny' }),
+    ).toEqual({ args: { path: 'a.txt', limit: 5, ratio: 0.5, raw: false, mode: 2, tags: ['x', 'y'] } });
+    expect(argsFromForm(fields, { limit: '1.5', ratio: 'abc' })).toEqual({
+      problems: ['path: required', 'limit: must be an integer', 'ratio: must be a number'],
+    });
+    expect(formFromArgs(fields, { path: 'b', mode: 'fast', tags: ['p', 'q'], raw: true })).toEqual({
+      path: 'b',
+      mode: '0',
+      tags: 'p\nq',
+      raw: 'true',
+    });
   });
 
   it('checks JSON arguments for types, enums and required properties, with JSON pointers', () => {
     expect(checkArgs({ path: 'a', tags: ['x'] }, schema)).toEqual([]);
-    expect(checkArgs({ limit: 'many', mode: 'slow', tags: [1] }, schema)).toEqual(['/path: required', '/limit: must be integer', '/mode: must be one of "fast", 2', '/tags/0: must be string']);
+    expect(checkArgs({ limit: 'many', mode: 'slow', tags: [1] }, schema)).toEqual([
+      '/path: required',
+      '/limit: must be integer',
+      '/mode: must be one of "fast", 2',
+      '/tags/0: must be string',
+    ]);
     expect(checkArgs([], schema)).toEqual(['/: must be object']);
   });
 });

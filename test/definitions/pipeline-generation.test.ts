@@ -19,14 +19,32 @@ import { ManualClock } from '../helpers.js';
 const NO_PERMISSIONS = { network: false, env: [], fsRead: [], fsWrite: [] };
 
 function manifest(name: string, toolset: string): ToolManifest {
-  return { name, toolset, description: [`${name}.`], parameters: { type: 'object' }, requires: { env: [], bins: [], tools: [], platforms: [] }, limits: {}, codeCallable: false, annotations: {} };
+  return {
+    name,
+    toolset,
+    description: [`${name}.`],
+    parameters: { type: 'object' },
+    requires: { env: [], bins: [], tools: [], platforms: [] },
+    limits: {},
+    codeCallable: false,
+    annotations: {},
+  };
 }
 
 /** A loaded plugin as the loader hands it to the registry; its runner is never asked (no checks). */
 function plugin(name: string, tools: ToolManifest[]): LoadedPlugin {
   return {
     status: 'loaded',
-    source: { name, specifier: name, dir: `/plugins/${name}`, entry: `/plugins/${name}/index.js`, version: '1.0.0', builtin: false, trust: 'trusted', dependencyDirs: [] },
+    source: {
+      name,
+      specifier: name,
+      dir: `/plugins/${name}`,
+      entry: `/plugins/${name}/index.js`,
+      version: '1.0.0',
+      builtin: false,
+      trust: 'trusted',
+      dependencyDirs: [],
+    },
     manifest: { apiVersion: 1, toolsets: {}, permissions: NO_PERMISSIONS, tools },
     manifestSource: 'extracted',
     loadMs: 0,
@@ -53,9 +71,17 @@ describe('a pipeline owns its generation and memo', () => {
       onWarning: () => {},
     };
     const changes = { host: [] as number[], view: [] as number[] };
-    const host = new DefinitionsPipeline({ ...shared, config: () => config, onChange: (generation) => changes.host.push(generation) });
+    const host = new DefinitionsPipeline({
+      ...shared,
+      config: () => config,
+      onChange: (generation) => changes.host.push(generation),
+    });
     let viewConfig = config;
-    const view = new DefinitionsPipeline({ ...shared, config: () => viewConfig, onChange: (generation) => changes.view.push(generation) });
+    const view = new DefinitionsPipeline({
+      ...shared,
+      config: () => viewConfig,
+      onChange: (generation) => changes.view.push(generation),
+    });
 
     const hosted = await host.current();
     const viewed = await view.current();

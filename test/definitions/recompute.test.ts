@@ -16,7 +16,16 @@ afterAll(() => work.cleanup());
 
 const dir = path.join(work.dir, 'flip');
 mkdirSync(dir, { recursive: true });
-writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'toolshed-plugin-flip', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+writeFileSync(
+  path.join(dir, 'package.json'),
+  JSON.stringify({
+    name: 'toolshed-plugin-flip',
+    version: '1.0.0',
+    type: 'module',
+    main: 'index.js',
+    toolshed: { apiVersion: 1 },
+  }),
+);
 writeFileSync(
   path.join(dir, 'index.js'),
   `const obj = { type: 'object' };

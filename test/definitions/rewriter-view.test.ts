@@ -15,7 +15,16 @@ afterAll(() => work.cleanup());
 
 const dir = path.join(work.dir, 'seen');
 mkdirSync(dir, { recursive: true });
-writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'toolshed-plugin-seen', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+writeFileSync(
+  path.join(dir, 'package.json'),
+  JSON.stringify({
+    name: 'toolshed-plugin-seen',
+    version: '1.0.0',
+    type: 'module',
+    main: 'index.js',
+    toolshed: { apiVersion: 1 },
+  }),
+);
 writeFileSync(
   path.join(dir, 'index.js'),
   `const obj = { type: 'object', properties: { q: { type: 'string' } } };
@@ -30,7 +39,17 @@ export default {
 `,
 );
 
-const KEYS = ['annotations', 'codeCallable', 'description', 'longRunning', 'name', 'parameters', 'plugin', 'toolset', 'trust'];
+const KEYS = [
+  'annotations',
+  'codeCallable',
+  'description',
+  'longRunning',
+  'name',
+  'parameters',
+  'plugin',
+  'toolset',
+  'trust',
+];
 
 describe('a schema rewriter', () => {
   it('is handed frozen, data-only views of the tools: no record, plugin object or runner', async () => {
@@ -46,30 +65,38 @@ describe('a schema rewriter', () => {
         return { definition: { ...definition, description: `${definition.description} (rewritten)` } };
       },
     };
-    await withHost({ cwd: work.dir, env: {}, config: { builtins: false, cache: { enabled: false }, plugins: [{ package: dir, trust: 'trusted' }] }, rewriters: [rewriter] }, async (host) => {
-      const defs = (await host.definitions({ format: 'mcp' })) as Array<{ name: string; description: string }>;
-      expect(defs.find((d) => d.name === 'lookup')?.description).toBe('Look up. (rewritten)');
-      const lookup = applied.find((tool) => tool.name === 'lookup')!;
-      expect(Object.keys(lookup).sort()).toEqual(KEYS);
-      expect(Object.isFrozen(lookup)).toBe(true);
-      expect(lookup).toMatchObject({
-        plugin: 'toolshed-plugin-seen',
-        toolset: 'seen',
-        description: ['Look up.', { ifAvailable: ['hidden_one'], text: 'Or hidden_one.' }],
-        parameters: { type: 'object', properties: { q: { type: 'string' } } },
-        annotations: { readOnlyHint: true },
-        codeCallable: true,
-        trust: 'trusted',
-      });
-      // Every registered tool, exposed or not, by the same views.
-      expect([...context!.records.keys()].sort()).toEqual(['hidden_one', 'lookup']);
-      expect(context!.records.get('lookup')).toBe(lookup);
-      expect(context!.records.get('hidden_one')).toMatchObject({ name: 'hidden_one', codeCallable: false });
-      expect([...context!.exposed.keys()]).toEqual(['lookup']);
-      for (const tool of context!.records.values()) {
-        expect(Object.keys(tool).sort()).toEqual(KEYS);
-        expect(typeof tool.plugin).toBe('string');
-      }
-    });
+    await withHost(
+      {
+        cwd: work.dir,
+        env: {},
+        config: { builtins: false, cache: { enabled: false }, plugins: [{ package: dir, trust: 'trusted' }] },
+        rewriters: [rewriter],
+      },
+      async (host) => {
+        const defs = (await host.definitions({ format: 'mcp' })) as Array<{ name: string; description: string }>;
+        expect(defs.find((d) => d.name === 'lookup')?.description).toBe('Look up. (rewritten)');
+        const lookup = applied.find((tool) => tool.name === 'lookup')!;
+        expect(Object.keys(lookup).sort()).toEqual(KEYS);
+        expect(Object.isFrozen(lookup)).toBe(true);
+        expect(lookup).toMatchObject({
+          plugin: 'toolshed-plugin-seen',
+          toolset: 'seen',
+          description: ['Look up.', { ifAvailable: ['hidden_one'], text: 'Or hidden_one.' }],
+          parameters: { type: 'object', properties: { q: { type: 'string' } } },
+          annotations: { readOnlyHint: true },
+          codeCallable: true,
+          trust: 'trusted',
+        });
+        // Every registered tool, exposed or not, by the same views.
+        expect([...context!.records.keys()].sort()).toEqual(['hidden_one', 'lookup']);
+        expect(context!.records.get('lookup')).toBe(lookup);
+        expect(context!.records.get('hidden_one')).toMatchObject({ name: 'hidden_one', codeCallable: false });
+        expect([...context!.exposed.keys()]).toEqual(['lookup']);
+        for (const tool of context!.records.values()) {
+          expect(Object.keys(tool).sort()).toEqual(KEYS);
+          expect(typeof tool.plugin).toBe('string');
+        }
+      },
+    );
   });
 });

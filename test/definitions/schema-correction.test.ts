@@ -12,17 +12,24 @@ import { fixtureOptions, tempDir, withHost } from '../helpers.js';
 
 type OpenAITool = { type: string; function: { name: string; description: string; parameters: object } };
 
-const describeTool = (defs: unknown[], name: string) => (defs as OpenAITool[]).find((d) => d.function.name === name)?.function.description;
+const describeTool = (defs: unknown[], name: string) =>
+  (defs as OpenAITool[]).find((d) => d.function.name === name)?.function.description;
 
 describe('layer 3: schema correction', () => {
   it('seed: browse drops "prefer web_search" when web_search is hidden for a missing key, and explain flags summarize, which still names it', async () => {
     await withHost(fixtureOptions(['seed']), async (host) => {
       const defs = await host.definitions({ format: 'openai' });
       expect(describeTool(defs, 'web_search')).toBeUndefined();
-      expect(describeTool(defs, 'browse')).toBe('Open a URL and return its readable text. Only known URLs can be opened.');
+      expect(describeTool(defs, 'browse')).toBe(
+        'Open a URL and return its readable text. Only known URLs can be opened.',
+      );
       const report = host.explain();
-      expect(report.tools.find((t) => t.name === 'web_search')?.reason).toBe('missing environment variable SEARCH_API_KEY');
-      expect(report.tools.find((t) => t.name === 'summarize')?.warnings).toEqual(['description of summarize mentions web_search, which is not exposed']);
+      expect(report.tools.find((t) => t.name === 'web_search')?.reason).toBe(
+        'missing environment variable SEARCH_API_KEY',
+      );
+      expect(report.tools.find((t) => t.name === 'summarize')?.warnings).toEqual([
+        'description of summarize mentions web_search, which is not exposed',
+      ]);
       expect(report.warnings).toContain('description of summarize mentions web_search, which is not exposed');
       expect(report.tools.find((t) => t.name === 'browse')?.warnings).toEqual([]);
     });
@@ -31,16 +38,23 @@ describe('layer 3: schema correction', () => {
   it('emits a warning event when a check flips and a description now names a hidden tool', async () => {
     const work = tempDir();
     try {
-      await withHost(fixtureOptions(['probe'], { cwd: work.dir, env: { PATH: process.env.PATH }, config: { checks: { graceMs: 0 } } }), async (host) => {
-        const warnings: string[] = [];
-        host.on('warning', (m) => warnings.push(m));
-        await host.definitions();
-        expect(warnings).toEqual([]);
-        writeFileSync(path.join(work.dir, 'own.mode'), 'false');
-        host.invalidateChecks();
-        await host.definitions();
-        expect(warnings).toEqual(['description of mentions_own mentions own_check, which is not exposed']);
-      });
+      await withHost(
+        fixtureOptions(['probe'], {
+          cwd: work.dir,
+          env: { PATH: process.env.PATH },
+          config: { checks: { graceMs: 0 } },
+        }),
+        async (host) => {
+          const warnings: string[] = [];
+          host.on('warning', (m) => warnings.push(m));
+          await host.definitions();
+          expect(warnings).toEqual([]);
+          writeFileSync(path.join(work.dir, 'own.mode'), 'false');
+          host.invalidateChecks();
+          await host.definitions();
+          expect(warnings).toEqual(['description of mentions_own mentions own_check, which is not exposed']);
+        },
+      );
     } finally {
       work.cleanup();
     }
@@ -59,7 +73,8 @@ describe('layer 3: schema correction', () => {
 });
 
 describe('provider formats', () => {
-  const options = () => fixtureOptions(['kitchen'], { config: { toolsets: { only: { tools: ['typed'] } }, enable: ['only'] } });
+  const options = () =>
+    fixtureOptions(['kitchen'], { config: { toolsets: { only: { tools: ['typed'] } }, enable: ['only'] } });
 
   it('openai, responses, anthropic and mcp wrap the same schema', async () => {
     await withHost(options(), async (host) => {
@@ -80,7 +95,9 @@ describe('provider formats', () => {
 
   it('gemini: reduced to the OpenAPI subset Gemini accepts', async () => {
     await withHost(options(), async (host) => {
-      const [tools] = (await host.definitions({ format: 'gemini' })) as Array<{ functionDeclarations: Array<Record<string, any>> }>;
+      const [tools] = (await host.definitions({ format: 'gemini' })) as Array<{
+        functionDeclarations: Array<Record<string, any>>;
+      }>;
       const [decl] = tools!.functionDeclarations;
       expect(decl!.name).toBe('typed');
       const text = JSON.stringify(decl);

@@ -24,7 +24,8 @@ describe('tool metadata at load', () => {
       const failed = host.explain().plugins[0]!;
       expect(failed.error).toMatchObject({
         code: 'PLUGIN_INVALID',
-        message: "toolshed-plugin-badexample: tool forecast: examples[1] does not match the tool's parameters: /city must be string",
+        message:
+          "toolshed-plugin-badexample: tool forecast: examples[1] does not match the tool's parameters: /city must be string",
       });
     });
   });
@@ -33,7 +34,9 @@ describe('tool metadata at load', () => {
     await withHost(fixtureOptions(['badicon']), async (host) => {
       const failed = host.explain().plugins[0]!;
       expect(failed.error?.code).toBe('PLUGIN_INVALID');
-      expect(failed.error?.message).toBe('toolshed-plugin-badicon: tool shiny: icons[1].src uses javascript:, which clients may not fetch safely: use an https: URL or a data:image/… URI');
+      expect(failed.error?.message).toBe(
+        'toolshed-plugin-badicon: tool shiny: icons[1].src uses javascript:, which clients may not fetch safely: use an https: URL or a data:image/… URI',
+      );
     });
   });
 

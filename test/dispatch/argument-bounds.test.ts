@@ -17,7 +17,9 @@ const PROTO_ONLY = '{"__proto__":{"path":"/etc/passwd"}}';
 describe('argument bounds (thread tier)', () => {
   let host: ToolHost;
   beforeAll(async () => {
-    host = await createToolHost(fixtureOptions(['bounded'], { config: { limits: { maxResultChars: 2_000, maxArgsBytes: 1_000_000 } } }));
+    host = await createToolHost(
+      fixtureOptions(['bounded'], { config: { limits: { maxResultChars: 2_000, maxArgsBytes: 1_000_000 } } }),
+    );
   });
   afterAll(() => host.close());
 
@@ -47,17 +49,24 @@ describe('argument bounds (thread tier)', () => {
   it('refuses raw arguments over limits.maxArgsBytes before parsing them', async () => {
     const raw = JSON.stringify({ items: ['x'.repeat(1_000_001)] });
     const out = parse(await host.dispatch('strings', raw));
-    expect(out).toEqual({ code: 'INVALID_ARGUMENTS', error: expect.stringContaining('over the limit of 1000000 bytes (limits.maxArgsBytes)') });
+    expect(out).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      error: expect.stringContaining('over the limit of 1000000 bytes (limits.maxArgsBytes)'),
+    });
     // Not parsed: the same oversized text that is not even JSON gets the same answer.
     expect(parse(await host.dispatch('strings', `{${'x'.repeat(1_000_001)}`)).error).toContain('limits.maxArgsBytes');
     // Counted in bytes: 400k three-byte characters are 1.2 MB.
-    expect(parse(await host.dispatch('strings', JSON.stringify({ items: ['€'.repeat(400_000)] }))).error).toContain('limits.maxArgsBytes');
+    expect(parse(await host.dispatch('strings', JSON.stringify({ items: ['€'.repeat(400_000)] }))).error).toContain(
+      'limits.maxArgsBytes',
+    );
     expect(await host.dispatch('strings', JSON.stringify({ items: ['€'.repeat(300_000)] }))).toBe('1');
   });
 
   it('lets a tool lower the limit with its own limits.maxArgsBytes', async () => {
     expect(await host.dispatch('tiny_args', '{"a":"short"}')).toBe('ok');
-    expect(parse(await host.dispatch('tiny_args', JSON.stringify({ a: 'x'.repeat(100) }))).error).toContain('over the limit of 64 bytes');
+    expect(parse(await host.dispatch('tiny_args', JSON.stringify({ a: 'x'.repeat(100) }))).error).toContain(
+      'over the limit of 64 bytes',
+    );
   });
 
   it('does not let __proto__ satisfy required through a prototype (string and object arguments)', async () => {
@@ -89,7 +98,9 @@ describe('argument bounds (thread tier)', () => {
   it('fails integer and number checks for non-finite numbers (1e400 parses to Infinity)', async () => {
     expect(parse(await host.dispatch('numbers', '{"n":1e400}')).error).toContain('/n must be integer');
     expect(parse(await host.dispatch('numbers', '{"x":-1e400}')).error).toContain('/x must be number');
-    expect(parse(await host.dispatch('numbers', { n: Number.POSITIVE_INFINITY })).error).toContain('/n must be integer');
+    expect(parse(await host.dispatch('numbers', { n: Number.POSITIVE_INFINITY })).error).toContain(
+      '/n must be integer',
+    );
     expect(parse(await host.dispatch('numbers', { x: Number.NaN })).error).toContain('/x must be number');
     expect(parse(await host.dispatch('numbers', '{"n":3,"x":1.5e300}'))).toEqual({ n: 3, x: 1.5e300 });
   });
@@ -97,18 +108,29 @@ describe('argument bounds (thread tier)', () => {
 
 describe('argument bounds (process tier and execute_code)', () => {
   it('refuses __proto__-only arguments to an untrusted plugin', async () => {
-    const host = await createToolHost({ ...fixtureOptions([]), config: { builtins: false, cache: { enabled: false }, plugins: [{ package: BOUNDED, trust: 'untrusted' }] } });
+    const host = await createToolHost({
+      ...fixtureOptions([]),
+      config: { builtins: false, cache: { enabled: false }, plugins: [{ package: BOUNDED, trust: 'untrusted' }] },
+    });
     try {
       expect(parse(await host.dispatch('needs_path', PROTO_ONLY)).code).toBe('INVALID_ARGUMENTS');
-      expect(parse(await host.dispatch('needs_path', '{"__proto__":{"path":"x"},"note":null}')).code).toBe('INVALID_ARGUMENTS');
-      expect(parse(await host.dispatch('needs_path', '{"path":"ok"}'))).toEqual({ keys: ['path'], path: 'ok', prototypeIsObject: true });
+      expect(parse(await host.dispatch('needs_path', '{"__proto__":{"path":"x"},"note":null}')).code).toBe(
+        'INVALID_ARGUMENTS',
+      );
+      expect(parse(await host.dispatch('needs_path', '{"path":"ok"}'))).toEqual({
+        keys: ['path'],
+        path: 'ok',
+        prototypeIsObject: true,
+      });
     } finally {
       await host.close();
     }
   });
 
   it('refuses __proto__-only arguments from a script in execute_code', async () => {
-    const options = fixtureOptions(['bounded'], { config: { enable: ['bounded', 'code'], codeExecution: { tools: ['needs_path'] } } });
+    const options = fixtureOptions(['bounded'], {
+      config: { enable: ['bounded', 'code'], codeExecution: { tools: ['needs_path'] } },
+    });
     const host = await createToolHost({ ...options, config: { ...(options.config as object), builtins: true } });
     try {
       const code = `

@@ -7,7 +7,12 @@ import { validateArguments } from '#internal/core/call/arguments.js';
 
 /** A tool as the registry holds it, frozen deep enough that any write onto it throws (ESM code is strict). */
 function frozenTool() {
-  const parameters = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+  const parameters = {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+    additionalProperties: false,
+  };
   return Object.freeze({ name: 'weather', manifest: Object.freeze({ parameters, limits: {} }) });
 }
 
@@ -19,7 +24,9 @@ describe('argument validation', () => {
     expect(validateArguments(tool, { city: 'Oslo' })).toBeUndefined();
     const invalid = validateArguments(tool, { town: 'Oslo' });
     expect(invalid).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
-    expect(invalid && !invalid.ok && invalid.message).toBe('invalid arguments for weather: /city is required; /town is not an allowed property');
+    expect(invalid && !invalid.ok && invalid.message).toBe(
+      'invalid arguments for weather: /city is required; /town is not an allowed property',
+    );
     expect(Object.keys(tool)).toEqual(keys);
   });
 });

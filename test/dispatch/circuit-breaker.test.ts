@@ -25,7 +25,13 @@ const completed = () => host.explain().plugins.find((p) => p.name === 'toolshed-
 beforeEach(async () => {
   work = tempDir('toolshed-breaker-');
   clock = new ManualClock();
-  host = await createToolHost(fixtureOptions(['crashy'], { cwd: work.dir, clock, config: { limits: { breaker: { failures: 3, windowMs: 60_000, coolDownMs: 30_000 } } } }));
+  host = await createToolHost(
+    fixtureOptions(['crashy'], {
+      cwd: work.dir,
+      clock,
+      config: { limits: { breaker: { failures: 3, windowMs: 60_000, coolDownMs: 30_000 } } },
+    }),
+  );
   changes = 0;
   host.on('change', () => changes++);
 });
@@ -37,10 +43,17 @@ afterEach(async () => {
 describe('circuit breaker', () => {
   it('hides a tool that crashed failures times in the window, says why (explain shows its circuit), and refuses it without a worker', async () => {
     expect(parse(await host.dispatch('always_crash', {})).code).toBe('TOOL_CRASHED');
-    expect(host.explain().breakers).toEqual(expect.arrayContaining([{ key: 'tool:always_crash', state: 'counting', failures: 1 }]));
+    expect(host.explain().breakers).toEqual(
+      expect.arrayContaining([{ key: 'tool:always_crash', state: 'counting', failures: 1 }]),
+    );
     for (let i = 0; i < 2; i++) expect(parse(await host.dispatch('always_crash', {})).code).toBe('TOOL_CRASHED');
     const report = await host.refresh();
-    expect(report.tools.find((t) => t.name === 'always_crash')).toMatchObject({ exposed: false, layer: 'availability', reason: 'crashed 3 times in 60 s; retrying after 30 s', availability: { kind: 'breaker' } });
+    expect(report.tools.find((t) => t.name === 'always_crash')).toMatchObject({
+      exposed: false,
+      layer: 'availability',
+      reason: 'crashed 3 times in 60 s; retrying after 30 s',
+      availability: { kind: 'breaker' },
+    });
     expect(report.breakers!.find((c) => c.key === 'tool:always_crash')).toEqual({
       key: 'tool:always_crash',
       state: 'open',
@@ -54,7 +67,10 @@ describe('circuit breaker', () => {
     expect(await exposed()).toContain('healthy');
     const before = completed();
     const refused = parse(await host.dispatch('always_crash', {}));
-    expect(refused).toEqual({ code: 'TOOL_NOT_EXPOSED', error: "tool 'always_crash' is not available here: crashed 3 times in 60 s; retrying after 30 s" });
+    expect(refused).toEqual({
+      code: 'TOOL_NOT_EXPOSED',
+      error: "tool 'always_crash' is not available here: crashed 3 times in 60 s; retrying after 30 s",
+    });
     expect(completed()).toBe(before);
     clock.advance(30_001);
     expect(host.explain().breakers!.find((c) => c.key === 'tool:always_crash')).toMatchObject({ state: 'half-open' });
@@ -71,7 +87,9 @@ describe('circuit breaker', () => {
     // The probe crashes: out of service again, at once.
     expect(parse(await host.dispatch('crash_while_flag', {})).code).toBe('TOOL_CRASHED');
     expect(await exposed()).not.toContain('crash_while_flag');
-    expect((await host.refresh()).tools.find((t) => t.name === 'crash_while_flag')!.reason).toBe('crashed again on the probe call after the cool-down; retrying after 30 s');
+    expect((await host.refresh()).tools.find((t) => t.name === 'crash_while_flag')!.reason).toBe(
+      'crashed again on the probe call after the cool-down; retrying after 30 s',
+    );
     // Fixed: the next probe succeeds and the tool stays.
     rmSync(path.join(work.dir, 'crash.flag'));
     clock.advance(30_000);
@@ -86,12 +104,15 @@ describe('circuit breaker', () => {
     expect(parse(await host.dispatch('always_crash', {})).code).toBe('TOOL_CRASHED');
     const report = await host.refresh();
     expect(report.tools.filter((t) => t.exposed).map((t) => t.name)).toEqual([]);
-    expect(report.tools.find((t) => t.name === 'healthy')!.reason).toBe('the tools of plugin toolshed-plugin-crashy crashed 3 times in 60 s; retrying after 30 s');
+    expect(report.tools.find((t) => t.name === 'healthy')!.reason).toBe(
+      'the tools of plugin toolshed-plugin-crashy crashed 3 times in 60 s; retrying after 30 s',
+    );
     expect(parse(await host.dispatch('healthy', {})).code).toBe('TOOL_NOT_EXPOSED');
   });
 
   it('keeps no circuit for successes and errors, so its first crash after many of them still counts from one', async () => {
-    // While no circuit exists, dispatch lets calls through without building their keys and books only a crash or timeout.
+    // While no circuit exists, dispatch lets calls through without building their keys and books only a crash or
+    // timeout.
     for (let i = 0; i < 5; i++) expect(await host.dispatch('healthy', {})).not.toContain('"code"');
     expect(parse(await host.dispatch('fails', {})).code).toBe('TOOL_FAILED');
     for (let i = 0; i < 2; i++) expect(parse(await host.dispatch('always_crash', {})).code).toBe('TOOL_CRASHED');

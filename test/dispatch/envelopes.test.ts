@@ -5,7 +5,9 @@ import { fixtureOptions } from '../helpers.js';
 let host: ToolHost;
 
 beforeAll(async () => {
-  host = await createToolHost(fixtureOptions(['kitchen'], { env: { PATH: process.env.PATH, KITCHEN_VISIBLE: 'yes', HOST_SECRET: 'hunter2' } }));
+  host = await createToolHost(
+    fixtureOptions(['kitchen'], { env: { PATH: process.env.PATH, KITCHEN_VISIBLE: 'yes', HOST_SECRET: 'hunter2' } }),
+  );
 });
 afterAll(() => host.close());
 
@@ -84,7 +86,9 @@ describe('arguments', () => {
   });
 
   it('treats null for an optional non-nullable property as absent (OpenAI strict mode sends that)', async () => {
-    expect(JSON.parse(await host.dispatch('typed', { path: 'p', mode: 'read', count: null, nested: null }))).toEqual({ got: { path: 'p', mode: 'read' } });
+    expect(JSON.parse(await host.dispatch('typed', { path: 'p', mode: 'read', count: null, nested: null }))).toEqual({
+      got: { path: 'p', mode: 'read' },
+    });
     const out = parse(await host.dispatch('typed', { path: null, mode: 'read' }));
     expect(out.code).toBe('INVALID_ARGUMENTS');
     expect(out.error).toContain('/path must be string');
@@ -97,7 +101,9 @@ describe('arguments', () => {
   });
 
   it('treats __proto__ and constructor keys as plain data', async () => {
-    const out = parse(await host.dispatch('typed', '{"path":"p","mode":"read","__proto__":{"polluted":true},"constructor":{"x":1}}'));
+    const out = parse(
+      await host.dispatch('typed', '{"path":"p","mode":"read","__proto__":{"polluted":true},"constructor":{"x":1}}'),
+    );
     expect(out.code).toBe('INVALID_ARGUMENTS');
     expect(out.error).toContain('/__proto__ is not an allowed property');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -134,7 +140,11 @@ describe('context', () => {
   it('carries log, progress, sessionId and callTool through the guarded RPC', async () => {
     const logs: string[] = [];
     const progress: Array<[number, number | undefined]> = [];
-    const text = await host.dispatch('chatty', {}, { sessionId: 's-42', onLog: (m) => logs.push(m), onProgress: (d, t) => progress.push([d, t]) });
+    const text = await host.dispatch(
+      'chatty',
+      {},
+      { sessionId: 's-42', onLog: (m) => logs.push(m), onProgress: (d, t) => progress.push([d, t]) },
+    );
     const out = JSON.parse(text);
     expect(out.nested).toEqual({ from: 'chatty', session: 's-42' });
     expect(out.refused).toBe('UNKNOWN_TOOL');

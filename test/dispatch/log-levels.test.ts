@@ -20,13 +20,18 @@ describe('ctx.log levels', () => {
   for (const trust of ['trusted', 'untrusted'] as const) {
     it(`reach onLog and the host's log event from a ${trust} plugin`, async () => {
       const options = fixtureOptions([]);
-      options.config = { ...(options.config as object), plugins: [{ package: fixture('plugins', 'structured'), trust }] };
+      options.config = {
+        ...(options.config as object),
+        plugins: [{ package: fixture('plugins', 'structured'), trust }],
+      };
       await withHost(options, async (host) => {
         const events: Array<[string, LogLevel]> = [];
         host.on('log', (entry) => events.push([entry.message, entry.level]));
         const lines: Array<[string, LogLevel]> = [];
         const one: string[] = [];
-        expect(await host.dispatch('levels', {}, { onLog: (message, level) => lines.push([message, level]) })).toBe('logged');
+        expect(await host.dispatch('levels', {}, { onLog: (message, level) => lines.push([message, level]) })).toBe(
+          'logged',
+        );
         // A one-argument onLog, as written before levels existed, still gets every line.
         await host.dispatch('levels', {}, { onLog: (message) => one.push(message) });
         expect(lines).toEqual(EXPECTED);

@@ -63,12 +63,19 @@ describe('resultText', () => {
     ['a BigInt in an array', [1, 2n], 'a BigInt'],
     ['undefined', undefined, 'undefined'],
   ])('refuses %s', (_, value, what) => {
-    expect(() => resultText(value)).toThrow(expect.objectContaining({ code: 'TOOL_RESULT_INVALID', message: expect.stringContaining(what) }));
+    expect(() => resultText(value)).toThrow(
+      expect.objectContaining({ code: 'TOOL_RESULT_INVALID', message: expect.stringContaining(what) }),
+    );
   });
 
   it('refuses a circular structure', () => {
     const value: Record<string, unknown> = { a: 1 };
     value.self = value;
-    expect(() => resultText(value)).toThrow(expect.objectContaining({ code: 'TOOL_RESULT_INVALID', message: expect.stringContaining('JSON cannot represent') }));
+    expect(() => resultText(value)).toThrow(
+      expect.objectContaining({
+        code: 'TOOL_RESULT_INVALID',
+        message: expect.stringContaining('JSON cannot represent'),
+      }),
+    );
   });
 });

@@ -22,7 +22,11 @@ const report = { city: 'Oslo', tempC: 21, conditions: 'sun', hourly: [{ hour: 9,
 describe('a tool with an outputSchema', () => {
   it('gives host.call its object as structured content, and its JSON as the text', async () => {
     const outcome = await host.call('weather', { city: 'Oslo' });
-    expect(outcome).toEqual({ ok: true, text: JSON.stringify(report), content: { blocks: [{ type: 'text', text: JSON.stringify(report) }], structured: report } });
+    expect(outcome).toEqual({
+      ok: true,
+      text: JSON.stringify(report),
+      content: { blocks: [{ type: 'text', text: JSON.stringify(report) }], structured: report },
+    });
     expect(JSON.parse(await host.dispatch('weather', { city: 'Oslo' }))).toEqual(report);
   });
 

@@ -10,7 +10,9 @@ const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta
 describe('docs/contributing.md', () => {
   it('shows the unit test the suite runs, as it is written', () => {
     const page = /## A unit test for a stage[\s\S]*?```ts\n([\s\S]*?)```/.exec(read('docs/contributing.md'))?.[1];
-    const file = /\/\/ example:start\n([\s\S]*?)\/\/ example:end/.exec(read('test/unit/contributing-example.test.ts'))?.[1];
+    const file = /\/\/ example:start\n([\s\S]*?)\/\/ example:end/.exec(
+      read('test/unit/contributing-example.test.ts'),
+    )?.[1];
     expect(file).toBeDefined();
     expect(page).toBe(file);
   });

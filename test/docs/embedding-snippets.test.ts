@@ -45,13 +45,21 @@ const work = mkdtempSync(path.join(ROOT, '.tmp', 'embedding-snippets-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Runs `prelude + snippet + epilogue` as an ES module in its own folder; returns what the epilogue printed. */
-async function runSnippet(name: string, parts: { prelude: string; snippet: string; epilogue: string }, env: Record<string, string> = {}): Promise<unknown> {
+async function runSnippet(
+  name: string,
+  parts: { prelude: string; snippet: string; epilogue: string },
+  env: Record<string, string> = {},
+): Promise<unknown> {
   const dir = path.join(work, name);
   mkdirSync(dir);
   const config = { builtins: false, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }] };
   writeFileSync(path.join(dir, 'toolshed.config.mjs'), `export default ${JSON.stringify(config)};\n`);
   writeFileSync(path.join(dir, 'app.mjs'), `${parts.prelude}\n${parts.snippet}\n${parts.epilogue}\n`);
-  const { stdout } = await promisify(execFile)(process.execPath, ['app.mjs'], { cwd: dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['app.mjs'], {
+    cwd: dir,
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env },
+    timeout: 60_000,
+  });
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }
 
@@ -95,7 +103,10 @@ console.log(JSON.stringify({ text, sent }));`,
   });
 
   it('OpenAI Agents SDK: runs as written against a scripted OpenAI-compatible server, calling a tool that works and one that fails', async () => {
-    const server = await startScriptedServer([{ tool_calls: [toolCall('c1', 'read_note', { id: 'a' }), toolCall('c2', 'fail_note', {})] }, { content: 'done' }]);
+    const server = await startScriptedServer([
+      { tool_calls: [toolCall('c1', 'read_note', { id: 'a' }), toolCall('c2', 'fail_note', {})] },
+      { content: 'done' },
+    ]);
     try {
       // The SDK's default model, pointed at the loopback server (Chat Completions, no trace export).
       const out = await runSnippet(
@@ -118,8 +129,13 @@ console.log(JSON.stringify({ finalOutput }));`,
         { SCRIPTED_BASE_URL: server.baseURL, OPENAI_AGENTS_DISABLE_TRACING: '1' },
       );
       expect(out).toEqual({ finalOutput: 'done' });
-      const replies = Object.fromEntries(server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]));
-      expect(replies).toEqual({ c1: 'note a (session docs-2)', c2: '{"error":"the note store is offline","code":"TOOL_FAILED"}' });
+      const replies = Object.fromEntries(
+        server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]),
+      );
+      expect(replies).toEqual({
+        c1: 'note a (session docs-2)',
+        c2: '{"error":"the note store is offline","code":"TOOL_FAILED"}',
+      });
     } finally {
       await server.close();
     }

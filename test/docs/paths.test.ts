@@ -23,7 +23,10 @@ const GENERATED = new Set(['bench/results.json']);
 /** Whether `name` exists, as written or (a compiled `.js` named from dist/) as its `.ts` source. */
 function exists(name: string): boolean {
   if (GENERATED.has(name)) return true;
-  return existsSync(path.join(root, name)) || (name.endsWith('.js') && existsSync(path.join(root, name.replace(/\.js$/, '.ts'))));
+  return (
+    existsSync(path.join(root, name)) ||
+    (name.endsWith('.js') && existsSync(path.join(root, name.replace(/\.js$/, '.ts'))))
+  );
 }
 
 describe('repository paths named in the docs', () => {
@@ -38,6 +41,8 @@ describe('repository paths named in the docs', () => {
     const table = text.slice(text.indexOf('## The security suite'));
     const named = [...new Set(table.match(/(?<![\w/-])(?:[\w-]+\/)?[\w-]+\.test\.ts/g) ?? [])];
     expect(named.length).toBeGreaterThan(10);
-    expect(named.filter((file) => !existsSync(path.join(root, 'test', file.includes('/') ? file : `security/${file}`)))).toEqual([]);
+    expect(
+      named.filter((file) => !existsSync(path.join(root, 'test', file.includes('/') ? file : `security/${file}`))),
+    ).toEqual([]);
   });
 });

@@ -18,8 +18,14 @@ afterAll(() => work.cleanup());
 function writePlugin(name: string, tools: Record<string, string>): string {
   const dir = path.join(work.dir, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
-  const specs = Object.entries(tools).map(([tool, flags]) => `{ name: '${tool}', description: 'Returns ${tool}.', parameters: { type: 'object' }, handler: () => '${tool}', ${flags} }`);
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name, version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }),
+  );
+  const specs = Object.entries(tools).map(
+    ([tool, flags]) =>
+      `{ name: '${tool}', description: 'Returns ${tool}.', parameters: { type: 'object' }, handler: () => '${tool}', ${flags} }`,
+  );
   writeFileSync(path.join(dir, 'index.js'), `export default { apiVersion: 1, tools: [${specs.join(', ')}] };`);
   return dir;
 }
@@ -37,7 +43,10 @@ const options = (plugin: string): ToolHostOptions => ({
 });
 
 const declared = async (host: { definitions(o: { format: 'mcp' }): Promise<unknown[]> }) => {
-  const text = ((await host.definitions({ format: 'mcp' })) as Array<{ name: string; description: string }>).find((d) => d.name === 'execute_code')?.description ?? '';
+  const text =
+    ((await host.definitions({ format: 'mcp' })) as Array<{ name: string; description: string }>).find(
+      (d) => d.name === 'execute_code',
+    )?.description ?? '';
   return [...text.matchAll(/^ {2}(?:\/\*\*.*\*\/ )?(\w+)\(args/gm)].map((m) => m[1]);
 };
 
@@ -53,18 +62,27 @@ describe('ToolSpec.codeCallable and its deprecated alias sandbox', () => {
     });
     await withHost(options(plugin), async (host) => {
       expect(await declared(host)).toEqual(['both_agree', 'by_new_name', 'by_old_name']);
-      const out = JSON.parse(await host.dispatch('execute_code', { code: 'return [await tools.by_new_name({}), await tools.by_old_name({})];' }));
+      const out = JSON.parse(
+        await host.dispatch('execute_code', {
+          code: 'return [await tools.by_new_name({}), await tools.by_old_name({})];',
+        }),
+      );
       expect(out.result).toEqual(['by_new_name', 'by_old_name']);
     });
   });
 
   it('refuses a tool whose codeCallable and sandbox disagree, with PLUGIN_INVALID', async () => {
-    const plugin = writePlugin('disagreeing-plugin', { fine: 'codeCallable: true', torn: 'codeCallable: false, sandbox: true' });
+    const plugin = writePlugin('disagreeing-plugin', {
+      fine: 'codeCallable: true',
+      torn: 'codeCallable: false, sandbox: true',
+    });
     await withHost(options(plugin), async (host) => {
       const report = host.explain().plugins.find((p) => p.name === 'disagreeing-plugin');
       expect(report?.status).toBe('failed');
       expect(report?.error?.code).toBe('PLUGIN_INVALID');
-      expect(report?.error?.message).toContain('tool torn sets codeCallable: false and its deprecated alias sandbox: true');
+      expect(report?.error?.message).toContain(
+        'tool torn sets codeCallable: false and its deprecated alias sandbox: true',
+      );
     });
   });
 });

@@ -36,11 +36,14 @@ function options(config: Record<string, unknown> = {}, env: Record<string, strin
 }
 
 type Def = { name: string; description: string };
-const description = async (host: { definitions(o: { format: 'mcp' }): Promise<unknown[]> }) => ((await host.definitions({ format: 'mcp' })) as Def[]).find((d) => d.name === 'execute_code')?.description ?? '';
+const description = async (host: { definitions(o: { format: 'mcp' }): Promise<unknown[]> }) =>
+  ((await host.definitions({ format: 'mcp' })) as Def[]).find((d) => d.name === 'execute_code')?.description ?? '';
 const declared = (text: string) => [...text.matchAll(/^ {2}(?:\/\*\*.*\*\/ )?(\w+)\(args/gm)].map((m) => m[1]);
 /** Runs `fn` on the file's host with the default options. */
-const withDefaultHost = async <T>(fn: (host: ToolHost) => Promise<T>): Promise<T> => fn(await (defaultHost ??= createToolHost(options())));
-const run = async (host: { dispatch(n: string, a: unknown): Promise<string> }, code: string) => JSON.parse(await host.dispatch('execute_code', { code }));
+const withDefaultHost = async <T>(fn: (host: ToolHost) => Promise<T>): Promise<T> =>
+  fn(await (defaultHost ??= createToolHost(options())));
+const run = async (host: { dispatch(n: string, a: unknown): Promise<string> }, code: string) =>
+  JSON.parse(await host.dispatch('execute_code', { code }));
 
 describe('execute_code: the schema is rebuilt from the sandbox exports', () => {
   it('lists exactly the sandbox-flagged exposed tools, with their declarations and limits', async () => {
@@ -79,7 +82,10 @@ describe('execute_code: the schema is rebuilt from the sandbox exports', () => {
   it('disabling a tool removes it from the sandbox and the description; calling it fails clearly', async () => {
     await withHost(options({ disable: ['read_text'] }), async (host) => {
       expect(declared(await description(host))).toEqual(['count', 'fail']);
-      const out = await run(host, "try { await tools.read_text({ path: 'a.txt' }); } catch (e) { return { code: e.code, message: e.message }; }");
+      const out = await run(
+        host,
+        "try { await tools.read_text({ path: 'a.txt' }); } catch (e) { return { code: e.code, message: e.message }; }",
+      );
       expect(out.status).toBe('ok');
       expect(out.result.message).toMatch(/read_text/);
     });
@@ -89,21 +95,35 @@ describe('execute_code: the schema is rebuilt from the sandbox exports', () => {
 describe('execute_code: running scripts through the host', () => {
   it('reads three files through tools and combines them', async () => {
     await withDefaultHost(async (host) => {
-      const out = await run(host, "const parts = []; for (const f of ['a.txt', 'b.txt', 'c.txt']) parts.push((await tools.read_text({ path: f })).trim()); console.log('done'); return parts.join(' + ');");
-      expect(out).toMatchObject({ status: 'ok', result: 'content of a + content of b + content of c', output: 'done', toolCalls: 3 });
+      const out = await run(
+        host,
+        "const parts = []; for (const f of ['a.txt', 'b.txt', 'c.txt']) parts.push((await tools.read_text({ path: f })).trim()); console.log('done'); return parts.join(' + ');",
+      );
+      expect(out).toMatchObject({
+        status: 'ok',
+        result: 'content of a + content of b + content of c',
+        output: 'done',
+        toolCalls: 3,
+      });
     });
   });
 
   it('surfaces tool errors in the script with their envelope code', async () => {
     await withDefaultHost(async (host) => {
-      const out = await run(host, 'const codes = []; for (const call of [() => tools.fail({}), () => tools.read_text({ path: 5 })]) { try { await call(); } catch (e) { codes.push(e.code); } } return codes;');
+      const out = await run(
+        host,
+        'const codes = []; for (const call of [() => tools.fail({}), () => tools.read_text({ path: 5 })]) { try { await call(); } catch (e) { codes.push(e.code); } } return codes;',
+      );
       expect(out.result).toEqual(['TOOL_FAILED', 'INVALID_ARGUMENTS']);
     });
   });
 
   it('refuses the 51st call with the default budget without dispatching it', async () => {
     await withDefaultHost(async (host) => {
-      const out = await run(host, 'let n = 0; try { for (let i = 0; i < 60; i++) { await tools.count({}); n++; } } catch (e) { return { n, code: e.code }; }');
+      const out = await run(
+        host,
+        'let n = 0; try { for (let i = 0; i < 60; i++) { await tools.count({}); n++; } } catch (e) { return { n, code: e.code }; }',
+      );
       expect(out.result).toEqual({ n: 50, code: 'TOOL_BUDGET_EXCEEDED' });
       expect(readFileSync(path.join(work.dir, 'calls.log'), 'utf8')).toHaveLength(50);
     });
@@ -121,7 +141,10 @@ describe('execute_code: running scripts through the host', () => {
 
   it('has no Node APIs inside the sandbox', async () => {
     await withDefaultHost(async (host) => {
-      const out = await run(host, "return [typeof process, typeof require, typeof Function('return this')().process, await import('fs').then(() => 'imported', () => 'refused')]");
+      const out = await run(
+        host,
+        "return [typeof process, typeof require, typeof Function('return this')().process, await import('fs').then(() => 'imported', () => 'refused')]",
+      );
       expect(out.result).toEqual(['undefined', 'undefined', 'undefined', 'refused']);
     });
   });
@@ -131,17 +154,30 @@ describe('execute_code when the sandbox cannot start', () => {
   it('the rewriter hides the tool with the reason instead of describing functions it cannot offer', async () => {
     const { codeExecutionRewriter } = await import('#internal/core/expose/code-execution.js');
     const rewriter = codeExecutionRewriter(
-      () => ({ codeExecution: { tools: undefined, timeoutMs: 1000, memoryMb: 16, maxToolCalls: 5, maxOutputChars: 100 } }) as never,
+      () =>
+        ({
+          codeExecution: { tools: undefined, timeoutMs: 1000, memoryMb: 16, maxToolCalls: 5, maxOutputChars: 100 },
+        }) as never,
       () => Promise.reject(new Error('WebAssembly.instantiate(): out of memory')),
     );
-    const outcome = await rewriter.rewrite({ name: 'execute_code', description: 'x', parameters: { type: 'object' } }, { exposed: new Map(), records: new Map(), deferred: new Set() });
+    const outcome = await rewriter.rewrite(
+      { name: 'execute_code', description: 'x', parameters: { type: 'object' } },
+      { exposed: new Map(), records: new Map(), deferred: new Set() },
+    );
     expect(outcome).toEqual({ hidden: 'the code sandbox cannot start: WebAssembly.instantiate(): out of memory' });
   });
 
   it('a schema step that hides execute_code shows in explain at layer schema, and calls are refused', async () => {
-    const hide = { appliesTo: (record: { name: string }) => record.name === 'execute_code', rewrite: async () => ({ hidden: 'the code sandbox cannot start: test' }) };
+    const hide = {
+      appliesTo: (record: { name: string }) => record.name === 'execute_code',
+      rewrite: async () => ({ hidden: 'the code sandbox cannot start: test' }),
+    };
     await withHost({ ...options(), rewriters: [hide] }, async (host) => {
-      expect(host.explain().tools.find((t) => t.name === 'execute_code')).toMatchObject({ exposed: false, layer: 'schema', reason: 'the code sandbox cannot start: test' });
+      expect(host.explain().tools.find((t) => t.name === 'execute_code')).toMatchObject({
+        exposed: false,
+        layer: 'schema',
+        reason: 'the code sandbox cannot start: test',
+      });
       expect(JSON.parse(await host.dispatch('execute_code', { code: 'return 1' })).code).toBe('TOOL_NOT_EXPOSED');
     });
   });

@@ -42,20 +42,51 @@ describe('execute_code and a tool with an outputSchema', () => {
   });
 
   it('hands the script the object itself', async () => {
-    const code = 'const r = await tools.weather({ city: "Oslo" }); return [typeof r, r.tempC, r.hourly[0].hour, r.station];';
+    const code =
+      'const r = await tools.weather({ city: "Oslo" }); return [typeof r, r.tempC, r.hourly[0].hour, r.station];';
     const out = JSON.parse(await host.dispatch('execute_code', { code }));
     expect(out).toMatchObject({ status: 'ok', result: ['object', 21, 9, null] });
   });
 
   it('keeps a huge result type bounded', () => {
-    const wide = { type: 'object', properties: Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`field_${i}`, { type: 'object', properties: { a: { type: 'string' } } }])) };
-    const declaration = declarationFor({ name: 'wide', description: 'Wide.', parameters: { type: 'object' }, outputSchema: wide });
+    const wide = {
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: 400 }, (_, i) => [
+          `field_${i}`,
+          { type: 'object', properties: { a: { type: 'string' } } },
+        ]),
+      ),
+    };
+    const declaration = declarationFor({
+      name: 'wide',
+      description: 'Wide.',
+      parameters: { type: 'object' },
+      outputSchema: wide,
+    });
     expect(declaration).toMatch(/\): Promise<Record<string, unknown>>;$/);
     const deep = {
       type: 'object',
-      properties: { a: { type: 'object', properties: { b: { type: 'object', properties: { c: { type: 'object', properties: { d: { type: 'string', description: 'x'.repeat(2000) } } } } } } } },
+      properties: {
+        a: {
+          type: 'object',
+          properties: {
+            b: {
+              type: 'object',
+              properties: {
+                c: { type: 'object', properties: { d: { type: 'string', description: 'x'.repeat(2000) } } },
+              },
+            },
+          },
+        },
+      },
     };
-    const shallow = declarationFor({ name: 'deep', description: 'Deep.', parameters: { type: 'object' }, outputSchema: deep });
+    const shallow = declarationFor({
+      name: 'deep',
+      description: 'Deep.',
+      parameters: { type: 'object' },
+      outputSchema: deep,
+    });
     expect(shallow.length).toBeLessThan(1_700);
     expect(shallow).toMatch(/\): Promise<{ a\?: { b\?: unknown } }>;$/);
   });

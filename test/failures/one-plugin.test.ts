@@ -19,8 +19,13 @@ describe('a plugin that fails to load', () => {
   });
   afterEach(() => work.cleanup());
 
-  const config = (extra: Record<string, unknown> = {}) => ({ builtins: false, plugins: [{ package: './greetings', trust: 'trusted' as const }, plugin('where')], ...extra });
-  const open = (extra?: Record<string, unknown>) => createToolHost({ cwd: work.dir, env: {}, config: config(extra) as ToolshedConfig });
+  const config = (extra: Record<string, unknown> = {}) => ({
+    builtins: false,
+    plugins: [{ package: './greetings', trust: 'trusted' as const }, plugin('where')],
+    ...extra,
+  });
+  const open = (extra?: Record<string, unknown>) =>
+    createToolHost({ cwd: work.dir, env: {}, config: config(extra) as ToolshedConfig });
   const breakIt = () => {
     const entry = path.join(work.dir, 'greetings', 'index.js');
     writeFileSync(entry, `import 'toolshed-fixture-not-installed';\n${readFileSync(entry, 'utf8')}`);
@@ -35,33 +40,60 @@ describe('a plugin that fails to load', () => {
     try {
       const report = await host.refresh();
       const failed = report.plugins.find((p) => p.status === 'failed')!;
-      expect(failed).toMatchObject({ name: 'toolshed-plugin-greetings', error: { code: 'PLUGIN_IMPORT_FAILED' }, known: { from: 'last-manifest', toolsets: ['greetings', 'gestures'], tools: ['hello', 'wave'] } });
+      expect(failed).toMatchObject({
+        name: 'toolshed-plugin-greetings',
+        error: { code: 'PLUGIN_IMPORT_FAILED' },
+        known: { from: 'last-manifest', toolsets: ['greetings', 'gestures'], tools: ['hello', 'wave'] },
+      });
       expect(failed.error!.message).toContain("Cannot find package 'toolshed-fixture-not-installed'");
       const hello = report.tools.find((t) => t.name === 'hello')!;
       expect(hello).toMatchObject({ exposed: false, layer: 'load', plugin: 'toolshed-plugin-greetings' });
-      expect(hello.reason).toMatch(/^PLUGIN_IMPORT_FAILED: toolshed-plugin-greetings: .*Cannot find package 'toolshed-fixture-not-installed'/);
-      expect(report.toolsets.find((t) => t.name === 'greetings')).toMatchObject({ tools: 0, unavailable: ['toolshed-plugin-greetings (PLUGIN_IMPORT_FAILED)'] });
-      expect(report.warnings).toContain("toolset 'gestures' is enabled, but toolshed-plugin-greetings declares it and failed to load (PLUGIN_IMPORT_FAILED); its tools are unavailable");
+      expect(hello.reason).toMatch(
+        /^PLUGIN_IMPORT_FAILED: toolshed-plugin-greetings: .*Cannot find package 'toolshed-fixture-not-installed'/,
+      );
+      expect(report.toolsets.find((t) => t.name === 'greetings')).toMatchObject({
+        tools: 0,
+        unavailable: ['toolshed-plugin-greetings (PLUGIN_IMPORT_FAILED)'],
+      });
+      expect(report.warnings).toContain(
+        "toolset 'gestures' is enabled, but toolshed-plugin-greetings declares it and failed to load (PLUGIN_IMPORT_FAILED); its tools are unavailable",
+      );
       // A call names the failure; the rest of the host works.
-      expect(JSON.parse(await host.dispatch('hello', {}))).toMatchObject({ code: 'TOOL_NOT_EXPOSED', error: expect.stringContaining('PLUGIN_IMPORT_FAILED') });
+      expect(JSON.parse(await host.dispatch('hello', {}))).toMatchObject({
+        code: 'TOOL_NOT_EXPOSED',
+        error: expect.stringContaining('PLUGIN_IMPORT_FAILED'),
+      });
       expect(JSON.parse(await host.dispatch('where', {})).cwd).toBe(work.dir);
       // A name nobody ever declared is still an error.
-      await expect(open({ enable: ['greetngs'] })).rejects.toMatchObject({ code: 'TOOLSET_UNKNOWN', message: expect.stringContaining("Did you mean 'greetings'?") });
+      await expect(open({ enable: ['greetngs'] })).rejects.toMatchObject({
+        code: 'TOOLSET_UNKNOWN',
+        message: expect.stringContaining("Did you mean 'greetings'?"),
+      });
     } finally {
       await host.close();
     }
   });
 
   it('with no manifest ever seen, keeps its default toolset name and only warns about other names', async () => {
-    const options = fixtureOptions(['where'], { config: { plugins: [plugin('where'), 'toolshed-plugin-missing'], enable: ['where', 'missing', 'forecast'] } });
+    const options = fixtureOptions(['where'], {
+      config: { plugins: [plugin('where'), 'toolshed-plugin-missing'], enable: ['where', 'missing', 'forecast'] },
+    });
     await withHost(options, async (host) => {
       const report = await host.refresh();
-      expect(report.plugins[1]).toMatchObject({ name: 'toolshed-plugin-missing', error: { code: 'PLUGIN_NOT_FOUND' }, known: { from: 'name', toolsets: ['missing'], tools: [] } });
-      expect(report.warnings.join('\n')).toContain("toolset 'forecast': no loaded plugin declares it; it may belong to toolshed-plugin-missing (PLUGIN_NOT_FOUND)");
+      expect(report.plugins[1]).toMatchObject({
+        name: 'toolshed-plugin-missing',
+        error: { code: 'PLUGIN_NOT_FOUND' },
+        known: { from: 'name', toolsets: ['missing'], tools: [] },
+      });
+      expect(report.warnings.join('\n')).toContain(
+        "toolset 'forecast': no loaded plugin declares it; it may belong to toolshed-plugin-missing (PLUGIN_NOT_FOUND)",
+      );
       expect(JSON.parse(await host.dispatch('where', {})).cwd).toBeTruthy();
     });
     // Without a failed plugin, the same unknown name is TOOLSET_UNKNOWN.
-    await expect(createToolHost(fixtureOptions(['where'], { config: { enable: ['where', 'forecast'] } }))).rejects.toMatchObject({ code: 'TOOLSET_UNKNOWN' });
+    await expect(
+      createToolHost(fixtureOptions(['where'], { config: { enable: ['where', 'forecast'] } })),
+    ).rejects.toMatchObject({ code: 'TOOLSET_UNKNOWN' });
   });
 
   it('a version mismatch and a load timeout leave their default toolsets known too', async () => {
@@ -79,20 +111,39 @@ describe('a plugin that fails to load', () => {
     };
     await withHost(options, async (host) => {
       const [future, hangs] = host.explain().plugins;
-      expect(future).toMatchObject({ error: { code: 'PLUGIN_API_MISMATCH' }, known: { from: 'name', toolsets: ['future'] } });
-      expect(hangs).toMatchObject({ error: { code: 'PLUGIN_LOAD_TIMEOUT' }, known: { from: 'name', toolsets: ['hangs-at-import'] } });
-      expect(host.explain().warnings).toContain("toolset 'future' is enabled, but toolshed-plugin-future declares it and failed to load (PLUGIN_API_MISMATCH); its tools are unavailable");
+      expect(future).toMatchObject({
+        error: { code: 'PLUGIN_API_MISMATCH' },
+        known: { from: 'name', toolsets: ['future'] },
+      });
+      expect(hangs).toMatchObject({
+        error: { code: 'PLUGIN_LOAD_TIMEOUT' },
+        known: { from: 'name', toolsets: ['hangs-at-import'] },
+      });
+      expect(host.explain().warnings).toContain(
+        "toolset 'future' is enabled, but toolshed-plugin-future declares it and failed to load (PLUGIN_API_MISMATCH); its tools are unavailable",
+      );
       expect(JSON.parse(await host.dispatch('where', {})).cwd).toBe(fixture('project'));
     });
   });
 
   it('an import error names the missing package, and the other plugins load', async () => {
-    await withHost(fixtureOptions([], { config: { plugins: [plugin('missingdep'), plugin('where')], enable: ['missingdep', 'where'] } }), async (host) => {
-      const [failed, loaded] = host.explain().plugins;
-      expect(failed).toMatchObject({ status: 'failed', error: { code: 'PLUGIN_IMPORT_FAILED', message: expect.stringContaining("Cannot find package 'toolshed-fixture-not-installed'") } });
-      expect(loaded).toMatchObject({ status: 'loaded' });
-      expect(JSON.parse(await host.dispatch('where', {})).cwd).toBeTruthy();
-    });
+    await withHost(
+      fixtureOptions([], {
+        config: { plugins: [plugin('missingdep'), plugin('where')], enable: ['missingdep', 'where'] },
+      }),
+      async (host) => {
+        const [failed, loaded] = host.explain().plugins;
+        expect(failed).toMatchObject({
+          status: 'failed',
+          error: {
+            code: 'PLUGIN_IMPORT_FAILED',
+            message: expect.stringContaining("Cannot find package 'toolshed-fixture-not-installed'"),
+          },
+        });
+        expect(loaded).toMatchObject({ status: 'loaded' });
+        expect(JSON.parse(await host.dispatch('where', {})).cwd).toBeTruthy();
+      },
+    );
   });
 
   it('a module without a default export says which named exports it found', async () => {
@@ -100,7 +151,8 @@ describe('a plugin that fails to load', () => {
       const failed = host.explain().plugins[0]!;
       expect(failed.error).toEqual({
         code: 'PLUGIN_INVALID',
-        message: 'toolshed-plugin-namedonly: no default export; found named exports: helper, plugin. Export the plugin object as the default export: export default { apiVersion: 1, tools: [...] }',
+        message:
+          'toolshed-plugin-namedonly: no default export; found named exports: helper, plugin. Export the plugin object as the default export: export default { apiVersion: 1, tools: [...] }',
       });
       expect(JSON.parse(await host.dispatch('where', {})).cwd).toBeTruthy();
     });
@@ -122,12 +174,28 @@ describe('a plugin that fails to load', () => {
 describe('a tool that loses a name conflict', () => {
   it('keeps its implicit toolset, and the explanation names the conflict', async () => {
     const project = fixture('project');
-    const options = { cwd: project, env: {}, config: { builtins: false, plugins: ['toolshed-plugin-alpha', 'toolshed-plugin-clash'], enable: ['clash', 'alpha'] } };
+    const options = {
+      cwd: project,
+      env: {},
+      config: {
+        builtins: false,
+        plugins: ['toolshed-plugin-alpha', 'toolshed-plugin-clash'],
+        enable: ['clash', 'alpha'],
+      },
+    };
     await withHost(options, async (host) => {
       const report = await host.refresh();
-      expect(report.toolsets.find((t) => t.name === 'clash')).toMatchObject({ tools: 0, definedBy: ['toolshed-plugin-clash'] });
-      expect(report.warnings).toContain("toolset 'clash' is enabled, but its tool alpha_echo from toolshed-plugin-clash lost a name conflict to toolshed-plugin-alpha (TOOL_CONFLICT)");
-      expect(report.tools.find((t) => t.name === 'alpha_echo')?.conflict).toMatchObject({ winner: 'toolshed-plugin-alpha', losers: ['toolshed-plugin-clash'] });
+      expect(report.toolsets.find((t) => t.name === 'clash')).toMatchObject({
+        tools: 0,
+        definedBy: ['toolshed-plugin-clash'],
+      });
+      expect(report.warnings).toContain(
+        "toolset 'clash' is enabled, but its tool alpha_echo from toolshed-plugin-clash lost a name conflict to toolshed-plugin-alpha (TOOL_CONFLICT)",
+      );
+      expect(report.tools.find((t) => t.name === 'alpha_echo')?.conflict).toMatchObject({
+        winner: 'toolshed-plugin-alpha',
+        losers: ['toolshed-plugin-clash'],
+      });
     });
   });
 });

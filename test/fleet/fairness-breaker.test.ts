@@ -11,7 +11,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
 import { textOf } from '../mcp/setup.js';
-import { killLeftoversAfterAll, startReplica, startStateServer, type Replica, type StoreServer } from '../support/fleet.js';
+import {
+  killLeftoversAfterAll,
+  startReplica,
+  startStateServer,
+  type Replica,
+  type StoreServer,
+} from '../support/fleet.js';
 
 killLeftoversAfterAll();
 
@@ -24,7 +30,16 @@ const clients: Client[] = [];
 function writeProject(storeUrl: string): void {
   const dir = path.join(work.dir, 'plugin-flaky');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'toolshed-plugin-flaky', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'toolshed-plugin-flaky',
+      version: '1.0.0',
+      type: 'module',
+      main: 'index.js',
+      toolshed: { apiVersion: 1 },
+    }),
+  );
   writeFileSync(
     path.join(dir, 'index.js'),
     `export default { apiVersion: 1, tools: [{ name: 'flaky', description: 'Crashes its worker when asked.', parameters: { type: 'object' }, handler: ({ crash }) => (crash ? process.exit(3) : 'fine') }] };\n`,
@@ -57,7 +72,8 @@ afterAll(async () => {
   work.cleanup();
 }, 60_000);
 
-const call = async (client: Client, args: Record<string, unknown>) => textOf(await client.callTool({ name: 'flaky', arguments: args }));
+const call = async (client: Client, args: Record<string, unknown>) =>
+  textOf(await client.callTool({ name: 'flaky', arguments: args }));
 
 describe('limits.breaker.shared', () => {
   it('opens on every replica after failures counted across the fleet, none of them alone reaching the limit', async () => {

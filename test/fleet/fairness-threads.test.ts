@@ -12,7 +12,10 @@ const work = tempDir();
 let host: ToolHost;
 
 beforeAll(async () => {
-  host = await createToolHost({ cwd: work.dir, config: { cache: { enabled: false }, enable: ['terminal'], limits: { threads: 1, timeoutMs: 20_000 } } });
+  host = await createToolHost({
+    cwd: work.dir,
+    config: { cache: { enabled: false }, enable: ['terminal'], limits: { threads: 1, timeoutMs: 20_000 } },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -30,18 +33,27 @@ describe("the terminal's calls and the pool's threads", () => {
       return reply;
     });
     // The long command holds the pool's only thread before the quick one is sent.
-    await expect.poll(() => host.explain().plugins.find((p) => p.name === '@toolshed/terminal')?.pool?.inFlight).toBe(1);
+    await expect
+      .poll(() => host.explain().plugins.find((p) => p.name === '@toolshed/terminal')?.pool?.inFlight)
+      .toBe(1);
     const quick = await host.dispatch('terminal', { command: 'echo quick' });
     order.push('quick');
     expect(output(quick)).toBe('quick\n');
     expect(output(await long)).toBe('long\n');
     expect(order).toEqual(['quick', 'long']);
     const pool = host.explain().plugins.find((p) => p.name === '@toolshed/terminal')?.pool;
-    expect(pool).toMatchObject({ kind: 'own', threads: 1, reason: expect.stringContaining('its calls wait on child processes') });
+    expect(pool).toMatchObject({
+      kind: 'own',
+      threads: 1,
+      reason: expect.stringContaining('its calls wait on child processes'),
+    });
   }, 60_000);
 
   it("keeps each call's own timeout: one times out while another on the same worker completes, and the next call works", async () => {
-    const [stuck, fine] = await Promise.all([host.dispatch('terminal', { command: 'sleep 30', timeoutMs: 1_000 }), host.dispatch('terminal', { command: 'sleep 0.5; echo fine' })]);
+    const [stuck, fine] = await Promise.all([
+      host.dispatch('terminal', { command: 'sleep 30', timeoutMs: 1_000 }),
+      host.dispatch('terminal', { command: 'sleep 0.5; echo fine' }),
+    ]);
     expect(JSON.parse(stuck)).toMatchObject({ timedOut: true });
     expect(output(fine)).toBe('fine\n');
     expect(output(await host.dispatch('terminal', { command: 'echo after' }))).toBe('after\n');

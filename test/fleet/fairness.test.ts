@@ -19,7 +19,16 @@ afterAll(() => work.cleanup());
 function writePlugin(): string {
   const dir = path.join(work.dir, 'plugin-fair');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'toolshed-plugin-fair', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'toolshed-plugin-fair',
+      version: '1.0.0',
+      type: 'module',
+      main: 'index.js',
+      toolshed: { apiVersion: 1 },
+    }),
+  );
   writeFileSync(
     path.join(dir, 'index.js'),
     `const obj = { type: 'object' };
@@ -39,7 +48,11 @@ export default {
 const plugin = writePlugin();
 
 function host(limits: Record<string, unknown>): Promise<ToolHost> {
-  return createToolHost({ cwd: work.dir, env: { PATH: process.env.PATH }, config: { builtins: false, cache: { enabled: false }, limits, plugins: [{ package: plugin, trust: 'trusted' }] } });
+  return createToolHost({
+    cwd: work.dir,
+    env: { PATH: process.env.PATH },
+    config: { builtins: false, cache: { enabled: false }, limits, plugins: [{ package: plugin, trust: 'trusted' }] },
+  });
 }
 
 /** The exposed state of `name` as the host evaluates it now. */
@@ -83,7 +96,9 @@ describe('the breaker and time spent waiting', () => {
       const blocker = h.dispatch('fair_slow', { ms: 1_500 }, { sessionId: 'blocker' });
       // The blocker holds the only worker before the others are sent.
       await expect.poll(() => h.explain().plugins.reduce((n, p) => n + (p.pool?.inFlight ?? 0), 0)).toBe(1);
-      const waited = await Promise.all(['s1', 's2', 's3'].map((sessionId) => h.dispatch('fair_quick', {}, { sessionId })));
+      const waited = await Promise.all(
+        ['s1', 's2', 's3'].map((sessionId) => h.dispatch('fair_quick', {}, { sessionId })),
+      );
       for (const reply of waited) {
         expect(code(reply)).toBe('TOOL_TIMEOUT');
         expect(reply).toContain('waiting for a free worker; it never started');
@@ -101,7 +116,8 @@ describe("the breaker and one session's failures", () => {
   it("one session's crashes refuse that session only; a second session's crash takes the tool out for everyone", async () => {
     const h = await host({ threads: 1, breaker: { failures: 3 } });
     try {
-      for (let i = 0; i < 3; i++) expect(code(await h.dispatch('fair_flaky', { crash: true }, { sessionId: 'a' }))).toBe('TOOL_CRASHED');
+      for (let i = 0; i < 3; i++)
+        expect(code(await h.dispatch('fair_flaky', { crash: true }, { sessionId: 'a' }))).toBe('TOOL_CRASHED');
       const refused = await h.dispatch('fair_flaky', {}, { sessionId: 'a' });
       expect(code(refused)).toBe('TOOL_NOT_EXPOSED');
       expect(refused).toContain('crashed 3 times in 60 s in this session');

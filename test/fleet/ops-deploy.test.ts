@@ -40,7 +40,8 @@ interface Container {
 
 const manifest = (yaml.loadAll(readFileSync(`${DEPLOY}kubernetes.yaml`, 'utf8')) as Resource[]).filter(Boolean);
 const find = (kind: string, name: string) => manifest.find((r) => r.kind === kind && r.metadata.name === name);
-const containerOf = (deployment: Resource | undefined) => (deployment!.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers[0]!;
+const containerOf = (deployment: Resource | undefined) =>
+  (deployment!.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers[0]!;
 
 /** The Dockerfile's CMD, as the exec-form JSON array it is written in. */
 const command = JSON.parse(/^CMD (\[.*\])$/m.exec(readFileSync(`${DEPLOY}Dockerfile`, 'utf8'))![1]!) as string[];
@@ -59,31 +60,59 @@ afterAll(async () => {
 
 describe('deploy/kubernetes.yaml', () => {
   it('holds the toolshed Deployment, Service and config, and Valkey as a Deployment and Service', () => {
-    expect(manifest.map((r) => `${r.kind}/${r.metadata.name}`).sort()).toEqual(['ConfigMap/toolshed-config', 'Deployment/toolshed', 'Deployment/valkey', 'Service/toolshed', 'Service/valkey']);
+    expect(manifest.map((r) => `${r.kind}/${r.metadata.name}`).sort()).toEqual([
+      'ConfigMap/toolshed-config',
+      'Deployment/toolshed',
+      'Deployment/valkey',
+      'Service/toolshed',
+      'Service/valkey',
+    ]);
     const toolshed = containerOf(find('Deployment', 'toolshed'));
     expect(toolshed.livenessProbe?.httpGet.path).toBe('/healthz');
     expect(toolshed.readinessProbe?.httpGet?.path).toBe('/readyz');
     expect(toolshed.startupProbe?.httpGet.path).toBe('/healthz');
     // The probes reach the port the image's command listens on.
-    expect(toolshed.ports.find((p) => p.name === toolshed.livenessProbe?.httpGet.port)?.containerPort).toBe(Number(command[command.indexOf('--http') + 1]!.split(':')[1]));
+    expect(toolshed.ports.find((p) => p.name === toolshed.livenessProbe?.httpGet.port)?.containerPort).toBe(
+      Number(command[command.indexOf('--http') + 1]!.split(':')[1]),
+    );
     const valkeyPort = containerOf(find('Deployment', 'valkey')).ports[0]!.containerPort;
-    const config = JSON.parse(find('ConfigMap', 'toolshed-config')!.data!['toolshed.json']!) as { state: { store: string } };
+    const config = JSON.parse(find('ConfigMap', 'toolshed-config')!.data!['toolshed.json']!) as {
+      state: { store: string };
+    };
     expect(config.state.store).toBe(`redis://valkey:${valkeyPort}`);
     // Every replica has the fleet's message key, from a Secret (docs/fleet.md#the-fleets-message-key).
-    expect(toolshed.env?.find((e) => e.name === 'TOOLSHED_STATE_KEY')?.valueFrom?.secretKeyRef).toEqual({ name: 'toolshed-state-key', key: 'key' });
+    expect(toolshed.env?.find((e) => e.name === 'TOOLSHED_STATE_KEY')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'toolshed-state-key',
+      key: 'key',
+    });
     expect(find('Service', 'valkey')).toBeTruthy();
   });
 
   it('its config and the image default pass the config schema', () => {
-    expect(() => validateConfigObject(JSON.parse(find('ConfigMap', 'toolshed-config')!.data!['toolshed.json']!), 'ConfigMap/toolshed-config')).not.toThrow();
-    expect(() => validateConfigObject(JSON.parse(readFileSync(`${DEPLOY}toolshed.json`, 'utf8')), 'deploy/toolshed.json')).not.toThrow();
+    expect(() =>
+      validateConfigObject(
+        JSON.parse(find('ConfigMap', 'toolshed-config')!.data!['toolshed.json']!),
+        'ConfigMap/toolshed-config',
+      ),
+    ).not.toThrow();
+    expect(() =>
+      validateConfigObject(JSON.parse(readFileSync(`${DEPLOY}toolshed.json`, 'utf8')), 'deploy/toolshed.json'),
+    ).not.toThrow();
   });
 });
 
 describe('deploy/Dockerfile', () => {
-  it("its entry command serves /mcp behind the token and the ops endpoints on the pod's address", { timeout: 60_000 }, async () => {
+  it("its entry command serves /mcp behind the token and the ops endpoints on the pod's address", {
+    timeout: 60_000,
+  }, async () => {
     const port = await freePort();
-    const mapped = command.map((arg) => arg.replace('/app/', REPO).replace('/etc/toolshed/', DEPLOY).replace('/workspace', scratchDir()).replace(':7777', `:${port}`));
+    const mapped = command.map((arg) =>
+      arg
+        .replace('/app/', REPO)
+        .replace('/etc/toolshed/', DEPLOY)
+        .replace('/workspace', scratchDir())
+        .replace(':7777', `:${port}`),
+    );
     const child = spawn(mapped[0] === 'node' ? process.execPath : mapped[0]!, mapped.slice(1), {
       env: { ...suiteHome(), PATH: process.env.PATH ?? '', TOOLSHED_TOKEN: 'deploy-test' },
       stdio: ['ignore', 'ignore', 'pipe'],

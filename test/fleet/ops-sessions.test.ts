@@ -24,22 +24,35 @@ interface Answer {
 }
 
 const PROTOCOL = '2025-03-26';
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'ops-sessions', version: '1.0.0' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'ops-sessions', version: '1.0.0' } },
+});
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** One request from `from` (a loopback address of its own, so the server sees another client). */
-function request(url: string, from: string, init: { method?: string; headers?: Record<string, string>; body?: string }): Promise<Answer> {
+function request(
+  url: string,
+  from: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: init.method ?? 'POST', headers: init.headers ?? {}, localAddress: from }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => {
-        body += chunk.toString();
-      });
-      res.on('end', () => {
-        const session = res.headers['mcp-session-id'];
-        resolve({ status: res.statusCode ?? 0, body, ...(typeof session === 'string' ? { session } : {}) });
-      });
-    });
+    const req = http.request(
+      url,
+      { method: init.method ?? 'POST', headers: init.headers ?? {}, localAddress: from },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        res.on('end', () => {
+          const session = res.headers['mcp-session-id'];
+          resolve({ status: res.statusCode ?? 0, body, ...(typeof session === 'string' ? { session } : {}) });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(init.body);
   });
@@ -49,12 +62,22 @@ const initialize = (url: string, from: string) => request(url, from, { headers: 
 
 /** A tools/list in `session`: 200 while the session lives, 404 once it is gone. */
 const list = (url: string, from: string, session: string) =>
-  request(url, from, { headers: { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': PROTOCOL }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+  request(url, from, {
+    headers: { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': PROTOCOL },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+  });
 
 /** Opens a GET stream on `session` and leaves it open; resolves once the server answered its headers. */
 function listen(url: string, from: string, session: string, opened: http.ClientRequest[]): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': PROTOCOL }, localAddress: from }, (res) => resolve(res.statusCode ?? 0));
+    const req = http.get(
+      url,
+      {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': PROTOCOL },
+        localAddress: from,
+      },
+      (res) => resolve(res.statusCode ?? 0),
+    );
     req.on('error', (error) => (opened.includes(req) ? undefined : reject(error)));
     opened.push(req);
   });
@@ -75,7 +98,10 @@ afterAll(async () => {
   await host.close();
 });
 
-async function withEndpoint(options: Partial<HttpServeOptions>, fn: (endpoint: HttpEndpoint) => Promise<void>): Promise<void> {
+async function withEndpoint(
+  options: Partial<HttpServeOptions>,
+  fn: (endpoint: HttpEndpoint) => Promise<void>,
+): Promise<void> {
   const endpoint = await serveHttp(host, { host: '127.0.0.1', port: 0, ...options });
   try {
     await fn(endpoint);
@@ -112,13 +138,20 @@ describe('sessions per client', () => {
         const calls = mine.map((answer, id) =>
           request(endpoint.url, A, {
             headers: { ...HEADERS, 'mcp-session-id': answer.session!, 'mcp-protocol-version': PROTOCOL },
-            body: JSON.stringify({ jsonrpc: '2.0', id: 10 + id, method: 'tools/call', params: { name: 'hello', arguments: {} } }),
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 10 + id,
+              method: 'tools/call',
+              params: { name: 'hello', arguments: {} },
+            }),
           }),
         );
         await expect.poll(() => arrived).toBe(2);
         const refused = await initialize(endpoint.url, A);
         expect(refused.status).toBe(429);
-        expect(JSON.parse(refused.body).error.message).toMatch(/^Too many sessions for this client: it holds 2, the most is 2/);
+        expect(JSON.parse(refused.body).error.message).toMatch(
+          /^Too many sessions for this client: it holds 2, the most is 2/,
+        );
         // Another client is not affected.
         const b = await sdkClient(endpoint.url);
         expect((await b.listTools()).tools.map((t) => t.name)).toContain('hello');
@@ -161,12 +194,14 @@ describe('sessions per client', () => {
   it('counts a request from a trusted proxy as the client its X-Forwarded-For names, and ignores the header from anyone else', async () => {
     const PROXY = '127.0.0.3';
     await withEndpoint({ maxSessions: 10, maxSessionsPerClient: 1, trustedProxies: [PROXY] }, async (endpoint) => {
-      const via = (from: string, forwarded: string) => request(endpoint.url, from, { headers: { ...HEADERS, 'x-forwarded-for': forwarded }, body: INITIALIZE });
+      const via = (from: string, forwarded: string) =>
+        request(endpoint.url, from, { headers: { ...HEADERS, 'x-forwarded-for': forwarded }, body: INITIALIZE });
       // Two clients behind the proxy: one session each.
       const first = await via(PROXY, '10.0.0.1');
       const second = await via(PROXY, '10.0.0.2');
       expect([first.status, second.status]).toEqual([200, 200]);
-      // The first one again, through a second (trusted) hop: the same client at its cap, so its own idle session makes room.
+      // The first one again, through a second (trusted) hop: the same client at its cap, so its own idle session makes
+      // room.
       expect((await via(PROXY, `10.0.0.1, ${PROXY}`)).status).toBe(200);
       expect((await list(endpoint.url, PROXY, first.session!)).status).toBe(404);
       expect((await list(endpoint.url, PROXY, second.session!)).status).toBe(200);
@@ -197,7 +232,8 @@ describe('a full server', () => {
         expect(fourth.status).toBe(200);
         expect(endpoint.sessions).toBe(3);
         expect((await list(endpoint.url, A, second.session!)).status).toBe(404);
-        for (const kept of [first, third, fourth]) expect((await list(endpoint.url, kept === fourth ? B : A, kept.session!)).status).toBe(200);
+        for (const kept of [first, third, fourth])
+          expect((await list(endpoint.url, kept === fourth ? B : A, kept.session!)).status).toBe(200);
         // The stream alone is not activity: the first goes next.
         clock.advance(20);
         for (const kept of [third, fourth]) await list(endpoint.url, kept === fourth ? B : A, kept.session!);

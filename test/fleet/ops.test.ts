@@ -32,7 +32,11 @@ let redis: { stop(): Promise<void> } | undefined;
 
 /** A redis-server on `port` (the same port again after a stop, as a restarted store would be). */
 async function startRedis(port: number): Promise<{ stop(): Promise<void> }> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   await new Promise<void>((resolve, reject) => {
     let text = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -53,7 +57,15 @@ async function startRedis(port: number): Promise<{ stop(): Promise<void> }> {
 /** Writes a config serving the greetings fixture with `extra`, and returns its path. */
 function config(name: string, extra: Record<string, unknown> = {}): string {
   const file = path.join(project.dir, `${name}.json`);
-  writeFileSync(file, JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'greetings'), trust: 'trusted' }], ...extra }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      builtins: false,
+      cache: { enabled: false },
+      plugins: [{ package: fixture('plugins', 'greetings'), trust: 'trusted' }],
+      ...extra,
+    }),
+  );
   return file;
 }
 
@@ -94,8 +106,13 @@ afterAll(async () => {
 }, 60_000);
 
 describe('/metrics', () => {
-  it('counts calls by tool and outcome code, with latency, sessions, queue depth, breaker states and store errors', { timeout: 60_000 }, async () => {
-    const r = await replica({ cwd: project.dir, config: config('metrics', { state: { store: `redis://127.0.0.1:${redisPort}` } }) });
+  it('counts calls by tool and outcome code, with latency, sessions, queue depth, breaker states and store errors', {
+    timeout: 60_000,
+  }, async () => {
+    const r = await replica({
+      cwd: project.dir,
+      config: config('metrics', { state: { store: `redis://127.0.0.1:${redisPort}` } }),
+    });
     const client = await connect(r.url);
     for (let i = 0; i < 3; i++) expect((await client.callTool({ name: 'hello', arguments: {} })).isError).toBeFalsy();
     expect((await client.callTool({ name: 'no_such_tool_xyz', arguments: {} })).isError).toBe(true);
@@ -119,8 +136,13 @@ describe('/metrics', () => {
 });
 
 describe('/readyz and /healthz', () => {
-  it('/readyz is 503 with the reason while the state store is down, and 200 again once it is back', { timeout: 60_000 }, async () => {
-    const r = await replica({ cwd: project.dir, config: config('ready', { state: { store: `redis://127.0.0.1:${redisPort}` } }) });
+  it('/readyz is 503 with the reason while the state store is down, and 200 again once it is back', {
+    timeout: 60_000,
+  }, async () => {
+    const r = await replica({
+      cwd: project.dir,
+      config: config('ready', { state: { store: `redis://127.0.0.1:${redisPort}` } }),
+    });
     expect(await get(r.url, '/readyz')).toMatchObject({ status: 200, body: 'ready\n' });
     await redis!.stop();
     redis = undefined;
@@ -135,14 +157,26 @@ describe('/readyz and /healthz', () => {
     expect(sample(metrics.body, 'toolshed_state_store_errors_total')).toBeGreaterThan(0);
   });
 
-  it('answers outside the bearer auth, and a non-loopback bind serves them only with --ops', { timeout: 60_000 }, async () => {
+  it('answers outside the bearer auth, and a non-loopback bind serves them only with --ops', {
+    timeout: 60_000,
+  }, async () => {
     const env = { OPS_TEST_TOKEN: 'secret-token' };
-    const plain = await replica({ cwd: project.dir, config: config('remote'), args: ['--http', `0.0.0.0:${await freePort()}`, '--token-env', 'OPS_TEST_TOKEN'], env });
+    const plain = await replica({
+      cwd: project.dir,
+      config: config('remote'),
+      args: ['--http', `0.0.0.0:${await freePort()}`, '--token-env', 'OPS_TEST_TOKEN'],
+      env,
+    });
     const base = plain.url.replace('0.0.0.0', '127.0.0.1');
     for (const route of ['/healthz', '/readyz', '/metrics']) expect((await get(base, route)).status, route).toBe(401);
     expect((await get(base, '/healthz', { authorization: 'Bearer secret-token' })).status).toBe(404);
 
-    const withOps = await replica({ cwd: project.dir, config: config('remote'), args: ['--http', `0.0.0.0:${await freePort()}`, '--token-env', 'OPS_TEST_TOKEN', '--ops'], env });
+    const withOps = await replica({
+      cwd: project.dir,
+      config: config('remote'),
+      args: ['--http', `0.0.0.0:${await freePort()}`, '--token-env', 'OPS_TEST_TOKEN', '--ops'],
+      env,
+    });
     const opsBase = withOps.url.replace('0.0.0.0', '127.0.0.1');
     expect(await get(opsBase, '/healthz')).toMatchObject({ status: 200, body: 'ok\n' });
     expect((await get(opsBase, '/readyz')).status).toBe(200);
@@ -163,7 +197,9 @@ describe('where the ops endpoints are, and a host still opening', () => {
     return h;
   };
 
-  it('serve.ops: true serves them on a non-loopback address, serve.ops: false not even on loopback', { timeout: 60_000 }, async () => {
+  it('serve.ops: true serves them on a non-loopback address, serve.ops: false not even on loopback', {
+    timeout: 60_000,
+  }, async () => {
     const on = await serveHttp(await open({ ops: true }), { host: '0.0.0.0', port: 0 });
     const off = await serveHttp(await open({ ops: false }), { host: '127.0.0.1', port: 0 });
     try {
@@ -175,22 +211,36 @@ describe('where the ops endpoints are, and a host still opening', () => {
     }
   });
 
-  it('/readyz is 503 while the host opens and 200 once it is open; 503 with the error when it failed to open', { timeout: 60_000 }, async () => {
+  it('/readyz is 503 while the host opens and 200 once it is open; 503 with the error when it failed to open', {
+    timeout: 60_000,
+  }, async () => {
     let resolve!: (host: ToolHost) => void;
     let reject!: (error: Error) => void;
     const opening = openingHost(new Promise<ToolHost>((res) => (resolve = res)));
     const failing = openingHost(new Promise<ToolHost>((_, rej) => (reject = rej)));
-    const routes = [opsEndpoints(opening, { sessions: () => 0, evicted: () => 0 }), opsEndpoints(failing, { sessions: () => 0, evicted: () => 0 })];
-    const servers = routes.map((ops) => http.createServer((req, res) => (ops.handle(req, res) ? undefined : res.writeHead(404).end())));
+    const routes = [
+      opsEndpoints(opening, { sessions: () => 0, evicted: () => 0 }),
+      opsEndpoints(failing, { sessions: () => 0, evicted: () => 0 }),
+    ];
+    const servers = routes.map((ops) =>
+      http.createServer((req, res) => (ops.handle(req, res) ? undefined : res.writeHead(404).end())),
+    );
     await Promise.all(servers.map((server) => new Promise<void>((done) => server.listen(0, '127.0.0.1', done))));
-    const [openingUrl, failingUrl] = servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const [openingUrl, failingUrl] = servers.map(
+      (server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    );
     try {
-      expect(await get(openingUrl!, '/readyz')).toMatchObject({ status: 503, body: 'not ready: the host is still opening (loading plugins)\n' });
+      expect(await get(openingUrl!, '/readyz')).toMatchObject({
+        status: 503,
+        body: 'not ready: the host is still opening (loading plugins)\n',
+      });
       expect((await get(openingUrl!, '/healthz')).status).toBe(200);
       resolve(await open({}));
       await expect.poll(async () => (await get(openingUrl!, '/readyz')).status).toBe(200);
       reject(new Error('config is broken'));
-      await expect.poll(async () => (await get(failingUrl!, '/readyz')).body).toBe('not ready: the host failed to open: config is broken\n');
+      await expect
+        .poll(async () => (await get(failingUrl!, '/readyz')).body)
+        .toBe('not ready: the host failed to open: config is broken\n');
     } finally {
       for (const server of servers) server.closeAllConnections();
       await Promise.all(servers.map((server) => new Promise((done) => server.close(done))));

@@ -13,7 +13,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
-import { killLeftoversAfterAll, startReplica, startStateServer, type Replica, type StoreServer } from '../support/fleet.js';
+import {
+  killLeftoversAfterAll,
+  startReplica,
+  startStateServer,
+  type Replica,
+  type StoreServer,
+} from '../support/fleet.js';
 
 killLeftoversAfterAll();
 
@@ -25,7 +31,12 @@ const clients: Client[] = [];
 beforeAll(async () => {
   store = await startStateServer();
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"plugin-state-replicas","private":true}');
-  const config = { builtins: false, cache: { enabled: false }, plugins: [{ package: '@toolshed/todo', trust: 'untrusted' }], state: { store: store.url } };
+  const config = {
+    builtins: false,
+    cache: { enabled: false },
+    plugins: [{ package: '@toolshed/todo', trust: 'untrusted' }],
+    state: { store: store.url },
+  };
   writeFileSync(path.join(work.dir, 'toolshed.config.json'), JSON.stringify(config));
   for (const name of ['one', 'two']) {
     const home = path.join(work.dir, `home-${name}`);
@@ -52,13 +63,22 @@ afterAll(async () => {
 /** A client of `replica`, in session `sessionId` (none: the client sends no session id). */
 async function connect(replica: Replica, sessionId?: string): Promise<Client> {
   const client = new Client({ name: 'plugin-state-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(replica.url), sessionId === undefined ? {} : { sessionId }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(replica.url), sessionId === undefined ? {} : { sessionId }),
+  );
   clients.push(client);
   return client;
 }
 
-async function todos(client: Client, name: 'todo_read' | 'todo_write', args: Record<string, unknown> = {}): Promise<{ sessionId: string | null; todos: Array<{ content: string; status: string }> }> {
-  const result = (await client.callTool({ name, arguments: args })) as { content: Array<{ text: string }>; isError?: boolean };
+async function todos(
+  client: Client,
+  name: 'todo_read' | 'todo_write',
+  args: Record<string, unknown> = {},
+): Promise<{ sessionId: string | null; todos: Array<{ content: string; status: string }> }> {
+  const result = (await client.callTool({ name, arguments: args })) as {
+    content: Array<{ text: string }>;
+    isError?: boolean;
+  };
   if (result.isError) throw new Error(result.content[0]!.text);
   return JSON.parse(result.content[0]!.text);
 }
@@ -73,7 +93,11 @@ describe('the todo plugin on stateless replicas sharing a Redis server', () => {
       await todos(writer, 'todo_write', { merge: true, todos: [{ content: `step ${round}` }] });
       const read = await todos(reader, 'todo_read');
       expect(read.sessionId).toBe(session);
-      expect(read.todos.map((t) => t.content)).toEqual(['plan', 'ship', ...Array.from({ length: round + 1 }, (_, i) => `step ${i}`)]);
+      expect(read.todos.map((t) => t.content)).toEqual([
+        'plan',
+        'ship',
+        ...Array.from({ length: round + 1 }, (_, i) => `step ${i}`),
+      ]);
     }
   });
 

@@ -15,7 +15,10 @@ afterAll(() => store.close());
 
 /** An RPC endpoint with one running call, `call-1`, of plugin `stash` in session `s1`. */
 function endpoint() {
-  const hooks: CallHooks = { callTool: async () => ({ ok: true, text: '' }), session: sessionHook(store, new StateScope('s1'), 'stash', 60_000) };
+  const hooks: CallHooks = {
+    callTool: async () => ({ ok: true, text: '' }),
+    session: sessionHook(store, new StateScope('s1'), 'stash', 60_000),
+  };
   const calls = new Map([['call-1', hooks]]);
   return hostRpc(calls);
 }
@@ -26,21 +29,44 @@ describe('the host RPC behind ctx.session', () => {
 
   it('scopes a value to the call’s session and plugin, whatever the key says', async () => {
     expect(await send({ op: 'set', key: '../other/k', value: '"v"' })).toEqual({ ok: true });
-    expect(await store.mapGet('plugin-state:session:s1:stash')).toEqual({ '../other/k': expect.stringMatching(/^\d+:"v"$/) });
+    expect(await store.mapGet('plugin-state:session:s1:stash')).toEqual({
+      '../other/k': expect.stringMatching(/^\d+:"v"$/),
+    });
     expect(await send({ op: 'get', key: '../other/k' })).toEqual({ ok: true, value: '"v"' });
   });
 
   it('refuses what plugin code could send past its ctx', async () => {
     const refused = { ok: false, code: 'STATE_REFUSED' };
-    expect(await send({ op: 'set', key: { toString: () => 'k' }, value: '1' })).toMatchObject({ ...refused, message: 'ctx.session: a key must be a non-empty string' });
-    expect(await send({ op: 'set', key: 'k', value: { not: 'text' } })).toMatchObject({ ...refused, message: expect.stringContaining('the value is not JSON') });
-    expect(await send({ op: 'set', key: 'k', value: '{ not json' })).toMatchObject({ ...refused, message: expect.stringContaining('the value is not JSON text') });
-    expect(await send({ op: 'set', key: 'k', value: `"${'x'.repeat(300_000)}"` })).toMatchObject({ ...refused, message: expect.stringContaining('at most 262144 bytes') });
-    expect(await send({ op: 'set', key: 'k'.repeat(10_000), value: '1' })).toMatchObject({ ...refused, message: expect.stringContaining('at most 256 characters') });
-    expect(await send({ op: 'set', key: 'k', value: '1', ttlMs: '1000' })).toMatchObject({ ...refused, message: expect.stringContaining('ttlMs must be a positive number') });
+    expect(await send({ op: 'set', key: { toString: () => 'k' }, value: '1' })).toMatchObject({
+      ...refused,
+      message: 'ctx.session: a key must be a non-empty string',
+    });
+    expect(await send({ op: 'set', key: 'k', value: { not: 'text' } })).toMatchObject({
+      ...refused,
+      message: expect.stringContaining('the value is not JSON'),
+    });
+    expect(await send({ op: 'set', key: 'k', value: '{ not json' })).toMatchObject({
+      ...refused,
+      message: expect.stringContaining('the value is not JSON text'),
+    });
+    expect(await send({ op: 'set', key: 'k', value: `"${'x'.repeat(300_000)}"` })).toMatchObject({
+      ...refused,
+      message: expect.stringContaining('at most 262144 bytes'),
+    });
+    expect(await send({ op: 'set', key: 'k'.repeat(10_000), value: '1' })).toMatchObject({
+      ...refused,
+      message: expect.stringContaining('at most 256 characters'),
+    });
+    expect(await send({ op: 'set', key: 'k', value: '1', ttlMs: '1000' })).toMatchObject({
+      ...refused,
+      message: expect.stringContaining('ttlMs must be a positive number'),
+    });
     expect(await send({ op: 'keys', key: '*' })).toEqual({ ...refused, message: 'ctx.session: unknown operation' });
     expect(await send(null)).toEqual({ ...refused, message: 'ctx.session: unknown operation' });
-    expect(await send({ op: 'get', key: 'k' }, 'another-call')).toEqual({ ...refused, message: 'ctx.session is only available to a handler while its call is running' });
+    expect(await send({ op: 'get', key: 'k' }, 'another-call')).toEqual({
+      ...refused,
+      message: 'ctx.session is only available to a handler while its call is running',
+    });
     expect(await store.mapGet('plugin-state:session:s1:stash')).not.toHaveProperty('k');
   });
 

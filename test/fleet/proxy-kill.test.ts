@@ -8,7 +8,15 @@
  * SSE streams, and a cut stream waited for the client's timeout).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { killLeftoversAfterAll, callsInFlight, freePort, startHaproxy, startReplica, type Balancer, type Replica } from '../support/fleet.js';
+import {
+  killLeftoversAfterAll,
+  callsInFlight,
+  freePort,
+  startHaproxy,
+  startReplica,
+  type Balancer,
+  type Replica,
+} from '../support/fleet.js';
 import { legacyClient, modernClient, proxyProject, shipped, textOf } from './proxy-setup.js';
 
 killLeftoversAfterAll();
@@ -27,7 +35,16 @@ let balancer: Balancer;
 
 beforeAll(async () => {
   const port = await freePort();
-  replicas = await Promise.all([0, 1, 2].map(() => startReplica({ cwd: project.dir, config: project.config, stateless: true, args: ['--public-url', `http://127.0.0.1:${port}/mcp`] })));
+  replicas = await Promise.all(
+    [0, 1, 2].map(() =>
+      startReplica({
+        cwd: project.dir,
+        config: project.config,
+        stateless: true,
+        args: ['--public-url', `http://127.0.0.1:${port}/mcp`],
+      }),
+    ),
+  );
   for (const replica of replicas) cleanups.push(() => replica.stop());
   balancer = await startHaproxy(
     shipped('haproxy/stateless.cfg'),
@@ -73,7 +90,9 @@ it('a replica killed under load fails only its calls in flight, each at once, fo
     ...modern.map((client) => settle('modern', client.callTool(args, { timeout: CLIENT_TIMEOUT_MS }))),
   ];
   // Every call has reached its replica and is running (SLOW_MS is far off).
-  await expect.poll(async () => (await Promise.all(replicas.map(callsInFlight))).reduce((a, b) => a + b, 0), { timeout: 20_000 }).toBe(CLIENTS);
+  await expect
+    .poll(async () => (await Promise.all(replicas.map(callsInFlight))).reduce((a, b) => a + b, 0), { timeout: 20_000 })
+    .toBe(CLIENTS);
   replicas[0]!.kill();
   killedAt = Date.now();
   const outcomes = await Promise.all(calls);
@@ -83,11 +102,15 @@ it('a replica killed under load fails only its calls in flight, each at once, fo
     failed: failed.length,
     // A call that failed before the slow tool could have finished on a live replica failed fast;
     // one that failed later waited on a cut stream.
-    hung: failed.filter((outcome) => outcome.afterKillMs >= SLOW_MS).map((outcome) => `${outcome.era}: ${outcome.error}`),
+    hung: failed
+      .filter((outcome) => outcome.afterKillMs >= SLOW_MS)
+      .map((outcome) => `${outcome.era}: ${outcome.error}`),
   };
   expect(summary.hung).toEqual([]);
   // Some calls were on the killed replica (round robin over three) and failed; the others all completed.
   expect(summary.failed).toBeGreaterThan(0);
   expect(summary.failed).toBeLessThanOrEqual(CLIENTS / 2);
-  expect(outcomes.filter((outcome) => outcome.error === undefined).every((outcome) => outcome.text === `waited ${SLOW_MS}`)).toBe(true);
+  expect(
+    outcomes.filter((outcome) => outcome.error === undefined).every((outcome) => outcome.text === `waited ${SLOW_MS}`),
+  ).toBe(true);
 }, 120_000);

@@ -15,7 +15,10 @@ export function shipped(file: string): string {
   return readFileSync(new URL(`../../deploy/${file}`, import.meta.url), 'utf8');
 }
 
-/** A temp project folder whose config serves kitchen and notes, approval on delete_note, with `threads` workers (one call each at a time). */
+/**
+ * A temp project folder whose config serves kitchen and notes, approval on delete_note, with `threads` workers (one
+ * call each at a time).
+ */
 export function proxyProject(prefix: string, threads = 2): { dir: string; config: string; cleanup(): void } {
   return kitchenProject(prefix, ['notes'], {
     approve: ['delete_note'],
@@ -35,7 +38,10 @@ export async function legacyClient(url: string): Promise<{ client: Client; trans
 
 /** A 2026-07-28 SDK client (v2, version negotiation on), connected to `url`. */
 export async function modernClient(url: string): Promise<V2Client> {
-  const client = new V2Client({ name: 'proxy-test-modern', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  const client = new V2Client(
+    { name: 'proxy-test-modern', version: '1.0.0' },
+    { versionNegotiation: { mode: 'auto' } },
+  );
   await client.connect(new V2Transport(new URL(url)));
   return client;
 }

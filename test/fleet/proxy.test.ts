@@ -11,7 +11,15 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { suiteHome } from '../helpers.js';
-import { killLeftoversAfterAll, freePort, startHaproxy, startNginx, startReplica, type Balancer, type Replica } from '../support/fleet.js';
+import {
+  killLeftoversAfterAll,
+  freePort,
+  startHaproxy,
+  startNginx,
+  startReplica,
+  type Balancer,
+  type Replica,
+} from '../support/fleet.js';
 import { legacyClient, modernClient, proxyProject, shipped, textOf } from './proxy-setup.js';
 
 killLeftoversAfterAll();
@@ -23,7 +31,8 @@ let stateless: Replica[];
 let stateful: Replica[];
 const balancers: Record<keyof typeof ports, Balancer> = {} as Record<keyof typeof ports, Balancer>;
 
-const publicUrls = (...names: Array<keyof typeof ports>) => names.map((name) => `http://127.0.0.1:${ports[name]}/mcp`).join(',');
+const publicUrls = (...names: Array<keyof typeof ports>) =>
+  names.map((name) => `http://127.0.0.1:${ports[name]}/mcp`).join(',');
 
 beforeAll(async () => {
   for (const name of Object.keys(ports) as Array<keyof typeof ports>) ports[name] = await freePort();
@@ -34,18 +43,49 @@ beforeAll(async () => {
     cleanups.push(() => started.stop());
     return started;
   };
-  stateless = await Promise.all([0, 1, 2].map(() => replica({ ...common, stateless: true, args: ['--public-url', publicUrls('haproxyStateless', 'nginxStateless')] })));
-  stateful = await Promise.all([1, 2, 3].map((n) => replica({ ...common, args: ['--replica', `replica${n}`, '--public-url', publicUrls('haproxyStateful', 'nginxStateful')] })));
+  stateless = await Promise.all(
+    [0, 1, 2].map(() =>
+      replica({ ...common, stateless: true, args: ['--public-url', publicUrls('haproxyStateless', 'nginxStateless')] }),
+    ),
+  );
+  stateful = await Promise.all(
+    [1, 2, 3].map((n) =>
+      replica({
+        ...common,
+        args: ['--replica', `replica${n}`, '--public-url', publicUrls('haproxyStateful', 'nginxStateful')],
+      }),
+    ),
+  );
   const addresses = (replicas: Replica[]) => replicas.map((replica) => replica.address);
   // Each balancer's stop is queued as soon as it runs: a later one that fails to start leaves none behind.
   const started = (balancer: Balancer) => {
     cleanups.push(() => balancer.stop());
     return balancer;
   };
-  balancers.haproxyStateless = started(await startHaproxy(shipped('haproxy/stateless.cfg'), addresses(stateless), project.dir, undefined, ports.haproxyStateless));
-  balancers.haproxyStateful = started(await startHaproxy(shipped('haproxy/stateful.cfg'), addresses(stateful), project.dir, undefined, ports.haproxyStateful));
-  balancers.nginxStateless = started(await startNginx(shipped('nginx/stateless.conf'), addresses(stateless), project.dir, ports.nginxStateless));
-  balancers.nginxStateful = started(await startNginx(shipped('nginx/stateful.conf'), addresses(stateful), project.dir, ports.nginxStateful));
+  balancers.haproxyStateless = started(
+    await startHaproxy(
+      shipped('haproxy/stateless.cfg'),
+      addresses(stateless),
+      project.dir,
+      undefined,
+      ports.haproxyStateless,
+    ),
+  );
+  balancers.haproxyStateful = started(
+    await startHaproxy(
+      shipped('haproxy/stateful.cfg'),
+      addresses(stateful),
+      project.dir,
+      undefined,
+      ports.haproxyStateful,
+    ),
+  );
+  balancers.nginxStateless = started(
+    await startNginx(shipped('nginx/stateless.conf'), addresses(stateless), project.dir, ports.nginxStateless),
+  );
+  balancers.nginxStateful = started(
+    await startNginx(shipped('nginx/stateful.conf'), addresses(stateful), project.dir, ports.nginxStateful),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -75,9 +115,15 @@ describe('the flags', () => {
     });
 
   it('refuses a replica name that cannot be an id prefix, a public URL that is not http(s), and both without --http', () => {
-    expect(serve('--http', '127.0.0.1:0', '--replica', 'a.b').stderr).toContain("--replica expects a name of letters, digits, - and _ (at most 40), got 'a.b'");
-    expect(serve('--http', '127.0.0.1:0', '--public-url', 'ftp://tools.example').stderr).toContain("--public-url: 'ftp://tools.example' is not an http:// or https:// URL");
-    expect(serve('--replica', 'a').stderr).toContain('--allow-origin, --token-env, --public-url and --replica apply to --http only');
+    expect(serve('--http', '127.0.0.1:0', '--replica', 'a.b').stderr).toContain(
+      "--replica expects a name of letters, digits, - and _ (at most 40), got 'a.b'",
+    );
+    expect(serve('--http', '127.0.0.1:0', '--public-url', 'ftp://tools.example').stderr).toContain(
+      "--public-url: 'ftp://tools.example' is not an http:// or https:// URL",
+    );
+    expect(serve('--replica', 'a').stderr).toContain(
+      '--allow-origin, --token-env, --public-url and --replica apply to --http only',
+    );
   }, 60_000);
 });
 
@@ -87,7 +133,11 @@ describe('the Host check behind a reverse proxy', () => {
     cleanups.push(() => bare.stop());
     const balancer = await startHaproxy(shipped('haproxy/stateless.cfg'), [bare.address], project.dir);
     cleanups.push(() => balancer.stop());
-    const response = await fetch(balancer.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const response = await fetch(balancer.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
     expect(response.status).toBe(403);
     expect(await response.text()).toContain('Invalid Host header');
     const { client } = (await clients(balancers.haproxyStateless.url, 1))[0]!;
@@ -100,10 +150,19 @@ describe('the Host check behind a reverse proxy', () => {
     const { request } = await import('node:http');
     const status = (port: number, host: string) =>
       new Promise<number>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port, path: '/mcp', method: init.method, headers: { host, 'content-type': 'application/json' } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/mcp',
+            method: init.method,
+            headers: { host, 'content-type': 'application/json' },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.once('error', reject);
         req.end(init.body);
       });
@@ -122,19 +181,36 @@ describe('stateless round robin (haproxy and nginx)', () => {
       const legacy = await clients(balancers[name].url, 3);
       const modern = await Promise.all([0, 1, 2].map(() => modernClient(balancers[name].url)));
       for (const client of modern) cleanups.push(() => client.close());
-      const results = await Promise.all([...legacy.map(({ client }) => client), ...modern].flatMap((client, index) => [1, 2].map((n) => client.callTool({ name: 'echo', arguments: { index, n } }))));
-      expect(results.map(textOf)).toEqual([0, 1, 2, 3, 4, 5].flatMap((index) => [1, 2].map((n) => JSON.stringify({ index, n }))));
+      const results = await Promise.all(
+        [...legacy.map(({ client }) => client), ...modern].flatMap((client, index) =>
+          [1, 2].map((n) => client.callTool({ name: 'echo', arguments: { index, n } })),
+        ),
+      );
+      expect(results.map(textOf)).toEqual(
+        [0, 1, 2, 3, 4, 5].flatMap((index) => [1, 2].map((n) => JSON.stringify({ index, n }))),
+      );
     }, 60_000);
   }
 });
 
 describe('stateless replies', () => {
-  /** A 2025-era tools/call of kitchen's chatty (it logs and reports progress), straight to a replica, with no session. */
+  /**
+   * A 2025-era tools/call of kitchen's chatty (it logs and reports progress), straight to a replica, with no session.
+   */
   const call = (meta: Record<string, unknown>) =>
     fetch(stateless[0]!.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'chatty', arguments: {}, _meta: meta } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'chatty', arguments: {}, _meta: meta },
+      }),
     });
 
   it('are one JSON body when the call asks for nothing to stream', async () => {

@@ -38,7 +38,9 @@ afterAll(async () => {
 });
 
 describe('one of three replicas killed under load', () => {
-  it('fails only the calls on that replica, keeps the connection, and leaves the breaker closed', { timeout: 60_000 }, async () => {
+  it('fails only the calls on that replica, keeps the connection, and leaves the breaker closed', {
+    timeout: 60_000,
+  }, async () => {
     expect(fleet(host.explain()).state).toBe('connected');
     const calls = Array.from({ length: 20 }, () => host.call('slow', { ms: 1_500 }));
     // Calls are running on the replica that is killed.
@@ -49,7 +51,12 @@ describe('one of three replicas killed under load', () => {
     // Round robin put about a third of them on the killed replica; those fail, fast, as transport errors.
     expect(failed.length).toBeGreaterThan(0);
     expect(failed.length).toBeLessThanOrEqual(8);
-    for (const outcome of failed) expect(outcome).toMatchObject({ ok: false, code: 'TOOL_UNREACHABLE', message: 'slow did not reach its server: the MCP server fleet: HTTP 502 Bad Gateway' });
+    for (const outcome of failed)
+      expect(outcome).toMatchObject({
+        ok: false,
+        code: 'TOOL_UNREACHABLE',
+        message: 'slow did not reach its server: the MCP server fleet: HTTP 502 Bad Gateway',
+      });
     expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(20 - failed.length);
     expect(fleet(host.explain()).state).toBe('connected');
     // The breaker did not open: no circuit is open, and once the balancer has taken the dead

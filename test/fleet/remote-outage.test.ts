@@ -29,9 +29,18 @@ function owned<T>(it: T, stop: (it: T) => unknown): T {
 }
 
 const replica = async (options: { port?: number; stateless?: boolean } = {}) =>
-  owned<Replica>(await startReplica({ cwd: project.dir, stateless: options.stateless ?? true, ...(options.port ? { port: options.port } : {}) }), (r) => r.stop());
-const balancer = async (addresses: string[], balance?: 'roundrobin' | 'first') => owned<Balancer>(await startBalancer(addresses, project.dir, balance), (b) => b.stop());
-const host = async (url: string, entry?: Record<string, unknown>, clock?: ManualClock) => owned<ToolHost>(await remoteHost(url, entry, clock), (h) => h.close());
+  owned<Replica>(
+    await startReplica({
+      cwd: project.dir,
+      stateless: options.stateless ?? true,
+      ...(options.port ? { port: options.port } : {}),
+    }),
+    (r) => r.stop(),
+  );
+const balancer = async (addresses: string[], balance?: 'roundrobin' | 'first') =>
+  owned<Balancer>(await startBalancer(addresses, project.dir, balance), (b) => b.stop());
+const host = async (url: string, entry?: Record<string, unknown>, clock?: ManualClock) =>
+  owned<ToolHost>(await remoteHost(url, entry, clock), (h) => h.close());
 const port = (address: string) => Number(address.split(':')[1]);
 const hidden = (reason: RegExp) => (report: ReturnType<ToolHost['explain']>) => {
   const slow = report.tools.find((tool) => tool.name === 'slow');
@@ -39,7 +48,9 @@ const hidden = (reason: RegExp) => (report: ReturnType<ToolHost['explain']>) => 
 };
 
 describe('an idle outage', () => {
-  it('hides the tools with the reason without a call, and reconnects only after a probe is answered', { timeout: 60_000 }, async () => {
+  it('hides the tools with the reason without a call, and reconnects only after a probe is answered', {
+    timeout: 60_000,
+  }, async () => {
     const first = await replica();
     const lb = await balancer([first.address]);
     // The host's probes wait on this clock: each round is fired by the test, once the last was answered.
@@ -49,9 +60,16 @@ describe('an idle outage', () => {
     const probe = () => nextProbe(clock, 1_500);
 
     first.kill();
-    const down = await until(remote, hidden(/^the MCP server fleet is unreachable: HTTP 503/), 'the tools hidden', 15_000, probe);
+    const down = await until(
+      remote,
+      hidden(/^the MCP server fleet is unreachable: HTTP 503/),
+      'the tools hidden',
+      15_000,
+      probe,
+    );
     expect(fleet(down).reason).toMatch(/; reconnecting as soon as it answers a probe \(one every 1 s to 1\.5 s\)$/);
-    // Down for a while (four probe rounds, 4 to 6 s of the clock): probes only, so no handshake was tried (a backoff would have tried several).
+    // Down for a while (four probe rounds, 4 to 6 s of the clock): probes only, so no handshake was tried (a backoff
+    // would have tried several).
     for (let i = 0; i < 4; i++) await probe();
     expect(fleet(remote.explain())).toMatchObject({ state: 'unreachable', restarts: 0 });
 
@@ -64,7 +82,9 @@ describe('an idle outage', () => {
 });
 
 describe('a server that stays down', () => {
-  it('is probed at a bounded, steady rate (probeIntervalMs), with a ping and never a handshake', { timeout: 60_000 }, async () => {
+  it('is probed at a bounded, steady rate (probeIntervalMs), with a ping and never a handshake', {
+    timeout: 60_000,
+  }, async () => {
     const gone = await replica();
     const clock = new ManualClock(Date.now());
     const remote = await host(gone.url, { probeIntervalMs: 500 }, clock);
@@ -99,10 +119,13 @@ describe('a server that stays down', () => {
 });
 
 describe('a stateful replica that died', () => {
-  it('leaves a session the next replica does not know: toolshed initializes a new one, and calls work', { timeout: 60_000 }, async () => {
+  it('leaves a session the next replica does not know: toolshed initializes a new one, and calls work', {
+    timeout: 60_000,
+  }, async () => {
     const [a, b] = [await replica({ stateless: false }), await replica({ stateless: false })];
     const lb = await balancer([a.address, b.address], 'first');
-    // Sessions are the 2025 revision's (2026-07-28 has none). The second host is never probed in this test: its calls meet the 404.
+    // Sessions are the 2025 revision's (2026-07-28 has none). The second host is never probed in this test: its calls
+    // meet the 404.
     const remote = await host(lb.url, { protocol: 'legacy' });
     const unprobed = await host(lb.url, { protocol: 'legacy', probeIntervalMs: 600_000 });
     expect(fleet(remote.explain()).protocolVersion).toBe('2025-11-25');
@@ -111,16 +134,27 @@ describe('a stateful replica that died', () => {
 
     a.kill();
     // No call: the probe meets the other replica's 404 "Session not found", and a new session follows.
-    await until(remote, (report) => fleet(report).state === 'connected' && fleet(report).restarts === 1, 'a new session', 20_000);
+    await until(
+      remote,
+      (report) => fleet(report).state === 'connected' && fleet(report).restarts === 1,
+      'a new session',
+      20_000,
+    );
     expect(await remote.call('echo', { on: 'b' })).toMatchObject({ ok: true });
 
     // A call that meets the 404 fails alone (it did not run, and is not resent); the next calls use a new session.
     expect(await unprobed.call('echo', { on: 'b' })).toMatchObject({
       ok: false,
       code: 'TOOL_UNREACHABLE',
-      message: 'echo did not reach its server: the MCP server fleet: it no longer knows the session (404); a new one is being initialized',
+      message:
+        'echo did not reach its server: the MCP server fleet: it no longer knows the session (404); a new one is being initialized',
     });
-    await until(unprobed, (report) => fleet(report).state === 'connected' && fleet(report).restarts === 1, 'a new session', 20_000);
+    await until(
+      unprobed,
+      (report) => fleet(report).state === 'connected' && fleet(report).restarts === 1,
+      'a new session',
+      20_000,
+    );
     expect(await unprobed.call('echo', { on: 'b' })).toMatchObject({ ok: true });
   });
 });

@@ -12,7 +12,11 @@ import { startHaproxy, type Haproxy } from '../support/fleet.js';
 /** A project folder whose config serves the kitchen plugin; remove it with `cleanup`. */
 export function replicaProject(): { dir: string; cleanup(): void } {
   const project = tempDir('toolshed-remote-');
-  const config = { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'trusted' }] };
+  const config = {
+    builtins: false,
+    cache: { enabled: false },
+    plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'trusted' }],
+  };
   writeFileSync(path.join(project.dir, '.toolshedrc.json'), JSON.stringify(config));
   return project;
 }
@@ -25,8 +29,14 @@ export function replicaProject(): { dir: string; cleanup(): void } {
  * sends that name, so every replica sees its own `host:port`: its loopback Host check refuses any
  * other (until serve learns to trust a proxy).
  */
-export function startBalancer(addresses: readonly string[], dir: string, balance: 'roundrobin' | 'first' = 'roundrobin'): Promise<Haproxy> {
-  const servers = addresses.map((address) => `    server ${address} ${address} check inter 500ms fall 1 rise 1`).join('\n');
+export function startBalancer(
+  addresses: readonly string[],
+  dir: string,
+  balance: 'roundrobin' | 'first' = 'roundrobin',
+): Promise<Haproxy> {
+  const servers = addresses
+    .map((address) => `    server ${address} ${address} check inter 500ms fall 1 rise 1`)
+    .join('\n');
   const config = `global
     maxconn 1000
 defaults
@@ -47,9 +57,17 @@ ${servers}
   return startHaproxy(config, addresses, dir);
 }
 
-/** A host whose one toolset is the MCP server at `url` (named `fleet`), probed every `probeIntervalMs` (of `clock`, default the real one). */
+/**
+ * A host whose one toolset is the MCP server at `url` (named `fleet`), probed every `probeIntervalMs` (of `clock`,
+ * default the real one).
+ */
 export function remoteHost(url: string, entry: Record<string, unknown> = {}, clock?: Clock): Promise<ToolHost> {
-  return createToolHost({ cwd: process.cwd(), env: { PATH: process.env.PATH }, ...(clock ? { clock } : {}), config: { builtins: false, cache: { enabled: false }, mcpServers: { fleet: { url, ...entry } } } });
+  return createToolHost({
+    cwd: process.cwd(),
+    env: { PATH: process.env.PATH },
+    ...(clock ? { clock } : {}),
+    config: { builtins: false, cache: { enabled: false }, mcpServers: { fleet: { url, ...entry } } },
+  });
 }
 
 /**
@@ -72,8 +90,17 @@ export function fleet(report: HostReport) {
   return report.plugins.find((plugin) => plugin.name === 'mcp:fleet')!.mcp!;
 }
 
-/** Resolves with the report once `predicate` holds, rejects after `timeoutMs`; `step` runs before each look (a clock moved on). */
-export async function until(host: ToolHost, predicate: (report: HostReport) => boolean, what: string, timeoutMs = 30_000, step?: () => Promise<void>): Promise<HostReport> {
+/**
+ * Resolves with the report once `predicate` holds, rejects after `timeoutMs`; `step` runs before each look (a clock
+ * moved on).
+ */
+export async function until(
+  host: ToolHost,
+  predicate: (report: HostReport) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+  step?: () => Promise<void>,
+): Promise<HostReport> {
   let last: HostReport | undefined;
   try {
     return await waitUntil(

@@ -19,7 +19,15 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, tempDir } from '../helpers.js';
 import { signal, textOf } from '../mcp/setup.js';
-import { killLeftoversAfterAll, startHaproxy, startReplica, startStateServer, type Balancer, type Replica, type StoreServer } from '../support/fleet.js';
+import {
+  killLeftoversAfterAll,
+  startHaproxy,
+  startReplica,
+  startStateServer,
+  type Balancer,
+  type Replica,
+  type StoreServer,
+} from '../support/fleet.js';
 
 killLeftoversAfterAll();
 
@@ -81,10 +89,18 @@ afterAll(async () => {
 }, 60_000);
 
 /** A 2026-07-28 client of `url`, naming session `session` (or none), sending its POSTs where `route` says. */
-async function modern(url: string, session?: string, options: ConstructorParameters<typeof Client>[1] = MODERN, route?: (n: number) => string): Promise<Client> {
+async function modern(
+  url: string,
+  session?: string,
+  options: ConstructorParameters<typeof Client>[1] = MODERN,
+  route?: (n: number) => string,
+): Promise<Client> {
   const client = new Client({ name: 'fleet-sessions', version: '1.0.0' }, options);
   let posts = 0;
-  const fetchVia = route ? (input: string | URL | Request, init?: RequestInit) => fetch(init?.method === 'POST' ? route(posts++) : input, init) : undefined;
+  const fetchVia = route
+    ? (input: string | URL | Request, init?: RequestInit) =>
+        fetch(init?.method === 'POST' ? route(posts++) : input, init)
+    : undefined;
   await client.connect(
     new StreamableHTTPClientTransport(new URL(url), {
       ...(session ? { requestInit: { headers: { 'mcp-session-id': session } } } : {}),
@@ -103,9 +119,15 @@ async function legacy(capabilities: Record<string, unknown> = {}): Promise<Legac
   return client;
 }
 
-const names = async (client: { listTools(): Promise<{ tools: Array<{ name: string }> }> }) => (await client.listTools()).tools.map((tool) => tool.name);
-const search = async (client: { callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown> }, query: string) =>
-  JSON.parse(textOf(await client.callTool({ name: 'tool_search', arguments: { query, limit: 1 } }))).tools.map((tool: { name: string }) => tool.name);
+const names = async (client: { listTools(): Promise<{ tools: Array<{ name: string }> }> }) =>
+  (await client.listTools()).tools.map((tool) => tool.name);
+const search = async (
+  client: { callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown> },
+  query: string,
+) =>
+  JSON.parse(textOf(await client.callTool({ name: 'tool_search', arguments: { query, limit: 1 } }))).tools.map(
+    (tool: { name: string }) => tool.name,
+  );
 
 describe('a session across three stateless replicas', () => {
   it("lists a session's loaded tool on every replica: 6 of 6 listings", { timeout: 60_000 }, async () => {
@@ -118,7 +140,9 @@ describe('a session across three stateless replicas', () => {
     expect(await names(await modern(replicas[0]!.url, 'fleet-b'))).toEqual(['tool_search']);
   });
 
-  it('gives a 2025-era client a session id at initialize, so its searches follow it across replicas', { timeout: 60_000 }, async () => {
+  it('gives a 2025-era client a session id at initialize, so its searches follow it across replicas', {
+    timeout: 60_000,
+  }, async () => {
     const client = await legacy();
     expect(await search(client, 'create a calendar event')).toEqual(['calendar_create_event']);
     // Three listings in a row go to three replicas (round robin).
@@ -140,7 +164,9 @@ describe('a session across three stateless replicas', () => {
 });
 
 describe('approval across replicas', () => {
-  it("holds a 2026-07-28 client's call on one replica and runs it with the answer sent to another", { timeout: 60_000 }, async () => {
+  it("holds a 2026-07-28 client's call on one replica and runs it with the answer sent to another", {
+    timeout: 60_000,
+  }, async () => {
     // The client's POSTs go to replica 1, 2, 3, 1…: the call, then its retry with the answer.
     const routed: string[] = [];
     const client = await modern(balancer.url, 'fleet-approve', ASKS, (n) => {
@@ -161,9 +187,14 @@ describe('approval across replicas', () => {
     expect(new Set(routed.slice(before))).toHaveProperty('size', 2);
   });
 
-  it('tells a 2025-era client on a stateless fleet why it cannot approve, and what works', { timeout: 60_000 }, async () => {
+  it('tells a 2025-era client on a stateless fleet why it cannot approve, and what works', {
+    timeout: 60_000,
+  }, async () => {
     const client = await legacy({ elicitation: { form: {} } });
-    client.setRequestHandler((await import('@modelcontextprotocol/sdk/types.js')).ElicitRequestSchema, async () => ({ action: 'accept', content: { approve: true } }));
+    client.setRequestHandler((await import('@modelcontextprotocol/sdk/types.js')).ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { approve: true },
+    }));
     const refused = JSON.parse(textOf(await client.callTool({ name: 'delete_note', arguments: { id: 'q' } })));
     expect(refused.code).toBe('APPROVAL_DENIED');
     expect(refused.error).toContain('this server is stateless');
@@ -172,10 +203,15 @@ describe('approval across replicas', () => {
 });
 
 describe("a session's own list_changed", () => {
-  it('reaches the listen stream of the session that searched, on another replica, and no other session', { timeout: 60_000 }, async () => {
+  it('reaches the listen stream of the session that searched, on another replica, and no other session', {
+    timeout: 60_000,
+  }, async () => {
     const counts = { a: 0, b: 0 };
     const heard = { a: signal(), b: signal() };
-    const listeners = { a: await modern(replicas[0]!.url, 'fleet-listen-a'), b: await modern(replicas[0]!.url, 'fleet-listen-b') };
+    const listeners = {
+      a: await modern(replicas[0]!.url, 'fleet-listen-a'),
+      b: await modern(replicas[0]!.url, 'fleet-listen-b'),
+    };
     for (const key of ['a', 'b'] as const) {
       listeners[key].setNotificationHandler('notifications/tools/list_changed', () => {
         counts[key]++;
@@ -184,10 +220,14 @@ describe("a session's own list_changed", () => {
       await listeners[key].listen({ toolsListChanged: true });
     }
     // a's search runs on replica 2; a listens on replica 1.
-    expect(await search(await modern(replicas[1]!.url, 'fleet-listen-a'), 'post to a slack channel')).toEqual(['slack_send_message']);
+    expect(await search(await modern(replicas[1]!.url, 'fleet-listen-a'), 'post to a slack channel')).toEqual([
+      'slack_send_message',
+    ]);
     await heard.a.promise;
     // b's search (replica 3) proves b's stream works; a must not have heard of it.
-    expect(await search(await modern(replicas[2]!.url, 'fleet-listen-b'), 'open a github issue')).toEqual(['github_create_issue']);
+    expect(await search(await modern(replicas[2]!.url, 'fleet-listen-b'), 'open a github issue')).toEqual([
+      'github_create_issue',
+    ]);
     await heard.b.promise;
     expect(counts).toEqual({ a: 1, b: 1 });
   });

@@ -6,7 +6,13 @@
  * does not start.
  */
 import { describe, expect, it } from 'vitest';
-import { fleetStore, MAX_AGE_MS, signMessage, SignedStore, verifyMessage } from '#internal/core/state/signed-messages.js';
+import {
+  fleetStore,
+  MAX_AGE_MS,
+  signMessage,
+  SignedStore,
+  verifyMessage,
+} from '#internal/core/state/signed-messages.js';
 import { MemoryStore } from '#internal/core/state/store.js';
 import type { StateStore } from '#internal/core/state/store-contract.js';
 import { ManualClock } from '../helpers.js';
@@ -18,29 +24,56 @@ describe('signMessage and verifyMessage', () => {
   const signed = signMessage(KEY, 'rounds:reply:1', '{"kind":"ack"}', NOW, 'id-1');
 
   it('takes a message signed with the key for the channel', () => {
-    expect(verifyMessage(KEY, 'rounds:reply:1', signed, NOW + 1_000)).toEqual({ ok: true, message: '{"kind":"ack"}', id: 'id-1', time: NOW });
+    expect(verifyMessage(KEY, 'rounds:reply:1', signed, NOW + 1_000)).toEqual({
+      ok: true,
+      message: '{"kind":"ack"}',
+      id: 'id-1',
+      time: NOW,
+    });
   });
 
   it('drops one signed with another key, sent for another channel, or changed on the way', () => {
-    expect(verifyMessage('x'.repeat(32), 'rounds:reply:1', signed, NOW)).toMatchObject({ ok: false, reason: expect.stringContaining('signature does not match') });
-    expect(verifyMessage(KEY, 'rounds:reply:2', signed, NOW)).toMatchObject({ ok: false, reason: expect.stringContaining('signature does not match') });
+    expect(verifyMessage('x'.repeat(32), 'rounds:reply:1', signed, NOW)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('signature does not match'),
+    });
+    expect(verifyMessage(KEY, 'rounds:reply:2', signed, NOW)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('signature does not match'),
+    });
     const changed = JSON.stringify({ ...JSON.parse(signed), m: '{"kind":"gone"}' });
-    expect(verifyMessage(KEY, 'rounds:reply:1', changed, NOW)).toMatchObject({ ok: false, reason: expect.stringContaining('signature does not match') });
+    expect(verifyMessage(KEY, 'rounds:reply:1', changed, NOW)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('signature does not match'),
+    });
     const retimed = JSON.stringify({ ...JSON.parse(signed), t: NOW + 5 });
     expect(verifyMessage(KEY, 'rounds:reply:1', retimed, NOW)).toMatchObject({ ok: false });
   });
 
   it('drops what is not a signed message at all', () => {
     expect(verifyMessage(KEY, 'c', 'not json{', NOW)).toEqual({ ok: false, reason: 'not JSON' });
-    for (const raw of ['null', '42', '"text"', '[]', '{"kind":"ack"}', '{"v":1,"t":1,"n":"a","m":"b"}', '{"v":1,"t":"1","n":"a","m":"b","s":"c"}']) {
+    for (const raw of [
+      'null',
+      '42',
+      '"text"',
+      '[]',
+      '{"kind":"ack"}',
+      '{"v":1,"t":1,"n":"a","m":"b"}',
+      '{"v":1,"t":"1","n":"a","m":"b","s":"c"}',
+    ]) {
       expect(verifyMessage(KEY, 'c', raw, NOW)).toEqual({ ok: false, reason: 'not a signed message' });
     }
-    expect(verifyMessage(KEY, 'c', JSON.stringify({ ...JSON.parse(signed), s: 'short' }), NOW)).toMatchObject({ ok: false });
+    expect(verifyMessage(KEY, 'c', JSON.stringify({ ...JSON.parse(signed), s: 'short' }), NOW)).toMatchObject({
+      ok: false,
+    });
   });
 
   it("drops a message sent more than a minute from the receiver's clock, either way", () => {
     expect(verifyMessage(KEY, 'rounds:reply:1', signed, NOW + MAX_AGE_MS)).toMatchObject({ ok: true });
-    expect(verifyMessage(KEY, 'rounds:reply:1', signed, NOW + MAX_AGE_MS + 1)).toMatchObject({ ok: false, reason: expect.stringContaining('replayed, or a clock far off') });
+    expect(verifyMessage(KEY, 'rounds:reply:1', signed, NOW + MAX_AGE_MS + 1)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('replayed, or a clock far off'),
+    });
     expect(verifyMessage(KEY, 'rounds:reply:1', signed, NOW - MAX_AGE_MS - 1)).toMatchObject({ ok: false });
   });
 });
@@ -51,7 +84,10 @@ describe('SignedStore', () => {
     const clock = new ManualClock(NOW);
     const inner = new MemoryStore(clock);
     const dropped: string[] = [];
-    const store = new SignedStore(inner, KEY, { clock, onDropped: (channel, reason) => dropped.push(`${channel}: ${reason}`) });
+    const store = new SignedStore(inner, KEY, {
+      clock,
+      onDropped: (channel, reason) => dropped.push(`${channel}: ${reason}`),
+    });
     const heard: string[] = [];
     const arrived = () => new Promise<void>((resolve) => queueMicrotask(resolve));
     await store.subscribe('chan', (message) => heard.push(message));
@@ -80,7 +116,12 @@ describe('SignedStore', () => {
     await arrived();
     expect(heard).toEqual(['once']);
     expect(store.dropped).toBe(4);
-    expect(dropped).toEqual(['chan: not JSON', 'chan: not a signed message', 'chan: its signature does not match (another key, or changed on the way)', 'chan: a replay of a message already taken']);
+    expect(dropped).toEqual([
+      'chan: not JSON',
+      'chan: not a signed message',
+      'chan: its signature does not match (another key, or changed on the way)',
+      'chan: a replay of a message already taken',
+    ]);
     await store.close();
   });
 
@@ -101,7 +142,9 @@ describe('fleetStore', () => {
   /** A memory store that says it is shared, as a Redis one does. */
   const shared = (clock: ManualClock) => {
     const memory = new MemoryStore(clock);
-    return new Proxy(memory, { get: (target, name) => (name === 'kind' ? 'redis' : Reflect.get(target, name, target)) }) as StateStore;
+    return new Proxy(memory, {
+      get: (target, name) => (name === 'kind' ? 'redis' : Reflect.get(target, name, target)),
+    }) as StateStore;
   };
 
   it('keeps a memory store as it is: only this process reaches it', () => {
@@ -113,7 +156,9 @@ describe('fleetStore', () => {
   it('refuses a shared store without TOOLSHED_STATE_KEY, or with one under 32 characters', async () => {
     const store = shared(new ManualClock());
     expect(() => fleetStore(store, {}, new ManualClock(), () => {})).toThrow(/TOOLSHED_STATE_KEY is not set/);
-    expect(() => fleetStore(store, { TOOLSHED_STATE_KEY: 'short' }, new ManualClock(), () => {})).toThrow(/is 5 characters long, under the 32 required/);
+    expect(() => fleetStore(store, { TOOLSHED_STATE_KEY: 'short' }, new ManualClock(), () => {})).toThrow(
+      /is 5 characters long, under the 32 required/,
+    );
     await store.close();
   });
 

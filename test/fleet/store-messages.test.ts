@@ -13,7 +13,13 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixture, tempDir } from '../helpers.js';
 import { textOf } from '../mcp/setup.js';
-import { killLeftoversAfterAll, startReplica, startStateServer, type Replica, type StoreServer } from '../support/fleet.js';
+import {
+  killLeftoversAfterAll,
+  startReplica,
+  startStateServer,
+  type Replica,
+  type StoreServer,
+} from '../support/fleet.js';
 
 killLeftoversAfterAll();
 
@@ -32,7 +38,13 @@ beforeAll(async () => {
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"store-messages","private":true}');
   writeFileSync(
     config,
-    JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'trusted' }], approve: ['slow'], state: { store: store.url, prefix: PREFIX } }),
+    JSON.stringify({
+      builtins: false,
+      cache: { enabled: false },
+      plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'trusted' }],
+      approve: ['slow'],
+      state: { store: store.url, prefix: PREFIX },
+    }),
   );
   replicas = await Promise.all([0, 1].map(() => startReplica({ cwd: work.dir, config, stateless: true })));
 }, 60_000);
@@ -53,10 +65,15 @@ async function metric(replica: Replica, series: string): Promise<number> {
 }
 
 describe("a replica's reply channel", () => {
-  it('drops a non-JSON message and a forged answer, stays up, and returns the real answer', { timeout: 60_000 }, async () => {
+  it('drops a non-JSON message and a forged answer, stays up, and returns the real answer', {
+    timeout: 60_000,
+  }, async () => {
     // The client's POSTs alternate between the replicas: the call is held on one, its answer retried on the other.
     let posts = 0;
-    const client = new Client({ name: 'store-messages', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } });
+    const client = new Client(
+      { name: 'store-messages', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } },
+    );
     await client.connect(
       new StreamableHTTPClientTransport(new URL(replicas[0]!.url), {
         requestInit: { headers: { 'mcp-session-id': 'store-messages-a' } },
@@ -76,12 +93,17 @@ describe("a replica's reply channel", () => {
       },
       { timeout: 10_000, interval: 20 },
     );
-    await writer.publish(channel, JSON.stringify({ kind: 'answer', answer: { content: [{ type: 'text', text: 'forged' }] } }));
+    await writer.publish(
+      channel,
+      JSON.stringify({ kind: 'answer', answer: { content: [{ type: 'text', text: 'forged' }] } }),
+    );
     await writer.publish(channel, 'not json{');
 
     expect(textOf(await call)).toBe('waited 3000');
     for (const replica of replicas) expect(replica.child.exitCode).toBeNull();
-    const dropped = await Promise.all(replicas.map((replica) => metric(replica, 'toolshed_state_messages_dropped_total')));
+    const dropped = await Promise.all(
+      replicas.map((replica) => metric(replica, 'toolshed_state_messages_dropped_total')),
+    );
     expect(dropped.sort()).toEqual([0, 2]);
     const told = replicas.map((replica) => replica.stderr).join('\n');
     expect(told).toContain("dropped 1 message on the state store's channels (the last on 'rounds:reply:");
@@ -90,6 +112,8 @@ describe("a replica's reply channel", () => {
 
 describe('a replica without the fleet key', () => {
   it('does not start, and says which variable to set', { timeout: 60_000 }, async () => {
-    await expect(startReplica({ cwd: work.dir, config, stateless: true, env: { TOOLSHED_STATE_KEY: '' } })).rejects.toThrow(/TOOLSHED_STATE_KEY is not set/);
+    await expect(
+      startReplica({ cwd: work.dir, config, stateless: true, env: { TOOLSHED_STATE_KEY: '' } }),
+    ).rejects.toThrow(/TOOLSHED_STATE_KEY is not set/);
   });
 });

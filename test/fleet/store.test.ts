@@ -25,7 +25,11 @@ afterAll(async () => {
 
 async function open(kind: 'memory' | 'redis'): Promise<StateStore> {
   // A prefix per store, so the two runs of each test do not see each other's keys.
-  const store = await openStateStore({ store: kind === 'memory' ? 'memory' : server.url, prefix: `t${opened.length}:`, ...(kind === 'memory' ? { clock } : {}) });
+  const store = await openStateStore({
+    store: kind === 'memory' ? 'memory' : server.url,
+    prefix: `t${opened.length}:`,
+    ...(kind === 'memory' ? { clock } : {}),
+  });
   opened.push(store);
   return store;
 }
@@ -64,7 +68,11 @@ describe.each(['memory', 'redis'] as const)('%s store', (kind) => {
     expect(await store.touch('kept', 60_000)).toBe(true);
     // Redis expires on its own clock: the test waits until it has; the memory store's clock is moved.
     if (kind === 'memory') clock.advance(400);
-    await expect.poll(async () => [await store.get('short'), await store.mapGet('map'), await store.get('count')], { timeout: 5_000 }).toEqual([undefined, {}, undefined]);
+    await expect
+      .poll(async () => [await store.get('short'), await store.mapGet('map'), await store.get('count')], {
+        timeout: 5_000,
+      })
+      .toEqual([undefined, {}, undefined]);
     expect(await store.mapGet('map')).toEqual({});
     expect(await store.increment('count', 1, 150)).toBe(1);
     expect(await store.get('kept')).toBe('v');
@@ -74,7 +82,10 @@ describe.each(['memory', 'redis'] as const)('%s store', (kind) => {
   it('delivers published messages to every subscriber until it unsubscribes', async () => {
     const publisher = await open(kind);
     // Two replicas: for redis, two clients of one server; for memory, one process.
-    const other = kind === 'redis' ? await openStateStore({ store: server.url, prefix: (publisher as unknown as { prefix: string }).prefix }) : publisher;
+    const other =
+      kind === 'redis'
+        ? await openStateStore({ store: server.url, prefix: (publisher as unknown as { prefix: string }).prefix })
+        : publisher;
     if (other !== publisher) opened.push(other);
     const heard: string[] = [];
     const unsubscribe = await other.subscribe('answers', (message) => heard.push(message));

@@ -19,7 +19,9 @@ describe('beforeCall', () => {
     const seen: ToolCall[] = [];
     const stop = host.use({ beforeCall: (call) => void seen.push(structuredClone(call)) });
     try {
-      expect(await host.dispatch('read_note', '{"id":"a"}', { sessionId: 's1', callId: 'call_1' })).toBe('note a (session s1)');
+      expect(await host.dispatch('read_note', '{"id":"a"}', { sessionId: 's1', callId: 'call_1' })).toBe(
+        'note a (session s1)',
+      );
     } finally {
       stop();
     }
@@ -39,7 +41,9 @@ describe('beforeCall', () => {
 
   it('blocks a call: the model reads TOOL_BLOCKED with the reason, and the tool never runs', async () => {
     const before = completed(host, 'toolshed-plugin-notes');
-    const stop = host.use({ beforeCall: (call) => (call.annotations.destructiveHint ? { block: 'this agent may not delete' } : undefined) });
+    const stop = host.use({
+      beforeCall: (call) => (call.annotations.destructiveHint ? { block: 'this agent may not delete' } : undefined),
+    });
     try {
       const out = parse(await host.dispatch('delete_note', { id: 'a' }));
       expect(out).toEqual({ code: 'TOOL_BLOCKED', error: 'delete_note was blocked: this agent may not delete' });
@@ -52,8 +56,14 @@ describe('beforeCall', () => {
   });
 
   it('replaces the arguments, and the replacement is validated against the schema again', async () => {
-    const stop = host.use({ beforeCall: (call) => (call.tool === 'read_note' ? { args: { id: `${(call.args as { id: string }).id}-redacted` } } : undefined) });
-    const bad = host.use({ name: 'breaks-typed', beforeCall: (call) => (call.tool === 'typed' ? { args: { path: 42 } } : undefined) });
+    const stop = host.use({
+      beforeCall: (call) =>
+        call.tool === 'read_note' ? { args: { id: `${(call.args as { id: string }).id}-redacted` } } : undefined,
+    });
+    const bad = host.use({
+      name: 'breaks-typed',
+      beforeCall: (call) => (call.tool === 'typed' ? { args: { path: 42 } } : undefined),
+    });
     try {
       expect(await host.dispatch('read_note', { id: 'x' })).toBe('note x-redacted');
       const out = parse(await host.dispatch('typed', { path: 'p', mode: 'read' }));
@@ -76,14 +86,20 @@ describe('beforeCall', () => {
     }
     expect(seen.map((c) => [c.tool, c.callId, c.caller, c.chain])).toEqual([
       ['summarize_note', 'outer', undefined, []],
-      ['read_note', undefined, { tool: 'summarize_note', plugin: 'toolshed-plugin-notes', trust: 'trusted' }, [{ tool: 'summarize_note', plugin: 'toolshed-plugin-notes', trust: 'trusted' }]],
+      [
+        'read_note',
+        undefined,
+        { tool: 'summarize_note', plugin: 'toolshed-plugin-notes', trust: 'trusted' },
+        [{ tool: 'summarize_note', plugin: 'toolshed-plugin-notes', trust: 'trusted' }],
+      ],
     ]);
   });
 });
 
 describe('afterCall', () => {
   it("replaces a nested call's result before the calling handler reads it", async () => {
-    // Without hooks a nested call runs in its caller's worker and is mapped there; with one, its outcome goes through the hook first.
+    // Without hooks a nested call runs in its caller's worker and is mapped there; with one, its outcome goes through
+    // the hook first.
     expect(await host.dispatch('summarize_note', { id: 'n' })).toBe('summary of: note n');
     const stop = host.use({ afterCall: (call) => (call.tool === 'read_note' ? 'a note the hook wrote' : undefined) });
     try {
@@ -96,7 +112,10 @@ describe('afterCall', () => {
 
   it('sees the outcome, its code and the duration, for successes and failures', async () => {
     const seen: Array<{ tool: string; code: string; ok: boolean; durationMs: number }> = [];
-    const stop = host.use({ afterCall: (call, result) => void seen.push({ tool: call.tool, code: result.code, ok: result.outcome.ok, durationMs: result.durationMs }) });
+    const stop = host.use({
+      afterCall: (call, result) =>
+        void seen.push({ tool: call.tool, code: result.code, ok: result.outcome.ok, durationMs: result.durationMs }),
+    });
     try {
       await host.dispatch('slow', { ms: 50 });
       await host.dispatch('fail_note', {});
@@ -122,9 +141,15 @@ describe('afterCall', () => {
   });
 
   it('can turn a result into a failure outcome the model reads as an envelope', async () => {
-    const stop = host.use({ afterCall: (call) => (call.tool === 'read_note' ? { ok: false, code: 'TOOL_BLOCKED', message: 'withheld by policy' } : undefined) });
+    const stop = host.use({
+      afterCall: (call) =>
+        call.tool === 'read_note' ? { ok: false, code: 'TOOL_BLOCKED', message: 'withheld by policy' } : undefined,
+    });
     try {
-      expect(parse(await host.dispatch('read_note', { id: 'a' }))).toEqual({ code: 'TOOL_BLOCKED', error: 'withheld by policy' });
+      expect(parse(await host.dispatch('read_note', { id: 'a' }))).toEqual({
+        code: 'TOOL_BLOCKED',
+        error: 'withheld by policy',
+      });
     } finally {
       stop();
     }
@@ -156,8 +181,14 @@ describe('a hook that fails', () => {
       },
     });
     try {
-      expect(parse(await host.dispatch('read_note', { id: 'a' }))).toEqual({ code: 'HOOK_FAILED', error: "hook 'flaky' failed before read_note: policy store unreachable" });
-      expect(parse(await host.dispatch('list_notes', {}))).toEqual({ code: 'HOOK_FAILED', error: "hook 'flaky' failed after list_notes: audit log full" });
+      expect(parse(await host.dispatch('read_note', { id: 'a' }))).toEqual({
+        code: 'HOOK_FAILED',
+        error: "hook 'flaky' failed before read_note: policy store unreachable",
+      });
+      expect(parse(await host.dispatch('list_notes', {}))).toEqual({
+        code: 'HOOK_FAILED',
+        error: "hook 'flaky' failed after list_notes: audit log full",
+      });
       const bogus = host.use({ beforeCall: () => 42 as never });
       try {
         expect(parse(await host.dispatch('text', {})).code).toBe('HOOK_FAILED');
@@ -177,9 +208,14 @@ describe('a hook that fails', () => {
 
 describe('hooks from config', () => {
   it('loads each module named in `hooks` and adds its hooks in order', async () => {
-    const configured = await createToolHost(fixtureOptions(['notes'], { config: { hooks: [fixture('hooks', 'guard.mjs')] } }));
+    const configured = await createToolHost(
+      fixtureOptions(['notes'], { config: { hooks: [fixture('hooks', 'guard.mjs')] } }),
+    );
     try {
-      expect(parse(await configured.dispatch('delete_note', { id: 'a' }))).toEqual({ code: 'TOOL_BLOCKED', error: 'delete_note was blocked: deleting notes is switched off here' });
+      expect(parse(await configured.dispatch('delete_note', { id: 'a' }))).toEqual({
+        code: 'TOOL_BLOCKED',
+        error: 'delete_note was blocked: deleting notes is switched off here',
+      });
       expect(await configured.dispatch('read_note', { id: 'a' })).toBe('note a [audited]');
     } finally {
       await configured.close();
@@ -196,14 +232,29 @@ describe('hooks from config', () => {
     // A bare name is a package, resolved from the config file's folder.
     const pkg = path.join(work.dir, 'node_modules', 'policy-hooks');
     mkdirSync(pkg, { recursive: true });
-    writeFileSync(path.join(pkg, 'package.json'), '{"name":"policy-hooks","version":"1.0.0","type":"module","exports":"./index.js"}');
-    writeFileSync(path.join(pkg, 'index.js'), 'export default { afterCall: (call, result) => (result.outcome.ok ? `${result.outcome.text} [package]` : undefined) };\n');
-    const config = { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }], hooks: ['./policy/guard.mjs', 'policy-hooks'] };
+    writeFileSync(
+      path.join(pkg, 'package.json'),
+      '{"name":"policy-hooks","version":"1.0.0","type":"module","exports":"./index.js"}',
+    );
+    writeFileSync(
+      path.join(pkg, 'index.js'),
+      'export default { afterCall: (call, result) => (result.outcome.ok ? `${result.outcome.text} [package]` : undefined) };\n',
+    );
+    const config = {
+      builtins: false,
+      cache: { enabled: false },
+      plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }],
+      hooks: ['./policy/guard.mjs', 'policy-hooks'],
+    };
     writeFileSync(configFile, `export default ${JSON.stringify(config)};\n`);
     afterAll(() => work.cleanup());
 
     it('loads them for a host given the file, its folder not being the cwd', async () => {
-      const configured = await createToolHost({ cwd: scratchDir(), config: configFile, env: { PATH: process.env.PATH } });
+      const configured = await createToolHost({
+        cwd: scratchDir(),
+        config: configFile,
+        env: { PATH: process.env.PATH },
+      });
       try {
         expect(parse(await configured.dispatch('delete_note', { id: 'a' })).code).toBe('TOOL_BLOCKED');
         expect(await configured.dispatch('read_note', { id: 'a' })).toBe('note a [audited] [package]');
@@ -218,12 +269,17 @@ describe('hooks from config', () => {
       expect(await call('read_note', '{"id":"a"}')).toMatchObject({ code: 0, stdout: 'note a [audited] [package]\n' });
       const blocked = await call('delete_note', '{"id":"a"}');
       expect(blocked.code).toBe(1);
-      expect(JSON.parse(blocked.stdout)).toEqual({ code: 'TOOL_BLOCKED', error: 'delete_note was blocked: deleting notes is switched off here' });
+      expect(JSON.parse(blocked.stdout)).toEqual({
+        code: 'TOOL_BLOCKED',
+        error: 'delete_note was blocked: deleting notes is switched off here',
+      });
     });
   });
 
   it('refuses to start with a module that does not export hooks, naming it', async () => {
-    const error = await createToolHost(fixtureOptions(['notes'], { config: { hooks: [fixture('hooks', 'not-hooks.mjs')] } })).catch((e: unknown) => e);
+    const error = await createToolHost(
+      fixtureOptions(['notes'], { config: { hooks: [fixture('hooks', 'not-hooks.mjs')] } }),
+    ).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'CONFIG_INVALID', data: { pointer: '/hooks/0' } });
     expect((error as Error).message).toContain('not-hooks.mjs');
   });

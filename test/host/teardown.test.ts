@@ -27,12 +27,18 @@ describe('teardown', () => {
     const trusted = await createToolHost(fixtureOptions(['kitchen']));
     const untrusted = await createToolHost({
       ...fixtureOptions([]),
-      config: { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'untrusted' }] },
+      config: {
+        builtins: false,
+        cache: { enabled: false },
+        plugins: [{ package: fixture('plugins', 'kitchen'), trust: 'untrusted' }],
+      },
     });
     for (const host of [trusted, untrusted]) {
       const running = host.call('slow', { ms: 30_000 });
       // The call is in its plugin's pool before the host closes underneath it.
-      await expect.poll(() => host.explain().plugins.find((p) => p.name === 'toolshed-plugin-kitchen')?.pool?.inFlight).toBe(1);
+      await expect
+        .poll(() => host.explain().plugins.find((p) => p.name === 'toolshed-plugin-kitchen')?.pool?.inFlight)
+        .toBe(1);
       await host.close();
       const outcome = await running;
       expect(outcome).toMatchObject({ ok: false, code: 'HOST_CLOSED' });

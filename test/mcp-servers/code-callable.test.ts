@@ -8,7 +8,10 @@ import { ToolshedError } from 'toolshed';
 import { resolveConfig } from '#internal/core/config/config.js';
 import { resolveServers } from '#internal/core/mcp-client/config.js';
 
-const resolve = (entry: Record<string, unknown>) => resolveServers(resolveConfig({ mcpServers: { gh: { command: 'node', args: ['server.js'], ...entry } } }, undefined, '/project', 2))[0]!;
+const resolve = (entry: Record<string, unknown>) =>
+  resolveServers(
+    resolveConfig({ mcpServers: { gh: { command: 'node', args: ['server.js'], ...entry } } }, undefined, '/project', 2),
+  )[0]!;
 
 describe('mcpServers.<name>.codeCallable', () => {
   it('is off by default, and set by codeCallable or by its older name sandbox', () => {

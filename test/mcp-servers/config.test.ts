@@ -16,7 +16,9 @@ afterEach(() => hosts.release());
 afterAll(() => hosts.closeAll());
 
 async function configError(mcpServers: unknown): Promise<ToolshedError> {
-  const error = await createToolHost({ cwd: PROJECT, env: {}, config: { builtins: false, mcpServers } as never }).catch((e: unknown) => e);
+  const error = await createToolHost({ cwd: PROJECT, env: {}, config: { builtins: false, mcpServers } as never }).catch(
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ToolshedError);
   return error as ToolshedError;
 }
@@ -41,11 +43,22 @@ describe('mcpServers validation', () => {
 
   it('refuses a type that contradicts the entry', async () => {
     const error = await configError({ odd: { type: 'http', command: 'node' } });
-    expect(error).toMatchObject({ code: 'CONFIG_INVALID', message: "mcpServers.odd: type 'http' needs a url, not a command", data: { pointer: '/mcpServers/odd/type' } });
+    expect(error).toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: "mcpServers.odd: type 'http' needs a url, not a command",
+      data: { pointer: '/mcpServers/odd/type' },
+    });
   });
 
   it('fills the defaults: toolset mcp-<name>, prefix <name>_, untrusted, the host timeout, the load timeout to start', () => {
-    const [server] = resolveServers({ dir: PROJECT, enable: ['all'], disable: [], toolsets: {}, limits: { timeoutMs: 1234, loadTimeoutMs: 777 }, mcpServers: { gh: { command: 'npx', args: ['-y', 'x'] } } } as never);
+    const [server] = resolveServers({
+      dir: PROJECT,
+      enable: ['all'],
+      disable: [],
+      toolsets: {},
+      limits: { timeoutMs: 1234, loadTimeoutMs: 777 },
+      mcpServers: { gh: { command: 'npx', args: ['-y', 'x'] } },
+    } as never);
     expect(server).toMatchObject({
       name: 'gh',
       pluginName: 'mcp:gh',
@@ -70,8 +83,20 @@ describe('tool names and schemas from tools/list', () => {
       [
         { name: 'git.status/short', description: 'Status.', inputSchema: { type: 'object' } },
         { name: 'git_status_short', description: 'Same name once cleaned.', inputSchema: { type: 'object' } },
-        { name: 'broken', description: 'Bad schema.', inputSchema: { type: 'object', properties: { n: { type: 'nonsense' } } } },
-        { name: 'modern', description: 'A 2020-12 schema.', inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { a: { type: 'string' } } } },
+        {
+          name: 'broken',
+          description: 'Bad schema.',
+          inputSchema: { type: 'object', properties: { n: { type: 'nonsense' } } },
+        },
+        {
+          name: 'modern',
+          description: 'A 2020-12 schema.',
+          inputSchema: {
+            $schema: 'https://json-schema.org/draft/2020-12/schema',
+            type: 'object',
+            properties: { a: { type: 'string' } },
+          },
+        },
       ],
       new Set(),
       warnings,
@@ -81,9 +106,15 @@ describe('tool names and schemas from tools/list', () => {
       ['broken', 'broken'],
       ['modern', 'modern'],
     ]);
-    expect(warnings).toEqual(['tool git_status_short left out: its name becomes git_status_short, which another of its tools already has']);
+    expect(warnings).toEqual([
+      'tool git_status_short left out: its name becomes git_status_short, which another of its tools already has',
+    ]);
     // The schema is kept as listed, read in the dialect its $schema names (an untagged one in MCP's default, 2020-12).
-    expect(tools[2]!.manifest.parameters).toEqual({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { a: { type: 'string' } } });
+    expect(tools[2]!.manifest.parameters).toEqual({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { a: { type: 'string' } },
+    });
     expect(tools[2]!.manifest.dialect).toEqual({ dialect: '2020-12', from: '$schema' });
     expect(tools[0]!.manifest.dialect).toEqual({ dialect: '2020-12', from: 'untagged (MCP default)' });
   });
@@ -94,9 +125,19 @@ describe('what a stdio command runs', () => {
 
   it('runs npx of an installed package as its bin under this node, and anything else as written', () => {
     const npx = resolveProgram('npx', ['-y', '@modelcontextprotocol/server-everything', 'stdio'], options);
-    expect(npx).toMatchObject({ runtime: 'node', command: process.execPath, script: serverScript('everything'), scriptArgs: ['stdio'] });
+    expect(npx).toMatchObject({
+      runtime: 'node',
+      command: process.execPath,
+      script: serverScript('everything'),
+      scriptArgs: ['stdio'],
+    });
     const node = resolveProgram('node', ['--no-warnings', serverScript('memory'), 'x'], options);
-    expect(node).toMatchObject({ runtime: 'node', nodeFlags: ['--no-warnings'], script: serverScript('memory'), scriptArgs: ['x'] });
+    expect(node).toMatchObject({
+      runtime: 'node',
+      nodeFlags: ['--no-warnings'],
+      script: serverScript('memory'),
+      scriptArgs: ['x'],
+    });
     expect(resolveProgram('sh', ['-c', 'true'], options)).toMatchObject({ runtime: 'system', args: ['-c', 'true'] });
   });
 
@@ -104,7 +145,10 @@ describe('what a stdio command runs', () => {
     const pinned = resolveProgram('npx', ['-y', '@modelcontextprotocol/server-everything@1.0.0'], options);
     expect(pinned).toMatchObject({ runtime: 'system', note: expect.stringContaining('does not satisfy 1.0.0') });
     const absent = resolveProgram('npx', ['-y', 'toolshed-no-such-mcp-package'], options);
-    expect(absent).toMatchObject({ runtime: 'system', note: expect.stringContaining('not installed next to the config, so npx would fetch it') });
+    expect(absent).toMatchObject({
+      runtime: 'system',
+      note: expect.stringContaining('not installed next to the config, so npx would fetch it'),
+    });
   });
 });
 
@@ -117,8 +161,20 @@ describe('restarts', () => {
 describe('probes of an HTTP server', () => {
   it('come every probeIntervalMs (1 s by default) to 1.5 times it, never faster than every 100 ms', async () => {
     expect([0, 0.5, 1].map((random) => probeDelay(1_000, random))).toEqual([1_000, 1_250, 1_500]);
-    const config = { dir: PROJECT, enable: ['all'], disable: [], toolsets: {}, limits: { timeoutMs: 1, loadTimeoutMs: 1 } };
-    const [plain, tuned] = resolveServers({ ...config, mcpServers: { plain: { url: 'http://127.0.0.1:1/mcp' }, tuned: { url: 'http://127.0.0.1:1/mcp', probeIntervalMs: 250 } } } as never);
+    const config = {
+      dir: PROJECT,
+      enable: ['all'],
+      disable: [],
+      toolsets: {},
+      limits: { timeoutMs: 1, loadTimeoutMs: 1 },
+    };
+    const [plain, tuned] = resolveServers({
+      ...config,
+      mcpServers: {
+        plain: { url: 'http://127.0.0.1:1/mcp' },
+        tuned: { url: 'http://127.0.0.1:1/mcp', probeIntervalMs: 250 },
+      },
+    } as never);
     expect([plain!.http!.probeIntervalMs, tuned!.http!.probeIntervalMs]).toEqual([1_000, 250]);
     const error = await configError({ eager: { url: 'http://127.0.0.1:1/mcp', probeIntervalMs: 50 } });
     expect(error).toMatchObject({ code: 'CONFIG_INVALID' });
@@ -181,21 +237,31 @@ describe('toolshed init --from-claude-desktop', () => {
 
 describe('execute_code', () => {
   it('calls the server tools codeExecution.tools names, and no others', async () => {
-    const host = await hosts.open({ everything: { command: 'node', args: [serverScript('everything')] } }, { config: { builtins: true, enable: ['code', 'mcp-everything'], codeExecution: { tools: ['echo'] } } });
+    const host = await hosts.open(
+      { everything: { command: 'node', args: [serverScript('everything')] } },
+      { config: { builtins: true, enable: ['code', 'mcp-everything'], codeExecution: { tools: ['echo'] } } },
+    );
     const code = (await host.definitions({ format: 'mcp' })).find((d) => d.name === 'execute_code')!;
     expect(code.description).toContain('echo(args: { ');
     expect(code.description).not.toContain('"get-sum"(');
     const result = JSON.parse(
-      await host.dispatch('execute_code', { code: "const said = await tools.echo({ message: 'from code' }); try { await tools['get-sum']({ a: 1, b: 2 }); } catch (e) { return [said, e.code]; }" }),
+      await host.dispatch('execute_code', {
+        code: "const said = await tools.echo({ message: 'from code' }); try { await tools['get-sum']({ a: 1, b: 2 }); } catch (e) { return [said, e.code]; }",
+      }),
     );
     expect(result).toMatchObject({ status: 'ok', result: ['Echo: from code', 'UNKNOWN_TOOL'], toolCalls: 1 });
   });
 
   it('calls server tools from model-written code when the server is marked sandbox: true', async () => {
-    const host = await hosts.open({ everything: { command: 'node', args: [serverScript('everything')], sandbox: true } }, { config: { builtins: true, enable: ['code', 'mcp-everything'] } });
+    const host = await hosts.open(
+      { everything: { command: 'node', args: [serverScript('everything')], sandbox: true } },
+      { config: { builtins: true, enable: ['code', 'mcp-everything'] } },
+    );
     const code = (await host.definitions({ format: 'mcp' })).find((d) => d.name === 'execute_code')!;
     expect(code.description).toContain('"get-sum"(args: { ');
-    const result = JSON.parse(await host.dispatch('execute_code', { code: "return await tools['get-sum']({ a: 20, b: 22 });" }));
+    const result = JSON.parse(
+      await host.dispatch('execute_code', { code: "return await tools['get-sum']({ a: 20, b: 22 });" }),
+    );
     expect(result).toMatchObject({ status: 'ok', result: 'The sum of 20 and 22 is 42.', toolCalls: 1 });
   });
 });

@@ -18,7 +18,11 @@ const work = tempDir('toolshed-definition-bounds-');
 afterAll(() => work.cleanup());
 
 describe('boundDefinition', () => {
-  const small: UpstreamTool = { name: 'small', description: 'Small.', inputSchema: { type: 'object', properties: { a: { type: 'string', description: 'A.' } } } };
+  const small: UpstreamTool = {
+    name: 'small',
+    description: 'Small.',
+    inputSchema: { type: 'object', properties: { a: { type: 'string', description: 'A.' } } },
+  };
 
   it('leaves a definition within its budget as it is (the same object)', () => {
     expect(boundDefinition(small, 1_000)).toEqual({ tool: small, size: definitionSize(small), cut: 0 });
@@ -46,7 +50,13 @@ describe('boundDefinition', () => {
     // The short description stays whole; every long one ends with the same mark, cut to the same length.
     expect(cut.description).toBe('Short.');
     const kept = (text: unknown) => /^(.)\1*… \[cut by toolshed: \d+ characters more\]$/.test(String(text));
-    for (const text of [cut.title, cut.annotations!.title, (cut.inputSchema.properties as any).description.description, (cut.inputSchema.anyOf as any)[0].$comment, cut.outputSchema!.description])
+    for (const text of [
+      cut.title,
+      cut.annotations!.title,
+      (cut.inputSchema.properties as any).description.description,
+      (cut.inputSchema.anyOf as any)[0].$comment,
+      cut.outputSchema!.description,
+    ])
       expect(kept(text), String(text).slice(0, 20)).toBe(true);
     // Structure untouched: the property named description, its enum, the annotations' hints.
     expect((cut.inputSchema.properties as any).description.enum).toEqual(['x', 'y']);
@@ -56,9 +66,20 @@ describe('boundDefinition', () => {
   });
 
   it('refuses a definition whose structure alone is over the budget, saying so', () => {
-    const tool: UpstreamTool = { name: 'enum', description: 'E.', inputSchema: { type: 'object', properties: { c: { enum: Array.from({ length: 500 }, (_, i) => `value number ${i}`) } } } };
+    const tool: UpstreamTool = {
+      name: 'enum',
+      description: 'E.',
+      inputSchema: {
+        type: 'object',
+        properties: { c: { enum: Array.from({ length: 500 }, (_, i) => `value number ${i}`) } },
+      },
+    };
     const bounded = boundDefinition(tool, 2_000);
-    expect(bounded).toMatchObject({ refused: expect.stringMatching(/^its definition is \d+ characters as JSON, over listing\.definitionChars \(2000\), and still \d+ with every description and title in it cut$/) });
+    expect(bounded).toMatchObject({
+      refused: expect.stringMatching(
+        /^its definition is \d+ characters as JSON, over listing\.definitionChars \(2000\), and still \d+ with every description and title in it cut$/,
+      ),
+    });
   });
 
   it('never splits a surrogate pair', () => {
@@ -78,8 +99,11 @@ describe('withContent (structured content inside the result cap)', () => {
   });
 
   it('leaves out structured content over the cap, keeping the blocks and a marked note in both the blocks and the text', () => {
-    const note = "[RESULT_TRUNCATED: the result's structured content (5011 characters) exceeds the limit of 1000; it is left out]";
-    expect(withContent({ ok: true, text: 'hi' }, { blocks: [{ type: 'text', text: 'hi' }], structured }, 1_000)).toEqual({
+    const note =
+      "[RESULT_TRUNCATED: the result's structured content (5011 characters) exceeds the limit of 1000; it is left out]";
+    expect(
+      withContent({ ok: true, text: 'hi' }, { blocks: [{ type: 'text', text: 'hi' }], structured }, 1_000),
+    ).toEqual({
       ok: true,
       text: `hi\n${note}`,
       content: {
@@ -96,21 +120,40 @@ describe('withContent (structured content inside the result cap)', () => {
       ok: true,
       text: `{"data":"yyy\n[RESULT_TRUNCATED: the result's content blocks (5038 characters) exceed the limit of 1000; only their text is shown]`,
     });
-    const big = withContent({ ok: true, text: 'x' }, { blocks: [{ type: 'text', text: 'x'.repeat(2_000) }], structured }, 1_000);
+    const big = withContent(
+      { ok: true, text: 'x' },
+      { blocks: [{ type: 'text', text: 'x'.repeat(2_000) }], structured },
+      1_000,
+    );
     expect(big.content).toBeUndefined();
   });
 });
 
 describe('DefinitionPins', () => {
   let n = 0;
-  const pins = (mode: 'hold' | 'warn' | 'accept' = 'hold', file = path.join(work.dir, `pins-${n++}.json`)) => new DefinitionPins('srv', mode, 'config', file);
-  const tool = (name: string, extra: Partial<UpstreamTool> = {}): UpstreamTool => ({ name, description: `${name} does a thing.`, inputSchema: { type: 'object' }, ...extra });
+  const pins = (mode: 'hold' | 'warn' | 'accept' = 'hold', file = path.join(work.dir, `pins-${n++}.json`)) =>
+    new DefinitionPins('srv', mode, 'config', file);
+  const tool = (name: string, extra: Partial<UpstreamTool> = {}): UpstreamTool => ({
+    name,
+    description: `${name} does a thing.`,
+    inputSchema: { type: 'object' },
+    ...extra,
+  });
 
   it('pins the first listing whole; a tool listed later is an addition, held until accepted', () => {
     const p = pins();
     expect(p.review([tool('a')])).toEqual([]);
     const changes = p.review([tool('a'), tool('b')]);
-    expect(changes).toEqual([{ server: 'srv', tool: 'b', kind: 'added', mode: 'hold', acceptedAt: expect.any(String), diff: expect.arrayContaining(['+   b does a thing.']) }]);
+    expect(changes).toEqual([
+      {
+        server: 'srv',
+        tool: 'b',
+        kind: 'added',
+        mode: 'hold',
+        acceptedAt: expect.any(String),
+        diff: expect.arrayContaining(['+   b does a thing.']),
+      },
+    ]);
     expect(p.accept(['b'])).toHaveLength(1);
     expect(p.review([tool('a'), tool('b')])).toEqual([]);
   });
@@ -147,14 +190,26 @@ describe('DefinitionPins', () => {
 
     const file = path.join(work.dir, 'legacy.json');
     const old = tool('a', { outputSchema: { type: 'object' } });
-    writeFileSync(file, JSON.stringify({ version: 1, config: 'config', server: 'srv', tools: { a: { hash: legacyDefinitionHash(old), text: 'a', acceptedAt: '2026-01-01T00:00:00.000Z' } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        config: 'config',
+        server: 'srv',
+        tools: { a: { hash: legacyDefinitionHash(old), text: 'a', acceptedAt: '2026-01-01T00:00:00.000Z' } },
+      }),
+    );
     const carried = pins('hold', file);
     expect(carried.review([old])).toEqual([]);
     // From then on the output schema is part of the pin.
-    expect(carried.review([tool('a', { outputSchema: { type: 'object', properties: { x: {} } } })])).toMatchObject([{ kind: 'changed', acceptedAt: '2026-01-01T00:00:00.000Z' }]);
+    expect(carried.review([tool('a', { outputSchema: { type: 'object', properties: { x: {} } } })])).toMatchObject([
+      { kind: 'changed', acceptedAt: '2026-01-01T00:00:00.000Z' },
+    ]);
   });
 
   it('toolshed accept says which are new', () => {
-    expect(changeLines({ server: 'srv', tool: 'b', name: 'b', kind: 'added', mode: 'hold', acceptedAt: 'T', diff: ['+ x'] })).toEqual(["srv: b held, new since its server's tools were accepted on T:", '  + x']);
+    expect(
+      changeLines({ server: 'srv', tool: 'b', name: 'b', kind: 'added', mode: 'hold', acceptedAt: 'T', diff: ['+ x'] }),
+    ).toEqual(["srv: b held, new since its server's tools were accepted on T:", '  + x']);
   });
 });

@@ -29,7 +29,11 @@ afterAll(async () => {
 });
 
 function open(listing?: Record<string, number>): Promise<ToolHost> {
-  const start = (into: FileHosts) => into.open({ stuffed: { command: 'node', args: [HOSTILE, 'stuffed'], ...(listing ? { listing } : {}) } }, { config: { limits: { maxResultChars: RESULT_CAP } } });
+  const start = (into: FileHosts) =>
+    into.open(
+      { stuffed: { command: 'node', args: [HOSTILE, 'stuffed'], ...(listing ? { listing } : {}) } },
+      { config: { limits: { maxResultChars: RESULT_CAP } } },
+    );
   if (listing) return start(hosts);
   atDefaults ??= start(shared);
   return atDefaults;
@@ -43,23 +47,39 @@ describe('a definition stuffed outside its description', () => {
     const host = await open();
     for (const format of ['openai', 'mcp', 'anthropic'] as const) {
       const defs = (await host.definitions({ format })) as unknown as Array<Record<string, unknown>>;
-      const stuffed = defs.find((d) => d.name === 'stuffed' || (d as { function?: { name?: string } }).function?.name === 'stuffed');
+      const stuffed = defs.find(
+        (d) => d.name === 'stuffed' || (d as { function?: { name?: string } }).function?.name === 'stuffed',
+      );
       expect(stuffed, format).toBeDefined();
       const json = JSON.stringify(stuffed);
       // The server sent 240,000 characters of injection in this definition.
       expect(json.length, format).toBeLessThanOrEqual(BUDGET + 1_000);
       expect(json, format).toContain('[cut by toolshed: ');
     }
-    const mcp = (await host.definitions({ format: 'mcp' })).find((d) => d.name === 'stuffed')! as unknown as Record<string, unknown>;
+    const mcp = (await host.definitions({ format: 'mcp' })).find((d) => d.name === 'stuffed')! as unknown as Record<
+      string,
+      unknown
+    >;
     const json = JSON.stringify(mcp);
     // Every place that carried the injection still shows its start, each cut marked.
     expect(count(json, INJECTION)).toBeGreaterThanOrEqual(5);
     expect(count(json, '[cut by toolshed: ')).toBeGreaterThanOrEqual(5);
     // The short description is whole; the schema's structure is untouched.
     expect(mcp.description).toBe('Looks up a word.');
-    expect(mcp.inputSchema).toMatchObject({ type: 'object', required: ['word'], properties: { word: { $ref: '#/$defs/word' } }, $defs: { word: { type: 'string' } } });
-    expect(server(host.explain(), 'stuffed').warnings).toContain('the definition of "stuffed" was longer than 32000 characters as JSON (listing.definitionChars): the descriptions and titles in it were cut where marked');
-    expect(await host.call('stuffed', { word: 'w' })).toMatchObject({ ok: true, text: 'a meaning', content: { structured: { meaning: 'a meaning' } } });
+    expect(mcp.inputSchema).toMatchObject({
+      type: 'object',
+      required: ['word'],
+      properties: { word: { $ref: '#/$defs/word' } },
+      $defs: { word: { type: 'string' } },
+    });
+    expect(server(host.explain(), 'stuffed').warnings).toContain(
+      'the definition of "stuffed" was longer than 32000 characters as JSON (listing.definitionChars): the descriptions and titles in it were cut where marked',
+    );
+    expect(await host.call('stuffed', { word: 'w' })).toMatchObject({
+      ok: true,
+      text: 'a meaning',
+      content: { structured: { meaning: 'a meaning' } },
+    });
   });
 
   it('whose enum alone is over the budget is left out, and explain says why', async () => {
@@ -68,7 +88,9 @@ describe('a definition stuffed outside its description', () => {
     expect(names).not.toContain('enumerated');
     expect(names).toContain('echo');
     expect(server(host.explain(), 'stuffed').warnings).toContainEqual(
-      expect.stringMatching(/^tool "enumerated" left out: its definition is \d+ characters as JSON, over listing\.definitionChars \(32000\), and still \d+ with every description and title in it cut$/),
+      expect.stringMatching(
+        /^tool "enumerated" left out: its definition is \d+ characters as JSON, over listing\.definitionChars \(32000\), and still \d+ with every description and title in it cut$/,
+      ),
     );
   });
 
@@ -99,7 +121,9 @@ describe('structuredContent over limits.maxResultChars', () => {
     const outcome = await host.call('big_structured', {});
     expect(outcome).toMatchObject({ ok: false, code: 'TOOL_RESULT_INVALID' });
     expect(outcome.content).toBeUndefined();
-    expect(!outcome.ok && outcome.message).toContain(`returned structured content of 3000011 characters, over the limit of ${RESULT_CAP} (maxResultChars)`);
+    expect(!outcome.ok && outcome.message).toContain(
+      `returned structured content of 3000011 characters, over the limit of ${RESULT_CAP} (maxResultChars)`,
+    );
     expect(JSON.stringify(outcome).length).toBeLessThanOrEqual(RESULT_CAP);
   });
 });
@@ -110,13 +134,30 @@ describe('through toolshed serve', () => {
 
   beforeAll(async () => {
     const config = path.join(work.dir, 'toolshed.config.json');
-    writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, limits: { maxResultChars: RESULT_CAP }, mcpServers: { stuffed: { command: 'node', args: [HOSTILE, 'stuffed'] } } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        builtins: false,
+        cache: { enabled: false },
+        limits: { maxResultChars: RESULT_CAP },
+        mcpServers: { stuffed: { command: 'node', args: [HOSTILE, 'stuffed'] } },
+      }),
+    );
     client = new Client({ name: 'downstream', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'serve', '--config', config],
+        cwd: work.dir,
+        env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+        stderr: 'ignore',
+      }),
+    );
     // The server's tools join once it has listed them (serve answers before that).
     await vi.waitFor(
       async () => {
-        if (!(await client.listTools()).tools.some((t) => t.name === 'big_loose')) throw new Error('big_loose not listed yet');
+        if (!(await client.listTools()).tools.some((t) => t.name === 'big_loose'))
+          throw new Error('big_loose not listed yet');
       },
       { timeout: 30_000, interval: 100 },
     );

@@ -1,4 +1,6 @@
-/** A stdio MCP server is third-party code: it gets only its env grant, its fs grants and, unless granted, no network. */
+/**
+ * A stdio MCP server is third-party code: it gets only its env grant, its fs grants and, unless granted, no network.
+ */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,7 +28,10 @@ beforeAll(async () => {
 
 afterEach(() => hosts.release());
 
-/** One host of two fixture servers, `closed` (no grants) and `open` (the network granted), for the tests that only call them. */
+/**
+ * One host of two fixture servers, `closed` (no grants) and `open` (the network granted), for the tests that only call
+ * them.
+ */
 const pairHosts = new FileHosts();
 let pairHost: Promise<ToolHost> | undefined;
 const pair = () =>
@@ -44,11 +49,26 @@ afterAll(async () => {
 
 const open = hosts.open.bind(hosts);
 
-const hostEnv = () => ({ PATH: process.env.PATH, [SECRET]: 'hunter2', GRANTED_ONE: 'granted-value', HOME: '/home/someone' });
+const hostEnv = () => ({
+  PATH: process.env.PATH,
+  [SECRET]: 'hunter2',
+  GRANTED_ONE: 'granted-value',
+  HOME: '/home/someone',
+});
 
 describe('environment', () => {
   it('gives an untrusted server only its env, the granted variables and PATH (get-env)', async () => {
-    const host = await open({ everything: { command: 'node', args: [serverScript('everything')], env: { WRITTEN: 'in-config' }, grant: { env: ['GRANTED_ONE'] } } }, { env: hostEnv() });
+    const host = await open(
+      {
+        everything: {
+          command: 'node',
+          args: [serverScript('everything')],
+          env: { WRITTEN: 'in-config' },
+          grant: { env: ['GRANTED_ONE'] },
+        },
+      },
+      { env: hostEnv() },
+    );
     const seen = JSON.parse(await host.dispatch('get-env', {})) as Record<string, string>;
     expect(seen).toMatchObject({ WRITTEN: 'in-config', GRANTED_ONE: 'granted-value', PATH: process.env.PATH });
     // bubblewrap sets PWD to the working directory it enters; nothing else is added.
@@ -58,19 +78,33 @@ describe('environment', () => {
         .sort(),
     ).toEqual(['GRANTED_ONE', 'PATH', 'WRITTEN']);
     expect(JSON.stringify(seen)).not.toContain('hunter2');
-    expect(server(host.explain(), 'everything').protections).toMatchObject({ env: 'granted only', permissionModel: true });
+    expect(server(host.explain(), 'everything').protections).toMatchObject({
+      env: 'granted only',
+      permissionModel: true,
+    });
     const enforced = host.explain().plugins.find((p) => p.name === 'mcp:everything')!.permissions!.enforced;
     expect(enforced.env).toMatchObject({ by: 'host', names: ['GRANTED_ONE'] });
     expect(enforced.fs).toMatchObject({ by: 'sandbox', how: expect.stringContaining('Node permission model') });
   });
 
   it('gives a trusted server what a desktop client would (its env plus the SDK defaults), still not the secret', async () => {
-    const host = await open({ everything: { command: 'node', args: [serverScript('everything')], trust: 'trusted' } }, { env: hostEnv() });
+    const host = await open(
+      { everything: { command: 'node', args: [serverScript('everything')], trust: 'trusted' } },
+      { env: hostEnv() },
+    );
     const seen = JSON.parse(await host.dispatch('get-env', {})) as Record<string, string>;
     expect(seen.HOME).toBe(process.env.HOME);
     expect(seen[SECRET]).toBeUndefined();
-    expect(server(host.explain(), 'everything').protections).toMatchObject({ launcher: 'none', env: 'desktop default', permissionModel: false });
-    expect(host.explain().plugins.find((p) => p.name === 'mcp:everything')!.permissions!.enforced).toEqual({ fs: 'declared, not enforced', network: 'declared, not enforced', env: 'declared, not enforced' });
+    expect(server(host.explain(), 'everything').protections).toMatchObject({
+      launcher: 'none',
+      env: 'desktop default',
+      permissionModel: false,
+    });
+    expect(host.explain().plugins.find((p) => p.name === 'mcp:everything')!.permissions!.enforced).toEqual({
+      fs: 'declared, not enforced',
+      network: 'declared, not enforced',
+      env: 'declared, not enforced',
+    });
   });
 });
 
@@ -81,11 +115,25 @@ describe('files', () => {
     mkdirSync(granted);
     mkdirSync(other);
     const entities = { entities: [{ name: 'e', entityType: 't', observations: [] }] };
-    const allowed = await open({ memory: { command: 'node', args: [serverScript('memory')], env: { MEMORY_FILE_PATH: path.join(granted, 'graph.jsonl') }, grant: { fsWrite: [granted] } } });
+    const allowed = await open({
+      memory: {
+        command: 'node',
+        args: [serverScript('memory')],
+        env: { MEMORY_FILE_PATH: path.join(granted, 'graph.jsonl') },
+        grant: { fsWrite: [granted] },
+      },
+    });
     expect((await allowed.call('create_entities', entities)).ok).toBe(true);
     expect(existsSync(path.join(granted, 'graph.jsonl'))).toBe(true);
 
-    const refused = await open({ memory: { command: 'node', args: [serverScript('memory')], env: { MEMORY_FILE_PATH: path.join(other, 'graph.jsonl') }, grant: { fsWrite: [granted] } } });
+    const refused = await open({
+      memory: {
+        command: 'node',
+        args: [serverScript('memory')],
+        env: { MEMORY_FILE_PATH: path.join(other, 'graph.jsonl') },
+        grant: { fsWrite: [granted] },
+      },
+    });
     const outcome = await refused.call('create_entities', entities);
     expect(outcome.ok).toBe(false);
     expect(existsSync(path.join(other, 'graph.jsonl'))).toBe(false);
@@ -113,7 +161,16 @@ describe('a program that is not node', () => {
     const repo = fileURLToPath(new URL('../..', import.meta.url));
     // Under bubblewrap it sees only what it may read: the server's files and the node it starts.
     const reads = [repo, path.dirname(path.dirname(process.execPath))];
-    const host = await open({ shell: { command: 'sh', args: ['-c', `exec "${process.execPath}" "${serverScript('everything')}"`], grant: { fsRead: reads } } }, { env: hostEnv() });
+    const host = await open(
+      {
+        shell: {
+          command: 'sh',
+          args: ['-c', `exec "${process.execPath}" "${serverScript('everything')}"`],
+          grant: { fsRead: reads },
+        },
+      },
+      { env: hostEnv() },
+    );
     const report = server(host.explain(), 'shell');
     expect(report.state, report.reason).toBe('connected');
     const support = probeSandbox();
@@ -127,7 +184,11 @@ describe('a program that is not node', () => {
     const seen = JSON.parse(await host.dispatch('get-env', {})) as Record<string, string>;
     expect(Object.keys(seen).filter((name) => name !== 'PWD')).toEqual(['PATH']);
     const enforced = host.explain().plugins.find((p) => p.name === 'mcp:shell')!.permissions!.enforced;
-    expect(enforced.fs).toEqual(support.bwrap ? { by: 'sandbox', read: expect.any(Array), write: [], how: 'bubblewrap mount namespace' } : 'declared, not enforced');
+    expect(enforced.fs).toEqual(
+      support.bwrap
+        ? { by: 'sandbox', read: expect.any(Array), write: [], how: 'bubblewrap mount namespace' }
+        : 'declared, not enforced',
+    );
   });
 });
 
@@ -156,7 +217,11 @@ describe('network', () => {
     expect(isolated.netNamespace).toBe(Boolean(support.bwrap || support.unshare));
     if (isolated.netNamespace) expect(await host.dispatch('fetch_url', { url })).toMatch(/^error /);
     expect(await host.dispatch('granted_fetch_url', { url })).toBe('status 200');
-    expect(server(host.explain(), 'open').protections).toMatchObject({ netNamespace: false, netPermission: false, reason: expect.stringContaining('network granted') });
+    expect(server(host.explain(), 'open').protections).toMatchObject({
+      netNamespace: false,
+      netPermission: false,
+      reason: expect.stringContaining('network granted'),
+    });
   });
 
   it('where namespaces are missing (forced off here), a node server is still refused the network on a Node whose permission model covers it (25+), and explain says by what', async () => {
@@ -192,14 +257,31 @@ describe('explain', () => {
     const config = path.join(work.dir, 'explain.config.json');
     // A server that exits when its stdin closes: each run ends as soon as it has answered (server-everything,
     // closed this soon after its start, holds the run for the SDK's grace and, without bubblewrap, for SIGKILL).
-    writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, mcpServers: { dynamic: { command: 'node', args: [DYNAMIC] } } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        builtins: false,
+        cache: { enabled: false },
+        mcpServers: { dynamic: { command: 'node', args: [DYNAMIC] } },
+      }),
+    );
     // In this process, one after the other (the environment differs): what the commands print.
-    const run = await toolshedMain(['explain', '--json', '--config', config], { cwd: PROJECT, env: { ...suiteHome(), PATH: process.env.PATH, TOOLSHED_SANDBOX_BWRAP: 'off' } });
+    const run = await toolshedMain(['explain', '--json', '--config', config], {
+      cwd: PROJECT,
+      env: { ...suiteHome(), PATH: process.env.PATH, TOOLSHED_SANDBOX_BWRAP: 'off' },
+    });
     const text = await toolshedMain(['--config', config], { cwd: PROJECT });
     expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { plugins: Array<{ name: string; mcp?: { protections: Record<string, unknown> } }> };
+    const report = JSON.parse(run.stdout) as {
+      plugins: Array<{ name: string; mcp?: { protections: Record<string, unknown> } }>;
+    };
     const protections = report.plugins.find((p) => p.name === 'mcp:dynamic')!.mcp!.protections;
-    expect(protections).toMatchObject({ mountNamespace: false, permissionModel: true, env: 'granted only', reason: expect.stringContaining('bubblewrap disabled by TOOLSHED_SANDBOX_BWRAP=off') });
+    expect(protections).toMatchObject({
+      mountNamespace: false,
+      permissionModel: true,
+      env: 'granted only',
+      reason: expect.stringContaining('bubblewrap disabled by TOOLSHED_SANDBOX_BWRAP=off'),
+    });
     expect(text.stdout).toMatch(/protections: env reduced to the grant, permission model/);
   });
 });

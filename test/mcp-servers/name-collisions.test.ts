@@ -39,9 +39,13 @@ describe('an MCP server whose tool names pass for the builtin read_file', () => 
     expect(look.state).toBe('connected');
     expect(look.renamed).toEqual({ look_READ_FILE: 'READ_FILE', my_tool: 'my.tool' });
     // Read_File is prefixed too, and then is its own sibling's twin: left out as an exact twin would be.
-    expect(look.warnings).toContain('tool Read_File left out: its name becomes look_Read_File, which another of its tools already has (as look_READ_FILE: they differ only in case)');
+    expect(look.warnings).toContain(
+      'tool Read_File left out: its name becomes look_Read_File, which another of its tools already has (as look_READ_FILE: they differ only in case)',
+    );
     const names = await exposedNames(host);
-    expect(names).toEqual(expect.arrayContaining(['read_file', 'look_READ_FILE', 'own_tool', 'constructor', '__proto__']));
+    expect(names).toEqual(
+      expect.arrayContaining(['read_file', 'look_READ_FILE', 'own_tool', 'constructor', '__proto__']),
+    );
     expect(await host.dispatch('__proto__', {})).toBe('called "__proto__"');
     // Plain ASCII punctuation is not refused: it becomes `_` as before.
     expect(names).toContain('my_tool');
@@ -86,8 +90,20 @@ describe('plugins whose tool names differ only in case', () => {
     expect(names).not.toContain('READ_FILE');
     expect(report.conflicts).toEqual(
       expect.arrayContaining([
-        { name: 'read_file', winner: '@toolshed/file', losers: ['toolshed-plugin-shouty'], rule: 'config order', spellings: ['READ_FILE'] },
-        { name: 'shout', winner: 'toolshed-plugin-shouty', losers: ['toolshed-plugin-shouty-too'], rule: 'config order', spellings: ['Shout'] },
+        {
+          name: 'read_file',
+          winner: '@toolshed/file',
+          losers: ['toolshed-plugin-shouty'],
+          rule: 'config order',
+          spellings: ['READ_FILE'],
+        },
+        {
+          name: 'shout',
+          winner: 'toolshed-plugin-shouty',
+          losers: ['toolshed-plugin-shouty-too'],
+          rule: 'config order',
+          spellings: ['Shout'],
+        },
       ]),
     );
     expect(names).toContain('shout');
@@ -115,7 +131,15 @@ describe('plugins whose tool names differ only in case', () => {
       expect(names).toContain('Shout');
       expect(names).not.toContain('shout');
       expect(await preferring.dispatch('Shout', {})).toBe('HEY TOO');
-      expect(preferring.explain().conflicts).toEqual([{ name: 'Shout', winner: 'toolshed-plugin-shouty-too', losers: ['toolshed-plugin-shouty'], rule: 'prefer', spellings: ['shout'] }]);
+      expect(preferring.explain().conflicts).toEqual([
+        {
+          name: 'Shout',
+          winner: 'toolshed-plugin-shouty-too',
+          losers: ['toolshed-plugin-shouty'],
+          rule: 'prefer',
+          spellings: ['shout'],
+        },
+      ]);
     } finally {
       await preferring.close();
     }

@@ -45,18 +45,36 @@ describe('protocol revisions', () => {
     });
     expect(server(host.explain(), 'pinned')).toMatchObject({ state: 'connected', protocolVersion: '2025-11-25' });
     expect(await host.dispatch('era', {})).toBe('legacy');
-    // The failed server is retried with a backoff: on a loaded machine a retry may be connecting as explain looks, and then fails again.
+    // The failed server is retried with a backoff: on a loaded machine a retry may be connecting as explain looks, and
+    // then fails again.
     await expect
       .poll(() => server(host.explain(), 'insisting'), { timeout: 20_000 })
-      .toMatchObject({ state: 'handshake failed', reason: expect.stringMatching(/^the MCP server insisting could not agree on an MCP revision \(protocol: 2026-07-28\): .*2026-07-28/) });
+      .toMatchObject({
+        state: 'handshake failed',
+        reason: expect.stringMatching(
+          /^the MCP server insisting could not agree on an MCP revision \(protocol: 2026-07-28\): .*2026-07-28/,
+        ),
+      });
   });
 
   it('probes in the one sandboxed process it starts: no second process beside it', async () => {
     const scratch = tempDir('toolshed-probe-');
     cleanups.push(scratch.cleanup);
     const count = path.join(scratch.dir, 'starts.log');
-    const host = await open({ modern: { command: 'node', args: [MODERN], env: { COUNT_FILE: count }, trust: 'untrusted', grant: { fsWrite: [scratch.dir] } } });
-    expect(server(host.explain(), 'modern')).toMatchObject({ state: 'connected', protocolVersion: '2026-07-28', restarts: 0 });
+    const host = await open({
+      modern: {
+        command: 'node',
+        args: [MODERN],
+        env: { COUNT_FILE: count },
+        trust: 'untrusted',
+        grant: { fsWrite: [scratch.dir] },
+      },
+    });
+    expect(server(host.explain(), 'modern')).toMatchObject({
+      state: 'connected',
+      protocolVersion: '2026-07-28',
+      restarts: 0,
+    });
     expect(server(host.explain(), 'modern').protections?.permissionModel).toBe(true);
     expect(readFileSync(count, 'utf8')).toBe('started serve\n');
   });
@@ -66,9 +84,20 @@ describe('protocol revisions', () => {
     cleanups.push(scratch.cleanup);
     const count = path.join(scratch.dir, 'starts.log');
     const logs: string[] = [];
-    const host = await open({ strict: { command: 'node', args: [MODERN, 'strict'], env: { COUNT_FILE: count }, grant: { fsWrite: [scratch.dir] } } });
+    const host = await open({
+      strict: {
+        command: 'node',
+        args: [MODERN, 'strict'],
+        env: { COUNT_FILE: count },
+        grant: { fsWrite: [scratch.dir] },
+      },
+    });
     host.on('log', (entry) => logs.push(entry.message));
-    expect(server(host.explain(), 'strict')).toMatchObject({ state: 'connected', protocolVersion: '2025-11-25', restarts: 0 });
+    expect(server(host.explain(), 'strict')).toMatchObject({
+      state: 'connected',
+      protocolVersion: '2025-11-25',
+      restarts: 0,
+    });
     expect(await host.dispatch('era', {})).toBe('legacy');
     expect(readFileSync(count, 'utf8')).toBe('started strict\nstarted strict\n');
   });

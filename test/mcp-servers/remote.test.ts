@@ -19,12 +19,17 @@ const closers: Array<() => Promise<unknown>> = [];
 function listen(handler: http.RequestListener): Promise<{ url: string; server: http.Server }> {
   const srv = http.createServer(handler);
   closers.push(() => new Promise((resolve) => srv.close(resolve)));
-  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, server: srv })));
+  return new Promise((resolve) =>
+    srv.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, server: srv }),
+    ),
+  );
 }
 
 beforeAll(async () => {
   // Machine B: a toolshed whose tools come from a stdio MCP server, served over HTTP.
-  // definitionChanges 'accept' on both machines: tools added at run time pass through (else each holds them until accepted).
+  // definitionChanges 'accept' on both machines: tools added at run time pass through (else each holds them until
+  // accepted).
   machineB = await serversHost({ dynamic: { command: 'node', args: [DYNAMIC], definitionChanges: 'accept' } });
   endpointB = await serveHttp(machineB, { host: '127.0.0.1', port: 0 });
 });
@@ -40,7 +45,12 @@ describe('toolshed serve --http on machine B as an mcpServers entry on machine A
     const machineA = await serversHost({ fleet: { url: endpointB.url, definitionChanges: 'accept' } });
     try {
       const report = await machineA.refresh();
-      expect(server(report, 'fleet')).toMatchObject({ transport: 'http', state: 'connected', target: endpointB.url, server: { name: 'toolshed' } });
+      expect(server(report, 'fleet')).toMatchObject({
+        transport: 'http',
+        state: 'connected',
+        target: endpointB.url,
+        server: { name: 'toolshed' },
+      });
       expect(report.plugins.find((p) => p.name === 'mcp:fleet')).toMatchObject({ tier: 'remote', trust: 'untrusted' });
       // explain says what holds it: nothing on this machine, where its code does not run.
       const how = 'its code runs on another machine, reached only at its URL';
@@ -71,7 +81,9 @@ describe('toolshed serve --http on machine B as an mcpServers entry on machine A
       proxy.web(req, res);
     });
     closers.push(async () => proxy.close());
-    const machineA = await serversHost({ gated: { url: `${gate.url}/mcp`, headers: { Authorization: 'Bearer fleet-token' } } });
+    const machineA = await serversHost({
+      gated: { url: `${gate.url}/mcp`, headers: { Authorization: 'Bearer fleet-token' } },
+    });
     try {
       expect(server(machineA.explain(), 'gated').state).toBe('connected');
       expect(await machineA.dispatch('add_tool', { name: 'through_the_gate' })).toBe('registered through_the_gate');
@@ -91,8 +103,13 @@ describe('only the configured URL', () => {
       res.writeHead(404).end();
     });
     const redirector = await listen((_req, res) => res.writeHead(307, { location: `${elsewhere.url}/mcp` }).end());
-    const sameOrigin = await listen((req, res) => (req.url === '/mcp' ? res.writeHead(307, { location: '/other' }).end() : (reached++, res.writeHead(404).end())));
-    const machineA = await serversHost({ away: { url: `${redirector.url}/mcp` }, near: { url: `${sameOrigin.url}/mcp` } });
+    const sameOrigin = await listen((req, res) =>
+      req.url === '/mcp' ? res.writeHead(307, { location: '/other' }).end() : (reached++, res.writeHead(404).end()),
+    );
+    const machineA = await serversHost({
+      away: { url: `${redirector.url}/mcp` },
+      near: { url: `${sameOrigin.url}/mcp` },
+    });
     try {
       for (const name of ['away', 'near']) {
         const report = server(machineA.explain(), name);
@@ -119,9 +136,17 @@ describe('a remote server that goes away', () => {
       // The call fails alone (a transport error is no crash); the probe it starts finds the server gone.
       const outcome = await machineA.call('stats', {});
       expect(outcome).toMatchObject({ ok: false, code: 'TOOL_UNREACHABLE' });
-      expect(outcome.ok === false && outcome.message).toMatch(/^stats did not reach its server: the MCP server far: .+$/);
-      const down = await until(machineA, (r) => r.tools.find((t) => t.name === 'stats')?.exposed === false, 'stats hidden');
-      expect(down.tools.find((t) => t.name === 'stats')!.reason).toMatch(/^the MCP server far is unreachable: .+; reconnecting as soon as it answers a probe \(one every 1 s to 1\.5 s\)$/);
+      expect(outcome.ok === false && outcome.message).toMatch(
+        /^stats did not reach its server: the MCP server far: .+$/,
+      );
+      const down = await until(
+        machineA,
+        (r) => r.tools.find((t) => t.name === 'stats')?.exposed === false,
+        'stats hidden',
+      );
+      expect(down.tools.find((t) => t.name === 'stats')!.reason).toMatch(
+        /^the MCP server far is unreachable: .+; reconnecting as soon as it answers a probe \(one every 1 s to 1\.5 s\)$/,
+      );
 
       endpointC = await serveHttp(hostC, { host: '127.0.0.1', port });
       await until(machineA, (r) => server(r, 'far').state === 'connected', 'the reconnect');

@@ -1,4 +1,6 @@
-/** A server that exits, fails its start or never answers: its tools hide with the reason, and come back after a restart. */
+/**
+ * A server that exits, fails its start or never answers: its tools hide with the reason, and come back after a restart.
+ */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../helpers.js';
 import { DYNAMIC, FileHosts, server, serverScript, until } from './setup.js';
@@ -9,7 +11,10 @@ afterAll(() => hosts.closeAll());
 
 const open = hosts.open.bind(hosts);
 
-/** One host of the fixture server, its restarts on a clock the tests move, for the tests that stop it and wait for it back. */
+/**
+ * One host of the fixture server, its restarts on a clock the tests move, for the tests that stop it and wait for it
+ * back.
+ */
 const dynamicHosts = new FileHosts();
 afterAll(() => dynamicHosts.closeAll());
 const dynamic = dynamicHosts.dynamicOnce();
@@ -34,7 +39,11 @@ describe('a server that goes away', () => {
     expect(before).toMatchObject({ state: 'connected', restarts: 0 });
     process.kill(before.pid!, 'SIGKILL');
 
-    const down = await until(host, (r) => r.tools.find((t) => t.name === 'get-sum')?.exposed === false, 'get-sum hidden');
+    const down = await until(
+      host,
+      (r) => r.tools.find((t) => t.name === 'get-sum')?.exposed === false,
+      'get-sum hidden',
+    );
     const reason = down.tools.find((t) => t.name === 'get-sum')!;
     expect(reason).toMatchObject({ layer: 'availability', availability: { kind: 'connection' } });
     expect(reason.reason).toMatch(/^the MCP server everything was killed by SIGKILL; restarting in 500 ms$/);
@@ -58,7 +67,11 @@ describe('a server that goes away', () => {
     expect(await host.dispatch('exit', { code: 3 })).toBe('exiting with 3');
     const down = await until(host, (r) => server(r, 'dynamic').state === 'exited', 'the exit');
     expect(server(down, 'dynamic').reason).toBe('the MCP server dynamic exited with code 3; restarting in 500 ms');
-    expect(await host.call('stats', {})).toMatchObject({ ok: false, code: 'TOOL_NOT_EXPOSED', message: expect.stringContaining('exited with code 3') });
+    expect(await host.call('stats', {})).toMatchObject({
+      ok: false,
+      code: 'TOOL_NOT_EXPOSED',
+      message: expect.stringContaining('exited with code 3'),
+    });
     clock.advance(500);
     await until(host, (r) => server(r, 'dynamic').state === 'connected', 'the restart');
     expect(JSON.parse(await host.dispatch('stats', {}))).toEqual({ cancelled: 0, calls: 0 });
@@ -86,23 +99,37 @@ describe('a server that does not start', () => {
     const host = await open({ broken: { command: 'node', args: [DYNAMIC, 'exit', '7'] } }, { clock });
     const first = server(host.explain(), 'broken');
     expect(first.state).toBe('exited');
-    expect(first.reason).toBe('the MCP server broken exited with code 7 during the handshake: dynamic-mcp: refusing to start (asked to); restarting in 500 ms');
+    expect(first.reason).toBe(
+      'the MCP server broken exited with code 7 during the handshake: dynamic-mcp: refusing to start (asked to); restarting in 500 ms',
+    );
     expect(first.stderr).toContain('refusing to start');
     clock.advance(500);
-    const second = await until(host, (r) => server(r, 'broken').restarts === 1 && server(r, 'broken').state === 'exited', 'the second failure');
+    const second = await until(
+      host,
+      (r) => server(r, 'broken').restarts === 1 && server(r, 'broken').state === 'exited',
+      'the second failure',
+    );
     expect(server(second, 'broken').reason).toMatch(/restarting in 1 s$/);
   });
 
   it('says the handshake timed out after limits.loadTimeoutMs', async () => {
-    const host = await open({ silent: { command: 'node', args: [DYNAMIC, 'hang'] } }, { config: { limits: { loadTimeoutMs: 300 } } });
-    expect(server(host.explain(), 'silent')).toMatchObject({ state: 'timed out', reason: 'the MCP server silent did not answer the handshake within 300 ms (limits.loadTimeoutMs); restarting in 500 ms' });
+    const host = await open(
+      { silent: { command: 'node', args: [DYNAMIC, 'hang'] } },
+      { config: { limits: { loadTimeoutMs: 300 } } },
+    );
+    expect(server(host.explain(), 'silent')).toMatchObject({
+      state: 'timed out',
+      reason:
+        'the MCP server silent did not answer the handshake within 300 ms (limits.loadTimeoutMs); restarting in 500 ms',
+    });
   });
 
   it('says its handshake failed, with the error it answered', async () => {
     const host = await open({ refusing: { command: 'node', args: [DYNAMIC, 'refuse'] } });
     expect(server(host.explain(), 'refusing')).toMatchObject({
       state: 'handshake failed',
-      reason: 'the MCP server refusing failed its handshake: MCP error -32603: this server is out of order; restarting in 500 ms',
+      reason:
+        'the MCP server refusing failed its handshake: MCP error -32603: this server is out of order; restarting in 500 ms',
     });
     expect(host.explain().toolsets.find((t) => t.name === 'mcp-refusing')).toMatchObject({ tools: 0 });
   });

@@ -40,7 +40,12 @@ beforeAll(async () => {
         // Its add_tool adds tools at run time: accepted as they come (a new tool is otherwise held until accepted).
         dynamic: { command: 'node', args: [DYNAMIC], definitionChanges: 'accept' },
         filesystem: { command: 'node', args: [serverScript('filesystem'), files], grant: { fsRead: [files] } },
-        memory: { command: 'node', args: [serverScript('memory')], env: { MEMORY_FILE_PATH: path.join(memory, 'graph.jsonl') }, grant: { fsWrite: [memory] } },
+        memory: {
+          command: 'node',
+          args: [serverScript('memory')],
+          env: { MEMORY_FILE_PATH: path.join(memory, 'graph.jsonl') },
+          grant: { fsWrite: [memory] },
+        },
       },
     }),
   );
@@ -54,10 +59,26 @@ beforeAll(async () => {
   directDynamic = new Client({ name: 'direct', version: '1.0.0' });
   directFilesystem = new Client({ name: 'direct', version: '1.0.0' });
   await Promise.all([
-    client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'ignore' })),
-    direct.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript('everything')], stderr: 'ignore' })),
+    client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'serve', '--config', config],
+        cwd: work.dir,
+        env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+        stderr: 'ignore',
+      }),
+    ),
+    direct.connect(
+      new StdioClientTransport({ command: process.execPath, args: [serverScript('everything')], stderr: 'ignore' }),
+    ),
     directDynamic.connect(new StdioClientTransport({ command: process.execPath, args: [DYNAMIC], stderr: 'ignore' })),
-    directFilesystem.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript('filesystem'), files], stderr: 'ignore' })),
+    directFilesystem.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [serverScript('filesystem'), files],
+        stderr: 'ignore',
+      }),
+    ),
   ]);
 });
 
@@ -83,25 +104,39 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
     expect(call.stdout).toBe('The sum of 2 and 3 is 5.\n');
     expect(call.status).toBe(0);
     // Trusted now: the runs that only read go side by side, in this process.
-    const [graph, allowed, summary] = await Promise.all([toolshedMain(['call', 'read_graph', '{}'], { cwd, env }), toolshedMain(['call', 'list_allowed_directories', '{}'], { cwd, env }), toolshedMain([], { cwd, env })]);
+    const [graph, allowed, summary] = await Promise.all([
+      toolshedMain(['call', 'read_graph', '{}'], { cwd, env }),
+      toolshedMain(['call', 'list_allowed_directories', '{}'], { cwd, env }),
+      toolshedMain([], { cwd, env }),
+    ]);
     expect(graph.code, graph.stderr).toBe(0);
     expect(JSON.parse(graph.stdout)).toEqual({ entities: [], relations: [] });
     expect(allowed.stdout).toBe(`Allowed directories:\n${cwd}\n`);
-    // 13 tools, and 3 it lists only to a client that offers roots and elicitation (toolshed does; sampling needs an onSampling).
+    // 13 tools, and 3 it lists only to a client that offers roots and elicitation (toolshed does; sampling needs an
+    // onSampling).
     expect(summary.stdout).toMatch(/mcp:everything +16 tools · process tier · untrusted · stdio connected/);
     expect(summary.stdout).toContain('command: npx -y @modelcontextprotocol/server-everything');
-    expect(summary.stdout).toMatch(/runs: npx @modelcontextprotocol\/server-everything: the installed @modelcontextprotocol\/server-everything \S+, run by node\n/);
+    expect(summary.stdout).toMatch(
+      /runs: npx @modelcontextprotocol\/server-everything: the installed @modelcontextprotocol\/server-everything \S+, run by node\n/,
+    );
     expect(summary.stdout).toMatch(/mcp:memory +9 tools · process tier · untrusted · stdio connected/);
     expect(summary.stdout).toMatch(/mcp:filesystem +14 tools · process tier · untrusted · stdio connected/);
     // The builtins are there as without the block; the server's tools whose names they have get its prefix.
     expect(summary.stdout).toMatch(/exposed: .*get-sum.*read_file/);
-    expect(summary.stdout).toContain('renamed: read_file → filesystem_read_file, write_file → filesystem_write_file, search_files → filesystem_search_files');
+    expect(summary.stdout).toContain(
+      'renamed: read_file → filesystem_read_file, write_file → filesystem_write_file, search_files → filesystem_search_files',
+    );
   });
 
   it("lists and explains the servers' tools", async () => {
-    const [list, explain] = await Promise.all([toolshedMain(['list', '--format', 'names'], { cwd, env }), toolshedMain(['explain', 'get-sum'], { cwd, env })]);
+    const [list, explain] = await Promise.all([
+      toolshedMain(['list', '--format', 'names'], { cwd, env }),
+      toolshedMain(['explain', 'get-sum'], { cwd, env }),
+    ]);
     expect(list.code, list.stderr).toBe(0);
-    expect(list.stdout.split('\n')).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation', 'read_file']));
+    expect(list.stdout.split('\n')).toEqual(
+      expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation', 'read_file']),
+    );
     expect(explain.code, explain.stderr).toBe(0);
     expect(explain.stdout).toMatch(/^get-sum: exposed\n/);
     expect(explain.stdout).toMatch(/plugin: +mcp:everything\n/);
@@ -129,13 +164,25 @@ describe('toolshed serve in front of MCP servers', () => {
 
   it("serves the filesystem and memory servers' tools too", async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['read_text_file', 'list_directory', 'create_entities', 'read_graph']));
-    expect((await client.callTool({ name: 'read_text_file', arguments: { path: path.join(files, 'hello.txt') } })).content).toEqual([{ type: 'text', text: 'hello through serve\n' }]);
+    expect(names).toEqual(
+      expect.arrayContaining(['read_text_file', 'list_directory', 'create_entities', 'read_graph']),
+    );
+    expect(
+      (await client.callTool({ name: 'read_text_file', arguments: { path: path.join(files, 'hello.txt') } })).content,
+    ).toEqual([{ type: 'text', text: 'hello through serve\n' }]);
     const listing = { name: 'list_directory', arguments: { path: files } };
     expect(await client.callTool(listing)).toEqual(await directFilesystem.callTool(listing));
-    await client.callTool({ name: 'create_entities', arguments: { entities: [{ name: 'served', entityType: 'test', observations: ['through toolshed serve'] }] } });
-    const graph = (await client.callTool({ name: 'read_graph', arguments: {} })) as { content: Array<{ text: string }>; structuredContent?: { entities: unknown[] } };
-    expect(JSON.parse(graph.content[0]!.text)).toMatchObject({ entities: [{ name: 'served', entityType: 'test', observations: ['through toolshed serve'] }] });
+    await client.callTool({
+      name: 'create_entities',
+      arguments: { entities: [{ name: 'served', entityType: 'test', observations: ['through toolshed serve'] }] },
+    });
+    const graph = (await client.callTool({ name: 'read_graph', arguments: {} })) as {
+      content: Array<{ text: string }>;
+      structuredContent?: { entities: unknown[] };
+    };
+    expect(JSON.parse(graph.content[0]!.text)).toMatchObject({
+      entities: [{ name: 'served', entityType: 'test', observations: ['through toolshed serve'] }],
+    });
   });
 
   it('passes every content block and structuredContent through unchanged', async () => {
@@ -168,8 +215,13 @@ describe('toolshed serve in front of MCP servers', () => {
       expect(served.isError, name).toBeFalsy();
     }
     // The stamp is there to be hidden: the normalised reference still names its blob.
-    const reference = await client.callTool({ name: 'get-resource-reference', arguments: { resourceType: 'Blob', resourceId: 2 } });
-    expect(JSON.stringify(withoutClock(reference.content))).toContain('<base64 of> Resource 2: This is a base64 blob created at <time>');
+    const reference = await client.callTool({
+      name: 'get-resource-reference',
+      arguments: { resourceType: 'Blob', resourceId: 2 },
+    });
+    expect(JSON.stringify(withoutClock(reference.content))).toContain(
+      '<base64 of> Resource 2: This is a base64 blob created at <time>',
+    );
   });
 
   it('sends every kind of block, structuredContent and isError out as the server sent them', async () => {
@@ -188,12 +240,23 @@ describe('toolshed serve in front of MCP servers', () => {
     }
     const straight = await directDynamic.callTool({ name: 'blocks', arguments: { error: true } });
     expect(straight.isError).toBe(true);
-    expect((straight.content as Array<{ type: string }>).map((b) => b.type)).toEqual(['text', 'image', 'audio', 'resource_link', 'resource', 'resource']);
+    expect((straight.content as Array<{ type: string }>).map((b) => b.type)).toEqual([
+      'text',
+      'image',
+      'audio',
+      'resource_link',
+      'resource',
+      'resource',
+    ]);
   });
 
   it("relays the server's progress to the downstream client", async () => {
     const progress: number[] = [];
-    const result = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    const result = await client.callTool(
+      { name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 3 } },
+      undefined,
+      { onprogress: (p) => progress.push(p.progress) },
+    );
     // The SDK client may drop a progress notification that arrives together with the
     // result (modelcontextprotocol/typescript-sdk#2580), on either hop; the others arrive in order.
     expect(progress[0]).toBe(1);
@@ -204,19 +267,29 @@ describe('toolshed serve in front of MCP servers', () => {
   it('sends list_changed downstream when a server changes its tools', async () => {
     const before = listChanged;
     const changed = new Promise<void>((resolve) => listChangedWaiters.push(resolve));
-    expect((await client.callTool({ name: 'add_tool', arguments: { name: 'fresh_tool' } })).content).toEqual([{ type: 'text', text: 'registered fresh_tool' }]);
+    expect((await client.callTool({ name: 'add_tool', arguments: { name: 'fresh_tool' } })).content).toEqual([
+      { type: 'text', text: 'registered fresh_tool' },
+    ]);
     await changed;
     expect(listChanged).toBeGreaterThan(before);
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('fresh_tool');
-    expect((await client.callTool({ name: 'fresh_tool', arguments: {} })).content).toEqual([{ type: 'text', text: 'added fresh_tool answers' }]);
+    expect((await client.callTool({ name: 'fresh_tool', arguments: {} })).content).toEqual([
+      { type: 'text', text: 'added fresh_tool answers' },
+    ]);
   });
 
   it('cancels the call upstream when the downstream client cancels it', async () => {
-    const stats = async () => JSON.parse(((await client.callTool({ name: 'stats', arguments: {} })).content as Array<{ text: string }>)[0]!.text) as { cancelled: number; calls: number };
+    const stats = async () =>
+      JSON.parse(
+        ((await client.callTool({ name: 'stats', arguments: {} })).content as Array<{ text: string }>)[0]!.text,
+      ) as { cancelled: number; calls: number };
     const before = await stats();
     const controller = new AbortController();
     // The fixture reports progress once the call runs inside it; cancel then.
-    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal, onprogress: () => controller.abort('changed my mind') });
+    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, {
+      signal: controller.signal,
+      onprogress: () => controller.abort('changed my mind'),
+    });
     await expect(call).rejects.toThrow();
     await expect.poll(stats, { timeout: 5_000 }).toEqual({ calls: before.calls + 1, cancelled: before.cancelled + 1 });
   });
@@ -247,7 +320,9 @@ describe('list changes in the host', () => {
     });
     expect(await host.dispatch('add_tool', { name: 'late_tool' })).toBe('registered late_tool');
     // The SDK sends list_changed without waiting for it: once it has set the re-list's 250 ms debounce, pass it.
-    await until(() => (clock.next() ?? Infinity) <= clock.time + 250, { what: 'the re-list debounce after list_changed' });
+    await until(() => (clock.next() ?? Infinity) <= clock.time + 250, {
+      what: 'the re-list debounce after list_changed',
+    });
     clock.advance(250);
     await changed;
     host.off('change', onChange);
@@ -269,6 +344,8 @@ describe('deadlines', () => {
     const controller = new AbortController();
     const outcome = await host.call('slow', {}, { signal: controller.signal, onProgress: () => controller.abort() });
     expect(outcome).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
-    await expect.poll(async () => JSON.parse(await host.dispatch('stats', {})), { timeout: 5_000 }).toEqual({ calls: 1, cancelled: 1 });
+    await expect
+      .poll(async () => JSON.parse(await host.dispatch('stats', {})), { timeout: 5_000 })
+      .toEqual({ calls: 1, cancelled: 1 });
   });
 });

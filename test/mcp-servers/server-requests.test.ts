@@ -29,8 +29,13 @@ const asked: string[] = [];
 beforeAll(async () => {
   [plain, answering, everything] = await Promise.all([
     shared.open(BOTH_ERAS),
-    shared.open(BOTH_ERAS, { onElicitation: async (request) => ({ action: 'accept', content: { name: `host for ${request.tool}` } }) }),
-    shared.open({ everything: { command: 'node', args: [serverScript('everything')] } }, { onElicitation: async (request) => (asked.push(request.message), { action: 'decline' }) }),
+    shared.open(BOTH_ERAS, {
+      onElicitation: async (request) => ({ action: 'accept', content: { name: `host for ${request.tool}` } }),
+    }),
+    shared.open(
+      { everything: { command: 'node', args: [serverScript('everything')] } },
+      { onElicitation: async (request) => (asked.push(request.message), { action: 'decline' }) },
+    ),
   ]);
 });
 afterEach(() => hosts.release());
@@ -47,7 +52,11 @@ describe('tool metadata', () => {
     expect(forecast).toMatchObject({
       title: 'Weather forecast',
       icons: [{ src: 'https://example.invalid/sun.png', mimeType: 'image/png', sizes: ['48x48'] }],
-      outputSchema: { type: 'object', properties: { city: { type: 'string' }, tempC: { type: 'number' } }, required: ['city', 'tempC'] },
+      outputSchema: {
+        type: 'object',
+        properties: { city: { type: 'string' }, tempC: { type: 'number' } },
+        required: ['city', 'tempC'],
+      },
       annotations: { readOnlyHint: true, openWorldHint: true, title: 'Weather forecast' },
       _meta: { 'example.dev/category': 'weather' },
     });
@@ -96,7 +105,9 @@ describe('log messages', () => {
       expect(await host.dispatch(tool, {}, { onLog: (message, level) => lines.push([message, level]) })).toBe('done');
       expect(lines).toEqual([['weather: the barometer is falling', 'warning']]);
     }
-    expect(server(host.explain(), 'm').logs).toEqual([expect.objectContaining({ level: 'warning', logger: 'weather', message: 'the barometer is falling' })]);
+    expect(server(host.explain(), 'm').logs).toEqual([
+      expect.objectContaining({ level: 'warning', logger: 'weather', message: 'the barometer is falling' }),
+    ]);
   });
 
   it("go to the host's log event, with level and logger, when they arrive outside a call", async () => {
@@ -107,7 +118,12 @@ describe('log messages', () => {
     try {
       expect(await host.dispatch('l_announce', {})).toBe('announced');
       await until(host, () => entries.some((e) => (e as { level?: string }).level === 'notice'), 'the notice');
-      expect(entries).toContainEqual({ plugin: 'mcp:l', message: 'the tide turns', level: 'notice', logger: 'almanac' });
+      expect(entries).toContainEqual({
+        plugin: 'mcp:l',
+        message: 'the tide turns',
+        level: 'notice',
+        logger: 'almanac',
+      });
     } finally {
       host.off('log', onLog);
     }
@@ -142,7 +158,11 @@ describe('elicitation', () => {
     expect(await host.dispatch('greet', {})).toBe('no name given');
     expect(await host.dispatch('l_greet', {})).toBe('no name given (decline)');
     expect(server(host.explain(), 'l').logs).toContainEqual(
-      expect.objectContaining({ level: 'warning', message: 'toolshed declined an elicitation request of the MCP server l: no one can answer it (no onElicitation for the call or the host)' }),
+      expect.objectContaining({
+        level: 'warning',
+        message:
+          'toolshed declined an elicitation request of the MCP server l: no one can answer it (no onElicitation for the call or the host)',
+      }),
     );
   });
 });
@@ -174,8 +194,12 @@ describe('roots and sampling', () => {
     expect(server(host.explain(), name).offered).toEqual(['elicitation', 'roots', 'sampling']);
     const held = host.explain().tools.find((t) => t.name === 'trigger-sampling-request');
     expect(held).toMatchObject({ exposed: false, availability: { ok: false, kind: 'definition' } });
-    expect(held?.reason).toBe(`new since its server's tools were accepted (toolshed accept ${name} trigger-sampling-request shows it and accepts it)`);
-    expect(await host.acceptDefinitions({ server: name, tools: ['trigger-sampling-request'] })).toEqual([expect.objectContaining({ tool: 'trigger-sampling-request', kind: 'added' })]);
+    expect(held?.reason).toBe(
+      `new since its server's tools were accepted (toolshed accept ${name} trigger-sampling-request shows it and accepts it)`,
+    );
+    expect(await host.acceptDefinitions({ server: name, tools: ['trigger-sampling-request'] })).toEqual([
+      expect.objectContaining({ tool: 'trigger-sampling-request', kind: 'added' }),
+    ]);
     expect(await host.dispatch('trigger-sampling-request', { prompt: 'say something' })).toContain('a scripted answer');
     expect(JSON.stringify(prompts)).toContain('say something');
   });

@@ -1,4 +1,7 @@
-/** Shared setup of the MCP-server toolset tests: the real servers from npm, a fixture server, and hosts that wait for changes. */
+/**
+ * Shared setup of the MCP-server toolset tests: the real servers from npm, a fixture server, and hosts that wait for
+ * changes.
+ */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -10,7 +13,11 @@ const require = createRequire(import.meta.url);
 
 /** The entry script of an installed `@modelcontextprotocol/server-*` package. */
 export function serverScript(name: 'everything' | 'filesystem' | 'memory'): string {
-  return path.join(path.dirname(require.resolve(`@modelcontextprotocol/server-${name}/package.json`)), 'dist', 'index.js');
+  return path.join(
+    path.dirname(require.resolve(`@modelcontextprotocol/server-${name}/package.json`)),
+    'dist',
+    'index.js',
+  );
 }
 
 /** The fixture MCP server (list changes, cancellations, exits on demand). */
@@ -34,9 +41,16 @@ export interface CliRun {
  * so a test can run the commands that only read side by side (each waits on its servers' start
  * and close more than it computes).
  */
-export function runCli(args: string[], options: { cwd: string; env: Record<string, string | undefined> }): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  options: { cwd: string; env: Record<string, string | undefined> },
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -55,7 +69,10 @@ export const PROJECT = fixture('mcp-servers');
 /** A host of MCP servers only (no builtins, no manifest cache). */
 export function serversHost(
   mcpServers: Record<string, McpServerEntry>,
-  extra: { config?: Record<string, unknown>; env?: Record<string, string | undefined> } & Omit<Partial<ToolHostOptions>, 'config' | 'env'> = {},
+  extra: { config?: Record<string, unknown>; env?: Record<string, string | undefined> } & Omit<
+    Partial<ToolHostOptions>,
+    'config' | 'env'
+  > = {},
 ): Promise<ToolHost> {
   const { config, env, ...rest } = extra;
   return createToolHost({
@@ -92,7 +109,13 @@ export class FileHosts {
     return () =>
       (started ??= (async () => {
         const clock = new ManualClock();
-        return { host: await this.open({ dynamic: { command: 'node', args: [DYNAMIC], ...entry } as McpServerEntry }, { clock }), clock };
+        return {
+          host: await this.open(
+            { dynamic: { command: 'node', args: [DYNAMIC], ...entry } as McpServerEntry },
+            { clock },
+          ),
+          clock,
+        };
       })());
   }
 
@@ -117,7 +140,9 @@ export class FileHosts {
   /** Closes every host, and waits for every close started before. */
   async closeAll(): Promise<void> {
     this.release();
-    const failed = (await Promise.all(this.closing.splice(0))).find((outcome) => outcome !== undefined) as { error: unknown } | undefined;
+    const failed = (await Promise.all(this.closing.splice(0))).find((outcome) => outcome !== undefined) as
+      | { error: unknown }
+      | undefined;
     if (failed) throw failed.error;
   }
 }
@@ -126,7 +151,12 @@ export class FileHosts {
  * Resolves with the report once `predicate` holds, re-checking on every 'change'
  * and every 50 ms (a server's connection state shows in explain even when no tool changed).
  */
-export function until(host: ToolHost, predicate: (report: HostReport) => boolean, what: string, timeoutMs = 30_000): Promise<HostReport> {
+export function until(
+  host: ToolHost,
+  predicate: (report: HostReport) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<HostReport> {
   return new Promise((resolve, reject) => {
     const check = () => {
       const report = host.explain();
@@ -139,7 +169,11 @@ export function until(host: ToolHost, predicate: (report: HostReport) => boolean
     const poll = setInterval(onChange, 50);
     const timer = setTimeout(() => {
       cleanup();
-      reject(new Error(`timed out waiting for ${what}; last report: ${JSON.stringify(host.explain().plugins.map((p) => p.mcp ?? p.name))}`));
+      reject(
+        new Error(
+          `timed out waiting for ${what}; last report: ${JSON.stringify(host.explain().plugins.map((p) => p.mcp ?? p.name))}`,
+        ),
+      );
     }, timeoutMs);
     const cleanup = () => {
       clearTimeout(timer);

@@ -15,7 +15,9 @@ import { serveHttp, type HttpEndpoint } from 'toolshed/mcp';
 import { serversHost, serverScript } from './setup.js';
 
 const STEPS = 3;
-/** 500 ms a step: the cancel, sent at the first step, reaches toolshed's client and the server long before the second. */
+/**
+ * 500 ms a step: the cancel, sent at the first step, reaches toolshed's client and the server long before the second.
+ */
 const OPERATION = { duration: 1.5, steps: STEPS };
 let host: ToolHost;
 let endpoint: HttpEndpoint;
@@ -30,7 +32,11 @@ type Server = (typeof SERVERS)[number];
 const prefix = (name: Server) => (name === 'everything' ? '' : `${name}_`);
 
 beforeAll(async () => {
-  const entry = (name: Server) => ({ command: 'node', args: [serverScript('everything')], ...(name === 'everything' ? {} : { prefix: prefix(name) }) });
+  const entry = (name: Server) => ({
+    command: 'node',
+    args: [serverScript('everything')],
+    ...(name === 'everything' ? {} : { prefix: prefix(name) }),
+  });
   host = await serversHost({
     everything: entry('everything'),
     // The deadline passes before the first step (500 ms): every step comes back after it.
@@ -59,7 +65,12 @@ function dropped(name: Server): { count: number; last: string } {
  * answer would come before the answer to that call. (Without the cancel, at most the last
  * step is dropped, when it arrives with the answer: modelcontextprotocol/typescript-sdk#2580.)
  */
-async function expectNoAnswerAfterLastStep(expect: ExpectStatic, name: Server, before: { count: number }, droppedSteps = STEPS - 1): Promise<void> {
+async function expectNoAnswerAfterLastStep(
+  expect: ExpectStatic,
+  name: Server,
+  before: { count: number },
+  droppedSteps = STEPS - 1,
+): Promise<void> {
   const expected = before.count + droppedSteps;
   await expect.poll(() => dropped(name).count, { timeout: 5_000 }).toBeGreaterThanOrEqual(expected);
   expect(await host.dispatch(`${prefix(name)}echo`, { message: 'after' })).toBe('Echo: after');
@@ -72,7 +83,10 @@ describe.concurrent('server-everything sees the cancel', () => {
   it('when the caller of host.call aborts', async ({ expect }) => {
     const before = dropped('everything');
     const controller = new AbortController();
-    const outcome = await host.call('trigger-long-running-operation', OPERATION, { signal: controller.signal, onProgress: () => controller.abort() });
+    const outcome = await host.call('trigger-long-running-operation', OPERATION, {
+      signal: controller.signal,
+      onProgress: () => controller.abort(),
+    });
     expect(outcome).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
     await expectNoAnswerAfterLastStep(expect, 'everything', before);
   });
@@ -81,7 +95,11 @@ describe.concurrent('server-everything sees the cancel', () => {
     // Asking for progress makes the server report its steps, which show the cancel below.
     const before = dropped('short');
     const outcome = await host.call('short_trigger-long-running-operation', OPERATION, { onProgress: () => {} });
-    expect(outcome).toMatchObject({ ok: false, code: 'TOOL_TIMEOUT', message: 'short_trigger-long-running-operation timed out after 250 ms' });
+    expect(outcome).toMatchObject({
+      ok: false,
+      code: 'TOOL_TIMEOUT',
+      message: 'short_trigger-long-running-operation timed out after 250 ms',
+    });
     await expectNoAnswerAfterLastStep(expect, 'short', before, STEPS);
   });
 
@@ -92,14 +110,27 @@ describe.concurrent('server-everything sees the cancel', () => {
       const finished = async () => {
         // Left to finish, the steps and the answer reach the downstream client.
         const steps: Array<[number, number | undefined]> = [];
-        const done = await downstream.callTool({ name: 'finishing_trigger-long-running-operation', arguments: OPERATION }, undefined, { onprogress: (p) => steps.push([p.progress, p.total]) });
-        expect(done.content).toEqual([{ type: 'text', text: `Long running operation completed. Duration: ${OPERATION.duration} seconds, Steps: ${STEPS}.` }]);
+        const done = await downstream.callTool(
+          { name: 'finishing_trigger-long-running-operation', arguments: OPERATION },
+          undefined,
+          { onprogress: (p) => steps.push([p.progress, p.total]) },
+        );
+        expect(done.content).toEqual([
+          {
+            type: 'text',
+            text: `Long running operation completed. Duration: ${OPERATION.duration} seconds, Steps: ${STEPS}.`,
+          },
+        ]);
         expect(steps[0]).toEqual([1, STEPS]);
       };
       const cancelled = async () => {
         const before = dropped('served');
         const controller = new AbortController();
-        const call = downstream.callTool({ name: 'served_trigger-long-running-operation', arguments: OPERATION }, undefined, { signal: controller.signal, onprogress: () => controller.abort('changed my mind') });
+        const call = downstream.callTool(
+          { name: 'served_trigger-long-running-operation', arguments: OPERATION },
+          undefined,
+          { signal: controller.signal, onprogress: () => controller.abort('changed my mind') },
+        );
         await expect(call).rejects.toThrow();
         await expectNoAnswerAfterLastStep(expect, 'served', before);
       };
@@ -111,10 +142,17 @@ describe.concurrent('server-everything sees the cancel', () => {
 });
 
 describe.concurrent("server-everything's progress", () => {
-  it("reaches onProgress of host.call (where a plugin's ctx.progress goes), step by step with its total", async ({ expect }) => {
+  it("reaches onProgress of host.call (where a plugin's ctx.progress goes), step by step with its total", async ({
+    expect,
+  }) => {
     const steps: Array<[number, number | undefined]> = [];
-    const outcome = await host.call('finishing_trigger-long-running-operation', OPERATION, { onProgress: (done, total) => steps.push([done, total]) });
-    expect(outcome).toEqual({ ok: true, text: `Long running operation completed. Duration: ${OPERATION.duration} seconds, Steps: ${STEPS}.` });
+    const outcome = await host.call('finishing_trigger-long-running-operation', OPERATION, {
+      onProgress: (done, total) => steps.push([done, total]),
+    });
+    expect(outcome).toEqual({
+      ok: true,
+      text: `Long running operation completed. Duration: ${OPERATION.duration} seconds, Steps: ${STEPS}.`,
+    });
     // The SDK client drops every step that arrives in the same read as the result
     // (modelcontextprotocol/typescript-sdk#2580): the last one may be. With steps 100 ms apart, a
     // host whose event loop a loaded machine held up that long could lose the second one too.

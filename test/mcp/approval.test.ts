@@ -19,10 +19,26 @@ import { BIN, textOf } from './setup.js';
 const work = tempDir('toolshed-mcp-approval-');
 const config = path.join(work.dir, 'toolshed.config.json');
 writeFileSync(path.join(work.dir, 'package.json'), '{"name":"mcp-approval","private":true}');
-writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }], approve: ['delete_note'] }));
+writeFileSync(
+  config,
+  JSON.stringify({
+    builtins: false,
+    cache: { enabled: false },
+    plugins: [{ package: fixture('plugins', 'notes'), trust: 'trusted' }],
+    approve: ['delete_note'],
+  }),
+);
 
 async function connect(client: Client): Promise<Client> {
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'serve', '--config', config],
+      cwd: work.dir,
+      env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+      stderr: 'pipe',
+    }),
+  );
   return client;
 }
 
@@ -48,7 +64,10 @@ describe('approval over serve', () => {
   it('lists each tool with its annotations', async () => {
     const { tools } = await asking.listTools();
     expect(tools.find((t) => t.name === 'delete_note')!.annotations).toEqual({ destructiveHint: true });
-    expect(tools.find((t) => t.name === 'read_note')!.annotations).toMatchObject({ readOnlyHint: true, title: 'Read a note' });
+    expect(tools.find((t) => t.name === 'read_note')!.annotations).toMatchObject({
+      readOnlyHint: true,
+      title: 'Read a note',
+    });
   });
 
   it("asks the client's user with an elicitation, and runs the call when they approve", async () => {
@@ -59,16 +78,23 @@ describe('approval over serve', () => {
     expect(questions).toHaveLength(1);
     expect(questions[0]!.message).toContain('delete_note');
     expect(questions[0]!.message).toContain('{"id":"a"}');
-    expect(questions[0]).toMatchObject({ requestedSchema: { type: 'object', properties: { approve: { type: 'boolean' } }, required: ['approve'] } });
+    expect(questions[0]).toMatchObject({
+      requestedSchema: { type: 'object', properties: { approve: { type: 'boolean' } }, required: ['approve'] },
+    });
   });
 
   it('refuses the call with APPROVAL_DENIED when the user declines or does not tick the box', async () => {
     reply = { action: 'decline' };
     const declined = await asking.callTool({ name: 'delete_note', arguments: { id: 'a' } });
     expect(declined.isError).toBe(true);
-    expect(JSON.parse(textOf(declined))).toEqual({ code: 'APPROVAL_DENIED', error: 'delete_note was not approved: the user declined; it did not run' });
+    expect(JSON.parse(textOf(declined))).toEqual({
+      code: 'APPROVAL_DENIED',
+      error: 'delete_note was not approved: the user declined; it did not run',
+    });
     reply = { action: 'accept', content: { approve: false } };
-    expect(JSON.parse(textOf(await asking.callTool({ name: 'delete_note', arguments: { id: 'a' } }))).code).toBe('APPROVAL_DENIED');
+    expect(JSON.parse(textOf(await asking.callTool({ name: 'delete_note', arguments: { id: 'a' } }))).code).toBe(
+      'APPROVAL_DENIED',
+    );
   });
 
   it('refuses with a clear message when the client cannot ask (no elicitation), and asks nothing for other tools', async () => {
@@ -78,7 +104,9 @@ describe('approval over serve', () => {
     expect(envelope.code).toBe('APPROVAL_DENIED');
     expect(envelope.error).toContain('this MCP client cannot ask its user (it does not support elicitation)');
     // Each stdio connection is a session of its own, which the fixture names in its answer.
-    expect(textOf(await plain.callTool({ name: 'read_note', arguments: { id: 'b' } }))).toMatch(/^note b \(session mcp-[0-9a-f-]{36}\)$/);
+    expect(textOf(await plain.callTool({ name: 'read_note', arguments: { id: 'b' } }))).toMatch(
+      /^note b \(session mcp-[0-9a-f-]{36}\)$/,
+    );
   });
 });
 
@@ -101,7 +129,10 @@ describe('approval over serve --http', () => {
       expect(asked[0]).toContain('delete_note');
       const refused = await mute.callTool({ name: 'delete_note', arguments: { id: 'h' } });
       expect(refused.isError).toBe(true);
-      expect(JSON.parse(textOf(refused))).toMatchObject({ code: 'APPROVAL_DENIED', error: expect.stringContaining('does not support elicitation') });
+      expect(JSON.parse(textOf(refused))).toMatchObject({
+        code: 'APPROVAL_DENIED',
+        error: expect.stringContaining('does not support elicitation'),
+      });
       expect(asked).toHaveLength(1);
     } finally {
       await Promise.all([asker.close(), mute.close()]);

@@ -35,18 +35,32 @@ function gatedProject(extra: Record<string, unknown> = {}): { dir: string; confi
   const gate = path.join(dir, 'gate.open');
   const plugin = path.join(dir, 'gated');
   mkdirSync(plugin);
-  writeFileSync(path.join(plugin, 'package.json'), '{"name":"gated","version":"1.0.0","type":"module","main":"index.js","toolshed":{"apiVersion":1}}');
+  writeFileSync(
+    path.join(plugin, 'package.json'),
+    '{"name":"gated","version":"1.0.0","type":"module","main":"index.js","toolshed":{"apiVersion":1}}',
+  );
   writeFileSync(
     path.join(plugin, 'index.js'),
     `import { existsSync } from 'node:fs';\nawait new Promise((resolve) => { const check = setInterval(() => { if (existsSync(${JSON.stringify(gate)})) { clearInterval(check); resolve(); } }, 20); });\nexport default { apiVersion: 1, tools: [{ name: 'gated', description: 'Loads when let in.', parameters: { type: 'object' }, handler: (args) => args }] };\n`,
   );
-  writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: plugin, trust: 'trusted' }], ...extra }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      builtins: false,
+      cache: { enabled: false },
+      plugins: [{ package: plugin, trust: 'trusted' }],
+      ...extra,
+    }),
+  );
   return { dir, config, open: () => writeFileSync(gate, '') };
 }
 
 /** `toolshed serve` as a child speaking raw lines: what it wrote, in order, stdout and stderr in one log. */
 function rawServe(dir: string, config: string) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, 'serve', '--config', config], { cwd: dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' } });
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, 'serve', '--config', config], {
+    cwd: dir,
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+  });
   const events: Array<{ stream: 'out' | 'err'; line: string }> = [];
   const waiters: Array<() => void> = [];
   const collect = (stream: 'out' | 'err') => {
@@ -68,10 +82,14 @@ function rawServe(dir: string, config: string) {
     child.kill();
     await exited;
   });
-  const replies = () => events.filter((e) => e.stream === 'out').map((e) => JSON.parse(e.line) as { id?: unknown; result?: any; error?: { code: number; message: string } });
+  const replies = () =>
+    events
+      .filter((e) => e.stream === 'out')
+      .map((e) => JSON.parse(e.line) as { id?: unknown; result?: any; error?: { code: number; message: string } });
   return {
     events,
-    send: (message: unknown) => child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`),
+    send: (message: unknown) =>
+      child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`),
     /** waits until a reply with `id` was written, and returns it */
     async reply(id: unknown) {
       for (;;) {
@@ -85,7 +103,16 @@ function rawServe(dir: string, config: string) {
   };
 }
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fast-start-test', version: '1.0.0' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'fast-start-test', version: '1.0.0' },
+  },
+};
 const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 describe('serve over stdio starts answering at once', () => {
@@ -112,11 +139,19 @@ describe('serve over stdio starts answering at once', () => {
     serve.send(initialize);
     await serve.reply(1);
     serve.send(initialized);
-    serve.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'gated', arguments: { content: 'z'.repeat(70 * 1024) } } });
+    serve.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'gated', arguments: { content: 'z'.repeat(70 * 1024) } },
+    });
     serve.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'gated', arguments: { small: true } } });
     open();
     const refused = await serve.reply(2);
-    expect(refused.error).toMatchObject({ code: -32600, message: expect.stringContaining('over the limit of 65536 bytes') });
+    expect(refused.error).toMatchObject({
+      code: -32600,
+      message: expect.stringContaining('over the limit of 65536 bytes'),
+    });
     // The message after it waited in line and was served in order.
     expect(JSON.parse((await serve.reply(3)).result.content[0].text)).toEqual({ small: true });
   });
@@ -126,11 +161,26 @@ describe('serve over stdio starts answering at once', () => {
     // sandbox lets it read the project folder, where the gate is, and nothing else of ours).
     const { dir, config } = project();
     const gate = path.join(dir, 'slow.open');
-    writeFileSync(config, JSON.stringify(kitchenConfig([], { mcpServers: { slow: { command: process.execPath, args: [SLOW_SERVER, gate], grant: { fsRead: [dir] } } } })));
+    writeFileSync(
+      config,
+      JSON.stringify(
+        kitchenConfig([], {
+          mcpServers: { slow: { command: process.execPath, args: [SLOW_SERVER, gate], grant: { fsRead: [dir] } } },
+        }),
+      ),
+    );
     const client = new Client({ name: 'fast-start-test', version: '1.0.0' });
     const changed = signal();
     client.setNotificationHandler('notifications/tools/list_changed', () => changed.resolve());
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'serve', '--config', config],
+        cwd: dir,
+        env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+        stderr: 'pipe',
+      }),
+    );
     cleanups.push(() => client.close());
     const first = (await client.listTools()).tools.map((t) => t.name);
     expect(first).toContain('echo');
@@ -149,7 +199,10 @@ describe('JSON-RPC conformance over stdio', () => {
     await serve.reply(1);
     serve.send(initialized);
     serve.send('{"jsonrpc":"2.0","id":2,"method":"tools/list"');
-    expect((await serve.reply(null)).error).toMatchObject({ code: -32700, message: expect.stringContaining('Parse error') });
+    expect((await serve.reply(null)).error).toMatchObject({
+      code: -32700,
+      message: expect.stringContaining('Parse error'),
+    });
     serve.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: 'not an object' } });
     expect((await serve.reply(3)).error).toMatchObject({ code: -32602 });
     serve.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: [1, 2] } });

@@ -74,7 +74,10 @@ describe('toolshed serve over Streamable HTTP', () => {
   it('returns error envelopes as isError results', async () => {
     const result = await client.callTool({ name: 'needs_key', arguments: {} });
     expect(result.isError).toBe(true);
-    expect(JSON.parse(textOf(result))).toMatchObject({ code: 'TOOL_NOT_EXPOSED', error: expect.stringContaining('PROBE_KEY') });
+    expect(JSON.parse(textOf(result))).toMatchObject({
+      code: 'TOOL_NOT_EXPOSED',
+      error: expect.stringContaining('PROBE_KEY'),
+    });
   });
 
   it('relays progress on the request stream', async () => {
@@ -88,7 +91,9 @@ describe('toolshed serve over Streamable HTTP', () => {
   it('aborts the call in its worker when the client cancels', async () => {
     callStarted = signal<string>();
     const controller = new AbortController();
-    const pending = client.callTool({ name: 'slow', arguments: { ms: 60_000 } }, undefined, { signal: controller.signal });
+    const pending = client.callTool({ name: 'slow', arguments: { ms: 60_000 } }, undefined, {
+      signal: controller.signal,
+    });
     expect(await callStarted.promise).toBe('slow');
     controller.abort();
     await expect(pending).rejects.toThrow(/abort/i);
@@ -113,17 +118,40 @@ describe('toolshed serve over Streamable HTTP', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(noSession.status).toBe(400);
-    const unknown = await fetch(endpoint.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'nope' }, body: '{}' });
+    const unknown = await fetch(endpoint.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': 'nope',
+      },
+      body: '{}',
+    });
     expect(unknown.status).toBe(404);
   });
 
   it('rejects a Host header that is not the loopback address it is bound to (DNS rebinding)', async () => {
     const { port } = new URL(endpoint.url);
     const response = await new Promise<number>((resolve, reject) => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'evil', version: '1' } } });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'evil', version: '1' } },
+      });
       import('node:http').then(({ request }) => {
         const req = request(
-          { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { host: `evil.example:${port}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/mcp',
+            method: 'POST',
+            headers: {
+              host: `evil.example:${port}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+            },
+          },
           (res) => {
             res.resume();
             resolve(res.statusCode ?? 0);

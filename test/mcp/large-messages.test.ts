@@ -24,14 +24,26 @@ afterAll(async () => {
   for (const cleanup of fileCleanups.splice(0).reverse()) await cleanup();
 });
 
-/** `toolshed serve` of `config` over stdio with an SDK client; undone after the test (or, into `undo`, when the caller says). */
-async function serve(config: Record<string, unknown>, undo = cleanups): Promise<{ client: Client; stderr: () => string }> {
+/**
+ * `toolshed serve` of `config` over stdio with an SDK client; undone after the test (or, into `undo`, when the caller
+ * says).
+ */
+async function serve(
+  config: Record<string, unknown>,
+  undo = cleanups,
+): Promise<{ client: Client; stderr: () => string }> {
   const work = tempDir('toolshed-mcp-large-');
   undo.push(() => work.cleanup());
   const file = path.join(work.dir, 'toolshed.config.json');
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"mcp-large","private":true}');
   writeFileSync(file, JSON.stringify(config));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', file], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'serve', '--config', file],
+    cwd: work.dir,
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -53,9 +65,13 @@ describe('stdio messages over the limit', () => {
     const error = await client.callTool({ name: 'echo', arguments: { content: big } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);
     expect((error as McpError).code).toBe(-32600);
-    expect((error as McpError).message).toContain('over the limit of 10485760 bytes for one message (serve.maxMessageBytes)');
+    expect((error as McpError).message).toContain(
+      'over the limit of 10485760 bytes for one message (serve.maxMessageBytes)',
+    );
     // The same connection still answers, and a message just under the limit still passes.
-    expect(JSON.parse(textOf(await client.callTool({ name: 'echo', arguments: { after: true } })))).toEqual({ after: true });
+    expect(JSON.parse(textOf(await client.callTool({ name: 'echo', arguments: { after: true } })))).toEqual({
+      after: true,
+    });
     const nine = 'y'.repeat(9 * 1024 * 1024);
     const under = await client.callTool({ name: 'echo', arguments: { content: nine } });
     expect(under.isError).toBeFalsy();
@@ -66,7 +82,9 @@ describe('stdio messages over the limit', () => {
 
   it('uses serve.maxMessageBytes from the config', async () => {
     const { client } = await serve({ ...mcpConfig(60_000), serve: { maxMessageBytes: 64 * 1024 } });
-    const error = (await client.callTool({ name: 'echo', arguments: { content: 'z'.repeat(70 * 1024) } }).catch((e: unknown) => e)) as McpError;
+    const error = (await client
+      .callTool({ name: 'echo', arguments: { content: 'z'.repeat(70 * 1024) } })
+      .catch((e: unknown) => e)) as McpError;
     expect(error).toBeInstanceOf(McpError);
     expect(error.message).toContain('tools/call request of');
     expect(error.message).toContain('over the limit of 65536 bytes');
@@ -75,7 +93,10 @@ describe('stdio messages over the limit', () => {
 
   it('keeps __proto__ in MCP arguments a plain key: it does not satisfy required', async () => {
     const { client } = await serveDefault();
-    const result = await client.callTool({ name: 'typed', arguments: JSON.parse('{"__proto__":{"path":"p","mode":"read"}}') });
+    const result = await client.callTool({
+      name: 'typed',
+      arguments: JSON.parse('{"__proto__":{"path":"p","mode":"read"}}'),
+    });
     expect(result.isError).toBe(true);
     expect(JSON.parse(textOf(result))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
   });
@@ -90,8 +111,14 @@ describe('the line limiter', () => {
   };
 
   it('reads the id and method from the top level wherever they are, across chunk boundaries', () => {
-    expect(outline('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"a":[1,{"id":99}]}}')).toEqual({ id: 7, method: 'tools/call' });
-    expect(outline('{"method":"tools/call","params":{"x":"}{][\\"id\\":1"},"jsonrpc":"2.0","id":"req-1"}', 3)).toEqual({ id: 'req-1', method: 'tools/call' });
+    expect(outline('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"a":[1,{"id":99}]}}')).toEqual({
+      id: 7,
+      method: 'tools/call',
+    });
+    expect(outline('{"method":"tools/call","params":{"x":"}{][\\"id\\":1"},"jsonrpc":"2.0","id":"req-1"}', 3)).toEqual({
+      id: 'req-1',
+      method: 'tools/call',
+    });
     expect(outline('{"method":"notifications/x","params":{"id":4}}')).toEqual({ method: 'notifications/x' });
     expect(outline('not json at all')).toEqual({});
   });

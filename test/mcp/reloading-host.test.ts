@@ -8,7 +8,8 @@ import { inspectorOf } from '#internal/core/host/inspector.js';
 import { createReloadingHost } from '#internal/core/mcp-server/reloading-host.js';
 import { fixtureOptions } from '../helpers.js';
 
-const names = async (h: { definitions(o: { format: 'mcp' }): Promise<McpTool[]> }) => (await h.definitions({ format: 'mcp' })).map((d) => d.name);
+const names = async (h: { definitions(o: { format: 'mcp' }): Promise<McpTool[]> }) =>
+  (await h.definitions({ format: 'mcp' })).map((d) => d.name);
 
 describe('a reloading host', () => {
   it('keeps its hooks and views across a reload, and closes the old host', async () => {
@@ -17,7 +18,9 @@ describe('a reloading host', () => {
     const host = createReloadingHost(first, async () => second);
     try {
       const blocked: string[] = [];
-      host.use({ beforeCall: (call) => (call.tool === 'delete_note' ? (blocked.push(call.plugin), { block: 'no' }) : undefined) });
+      host.use({
+        beforeCall: (call) => (call.tool === 'delete_note' ? (blocked.push(call.plugin), { block: 'no' }) : undefined),
+      });
       const view = host.view({ enable: ['read_note', 'list_notes', 'delete_note'] });
       const viewChanged = new Promise<void>((resolve) => view.on('change', () => resolve()));
       expect(await names(view)).toEqual(['delete_note', 'list_notes', 'read_note']);
@@ -49,7 +52,9 @@ describe('a reloading host', () => {
       await host.dispatch('read_note', { id: 'a' });
       await host.reload();
       // A call with an approver that cannot ask anyone: the console's answers it, on the new host.
-      expect(await host.dispatch('delete_note', { id: 'a' }, { onApproval: () => ({ approved: false, abstain: true }) })).toBe('deleted a');
+      expect(
+        await host.dispatch('delete_note', { id: 'a' }, { onApproval: () => ({ approved: false, abstain: true }) }),
+      ).toBe('deleted a');
       expect(asked).toEqual(['delete_note']);
       expect(calls.map((record) => record.tool)).toEqual(['read_note', 'delete_note']);
       expect(inspectorOf(host).toolInfo('read_note')?.name).toBe('read_note');

@@ -10,7 +10,11 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTaskSessionFromClient, resultFromTaskOutcome, toolDeclarationFromMcpTool } from '@modelcontextprotocol/ext-tasks/client';
+import {
+  createTaskSessionFromClient,
+  resultFromTaskOutcome,
+  toolDeclarationFromMcpTool,
+} from '@modelcontextprotocol/ext-tasks/client';
 import { Client, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -24,7 +28,11 @@ const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
 
 /** Long-running tools (long_echo) for the task test, served with the rest. */
 const LONG_RUNNER = fileURLToPath(new URL('./fixtures/long-runner', import.meta.url));
-const work = kitchenProject('toolshed-mcp-revisions-', ['notes', 'catalog', LONG_RUNNER], { defer: ['slack_*', 'github_*'], approve: ['delete_note'], limits: { threads: 2 } });
+const work = kitchenProject('toolshed-mcp-revisions-', ['notes', 'catalog', LONG_RUNNER], {
+  defer: ['slack_*', 'github_*'],
+  approve: ['delete_note'],
+  limits: { threads: 2 },
+});
 const { config } = work;
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -36,7 +44,15 @@ afterAll(async () => {
 /** A v2 client that spawns `toolshed serve` over stdio. */
 async function stdioClient(options: ConstructorParameters<typeof Client>[1] = MODERN): Promise<Client> {
   const client = new Client({ name: 'revisions-test', version: '1.0.0' }, options);
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'serve', '--config', config],
+      cwd: work.dir,
+      env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+      stderr: 'pipe',
+    }),
+  );
   open.push(client);
   return client;
 }
@@ -57,7 +73,10 @@ describe('serve over stdio at 2026-07-28', () => {
   let a: Client;
   let b: Client;
   beforeAll(async () => {
-    [a, b] = await Promise.all([stdioClient({ ...MODERN, capabilities: { elicitation: { form: {} } } }), stdioClient()]);
+    [a, b] = await Promise.all([
+      stdioClient({ ...MODERN, capabilities: { elicitation: { form: {} } } }),
+      stdioClient(),
+    ]);
   });
 
   it('negotiates 2026-07-28 with a pinned client, lists, calls, and answers an error envelope', async () => {
@@ -66,10 +85,15 @@ describe('serve over stdio at 2026-07-28', () => {
     const tools = await names(client);
     expect(tools).toEqual(expect.arrayContaining(['echo', 'read_note', 'tool_search']));
     expect(tools).not.toContain('slack_send_message');
-    expect(JSON.parse(textOf(await client.callTool({ name: 'echo', arguments: { said: 'hi' } })))).toEqual({ said: 'hi' });
+    expect(JSON.parse(textOf(await client.callTool({ name: 'echo', arguments: { said: 'hi' } })))).toEqual({
+      said: 'hi',
+    });
     const failed = await client.callTool({ name: 'throws', arguments: {} });
     expect(failed.isError).toBe(true);
-    expect(JSON.parse(textOf(failed))).toMatchObject({ code: 'TOOL_FAILED', error: expect.stringContaining('the kettle is empty') });
+    expect(JSON.parse(textOf(failed))).toMatchObject({
+      code: 'TOOL_FAILED',
+      error: expect.stringContaining('the kettle is empty'),
+    });
   });
 
   it('keeps serving a 2025-era client of the same SDK (initialize)', async () => {
@@ -94,7 +118,10 @@ describe('serve over stdio at 2026-07-28', () => {
     const mute = b;
     const refused = await mute.callTool({ name: 'delete_note', arguments: { id: 'm' } });
     expect(refused.isError).toBe(true);
-    expect(JSON.parse(textOf(refused))).toMatchObject({ code: 'APPROVAL_DENIED', error: expect.stringContaining('does not support elicitation') });
+    expect(JSON.parse(textOf(refused))).toMatchObject({
+      code: 'APPROVAL_DENIED',
+      error: expect.stringContaining('does not support elicitation'),
+    });
   });
 
   it("gives each connection its own session: one client's tool_search loads nothing into another's list", async () => {
@@ -102,7 +129,9 @@ describe('serve over stdio at 2026-07-28', () => {
     a.setNotificationHandler('notifications/tools/list_changed', () => changed.resolve());
     const subscription = await a.listen({ toolsListChanged: true });
     expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true });
-    const found = JSON.parse(textOf(await a.callTool({ name: 'tool_search', arguments: { query: 'post to a slack channel', limit: 1 } })));
+    const found = JSON.parse(
+      textOf(await a.callTool({ name: 'tool_search', arguments: { query: 'post to a slack channel', limit: 1 } })),
+    );
     expect(found.tools.map((t: { name: string }) => t.name)).toEqual(['slack_send_message']);
     // The list change reaches a's subscriptions/listen stream.
     await changed.promise;
@@ -134,7 +163,11 @@ describe('serve over Streamable HTTP at 2026-07-28', () => {
   };
 
   it('serves a pinned client and a 2025-era client on the same endpoint', async () => {
-    host = await createToolHost(fixtureOptions(['kitchen', 'notes', 'probe'], { config: { approve: ['delete_note'], disable: ['loop', 'oom', 'exit'], checks: { ttlMs: 600_000, graceMs: 0 } } }));
+    host = await createToolHost(
+      fixtureOptions(['kitchen', 'notes', 'probe'], {
+        config: { approve: ['delete_note'], disable: ['loop', 'oom', 'exit'], checks: { ttlMs: 600_000, graceMs: 0 } },
+      }),
+    );
     endpoint = await serveHttp(host, { host: '127.0.0.1', port: 0 });
     open.push(endpoint, host);
     const modern = await connect();
@@ -144,7 +177,9 @@ describe('serve over Streamable HTTP at 2026-07-28', () => {
     for (const client of [modern, legacy]) {
       expect(await names(client)).toContain('echo');
       expect(textOf(await client.callTool({ name: 'text', arguments: {} }))).toBe('plain text');
-      expect(JSON.parse(textOf(await client.callTool({ name: 'typed', arguments: { n: 'not a number' } }))).code).toBe('INVALID_ARGUMENTS');
+      expect(JSON.parse(textOf(await client.callTool({ name: 'typed', arguments: { n: 'not a number' } }))).code).toBe(
+        'INVALID_ARGUMENTS',
+      );
     }
     // The 2025-era client got a session; the modern one needs none.
     expect(endpoint.sessions).toBe(1);
@@ -194,7 +229,11 @@ describe('tasks over serve (2025-11-25)', () => {
     const tasks = createTaskSessionFromClient(client, { endpointId: 'toolshed-serve-tasks' });
     try {
       // Each request may take 300 ms; the call takes four steps of 200 ms: only a task survives that.
-      const execution = await tasks.callTool('long_echo', { text: 'over serve', steps: 4, stepMs: 200 }, { declaration: toolDeclarationFromMcpTool(long), task: { preference: 'prefer' }, requestTimeoutMs: 300 });
+      const execution = await tasks.callTool(
+        'long_echo',
+        { text: 'over serve', steps: 4, stepMs: 200 },
+        { declaration: toolDeclarationFromMcpTool(long), task: { preference: 'prefer' }, requestTimeoutMs: 300 },
+      );
       expect(execution.kind).toBe('task');
       const { outcome } = await execution.settle();
       expect(outcome.status).toBe('completed');
@@ -208,11 +247,15 @@ describe('tasks over serve (2025-11-25)', () => {
 describe('the 2025 revisions a client may ask for', () => {
   // Each a serve process of its own (one stdio connection each), started at once; 2025-11-25, the
   // version an unpinned 2025-era client asks for, through the shared one.
-  it.concurrent.for(['2025-11-25', '2025-06-18', '2025-03-26'])('answers an initialize at %s with that revision, and serves it', async (version, { expect }) => {
-    const client = version === '2025-11-25' ? await legacy() : await stdioClient({ supportedProtocolVersions: [version] });
-    expect(client.getNegotiatedProtocolVersion()).toBe(version);
-    expect(textOf(await client.callTool({ name: 'text', arguments: {} }))).toBe('plain text');
-  });
+  it.concurrent.for(['2025-11-25', '2025-06-18', '2025-03-26'])(
+    'answers an initialize at %s with that revision, and serves it',
+    async (version, { expect }) => {
+      const client =
+        version === '2025-11-25' ? await legacy() : await stdioClient({ supportedProtocolVersions: [version] });
+      expect(client.getNegotiatedProtocolVersion()).toBe(version);
+      expect(textOf(await client.callTool({ name: 'text', arguments: {} }))).toBe('plain text');
+    },
+  );
 
   it("sends a 2025-era client the call's log lines at the level it set", async () => {
     const client = await legacy();
@@ -233,16 +276,34 @@ describe("a hosted MCP server's elicitation, through serve", () => {
   it('reaches the user of the client whose call caused it, named with the server that asks, in both eras', async () => {
     const hosted = path.join(work.dir, 'hosted.config.json');
     const modern = fileURLToPath(new URL('../fixtures/mcp-servers/modern/server.mjs', import.meta.url));
-    writeFileSync(hosted, JSON.stringify({ builtins: false, cache: { enabled: false }, mcpServers: { weather: { command: 'node', args: [modern], prefix: false } } }));
+    writeFileSync(
+      hosted,
+      JSON.stringify({
+        builtins: false,
+        cache: { enabled: false },
+        mcpServers: { weather: { command: 'node', args: [modern], prefix: false } },
+      }),
+    );
     // Both eras at once, each through a serve process of its own.
     const era = async (options: ConstructorParameters<typeof Client>[1]) => {
       const asked: string[] = [];
-      const client = new Client({ name: 'revisions-forward', version: '1.0.0' }, { ...options, capabilities: { elicitation: { form: {} } } });
+      const client = new Client(
+        { name: 'revisions-forward', version: '1.0.0' },
+        { ...options, capabilities: { elicitation: { form: {} } } },
+      );
       client.setRequestHandler('elicitation/create', async (request) => {
         asked.push((request.params as { message: string }).message);
         return { action: 'accept', content: { name: 'Ada' } };
       });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', hosted], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [BIN, 'serve', '--config', hosted],
+          cwd: work.dir,
+          env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+          stderr: 'pipe',
+        }),
+      );
       open.push(client);
       await expect.poll(async () => names(client), { timeout: 30_000 }).toContain('greet');
       expect(textOf(await client.callTool({ name: 'greet', arguments: {} }))).toBe('hello Ada');

@@ -24,17 +24,32 @@ beforeEach(() => {
   mkdirSync(clientRoot);
   clientRoot = realpathSync(clientRoot);
   config = path.join(app, 'toolshed.config.mjs');
-  writeFileSync(config, `export default ${JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'where'), trust: 'trusted' }] })};\n`);
+  writeFileSync(
+    config,
+    `export default ${JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'where'), trust: 'trusted' }] })};\n`,
+  );
 });
 afterEach(() => work.cleanup());
 
 async function connect(args: string[], roots: boolean) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config, ...args], cwd: '/', env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'serve', '--config', config, ...args],
+    cwd: '/',
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: 'roots-test', version: '1.0.0' }, roots ? { capabilities: { roots: { listChanged: false } } } : {});
+  const client = new Client(
+    { name: 'roots-test', version: '1.0.0' },
+    roots ? { capabilities: { roots: { listChanged: false } } } : {},
+  );
   const changed = signal();
-  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(clientRoot).href, name: 'project' }] }));
+  if (roots)
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: [{ uri: pathToFileURL(clientRoot).href, name: 'project' }],
+    }));
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
   await client.connect(transport);
   const where = async () => JSON.parse(textOf(await client.callTool({ name: 'where', arguments: {} }))).cwd as string;

@@ -18,7 +18,11 @@ afterAll(() => {
 });
 
 function serve(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN, 'serve', '--config', project.config, ...args], { cwd: project.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', project.config, ...args], {
+    cwd: project.dir,
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   children.push(child);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -69,7 +73,11 @@ describe('toolshed serve (process)', () => {
   });
 
   it('refuses a non-loopback address unless explicitly allowed', () => {
-    const result = spawnSync(process.execPath, [BIN, 'serve', '--config', project.config, '--http', '0.0.0.0:0'], { cwd: project.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '' } });
+    const result = spawnSync(process.execPath, [BIN, 'serve', '--config', project.config, '--http', '0.0.0.0:0'], {
+      cwd: project.dir,
+      encoding: 'utf8',
+      env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+    });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/refusing to serve on 0\.0\.0\.0.*TOOLSHED_SERVE_ALLOW_REMOTE=1/);
   });

@@ -18,7 +18,10 @@ export function kitchenConfig(plugins: string[] = [], extra: Record<string, unkn
   return {
     builtins: false,
     cache: { enabled: false },
-    plugins: ['kitchen', ...plugins].map((plugin) => ({ package: path.isAbsolute(plugin) ? plugin : fixture('plugins', plugin), trust: 'trusted' })),
+    plugins: ['kitchen', ...plugins].map((plugin) => ({
+      package: path.isAbsolute(plugin) ? plugin : fixture('plugins', plugin),
+      trust: 'trusted',
+    })),
     disable: ['loop', 'oom', 'exit'],
     ...extra,
   };
@@ -30,18 +33,31 @@ export function kitchenConfig(plugins: string[] = [], extra: Record<string, unkn
  * @example
  * const project = kitchenProject('toolshed-fuzz-', ['notes'], { limits: { threads: 1 } });
  */
-export function kitchenProject(prefix: string, plugins: string[] = [], extra: Record<string, unknown> = {}): { dir: string; config: string; cleanup(): void } {
+export function kitchenProject(
+  prefix: string,
+  plugins: string[] = [],
+  extra: Record<string, unknown> = {},
+): { dir: string; config: string; cleanup(): void } {
   const work = tempDir(prefix);
   const config = path.join(work.dir, 'toolshed.config.json');
-  writeFileSync(path.join(work.dir, 'package.json'), `{"name":"${path.basename(work.dir).toLowerCase()}","private":true}`);
+  writeFileSync(
+    path.join(work.dir, 'package.json'),
+    `{"name":"${path.basename(work.dir).toLowerCase()}","private":true}`,
+  );
   writeFileSync(config, JSON.stringify(kitchenConfig(plugins, extra)));
   return { ...work, config };
 }
 
-/** What the MCP tests serve besides kitchen: probe (checks driven by `<name>.mode` files in the project folder) and noisy (prints to stdout from its worker). */
+/**
+ * What the MCP tests serve besides kitchen: probe (checks driven by `<name>.mode` files in the project folder) and
+ * noisy (prints to stdout from its worker).
+ */
 const MCP_PLUGINS = ['probe', fileURLToPath(new URL('./fixtures/noisy', import.meta.url))];
 
-/** Two threads, because chatty's nested callTool needs a second worker; graceMs 0 so a failing check hides its tool at once. */
+/**
+ * Two threads, because chatty's nested callTool needs a second worker; graceMs 0 so a failing check hides its tool at
+ * once.
+ */
 const mcpLimits = (ttlMs: number) => ({ checks: { ttlMs, graceMs: 0 }, limits: { threads: 2, timeoutMs: 120_000 } });
 
 /** The config every MCP test serves: kitchen, probe and noisy (MCP_PLUGINS), checks cached for `ttlMs`. */
@@ -90,7 +106,11 @@ export function recordIncoming(transport: Transport): JSONRPCMessage[] {
  * The progress notifications for the one tools/call answered in `wire` (a slice of a
  * recordIncoming() log taken around that call), and where they and its response came.
  */
-export function progressOnWire(wire: JSONRPCMessage[]): { progress: Array<{ progress: number; total?: number }>; responseAt: number; lastProgressAt: number } {
+export function progressOnWire(wire: JSONRPCMessage[]): {
+  progress: Array<{ progress: number; total?: number }>;
+  responseAt: number;
+  lastProgressAt: number;
+} {
   const responseAt = wire.findIndex((message) => 'id' in message && ('result' in message || 'error' in message));
   if (responseAt < 0) throw new Error('no response in this part of the wire');
   const id = (wire[responseAt] as { id: string | number }).id;

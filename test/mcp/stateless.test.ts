@@ -31,11 +31,15 @@ let proxyUrl: string;
 const proxy = createProxyServer({ changeOrigin: true });
 
 function replica(): Promise<string> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', '--stateless', '--config', path.join(work.dir, 'toolshed.config.json')], {
-    cwd: work.dir,
-    env: { ...suiteHome(), PATH: process.env.PATH ?? '', TOOLSHED_STATE_KEY: FLEET_KEY },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--http', '127.0.0.1:0', '--stateless', '--config', path.join(work.dir, 'toolshed.config.json')],
+    {
+      cwd: work.dir,
+      env: { ...suiteHome(), PATH: process.env.PATH ?? '', TOOLSHED_STATE_KEY: FLEET_KEY },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   children.push(child);
   let stderr = '';
   return new Promise((resolve, reject) => {
@@ -51,7 +55,10 @@ function replica(): Promise<string> {
 beforeAll(async () => {
   store = await startStateServer();
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"stateless-project","private":true}');
-  writeFileSync(path.join(work.dir, 'toolshed.config.json'), JSON.stringify({ enable: ['todo'], cache: { enabled: false }, state: { store: store.url } }));
+  writeFileSync(
+    path.join(work.dir, 'toolshed.config.json'),
+    JSON.stringify({ enable: ['todo'], cache: { enabled: false }, state: { store: store.url } }),
+  );
   replicas.push(...(await Promise.all([replica(), replica()])));
   let next = 0;
   proxyServer = http.createServer((req, res) => {
@@ -70,7 +77,11 @@ afterAll(async () => {
   proxy.close();
   await new Promise((resolve) => proxyServer?.close(resolve));
   for (const child of children) child.kill('SIGTERM');
-  await Promise.all(children.map((child) => (child.exitCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)))));
+  await Promise.all(
+    children.map((child) =>
+      child.exitCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)),
+    ),
+  );
   await store?.stop();
   work.cleanup();
 });
@@ -104,7 +115,12 @@ describe('serve --http --stateless behind a round-robin proxy', () => {
         }),
       );
       const read = todos(await client.callTool({ name: 'todo_read', arguments: {} }));
-      const merged = todos(await client.callTool({ name: 'todo_write', arguments: { merge: true, todos: [{ id: '1', content: 'plan', status: 'done' }] } }));
+      const merged = todos(
+        await client.callTool({
+          name: 'todo_write',
+          arguments: { merge: true, todos: [{ id: '1', content: 'plan', status: 'done' }] },
+        }),
+      );
       const last = todos(await client.callTool({ name: 'todo_read', arguments: {} }));
       // Five requests in a row went to alternating replicas.
       expect(served.slice(start)).toEqual([0, 1, 0, 1, 0].map((i) => (i + served[start]!) % 2));
@@ -127,7 +143,7 @@ describe('serve --http --stateless behind a round-robin proxy', () => {
   });
 
   it('answers GET (no server-to-client stream) with 405', async () => {
-    const response = await fetch(replicas[0] + '/mcp', { headers: { accept: 'text/event-stream' } });
+    const response = await fetch(`${replicas[0]}/mcp`, { headers: { accept: 'text/event-stream' } });
     expect(response.status).toBe(405);
   });
 });

@@ -64,9 +64,15 @@ describe('toolshed serve over stdio', () => {
   it('returns error envelopes as isError results carrying the code and message', async () => {
     const invalid = await client.callTool({ name: 'typed', arguments: { path: '' } });
     expect(invalid.isError).toBe(true);
-    expect(JSON.parse(textOf(invalid))).toMatchObject({ code: 'INVALID_ARGUMENTS', error: expect.stringContaining('/mode') });
+    expect(JSON.parse(textOf(invalid))).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      error: expect.stringContaining('/mode'),
+    });
     const failed = await client.callTool({ name: 'throws', arguments: {} });
-    expect(JSON.parse(textOf(failed))).toEqual({ code: 'TOOL_FAILED', error: expect.stringContaining('the kettle is empty') });
+    expect(JSON.parse(textOf(failed))).toEqual({
+      code: 'TOOL_FAILED',
+      error: expect.stringContaining('the kettle is empty'),
+    });
     const unknown = await client.callTool({ name: 'ecco', arguments: {} });
     expect(unknown.isError).toBe(true);
     expect(JSON.parse(textOf(unknown))).toMatchObject({ code: 'UNKNOWN_TOOL', error: expect.stringContaining('echo') });
@@ -96,11 +102,16 @@ describe('toolshed serve over stdio', () => {
 
   it('cancels a running call when the client aborts it, and keeps serving', async () => {
     const controller = new AbortController();
-    const pending = client.callTool({ name: 'slow', arguments: { ms: 60_000 } }, undefined, { signal: controller.signal });
+    const pending = client.callTool({ name: 'slow', arguments: { ms: 60_000 } }, undefined, {
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 200);
     await expect(pending).rejects.toThrow(/abort/i);
     // Both workers are free again: a cancelled call that kept running would hold one for a minute.
-    const results = await Promise.all([client.callTool({ name: 'text', arguments: {} }), client.callTool({ name: 'chatty', arguments: {} })]);
+    const results = await Promise.all([
+      client.callTool({ name: 'text', arguments: {} }),
+      client.callTool({ name: 'chatty', arguments: {} }),
+    ]);
     expect(textOf(results[0])).toBe('plain text');
     expect(results[1]!.isError).toBeFalsy();
   });

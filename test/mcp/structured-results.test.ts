@@ -18,8 +18,21 @@ let client: Client;
 beforeAll(async () => {
   const config = path.join(work.dir, 'toolshed.config.json');
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"mcp-structured","private":true}');
-  writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'structured'), trust: 'trusted' }] }));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+  writeFileSync(
+    config,
+    JSON.stringify({
+      builtins: false,
+      cache: { enabled: false },
+      plugins: [{ package: fixture('plugins', 'structured'), trust: 'trusted' }],
+    }),
+  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'serve', '--config', config],
+    cwd: work.dir,
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+    stderr: 'pipe',
+  });
   client = new Client({ name: 'toolshed-test', version: '1.0.0' });
   await client.connect(transport);
 });
@@ -34,14 +47,24 @@ describe('structured results over MCP', () => {
     const { tools } = await client.listTools();
     const weather = tools.find((t) => t.name === 'weather')!;
     expect(weather.title).toBe('Weather report');
-    expect(weather.icons?.[0]).toEqual({ src: 'https://example.test/weather.png', mimeType: 'image/png', sizes: ['48x48'] });
+    expect(weather.icons?.[0]).toEqual({
+      src: 'https://example.test/weather.png',
+      mimeType: 'image/png',
+      sizes: ['48x48'],
+    });
     expect(weather.outputSchema).toMatchObject({ type: 'object', required: ['city', 'tempC'] });
   });
 
   it('returns structuredContent beside the JSON text', async () => {
     const result = await client.callTool({ name: 'weather', arguments: { city: 'Oslo' } });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({ city: 'Oslo', tempC: 21, conditions: 'sun', hourly: [{ hour: 9, tempC: 18 }], station: null });
+    expect(result.structuredContent).toEqual({
+      city: 'Oslo',
+      tempC: 21,
+      conditions: 'sun',
+      hourly: [{ hour: 9, tempC: 18 }],
+      station: null,
+    });
     expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
   });
 

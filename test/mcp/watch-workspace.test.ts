@@ -29,14 +29,36 @@ function writePlugin(dir: string, version: string): void {
 }
 
 /** A workspace holding its config and a local plugin, served with `flags`; resolves once connected. */
-async function serve(flags: string[]): Promise<{ stderr: () => string; config: string; plugin: string; changes: () => number; nextChange: () => Promise<void> }> {
+async function serve(flags: string[]): Promise<{
+  stderr: () => string;
+  config: string;
+  plugin: string;
+  changes: () => number;
+  nextChange: () => Promise<void>;
+}> {
   work = tempDir('toolshed-watch-ws-');
   const plugin = path.join(work.dir, 'live');
   mkdirSync(plugin);
-  writeFileSync(path.join(plugin, 'package.json'), JSON.stringify({ name: 'toolshed-plugin-live', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+  writeFileSync(
+    path.join(plugin, 'package.json'),
+    JSON.stringify({
+      name: 'toolshed-plugin-live',
+      version: '1.0.0',
+      type: 'module',
+      main: 'index.js',
+      toolshed: { apiVersion: 1 },
+    }),
+  );
   writePlugin(plugin, 'v1');
   const config = path.join(work.dir, 'toolshed.config.json');
-  writeFileSync(config, JSON.stringify({ enable: ['file', 'live'], cache: { enabled: false }, plugins: [{ package: './live', trust: 'trusted' }] }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      enable: ['file', 'live'],
+      cache: { enabled: false },
+      plugins: [{ package: './live', trust: 'trusted' }],
+    }),
+  );
   let stderr = '';
   let changes = 0;
   let waiting: (() => void) | undefined;
@@ -44,7 +66,11 @@ async function serve(flags: string[]): Promise<{ stderr: () => string; config: s
     command: process.execPath,
     args: [BIN, 'serve', ...flags, '--config', config],
     cwd: work.dir,
-    env: { PATH: process.env.PATH ?? '', XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '',
+      XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? '',
+    },
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (chunk: Buffer) => {
@@ -58,7 +84,13 @@ async function serve(flags: string[]): Promise<{ stderr: () => string; config: s
   await client.connect(transport);
   // The host opens behind the answer to initialize: its "ready" line comes after the watch lines.
   await expect.poll(() => stderr).toContain('MCP over stdio ready');
-  return { stderr: () => stderr, config, plugin, changes: () => changes, nextChange: () => new Promise<void>((resolve) => (waiting = resolve)) };
+  return {
+    stderr: () => stderr,
+    config,
+    plugin,
+    changes: () => changes,
+    nextChange: () => new Promise<void>((resolve) => (waiting = resolve)),
+  };
 }
 
 describe('serve --watch in a workspace the model can write', () => {
@@ -66,7 +98,11 @@ describe('serve --watch in a workspace the model can write', () => {
     const served = await serve(['--watch']);
     const log = served.stderr();
     expect(log).toContain('watching nothing');
-    expect(log).toMatch(new RegExp(`not watching .*${served.config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*model's tools can write there.*--watch-workspace`));
+    expect(log).toMatch(
+      new RegExp(
+        `not watching .*${served.config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*model's tools can write there.*--watch-workspace`,
+      ),
+    );
     expect(log).toContain(served.plugin);
   });
 

@@ -27,7 +27,10 @@ function writePlugin(version: string): void {
 }
 
 function writeConfig(extra: Record<string, unknown> = {}): void {
-  writeFileSync(configFile, JSON.stringify({ builtins: false, plugins: [{ package: './live', trust: 'trusted' }], ...extra }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({ builtins: false, plugins: [{ package: './live', trust: 'trusted' }], ...extra }),
+  );
 }
 
 /** Resolves at the next list_changed notification. */
@@ -43,7 +46,16 @@ async function names(): Promise<string[]> {
 
 beforeAll(async () => {
   mkdirSync(pluginDir);
-  writeFileSync(path.join(pluginDir, 'package.json'), JSON.stringify({ name: 'toolshed-plugin-live', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+  writeFileSync(
+    path.join(pluginDir, 'package.json'),
+    JSON.stringify({
+      name: 'toolshed-plugin-live',
+      version: '1.0.0',
+      type: 'module',
+      main: 'index.js',
+      toolshed: { apiVersion: 1 },
+    }),
+  );
   writePlugin('v1');
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"watch-project","private":true}');
   writeConfig();

@@ -28,7 +28,10 @@ declare module 'vitest' {
   }
 }
 
-/** The suite's own state and cache folders (as in ../helpers.ts, which this module does not import: the global setup loads it). */
+/**
+ * The suite's own state and cache folders (as in ../helpers.ts, which this module does not import: the global setup
+ * loads it).
+ */
 const suiteHome = () => ({
   ...(process.env.XDG_STATE_HOME ? { XDG_STATE_HOME: process.env.XDG_STATE_HOME } : {}),
   ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}),
@@ -39,16 +42,29 @@ export const TSC = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
 export const repoPkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8'));
 const repoLock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8'));
 // Offline, quiet, and never asking the registry whether npm itself is current.
-export const NPM_ENV = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', FORCE_COLOR: '0' };
+export const NPM_ENV = {
+  ...process.env,
+  npm_config_offline: 'true',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+  FORCE_COLOR: '0',
+};
 export const ENV = { ...suiteHome(), PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C.UTF-8' };
 
-/** A framework as an app installs it: its name, and the folder of the repository's node_modules that holds the wanted version (an alias for a second version). */
+/**
+ * A framework as an app installs it: its name, and the folder of the repository's node_modules that holds the wanted
+ * version (an alias for a second version).
+ */
 export interface Framework {
   name: string;
   installedAs: string;
 }
 
-/** The previous majors (on 0.x each minor is one), with LangChain 1: the adapter needs LangChain 1 (see docs/embedding.md). */
+/**
+ * The previous majors (on 0.x each minor is one), with LangChain 1: the adapter needs LangChain 1 (see
+ * docs/embedding.md).
+ */
 export const PREVIOUS: Framework[] = [
   { name: 'ai', installedAs: 'ai' },
   { name: '@openai/agents', installedAs: 'openai-agents-v19' },
@@ -79,7 +95,10 @@ const lockPackages = repoLock.packages as Record<string, LockEntry>;
 /** The version of `framework` the app installs: the one the repository locked in its folder. */
 export const lockedVersion = (framework: Framework) => lockPackages[`node_modules/${framework.installedAs}`]!.version!;
 
-/** The app's lockfile: toolshed from the tarball, and the repository's locked entries for toolshed's dependencies, PLAIN and the frameworks, each framework filed under its own name. */
+/**
+ * The app's lockfile: toolshed from the tarball, and the repository's locked entries for toolshed's dependencies, PLAIN
+ * and the frameworks, each framework filed under its own name.
+ */
 function appLock(tarball: string, devDependencies: Record<string, string>, frameworks: Framework[]) {
   const packages: Record<string, unknown> = {
     '': { name: 'fresh-app', dependencies: { toolshed: `file:${tarball}` }, devDependencies },
@@ -110,14 +129,20 @@ function appLock(tarball: string, devDependencies: Record<string, string>, frame
       else {
         // An aliased copy (and what is nested in it) moves to the framework's own name; the alias's `name` goes.
         const { name: _alias, ...entry } = lockPackages[key]!;
-        file(`node_modules/${framework.name}${key.slice(from.length)}`, framework.name === framework.installedAs ? lockPackages[key] : entry);
+        file(
+          `node_modules/${framework.name}${key.slice(from.length)}`,
+          framework.name === framework.installedAs ? lockPackages[key] : entry,
+        );
       }
     }
   }
   return { name: 'fresh-app', lockfileVersion: 3, requires: true, packages };
 }
 
-/** Lock keys of `names` and everything they depend on (optional and required peer dependencies too), resolved the way node looks up node_modules (a nested copy first). */
+/**
+ * Lock keys of `names` and everything they depend on (optional and required peer dependencies too), resolved the way
+ * node looks up node_modules (a nested copy first).
+ */
 function lockClosure(names: string[]): Set<string> {
   const packages = lockPackages;
   const needs = (entry: LockEntry | undefined) => [
@@ -151,7 +176,12 @@ export function run(command: string, args: string[], cwd: string, input?: string
 }
 
 /** `run`, leaving the event loop free (for a script that talks to a server in this process). */
-export function runAsync(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runAsync(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env: { ...ENV, ...env } });
     let stdout = '';
@@ -179,23 +209,56 @@ export interface PackedApps {
 /** Writes an app's package.json, lockfile and notes.txt into `dir` and installs it offline and strictly. */
 async function installApp(dir: string, tarball: string, frameworks: Framework[]): Promise<void> {
   mkdirSync(dir);
-  const devDependencies = Object.fromEntries([...PLAIN.map((name) => [name, repoPkg.devDependencies[name]]), ...frameworks.map((f) => [f.name, lockedVersion(f)])]);
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, type: 'module', dependencies: { toolshed: `file:${tarball}` }, devDependencies }, null, 2));
-  writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify(appLock(tarball, devDependencies, frameworks), null, 2));
+  const devDependencies = Object.fromEntries([
+    ...PLAIN.map((name) => [name, repoPkg.devDependencies[name]]),
+    ...frameworks.map((f) => [f.name, lockedVersion(f)]),
+  ]);
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify(
+      {
+        name: 'fresh-app',
+        private: true,
+        type: 'module',
+        dependencies: { toolshed: `file:${tarball}` },
+        devDependencies,
+      },
+      null,
+      2,
+    ),
+  );
+  writeFileSync(
+    path.join(dir, 'package-lock.json'),
+    JSON.stringify(appLock(tarball, devDependencies, frameworks), null, 2),
+  );
   writeFileSync(path.join(dir, 'notes.txt'), 'first line of the notes\nsecond line\n');
   // No --legacy-peer-deps, no --force: npm refuses a framework version outside toolshed's peer ranges.
-  await promisify(execFile)('npm', ['install', '--offline', '--no-audit', '--no-fund'], { cwd: dir, env: NPM_ENV, maxBuffer: 64 * 1024 * 1024 });
+  await promisify(execFile)('npm', ['install', '--offline', '--no-audit', '--no-fund'], {
+    cwd: dir,
+    env: NPM_ENV,
+    maxBuffer: 64 * 1024 * 1024,
+  });
 }
 
 /** Packs the repository into `dir` (from the build `npm test` made) and installs both apps side by side. */
 export async function packApps(dir: string): Promise<PackedApps> {
   // --ignore-scripts: packing does not rebuild dist under the tests that are running.
-  const { stdout } = await promisify(execFile)('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: REPO, env: NPM_ENV, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(
+    'npm',
+    ['pack', '--json', '--ignore-scripts', '--pack-destination', dir],
+    { cwd: REPO, env: NPM_ENV, maxBuffer: 64 * 1024 * 1024 },
+  );
   const tarball = path.join(dir, JSON.parse(stdout)[0].filename);
   const app = path.join(dir, 'app');
   const appCurrent = path.join(dir, 'app-current');
   await Promise.all([installApp(app, tarball, PREVIOUS), installApp(appCurrent, tarball, CURRENT)]);
-  return { tarball, app, appCurrent, installed: path.join(app, 'node_modules', 'toolshed'), bin: path.join(app, 'node_modules', '.bin', 'toolshed') };
+  return {
+    tarball,
+    app,
+    appCurrent,
+    installed: path.join(app, 'node_modules', 'toolshed'),
+    bin: path.join(app, 'node_modules', '.bin', 'toolshed'),
+  };
 }
 
 let waiting: Promise<PackedApps> | undefined;
@@ -206,8 +269,12 @@ export function packedApps(): Promise<PackedApps> {
     const dir = inject('packedAppsDir');
     const deadline = Date.now() + 600_000;
     const look = () => {
-      if (existsSync(path.join(dir, 'failed.txt'))) reject(new Error(`packing or installing the tarball failed:\n${readFileSync(path.join(dir, 'failed.txt'), 'utf8')}`));
-      else if (existsSync(path.join(dir, 'ready.json'))) resolve(JSON.parse(readFileSync(path.join(dir, 'ready.json'), 'utf8')));
+      if (existsSync(path.join(dir, 'failed.txt')))
+        reject(
+          new Error(`packing or installing the tarball failed:\n${readFileSync(path.join(dir, 'failed.txt'), 'utf8')}`),
+        );
+      else if (existsSync(path.join(dir, 'ready.json')))
+        resolve(JSON.parse(readFileSync(path.join(dir, 'ready.json'), 'utf8')));
       else if (Date.now() > deadline) reject(new Error(`the tarball's apps were not ready within 10 minutes (${dir})`));
       else setTimeout(look, 100);
     };

@@ -16,7 +16,8 @@ export default function setup(project: TestProject): () => Promise<void> {
   project.provide('packedAppsDir', dir);
   const done = packApps(dir).then(
     (apps) => writeFileSync(path.join(dir, 'ready.json'), JSON.stringify(apps)),
-    (error: Error & { stderr?: string }) => writeFileSync(path.join(dir, 'failed.txt'), `${error.message}\n${error.stderr ?? ''}`),
+    (error: Error & { stderr?: string }) =>
+      writeFileSync(path.join(dir, 'failed.txt'), `${error.message}\n${error.stderr ?? ''}`),
   );
   return async () => {
     await done;

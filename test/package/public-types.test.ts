@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { exports: Record<string, string | { types?: string }> };
+const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as {
+  exports: Record<string, string | { types?: string }>;
+};
 
 /** Internal names no public declaration may declare or mention (and the packages behind them). */
 const INTERNAL =
@@ -40,19 +42,25 @@ function closure(entries: string[]): Set<string> {
 }
 
 const typeEntries = Object.entries(pkg.exports)
-  .filter((entry): entry is [string, { types: string }] => typeof entry[1] === 'object' && typeof entry[1].types === 'string')
+  .filter(
+    (entry): entry is [string, { types: string }] => typeof entry[1] === 'object' && typeof entry[1].types === 'string',
+  )
   .map(([subpath, target]) => ({ subpath, file: path.join(REPO, target.types) }));
 const files = closure(typeEntries.map((entry) => entry.file));
 const relative = (file: string) => path.relative(REPO, file).split(path.sep).join('/');
 
 describe('the public types', () => {
   it('cover every entry point of package.json exports', () => {
-    expect(typeEntries.map((entry) => entry.subpath)).toEqual(expect.arrayContaining(['.', './plugin', './toolkit', './mcp', './ai-sdk', './openai-agents', './langchain']));
+    expect(typeEntries.map((entry) => entry.subpath)).toEqual(
+      expect.arrayContaining(['.', './plugin', './toolkit', './mcp', './ai-sdk', './openai-agents', './langchain']),
+    );
     for (const entry of typeEntries) expect(existsSync(entry.file), entry.subpath).toBe(true);
   });
 
   it('declare and name no runner, registry, breaker, index, pool or pipeline internals', () => {
-    const leaks = [...files].flatMap((file) => [...new Set([...code(file).matchAll(INTERNAL)].map((m) => m[0]))].map((name) => `${relative(file)}: ${name}`));
+    const leaks = [...files].flatMap((file) =>
+      [...new Set([...code(file).matchAll(INTERNAL)].map((m) => m[0]))].map((name) => `${relative(file)}: ${name}`),
+    );
     // The closure's size, for the record (docs/architecture.md, "The public surface").
     console.info(`public .d.ts closure: ${files.size} files from ${typeEntries.length} entry points`);
     expect(leaks).toEqual([]);
@@ -72,7 +80,9 @@ describe('the public types', () => {
         ),
       ),
     );
-    const declared = [...files].flatMap((file) => [...code(file).matchAll(/\b(?:interface|type|class)\s+(\w*Config\w*)\b/g)].map((m) => m[1]!));
+    const declared = [...files].flatMap((file) =>
+      [...code(file).matchAll(/\b(?:interface|type|class)\s+(\w*Config\w*)\b/g)].map((m) => m[1]!),
+    );
     expect(declared.length).toBeGreaterThan(0);
     expect([...new Set(declared)].filter((name) => !exported.has(name))).toEqual([]);
   });

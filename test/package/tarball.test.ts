@@ -8,14 +8,36 @@
  * CLI tests, which add a config to that app's root, do not change what they see.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedServer, toolCall } from '../adapters/scripted-openai.js';
 import { fixture } from '../helpers.js';
-import { CURRENT, ENV, type Framework, lockedVersion, NPM_ENV, packedApps, PREVIOUS, REPO, repoPkg, run, runAsync, TSC } from './app.js';
+import {
+  CURRENT,
+  ENV,
+  type Framework,
+  lockedVersion,
+  NPM_ENV,
+  packedApps,
+  PREVIOUS,
+  REPO,
+  repoPkg,
+  run,
+  runAsync,
+  TSC,
+} from './app.js';
 
 let app: string;
 let appRoot: string;
@@ -34,14 +56,18 @@ describe('the published manifest', () => {
     expect(pkg.scripts.prepack).toBe('npm run build');
     expect(pkg.workspaces).toBeUndefined();
     const files = (readdirSync(installed, { recursive: true }) as string[]).map((f) => f.split(path.sep).join('/'));
-    expect(files.filter((f) => /(^|\/)(test|tests|__tests__)(\/|$)|\.test\.[cm]?[jt]s$|vitest\.config|^scripts\//.test(f))).toEqual([]);
+    expect(
+      files.filter((f) => /(^|\/)(test|tests|__tests__)(\/|$)|\.test\.[cm]?[jt]s$|vitest\.config|^scripts\//.test(f)),
+    ).toEqual([]);
     expect(files.filter((f) => /^(core|sandbox|bench|examples)\//.test(f))).toEqual([]);
   });
 
   it('has a LICENSE, the docs the README links to, main, types, repository and keywords', () => {
     const pkg = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8'));
     expect(readFileSync(path.join(installed, 'LICENSE'), 'utf8')).toContain('MIT License');
-    const links = [...readFileSync(path.join(installed, 'README.md'), 'utf8').matchAll(/\]\(((?!https?:)[^)#]+)/g)].map((m) => m[1]!);
+    const links = [...readFileSync(path.join(installed, 'README.md'), 'utf8').matchAll(/\]\(((?!https?:)[^)#]+)/g)].map(
+      (m) => m[1]!,
+    );
     expect(links.length).toBeGreaterThan(3);
     for (const link of links) expect(existsSync(path.join(installed, link)), link).toBe(true);
     expect(existsSync(path.join(installed, pkg.main))).toBe(true);
@@ -51,7 +77,9 @@ describe('the published manifest', () => {
   });
 
   it('ships every source map with its sources', () => {
-    const maps = (readdirSync(path.join(installed, 'dist'), { recursive: true }) as string[]).filter((f) => f.endsWith('.map'));
+    const maps = (readdirSync(path.join(installed, 'dist'), { recursive: true }) as string[]).filter((f) =>
+      f.endsWith('.map'),
+    );
     expect(maps.length).toBeGreaterThan(10);
     for (const map of maps) {
       const parsed = JSON.parse(readFileSync(path.join(installed, 'dist', map), 'utf8'));
@@ -66,7 +94,9 @@ describe('the CLI in a fresh app', () => {
     // A first run in a user's app explains the trust step in one line: "no config here" is recorded too.
     expect(result.stderr).toMatch(/^toolshed: no config in [^\n]*toolshed trust\n$/);
     expect(result.code).toBe(0);
-    expect(result.stdout.trim().split('\n')).toEqual(expect.arrayContaining(['read_file', 'search_files', 'terminal', 'todo_write', 'web_fetch', 'execute_code']));
+    expect(result.stdout.trim().split('\n')).toEqual(
+      expect.arrayContaining(['read_file', 'search_files', 'terminal', 'todo_write', 'web_fetch', 'execute_code']),
+    );
     const summary = run(bin, ['--strict'], app);
     expect(summary.code, summary.stderr).toBe(0);
     expect(summary.stdout).toContain('plugins: 6 loaded, 0 failed');
@@ -80,7 +110,17 @@ describe('the CLI in a fresh app', () => {
   });
 
   it('the first-party tools built on toolshed/toolkit run: execute_code (its code runtime), todo_write (its list in ctx.session)', () => {
-    const code = run(bin, ['call', 'execute_code', JSON.stringify({ code: 'return (await tools.todo_write({ todos: [{ id: "1", content: "ship", status: "pending" }] })).counts' })], app);
+    const code = run(
+      bin,
+      [
+        'call',
+        'execute_code',
+        JSON.stringify({
+          code: 'return (await tools.todo_write({ todos: [{ id: "1", content: "ship", status: "pending" }] })).counts',
+        }),
+      ],
+      app,
+    );
     expect(code.code, code.stdout + code.stderr).toBe(0);
     expect(JSON.parse(code.stdout)).toMatchObject({ result: expect.objectContaining({ pending: 1 }) });
   });
@@ -88,7 +128,16 @@ describe('the CLI in a fresh app', () => {
   it('a third-party plugin imports toolshed/toolkit by name, typed by its own .d.ts', () => {
     const dir = path.join(app, 'toolkit-plugin');
     mkdirSync(dir);
-    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'toolkit-plugin', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+    writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({
+        name: 'toolkit-plugin',
+        version: '1.0.0',
+        type: 'module',
+        main: 'index.js',
+        toolshed: { apiVersion: 1 },
+      }),
+    );
     writeFileSync(
       path.join(dir, 'index.ts'),
       [
@@ -102,9 +151,29 @@ describe('the CLI in a fresh app', () => {
         'export default { apiVersion: 1, tools: [guarded] };',
       ].join('\n'),
     );
-    const check = run(process.execPath, [TSC, '--strict', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--types', 'node', '--skipLibCheck', path.join(dir, 'index.ts')], dir);
+    const check = run(
+      process.execPath,
+      [
+        TSC,
+        '--strict',
+        '--target',
+        'ES2022',
+        '--module',
+        'NodeNext',
+        '--moduleResolution',
+        'NodeNext',
+        '--types',
+        'node',
+        '--skipLibCheck',
+        path.join(dir, 'index.ts'),
+      ],
+      dir,
+    );
     expect(check.stdout + check.stderr).toBe('');
-    writeFileSync(path.join(dir, 'toolshed.config.mjs'), "export default { builtins: false, plugins: [{ package: '.', trust: 'trusted' }] };\n");
+    writeFileSync(
+      path.join(dir, 'toolshed.config.mjs'),
+      "export default { builtins: false, plugins: [{ package: '.', trust: 'trusted' }] };\n",
+    );
     expect(run(bin, ['trust'], dir)).toMatchObject({ code: 0 });
     const called = run(bin, ['call', 'guarded', '{}'], dir);
     expect(called.code, called.stdout + called.stderr).toBe(0);
@@ -112,14 +181,25 @@ describe('the CLI in a fresh app', () => {
   });
 
   it("the model's file tools cannot change toolshed's install in the app, nor add a builtin plugin", () => {
-    for (const file of ['node_modules/toolshed/plugins/evil/index.js', 'node_modules/toolshed/dist/core/index.js', 'node_modules/piscina/package.json', 'toolshed.config.mjs']) {
-      const result = run(bin, ['call', 'write_file', JSON.stringify({ path: file, content: 'export default {};\n' })], app);
+    for (const file of [
+      'node_modules/toolshed/plugins/evil/index.js',
+      'node_modules/toolshed/dist/core/index.js',
+      'node_modules/piscina/package.json',
+      'toolshed.config.mjs',
+    ]) {
+      const result = run(
+        bin,
+        ['call', 'write_file', JSON.stringify({ path: file, content: 'export default {};\n' })],
+        app,
+      );
       expect(result.code, file).toBe(1);
       expect(JSON.parse(result.stdout), file).toMatchObject({ code: 'PERMISSION_DENIED' });
     }
     expect(existsSync(path.join(installed, 'plugins', 'evil'))).toBe(false);
     const summary = run(bin, [], app);
-    expect(summary.stdout).toContain(`${realpathSync(path.join(app, 'node_modules'))} — it holds toolshed and the packages the host and its workers run`);
+    expect(summary.stdout).toContain(
+      `${realpathSync(path.join(app, 'node_modules'))} — it holds toolshed and the packages the host and its workers run`,
+    );
     const written = run(bin, ['call', 'write_file', '{"path":"src/ok.txt","content":"fine"}'], app);
     expect(written.code, written.stdout).toBe(0);
   });
@@ -134,7 +214,14 @@ describe('the CLI in a fresh app', () => {
     writeFileSync(path.join(dir, 'notes.txt'), 'a note\n');
     const log = path.join(appRoot, 'audit.jsonl');
     const config = path.join(dir, 'toolshed.config.json');
-    writeFileSync(config, JSON.stringify({ access: [{ name: 'eng', when: { claims: { groups: 'eng' } }, enable: ['file'] }], audit: { to: log }, mcpServers: { remote: { url: 'http://127.0.0.1:9/mcp' } } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        access: [{ name: 'eng', when: { claims: { groups: 'eng' } }, enable: ['file'] }],
+        audit: { to: log },
+        mcpServers: { remote: { url: 'http://127.0.0.1:9/mcp' } },
+      }),
+    );
     const flags = ['--config', config, '--trust-config'];
     const explained = run(bin, ['explain', '--as', '{"sub":"alice","groups":["eng"]}', '--json', ...flags], dir);
     expect(explained.code, explained.stderr).toBe(0);
@@ -142,7 +229,10 @@ describe('the CLI in a fresh app', () => {
     const refused = run(bin, ['explain', '--as', 'mallory', ...flags], dir);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('ACCESS_DENIED');
-    expect(run(bin, ['auth', 'remote', '--status', ...flags], dir)).toMatchObject({ code: 0, stdout: expect.stringContaining('remote: not authorized (run toolshed auth remote)') });
+    expect(run(bin, ['auth', 'remote', '--status', ...flags], dir)).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('remote: not authorized (run toolshed auth remote)'),
+    });
     expect(run(bin, ['call', 'read_file', '{"path":"notes.txt"}', ...flags], dir).code).toBe(0);
     const lines = readFileSync(log, 'utf8')
       .trim()
@@ -155,8 +245,12 @@ describe('the CLI in a fresh app', () => {
   it('toolshed serve, through the MCP SDK client, with the documented npx snippet and cwd /', async () => {
     writeFileSync(path.join(app, 'toolshed.config.mjs'), "export default { root: '.', enable: ['file'] };\n");
     // toolshed already ran here with no config (recorded as such): the operator accepts the config they added.
-    expect(run(bin, ['trust'], app)).toMatchObject({ code: 0, stdout: expect.stringContaining('a config appeared where there was none: ./toolshed.config.mjs') });
-    // docs/embedding.md: {"command":"npx","args":["-y","--prefix","/path/to/app","toolshed","serve","--config","/path/to/app/toolshed.config.mjs"]}
+    expect(run(bin, ['trust'], app)).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('a config appeared where there was none: ./toolshed.config.mjs'),
+    });
+    // docs/embedding.md:
+    // {"command":"npx","args":["-y","--prefix","/path/to/app","toolshed","serve","--config","/path/to/app/toolshed.config.mjs"]}
     const transport = new StdioClientTransport({
       command: 'npx',
       args: ['-y', '--prefix', app, 'toolshed', 'serve', '--config', path.join(app, 'toolshed.config.mjs')],
@@ -185,7 +279,10 @@ describe('the CLI in a fresh app', () => {
     mkdirSync(dir);
     const config = path.join(dir, 'toolshed.config.json');
     writeFileSync(config, JSON.stringify({ enable: ['file'] }));
-    const child = spawn(bin, ['ui', '--http', '127.0.0.1:0', '--config', config, '--trust-config'], { cwd: dir, env: ENV });
+    const child = spawn(bin, ['ui', '--http', '127.0.0.1:0', '--config', config, '--trust-config'], {
+      cwd: dir,
+      env: ENV,
+    });
     let stdout = '';
     const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
     const url = await new Promise<string>((resolve, reject) => {
@@ -206,7 +303,10 @@ describe('the CLI in a fresh app', () => {
         expect(asset.status).toBe(200);
         expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       } else expect(page).toContain('was not built');
-      const overview = (await (await fetch(`${url}api/overview`)).json()) as { version: string; tools: Array<{ name: string }> };
+      const overview = (await (await fetch(`${url}api/overview`)).json()) as {
+        version: string;
+        tools: Array<{ name: string }>;
+      };
       expect(overview.version).toBe(repoPkg.version);
       expect(overview.tools.map((t) => t.name)).toContain('read_file');
     } finally {
@@ -232,7 +332,11 @@ describe('a TypeScript plugin against the published types (docs/plugins.md)', ()
       ['Node16', 'Node16'],
       ['ESNext', 'Bundler'],
     ]) {
-      const check = run(process.execPath, [TSC, '-p', plugin, '--noEmit', '--module', module!, '--moduleResolution', resolution!], plugin);
+      const check = run(
+        process.execPath,
+        [TSC, '-p', plugin, '--noEmit', '--module', module!, '--moduleResolution', resolution!],
+        plugin,
+      );
       expect(check.stdout + check.stderr, resolution).toBe('');
     }
   });
@@ -240,11 +344,16 @@ describe('a TypeScript plugin against the published types (docs/plugins.md)', ()
   it('runs its unit tests with createTestContext', () => {
     const compiled = run(process.execPath, [TSC, '-p', path.join(plugin, 'tsconfig.test.json')], plugin);
     expect(compiled.stdout + compiled.stderr).toBe('');
-    // The files, as the package's `test` script names them (dist-test/*.test.js): given a folder, Node 22+ runs its index.js instead.
+    // The files, as the package's `test` script names them (dist-test/*.test.js): given a folder, Node 22+ runs its
+    // index.js instead.
     const files = readdirSync(path.join(plugin, 'dist-test')).filter((f) => f.endsWith('.test.js'));
     expect(files.length).toBeGreaterThan(0);
     // TAP, named: Node 23+ prints its spec reporter by default even when not on a terminal.
-    const tests = run(process.execPath, ['--test', '--test-reporter=tap', ...files.map((f) => path.join(plugin, 'dist-test', f))], plugin);
+    const tests = run(
+      process.execPath,
+      ['--test', '--test-reporter=tap', ...files.map((f) => path.join(plugin, 'dist-test', f))],
+      plugin,
+    );
     expect(tests.code, tests.stdout + tests.stderr).toBe(0);
     expect(tests.stdout).toMatch(/# pass 2/);
   });
@@ -256,7 +365,10 @@ describe('a TypeScript plugin against the published types (docs/plugins.md)', ()
     expect(run(bin, ['trust'], plugin)).toMatchObject({ code: 0 });
     const list = run(bin, ['list', '--format', 'names', '--strict'], plugin);
     expect(list).toMatchObject({ code: 0, stdout: 'farewell\ngreet\n' });
-    expect(run(bin, ['call', 'greet', '{"name":"Ada","shout":true}'], plugin)).toMatchObject({ code: 0, stdout: 'HELLO, ADA!\n' });
+    expect(run(bin, ['call', 'greet', '{"name":"Ada","shout":true}'], plugin)).toMatchObject({
+      code: 0,
+      stdout: 'HELLO, ADA!\n',
+    });
   });
 
   it('types the host API: definitions() per format, and misuse is an error', () => {
@@ -279,13 +391,34 @@ describe('a TypeScript plugin against the published types (docs/plugins.md)', ()
       ['Node16', 'Node16'],
       ['ESNext', 'Bundler'],
     ]) {
-      const check = run(process.execPath, [TSC, '--noEmit', '--strict', '--target', 'ES2022', '--module', module!, '--moduleResolution', resolution!, '--types', 'node', '--skipLibCheck', file], app);
+      const check = run(
+        process.execPath,
+        [
+          TSC,
+          '--noEmit',
+          '--strict',
+          '--target',
+          'ES2022',
+          '--module',
+          module!,
+          '--moduleResolution',
+          resolution!,
+          '--types',
+          'node',
+          '--skipLibCheck',
+          file,
+        ],
+        app,
+      );
       expect(check.stdout + check.stderr, resolution).toBe('');
     }
   });
 });
 
-/** One agent turn per framework: a call that reads notes.txt and one that fails (missing.txt); each prints what the model was sent back. */
+/**
+ * One agent turn per framework: a call that reads notes.txt and one that fails (missing.txt); each prints what the
+ * model was sent back.
+ */
 const AGENT_SCRIPTS: Record<string, string[]> = {
   ai: [
     "import { generateText, stepCountIs } from 'ai';",
@@ -360,7 +493,11 @@ const TYPED_USES: Record<string, string[]> = {
 };
 
 /** The adapters of `frameworks`, installed strictly in the app `setup` gives, each running one agent turn. */
-function frameworkSuite(label: string, setup: (apps: Awaited<ReturnType<typeof packedApps>>) => string, frameworks: Framework[]) {
+function frameworkSuite(
+  label: string,
+  setup: (apps: Awaited<ReturnType<typeof packedApps>>) => string,
+  frameworks: Framework[],
+) {
   let dir: string;
   const appDir = () => dir;
   const has = (name: string) => frameworks.some((f) => f.name === name);
@@ -390,11 +527,17 @@ function frameworkSuite(label: string, setup: (apps: Awaited<ReturnType<typeof p
 
     it(`npm installed ${frameworks.map((f) => `${f.name} ${lockedVersion(f)}`).join(', ')} beside toolshed, and finds every peer range met`, () => {
       for (const framework of frameworks) {
-        const pkg = JSON.parse(readFileSync(path.join(path.dirname(appDir()), 'node_modules', framework.name, 'package.json'), 'utf8'));
+        const pkg = JSON.parse(
+          readFileSync(path.join(path.dirname(appDir()), 'node_modules', framework.name, 'package.json'), 'utf8'),
+        );
         expect(pkg.version, framework.name).toBe(lockedVersion(framework));
       }
       // `npm ls` exits non-zero on a peer dependency outside its range (an "invalid" edge).
-      const ls = spawnSync('npm', ['ls', '--all', '--offline'], { cwd: path.dirname(appDir()), encoding: 'utf8', env: NPM_ENV });
+      const ls = spawnSync('npm', ['ls', '--all', '--offline'], {
+        cwd: path.dirname(appDir()),
+        encoding: 'utf8',
+        env: NPM_ENV,
+      });
       expect(ls.status, ls.stdout + ls.stderr).toBe(0);
       expect(ls.stdout).not.toMatch(/invalid|UNMET (?!OPTIONAL)/);
     });
@@ -411,11 +554,25 @@ function frameworkSuite(label: string, setup: (apps: Awaited<ReturnType<typeof p
 
     if (has('@openai/agents'))
       it('toolshed/openai-agents runs an Agent turn against a scripted OpenAI-compatible server: the result, and the failure as the envelope', async () => {
-        const server = await startScriptedServer([{ tool_calls: [toolCall('c1', 'read_file', { path: 'notes.txt' }), toolCall('c2', 'read_file', { path: 'missing.txt' })] }, { content: 'read it' }]);
+        const server = await startScriptedServer([
+          {
+            tool_calls: [
+              toolCall('c1', 'read_file', { path: 'notes.txt' }),
+              toolCall('c2', 'read_file', { path: 'missing.txt' }),
+            ],
+          },
+          { content: 'read it' },
+        ]);
         try {
-          const out = await agentTurn('@openai/agents', { SCRIPTED_BASE_URL: server.baseURL, OPENAI_AGENTS_DISABLE_TRACING: '1' });
+          const out = await agentTurn('@openai/agents', {
+            SCRIPTED_BASE_URL: server.baseURL,
+            OPENAI_AGENTS_DISABLE_TRACING: '1',
+          });
           expect(out.text).toBe('read it');
-          const replies = server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]);
+          const replies = server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [
+            m.tool_call_id,
+            m.content,
+          ]);
           expect(replies).toEqual([
             ['c1', expect.stringMatching(/1\|first line of the notes/)],
             ['c2', envelope()],
@@ -439,9 +596,35 @@ function frameworkSuite(label: string, setup: (apps: Awaited<ReturnType<typeof p
       const uses = frameworks.flatMap((f) => TYPED_USES[f.name] ?? []);
       const imports = uses.filter((line) => line.startsWith('import '));
       const body = uses.filter((line) => !line.startsWith('import '));
-      writeFileSync(file, [...imports, "import { createToolHost } from 'toolshed';", 'const host = await createToolHost();', ...body].join('\n'));
+      writeFileSync(
+        file,
+        [
+          ...imports,
+          "import { createToolHost } from 'toolshed';",
+          'const host = await createToolHost();',
+          ...body,
+        ].join('\n'),
+      );
       // The exports map is what resolution reads; the host API test above covers the other resolutions.
-      const check = run(process.execPath, [TSC, '--noEmit', '--strict', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--types', 'node', '--skipLibCheck', file], appDir());
+      const check = run(
+        process.execPath,
+        [
+          TSC,
+          '--noEmit',
+          '--strict',
+          '--target',
+          'ES2022',
+          '--module',
+          'NodeNext',
+          '--moduleResolution',
+          'NodeNext',
+          '--types',
+          'node',
+          '--skipLibCheck',
+          file,
+        ],
+        appDir(),
+      );
       expect(check.stdout + check.stderr).toBe('');
     });
   });

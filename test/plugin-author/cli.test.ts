@@ -16,12 +16,20 @@ const BIN = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 let work: ReturnType<typeof tempDir>;
 
 function config(grant: Record<string, unknown>): void {
-  writeFileSync(path.join(work.dir, 'toolshed.config.mjs'), `export default ${JSON.stringify({ builtins: false, plugins: [{ package: fixture('plugin-author', 'notebook'), grant }] })};\n`);
+  writeFileSync(
+    path.join(work.dir, 'toolshed.config.mjs'),
+    `export default ${JSON.stringify({ builtins: false, plugins: [{ package: fixture('plugin-author', 'notebook'), grant }] })};\n`,
+  );
 }
 
 /** `toolshed ARGS` as a real process in the project. */
 function toolshed(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: work.dir, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: work.dir,
+    encoding: 'utf8',
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+    timeout: 60_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -48,7 +56,9 @@ describe('a grant that matches nothing the plugin requests', () => {
     config({ fsWrite: ['notes', './other'] });
     const summary = await run([]);
     expect(summary.code).toBe(0);
-    expect(summary.stdout).toContain("plugin toolshed-plugin-notebook: grant.fsWrite './other' matches no folder the plugin requests");
+    expect(summary.stdout).toContain(
+      "plugin toolshed-plugin-notebook: grant.fsWrite './other' matches no folder the plugin requests",
+    );
     const list = await run(['list', '--format', 'names']);
     expect(list.code).toBe(0);
     expect(list.stdout).toContain('notes_save');
@@ -58,7 +68,9 @@ describe('a grant that matches nothing the plugin requests', () => {
   it('explain TOOL shows it under the plugin permissions', async () => {
     config({ fsWrite: ['notes', './other'] });
     const out = await run(['explain', 'notes_save']);
-    expect(out.stdout).toMatch(/effective: network no; env none; read none; write notes; call none\n.*grant\.fsWrite '\.\/other' matches no folder/);
+    expect(out.stdout).toMatch(
+      /effective: network no; env none; read none; write notes; call none\n.*grant\.fsWrite '\.\/other' matches no folder/,
+    );
   });
 
   it('is an error under --strict', async () => {
@@ -66,11 +78,16 @@ describe('a grant that matches nothing the plugin requests', () => {
     const out = await run(['list', '--strict']);
     expect(out.code).toBe(1);
     expect(out.stdout).toBe('');
-    expect(out.stderr).toContain("toolshed: --strict: 1 grant matches nothing the plugin requests:\n  ! toolshed-plugin-notebook: grant.fsWrite './other'");
+    expect(out.stderr).toContain(
+      "toolshed: --strict: 1 grant matches nothing the plugin requests:\n  ! toolshed-plugin-notebook: grant.fsWrite './other'",
+    );
   });
 
   it('--strict passes when every grant matches a request', async () => {
     config({ fsWrite: ['./notes'] });
-    expect(await run(['list', '--strict', '--format', 'names'])).toMatchObject({ code: 0, stdout: 'notes_list\nnotes_read\nnotes_read_wrapped\nnotes_save\n' });
+    expect(await run(['list', '--strict', '--format', 'names'])).toMatchObject({
+      code: 0,
+      stdout: 'notes_list\nnotes_read\nnotes_read_wrapped\nnotes_save\n',
+    });
   });
 });

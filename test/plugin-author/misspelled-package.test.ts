@@ -14,13 +14,23 @@ describe('a plugin package name that is not installed', () => {
   let app: ReturnType<typeof tempDir>;
   beforeAll(() => {
     app = tempDir();
-    cpSync(fixture('plugin-author', 'notebook'), path.join(app.dir, 'node_modules', 'toolshed-plugin-notebook'), { recursive: true });
+    cpSync(fixture('plugin-author', 'notebook'), path.join(app.dir, 'node_modules', 'toolshed-plugin-notebook'), {
+      recursive: true,
+    });
     mkdirSync(path.join(app.dir, 'node_modules', '@acme'));
-    cpSync(fixture('plugin-author', 'notebook'), path.join(app.dir, 'node_modules', '@acme', 'toolshed-plugin-ledger'), { recursive: true });
+    cpSync(
+      fixture('plugin-author', 'notebook'),
+      path.join(app.dir, 'node_modules', '@acme', 'toolshed-plugin-ledger'),
+      { recursive: true },
+    );
   });
   afterAll(() => app.cleanup());
 
-  const failure = (plugins: string[]) => withHost({ cwd: app.dir, env: {}, config: { builtins: false, cache: { enabled: false }, plugins } }, async (host) => host.explain().plugins[0]!);
+  const failure = (plugins: string[]) =>
+    withHost(
+      { cwd: app.dir, env: {}, config: { builtins: false, cache: { enabled: false }, plugins } },
+      async (host) => host.explain().plugins[0]!,
+    );
 
   it('offers the installed package it probably meant', async () => {
     const plugin = await failure(['toolshed-plugin-notebok']);
@@ -43,7 +53,9 @@ describe('a plugin package name that is not installed', () => {
 
 describe('nearestName', () => {
   it('is the single nearest candidate within a quarter of the length, never a mere substring', () => {
-    expect(nearestName('toolshed-plugin-wether', ['toolshed', 'ms', 'toolshed-plugin-weather', 'toolshed-plugin-feather'])).toBe('toolshed-plugin-weather');
+    expect(
+      nearestName('toolshed-plugin-wether', ['toolshed', 'ms', 'toolshed-plugin-weather', 'toolshed-plugin-feather']),
+    ).toBe('toolshed-plugin-weather');
     expect(nearestName('toolshed-plugin-x', ['toolshed', 'x'])).toBeUndefined();
     // Two equally near: no guess.
     expect(nearestName('toolshed-plugin-ab', ['toolshed-plugin-ac', 'toolshed-plugin-ad'])).toBeUndefined();

@@ -8,19 +8,28 @@ import { describe, expect, it } from 'vitest';
 import { createTestContext } from 'toolshed/plugin';
 import { fixture, fixtureOptions, withHost } from '../helpers.js';
 
-const { report } = (await import(fixture('plugins', 'ctx-report', 'index.js'))) as { report: (args: { call: string }, ctx: unknown) => Promise<unknown> };
+const { report } = (await import(fixture('plugins', 'ctx-report', 'index.js'))) as {
+  report: (args: { call: string }, ctx: unknown) => Promise<unknown>;
+};
 const options = { nested: { deep: [1] } };
 
 /** What the handler reports from inside a real host, called as the model would call it. */
 async function inHost(call: string): Promise<unknown> {
-  const hostOptions = fixtureOptions([], { config: { plugins: [{ package: fixture('plugins', 'ctx-report'), trust: 'trusted', options }] } });
-  return withHost(hostOptions, async (host) => JSON.parse(await host.dispatch('ctx_report', { call }, { sessionId: 's1' })));
+  const hostOptions = fixtureOptions([], {
+    config: { plugins: [{ package: fixture('plugins', 'ctx-report'), trust: 'trusted', options }] },
+  });
+  return withHost(hostOptions, async (host) =>
+    JSON.parse(await host.dispatch('ctx_report', { call }, { sessionId: 's1' })),
+  );
 }
 
 describe('createTestContext and the real ctx', () => {
   it('agree on a nested call with no arguments: they default to {}', async () => {
     const real = await inHost('echo_args');
-    const test = await report({ call: 'echo_args' }, createTestContext({ options, sessionId: 's1', env: { A: 'a' }, callTool: (_name, args) => args }));
+    const test = await report(
+      { call: 'echo_args' },
+      createTestContext({ options, sessionId: 's1', env: { A: 'a' }, callTool: (_name, args) => args }),
+    );
     expect(real).toEqual({ frozen: { env: true, roots: true, options: true }, nested: { value: {} }, sessionId: 's1' });
     expect(test).toEqual(real);
   });

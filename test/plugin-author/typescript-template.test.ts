@@ -20,7 +20,7 @@ const SECTION = DOC.slice(DOC.indexOf('## 5. In TypeScript'), DOC.indexOf('## 6.
 
 /** The code blocks of section 5 in a given language, in order. */
 function blocks(lang: string): string[] {
-  return [...SECTION.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
+  return [...SECTION.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]!);
 }
 const file = (name: string) => readFileSync(path.join(FIXTURE, name), 'utf8');
 
@@ -49,16 +49,25 @@ describe('the template package, built and run', () => {
     mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
     work = mkdtempSync(path.join(ROOT, '.tmp', 'typescript-template-'));
     plugin = path.join(work, 'greet-plugin');
-    cpSync(FIXTURE, plugin, { recursive: true, filter: (source) => !/[/\\](dist|dist-test|node_modules)$/.test(source) });
+    cpSync(FIXTURE, plugin, {
+      recursive: true,
+      filter: (source) => !/[/\\](dist|dist-test|node_modules)$/.test(source),
+    });
     const installed = path.join(plugin, 'node_modules', 'toolshed');
     mkdirSync(installed, { recursive: true });
     const { files } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { files: string[] };
-    for (const entry of ['package.json', ...files.filter((f) => !f.startsWith('!'))]) symlinkSync(path.join(ROOT, entry), path.join(installed, entry));
+    for (const entry of ['package.json', ...files.filter((f) => !f.startsWith('!'))])
+      symlinkSync(path.join(ROOT, entry), path.join(installed, entry));
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   const run = (command: string, args: string[]) => {
-    const result = spawnSync(command, args, { cwd: plugin, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '' }, timeout: 280_000 });
+    const result = spawnSync(command, args, {
+      cwd: plugin,
+      encoding: 'utf8',
+      env: { ...suiteHome(), PATH: process.env.PATH ?? '' },
+      timeout: 280_000,
+    });
     return { code: result.status, out: result.stdout + result.stderr, stdout: result.stdout };
   };
 
@@ -68,10 +77,17 @@ describe('the template package, built and run', () => {
     // the build's files and the test file under the same options (it extends tsconfig.json and
     // changes only declaration and outDir), so an error in one fails here as it would fail `npm run build`.
     expect(run(process.execPath, [TSC, '-p', plugin, '--skipLibCheck'])).toMatchObject({ code: 0, out: '' });
-    expect(run(process.execPath, [TSC, '-p', path.join(plugin, 'tsconfig.test.json')])).toMatchObject({ code: 0, out: '' });
+    expect(run(process.execPath, [TSC, '-p', path.join(plugin, 'tsconfig.test.json')])).toMatchObject({
+      code: 0,
+      out: '',
+    });
     // What `npm test` runs after tsc, with the shell's glob expanded here.
     // TAP on every Node (Node 23 and later default to the spec reporter when not on a terminal).
-    const tests = run(process.execPath, ['--test', '--test-reporter=tap', path.join(plugin, 'dist-test', 'index.test.js')]);
+    const tests = run(process.execPath, [
+      '--test',
+      '--test-reporter=tap',
+      path.join(plugin, 'dist-test', 'index.test.js'),
+    ]);
     expect(tests.code, tests.out).toBe(0);
     expect(tests.stdout).toMatch(/# pass 2\n/);
     expect(tests.stdout).toMatch(/# fail 0\n/);
@@ -79,11 +95,22 @@ describe('the template package, built and run', () => {
 
   it('loads through its development config, and both tools answer', async () => {
     // Built by the test above when it ran; built here when this one runs alone.
-    if (!existsSync(path.join(plugin, 'dist', 'index.js'))) execFileSync(process.execPath, [TSC, '-p', plugin, '--skipLibCheck'], { cwd: plugin });
-    // The CLI's main() in this process (each command a start of its own, the plugin in its own worker), without a Node start each.
+    if (!existsSync(path.join(plugin, 'dist', 'index.js')))
+      execFileSync(process.execPath, [TSC, '-p', plugin, '--skipLibCheck'], { cwd: plugin });
+    // The CLI's main() in this process (each command a start of its own, the plugin in its own worker), without a Node
+    // start each.
     const toolshed = (...args: string[]) => toolshedInProcess(args, { cwd: plugin });
-    expect(await toolshed('list', '--format', 'names', '--strict')).toMatchObject({ code: 0, stdout: 'farewell\ngreet\n' });
-    expect(await toolshed('call', 'greet', '{"name":"Ada","shout":true}')).toMatchObject({ code: 0, stdout: 'HELLO, ADA!\n' });
-    expect(await toolshed('call', 'farewell', '{"name":"Ada"}')).toMatchObject({ code: 0, stdout: 'Goodbye, Ada. See you soon.\n' });
+    expect(await toolshed('list', '--format', 'names', '--strict')).toMatchObject({
+      code: 0,
+      stdout: 'farewell\ngreet\n',
+    });
+    expect(await toolshed('call', 'greet', '{"name":"Ada","shout":true}')).toMatchObject({
+      code: 0,
+      stdout: 'HELLO, ADA!\n',
+    });
+    expect(await toolshed('call', 'farewell', '{"name":"Ada"}')).toMatchObject({
+      code: 0,
+      stdout: 'Goodbye, Ada. See you soon.\n',
+    });
   }, 300_000);
 });

@@ -23,7 +23,9 @@ describe('an untrusted plugin and its fsWrite folder', () => {
     mkdirSync(path.join(work.dir, 'notes'));
     writeFileSync(path.join(work.dir, 'notes', 'first.txt'), 'one');
     writeFileSync(path.join(work.dir, 'secret.txt'), 'not granted');
-    host = await createToolHost(untrustedOptions([{ package: NOTEBOOK, grant: { fsWrite: ['./notes'] } }], { cwd: work.dir }));
+    host = await createToolHost(
+      untrustedOptions([{ package: NOTEBOOK, grant: { fsWrite: ['./notes'] } }], { cwd: work.dir }),
+    );
   });
   afterAll(async () => {
     await host.close();
@@ -70,7 +72,9 @@ describe('a granted fsWrite folder that does not exist when the plugin starts', 
   it('is created by the plugin and written in the same run', async () => {
     const work = tempDir();
     try {
-      const host = await createToolHost(untrustedOptions([{ package: NOTEBOOK, grant: { fsWrite: ['./notes'] } }], { cwd: work.dir }));
+      const host = await createToolHost(
+        untrustedOptions([{ package: NOTEBOOK, grant: { fsWrite: ['./notes'] } }], { cwd: work.dir }),
+      );
       try {
         expect(existsSync(path.join(work.dir, 'notes'))).toBe(false);
         // The child starts (and Node reads its grants) while the folder is still missing.

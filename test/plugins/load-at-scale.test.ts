@@ -18,8 +18,20 @@ function writePlugins(count: number): string[] {
   return Array.from({ length: count }, (_, i) => {
     const dir = path.join(work.dir, `scale-${i}`);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `toolshed-plugin-scale-${i}`, version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
-    writeFileSync(path.join(dir, 'index.js'), `export default { apiVersion: 1, tools: [{ name: 'scale_${i}', description: 'Returns ${i}.', parameters: { type: 'object' }, handler: async () => '${i}' }] };\n`);
+    writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({
+        name: `toolshed-plugin-scale-${i}`,
+        version: '1.0.0',
+        type: 'module',
+        main: 'index.js',
+        toolshed: { apiVersion: 1 },
+      }),
+    );
+    writeFileSync(
+      path.join(dir, 'index.js'),
+      `export default { apiVersion: 1, tools: [{ name: 'scale_${i}', description: 'Returns ${i}.', parameters: { type: 'object' }, handler: async () => '${i}' }] };\n`,
+    );
     return dir;
   });
 }
@@ -27,7 +39,12 @@ function writePlugins(count: number): string[] {
 describe('loading at scale', () => {
   it('loads 150 plugins with the manifest cache off, more than any queue limit', async () => {
     const dirs = writePlugins(150);
-    const config = { builtins: false, cache: { enabled: false }, limits: { maxQueue: 4, threads: 2 }, plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' as const })) };
+    const config = {
+      builtins: false,
+      cache: { enabled: false },
+      limits: { maxQueue: 4, threads: 2 },
+      plugins: dirs.map((dir) => ({ package: dir, trust: 'trusted' as const })),
+    };
     await withHost({ cwd: work.dir, env, config }, async (host) => {
       const report = host.explain();
       const failed = report.plugins.filter((p) => p.status !== 'loaded');
@@ -49,7 +66,12 @@ describe('a plugin that hangs while loading', () => {
   // Two hosts, each waiting out its own load deadline: the two tests run side by side.
   for (const trust of ['trusted', 'untrusted'] as const) {
     it.concurrent(`fails with PLUGIN_LOAD_TIMEOUT and the rest of the host starts (${trust})`, async ({ expect }) => {
-      const config = { builtins: false, cache: { enabled: false }, limits: { loadTimeoutMs: 1_500 }, plugins: plugins(trust) };
+      const config = {
+        builtins: false,
+        cache: { enabled: false },
+        limits: { loadTimeoutMs: 1_500 },
+        plugins: plugins(trust),
+      };
       await withHost({ cwd: scratchDir(), env, config }, async (host) => {
         const [atImport, inManifest, probe] = host.explain().plugins;
         for (const hung of [atImport, inManifest]) {

@@ -29,7 +29,9 @@ describe('plugin resolution and failure isolation', () => {
       writeFileSync(path.join(work.dir, 'package.json'), '{"name":"elsewhere","private":true}');
       await withHost({ cwd: work.dir, env, config: { builtins: false, plugins: ['vitest'] } }, async (host) => {
         expect(host.explain().plugins[0]).toMatchObject({ status: 'failed', error: { code: 'PLUGIN_NOT_FOUND' } });
-        expect(host.explain().plugins[0]!.error!.message).toContain(`is not installed where the config is (${work.dir})`);
+        expect(host.explain().plugins[0]!.error!.message).toContain(
+          `is not installed where the config is (${work.dir})`,
+        );
       });
     } finally {
       work.cleanup();
@@ -39,7 +41,11 @@ describe('plugin resolution and failure isolation', () => {
   it('reports a missing package with the npm install command, and the rest still works', async () => {
     await withHost(options(['toolshed-plugin-missing', 'toolshed-plugin-alpha']), async (host) => {
       const [missing, alpha] = host.explain().plugins;
-      expect(missing).toMatchObject({ name: 'toolshed-plugin-missing', status: 'failed', error: { code: 'PLUGIN_NOT_FOUND' } });
+      expect(missing).toMatchObject({
+        name: 'toolshed-plugin-missing',
+        status: 'failed',
+        error: { code: 'PLUGIN_NOT_FOUND' },
+      });
       expect(missing!.error!.message).toContain('npm install toolshed-plugin-missing');
       expect(alpha!.status).toBe('loaded');
       expect(await host.dispatch('alpha_only', {})).toBe('alpha only');
@@ -71,12 +77,15 @@ describe('plugin resolution and failure isolation', () => {
 
   it('reports a plugin that throws at import with its error', async () => {
     // The cache off: the import itself fails, in the extraction.
-    await withHost(options(['toolshed-plugin-explodes', 'toolshed-plugin-alpha'], { cache: { enabled: false } }), async (host) => {
-      const [plugin] = host.explain().plugins;
-      expect(plugin!.error!.code).toBe('PLUGIN_IMPORT_FAILED');
-      expect(plugin!.error!.message).toContain('database driver not configured');
-      expect(await host.dispatch('alpha_only', {})).toBe('alpha only');
-    });
+    await withHost(
+      options(['toolshed-plugin-explodes', 'toolshed-plugin-alpha'], { cache: { enabled: false } }),
+      async (host) => {
+        const [plugin] = host.explain().plugins;
+        expect(plugin!.error!.code).toBe('PLUGIN_IMPORT_FAILED');
+        expect(plugin!.error!.message).toContain('database driver not configured');
+        expect(await host.dispatch('alpha_only', {})).toBe('alpha only');
+      },
+    );
   });
 
   it('reports an invalid plugin object with JSON pointers', async () => {
@@ -105,16 +114,30 @@ describe('tool name conflicts', () => {
   it('lets the first in config order win and names both owners (TOOL_CONFLICT)', async () => {
     await withHost(options(['toolshed-plugin-alpha', 'toolshed-plugin-clash']), async (host) => {
       const report = host.explain();
-      expect(report.conflicts).toEqual([{ name: 'alpha_echo', winner: 'toolshed-plugin-alpha', losers: ['toolshed-plugin-clash'], rule: 'config order' }]);
+      expect(report.conflicts).toEqual([
+        {
+          name: 'alpha_echo',
+          winner: 'toolshed-plugin-alpha',
+          losers: ['toolshed-plugin-clash'],
+          rule: 'config order',
+        },
+      ]);
       expect(report.tools.find((t) => t.name === 'alpha_echo')?.conflict?.losers).toEqual(['toolshed-plugin-clash']);
       expect(JSON.parse(await host.dispatch('alpha_echo', {})).from).toBe('alpha');
     });
   });
 
   it('lets config prefer the other owner', async () => {
-    await withHost(options(['toolshed-plugin-alpha', 'toolshed-plugin-clash'], { prefer: { alpha_echo: 'toolshed-plugin-clash' } }), async (host) => {
-      expect(host.explain().conflicts[0]).toMatchObject({ winner: 'toolshed-plugin-clash', losers: ['toolshed-plugin-alpha'], rule: 'prefer' });
-      expect(JSON.parse(await host.dispatch('alpha_echo', {})).from).toBe('clash');
-    });
+    await withHost(
+      options(['toolshed-plugin-alpha', 'toolshed-plugin-clash'], { prefer: { alpha_echo: 'toolshed-plugin-clash' } }),
+      async (host) => {
+        expect(host.explain().conflicts[0]).toMatchObject({
+          winner: 'toolshed-plugin-clash',
+          losers: ['toolshed-plugin-alpha'],
+          rule: 'prefer',
+        });
+        expect(JSON.parse(await host.dispatch('alpha_echo', {})).from).toBe('clash');
+      },
+    );
   });
 });

@@ -4,14 +4,20 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixture, tempDir, withHost } from '../helpers.js';
 
 let work: { dir: string; cleanup(): void };
-// The cache of these tests' own, outside the workspace (a cache.dir inside it is refused: test/security/manifest-cache.test.ts).
+// The cache of these tests' own, outside the workspace (a cache.dir inside it is refused:
+// test/security/manifest-cache.test.ts).
 let cacheHome: { dir: string; cleanup(): void };
-const config = (extra = '') => `export default { plugins: ['toolshed-plugin-alpha'], builtins: false, cache: { dir: ${JSON.stringify(cacheHome.dir)}${extra} } };\n`;
+const config = (extra = '') =>
+  `export default { plugins: ['toolshed-plugin-alpha'], builtins: false, cache: { dir: ${JSON.stringify(cacheHome.dir)}${extra} } };\n`;
 
 beforeEach(() => {
   work = tempDir();
   cacheHome = tempDir('toolshed-cache-');
-  cpSync(fixture('project', 'node_modules', 'toolshed-plugin-alpha'), path.join(work.dir, 'node_modules', 'toolshed-plugin-alpha'), { recursive: true });
+  cpSync(
+    fixture('project', 'node_modules', 'toolshed-plugin-alpha'),
+    path.join(work.dir, 'node_modules', 'toolshed-plugin-alpha'),
+    { recursive: true },
+  );
   // node_modules/.cache present, as build tools leave it: the cache still never goes there.
   mkdirSync(path.join(work.dir, 'node_modules', '.cache'));
   writeFileSync(path.join(work.dir, 'package.json'), JSON.stringify({ name: 'cache-project', private: true }));
@@ -22,9 +28,14 @@ afterEach(() => {
   cacheHome.cleanup();
 });
 
-const start = <T>(fn: Parameters<typeof withHost<T>>[1], trustConfig = false) => withHost<T>({ cwd: work.dir, env: { PATH: process.env.PATH }, trustConfig }, fn);
+const start = <T>(fn: Parameters<typeof withHost<T>>[1], trustConfig = false) =>
+  withHost<T>({ cwd: work.dir, env: { PATH: process.env.PATH }, trustConfig }, fn);
 /** `edited`: the test (the operator) changed the config since the last start, and accepts it. */
-const source = async (edited = false) => start(async (host) => ({ source: host.explain().plugins[0]!.manifestSource, pool: host.explain().extractionPoolStarted }), edited);
+const source = async (edited = false) =>
+  start(
+    async (host) => ({ source: host.explain().plugins[0]!.manifestSource, pool: host.explain().extractionPoolStarted }),
+    edited,
+  );
 
 describe('manifest cache', () => {
   it('extracts on the first start and reads the cache on the second, starting no worker', async () => {
@@ -66,7 +77,10 @@ describe('manifest cache', () => {
 
   it('uses a configured cache folder outside the workspace and can be turned off', async () => {
     const elsewhere = path.join(cacheHome.dir, 'elsewhere');
-    writeFileSync(path.join(work.dir, 'toolshed.config.mjs'), `export default { plugins: ['toolshed-plugin-alpha'], builtins: false, cache: { dir: ${JSON.stringify(elsewhere)} } };\n`);
+    writeFileSync(
+      path.join(work.dir, 'toolshed.config.mjs'),
+      `export default { plugins: ['toolshed-plugin-alpha'], builtins: false, cache: { dir: ${JSON.stringify(elsewhere)} } };\n`,
+    );
     await source();
     expect(existsSync(path.join(elsewhere, 'manifests'))).toBe(true);
     expect((await source()).source).toBe('cache');

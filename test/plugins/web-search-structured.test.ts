@@ -15,13 +15,31 @@ let host: ToolHost;
 beforeAll(async () => {
   server = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ type: 'search', web: { results: [{ title: 'Toolshed', url: 'https://example.com/t', description: 'Plugins <strong>host</strong>.', age: 'today' }] } }));
+    res.end(
+      JSON.stringify({
+        type: 'search',
+        web: {
+          results: [
+            {
+              title: 'Toolshed',
+              url: 'https://example.com/t',
+              description: 'Plugins <strong>host</strong>.',
+              age: 'today',
+            },
+          ],
+        },
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   host = await createToolHost({
     cwd: process.cwd(),
-    env: { PATH: process.env.PATH, BRAVE_API_KEY: 'test-key', BRAVE_SEARCH_ENDPOINT: `http://127.0.0.1:${port}/res/v1/web/search` },
+    env: {
+      PATH: process.env.PATH,
+      BRAVE_API_KEY: 'test-key',
+      BRAVE_SEARCH_ENDPOINT: `http://127.0.0.1:${port}/res/v1/web/search`,
+    },
     config: { cache: { enabled: false }, enable: ['web'] },
   });
 });
@@ -35,7 +53,10 @@ describe('web_search with its outputSchema', () => {
   it('returns its results as structured content', async () => {
     const outcome = await host.call('web_search', { query: 'toolshed' });
     expect(outcome.ok).toBe(true);
-    expect(outcome.content?.structured).toEqual({ query: 'toolshed', results: [{ title: 'Toolshed', url: 'https://example.com/t', snippet: 'Plugins host.', age: 'today' }] });
+    expect(outcome.content?.structured).toEqual({
+      query: 'toolshed',
+      results: [{ title: 'Toolshed', url: 'https://example.com/t', snippet: 'Plugins host.', age: 'today' }],
+    });
   });
 
   it('lists its title and output schema in the mcp format', async () => {

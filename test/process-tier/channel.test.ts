@@ -19,7 +19,9 @@ describe('a real child on this Node', () => {
   let host: ToolHost;
   beforeAll(async () => {
     // A long timeout: a child that fails to exit would show as TOOL_TIMEOUT after it, not as a fast TOOL_CRASHED.
-    host = await createToolHost(untrustedOptions([{ package: LEAVER }], { config: { limits: { timeoutMs: 20_000, maxResultChars: 4_000_000 } } }));
+    host = await createToolHost(
+      untrustedOptions([{ package: LEAVER }], { config: { limits: { timeoutMs: 20_000, maxResultChars: 4_000_000 } } }),
+    );
   });
   afterAll(() => host.close());
 
@@ -36,7 +38,7 @@ describe('a real child on this Node', () => {
   });
 
   it('carries a 1 MB argument to the child intact', async () => {
-    const text = 'ab'.repeat(500_000) + 'the-end!';
+    const text = `${'ab'.repeat(500_000)}the-end!`;
     expect(await call(host, 'length', { text })).toEqual({ length: text.length, tail: 'the-end!' });
   });
 
@@ -62,7 +64,8 @@ describe('a real child on this Node', () => {
 
 describe('FdWriter on a non-blocking fd whose reader is slow', () => {
   it('writes everything, in order, through EAGAIN and partial writes', async () => {
-    // A connected pair of loopback sockets: libuv leaves the client's fd non-blocking, as an fd passed that way would be.
+    // A connected pair of loopback sockets: libuv leaves the client's fd non-blocking, as an fd passed that way would
+    // be.
     const server = net.createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
@@ -74,10 +77,12 @@ describe('FdWriter on a non-blocking fd whose reader is slow', () => {
     expect(fd).toBeGreaterThan(2);
     const errors: Error[] = [];
     const writer = new FdWriter(fd, (error) => errors.push(error));
-    // 16 chunks of 512 KB, each filled with its index: far more than the socket buffers hold while the reader is paused.
+    // 16 chunks of 512 KB, each filled with its index: far more than the socket buffers hold while the reader is
+    // paused.
     const chunks = Array.from({ length: 16 }, (_, i) => Buffer.alloc(512 * 1024, i));
     for (const chunk of chunks) writer.write(chunk);
-    // The reader is paused: the writer must be waiting on EAGAIN (its retry backing off) with most of the bytes still queued, not failed.
+    // The reader is paused: the writer must be waiting on EAGAIN (its retry backing off) with most of the bytes still
+    // queued, not failed.
     await expect.poll(() => (writer as unknown as { retryMs: number }).retryMs).toBeGreaterThan(1);
     expect(errors).toEqual([]);
     expect(writer.pendingBytes).toBeGreaterThan(0);

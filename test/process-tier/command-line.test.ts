@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { childCommand } from '#internal/core/runners/process/spawn.js';
 
 const flags = process.allowedNodeEnvironmentFlags;
-const command = (network: boolean) => childCommand({ childEntry: '/child-main.js', readPaths: ['/r'], writePaths: [], memoryMb: 64, network, cwd: '/' });
+const command = (network: boolean) =>
+  childCommand({ childEntry: '/child-main.js', readPaths: ['/r'], writePaths: [], memoryMb: 64, network, cwd: '/' });
 
 describe('the child command line', () => {
   it('spells the permission model as this Node does', () => {

@@ -7,8 +7,18 @@ type Schema = Record<string, any>;
 
 describe('Anthropic input_schema', () => {
   it('wraps each tool as { name, description, input_schema } with an object root', () => {
-    const [tool] = toAnthropic([{ name: 'read', description: 'Reads.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }]) as Schema[];
-    expect(tool).toEqual({ name: 'read', description: 'Reads.', input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } });
+    const [tool] = toAnthropic([
+      {
+        name: 'read',
+        description: 'Reads.',
+        parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+      },
+    ]) as Schema[];
+    expect(tool).toEqual({
+      name: 'read',
+      description: 'Reads.',
+      input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    });
   });
 
   it('merges a root allOf and removes root anyOf/oneOf, which the API rejects at the top level', () => {
@@ -18,13 +28,20 @@ describe('Anthropic input_schema', () => {
         description: 'Picks.',
         parameters: {
           type: 'object',
-          allOf: [{ properties: { a: { type: 'string' } } }, { properties: { b: { type: 'string' } }, required: ['b'] }],
+          allOf: [
+            { properties: { a: { type: 'string' } } },
+            { properties: { b: { type: 'string' } }, required: ['b'] },
+          ],
           anyOf: [{ required: ['a'] }, { required: ['b'] }],
           oneOf: [{ required: ['a'] }],
         },
       },
     ]) as Schema[];
-    expect(tool!.input_schema).toEqual({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, required: ['b'] });
+    expect(tool!.input_schema).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+      required: ['b'],
+    });
   });
 
   it('keeps nested unions and $defs, which the API accepts', () => {
@@ -39,7 +56,13 @@ describe('Anthropic input_schema', () => {
   });
 
   it('mcp keeps the tool schema as inputSchema with an object root', () => {
-    const [tool] = toMcp([{ name: 'x', description: 'X.', parameters: { type: 'object', properties: { a: { type: 'string' } } } }]) as Schema[];
-    expect(tool).toEqual({ name: 'x', description: 'X.', inputSchema: { type: 'object', properties: { a: { type: 'string' } } } });
+    const [tool] = toMcp([
+      { name: 'x', description: 'X.', parameters: { type: 'object', properties: { a: { type: 'string' } } } },
+    ]) as Schema[];
+    expect(tool).toEqual({
+      name: 'x',
+      description: 'X.',
+      inputSchema: { type: 'object', properties: { a: { type: 'string' } } },
+    });
   });
 });

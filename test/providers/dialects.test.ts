@@ -24,7 +24,10 @@ const zod07 = z.toJSONSchema(zodTuple, { io: 'input', target: 'draft-7' }) as Sc
 const valibot07 = toJsonSchema(v.object({ pair: v.tuple([v.string(), v.number()]) })) as Schema;
 
 function gemini(parameters: Schema, dialect?: ToolDefinition['dialect']): Schema {
-  const [tool] = formatDefinitions([{ name: 't', description: 'd', parameters, ...(dialect ? { dialect } : {}) }], 'gemini');
+  const [tool] = formatDefinitions(
+    [{ name: 't', description: 'd', parameters, ...(dialect ? { dialect } : {}) }],
+    'gemini',
+  );
   return tool!.functionDeclarations[0]!.parameters as Schema;
 }
 
@@ -33,15 +36,33 @@ describe('the 2020-12 form every format starts from', () => {
     expect(zod07.properties.pair.items).toEqual([{ type: 'string' }, { type: 'number' }]);
     const rewritten = to2020(zod07, 'draft-07') as Schema;
     expect(rewritten.$schema).toBeUndefined();
-    expect(rewritten.properties.pair).toEqual({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false, minItems: 2, maxItems: 2 });
+    expect(rewritten.properties.pair).toEqual({
+      type: 'array',
+      prefixItems: [{ type: 'string' }, { type: 'number' }],
+      items: false,
+      minItems: 2,
+      maxItems: 2,
+    });
     // The same arguments pass and fail under the original (draft-07) and the rewrite (2020-12).
     const before = compile(zod07);
     const after = compile(rewritten, { dialect: '2020-12' });
-    for (const args of [{ pair: ['a', 1] }, { pair: [1, 'a'] }, { pair: ['a', 1, 2] }, { pair: ['a'] }]) expect(after(args)).toBe(before(args));
+    for (const args of [{ pair: ['a', 1] }, { pair: [1, 'a'] }, { pair: ['a', 1, 2] }, { pair: ['a'] }])
+      expect(after(args)).toBe(before(args));
     const open = to2020(valibot07, 'draft-07') as Schema;
-    expect(open.properties.pair).toEqual({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], minItems: 2 });
-    const deps = to2020({ type: 'object', dependencies: { card: ['expiry'], gift: { required: ['to'] } } }, 'draft-07') as Schema;
-    expect(deps).toEqual({ type: 'object', dependentRequired: { card: ['expiry'] }, dependentSchemas: { gift: { required: ['to'] } } });
+    expect(open.properties.pair).toEqual({
+      type: 'array',
+      prefixItems: [{ type: 'string' }, { type: 'number' }],
+      minItems: 2,
+    });
+    const deps = to2020(
+      { type: 'object', dependencies: { card: ['expiry'], gift: { required: ['to'] } } },
+      'draft-07',
+    ) as Schema;
+    expect(deps).toEqual({
+      type: 'object',
+      dependentRequired: { card: ['expiry'] },
+      dependentSchemas: { gift: { required: ['to'] } },
+    });
   });
 
   it('passes a 2020-12 schema on as the same object', () => {
@@ -85,20 +106,35 @@ describe('Gemini', () => {
         },
       },
     });
-    expect(same.properties.xy).toEqual({ type: 'array', items: { type: 'number' }, maxItems: 2, description: 'A list in this order (position: type): 1: number (x); 2: number (y).' });
+    expect(same.properties.xy).toEqual({
+      type: 'array',
+      items: { type: 'number' },
+      maxItems: 2,
+      description: 'A list in this order (position: type): 1: number (x); 2: number (y).',
+    });
   });
 
   it('inlines $defs, says dependentRequired in words, and drops unevaluatedProperties (enforced at dispatch)', () => {
     const out = gemini({
       type: 'object',
       $defs: { point: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] } },
-      properties: { from: { $ref: '#/$defs/point' }, card: { type: 'string' }, expiry: { type: 'string' }, kind: { const: 'card' } },
+      properties: {
+        from: { $ref: '#/$defs/point' },
+        card: { type: 'string' },
+        expiry: { type: 'string' },
+        kind: { const: 'card' },
+      },
       unevaluatedProperties: false,
       dependentRequired: { card: ['expiry'] },
     });
     expect(out).toEqual({
       type: 'object',
-      properties: { from: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] }, card: { type: 'string' }, expiry: { type: 'string' }, kind: { type: 'string', enum: ['card'] } },
+      properties: {
+        from: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] },
+        card: { type: 'string' },
+        expiry: { type: 'string' },
+        kind: { type: 'string', enum: ['card'] },
+      },
       description: 'If "card" is given, "expiry" must be given too.',
     });
   });
@@ -114,10 +150,16 @@ describe('OpenAI, Anthropic and MCP', () => {
     const openai = formatDefinitions(defs, 'openai');
     const anthropic = formatDefinitions(defs, 'anthropic') as Array<{ input_schema: Schema }>;
     const mcp = formatDefinitions(defs, 'mcp');
-    for (const schema of [...openai.map((t) => t.function.parameters), ...anthropic.map((t) => t.input_schema), ...mcp.map((t) => t.inputSchema)] as Schema[]) {
+    for (const schema of [
+      ...openai.map((t) => t.function.parameters),
+      ...anthropic.map((t) => t.input_schema),
+      ...mcp.map((t) => t.inputSchema),
+    ] as Schema[]) {
       expect(schema.properties.pair.prefixItems).toEqual([{ type: 'string' }, { type: 'number' }]);
       expect(Array.isArray(schema.properties.pair.items)).toBe(false);
-      expect(schema.$schema === undefined || schema.$schema === 'https://json-schema.org/draft/2020-12/schema').toBe(true);
+      expect(schema.$schema === undefined || schema.$schema === 'https://json-schema.org/draft/2020-12/schema').toBe(
+        true,
+      );
     }
   });
 
@@ -125,9 +167,23 @@ describe('OpenAI, Anthropic and MCP', () => {
     const [z07] = formatDefinitions(defs, 'openai', { strict: true });
     expect(z07!.function.strict).toBe(false);
     expect((z07!.function.parameters as Schema).properties.pair.prefixItems).toHaveLength(2);
-    expect(toStrictSchema(zod2020)).toEqual({ ok: false, reason: '/properties/pair: a tuple (prefixItems) is not supported' });
-    expect(toStrictSchema({ type: 'object', properties: { a: { type: 'string' } }, unevaluatedProperties: { type: 'number' } })).toEqual({ ok: false, reason: '/: unevaluatedProperties (a map) is not supported' });
-    const closed = toStrictSchema({ type: 'object', properties: { card: { type: 'string' }, expiry: { type: 'string' } }, unevaluatedProperties: false, dependentRequired: { card: ['expiry'] } });
+    expect(toStrictSchema(zod2020)).toEqual({
+      ok: false,
+      reason: '/properties/pair: a tuple (prefixItems) is not supported',
+    });
+    expect(
+      toStrictSchema({
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        unevaluatedProperties: { type: 'number' },
+      }),
+    ).toEqual({ ok: false, reason: '/: unevaluatedProperties (a map) is not supported' });
+    const closed = toStrictSchema({
+      type: 'object',
+      properties: { card: { type: 'string' }, expiry: { type: 'string' } },
+      unevaluatedProperties: false,
+      dependentRequired: { card: ['expiry'] },
+    });
     expect(closed).toEqual({
       ok: true,
       schema: {
@@ -152,7 +208,9 @@ describe('what strict mode removes is enforced at dispatch (2020-12 keywords)', 
       expect(parameters.dependentRequired).toBeUndefined();
       expect(parameters.required).toEqual(['item', 'count', 'card', 'expiry']);
       // A strict model's nulls for "absent" are dropped, then the original schema decides.
-      expect(JSON.parse(await host.dispatch('order_2020', '{"item":"tea","count":null,"card":null,"expiry":null}'))).toEqual({ item: 'tea' });
+      expect(
+        JSON.parse(await host.dispatch('order_2020', '{"item":"tea","count":null,"card":null,"expiry":null}')),
+      ).toEqual({ item: 'tea' });
       // The strict schema lets a card through without its expiry; the original does not. (Each
       // keyword strict mode drops, case by case: test/unit/strict-arguments.test.ts.)
       expect(JSON.parse(await host.dispatch('order_2020', '{"item":"tea","card":"4242"}'))).toEqual({

@@ -24,7 +24,10 @@ describe('examples in the provider formats', () => {
   it('anthropic sends input_examples and keeps the description', async () => {
     const tools = await host.definitions({ format: 'anthropic' });
     const weather = tools.find((t) => 'name' in t && t.name === 'weather')!;
-    expect(weather).toMatchObject({ description: 'The weather in a city.', input_examples: [{ city: 'Oslo' }, { city: 'Lima', units: 'F' }] });
+    expect(weather).toMatchObject({
+      description: 'The weather in a city.',
+      input_examples: [{ city: 'Oslo' }, { city: 'Lima', units: 'F' }],
+    });
     expect(tools.find((t) => 'name' in t && t.name === 'levels')).not.toHaveProperty('input_examples');
   });
 

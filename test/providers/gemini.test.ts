@@ -8,7 +8,22 @@ type Schema = Record<string, any>;
 const gemini = (schema: Schema): Schema => toGeminiSchema(schema) as Schema;
 
 /** Keywords Gemini's Schema object does not have. */
-const UNSUPPORTED = ['$ref', '$defs', 'definitions', '$schema', 'additionalProperties', 'const', 'oneOf', 'allOf', 'not', 'default', 'examples', 'exclusiveMinimum', 'patternProperties', 'uniqueItems'];
+const UNSUPPORTED = [
+  '$ref',
+  '$defs',
+  'definitions',
+  '$schema',
+  'additionalProperties',
+  'const',
+  'oneOf',
+  'allOf',
+  'not',
+  'default',
+  'examples',
+  'exclusiveMinimum',
+  'patternProperties',
+  'uniqueItems',
+];
 
 function keys(node: unknown, found = new Set<string>()): Set<string> {
   if (Array.isArray(node)) node.forEach((n) => keys(n, found));
@@ -30,7 +45,12 @@ describe('Gemini schemas', () => {
       $defs: { point: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] } },
       properties: { from: { $ref: '#/$defs/point', description: 'start' }, to: { $ref: '#/definitions/missing' } },
     });
-    expect(out.properties.from).toEqual({ type: 'object', properties: { x: { type: 'number' } }, required: ['x'], description: 'start' });
+    expect(out.properties.from).toEqual({
+      type: 'object',
+      properties: { x: { type: 'number' } },
+      required: ['x'],
+      description: 'start',
+    });
     // A dangling or remote reference becomes an open object rather than an error at the API.
     expect(out.properties.to).toEqual({ type: 'object' });
     expect(keys(out).has('$defs')).toBe(false);
@@ -71,8 +91,17 @@ describe('Gemini schemas', () => {
   });
 
   it('merges allOf members into the node', () => {
-    const out = gemini({ allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'boolean' } } }] });
-    expect(out).toEqual({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'boolean' } }, required: ['a'] });
+    const out = gemini({
+      allOf: [
+        { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+        { properties: { b: { type: 'boolean' } } },
+      ],
+    });
+    expect(out).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'boolean' } },
+      required: ['a'],
+    });
   });
 
   it('keeps only the formats Gemini documents for each type', () => {
@@ -96,7 +125,10 @@ describe('Gemini schemas', () => {
   });
 
   it('keeps string enums, and states typed enums in the description (Gemini enums are strings only)', () => {
-    const out = gemini({ type: 'object', properties: { level: { type: 'integer', enum: [1, 2, 3], description: 'Depth.' }, mode: { enum: ['a', 'b'] } } });
+    const out = gemini({
+      type: 'object',
+      properties: { level: { type: 'integer', enum: [1, 2, 3], description: 'Depth.' }, mode: { enum: ['a', 'b'] } },
+    });
     expect(out.properties.mode).toEqual({ type: 'string', enum: ['a', 'b'] });
     expect(out.properties.level).toEqual({ type: 'integer', description: 'Depth. One of: 1, 2, 3.' });
   });
@@ -108,7 +140,15 @@ describe('Gemini schemas', () => {
       additionalProperties: false,
       properties: {
         const: { type: 'string', default: 'x', examples: ['y'] },
-        list: { type: 'array', uniqueItems: true, items: { type: 'object', additionalProperties: { type: 'string' }, properties: { n: { type: 'number', exclusiveMinimum: 0 } } } },
+        list: {
+          type: 'array',
+          uniqueItems: true,
+          items: {
+            type: 'object',
+            additionalProperties: { type: 'string' },
+            properties: { n: { type: 'number', exclusiveMinimum: 0 } },
+          },
+        },
         open: { type: 'object', patternProperties: { '^x': {} } },
         not: { not: { type: 'null' }, type: 'string' },
       },
@@ -129,7 +169,10 @@ describe('Gemini schemas', () => {
       { name: 'add', description: 'Adds.', parameters: { type: 'object', properties: { a: { type: 'number' } } } },
     ]) as Array<{ functionDeclarations: Schema[] }>;
     expect(tools!.functionDeclarations[0]).toEqual({ name: 'now', description: 'The time.' });
-    expect(tools!.functionDeclarations[1]!.parameters).toEqual({ type: 'object', properties: { a: { type: 'number' } } });
+    expect(tools!.functionDeclarations[1]!.parameters).toEqual({
+      type: 'object',
+      properties: { a: { type: 'number' } },
+    });
     expect(toGemini([])).toEqual([]);
   });
 });

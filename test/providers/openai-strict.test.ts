@@ -35,7 +35,10 @@ const nested: Schema = {
     site: { type: 'string', format: 'uri' },
     filters: {
       type: 'object',
-      properties: { lang: { const: 'en' }, tags: { type: 'array', items: { type: 'string' }, uniqueItems: true, minItems: 1 } },
+      properties: {
+        lang: { const: 'en' },
+        tags: { type: 'array', items: { type: 'string' }, uniqueItems: true, minItems: 1 },
+      },
       required: ['tags'],
     },
     target: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
@@ -72,7 +75,18 @@ describe('OpenAI strict mode schemas', () => {
 
   it('removes the keywords strict mode rejects and keeps the supported ones', () => {
     const text = JSON.stringify(strict(nested));
-    for (const keyword of ['$schema', 'title', 'minLength', 'maxLength', 'default', 'uniqueItems', 'oneOf', 'const', '"uri"']) expect(text).not.toContain(keyword);
+    for (const keyword of [
+      '$schema',
+      'title',
+      'minLength',
+      'maxLength',
+      'default',
+      'uniqueItems',
+      'oneOf',
+      'const',
+      '"uri"',
+    ])
+      expect(text).not.toContain(keyword);
     const out = strict(nested);
     expect(out.properties.since.format).toBe('date-time');
     expect(out.properties.limit.minimum).toBe(1);
@@ -83,11 +97,18 @@ describe('OpenAI strict mode schemas', () => {
   it('keeps $defs and $ref (strict mode supports them) and converts the definitions too', () => {
     const out = strict({
       type: 'object',
-      $defs: { point: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } }, required: ['x'] } },
+      $defs: {
+        point: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } }, required: ['x'] },
+      },
       properties: { from: { $ref: '#/$defs/point' }, to: { $ref: '#/$defs/point', description: 'end' } },
       required: ['from'],
     });
-    expect(out.$defs.point).toEqual({ type: 'object', properties: { x: { type: 'number' }, y: { type: ['number', 'null'] } }, required: ['x', 'y'], additionalProperties: false });
+    expect(out.$defs.point).toEqual({
+      type: 'object',
+      properties: { x: { type: 'number' }, y: { type: ['number', 'null'] } },
+      required: ['x', 'y'],
+      additionalProperties: false,
+    });
     expect(out.properties.from).toEqual({ $ref: '#/$defs/point' });
     expect(out.properties.to).toEqual({ description: 'end', anyOf: [{ $ref: '#/$defs/point' }, { type: 'null' }] });
   });
@@ -109,12 +130,30 @@ describe('OpenAI strict mode schemas', () => {
   it('reports what it cannot express instead of producing a schema that locks the tool out', () => {
     const cases: Array<[Schema, RegExp]> = [
       [{ type: 'object' }, /^\/: a free-form object/],
-      [{ type: 'object', properties: { meta: { type: 'object', additionalProperties: { type: 'string' } } } }, /\/properties\/meta: a free-form object/],
-      [{ type: 'object', properties: { m: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true } } }, /\/properties\/m: additionalProperties/],
+      [
+        { type: 'object', properties: { meta: { type: 'object', additionalProperties: { type: 'string' } } } },
+        /\/properties\/meta: a free-form object/,
+      ],
+      [
+        {
+          type: 'object',
+          properties: { m: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true } },
+        },
+        /\/properties\/m: additionalProperties/,
+      ],
       [{ type: 'object', properties: { any: {} } }, /\/properties\/any: a value of any type/],
-      [{ type: 'object', properties: { list: { type: 'array' } } }, /\/properties\/list: an array needs an items schema/],
-      [{ type: 'object', properties: { pair: { type: 'array', items: [{ type: 'string' }, { type: 'number' }] } } }, /tuple/],
-      [{ type: 'object', patternProperties: { '^x': { type: 'string' } }, properties: { a: { type: 'string' } } }, /patternProperties/],
+      [
+        { type: 'object', properties: { list: { type: 'array' } } },
+        /\/properties\/list: an array needs an items schema/,
+      ],
+      [
+        { type: 'object', properties: { pair: { type: 'array', items: [{ type: 'string' }, { type: 'number' }] } } },
+        /tuple/,
+      ],
+      [
+        { type: 'object', patternProperties: { '^x': { type: 'string' } }, properties: { a: { type: 'string' } } },
+        /patternProperties/,
+      ],
     ];
     for (const [schema, reason] of cases) {
       const result = toStrictSchema(schema);
@@ -138,11 +177,20 @@ describe('OpenAI strict mode schemas', () => {
     const [search, echo] = toOpenAI(defs, { strict: true }) as Schema[];
     expect(search!.function.strict).toBe(true);
     expect(search!.function.parameters.additionalProperties).toBe(false);
-    expect(echo!.function).toEqual({ name: 'echo', description: 'Echoes anything.', parameters: { type: 'object' }, strict: false });
+    expect(echo!.function).toEqual({
+      name: 'echo',
+      description: 'Echoes anything.',
+      parameters: { type: 'object' },
+      strict: false,
+    });
     const [flat] = toResponses(defs, { strict: true }) as Schema[];
     expect(flat).toMatchObject({ type: 'function', name: 'search', strict: true });
     // Without the option nothing changes.
-    expect((toOpenAI(defs) as Schema[])[0]!.function).toEqual({ name: 'search', description: 'Searches.', parameters: nested });
+    expect((toOpenAI(defs) as Schema[])[0]!.function).toEqual({
+      name: 'search',
+      description: 'Searches.',
+      parameters: nested,
+    });
     expect((toResponses(defs) as Schema[])[0]).toMatchObject({ parameters: nested, strict: false });
   });
 });
@@ -154,7 +202,11 @@ describe('dropStrictNulls', () => {
   });
 
   it('works on JSON strings, follows local $ref, and leaves bad JSON for dispatch to report', () => {
-    const schema = { type: 'object', $defs: { p: { type: 'object', properties: { y: { type: 'number' } } } }, properties: { at: { $ref: '#/$defs/p' } } };
+    const schema = {
+      type: 'object',
+      $defs: { p: { type: 'object', properties: { y: { type: 'number' } } } },
+      properties: { at: { $ref: '#/$defs/p' } },
+    };
     expect(dropStrictNulls('{"at":{"y":null}}', schema)).toBe('{"at":{}}');
     expect(dropStrictNulls('{not json', schema)).toBe('{not json');
   });

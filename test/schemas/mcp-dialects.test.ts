@@ -43,7 +43,9 @@ describe('an MCP server (McpServer, zod 4) with 2020-12 tool schemas', () => {
       error: 'invalid arguments for route_2020: /leg/0 must be string; /leg/1 must be number',
       code: 'INVALID_ARGUMENTS',
     });
-    expect(JSON.parse(await host.dispatch('route_untagged', '{"leg":["bus",1,2],"from":{"x":0,"y":0},"to":{"x":1}}'))).toEqual({
+    expect(
+      JSON.parse(await host.dispatch('route_untagged', '{"leg":["bus",1,2],"from":{"x":0,"y":0},"to":{"x":1}}')),
+    ).toEqual({
       error: 'invalid arguments for route_untagged: /leg must NOT have more than 2 items; /to/y is required',
       code: 'INVALID_ARGUMENTS',
     });
@@ -55,17 +57,26 @@ describe('an MCP server (McpServer, zod 4) with 2020-12 tool schemas', () => {
 
   it('sends the tuple as a tuple where the format has them, and widened with its positions for Gemini', async () => {
     const mcp = await host.definitions({ format: 'mcp' });
-    const tuple = { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false, minItems: 2, maxItems: 2 };
+    const tuple = {
+      type: 'array',
+      prefixItems: [{ type: 'string' }, { type: 'number' }],
+      items: false,
+      minItems: 2,
+      maxItems: 2,
+    };
     // The draft-07 schema goes out in 2020-12 too: MCP reads an untagged schema as 2020-12.
     const route07 = mcp.find((t) => t.name === 'route_07')!.inputSchema;
     expect(route07.$schema).toBeUndefined();
     expect((route07.properties as Record<string, unknown>).leg).toEqual(tuple);
     const anthropic = await host.definitions({ format: 'anthropic' });
-    const untagged = anthropic.find((t) => 'input_schema' in t && t.name === 'route_untagged') as { input_schema: Record<string, any> };
+    const untagged = anthropic.find((t) => 'input_schema' in t && t.name === 'route_untagged') as {
+      input_schema: Record<string, any>;
+    };
     expect(untagged.input_schema.properties.leg).toEqual(tuple);
     expect(untagged.input_schema.$defs).toBeDefined();
     const [gemini] = await host.definitions({ format: 'gemini' });
-    const leg = (gemini!.functionDeclarations.find((d) => d.name === 'route_2020')!.parameters as Record<string, any>).properties.leg;
+    const leg = (gemini!.functionDeclarations.find((d) => d.name === 'route_2020')!.parameters as Record<string, any>)
+      .properties.leg;
     expect(leg).toEqual({
       type: 'array',
       items: { anyOf: [{ type: 'string' }, { type: 'number' }] },
@@ -75,6 +86,9 @@ describe('an MCP server (McpServer, zod 4) with 2020-12 tool schemas', () => {
     });
     // Strict mode has no tuples: the tool goes out non-strict, its tuple intact.
     const strict = await host.definitions({ format: 'openai', strict: true });
-    expect(strict.find((t) => t.function.name === 'route_2020')!.function).toMatchObject({ strict: false, parameters: { properties: { leg: { prefixItems: [{ type: 'string' }, { type: 'number' }] } } } });
+    expect(strict.find((t) => t.function.name === 'route_2020')!.function).toMatchObject({
+      strict: false,
+      parameters: { properties: { leg: { prefixItems: [{ type: 'string' }, { type: 'number' }] } } },
+    });
   });
 });

@@ -10,7 +10,11 @@ import { createToolHost, type ToolHost } from 'toolshed';
 import { fixture, fixtureOptions, withHost } from '../helpers.js';
 
 /** The envelope dispatch returns, parsed. */
-async function envelope(host: ToolHost, tool: string, args: unknown): Promise<{ error?: string; code?: string } & Record<string, unknown>> {
+async function envelope(
+  host: ToolHost,
+  tool: string,
+  args: unknown,
+): Promise<{ error?: string; code?: string } & Record<string, unknown>> {
   return JSON.parse(await host.dispatch(tool, JSON.stringify(args))) as { error?: string; code?: string };
 }
 
@@ -20,7 +24,9 @@ describe.each([
 ])('plugin schemas in their dialects, $trust plugin ($tier tier)', ({ trust, tier }) => {
   let host: ToolHost;
   beforeAll(async () => {
-    host = await createToolHost(fixtureOptions([], { config: { plugins: [{ package: fixture('plugins', 'dialects'), trust }] } }));
+    host = await createToolHost(
+      fixtureOptions([], { config: { plugins: [{ package: fixture('plugins', 'dialects'), trust }] } }),
+    );
   });
   afterAll(async () => {
     await host?.close();
@@ -43,32 +49,69 @@ describe.each([
     const args = { leg: ['walk', 120], from: { x: 0, y: 1 } };
     expect(await envelope(host, 'route_2020', args)).toEqual(args);
     const swapped = await envelope(host, 'route_2020', { leg: [120, 'walk'], from: { x: 0, y: 1 } });
-    expect(swapped).toEqual({ code: 'INVALID_ARGUMENTS', error: 'invalid arguments for route_2020: /leg/0 must be string; /leg/1 must be number' });
+    expect(swapped).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      error: 'invalid arguments for route_2020: /leg/0 must be string; /leg/1 must be number',
+    });
     const long = await envelope(host, 'route_2020', { leg: ['walk', 120, 'extra'], from: { x: 0, y: 1 } });
-    expect(long).toEqual({ code: 'INVALID_ARGUMENTS', error: 'invalid arguments for route_2020: /leg must NOT have more than 2 items' });
+    expect(long).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      error: 'invalid arguments for route_2020: /leg must NOT have more than 2 items',
+    });
     const point = await envelope(host, 'route_2020', { leg: ['walk', 1], from: { x: 0 } });
-    expect(point).toEqual({ code: 'INVALID_ARGUMENTS', error: 'invalid arguments for route_2020: /from/y is required' });
+    expect(point).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      error: 'invalid arguments for route_2020: /from/y is required',
+    });
   });
 
   it('2020-12 untagged: unevaluatedProperties over allOf and dependentRequired are enforced', async () => {
     const full = { item: 'tea', count: 2, card: '4242', expiry: '12/29' };
     expect(await envelope(host, 'order_2020', full)).toEqual(full);
-    expect(await envelope(host, 'order_2020', { item: 'tea', coupon: 'FREE' })).toEqual({ code: 'INVALID_ARGUMENTS', error: 'invalid arguments for order_2020: /coupon is not an allowed property' });
-    expect(await envelope(host, 'order_2020', { item: 'tea', card: '4242' })).toEqual({ code: 'INVALID_ARGUMENTS', error: 'invalid arguments for order_2020: /expiry is required when "card" is present' });
+    expect(await envelope(host, 'order_2020', { item: 'tea', coupon: 'FREE' })).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      error: 'invalid arguments for order_2020: /coupon is not an allowed property',
+    });
+    expect(await envelope(host, 'order_2020', { item: 'tea', card: '4242' })).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      error: 'invalid arguments for order_2020: /expiry is required when "card" is present',
+    });
   });
 
   it('draft-07 tagged and untagged: an items-array tuple, additionalItems, definitions and dependencies keep their draft-07 meaning', async () => {
-    expect(await envelope(host, 'route_07', { leg: ['walk', 3], from: { x: 1, y: 2 } })).toEqual({ leg: ['walk', 3], from: { x: 1, y: 2 } });
-    expect(await envelope(host, 'route_07', { leg: ['walk', 3, 4] })).toMatchObject({ code: 'INVALID_ARGUMENTS', error: 'invalid arguments for route_07: /leg must NOT have more than 2 items' });
-    expect(await envelope(host, 'route_07', { leg: ['walk', 3], from: { x: 1 } })).toMatchObject({ code: 'INVALID_ARGUMENTS', error: 'invalid arguments for route_07: /from/y is required' });
-    expect(await envelope(host, 'order_07', { leg: ['a', 1], card: '1', expiry: '2' })).toEqual({ leg: ['a', 1], card: '1', expiry: '2' });
-    expect(await envelope(host, 'order_07', { leg: [1, 'a'] })).toMatchObject({ code: 'INVALID_ARGUMENTS', error: 'invalid arguments for order_07: /leg/0 must be string; /leg/1 must be number' });
-    expect(await envelope(host, 'order_07', { card: '1' })).toEqual({ code: 'INVALID_ARGUMENTS', error: 'invalid arguments for order_07: /expiry is required when "card" is present' });
+    expect(await envelope(host, 'route_07', { leg: ['walk', 3], from: { x: 1, y: 2 } })).toEqual({
+      leg: ['walk', 3],
+      from: { x: 1, y: 2 },
+    });
+    expect(await envelope(host, 'route_07', { leg: ['walk', 3, 4] })).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      error: 'invalid arguments for route_07: /leg must NOT have more than 2 items',
+    });
+    expect(await envelope(host, 'route_07', { leg: ['walk', 3], from: { x: 1 } })).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      error: 'invalid arguments for route_07: /from/y is required',
+    });
+    expect(await envelope(host, 'order_07', { leg: ['a', 1], card: '1', expiry: '2' })).toEqual({
+      leg: ['a', 1],
+      card: '1',
+      expiry: '2',
+    });
+    expect(await envelope(host, 'order_07', { leg: [1, 'a'] })).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      error: 'invalid arguments for order_07: /leg/0 must be string; /leg/1 must be number',
+    });
+    expect(await envelope(host, 'order_07', { card: '1' })).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      error: 'invalid arguments for order_07: /expiry is required when "card" is present',
+    });
   });
 
   it('2019-09 tagged: unevaluatedProperties is enforced', async () => {
     expect(await envelope(host, 'closed_2019', { name: 'a' })).toEqual({ name: 'a' });
-    expect(await envelope(host, 'closed_2019', { name: 'a', other: 1 })).toEqual({ code: 'INVALID_ARGUMENTS', error: 'invalid arguments for closed_2019: /other is not an allowed property' });
+    expect(await envelope(host, 'closed_2019', { name: 'a', other: 1 })).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      error: 'invalid arguments for closed_2019: /other is not an allowed property',
+    });
   });
 
   it('explain prints the dialect in its tool detail', async () => {

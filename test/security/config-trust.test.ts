@@ -30,7 +30,12 @@ afterEach(() => work.cleanup());
 /** Starts a host and closes it; resolves with the notes it gave, rejects with its error. */
 async function start(options: ToolHostOptions = {}): Promise<string[]> {
   const notes: string[] = [];
-  const host = await createToolHost({ cwd: ws, env: { PATH: process.env.PATH }, onNotice: (note) => notes.push(note), ...options });
+  const host = await createToolHost({
+    cwd: ws,
+    env: { PATH: process.env.PATH },
+    onNotice: (note) => notes.push(note),
+    ...options,
+  });
   await host.close();
   return notes;
 }
@@ -42,7 +47,8 @@ const refusal = (options: ToolHostOptions = {}) =>
   );
 
 /** A module that leaves `marker` behind if it is ever imported. */
-const planted = (marker: string, exported = '{ builtins: false }') => `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport default ${exported};\n`;
+const planted = (marker: string, exported = '{ builtins: false }') =>
+  `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport default ${exported};\n`;
 
 describe('config trust in the library', () => {
   it('records "no config here" on first use, so a config that appears later is refused unrun', async () => {
@@ -66,7 +72,12 @@ describe('config trust in the library', () => {
   it("stops a config the model's terminal created (a name that did not exist cannot be mounted read-only) before it runs", async () => {
     // No config here: the first start records that. The terminal runs in its bubblewrap sandbox
     // where it can, where a protected name that does not exist yet cannot be held.
-    const host = await createToolHost({ cwd: ws, root: ws, env: { PATH: process.env.PATH }, overrides: { enable: ['terminal'] } });
+    const host = await createToolHost({
+      cwd: ws,
+      root: ws,
+      env: { PATH: process.env.PATH },
+      overrides: { enable: ['terminal'] },
+    });
     const marker = path.join(ws, 'ran.txt');
     try {
       const command = `cat > .toolshedrc.mjs <<'EOF'\n${planted(marker)}EOF\necho written`;
@@ -77,7 +88,8 @@ describe('config trust in the library', () => {
     } finally {
       await host.close();
     }
-    // …and config trust is the second line: a config that appears anyway (written by a process-tier plugin granted fsWrite, which has no such comparison) is stopped.
+    // …and config trust is the second line: a config that appears anyway (written by a process-tier plugin granted
+    // fsWrite, which has no such comparison) is stopped.
     writeFileSync(path.join(ws, '.toolshedrc.mjs'), planted(marker));
     const error = await refusal();
     expect(error?.code).toBe('CONFIG_UNTRUSTED');
@@ -89,10 +101,18 @@ describe('config trust in the library', () => {
     const file = path.join(ws, '.toolshedrc.json');
     writeFileSync(file, JSON.stringify(LIGHT));
     const first = await start();
-    expect(first).toEqual([expect.stringMatching(/^trusting \.\/\.toolshedrc\.json as this workspace's config \(first use\)/)]);
+    expect(first).toEqual([
+      expect.stringMatching(/^trusting \.\/\.toolshedrc\.json as this workspace's config \(first use\)/),
+    ]);
     expect(await start()).toEqual([]);
 
-    writeFileSync(file, JSON.stringify({ ...LIGHT, mcpServers: { helper: { command: process.execPath, args: ['-e', ''], trust: 'trusted', enabled: false } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...LIGHT,
+        mcpServers: { helper: { command: process.execPath, args: ['-e', ''], trust: 'trusted', enabled: false } },
+      }),
+    );
     const error = await refusal();
     expect(error?.code).toBe('CONFIG_UNTRUSTED');
     expect(error?.message).toContain('./.toolshedrc.json changed since it was accepted');
@@ -108,7 +128,11 @@ describe('config trust in the library', () => {
   });
 
   it("counts only package.json's toolshed field", async () => {
-    const pkg = (extra: Record<string, unknown>) => writeFileSync(path.join(ws, 'package.json'), JSON.stringify({ name: 'trust-app', private: true, toolshed: LIGHT, ...extra }, null, 2));
+    const pkg = (extra: Record<string, unknown>) =>
+      writeFileSync(
+        path.join(ws, 'package.json'),
+        JSON.stringify({ name: 'trust-app', private: true, toolshed: LIGHT, ...extra }, null, 2),
+      );
     pkg({});
     await start();
     pkg({ dependencies: { 'left-pad': '1.3.0' }, scripts: { test: 'vitest' } });
@@ -127,7 +151,8 @@ describe('config trust in the library', () => {
       expect(await start({ config, root: ws })).toEqual([]);
       writeFileSync(config, JSON.stringify({ ...LIGHT, limits: { timeoutMs: 1234 } }));
       expect(await start({ config, root: ws })).toEqual([]);
-      // The same file inside the root is trusted by content. Named (--config), it is the operator's pick: recorded on first use.
+      // The same file inside the root is trusted by content. Named (--config), it is the operator's pick: recorded on
+      // first use.
       const inside = path.join(ws, 'toolshed.config.json');
       writeFileSync(inside, JSON.stringify(LIGHT));
       expect(await start({ config: inside, root: ws })).toHaveLength(1);
@@ -168,10 +193,16 @@ describe('config trust in the library', () => {
 
   it('refuses a JS config whose imported helper changed, before importing either', async () => {
     writeFileSync(path.join(ws, 'helper.mjs'), 'export const disable = [];\n');
-    writeFileSync(path.join(ws, 'toolshed.config.mjs'), `import { disable } from './helper.mjs';\nexport default { builtins: false, disable };\n`);
+    writeFileSync(
+      path.join(ws, 'toolshed.config.mjs'),
+      `import { disable } from './helper.mjs';\nexport default { builtins: false, disable };\n`,
+    );
     await start();
     const marker = path.join(ws, 'ran.txt');
-    writeFileSync(path.join(ws, 'helper.mjs'), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport const disable = [];\n`);
+    writeFileSync(
+      path.join(ws, 'helper.mjs'),
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport const disable = [];\n`,
+    );
     const error = await refusal();
     expect(error?.code).toBe('CONFIG_UNTRUSTED');
     expect(error?.data.file).toBe(path.join(ws, 'helper.mjs'));
@@ -181,7 +212,12 @@ describe('config trust in the library', () => {
 
 /** `toolshed ARGS` as a child process in `cwd`: its exit code and output. */
 function toolshedChild(args: string[], env: Record<string, string> = {}, cwd = ws) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', LANG: 'C.UTF-8', ...env }, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...suiteHome(), PATH: process.env.PATH ?? '', LANG: 'C.UTF-8', ...env },
+    timeout: 60_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -189,24 +225,32 @@ function toolshedChild(args: string[], env: Record<string, string> = {}, cwd = w
  * `toolshed ARGS` in `cwd` through the CLI's main() in this process (toolshedChild checks that the
  * binary answers the same); TOOLSHED_TRUST_CONFIG is unset unless `env` sets it.
  */
-const toolshed = (args: string[], env: { TOOLSHED_TRUST_CONFIG?: string } = {}, cwd = ws) => toolshedInProcess(args, { cwd, env: { TOOLSHED_TRUST_CONFIG: undefined, ...env } });
+const toolshed = (args: string[], env: { TOOLSHED_TRUST_CONFIG?: string } = {}, cwd = ws) =>
+  toolshedInProcess(args, { cwd, env: { TOOLSHED_TRUST_CONFIG: undefined, ...env } });
 
 describe('config trust on the command line', () => {
   const config = (extra: Record<string, unknown> = {}) =>
-    writeFileSync(path.join(ws, '.toolshedrc.json'), `${JSON.stringify({ ...LIGHT, plugins: [{ package: fixture('plugins', 'where'), trust: 'trusted' }], ...extra }, null, 2)}\n`);
+    writeFileSync(
+      path.join(ws, '.toolshedrc.json'),
+      `${JSON.stringify({ ...LIGHT, plugins: [{ package: fixture('plugins', 'where'), trust: 'trusted' }], ...extra }, null, 2)}\n`,
+    );
 
   it('explains the first use in one line, refuses a change, and toolshed trust shows it and accepts it', async () => {
     config();
     const first = await toolshed(['list', '--format', 'names']);
     expect(first).toMatchObject({ code: 0, stdout: 'where\n' });
-    expect(first.stderr).toMatch(/^toolshed: trusting \.\/\.toolshedrc\.json as this workspace's config \(first use\); [^\n]*toolshed trust\n$/);
+    expect(first.stderr).toMatch(
+      /^toolshed: trusting \.\/\.toolshedrc\.json as this workspace's config \(first use\); [^\n]*toolshed trust\n$/,
+    );
 
     config({ disable: ['where'] });
     // The binary itself, once: a refused start exits 1 with the one line.
     const refused = toolshedChild(['list', '--format', 'names']);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toMatch(/^toolshed: CONFIG_UNTRUSTED: \.\/\.toolshedrc\.json changed since it was accepted; it lies inside .*toolshed trust/);
+    expect(refused.stderr).toMatch(
+      /^toolshed: CONFIG_UNTRUSTED: \.\/\.toolshedrc\.json changed since it was accepted; it lies inside .*toolshed trust/,
+    );
 
     const trust = await toolshed(['trust']);
     expect(trust.code).toBe(0);
@@ -214,7 +258,10 @@ describe('config trust on the command line', () => {
     expect(trust.stdout).toContain('+   "disable": [');
     expect(trust.stdout).toContain('+     "where"');
     expect(await toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stderr: '' });
-    expect(await toolshed(['trust'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^nothing to trust: \.\/\.toolshedrc\.json is as accepted/) });
+    expect(await toolshed(['trust'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^nothing to trust: \.\/\.toolshedrc\.json is as accepted/),
+    });
   });
 
   it('--trust-config accepts a change without asking; toolshed trust takes no arguments', async () => {
@@ -227,7 +274,10 @@ describe('config trust on the command line', () => {
     expect(await toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stderr: '' });
     // The same for a container's environment.
     config({ disable: ['where'], limits: { timeoutMs: 1234 } });
-    expect(await toolshed(['list', '--format', 'names'], { TOOLSHED_TRUST_CONFIG: '1' })).toMatchObject({ code: 0, stderr: expect.stringMatching(/^toolshed: accepted a changed config/) });
+    expect(await toolshed(['list', '--format', 'names'], { TOOLSHED_TRUST_CONFIG: '1' })).toMatchObject({
+      code: 0,
+      stderr: expect.stringMatching(/^toolshed: accepted a changed config/),
+    });
     expect(await toolshed(['list', '--format', 'names'])).toMatchObject({ code: 0, stderr: '' });
     const usage = await toolshed(['trust', 'extra']);
     expect(usage.code).toBe(2);
@@ -239,7 +289,10 @@ describe('config trust on the command line', () => {
     try {
       const file = path.join(outside.dir, 'toolshed.config.json');
       writeFileSync(file, JSON.stringify(LIGHT));
-      expect(await toolshed(['trust', '--config', file, '--root', ws])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^nothing to trust: .* lies outside every folder the model's tools can write/) });
+      expect(await toolshed(['trust', '--config', file, '--root', ws])).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(/^nothing to trust: .* lies outside every folder the model's tools can write/),
+      });
     } finally {
       outside.cleanup();
     }
@@ -283,7 +336,9 @@ describe('config trust on first use, only where the model cannot write', () => {
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).not.toContain('first use)');
-    expect(refused.stderr).toContain(`toolshed: CONFIG_UNTRUSTED: ./.toolshedrc.mjs is not trusted on first use: it lies inside ${ws}, which toolshed knows the model's tools can write`);
+    expect(refused.stderr).toContain(
+      `toolshed: CONFIG_UNTRUSTED: ./.toolshedrc.mjs is not trusted on first use: it lies inside ${ws}, which toolshed knows the model's tools can write`,
+    );
     expect(refused.stderr).toContain(`run toolshed trust in ${sub} to trust it`);
     expect(existsSync(marker)).toBe(false);
 
@@ -297,7 +352,13 @@ describe('config trust on first use, only where the model cannot write', () => {
     const data = tempDir('toolshed-config-trust-granted-');
     try {
       const granted = realpathSync(data.dir);
-      writeFileSync(path.join(ws, '.toolshedrc.json'), JSON.stringify({ ...LIGHT, plugins: [{ package: fixture('plugins', 'where'), grant: { fsWrite: [granted] } }] }));
+      writeFileSync(
+        path.join(ws, '.toolshedrc.json'),
+        JSON.stringify({
+          ...LIGHT,
+          plugins: [{ package: fixture('plugins', 'where'), grant: { fsWrite: [granted] } }],
+        }),
+      );
       await start();
       // What an untrusted plugin with that grant could write.
       const marker = path.join(granted, 'ran.txt');
@@ -306,7 +367,11 @@ describe('config trust on first use, only where the model cannot write', () => {
       const error = await refusal({ cwd: granted });
       expect(error?.code).toBe('CONFIG_UNTRUSTED');
       expect(error?.message).toContain(`./toolshed.config.mjs is not trusted on first use: it lies inside ${granted}`);
-      expect(error?.data).toMatchObject({ file: path.join(granted, 'toolshed.config.mjs'), root: granted, fix: 'toolshed trust' });
+      expect(error?.data).toMatchObject({
+        file: path.join(granted, 'toolshed.config.mjs'),
+        root: granted,
+        fix: 'toolshed trust',
+      });
       expect(existsSync(marker)).toBe(false);
       // A JSON config there too: refused after reading, before anything it names runs.
       rmSync(path.join(granted, 'toolshed.config.mjs'));
@@ -323,7 +388,9 @@ describe('config trust on first use, only where the model cannot write', () => {
     const sub = path.join(ws, 'pkg');
     mkdirSync(sub);
     // No package.json in pkg: the search goes on up to the workspace's config, which its record accepted.
-    expect(await start({ cwd: sub })).toEqual([expect.stringMatching(/^trusting .*\.toolshedrc\.json as this workspace's config \(first use\)/)]);
+    expect(await start({ cwd: sub })).toEqual([
+      expect.stringMatching(/^trusting .*\.toolshedrc\.json as this workspace's config \(first use\)/),
+    ]);
     expect(await start({ cwd: sub })).toEqual([]);
     // A package of its own without a config: "no config here" is recorded, as before.
     const other = path.join(ws, 'other');

@@ -83,35 +83,46 @@ describe('an untrusted plugin with no callTools grant', () => {
 describe('callTools grants', () => {
   it('a granted tool runs; what it calls is checked for the untrusted plugin too (every hop)', async () => {
     await withHost(options(['relay_call']), async (host) => {
-      const out = await call(host, 'deputy_call', { name: 'relay_call', args: { name: 'read_file', args: { path: SECRET } } });
+      const out = await call(host, 'deputy_call', {
+        name: 'relay_call',
+        args: { name: 'read_file', args: { path: SECRET } },
+      });
       // The relay ran (granted), but its own call to read_file was refused on the deputy's behalf.
       expect(out.ok).toBe(true);
       expect(out.value).toMatchObject({ ok: false, code: 'PERMISSION_DENIED' });
       expect(out.value.message).toContain('read_file was called on behalf of untrusted plugin toolshed-plugin-deputy');
-      expect(out.value.message).toContain('call chain: deputy_call (toolshed-plugin-deputy) → relay_call (toolshed-plugin-relay) → read_file');
+      expect(out.value.message).toContain(
+        'call chain: deputy_call (toolshed-plugin-deputy) → relay_call (toolshed-plugin-relay) → read_file',
+      );
       // Back into the deputy's own tools is fine.
-      const own = await call(host, 'deputy_call', { name: 'relay_call', args: { name: 'deputy_echo', args: { text: 'loop' } } });
+      const own = await call(host, 'deputy_call', {
+        name: 'relay_call',
+        args: { name: 'deputy_echo', args: { text: 'loop' } },
+      });
       expect(own).toEqual({ ok: true, value: { ok: true, value: { echo: 'loop' } } });
     });
   });
 
   it('execute_code called by an untrusted plugin reaches only what that plugin may call', async () => {
     // The operator lets scripts call read_file and echo_other; the deputy may call only echo_other.
-    await withHost(options(['execute_code', 'echo_other'], { codeExecution: { tools: ['read_file', 'echo_other'] } }), async (host) => {
-      const code = `const names = Object.keys(tools).sort();
+    await withHost(
+      options(['execute_code', 'echo_other'], { codeExecution: { tools: ['read_file', 'echo_other'] } }),
+      async (host) => {
+        const code = `const names = Object.keys(tools).sort();
 let read; try { read = await tools.read_file({ path: ${JSON.stringify(SECRET)} }); } catch (e) { read = String(e.message ?? e); }
 const other = await tools.echo_other({ text: 'ok' });
 return { names, read: String(JSON.stringify(read)).slice(0, 300), other };`;
-      const out = await call(host, 'deputy_call', { name: 'execute_code', args: { code } });
-      expect(out.ok).toBe(true);
-      const text = JSON.stringify(out.value);
-      expect(text).not.toContain('host secret');
-      expect(out.value.result.names).toEqual(['echo_other']);
-      expect(out.value.result.other).toEqual({ other: 'ok' });
-      // Called by the model, the same script sees both.
-      const direct = await call(host, 'execute_code', { code: 'return Object.keys(tools).sort()' });
-      expect(direct.result).toEqual(['echo_other', 'read_file']);
-    });
+        const out = await call(host, 'deputy_call', { name: 'execute_code', args: { code } });
+        expect(out.ok).toBe(true);
+        const text = JSON.stringify(out.value);
+        expect(text).not.toContain('host secret');
+        expect(out.value.result.names).toEqual(['echo_other']);
+        expect(out.value.result.other).toEqual({ other: 'ok' });
+        // Called by the model, the same script sees both.
+        const direct = await call(host, 'execute_code', { code: 'return Object.keys(tools).sort()' });
+        expect(direct.result).toEqual(['echo_other', 'read_file']);
+      },
+    );
   });
 
   it('a toolset name grants its tools, and explain shows requested, granted and effective', async () => {
@@ -119,9 +130,15 @@ return { names, read: String(JSON.stringify(read)).slice(0, 300), other };`;
       const out = await call(host, 'deputy_call', { name: 'read_file', args: { path: SECRET } });
       expect(JSON.stringify(out)).toContain('host secret');
       const plugin = host.explain().plugins.find((p) => p.name === 'toolshed-plugin-deputy')!;
-      expect(plugin.permissions).toMatchObject({ granted: { callTools: ['file'] }, effective: { callTools: ['file'] } });
+      expect(plugin.permissions).toMatchObject({
+        granted: { callTools: ['file'] },
+        effective: { callTools: ['file'] },
+      });
       // Granted but not in the toolset: still refused.
-      expect(await call(host, 'deputy_call', { name: 'terminal', args: { command: 'id' } })).toMatchObject({ ok: false, code: 'PERMISSION_DENIED' });
+      expect(await call(host, 'deputy_call', { name: 'terminal', args: { command: 'id' } })).toMatchObject({
+        ok: false,
+        code: 'PERMISSION_DENIED',
+      });
     });
   });
 
@@ -130,7 +147,9 @@ return { names, read: String(JSON.stringify(read)).slice(0, 300), other };`;
       const out = await call(host, 'deputy_call', { name: 'terminal', args: { command: 'id' } });
       expect(out).toMatchObject({ ok: false, code: 'PERMISSION_DENIED' });
       expect(out.message).toContain('toolshed-plugin-deputy must request it in its permissions.callTools');
-      expect(host.explain().plugins.find((p) => p.name === 'toolshed-plugin-deputy')!.permissions!.effective.callTools).toEqual([]);
+      expect(
+        host.explain().plugins.find((p) => p.name === 'toolshed-plugin-deputy')!.permissions!.effective.callTools,
+      ).toEqual([]);
     });
   });
 

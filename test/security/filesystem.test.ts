@@ -40,9 +40,15 @@ describe('filesystem: an untrusted plugin without grants', () => {
 
   it('case 2: cannot write outside the grant, not even into its own package', async () => {
     const outside = path.join(scratch.dir, 'evil.txt');
-    expect(await call(host, 'try_write', { path: outside })).toMatchObject({ allowed: false, code: 'ERR_ACCESS_DENIED' });
+    expect(await call(host, 'try_write', { path: outside })).toMatchObject({
+      allowed: false,
+      code: 'ERR_ACCESS_DENIED',
+    });
     expect(existsSync(outside)).toBe(false);
-    expect(await call(host, 'try_write', { path: path.join(ATTACKER, 'dropped.txt') })).toMatchObject({ allowed: false, code: 'ERR_ACCESS_DENIED' });
+    expect(await call(host, 'try_write', { path: path.join(ATTACKER, 'dropped.txt') })).toMatchObject({
+      allowed: false,
+      code: 'ERR_ACCESS_DENIED',
+    });
     expect(existsSync(path.join(ATTACKER, 'dropped.txt'))).toBe(false);
     await expectHealthy(host);
   });
@@ -60,38 +66,67 @@ describe('filesystem: granted paths', () => {
 
   it('resolves relative grants from the config folder and allows exactly them', async () => {
     const grant = { fsRead: ['./granted'], fsWrite: ['./granted/out'] };
-    await withHost(untrustedOptions([{ package: fixture('security', 'needs'), grant }], { cwd: work.dir }), async (host) => {
-      const plugin = host.explain().plugins[0]!;
-      expect(plugin.permissions?.effective).toMatchObject({ fsRead: ['./granted'], fsWrite: ['./granted/out'] });
-      expect(await call(host, 'needs_read', { path: path.join(work.dir, 'granted', 'data.txt') })).toMatchObject({ allowed: true, value: 'granted data' });
-      expect(await call(host, 'needs_write', { path: path.join(work.dir, 'granted', 'out', 'result.txt') })).toMatchObject({ allowed: true });
-      expect(existsSync(path.join(work.dir, 'granted', 'out', 'result.txt'))).toBe(true);
-      // Read-only where only reading was granted; nothing outside.
-      expect(await call(host, 'needs_write', { path: path.join(work.dir, 'granted', 'data.txt') })).toMatchObject({ allowed: false, code: 'ERR_ACCESS_DENIED' });
-      expect(await call(host, 'needs_read', { path: path.join(work.dir, 'private.txt') })).toMatchObject({ allowed: false, code: 'ERR_ACCESS_DENIED' });
-      expect(await host.dispatch('needs_ping', {})).toBe('pong');
-    });
+    await withHost(
+      untrustedOptions([{ package: fixture('security', 'needs'), grant }], { cwd: work.dir }),
+      async (host) => {
+        const plugin = host.explain().plugins[0]!;
+        expect(plugin.permissions?.effective).toMatchObject({ fsRead: ['./granted'], fsWrite: ['./granted/out'] });
+        expect(await call(host, 'needs_read', { path: path.join(work.dir, 'granted', 'data.txt') })).toMatchObject({
+          allowed: true,
+          value: 'granted data',
+        });
+        expect(
+          await call(host, 'needs_write', { path: path.join(work.dir, 'granted', 'out', 'result.txt') }),
+        ).toMatchObject({ allowed: true });
+        expect(existsSync(path.join(work.dir, 'granted', 'out', 'result.txt'))).toBe(true);
+        // Read-only where only reading was granted; nothing outside.
+        expect(await call(host, 'needs_write', { path: path.join(work.dir, 'granted', 'data.txt') })).toMatchObject({
+          allowed: false,
+          code: 'ERR_ACCESS_DENIED',
+        });
+        expect(await call(host, 'needs_read', { path: path.join(work.dir, 'private.txt') })).toMatchObject({
+          allowed: false,
+          code: 'ERR_ACCESS_DENIED',
+        });
+        expect(await host.dispatch('needs_ping', {})).toBe('pong');
+      },
+    );
   });
 
   it('cannot make a link in a granted folder that points out of it (Node requires full permissions for links)', async () => {
     const grant = { fsRead: ['./granted'], fsWrite: ['./granted/out'] };
-    await withHost(untrustedOptions([{ package: fixture('security', 'needs'), grant }], { cwd: work.dir }), async (host) => {
-      const at = path.join(work.dir, 'granted', 'out', 'escape');
-      // The target is readable (granted) but not writable: still no link to it in the writable folder.
-      const out = await call(host, 'needs_link', { target: path.join(work.dir, 'granted', 'data.txt'), at });
-      expect(out.symlink).toMatchObject({ allowed: false, code: 'ERR_ACCESS_DENIED' });
-      expect(out.hardlink).toMatchObject({ allowed: false, code: 'ERR_ACCESS_DENIED' });
-      expect(existsSync(`${at}.sym`) || existsSync(`${at}.hard`)).toBe(false);
-    });
+    await withHost(
+      untrustedOptions([{ package: fixture('security', 'needs'), grant }], { cwd: work.dir }),
+      async (host) => {
+        const at = path.join(work.dir, 'granted', 'out', 'escape');
+        // The target is readable (granted) but not writable: still no link to it in the writable folder.
+        const out = await call(host, 'needs_link', { target: path.join(work.dir, 'granted', 'data.txt'), at });
+        expect(out.symlink).toMatchObject({ allowed: false, code: 'ERR_ACCESS_DENIED' });
+        expect(out.hardlink).toMatchObject({ allowed: false, code: 'ERR_ACCESS_DENIED' });
+        expect(existsSync(`${at}.sym`) || existsSync(`${at}.hard`)).toBe(false);
+      },
+    );
   });
 
   it('grants nothing the plugin did not request (the effective set is the intersection)', async () => {
     const grant = { fsRead: ['./granted', '/etc'], fsWrite: ['./granted/out', '.'] };
-    await withHost(untrustedOptions([{ package: fixture('security', 'needs'), grant }], { cwd: work.dir }), async (host) => {
-      expect(host.explain().plugins[0]!.permissions?.effective).toMatchObject({ fsRead: ['./granted'], fsWrite: ['./granted/out'] });
-      expect(await call(host, 'needs_read', { path: '/etc/passwd' })).toMatchObject({ allowed: false, code: 'ERR_ACCESS_DENIED' });
-      expect(await call(host, 'needs_write', { path: path.join(work.dir, 'root.txt') })).toMatchObject({ allowed: false, code: 'ERR_ACCESS_DENIED' });
-    });
+    await withHost(
+      untrustedOptions([{ package: fixture('security', 'needs'), grant }], { cwd: work.dir }),
+      async (host) => {
+        expect(host.explain().plugins[0]!.permissions?.effective).toMatchObject({
+          fsRead: ['./granted'],
+          fsWrite: ['./granted/out'],
+        });
+        expect(await call(host, 'needs_read', { path: '/etc/passwd' })).toMatchObject({
+          allowed: false,
+          code: 'ERR_ACCESS_DENIED',
+        });
+        expect(await call(host, 'needs_write', { path: path.join(work.dir, 'root.txt') })).toMatchObject({
+          allowed: false,
+          code: 'ERR_ACCESS_DENIED',
+        });
+      },
+    );
   });
 });
 
@@ -106,7 +141,16 @@ describe('case 13: symlinks inside the plugin folder', () => {
   const makePlugin = (name: string, link: { name: string; target: string }): string => {
     const dir = path.join(work.dir, name);
     cpSync(ATTACKER, dir, { recursive: true });
-    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `toolshed-plugin-${name}`, version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+    writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({
+        name: `toolshed-plugin-${name}`,
+        version: '1.0.0',
+        type: 'module',
+        main: 'index.js',
+        toolshed: { apiVersion: 1 },
+      }),
+    );
     symlinkSync(link.target, path.join(dir, link.name));
     return dir;
   };
@@ -117,7 +161,9 @@ describe('case 13: symlinks inside the plugin folder', () => {
       const plugin = host.explain().plugins[0]!;
       expect(plugin.status).toBe('failed');
       expect(plugin.error?.code).toBe('PLUGIN_INVALID');
-      expect(plugin.error?.message).toContain(`${path.join(dir, 'leak.txt')} is a symbolic link to ${path.join(work.dir, 'secret.txt')}`);
+      expect(plugin.error?.message).toContain(
+        `${path.join(dir, 'leak.txt')} is a symbolic link to ${path.join(work.dir, 'secret.txt')}`,
+      );
       expect(await host.dispatch('try_read', { path: path.join(dir, 'leak.txt') })).toContain('UNKNOWN_TOOL');
     });
   });
@@ -137,7 +183,9 @@ describe('case 13: symlinks inside the plugin folder', () => {
     const dir = makePlugin('innerlink', { name: 'manifest-copy.json', target: './package.json' });
     await withHost(untrustedOptions([{ package: dir }]), async (host) => {
       expect(host.explain().plugins[0]!.status).toBe('loaded');
-      expect(await call(host, 'try_read', { path: path.join(dir, 'manifest-copy.json') })).toMatchObject({ allowed: true });
+      expect(await call(host, 'try_read', { path: path.join(dir, 'manifest-copy.json') })).toMatchObject({
+        allowed: true,
+      });
     });
   });
 });

@@ -14,8 +14,14 @@ describe('first-party claims', () => {
     try {
       const report = host.explain();
       const claims = report.plugins.find((p) => p.name === 'toolshed-plugin-claims')!;
-      expect(claims.permissions?.enforced).toEqual({ fs: 'declared, not enforced', network: 'declared, not enforced', env: 'declared, not enforced' });
-      expect(report.protection.notInForce).toContainEqual(expect.stringMatching(/^toolshed-plugin-claims \(trusted, may write .*\): its code runs unsandboxed/));
+      expect(claims.permissions?.enforced).toEqual({
+        fs: 'declared, not enforced',
+        network: 'declared, not enforced',
+        env: 'declared, not enforced',
+      });
+      expect(report.protection.notInForce).toContainEqual(
+        expect.stringMatching(/^toolshed-plugin-claims \(trusted, may write .*\): its code runs unsandboxed/),
+      );
       expect(report.protection.resources['toolshed-plugin-claims']).toBeUndefined();
     } finally {
       await host.close();
@@ -27,7 +33,10 @@ describe('first-party claims', () => {
     try {
       const report = host.explain();
       const file = report.plugins.find((p) => p.name === '@toolshed/file')!;
-      expect(file.permissions?.enforced.fs).toMatchObject({ by: 'plugin', how: expect.stringContaining('every path is checked by real path') });
+      expect(file.permissions?.enforced.fs).toMatchObject({
+        by: 'plugin',
+        how: expect.stringContaining('every path is checked by real path'),
+      });
       const terminal = report.plugins.find((p) => p.name === '@toolshed/terminal')!;
       // Sandboxed or not on this machine, the terminal's line is about its commands, with a note either way.
       expect(terminal.permissions?.enforced.note).toMatch(/terminal/);

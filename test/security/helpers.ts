@@ -21,7 +21,10 @@ export interface UntrustedPlugin {
  * manifest cache is on, as users have it: a file's first host of a plugin extracts its manifest in a
  * child, the later ones read it (each test file has its own cache key: test/file-state.ts).
  */
-export function untrustedOptions(plugins: UntrustedPlugin[], extra: Omit<Partial<ToolHostOptions>, 'config'> & { config?: Record<string, unknown> } = {}): ToolHostOptions {
+export function untrustedOptions(
+  plugins: UntrustedPlugin[],
+  extra: Omit<Partial<ToolHostOptions>, 'config'> & { config?: Record<string, unknown> } = {},
+): ToolHostOptions {
   const { config, ...rest } = extra;
   return {
     cwd: rest.cwd ?? fixture(),
@@ -78,7 +81,9 @@ export async function withEnv<T>(name: string, value: string, fn: () => Promise<
 }
 
 /** A server listening on a Unix socket in a fresh temp folder, counting connections. */
-export async function unixServer(reply: string): Promise<{ path: string; connections(): number; close(): Promise<void> }> {
+export async function unixServer(
+  reply: string,
+): Promise<{ path: string; connections(): number; close(): Promise<void> }> {
   const work = tempDir('toolshed-sock-');
   const socketPath = path.join(work.dir, 'host.sock');
   let count = 0;
@@ -102,7 +107,12 @@ export async function unixServer(reply: string): Promise<{ path: string; connect
  * `toolshed ARGS` by main() in this process (toolshedMain), in `cwd`, with `env` laid over this
  * process's environment (a value of undefined removes the variable) as the command's and the host's.
  */
-export function toolshedInProcess(args: string[], { cwd, env = {} }: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliRun> {
-  const merged = Object.entries({ ...process.env, ...env }).filter((entry): entry is [string, string] => entry[1] !== undefined);
+export function toolshedInProcess(
+  args: string[],
+  { cwd, env = {} }: { cwd: string; env?: Record<string, string | undefined> },
+): Promise<CliRun> {
+  const merged = Object.entries({ ...process.env, ...env }).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined,
+  );
   return toolshedMain(args, { cwd, env: Object.fromEntries(merged) });
 }

@@ -93,7 +93,10 @@ const parse = (text: string): { code?: string; error?: string } | undefined => {
   }
 };
 
-/** Which tool call number `i` is: a fixed pattern of 40 (16 reads, 14 writes, 4 writes that make a folder, 3 patches, 3 searches). */
+/**
+ * Which tool call number `i` is: a fixed pattern of 40 (16 reads, 14 writes, 4 writes that make a folder, 3 patches, 3
+ * searches).
+ */
 function kindOf(i: number): 'read' | 'write' | 'nested' | 'patch' | 'search' {
   const k = i % 40;
   return k < 16 ? 'read' : k < 30 ? 'write' : k < 34 ? 'nested' : k < 37 ? 'patch' : 'search';
@@ -104,7 +107,9 @@ describe('file tools under a link race (terminal swaps a folder with a link to o
     const command = `test -e ${JSON.stringify(outside)} && echo outside-visible || echo outside-hidden; perl -e '${swapScript}'`;
     swapper = host.dispatch('terminal', { command, timeoutMs: 540_000 });
     // The swapper says it is running by a file the file tools can read; wait until it can be read.
-    await expect.poll(async () => parse(await host.dispatch('read_file', { path: 'swapper.started' })), { timeout: 30_000 }).toBeFalsy();
+    await expect
+      .poll(async () => parse(await host.dispatch('read_file', { path: 'swapper.started' })), { timeout: 30_000 })
+      .toBeFalsy();
 
     const counts = { done: 0, refused: 0, leaked: 0, other: 0 };
     const byKind: Record<string, { done: number; refused: number; leaked: number; other: number }> = {};
@@ -146,7 +151,10 @@ describe('file tools under a link race (terminal swaps a folder with a link to o
 
     const createdOutside = readdirSync(outside).filter((name) => !['f.txt', 'p.txt'].includes(name));
     const patchedOutside = readFileSync(path.join(outside, 'p.txt'), 'utf8') !== OUTSIDE_PATCHABLE;
-    console.log(`link race: ${JSON.stringify(byKind)}; ${createdOutside.length} created outside, outside p.txt ${patchedOutside ? 'changed' : 'unchanged'}; ` + swapperOutput.output.trim().replace(/\n/g, ', '));
+    console.log(
+      `link race: ${JSON.stringify(byKind)}; ${createdOutside.length} created outside, outside p.txt ${patchedOutside ? 'changed' : 'unchanged'}; ` +
+        swapperOutput.output.trim().replace(/\n/g, ', '),
+    );
     if (others.size > 0) console.log(`other results: ${[...others].slice(0, 5).join(' | ')}`);
 
     // The swapper ran in the terminal's sandbox (where there is one) the whole time.

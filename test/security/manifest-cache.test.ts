@@ -22,10 +22,19 @@ afterEach(() => {
   cacheHome.cleanup();
 });
 
-const options = (cache: Record<string, unknown> = { dir: cacheHome.dir }, extra: Record<string, unknown> = {}): ToolHostOptions => ({
+const options = (
+  cache: Record<string, unknown> = { dir: cacheHome.dir },
+  extra: Record<string, unknown> = {},
+): ToolHostOptions => ({
   cwd: work.dir,
   env: { PATH: process.env.PATH },
-  config: { builtins: false, cache, approve: { destructive: true, timeoutMs: 300 }, plugins: [{ package: './notes', trust: 'trusted' }], ...extra },
+  config: {
+    builtins: false,
+    cache,
+    approve: { destructive: true, timeoutMs: 300 },
+    plugins: [{ package: './notes', trust: 'trusted' }],
+    ...extra,
+  },
 });
 
 /** What the host believes about the notes plugin: where it came from, its write roots and delete_note's hints. */
@@ -61,7 +70,10 @@ function readEntry(file: string): { mac: string; body: any } {
 }
 
 /** The manifest as the model would forge it: the whole disk writable, and delete_note no longer destructive. */
-function forge(manifest: { permissions?: unknown; tools: Array<{ name: string; annotations?: Record<string, unknown> }> }) {
+function forge(manifest: {
+  permissions?: unknown;
+  tools: Array<{ name: string; annotations?: Record<string, unknown> }>;
+}) {
   manifest.permissions = { fsWrite: ['/'], fsRead: ['/'] };
   delete manifest.tools.find((t) => t.name === 'delete_note')!.annotations!.destructiveHint;
   return manifest;
@@ -93,7 +105,10 @@ describe('the manifest cache holds no trust', () => {
     const { body } = readEntry(file);
     body.manifest.permissions = { fsWrite: '/' };
     const { createHmac } = await import('node:crypto');
-    const key = Buffer.from(readFileSync(path.join(process.env.XDG_STATE_HOME!, 'toolshed', 'cache.key'), 'utf8').trim(), 'hex');
+    const key = Buffer.from(
+      readFileSync(path.join(process.env.XDG_STATE_HOME!, 'toolshed', 'cache.key'), 'utf8').trim(),
+      'hex',
+    );
     const text = JSON.stringify(body);
     writeFileSync(file, `${createHmac('sha256', key).update(text).digest('hex')}\n${text}`);
     expect(await beliefs()).toMatchObject({ from: 'extracted', ...real });
@@ -123,8 +138,13 @@ describe('where the manifest cache lives', () => {
   it("refuses a configured cache.dir inside a plugin's fsWrite grant", async () => {
     const granted = path.join(cacheHome.dir, 'granted');
     mkdirSync(granted);
-    const opts = options({ dir: path.join(granted, 'cache') }, { plugins: [{ package: './notes', trust: 'trusted', grant: { fsWrite: [granted] } }] });
-    await withHost(opts, async (host) => expect(host.explain().warnings.some((w) => w.includes('cache.dir') && w.includes(granted))).toBe(true));
+    const opts = options(
+      { dir: path.join(granted, 'cache') },
+      { plugins: [{ package: './notes', trust: 'trusted', grant: { fsWrite: [granted] } }] },
+    );
+    await withHost(opts, async (host) =>
+      expect(host.explain().warnings.some((w) => w.includes('cache.dir') && w.includes(granted))).toBe(true),
+    );
     expect(existsSync(path.join(granted, 'cache'))).toBe(false);
   });
 });

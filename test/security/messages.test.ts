@@ -18,7 +18,8 @@ const pool = (host: ToolHost) => host.explain().plugins[0]!.pool!;
 // One host for the two thread-tier kinds of attack (each counts the drops from its own start):
 // trusted, the plugin runs in the host's own process, where a throw on its message would end the host.
 let threadHost: Promise<ToolHost> | undefined;
-const withThreadHost = async (fn: (host: ToolHost) => Promise<void>) => fn(await (threadHost ??= createToolHost(untrustedOptions([{ package: ATTACKER, trust: 'trusted' }]))));
+const withThreadHost = async (fn: (host: ToolHost) => Promise<void>) =>
+  fn(await (threadHost ??= createToolHost(untrustedOptions([{ package: ATTACKER, trust: 'trusted' }]))));
 afterAll(async () => {
   await (await threadHost)?.close();
 });
@@ -56,7 +57,9 @@ describe('malformed messages and frames in the process tier', () => {
   beforeAll(async () => {
     // These attacks kill the child on purpose, many times over: the circuit breaker (tested in
     // test/dispatch/circuit-breaker.test.ts) would rightly take the plugin out of service.
-    host = await createToolHost(untrustedOptions([{ package: ATTACKER }], { config: { limits: { threads: 2, breaker: { failures: 0 } } } }));
+    host = await createToolHost(
+      untrustedOptions([{ package: ATTACKER }], { config: { limits: { threads: 2, breaker: { failures: 0 } } } }),
+    );
   });
   afterAll(() => host.close());
 
@@ -71,7 +74,12 @@ describe('malformed messages and frames in the process tier', () => {
   });
 
   it('a frame of each malformed kind is dropped, counted, and costs only the child (TOOL_CRASHED)', async () => {
-    const frames = [{ type: 'reply', id: 7, reply: { ok: true, value: { text: 'x', originalLength: 1 } } }, { type: 'ready' }, { type: 'no-such-frame' }, 'not an object'];
+    const frames = [
+      { type: 'reply', id: 7, reply: { ok: true, value: { text: 'x', originalLength: 1 } } },
+      { type: 'ready' },
+      { type: 'no-such-frame' },
+      'not an object',
+    ];
     for (const frame of frames) {
       const before = pool(host).messagesDropped;
       const out = await call(host, 'write_frame', { frame });

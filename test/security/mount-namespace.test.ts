@@ -21,7 +21,10 @@ import { tempDir, withHost, suiteHome } from '../helpers.js';
 import { ATTACKER, call, expectHealthy, unixServer, untrustedOptions, withEnv } from './helpers.js';
 
 const BWRAP = probeSandbox().bwrap !== undefined;
-if (!BWRAP) console.warn(`[security] bubblewrap is not usable here (${probeSandbox().bwrapReason}): untrusted plugins see the host's filesystem. npm test installs it (scripts/test-prerequisites.mjs).`);
+if (!BWRAP)
+  console.warn(
+    `[security] bubblewrap is not usable here (${probeSandbox().bwrapReason}): untrusted plugins see the host's filesystem. npm test installs it (scripts/test-prerequisites.mjs).`,
+  );
 
 describe('an untrusted plugin in its mount namespace', () => {
   let host: ToolHost;
@@ -38,7 +41,13 @@ describe('an untrusted plugin in its mount namespace', () => {
   it('explain reports bubblewrap and the mount namespace (or says plainly why not)', () => {
     const protections = host.explain().plugins[0]!.protections!;
     if (BWRAP) {
-      expect(protections).toMatchObject({ launcher: 'bwrap', mountNamespace: true, pidNamespace: true, netNamespace: true, permissionModel: true });
+      expect(protections).toMatchObject({
+        launcher: 'bwrap',
+        mountNamespace: true,
+        pidNamespace: true,
+        netNamespace: true,
+        permissionModel: true,
+      });
     } else {
       expect(protections.mountNamespace).toBe(false);
       expect(protections.reason).toMatch(/bubblewrap|bwrap/);
@@ -84,7 +93,9 @@ describe('the fallback without bubblewrap (forced off)', () => {
             expect(out.connected).toBe(false);
             expect(socket.connections()).toBe(0);
           } else {
-            console.warn(`[security] with bubblewrap off, a raw pipe handle reaches a host Unix socket (connected: ${out.connected}); docs/security.md says so.`);
+            console.warn(
+              `[security] with bubblewrap off, a raw pipe handle reaches a host Unix socket (connected: ${out.connected}); docs/security.md says so.`,
+            );
             expect(out).toMatchObject({ rebuilt: true, connected: true, data: 'host secret\n' });
             expect(socket.connections()).toBe(1);
           }
@@ -99,21 +110,35 @@ describe('the fallback without bubblewrap (forced off)', () => {
   it('the summary names the launcher and the missing mount namespace', async () => {
     const work = tempDir();
     try {
-      writeFileSync(path.join(work.dir, 'toolshed.config.json'), JSON.stringify({ builtins: false, plugins: [{ package: ATTACKER, trust: 'untrusted' }] }));
+      writeFileSync(
+        path.join(work.dir, 'toolshed.config.json'),
+        JSON.stringify({ builtins: false, plugins: [{ package: ATTACKER, trust: 'untrusted' }] }),
+      );
       const cli = (env: Record<string, string>) =>
-        spawnSync(process.execPath, [fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url)), '--config', path.join(work.dir, 'toolshed.config.json')], {
-          cwd: work.dir,
-          encoding: 'utf8',
-          env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env },
-          timeout: 60_000,
-        });
+        spawnSync(
+          process.execPath,
+          [
+            fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url)),
+            '--config',
+            path.join(work.dir, 'toolshed.config.json'),
+          ],
+          {
+            cwd: work.dir,
+            encoding: 'utf8',
+            env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env },
+            timeout: 60_000,
+          },
+        );
       const fallback = cli({ TOOLSHED_SANDBOX_BWRAP: 'off' });
       expect(fallback.status, fallback.stderr).toBe(0);
       expect(fallback.stdout).not.toContain('own mount namespace');
       expect(fallback.stdout).toMatch(/not in force: .*TOOLSHED_SANDBOX_BWRAP=off.*the host filesystem stays in view/);
       const normal = cli({});
       expect(normal.status, normal.stderr).toBe(0);
-      if (BWRAP) expect(normal.stdout).toContain('own mount namespace (bwrap: only its package, its grants and the node runtime exist)');
+      if (BWRAP)
+        expect(normal.stdout).toContain(
+          'own mount namespace (bwrap: only its package, its grants and the node runtime exist)',
+        );
       else expect(normal.stdout).toMatch(/not in force: .*(bwrap|bubblewrap)/);
     } finally {
       work.cleanup();
@@ -122,12 +147,30 @@ describe('the fallback without bubblewrap (forced off)', () => {
 });
 
 describe('the launcher for any program (runtime: system)', () => {
-  const sh = (script: string, options: { readPaths?: string[]; writePaths?: string[]; cwd?: string } = {}, support = probeSandbox()) => {
+  const sh = (
+    script: string,
+    options: { readPaths?: string[]; writePaths?: string[]; cwd?: string } = {},
+    support = probeSandbox(),
+  ) => {
     const launch = launchCommand(
-      { command: '/bin/sh', args: ['-c', script], readPaths: options.readPaths ?? [], writePaths: options.writePaths ?? [], network: false, env: { PATH: '/usr/bin:/bin' }, cwd: options.cwd ?? '/', runtime: 'system' },
+      {
+        command: '/bin/sh',
+        args: ['-c', script],
+        readPaths: options.readPaths ?? [],
+        writePaths: options.writePaths ?? [],
+        network: false,
+        env: { PATH: '/usr/bin:/bin' },
+        cwd: options.cwd ?? '/',
+        runtime: 'system',
+      },
       support,
     );
-    const result = spawnSync(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, encoding: 'utf8', timeout: 30_000 });
+    const result = spawnSync(launch.command, launch.args, {
+      cwd: launch.cwd,
+      env: launch.env,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     return { ...result, protections: launch.protections };
   };
 
@@ -159,9 +202,15 @@ describe('the launcher for any program (runtime: system)', () => {
         expect(out.stdout).toContain('SECRET-VISIBLE');
         return;
       }
-      expect(out.protections).toMatchObject({ launcher: 'bwrap', mountNamespace: true, netNamespace: true, pidNamespace: true });
+      expect(out.protections).toMatchObject({
+        launcher: 'bwrap',
+        mountNamespace: true,
+        netNamespace: true,
+        pidNamespace: true,
+      });
       expect(out.stdout).toContain('granted');
-      for (const leak of ['SECRET-VISIBLE', 'PASSWD-VISIBLE', 'ROOT-VISIBLE', 'READ-PATH-WRITABLE']) expect(out.stdout).not.toContain(leak);
+      for (const leak of ['SECRET-VISIBLE', 'PASSWD-VISIBLE', 'ROOT-VISIBLE', 'READ-PATH-WRITABLE'])
+        expect(out.stdout).not.toContain(leak);
       expect(out.stdout).toContain('dev: null urandom ');
       // The host's /tmp is not there: only the mount point of the granted folders (which live under it here).
       expect(out.stdout).toContain(`tmp: ${path.basename(work.dir)} \n`);
@@ -182,7 +231,9 @@ describe('the launcher for any program (runtime: system)', () => {
     expect(out.protections.mountNamespace).toBe(false);
     expect(out.protections.reason).toContain('bubblewrap disabled by TOOLSHED_SANDBOX_BWRAP=off');
     expect(out.stdout).toContain('PASSWD-VISIBLE');
-    if (support.unshare) expect(out.protections).toMatchObject({ launcher: 'unshare', pidNamespace: true, netNamespace: true });
-    else console.warn(`[security] no unshare either here (${support.unshareReason}): the fallback is no namespace at all`);
+    if (support.unshare)
+      expect(out.protections).toMatchObject({ launcher: 'unshare', pidNamespace: true, netNamespace: true });
+    else
+      console.warn(`[security] no unshare either here (${support.unshareReason}): the fallback is no namespace at all`);
   });
 });

@@ -44,7 +44,9 @@ describe('case 12: network without the grant', () => {
       expect(out.connected).toBe(false);
       expect(connections).toBe(before);
     } else {
-      console.warn(`[security] NO network namespace on this machine (${protections.reason}): an untrusted plugin without the network grant CAN reach the host's loopback. See docs/security.md.`);
+      console.warn(
+        `[security] NO network namespace on this machine (${protections.reason}): an untrusted plugin without the network grant CAN reach the host's loopback. See docs/security.md.`,
+      );
       expect(protections.reason).toBeTruthy();
       expect(out.connected).toBe(true);
     }
@@ -68,7 +70,9 @@ describe('case 12: network without the grant', () => {
           expect(connections).toBe(before);
           expect(enforced).toEqual({ by: 'sandbox', allowed: false, how: "Node's permission model (no --allow-net)" });
         } else {
-          console.warn(`[security] without a network namespace an untrusted plugin without the network grant reaches the host's loopback (connected: ${out.connected}); docs/security.md says so.`);
+          console.warn(
+            `[security] without a network namespace an untrusted plugin without the network grant reaches the host's loopback (connected: ${out.connected}); docs/security.md says so.`,
+          );
           expect(out.connected).toBe(true);
           expect(enforced).toBe('declared, not enforced');
         }
@@ -85,7 +89,8 @@ describe('case 12: network without the grant', () => {
     const protections = host.explain().plugins[0]!.protections!;
     const out = await call(host, 'fetch_url', { url: `http://127.0.0.1:${port}/` });
     const blocked = protections.netNamespace || protections.netPermission;
-    if (!blocked) console.warn('[security] NO network namespace on this machine: fetch from an untrusted plugin is not blocked.');
+    if (!blocked)
+      console.warn('[security] NO network namespace on this machine: fetch from an untrusted plugin is not blocked.');
     expect(out.fetched).toBe(!blocked);
   });
 
@@ -101,7 +106,15 @@ describe('case 12: network without the grant', () => {
     await new Promise<void>((resolve) => unixServer.listen(socketPath, resolve));
     try {
       const out = await call(host, 'unix_socket', { path: socketPath });
-      for (const how of ['connectOptions', 'connectString', 'socketConnect', 'createConnection', 'httpSocketPath', 'listen', 'listenFd']) {
+      for (const how of [
+        'connectOptions',
+        'connectString',
+        'socketConnect',
+        'createConnection',
+        'httpSocketPath',
+        'listen',
+        'listenFd',
+      ]) {
         expect(out[how], how).toMatchObject({ allowed: false, code: 'ERR_ACCESS_DENIED' });
       }
       // A getter that hides the path from the first read: the check and the connect see one snapshot.
@@ -121,7 +134,8 @@ describe('case 12: network without the grant', () => {
     expect(plugin.protections).toMatchObject({ permissionModel: true });
     expect(typeof plugin.protections!.netNamespace).toBe('boolean');
     expect(typeof plugin.protections!.pidNamespace).toBe('boolean');
-    if (!plugin.protections!.netNamespace || !plugin.protections!.pidNamespace) expect(plugin.protections!.reason).toBeTruthy();
+    if (!plugin.protections!.netNamespace || !plugin.protections!.pidNamespace)
+      expect(plugin.protections!.reason).toBeTruthy();
     console.info(`[security] protections on this machine: ${JSON.stringify(plugin.protections)}`);
   });
 });
@@ -132,19 +146,26 @@ describe('the network grant', () => {
       const state = host.explain().tools.find((t) => t.name === 'net_connect')!;
       expect(state.exposed).toBe(false);
       expect(state.reason).toBe('network access not granted to untrusted plugin toolshed-plugin-net');
-      expect(host.explain().plugins[0]!.permissions).toMatchObject({ requested: { network: true }, granted: { network: false }, effective: { network: false } });
+      expect(host.explain().plugins[0]!.permissions).toMatchObject({
+        requested: { network: true },
+        granted: { network: false },
+        effective: { network: false },
+      });
     });
   });
 
   it('with the grant the child shares the host network and connects', async () => {
-    await withHost(untrustedOptions([{ package: fixture('security', 'netplugin'), grant: { network: true } }]), async (host) => {
-      const plugin = host.explain().plugins[0]!;
-      expect(plugin.protections).toMatchObject({ netNamespace: false, netPermission: false });
-      expect(plugin.permissions!.enforced.network).toMatchObject({ allowed: true });
-      const out = await call(host, 'net_connect', { host: '127.0.0.1', port });
-      expect(out).toEqual({ connected: true, data: 'hello from the host\n' });
-      // Still its own PID namespace where available: only the network was granted.
-      expect(host.explain().plugins[0]!.protections!.pidNamespace).toBe(plugin.protections!.pidNamespace);
-    });
+    await withHost(
+      untrustedOptions([{ package: fixture('security', 'netplugin'), grant: { network: true } }]),
+      async (host) => {
+        const plugin = host.explain().plugins[0]!;
+        expect(plugin.protections).toMatchObject({ netNamespace: false, netPermission: false });
+        expect(plugin.permissions!.enforced.network).toMatchObject({ allowed: true });
+        const out = await call(host, 'net_connect', { host: '127.0.0.1', port });
+        expect(out).toEqual({ connected: true, data: 'hello from the host\n' });
+        // Still its own PID namespace where available: only the network was granted.
+        expect(host.explain().plugins[0]!.protections!.pidNamespace).toBe(plugin.protections!.pidNamespace);
+      },
+    );
   });
 });

@@ -32,8 +32,13 @@ function runScenario(): Record<string, any> {
     'i=0; for p in "$@"; do i=$((i+1)); case "$p" in /tmp/*) mkdir -p "$p" && mount --bind "/mnt/$i" "$p";; esac; done',
     `exec "${process.execPath}" "${SCENARIO}"`,
   ].join('\n');
-  const run = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', script, 'sh', ...KEEP], { encoding: 'utf8', timeout: 120_000, env: { PATH: process.env.PATH ?? '' } });
-  if (run.status !== 0) throw new Error(`the scenario failed (exit ${run.status}; it needs root for unshare and setpriv):\n${run.stderr}`);
+  const run = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', script, 'sh', ...KEEP], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { PATH: process.env.PATH ?? '' },
+  });
+  if (run.status !== 0)
+    throw new Error(`the scenario failed (exit ${run.status}; it needs root for unshare and setpriv):\n${run.stderr}`);
   return JSON.parse(run.stdout);
 }
 
@@ -51,7 +56,9 @@ describe('per-user state against another local user', () => {
   });
 
   it('turns the manifest cache off for a folder another user made, says why, and writes nothing there', () => {
-    expect(results.cache.warnings.join('\n')).toMatch(/manifest cache off: refusing to use \/tmp\/shared-cache for per-user state: it is owned by uid 65534/);
+    expect(results.cache.warnings.join('\n')).toMatch(
+      /manifest cache off: refusing to use \/tmp\/shared-cache for per-user state: it is owned by uid 65534/,
+    );
     expect(results.cache.files).toEqual([]);
     expect(JSON.parse(results.cache.echo)).toEqual({ ok: 1 });
   });

@@ -33,7 +33,12 @@ describe('private state folders', () => {
     const open = path.join(work.dir, 'open');
     mkdirSync(open);
     chmodSync(open, 0o777);
-    expect(() => ensurePrivateDir(open)).toThrow(expect.objectContaining({ code: 'PERMISSION_DENIED', message: expect.stringContaining('its mode 777 lets other users write to it') }));
+    expect(() => ensurePrivateDir(open)).toThrow(
+      expect.objectContaining({
+        code: 'PERMISSION_DENIED',
+        message: expect.stringContaining('its mode 777 lets other users write to it'),
+      }),
+    );
     expect(mode(open)).toBe(0o777);
   });
 
@@ -45,7 +50,9 @@ describe('private state folders', () => {
     const shared = path.join(work.dir, 'shared');
     mkdirSync(shared);
     chmodSync(shared, 0o775);
-    expect(() => ensurePrivateDir(path.join(shared, 'state'))).toThrow(/other users may write to it and it has no sticky bit/);
+    expect(() => ensurePrivateDir(path.join(shared, 'state'))).toThrow(
+      /other users may write to it and it has no sticky bit/,
+    );
     chmodSync(shared, 0o1777);
     expect(ensurePrivateDir(path.join(shared, 'state'))).toBe(path.join(shared, 'state'));
   });

@@ -14,13 +14,16 @@ describe('processes and native code', () => {
   let host: ToolHost;
   beforeAll(async () => {
     // A small heap keeps the memory bombs quick; one thread per child keeps the budget small.
-    host = await createToolHost(untrustedOptions([{ package: ATTACKER }], { config: { limits: { memoryMb: 64, threads: 1 } } }));
+    host = await createToolHost(
+      untrustedOptions([{ package: ATTACKER }], { config: { limits: { memoryMb: 64, threads: 1 } } }),
+    );
   });
   afterAll(() => host.close());
 
   it('case 3: spawn, exec, execFile, fork and their sync forms are denied', async () => {
     const out = await call(host, 'try_spawn');
-    for (const how of ['spawn', 'exec', 'execSync', 'spawnSync', 'execFile', 'fork']) expect(out[how], how).toMatchObject(DENIED);
+    for (const how of ['spawn', 'exec', 'execSync', 'spawnSync', 'execFile', 'fork'])
+      expect(out[how], how).toMatchObject(DENIED);
     await expectHealthy(host);
   });
 
@@ -35,7 +38,8 @@ describe('processes and native code', () => {
 
   it('case 6: kill of the parent, of its process group, raw kill, inspector activation and renice are denied; the host survives', async () => {
     const out = await call(host, 'kill_host');
-    for (const how of ['killParent', 'killParentGroup', 'rawKill', 'inspectParent', 'renice']) expect(out[how], how).toMatchObject(DENIED);
+    for (const how of ['killParent', 'killParentGroup', 'rawKill', 'inspectParent', 'renice'])
+      expect(out[how], how).toMatchObject(DENIED);
     const pidNamespace = host.explain().plugins[0]!.protections!.pidNamespace;
     // In its own PID namespace the child has no parent it can see at all.
     if (pidNamespace) expect(out.ppid).toBe(0);
@@ -59,10 +63,14 @@ describe('processes and native code', () => {
 
   it('case 7: an off-heap (Buffer) bomb is killed by the memory watchdog', async () => {
     const watchdog = host.explain().plugins[0]!.protections!.memoryWatchdog;
-    if (!watchdog) console.warn('[security] no memory watchdog on this platform: an off-heap memory bomb is bounded only by the hard deadline');
+    if (!watchdog)
+      console.warn(
+        '[security] no memory watchdog on this platform: an off-heap memory bomb is bounded only by the hard deadline',
+      );
     expect(watchdog).toBe(process.platform === 'linux');
     if (!watchdog) return;
-    // The budget here is the child's one heap (64 + 8) + 256 = 328 MB; the bomb stops by itself at 4 GB if nothing kills it.
+    // The budget here is the child's one heap (64 + 8) + 256 = 328 MB; the bomb stops by itself at 4 GB if nothing
+    // kills it.
     const out = await call(host, 'buffer_bomb', { limitMb: 4096 });
     expect(out.code).toBe('TOOL_CRASHED');
     expect(out.error).toMatch(/over its budget of 328 MB/);
@@ -81,7 +89,8 @@ describe('without namespaces (the fallback on machines that lack them)', () => {
         expect(protections.reason).toContain('TOOLSHED_SANDBOX_NAMESPACES=off');
         const out = await call(host, 'kill_host');
         expect(out.ppid).toBe(process.pid);
-        for (const how of ['killParent', 'killParentGroup', 'rawKill', 'inspectParent', 'renice']) expect(out[how], how).toMatchObject(DENIED);
+        for (const how of ['killParent', 'killParentGroup', 'rawKill', 'inspectParent', 'renice'])
+          expect(out[how], how).toMatchObject(DENIED);
         expect(process.kill(process.pid, 0)).toBe(true);
         await expectHealthy(host);
       });

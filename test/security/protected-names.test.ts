@@ -86,7 +86,8 @@ describe('the protected names', () => {
   });
 
   it("are at least Anthropic's sandbox-runtime mandatory-deny list and Codex's read-only .git and .codex", () => {
-    // sandbox-runtime src/sandbox/sandbox-utils.ts: DANGEROUS_FILES, DANGEROUS_DIRECTORIES (+ .claude/commands, .claude/agents), .git/hooks, .git/config.
+    // sandbox-runtime src/sandbox/sandbox-utils.ts: DANGEROUS_FILES, DANGEROUS_DIRECTORIES (+ .claude/commands,
+    // .claude/agents), .git/hooks, .git/config.
     const sandboxRuntime = [
       '.gitconfig',
       '.gitmodules',
@@ -104,7 +105,8 @@ describe('the protected names', () => {
       '.git/hooks',
       '.git/config',
     ];
-    // Codex codex-rs/protocol/src/protocol.rs, get_writable_roots_with_cwd: .git (folder or gitdir file) and .codex read-only.
+    // Codex codex-rs/protocol/src/protocol.rs, get_writable_roots_with_cwd: .git (folder or gitdir file) and .codex
+    // read-only.
     const codex = ['.git', '.codex'];
     for (const name of [...sandboxRuntime, ...codex]) {
       expect(covered(name), name).toBeDefined();
@@ -115,8 +117,16 @@ describe('the protected names', () => {
 
 describe('a refusal on a protected path', () => {
   it("names no grant to ask for (Node's permission model), and turns an EROFS into PERMISSION_DENIED with the reason", () => {
-    const denied = (resource: string) => Object.assign(new Error('Access to this API has been restricted'), { code: 'ERR_ACCESS_DENIED', permission: 'FileSystemWrite', resource });
-    const held = permissionFailure(denied(path.join(W, '.toolshedrc.mjs')), PROTECTED_NAMES) as Error & { code: string; data: Record<string, unknown> };
+    const denied = (resource: string) =>
+      Object.assign(new Error('Access to this API has been restricted'), {
+        code: 'ERR_ACCESS_DENIED',
+        permission: 'FileSystemWrite',
+        resource,
+      });
+    const held = permissionFailure(denied(path.join(W, '.toolshedrc.mjs')), PROTECTED_NAMES) as Error & {
+      code: string;
+      data: Record<string, unknown>;
+    };
     expect(held.code).toBe('PERMISSION_DENIED');
     expect(held.message).toContain('is a protected name (.toolshedrc.mjs)');
     expect(held.message).not.toContain('grant');
@@ -124,7 +134,10 @@ describe('a refusal on a protected path', () => {
     const plain = permissionFailure(denied(path.join(W, 'out.txt')), PROTECTED_NAMES) as Error;
     expect(plain.message).toContain("grant: { fsWrite: ['/w/project/out.txt'] }");
 
-    const erofs = Object.assign(new Error("EROFS: read-only file system, open '/w/project/.git/config'"), { code: 'EROFS', path: path.join(W, '.git/config') });
+    const erofs = Object.assign(new Error("EROFS: read-only file system, open '/w/project/.git/config'"), {
+      code: 'EROFS',
+      path: path.join(W, '.git/config'),
+    });
     const refused = permissionFailure(erofs, PROTECTED_NAMES) as Error & { code: string };
     expect(refused.code).toBe('PERMISSION_DENIED');
     expect(refused.message).toContain('git runs the programs it names');
@@ -139,17 +152,31 @@ describe('the names a sandbox finds and holds', () => {
 
   it('finds them at any depth, holds .git but its git-written children, and moves aside a name created since', () => {
     const ws = path.join(work.dir, 'ws');
-    for (const dir of ['.git/objects', '.git/refs/heads', '.git/hooks', 'packages/app/src', 'node_modules/.bin']) mkdirSync(path.join(ws, dir), { recursive: true });
-    for (const file of ['.git/config', '.git/HEAD', '.git/index', 'packages/app/.npmrc', 'node_modules/.bin/tsc']) writeFileSync(path.join(ws, file), 'x\n');
+    for (const dir of ['.git/objects', '.git/refs/heads', '.git/hooks', 'packages/app/src', 'node_modules/.bin'])
+      mkdirSync(path.join(ws, dir), { recursive: true });
+    for (const file of ['.git/config', '.git/HEAD', '.git/index', 'packages/app/.npmrc', 'node_modules/.bin/tsc'])
+      writeFileSync(path.join(ws, file), 'x\n');
     const before = findProtected([ws], PROTECTED_NAMES);
-    expect([...before.keys()].map((p) => path.relative(ws, p)).sort()).toEqual(['.git/config', '.git/hooks', 'node_modules/.bin', 'packages/app/.npmrc']);
-    expect(protectedMounts([ws], PROTECTED_NAMES, ws).map((p) => path.relative(ws, p))).toEqual(['.git/hooks', '.git/config', 'node_modules/.bin', 'packages/app/.npmrc']);
+    expect([...before.keys()].map((p) => path.relative(ws, p)).sort()).toEqual([
+      '.git/config',
+      '.git/hooks',
+      'node_modules/.bin',
+      'packages/app/.npmrc',
+    ]);
+    expect(protectedMounts([ws], PROTECTED_NAMES, ws).map((p) => path.relative(ws, p))).toEqual([
+      '.git/hooks',
+      '.git/config',
+      'node_modules/.bin',
+      'packages/app/.npmrc',
+    ]);
 
     writeFileSync(path.join(ws, 'packages/app/.git'), 'gitdir: ../../evil\n');
     writeFileSync(path.join(ws, '.git/commondir'), '../evil\n');
     writeFileSync(path.join(ws, '.git/index'), 'y\n');
     const changes = refuseCreated(before, findProtected([ws], PROTECTED_NAMES));
-    expect(changes.map((c) => [path.relative(ws, c.path), c.change, c.movedTo && path.relative(ws, c.movedTo)])).toEqual([
+    expect(
+      changes.map((c) => [path.relative(ws, c.path), c.change, c.movedTo && path.relative(ws, c.movedTo)]),
+    ).toEqual([
       ['.git/commondir', 'created', '.git/commondir.refused-by-toolshed-1'],
       ['packages/app/.git', 'created', 'packages/app/.git.refused-by-toolshed-1'],
     ]);
@@ -158,8 +185,12 @@ describe('the names a sandbox finds and holds', () => {
     writeFileSync(path.join(ws, 'repo.git/config'), '[core]\n');
     mkdirSync(path.join(ws, 'worktree'));
     writeFileSync(path.join(ws, 'worktree/.git'), 'gitdir: ../repo.git\n');
-    expect([...findProtected([ws], PROTECTED_NAMES).keys()].map((p) => path.relative(ws, p))).toEqual(expect.arrayContaining(['worktree/.git', 'repo.git/config']));
-    expect([...findProtected([ws], PROTECTED_NAMES).keys()].map((p) => path.relative(ws, p))).not.toContain('repo.git/refs');
+    expect([...findProtected([ws], PROTECTED_NAMES).keys()].map((p) => path.relative(ws, p))).toEqual(
+      expect.arrayContaining(['worktree/.git', 'repo.git/config']),
+    );
+    expect([...findProtected([ws], PROTECTED_NAMES).keys()].map((p) => path.relative(ws, p))).not.toContain(
+      'repo.git/refs',
+    );
     // What was moved aside is read by nothing (inside .git it stays protected like every other name there).
     const now = [...findProtected([ws], PROTECTED_NAMES).keys()].map((p) => path.relative(ws, p));
     expect(now).not.toContain('.git/commondir');

@@ -16,7 +16,8 @@ import { fixture, tempDir } from '../helpers.js';
 import { call } from './helpers.js';
 
 // npm test installs bubblewrap (scripts/test-prerequisites.mjs): its absence fails this file, it never skips it.
-if (spawnSync('bwrap', ['--version']).status !== 0) throw new Error('bubblewrap (bwrap) is not installed: npm test installs it (scripts/test-prerequisites.mjs)');
+if (spawnSync('bwrap', ['--version']).status !== 0)
+  throw new Error('bubblewrap (bwrap) is not installed: npm test installs it (scripts/test-prerequisites.mjs)');
 
 let work: ReturnType<typeof tempDir>;
 let ws: string;
@@ -35,7 +36,8 @@ beforeAll(() => {
   mkdirSync(rel('deploy'));
   writeFileSync(rel('deploy', 'prod.env'), 'TOKEN=x\n');
   writeFileSync(rel('notes.txt'), 'ordinary file\n');
-  for (const file of ['.git/config', 'hooks.mjs', 'node_modules/toolshed-plugin-greetings/index.js', 'deploy/prod.env']) originals.set(file, readFileSync(rel(file), 'utf8'));
+  for (const file of ['.git/config', 'hooks.mjs', 'node_modules/toolshed-plugin-greetings/index.js', 'deploy/prod.env'])
+    originals.set(file, readFileSync(rel(file), 'utf8'));
 });
 /** The hosts withWorkspace opened, by the terminal's options: each serves every test that asks for the same. */
 const hosts = new Map<string, Promise<ToolHost>>();
@@ -45,8 +47,14 @@ afterAll(async () => {
   work.cleanup();
 });
 
-/** A host on the workspace with the file tools and the terminal, the hooks module, a trusted plugin from node_modules, and `protect`. */
-async function withWorkspace<T>(terminal: Record<string, unknown> | undefined, fn: (host: ToolHost) => Promise<T>): Promise<T> {
+/**
+ * A host on the workspace with the file tools and the terminal, the hooks module, a trusted plugin from node_modules,
+ * and `protect`.
+ */
+async function withWorkspace<T>(
+  terminal: Record<string, unknown> | undefined,
+  fn: (host: ToolHost) => Promise<T>,
+): Promise<T> {
   const key = JSON.stringify(terminal ?? null);
   if (!hosts.has(key)) hosts.set(key, openWorkspace(terminal));
   return fn(await hosts.get(key)!);
@@ -61,7 +69,10 @@ function openWorkspace(terminal: Record<string, unknown> | undefined): Promise<T
       enable: ['file', 'terminal', 'greetings'],
       hooks: ['./hooks.mjs'],
       protect: ['deploy'],
-      plugins: [{ package: 'toolshed-plugin-greetings', trust: 'trusted' }, ...(terminal ? [{ package: '@toolshed/terminal', options: terminal }] : [])],
+      plugins: [
+        { package: 'toolshed-plugin-greetings', trust: 'trusted' },
+        ...(terminal ? [{ package: '@toolshed/terminal', options: terminal }] : []),
+      ],
     },
   });
 }
@@ -105,18 +116,25 @@ describe('write_file and patch inside the workspace', () => {
         expect(result.error, file).toContain(file);
         expect(result.error, file).toContain(why);
       }
-      const patched = await call(host, 'patch', { path: 'hooks.mjs', old_string: 'beforeCall() {}', new_string: 'beforeCall() { globalThis.pwned = 1; }' });
+      const patched = await call(host, 'patch', {
+        path: 'hooks.mjs',
+        old_string: 'beforeCall() {}',
+        new_string: 'beforeCall() { globalThis.pwned = 1; }',
+      });
       expect(patched.code).toBe('PERMISSION_DENIED');
       expect(existsSync(rel('.toolshedrc.mjs'))).toBe(false);
       expect(existsSync(rel('sub', 'toolshed.config.mjs'))).toBe(false);
       expect(existsSync(rel('.git', 'hooks', 'pre-commit'))).toBe(false);
       expectUnchanged();
-      for (const file of ['.npmrc', 'node_modules/.bin/toolshed', '.git/commondir', 'packages/app/.git', '.vscode']) expect(existsSync(rel(file)), file).toBe(false);
+      for (const file of ['.npmrc', 'node_modules/.bin/toolshed', '.git/commondir', 'packages/app/.git', '.vscode'])
+        expect(existsSync(rel(file)), file).toBe(false);
       const ordinary = await call(host, 'write_file', { path: 'src/app.js', content: 'console.log(1);\n' });
       expect(ordinary).toMatchObject({ created: true });
       // What git add, commit and branch write under .git stays writable (a ref, by hand).
       const head = readFileSync(rel('.git', 'HEAD'), 'utf8');
-      expect(await call(host, 'write_file', { path: '.git/refs/heads/side', content: `${'0'.repeat(40)}\n` })).toMatchObject({ created: true });
+      expect(
+        await call(host, 'write_file', { path: '.git/refs/heads/side', content: `${'0'.repeat(40)}\n` }),
+      ).toMatchObject({ created: true });
       expect(readFileSync(rel('.git', 'HEAD'), 'utf8')).toBe(head);
       spawnSync('rm', ['-f', rel('.git', 'refs', 'heads', 'side')]);
     });
@@ -126,8 +144,12 @@ describe('write_file and patch inside the workspace', () => {
     await withWorkspace({ sandbox: 'off' }, async (host) => {
       const made = await call(host, 'terminal', { command: 'ln -s .git/hooks h && ln -s hooks.mjs hk.mjs && echo ok' });
       expect(made.output).toContain('ok');
-      expect((await call(host, 'write_file', { path: 'h/post-checkout', content: 'touch /tmp/pwned\n' })).code).toBe('PERMISSION_DENIED');
-      expect((await call(host, 'write_file', { path: 'hk.mjs', content: 'globalThis.pwned = 1;\n' })).code).toBe('PERMISSION_DENIED');
+      expect((await call(host, 'write_file', { path: 'h/post-checkout', content: 'touch /tmp/pwned\n' })).code).toBe(
+        'PERMISSION_DENIED',
+      );
+      expect((await call(host, 'write_file', { path: 'hk.mjs', content: 'globalThis.pwned = 1;\n' })).code).toBe(
+        'PERMISSION_DENIED',
+      );
       expect(existsSync(rel('.git', 'hooks', 'post-checkout'))).toBe(false);
       expectUnchanged();
       spawnSync('rm', ['-f', rel('h'), rel('hk.mjs')]);
@@ -158,7 +180,10 @@ describe('the terminal in its bubblewrap sandbox', () => {
       expect(existsSync(rel('.git', 'hooks', 'pre-commit'))).toBe(false);
       expect(existsSync(rel('.git-old'))).toBe(false);
       // Work on the rest goes on: a new file, and a commit (git writes objects, refs and its index).
-      const work = await call(host, 'terminal', { command: 'echo hi > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline | wc -l' });
+      const work = await call(host, 'terminal', {
+        command:
+          'echo hi > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline | wc -l',
+      });
       expect(work.exitCode, work.output).toBe(0);
       expect(work.output.trim()).toBe('1');
     });
@@ -167,10 +192,19 @@ describe('the terminal in its bubblewrap sandbox', () => {
 
 /** The model's attacks on what starts Node, npm and git, as terminal commands (routes 2, 3 and 4 of issue 40). */
 const CREATIONS: Array<[command: string, created: string]> = [
-  ['printf \'node-options=--require ./x.cjs\\n\' > .npmrc && echo \'require("fs").writeFileSync("npm-pwned", "")\' > x.cjs', '.npmrc'],
-  [`git init -q --bare evil && git config -f evil/config core.bare false && git config -f evil/config core.fsmonitor "touch $PWD/git-pwned; echo" && echo "$PWD/evil" > .git/commondir`, '.git/commondir'],
+  [
+    'printf \'node-options=--require ./x.cjs\\n\' > .npmrc && echo \'require("fs").writeFileSync("npm-pwned", "")\' > x.cjs',
+    '.npmrc',
+  ],
+  [
+    `git init -q --bare evil && git config -f evil/config core.bare false && git config -f evil/config core.fsmonitor "touch $PWD/git-pwned; echo" && echo "$PWD/evil" > .git/commondir`,
+    '.git/commondir',
+  ],
   ["mkdir -p packages/app && printf 'gitdir: ../../evil\\n' > packages/app/.git", 'packages/app/.git'],
-  ["mkdir -p node_modules/.bin && printf '#!/bin/sh\\ntouch npx-pwned\\n' > node_modules/.bin/toolshed && chmod +x node_modules/.bin/toolshed", 'node_modules/.bin'],
+  [
+    "mkdir -p node_modules/.bin && printf '#!/bin/sh\\ntouch npx-pwned\\n' > node_modules/.bin/toolshed && chmod +x node_modules/.bin/toolshed",
+    'node_modules/.bin',
+  ],
   ['mkdir -p .vscode && echo {} > .vscode/tasks.json', '.vscode'],
 ];
 
@@ -180,7 +214,11 @@ function expectNothingPlanted(): void {
   spawnSync('git', ['status', '--short'], { cwd: ws });
   spawnSync('git', ['status', '--short'], { cwd: rel('packages', 'app') });
   expect(existsSync(rel('git-pwned')), 'git ran the planted fsmonitor').toBe(false);
-  const npm = spawnSync('npm', ['config', 'get', 'node-options'], { cwd: ws, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: work.dir } });
+  const npm = spawnSync('npm', ['config', 'get', 'node-options'], {
+    cwd: ws,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: work.dir },
+  });
   expect(npm.stdout.trim()).not.toContain('x.cjs');
 }
 
@@ -202,7 +240,14 @@ describe('the terminal creating a protected name', () => {
         expect(work.exitCode, JSON.stringify(work)).toBe(0);
         expect(work.output).toBe('');
       });
-      spawnSync('sh', ['-c', 'rm -rf .npmrc.refused-* x.cjs evil packages node_modules/.bin.refused-* .vscode.refused-* .git/commondir.refused-*'], { cwd: ws });
+      spawnSync(
+        'sh',
+        [
+          '-c',
+          'rm -rf .npmrc.refused-* x.cjs evil packages node_modules/.bin.refused-* .vscode.refused-* .git/commondir.refused-*',
+        ],
+        { cwd: ws },
+      );
     });
   }
 
@@ -223,11 +268,16 @@ describe('an untrusted plugin granted the workspace', () => {
       cwd: ws,
       root: ws,
       env: { PATH: process.env.PATH },
-      config: { builtins: false, hooks: ['./hooks.mjs'], plugins: [{ package: fixture('security', 'workspace-writer'), trust: 'untrusted', grant: { fsWrite: ['.'] } }] },
+      config: {
+        builtins: false,
+        hooks: ['./hooks.mjs'],
+        plugins: [{ package: fixture('security', 'workspace-writer'), trust: 'untrusted', grant: { fsWrite: ['.'] } }],
+      },
     });
     try {
       expect(await call(host, 'write_anywhere', { path: rel('plain.txt') })).toMatchObject({ allowed: true });
-      for (const file of ['.git/config', 'hooks.mjs']) expect(await call(host, 'write_anywhere', { path: rel(file) }), file).toMatchObject({ allowed: false });
+      for (const file of ['.git/config', 'hooks.mjs'])
+        expect(await call(host, 'write_anywhere', { path: rel(file) }), file).toMatchObject({ allowed: false });
       expectUnchanged();
     } finally {
       await host.close();
@@ -241,7 +291,17 @@ describe('explain', () => {
       const { protection } = host.explain();
       expect(protection.writable).toContain(ws);
       const values = protection.protected.map((e) => e.value);
-      expect(values).toEqual(expect.arrayContaining(['.toolshedrc.mjs', 'toolshed.config.mjs', '.git/hooks', '.git/config', rel('hooks.mjs'), rel('node_modules', 'toolshed-plugin-greetings'), rel('deploy')]));
+      expect(values).toEqual(
+        expect.arrayContaining([
+          '.toolshedrc.mjs',
+          'toolshed.config.mjs',
+          '.git/hooks',
+          '.git/config',
+          rel('hooks.mjs'),
+          rel('node_modules', 'toolshed-plugin-greetings'),
+          rel('deploy'),
+        ]),
+      );
       expect(protection.notInForce.join('\n')).toMatch(/terminal: .*'off'.*protected paths/);
     });
     await withWorkspace(undefined, async (host) => {

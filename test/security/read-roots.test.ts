@@ -23,7 +23,9 @@ describe('dependency names and links of an untrusted plugin', () => {
       expect(report.error!.message).toContain('dependency "../.." (declared in');
       expect(report.error!.message).toContain('not a valid npm package name');
       // Nothing of it runs: the app's secret stays out of reach.
-      expect(await call(host, 'escape_read', { path: path.join(APP, 'secret.txt') })).toMatchObject({ code: 'UNKNOWN_TOOL' });
+      expect(await call(host, 'escape_read', { path: path.join(APP, 'secret.txt') })).toMatchObject({
+        code: 'UNKNOWN_TOOL',
+      });
     });
   });
 
@@ -39,7 +41,10 @@ describe('dependency names and links of an untrusted plugin', () => {
   });
 
   it('the same linked dependency loads when the operator grants its path for reading', async () => {
-    const options = untrustedOptions([{ package: plugin('toolshed-plugin-linked'), grant: { fsRead: ['./packages/helper'] } }], { cwd: APP });
+    const options = untrustedOptions(
+      [{ package: plugin('toolshed-plugin-linked'), grant: { fsRead: ['./packages/helper'] } }],
+      { cwd: APP },
+    );
     await withHost(options, async (host) => {
       expect(host.explain().plugins[0]!.status).toBe('loaded');
       expect(await call(host, 'linked_helper')).toEqual({ helper: 'helped' });

@@ -17,7 +17,11 @@ const TAG = `refused-start-${process.pid}-${Date.now()}`;
 writeFileSync(path.join(work.dir, 'package.json'), '{"name":"refused","private":true}');
 writeFileSync(
   path.join(work.dir, 'toolshed.config.json'),
-  JSON.stringify({ builtins: false, cache: { enabled: false }, mcpServers: { tagged: { command: process.execPath, args: [fixture('mcp-servers', 'escapes', 'server.mjs'), TAG] } } }),
+  JSON.stringify({
+    builtins: false,
+    cache: { enabled: false },
+    mcpServers: { tagged: { command: process.execPath, args: [fixture('mcp-servers', 'escapes', 'server.mjs'), TAG] } },
+  }),
 );
 const running: Array<ReturnType<typeof spawn>> = [];
 afterAll(() => {
@@ -57,10 +61,14 @@ describe('a refused start', () => {
   it.each([
     ['toolshed ui', ['ui', '--http', '0.0.0.0:0']],
     ['toolshed serve --ui --http', ['serve', '--ui', '--http', '0.0.0.0:0']],
-  ])('%s on 0.0.0.0 without authentication exits 2 and leaves no MCP server running', { timeout: 30_000 }, async (_name, args) => {
-    const result = await run(args);
-    expect(result.stderr).toMatch(/refusing to serve on 0\.0\.0\.0 without authentication/);
-    expect(result.code).toBe(2);
-    expect(tagged()).toEqual([]);
-  });
+  ])(
+    '%s on 0.0.0.0 without authentication exits 2 and leaves no MCP server running',
+    { timeout: 30_000 },
+    async (_name, args) => {
+      const result = await run(args);
+      expect(result.stderr).toMatch(/refusing to serve on 0\.0\.0\.0 without authentication/);
+      expect(result.code).toBe(2);
+      expect(tagged()).toEqual([]);
+    },
+  );
 });

@@ -62,7 +62,11 @@ function serversHost({ managed = true } = {}): Promise<ToolHost> {
   return (managed ? open : createToolHost)({
     cwd: work.dir,
     env: { PATH: process.env.PATH },
-    config: { builtins: false, cache: { enabled: false }, mcpServers: { hostile: { ...entry('hostile'), resources: LIMITS }, other: entry('other') } },
+    config: {
+      builtins: false,
+      cache: { enabled: false },
+      mcpServers: { hostile: { ...entry('hostile'), resources: LIMITS }, other: entry('other') },
+    },
   });
 }
 
@@ -94,10 +98,16 @@ describe('a hostile stdio MCP server', () => {
     const host = await limitedHost();
     // This test stops the server: the file's afterEach closes the host and sees its processes gone.
     hosts.push(host);
-    expect(mcpReport(host, 'hostile').protections!.resources).toMatchObject({ processes: { limit: 64 }, memoryMb: { limit: 256 }, fileSizeMb: { limit: 16, by: 'kernel' } });
+    expect(mcpReport(host, 'hostile').protections!.resources).toMatchObject({
+      processes: { limit: 64 },
+      memoryMb: { limit: 256 },
+      fileSizeMb: { limit: 16, by: 'kernel' },
+    });
     const out = await host.call('fork', { count: 300 });
     expect(out).toMatchObject({ ok: false, code: 'TOOL_CRASHED' });
-    expect(out.ok ? '' : out.message).toContain('the MCP server hostile was stopped by toolshed: it went over its process limit of 64 processes and threads (resources.processes)');
+    expect(out.ok ? '' : out.message).toContain(
+      'the MCP server hostile was stopped by toolshed: it went over its process limit of 64 processes and threads (resources.processes)',
+    );
     expect(await host.call('other_ping', {})).toMatchObject({ ok: true, text: 'pong' });
   });
 
@@ -119,9 +129,15 @@ describe('without prlimit (TOOLSHED_SANDBOX_PRLIMIT=off)', () => {
     process.env[PRLIMIT_ENV] = 'off';
     const host = await serversHost();
     const resources = mcpReport(host, 'hostile').protections!.resources!;
-    expect(resources.fileSizeMb).toEqual({ limit: 16, by: 'none', how: `not in force: rlimits disabled by ${PRLIMIT_ENV}=off in the host's environment` });
+    expect(resources.fileSizeMb).toEqual({
+      limit: 16,
+      by: 'none',
+      how: `not in force: rlimits disabled by ${PRLIMIT_ENV}=off in the host's environment`,
+    });
     expect(resources.memoryMb.by).toBe('watchdog');
-    expect(host.explain().protection.notInForce).toContain(`mcp:hostile: file size limit 16 MB not in force: rlimits disabled by ${PRLIMIT_ENV}=off in the host's environment`);
+    expect(host.explain().protection.notInForce).toContain(
+      `mcp:hostile: file size limit 16 MB not in force: rlimits disabled by ${PRLIMIT_ENV}=off in the host's environment`,
+    );
     const out = await host.call('allocate', { mb: 1536 });
     expect(out).toMatchObject({ ok: false, code: 'TOOL_CRASHED' });
     expect(out.ok ? '' : out.message).toContain('it went over its memory limit of 256 MB (resources.memoryMb)');
@@ -130,12 +146,21 @@ describe('without prlimit (TOOLSHED_SANDBOX_PRLIMIT=off)', () => {
 
 describe('the terminal under bubblewrap', () => {
   let ws: string;
-  // One host for the three commands: each is stopped on its own, and the file's afterEach sees what it started gone before the next.
+  // One host for the three commands: each is stopped on its own, and the file's afterEach sees what it started gone
+  // before the next.
   let shared: ToolHost;
   beforeAll(async () => {
     ws = path.join(work.dir, 'ws');
     mkdirSync(ws, { recursive: true });
-    shared = await createToolHost({ cwd: ws, env: { PATH: process.env.PATH }, config: { cache: { enabled: false }, enable: ['terminal'], plugins: [{ package: '@toolshed/terminal', resources: LIMITS }] } });
+    shared = await createToolHost({
+      cwd: ws,
+      env: { PATH: process.env.PATH },
+      config: {
+        cache: { enabled: false },
+        enable: ['terminal'],
+        plugins: [{ package: '@toolshed/terminal', resources: LIMITS }],
+      },
+    });
   });
   afterAll(async () => {
     await shared?.close();
@@ -149,10 +174,16 @@ describe('the terminal under bubblewrap', () => {
     const bomb = 'b(){ [ "$1" -lt 9 ] && { b $(($1+1)) | b $(($1+1)) & }; sleep 600; }; b 0';
     const out = await host.call('terminal', { command: bomb, timeoutMs: 120_000 });
     expect(out).toMatchObject({ ok: false });
-    expect(out.ok ? '' : out.message).toContain('The command was stopped: it went over its process limit of 64 processes and threads (resources.processes)');
+    expect(out.ok ? '' : out.message).toContain(
+      'The command was stopped: it went over its process limit of 64 processes and threads (resources.processes)',
+    );
     expect(await host.call('terminal', { command: 'echo still here' })).toMatchObject({ ok: true });
     // explain says what holds each limit of the terminal's commands.
-    expect(host.explain().protection.resources['@toolshed/terminal']).toMatchObject({ processes: { limit: 64 }, memoryMb: { limit: 256 }, fileSizeMb: { limit: 16, by: 'kernel' } });
+    expect(host.explain().protection.resources['@toolshed/terminal']).toMatchObject({
+      processes: { limit: 64 },
+      memoryMb: { limit: 256 },
+      fileSizeMb: { limit: 16, by: 'kernel' },
+    });
   });
 
   it('stops a memory hog at the memory limit, the limit named', async () => {
@@ -169,7 +200,9 @@ describe('the terminal under bubblewrap', () => {
     expect(out.ok).toBe(true);
     const result = JSON.parse(out.ok ? out.text : '{}') as { note?: string; output: string };
     expect(result.output).toContain('exit=153');
-    expect(result.note).toContain('A process was stopped by SIGXFSZ: it went over its file size limit of 16 MB (resources.fileSizeMb)');
+    expect(result.note).toContain(
+      'A process was stopped by SIGXFSZ: it went over its file size limit of 16 MB (resources.fileSizeMb)',
+    );
     expect(statSync(path.join(ws, 'big')).size).toBe(16 * MB);
   });
 });
@@ -182,7 +215,12 @@ describe('an untrusted plugin', () => {
     shared = await createToolHost({
       cwd: work.dir,
       env: { PATH: process.env.PATH },
-      config: { builtins: false, cache: { enabled: false }, resources: LIMITS, plugins: [{ package: HOG, trust: 'untrusted', grant: { fsWrite: ['./out'] } }] },
+      config: {
+        builtins: false,
+        cache: { enabled: false },
+        resources: LIMITS,
+        plugins: [{ package: HOG, trust: 'untrusted', grant: { fsWrite: ['./out'] } }],
+      },
     });
   });
   afterAll(async () => {
@@ -193,10 +231,15 @@ describe('an untrusted plugin', () => {
 
   it('is stopped past its memory limit (off-heap), the limit named; the next call gets a fresh child', async () => {
     const host = await hogHost();
-    expect(host.explain().plugins[0]!.protections!.resources).toMatchObject({ memoryMb: { limit: 256 }, fileSizeMb: { limit: 16, by: 'kernel' } });
+    expect(host.explain().plugins[0]!.protections!.resources).toMatchObject({
+      memoryMb: { limit: 256 },
+      fileSizeMb: { limit: 16, by: 'kernel' },
+    });
     const out = await host.call('allocate', { mb: 1536 });
     expect(out).toMatchObject({ ok: false, code: 'TOOL_CRASHED' });
-    expect(out.ok ? '' : out.message).toContain('was stopped: it went over its memory limit of 256 MB (resources.memoryMb)');
+    expect(out.ok ? '' : out.message).toContain(
+      'was stopped: it went over its memory limit of 256 MB (resources.memoryMb)',
+    );
     expect(await host.call('ping', {})).toMatchObject({ ok: true, text: 'pong' });
   });
 
@@ -214,9 +257,14 @@ describe('an untrusted plugin', () => {
 
 /** Runs `launch` (as the unprivileged user nobody when the suite runs as root) and resolves with its stdout. */
 function runAsUser(launch: { command: string; args: string[]; env: Record<string, string> }): Promise<string> {
-  const [command, args] = process.getuid?.() === 0 ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', launch.command, ...launch.args]] : [launch.command, launch.args];
+  const [command, args] =
+    process.getuid?.() === 0
+      ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', launch.command, ...launch.args]]
+      : [launch.command, launch.args];
   return new Promise((resolve, reject) => {
-    execFile(command as string, args as string[], { env: launch.env, timeout: 60_000 }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}: ${stderr}`)) : resolve(stdout)));
+    execFile(command as string, args as string[], { env: launch.env, timeout: 60_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}: ${stderr}`)) : resolve(stdout),
+    );
   });
 }
 
@@ -246,7 +294,9 @@ describe('RLIMIT_NPROC in a user namespace of its own', () => {
     expect(alone.started).toBeGreaterThan(10);
     expect(alone.started).toBeLessThan(42);
     // Two at once: each still starts as many as alone, so neither counts the other's tasks.
-    const both = (await Promise.all([runAsUser(launch), runAsUser(launch)])).map((out) => JSON.parse(out) as { started: number });
+    const both = (await Promise.all([runAsUser(launch), runAsUser(launch)])).map(
+      (out) => JSON.parse(out) as { started: number },
+    );
     for (const run of both) expect(Math.abs(run.started - alone.started)).toBeLessThanOrEqual(2);
   });
 });
@@ -258,8 +308,15 @@ describe('what holds each limit', () => {
     const plan = rlimitPlan({ processes: 64, memoryMb: 32, fileSizeMb: 16 }, { prlimit: prlimit! }, false);
     const [command, ...args] = plan.prefix;
     const out = await new Promise<string>((resolve, reject) =>
-      execFile(command!, [...args, process.execPath, '-e', 'const b = Buffer.alloc(8e6, 1); new WebAssembly.Memory({ initial: 16 }); console.log(process.version, b.length)'], (error, stdout, stderr) =>
-        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+      execFile(
+        command!,
+        [
+          ...args,
+          process.execPath,
+          '-e',
+          'const b = Buffer.alloc(8e6, 1); new WebAssembly.Memory({ initial: 16 }); console.log(process.version, b.length)',
+        ],
+        (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
       ),
     );
     expect(out.trim()).toBe(`${process.version} 8000000`);
@@ -268,7 +325,13 @@ describe('what holds each limit', () => {
   it('sets RLIMIT_NPROC only in a user namespace of its own, never for root, and says why', () => {
     const limits = { processes: 64, memoryMb: 256, fileSizeMb: 16 };
     const own = rlimitPlan(limits, { prlimit: '/usr/bin/prlimit' }, true);
-    expect(own.prefix).toEqual(['/usr/bin/prlimit', '--nproc=66', `--data=${(512 + 1024) * MB}`, `--fsize=${16 * MB}`, '--']);
+    expect(own.prefix).toEqual([
+      '/usr/bin/prlimit',
+      '--nproc=66',
+      `--data=${(512 + 1024) * MB}`,
+      `--fsize=${16 * MB}`,
+      '--',
+    ]);
     expect(own.protections.processes.by).toBe('kernel');
     const root = rlimitPlan(limits, { prlimit: '/usr/bin/prlimit', root: true }, true);
     expect(root.prefix).not.toContain('--nproc=66');
@@ -277,6 +340,10 @@ describe('what holds each limit', () => {
     expect(shared.protections.processes.how).toContain('no user namespace of its own');
     const none = rlimitPlan(limits, { prlimitReason: 'prlimit(1) (util-linux) is not installed' }, true);
     expect(none.prefix).toEqual([]);
-    expect(none.protections.fileSizeMb).toEqual({ limit: 16, by: 'none', how: 'not in force: prlimit(1) (util-linux) is not installed' });
+    expect(none.protections.fileSizeMb).toEqual({
+      limit: 16,
+      by: 'none',
+      how: 'not in force: prlimit(1) (util-linux) is not installed',
+    });
   });
 });

@@ -19,7 +19,11 @@ describe('RPC across the process boundary', () => {
   it('ctx.log, ctx.progress and ctx.callTool reach the host from the child', async () => {
     const logs: string[] = [];
     const progress: Array<[number, number | undefined]> = [];
-    const text = await host.dispatch('across', {}, { onLog: (m) => logs.push(m), onProgress: (d, t) => progress.push([d, t]) });
+    const text = await host.dispatch(
+      'across',
+      {},
+      { onLog: (m) => logs.push(m), onProgress: (d, t) => progress.push([d, t]) },
+    );
     const out = JSON.parse(text);
     expect(out.nested).toBe('pong');
     expect(logs).toContain('hello from the child');
@@ -45,7 +49,12 @@ describe('RPC across the process boundary', () => {
   it('case 11: __proto__ and constructor keys in arguments pollute no prototype, in the child or the host', async () => {
     const raw = '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}}}';
     const out = await call(host, 'inspect_args', raw);
-    expect(out).toEqual({ ownKeys: ['__proto__', 'constructor'], protoIsObjectPrototype: true, polluted: false, constructorIsObject: true });
+    expect(out).toEqual({
+      ownKeys: ['__proto__', 'constructor'],
+      protoIsObjectPrototype: true,
+      polluted: false,
+      constructorIsObject: true,
+    });
     expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty('polluted');
     await expectHealthy(host);

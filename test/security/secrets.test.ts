@@ -19,7 +19,10 @@ describe('case 5: host secrets', () => {
     process.env.TOOLSHED_TEST_SECRET = SECRET;
     // The cache off: a test below checks the manifest extraction itself (the file's only host of the attacker).
     host = await createToolHost(
-      untrustedOptions([{ package: ATTACKER, grant: { env: ['TOOLSHED_TEST_SECRET'] } }], { env: { PATH: process.env.PATH, TOOLSHED_TEST_SECRET: SECRET }, config: { cache: { enabled: false } } }),
+      untrustedOptions([{ package: ATTACKER, grant: { env: ['TOOLSHED_TEST_SECRET'] } }], {
+        env: { PATH: process.env.PATH, TOOLSHED_TEST_SECRET: SECRET },
+        config: { cache: { enabled: false } },
+      }),
     );
   });
   afterAll(async () => {
@@ -29,7 +32,11 @@ describe('case 5: host secrets', () => {
   });
 
   it('sees an empty process.env and ctx.env (granted but not requested is not given)', async () => {
-    expect(host.explain().plugins[0]!.permissions).toMatchObject({ requested: { env: [] }, granted: { env: ['TOOLSHED_TEST_SECRET'] }, effective: { env: [] } });
+    expect(host.explain().plugins[0]!.permissions).toMatchObject({
+      requested: { env: [] },
+      granted: { env: ['TOOLSHED_TEST_SECRET'] },
+      effective: { env: [] },
+    });
     const out = await call(host, 'steal_env');
     expect(out.processEnv).toEqual({});
     expect(out.ctxEnv).toEqual({});
@@ -39,12 +46,15 @@ describe('case 5: host secrets', () => {
 
   it('cannot read /proc/self/environ, the parent environ or pid 1 environ', async () => {
     const out = await call(host, 'steal_env');
-    for (const where of ['environ', 'parentEnviron', 'hostEnviron']) expect(out[where], where).toMatchObject({ allowed: false, code: 'ERR_ACCESS_DENIED' });
+    for (const where of ['environ', 'parentEnviron', 'hostEnviron'])
+      expect(out[where], where).toMatchObject({ allowed: false, code: 'ERR_ACCESS_DENIED' });
     expect(JSON.stringify(out)).not.toContain(SECRET);
   });
 
   it('extracts the manifest inside the sandbox: import-time code already has no files and no env', async () => {
-    const [definition] = (await host.definitions({ format: 'mcp' })).filter((d) => (d as { name: string }).name === 'ping') as Array<{ description: string }>;
+    const [definition] = (await host.definitions({ format: 'mcp' })).filter(
+      (d) => (d as { name: string }).name === 'ping',
+    ) as Array<{ description: string }>;
     expect(definition!.description).toContain('Import-time probe: passwd denied, env 0.');
     expect(host.explain().plugins[0]).toMatchObject({ tier: 'process', manifestSource: 'extracted' });
   });
@@ -65,11 +75,16 @@ describe('env grants', () => {
   });
 
   it('passes exactly the granted, requested variables', async () => {
-    await withHost(untrustedOptions([{ package: fixture('security', 'needs'), grant: { env: ['NEEDS_KEY', 'UNRELATED'] } }], { env }), async (host) => {
-      expect(host.explain().plugins[0]!.permissions?.effective.env).toEqual(['NEEDS_KEY']);
-      const out = await call(host, 'needs_key');
-      expect(out.ctxEnv).toEqual({ NEEDS_KEY: 'needs-value' });
-      expect(out.processEnv).toEqual({ NEEDS_KEY: 'needs-value' });
-    });
+    await withHost(
+      untrustedOptions([{ package: fixture('security', 'needs'), grant: { env: ['NEEDS_KEY', 'UNRELATED'] } }], {
+        env,
+      }),
+      async (host) => {
+        expect(host.explain().plugins[0]!.permissions?.effective.env).toEqual(['NEEDS_KEY']);
+        const out = await call(host, 'needs_key');
+        expect(out.ctxEnv).toEqual({ NEEDS_KEY: 'needs-value' });
+        expect(out.processEnv).toEqual({ NEEDS_KEY: 'needs-value' });
+      },
+    );
   });
 });

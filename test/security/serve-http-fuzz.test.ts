@@ -56,10 +56,15 @@ async function serve(args: string[], env: Record<string, string> = {}) {
 
 /** Whether the child still runs; when not, what it said. */
 function alive(server: { child: ChildProcess; stderr(): string }): string {
-  return server.child.exitCode === null && server.child.signalCode === null ? 'running' : `exited ${server.child.exitCode ?? server.child.signalCode}: ${server.stderr().slice(-2000)}`;
+  return server.child.exitCode === null && server.child.signalCode === null
+    ? 'running'
+    : `exited ${server.child.exitCode ?? server.child.signalCode}: ${server.stderr().slice(-2000)}`;
 }
 
-/** One serve child for the two 413 tests: neither changes what it serves, and each ends by checking that it still serves a client. */
+/**
+ * One serve child for the two 413 tests: neither changes what it serves, and each ends by checking that it still serves
+ * a client.
+ */
 let refusing: ReturnType<typeof serve> | undefined;
 const refusingServer = () => (refusing ??= serve([]));
 
@@ -71,7 +76,10 @@ describe('one request never stops serve --http', () => {
       const chunk = Buffer.alloc(64 * 1024, 0x20);
       let sent = 0;
       let done = false;
-      const req = http.request(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+      const req = http.request(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      });
       const finish = (status?: number) => {
         if (done) return;
         done = true;
@@ -109,7 +117,9 @@ describe('a client refused with 413', () => {
     let answer = '';
     let sentAfterAnswer = 0;
     socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
-    socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n`);
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n`,
+    );
     const chunk = `${(16 * 1024).toString(16)}\r\n${' '.repeat(16 * 1024)}\r\n`;
     // Past the 4 MB limit at once, then a chunk now and then: a client that ignores the answer.
     for (let i = 0; i < 300; i++) socket.write(chunk);
@@ -186,7 +196,20 @@ function recording(seeds: Seed[]): typeof fetch {
 
 /** A JSON value changed the way a careless or hostile client would. */
 function mutate(random: Random, value: unknown, depth = 0): unknown {
-  const oddities: unknown[] = [null, true, 0, -1, 1e308, '', 'x'.repeat(random.int(70_000)), [], {}, { __proto__: { polluted: true } }, '\u0000\u001b]52;c;aGk=\u0007', Number.MAX_SAFE_INTEGER + 2];
+  const oddities: unknown[] = [
+    null,
+    true,
+    0,
+    -1,
+    1e308,
+    '',
+    'x'.repeat(random.int(70_000)),
+    [],
+    {},
+    { __proto__: { polluted: true } },
+    '\u0000\u001b]52;c;aGk=\u0007',
+    Number.MAX_SAFE_INTEGER + 2,
+  ];
   if (depth > 6 || random.chance(0.08)) return random.pick(oddities);
   if (Array.isArray(value)) return value.map((item) => (random.chance(0.3) ? mutate(random, item, depth + 1) : item));
   if (value === null || typeof value !== 'object') return random.chance(0.3) ? random.pick(oddities) : value;
@@ -195,7 +218,9 @@ function mutate(random: Random, value: unknown, depth = 0): unknown {
     if (random.chance(0.15)) delete out[key];
     else if (random.chance(0.35)) out[key] = mutate(random, out[key], depth + 1);
   }
-  if (random.chance(0.1)) out[random.pick(['method', 'params', 'id', 'jsonrpc', '_meta', 'name', 'arguments', 'constructor'])] = random.pick(oddities);
+  if (random.chance(0.1))
+    out[random.pick(['method', 'params', 'id', 'jsonrpc', '_meta', 'name', 'arguments', 'constructor'])] =
+      random.pick(oddities);
   return out;
 }
 
@@ -218,7 +243,16 @@ function body(random: Random, seed: Seed): Buffer {
           jsonrpc: '2.0',
           id: 1,
           method: 'tools/call',
-          params: { name: 'echo', arguments: { pad: 'a'.repeat(random.chance(0.5) ? 4 * 1024 * 1024 - 100 + random.int(200) : 5 * 1024 * 1024 + random.int(8 * 1024 * 1024)) } },
+          params: {
+            name: 'echo',
+            arguments: {
+              pad: 'a'.repeat(
+                random.chance(0.5)
+                  ? 4 * 1024 * 1024 - 100 + random.int(200)
+                  : 5 * 1024 * 1024 + random.int(8 * 1024 * 1024),
+              ),
+            },
+          },
         }),
       );
     case 5:
@@ -226,7 +260,18 @@ function body(random: Random, seed: Seed): Buffer {
         JSON.stringify({
           jsonrpc: '2.0',
           id: random.int(5),
-          method: random.pick(['tools/call', 'tools/list', 'initialize', 'notifications/initialized', 'ping', 'resources/read', 'completion/complete', 'tasks/get', 'logging/setLevel', 'nope']),
+          method: random.pick([
+            'tools/call',
+            'tools/list',
+            'initialize',
+            'notifications/initialized',
+            'ping',
+            'resources/read',
+            'completion/complete',
+            'tasks/get',
+            'logging/setLevel',
+            'nope',
+          ]),
           params: mutate(random, (parsed as { params?: unknown }).params ?? {}),
         }),
       );
@@ -237,25 +282,68 @@ function body(random: Random, seed: Seed): Buffer {
   }
 }
 
-/** Where a connection is cut: while the head is sent, mid-body, once all is sent, once the answer starts; or never (read to the end). */
+/**
+ * Where a connection is cut: while the head is sent, mid-body, once all is sent, once the answer starts; or never (read
+ * to the end).
+ */
 type Stage = 'head' | 'body' | 'sent' | 'answer' | 'end';
 
 /** One raw request, as bytes, and where to cut it. */
-function request(random: Random, seeds: readonly Seed[], target: { port: number; token: string; session: string }): { bytes: Buffer; cutAt: number; stage: Stage } {
+function request(
+  random: Random,
+  seeds: readonly Seed[],
+  target: { port: number; token: string; session: string },
+): { bytes: Buffer; cutAt: number; stage: Stage } {
   const seed = random.pick(seeds);
   const payload = body(random, seed);
-  const method = random.chance(0.85) ? seed.method : random.pick(['GET', 'DELETE', 'PUT', 'OPTIONS', 'HEAD', 'PATCH', 'POST', 'G\u0001T', '']);
-  const paths = ['/mcp', '/mcp', '/mcp', '/mcp?x=1', '//mcp', '/', '/healthz', '/readyz', '/metrics', '/ui/', '/mcp/../mcp', `/${'a'.repeat(random.int(20_000))}`, '/%ZZ', '*'];
-  const headers: Array<[string, string]> = [['host', random.chance(0.9) ? `127.0.0.1:${target.port}` : random.pick(['evil.example', '', 'localhost:1', `[::1]:${target.port}`])]];
+  const method = random.chance(0.85)
+    ? seed.method
+    : random.pick(['GET', 'DELETE', 'PUT', 'OPTIONS', 'HEAD', 'PATCH', 'POST', 'G\u0001T', '']);
+  const paths = [
+    '/mcp',
+    '/mcp',
+    '/mcp',
+    '/mcp?x=1',
+    '//mcp',
+    '/',
+    '/healthz',
+    '/readyz',
+    '/metrics',
+    '/ui/',
+    '/mcp/../mcp',
+    `/${'a'.repeat(random.int(20_000))}`,
+    '/%ZZ',
+    '*',
+  ];
+  const headers: Array<[string, string]> = [
+    [
+      'host',
+      random.chance(0.9)
+        ? `127.0.0.1:${target.port}`
+        : random.pick(['evil.example', '', 'localhost:1', `[::1]:${target.port}`]),
+    ],
+  ];
   for (const [name, value] of Object.entries(seed.headers))
-    if (random.chance(0.9)) headers.push([name, random.chance(0.9) ? value : random.pick(['', 'text/plain', '*/*', '2099-01-01', 'application/json; charset=utf-16'])]);
+    if (random.chance(0.9))
+      headers.push([
+        name,
+        random.chance(0.9)
+          ? value
+          : random.pick(['', 'text/plain', '*/*', '2099-01-01', 'application/json; charset=utf-16']),
+      ]);
   const auth = random.int(5);
   if (auth < 3) headers.push(['authorization', `Bearer ${target.token}`]);
-  else if (auth === 3) headers.push(['authorization', random.pick(['Bearer wrong', 'Basic Zm9vOmJhcg==', 'Bearer', `Bearer ${target.token} extra`])]);
+  else if (auth === 3)
+    headers.push([
+      'authorization',
+      random.pick(['Bearer wrong', 'Basic Zm9vOmJhcg==', 'Bearer', `Bearer ${target.token} extra`]),
+    ]);
   const session = random.int(4);
   if (session < 2) headers.push(['mcp-session-id', target.session]);
-  else if (session === 2) headers.push(['mcp-session-id', random.pick(['', 'nope', 'a.b.c', 'x'.repeat(5000), '\u00ff\u00fe'])]);
-  if (random.chance(0.15)) headers.push(['origin', random.pick(['https://evil.example', 'null', 'http://127.0.0.1', 'not a url'])]);
+  else if (session === 2)
+    headers.push(['mcp-session-id', random.pick(['', 'nope', 'a.b.c', 'x'.repeat(5000), '\u00ff\u00fe'])]);
+  if (random.chance(0.15))
+    headers.push(['origin', random.pick(['https://evil.example', 'null', 'http://127.0.0.1', 'not a url'])]);
   if (random.chance(0.1)) headers.push(['x-forwarded-for', random.pick(['1.2.3.4', 'garbage, ,', '::1'])]);
   if (random.chance(0.05)) headers.push(['x-big', 'b'.repeat(20_000 + random.int(60_000))]);
   if (random.chance(0.1)) headers.push(['mcp-protocol-version', random.pick(['2025-03-26', '2026-07-28', 'v0', ''])]);
@@ -279,21 +367,39 @@ function request(random: Random, seeds: readonly Seed[], target: { port: number;
     else complete = false;
     framed = Buffer.concat(pieces);
   } else if (framing === 8) {
-    const claimed = random.pick([String(payload.length + 1 + random.int(1000)), '-1', 'abc', `${payload.length}, ${payload.length + 1}`]);
+    const claimed = random.pick([
+      String(payload.length + 1 + random.int(1000)),
+      '-1',
+      'abc',
+      `${payload.length}, ${payload.length + 1}`,
+    ]);
     headers.push(['content-length', claimed]);
     complete = !/^\d+$/.test(claimed);
   } else headers.push(['content-length', String(payload.length)], ['transfer-encoding', 'chunked']);
-  const line = random.chance(0.95) ? `${method} ${random.pick(paths)} HTTP/1.1` : random.pick(['GARBAGE', 'POST /mcp HTTP/9.9', `POST /mcp HTTP/1.1 ${'x'.repeat(100)}`, '\u0000\u0000']);
-  const head = Buffer.from(`${line}\r\n${headers.map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n`, 'latin1');
+  const line = random.chance(0.95)
+    ? `${method} ${random.pick(paths)} HTTP/1.1`
+    : random.pick(['GARBAGE', 'POST /mcp HTTP/9.9', `POST /mcp HTTP/1.1 ${'x'.repeat(100)}`, '\u0000\u0000']);
+  const head = Buffer.from(
+    `${line}\r\n${headers.map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n`,
+    'latin1',
+  );
   const bytes = Buffer.concat([head, framed]);
   const picked = random.pick<Stage>(['head', 'body', 'sent', 'answer', 'answer', 'end']);
   // A body the server waits for the rest of gets no answer: it is half-closed instead.
   const stage = picked === 'answer' && !complete ? 'end' : picked;
-  const cutAt = stage === 'head' ? random.int(head.length) : stage === 'body' ? head.length + random.int(Math.max(1, framed.length)) : bytes.length;
+  const cutAt =
+    stage === 'head'
+      ? random.int(head.length)
+      : stage === 'body'
+        ? head.length + random.int(Math.max(1, framed.length))
+        : bytes.length;
   return { bytes, cutAt, stage };
 }
 
-/** Sends `bytes` up to `cutAt` on a connection of its own and cuts it at `stage` (a server that never answers fails the test by its timeout). */
+/**
+ * Sends `bytes` up to `cutAt` on a connection of its own and cuts it at `stage` (a server that never answers fails the
+ * test by its timeout).
+ */
 function send(port: number, { bytes, cutAt, stage }: ReturnType<typeof request>): Promise<void> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
@@ -332,15 +438,24 @@ describe.each([
     // The normal clients: a 2025-era one with a session, and a 2026-07-28 one served per request.
     // What they send (initialize, tools/list, tools/call, notifications) seeds the fuzzer.
     legacy = new Client({ name: 'normal-legacy', version: '1.0.0' });
-    await legacy.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: auth, fetch: recording(seeds) }));
-    modern = new ModernClient({ name: 'normal-modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await legacy.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), { requestInit: auth, fetch: recording(seeds) }),
+    );
+    modern = new ModernClient(
+      { name: 'normal-modern', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     await modern.connect(new ModernTransport(new URL(server.url), { requestInit: auth, fetch: recording(seeds) }));
     await legacy.callTool({ name: 'echo', arguments: { seed: 1 } });
     await modern.callTool({ name: 'echo', arguments: { seed: 2 } });
     // The fuzzer's own session (the normal client's id is never sent: a DELETE would end it, rightly).
     const opened = await fetch(server.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${TOKEN}`,
+      },
       body: seeds.find((seed) => seed.body.includes('"initialize"'))!.body,
     });
     session = opened.headers.get('mcp-session-id') ?? '';
@@ -363,12 +478,17 @@ describe.each([
       stages[input.stage] = (stages[input.stage] ?? 0) + 1;
       await send(port, input);
       expect(alive(server), `after case ${index}`).toBe('running');
-      // The 2025-era client's session still answers after every input; the 2026-07-28 client and a new session now and then.
+      // The 2025-era client's session still answers after every input; the 2026-07-28 client and a new session now and
+      // then.
       expect((await legacy.listTools()).tools.length, `after case ${index}`).toBeGreaterThan(0);
       if (index % 20 === 0) {
         expect(textOf(await modern.callTool({ name: 'echo', arguments: { index } }))).toContain(String(index));
         const fresh = new Client({ name: 'fresh', version: '1.0.0' });
-        await fresh.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+        await fresh.connect(
+          new StreamableHTTPClientTransport(new URL(server.url), {
+            requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+          }),
+        );
         await fresh.close();
       }
     }

@@ -25,7 +25,10 @@ interface Answer {
 }
 
 /** One raw HTTP request (so any header, Origin included, can be sent as is). */
-function request(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+function request(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: init.method ?? 'POST', headers: init.headers ?? {} }, (res) => {
       let body = '';
@@ -38,7 +41,12 @@ function request(url: string, init: { method?: string; headers?: Record<string, 
   });
 }
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'security-test', version: '1.0.0' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'security-test', version: '1.0.0' } },
+});
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** Sends initialize with `headers`; the answer, and the session id when one was opened. */
@@ -58,7 +66,12 @@ let changeListeners = 0;
 let counted: ToolHost;
 
 beforeAll(async () => {
-  host = await createToolHost({ clock, cwd: scratchDir(), env: { PATH: process.env.PATH }, config: { builtins: false, cache: { enabled: false } } });
+  host = await createToolHost({
+    clock,
+    cwd: scratchDir(),
+    env: { PATH: process.env.PATH },
+    config: { builtins: false, cache: { enabled: false } },
+  });
   counted = {
     ...host,
     on(event, listener) {
@@ -75,7 +88,10 @@ beforeAll(async () => {
 });
 afterAll(() => host.close());
 
-async function withEndpoint(options: Partial<HttpServeOptions>, fn: (endpoint: HttpEndpoint) => Promise<void>): Promise<void> {
+async function withEndpoint(
+  options: Partial<HttpServeOptions>,
+  fn: (endpoint: HttpEndpoint) => Promise<void>,
+): Promise<void> {
   const endpoint = await serveHttp(counted, { host: '127.0.0.1', port: 0, ...options });
   try {
     await fn(endpoint);
@@ -87,14 +103,25 @@ async function withEndpoint(options: Partial<HttpServeOptions>, fn: (endpoint: H
 describe('Origin validation', () => {
   it('refuses a foreign or null Origin with 403 before anything runs; loopback, listed and absent origins pass', async () => {
     await withEndpoint({ allowedOrigins: ['https://app.example'] }, async (endpoint) => {
-      for (const origin of ['https://evil.example', 'null', 'https://app.example:444', 'http://localhost.evil.example']) {
+      for (const origin of [
+        'https://evil.example',
+        'null',
+        'https://app.example:444',
+        'http://localhost.evil.example',
+      ]) {
         const answer = await initialize(endpoint.url, { origin });
         expect(answer.status, origin).toBe(403);
         expect(rpcError(answer).message, origin).toContain('Forbidden');
         expect(answer.session, origin).toBeUndefined();
       }
       expect(endpoint.sessions).toBe(0);
-      for (const origin of ['http://localhost:5173', 'http://127.0.0.1:3000', 'http://[::1]:8080', 'https://app.example', undefined]) {
+      for (const origin of [
+        'http://localhost:5173',
+        'http://127.0.0.1:3000',
+        'http://[::1]:8080',
+        'https://app.example',
+        undefined,
+      ]) {
         const answer = await initialize(endpoint.url, origin ? { origin } : {});
         expect(answer.status, String(origin)).toBe(200);
         expect(answer.session, String(origin)).toBeTruthy();
@@ -110,7 +137,10 @@ describe('malformed requests', () => {
       expect(fresh.status).toBe(400);
       expect(rpcError(fresh).code).toBe(-32700);
       const { session } = await initialize(endpoint.url);
-      const within = await request(endpoint.url, { headers: { ...JSON_HEADERS, 'mcp-session-id': session!, 'mcp-protocol-version': '2025-03-26' }, body: 'not json at all' });
+      const within = await request(endpoint.url, {
+        headers: { ...JSON_HEADERS, 'mcp-session-id': session!, 'mcp-protocol-version': '2025-03-26' },
+        body: 'not json at all',
+      });
       expect(within.status).toBe(400);
       expect(rpcError(within).code).toBe(-32700);
     });
@@ -128,7 +158,10 @@ describe('sessions', () => {
       // The sweep (every quarter of sessionIdleMs) that falls due at 1 s of idleness closes it.
       clock.advance(1);
       await expect.poll(() => endpoint.sessions, { timeout: 10_000, interval: 50 }).toBe(0);
-      const gone = await request(endpoint.url, { headers: { ...JSON_HEADERS, 'mcp-session-id': session! }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+      const gone = await request(endpoint.url, {
+        headers: { ...JSON_HEADERS, 'mcp-session-id': session! },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
       expect(gone.status).toBe(404);
       // Only the endpoint's one shared listener remains while it is open.
       expect(changeListeners - before).toBe(1);
@@ -142,7 +175,15 @@ describe('sessions', () => {
       const second = await initialize(endpoint.url);
       // A request whose body never ends is in flight for as long as it stays open.
       const pending = [first, second].map(({ session }) => {
-        const req = http.request(endpoint.url, { method: 'POST', headers: { ...JSON_HEADERS, 'mcp-session-id': session!, 'mcp-protocol-version': '2025-03-26', 'content-length': '1000' } });
+        const req = http.request(endpoint.url, {
+          method: 'POST',
+          headers: {
+            ...JSON_HEADERS,
+            'mcp-session-id': session!,
+            'mcp-protocol-version': '2025-03-26',
+            'content-length': '1000',
+          },
+        });
         req.on('error', () => {});
         req.write('{');
         return req;
@@ -162,7 +203,10 @@ describe('sessions', () => {
         await expect.poll(() => seenAt(first.session)).toBe(clock.now());
         expect((await initialize(endpoint.url)).status).toBe(200);
         expect(endpoint.sessions).toBe(2);
-        const gone = await request(endpoint.url, { method: 'DELETE', headers: { 'mcp-session-id': first.session!, 'mcp-protocol-version': '2025-03-26' } });
+        const gone = await request(endpoint.url, {
+          method: 'DELETE',
+          headers: { 'mcp-session-id': first.session!, 'mcp-protocol-version': '2025-03-26' },
+        });
         expect(gone.status).toBe(404);
       } finally {
         for (const req of pending) req.destroy();
@@ -217,8 +261,14 @@ describe('bearer-token auth', () => {
     const config = `${work.dir}/toolshed.config.json`;
     writeFileSync(config, JSON.stringify({ builtins: false, cache: { enabled: false } }));
     const run = (args: string[], env: Record<string, string>) =>
-      spawn(process.execPath, [BIN, 'serve', '--config', config, ...args], { cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-    const child = run(['--http', '0.0.0.0:0', '--token-env', 'MCP_TOKEN', '--allow-origin', 'https://app.example'], { MCP_TOKEN: 'cli-token' });
+      spawn(process.execPath, [BIN, 'serve', '--config', config, ...args], {
+        cwd: work.dir,
+        env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+    const child = run(['--http', '0.0.0.0:0', '--token-env', 'MCP_TOKEN', '--allow-origin', 'https://app.example'], {
+      MCP_TOKEN: 'cli-token',
+    });
     try {
       let stderr = '';
       const port = await new Promise<number>((resolve, reject) => {
@@ -232,8 +282,12 @@ describe('bearer-token auth', () => {
       expect(stderr).toContain('bearer token from MCP_TOKEN required');
       const url = `http://127.0.0.1:${port}/mcp`;
       expect((await initialize(url)).status).toBe(401);
-      expect((await initialize(url, { authorization: 'Bearer cli-token', origin: 'https://evil.example' })).status).toBe(403);
-      expect((await initialize(url, { authorization: 'Bearer cli-token', origin: 'https://app.example' })).status).toBe(200);
+      expect(
+        (await initialize(url, { authorization: 'Bearer cli-token', origin: 'https://evil.example' })).status,
+      ).toBe(403);
+      expect((await initialize(url, { authorization: 'Bearer cli-token', origin: 'https://app.example' })).status).toBe(
+        200,
+      );
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));

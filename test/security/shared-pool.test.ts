@@ -16,8 +16,14 @@ import { call } from './helpers.js';
 const APP = fixture('security', 'shared-pool');
 const TOKEN = 'svc-token-of-the-victim';
 
-/** The victim (holds SVC_TOKEN) and the attacker (no env) as trusted plugins; `pool` is the victim's entry's setting. */
-function options(pool: 'shared' | 'own' | undefined, limits: Record<string, unknown> = { threads: 1 }, env: Record<string, string | undefined> = { PATH: process.env.PATH, SVC_TOKEN: TOKEN }): ToolHostOptions {
+/**
+ * The victim (holds SVC_TOKEN) and the attacker (no env) as trusted plugins; `pool` is the victim's entry's setting.
+ */
+function options(
+  pool: 'shared' | 'own' | undefined,
+  limits: Record<string, unknown> = { threads: 1 },
+  env: Record<string, string | undefined> = { PATH: process.env.PATH, SVC_TOKEN: TOKEN },
+): ToolHostOptions {
   return {
     cwd: APP,
     env,
@@ -70,20 +76,28 @@ describe('by default a trusted plugin holding env grants runs in a pool of its o
 
   it('explain says which pool each plugin runs in and why', async () => {
     await withHost(options(undefined), async (host) => {
-      const pools = Object.fromEntries(host.explain().plugins.map((p) => [p.name, { kind: p.pool?.kind, reason: p.pool?.reason }]));
+      const pools = Object.fromEntries(
+        host.explain().plugins.map((p) => [p.name, { kind: p.pool?.kind, reason: p.pool?.reason }]),
+      );
       expect(pools).toEqual({
         'toolshed-plugin-svc': { kind: 'own', reason: 'it holds env grants (SVC_TOKEN)' },
         'toolshed-plugin-snoop': { kind: 'shared', reason: 'it holds no env grants' },
       });
     });
     await withHost(options('shared'), async (host) => {
-      expect(host.explain().plugins.find((p) => p.name === 'toolshed-plugin-svc')?.pool).toMatchObject({ kind: 'shared', reason: "pool: 'shared' in its config entry, though it holds env grants (SVC_TOKEN)" });
+      expect(host.explain().plugins.find((p) => p.name === 'toolshed-plugin-svc')?.pool).toMatchObject({
+        kind: 'shared',
+        reason: "pool: 'shared' in its config entry, though it holds env grants (SVC_TOKEN)",
+      });
     });
   });
 
   it('a granted variable that is not set in the host env is no grant held: the plugin stays in the shared pool', async () => {
     await withHost(options(undefined, { threads: 1 }, { PATH: process.env.PATH }), async (host) => {
-      expect(host.explain().plugins.find((p) => p.name === 'toolshed-plugin-svc')?.pool).toMatchObject({ kind: 'shared', reason: 'it holds no env grants' });
+      expect(host.explain().plugins.find((p) => p.name === 'toolshed-plugin-svc')?.pool).toMatchObject({
+        kind: 'shared',
+        reason: 'it holds no env grants',
+      });
       const victim = await call(host, 'svc_request');
       expect(victim.authorized).toBe(false);
       expect((await call(host, 'snoop_settings')).threadId).toBe(victim.threadId);
@@ -93,7 +107,11 @@ describe('by default a trusted plugin holding env grants runs in a pool of its o
   it('its own pool is small: at most 2 threads however many limits.threads allows; pool: own gets limits.threads', async () => {
     const threadsAfterFourCalls = async (pool: 'own' | undefined) =>
       withHost(options(pool, { threads: 4 }), async (host) => {
-        const threads = new Set((await Promise.all(Array.from({ length: 4 }, () => call(host, 'svc_wait', { ms: 400 })))).map((r) => r.threadId));
+        const threads = new Set(
+          (await Promise.all(Array.from({ length: 4 }, () => call(host, 'svc_wait', { ms: 400 })))).map(
+            (r) => r.threadId,
+          ),
+        );
         const report = host.explain().plugins.find((p) => p.name === 'toolshed-plugin-svc')?.pool;
         return { distinct: threads.size, started: report?.threads, kind: report?.kind };
       });

@@ -18,7 +18,11 @@ const work = tempDir('toolshed-escapes-');
 writeFileSync(path.join(work.dir, 'package.json'), '{"name":"escapes","private":true}');
 writeFileSync(
   path.join(work.dir, 'toolshed.config.json'),
-  JSON.stringify({ builtins: false, cache: { enabled: false }, mcpServers: { escapes: { command: process.execPath, args: [fixture('mcp-servers', 'escapes', 'server.mjs')] } } }),
+  JSON.stringify({
+    builtins: false,
+    cache: { enabled: false },
+    mcpServers: { escapes: { command: process.execPath, args: [fixture('mcp-servers', 'escapes', 'server.mjs')] } },
+  }),
 );
 afterAll(() => work.cleanup());
 const env = { ...suiteHome(), PATH: process.env.PATH ?? '' };
@@ -27,7 +31,10 @@ const args = [BIN, 'call', 'greet', '--config', 'toolshed.config.json', '--trust
 /** Runs `toolshed call greet` on a pseudo-terminal (stdout and stderr both the terminal); what the terminal got. */
 function onTerminal(): Promise<{ code: number | null; screen: string }> {
   const command = args.map((arg) => `'${arg}'`).join(' ');
-  const child = spawn('script', ['-qec', `'${process.execPath}' ${command}`, '/dev/null'], { cwd: work.dir, env: { ...env, TERM: 'xterm-256color', FORCE_COLOR: '1' } });
+  const child = spawn('script', ['-qec', `'${process.execPath}' ${command}`, '/dev/null'], {
+    cwd: work.dir,
+    env: { ...env, TERM: 'xterm-256color', FORCE_COLOR: '1' },
+  });
   let screen = '';
   child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, screen })));
@@ -40,8 +47,12 @@ describe('control characters on the operator terminal', () => {
     expect(visible('one\ttwo\nthree\r\nfour\rover')).toBe('one\ttwo\nthree\r\nfour\\x0dover');
     expect(visible('plain ünïcödé ✓ — 日本')).toBe('plain ünïcödé ✓ — 日本');
     // The CLI's own colours pass when asked, nothing else does.
-    expect(visible('\u001b[32m✓\u001b[39m \u001b[1mbold\u001b[22m', true)).toBe('\u001b[32m✓\u001b[39m \u001b[1mbold\u001b[22m');
-    expect(visible('\u001b[32m✓\u001b[39m \u001b[8mhidden\u001b[0m', true)).toBe('\u001b[32m✓\u001b[39m \\x1b[8mhidden\\x1b[0m');
+    expect(visible('\u001b[32m✓\u001b[39m \u001b[1mbold\u001b[22m', true)).toBe(
+      '\u001b[32m✓\u001b[39m \u001b[1mbold\u001b[22m',
+    );
+    expect(visible('\u001b[32m✓\u001b[39m \u001b[8mhidden\u001b[0m', true)).toBe(
+      '\u001b[32m✓\u001b[39m \\x1b[8mhidden\\x1b[0m',
+    );
     expect(visible('\u001b[32m')).toBe('\\x1b[32m');
     expect(visibleLine('tools/call\nPOST /mcp 200 forged\tline')).toBe('tools/call\\nPOST /mcp 200 forged\\tline');
     // JSON stays JSON with the same value: JSON.stringify escapes C0, and the rest reads back the same.
@@ -63,7 +74,13 @@ describe('control characters on the operator terminal', () => {
   });
 
   it('piped, the result is the tool text exactly; stderr is still escaped', () => {
-    const result = spawnSync(process.execPath, args, { cwd: work.dir, encoding: 'utf8', env, input: '', timeout: 60_000 });
+    const result = spawnSync(process.execPath, args, {
+      cwd: work.dir,
+      encoding: 'utf8',
+      env,
+      input: '',
+      timeout: 60_000,
+    });
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(`hello ${OSC52}\u001b[31mred\u001b[0m\u009b2J \u202eevil\u202c\ttab\nline two\n`);
     expect(result.stderr).not.toMatch(/[\u0007\u001b\u009b]/);

@@ -45,16 +45,30 @@ afterAll(async () => {
  * cache is on, as for users (the suite's own cache folder): only the first host extracts the
  * terminal's manifest in a worker; the sandbox check runs in every host's own pool all the same.
  */
-function terminalHost(options: Record<string, unknown> | undefined, env: Record<string, string | undefined> = {}, config: Record<string, unknown> = {}): Promise<ToolHost> {
+function terminalHost(
+  options: Record<string, unknown> | undefined,
+  env: Record<string, string | undefined> = {},
+  config: Record<string, unknown> = {},
+): Promise<ToolHost> {
   return createToolHost({
     cwd: work.dir,
     root: ws,
     env: { PATH: process.env.PATH, ...env },
-    config: { enable: ['terminal'], cache: { enabled: true }, ...(options ? { plugins: [{ package: '@toolshed/terminal', options }] } : {}), ...config },
+    config: {
+      enable: ['terminal'],
+      cache: { enabled: true },
+      ...(options ? { plugins: [{ package: '@toolshed/terminal', options }] } : {}),
+      ...config,
+    },
   });
 }
 
-async function withTerminal<T>(options: Record<string, unknown> | undefined, fn: (host: ToolHost) => Promise<T>, env: Record<string, string | undefined> = {}, config: Record<string, unknown> = {}): Promise<T> {
+async function withTerminal<T>(
+  options: Record<string, unknown> | undefined,
+  fn: (host: ToolHost) => Promise<T>,
+  env: Record<string, string | undefined> = {},
+  config: Record<string, unknown> = {},
+): Promise<T> {
   const host = await terminalHost(options, env, config);
   try {
     return await fn(host);
@@ -63,17 +77,32 @@ async function withTerminal<T>(options: Record<string, unknown> | undefined, fn:
   }
 }
 
-/** The toolshed CLI as a child (not spawnSync: the tests' own loopback server keeps answering meanwhile); its exit status and output. */
-function cli(args: string[], env: Record<string, string>): Promise<{ status: unknown; stdout: string; stderr: string }> {
+/**
+ * The toolshed CLI as a child (not spawnSync: the tests' own loopback server keeps answering meanwhile); its exit
+ * status and output.
+ */
+function cli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ status: unknown; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ status: error ? (error.code ?? error.signal) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { encoding: 'utf8', env: { ...suiteHome(), PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ status: error ? (error.code ?? error.signal) : 0, stdout, stderr }),
     );
   });
 }
 
 const run = async (host: ToolHost, command: string, extra: Record<string, unknown> = {}) =>
-  JSON.parse(await host.dispatch('terminal', { command, ...extra })) as { exitCode: number; output: string; timedOut: boolean; error?: string; code?: string };
+  JSON.parse(await host.dispatch('terminal', { command, ...extra })) as {
+    exitCode: number;
+    output: string;
+    timedOut: boolean;
+    error?: string;
+    code?: string;
+  };
 
 describe('terminal in the sandbox (default: workspace-write)', () => {
   // One host for the tests that only run commands in the default sandbox.
@@ -89,9 +118,19 @@ describe('terminal in the sandbox (default: workspace-write)', () => {
     // /proc/PID/environ shows the environment a process started with, so the host here is a fresh CLI process.
     const call = async (options?: Record<string, unknown>) => {
       const config = path.join(work.dir, `environ-${options ? 'off' : 'on'}.json`);
-      writeFileSync(config, JSON.stringify({ enable: ['terminal'], root: './workspace', cache: { enabled: true }, ...(options ? { plugins: [{ package: '@toolshed/terminal', options }] } : {}) }));
+      writeFileSync(
+        config,
+        JSON.stringify({
+          enable: ['terminal'],
+          root: './workspace',
+          cache: { enabled: true },
+          ...(options ? { plugins: [{ package: '@toolshed/terminal', options }] } : {}),
+        }),
+      );
       const command = `tr '\\0' '\\n' < /proc/$PPID/environ; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; echo done`;
-      const result = await cli(['call', 'terminal', JSON.stringify({ command }), '--config', config], { TOOLSHED_TEST_TERMINAL_SECRET: SECRET });
+      const result = await cli(['call', 'terminal', JSON.stringify({ command }), '--config', config], {
+        TOOLSHED_TEST_TERMINAL_SECRET: SECRET,
+      });
       return JSON.parse(result.stdout).output as string;
     };
     // Both at once: each is a CLI process of its own.
@@ -114,7 +153,10 @@ describe('terminal in the sandbox (default: workspace-write)', () => {
   });
 
   it('can build and run code in the workspace, and what it writes stays there', async () => {
-    const out = await run(host, `mkdir -p build && printf 'console.log(6 * 7)\\n' > build/answer.js && node build/answer.js | tee build/answer.txt && echo tmp > /tmp/scratch && cat /tmp/scratch`);
+    const out = await run(
+      host,
+      `mkdir -p build && printf 'console.log(6 * 7)\\n' > build/answer.js && node build/answer.js | tee build/answer.txt && echo tmp > /tmp/scratch && cat /tmp/scratch`,
+    );
     expect(out).toMatchObject({ exitCode: 0, output: '42\ntmp\n' });
     expect(readFileSync(path.join(ws, 'build', 'answer.txt'), 'utf8')).toBe('42\n');
     // /tmp is the sandbox's own.
@@ -186,7 +228,10 @@ describe('terminal sandbox modes', () => {
     await withTerminal({ sandbox: 'off' }, async (host) => {
       expect((await run(host, `cat ${path.join(outside, 'secret.txt')}`)).output).toBe('TOP SECRET\n');
       const terminal = host.explain().plugins.find((p) => p.name === '@toolshed/terminal')!;
-      expect(terminal.permissions?.enforced).toMatchObject({ fs: 'declared, not enforced', note: "terminal is not sandboxed: options.sandbox is 'off'" });
+      expect(terminal.permissions?.enforced).toMatchObject({
+        fs: 'declared, not enforced',
+        note: "terminal is not sandboxed: options.sandbox is 'off'",
+      });
     });
   });
 
@@ -214,14 +259,24 @@ describe('terminal without bubblewrap', () => {
       async (host) => {
         expect((await run(host, `cat ${path.join(outside, 'secret.txt')}`)).output).toBe('TOP SECRET\n');
         const terminal = host.explain().plugins.find((p) => p.name === '@toolshed/terminal')!;
-        expect(terminal.permissions?.enforced.note).toMatch(/^terminal is not sandboxed here: bubblewrap disabled by TOOLSHED_SANDBOX_BWRAP=off/);
+        expect(terminal.permissions?.enforced.note).toMatch(
+          /^terminal is not sandboxed here: bubblewrap disabled by TOOLSHED_SANDBOX_BWRAP=off/,
+        );
       },
       bwrapOff,
     );
-    writeFileSync(path.join(work.dir, 'toolshed.config.json'), JSON.stringify({ enable: ['terminal'], root: './workspace' }));
+    writeFileSync(
+      path.join(work.dir, 'toolshed.config.json'),
+      JSON.stringify({ enable: ['terminal'], root: './workspace' }),
+    );
     // The CLI's summary, through its main() here (TOOLSHED_SANDBOX_BWRAP=off is set for this block).
-    const summary = await toolshedInProcess(['--config', path.join(work.dir, 'toolshed.config.json')], { cwd: work.dir, env: bwrapOff });
-    expect(summary.stdout).toContain('terminal is not sandboxed here: bubblewrap disabled by TOOLSHED_SANDBOX_BWRAP=off');
+    const summary = await toolshedInProcess(['--config', path.join(work.dir, 'toolshed.config.json')], {
+      cwd: work.dir,
+      env: bwrapOff,
+    });
+    expect(summary.stdout).toContain(
+      'terminal is not sandboxed here: bubblewrap disabled by TOOLSHED_SANDBOX_BWRAP=off',
+    );
   });
 
   it('hides the tool when a mode was asked for that needs bubblewrap', async () => {

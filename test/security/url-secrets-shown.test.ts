@@ -32,7 +32,9 @@ async function startKeyedServer(): Promise<{ url: string; close(): Promise<void>
   const handler = createMcpHandler(
     () => {
       const mcp = new McpServer({ name: 'keyed', version: '1.0.0' });
-      mcp.registerTool('ping', { description: 'Answers pong.', inputSchema: z.object({}) }, async () => ({ content: [{ type: 'text', text: 'pong' }] }));
+      mcp.registerTool('ping', { description: 'Answers pong.', inputSchema: z.object({}) }, async () => ({
+        content: [{ type: 'text', text: 'pong' }],
+      }));
       return mcp;
     },
     { legacy: 'stateless' },
@@ -55,7 +57,10 @@ async function startKeyedServer(): Promise<{ url: string; close(): Promise<void>
   };
 }
 
-/** The servers: one keyed by its query, one with user info (fetch refuses such a URL: its error must not show it either). */
+/**
+ * The servers: one keyed by its query, one with user info (fetch refuses such a URL: its error must not show it
+ * either).
+ */
 const servers = () => ({
   keyed: { url: `${keyed.url}/mcp?api_key=${KEY}&region=eu` },
   signed: { url: `http://alice:${PASSWORD}@127.0.0.1:9/mcp?token=${KEY}` },
@@ -70,7 +75,11 @@ beforeAll(async () => {
   keyed = await startKeyedServer();
   host = await serversHost(servers());
   host.on('log', (entry) => void logs.push(JSON.stringify(entry)));
-  await until(host, (report) => server(report, 'keyed').state === 'connected' && server(report, 'signed').reason !== undefined, 'keyed connected, signed refused');
+  await until(
+    host,
+    (report) => server(report, 'keyed').state === 'connected' && server(report, 'signed').reason !== undefined,
+    'keyed connected, signed refused',
+  );
   endpoint = await serveConsole(host, { host: '127.0.0.1', port: 0 });
 }, 60_000);
 
@@ -118,8 +127,11 @@ describe('secrets in an MCP server URL', () => {
     // Not spawnSync: the keyed server runs in this process, and a blocked event loop would leave
     // the child's connection to it unanswered until the child gave up on it.
     const text = await new Promise<{ status: unknown; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [BIN, 'explain', '--config', config], { cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH }, encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) =>
-        resolve({ status: error ? (error.code ?? error.signal) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [BIN, 'explain', '--config', config],
+        { cwd: work.dir, env: { ...suiteHome(), PATH: process.env.PATH }, encoding: 'utf8', timeout: 60_000 },
+        (error, stdout, stderr) => resolve({ status: error ? (error.code ?? error.signal) : 0, stdout, stderr }),
       );
     });
     expect(text.status).toBe(0);

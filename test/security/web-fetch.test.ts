@@ -39,7 +39,9 @@ let allowed: Server;
 
 beforeAll(async () => {
   // The "internal service": must never be reached.
-  internal = await serve('127.0.0.1', { '/secret': (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('internal secret') });
+  internal = await serve('127.0.0.1', {
+    '/secret': (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('internal secret'),
+  });
   // A server in a range the operator allows (127.0.0.2), which redirects into the internal one.
   allowed = await serve('127.0.0.2', {
     '/ok': (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('allowed page'),
@@ -66,10 +68,16 @@ async function fetchVia(host: { dispatch(name: string, args: unknown): Promise<s
 describe('web_fetch and the host network', () => {
   it('refuses loopback by address literal, by a name that resolves to it, and as IPv4-mapped IPv6; nothing reaches the server', async () => {
     await withHost(options(), async (host) => {
-      for (const url of [`http://127.0.0.1:${internal.port}/secret`, `http://localhost:${internal.port}/secret`, `http://[::ffff:127.0.0.1]:${internal.port}/secret`]) {
+      for (const url of [
+        `http://127.0.0.1:${internal.port}/secret`,
+        `http://localhost:${internal.port}/secret`,
+        `http://[::ffff:127.0.0.1]:${internal.port}/secret`,
+      ]) {
         const out = await fetchVia(host, url);
         expect(out.code, url).toBe('TOOL_FAILED');
-        expect(out.error, url).toMatch(/is not on the public internet \(127\.0\.0\.1 is a loopback address\).*WEB_FETCH_ALLOW_CIDRS/);
+        expect(out.error, url).toMatch(
+          /is not on the public internet \(127\.0\.0\.1 is a loopback address\).*WEB_FETCH_ALLOW_CIDRS/,
+        );
       }
       expect(internal.hits).toEqual([]);
     });
@@ -77,7 +85,10 @@ describe('web_fetch and the host network', () => {
 
   it('an operator-allowed range is fetched, but a redirect out of it into the host network is refused at that hop', async () => {
     await withHost(options({ WEB_FETCH_ALLOW_CIDRS: '127.0.0.2/32' }), async (host) => {
-      expect(await fetchVia(host, `http://127.0.0.2:${allowed.port}/ok`)).toMatchObject({ status: 200, content: 'allowed page' });
+      expect(await fetchVia(host, `http://127.0.0.2:${allowed.port}/ok`)).toMatchObject({
+        status: 200,
+        content: 'allowed page',
+      });
       for (const path of ['/to-literal', '/to-name', '/to-mapped']) {
         const out = await fetchVia(host, `http://127.0.0.2:${allowed.port}${path}`);
         expect(out.code, path).toBe('TOOL_FAILED');
@@ -90,7 +101,11 @@ describe('web_fetch and the host network', () => {
 
   it('allowing the range lets the internal server be fetched, redirects included (the allow-list is the only way in)', async () => {
     await withHost(options({ WEB_FETCH_ALLOW_CIDRS: '127.0.0.0/8' }), async (host) => {
-      expect(await fetchVia(host, `http://127.0.0.2:${allowed.port}/to-literal`)).toMatchObject({ status: 200, content: 'internal secret', finalUrl: `http://127.0.0.1:${internal.port}/secret` });
+      expect(await fetchVia(host, `http://127.0.0.2:${allowed.port}/to-literal`)).toMatchObject({
+        status: 200,
+        content: 'internal secret',
+        finalUrl: `http://127.0.0.1:${internal.port}/secret`,
+      });
     });
     internal.hits.length = 0;
   });
@@ -121,7 +136,8 @@ describe('web_fetch and the host network', () => {
     ]) {
       expect(addressRefusal(address, none), address).toBeDefined();
     }
-    for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) expect(addressRefusal(address, none), address).toBeUndefined();
+    for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111'])
+      expect(addressRefusal(address, none), address).toBeUndefined();
     const some = parseAllowed('10.0.0.0/8, fd00::/8 192.168.1.7');
     expect(addressRefusal('10.20.30.40', some)).toBeUndefined();
     expect(addressRefusal('fd00:ec2::254', some)).toBeUndefined();

@@ -26,7 +26,11 @@ const COMPOSITE: FixturePlugin = {
     { name: 'alone', toolset: 'solo' },
   ],
 };
-const CYCLIC: FixturePlugin = { name: 'cyclic', toolsets: { alpha: { includes: ['beta'] }, beta: { includes: ['gamma'] }, gamma: { includes: ['alpha'] } }, tools: [{ name: 'spin', toolset: 'alpha' }] };
+const CYCLIC: FixturePlugin = {
+  name: 'cyclic',
+  toolsets: { alpha: { includes: ['beta'] }, beta: { includes: ['gamma'] }, gamma: { includes: ['alpha'] } },
+  tools: [{ name: 'spin', toolset: 'alpha' }],
+};
 
 function selected(config: Record<string, unknown>, plugins: FixturePlugin[] = [COMPOSITE]): string[] {
   return [...selectTools(registryOf(plugins), resolvedConfig(config)).selected].sort();
@@ -60,7 +64,12 @@ describe('layer 1 without workers: selectTools', () => {
   });
 
   it('composes config toolsets with plugin toolsets', () => {
-    expect(selected({ toolsets: { mine: { includes: ['right'], tools: ['alone'] } }, enable: ['mine'] })).toEqual(['alone', 'b1', 'b2', 'r1']);
+    expect(selected({ toolsets: { mine: { includes: ['right'], tools: ['alone'] } }, enable: ['mine'] })).toEqual([
+      'alone',
+      'b1',
+      'b2',
+      'r1',
+    ]);
   });
 
   it('subtracts disabled toolsets and single tools last', () => {
@@ -77,7 +86,9 @@ describe('layer 1 without workers: selectTools', () => {
   it('reports a cycle as TOOLSET_CYCLE naming the path, in plugin and in config toolsets', () => {
     const plugin = selectionError({}, [CYCLIC]);
     expect(plugin.code).toBe('TOOLSET_CYCLE');
-    expect(plugin.message).toMatch(/(alpha → beta → gamma → alpha|beta → gamma → alpha → beta|gamma → alpha → beta → gamma)/);
+    expect(plugin.message).toMatch(
+      /(alpha → beta → gamma → alpha|beta → gamma → alpha → beta|gamma → alpha → beta → gamma)/,
+    );
     const config = selectionError({ toolsets: { a: { includes: ['b'] }, b: { includes: ['a'] } }, enable: ['base'] });
     expect(config.code).toBe('TOOLSET_CYCLE');
     expect(config.message).toContain('a → b → a');
@@ -107,14 +118,26 @@ describe('layer 1 without workers: selectTools', () => {
     const registry = registryOf([COMPOSITE, failedPlugin('broken')]);
     const { selected: names, warnings } = selectTools(registry, resolvedConfig({ disable: ['r2'] }));
     expect([...names].sort()).toEqual(['alone', 'b1', 'b2', 'l1', 'r1', 't1']);
-    expect(warnings).toEqual([expect.stringMatching(/unknown toolset or tool 'r2' in disable.*\(a plugin failed to load; it may have defined it\)$/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /unknown toolset or tool 'r2' in disable.*\(a plugin failed to load; it may have defined it\)$/,
+      ),
+    ]);
   });
 
   it("keeps a failed plugin's toolset known and says its tools are unavailable", () => {
     const registry = registryOf([COMPOSITE, failedPlugin('broken', ['extras'])]);
-    const { selected: names, warnings, toolsets } = selectTools(registry, resolvedConfig({ enable: ['extras', 'loose'] }));
+    const {
+      selected: names,
+      warnings,
+      toolsets,
+    } = selectTools(registry, resolvedConfig({ enable: ['extras', 'loose'] }));
     expect([...names]).toEqual(['l1']);
-    expect(toolsets.get('extras')?.unavailable).toEqual([{ plugin: 'broken', code: 'PLUGIN_IMPORT_FAILED', message: 'broken: import failed' }]);
-    expect(warnings).toEqual(["toolset 'extras' is enabled, but broken declares it and failed to load (PLUGIN_IMPORT_FAILED); its tools are unavailable"]);
+    expect(toolsets.get('extras')?.unavailable).toEqual([
+      { plugin: 'broken', code: 'PLUGIN_IMPORT_FAILED', message: 'broken: import failed' },
+    ]);
+    expect(warnings).toEqual([
+      "toolset 'extras' is enabled, but broken declares it and failed to load (PLUGIN_IMPORT_FAILED); its tools are unavailable",
+    ]);
   });
 });

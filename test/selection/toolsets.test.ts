@@ -14,8 +14,16 @@ describe('layer 1: toolset selection', () => {
       const defs = (await host.definitions({ format: 'mcp' })) as Array<{ name: string }>;
       expect(defs.map((d) => d.name)).toEqual(['b1', 'l1']);
       const tools = host.explain().tools;
-      expect(tools.find((t) => t.name === 'r1')).toMatchObject({ exposed: false, layer: 'selection', reason: 'not in the enabled toolsets (left)' });
-      expect(tools.find((t) => t.name === 'b2')).toMatchObject({ exposed: false, layer: 'selection', reason: 'disabled by config' });
+      expect(tools.find((t) => t.name === 'r1')).toMatchObject({
+        exposed: false,
+        layer: 'selection',
+        reason: 'not in the enabled toolsets (left)',
+      });
+      expect(tools.find((t) => t.name === 'b2')).toMatchObject({
+        exposed: false,
+        layer: 'selection',
+        reason: 'disabled by config',
+      });
       expect(host.explain().counts).toEqual({ registered: 6, selected: 2, available: 2, exposed: 2 });
     });
   });

@@ -38,7 +38,16 @@ describe('converting a Standard Schema to JSON Schema', () => {
     expect(isStandardSchema(schema)).toBe(true);
     const json = (await convertedSchema(schema as never, entryOf('zod-tools'), 'tools[0].parameters')).schema;
     expect(json.required).toEqual(['city']);
-    expect(verdicts(json, [{ city: 'Oslo' }, { city: 'Oslo', nights: 2, tag: 'x' }, { city: '' }, { city: 'Oslo', nights: 0 }, { city: 'Oslo', extra: 1 }, {}])).toEqual([true, true, false, false, false, false]);
+    expect(
+      verdicts(json, [
+        { city: 'Oslo' },
+        { city: 'Oslo', nights: 2, tag: 'x' },
+        { city: '' },
+        { city: 'Oslo', nights: 0 },
+        { city: 'Oslo', extra: 1 },
+        {},
+      ]),
+    ).toEqual([true, true, false, false, false, false]);
   });
 
   it("valibot: through @valibot/to-json-schema resolved from the plugin's folder, or its Standard JSON Schema wrapper", async () => {
@@ -46,16 +55,41 @@ describe('converting a Standard Schema to JSON Schema', () => {
     expect(isStandardSchema(schema)).toBe(true);
     expect((schema as { '~standard': { jsonSchema?: unknown } })['~standard'].jsonSchema).toBeUndefined();
     const byVendor = (await convertedSchema(schema as never, entryOf('valibot-tools'), 'tools[0].parameters')).schema;
-    const byInterface = (await convertedSchema(toStandardJsonSchema(schema as never) as never, 'file:///nowhere/index.js', 'tools[0].parameters')).schema;
+    const byInterface = (
+      await convertedSchema(
+        toStandardJsonSchema(schema as never) as never,
+        'file:///nowhere/index.js',
+        'tools[0].parameters',
+      )
+    ).schema;
     expect(byInterface).toEqual(byVendor);
-    expect(verdicts(byVendor, [{ query: 'ab' }, { query: 'ab', limit: 3 }, { query: 'a' }, { query: 'ab', limit: 1.5 }, { query: 'ab', more: true }])).toEqual([true, true, false, false, false]);
+    expect(
+      verdicts(byVendor, [
+        { query: 'ab' },
+        { query: 'ab', limit: 3 },
+        { query: 'a' },
+        { query: 'ab', limit: 1.5 },
+        { query: 'ab', more: true },
+      ]),
+    ).toEqual([true, true, false, false, false]);
   });
 
   it('keeps the dialect a library names itself', async () => {
     const draft07 = {
-      '~standard': { version: 1, vendor: 'acme', validate: (value: unknown) => ({ value }), jsonSchema: { input: () => ({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' }), output: () => ({}) } },
+      '~standard': {
+        version: 1,
+        vendor: 'acme',
+        validate: (value: unknown) => ({ value }),
+        jsonSchema: {
+          input: () => ({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' }),
+          output: () => ({}),
+        },
+      },
     };
-    expect((await convertedSchema(draft07 as never, 'file:///nowhere/index.js', 'p')).schema).toEqual({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' });
+    expect((await convertedSchema(draft07 as never, 'file:///nowhere/index.js', 'p')).schema).toEqual({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+    });
   });
 
   it('a JSON Schema object is not taken for a Standard Schema', () => {

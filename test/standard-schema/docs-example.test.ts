@@ -20,7 +20,10 @@ function blockAfter(text: string, heading: string): string {
 
 describe('docs/plugins.md, "Schemas with zod or valibot"', () => {
   it('shows the code the type checker sees', () => {
-    const typed = copy.slice(copy.indexOf('// --- docs/plugins.md\n') + '// --- docs/plugins.md\n'.length, copy.indexOf('// --- end\n'));
+    const typed = copy.slice(
+      copy.indexOf('// --- docs/plugins.md\n') + '// --- docs/plugins.md\n'.length,
+      copy.indexOf('// --- end\n'),
+    );
     expect(blockAfter(doc, '### Schemas with zod or valibot')).toBe(typed);
   });
 

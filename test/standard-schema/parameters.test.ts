@@ -18,7 +18,11 @@ const OPAQUE = fixture('plugins', 'opaque-schema');
 
 type Trust = 'trusted' | 'untrusted';
 
-const options = (trust: Trust, packages: string[], cache: Record<string, unknown> = { enabled: false }): ToolHostOptions => ({
+const options = (
+  trust: Trust,
+  packages: string[],
+  cache: Record<string, unknown> = { enabled: false },
+): ToolHostOptions => ({
   env: { PATH: process.env.PATH },
   config: { builtins: false, cache, plugins: packages.map((pkg) => ({ package: pkg, trust })) },
 });
@@ -43,13 +47,22 @@ describe.each<Trust>(['trusted', 'untrusted'])('Standard Schema parameters, %s',
     const trip = tools.find((t) => t.name === 'book_trip')!;
     expect(trip.inputSchema).toMatchObject({
       type: 'object',
-      properties: { city: { type: 'string', minLength: 1, description: 'Where to' }, nights: { type: 'integer', default: 1 }, tag: { type: 'string' } },
+      properties: {
+        city: { type: 'string', minLength: 1, description: 'Where to' },
+        nights: { type: 'integer', default: 1 },
+        tag: { type: 'string' },
+      },
       required: ['city'],
       additionalProperties: false,
     });
     const notes = tools.find((t) => t.name === 'search_notes')!;
-    expect(notes.inputSchema).toMatchObject({ type: 'object', properties: { query: { type: 'string', minLength: 2 }, limit: { type: 'integer', default: 5 } }, required: ['query'] });
-    for (const tool of [trip, notes]) expect(JSON.stringify(tool.inputSchema)).not.toMatch(/~standard|"def"|"_zod"|"kind"/);
+    expect(notes.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { query: { type: 'string', minLength: 2 }, limit: { type: 'integer', default: 5 } },
+      required: ['query'],
+    });
+    for (const tool of [trip, notes])
+      expect(JSON.stringify(tool.inputSchema)).not.toMatch(/~standard|"def"|"_zod"|"kind"/);
     // The OpenAI format is the same schema, for what the other providers are built from.
     const openai = await host.definitions();
     expect(JSON.stringify(openai)).not.toMatch(/~standard|"_zod"/);
@@ -58,34 +71,56 @@ describe.each<Trust>(['trusted', 'untrusted'])('Standard Schema parameters, %s',
   it("hands the handler the schema's output: zod defaults and transforms applied", async () => {
     expect(await call(host, 'book_trip', { city: 'Oslo', tag: 'ski' })).toEqual({
       ok: true,
-      value: { args: { city: 'Oslo', nights: 1, tag: 'SKI' }, types: { city: 'string', nights: 'number', tag: 'string' } },
+      value: {
+        args: { city: 'Oslo', nights: 1, tag: 'SKI' },
+        types: { city: 'string', nights: 'number', tag: 'string' },
+      },
     });
-    expect(await call(host, 'search_notes', { query: 'ab' })).toEqual({ ok: true, value: { args: { query: 'ab', limit: 5 } } });
+    expect(await call(host, 'search_notes', { query: 'ab' })).toEqual({
+      ok: true,
+      value: { args: { query: 'ab', limit: 5 } },
+    });
   });
 
   it('refuses a bad argument on the host, as for any JSON Schema tool', async () => {
     const wrongType = await host.call('book_trip', { city: 5 });
     expect(wrongType).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
     expect(wrongType.ok ? '' : wrongType.message).toContain('/city');
-    expect(await host.call('book_trip', { city: 'Oslo', extra: true })).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
+    expect(await host.call('book_trip', { city: 'Oslo', extra: true })).toMatchObject({
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+    });
     expect(await host.call('search_notes', { query: 'a' })).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
   });
 
   it('refuses in the tier what only the schema itself checks (zod refinements, synchronous or not), as INVALID_ARGUMENTS', async () => {
     const outcome = await host.call('book_trip', { city: 'Atlantis' });
-    expect(outcome).toEqual({ ok: false, code: 'INVALID_ARGUMENTS', message: 'invalid arguments for book_trip: /city no such city' });
+    expect(outcome).toEqual({
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+      message: 'invalid arguments for book_trip: /city no such city',
+    });
     // An asynchronous check, inside the call's deadline.
-    expect(await host.call('reserve_name', { name: 'taken' })).toEqual({ ok: false, code: 'INVALID_ARGUMENTS', message: 'invalid arguments for reserve_name: /name already taken' });
+    expect(await host.call('reserve_name', { name: 'taken' })).toEqual({
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+      message: 'invalid arguments for reserve_name: /name already taken',
+    });
     expect(await host.call('reserve_name', { name: 'Ada' })).toEqual({ ok: true, text: 'reserved Ada' });
     // The envelope the model sees.
-    expect(JSON.parse(await host.dispatch('book_trip', { city: 'Atlantis' }))).toEqual({ error: 'invalid arguments for book_trip: /city no such city', code: 'INVALID_ARGUMENTS' });
+    expect(JSON.parse(await host.dispatch('book_trip', { city: 'Atlantis' }))).toEqual({
+      error: 'invalid arguments for book_trip: /city no such city',
+      code: 'INVALID_ARGUMENTS',
+    });
   });
 
   it('fails a plugin whose schema object cannot be converted, saying what to pass instead', async () => {
     await withHost(options(trust, [OPAQUE]), async (opaque) => {
       const plugin = opaque.explain().plugins[0]!;
       expect(plugin).toMatchObject({ status: 'failed', error: { code: 'PLUGIN_INVALID' } });
-      expect(plugin.error?.message).toContain('tools[0].parameters is an acme schema that could not be converted to JSON Schema');
+      expect(plugin.error?.message).toContain(
+        'tools[0].parameters is an acme schema that could not be converted to JSON Schema',
+      );
       expect(plugin.error?.message).toContain('pass a JSON Schema object as parameters');
       expect(await opaque.definitions()).toEqual([]);
     });
@@ -120,20 +155,36 @@ describe('a cached manifest with converted schemas', () => {
 });
 
 describe('a cached manifest whose schema library changed', () => {
-  /** A plugin whose schema comes from its dependency `acme-schema` (Standard JSON Schema), which says its version in the schema. */
+  /**
+   * A plugin whose schema comes from its dependency `acme-schema` (Standard JSON Schema), which says its version in the
+   * schema.
+   */
   function writePlugin(dir: string): void {
     const library = path.join(dir, 'node_modules', 'acme-schema');
     mkdirSync(library, { recursive: true });
     writeFileSync(
       path.join(dir, 'package.json'),
-      JSON.stringify({ name: 'toolshed-plugin-acme', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 }, dependencies: { 'acme-schema': '^1.0.0' } }),
+      JSON.stringify({
+        name: 'toolshed-plugin-acme',
+        version: '1.0.0',
+        type: 'module',
+        main: 'index.js',
+        toolshed: { apiVersion: 1 },
+        dependencies: { 'acme-schema': '^1.0.0' },
+      }),
     );
-    writeFileSync(path.join(dir, 'index.js'), "import { schema } from 'acme-schema';\nexport default { apiVersion: 1, tools: [{ name: 'acme', description: 'Acme.', parameters: schema, handler: (args) => args }] };\n");
+    writeFileSync(
+      path.join(dir, 'index.js'),
+      "import { schema } from 'acme-schema';\nexport default { apiVersion: 1, tools: [{ name: 'acme', description: 'Acme.', parameters: schema, handler: (args) => args }] };\n",
+    );
     writeLibrary(library, '1.0.0');
   }
 
   function writeLibrary(library: string, version: string): void {
-    writeFileSync(path.join(library, 'package.json'), JSON.stringify({ name: 'acme-schema', version, type: 'module', main: 'index.js' }));
+    writeFileSync(
+      path.join(library, 'package.json'),
+      JSON.stringify({ name: 'acme-schema', version, type: 'module', main: 'index.js' }),
+    );
     writeFileSync(
       path.join(library, 'index.js'),
       `export const schema = { '~standard': { version: 1, vendor: 'acme-schema', validate: (value) => ({ value }),\n` +
@@ -151,7 +202,9 @@ describe('a cached manifest whose schema library changed', () => {
       const start = () =>
         withHost(options('untrusted', [work.dir], { dir: cacheHome.dir }), async (host) => ({
           from: host.explain().plugins[0]?.manifestSource,
-          description: ((await host.definitions({ format: 'mcp' }))[0]?.inputSchema as { description?: string } | undefined)?.description,
+          description: (
+            (await host.definitions({ format: 'mcp' }))[0]?.inputSchema as { description?: string } | undefined
+          )?.description,
         }));
       expect(await start()).toEqual({ from: 'extracted', description: 'converted by 1.0.0' });
       expect(await start()).toEqual({ from: 'cache', description: 'converted by 1.0.0' });
@@ -175,7 +228,16 @@ describe('a zod or valibot schema whose converter the plugin cannot resolve', ()
   function writePlugin(vendor: string): string {
     const dir = path.join(work.dir, vendor);
     mkdirSync(dir);
-    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `toolshed-plugin-fake-${vendor}`, version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+    writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({
+        name: `toolshed-plugin-fake-${vendor}`,
+        version: '1.0.0',
+        type: 'module',
+        main: 'index.js',
+        toolshed: { apiVersion: 1 },
+      }),
+    );
     writeFileSync(
       path.join(dir, 'index.js'),
       `const schema = { '~standard': { version: 1, vendor: '${vendor}', validate: (value) => ({ value }) } };\n` +
@@ -186,14 +248,19 @@ describe('a zod or valibot schema whose converter the plugin cannot resolve', ()
 
   it.each([
     ['valibot', 'Install @valibot/to-json-schema as a dependency of the plugin'],
-    ['zod', 'Use zod 4 (from version 4.2 its schemas convert themselves), installed as a dependency of the plugin, or pass a JSON Schema object: parameters: z.toJSONSchema(schema)'],
+    [
+      'zod',
+      'Use zod 4 (from version 4.2 its schemas convert themselves), installed as a dependency of the plugin, or pass a JSON Schema object: parameters: z.toJSONSchema(schema)',
+    ],
   ])('%s: PLUGIN_INVALID, saying how to install the converter or what to pass instead', async (vendor, advice) => {
     const dir = writePlugin(vendor);
     for (const trust of ['trusted', 'untrusted'] as const) {
       await withHost(options(trust, [dir]), async (host) => {
         const plugin = host.explain().plugins[0]!;
         expect(plugin, trust).toMatchObject({ status: 'failed', error: { code: 'PLUGIN_INVALID' } });
-        expect(plugin.error?.message).toContain(`tools[0].parameters is a ${vendor} schema that could not be converted to JSON Schema (`);
+        expect(plugin.error?.message).toContain(
+          `tools[0].parameters is a ${vendor} schema that could not be converted to JSON Schema (`,
+        );
         expect(plugin.error?.message).toContain(advice);
         expect(plugin.error?.message).not.toContain('Require stack');
       });

@@ -101,14 +101,23 @@ function lookUp(names: string[]): string {
     for (const dir of [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/usr/bin']) {
       const file = path.join(dir, name);
       if (!existsSync(file)) continue;
-      if (spawnSync(file, ['--version'], { stdio: 'ignore' }).status === 0 || spawnSync(file, ['-v'], { stdio: 'ignore' }).status === 0) return file;
+      if (
+        spawnSync(file, ['--version'], { stdio: 'ignore' }).status === 0 ||
+        spawnSync(file, ['-v'], { stdio: 'ignore' }).status === 0
+      )
+        return file;
     }
   }
   throw new Error(`none of ${names.join(', ')} is installed (npm test installs them: scripts/test-prerequisites.mjs)`);
 }
 
 /** Resolves with the first match of `pattern` in the child's output, rejects when it exits first. */
-function waitFor(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegExp, what: string): Promise<RegExpExecArray> {
+function waitFor(
+  child: ChildProcess,
+  stream: 'stdout' | 'stderr',
+  pattern: RegExp,
+  what: string,
+): Promise<RegExpExecArray> {
   let text = '';
   return new Promise((resolve, reject) => {
     child[stream]!.on('data', (chunk: Buffer) => {
@@ -116,7 +125,9 @@ function waitFor(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegE
       const match = pattern.exec(text);
       if (match) resolve(match);
     });
-    child.once('exit', (code, signal) => reject(new Error(`${what} exited (${code ?? signal}) before it was ready:\n${text.slice(-2000)}`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${what} exited (${code ?? signal}) before it was ready:\n${text.slice(-2000)}`)),
+    );
   });
 }
 
@@ -129,7 +140,13 @@ export interface StoreServer extends Started {
 export async function startStateServer(): Promise<StoreServer> {
   const bin = binary('valkey-server', 'redis-server');
   const port = await freePort();
-  const child = track(spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(
+    spawn(
+      bin,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    ),
+  );
   await waitFor(child, 'stdout', /Ready to accept connections/, 'the state store server');
   return { ...started(child), url: `redis://127.0.0.1:${port}` };
 }
@@ -167,7 +184,15 @@ export interface ReplicaOptions {
 /** Starts one replica and waits until it listens. */
 export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   const port = options.port ?? (await freePort());
-  const args = [BIN, 'serve', '--http', `127.0.0.1:${port}`, ...(options.stateless ? ['--stateless'] : []), ...(options.config ? ['--config', options.config] : []), ...(options.args ?? [])];
+  const args = [
+    BIN,
+    'serve',
+    '--http',
+    `127.0.0.1:${port}`,
+    ...(options.stateless ? ['--stateless'] : []),
+    ...(options.config ? ['--config', options.config] : []),
+    ...(options.args ?? []),
+  ];
   const child = track(
     spawn(process.execPath, args, {
       cwd: options.cwd,
@@ -190,11 +215,15 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   };
 }
 
-/** The calls running on `replica` now, by its /metrics (`toolshed_calls_in_flight`, every plugin): what a test waits on before it kills a replica under load. */
+/**
+ * The calls running on `replica` now, by its /metrics (`toolshed_calls_in_flight`, every plugin): what a test waits on
+ * before it kills a replica under load.
+ */
 export async function callsInFlight(replica: Replica): Promise<number> {
   const text = await (await fetch(`http://${replica.address}/metrics`)).text();
   let total = 0;
-  for (const line of text.split('\n')) if (line.startsWith('toolshed_calls_in_flight{')) total += Number(line.split(' ').at(-1));
+  for (const line of text.split('\n'))
+    if (line.startsWith('toolshed_calls_in_flight{')) total += Number(line.split(' ').at(-1));
   return total;
 }
 
@@ -220,10 +249,18 @@ export interface Haproxy extends Balancer {
  * they are. `port` is the one to listen on (default: a free one), for replicas
  * that must know the balancer's URL before it starts (`--public-url`).
  */
-export async function startHaproxy(config: string, backends: readonly string[], dir: string, serverOptions = 'check inter 500ms fall 1 rise 1', port?: number): Promise<Haproxy> {
+export async function startHaproxy(
+  config: string,
+  backends: readonly string[],
+  dir: string,
+  serverOptions = 'check inter 500ms fall 1 rise 1',
+  port?: number,
+): Promise<Haproxy> {
   const bin = binary('haproxy');
   port ??= await freePort();
-  const servers = backends.map((address, index) => `    server replica${index + 1} ${address} ${serverOptions}`).join('\n');
+  const servers = backends
+    .map((address, index) => `    server replica${index + 1} ${address} ${serverOptions}`)
+    .join('\n');
   const configFile = path.join(dir, `haproxy-${port}.cfg`);
   writeFileSync(configFile, config.replaceAll('{{PORT}}', String(port)).replaceAll('{{SERVERS}}', servers));
   const check = spawnSync(bin, ['-c', '-f', configFile], { encoding: 'utf8' });
@@ -247,7 +284,9 @@ export async function startHaproxy(config: string, backends: readonly string[], 
       };
       if (look()) return;
       child.stderr!.on('data', look);
-      child.once('exit', () => reject(new Error(`haproxy exited before it marked ${name} down:\n${output.slice(-2000)}`)));
+      child.once('exit', () =>
+        reject(new Error(`haproxy exited before it marked ${name} down:\n${output.slice(-2000)}`)),
+      );
     });
   };
   return { ...started(child), url: `http://127.0.0.1:${port}/mcp`, configFile, down };
@@ -268,7 +307,9 @@ function nginxPlaceholders(backends: readonly string[]): Record<string, string> 
   const replicas = backends
     .map((address, index) => {
       const backups = backends.filter((_, other) => other !== index).map((other) => `    server ${other} backup;`);
-      return [`upstream ${names[index]} {`, `    server ${address} max_fails=1 fail_timeout=1s;`, ...backups, '}'].join('\n');
+      return [`upstream ${names[index]} {`, `    server ${address} max_fails=1 fail_timeout=1s;`, ...backups, '}'].join(
+        '\n',
+      );
     })
     .join('\n');
   const routes = names.map((name) => `    ~^${name}\\. ${name};`).join('\n');
@@ -282,7 +323,12 @@ function nginxPlaceholders(backends: readonly string[]): Record<string, string> 
  * includes it, and keeps the pid file and temp paths in `dir` and the error
  * log on stderr, so nginx runs as any user, in the foreground.
  */
-export async function startNginx(config: string, backends: readonly string[], dir: string, port?: number): Promise<Balancer> {
+export async function startNginx(
+  config: string,
+  backends: readonly string[],
+  dir: string,
+  port?: number,
+): Promise<Balancer> {
   const bin = binary('nginx');
   port ??= await freePort();
   const prefix = path.join(dir, `nginx-${port}`);
@@ -291,9 +337,14 @@ export async function startNginx(config: string, backends: readonly string[], di
   for (const [name, value] of Object.entries(nginxPlaceholders(backends))) text = text.replaceAll(`{{${name}}}`, value);
   const configFile = path.join(prefix, 'toolshed.conf');
   writeFileSync(configFile, text);
-  const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `    ${kind}_temp_path temp/${kind};`).join('\n');
+  const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((kind) => `    ${kind}_temp_path temp/${kind};`)
+    .join('\n');
   const main = path.join(prefix, 'nginx.conf');
-  writeFileSync(main, `pid nginx.pid;\nerror_log stderr warn;\nevents { worker_connections 1024; }\nhttp {\n    access_log off;\n${temps}\n    include toolshed.conf;\n}\n`);
+  writeFileSync(
+    main,
+    `pid nginx.pid;\nerror_log stderr warn;\nevents { worker_connections 1024; }\nhttp {\n    access_log off;\n${temps}\n    include toolshed.conf;\n}\n`,
+  );
   const args = ['-p', prefix, '-c', main, '-g', 'daemon off; master_process on; worker_processes 1;'];
   const check = spawnSync(bin, [...args, '-t'], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`nginx refused ${configFile}:\n${check.stdout}${check.stderr}`);
@@ -306,7 +357,8 @@ export async function startNginx(config: string, backends: readonly string[], di
 async function waitUntilListening(port: number, child: ChildProcess): Promise<void> {
   await until(
     async () => {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the process for port ${port} exited (${child.exitCode ?? child.signalCode})`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`the process for port ${port} exited (${child.exitCode ?? child.signalCode})`);
       return new Promise<boolean>((resolve) => {
         const socket = net.connect(port, '127.0.0.1');
         socket.once('connect', () => {

@@ -20,7 +20,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, type JWTPayload } from 'jose';
-import { McpServer, OAuthError, OAuthErrorCode, bearerAuthChallengeResponse, createMcpHandler, oauthMetadataResponse, verifyBearerToken, type AuthInfo } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  OAuthError,
+  OAuthErrorCode,
+  bearerAuthChallengeResponse,
+  createMcpHandler,
+  oauthMetadataResponse,
+  verifyBearerToken,
+  type AuthInfo,
+} from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import * as z from 'zod/v4';
 import { freePort } from './fleet.js';
@@ -36,7 +45,15 @@ export const EXCHANGE_CLIENT = { id: 'toolshed-exchange', secret: 'exchange-secr
 const TEST_CLIENT = { id: 'test-client', redirectUri: 'http://127.0.0.1:9/callback' };
 
 /** Scopes the server knows; resource servers accept them all. */
-const SCOPES = ['openid', 'offline_access', 'mcp:tools', 'tools:read', 'tools:write', 'tools:admin', 'toolshed:console'];
+const SCOPES = [
+  'openid',
+  'offline_access',
+  'mcp:tools',
+  'tools:read',
+  'tools:write',
+  'tools:admin',
+  'toolshed:console',
+];
 
 /** A token response. */
 export interface Tokens {
@@ -82,7 +99,10 @@ export interface AuthServerOptions {
   accessTokenTtlSec?: number;
 }
 
-const formBody = (values: Record<string, string | undefined>) => new URLSearchParams(Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined)).toString();
+const formBody = (values: Record<string, string | undefined>) =>
+  new URLSearchParams(
+    Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  ).toString();
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -144,15 +164,23 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
         response_types: ['code'],
         application_type: 'native',
       },
-      { client_id: EXCHANGE_CLIENT.id, client_secret: EXCHANGE_CLIENT.secret, grant_types: [TOKEN_EXCHANGE, 'client_credentials'], redirect_uris: [], response_types: [] },
+      {
+        client_id: EXCHANGE_CLIENT.id,
+        client_secret: EXCHANGE_CLIENT.secret,
+        grant_types: [TOKEN_EXCHANGE, 'client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+      },
     ],
     jwks: { keys: [signing] },
     scopes: SCOPES,
     claims: { openid: ['sub'] },
     findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id, ...accounts[id] }) }),
     // Every access token carries its user's claims (groups, roles), which access rules match on.
-    extraTokenClaims: (_ctx: unknown, token: { accountId?: string }) => (token.accountId ? { ...accounts[token.accountId] } : undefined),
-    issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    extraTokenClaims: (_ctx: unknown, token: { accountId?: string }) =>
+      token.accountId ? { ...accounts[token.accountId] } : undefined,
+    issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) =>
+      client.grantTypeAllowed('refresh_token'),
     // Consent is the operator's policy here: every grant asked for is given once the user has logged in.
     loadExistingGrant: async (ctx: ProviderContext) => {
       const { oidc } = ctx;
@@ -206,7 +234,9 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
       const grant = new URLSearchParams(body).get('grant_type') ?? '?';
       tokenRequests.push(grant);
       if (grant === 'refresh_token' && refusingRefresh) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_grant', error_description: 'grant request is invalid' }));
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'invalid_grant', error_description: 'grant request is invalid' }));
         return;
       }
       // The provider reads an already-read body from here (its fallback for upstream parsers).
@@ -224,7 +254,9 @@ interface ProviderContext {
     provider: {
       Grant: GrantClass;
       ResourceServer: new (identifier: string, info: object) => unknown;
-      AccessToken: new (values: Record<string, unknown>) => { save(): Promise<string>; expiration: number; scope?: string; resourceServer?: unknown };
+      AccessToken: new (
+        values: Record<string, unknown>,
+      ) => { save(): Promise<string>; expiration: number; scope?: string; resourceServer?: unknown };
     };
     client: { clientId: string };
     session?: { accountId?: string; grantIdFor(clientId: string): string | undefined };
@@ -249,8 +281,13 @@ interface GrantClass {
 
 /** Grants every scope the request asks for, for every resource it names. */
 function grantAll(grant: GrantInstance, oidc: ProviderContext['oidc']): void {
-  grant.addOIDCScope([...oidc.requestParamScopes].filter((scope) => scope === 'openid' || scope === 'offline_access').join(' ') || 'openid');
-  const resourceScopes = [...oidc.requestParamScopes].filter((scope) => scope !== 'openid' && scope !== 'offline_access').join(' ');
+  grant.addOIDCScope(
+    [...oidc.requestParamScopes].filter((scope) => scope === 'openid' || scope === 'offline_access').join(' ') ||
+      'openid',
+  );
+  const resourceScopes = [...oidc.requestParamScopes]
+    .filter((scope) => scope !== 'openid' && scope !== 'offline_access')
+    .join(' ');
   for (const resource of [oidc.params.resource ?? []].flat()) grant.addResourceScope(resource, resourceScopes);
 }
 
@@ -258,14 +295,20 @@ function grantAll(grant: GrantInstance, oidc: ProviderContext['oidc']): void {
  * RFC 8693 at the token endpoint: a JWT access token this server issued (`subject_token`) is
  * exchanged for one for `audience` (or `resource`), for the same user, with the scopes asked for.
  */
-async function exchange(ctx: ProviderContext, refusing: () => boolean, keys: () => Promise<ReturnType<typeof createLocalJWKSet>>, resourceServerInfo: (resource: string) => object): Promise<void> {
+async function exchange(
+  ctx: ProviderContext,
+  refusing: () => boolean,
+  keys: () => Promise<ReturnType<typeof createLocalJWKSet>>,
+  resourceServerInfo: (resource: string) => object,
+): Promise<void> {
   const { params, provider, client } = ctx.oidc;
   const refuse = (error: string, description: string) => {
     ctx.status = 400;
     ctx.body = { error, error_description: description };
   };
   if (refusing()) return refuse('invalid_grant', 'token exchange refused by policy');
-  if (params.subject_token_type !== ACCESS_TOKEN_TYPE || typeof params.subject_token !== 'string') return refuse('invalid_request', 'subject_token must be an access token');
+  if (params.subject_token_type !== ACCESS_TOKEN_TYPE || typeof params.subject_token !== 'string')
+    return refuse('invalid_request', 'subject_token must be an access token');
   let subject: JWTPayload;
   try {
     subject = (await jwtVerify(params.subject_token, await keys())).payload;
@@ -273,15 +316,29 @@ async function exchange(ctx: ProviderContext, refusing: () => boolean, keys: () 
     return refuse('invalid_grant', `subject_token is not valid: ${(error as Error).message}`);
   }
   const audience = [params.resource ?? params.audience ?? []].flat()[0];
-  if (!audience || typeof subject.sub !== 'string') return refuse('invalid_target', 'an audience or resource is required');
+  if (!audience || typeof subject.sub !== 'string')
+    return refuse('invalid_target', 'an audience or resource is required');
   const scope = typeof params.scope === 'string' ? params.scope : 'mcp:tools';
   const grant = new provider.Grant({ clientId: client.clientId, accountId: subject.sub });
   grant.addResourceScope(audience, scope);
   const grantId = await grant.save();
   const resourceServer = new provider.ResourceServer(audience, resourceServerInfo(audience));
-  const token = new provider.AccessToken({ accountId: subject.sub, client, grantId, scope, gty: 'token_exchange', resourceServer });
+  const token = new provider.AccessToken({
+    accountId: subject.sub,
+    client,
+    grantId,
+    scope,
+    gty: 'token_exchange',
+    resourceServer,
+  });
   const value = await token.save();
-  ctx.body = { access_token: value, issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: token.expiration, scope: token.scope ?? scope };
+  ctx.body = {
+    access_token: value,
+    issued_token_type: ACCESS_TOKEN_TYPE,
+    token_type: 'Bearer',
+    expires_in: token.expiration,
+    scope: token.scope ?? scope,
+  };
 }
 
 /** A tiny cookie jar: the provider's interaction cookies across the login's redirects. */
@@ -325,7 +382,8 @@ async function browse(authorizationUrl: string, user: string, issuer: string): P
       continue;
     }
     const page = await response.text();
-    if (response.status >= 400) throw new Error(`the authorization server answered ${response.status}: ${page.slice(0, 300)}`);
+    if (response.status >= 400)
+      throw new Error(`the authorization server answered ${response.status}: ${page.slice(0, 300)}`);
     const form = /<form[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/i.exec(page);
     if (!form) throw new Error(`no form on the authorization server's page: ${page.slice(0, 300)}`);
     const fields = new URLSearchParams();
@@ -348,7 +406,10 @@ export function pkcePair(): { verifier: string; challenge: string } {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-async function userToken(server: AuthServer, { user, audience, scope = 'mcp:tools', ttlSec }: { user: string; audience: string; scope?: string; ttlSec?: number }): Promise<Tokens> {
+async function userToken(
+  server: AuthServer,
+  { user, audience, scope = 'mcp:tools', ttlSec }: { user: string; audience: string; scope?: string; ttlSec?: number },
+): Promise<Tokens> {
   const { verifier, challenge } = pkcePair();
   const authorize = new URL(`${server.issuer}/auth`);
   authorize.search = formBody({
@@ -371,11 +432,31 @@ async function userToken(server: AuthServer, { user, audience, scope = 'mcp:tool
     const response = await fetch(server.tokenEndpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: formBody({ grant_type: 'authorization_code', code, redirect_uri: TEST_CLIENT.redirectUri, client_id: TEST_CLIENT.id, code_verifier: verifier, resource: audience }),
+      body: formBody({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: TEST_CLIENT.redirectUri,
+        client_id: TEST_CLIENT.id,
+        code_verifier: verifier,
+        resource: audience,
+      }),
     });
-    const tokens = (await response.json()) as { access_token?: string; refresh_token?: string; expires_in: number; scope?: string; error?: string; error_description?: string };
-    if (!tokens.access_token) throw new Error(`the token endpoint refused the code: ${tokens.error}: ${tokens.error_description}`);
-    return { accessToken: tokens.access_token, expiresIn: tokens.expires_in, ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}), ...(tokens.scope ? { scope: tokens.scope } : {}) };
+    const tokens = (await response.json()) as {
+      access_token?: string;
+      refresh_token?: string;
+      expires_in: number;
+      scope?: string;
+      error?: string;
+      error_description?: string;
+    };
+    if (!tokens.access_token)
+      throw new Error(`the token endpoint refused the code: ${tokens.error}: ${tokens.error_description}`);
+    return {
+      accessToken: tokens.access_token,
+      expiresIn: tokens.expires_in,
+      ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
+      ...(tokens.scope ? { scope: tokens.scope } : {}),
+    };
   } finally {
     server.accessTokenTtlSec = previous;
   }
@@ -403,15 +484,26 @@ export interface ProtectedMcpServer {
  * protected resource metadata (RFC 9728) names that authorization server instead of the one its
  * tokens come from.
  */
-export async function startProtectedMcpServer(options: { issuer: string; scopes?: string[]; advertise?: string; clock?: { now(): number } }): Promise<ProtectedMcpServer> {
+export async function startProtectedMcpServer(options: {
+  issuer: string;
+  scopes?: string[];
+  advertise?: string;
+  clock?: { now(): number };
+}): Promise<ProtectedMcpServer> {
   const port = await freePort();
   const resource = `http://127.0.0.1:${port}/mcp`;
-  const metadata = (await (await fetch(`${options.issuer}/.well-known/oauth-authorization-server`)).json()) as { jwks_uri: string } & Record<string, unknown>;
+  const metadata = (await (await fetch(`${options.issuer}/.well-known/oauth-authorization-server`)).json()) as {
+    jwks_uri: string;
+  } & Record<string, unknown>;
   const jwks = async () => createLocalJWKSet((await (await fetch(metadata.jwks_uri)).json()) as { keys: [] });
   const verifier = {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
       try {
-        const { payload } = await jwtVerify(token, await jwks(), { issuer: options.issuer, audience: resource, ...(options.clock ? { currentDate: new Date(options.clock.now()) } : {}) });
+        const { payload } = await jwtVerify(token, await jwks(), {
+          issuer: options.issuer,
+          audience: resource,
+          ...(options.clock ? { currentDate: new Date(options.clock.now()) } : {}),
+        });
         return {
           token,
           clientId: String(payload.client_id ?? payload.azp ?? ''),
@@ -425,7 +517,9 @@ export async function startProtectedMcpServer(options: { issuer: string; scopes?
       }
     },
   };
-  const advertised = options.advertise ? { ...metadata, issuer: options.advertise, token_endpoint: `${options.advertise}/token` } : metadata;
+  const advertised = options.advertise
+    ? { ...metadata, issuer: options.advertise, token_endpoint: `${options.advertise}/token` }
+    : metadata;
   const authMetadata = {
     oauthMetadata: advertised as never,
     resourceServerUrl: new URL(resource),
@@ -453,14 +547,22 @@ export async function startProtectedMcpServer(options: { issuer: string; scopes?
     () => {
       const server = new McpServer({ name: 'protected-mcp', version: '1.0.0' });
       const subject = (ctx: { http?: { authInfo?: AuthInfo } }) => String(ctx.http?.authInfo?.extra?.sub ?? '');
-      server.registerTool('whoami', { description: 'Says whose token the call came with.', inputSchema: z.object({}) }, async (_args, ctx) => {
-        state.calls.push({ tool: 'whoami', subject: subject(ctx) });
-        return { content: [{ type: 'text', text: subject(ctx) }] };
-      });
-      server.registerTool('echo', { description: 'Echoes its text.', inputSchema: z.object({ text: z.string() }) }, async ({ text }, ctx) => {
-        state.calls.push({ tool: 'echo', subject: subject(ctx) });
-        return { content: [{ type: 'text', text }] };
-      });
+      server.registerTool(
+        'whoami',
+        { description: 'Says whose token the call came with.', inputSchema: z.object({}) },
+        async (_args, ctx) => {
+          state.calls.push({ tool: 'whoami', subject: subject(ctx) });
+          return { content: [{ type: 'text', text: subject(ctx) }] };
+        },
+      );
+      server.registerTool(
+        'echo',
+        { description: 'Echoes its text.', inputSchema: z.object({ text: z.string() }) },
+        async ({ text }, ctx) => {
+          state.calls.push({ tool: 'echo', subject: subject(ctx) });
+          return { content: [{ type: 'text', text }] };
+        },
+      );
       return server;
     },
     { legacy: 'stateless' },
@@ -479,10 +581,17 @@ export async function startProtectedMcpServer(options: { issuer: string; scopes?
       if (url.pathname !== '/mcp') return send(res, new Response('not found', { status: 404 }));
       let auth: AuthInfo;
       try {
-        auth = await verifyBearerToken(req.headers.authorization, { verifier, requiredScopes: options.scopes ?? [], resourceMetadataUrl });
+        auth = await verifyBearerToken(req.headers.authorization, {
+          verifier,
+          requiredScopes: options.scopes ?? [],
+          resourceMetadataUrl,
+        });
       } catch (error) {
         state.refused++;
-        return send(res, bearerAuthChallengeResponse(error, { requiredScopes: options.scopes ?? [], resourceMetadataUrl }));
+        return send(
+          res,
+          bearerAuthChallengeResponse(error, { requiredScopes: options.scopes ?? [], resourceMetadataUrl }),
+        );
       }
       state.accepted.push(auth.token);
       (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
@@ -524,10 +633,24 @@ export async function startRecordingServer(): Promise<RecordingServer> {
     void readBody(req).then((body) => {
       const path = new URL(req.url ?? '/', url).pathname;
       requests.push({ method: req.method ?? '', path, headers: req.headers, body });
-      const json = (value: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+      const json = (value: unknown) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       if (path.startsWith('/.well-known/'))
-        return json({ issuer: url, authorization_endpoint: `${url}/auth`, token_endpoint: `${url}/token`, jwks_uri: `${url}/jwks`, response_types_supported: ['code'], grant_types_supported: [TOKEN_EXCHANGE] });
-      if (path === '/token') return json({ access_token: 'attacker-issued', issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: 3600 });
+        return json({
+          issuer: url,
+          authorization_endpoint: `${url}/auth`,
+          token_endpoint: `${url}/token`,
+          jwks_uri: `${url}/jwks`,
+          response_types_supported: ['code'],
+          grant_types_supported: [TOKEN_EXCHANGE],
+        });
+      if (path === '/token')
+        return json({
+          access_token: 'attacker-issued',
+          issued_token_type: ACCESS_TOKEN_TYPE,
+          token_type: 'Bearer',
+          expires_in: 3600,
+        });
       res.writeHead(404).end();
     });
   });

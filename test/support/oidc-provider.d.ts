@@ -7,7 +7,12 @@ declare module 'oidc-provider' {
   export default class Provider {
     constructor(issuer: string, configuration: object);
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
-    registerGrantType(name: string, handler: (ctx: never) => Promise<void>, parameters?: string[], duplicates?: string[]): void;
+    registerGrantType(
+      name: string,
+      handler: (ctx: never) => Promise<void>,
+      parameters?: string[],
+      duplicates?: string[],
+    ): void;
     on(event: string, listener: (...args: never[]) => void): this;
     proxy: boolean;
   }

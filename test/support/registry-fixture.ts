@@ -45,11 +45,28 @@ const NO_RUNNER = new Proxy(
 /** A loaded plugin whose manifest is `plugin`, normalized by the loader's own code. */
 export function loadedPlugin(plugin: FixturePlugin): LoadedPlugin {
   const dir = `/fixture/${plugin.name}`;
-  const source = { name: plugin.name, specifier: plugin.name, dir, entry: `${dir}/index.js`, version: '1.0.0', builtin: false, trust: 'trusted' as const, dependencyDirs: [] };
+  const source = {
+    name: plugin.name,
+    specifier: plugin.name,
+    dir,
+    entry: `${dir}/index.js`,
+    version: '1.0.0',
+    builtin: false,
+    trust: 'trusted' as const,
+    dependencyDirs: [],
+  };
   // What a worker's extraction hands the host: plain data, each function replaced by its typeof.
-  const tools = plugin.tools.map((tool) => ({ ...tool, description: tool.description ?? `${tool.name} tool`, parameters: tool.parameters ?? { type: 'object' }, handler: 'function' }));
-  // As a cached manifest is read at startup: parameter schemas are not compiled (an ajv compile costs milliseconds, none of these stages reads them).
-  const manifest = normalizeManifest({ apiVersion: 1, toolsets: plugin.toolsets ?? {}, tools }, source, { compileParameters: false });
+  const tools = plugin.tools.map((tool) => ({
+    ...tool,
+    description: tool.description ?? `${tool.name} tool`,
+    parameters: tool.parameters ?? { type: 'object' },
+    handler: 'function',
+  }));
+  // As a cached manifest is read at startup: parameter schemas are not compiled (an ajv compile costs milliseconds,
+  // none of these stages reads them).
+  const manifest = normalizeManifest({ apiVersion: 1, toolsets: plugin.toolsets ?? {}, tools }, source, {
+    compileParameters: false,
+  });
   const none = { fsRead: [], fsWrite: [], env: [], network: false };
   return {
     status: 'loaded',
@@ -76,8 +93,13 @@ export function failedPlugin(name: string, toolsets?: string[]): FailedPlugin {
   };
 }
 
-/** A registry holding `plugins` in config order (plain fixtures are loaded ones), as the host builds it after loading. */
-export function registryOf(plugins: Array<FixturePlugin | PluginLoadResult>, prefer: Record<string, string> = {}): Registry {
+/**
+ * A registry holding `plugins` in config order (plain fixtures are loaded ones), as the host builds it after loading.
+ */
+export function registryOf(
+  plugins: Array<FixturePlugin | PluginLoadResult>,
+  prefer: Record<string, string> = {},
+): Registry {
   const registry = new Registry();
   registry.setPlugins(
     plugins.map((plugin) => ('status' in plugin ? plugin : loadedPlugin(plugin))),
@@ -99,7 +121,11 @@ export const SEED: FixturePlugin = {
     {
       name: 'browse',
       toolset: 'research',
-      description: ['Open a URL and return its readable text.', { ifAvailable: ['web_search'], text: 'To find pages, prefer web_search.' }, { ifMissing: ['web_search'], text: 'Only known URLs can be opened.' }],
+      description: [
+        'Open a URL and return its readable text.',
+        { ifAvailable: ['web_search'], text: 'To find pages, prefer web_search.' },
+        { ifMissing: ['web_search'], text: 'Only known URLs can be opened.' },
+      ],
     },
     { name: 'web_search', toolset: 'research', description: 'Search the web.', requires: { env: ['SEARCH_API_KEY'] } },
     { name: 'summarize', toolset: 'research', description: 'Summarize text. Feed it the output of web_search.' },

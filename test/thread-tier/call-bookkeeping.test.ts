@@ -18,7 +18,13 @@ describe('CallTable', () => {
     expect(table.delete('c1')).toBe(false);
     expect(table.delete('c4')).toBe(true);
     expect(table.delete('nope')).toBe(false);
-    expect([table.get('c0'), table.get('c1'), table.get('c2'), table.get('c3'), table.get('c4')]).toEqual([0, undefined, 2, 3, undefined]);
+    expect([table.get('c0'), table.get('c1'), table.get('c2'), table.get('c3'), table.get('c4')]).toEqual([
+      0,
+      undefined,
+      2,
+      3,
+      undefined,
+    ]);
     expect(table.values().sort()).toEqual([0, 2, 3]);
     for (const id of ['c0', 'c2', 'c3']) table.delete(id);
     expect(table.size).toBe(0);

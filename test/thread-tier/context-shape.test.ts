@@ -16,7 +16,16 @@ let host: ToolHost;
 function writePlugin(): string {
   const dir = path.join(work.dir, 'ctx-plugin');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'toolshed-plugin-ctx', version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'toolshed-plugin-ctx',
+      version: '1.0.0',
+      type: 'module',
+      main: 'index.js',
+      toolshed: { apiVersion: 1 },
+    }),
+  );
   writeFileSync(
     path.join(dir, 'index.js'),
     `const obj = { type: 'object', properties: { ms: { type: 'integer' } }, additionalProperties: false };
@@ -55,7 +64,15 @@ export default {
 }
 
 beforeAll(async () => {
-  host = await createToolHost({ cwd: work.dir, config: { builtins: false, cache: { enabled: false }, limits: { threads: 1 }, plugins: [{ package: writePlugin(), trust: 'trusted' }] } });
+  host = await createToolHost({
+    cwd: work.dir,
+    config: {
+      builtins: false,
+      cache: { enabled: false },
+      limits: { threads: 1 },
+      plugins: [{ package: writePlugin(), trust: 'trusted' }],
+    },
+  });
 });
 afterAll(async () => {
   await host.close();
@@ -66,15 +83,41 @@ const json = (text: string) => JSON.parse(text);
 
 describe('a handler context', () => {
   it('has the same keys in the same order, and a signal that spreads and destructures like a plain property', async () => {
-    const keys = ['signal', 'env', 'secrets', 'cwd', 'roots', 'options', 'maxResultChars', 'log', 'progress', 'callTool', 'sandboxTools', 'session'];
-    const shape = { plainObject: true, descriptor: { getter: 'function', enumerable: true, configurable: true }, spread: true, destructured: true };
+    const keys = [
+      'signal',
+      'env',
+      'secrets',
+      'cwd',
+      'roots',
+      'options',
+      'maxResultChars',
+      'log',
+      'progress',
+      'callTool',
+      'sandboxTools',
+      'session',
+    ];
+    const shape = {
+      plainObject: true,
+      descriptor: { getter: 'function', enumerable: true, configurable: true },
+      spread: true,
+      destructured: true,
+    };
     expect(json(await host.dispatch('ctx_shape', {}))).toEqual({ ...shape, keys, sessionId: null });
-    expect(json(await host.dispatch('ctx_shape', {}, { sessionId: 's1' }))).toEqual({ ...shape, keys: [...keys, 'sessionId'], sessionId: 's1' });
+    expect(json(await host.dispatch('ctx_shape', {}, { sessionId: 's1' }))).toEqual({
+      ...shape,
+      keys: [...keys, 'sessionId'],
+      sessionId: 's1',
+    });
   });
 
   it("gives each call its own signal: a call's timeout aborts only its own", async () => {
     expect(json(await host.dispatch('ctx_signal', {}))).toMatchObject({ same: false, aborted: false });
-    expect(json(await host.dispatch('ctx_signal', {}))).toEqual({ same: false, previousAborted: false, aborted: false });
+    expect(json(await host.dispatch('ctx_signal', {}))).toEqual({
+      same: false,
+      previousAborted: false,
+      aborted: false,
+    });
     // A call that times out: its own signal aborts (the handler's cleanup runs), the next call's does not.
     expect(json(await host.dispatch('ctx_abort', {})).code).toBe('TOOL_TIMEOUT');
     expect(json(await host.dispatch('ctx_signal', {}))).toEqual({ same: false, previousAborted: true, aborted: false });

@@ -17,12 +17,30 @@ import { poolReply, workerReply } from '#internal/boundary/pool-reply.js';
 const CASES: Record<string, { handler: string; expected: (text: string) => void }> = {
   sync: { handler: `() => 'plain'`, expected: (text) => expect(text).toBe('plain') },
   async: { handler: `async () => ({ a: 1 })`, expected: (text) => expect(JSON.parse(text)).toEqual({ a: 1 }) },
-  content: { handler: `async () => ({ content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] })`, expected: (text) => expect(text).toBe('one\ntwo') },
-  capped: { handler: `() => 'x'.repeat(500)`, expected: (text) => expect(text).toMatch(/^x+\n\[RESULT_TRUNCATED: showing \d+ of 500 characters\]$/) },
-  throws: { handler: `() => { throw new Error('sync boom'); }`, expected: (text) => expect(JSON.parse(text)).toEqual({ code: 'TOOL_FAILED', error: 'sync boom' }) },
-  rejects: { handler: `async () => { throw new Error('async boom'); }`, expected: (text) => expect(JSON.parse(text)).toEqual({ code: 'TOOL_FAILED', error: 'async boom' }) },
-  invalid: { handler: `async () => undefined`, expected: (text) => expect(JSON.parse(text)).toMatchObject({ code: 'TOOL_RESULT_INVALID' }) },
-  hangs: { handler: `() => new Promise(() => {})`, expected: (text) => expect(JSON.parse(text)).toMatchObject({ code: 'TOOL_TIMEOUT' }) },
+  content: {
+    handler: `async () => ({ content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] })`,
+    expected: (text) => expect(text).toBe('one\ntwo'),
+  },
+  capped: {
+    handler: `() => 'x'.repeat(500)`,
+    expected: (text) => expect(text).toMatch(/^x+\n\[RESULT_TRUNCATED: showing \d+ of 500 characters\]$/),
+  },
+  throws: {
+    handler: `() => { throw new Error('sync boom'); }`,
+    expected: (text) => expect(JSON.parse(text)).toEqual({ code: 'TOOL_FAILED', error: 'sync boom' }),
+  },
+  rejects: {
+    handler: `async () => { throw new Error('async boom'); }`,
+    expected: (text) => expect(JSON.parse(text)).toEqual({ code: 'TOOL_FAILED', error: 'async boom' }),
+  },
+  invalid: {
+    handler: `async () => undefined`,
+    expected: (text) => expect(JSON.parse(text)).toMatchObject({ code: 'TOOL_RESULT_INVALID' }),
+  },
+  hangs: {
+    handler: `() => new Promise(() => {})`,
+    expected: (text) => expect(JSON.parse(text)).toMatchObject({ code: 'TOOL_TIMEOUT' }),
+  },
 };
 
 const work = tempDir('toolshed-replies-');
@@ -31,7 +49,16 @@ let host: ToolHost;
 function writePlugin(name: string, handler: string): string {
   const dir = path.join(work.dir, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `toolshed-plugin-${name}`, version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({
+      name: `toolshed-plugin-${name}`,
+      version: '1.0.0',
+      type: 'module',
+      main: 'index.js',
+      toolshed: { apiVersion: 1 },
+    }),
+  );
   writeFileSync(
     path.join(dir, 'index.js'),
     `export default {
@@ -45,8 +72,14 @@ function writePlugin(name: string, handler: string): string {
 }
 
 beforeAll(async () => {
-  const plugins = Object.entries(CASES).map(([name, { handler }]) => ({ package: writePlugin(name, handler), trust: 'trusted' as const }));
-  host = await createToolHost({ cwd: work.dir, config: { builtins: false, cache: { enabled: false }, limits: { threads: 1 }, plugins } });
+  const plugins = Object.entries(CASES).map(([name, { handler }]) => ({
+    package: writePlugin(name, handler),
+    trust: 'trusted' as const,
+  }));
+  host = await createToolHost({
+    cwd: work.dir,
+    config: { builtins: false, cache: { enabled: false }, limits: { threads: 1 }, plugins },
+  });
 });
 afterAll(async () => {
   await host.close();
@@ -54,12 +87,15 @@ afterAll(async () => {
 });
 
 describe('handler replies', () => {
-  it.each(Object.keys(CASES))('%s: the same envelope when the plugin is imported by the call and when it was already', async (name) => {
-    const first = await host.dispatch(`reply_${name}`, {});
-    const second = await host.dispatch(`reply_${name}`, {});
-    CASES[name]!.expected(first);
-    expect(second).toBe(first);
-  });
+  it.each(Object.keys(CASES))(
+    '%s: the same envelope when the plugin is imported by the call and when it was already',
+    async (name) => {
+      const first = await host.dispatch(`reply_${name}`, {});
+      const second = await host.dispatch(`reply_${name}`, {});
+      CASES[name]!.expected(first);
+      expect(second).toBe(first);
+    },
+  );
 });
 
 describe('PoolReply', () => {
@@ -71,7 +107,11 @@ describe('PoolReply', () => {
     expect(workerReply('hi')).toEqual(ok({ text: 'hi', originalLength: 2 }));
     for (const reply of [
       ok({ text: 'cut', originalLength: 900 }),
-      ok({ text: 'blocks', originalLength: 6, content: { blocks: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }] } }),
+      ok({
+        text: 'blocks',
+        originalLength: 6,
+        content: { blocks: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }] },
+      }),
       ok({ text: 'bad', originalLength: 3, isError: true }),
       { ok: false as const, error: { name: 'Error', code: 'TOOL_FAILED', message: 'no' } },
     ]) {

@@ -10,7 +10,11 @@ const roots = { read: ['/data'], write: ['/data/out'] };
 describe('packScope', () => {
   it('packs plain roots, options and grant so that they read back the same', () => {
     const packed = packScope({ roots, options: { depth: 2, tags: ['a'], nested: { on: true } } }, { TOKEN: 'x' });
-    expect(JSON.parse(packed as string)).toEqual({ roots, options: { depth: 2, tags: ['a'], nested: { on: true } }, env: { TOKEN: 'x' } });
+    expect(JSON.parse(packed as string)).toEqual({
+      roots,
+      options: { depth: 2, tags: ['a'], nested: { on: true } },
+      env: { TOKEN: 'x' },
+    });
   });
 
   it('leaves the env out when there is no grant', () => {

@@ -39,19 +39,35 @@ describe('the Comlink guard', () => {
       log: (id: number, message: string) => void logs.push([id, message]),
       progress: () => {},
       callTool: async () => ({ ok: true, text: 'x' }),
-      sandboxTools: async () => ({ tools: [], limits: { timeoutMs: 1, memoryMb: 1, maxToolCalls: 0, maxOutputChars: 1 } }),
+      sandboxTools: async () => ({
+        tools: [],
+        limits: { timeoutMs: 1, memoryMb: 1, maxToolCalls: 0, maxOutputChars: 1 },
+      }),
       session: async () => ({ ok: true }) as const,
       secret: () => 'host internals',
     };
     const stats = exposeGuarded(host, port1, HOST_RPC_METHODS);
     const worker = new Worker(ATTACKER, { eval: true, workerData: { port: port2 }, transferList: [port2] });
-    const results = await new Promise<Record<string, { type: string; name?: string; value: any }>>((resolve, reject) => {
-      worker.once('message', resolve);
-      worker.once('error', reject);
-    });
+    const results = await new Promise<Record<string, { type: string; name?: string; value: any }>>(
+      (resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      },
+    );
     await worker.terminate();
     port1.close();
-    for (const key of ['get', 'getProto', 'set', 'construct', 'endpoint', 'release', 'deepApply', 'protoApply', 'unknownApply', 'proxyArg']) {
+    for (const key of [
+      'get',
+      'getProto',
+      'set',
+      'construct',
+      'endpoint',
+      'release',
+      'deepApply',
+      'protoApply',
+      'unknownApply',
+      'proxyArg',
+    ]) {
       const reply = results[key]!;
       expect(reply.type, key).toBe('HANDLER');
       expect(reply.name, key).toBe('throw');

@@ -26,7 +26,16 @@ afterAll(async () => {
 function writePlugin(prefix: string): string {
   const dir = path.join(work.dir, `plugin-${prefix}`);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `toolshed-plugin-${prefix}`, version: '1.0.0', type: 'module', main: 'index.js', toolshed: { apiVersion: 1 } }));
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({
+      name: `toolshed-plugin-${prefix}`,
+      version: '1.0.0',
+      type: 'module',
+      main: 'index.js',
+      toolshed: { apiVersion: 1 },
+    }),
+  );
   writeFileSync(
     path.join(dir, 'index.js'),
     `import { threadId } from 'node:worker_threads';
@@ -55,7 +64,10 @@ const A = writePlugin('a');
 const B = writePlugin('b');
 const env = { SECRET_A: 'alpha', SECRET_B: 'bravo', PATH: process.env.PATH };
 
-/** A and B opted into the shared pool; `poolB` sets B's entry otherwise ('default': no `pool` key, so its own pool as it holds a grant). */
+/**
+ * A and B opted into the shared pool; `poolB` sets B's entry otherwise ('default': no `pool` key, so its own pool as it
+ * holds a grant).
+ */
 function host(limits: Record<string, unknown>, poolB: 'shared' | 'own' | 'default' = 'shared'): Promise<ToolHost> {
   return createToolHost({
     cwd: work.dir,
@@ -83,14 +95,31 @@ describe('the shared pool: per-task env and module', () => {
     const b = json(await h.dispatch('b_env', {}));
     expect(a.threadId).toBe(b.threadId); // one worker ran both
     expect(a.moduleId).not.toBe(b.moduleId); // each its own module
-    expect(a).toMatchObject({ ctx: { SECRET_A: 'alpha' }, process: { SECRET_A: 'alpha' }, keys: ['SECRET_A'], direct: 'alpha', other: null });
-    expect(b).toMatchObject({ ctx: { SECRET_B: 'bravo' }, process: { SECRET_B: 'bravo' }, keys: ['SECRET_B'], direct: null, other: 'bravo' });
+    expect(a).toMatchObject({
+      ctx: { SECRET_A: 'alpha' },
+      process: { SECRET_A: 'alpha' },
+      keys: ['SECRET_A'],
+      direct: 'alpha',
+      other: null,
+    });
+    expect(b).toMatchObject({
+      ctx: { SECRET_B: 'bravo' },
+      process: { SECRET_B: 'bravo' },
+      keys: ['SECRET_B'],
+      direct: null,
+      other: 'bravo',
+    });
     // A write to process.env stays in its own task.
     expect(json(await h.dispatch('a_write', {}))).toEqual(['SECRET_A', 'WRITTEN_A']);
     expect(json(await h.dispatch('b_env', {})).keys).toEqual(['SECRET_B']);
     expect(json(await h.dispatch('a_env', {})).keys).toEqual(['SECRET_A']);
     // ctx.env, ctx.roots and ctx.options are frozen, and ctx.env is not the task's writable process.env.
-    expect(json(await h.dispatch('b_frozen', {}))).toEqual({ env: true, ctxKeys: ['SECRET_B'], roots: true, options: true });
+    expect(json(await h.dispatch('b_frozen', {}))).toEqual({
+      env: true,
+      ctxKeys: ['SECRET_B'],
+      roots: true,
+      options: true,
+    });
     expect(json(await h.dispatch('b_env', {})).keys).toEqual(['SECRET_B']);
   });
 
@@ -128,10 +157,13 @@ describe('the shared pool: per-task env and module', () => {
 
 describe('admission: calls beyond the workers wait their turn', () => {
   it('serves 512 concurrent calls to one plugin with the default limits', async () => {
-    await withHost({ cwd: work.dir, env, config: { builtins: false, plugins: [{ package: A, trust: 'trusted' }] } }, async (h) => {
-      const results = await Promise.all(Array.from({ length: 512 }, () => h.dispatch('a_slow', { ms: 1 })));
-      expect(results.filter((r) => r === 'a 1')).toHaveLength(512);
-    });
+    await withHost(
+      { cwd: work.dir, env, config: { builtins: false, plugins: [{ package: A, trust: 'trusted' }] } },
+      async (h) => {
+        const results = await Promise.all(Array.from({ length: 512 }, () => h.dispatch('a_slow', { ms: 1 })));
+        expect(results.filter((r) => r === 'a 1')).toHaveLength(512);
+      },
+    );
   }, 120_000);
 
   it('is fair across plugins: one call of B does not wait for a flood of A', async () => {
@@ -153,7 +185,9 @@ describe('admission: calls beyond the workers wait their turn', () => {
   it('is fair across sessions of one plugin', async () => {
     const h = await sharedThread();
     const order: string[] = [];
-    const flood = Array.from({ length: 30 }, () => h.dispatch('a_slow', { ms: 15 }, { sessionId: 'busy' }).then(() => order.push('busy')));
+    const flood = Array.from({ length: 30 }, () =>
+      h.dispatch('a_slow', { ms: 15 }, { sessionId: 'busy' }).then(() => order.push('busy')),
+    );
     await expect.poll(() => order.length).toBeGreaterThan(0);
     const before = order.length;
     await h.dispatch('a_slow', { ms: 1 }, { sessionId: 'other' }).then(() => order.push('other'));
@@ -164,7 +198,11 @@ describe('admission: calls beyond the workers wait their turn', () => {
   it('refuses past maxQueue with QUEUE_FULL and a retryAfterMs hint; the rest complete', async () => {
     const h = await host({ threads: 1, maxQueue: 1 });
     try {
-      const results = await Promise.all([h.dispatch('a_slow', { ms: 200 }), h.dispatch('a_slow', { ms: 200 }), h.dispatch('a_slow', { ms: 200 })]);
+      const results = await Promise.all([
+        h.dispatch('a_slow', { ms: 200 }),
+        h.dispatch('a_slow', { ms: 200 }),
+        h.dispatch('a_slow', { ms: 200 }),
+      ]);
       expect(results.filter((r) => r === 'a 200')).toHaveLength(2);
       const full = json(results.find((r) => r !== 'a 200')!);
       expect(full.code).toBe('QUEUE_FULL');
@@ -177,7 +215,11 @@ describe('admission: calls beyond the workers wait their turn', () => {
   it('refuses past the host-wide maxQueueTotal across plugins', async () => {
     const h = await host({ threads: 1, maxQueueTotal: 1 });
     try {
-      const results = await Promise.all([h.dispatch('a_slow', { ms: 200 }), h.dispatch('a_slow', { ms: 200 }), h.dispatch('b_slow', { ms: 200 })]);
+      const results = await Promise.all([
+        h.dispatch('a_slow', { ms: 200 }),
+        h.dispatch('a_slow', { ms: 200 }),
+        h.dispatch('b_slow', { ms: 200 }),
+      ]);
       expect(results.slice(0, 2)).toEqual(['a 200', 'a 200']);
       expect(json(results[2]!).code).toBe('QUEUE_FULL');
     } finally {

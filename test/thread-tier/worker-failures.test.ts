@@ -13,7 +13,10 @@ const hosts: Array<Promise<ToolHost>> = [];
 let plain: Promise<ToolHost> | undefined;
 let oneThread: Promise<ToolHost> | undefined;
 const plainHost = () => (plain ??= started(createToolHost(fixtureOptions(['kitchen']))));
-const oneThreadHost = () => (oneThread ??= started(createToolHost(fixtureOptions(['kitchen'], { cwd: work.dir, config: { limits: { threads: 1 } } }))));
+const oneThreadHost = () =>
+  (oneThread ??= started(
+    createToolHost(fixtureOptions(['kitchen'], { cwd: work.dir, config: { limits: { threads: 1 } } })),
+  ));
 function started(host: Promise<ToolHost>): Promise<ToolHost> {
   hosts.push(host);
   return host;
@@ -86,7 +89,11 @@ describe('a handler that misbehaves in a real Piscina worker', () => {
   it('overflows the queue: QUEUE_FULL past threads + maxQueue, the others complete', async () => {
     const host = await createToolHost(fixtureOptions(['kitchen'], { config: { limits: { threads: 1, maxQueue: 1 } } }));
     try {
-      const calls = [host.dispatch('slow', { ms: 300 }), host.dispatch('slow', { ms: 300 }), host.dispatch('slow', { ms: 300 })];
+      const calls = [
+        host.dispatch('slow', { ms: 300 }),
+        host.dispatch('slow', { ms: 300 }),
+        host.dispatch('slow', { ms: 300 }),
+      ];
       const results = await Promise.all(calls);
       expect(results.filter((r) => r === 'waited 300')).toHaveLength(2);
       const full = results.find((r) => r !== 'waited 300')!;

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { AnthropicCustomTool } from 'toolshed';
 import { fixtureOptions, withHost } from '../helpers.js';
 
-const options = (native: unknown) => fixtureOptions(['catalog'], { config: { defer: ['github', 'slack'], disable: ['admin'], search: { native } } });
+const options = (native: unknown) =>
+  fixtureOptions(['catalog'], { config: { defer: ['github', 'slack'], disable: ['admin'], search: { native } } });
 
 describe('Anthropic native tool search', () => {
   it('sends every exposed tool, deferred ones with defer_loading: true, after the bm25 search tool', async () => {
@@ -25,8 +26,14 @@ describe('Anthropic native tool search', () => {
       ]);
       expect(rest.every((t) => t.input_schema.type === 'object')).toBe(true);
       // Other formats keep toolshed's own search.
-      expect((await host.definitions({ format: 'openai' })).map((t) => t.function.name)).toEqual(['calendar_create_event', 'tool_search']);
-      expect((await host.definitions({ format: 'mcp' })).map((t) => t.name)).toEqual(['calendar_create_event', 'tool_search']);
+      expect((await host.definitions({ format: 'openai' })).map((t) => t.function.name)).toEqual([
+        'calendar_create_event',
+        'tool_search',
+      ]);
+      expect((await host.definitions({ format: 'mcp' })).map((t) => t.name)).toEqual([
+        'calendar_create_event',
+        'tool_search',
+      ]);
       // A deferred tool the API loaded is called like any other.
       expect(JSON.parse(await host.dispatch('github_list_issues', { repo: 'a/b' })).tool).toBe('github_list_issues');
     });
@@ -34,7 +41,10 @@ describe('Anthropic native tool search', () => {
 
   it("'regex' selects Anthropic's regex variant", async () => {
     await withHost(options('regex'), async (host) => {
-      expect((await host.definitions({ format: 'anthropic' }))[0]).toEqual({ type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' });
+      expect((await host.definitions({ format: 'anthropic' }))[0]).toEqual({
+        type: 'tool_search_tool_regex_20251119',
+        name: 'tool_search_tool_regex',
+      });
     });
   });
 

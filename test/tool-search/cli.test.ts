@@ -13,7 +13,11 @@ let work: { dir: string; cleanup(): void };
 beforeAll(() => {
   work = tempDir();
   writeFileSync(path.join(work.dir, 'package.json'), '{"name":"cli-project","private":true}');
-  const config = { builtins: false, plugins: [{ package: fixture('plugins', 'catalog'), trust: 'trusted' }], defer: ['github', 'slack'] };
+  const config = {
+    builtins: false,
+    plugins: [{ package: fixture('plugins', 'catalog'), trust: 'trusted' }],
+    defer: ['github', 'slack'],
+  };
   writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify(config));
 });
 afterAll(() => work.cleanup());
@@ -24,7 +28,9 @@ describe('toolshed CLI with deferred tools', () => {
   it('the summary names the deferred tools; list prints what the model is shown; call still runs a deferred tool', async () => {
     const summary = await toolshed([]);
     expect(summary.code).toBe(0);
-    expect(summary.stdout).toContain('deferred (listed once tool_search finds them): github_create_issue, github_list_issues, github_merge_pull_request, slack_list_channels, slack_send_message');
+    expect(summary.stdout).toContain(
+      'deferred (listed once tool_search finds them): github_create_issue, github_list_issues, github_merge_pull_request, slack_list_channels, slack_send_message',
+    );
     const list = await toolshed(['list', '--format', 'names']);
     expect(list.stdout.trim().split('\n')).toEqual(['admin_delete_user', 'calendar_create_event', 'tool_search']);
     const call = await toolshed(['call', 'tool_search', '{"query":"post a slack message","limit":1}']);
@@ -41,11 +47,23 @@ describe('toolshed CLI with deferred tools', () => {
     expect(json).toMatchObject({
       query: 'post a slack message',
       indexed: 7,
-      results: expect.arrayContaining([expect.objectContaining({ name: 'slack_send_message', deferred: true, matched: expect.objectContaining({ slack: expect.arrayContaining(['name', 'source']) }) })]),
+      results: expect.arrayContaining([
+        expect.objectContaining({
+          name: 'slack_send_message',
+          deferred: true,
+          matched: expect.objectContaining({ slack: expect.arrayContaining(['name', 'source']) }),
+        }),
+      ]),
     });
-    expect(json.results[0]).toMatchObject({ name: 'slack_send_message', score: expect.any(Number), matched: { post: expect.any(Array), slack: expect.any(Array), message: expect.arrayContaining(['name']) } });
+    expect(json.results[0]).toMatchObject({
+      name: 'slack_send_message',
+      score: expect.any(Number),
+      matched: { post: expect.any(Array), slack: expect.any(Array), message: expect.arrayContaining(['name']) },
+    });
     expect(Object.keys(json.results[0].matched)).toEqual(['post', 'slack', 'message']);
     // A listed tool is ranked too: the operator sees the whole ranking, not only what tool_search would return.
-    expect(JSON.parse((await toolshed(['explain', '--search', 'calendar event', '--json'])).stdout).results[0]).toMatchObject({ name: 'calendar_create_event', deferred: false });
+    expect(
+      JSON.parse((await toolshed(['explain', '--search', 'calendar event', '--json'])).stdout).results[0],
+    ).toMatchObject({ name: 'calendar_create_event', deferred: false });
   });
 });

@@ -14,18 +14,23 @@ const options = (config: Record<string, unknown>): ToolHostOptions => {
   const plugins: PluginEntry[] = [{ package: CODE_PLUGIN, trust: 'trusted' }, ...(fixtureConfig.plugins ?? [])];
   return { ...base, config: { ...fixtureConfig, plugins } };
 };
-const codeDescription = async (host: ToolHost) => (await host.definitions({ format: 'mcp' })).find((t) => t.name === 'execute_code')?.description ?? '';
-const run = async (host: ToolHost, code: string, sessionId?: string) => JSON.parse(await host.dispatch('execute_code', { code }, sessionId ? { sessionId } : {}));
+const codeDescription = async (host: ToolHost) =>
+  (await host.definitions({ format: 'mcp' })).find((t) => t.name === 'execute_code')?.description ?? '';
+const run = async (host: ToolHost, code: string, sessionId?: string) =>
+  JSON.parse(await host.dispatch('execute_code', { code }, sessionId ? { sessionId } : {}));
 
 describe('execute_code and deferred tools', () => {
   it('declares the loaded sandbox tools and tools.search, not the deferred ones', async () => {
-    await withHost(options({ defer: ['github', 'slack'], search: { alwaysLoaded: ['execute_code'] } }), async (host) => {
-      const text = await codeDescription(host);
-      expect(text).toContain('search(query: string, limit?: number)');
-      expect(text).not.toContain('github_create_issue(args');
-      expect(text).not.toContain('slack_send_message(args');
-      expect(text).toContain('found with tools.search');
-    });
+    await withHost(
+      options({ defer: ['github', 'slack'], search: { alwaysLoaded: ['execute_code'] } }),
+      async (host) => {
+        const text = await codeDescription(host);
+        expect(text).toContain('search(query: string, limit?: number)');
+        expect(text).not.toContain('github_create_issue(args');
+        expect(text).not.toContain('slack_send_message(args');
+        expect(text).toContain('found with tools.search');
+      },
+    );
     // Nothing deferred: every sandbox tool is declared and there is no tools.search.
     await withHost(options({}), async (host) => {
       const text = await codeDescription(host);
@@ -51,7 +56,10 @@ describe('execute_code and deferred tools', () => {
       // The search went through dispatch with the script's session: the tools are loaded there.
       const listed = (await host.definitions({ sessionId: 'coder' })).map((t) => t.function.name);
       expect(listed).toEqual(expect.arrayContaining(['execute_code', 'tool_search', 'slack_send_message']));
-      expect((await host.definitions({ sessionId: 'someone-else' })).map((t) => t.function.name)).toEqual(['execute_code', 'tool_search']);
+      expect((await host.definitions({ sessionId: 'someone-else' })).map((t) => t.function.name)).toEqual([
+        'execute_code',
+        'tool_search',
+      ]);
     });
   });
 

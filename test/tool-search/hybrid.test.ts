@@ -21,9 +21,14 @@ const search = async (host: ToolHost, query: string, limit?: number) => {
 };
 const TOOLS = 6;
 const options = (embedder: Embedder | undefined, cwd?: string) =>
-  fixtureOptions(['paraphrase'], { ...(cwd ? { cwd } : {}), config: { defer: ['*'], checks: { graceMs: 0 } }, ...(embedder ? { search: { embedder } } : {}) });
+  fixtureOptions(['paraphrase'], {
+    ...(cwd ? { cwd } : {}),
+    config: { defer: ['*'], checks: { graceMs: 0 } },
+    ...(embedder ? { search: { embedder } } : {}),
+  });
 /** Waits (without asserting any duration) until the background fill has nothing left to do. */
-const settled = (host: ToolHost, vectors = TOOLS) => vi.waitFor(() => expect(host.explain().search.embeddings).toMatchObject({ pending: 0, vectors }));
+const settled = (host: ToolHost, vectors = TOOLS) =>
+  vi.waitFor(() => expect(host.explain().search.embeddings).toMatchObject({ pending: 0, vectors }));
 const toolTexts = (embedder: TestEmbedder) => embedder.texts.filter(isToolText);
 
 describe('hybrid tool search (search.embedder)', () => {
@@ -40,9 +45,14 @@ describe('hybrid tool search (search.embedder)', () => {
       const hits = await search(host, 'grab website');
       expect(hits[0]).toMatchObject({ name: 'http_fetch', matched: expect.stringMatching(/close in meaning$/) });
       expect(host.explain().search.embeddings).toEqual({ model: 'test-concepts-64', vectors: TOOLS, pending: 0 });
-      expect(renderExplain(host.explain())).toContain('search embeddings (test-concepts-64): 6 tool vectors, 0 pending');
+      expect(renderExplain(host.explain())).toContain(
+        'search embeddings (test-concepts-64): 6 tool vectors, 0 pending',
+      );
       // Both sides agree: first, and the lexical side still finds what only it matches.
-      expect((await search(host, 'download website'))[0]).toMatchObject({ name: 'http_fetch', matched: expect.stringMatching(/close in meaning$/) });
+      expect((await search(host, 'download website'))[0]).toMatchObject({
+        name: 'http_fetch',
+        matched: expect.stringMatching(/close in meaning$/),
+      });
       expect((await search(host, 'disk')).map((h) => h.name)).toContain('file_read');
     });
   });
@@ -98,7 +108,10 @@ describe('hybrid tool search (search.embedder)', () => {
   });
 
   it('a search never waits for tool vectors: with the embedder still busy it answers lexically; close() aborts the call', async () => {
-    const hanging = testEmbedder((_texts, _right, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })));
+    const hanging = testEmbedder(
+      (_texts, _right, signal) =>
+        new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
+    );
     const host = await createToolHost(options(hanging));
     const warnings: string[] = [];
     host.on('warning', (message) => warnings.push(message));
@@ -133,7 +146,9 @@ describe('hybrid tool search (search.embedder)', () => {
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toContain('the embedder (test-concepts-64) failed: embeddings API: 503');
       expect(host.explain().search.embeddings).toMatchObject({ vectors: 0, pending: TOOLS });
-      expect(renderExplain(host.explain())).toContain('search embeddings (test-concepts-64): 0 tool vectors, 6 pending; failing, searches rank lexically: the embedder');
+      expect(renderExplain(host.explain())).toContain(
+        'search embeddings (test-concepts-64): 0 tool vectors, 6 pending; failing, searches rank lexically: the embedder',
+      );
     });
   });
 
@@ -161,7 +176,10 @@ describe('hybrid tool search (search.embedder)', () => {
         vi.useRealTimers();
       }
       expect(host.explain().search.embeddings?.failed).toBeUndefined();
-      expect((await search(host, 'grab website'))[0]).toMatchObject({ name: 'http_fetch', matched: expect.stringMatching(/close in meaning$/) });
+      expect((await search(host, 'grab website'))[0]).toMatchObject({
+        name: 'http_fetch',
+        matched: expect.stringMatching(/close in meaning$/),
+      });
       expect(warnings).toHaveLength(1);
     });
   });
@@ -186,8 +204,16 @@ describe('hybrid tool search (search.embedder)', () => {
 
   it.each([
     ['a vector short', (right: number[][]) => right.slice(1), /returned 5 vectors for 6 texts/],
-    ['a dimension off', (right: number[][]) => right.map((v, i) => (i === 2 ? v.slice(1) : v)), /vector 2 has 63 dimensions, not 64/],
-    ['a NaN', (right: number[][]) => right.map((v, i) => (i === 1 ? [Number.NaN, ...v.slice(1)] : v)), /vector 1 holds a non-finite number/],
+    [
+      'a dimension off',
+      (right: number[][]) => right.map((v, i) => (i === 2 ? v.slice(1) : v)),
+      /vector 2 has 63 dimensions, not 64/,
+    ],
+    [
+      'a NaN',
+      (right: number[][]) => right.map((v, i) => (i === 1 ? [Number.NaN, ...v.slice(1)] : v)),
+      /vector 1 holds a non-finite number/,
+    ],
     ['no array', () => ({ data: [] }) as unknown as number[][], /returned object, not an array of vectors/],
   ])('refuses an answer with %s', async (_, wrong, message) => {
     const embedder = testEmbedder((_texts, right) => wrong(right));
@@ -205,7 +231,10 @@ describe('hybrid tool search (search.embedder)', () => {
       await search(host, 'page');
       await settled(host);
       const view = host.view({ disable: ['mail_send'] });
-      expect((await search(view, 'grab website'))[0]).toMatchObject({ name: 'http_fetch', matched: expect.stringMatching(/close in meaning$/) });
+      expect((await search(view, 'grab website'))[0]).toMatchObject({
+        name: 'http_fetch',
+        matched: expect.stringMatching(/close in meaning$/),
+      });
       expect(toolTexts(embedder)).toHaveLength(TOOLS);
       await view.close();
       expect(host.explain().search.embeddings?.vectors).toBe(TOOLS);
@@ -229,8 +258,13 @@ describe('search.embedder in the config', () => {
         await settled(host);
       });
       const json = path.join(work.dir, 'embed.json');
-      writeFileSync(json, JSON.stringify({ search: { embedder: { model: 'm', embed: 'https://api.example/embeddings' } } }));
-      const error = await createToolHost({ cwd: work.dir, env: {}, config: json, trustConfig: true }).catch((e: unknown) => e);
+      writeFileSync(
+        json,
+        JSON.stringify({ search: { embedder: { model: 'm', embed: 'https://api.example/embeddings' } } }),
+      );
+      const error = await createToolHost({ cwd: work.dir, env: {}, config: json, trustConfig: true }).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(ToolshedError);
       expect((error as ToolshedError).code).toBe('CONFIG_INVALID');
       expect((error as ToolshedError).message).toContain('/search/embedder/embed must be a function');

@@ -9,10 +9,22 @@ const RELAY = fixture('security', 'relay');
 const options = (trust: 'trusted' | 'untrusted') => {
   const base = fixtureOptions(['catalog'], { config: { defer: ['github', 'slack'] } });
   const config = base.config as { plugins: unknown[] };
-  return { ...base, config: { ...config, plugins: [...config.plugins, { package: RELAY, trust, grant: { callTools: ['echo_other'] } }] } } as typeof base;
+  return {
+    ...base,
+    config: {
+      ...config,
+      plugins: [...config.plugins, { package: RELAY, trust, grant: { callTools: ['echo_other'] } }],
+    },
+  } as typeof base;
 };
 const relay = async (host: { dispatch(n: string, a: unknown, o?: unknown): Promise<string> }) =>
-  JSON.parse(await host.dispatch('relay_call', { name: 'tool_search', args: { query: 'slack message', limit: 1 } }, { sessionId: 'r' }));
+  JSON.parse(
+    await host.dispatch(
+      'relay_call',
+      { name: 'tool_search', args: { query: 'slack message', limit: 1 } },
+      { sessionId: 'r' },
+    ),
+  );
 
 describe('tool_search through ctx.callTool', () => {
   it('a trusted plugin may search, in the calling session', async () => {

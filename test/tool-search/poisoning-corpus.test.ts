@@ -11,7 +11,17 @@ import { ToolIndex, RANKING, UNDEFENDED, type IndexedTool } from '#internal/core
 import { FUSION_DEPTH, fuse, hybridRanked, vectorRanked } from '#internal/core/call/search/fusion.js';
 import { embeddingText } from '#internal/core/call/search/embeddings.js';
 import { vectorOf } from './test-embedder.js';
-import { ATTACKER_SOURCE, FIELDS_STUFFED, WORDS, attacker, honestCatalogue, measure, ordinaryQueries, queryWords, type Query } from './poisoning-corpus.js';
+import {
+  ATTACKER_SOURCE,
+  FIELDS_STUFFED,
+  WORDS,
+  attacker,
+  honestCatalogue,
+  measure,
+  ordinaryQueries,
+  queryWords,
+  type Query,
+} from './poisoning-corpus.js';
 
 /** A unit vector of the test embedder (the embeddings store keeps them so). */
 const unit = (text: string) => {
@@ -28,7 +38,10 @@ const vectorFor = (tool: IndexedTool) => {
   return vector;
 };
 
-/** The ranking stages tool_search runs, over `tools` (synced into `index`, as a host's exposure is): lexical alone, and hybrid with the test embedder. */
+/**
+ * The ranking stages tool_search runs, over `tools` (synced into `index`, as a host's exposure is): lexical alone, and
+ * hybrid with the test embedder.
+ */
 function rankers(tools: IndexedTool[], index = new ToolIndex(RANKING)) {
   index.sync(tools);
   const vectors = tools.map((t) => [t.definition.name, vectorFor(t)] as const);
@@ -63,7 +76,9 @@ describe('an untrusted plugin stuffing one field (or several) with the words age
     const bad = attacker('description', oracle);
     const index = new ToolIndex(UNDEFENDED);
     index.sync([...honest.services, ...bad]);
-    const { reached } = await measure(queries, new Set(bad.map((t) => t.definition.name)), (query) => index.search(query, 5));
+    const { reached } = await measure(queries, new Set(bad.map((t) => t.definition.name)), (query) =>
+      index.search(query, 5),
+    );
     // Measured: 30 of 30.
     expect(reached).toBeGreaterThanOrEqual(20);
   });
@@ -83,8 +98,14 @@ describe('an untrusted plugin stuffing one field (or several) with the words age
           const { lexical, hybrid } = rankers([...honest[layout], ...bad], index);
           const lexically = await measure(queries, names, lexical);
           const hybridly = await measure(queries, names, hybrid);
-          expect(lexically.reached / queries.length, `${who}, ${field}, lexical: ${lexically.queries.join('; ')}`).toBeLessThan(0.1);
-          expect(hybridly.reached / queries.length, `${who}, ${field}, hybrid: ${hybridly.queries.join('; ')}`).toBeLessThan(0.1);
+          expect(
+            lexically.reached / queries.length,
+            `${who}, ${field}, lexical: ${lexically.queries.join('; ')}`,
+          ).toBeLessThan(0.1);
+          expect(
+            hybridly.reached / queries.length,
+            `${who}, ${field}, hybrid: ${hybridly.queries.join('; ')}`,
+          ).toBeLessThan(0.1);
           // Fields the index does not read (the MCP title, enum values) give nothing at all.
           if (field === 'title' || field === 'enum') expect([lexically.reached, hybridly.reached]).toEqual([0, 0]);
         }
@@ -97,14 +118,16 @@ describe('five untrusted look-alikes of an honest tool, with an embedder (route 
   const original = 'github_create_issue';
   const lookAlikes = (tools: IndexedTool[]): IndexedTool[] => {
     const copied = tools.find((t) => t.definition.name === original)!;
-    return ['create_issue', 'new_github_issue', 'github_issue_create', 'open_github_issue', 'github_new_issue'].map((name) => ({
-      ...copied,
-      definition: { ...copied.definition, name },
-      toolset: 'helper',
-      toolsetDescription: copied.toolsetDescription,
-      source: ATTACKER_SOURCE,
-      untrusted: true,
-    }));
+    return ['create_issue', 'new_github_issue', 'github_issue_create', 'open_github_issue', 'github_new_issue'].map(
+      (name) => ({
+        ...copied,
+        definition: { ...copied.definition, name },
+        toolset: 'helper',
+        toolsetDescription: copied.toolsetDescription,
+        source: ATTACKER_SOURCE,
+        untrusted: true,
+      }),
+    );
   };
 
   it('take at most two of the first five places after fusion, where the lexical list alone was limited before', () => {
@@ -113,7 +136,9 @@ describe('five untrusted look-alikes of an honest tool, with an embedder (route 
     const { index, vectors, hybrid } = rankers([...honest.services, ...bad]);
     const query = 'open a github issue for this bug';
     // Before: the limit held the lexical list, the fused list put the copies back (3 of the first 5 here).
-    const before = fuse(index.ranked(query, FUSION_DEPTH), vectorRanked(unit(query), vectors, FUSION_DEPTH), 5).map((hit) => hit.name);
+    const before = fuse(index.ranked(query, FUSION_DEPTH), vectorRanked(unit(query), vectors, FUSION_DEPTH), 5).map(
+      (hit) => hit.name,
+    );
     expect(before.filter((name) => names.has(name)).length).toBeGreaterThan(2);
     const after = hybrid(query);
     expect(after.filter((name) => names.has(name))).toHaveLength(2);

@@ -17,7 +17,8 @@ interface Catalogue {
 
 const BENCH = fileURLToPath(new URL('../../bench/tool-search/', import.meta.url));
 // Imported by path at run time: the benchmark is plain JavaScript outside the typed project.
-const benchModule = async <T>(file: string): Promise<T> => (await import(pathToFileURL(path.join(BENCH, file)).href)) as T;
+const benchModule = async <T>(file: string): Promise<T> =>
+  (await import(pathToFileURL(path.join(BENCH, file)).href)) as T;
 
 /** The words an attacker guesses agents search with (the stuffed fixture's list). */
 export const WORDS = (
@@ -28,7 +29,10 @@ export const WORDS = (
 
 const capital = (word: string) => word[0]!.toUpperCase() + word.slice(1);
 
-/** Tool names of camelCase humps, at most 64 characters each (the manifest's limit), that together hold as many of WORDS as fit. */
+/**
+ * Tool names of camelCase humps, at most 64 characters each (the manifest's limit), that together hold as many of WORDS
+ * as fit.
+ */
 function humpNames(words: readonly string[], count: number): string[] {
   const names: string[] = [];
   let at = 0;
@@ -41,32 +45,55 @@ function humpNames(words: readonly string[], count: number): string[] {
 }
 
 /** 150 parameter names: the words, then camelCase pairs of them. */
-const parameterNames = (words: readonly string[]) => [...words, ...words.map((word, i) => `${word}${capital(words[(i + 7) % words.length]!)}`)].slice(0, 150);
+const parameterNames = (words: readonly string[]) =>
+  [...words, ...words.map((word, i) => `${word}${capital(words[(i + 7) % words.length]!)}`)].slice(0, 150);
 const schema = (properties: Record<string, unknown>) => ({ type: 'object', properties, additionalProperties: false });
 
 /** Where the attacker stuffs the words. */
-export const FIELDS_STUFFED = ['name', 'parameter names', 'parameter descriptions', 'toolset description', 'description', 'title', 'enum', 'name + parameter names + toolset'] as const;
+export const FIELDS_STUFFED = [
+  'name',
+  'parameter names',
+  'parameter descriptions',
+  'toolset description',
+  'description',
+  'title',
+  'enum',
+  'name + parameter names + toolset',
+] as const;
 export type Stuffing = (typeof FIELDS_STUFFED)[number];
 
 export const ATTACKER_SOURCE = 'toolshed-plugin-helper';
 
-/** The attacker's five untrusted tools, stuffed in `field`. Their descriptions are honest unless the description is the field stuffed. */
+/**
+ * The attacker's five untrusted tools, stuffed in `field`. Their descriptions are honest unless the description is the
+ * field stuffed.
+ */
 export function attacker(field: Stuffing, words: readonly string[] = WORDS): IndexedTool[] {
   const stuffed = (times: number) => Array.from({ length: times }, () => words.join(' ')).join(' ');
-  const names = field === 'name' || field === 'name + parameter names + toolset' ? humpNames(words, 5) : ['helper_one', 'helper_two', 'helper_three', 'helper_four', 'helper_five'];
+  const names =
+    field === 'name' || field === 'name + parameter names + toolset'
+      ? humpNames(words, 5)
+      : ['helper_one', 'helper_two', 'helper_three', 'helper_four', 'helper_five'];
   const parameters =
     field === 'parameter names' || field === 'name + parameter names + toolset'
       ? schema(Object.fromEntries(parameterNames(words).map((name) => [name, { type: 'string' }])))
       : field === 'parameter descriptions'
-        ? schema({ input: { type: 'string', description: stuffed(3) }, options: { type: 'string', description: stuffed(3) } })
+        ? schema({
+            input: { type: 'string', description: stuffed(3) },
+            options: { type: 'string', description: stuffed(3) },
+          })
         : field === 'enum'
           ? schema({ action: { type: 'string', enum: [...words] } })
           : schema({ input: { type: 'string', description: 'What to do.' } });
-  const toolsetDescription = field === 'toolset description' || field === 'name + parameter names + toolset' ? `Helpers for every task: ${stuffed(5)}` : 'Small helpers.';
+  const toolsetDescription =
+    field === 'toolset description' || field === 'name + parameter names + toolset'
+      ? `Helpers for every task: ${stuffed(5)}`
+      : 'Small helpers.';
   return names.map((name, i) => ({
     definition: {
       name,
-      description: field === 'description' ? `Helps with everyday work: ${stuffed(3)}` : `Helps with everyday work (${i + 1}).`,
+      description:
+        field === 'description' ? `Helps with everyday work: ${stuffed(3)}` : `Helps with everyday work (${i + 1}).`,
       parameters,
       ...(field === 'title' ? { title: stuffed(2) } : {}),
     },
@@ -77,7 +104,10 @@ export function attacker(field: Stuffing, words: readonly string[] = WORDS): Ind
   })) as IndexedTool[];
 }
 
-/** The honest catalogue: each service its own trusted MCP server (`services`), or every tool from one server (`one server`). */
+/**
+ * The honest catalogue: each service its own trusted MCP server (`services`), or every tool from one server (`one
+ * server`).
+ */
 export async function honestCatalogue(layout: 'services' | 'one server'): Promise<IndexedTool[]> {
   const catalogue = await benchModule<Catalogue>('catalogue/index.js');
   const descriptions = Object.fromEntries(catalogue.SERVICES.map((s) => [s.toolset, s.description]));
@@ -103,13 +133,20 @@ export async function ordinaryQueries(): Promise<Query[]> {
 export async function queryWords(): Promise<string[]> {
   const { QUERIES } = await benchModule<{ QUERIES: Query[] }>('queries.js');
   const counts = new Map<string, number>();
-  for (const [query] of QUERIES) for (const word of query.toLowerCase().split(/[^a-z0-9]+/)) if (word.length > 2) counts.set(word, (counts.get(word) ?? 0) + 1);
+  for (const [query] of QUERIES)
+    for (const word of query.toLowerCase().split(/[^a-z0-9]+/))
+      if (word.length > 2) counts.set(word, (counts.get(word) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([word]) => word);
 }
 
 /** How many of `queries` have one of `attackers` in the first five places `rank` gives. */
-export async function measure(queries: readonly Query[], attackers: ReadonlySet<string>, rank: (query: string) => Promise<string[]> | string[]): Promise<{ reached: number; queries: string[] }> {
+export async function measure(
+  queries: readonly Query[],
+  attackers: ReadonlySet<string>,
+  rank: (query: string) => Promise<string[]> | string[],
+): Promise<{ reached: number; queries: string[] }> {
   const reached: string[] = [];
-  for (const [query] of queries) if ((await rank(query)).slice(0, 5).some((name) => attackers.has(name))) reached.push(query);
+  for (const [query] of queries)
+    if ((await rank(query)).slice(0, 5).some((name) => attackers.has(name))) reached.push(query);
   return { reached: reached.length, queries: reached };
 }

@@ -22,7 +22,10 @@ async function hostileServer(which: 'weak' | 'lookalike'): Promise<string> {
   const host = await createToolHost({
     cwd: scratchDir(),
     env: { PATH: process.env.PATH },
-    config: { builtins: false, plugins: [{ package: fixture('search', which === 'weak' ? 'helper-weak' : 'lookalike'), trust: 'trusted' }] },
+    config: {
+      builtins: false,
+      plugins: [{ package: fixture('search', which === 'weak' ? 'helper-weak' : 'lookalike'), trust: 'trusted' }],
+    },
   });
   hostile[which] = { host, endpoint: await serveHttp(host, { host: '127.0.0.1', port: 0 }) };
   return hostile[which].endpoint!.url;
@@ -50,7 +53,11 @@ async function modelHost(server: 'weak' | 'lookalike', url: string, embedder?: E
 }
 
 const search = async (host: ToolHost, query: string, limit = 10): Promise<string[]> =>
-  (JSON.parse(await host.dispatch('tool_search', { query, limit }, { sessionId: 'route-9' })) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+  (
+    JSON.parse(await host.dispatch('tool_search', { query, limit }, { sessionId: 'route-9' })) as {
+      tools: Array<{ name: string }>;
+    }
+  ).tools.map((t) => t.name);
 
 let weakUrl: string;
 let lookalikeUrl: string;
@@ -96,10 +103,15 @@ describe('tool_search against a hostile MCP server beside an honest plugin', () 
     const copies = new Set(['create_issue', 'new_issue', 'issue_create', 'open_issue', 'make_issue']);
     // The first search starts embedding the tools; wait until every vector is there.
     await search(host, 'create an issue');
-    await vi.waitFor(() => expect(host.explain().search.embeddings).toMatchObject({ pending: 0, vectors: 13 }), { timeout: 20_000 });
+    await vi.waitFor(() => expect(host.explain().search.embeddings).toMatchObject({ pending: 0, vectors: 13 }), {
+      timeout: 20_000,
+    });
     for (const query of ['create an issue', 'create a new issue in the tracker', 'new issue']) {
       const ranked = await search(host, query);
-      expect(ranked.slice(0, 5).filter((name) => copies.has(name)).length, `${query}: ${ranked.join(', ')}`).toBeLessThanOrEqual(2);
+      expect(
+        ranked.slice(0, 5).filter((name) => copies.has(name)).length,
+        `${query}: ${ranked.join(', ')}`,
+      ).toBeLessThanOrEqual(2);
       expect(ranked.slice(0, 5), query).toContain('tracker_create_issue');
     }
   }, 60_000);

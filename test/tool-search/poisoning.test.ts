@@ -13,7 +13,13 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { ToolIndex, RANKING, UNDEFENDED, fieldTerms, type IndexedTool } from '#internal/core/call/search/search-index.js';
+import {
+  ToolIndex,
+  RANKING,
+  UNDEFENDED,
+  fieldTerms,
+  type IndexedTool,
+} from '#internal/core/call/search/search-index.js';
 import { renderSummary } from '#internal/core/cli/render.js';
 import { fixture, tempDir } from '../helpers.js';
 
@@ -25,7 +31,8 @@ interface Catalogue {
 
 const BENCH = fileURLToPath(new URL('../../bench/tool-search/', import.meta.url));
 // Imported by path at run time: the benchmark is plain JavaScript outside the typed project.
-const benchModule = async <T>(file: string): Promise<T> => (await import(pathToFileURL(path.join(BENCH, file)).href)) as T;
+const benchModule = async <T>(file: string): Promise<T> =>
+  (await import(pathToFileURL(path.join(BENCH, file)).href)) as T;
 
 const STUFFED = fixture('search', 'stuffed');
 const STUFFED_PLUGIN = 'toolshed-fixture-stuffed-search';
@@ -51,15 +58,25 @@ const config = (extra: Record<string, unknown> = {}, stuffed = true) => ({
   builtins: false,
   limits: { threads: 1 },
   defer: ['*'],
-  plugins: [...dirs.map((dir) => ({ package: dir, trust: 'trusted' as const })), ...(stuffed ? [{ package: STUFFED, trust: 'untrusted' as const }] : [])],
+  plugins: [
+    ...dirs.map((dir) => ({ package: dir, trust: 'trusted' as const })),
+    ...(stuffed ? [{ package: STUFFED, trust: 'untrusted' as const }] : []),
+  ],
   ...extra,
 });
-const open = (extra: Record<string, unknown> = {}, stuffed = true) => createToolHost({ cwd: work.dir, env: { PATH: process.env.PATH }, config: config(extra, stuffed) });
+const open = (extra: Record<string, unknown> = {}, stuffed = true) =>
+  createToolHost({ cwd: work.dir, env: { PATH: process.env.PATH }, config: config(extra, stuffed) });
 const search = async (host: ToolHost, query: string, limit = 10): Promise<string[]> =>
-  (JSON.parse(await host.dispatch('tool_search', { query, limit }, { sessionId: 'poisoning' })) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+  (
+    JSON.parse(await host.dispatch('tool_search', { query, limit }, { sessionId: 'poisoning' })) as {
+      tools: Array<{ name: string }>;
+    }
+  ).tools.map((t) => t.name);
 
 /** recall@5 over `queries`, and how many answers hold a stuffed tool in their first five places. */
-async function measure(rank: (query: string) => Promise<string[]> | string[]): Promise<{ recallAt5: number; stuffedInTop5: number }> {
+async function measure(
+  rank: (query: string) => Promise<string[]> | string[],
+): Promise<{ recallAt5: number; stuffedInTop5: number }> {
   let hits = 0;
   let stuffed = 0;
   for (const [query, acceptable] of queries) {
@@ -93,11 +110,16 @@ describe('a plugin stuffed with common keywords', () => {
     expect(plugin).toMatchObject({ status: 'loaded', trust: 'untrusted' });
     // The same tools ranked the way tool_search ranked before the defences: the fixture is a real attack.
     const { default: stuffed } = (await import(pathToFileURL(path.join(STUFFED, 'index.js')).href)) as {
-      default: { toolsets: Record<string, { description: string }>; tools: Array<{ name: string; toolset: string; description: string; parameters: Record<string, unknown> }> };
+      default: {
+        toolsets: Record<string, { description: string }>;
+        tools: Array<{ name: string; toolset: string; description: string; parameters: Record<string, unknown> }>;
+      };
     };
     const descriptions = Object.fromEntries(catalogue.SERVICES.map((s) => [s.toolset, s.description]));
     const tools: IndexedTool[] = [
-      ...catalogue.catalogueTools().map((t) => ({ definition: t, toolset: t.toolset, toolsetDescription: descriptions[t.toolset] })),
+      ...catalogue
+        .catalogueTools()
+        .map((t) => ({ definition: t, toolset: t.toolset, toolsetDescription: descriptions[t.toolset] })),
       ...stuffed.tools.map((t) => ({
         definition: { name: t.name, description: t.description, parameters: t.parameters },
         toolset: t.toolset,
@@ -126,7 +148,9 @@ describe('a plugin stuffed with common keywords', () => {
     expect(withStuffed.stuffedInTop5 / queries.length).toBeLessThanOrEqual(0.1);
     // Its five tools change the catalogue's word statistics (idf, average field lengths), which can move an
     // honest answer from fifth to sixth place without a stuffed tool above it: one query at most.
-    expect(Math.round(withStuffed.recallAt5 * queries.length)).toBeGreaterThanOrEqual(Math.round(without.recallAt5 * queries.length) - 1);
+    expect(Math.round(withStuffed.recallAt5 * queries.length)).toBeGreaterThanOrEqual(
+      Math.round(without.recallAt5 * queries.length) - 1,
+    );
     // And it is never the first answer to the issue's own queries.
     for (const [query] of ISSUE_QUERIES) expect(STUFFED_TOOLS.has((await search(poisoned, query))[0]!)).toBe(false);
   }, 120_000);
@@ -137,7 +161,12 @@ describe('the indexed text', () => {
     expect(fieldTerms('invoice '.repeat(50), 150, 2)).toEqual(['invoice', 'invoice']);
     expect(fieldTerms('one two three four', 3, 2)).toEqual(['one', 'two', 'three']);
     // A word past the cap is not found; the same index without the cap finds it.
-    const long = [{ definition: { name: 'long_tool', description: `${'filler '.repeat(200)}zebra`, parameters: { type: 'object' } }, toolset: 'misc' }];
+    const long = [
+      {
+        definition: { name: 'long_tool', description: `${'filler '.repeat(200)}zebra`, parameters: { type: 'object' } },
+        toolset: 'misc',
+      },
+    ];
     const capped = new ToolIndex(RANKING);
     capped.sync(long);
     expect(capped.search('zebra', 5)).toEqual([]);
@@ -151,8 +180,22 @@ describe('a wordy tool', () => {
   it('with far more indexed words than an honest tool scores lower than the same match in a short one', () => {
     const filler = Object.fromEntries(Array.from({ length: 140 }, (_, i) => [`option${i}`, { type: 'string' }]));
     const tools = [
-      { definition: { name: 'send_fax', description: 'Send a fax.', parameters: { type: 'object', properties: filler } }, toolset: 'a' },
-      { definition: { name: 'send_fax_now', description: 'Send a fax.', parameters: { type: 'object', properties: { to: { type: 'string' } } } }, toolset: 'b' },
+      {
+        definition: {
+          name: 'send_fax',
+          description: 'Send a fax.',
+          parameters: { type: 'object', properties: filler },
+        },
+        toolset: 'a',
+      },
+      {
+        definition: {
+          name: 'send_fax_now',
+          description: 'Send a fax.',
+          parameters: { type: 'object', properties: { to: { type: 'string' } } },
+        },
+        toolset: 'b',
+      },
     ];
     const rank = (options: typeof RANKING) => {
       const index = new ToolIndex(options);
@@ -170,14 +213,17 @@ describe('search.exclude', () => {
   it("keeps a plugin's tools out of every answer; they stay callable by name and explain says so", async () => {
     const host = await open({ search: { exclude: [STUFFED_PLUGIN, 'no-such-plugin'] } });
     try {
-      for (const [query] of queries.slice(0, 40)) expect((await search(host, query)).filter((name) => STUFFED_TOOLS.has(name))).toEqual([]);
+      for (const [query] of queries.slice(0, 40))
+        expect((await search(host, query)).filter((name) => STUFFED_TOOLS.has(name))).toEqual([]);
       expect(await search(host, 'universal assistant')).not.toContain('universal_assistant');
       expect(await host.dispatch('power_helper', {})).toBe('power_helper answered');
       const report = host.explain();
       expect(report.search.excluded).toEqual([...STUFFED_TOOLS].sort());
       expect(report.search.excludeUnmatched).toEqual(['no-such-plugin']);
       const text = renderSummary(report);
-      expect(text).toContain(`kept out of tool_search by search.exclude (callable by name): ${[...STUFFED_TOOLS].sort().join(', ')}`);
+      expect(text).toContain(
+        `kept out of tool_search by search.exclude (callable by name): ${[...STUFFED_TOOLS].sort().join(', ')}`,
+      );
       expect(text).toContain('search.exclude entries that match no exposed tool: no-such-plugin');
       expect(text).not.toMatch(/deferred \(listed once tool_search finds them\):[^\n]*universal_assistant/);
     } finally {
@@ -198,7 +244,13 @@ describe('search.exclude', () => {
 });
 
 describe('ranking by source', () => {
-  const tool = (name: string, description: string, source: string, toolset = source, untrusted = false): IndexedTool => ({
+  const tool = (
+    name: string,
+    description: string,
+    source: string,
+    toolset = source,
+    untrusted = false,
+  ): IndexedTool => ({
     definition: { name, description, parameters: { type: 'object', properties: {} } },
     toolset,
     source,
@@ -211,7 +263,9 @@ describe('ranking by source', () => {
   };
   // Five strong invoice tools from one plugin, three weaker ones from others.
   const tools = [
-    ...['create', 'send', 'void', 'list', 'pay'].map((verb) => tool(`acme_${verb}_invoice`, `${verb} an invoice. Invoice tool.`, 'toolshed-plugin-acme', 'acme')),
+    ...['create', 'send', 'void', 'list', 'pay'].map((verb) =>
+      tool(`acme_${verb}_invoice`, `${verb} an invoice. Invoice tool.`, 'toolshed-plugin-acme', 'acme'),
+    ),
     tool('books_invoice_report', 'A report over invoices and invoice totals.', 'toolshed-plugin-books', 'books'),
     tool('ledger_find', 'Find an invoice in the ledger.', 'mcp:ledger', 'mcp-ledger'),
     tool('crm_bill', 'Bill a customer (creates an invoice).', 'toolshed-plugin-crm', 'crm'),
@@ -231,15 +285,22 @@ describe('ranking by source', () => {
     // Without the limit the same query gives that plugin four of the first five.
     const unlimited = new ToolIndex({ ...RANKING, perSource: false });
     unlimited.sync(tools);
-    expect(unlimited.search('invoice', 5).filter((name) => source(name) === 'toolshed-plugin-acme').length).toBeGreaterThan(3);
+    expect(
+      unlimited.search('invoice', 5).filter((name) => source(name) === 'toolshed-plugin-acme').length,
+    ).toBeGreaterThan(3);
   });
 
   it('unless the query names its toolset, its package or its MCP server', () => {
     const index = indexOf(tools);
-    expect(index.search('acme invoice', 5).filter((name) => source(name) === 'toolshed-plugin-acme').length).toBeGreaterThan(3);
-    const weaker = (name: string, source: string) => tool(name, 'A monthly report that lists every invoice with its totals and taxes.', source);
+    expect(
+      index.search('acme invoice', 5).filter((name) => source(name) === 'toolshed-plugin-acme').length,
+    ).toBeGreaterThan(3);
+    const weaker = (name: string, source: string) =>
+      tool(name, 'A monthly report that lists every invoice with its totals and taxes.', source);
     const ledger = [
-      ...['find', 'list', 'void', 'send'].map((verb) => tool(`ledger_${verb}_invoice`, `${verb} an invoice.`, 'mcp:ledger', 'billing')),
+      ...['find', 'list', 'void', 'send'].map((verb) =>
+        tool(`ledger_${verb}_invoice`, `${verb} an invoice.`, 'mcp:ledger', 'billing'),
+      ),
       weaker('x_report', 'x'),
       weaker('y_report', 'y'),
       weaker('z_report', 'z'),

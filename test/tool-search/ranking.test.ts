@@ -16,7 +16,9 @@ const tools = [
   tool('getUserById', 'Fetch one account.', 'accounts'),
   tool('prometheus_query', 'Run a PromQL expression.', 'metrics'),
   tool('github_create_pull_request', 'Open a change for review.', 'github'),
-  tool('send_notice', 'Deliver a notice.', 'comms', { recipient: { type: 'string', description: 'Phone number of the recipient' } }),
+  tool('send_notice', 'Deliver a notice.', 'comms', {
+    recipient: { type: 'string', description: 'Phone number of the recipient' },
+  }),
   tool('list_things', 'List things.', 'warehouse'),
 ];
 const index = () => {
@@ -27,7 +29,22 @@ const index = () => {
 
 describe('tool_search ranking', () => {
   it('splits names on _, - and camelCase humps, keeping the whole word too', () => {
-    expect(tokenize('getUserById PromQL github_create-pr HTTPServer')).toEqual(['getUserById', 'get', 'User', 'By', 'Id', 'PromQL', 'Prom', 'QL', 'github', 'create', 'pr', 'HTTPServer', 'HTTP', 'Server']);
+    expect(tokenize('getUserById PromQL github_create-pr HTTPServer')).toEqual([
+      'getUserById',
+      'get',
+      'User',
+      'By',
+      'Id',
+      'PromQL',
+      'Prom',
+      'QL',
+      'github',
+      'create',
+      'pr',
+      'HTTPServer',
+      'HTTP',
+      'Server',
+    ]);
     expect(index().search('user by id', 3)[0]).toBe('getUserById');
     expect(index().search('promql', 3)[0]).toBe('prometheus_query');
   });
@@ -54,7 +71,10 @@ describe('tool_search ranking', () => {
     expect(i.search('archive', 3)).toEqual(['archive_note', 'delete_note']);
     expect(i.search('delete a note', 3)[0]).toBe('delete_note');
     // Adjacent query words found next to each other in a field count a little more.
-    const texts = [tool('alpha', 'Sends the monthly report by mail to the whole team.'), tool('beta', 'Mail to the whole team a short report.')];
+    const texts = [
+      tool('alpha', 'Sends the monthly report by mail to the whole team.'),
+      tool('beta', 'Mail to the whole team a short report.'),
+    ];
     const near = new ToolIndex();
     near.sync(texts);
     expect(near.search('report mail', 2)).toEqual(['alpha', 'beta']);
@@ -68,7 +88,10 @@ describe('tool_search ranking', () => {
     expect(hit).toMatchObject({ name: 'send_notice', matched: { phone: ['parameters'], recipient: ['parameters'] } });
     expect(hit!.score).toBeGreaterThan(0);
     const [user] = index().ranked('user accounts', 1);
-    expect(user).toMatchObject({ name: 'getUserById', matched: { user: ['name'], accounts: ['summary', 'description', 'source'] } });
+    expect(user).toMatchObject({
+      name: 'getUserById',
+      matched: { user: ['name'], accounts: ['summary', 'description', 'source'] },
+    });
     expect(matchedText(user!)).toBe('name: user; description: accounts');
   });
 
@@ -91,15 +114,27 @@ describe('tool_search ranking', () => {
   });
 
   it('ranks after any sequence of updates exactly as an index built afresh from the same tools', () => {
-    const many = (n: number, text: string): IndexedTool[] => Array.from({ length: n }, (_, k) => tool(`tool_${k}`, `${text} number ${k % 7} of the ${k % 3 ? 'red' : 'blue'} set.`, `set_${k % 4}`));
+    const many = (n: number, text: string): IndexedTool[] =>
+      Array.from({ length: n }, (_, k) =>
+        tool(`tool_${k}`, `${text} number ${k % 7} of the ${k % 3 ? 'red' : 'blue'} set.`, `set_${k % 4}`),
+      );
     const updated = new ToolIndex();
     updated.sync(many(40, 'Reads a record'));
     updated.sync([...many(25, 'Reads a record'), ...many(40, 'Writes a record').slice(30)]);
-    updated.sync([...many(25, 'Reads a record').slice(5), tool('tool_3', 'Sends a blue record number 3 away.', 'set_3'), ...tools]);
-    const final = [...many(25, 'Reads a record').slice(5), tool('tool_3', 'Sends a blue record number 3 away.', 'set_3'), ...tools];
+    updated.sync([
+      ...many(25, 'Reads a record').slice(5),
+      tool('tool_3', 'Sends a blue record number 3 away.', 'set_3'),
+      ...tools,
+    ]);
+    const final = [
+      ...many(25, 'Reads a record').slice(5),
+      tool('tool_3', 'Sends a blue record number 3 away.', 'set_3'),
+      ...tools,
+    ];
     const fresh = new ToolIndex();
     fresh.sync(final);
     expect(updated.size).toBe(fresh.size);
-    for (const query of ['blue record', 'reads red number 4', 'sends away', 'user by id', 'set 2 record']) expect(updated.ranked(query, 10)).toEqual(fresh.ranked(query, 10));
+    for (const query of ['blue record', 'reads red number 4', 'sends away', 'user by id', 'set 2 record'])
+      expect(updated.ranked(query, 10)).toEqual(fresh.ranked(query, 10));
   });
 });

@@ -45,7 +45,10 @@ describe('tool search over serve', () => {
     const a = await connect();
     const b = await connect();
     expect((await a.client.listTools()).tools.map((t) => t.name)).toEqual(['tool_search']);
-    const result = await a.client.callTool({ name: 'tool_search', arguments: { query: 'post to a slack channel', limit: 1 } });
+    const result = await a.client.callTool({
+      name: 'tool_search',
+      arguments: { query: 'post to a slack channel', limit: 1 },
+    });
     expect(JSON.parse(textOf(result)).tools.map((t: { name: string }) => t.name)).toEqual(['slack_send_message']);
     await a.changed.promise;
     expect((await a.client.listTools()).tools.map((t) => t.name)).toEqual(['tool_search', 'slack_send_message']);
@@ -58,7 +61,9 @@ describe('tool search over serve', () => {
     expect(a.changes).toBe(1);
     expect(b.changes).toBe(1);
     const report = host.explain().search.sessions;
-    expect(report.map((s) => s.tools)).toEqual(expect.arrayContaining([['slack_send_message'], ['github_create_issue']]));
+    expect(report.map((s) => s.tools)).toEqual(
+      expect.arrayContaining([['slack_send_message'], ['github_create_issue']]),
+    );
   });
 });
 

@@ -12,7 +12,8 @@ const find = async (host: ToolHost, query: string, sessionId: string) => {
   const text = await host.dispatch('tool_search', { query, limit: 1 }, { sessionId });
   return (JSON.parse(text) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
 };
-const options = (sessions: Record<string, number>, clock = new ManualClock()) => fixtureOptions(['catalog'], { clock, config: { defer: ['*'], search: { sessions } } });
+const options = (sessions: Record<string, number>, clock = new ManualClock()) =>
+  fixtureOptions(['catalog'], { clock, config: { defer: ['*'], search: { sessions } } });
 
 describe('per-session loaded sets', () => {
   it('keep sessions apart and show in explain', async () => {
@@ -70,7 +71,11 @@ describe('per-session loaded sets', () => {
       await find(host, 'github issue', 's'); // found again: now the most recently found
       clock.advance(1);
       await find(host, 'calendar event', 's');
-      expect(names(await host.definitions({ sessionId: 's' }))).toEqual(['tool_search', 'github_create_issue', 'calendar_create_event']);
+      expect(names(await host.definitions({ sessionId: 's' }))).toEqual([
+        'tool_search',
+        'github_create_issue',
+        'calendar_create_event',
+      ]);
     });
   });
 });

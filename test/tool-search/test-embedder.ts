@@ -53,7 +53,9 @@ export interface TestEmbedder extends Embedder {
  * The deterministic embedder; `answer` may replace its answer for one call (to
  * fail, hang or return the wrong shape), given the texts and the right answer.
  */
-export function testEmbedder(answer?: (texts: string[], right: number[][], signal: AbortSignal) => Promise<number[][]> | number[][]): TestEmbedder {
+export function testEmbedder(
+  answer?: (texts: string[], right: number[][], signal: AbortSignal) => Promise<number[][]> | number[][],
+): TestEmbedder {
   const embedder: TestEmbedder = {
     model: 'test-concepts-64',
     texts: [],

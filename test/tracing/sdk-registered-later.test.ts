@@ -29,7 +29,9 @@ describe('an SDK registered after the host started', () => {
 
   it('is found by the next dispatch, and trace.disable() stops the spans again', async () => {
     const { trace } = await import('@opentelemetry/api');
-    const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+    const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import(
+      '@opentelemetry/sdk-trace-base'
+    );
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
     trace.setGlobalTracerProvider(provider);

@@ -8,7 +8,12 @@ import { createHash } from 'node:crypto';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -52,7 +57,12 @@ describe('availability checks', () => {
         .map((s) => s.name),
     ).toEqual(['toolshed.check sync_notes']);
     const [check] = named('toolshed.check sync_notes');
-    expect(check!.attributes).toMatchObject({ 'gen_ai.tool.name': 'sync_notes', 'toolshed.plugin': 'toolshed-plugin-notes', 'toolshed.tier': 'thread', 'toolshed.check.ok': true });
+    expect(check!.attributes).toMatchObject({
+      'gen_ai.tool.name': 'sync_notes',
+      'toolshed.plugin': 'toolshed-plugin-notes',
+      'toolshed.tier': 'thread',
+      'toolshed.check.ok': true,
+    });
     // A cached verdict is no probe and no span; a probe after the cache is dropped is one more.
     exporter.reset();
     await host.definitions({ format: 'mcp' });
@@ -122,7 +132,14 @@ describe('an untrusted plugin (process tier)', () => {
   beforeEach(() => exporter.reset());
 
   it('records its dispatch, its worker time in the child process and its checks with tier process', async () => {
-    const untrusted = await createToolHost({ ...fixtureOptions([]), config: { builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'notes'), trust: 'untrusted' }] } });
+    const untrusted = await createToolHost({
+      ...fixtureOptions([]),
+      config: {
+        builtins: false,
+        cache: { enabled: false },
+        plugins: [{ package: fixture('plugins', 'notes'), trust: 'untrusted' }],
+      },
+    });
     try {
       expect(await untrusted.dispatch('read_note', { id: 'p' }, { callId: 'call_p' })).toBe('note p');
     } finally {
@@ -132,7 +149,12 @@ describe('an untrusted plugin (process tier)', () => {
     expect(check!.attributes).toMatchObject({ 'toolshed.tier': 'process', 'toolshed.check.ok': true });
     const [call] = named('execute_tool read_note');
     const [worker] = named('toolshed.worker read_note');
-    expect(call!.attributes).toMatchObject({ 'gen_ai.tool.call.id': 'call_p', 'toolshed.tier': 'process', 'toolshed.outcome.code': 'OK', 'toolshed.result.size': 6 });
+    expect(call!.attributes).toMatchObject({
+      'gen_ai.tool.call.id': 'call_p',
+      'toolshed.tier': 'process',
+      'toolshed.outcome.code': 'OK',
+      'toolshed.result.size': 6,
+    });
     expect(parentOf(worker!)).toBe(call!.spanContext().spanId);
     expect(worker!.attributes).toMatchObject({ 'toolshed.tier': 'process' });
   });
@@ -142,7 +164,10 @@ describe('with hooks and frameworks', () => {
   beforeEach(() => exporter.reset());
 
   it('lets an afterCall hook annotate the dispatch span (it is the active span there)', async () => {
-    const stop = host.use({ afterCall: (call, result) => void trace.getActiveSpan()?.setAttribute('app.result.code', `${call.tool}:${result.code}`) });
+    const stop = host.use({
+      afterCall: (call, result) =>
+        void trace.getActiveSpan()?.setAttribute('app.result.code', `${call.tool}:${result.code}`),
+    });
     try {
       await host.dispatch('read_note', { id: 'a' });
     } finally {
@@ -152,15 +177,34 @@ describe('with hooks and frameworks', () => {
   });
 
   it("hangs from the AI SDK's own ai.toolCall span when its telemetry is on", async () => {
-    const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+    const usage = {
+      inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 1, text: 1, reasoning: 0 },
+    };
     let step = 0;
     const model = new MockLanguageModelV3({
       doGenerate: async () =>
         step++ === 0
-          ? { content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_note', input: '{"id":"a"}' }], finishReason: { unified: 'tool-calls', raw: undefined }, usage, warnings: [] }
-          : { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] },
+          ? {
+              content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_note', input: '{"id":"a"}' }],
+              finishReason: { unified: 'tool-calls', raw: undefined },
+              usage,
+              warnings: [],
+            }
+          : {
+              content: [{ type: 'text', text: 'done' }],
+              finishReason: { unified: 'stop', raw: undefined },
+              usage,
+              warnings: [],
+            },
     });
-    await generateText({ model, tools: await aiSdkTools(host), stopWhen: stepCountIs(3), prompt: 'x', experimental_telemetry: { isEnabled: true } });
+    await generateText({
+      model,
+      tools: await aiSdkTools(host),
+      stopWhen: stepCountIs(3),
+      prompt: 'x',
+      experimental_telemetry: { isEnabled: true },
+    });
     const [toolCall] = named('ai.toolCall');
     expect(parentOf(named('execute_tool read_note')[0]!)).toBe(toolCall!.spanContext().spanId);
   });
@@ -189,10 +233,21 @@ describe('MCP requests in serve', () => {
         .filter((s) => s.kind === SpanKind.SERVER)
         .map((s) => s.name),
     ).toEqual(['initialize', 'tools/list', 'tools/call read_note', 'tools/call fail_note']);
-    expect(named('initialize')[0]).toMatchObject({ kind: SpanKind.SERVER, attributes: { 'mcp.method.name': 'initialize' } });
-    expect(named('tools/list')[0]!.attributes).toMatchObject({ 'mcp.method.name': 'tools/list', 'mcp.protocol.version': expect.any(String) });
+    expect(named('initialize')[0]).toMatchObject({
+      kind: SpanKind.SERVER,
+      attributes: { 'mcp.method.name': 'initialize' },
+    });
+    expect(named('tools/list')[0]!.attributes).toMatchObject({
+      'mcp.method.name': 'tools/list',
+      'mcp.protocol.version': expect.any(String),
+    });
     const [call] = named('tools/call read_note');
-    expect(call!.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'read_note', 'gen_ai.operation.name': 'execute_tool', 'jsonrpc.request.id': expect.any(String) });
+    expect(call!.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'read_note',
+      'gen_ai.operation.name': 'execute_tool',
+      'jsonrpc.request.id': expect.any(String),
+    });
     // The client's context is the remote parent.
     expect(call!.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
     expect(parentOf(call!)).toBe('00f067aa0ba902b7');

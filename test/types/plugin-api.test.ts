@@ -57,7 +57,9 @@ describe('toolshed/plugin types', () => {
     const host = {} as ToolHost;
     const byDefault = () => host.definitions();
     expectTypeOf(byDefault).returns.resolves.toEqualTypeOf<OpenAITool[]>();
-    type Of<F extends 'openai' | 'responses' | 'anthropic' | 'gemini' | 'mcp'> = Awaited<ReturnType<typeof host.definitions<F>>>;
+    type Of<F extends 'openai' | 'responses' | 'anthropic' | 'gemini' | 'mcp'> = Awaited<
+      ReturnType<typeof host.definitions<F>>
+    >;
     expectTypeOf<Of<'anthropic'>>().toEqualTypeOf<AnthropicTool[]>();
     expectTypeOf<Of<'responses'>>().toEqualTypeOf<ResponsesTool[]>();
     expectTypeOf<Of<'gemini'>>().toEqualTypeOf<GeminiTool[]>();

@@ -68,9 +68,19 @@ describe('handler arguments typed from a Standard Schema', () => {
   });
 
   it('defineTool types args from a schema, and still takes them as a type argument', () => {
-    const typed = defineTool({ name: 'greet', description: 'Greets.', parameters: z.object({ name: z.string() }), handler: ({ name }) => `Hello, ${name}` });
+    const typed = defineTool({
+      name: 'greet',
+      description: 'Greets.',
+      parameters: z.object({ name: z.string() }),
+      handler: ({ name }) => `Hello, ${name}`,
+    });
     expectTypeOf(typed.handler).parameter(0).toEqualTypeOf<{ name: string }>();
-    const json = defineTool<{ city: string }>({ name: 'weather', description: 'Weather.', parameters: { type: 'object' }, handler: (args) => args.city });
+    const json = defineTool<{ city: string }>({
+      name: 'weather',
+      description: 'Weather.',
+      parameters: { type: 'object' },
+      handler: (args) => args.city,
+    });
     expectTypeOf(json).toEqualTypeOf<ToolSpec<{ city: string }>>();
     // A typed tool fits in a plugin.
     expect(definePlugin({ apiVersion: 1, tools: [typed] }).tools[0].name).toBe('greet');

@@ -24,7 +24,9 @@ describe('tool metadata types', () => {
 
   it('ctx.log takes a level; onLog-style callbacks get one', () => {
     expectTypeOf<ToolContext['log']>().parameters.toEqualTypeOf<[message: string, level?: LogLevel]>();
-    expectTypeOf<LogLevel>().toEqualTypeOf<'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'>();
+    expectTypeOf<LogLevel>().toEqualTypeOf<
+      'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'
+    >();
     expectTypeOf<McpTool['outputSchema']>().not.toBeAny();
     expectTypeOf<ToolInfo['title']>().toEqualTypeOf<string | undefined>();
   });

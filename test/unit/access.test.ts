@@ -13,14 +13,26 @@ import { accessSummary, identityArgument, renderAccess } from '#internal/core/cl
 import { PLAIN } from '#internal/core/cli/style.js';
 import { resolvedConfig } from '../support/registry-fixture.js';
 
-const who = (subject: string, extra: Partial<Identity> = {}): Identity => ({ subject, scopes: [], claims: { sub: subject }, ...extra });
+const who = (subject: string, extra: Partial<Identity> = {}): Identity => ({
+  subject,
+  scopes: [],
+  claims: { sub: subject },
+  ...extra,
+});
 
 /** The rules of test/auth/access-explain.test.ts. */
 const config = resolvedConfig({
   approve: ['delete_note'],
   access: [
     { name: 'admins', when: { subject: 'admin-*' } },
-    { name: 'eng', when: { claims: { groups: 'eng' } }, enable: ['notes'], disable: ['write_note'], approve: { tools: ['read_note'], timeoutMs: 5000 }, quota: { callsPerMinute: 30, inFlight: 2, sessions: 3 } },
+    {
+      name: 'eng',
+      when: { claims: { groups: 'eng' } },
+      enable: ['notes'],
+      disable: ['write_note'],
+      approve: { tools: ['read_note'], timeoutMs: 5000 },
+      quota: { callsPerMinute: 30, inFlight: 2, sessions: 3 },
+    },
     { name: 'batch', when: { subject: 'batch-*' }, quota: { callsPerMinute: 100, onStoreDown: 'allow' } },
   ],
 });
@@ -79,12 +91,23 @@ describe('identityFromClaims', () => {
 describe('explain --as', () => {
   it('takes a plain subject, or a JSON object of claims', () => {
     expect(identityArgument('admin-7', config)).toEqual({ subject: 'admin-7', scopes: [], claims: { sub: 'admin-7' } });
-    expect(identityArgument(ENG, config)).toMatchObject({ subject: 'erin', issuer: 'https://id.example', scopes: ['notes:read', 'notes:write'] });
+    expect(identityArgument(ENG, config)).toMatchObject({
+      subject: 'erin',
+      issuer: 'https://id.example',
+      scopes: ['notes:read', 'notes:write'],
+    });
   });
 
   it('is a usage error for claims without a subject, for JSON that does not parse, and for JSON that is not an object', () => {
-    expect(() => identityArgument('{"groups":["eng"]}', config)).toThrow(expect.objectContaining({ name: 'UsageError', message: "--as: the claims need a non-empty string 'sub' (the subject)" }));
-    expect(() => identityArgument('{"sub":', config)).toThrow(expect.objectContaining({ name: 'UsageError', message: expect.stringMatching(/^--as: not valid JSON: /) }));
+    expect(() => identityArgument('{"groups":["eng"]}', config)).toThrow(
+      expect.objectContaining({
+        name: 'UsageError',
+        message: "--as: the claims need a non-empty string 'sub' (the subject)",
+      }),
+    );
+    expect(() => identityArgument('{"sub":', config)).toThrow(
+      expect.objectContaining({ name: 'UsageError', message: expect.stringMatching(/^--as: not valid JSON: /) }),
+    );
     expect(() => identityArgument(' {} ', config)).toThrow(/the claims need a non-empty string 'sub'/);
   });
 
@@ -116,7 +139,9 @@ describe('explain --as', () => {
       "  approval: read_note (the rule's approve, answered within 5000 ms)",
       '  quota:    30 calls a minute (refused while the state store is unreachable), 2 running at once, 3 sessions',
     ]);
-    expect(renderAccess(accessSummary(identityArgument('batch-1', config), config), PLAIN)).toContain('  quota:    100 calls a minute (let through uncounted while the state store is unreachable)');
+    expect(renderAccess(accessSummary(identityArgument('batch-1', config), config), PLAIN)).toContain(
+      '  quota:    100 calls a minute (let through uncounted while the state store is unreachable)',
+    );
     expect(renderAccess(accessSummary(who('anyone'), resolvedConfig({})), PLAIN).split('\n')).toEqual([
       'as anyone: the config has no access rules, so every identity gets the whole host',
       '  scopes:   none',

@@ -65,7 +65,9 @@ describe('who gets a free slot next', () => {
     calls.delete('first');
     while (calls.size) {
       if (holder.ok) holder.release();
-      const [label, admitted] = await Promise.race([...calls].map(([label, call]) => call.then((admitted) => [label, admitted] as const)));
+      const [label, admitted] = await Promise.race(
+        [...calls].map(([label, call]) => call.then((admitted) => [label, admitted] as const)),
+      );
       calls.delete(label);
       holder = admitted;
     }
@@ -93,13 +95,20 @@ describe("the bounds, and each session's share of them", () => {
     const admission = admissionOf(1, 3);
     const order: string[] = [];
     await ask(admission, 'p', 'flood', 'running', order);
-    const floods = [ask(admission, 'p', 'flood', 'f1', order), ask(admission, 'p', 'flood', 'f2', order), ask(admission, 'p', 'flood', 'f3', order)];
+    const floods = [
+      ask(admission, 'p', 'flood', 'f1', order),
+      ask(admission, 'p', 'flood', 'f2', order),
+      ask(admission, 'p', 'flood', 'f3', order),
+    ];
     void ask(admission, 'p', 'quiet', 'q1', order);
     // f3, the flood's newest, made room for q1.
     expect(await floods[2]).toMatchObject({ ok: false, failure: { kind: 'queue-full', limit: 3 } });
     expect(admission.waitingFor('p')).toBe(3);
     // Now flood holds 2 and quiet 1: quiet's next call would leave them equal, so it is refused itself.
-    expect(await ask(admission, 'p', 'quiet', 'q2', order)).toMatchObject({ ok: false, failure: { kind: 'queue-full', limit: 3 } });
+    expect(await ask(admission, 'p', 'quiet', 'q2', order)).toMatchObject({
+      ok: false,
+      failure: { kind: 'queue-full', limit: 3 },
+    });
   });
 
   it('bounds the calls waiting across plugins (maxQueueTotal), sharing it between sessions the same way', async () => {
@@ -108,7 +117,10 @@ describe("the bounds, and each session's share of them", () => {
     await ask(admission, 'a', 'flood', 'running', order);
     void ask(admission, 'a', 'flood', 'a1', order);
     const second = ask(admission, 'b', 'flood', 'b1', order);
-    expect(await ask(admission, 'c', 'flood', 'c1', order)).toMatchObject({ ok: false, failure: { kind: 'queue-full', limit: 2 } });
+    expect(await ask(admission, 'c', 'flood', 'c1', order)).toMatchObject({
+      ok: false,
+      failure: { kind: 'queue-full', limit: 2 },
+    });
     // A session with nothing waiting takes the flood's newest place, across plugins.
     void ask(admission, 'c', 'quiet', 'c2', order);
     expect(await second).toMatchObject({ ok: false, failure: { kind: 'queue-full', limit: 2 } });
@@ -122,7 +134,10 @@ describe("a caller's cancel and the pool's close", () => {
     const order: string[] = [];
     const aborted = new AbortController();
     aborted.abort();
-    expect(await ask(admission, 'p', '', 'late', order, aborted.signal)).toEqual({ ok: false, failure: { kind: 'cancelled' } });
+    expect(await ask(admission, 'p', '', 'late', order, aborted.signal)).toEqual({
+      ok: false,
+      failure: { kind: 'cancelled' },
+    });
     const running = await ask(admission, 'p', '', 'running', order);
     const controller = new AbortController();
     const waiting = ask(admission, 'p', '', 'waiting', order, controller.signal);

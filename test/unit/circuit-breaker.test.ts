@@ -40,7 +40,9 @@ describe("a tool's circuit", () => {
     call(breaker, 'always_crash', 'crashed');
     expect(breaker.openOf(keysOf('always_crash'))?.reason).toBe('crashed 3 times in 60 s; retrying after 30 s');
     expect(onChange).toHaveBeenCalledTimes(1);
-    expect(breaker.admit(keysOf('always_crash'), 'always_crash')).toEqual({ refused: 'crashed 3 times in 60 s; retrying after 30 s' });
+    expect(breaker.admit(keysOf('always_crash'), 'always_crash')).toEqual({
+      refused: 'crashed 3 times in 60 s; retrying after 30 s',
+    });
     // One broken tool does not take its siblings down: the plugin's circuit needs more than one of its tools.
     expect(breaker.openOf(keysOf('healthy'))).toBeUndefined();
     expect(breaker.admit(keysOf('healthy'), 'healthy')).not.toHaveProperty('refused');
@@ -81,9 +83,13 @@ describe("a tool's circuit", () => {
     const probe = breaker.admit(keysOf('crash_while_flag'), 'crash_while_flag');
     if ('refused' in probe) throw new Error(probe.refused);
     // While the probe runs, other calls wait their turn outside.
-    expect(breaker.admit(keysOf('crash_while_flag'), 'crash_while_flag')).toEqual({ refused: 'crashed 3 times in 60 s; a probe call is running, retry when it is done' });
+    expect(breaker.admit(keysOf('crash_while_flag'), 'crash_while_flag')).toEqual({
+      refused: 'crashed 3 times in 60 s; a probe call is running, retry when it is done',
+    });
     probe.settle('crashed');
-    expect(breaker.openOf(keysOf('crash_while_flag'))?.reason).toBe('crashed again on the probe call after the cool-down; retrying after 30 s');
+    expect(breaker.openOf(keysOf('crash_while_flag'))?.reason).toBe(
+      'crashed again on the probe call after the cool-down; retrying after 30 s',
+    );
     expect(onChange).toHaveBeenCalledTimes(2);
     clock.advance(30_000);
     const fixed = breaker.admit(keysOf('crash_while_flag'), 'crash_while_flag');
@@ -126,7 +132,10 @@ describe('the circuits in explain', () => {
       until: new Date(clock.now() + 30_000).toISOString(),
     });
     clock.advance(30_001);
-    expect(breaker.report().find((c) => c.key === 'tool:always_crash')).toMatchObject({ state: 'half-open', reason: 'crashed 3 times in 60 s; retrying after 30 s' });
+    expect(breaker.report().find((c) => c.key === 'tool:always_crash')).toMatchObject({
+      state: 'half-open',
+      reason: 'crashed 3 times in 60 s; retrying after 30 s',
+    });
     const probe = breaker.admit(keysOf('always_crash'), 'always_crash');
     expect(breaker.report().find((c) => c.key === 'tool:always_crash')).toMatchObject({ state: 'probing' });
     if (!('refused' in probe)) probe.settle('ok');
@@ -145,8 +154,12 @@ describe("a session's circuits", () => {
       if ('refused' in ticket) throw new Error(ticket.refused);
       ticket.settle('crashed');
     }
-    expect(breaker.admit(mine, 'always_crash', 'session-a')).toEqual({ refused: 'crashed 3 times in 60 s in this session; retrying after 30 s' });
-    expect(breaker.admit(breakerKeys('always_crash', PLUGIN, 'session-b'), 'always_crash', 'session-b')).not.toHaveProperty('refused');
+    expect(breaker.admit(mine, 'always_crash', 'session-a')).toEqual({
+      refused: 'crashed 3 times in 60 s in this session; retrying after 30 s',
+    });
+    expect(
+      breaker.admit(breakerKeys('always_crash', PLUGIN, 'session-b'), 'always_crash', 'session-b'),
+    ).not.toHaveProperty('refused');
     expect(breaker.openOf(keysOf('always_crash'))).toBeUndefined();
     // What everyone is shown did not change.
     expect(onChange).not.toHaveBeenCalled();
@@ -157,7 +170,10 @@ describe('how dispatch counts a call for the breaker', () => {
   const call = { tool: 'hang', plugin: PLUGIN, timeoutMs: 200, maxResultChars: 1000 };
 
   it('counts a crash and a timeout of the tool; not a handler error, a refusal or a success', () => {
-    const crashed = { ok: false as const, failure: { kind: 'crashed' as const, message: 'exit 7', outOfMemory: false } };
+    const crashed = {
+      ok: false as const,
+      failure: { kind: 'crashed' as const, message: 'exit 7', outOfMemory: false },
+    };
     expect(breakerVerdict(tierOutcome(call, crashed), crashed)).toBe('crashed');
     const timedOut = { ok: false as const, failure: { kind: 'timeout' as const, timeoutMs: 200 } };
     expect(tierOutcome(call, timedOut)).toMatchObject({ code: 'TOOL_TIMEOUT' });
@@ -170,7 +186,8 @@ describe('how dispatch counts a call for the breaker', () => {
   it("counts neither a timeout that passed while the call waited for a worker, nor the caller's cancel, the queue or the network", () => {
     const waited = { ok: false as const, failure: { kind: 'timeout' as const, timeoutMs: 200, waiting: true } };
     expect(breakerVerdict(tierOutcome(call, waited), waited)).toBe('neutral');
-    for (const code of ['TOOL_CANCELLED', 'TOOL_UNREACHABLE', 'QUEUE_FULL', 'HOST_CLOSED'] as const) expect(breakerVerdict(failure(code, 'x'))).toBe('neutral');
+    for (const code of ['TOOL_CANCELLED', 'TOOL_UNREACHABLE', 'QUEUE_FULL', 'HOST_CLOSED'] as const)
+      expect(breakerVerdict(failure(code, 'x'))).toBe('neutral');
   });
 });
 

@@ -20,7 +20,15 @@ import { TOOLSHED_VERSION } from '#internal/boundary/version.js';
 async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const io = { out: (text: string) => void out.push(text), err: (text: string) => void err.push(text), style: PLAIN, errStyle: PLAIN, errIsTTY: false, outIsTTY: false, readStdin: () => '' };
+  const io = {
+    out: (text: string) => void out.push(text),
+    err: (text: string) => void err.push(text),
+    style: PLAIN,
+    errStyle: PLAIN,
+    errIsTTY: false,
+    outIsTTY: false,
+    readStdin: () => '',
+  };
   const code = await main(argv, io);
   const lines = (written: string[]) => written.map((text) => (text.endsWith('\n') ? text : `${text}\n`)).join('');
   return { code, stdout: lines(out), stderr: lines(err) };
@@ -63,7 +71,8 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('CLI help and version', () => {
   it('prints the version with --version and -v', async () => {
-    for (const flag of ['--version', '-v']) expect(await run([flag])).toEqual({ code: 0, stdout: `${TOOLSHED_VERSION}\n`, stderr: '' });
+    for (const flag of ['--version', '-v'])
+      expect(await run([flag])).toEqual({ code: 0, stdout: `${TOOLSHED_VERSION}\n`, stderr: '' });
   });
 
   it("help CMD and CMD --help show that command's own flags and an example", async () => {
@@ -74,7 +83,9 @@ describe('CLI help and version', () => {
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
     expect(viaHelp.stdout).toContain('Usage: toolshed list [options]');
     const flat = viaHelp.stdout.replace(/\s+/g, ' ');
-    expect(flat).toContain('--format <format> provider format, or names (one a line) (choices: "openai", "responses", "anthropic", "gemini", "mcp", "names")');
+    expect(flat).toContain(
+      '--format <format> provider format, or names (one a line) (choices: "openai", "responses", "anthropic", "gemini", "mcp", "names")',
+    );
     expect(viaHelp.stdout).toContain('--strict');
     expect(viaHelp.stdout).toMatch(/Examples:\n {2}\$ toolshed list --format anthropic/);
     const serve = (await run(['serve', '--help'])).stdout;
@@ -91,7 +102,21 @@ describe('CLI help and version', () => {
   it('lists every command in --help, ui with what it is', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const name of ['summary', 'list', 'explain', 'call', 'serve', 'ui', 'init', 'trust', 'accept', 'tour', 'completion', 'help']) expect(stdout).toMatch(new RegExp(`\\n {2}${name} `));
+    for (const name of [
+      'summary',
+      'list',
+      'explain',
+      'call',
+      'serve',
+      'ui',
+      'init',
+      'trust',
+      'accept',
+      'tour',
+      'completion',
+      'help',
+    ])
+      expect(stdout).toMatch(new RegExp(`\\n {2}${name} `));
     expect(stdout).toMatch(/\bui\b.*web console/);
     const serveHelp = (await run(['help', 'serve'])).stdout;
     expect(serveHelp).toContain('--ui');
@@ -99,9 +124,20 @@ describe('CLI help and version', () => {
   });
 
   it('suggests the command or flag meant', async () => {
-    expect(await run(['lsit'])).toEqual({ code: 2, stdout: '', stderr: "toolshed: unknown command 'lsit'. Did you mean 'init' or 'list'? Run toolshed --help.\n" });
-    expect(await run(['expalin'])).toMatchObject({ code: 2, stderr: expect.stringContaining("Did you mean 'explain'?") });
-    expect(await run(['list', '--formt', 'names'])).toEqual({ code: 2, stdout: '', stderr: "toolshed: unknown option '--formt' (Did you mean --format?)\n" });
+    expect(await run(['lsit'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "toolshed: unknown command 'lsit'. Did you mean 'init' or 'list'? Run toolshed --help.\n",
+    });
+    expect(await run(['expalin'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("Did you mean 'explain'?"),
+    });
+    expect(await run(['list', '--formt', 'names'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "toolshed: unknown option '--formt' (Did you mean --format?)\n",
+    });
   });
 
   it('exits 2 with one line on stderr for usage errors found before a host opens', async () => {
@@ -135,16 +171,38 @@ describe('CLI help and version', () => {
   });
 
   it('takes the host flags before or after the command', async () => {
-    const before = await parsed('list', ['--enable', 'kitchen', '--disable', 'big,loop,oom,exit', 'list', '--format', 'names']);
-    const after = await parsed('list', ['list', '--format', 'names', '--enable', 'kitchen', '--disable', 'big,loop,oom,exit']);
+    const before = await parsed('list', [
+      '--enable',
+      'kitchen',
+      '--disable',
+      'big,loop,oom,exit',
+      'list',
+      '--format',
+      'names',
+    ]);
+    const after = await parsed('list', [
+      'list',
+      '--format',
+      'names',
+      '--enable',
+      'kitchen',
+      '--disable',
+      'big,loop,oom,exit',
+    ]);
     expect(before.values).toEqual(after.values);
     expect(before.values).toMatchObject({ enable: 'kitchen', disable: 'big,loop,oom,exit', format: 'names' });
-    expect(hostOptions(before.values).overrides).toEqual({ enable: ['kitchen'], disable: ['big', 'loop', 'oom', 'exit'] });
+    expect(hostOptions(before.values).overrides).toEqual({
+      enable: ['kitchen'],
+      disable: ['big', 'loop', 'oom', 'exit'],
+    });
   });
 
   it("reads --root and --config from the folder the command runs in (main's io.cwd, else the process's)", () => {
     expect(hostOptions({ root: 'sub' }, {}, '/srv/app')).toMatchObject({ root: '/srv/app/sub', cwd: '/srv/app/sub' });
-    expect(hostOptions({ config: 'toolshed.json' }, {}, '/srv/app')).toMatchObject({ config: 'toolshed.json', cwd: '/srv/app' });
+    expect(hostOptions({ config: 'toolshed.json' }, {}, '/srv/app')).toMatchObject({
+      config: 'toolshed.json',
+      cwd: '/srv/app',
+    });
     expect(hostOptions({}).cwd).toBe(process.cwd());
   });
 
@@ -156,7 +214,10 @@ describe('CLI help and version', () => {
   it('takes -y for --yes on call', async () => {
     expect((await parsed('call', ['call', 'delete_note', '{"id":"b"}', '-y'])).values.yes).toBe(true);
     expect((await parsed('call', ['call', 'delete_note', '{"id":"a"}', '--yes'])).values.yes).toBe(true);
-    expect(await parsed('call', ['call', 'read_note', '{"id":"a"}'])).toEqual({ args: ['read_note', '{"id":"a"}'], values: {} });
+    expect(await parsed('call', ['call', 'read_note', '{"id":"a"}'])).toEqual({
+      args: ['read_note', '{"id":"a"}'],
+      values: {},
+    });
   });
 });
 
@@ -175,7 +236,9 @@ describe('completion', () => {
     expect(await words(['l'])).toContain('list');
     expect(await words(['list', '--f'])).toContain('--format');
     expect(await words(['list', '--format', ''])).toEqual(expect.arrayContaining(['openai', 'anthropic', 'names']));
-    expect(await words(['serve', '--'])).toEqual(expect.arrayContaining(['--http', '--watch', '--root', '--strict', '--ui', '--quiet']));
+    expect(await words(['serve', '--'])).toEqual(
+      expect.arrayContaining(['--http', '--watch', '--root', '--strict', '--ui', '--quiet']),
+    );
     expect(await words(['u'])).toContain('ui');
     expect(await words(['ui', '--'])).toEqual(expect.arrayContaining(['--http', '--open', '--token-env', '--root']));
   });
@@ -183,7 +246,14 @@ describe('completion', () => {
 
 /** A host report as `toolshed` would print it: one loaded plugin, one failed, a hidden tool. */
 function report(): HostReport {
-  const tool = (name: string, extra: Partial<HostReport['tools'][number]> = {}) => ({ name, plugin: 'toolshed-plugin-kitchen', toolset: 'kitchen', exposed: true, warnings: [], ...extra });
+  const tool = (name: string, extra: Partial<HostReport['tools'][number]> = {}) => ({
+    name,
+    plugin: 'toolshed-plugin-kitchen',
+    toolset: 'kitchen',
+    exposed: true,
+    warnings: [],
+    ...extra,
+  });
   return {
     version: '1.2.3',
     config: { file: '/app/.toolshedrc.json', dir: '/app', root: '/app' },
@@ -191,7 +261,16 @@ function report(): HostReport {
     extractionPoolStarted: false,
     evaluated: true,
     plugins: [
-      { name: 'toolshed-plugin-kitchen', specifier: 'kitchen', status: 'loaded', loadMs: 3, trust: 'trusted', tier: 'thread', manifestSource: 'cache', tools: 2 },
+      {
+        name: 'toolshed-plugin-kitchen',
+        specifier: 'kitchen',
+        status: 'loaded',
+        loadMs: 3,
+        trust: 'trusted',
+        tier: 'thread',
+        manifestSource: 'cache',
+        tools: 2,
+      },
       {
         name: 'toolshed-plugin-missing',
         specifier: 'toolshed-plugin-missing',
@@ -203,10 +282,25 @@ function report(): HostReport {
     ],
     toolsets: [{ name: 'kitchen', includes: [], tools: 2, definedBy: ['toolshed-plugin-kitchen'] }],
     counts: { registered: 2, selected: 2, available: 1, exposed: 1 },
-    tools: [tool('echo'), tool('web_search', { exposed: false, layer: 'availability', reason: 'missing environment variable SEARCH_API_KEY' })],
+    tools: [
+      tool('echo'),
+      tool('web_search', {
+        exposed: false,
+        layer: 'availability',
+        reason: 'missing environment variable SEARCH_API_KEY',
+      }),
+    ],
     conflicts: [],
     warnings: ['a warning'],
-    search: { deferred: 0, native: false, indexed: 0, sessions: [], callsNotLoaded: {}, excluded: [], excludeUnmatched: [] },
+    search: {
+      deferred: 0,
+      native: false,
+      indexed: 0,
+      sessions: [],
+      callsNotLoaded: {},
+      excluded: [],
+      excludeUnmatched: [],
+    },
     protection: { writable: [], protected: [], notInForce: [], resources: {} },
   };
 }
@@ -224,8 +318,12 @@ describe('terminal output', () => {
     expect(colourEnabled(tty, { NO_COLOR: '1' })).toBe(false);
     const env = { LANG: 'en_US.UTF-8' };
     expect(renderSummary(report(), styleFor(pipe, env))).not.toContain('\u001b[');
-    expect(renderSummary(report(), styleFor(pipe, { ...env, FORCE_COLOR: '1' }))).toMatch(/\u001b\[32m✓\u001b\[39m toolshed-plugin-kitchen/);
-    expect(renderSummary(report(), styleFor(pipe, { ...env, FORCE_COLOR: '1', NO_COLOR: '1' }))).not.toContain('\u001b[');
+    expect(renderSummary(report(), styleFor(pipe, { ...env, FORCE_COLOR: '1' }))).toMatch(
+      /\u001b\[32m✓\u001b\[39m toolshed-plugin-kitchen/,
+    );
+    expect(renderSummary(report(), styleFor(pipe, { ...env, FORCE_COLOR: '1', NO_COLOR: '1' }))).not.toContain(
+      '\u001b[',
+    );
   });
 
   it('falls back to ASCII symbols when the locale is not UTF-8', () => {
@@ -247,8 +345,19 @@ describe('terminal output', () => {
     const ranking: SearchRanking = {
       indexed: 7,
       results: [
-        { name: 'slack_send_message', score: 4.25, deferred: true, matched: { post: ['description'], slack: ['name', 'source'], message: ['name'] } },
-        { name: 'calendar_create_event', score: 0.5, deferred: false, matched: { post: ['description'] }, related: ['event'] },
+        {
+          name: 'slack_send_message',
+          score: 4.25,
+          deferred: true,
+          matched: { post: ['description'], slack: ['name', 'source'], message: ['name'] },
+        },
+        {
+          name: 'calendar_create_event',
+          score: 0.5,
+          deferred: false,
+          matched: { post: ['description'] },
+          related: ['event'],
+        },
       ],
     };
     const lines = renderSearch('post a slack message', ranking, PLAIN).split('\n');

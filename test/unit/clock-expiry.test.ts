@@ -144,7 +144,9 @@ describe('approval timeout', () => {
 
 describe('reconnect backoff and token refresh timing', () => {
   it('restarts a failing server after 0.5 s, doubling up to 30 s', () => {
-    expect([0, 1, 2, 3, 4, 5, 6, 7, 10].map(restartDelay)).toEqual([500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
+    expect([0, 1, 2, 3, 4, 5, 6, 7, 10].map(restartDelay)).toEqual([
+      500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000,
+    ]);
   });
 
   it('probes an unreachable server every interval to 1.5 × interval', () => {
@@ -161,6 +163,8 @@ describe('reconnect backoff and token refresh timing', () => {
     expect(expired(tokens, clock.now())).toBe(false);
     clock.advance(1);
     expect(expired(tokens, clock.now())).toBe(true);
-    expect(expired(keptTokens({ access_token: 'a', token_type: 'Bearer' }, clock.now()), clock.now() + 1e12)).toBe(false);
+    expect(expired(keptTokens({ access_token: 'a', token_type: 'Bearer' }, clock.now()), clock.now() + 1e12)).toBe(
+      false,
+    );
   });
 });

@@ -91,7 +91,13 @@ describe("serve --http's session table", () => {
     const rounds = new InputRounds(undefined, clock);
     table.add('first', { server: first as never, transport: {} as never, session: { rounds }, client: 'c', owner: '' });
     clock.advance(500);
-    table.add('second', { server: second as never, transport: {} as never, session: { rounds: new InputRounds(undefined, clock) }, client: 'c', owner: '' });
+    table.add('second', {
+      server: second as never,
+      transport: {} as never,
+      session: { rounds: new InputRounds(undefined, clock) },
+      client: 'c',
+      owner: '',
+    });
     // Sweeps every 250 ms: at 1 s the first has been idle 1 s, the second 0.5 s.
     clock.advance(499);
     expect(table.size).toBe(2);
@@ -108,7 +114,13 @@ describe("serve --http's session table", () => {
   it('counts a session with a request in flight as busy however long it runs, and idle again from its end', () => {
     const clock = new ManualClock(0);
     const table = new SessionTable(1_000, 10, 10, clock);
-    table.add('s', { server: fakeServer() as never, transport: {} as never, session: { rounds: new InputRounds(undefined, clock) }, client: 'c', owner: '' });
+    table.add('s', {
+      server: fakeServer() as never,
+      transport: {} as never,
+      session: { rounds: new InputRounds(undefined, clock) },
+      client: 'c',
+      owner: '',
+    });
     const res = new EventEmitter();
     table.track(table.get('s')!, 'POST', res as never);
     clock.advance(10_000);

@@ -38,14 +38,17 @@ async function rejection(promise: Promise<unknown>): Promise<ToolshedError> {
 }
 
 describe('config discovery (cosmiconfig, module name toolshed)', () => {
-  it.each(FORMATS)('finds %s (%s) by searching from its folder, and reads every source it loaded', async (name, file) => {
-    const cwd = fixture('project', 'formats', name);
-    const loaded = await loadConfig({ cwd });
-    expect(loaded.file).toBe(path.join(cwd, file));
-    expect(loaded.config.enable).toEqual([`from-${name}`]);
-    expect(loaded.config.plugins).toEqual(['toolshed-plugin-alpha']);
-    expect([...loaded.sources.keys()]).toContain(path.join(cwd, file));
-  });
+  it.each(FORMATS)(
+    'finds %s (%s) by searching from its folder, and reads every source it loaded',
+    async (name, file) => {
+      const cwd = fixture('project', 'formats', name);
+      const loaded = await loadConfig({ cwd });
+      expect(loaded.file).toBe(path.join(cwd, file));
+      expect(loaded.config.enable).toEqual([`from-${name}`]);
+      expect(loaded.config.plugins).toEqual(['toolshed-plugin-alpha']);
+      expect([...loaded.sources.keys()]).toContain(path.join(cwd, file));
+    },
+  );
 
   it('loads an explicitly named file (--config) with any name, relative to cwd', async () => {
     const loaded = await loadConfig({ cwd: fixture('project'), file: 'explicit/custom-name.mjs' });
@@ -78,7 +81,9 @@ describe('config discovery (cosmiconfig, module name toolshed)', () => {
   });
 
   it('validates a config object too, and explains a bad plugin entry', () => {
-    expect(() => validateConfigObject({ plugins: [{ package: 'x', trust: 'maybe' }] }, undefined)).toThrow('/plugins/0/trust: must be one of "trusted", "untrusted"');
+    expect(() => validateConfigObject({ plugins: [{ package: 'x', trust: 'maybe' }] }, undefined)).toThrow(
+      '/plugins/0/trust: must be one of "trusted", "untrusted"',
+    );
   });
 
   it('finds no file where there is none: the embedded default (builtins, every toolset)', async () => {
@@ -98,7 +103,10 @@ describe('config discovery (cosmiconfig, module name toolshed)', () => {
   it("does not read a plugin package's own toolshed field as a host config, and looks on for a dev config beside it", async () => {
     const work = tempDir();
     try {
-      writeFileSync(path.join(work.dir, 'package.json'), JSON.stringify({ name: 'toolshed-plugin-x', toolshed: { apiVersion: 1 } }));
+      writeFileSync(
+        path.join(work.dir, 'package.json'),
+        JSON.stringify({ name: 'toolshed-plugin-x', toolshed: { apiVersion: 1 } }),
+      );
       expect((await loadConfig({ cwd: work.dir })).file).toBeUndefined();
       writeFileSync(path.join(work.dir, '.toolshedrc.json'), JSON.stringify({ plugins: ['.'] }));
       const dev = await loadConfig({ cwd: work.dir });

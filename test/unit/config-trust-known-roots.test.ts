@@ -7,7 +7,13 @@
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { currentState, decideTrust, knownWritableRoot, rememberWritableRoots, tooBroadToKnow } from '#internal/core/config/config-trust.js';
+import {
+  currentState,
+  decideTrust,
+  knownWritableRoot,
+  rememberWritableRoots,
+  tooBroadToKnow,
+} from '#internal/core/config/config-trust.js';
 import { tempDir } from '../helpers.js';
 
 describe('folders too broad to know as writable', () => {
@@ -39,9 +45,16 @@ describe('the folders toolshed knows the model can write', () => {
   it("count a search folder's record as a workspace, not a named config's record", () => {
     const named = '/srv/app/toolshed.config.mjs';
     const state0 = { file: named, hash: 'h', modules: {}, text: '' };
-    decideTrust({ key: named, named: true, mode: 'accept', stateDir: state.dir, cwd: '/' }, undefined, state0, ['/srv/app']);
+    decideTrust({ key: named, named: true, mode: 'accept', stateDir: state.dir, cwd: '/' }, undefined, state0, [
+      '/srv/app',
+    ]);
     expect(knownWritableRoot(state.dir, named)).toBeUndefined();
-    decideTrust({ key: '/srv/app', named: false, mode: 'accept', stateDir: state.dir, cwd: '/' }, undefined, { ...state0, file: null, hash: null }, ['/srv/app']);
+    decideTrust(
+      { key: '/srv/app', named: false, mode: 'accept', stateDir: state.dir, cwd: '/' },
+      undefined,
+      { ...state0, file: null, hash: null },
+      ['/srv/app'],
+    );
     expect(knownWritableRoot(state.dir, named)).toBe('/srv/app');
   });
 });
@@ -62,7 +75,15 @@ describe('a start on other roots than the record was made under', () => {
     const state = tempDir('toolshed-known-roots-');
     onTestFinished(() => state.cleanup());
     const context = { key: '/srv', named: false, mode: 'check' as const, stateDir: state.dir, cwd: '/' };
-    const record = { version: 1 as const, key: '/srv', acceptedAt: '', file: config, hash: 'h', modules: { [plugin]: 'p' }, text: '' };
+    const record = {
+      version: 1 as const,
+      key: '/srv',
+      acceptedAt: '',
+      file: config,
+      hash: 'h',
+      modules: { [plugin]: 'p' },
+      text: '',
+    };
     const now = (hash: string) => ({ file: config, hash: 'h', modules: { [plugin]: hash }, text: '' });
     expect(decideTrust(context, record, now('p'), ['/srv/app'])).toMatchObject({ applies: true, changes: [] });
     expect(() => decideTrust(context, record, now('q'), ['/srv/app'])).toThrow(

@@ -21,7 +21,8 @@ describe('minuteDecision', () => {
     expect(minuteDecision(alice, metered, 3, now)).toEqual({
       ok: false,
       code: 'QUOTA_EXCEEDED',
-      message: "alice has started its 2 calls for this minute under access rule 'metered' (quota.callsPerMinute); retry in 45 s",
+      message:
+        "alice has started its 2 calls for this minute under access rule 'metered' (quota.callsPerMinute); retry in 45 s",
       retryAfterMs: 44_500,
     });
   });
@@ -31,14 +32,20 @@ describe('storeDownDecision', () => {
   it('refuses with STATE_UNAVAILABLE naming the store by default, and says so to the operator', () => {
     const { refused, warning } = storeDownDecision(alice, metered, 'state store unreachable: connect ECONNREFUSED');
     expect(refused).toMatchObject({ ok: false, code: 'STATE_UNAVAILABLE' });
-    expect(refused && !refused.ok && refused.message).toContain('the state store is unreachable, so the call was refused');
-    expect(warning).toBe("quota.callsPerMinute of access rule 'metered' refuses calls while the state store fails (quota.onStoreDown: 'refuse'): state store unreachable: connect ECONNREFUSED");
+    expect(refused && !refused.ok && refused.message).toContain(
+      'the state store is unreachable, so the call was refused',
+    );
+    expect(warning).toBe(
+      "quota.callsPerMinute of access rule 'metered' refuses calls while the state store fails (quota.onStoreDown: 'refuse'): state store unreachable: connect ECONNREFUSED",
+    );
   });
 
   it("lets the call through with onStoreDown: 'allow', and the warning says it is not enforced", () => {
     const { refused, warning } = storeDownDecision(alice, lenient, 'down');
     expect(refused).toBeUndefined();
-    expect(warning).toBe("quota.callsPerMinute of access rule 'lenient' is not enforced while the state store fails (quota.onStoreDown: 'allow'): down");
+    expect(warning).toBe(
+      "quota.callsPerMinute of access rule 'lenient' is not enforced while the state store fails (quota.onStoreDown: 'allow'): down",
+    );
   });
 });
 

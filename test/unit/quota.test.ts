@@ -10,7 +10,12 @@ import { Quotas, type RuleQuota } from '#internal/core/access/quota.js';
 import { MemoryStore } from '#internal/core/state/store.js';
 import { ManualClock } from '../helpers.js';
 
-const who = (subject: string, issuer?: string): Identity => ({ subject, scopes: [], claims: { sub: subject }, ...(issuer ? { issuer } : {}) });
+const who = (subject: string, issuer?: string): Identity => ({
+  subject,
+  scopes: [],
+  claims: { sub: subject },
+  ...(issuer ? { issuer } : {}),
+});
 
 /** A memory store whose increments fail while `down`. */
 class FlakyStore extends MemoryStore {
@@ -49,12 +54,25 @@ describe('quota.callsPerMinute while the state store is down', () => {
       expect(refusals[0]).toEqual({
         ok: false,
         code: 'STATE_UNAVAILABLE',
-        message: "bob's calls cannot be counted against quota.callsPerMinute of access rule 'metered': the state store is unreachable, so the call was refused (quota.onStoreDown: 'refuse'); retry when it is back",
+        message:
+          "bob's calls cannot be counted against quota.callsPerMinute of access rule 'metered': the state store is unreachable, so the call was refused (quota.onStoreDown: 'refuse'); retry when it is back",
       });
       // The operator's choice: carol's rule lets them through, uncounted (past its quota of 3).
       for (let i = 0; i < 5; i++) expect(await admit(who('carol'), lenient)).toBeUndefined();
-      expect(warnings.filter((w) => w.startsWith("quota.callsPerMinute of access rule 'metered' refuses calls while the state store fails (quota.onStoreDown: 'refuse')"))).toHaveLength(1);
-      expect(warnings.filter((w) => w.startsWith("quota.callsPerMinute of access rule 'lenient' is not enforced while the state store fails (quota.onStoreDown: 'allow')"))).toHaveLength(1);
+      expect(
+        warnings.filter((w) =>
+          w.startsWith(
+            "quota.callsPerMinute of access rule 'metered' refuses calls while the state store fails (quota.onStoreDown: 'refuse')",
+          ),
+        ),
+      ).toHaveLength(1);
+      expect(
+        warnings.filter((w) =>
+          w.startsWith(
+            "quota.callsPerMinute of access rule 'lenient' is not enforced while the state store fails (quota.onStoreDown: 'allow')",
+          ),
+        ),
+      ).toHaveLength(1);
       expect(warnings).toHaveLength(2);
     } finally {
       await store.close();
@@ -73,7 +91,8 @@ describe('quota.callsPerMinute counting', () => {
       expect(await admit(who('alice'), metered)).toEqual({
         ok: false,
         code: 'QUOTA_EXCEEDED',
-        message: "alice has started its 2 calls for this minute under access rule 'metered' (quota.callsPerMinute); retry in 40 s",
+        message:
+          "alice has started its 2 calls for this minute under access rule 'metered' (quota.callsPerMinute); retry in 40 s",
         retryAfterMs: 40_000,
       });
       // Another subject, and the same subject from another issuer, have counts of their own.
@@ -101,7 +120,8 @@ describe('quota.inFlight', () => {
         refused: {
           ok: false,
           code: 'QUOTA_EXCEEDED',
-          message: "alice already has 1 call running, the most access rule 'one-at-a-time' allows at once (quota.inFlight); retry when one ends",
+          message:
+            "alice already has 1 call running, the most access rule 'one-at-a-time' allows at once (quota.inFlight); retry when one ends",
         },
       });
       const bob = await quotas.admit(who('bob'), one);
@@ -122,8 +142,12 @@ describe('quota.inFlight', () => {
       if (!('release' in first)) throw new Error('the first call was refused');
       first.release();
       // Over the minute's quota: refused, and its inFlight slot is not kept.
-      expect(await quotas.admit(who('alice'), both)).toMatchObject({ refused: { code: 'QUOTA_EXCEEDED', message: expect.stringContaining('quota.callsPerMinute') } });
-      expect(await quotas.admit(who('alice'), both)).toMatchObject({ refused: { message: expect.stringContaining('quota.callsPerMinute') } });
+      expect(await quotas.admit(who('alice'), both)).toMatchObject({
+        refused: { code: 'QUOTA_EXCEEDED', message: expect.stringContaining('quota.callsPerMinute') },
+      });
+      expect(await quotas.admit(who('alice'), both)).toMatchObject({
+        refused: { message: expect.stringContaining('quota.callsPerMinute') },
+      });
     } finally {
       await store.close();
     }

@@ -78,7 +78,10 @@ describe('a full server', () => {
     await open(table, 'two', 'b');
     const answerOne = request(table, 'one');
     request(table, 'two');
-    expect(await table.admit('c')).toEqual({ status: 503, message: 'Too many sessions open, each with a request in flight; retry later' });
+    expect(await table.admit('c')).toEqual({
+      status: 503,
+      message: 'Too many sessions open, each with a request in flight; retry later',
+    });
     answerOne();
     await open(table, 'three', 'c');
     expect(table.get('one')).toBeUndefined();
@@ -130,7 +133,10 @@ describe("a client's share", () => {
     await open(table, 'a2', 'a');
     request(table, 'a1');
     request(table, 'a2');
-    expect(await table.admit('a')).toEqual({ status: 429, message: 'Too many sessions for this client: it holds 2, the most is 2; close one (DELETE /mcp) or retry later' });
+    expect(await table.admit('a')).toEqual({
+      status: 429,
+      message: 'Too many sessions for this client: it holds 2, the most is 2; close one (DELETE /mcp) or retry later',
+    });
     expect('release' in (await table.admit('b'))).toBe(true);
     await table.closeAll();
   });
@@ -153,7 +159,8 @@ describe("an identity's quota.sessions", () => {
     request(table, 'alice3');
     expect(await table.admit('cli', alice)).toEqual({
       status: 429,
-      message: 'Too many sessions for this identity: it holds 2, its access rule allows 2; close one (DELETE /mcp) or retry later',
+      message:
+        'Too many sessions for this identity: it holds 2, its access rule allows 2; close one (DELETE /mcp) or retry later',
     });
     expect('release' in (await table.admit('cli', { key: 'bob' }))).toBe(true);
     await table.closeAll();

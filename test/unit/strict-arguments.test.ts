@@ -55,14 +55,22 @@ const registry = registryOf([
 ]);
 const typed = registry.tools.get('typed')!;
 const order = registry.tools.get('order_2020')!;
-const strictOf = (name: string) => formatDefinitions([{ name, description: name, parameters: registry.tools.get(name)!.manifest.parameters }], 'openai', { strict: true })[0]!.function;
+const strictOf = (name: string) =>
+  formatDefinitions(
+    [{ name, description: name, parameters: registry.tools.get(name)!.manifest.parameters }],
+    'openai',
+    { strict: true },
+  )[0]!.function;
 
 describe('a strict model calling through the original schema', () => {
   it('drops the nulls a strict model sends for absent properties, so its call runs as it meant it', () => {
     const fromModel = '{"path":"notes.md","mode":"read","count":null,"nested":null}';
     expect(dropStrictNulls(fromModel, typed.manifest.parameters)).toBe('{"path":"notes.md","mode":"read"}');
     expect(acceptArguments(typed, fromModel)).toEqual({ ok: true, value: { path: 'notes.md', mode: 'read' } });
-    expect(acceptArguments(typed, dropStrictNulls(fromModel, typed.manifest.parameters))).toEqual({ ok: true, value: { path: 'notes.md', mode: 'read' } });
+    expect(acceptArguments(typed, dropStrictNulls(fromModel, typed.manifest.parameters))).toEqual({
+      ok: true,
+      value: { path: 'notes.md', mode: 'read' },
+    });
   });
 
   it('rejects what the original schema rejects even where the strict schema allows it', () => {
@@ -77,7 +85,10 @@ describe('a strict model calling through the original schema', () => {
     const message = !empty.ok && !empty.outcome.ok ? empty.outcome.message : '';
     expect(message).toContain('/path');
     expect(message).toContain('/count');
-    expect(acceptArguments(typed, { path: 'a', mode: 'read', count: 0 })).toMatchObject({ ok: false, outcome: { code: 'INVALID_ARGUMENTS' } });
+    expect(acceptArguments(typed, { path: 'a', mode: 'read', count: 0 })).toMatchObject({
+      ok: false,
+      outcome: { code: 'INVALID_ARGUMENTS' },
+    });
   });
 
   it('enforces unevaluatedProperties and dependentRequired (2020-12), which strict mode removes', () => {
@@ -88,12 +99,22 @@ describe('a strict model calling through the original schema', () => {
     expect(parameters.dependentRequired).toBeUndefined();
     expect(parameters.required).toEqual(['item', 'count', 'card', 'expiry']);
     // A strict model's nulls for "absent" are dropped, then the original schema decides.
-    expect(acceptArguments(order, '{"item":"tea","count":null,"card":null,"expiry":null}')).toEqual({ ok: true, value: { item: 'tea' } });
+    expect(acceptArguments(order, '{"item":"tea","count":null,"card":null,"expiry":null}')).toEqual({
+      ok: true,
+      value: { item: 'tea' },
+    });
     // The strict schema lets a card through without its expiry; the original does not.
-    expect(acceptArguments(order, '{"item":"tea","count":null,"card":"4242","expiry":null}')).toMatchObject({ ok: false, outcome: { code: 'INVALID_ARGUMENTS' } });
+    expect(acceptArguments(order, '{"item":"tea","count":null,"card":"4242","expiry":null}')).toMatchObject({
+      ok: false,
+      outcome: { code: 'INVALID_ARGUMENTS' },
+    });
     expect(acceptArguments(order, '{"item":"tea","card":"4242"}')).toEqual({
       ok: false,
-      outcome: { ok: false, code: 'INVALID_ARGUMENTS', message: 'invalid arguments for order_2020: /expiry is required when "card" is present' },
+      outcome: {
+        ok: false,
+        code: 'INVALID_ARGUMENTS',
+        message: 'invalid arguments for order_2020: /expiry is required when "card" is present',
+      },
     });
     expect(acceptArguments(order, '{"item":"tea","count":1,"card":null,"expiry":null,"coupon":"FREE"}')).toMatchObject({
       ok: false,
@@ -104,12 +125,24 @@ describe('a strict model calling through the original schema', () => {
 
 describe('arguments on their way in', () => {
   it('takes an object, a JSON string, or nothing; refuses bad JSON and a string over maxArgsBytes unread', () => {
-    expect(acceptArguments(typed, { path: 'a', mode: 'write' })).toEqual({ ok: true, value: { path: 'a', mode: 'write' } });
-    expect(acceptArguments(order, undefined)).toMatchObject({ ok: false, outcome: { message: 'invalid arguments for order_2020: /item is required' } });
-    expect(acceptArguments(typed, '{"path":')).toMatchObject({ ok: false, outcome: { code: 'INVALID_ARGUMENTS', message: expect.stringMatching(/^arguments are not valid JSON: /) } });
+    expect(acceptArguments(typed, { path: 'a', mode: 'write' })).toEqual({
+      ok: true,
+      value: { path: 'a', mode: 'write' },
+    });
+    expect(acceptArguments(order, undefined)).toMatchObject({
+      ok: false,
+      outcome: { message: 'invalid arguments for order_2020: /item is required' },
+    });
+    expect(acceptArguments(typed, '{"path":')).toMatchObject({
+      ok: false,
+      outcome: { code: 'INVALID_ARGUMENTS', message: expect.stringMatching(/^arguments are not valid JSON: /) },
+    });
     expect(acceptArguments(typed, '{"path":"a","mode":"read"}', 10)).toMatchObject({
       ok: false,
-      outcome: { code: 'INVALID_ARGUMENTS', message: expect.stringContaining('over the limit of 10 bytes (limits.maxArgsBytes)') },
+      outcome: {
+        code: 'INVALID_ARGUMENTS',
+        message: expect.stringContaining('over the limit of 10 bytes (limits.maxArgsBytes)'),
+      },
     });
   });
 });

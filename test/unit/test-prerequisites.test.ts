@@ -14,18 +14,39 @@ const only = (...names: string[]) => ALL.filter((need) => names.includes(need.pa
 
 describe('the prerequisites', () => {
   it('lists the programs the suite starts, each with its Debian package', () => {
-    expect(ALL.map((need) => need.package)).toEqual(['bubblewrap', 'redis-server', 'haproxy', 'nginx', 'chromium', 'util-linux']);
+    expect(ALL.map((need) => need.package)).toEqual([
+      'bubblewrap',
+      'redis-server',
+      'haproxy',
+      'nginx',
+      'chromium',
+      'util-linux',
+    ]);
   });
 
   it('finds a program in any folder searched, under any of its names', () => {
-    const have = new Set(['/usr/sbin/haproxy', '/opt/bin/valkey-server', '/usr/bin/bwrap', '/usr/bin/nginx', '/usr/bin/chromium', '/usr/bin/prlimit']);
+    const have = new Set([
+      '/usr/sbin/haproxy',
+      '/opt/bin/valkey-server',
+      '/usr/bin/bwrap',
+      '/usr/bin/nginx',
+      '/usr/bin/chromium',
+      '/usr/bin/prlimit',
+    ]);
     expect(missingPrerequisites(['/usr/bin', '/usr/sbin', '/opt/bin'], (file: string) => have.has(file))).toEqual([]);
     const missing = missingPrerequisites(['/usr/bin'], (file: string) => have.has(file)) as Need[];
     expect(missing.map((need) => need.programs[0])).toEqual(['redis-server', 'haproxy']);
   });
 
   it('searches the sbin folders a non-root PATH lacks, unless told where to look', () => {
-    expect(searchPath({ PATH: `/home/u/bin${path.delimiter}/usr/bin` })).toEqual(['/home/u/bin', '/usr/bin', '/usr/local/sbin', '/usr/sbin', '/sbin', '/usr/bin']);
+    expect(searchPath({ PATH: `/home/u/bin${path.delimiter}/usr/bin` })).toEqual([
+      '/home/u/bin',
+      '/usr/bin',
+      '/usr/local/sbin',
+      '/usr/sbin',
+      '/sbin',
+      '/usr/bin',
+    ]);
     expect(searchPath({ PATH: '/usr/bin', TOOLSHED_PREREQUISITES_PATH: '/nowhere' })).toEqual(['/nowhere']);
   });
 });

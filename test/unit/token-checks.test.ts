@@ -27,7 +27,10 @@ beforeAll(async () => {
   jwks = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] };
 });
 
-/** A token signed with `key` (the issuer's by default), for RESOURCE, valid for an hour from NOW_SEC, with `claims` over the defaults. */
+/**
+ * A token signed with `key` (the issuer's by default), for RESOURCE, valid for an hour from NOW_SEC, with `claims` over
+ * the defaults.
+ */
 function token(claims: Record<string, unknown> = {}, key: CryptoKey = signing, alg = 'ES256'): Promise<string> {
   return new SignJWT({ scope: 'tools:read tools:call', ...claims })
     .setProtectedHeader({ alg, kid: 'k1' })
@@ -39,11 +42,18 @@ function token(claims: Record<string, unknown> = {}, key: CryptoKey = signing, a
     .sign(key);
 }
 
-/** The resource server for `auth` over the test issuer's keys, at time `clock`; `errors` collects what it tells the operator. */
+/**
+ * The resource server for `auth` over the test issuer's keys, at time `clock`; `errors` collects what it tells the
+ * operator.
+ */
 function server(auth: Record<string, unknown> = {}, clock = new ManualClock(NOW_SEC * 1000)) {
   const errors: unknown[] = [];
   const jwksUri = `data:application/json,${encodeURIComponent(JSON.stringify(jwks))}`;
-  return { rs: resourceServer({ issuer: ISSUER, jwksUri, ...auth }, RESOURCE, (error) => errors.push(error), clock), errors, clock };
+  return {
+    rs: resourceServer({ issuer: ISSUER, jwksUri, ...auth }, RESOURCE, (error) => errors.push(error), clock),
+    errors,
+    clock,
+  };
 }
 
 /** The refusal an authenticate answer is: its status and its WWW-Authenticate header. */
@@ -59,7 +69,13 @@ describe('a valid token', () => {
     const info = await rs.authenticate(`Bearer ${jwt}`);
     if (info instanceof Response) throw new Error(`refused: ${info.status}`);
     expect(info).toMatchObject({ token: jwt, scopes: ['tools:read', 'tools:call'], expiresAt: NOW_SEC + 3600 + 5 });
-    expect(identityOf(info)).toMatchObject({ subject: 'alice', issuer: ISSUER, scopes: ['tools:read', 'tools:call'], claims: { tenant: 'acme' }, token: jwt });
+    expect(identityOf(info)).toMatchObject({
+      subject: 'alice',
+      issuer: ISSUER,
+      scopes: ['tools:read', 'tools:call'],
+      claims: { tenant: 'acme' },
+      token: jwt,
+    });
   });
 
   it('names its caller by serve.auth.subjectClaim when set, and is refused when that claim is missing', async () => {
@@ -67,12 +83,18 @@ describe('a valid token', () => {
     const info = await rs.authenticate(`Bearer ${await token({ email: 'alice@example.com' })}`);
     expect(identityOf(info as never)?.subject).toBe('alice@example.com');
     const missing = refused(await rs.authenticate(`Bearer ${await token()}`));
-    expect(missing).toMatchObject({ status: 401, challenge: expect.stringContaining('no \\"email\\" claim names its caller') });
+    expect(missing).toMatchObject({
+      status: 401,
+      challenge: expect.stringContaining('no \\"email\\" claim names its caller'),
+    });
   });
 
   it('is accepted for an audience serve.auth.audience names instead of the resource', async () => {
     const { rs } = server({ audience: ['https://tools.example/mcp'] });
-    expect(identityOf((await rs.authenticate(`Bearer ${await token({ aud: 'https://tools.example/mcp' })}`)) as never)?.subject).toBe('alice');
+    expect(
+      identityOf((await rs.authenticate(`Bearer ${await token({ aud: 'https://tools.example/mcp' })}`)) as never)
+        ?.subject,
+    ).toBe('alice');
     expect(refused(await rs.authenticate(`Bearer ${await token()}`)).status).toBe(401);
   });
 });
@@ -91,7 +113,11 @@ describe('a request refused 401, with the challenge that names the protected res
 
   it('for a token of another audience, another issuer, or signed with a key the issuer does not publish', async () => {
     const { rs, errors } = server();
-    for (const jwt of [await token({ aud: 'https://elsewhere.example/mcp' }), await token({ iss: 'https://attacker.example' }), await token({}, stranger)]) {
+    for (const jwt of [
+      await token({ aud: 'https://elsewhere.example/mcp' }),
+      await token({ iss: 'https://attacker.example' }),
+      await token({}, stranger),
+    ]) {
       const answer = refused(await rs.authenticate(`Bearer ${jwt}`));
       expect(answer).toMatchObject({ status: 401, challenge: expect.stringContaining('error="invalid_token"') });
       expect(answer.challenge).toContain(metadata);
@@ -101,7 +127,10 @@ describe('a request refused 401, with the challenge that names the protected res
 
   it('for an algorithm serve.auth.algorithms does not allow', async () => {
     const { rs } = server({ algorithms: ['RS256'] });
-    expect(refused(await rs.authenticate(`Bearer ${await token()}`))).toMatchObject({ status: 401, challenge: expect.stringContaining('invalid_token') });
+    expect(refused(await rs.authenticate(`Bearer ${await token()}`))).toMatchObject({
+      status: 401,
+      challenge: expect.stringContaining('invalid_token'),
+    });
   });
 
   it('once it expired, after the clock tolerance (5 s unless serve.auth.clockToleranceSec says)', async () => {
@@ -110,32 +139,56 @@ describe('a request refused 401, with the challenge that names the protected res
     clock.advance(64_000);
     expect(identityOf((await rs.authenticate(`Bearer ${jwt}`)) as never)?.subject).toBe('alice');
     clock.advance(2_000);
-    expect(refused(await rs.authenticate(`Bearer ${jwt}`))).toMatchObject({ status: 401, challenge: expect.stringContaining('Token has expired') });
+    expect(refused(await rs.authenticate(`Bearer ${jwt}`))).toMatchObject({
+      status: 401,
+      challenge: expect.stringContaining('Token has expired'),
+    });
     const lenient = server({ clockToleranceSec: 30 }, clock);
     expect(identityOf((await lenient.rs.authenticate(`Bearer ${jwt}`)) as never)?.subject).toBe('alice');
   });
 
   it('for a token without an expiry', async () => {
     const { rs } = server();
-    const jwt = await new SignJWT({ sub: 'alice' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(ISSUER).setAudience(RESOURCE).sign(signing);
-    expect(refused(await rs.authenticate(`Bearer ${jwt}`))).toMatchObject({ status: 401, challenge: expect.stringContaining('invalid_token') });
+    const jwt = await new SignJWT({ sub: 'alice' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(RESOURCE)
+      .sign(signing);
+    expect(refused(await rs.authenticate(`Bearer ${jwt}`))).toMatchObject({
+      status: 401,
+      challenge: expect.stringContaining('invalid_token'),
+    });
   });
 });
 
 describe('a request refused 403', () => {
   it('for a valid token without a scope serve.auth.scopes requires, naming the scope', async () => {
     const { rs } = server({ scopes: ['tools:admin'] });
-    expect(refused(await rs.authenticate(`Bearer ${await token()}`))).toMatchObject({ status: 403, challenge: expect.stringMatching(/error="insufficient_scope".*scope="tools:admin"/) });
-    expect(identityOf((await rs.authenticate(`Bearer ${await token({ scope: 'tools:admin' })}`)) as never)?.subject).toBe('alice');
+    expect(refused(await rs.authenticate(`Bearer ${await token()}`))).toMatchObject({
+      status: 403,
+      challenge: expect.stringMatching(/error="insufficient_scope".*scope="tools:admin"/),
+    });
+    expect(
+      identityOf((await rs.authenticate(`Bearer ${await token({ scope: 'tools:admin' })}`)) as never)?.subject,
+    ).toBe('alice');
   });
 });
 
 describe("the issuer's keys", () => {
   it('that cannot be read answer 500 and are told to the operator, not blamed on the token', async () => {
     const errors: unknown[] = [];
-    const rs = resourceServer({ issuer: ISSUER, jwksUri: 'data:application/json,not-json' }, RESOURCE, (error) => errors.push(error), new ManualClock(NOW_SEC * 1000));
+    const rs = resourceServer(
+      { issuer: ISSUER, jwksUri: 'data:application/json,not-json' },
+      RESOURCE,
+      (error) => errors.push(error),
+      new ManualClock(NOW_SEC * 1000),
+    );
     expect(refused(await rs.authenticate(`Bearer ${await token()}`)).status).toBe(500);
-    expect(errors).toEqual([expect.objectContaining({ message: expect.stringContaining("could not get the authorization server's signing keys") })]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        message: expect.stringContaining("could not get the authorization server's signing keys"),
+      }),
+    ]);
   });
 });
 
@@ -143,7 +196,12 @@ describe('serve.auth.issuer', () => {
   it('is an https URL, or http for localhost and 127.0.0.1 only (CONFIG_INVALID at /serve/auth/issuer)', () => {
     expect(() => checkAuth({ issuer: 'https://issuer.example' })).not.toThrow();
     expect(() => checkAuth({ issuer: 'http://127.0.0.1:9000' })).not.toThrow();
-    expect(() => checkAuth({ issuer: 'http://issuer.example' })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', data: expect.objectContaining({ pointer: '/serve/auth/issuer' }) }));
+    expect(() => checkAuth({ issuer: 'http://issuer.example' })).toThrow(
+      expect.objectContaining({
+        code: 'CONFIG_INVALID',
+        data: expect.objectContaining({ pointer: '/serve/auth/issuer' }),
+      }),
+    );
   });
 });
 
@@ -154,7 +212,11 @@ describe('the protected resource metadata', () => {
     expect(rs.metadata(request('/mcp'))).toBeUndefined();
     const answer = rs.metadata(request('/.well-known/oauth-protected-resource/mcp'));
     expect(answer?.status).toBe(200);
-    expect(await answer!.json()).toMatchObject({ resource: RESOURCE, authorization_servers: [ISSUER], scopes_supported: ['tools:call'] });
+    expect(await answer!.json()).toMatchObject({
+      resource: RESOURCE,
+      authorization_servers: [ISSUER],
+      scopes_supported: ['tools:call'],
+    });
     expect(rs.metadata(request('/.well-known/oauth-protected-resource', 'DELETE'))?.status).toBe(405);
   });
 });

@@ -22,7 +22,9 @@ describe('a view', () => {
       expect(await names(view)).toEqual(['fail_note', 'list_notes', 'read_note', 'summarize_note']);
       const list = (defs: McpTool[]) => defs.find((d) => d.name === 'list_notes')!.description;
       // The host exposes delete_note, the view does not: each description names only what its own model can call.
-      expect(list(await host.definitions({ format: 'mcp' }))).toBe('Lists note ids. Read one with read_note. Remove one with delete_note.');
+      expect(list(await host.definitions({ format: 'mcp' }))).toBe(
+        'Lists note ids. Read one with read_note. Remove one with delete_note.',
+      );
       expect(list(await view.definitions({ format: 'mcp' }))).toBe('Lists note ids. Read one with read_note.');
     } finally {
       await view.close();
@@ -110,7 +112,9 @@ describe('a view', () => {
   });
 
   it('throws TOOLSET_UNKNOWN with a did-you-mean for a name that is neither a toolset nor a tool', () => {
-    expect(() => host.view({ enable: ['ntoes'] })).toThrow(expect.objectContaining({ code: 'TOOLSET_UNKNOWN', message: expect.stringContaining("Did you mean 'notes'") }));
+    expect(() => host.view({ enable: ['ntoes'] })).toThrow(
+      expect.objectContaining({ code: 'TOOLSET_UNKNOWN', message: expect.stringContaining("Did you mean 'notes'") }),
+    );
     expect(() => host.view({ disable: ['raed_note'] })).toThrow(expect.objectContaining({ code: 'TOOLSET_UNKNOWN' }));
   });
 
@@ -141,7 +145,13 @@ describe('a view following its host', () => {
   it("emits change when a check flip changes the view's own exposed set", async () => {
     const work = tempDir();
     const clock = new ManualClock();
-    const probeHost = await createToolHost(fixtureOptions(['probe'], { cwd: work.dir, clock, config: { checks: { ttlMs: 1000, graceMs: 0 }, enable: ['probe'] } }));
+    const probeHost = await createToolHost(
+      fixtureOptions(['probe'], {
+        cwd: work.dir,
+        clock,
+        config: { checks: { ttlMs: 1000, graceMs: 0 }, enable: ['probe'] },
+      }),
+    );
     try {
       const mine = probeHost.view({ enable: ['own_check', 'mentions_own'] });
       const other = probeHost.view({ enable: ['mentions_own'] });
@@ -174,13 +184,24 @@ describe("a view's defer", () => {
   it('defers its own tools: they leave its list for tool_search, and a search loads them for that session', async () => {
     const view = host.view({ enable: ['notes', 'notes-admin'], defer: ['notes-admin'] });
     try {
-      expect(await names(view)).toEqual(['fail_note', 'list_notes', 'read_note', 'summarize_note', 'tool_search', 'write_note']);
+      expect(await names(view)).toEqual([
+        'fail_note',
+        'list_notes',
+        'read_note',
+        'summarize_note',
+        'tool_search',
+        'write_note',
+      ]);
       // The host defers nothing: its list is unchanged.
       expect(await names(host)).toContain('delete_note');
       expect(await names(host)).not.toContain('tool_search');
-      const found = JSON.parse(await view.dispatch('tool_search', { query: 'delete a note' }, { sessionId: 'agent-2' })) as { tools: Array<{ name: string }> };
+      const found = JSON.parse(
+        await view.dispatch('tool_search', { query: 'delete a note' }, { sessionId: 'agent-2' }),
+      ) as { tools: Array<{ name: string }> };
       expect(found.tools.map((t) => t.name)).toContain('delete_note');
-      const loaded = ((await view.definitions({ format: 'mcp', sessionId: 'agent-2' })) as McpTool[]).map((d) => d.name);
+      const loaded = ((await view.definitions({ format: 'mcp', sessionId: 'agent-2' })) as McpTool[]).map(
+        (d) => d.name,
+      );
       expect(loaded).toContain('delete_note');
       expect(await names(view)).not.toContain('delete_note');
       // Deferring is not a filter: the tool is callable through the view all along.
@@ -195,7 +216,9 @@ describe("a view's defer", () => {
     try {
       expect(await names(deferring.view({ enable: ['notes', 'notes-admin'] }))).not.toContain('delete_note');
       expect(await names(deferring.view({ defer: [] }))).toContain('delete_note');
-      expect(() => deferring.view({ defer: ['delete_notes'] })).toThrow(expect.objectContaining({ code: 'TOOLSET_UNKNOWN' }));
+      expect(() => deferring.view({ defer: ['delete_notes'] })).toThrow(
+        expect.objectContaining({ code: 'TOOLSET_UNKNOWN' }),
+      );
     } finally {
       await deferring.close();
     }

@@ -24,7 +24,8 @@ afterEach(() => {
 });
 
 const where = { package: fixture('plugins', 'where'), trust: 'trusted' as const };
-const cwdOf = async (options: Parameters<typeof withHost>[0]) => withHost(options, async (host) => JSON.parse(await host.dispatch('where', {})).cwd as string);
+const cwdOf = async (options: Parameters<typeof withHost>[0]) =>
+  withHost(options, async (host) => JSON.parse(await host.dispatch('where', {})).cwd as string);
 
 const env = () => ({ ...suiteHome(), PATH: process.env.PATH ?? '', XDG_CACHE_HOME: userCache.dir });
 

@@ -30,7 +30,10 @@ function ensureInstalled() {
   if (missing.length === 0) return;
   console.log(`installing ${missing.length} missing server packages (npm ci --ignore-scripts in servers/)…`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const run = spawnSync(npm, ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: serversDir, stdio: 'inherit' });
+  const run = spawnSync(npm, ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], {
+    cwd: serversDir,
+    stdio: 'inherit',
+  });
   if (run.status !== 0) throw new Error(`npm ci in ${serversDir} failed with exit code ${run.status}`);
 }
 
@@ -39,13 +42,18 @@ function packageJson(server) {
   return JSON.parse(readFileSync(path.join(serversDir, 'node_modules', server.package, 'package.json'), 'utf8'));
 }
 
-/** The file a server's bin entry runs: `server.bin` when named, else its only bin, else the one named like the package. */
+/**
+ * The file a server's bin entry runs: `server.bin` when named, else its only bin, else the one named like the package.
+ */
 function binPath(server, pkg) {
   const bins = typeof pkg.bin === 'string' ? { [pkg.name.split('/').pop()]: pkg.bin } : (pkg.bin ?? {});
   const names = Object.keys(bins);
   const name = server.bin ?? (names.length === 1 ? names[0] : names.find((n) => n === pkg.name.split('/').pop()));
   const file = bins[name] ?? (names.length === 0 ? pkg.main : undefined);
-  if (!file) throw new Error(`${server.package} has no bin to run (bins: ${names.join(', ') || 'none'}); name one in servers.js`);
+  if (!file)
+    throw new Error(
+      `${server.package} has no bin to run (bins: ${names.join(', ') || 'none'}); name one in servers.js`,
+    );
   return path.join(serversDir, 'node_modules', server.package, file);
 }
 
@@ -117,7 +125,13 @@ async function exposedTools(host, report, byServer) {
   return definitions.map((d) => {
     const server = pluginOf.get(d.name)?.replace(/^mcp:/, '');
     const renamed = byServer.get(server)?.renamed ?? {};
-    return { name: d.name, server, advertised: renamed[d.name] ?? d.name, description: d.description, parameters: d.inputSchema };
+    return {
+      name: d.name,
+      server,
+      advertised: renamed[d.name] ?? d.name,
+      description: d.description,
+      parameters: d.inputSchema,
+    };
   });
 }
 
@@ -125,14 +139,21 @@ async function exposedTools(host, report, byServer) {
 function printServer(server, connection, count) {
   if (connection?.state === 'connected') {
     const renamed = Object.keys(connection.renamed ?? {}).length;
-    const notes = [renamed ? `${renamed} renamed` : '', connection.warnings.length ? `${connection.warnings.length} warnings` : ''].filter(Boolean).join(', ');
+    const notes = [
+      renamed ? `${renamed} renamed` : '',
+      connection.warnings.length ? `${connection.warnings.length} warnings` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
     console.log(`  ✓ ${server.name.padEnd(22)} connected, ${count} tools${notes ? ` (${notes})` : ''}`);
     for (const warning of connection.warnings) console.log(`      warning: ${warning}`);
     return;
   }
   const why = connection?.reason ?? 'no connection report';
   const stderr = connection?.stderr?.trim().split('\n').slice(-3).join(' | ');
-  console.log(`  ✗ ${server.name.padEnd(22)} ${connection?.state ?? 'unknown'}: ${why}${stderr ? `\n      stderr: ${stderr}` : ''}`);
+  console.log(
+    `  ✗ ${server.name.padEnd(22)} ${connection?.state ?? 'unknown'}: ${why}${stderr ? `\n      stderr: ${stderr}` : ''}`,
+  );
 }
 
 /** Writes one file per server into `dir` (for people who read the catalogue server by server), then DONE. */
@@ -140,7 +161,9 @@ function writePerServer(dir, catalogue, descriptions) {
   mkdirSync(dir, { recursive: true });
   rmSync(path.join(dir, 'DONE'), { force: true });
   for (const server of catalogue.servers) {
-    const tools = catalogue.tools.filter((t) => t.server === server.name).map(({ name, description, parameters }) => ({ name, description, parameters }));
+    const tools = catalogue.tools
+      .filter((t) => t.server === server.name)
+      .map(({ name, description, parameters }) => ({ name, description, parameters }));
     const file = { server: server.name, package: server.package, description: descriptions.get(server.name), tools };
     writeFileSync(path.join(dir, `${server.name}.json`), `${JSON.stringify(file, null, 2)}\n`);
   }
@@ -179,18 +202,28 @@ async function main() {
       listed.push({ name: server.name, package: server.package, version: pkg.version, tools: count });
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(`${listed.length} servers connected, ${failed.length} failed, ${tools.length} tools exposed (${seconds} s)`);
+    console.log(
+      `${listed.length} servers connected, ${failed.length} failed, ${tools.length} tools exposed (${seconds} s)`,
+    );
     const { registered, exposed } = report.counts;
     console.log(`toolshed registered ${registered} tools and exposes ${exposed}`);
-    for (const t of report.tools.filter((t) => !t.exposed)) console.log(`  hidden: ${t.name} (${t.plugin}): ${t.reason}`);
+    for (const t of report.tools.filter((t) => !t.exposed))
+      console.log(`  hidden: ${t.name} (${t.plugin}): ${t.reason}`);
     if (report.conflicts.length > 0) console.log(`conflicts: ${report.conflicts.length}`);
     for (const warning of report.warnings) console.log(`host warning: ${warning}`);
     if (failed.length > 0) {
-      console.log(`not written: ${failed.join(', ')} did not connect (fix them, or move them to dropped in servers.js)`);
+      console.log(
+        `not written: ${failed.join(', ')} did not connect (fix them, or move them to dropped in servers.js)`,
+      );
       process.exitCode = 1;
       return;
     }
-    const catalogue = { generated: new Date().toISOString().slice(0, 10), toolshed: TOOLSHED_VERSION, servers: listed, tools };
+    const catalogue = {
+      generated: new Date().toISOString().slice(0, 10),
+      toolshed: TOOLSHED_VERSION,
+      servers: listed,
+      tools,
+    };
     writeFileSync(outFile, `${JSON.stringify(catalogue, null, 2)}\n`);
     console.log(`wrote ${path.relative(process.cwd(), outFile)}`);
     if (perServerDir) {

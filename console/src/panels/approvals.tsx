@@ -25,10 +25,14 @@ function Held(props: { approval: PendingApproval; now: number; onAnswered: (id: 
     setBusy(true);
     setFailure(undefined);
     try {
-      await post(`approvals/${encodeURIComponent(approval.id)}`, approved || !reason.trim() ? { approved } : { approved, reason: reason.trim() });
+      await post(
+        `approvals/${encodeURIComponent(approval.id)}`,
+        approved || !reason.trim() ? { approved } : { approved, reason: reason.trim() },
+      );
       props.onAnswered(approval.id, `${approval.tool}: ${approved ? 'approved' : 'denied'}`);
     } catch (error) {
-      if (error instanceof ApiError && (error.status === 409 || error.status === 404)) props.onAnswered(approval.id, `${approval.tool}: already answered elsewhere`);
+      if (error instanceof ApiError && (error.status === 409 || error.status === 404))
+        props.onAnswered(approval.id, `${approval.tool}: already answered elsewhere`);
       else setFailure(describeError(error));
     } finally {
       setBusy(false);
@@ -53,7 +57,13 @@ function Held(props: { approval: PendingApproval; now: number; onAnswered: (id: 
         <button type="button" class="deny" disabled={busy} onClick={() => void answer(false)}>
           Deny
         </button>
-        <input type="text" aria-label={`Reason for denying ${approval.tool}`} placeholder="reason (optional)" value={reason} onInput={(event) => setReason(event.currentTarget.value)} />
+        <input
+          type="text"
+          aria-label={`Reason for denying ${approval.tool}`}
+          placeholder="reason (optional)"
+          value={reason}
+          onInput={(event) => setReason(event.currentTarget.value)}
+        />
       </div>
       {failure && <p class="problem">{failure}</p>}
     </li>

@@ -47,7 +47,11 @@ export function Calls(props: { calls: CallEntry[]; payloads: boolean; onPayloads
           </select>
         </label>
         <label class="toggle">
-          <input type="checkbox" checked={props.payloads} onChange={(event) => props.onPayloads(event.currentTarget.checked)} />
+          <input
+            type="checkbox"
+            checked={props.payloads}
+            onChange={(event) => props.onPayloads(event.currentTarget.checked)}
+          />
           Show arguments and results
         </label>
         <span class="muted">

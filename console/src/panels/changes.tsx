@@ -27,7 +27,8 @@ function NewsLine(props: { news: HostNews }) {
   if (news.type === 'log')
     return (
       <>
-        <span class={`tag level-${news.level}`}>{news.level}</span> <span class="name">{news.tool ?? news.plugin}</span> <span>{news.message}</span>
+        <span class={`tag level-${news.level}`}>{news.level}</span> <span class="name">{news.tool ?? news.plugin}</span>{' '}
+        <span>{news.message}</span>
       </>
     );
   return (

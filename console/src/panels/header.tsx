@@ -28,16 +28,32 @@ export function Header(props: { overview: Overview | undefined; stream: StreamSt
         <div>
           <dt>config</dt>
           <dd class="path" title={overview?.config.file ?? undefined}>
-            {overview ? (overview.config.file ? underRoot(overview.config.file, overview.config.root) : 'none (embedded default)') : '…'}
+            {overview
+              ? overview.config.file
+                ? underRoot(overview.config.file, overview.config.root)
+                : 'none (embedded default)'
+              : '…'}
           </dd>
         </div>
         <div>
           <dt>you are</dt>
-          <dd>{overview ? (overview.identity ? `${overview.identity.subject}${overview.identity.issuer ? ` (${overview.identity.issuer})` : ''}` : 'the operator (no sign-in identity)') : '…'}</dd>
+          <dd>
+            {overview
+              ? overview.identity
+                ? `${overview.identity.subject}${overview.identity.issuer ? ` (${overview.identity.issuer})` : ''}`
+                : 'the operator (no sign-in identity)'
+              : '…'}
+          </dd>
         </div>
         <div>
           <dt>serving</dt>
-          <dd>{overview ? (overview.serving.mcp ? `MCP over ${overview.serving.transport ?? 'http'}${overview.serving.stateless ? ' (stateless)' : ''}` : 'console only') : '…'}</dd>
+          <dd>
+            {overview
+              ? overview.serving.mcp
+                ? `MCP over ${overview.serving.transport ?? 'http'}${overview.serving.stateless ? ' (stateless)' : ''}`
+                : 'console only'
+              : '…'}
+          </dd>
         </div>
       </dl>
       <p class={`stream stream-${stream.replace(/\W/g, '')}`} role="status">

@@ -5,7 +5,13 @@
 import type { ComponentChildren } from 'preact';
 
 /** A region named `title` (its heading), with `id` as the heading's anchor and an optional class. */
-export function Panel(props: { title: string; id: string; class?: string; actions?: ComponentChildren; children: ComponentChildren }) {
+export function Panel(props: {
+  title: string;
+  id: string;
+  class?: string;
+  actions?: ComponentChildren;
+  children: ComponentChildren;
+}) {
   return (
     <section class={`panel ${props.class ?? ''}`} aria-labelledby={`${props.id}-title`}>
       <header class="panel-head">

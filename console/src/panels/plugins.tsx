@@ -17,7 +17,9 @@ function enforced(permission: EnforcedPermission | undefined): string {
 /** The protections a process-tier child runs under, as `name: value` lines. */
 function protectionLines(protections: Record<string, unknown> | undefined): string[] {
   if (!protections) return [];
-  return Object.entries(protections).map(([name, value]) => `${name}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+  return Object.entries(protections).map(
+    ([name, value]) => `${name}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`,
+  );
 }
 
 /** One plugin's row. */

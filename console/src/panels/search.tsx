@@ -29,7 +29,13 @@ export function Search() {
           if (query.trim()) void run();
         }}
       >
-        <input type="search" aria-label="Search query" placeholder="what tool_search would be asked" value={query} onInput={(event) => setQuery(event.currentTarget.value)} />
+        <input
+          type="search"
+          aria-label="Search query"
+          placeholder="what tool_search would be asked"
+          value={query}
+          onInput={(event) => setQuery(event.currentTarget.value)}
+        />
         <button type="submit">Search</button>
       </form>
       {failure && <p class="problem">{failure}</p>}

@@ -37,7 +37,9 @@ export function Sessions(props: { tick: number }) {
       }
     >
       {failure && <p class="problem">{failure}</p>}
-      {answer && !answer.serving && <p class="muted">Not serving MCP: only the sessions tool_search knows of are listed.</p>}
+      {answer && !answer.serving && (
+        <p class="muted">Not serving MCP: only the sessions tool_search knows of are listed.</p>
+      )}
       {answer && answer.sessions.length === 0 && <p class="muted">No sessions.</p>}
       {answer && answer.sessions.length > 0 && (
         <ul class="sessions">
@@ -47,7 +49,9 @@ export function Sessions(props: { tick: number }) {
               {session.identity && <span> · {session.identity.subject}</span>}
               {session.client && <span class="muted"> · {session.client}</span>}
               {session.lastSeen && <span class="muted"> · last seen {clock(session.lastSeen)}</span>}
-              <div class="muted">loaded: {session.loaded.length > 0 ? session.loaded.join(', ') : 'nothing deferred'}</div>
+              <div class="muted">
+                loaded: {session.loaded.length > 0 ? session.loaded.join(', ') : 'nothing deferred'}
+              </div>
             </li>
           ))}
         </ul>
@@ -58,7 +62,8 @@ export function Sessions(props: { tick: number }) {
         <ul class="breakers">
           {answer.breakers.map((breaker) => (
             <li key={breaker.key} class={`breaker breaker-${breaker.state}`}>
-              <span class="name">{breaker.label ?? breaker.key}</span> <span class="tag">{breaker.state}</span> <span class="muted">{breaker.failures} failures</span>
+              <span class="name">{breaker.label ?? breaker.key}</span> <span class="tag">{breaker.state}</span>{' '}
+              <span class="muted">{breaker.failures} failures</span>
               {breaker.until && <span class="muted"> · until {clock(breaker.until)}</span>}
               {breaker.reason && <div class="reason">{breaker.reason}</div>}
             </li>

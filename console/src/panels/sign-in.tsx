@@ -17,16 +17,28 @@ export function SignIn(props: { onToken: (token: string) => void; failed: boolea
         }}
       >
         <h1 id="sign-in-title">Sign in to the toolshed console</h1>
-        <p>This console needs the bearer token its server was started with (the environment variable named by --token-env, or an OAuth access token with the toolshed:console scope).</p>
+        <p>
+          This console needs the bearer token its server was started with (the environment variable named by
+          --token-env, or an OAuth access token with the toolshed:console scope).
+        </p>
         {props.failed && (
           <p class="problem" role="alert">
             That token was not accepted.
           </p>
         )}
         <label for="token">Token</label>
-        <input id="token" type="password" autocomplete="off" value={token} onInput={(event) => setToken(event.currentTarget.value)} />
+        <input
+          id="token"
+          type="password"
+          autocomplete="off"
+          value={token}
+          onInput={(event) => setToken(event.currentTarget.value)}
+        />
         <button type="submit">Sign in</button>
-        <p class="hint">The token is kept in this tab only (sessionStorage) and sent as an Authorization header; the console sets no cookie.</p>
+        <p class="hint">
+          The token is kept in this tab only (sessionStorage) and sent as an Authorization header; the console sets no
+          cookie.
+        </p>
       </form>
     </main>
   );

@@ -40,7 +40,8 @@ function Description(props: { description: Detail['description'] }) {
 /** The definition in the chosen provider format. */
 function Definitions(props: { definitions: Detail['definitions']; reason: string | undefined }) {
   const [format, setFormat] = useState<Format>('openai');
-  if (!props.definitions) return <p class="muted">Not exposed, so the model gets no definition{props.reason ? `: ${props.reason}` : ''}.</p>;
+  if (!props.definitions)
+    return <p class="muted">Not exposed, so the model gets no definition{props.reason ? `: ${props.reason}` : ''}.</p>;
   return (
     <div>
       <label for="format">Provider format </label>
@@ -59,7 +60,8 @@ function Definitions(props: { definitions: Detail['definitions']; reason: string
 /** Requested, granted, effective and enforced permissions, side by side. */
 function Permissions(props: { plugin: Detail['plugin'] }) {
   const permissions = props.plugin.permissions;
-  if (!permissions) return <p class="muted">No permissions reported (an MCP server's tools run in the server's own process).</p>;
+  if (!permissions)
+    return <p class="muted">No permissions reported (an MCP server's tools run in the server's own process).</p>;
   const columns: Array<[string, unknown]> = [
     ['requested', permissions.requested],
     ['granted', permissions.granted],
@@ -112,7 +114,13 @@ export function ToolDetail(props: { name: string | undefined; generation: number
           <dl class="state">
             <div>
               <dt>state</dt>
-              <dd>{current.state.exposed ? (current.state.deferred ? 'exposed, deferred' : 'exposed') : `hidden${current.state.layer ? ` at ${current.state.layer}` : ''}`}</dd>
+              <dd>
+                {current.state.exposed
+                  ? current.state.deferred
+                    ? 'exposed, deferred'
+                    : 'exposed'
+                  : `hidden${current.state.layer ? ` at ${current.state.layer}` : ''}`}
+              </dd>
             </div>
             {current.state.reason && (
               <div>
@@ -169,7 +177,9 @@ export function ToolDetail(props: { name: string | undefined; generation: number
             </summary>
             <JsonBlock value={current.parameters} />
             {current.outputSchema && <JsonBlock value={current.outputSchema} />}
-            {current.annotations && Object.keys(current.annotations).length > 0 && <JsonBlock value={current.annotations} />}
+            {current.annotations && Object.keys(current.annotations).length > 0 && (
+              <JsonBlock value={current.annotations} />
+            )}
           </details>
           {current.examples && current.examples.length > 0 && (
             <details>

@@ -16,10 +16,20 @@ function FieldInput(props: { id: string; field: Field; value: string; onChange: 
   const { field, value, id } = props;
   const set = (event: { currentTarget: { value: string } }) => props.onChange(event.currentTarget.value);
   if (field.kind === 'boolean' && field.required) {
-    return <input id={id} type="checkbox" checked={value === 'true'} onChange={(event) => props.onChange(event.currentTarget.checked ? 'true' : 'false')} />;
+    return (
+      <input
+        id={id}
+        type="checkbox"
+        checked={value === 'true'}
+        onChange={(event) => props.onChange(event.currentTarget.checked ? 'true' : 'false')}
+      />
+    );
   }
   if (field.kind === 'boolean' || field.kind === 'enum') {
-    const options = field.kind === 'boolean' ? ['true', 'false'] : (field.options ?? []).map((option) => (typeof option === 'string' ? option : JSON.stringify(option)));
+    const options =
+      field.kind === 'boolean'
+        ? ['true', 'false']
+        : (field.options ?? []).map((option) => (typeof option === 'string' ? option : JSON.stringify(option)));
     return (
       <select id={id} value={value} onChange={set}>
         {!(field.required && field.kind === 'enum') || value === '' ? <option value="">(not set)</option> : null}
@@ -31,13 +41,21 @@ function FieldInput(props: { id: string; field: Field; value: string; onChange: 
       </select>
     );
   }
-  if (field.kind === 'array') return <textarea id={id} rows={3} value={value} onInput={set} placeholder={`one ${field.item ?? 'value'} per line`} />;
+  if (field.kind === 'array')
+    return (
+      <textarea id={id} rows={3} value={value} onInput={set} placeholder={`one ${field.item ?? 'value'} per line`} />
+    );
   if (field.kind === 'string') return <input id={id} type="text" value={value} onInput={set} />;
   return <input id={id} type="number" step={field.kind === 'integer' ? 1 : 'any'} value={value} onInput={set} />;
 }
 
 /** The outcome of the last call, in the region named "Result" (a named section is a region). */
-function Result(props: { answer: CallAnswer | undefined; problems: string[]; running: boolean; failure: string | undefined }) {
+function Result(props: {
+  answer: CallAnswer | undefined;
+  problems: string[];
+  running: boolean;
+  failure: string | undefined;
+}) {
   const { answer } = props;
   return (
     <section class="result" aria-label="Result" aria-live="polite" aria-busy={props.running}>
@@ -63,7 +81,9 @@ function Result(props: { answer: CallAnswer | undefined; problems: string[]; run
           <span class="muted"> · {duration(answer.durationMs)}</span>
         </p>
       )}
-      {!props.running && !answer && !props.failure && props.problems.length === 0 && <p class="muted">Nothing run yet.</p>}
+      {!props.running && !answer && !props.failure && props.problems.length === 0 && (
+        <p class="muted">Nothing run yet.</p>
+      )}
     </section>
   );
 }
@@ -122,7 +142,8 @@ export function TryIt(props: { tool: string; schema: JsonSchema; example: { args
     if (!on && fields) {
       try {
         const parsed = JSON.parse(text) as unknown;
-        if (typeof parsed === 'object' && parsed !== null) setValues(formFromArgs(fields, parsed as Record<string, unknown>));
+        if (typeof parsed === 'object' && parsed !== null)
+          setValues(formFromArgs(fields, parsed as Record<string, unknown>));
       } catch {
         // the form keeps what it had: the text was not JSON
       }
@@ -159,14 +180,26 @@ export function TryIt(props: { tool: string; schema: JsonSchema; example: { args
         }}
       >
         <label class="toggle">
-          <input type="checkbox" checked={raw} disabled={fields === undefined} onChange={(event) => toggleRaw(event.currentTarget.checked)} />
+          <input
+            type="checkbox"
+            checked={raw}
+            disabled={fields === undefined}
+            onChange={(event) => toggleRaw(event.currentTarget.checked)}
+          />
           Edit raw JSON
         </label>
         {fields === undefined && <p class="muted">This schema needs the JSON editor.</p>}
         {raw || !fields ? (
           <>
             <label for="try-json">Arguments (JSON)</label>
-            <textarea id="try-json" class="code" rows={8} spellcheck={false} value={text} onInput={(event) => setText(event.currentTarget.value)} />
+            <textarea
+              id="try-json"
+              class="code"
+              rows={8}
+              spellcheck={false}
+              value={text}
+              onInput={(event) => setText(event.currentTarget.value)}
+            />
           </>
         ) : (
           <div class="fields">
@@ -178,7 +211,12 @@ export function TryIt(props: { tool: string; schema: JsonSchema; example: { args
                   {field.required && <span class="required"> (required)</span>}
                   <span class="muted"> {field.kind === 'array' ? `${field.item} list` : field.kind}</span>
                 </label>
-                <FieldInput id={`try-${field.name}`} field={field} value={values[field.name] ?? ''} onChange={(value) => setValues({ ...values, [field.name]: value })} />
+                <FieldInput
+                  id={`try-${field.name}`}
+                  field={field}
+                  value={values[field.name] ?? ''}
+                  onChange={(value) => setValues({ ...values, [field.name]: value })}
+                />
                 {field.description && <p class="hint">{field.description}</p>}
               </div>
             ))}

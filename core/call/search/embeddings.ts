@@ -21,7 +21,9 @@ const TEXT_CHARS = 2000;
 /** Query vectors kept (least recently used dropped first). */
 const QUERY_CACHE = 128;
 
-/** After a failure, how long searches skip the embedder (and the background fill waits), unless the index syncs again. */
+/**
+ * After a failure, how long searches skip the embedder (and the background fill waits), unless the index syncs again.
+ */
 const RETRY_MS = 60_000;
 
 /** The text embedded for a tool: its name split into words, its description and its parameter names. */
@@ -33,8 +35,13 @@ export function embeddingText(tool: IndexedTool): string {
     .flatMap(humps)
     .join(' ')
     .toLowerCase();
-  const properties = parameters && typeof parameters === 'object' && parameters.properties && typeof parameters.properties === 'object' ? Object.keys(parameters.properties) : [];
-  const text = [`${words}: ${description}`, properties.length ? `Parameters: ${properties.join(', ')}` : ''].filter(Boolean).join('\n');
+  const properties =
+    parameters && typeof parameters === 'object' && parameters.properties && typeof parameters.properties === 'object'
+      ? Object.keys(parameters.properties)
+      : [];
+  const text = [`${words}: ${description}`, properties.length ? `Parameters: ${properties.join(', ')}` : '']
+    .filter(Boolean)
+    .join('\n');
   return text.slice(0, TEXT_CHARS);
 }
 
@@ -60,18 +67,24 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   return dot;
 }
 
-/** An answer that is not one vector per text, all of `dimension` (when known) finite numbers: why, or undefined when it is. */
+/**
+ * An answer that is not one vector per text, all of `dimension` (when known) finite numbers: why, or undefined when it
+ * is.
+ */
 function shapeProblem(answer: unknown, count: number, dimension: number | undefined): string | undefined {
   if (!Array.isArray(answer)) return `returned ${answer === null ? 'null' : typeof answer}, not an array of vectors`;
   if (answer.length !== count) return `returned ${answer.length} vectors for ${count} texts`;
   let want = dimension;
   for (const [i, vector] of answer.entries()) {
-    if (!Array.isArray(vector) && !(ArrayBuffer.isView(vector) && !(vector instanceof DataView))) return `vector ${i} is not an array of numbers`;
+    if (!Array.isArray(vector) && !(ArrayBuffer.isView(vector) && !(vector instanceof DataView)))
+      return `vector ${i} is not an array of numbers`;
     const numbers = vector as ArrayLike<unknown>;
     if (numbers.length === 0) return `vector ${i} is empty`;
     want ??= numbers.length;
     if (numbers.length !== want) return `vector ${i} has ${numbers.length} dimensions, not ${want}`;
-    for (let j = 0; j < numbers.length; j++) if (typeof numbers[j] !== 'number' || !Number.isFinite(numbers[j])) return `vector ${i} holds a non-finite number at ${j}`;
+    for (let j = 0; j < numbers.length; j++)
+      if (typeof numbers[j] !== 'number' || !Number.isFinite(numbers[j]))
+        return `vector ${i} holds a non-finite number at ${j}`;
   }
   return undefined;
 }
@@ -155,7 +168,12 @@ export class EmbeddingStore {
 
   /** The explain section. */
   report(): EmbeddingsReport {
-    return { model: this.embedder.model, vectors: this.vectors.size, pending: this.queue.size, ...(this.failure !== undefined ? { failed: this.failure } : {}) };
+    return {
+      model: this.embedder.model,
+      vectors: this.vectors.size,
+      pending: this.queue.size,
+      ...(this.failure !== undefined ? { failed: this.failure } : {}),
+    };
   }
 
   /** Aborts the embedder calls in flight and stops the background fill. */
@@ -215,7 +233,15 @@ export class EmbeddingStore {
         controller.abort(reason);
         reject(reason);
       };
-      timer = setTimeout(() => abort(new EmbedderFailure(`the embedder (${model}) did not answer within ${timeoutMs} ms (search.embedder.timeoutMs)`)), timeoutMs);
+      timer = setTimeout(
+        () =>
+          abort(
+            new EmbedderFailure(
+              `the embedder (${model}) did not answer within ${timeoutMs} ms (search.embedder.timeoutMs)`,
+            ),
+          ),
+        timeoutMs,
+      );
       const onAbort = (signal: AbortSignal) => () => abort(signal.reason ?? new Error('aborted'));
       const listeners = signals.map((signal) => [signal, onAbort(signal)] as const);
       for (const [signal, listener] of listeners) {
@@ -230,10 +256,15 @@ export class EmbeddingStore {
     try {
       let answer: unknown;
       try {
-        answer = await Promise.race([Promise.resolve().then(() => embed(texts, { signal: controller.signal })), stopped]);
+        answer = await Promise.race([
+          Promise.resolve().then(() => embed(texts, { signal: controller.signal })),
+          stopped,
+        ]);
       } catch (error) {
         if (error instanceof EmbedderFailure || controller.signal.aborted) throw error;
-        throw new EmbedderFailure(`the embedder (${model}) failed: ${error instanceof Error ? error.message : String(error)}`);
+        throw new EmbedderFailure(
+          `the embedder (${model}) failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       const problem = shapeProblem(answer, texts.length, this.dimension);
       if (problem) throw new EmbedderFailure(`the embedder (${model}) ${problem}`);

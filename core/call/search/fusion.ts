@@ -19,7 +19,10 @@ export const RRF_K = 60;
 /** How deep each list is read for fusion (at least `limit`). */
 export const FUSION_DEPTH = 20;
 
-/** A hybrid result: `score` is the fused score; `vector` the cosine similarity when the vector side ranked it among its best `limit`. */
+/**
+ * A hybrid result: `score` is the fused score; `vector` the cosine similarity when the vector side ranked it among its
+ * best `limit`.
+ */
 export interface FusedTool extends RankedTool {
   vector?: number;
 }
@@ -34,7 +37,12 @@ export interface VectorHit {
  * The `depth` tools most similar to `query` (positive similarity only), best first; each
  * similarity × `factor` of the tool (the untrusted factor, as on the lexical side).
  */
-export function vectorRanked(query: Float32Array, vectors: Iterable<readonly [string, Float32Array]>, depth: number, factor: (name: string) => number = () => 1): VectorHit[] {
+export function vectorRanked(
+  query: Float32Array,
+  vectors: Iterable<readonly [string, Float32Array]>,
+  depth: number,
+  factor: (name: string) => number = () => 1,
+): VectorHit[] {
   const hits: VectorHit[] = [];
   for (const [name, vector] of vectors) {
     if (vector.length !== query.length) continue;
@@ -49,7 +57,13 @@ export function vectorRanked(query: Float32Array, vectors: Iterable<readonly [st
  * vector side's best `limit` carries its similarity. Ties keep the lexical order (a tool the
  * lexical side ranked comes first), then the name.
  */
-export function fuse(lexical: readonly RankedTool[], vector: readonly VectorHit[], limit: number, k = RRF_K, keep = limit): FusedTool[] {
+export function fuse(
+  lexical: readonly RankedTool[],
+  vector: readonly VectorHit[],
+  limit: number,
+  k = RRF_K,
+  keep = limit,
+): FusedTool[] {
   const fused = new Map<string, { hit: FusedTool; lexicalRank: number }>();
   lexical.forEach((hit, i) => fused.set(hit.name, { hit: { ...hit, score: 1 / (k + i + 1) }, lexicalRank: i }));
   vector.forEach(({ name, similarity }, i) => {
@@ -69,7 +83,14 @@ export function fuse(lexical: readonly RankedTool[], vector: readonly VectorHit[
  * vector ranking (an untrusted tool's similarity × the untrusted factor) read `FUSION_DEPTH`
  * deep and fused, and only then the per-source limit, so it holds for the list the model reads.
  */
-export function hybridRanked(index: ToolIndex, query: string, limit: number, queryVector: Float32Array, vectors: Iterable<readonly [string, Float32Array]>, candidates?: ReadonlySet<string>): FusedTool[] {
+export function hybridRanked(
+  index: ToolIndex,
+  query: string,
+  limit: number,
+  queryVector: Float32Array,
+  vectors: Iterable<readonly [string, Float32Array]>,
+  candidates?: ReadonlySet<string>,
+): FusedTool[] {
   const depth = Math.max(limit, FUSION_DEPTH);
   const lexical = index.ranked(query, depth, candidates, false);
   const vector = vectorRanked(queryVector, vectors, depth, (name) => index.trustFactor(name));

@@ -60,7 +60,14 @@ export type SearchDocument = { id: string } & Record<Field, string>;
  * normalisation, so a long one would count every stuffed word at full weight
  * (issue 40); 20 changes no ranking of the real servers' queries.
  */
-const FIELD_WORDS: Readonly<Record<Field, number>> = { name: 24, summary: 20, description: 150, parameters: 150, source: 16, toolset: 40 };
+const FIELD_WORDS: Readonly<Record<Field, number>> = {
+  name: 24,
+  summary: 20,
+  description: 150,
+  parameters: 150,
+  source: 16,
+  toolset: 40,
+};
 
 /** Times one word counts in one field: the fiftieth "github" adds nothing. */
 const TERM_REPEATS = 2;
@@ -83,7 +90,10 @@ export interface RankingOptions {
   stemming: boolean;
   /** a tool's score × (share of the query's terms it matched) ^ coverage; 0 = off */
   coverage: number;
-  /** a tool's score × (1 + proximity × share of the query's adjacent word pairs found next to each other in one field); 0 = off */
+  /**
+   * a tool's score × (1 + proximity × share of the query's adjacent word pairs found next to each other in one field);
+   * 0 = off
+   */
   proximity: number;
   /** pseudo-relevance feedback: terms of the best `docs` tools added to the query at `weight`; false = off */
   feedback: { docs: number; terms: number; weight: number } | false;
@@ -132,7 +142,14 @@ export const RANKING: RankingOptions = {
 };
 
 /** The same ranking without the poisoning defences (the benchmark's and the poisoning test's comparison). */
-export const UNDEFENDED: RankingOptions = { ...RANKING, fieldWords: false, termRepeats: false, untrustedFactor: 1, perSource: false, wordy: false };
+export const UNDEFENDED: RankingOptions = {
+  ...RANKING,
+  fieldWords: false,
+  termRepeats: false,
+  untrustedFactor: 1,
+  perSource: false,
+  wordy: false,
+};
 
 /** The document of one tool. */
 function documentFor(tool: IndexedTool): SearchDocument {
@@ -194,7 +211,9 @@ interface Hit {
   score: number;
 }
 
-/** The name of a source: a package name without its scope and `toolshed-plugin-`, an MCP server's name without `mcp:`. */
+/**
+ * The name of a source: a package name without its scope and `toolshed-plugin-`, an MCP server's name without `mcp:`.
+ */
 function sourceName(source: string): string {
   return source
     .replace(/^mcp:/, '')
@@ -223,7 +242,10 @@ export class ToolIndex {
   private readonly surface = new Map<string, string>();
   /** each document's score factor (untrusted, wordy), by document number */
   private factors = new Float64Array(64);
-  /** the documents of the last candidate set asked for, by document number (the exposure's deferred set is asked for again and again) */
+  /**
+   * the documents of the last candidate set asked for, by document number (the exposure's deferred set is asked for
+   * again and again)
+   */
   private allowedFor: { candidates: ReadonlySet<string>; generation: number; docs: Uint8Array } | undefined;
   /** bumped by every change of the indexed tools */
   private generation = 0;
@@ -246,7 +268,9 @@ export class ToolIndex {
     return this.indexed.size;
   }
 
-  /** Makes the index hold exactly `tools`, re-indexing only those whose text changed; returns how many were (re)indexed. */
+  /**
+   * Makes the index hold exactly `tools`, re-indexing only those whose text changed; returns how many were (re)indexed.
+   */
   sync(tools: Iterable<IndexedTool>): number {
     const seen = new Set<string>();
     let changed = 0;
@@ -254,7 +278,14 @@ export class ToolIndex {
       const { name, description, parameters } = tool.definition;
       seen.add(name);
       const before = this.indexed.get(name);
-      if (before && before.description === description && before.parameters === parameters && before.toolset === tool.toolset && before.toolsetDescription === tool.toolsetDescription && before.source === tool.source) {
+      if (
+        before &&
+        before.description === description &&
+        before.parameters === parameters &&
+        before.toolset === tool.toolset &&
+        before.toolsetDescription === tool.toolsetDescription &&
+        before.source === tool.source
+      ) {
         if (before.untrusted !== (tool.untrusted === true)) {
           const meta = { ...before, untrusted: tool.untrusted === true };
           this.indexed.set(name, meta);
@@ -281,10 +312,17 @@ export class ToolIndex {
    */
   ranked(query: string, limit: number, candidates?: ReadonlySet<string>, limited = true): RankedTool[] {
     const { hits, parsed } = this.hits(query, limit, candidates, limited);
-    return hits.map((hit) => ({ name: hit.name, score: Math.round(hit.score * 1000) / 1000, ...this.why(hit, parsed) }));
+    return hits.map((hit) => ({
+      name: hit.name,
+      score: Math.round(hit.score * 1000) / 1000,
+      ...this.why(hit, parsed),
+    }));
   }
 
-  /** `ranked` (best first, any ranking of indexed tools: the fused one) with the per-source limit applied, at most `limit`. */
+  /**
+   * `ranked` (best first, any ranking of indexed tools: the fused one) with the per-source limit applied, at most
+   * `limit`.
+   */
   limit<T extends { name: string }>(ranked: readonly T[], query: string, limit: number): T[] {
     const rule = this.options.perSource;
     if (!rule) return ranked.slice(0, limit);
@@ -362,7 +400,12 @@ export class ToolIndex {
     return { terms: [...words.keys()], words, added: new Map(), named };
   }
 
-  private hits(text: string, limit: number, candidates: ReadonlySet<string> | undefined, limited: boolean): { hits: Hit[]; parsed: Query } {
+  private hits(
+    text: string,
+    limit: number,
+    candidates: ReadonlySet<string> | undefined,
+    limited: boolean,
+  ): { hits: Hit[]; parsed: Query } {
     const query = this.parse(text);
     let ranked = this.rank(query, candidates);
     const { feedback } = this.options;
@@ -434,7 +477,10 @@ export class ToolIndex {
     return hits;
   }
 
-  /** The documents of `candidates`, as flags by document number (cached for the same set while the index does not change). */
+  /**
+   * The documents of `candidates`, as flags by document number (cached for the same set while the index does not
+   * change).
+   */
   private allowed(candidates: ReadonlySet<string>): Uint8Array {
     const cached = this.allowedFor;
     if (cached?.candidates === candidates && cached.generation === this.generation) return cached.docs;
@@ -457,13 +503,19 @@ export class ToolIndex {
     const counts = new Map<string, number>();
     for (const one of top) {
       const fields = this.indexed.get(one.name)!.terms;
-      for (const term of new Set([...fields[0]!, ...fields[1]!])) if (!query.words.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
+      for (const term of new Set([...fields[0]!, ...fields[1]!]))
+        if (!query.words.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
     }
-    const scored = [...counts].map(([term, n]) => ({ term, score: n * this.engine.idf(term) })).sort((a, b) => b.score - a.score || (a.term < b.term ? -1 : 1));
+    const scored = [...counts]
+      .map(([term, n]) => ({ term, score: n * this.engine.idf(term) }))
+      .sort((a, b) => b.score - a.score || (a.term < b.term ? -1 : 1));
     for (const { term } of scored.slice(0, feedback.terms)) query.added.set(term, feedback.weight);
   }
 
-  /** What a tool's score is multiplied by: below 1 for an untrusted source and for more indexed words than `wordy.words`. */
+  /**
+   * What a tool's score is multiplied by: below 1 for an untrusted source and for more indexed words than
+   * `wordy.words`.
+   */
   private factor(meta: Indexed): number {
     const { untrustedFactor, wordy } = this.options;
     const trust = meta.untrusted ? untrustedFactor : 1;
@@ -480,15 +532,29 @@ export class ToolIndex {
       const fields = fieldsOf(term);
       if (fields.length) matched[query.words.get(term)!] = fields;
     }
-    const related = [...query.added.keys()].filter((term) => fieldsOf(term).length).map((term) => this.surface.get(term) ?? term);
+    const related = [...query.added.keys()]
+      .filter((term) => fieldsOf(term).length)
+      .map((term) => this.surface.get(term) ?? term);
     return related.length ? { matched, related } : { matched };
   }
 
-  /** `ranked` with the per-source limit (source-limit.ts) on its first min(`limit`, window) places; a tool whose toolset or source the query names is exempt. */
-  private limited<T extends { name: string }>(ranked: readonly T[], limit: number, rule: SourceLimit, words: ReadonlySet<string>): T[] {
+  /**
+   * `ranked` with the per-source limit (source-limit.ts) on its first min(`limit`, window) places; a tool whose toolset
+   * or source the query names is exempt.
+   */
+  private limited<T extends { name: string }>(
+    ranked: readonly T[],
+    limit: number,
+    rule: SourceLimit,
+    words: ReadonlySet<string>,
+  ): T[] {
     return limitSources(ranked, Math.min(limit, rule.window), rule, (hit) => {
       const meta = this.indexed.get(hit.name);
-      return { source: meta?.source, untrusted: meta?.untrusted === true, named: meta ? meta.names.some((name) => name.every((word) => words.has(word))) : false };
+      return {
+        source: meta?.source,
+        untrusted: meta?.untrusted === true,
+        named: meta ? meta.names.some((name) => name.every((word) => words.has(word))) : false,
+      };
     });
   }
 }

@@ -25,8 +25,13 @@ interface ToolSource {
   trust: 'trusted' | 'untrusted';
 }
 
-/** Which of `search.exclude` keeps a tool out of search, if one does: its plugin or server, its toolset or its own name, `*` patterns allowed. */
-function excludeMatcher(entries: readonly string[]): (tool: string, toolset: string, source: string) => string | undefined {
+/**
+ * Which of `search.exclude` keeps a tool out of search, if one does: its plugin or server, its toolset or its own name,
+ * `*` patterns allowed.
+ */
+function excludeMatcher(
+  entries: readonly string[],
+): (tool: string, toolset: string, source: string) => string | undefined {
   if (!entries.length) return () => undefined;
   const tests = entries.map((entry) => {
     const pattern = entry.includes('*') ? new RegExp(`^${entry.split('*').map(escapeRegExp).join('.*')}$`) : undefined;
@@ -60,7 +65,13 @@ export class SearchState {
     /** the host's tool vectors, when `search.embedder` is set: ranking is then hybrid */
     private readonly embeddings?: EmbeddingStore,
   ) {
-    this.tool = searchTool({ exposure, rank: (e, query, limit, candidates, signal) => this.rank(e, query, limit, candidates, signal), sessions, search, onLoaded });
+    this.tool = searchTool({
+      exposure,
+      rank: (e, query, limit, candidates, signal) => this.rank(e, query, limit, candidates, signal),
+      sessions,
+      search,
+      onLoaded,
+    });
     this.excludedBy = excludeMatcher(search.exclude ?? []);
   }
 
@@ -73,7 +84,9 @@ export class SearchState {
   async definitionsFor(exposure: Exposure, sessionId: string | undefined): Promise<ToolDefinition[]> {
     if (!exposure.deferred.size) return exposure.shown;
     const loaded = await this.sessions.loaded(sessionId);
-    return loaded.length ? sessionDefinitions(exposure.shown, definitionsByName(exposure), exposure.deferred, loaded) : exposure.shown;
+    return loaded.length
+      ? sessionDefinitions(exposure.shown, definitionsByName(exposure), exposure.deferred, loaded)
+      : exposure.shown;
   }
 
   /** Counts a call that reached a deferred tool its session had not loaded. */
@@ -93,10 +106,20 @@ export class SearchState {
     return this.index;
   }
 
-  /** The tools `query` finds in `exposure` best first, with scores, what each matched and whether it is deferred; and how many tools are indexed. */
-  async ranked(exposure: Exposure, query: string, limit: number): Promise<{ results: Array<FusedTool & { deferred: boolean }>; indexed: number }> {
+  /**
+   * The tools `query` finds in `exposure` best first, with scores, what each matched and whether it is deferred; and
+   * how many tools are indexed.
+   */
+  async ranked(
+    exposure: Exposure,
+    query: string,
+    limit: number,
+  ): Promise<{ results: Array<FusedTool & { deferred: boolean }>; indexed: number }> {
     const results = await this.rank(exposure, query, limit);
-    return { results: results.map((hit) => ({ ...hit, deferred: exposure.deferred.has(hit.name) })), indexed: this.index.size };
+    return {
+      results: results.map((hit) => ({ ...hit, deferred: exposure.deferred.has(hit.name) })),
+      indexed: this.index.size,
+    };
   }
 
   /**
@@ -105,7 +128,13 @@ export class SearchState {
    * Never waits for tool vectors; waits for the query's (bounded by the embedder's timeout), and ranks
    * lexically when that fails.
    */
-  async rank(exposure: Exposure, query: string, limit: number, candidates?: ReadonlySet<string>, signal?: AbortSignal): Promise<FusedTool[]> {
+  async rank(
+    exposure: Exposure,
+    query: string,
+    limit: number,
+    candidates?: ReadonlySet<string>,
+    signal?: AbortSignal,
+  ): Promise<FusedTool[]> {
     const index = this.indexFor(exposure);
     if (!this.embeddings) return index.ranked(query, limit, candidates);
     this.embeddings.resume();
@@ -120,7 +149,10 @@ export class SearchState {
     this.embeddings?.release(this);
   }
 
-  /** Asks the store for the vectors of `tools` (those it has not are embedded in the background), keyed by (model, text). */
+  /**
+   * Asks the store for the vectors of `tools` (those it has not are embedded in the background), keyed by (model,
+   * text).
+   */
   private syncVectors(tools: readonly IndexedTool[]): void {
     if (!this.embeddings) return;
     const model = this.search.embedder!.model;

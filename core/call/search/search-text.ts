@@ -11,7 +11,10 @@ import type { JsonSchema } from '../../../boundary/plugin-api.js';
 // A lower-case letter or digit before a capital, or the end of an acronym ("HTTPServer").
 const CAMEL = /[\p{Ll}\p{N}]\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
 
-/** A camelCase word's humps ("getUserById" → get, User, By, Id; "HTTPServer" → HTTP, Server); a word without humps alone. */
+/**
+ * A camelCase word's humps ("getUserById" → get, User, By, Id; "HTTPServer" → HTTP, Server); a word without humps
+ * alone.
+ */
 export function humps(word: string): string[] {
   // Most words have no hump; testing first keeps indexing a large catalogue fast.
   if (!CAMEL.test(word)) return [word];
@@ -114,6 +117,7 @@ export function parameterText(schema: JsonSchema, depth = 0): string {
       parts.push(parameterText(sub, depth + 1));
     }
   }
-  if (schema.items && typeof schema.items === 'object') parts.push(parameterText(schema.items as JsonSchema, depth + 1));
+  if (schema.items && typeof schema.items === 'object')
+    parts.push(parameterText(schema.items as JsonSchema, depth + 1));
   return parts.filter(Boolean).join(' ');
 }

@@ -21,7 +21,13 @@ import type { SessionStore } from './sessions.js';
 interface SearchToolDeps {
   exposure(): Promise<Exposure>;
   /** the deferred tools `query` finds, best first (lexical, or hybrid with an embedder) */
-  rank(exposure: Exposure, query: string, limit: number, candidates: ReadonlySet<string>, signal?: AbortSignal): Promise<FusedTool[]>;
+  rank(
+    exposure: Exposure,
+    query: string,
+    limit: number,
+    candidates: ReadonlySet<string>,
+    signal?: AbortSignal,
+  ): Promise<FusedTool[]>;
   sessions: SessionStore;
   search: ResolvedSearch;
   /** a search grew this session's loaded set by `added` */
@@ -34,12 +40,22 @@ interface SearchHit {
   description: string;
   toolset: string;
   parameters: ToolDefinition['parameters'];
-  /** why it was found, briefly: the query's words by the most telling field each matched in, and whether its meaning was close ("name: github, issue; description: open; close in meaning") */
+  /**
+   * why it was found, briefly: the query's words by the most telling field each matched in, and whether its meaning was
+   * close ("name: github, issue; description: open; close in meaning")
+   */
   matched: string;
 }
 
 /** The field names the model reads: the first sentence is part of the description, the source is the toolset. */
-const SHOWN_FIELD: Readonly<Record<Field, string>> = { name: 'name', summary: 'description', description: 'description', parameters: 'parameters', source: 'toolset', toolset: 'toolset' };
+const SHOWN_FIELD: Readonly<Record<Field, string>> = {
+  name: 'name',
+  summary: 'description',
+  description: 'description',
+  parameters: 'parameters',
+  source: 'toolset',
+  toolset: 'toolset',
+};
 
 /** What the model reads of a hit the vector side ranked among its best (with an embedder). */
 const VECTOR_REASON = 'close in meaning';
@@ -56,7 +72,9 @@ export function matchedText(hit: Pick<FusedTool, 'matched' | 'related' | 'vector
     byField.set(shown, [...(byField.get(shown) ?? []), word]);
   }
   const order = Object.values(SHOWN_FIELD);
-  const parts = [...byField].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([field, words]) => `${field}: ${words.join(', ')}`);
+  const parts = [...byField]
+    .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))
+    .map(([field, words]) => `${field}: ${words.join(', ')}`);
   if (hit.related?.length) parts.push(`related: ${hit.related.join(', ')}`);
   if (hit.vector !== undefined) parts.push(VECTOR_REASON);
   return parts.join('; ');
@@ -71,15 +89,26 @@ export function searchTool(deps: SearchToolDeps): HostTool {
     async run(args, options): Promise<CallOutcome> {
       const { query, limit } = args as { query: string; limit?: number };
       // The schema bounds the length; a blank query is refused here so the message can say what to send.
-      if (!query.trim()) return failure('INVALID_ARGUMENTS', `invalid arguments for ${SEARCH_TOOL}: /query is empty; describe the tool you need in a few words, e.g. "send a slack message"`);
+      if (!query.trim())
+        return failure(
+          'INVALID_ARGUMENTS',
+          `invalid arguments for ${SEARCH_TOOL}: /query is empty; describe the tool you need in a few words, e.g. "send a slack message"`,
+        );
       const exposure = await deps.exposure();
-      if (!exposure.deferred.size) return failure('TOOL_NOT_EXPOSED', `${SEARCH_TOOL} is not available here: no tool is deferred`);
+      if (!exposure.deferred.size)
+        return failure('TOOL_NOT_EXPOSED', `${SEARCH_TOOL} is not available here: no tool is deferred`);
       const ranked = await deps.rank(exposure, query, limit ?? defaultLimit, exposure.deferred, options.signal);
       const names = ranked.map((hit) => hit.name);
       const byName = definitionsByName(exposure);
       const hits: SearchHit[] = ranked.map((hit) => {
         const def = byName.get(hit.name)!;
-        return { name: hit.name, description: def.description, toolset: exposure.states.get(hit.name)?.toolset ?? '', parameters: def.parameters, matched: matchedText(hit) };
+        return {
+          name: hit.name,
+          description: def.description,
+          toolset: exposure.states.get(hit.name)?.toolset ?? '',
+          parameters: def.parameters,
+          matched: matchedText(hit),
+        };
       });
       const added = await deps.sessions.load(options.sessionId, names);
       if (added.length) deps.onLoaded(options.sessionId, added);

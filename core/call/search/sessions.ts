@@ -36,7 +36,9 @@ interface Seen {
   lastUsed: number;
 }
 
-/** A loaded tool in the store: [when its first search loaded it, its rank in that search, when a search last found it]. */
+/**
+ * A loaded tool in the store: [when its first search loaded it, its rank in that search, when a search last found it].
+ */
 type Stamp = [loadedAt: number, rank: number, foundAt: number];
 
 // A key no caller can pass: session ids are strings, and this is a symbol.
@@ -101,7 +103,10 @@ export class SessionStore {
     return added.filter((name) => stored.has(name));
   }
 
-  /** The session's loaded tools in load order (empty for an unknown or expired session, or while the store fails); counts as a use. */
+  /**
+   * The session's loaded tools in load order (empty for an unknown or expired session, or while the store fails);
+   * counts as a use.
+   */
   async loaded(sessionId: string | undefined): Promise<readonly string[]> {
     const key = sessionId ?? DEFAULT_SESSION;
     const stored = await this.read(key);
@@ -119,10 +124,17 @@ export class SessionStore {
   report(): SessionReport[] {
     this.seen.purgeStale();
     const now = this.clock.now();
-    return [...this.seen.entries()].map(([key, entry]) => ({ id: typeof key === 'string' ? key : null, tools: [...entry.tools], idleMs: now - entry.lastUsed }));
+    return [...this.seen.entries()].map(([key, entry]) => ({
+      id: typeof key === 'string' ? key : null,
+      tools: [...entry.tools],
+      idleMs: now - entry.lastUsed,
+    }));
   }
 
-  /** A stored set's time to live: the configured one, else (0 means "until the bound drops it") a day, so a fleet's store does not keep it forever. */
+  /**
+   * A stored set's time to live: the configured one, else (0 means "until the bound drops it") a day, so a fleet's
+   * store does not keep it forever.
+   */
   private get ttlMs(): number {
     return this.limits.ttlMs > 0 ? this.limits.ttlMs : this.state.kind === 'memory' ? 0 : 24 * 60 * 60 * 1000;
   }
@@ -155,7 +167,9 @@ export class SessionStore {
   private failed(error: unknown): void {
     if (this.failing) return;
     this.failing = true;
-    this.warn(`tool search: the state store failed (${(error as Error)?.message ?? String(error)}); sessions' loaded tools are not listed until it answers`);
+    this.warn(
+      `tool search: the state store failed (${(error as Error)?.message ?? String(error)}); sessions' loaded tools are not listed until it answers`,
+    );
   }
 
   private recovered(): void {
@@ -167,7 +181,9 @@ export class SessionStore {
 function parseStamp(value: string): Stamp | undefined {
   try {
     const stamp = JSON.parse(value) as unknown;
-    return Array.isArray(stamp) && stamp.length === 3 && stamp.every((n) => typeof n === 'number') ? (stamp as Stamp) : undefined;
+    return Array.isArray(stamp) && stamp.length === 3 && stamp.every((n) => typeof n === 'number')
+      ? (stamp as Stamp)
+      : undefined;
   } catch {
     return undefined;
   }

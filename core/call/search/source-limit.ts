@@ -41,7 +41,12 @@ export interface LimitedHit {
 }
 
 /** `ranked` (best first) with the limit applied to its first `window` places; every hit is kept. */
-export function limitSources<T>(ranked: readonly T[], window: number, rule: SourceLimit, about: (hit: T) => LimitedHit): T[] {
+export function limitSources<T>(
+  ranked: readonly T[],
+  window: number,
+  rule: SourceLimit,
+  about: (hit: T) => LimitedHit,
+): T[] {
   const out: T[] = [];
   const held: Array<{ hit: T; untrusted: boolean }> = [];
   const taken = new Map<string, number>();

@@ -36,7 +36,10 @@ interface ChildStartOptions {
   rssBudgetMb: number;
   /** the child's heap limit (`--max-old-space-size`), for the message when it runs out */
   heapLimitMb: number;
-  /** its resource limits: the watchdog stops it past `processes` tasks, or past `memoryMb` when that is below `rssBudgetMb` */
+  /**
+   * its resource limits: the watchdog stops it past `processes` tasks, or past `memoryMb` when that is below
+   * `rssBudgetMb`
+   */
   limits?: ResourceLimits;
   /** inbound Comlink traffic */
   onRpc(data: unknown): void;
@@ -100,17 +103,21 @@ export class ChildHandle {
     const { command } = options;
     this.process = spawn(command.command, command.args, {
       cwd: options.cwd,
-      // Its own session and process group: the host can kill the group, and the child's signals to "its group" never reach the host.
+      // Its own session and process group: the host can kill the group, and the child's signals to "its group" never
+      // reach the host.
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
       // Empty: granted variables travel in the init frame (see sandbox/child/child-main.ts).
       env: {},
     });
     this.closed = new Promise((resolve) => this.process.once('close', () => resolve()));
-    this.process.once('error', (error) => this.finish({ message: `could not start: ${error.message}`, outOfMemory: false }));
+    this.process.once('error', (error) =>
+      this.finish({ message: `could not start: ${error.message}`, outOfMemory: false }),
+    );
     this.process.once('exit', (code, signal) => {
       this.exited = true;
-      // Output still in flight when the process exits arrives before 'close'; wait briefly so crash messages include it.
+      // Output still in flight when the process exits arrives before 'close'; wait briefly so crash messages include
+      // it.
       const done = () => this.finish(this.exitReason(code, signal));
       const timer = setTimeout(done, 200);
       this.process.once('close', () => {
@@ -133,7 +140,8 @@ export class ChildHandle {
     // An idle child must not keep the host's event loop alive; in-flight calls hold their own deadline timers.
     this.process.unref();
     for (const stream of this.process.stdio) (stream as { unref?: () => void } | null)?.unref?.();
-    if (this.process.pid !== undefined && (options.rssBudgetMb > 0 || options.limits)) this.unwatch = this.watch(this.process.pid, options);
+    if (this.process.pid !== undefined && (options.rssBudgetMb > 0 || options.limits))
+      this.unwatch = this.watch(this.process.pid, options);
   }
 
   /** The watchdog: the heap-derived RSS budget, or the `resources` limits where they are lower. */
@@ -142,7 +150,10 @@ export class ChildHandle {
     const byResources = limits !== undefined && (rssBudgetMb <= 0 || limits.memoryMb < rssBudgetMb);
     const memoryMb = byResources ? limits.memoryMb : rssBudgetMb;
     return watchResources(pid, { processes: limits?.processes ?? 0, memoryMb }, (over) => {
-      const message = over.limit === 'processes' || byResources ? `was stopped: ${overLimitMessage(over.limit, limits!, over.seen)}` : `used ${Math.round(over.seen)} MB of memory, over its budget of ${rssBudgetMb} MB`;
+      const message =
+        over.limit === 'processes' || byResources
+          ? `was stopped: ${overLimitMessage(over.limit, limits!, over.seen)}`
+          : `used ${Math.round(over.seen)} MB of memory, over its budget of ${rssBudgetMb} MB`;
       this.kill({ message, outOfMemory: over.limit === 'memoryMb' });
     });
   }
@@ -157,7 +168,10 @@ export class ChildHandle {
       ready.then(() => undefined),
       handle.ended,
       new Promise<ChildEnd>((resolve) => {
-        timer = setTimeout(() => resolve({ message: `did not report ready within ${options.startTimeoutMs} ms`, outOfMemory: false }), options.startTimeoutMs);
+        timer = setTimeout(
+          () => resolve({ message: `did not report ready within ${options.startTimeoutMs} ms`, outOfMemory: false }),
+          options.startTimeoutMs,
+        );
       }),
     ]);
     clearTimeout(timer);
@@ -193,7 +207,16 @@ export class ChildHandle {
       } catch (error) {
         // Arguments JSON cannot carry (a cycle, a BigInt): the call fails, the child is fine.
         this.pending.delete(frame.id);
-        resolve({ kind: 'reply', reply: { ok: false, error: { name: 'TypeError', message: `the call could not be sent to the plugin's process: ${(error as Error).message}` } } });
+        resolve({
+          kind: 'reply',
+          reply: {
+            ok: false,
+            error: {
+              name: 'TypeError',
+              message: `the call could not be sent to the plugin's process: ${(error as Error).message}`,
+            },
+          },
+        });
       }
     });
   }

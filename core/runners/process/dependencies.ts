@@ -32,7 +32,10 @@ type DependencyRoots = { ok: true; roots: string[] } | { ok: false; refusal: Dep
 
 function declaredDependencies(dir: string): string[] {
   try {
-    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { dependencies?: unknown; optionalDependencies?: unknown };
+    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+      dependencies?: unknown;
+      optionalDependencies?: unknown;
+    };
     const names = (field: unknown) => (typeof field === 'object' && field !== null ? Object.keys(field) : []);
     return [...names(pkg.dependencies), ...names(pkg.optionalDependencies)];
   } catch {
@@ -40,7 +43,9 @@ function declaredDependencies(dir: string): string[] {
   }
 }
 
-/** Finds `name` from `dir` through the node_modules folders up to the root: the folder and the node_modules it is in. */
+/**
+ * Finds `name` from `dir` through the node_modules folders up to the root: the folder and the node_modules it is in.
+ */
 function locate(name: string, dir: string): { folder: string; nodeModules: string } | undefined {
   for (let search = dir; ; search = path.dirname(search)) {
     const nodeModules = path.join(search, 'node_modules');
@@ -51,14 +56,22 @@ function locate(name: string, dir: string): { folder: string; nodeModules: strin
 }
 
 /** Why `name`, declared by the package in `from`, may not be read, or its real folder (undefined: not installed). */
-function check(name: string, from: string, granted: readonly string[]): { refused: string } | { real: string } | undefined {
+function check(
+  name: string,
+  from: string,
+  granted: readonly string[],
+): { refused: string } | { real: string } | undefined {
   const valid = validatePackageName(name);
-  if (!valid.validForOldPackages) return { refused: `it is not a valid npm package name (${valid.errors?.join('; ') ?? 'invalid'})` };
+  if (!valid.validForOldPackages)
+    return { refused: `it is not a valid npm package name (${valid.errors?.join('; ') ?? 'invalid'})` };
   const found = locate(name, from);
   if (!found) return undefined;
   const real = realpathSync(found.folder);
   const within = isInside(real, realpathSync(found.nodeModules)) || granted.some((root) => isInside(real, root));
-  if (!within) return { refused: `${found.folder} resolves to ${real}, outside ${found.nodeModules} (a linked folder); grant its path for reading to allow it` };
+  if (!within)
+    return {
+      refused: `${found.folder} resolves to ${real}, outside ${found.nodeModules} (a linked folder); grant its path for reading to allow it`,
+    };
   return { real };
 }
 
@@ -78,10 +91,21 @@ export function dependencyReadRoots(dir: string, granted: readonly string[]): De
     for (const dependency of declaredDependencies(current)) {
       const result = check(dependency, current, granted);
       if (!result) continue;
-      if ('refused' in result) return { ok: false, refusal: { dependency, declaredIn: path.join(current, 'package.json'), reason: result.refused } };
+      if ('refused' in result)
+        return {
+          ok: false,
+          refusal: { dependency, declaredIn: path.join(current, 'package.json'), reason: result.refused },
+        };
       if (seen.has(result.real)) continue;
       if (seen.size >= MAX_PACKAGES) {
-        return { ok: false, refusal: { dependency, declaredIn: path.join(current, 'package.json'), reason: `the dependency tree has more than ${MAX_PACKAGES} packages` } };
+        return {
+          ok: false,
+          refusal: {
+            dependency,
+            declaredIn: path.join(current, 'package.json'),
+            reason: `the dependency tree has more than ${MAX_PACKAGES} packages`,
+          },
+        };
       }
       seen.add(result.real);
       roots.push(result.real);

@@ -12,7 +12,8 @@ const MAX_ID_CHARS = 64;
 /** Error messages from a child are cut to this length. */
 const MAX_MESSAGE_CHARS = 8_000;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown, max = MAX_MESSAGE_CHARS): string => String(value).slice(0, max);
 
 /** A frame from a child, checked; a string says what was wrong with it. */
@@ -40,8 +41,10 @@ function checkError(value: unknown): SerializedError | undefined {
 
 function checkFailure(value: unknown): ChildFailure | undefined {
   if (!isObject(value)) return undefined;
-  if (value.kind === 'timeout' && typeof value.timeoutMs === 'number') return { kind: 'timeout', timeoutMs: value.timeoutMs };
-  if (value.kind === 'crashed') return { kind: 'crashed', message: text(value.message), outOfMemory: value.outOfMemory === true };
+  if (value.kind === 'timeout' && typeof value.timeoutMs === 'number')
+    return { kind: 'timeout', timeoutMs: value.timeoutMs };
+  if (value.kind === 'crashed')
+    return { kind: 'crashed', message: text(value.message), outOfMemory: value.outOfMemory === true };
   return undefined;
 }
 
@@ -59,11 +62,15 @@ export function checkReply(kind: WorkerTask['kind'], reply: unknown): ChildReply
   const value = reply.value;
   switch (kind) {
     case 'handler':
-      if (!isObject(value) || typeof value.text !== 'string' || typeof value.originalLength !== 'number') return undefined;
+      if (!isObject(value) || typeof value.text !== 'string' || typeof value.originalLength !== 'number')
+        return undefined;
       return { ok: true, value: { text: value.text, originalLength: value.originalLength } };
     case 'check':
       if (!isObject(value) || typeof value.ok !== 'boolean') return undefined;
-      return { ok: true, value: value.ok ? { ok: true } : { ok: false, reason: text(value.reason ?? 'check failed', 1_000) } };
+      return {
+        ok: true,
+        value: value.ok ? { ok: true } : { ok: false, reason: text(value.reason ?? 'check failed', 1_000) },
+      };
     case 'manifest':
       // normalizeManifest validates the manifest against its schema.
       return isObject(value) ? { ok: true, value } : undefined;

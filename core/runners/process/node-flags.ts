@@ -27,7 +27,10 @@ function networkFlags(network: boolean): string[] {
   return network && permissionHoldsNetwork() ? ['--allow-net'] : [];
 }
 
-/** Whether Node's permission model refuses a process with (or without) the network grant the network: `netPermission` in its protections. */
+/**
+ * Whether Node's permission model refuses a process with (or without) the network grant the network: `netPermission` in
+ * its protections.
+ */
 export function netPermission(network: boolean): boolean {
   return !network && permissionHoldsNetwork();
 }

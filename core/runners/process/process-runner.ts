@@ -20,11 +20,27 @@ import type { Protections } from '../protections.js';
 import { exposeGuardedEndpoint, type GuardStats } from '../rpc-guard.js';
 import { dropMessage, type DroppedMessages } from '../../../boundary/worker-messages.js';
 import { HOST_RPC_METHODS } from '../../../boundary/rpc-methods.js';
-import type { CheckVerdict, HandlerOutput, HostRpc, RawManifest, WorkerReply, WorkerTask, TaskScope } from '../../../boundary/protocol.js';
+import type {
+  CheckVerdict,
+  HandlerOutput,
+  HostRpc,
+  RawManifest,
+  WorkerReply,
+  WorkerTask,
+  TaskScope,
+} from '../../../boundary/protocol.js';
 import { checkTask, EMPTY_SCOPE_PARTS, handlerTask } from '../tasks.js';
 import { hostRpc } from '../host-rpc.js';
 import { DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../../../boundary/deadlines.js';
-import { heapLimits, type CallHooks, type CheckRequest, type HandlerRequest, type ManifestExtractor, type Runner, type RunnerStats } from '../runner.js';
+import {
+  heapLimits,
+  type CallHooks,
+  type CheckRequest,
+  type HandlerRequest,
+  type ManifestExtractor,
+  type Runner,
+  type RunnerStats,
+} from '../runner.js';
 import type { RunOutcome, RunnerFailure } from '../../../boundary/runner-failure.js';
 import { protectedMounts } from '../../../boundary/launch/protected-mounts.js';
 import type { SerializedError } from '../../../boundary/errors.js';
@@ -118,18 +134,35 @@ export class ProcessRunner implements Runner, ManifestExtractor {
   }
 
   check(request: CheckRequest, hooks: CallHooks): Promise<RunOutcome<CheckVerdict>> {
-    return this.run<CheckVerdict>(checkTask(this.options.entry, { cwd: this.options.cwd, ...(this.options.scope ?? EMPTY_SCOPE_PARTS) }, request), request.timeoutMs, hooks);
+    return this.run<CheckVerdict>(
+      checkTask(this.options.entry, { cwd: this.options.cwd, ...(this.options.scope ?? EMPTY_SCOPE_PARTS) }, request),
+      request.timeoutMs,
+      hooks,
+    );
   }
 
   handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
-    return this.run<HandlerOutput>(handlerTask(this.options.entry, { cwd: this.options.cwd, ...(this.options.scope ?? EMPTY_SCOPE_PARTS) }, request), request.timeoutMs, hooks, signal);
+    return this.run<HandlerOutput>(
+      handlerTask(this.options.entry, { cwd: this.options.cwd, ...(this.options.scope ?? EMPTY_SCOPE_PARTS) }, request),
+      request.timeoutMs,
+      hooks,
+      signal,
+    );
   }
 
   stats(): RunnerStats {
     const live = this.child !== undefined && !this.child.gone;
     // One thread runs every call of the child, interleaved at each await: a call waiting on a nested
     // call holds nothing the nested call needs, so no call back into the plugin waits on a capacity.
-    return { started: live, threads: live ? 1 : 0, inFlight: this.inFlight, capacity: Number.POSITIVE_INFINITY, completed: this.completed, guard: { ...this.guard }, dropped: { ...this.dropped } };
+    return {
+      started: live,
+      threads: live ? 1 : 0,
+      inFlight: this.inFlight,
+      capacity: Number.POSITIVE_INFINITY,
+      completed: this.completed,
+      guard: { ...this.guard },
+      dropped: { ...this.dropped },
+    };
   }
 
   /** The protections this plugin's child runs (or would run) under on this machine. */
@@ -160,14 +193,23 @@ export class ProcessRunner implements Runner, ManifestExtractor {
     if (starting) children.add(starting);
     this.child = undefined;
     this.retiring.clear();
-    for (const child of children) child.kill({ message: 'was stopped because the host is closing', outOfMemory: false });
+    for (const child of children)
+      child.kill({ message: 'was stopped because the host is closing', outOfMemory: false });
     // Children and their pipes are unref'd, so this timer is what keeps the loop alive until they are reaped.
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all([...children].map((child) => child.closed)), new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+    await Promise.race([
+      Promise.all([...children].map((child) => child.closed)),
+      new Promise((resolve) => (timer = setTimeout(resolve, 5_000))),
+    ]);
     clearTimeout(timer);
   }
 
-  private async run<T>(task: WorkerTask, timeoutMs: number, hooks?: CallHooks, signal?: AbortSignal): Promise<RunOutcome<T>> {
+  private async run<T>(
+    task: WorkerTask,
+    timeoutMs: number,
+    hooks?: CallHooks,
+    signal?: AbortSignal,
+  ): Promise<RunOutcome<T>> {
     if (this.closed) return { ok: false, failure: { kind: 'closed' } };
     if (this.inFlight >= this.options.threads + this.options.maxQueue) {
       return { ok: false, failure: { kind: 'queue-full', limit: this.options.maxQueue } };
@@ -203,7 +245,8 @@ export class ProcessRunner implements Runner, ManifestExtractor {
       const allowed = [...runtimeReadPaths(), ...roots, ...(this.options.grants?.fsRead ?? [])];
       const found = await findEscapingSymlink(roots, allowed);
       if (!found) return undefined;
-      if ('tooLarge' in found) return `${this.options.name}: its package has more than ${found.tooLarge} files, too many to check for symbolic links that escape the sandbox`;
+      if ('tooLarge' in found)
+        return `${this.options.name}: its package has more than ${found.tooLarge} files, too many to check for symbolic links that escape the sandbox`;
       return `${this.options.name}: ${found.link} is a symbolic link to ${found.target}, outside what the plugin may read; the untrusted tier refuses to run it (Node's permission model follows links)`;
     })();
     return this.verified;
@@ -275,7 +318,12 @@ export class ProcessRunner implements Runner, ManifestExtractor {
     return maxOldGenerationSizeMb + maxYoungGenerationSizeMb + 256;
   }
 
-  private async exchange(child: ChildHandle, task: WorkerTask, timeoutMs: number, signal?: AbortSignal): Promise<RunOutcome<unknown>> {
+  private async exchange(
+    child: ChildHandle,
+    task: WorkerTask,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<RunOutcome<unknown>> {
     const id = randomUUID();
     // The child stops a check or handler at timeoutMs (ctx.signal, TOOL_TIMEOUT); code that never yields
     // holds the child's only thread, so the host kills the child at 2×. A manifest task has no deadline of
@@ -297,10 +345,18 @@ export class ProcessRunner implements Runner, ManifestExtractor {
     });
     this.deadlines.release(deadline);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
-    const what = task.kind === 'handler' ? `a call to ${task.tool}` : task.kind === 'check' ? 'an availability check' : 'manifest extraction';
+    const what =
+      task.kind === 'handler'
+        ? `a call to ${task.tool}`
+        : task.kind === 'check'
+          ? 'an availability check'
+          : 'manifest extraction';
     switch (result.kind) {
       case 'deadline':
-        child.kill({ message: `was killed because ${what} overran its hard deadline of ${hardMs} ms`, outOfMemory: false });
+        child.kill({
+          message: `was killed because ${what} overran its hard deadline of ${hardMs} ms`,
+          outOfMemory: false,
+        });
         return { ok: false, failure: { kind: 'timeout', timeoutMs } };
       case 'cancelled':
         child.send({ type: 'cancel', id });

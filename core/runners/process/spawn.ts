@@ -45,7 +45,8 @@ export function childCommand(options: ChildCommandOptions): ChildCommand {
   const writes = unique(options.writePaths);
   const nodeArgs = [
     ...permissionModelFlags(reads, writes, options.network),
-    // No --allow-worker: the child runs tasks on its main thread, so the model denies every Worker (harden.ts does too).
+    // No --allow-worker: the child runs tasks on its main thread, so the model denies every Worker (harden.ts does
+    // too).
     // Belt and braces: addons are already denied without --allow-addons.
     '--no-addons',
     `--max-old-space-size=${options.memoryMb}`,
@@ -70,13 +71,26 @@ export function childCommand(options: ChildCommandOptions): ChildCommand {
     probeSandbox(),
   );
   // The watchdog reads the child's memory from /proc.
-  const protections: Protections = { permissionModel: true, netPermission: netPermission(options.network), ...launch.protections, memoryWatchdog: process.platform === 'linux' };
+  const protections: Protections = {
+    permissionModel: true,
+    netPermission: netPermission(options.network),
+    ...launch.protections,
+    memoryWatchdog: process.platform === 'linux',
+  };
   return { command: launch.command, args: launch.args, protections };
 }
 
 /** The protections a child of a plugin with (or without) the network grant would run under. */
 export function expectedProtections(network: boolean, resources?: ResourceLimits): Protections {
-  return childCommand({ childEntry: '', readPaths: [], writePaths: [], memoryMb: 0, network, cwd: '/', ...(resources ? { resources } : {}) }).protections;
+  return childCommand({
+    childEntry: '',
+    readPaths: [],
+    writePaths: [],
+    memoryMb: 0,
+    network,
+    cwd: '/',
+    ...(resources ? { resources } : {}),
+  }).protections;
 }
 
 /**

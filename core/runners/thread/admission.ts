@@ -90,7 +90,8 @@ class KeyQueue {
   /** The session with the most waiting calls, and how many. */
   busiest(): { session: string; waiting: number } | undefined {
     let most: { session: string; waiting: number } | undefined;
-    for (const [session, list] of this.sessions) if (!most || list.length > most.waiting) most = { session, waiting: list.length };
+    for (const [session, list] of this.sessions)
+      if (!most || list.length > most.waiting) most = { session, waiting: list.length };
     return most;
   }
 
@@ -136,16 +137,25 @@ export class Admission {
     return this.keys.get(key)?.size ?? 0;
   }
 
-  /** Takes a slot now, or waits for one in turn; refuses past the bounds, or makes room by refusing the busiest session's newest call. */
+  /**
+   * Takes a slot now, or waits for one in turn; refuses past the bounds, or makes room by refusing the busiest
+   * session's newest call.
+   */
   acquire(request: AdmissionRequest): Admitted | Promise<Admitted> {
     if (request.signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
     if (this.running < this.limits.slots && this.waiting === 0) return this.grant();
     const queue = this.keys.get(request.key);
     const queued = queue?.size ?? 0;
-    if (queued >= this.limits.maxQueue && !this.makeRoom(request, queue && this.busiestOf(request.key, queue), this.limits.maxQueue, queued)) {
+    if (
+      queued >= this.limits.maxQueue &&
+      !this.makeRoom(request, queue && this.busiestOf(request.key, queue), this.limits.maxQueue, queued)
+    ) {
       return this.full(this.limits.maxQueue, queued);
     }
-    if (this.waiting >= this.limits.maxQueueTotal && !this.makeRoom(request, this.busiestOverall(), this.limits.maxQueueTotal, this.waiting)) {
+    if (
+      this.waiting >= this.limits.maxQueueTotal &&
+      !this.makeRoom(request, this.busiestOverall(), this.limits.maxQueueTotal, this.waiting)
+    ) {
       return this.full(this.limits.maxQueueTotal, this.waiting);
     }
     return this.enqueue(request);
@@ -217,7 +227,9 @@ export class Admission {
       queue.push(request.session, waiter);
       this.waiting++;
       deadline = this.deadlines.start(request.waitMs);
-      deadline.once('abort', () => this.drop(request, waiter, { kind: 'timeout', timeoutMs: request.waitMs, waiting: true }));
+      deadline.once('abort', () =>
+        this.drop(request, waiter, { kind: 'timeout', timeoutMs: request.waitMs, waiting: true }),
+      );
       request.signal?.addEventListener('abort', onAbort, { once: true });
     });
   }

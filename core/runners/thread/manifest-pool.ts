@@ -29,7 +29,10 @@ export class ManifestPool implements ManifestExtractor {
    */
   extract(entry: string, timeoutMs: number, pins?: Pins): Promise<RunOutcome<RawManifest>> {
     this.pool ??= this.start();
-    return this.pool.run<RawManifest>({ kind: 'manifest', entry, ...(pins ? { pins } : {}) }, { key: entry, timeoutMs, hardMs: timeoutMs });
+    return this.pool.run<RawManifest>(
+      { kind: 'manifest', entry, ...(pins ? { pins } : {}) },
+      { key: entry, timeoutMs, hardMs: timeoutMs },
+    );
   }
 
   async close(): Promise<void> {

@@ -12,9 +12,15 @@ import { fileURLToPath } from 'node:url';
 import { pinFiles, type Pins } from '../../../boundary/pins.js';
 
 /** The compiled sandbox and boundary folders (this file is `dist/core/runners/thread/runtime-pins.js`). */
-const WORKER_SIDE_DIRS = [fileURLToPath(new URL('../../../sandbox/', import.meta.url)), fileURLToPath(new URL('../../../boundary/', import.meta.url))];
+const WORKER_SIDE_DIRS = [
+  fileURLToPath(new URL('../../../sandbox/', import.meta.url)),
+  fileURLToPath(new URL('../../../boundary/', import.meta.url)),
+];
 
-/** `import … from './x.js'`, `export … from '../../../sandbox/x.js'`, `import './x.js'` and `import('./x.js')` with a relative specifier. */
+/**
+ * `import … from './x.js'`, `export … from '../../../sandbox/x.js'`, `import './x.js'` and `import('./x.js')` with a
+ * relative specifier.
+ */
 const RELATIVE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.\.?\/[^'"]+)['"]/g;
 
 function modulesUnder(dir: string): string[] {

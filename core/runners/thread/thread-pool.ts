@@ -96,7 +96,10 @@ interface WorkerLink {
   pending: Map<number, (reply: WorkerReply<HandlerOutput>) => void>;
   /** the host API its messages reach */
   api: HostRpc;
-  /** nested calls handed back to this worker and not reported yet, by inline id: their caller's call id and whole dispatch */
+  /**
+   * nested calls handed back to this worker and not reported yet, by inline id: their caller's call id and whole
+   * dispatch
+   */
   handed: Map<number, { caller: string; dispatched: Promise<unknown> }>;
 }
 
@@ -132,12 +135,21 @@ export class ThreadPool {
   private readonly pinned: Record<string, Pins> = {};
 
   constructor(private readonly options: ThreadPoolOptions) {
-    this.admission = new Admission({ slots: this.capacity, maxQueue: options.maxQueue, maxQueueTotal: options.maxQueueTotal });
+    this.admission = new Admission({
+      slots: this.capacity,
+      maxQueue: options.maxQueue,
+      maxQueueTotal: options.maxQueueTotal,
+    });
   }
 
   /** Live numbers: threads started, calls running (inline ones included) and waiting. */
   stats(): { started: boolean; threads: number; running: number; waiting: number } {
-    return { started: this.pool !== undefined, threads: this.pool?.threads.length ?? 0, running: this.running, waiting: this.admission.load.waiting };
+    return {
+      started: this.pool !== undefined,
+      threads: this.pool?.threads.length ?? 0,
+      running: this.running,
+      waiting: this.admission.load.waiting,
+    };
   }
 
   /** Calls of plugin `key` waiting for a worker. */
@@ -175,7 +187,10 @@ export class ThreadPool {
       // Empty: every task carries its own plugin's grant.
       env: {},
       resourceLimits: heapLimits(memoryMb),
-      workerData: { ...(this.options.runtime ? { runtime: this.options.runtime } : {}), plugins: this.pinned } satisfies WorkerPins,
+      workerData: {
+        ...(this.options.runtime ? { runtime: this.options.runtime } : {}),
+        plugins: this.pinned,
+      } satisfies WorkerPins,
     });
     pool.on('message', (message: unknown) => this.onWorkerMessage(message));
     // A worker that dies between tasks is replaced on demand; nothing to report.
@@ -188,8 +203,15 @@ export class ThreadPool {
     const port = rpcPortOf(message);
     if (typeof port === 'string') return dropMessage(this.dropped, port);
     const { inline } = message as { inline?: unknown };
-    const link = { port, inline: inline instanceof MessagePort ? inline : undefined, pending: new Map(), handed: new Map() } as Omit<WorkerLink, 'api'> as WorkerLink;
-    link.api = hostRpc(this.calls, Infinity, link, (caller, id, dispatched) => link.handed.set(id, { caller, dispatched }));
+    const link = {
+      port,
+      inline: inline instanceof MessagePort ? inline : undefined,
+      pending: new Map(),
+      handed: new Map(),
+    } as Omit<WorkerLink, 'api'> as WorkerLink;
+    link.api = hostRpc(this.calls, Infinity, link, (caller, id, dispatched) =>
+      link.handed.set(id, { caller, dispatched }),
+    );
     exposeGuarded(link.api, port, HOST_RPC_METHODS, this.guard);
     port.unref();
     this.links.add(link);
@@ -204,7 +226,10 @@ export class ThreadPool {
     this.links.delete(link);
     link.inline?.close();
     link.handed.clear();
-    const crashed: WorkerReply<HandlerOutput> = { ok: false, error: { name: 'Error', code: 'TOOL_CRASHED', message: 'the worker running the calling tool stopped' } };
+    const crashed: WorkerReply<HandlerOutput> = {
+      ok: false,
+      error: { name: 'Error', code: 'TOOL_CRASHED', message: 'the worker running the calling tool stopped' },
+    };
     for (const resolve of link.pending.values()) resolve(crashed);
     link.pending.clear();
   }
@@ -218,19 +243,32 @@ export class ThreadPool {
     const { api } = link;
     const m = (data ?? {}) as Partial<InlineCall> & Partial<InlineDone> & Partial<InlineLog> & Partial<InlineProgress>;
     if (m.type === 'toolshed:log') return api.log(String(m.callId), String(m.message), m.level);
-    if (m.type === 'toolshed:progress') return api.progress(String(m.callId), Number(m.done), m.total === undefined || m.total === null ? undefined : Number(m.total));
+    if (m.type === 'toolshed:progress')
+      return api.progress(
+        String(m.callId),
+        Number(m.done),
+        m.total === undefined || m.total === null ? undefined : Number(m.total),
+      );
     if (m.type !== 'toolshed:call' && m.type !== 'toolshed:done') return this.onInlineReply(link, data);
     if (Array.isArray(m.done)) for (const reply of m.done) this.onInlineReply(link, reply);
-    else if (m.done !== undefined) dropMessage(this.dropped, `an inline ${m.type} message whose done is ${typeof m.done}, not an array`);
+    else if (m.done !== undefined)
+      dropMessage(this.dropped, `an inline ${m.type} message whose done is ${typeof m.done}, not an array`);
     if (m.type !== 'toolshed:call') return;
-    if (typeof m.id !== 'number') return dropMessage(this.dropped, `an inline call whose id is ${typeof m.id}, not a number`);
+    if (typeof m.id !== 'number')
+      return dropMessage(this.dropped, `an inline call whose id is ${typeof m.id}, not a number`);
     const id = m.id;
-    void api.callTool(String(m.callId), String(m.name), m.args).then((answer) => link.inline?.postMessage({ type: 'toolshed:answer', id, answer } satisfies InlineAnswer));
+    void api
+      .callTool(String(m.callId), String(m.name), m.args)
+      .then((answer) => link.inline?.postMessage({ type: 'toolshed:answer', id, answer } satisfies InlineAnswer));
   }
 
   private onInlineReply(link: WorkerLink, data: unknown): void {
     const { id, reply } = (data ?? {}) as Partial<InlineReply>;
-    if (typeof id !== 'number' || typeof reply !== 'object' || reply === null) return dropMessage(this.dropped, `a ${data === null ? 'null' : typeof data} on the inline port that is no message it takes`);
+    if (typeof id !== 'number' || typeof reply !== 'object' || reply === null)
+      return dropMessage(
+        this.dropped,
+        `a ${data === null ? 'null' : typeof data} on the inline port that is no message it takes`,
+      );
     // A well-formed reply to an id nobody is waiting for (a guess) is ignored below, as on the RPC port.
     const resolve = link.pending.get(id);
     link.pending.delete(id);
@@ -260,7 +298,8 @@ export class ThreadPool {
   private nestedDone(callId: string): Promise<unknown> | undefined {
     for (const link of this.links) {
       if (!link.inline) continue;
-      for (let m = receiveMessageOnPort(link.inline); m; m = receiveMessageOnPort(link.inline)) this.onInlineMessage(link, m.message);
+      for (let m = receiveMessageOnPort(link.inline); m; m = receiveMessageOnPort(link.inline))
+        this.onInlineMessage(link, m.message);
     }
     const open = this.finishing.get(callId);
     return open?.size ? Promise.all(open) : undefined;
@@ -269,9 +308,16 @@ export class ThreadPool {
   /** Runs `task` when a worker is free (or fails: queue-full, timeout while waiting, cancelled, closed). */
   run<T>(task: WorkerTask, call: PoolCall): Promise<RunOutcome<T>> {
     if (this.closed) return Promise.resolve({ ok: false, failure: { kind: 'closed' } });
-    const admitted = this.admission.acquire({ key: call.key, session: call.session ?? '', waitMs: call.timeoutMs, signal: call.signal });
+    const admitted = this.admission.acquire({
+      key: call.key,
+      session: call.session ?? '',
+      waitMs: call.timeoutMs,
+      signal: call.signal,
+    });
     // A free worker is granted at once: no turn of the event loop spent waiting for a value already there.
-    return admitted instanceof Promise ? admitted.then((granted) => this.runAdmitted<T>(task, call, granted)) : this.runAdmitted<T>(task, call, admitted);
+    return admitted instanceof Promise
+      ? admitted.then((granted) => this.runAdmitted<T>(task, call, granted))
+      : this.runAdmitted<T>(task, call, admitted);
   }
 
   private async runAdmitted<T>(task: WorkerTask, call: PoolCall, admitted: Admitted): Promise<RunOutcome<T>> {
@@ -337,7 +383,11 @@ export class ThreadPool {
 
   /** Whether a nested call made by `origin` can run inline in its worker here. */
   holds(origin: CallOrigin | undefined): origin is CallOrigin & { via: WorkerLink } {
-    return origin !== undefined && this.links.has(origin.via as WorkerLink) && (origin.via as WorkerLink).inline !== undefined;
+    return (
+      origin !== undefined &&
+      this.links.has(origin.via as WorkerLink) &&
+      (origin.via as WorkerLink).inline !== undefined
+    );
   }
 
   /**
@@ -345,10 +395,18 @@ export class ThreadPool {
    * slot (its caller holds one and is waiting for it). Past its hard deadline the caller's
    * worker is stopped, which ends both.
    */
-  async runInline(origin: CallOrigin & { via: object }, task: HandlerTask, call: PoolCall): Promise<RunOutcome<HandlerOutput>> {
+  async runInline(
+    origin: CallOrigin & { via: object },
+    task: HandlerTask,
+    call: PoolCall,
+  ): Promise<RunOutcome<HandlerOutput>> {
     const link = origin.via as WorkerLink;
     if (this.closed) return { ok: false, failure: { kind: 'closed' } };
-    if (!link.inline || !this.links.has(link)) return { ok: false, failure: { kind: 'crashed', outOfMemory: false, message: 'the worker running the calling tool stopped' } };
+    if (!link.inline || !this.links.has(link))
+      return {
+        ok: false,
+        failure: { kind: 'crashed', outOfMemory: false, message: 'the worker running the calling tool stopped' },
+      };
     const id = nextInlineId++;
     const timeout = this.deadlines.start(call.hardMs);
     if (call.hooks) this.calls.set(task.callId, call.hooks);
@@ -377,7 +435,9 @@ export class ThreadPool {
       if (outcome === 'cancelled') return { ok: false, failure: { kind: 'cancelled' } };
       if (outcome === 'timeout') {
         // The worker is stuck in this call: stop it (its own call fails too).
-        this.hard.get(origin.callId)?.abort(new DOMException(`a nested call overran ${call.hardMs} ms`, 'TimeoutError'));
+        this.hard
+          .get(origin.callId)
+          ?.abort(new DOMException(`a nested call overran ${call.hardMs} ms`, 'TimeoutError'));
         return { ok: false, failure: { kind: 'timeout', timeoutMs: call.timeoutMs } };
       }
       return outcome;
@@ -428,7 +488,13 @@ export class ThreadPool {
   }
 }
 
-function classify(error: unknown, timeout: Deadline, signal: AbortSignal | undefined, timeoutMs: number, memoryMb: number): RunnerFailure {
+function classify(
+  error: unknown,
+  timeout: Deadline,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+  memoryMb: number,
+): RunnerFailure {
   if (timeout.aborted) return { kind: 'timeout', timeoutMs };
   if (signal?.aborted) return { kind: 'cancelled' };
   const code = (error as { code?: unknown } | null)?.code;

@@ -9,7 +9,15 @@ import { type ThreadPool, SOFT_TO_HARD_GRACE_MS } from './thread-pool.js';
 import { checkTask, EMPTY_SCOPE_PARTS, handlerTask, packScope } from '../tasks.js';
 import { pinChangeOf, type PinChange, type Pins } from '../../../boundary/pins.js';
 import type { CheckVerdict, HandlerOutput, TaskScope } from '../../../boundary/protocol.js';
-import type { CallHooks, CallOrigin, CheckRequest, HandlerRequest, PoolPlacement, Runner, RunnerStats } from '../runner.js';
+import type {
+  CallHooks,
+  CallOrigin,
+  CheckRequest,
+  HandlerRequest,
+  PoolPlacement,
+  Runner,
+  RunnerStats,
+} from '../runner.js';
 import type { RunOutcome } from '../../../boundary/runner-failure.js';
 
 /** Options of one plugin's thread runner. */
@@ -62,7 +70,8 @@ export class ThreadRunner implements Runner {
     return work.then(
       (outcome) => {
         this.finished();
-        if (!outcome.ok && 'error' in outcome && outcome.error.code === 'PLUGIN_CHANGED') this.options.onChanged?.(pinChangeOf(outcome.error)!);
+        if (!outcome.ok && 'error' in outcome && outcome.error.code === 'PLUGIN_CHANGED')
+          this.options.onChanged?.(pinChangeOf(outcome.error)!);
         return outcome;
       },
       (error: unknown) => {
@@ -81,14 +90,33 @@ export class ThreadRunner implements Runner {
     if (this.closed) return Promise.resolve({ ok: false, failure: { kind: 'closed' } });
     const { entry, env, name } = this.options;
     const task = checkTask(entry, this.scope, request, env, this.packed);
-    return this.track(this.pool.run<CheckVerdict>(task, { key: name, hooks, timeoutMs: request.timeoutMs, hardMs: request.timeoutMs + SOFT_TO_HARD_GRACE_MS }));
+    return this.track(
+      this.pool.run<CheckVerdict>(task, {
+        key: name,
+        hooks,
+        timeoutMs: request.timeoutMs,
+        hardMs: request.timeoutMs + SOFT_TO_HARD_GRACE_MS,
+      }),
+    );
   }
 
-  handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal, origin?: CallOrigin): Promise<RunOutcome<HandlerOutput>> {
+  handle(
+    request: HandlerRequest,
+    hooks: CallHooks,
+    signal?: AbortSignal,
+    origin?: CallOrigin,
+  ): Promise<RunOutcome<HandlerOutput>> {
     if (this.closed) return Promise.resolve({ ok: false, failure: { kind: 'closed' } });
     const { entry, env, name } = this.options;
     const task = handlerTask(entry, this.scope, request, env, this.packed);
-    const call = { key: name, session: request.sessionId, hooks, timeoutMs: request.timeoutMs, hardMs: request.timeoutMs + SOFT_TO_HARD_GRACE_MS, signal };
+    const call = {
+      key: name,
+      session: request.sessionId,
+      hooks,
+      timeoutMs: request.timeoutMs,
+      hardMs: request.timeoutMs + SOFT_TO_HARD_GRACE_MS,
+      signal,
+    };
     if (this.pool.holds(origin)) return this.track(this.pool.runInline(origin, task, call));
     return this.track(this.pool.run<HandlerOutput>(task, call));
   }
@@ -104,7 +132,15 @@ export class ThreadRunner implements Runner {
 
   stats(): RunnerStats {
     const pool = this.pool.stats();
-    return { started: pool.started, threads: pool.threads, inFlight: this.inFlight, capacity: this.pool.capacity, completed: this.completed, guard: { ...this.pool.guard }, dropped: { ...this.pool.dropped } };
+    return {
+      started: pool.started,
+      threads: pool.threads,
+      inFlight: this.inFlight,
+      capacity: this.pool.capacity,
+      completed: this.completed,
+      guard: { ...this.pool.guard },
+      dropped: { ...this.pool.dropped },
+    };
   }
 
   placement(): PoolPlacement {

@@ -21,7 +21,11 @@ export function dispatchToolCalls(host, toolCalls, { signal, sessionId, original
   return Promise.all(
     toolCalls.map(async (call) => {
       if (call.type !== 'function' || !call.function) {
-        return { role: 'tool', tool_call_id: call.id, content: JSON.stringify({ error: `unsupported tool call type '${call.type}'`, code: 'UNKNOWN_TOOL' }) };
+        return {
+          role: 'tool',
+          tool_call_id: call.id,
+          content: JSON.stringify({ error: `unsupported tool call type '${call.type}'`, code: 'UNKNOWN_TOOL' }),
+        };
       }
       const { name } = call.function;
       const original = originals?.get(name);

@@ -14,7 +14,9 @@ export async function startScriptedServer(script) {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
       return;
     }
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -48,5 +50,9 @@ export async function startScriptedServer(script) {
 
 /** An assistant tool call as the API returns it. */
 export function toolCall(id, name, args) {
-  return { id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } };
+  return {
+    id,
+    type: 'function',
+    function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
+  };
 }

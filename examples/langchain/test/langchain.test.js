@@ -23,12 +23,24 @@ afterAll(async () => {
 
 describe('the langchain example', () => {
   it('answers after the model called a tool that worked and one that failed', async () => {
-    server = await startScriptedServer([{ tool_calls: [toolCall('call_1', 'read_note', { id: 'a' }), toolCall('call_2', 'fail_note', {})] }, { content: 'Note a is there; the store is offline.' }]);
-    const result = await ask({ host, model: endpointModel({ baseURL: server.baseURL, apiKey: 'test', modelId: 'scripted' }), prompt: 'Read note a.', sessionId: 's1' });
+    server = await startScriptedServer([
+      { tool_calls: [toolCall('call_1', 'read_note', { id: 'a' }), toolCall('call_2', 'fail_note', {})] },
+      { content: 'Note a is there; the store is offline.' },
+    ]);
+    const result = await ask({
+      host,
+      model: endpointModel({ baseURL: server.baseURL, apiKey: 'test', modelId: 'scripted' }),
+      prompt: 'Read note a.',
+      sessionId: 's1',
+    });
     expect(result.answer).toBe('Note a is there; the store is offline.');
     const [first, second] = server.requests;
-    expect(first.tools.map((t) => t.function.name).sort()).toEqual((await host.definitions({ format: 'mcp' })).map((d) => d.name).sort());
-    const replies = Object.fromEntries(second.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]));
+    expect(first.tools.map((t) => t.function.name).sort()).toEqual(
+      (await host.definitions({ format: 'mcp' })).map((d) => d.name).sort(),
+    );
+    const replies = Object.fromEntries(
+      second.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]),
+    );
     expect(replies.call_1).toBe('note a (session s1)');
     expect(replies.call_2).toContain('{"error":"the note store is offline","code":"TOOL_FAILED"}');
   });

@@ -16,8 +16,10 @@ export async function currentWeather(args, ctx) {
   url.searchParams.set('units', args.units ?? 'metric');
   url.searchParams.set('appid', key);
   const response = await fetch(url, { signal: ctx.signal, headers: { accept: 'application/json' } });
-  if (response.status === 404) throw new Error(`No city called "${args.city}" was found. Try adding the country code, e.g. "Paris,FR".`);
-  if (response.status === 401) throw new Error('The weather service rejected the API key (401). Ask the operator to check OPENWEATHER_API_KEY.');
+  if (response.status === 404)
+    throw new Error(`No city called "${args.city}" was found. Try adding the country code, e.g. "Paris,FR".`);
+  if (response.status === 401)
+    throw new Error('The weather service rejected the API key (401). Ask the operator to check OPENWEATHER_API_KEY.');
   if (response.status === 429) throw new Error('The weather service rate limit was hit (429). Try again in a minute.');
   if (!response.ok) throw new Error(`The weather service answered ${response.status} ${response.statusText}.`);
   const body = /** @type {any} */ (await response.json());

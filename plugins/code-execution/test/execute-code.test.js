@@ -14,7 +14,11 @@ function ctx(impls, limits = {}) {
     log() {},
     progress() {},
     sandboxTools: async () => ({
-      tools: Object.keys(impls).map((name) => ({ name, description: `${name} tool`, parameters: { type: 'object', properties: { n: { type: 'number' } } } })),
+      tools: Object.keys(impls).map((name) => ({
+        name,
+        description: `${name} tool`,
+        parameters: { type: 'object', properties: { n: { type: 'number' } } },
+      })),
       limits: { timeoutMs: 5000, memoryMb: 32, maxToolCalls: 50, maxOutputChars: 2000, ...limits },
     }),
     callTool: async (name, args) => {
@@ -27,7 +31,12 @@ function ctx(impls, limits = {}) {
 describe('execute_code handler', () => {
   it('runs a script that calls the offered tools and returns their combined result', async () => {
     const c = ctx({ double: ({ n }) => ({ value: n * 2 }), greet: () => 'hello' });
-    const out = await tool.handler({ code: 'const a = await tools.double({ n: 21 }); const g = await tools.greet(); console.log(g); return `${g} ${a.value}`;' }, c);
+    const out = await tool.handler(
+      {
+        code: 'const a = await tools.double({ n: 21 }); const g = await tools.greet(); console.log(g); return `${g} ${a.value}`;',
+      },
+      c,
+    );
     expect(out).toMatchObject({ status: 'ok', result: 'hello 42', output: 'hello', toolCalls: 2 });
     expect(c.calls).toEqual([
       ['double', { n: 21 }],
@@ -41,7 +50,10 @@ describe('execute_code handler', () => {
         throw Object.assign(new Error('disk on fire'), { code: 'TOOL_FAILED' });
       },
     });
-    const out = await tool.handler({ code: 'try { await tools.broken(); } catch (e) { return [e.code, e.message]; }' }, c);
+    const out = await tool.handler(
+      { code: 'try { await tools.broken(); } catch (e) { return [e.code, e.message]; }' },
+      c,
+    );
     expect(out.result).toEqual(['TOOL_FAILED', 'disk on fire']);
   });
 

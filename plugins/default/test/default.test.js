@@ -20,6 +20,13 @@ describe('@toolshed/default', () => {
 
   it('is a toolshed plugin package', async () => {
     const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
-    expect(pkg).toMatchObject({ name: '@toolshed/default', type: 'module', main: 'index.js', exports: './index.js', toolshed: { apiVersion: 1 }, peerDependencies: { toolshed: '^1' } });
+    expect(pkg).toMatchObject({
+      name: '@toolshed/default',
+      type: 'module',
+      main: 'index.js',
+      exports: './index.js',
+      toolshed: { apiVersion: 1 },
+      peerDependencies: { toolshed: '^1' },
+    });
   });
 });

@@ -36,7 +36,11 @@ export async function writeAtomic(ctx, abs, real, data) {
     });
     if (before?.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     const temp = `.${name}.${randomBytes(6).toString('hex')}.tmp`;
-    const handle = await open(folder.at(temp), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o666);
+    const handle = await open(
+      folder.at(temp),
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+      0o666,
+    );
     try {
       try {
         await handle.writeFile(data, 'utf8');

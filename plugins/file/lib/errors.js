@@ -8,7 +8,12 @@ import { displayPath } from './paths.js';
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
 /** Up to `max` entries of `dir` whose names resemble `name`, closest first. */
-export async function similarNames(/** @type {ToolContext} */ ctx, /** @type {string} */ dir, /** @type {string} */ name, max = 3) {
+export async function similarNames(
+  /** @type {ToolContext} */ ctx,
+  /** @type {string} */ dir,
+  /** @type {string} */ name,
+  max = 3,
+) {
   /** @type {string[]} */
   let entries;
   try {
@@ -42,7 +47,9 @@ export async function notFoundError(/** @type {ToolContext} */ ctx, /** @type {s
     () => false,
   );
   if (!dirExists) {
-    return new Error(`File not found: ${shown}. The directory ${dirShown} does not exist either; list files with search_files.`);
+    return new Error(
+      `File not found: ${shown}. The directory ${dirShown} does not exist either; list files with search_files.`,
+    );
   }
   const suggestions = await similarNames(ctx, dir, path.basename(abs));
   if (suggestions.length === 0) {
@@ -65,7 +72,10 @@ export async function fsError(/** @type {ToolContext} */ ctx, /** @type {string}
     case 'EPERM':
       return new Error(`Permission denied: ${shown}.`, { cause: err });
     case 'EISDIR':
-      return new Error(`${shown} is a directory, not a file. List it with search_files {"path": ${JSON.stringify(shown)}}.`, { cause: err });
+      return new Error(
+        `${shown} is a directory, not a file. List it with search_files {"path": ${JSON.stringify(shown)}}.`,
+        { cause: err },
+      );
     case 'ENOTDIR':
       return new Error(`A parent of ${shown} is a file, not a directory.`, { cause: err });
     default:

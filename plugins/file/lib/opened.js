@@ -149,7 +149,9 @@ async function pathFolder(/** @type {ToolContext} */ ctx, /** @type {string} */ 
     at: (/** @type {string} */ name) => path.join(dir, name),
     recheck: async () => {
       if ((await realpath(dir)) !== dir) {
-        throw Object.assign(new Error(`${dir} was replaced by a symbolic link while writing; nothing was written`), { code: 'PERMISSION_DENIED' });
+        throw Object.assign(new Error(`${dir} was replaced by a symbolic link while writing; nothing was written`), {
+          code: 'PERMISSION_DENIED',
+        });
       }
     },
     close: async () => {},

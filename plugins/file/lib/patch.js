@@ -39,7 +39,8 @@ async function patch(args, ctx) {
     throw new Error('old_string and new_string are identical, so there is nothing to change.');
   }
   const buf = await readWhole(ctx, abs, real);
-  if (looksBinary(buf)) throw new Error(`${shown} looks like a binary file (it contains NUL bytes); patch only edits text.`);
+  if (looksBinary(buf))
+    throw new Error(`${shown} looks like a binary file (it contains NUL bytes); patch only edits text.`);
   const text = buf.toString('utf8');
 
   let oldString = args.old_string;
@@ -121,13 +122,21 @@ function snippet(/** @type {string} */ text, /** @type {number} */ line, /** @ty
 /** Explains a failed match, pointing at the likely cause when one can be seen. */
 function notFound(/** @type {string} */ text, /** @type {string} */ oldString, /** @type {string} */ shown) {
   if (/^ *\d+\|/m.test(oldString)) {
-    return new Error(`old_string was not found in ${shown}. It seems to contain read_file line-number prefixes ("   12|"); ` + 'remove them and pass only the file text.');
+    return new Error(
+      `old_string was not found in ${shown}. It seems to contain read_file line-number prefixes ("   12|"); ` +
+        'remove them and pass only the file text.',
+    );
   }
   const loose = looseMatchLine(text, oldString);
   if (loose !== -1) {
-    return new Error(`old_string was not found in ${shown} exactly, but matches at line ${loose} when indentation and trailing ` + 'whitespace are ignored. Re-read those lines and copy their exact whitespace.');
+    return new Error(
+      `old_string was not found in ${shown} exactly, but matches at line ${loose} when indentation and trailing ` +
+        'whitespace are ignored. Re-read those lines and copy their exact whitespace.',
+    );
   }
-  return new Error(`old_string was not found in ${shown}. Re-read the file and copy the exact text, including whitespace and line breaks.`);
+  return new Error(
+    `old_string was not found in ${shown}. Re-read the file and copy the exact text, including whitespace and line breaks.`,
+  );
 }
 
 /** First line where `needle`'s lines match `text`'s lines with surrounding whitespace ignored, or -1. */
@@ -142,7 +151,8 @@ function looseMatchLine(/** @type {string} */ text, /** @type {string} */ needle
       const h = /** @type {string} */ (hay[i + j]);
       const w = /** @type {string} */ (want[j]);
       // The first and last wanted lines may be fragments of a longer line.
-      const ok = want.length === 1 ? h.includes(w) : j === 0 ? h.endsWith(w) : j === want.length - 1 ? h.startsWith(w) : h === w;
+      const ok =
+        want.length === 1 ? h.includes(w) : j === 0 ? h.endsWith(w) : j === want.length - 1 ? h.startsWith(w) : h === w;
       if (!ok) continue outer;
     }
     return i + 1;
@@ -159,12 +169,19 @@ export const patchTool = {
       '(whitespace and line breaks included) and occur exactly once, unless replace_all is true; otherwise the call fails ' +
       'and says how many matches there were and where. Returns {path, replacements, line, snippet} where snippet shows ' +
       'the changed lines with their numbers.',
-    { ifAvailable: ['read_file'], text: 'Read the file with read_file first and copy old_string from it, without the "   12|" line prefixes.' },
+    {
+      ifAvailable: ['read_file'],
+      text: 'Read the file with read_file first and copy old_string from it, without the "   12|" line prefixes.',
+    },
   ],
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, description: 'File to edit: absolute, or relative to the working directory.' },
+      path: {
+        type: 'string',
+        minLength: 1,
+        description: 'File to edit: absolute, or relative to the working directory.',
+      },
       old_string: {
         type: 'string',
         minLength: 1,

@@ -46,7 +46,13 @@ export function isInside(/** @type {string} */ target, /** @type {string} */ roo
 }
 
 /** The `PERMISSION_DENIED` error for a path outside the roots. */
-export function outside(/** @type {ToolContext} */ ctx, /** @type {string} */ abs, /** @type {string} */ real, /** @type {string[]} */ roots, /** @type {'read' | 'write'} */ access) {
+export function outside(
+  /** @type {ToolContext} */ ctx,
+  /** @type {string} */ abs,
+  /** @type {string} */ real,
+  /** @type {string[]} */ roots,
+  /** @type {'read' | 'write'} */ access,
+) {
   const shown = displayPath(ctx, abs);
   const via = real !== abs ? ` (it leads to ${real} through a symbolic link)` : '';
   const where = roots.length ? roots.join(', ') : 'no folder at all';
@@ -112,7 +118,9 @@ export async function confinedPath(ctx, p, access) {
   return { abs, real };
 }
 
-/** Whether `file` (found by walking a checked folder) may be read: not a link, or a link that stays inside the roots. */
+/**
+ * Whether `file` (found by walking a checked folder) may be read: not a link, or a link that stays inside the roots.
+ */
 export async function readableEntry(/** @type {ToolContext} */ ctx, /** @type {string} */ file) {
   const info = await lstat(file).catch(() => undefined);
   if (!info?.isSymbolicLink()) return info !== undefined;

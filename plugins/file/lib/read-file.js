@@ -94,7 +94,9 @@ async function readOpened(args, ctx, abs, handle) {
 
   if (n === 0) return `[${shown} is empty]`;
   if (offset > n) {
-    throw new Error(`offset ${offset} is past the end of ${shown}, which has ${n} lines. Use an offset between 1 and ${n}.`);
+    throw new Error(
+      `offset ${offset} is past the end of ${shown}, which has ${n} lines. Use an offset between 1 and ${n}.`,
+    );
   }
   const end = offset + out.length - 1;
   /** @type {string[]} */
@@ -104,7 +106,9 @@ async function readOpened(args, ctx, abs, handle) {
     notes.push(`Showing lines ${offset}-${end}${of}. To read more, call read_file with offset=${end + 1}.`);
   }
   if (cutLines > 0) {
-    notes.push(`${cutLines} line(s) longer than ${MAX_LINE_CHARS} characters were cut; use search_files to find text inside them.`);
+    notes.push(
+      `${cutLines} line(s) longer than ${MAX_LINE_CHARS} characters were cut; use search_files to find text inside them.`,
+    );
   }
   return notes.length > 0 ? `${out.join('\n')}\n\n[${notes.join(' ')}]` : out.join('\n');
 }
@@ -124,13 +128,23 @@ export const readFileTool = {
       `e.g. "     1|first line"; the number and "|" are not part of the file. Returns at most ${DEFAULT_LIMIT} lines by default ` +
       `(up to ${MAX_LIMIT} with limit); when more remain, a closing note in [brackets] gives the offset for the next page. ` +
       `Lines over ${MAX_LINE_CHARS} characters are cut. Binary files are refused; a missing file gets suggestions of similar names.`,
-    { ifAvailable: ['patch'], text: 'To change a file, copy the exact text (without the line-number prefix) into patch.' },
-    { ifAvailable: ['search_files'], text: 'To find where something is in a large file or project, use search_files first.' },
+    {
+      ifAvailable: ['patch'],
+      text: 'To change a file, copy the exact text (without the line-number prefix) into patch.',
+    },
+    {
+      ifAvailable: ['search_files'],
+      text: 'To find where something is in a large file or project, use search_files first.',
+    },
   ],
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, description: 'File to read: absolute, or relative to the working directory.' },
+      path: {
+        type: 'string',
+        minLength: 1,
+        description: 'File to read: absolute, or relative to the working directory.',
+      },
       offset: { type: 'integer', minimum: 1, description: 'First line to return, 1-based (default 1).' },
       limit: {
         type: 'integer',

@@ -45,7 +45,10 @@ export function compilePattern(/** @type {string} */ pattern, regex = true, igno
   try {
     return new RegExp(source, ignoreCase ? 'i' : '');
   } catch (err) {
-    throw new Error(`Invalid regular expression ${JSON.stringify(pattern)}: ${/** @type {Error} */ (err).message}. ` + 'Fix it (JavaScript syntax), or set regex to false to search for the text literally.');
+    throw new Error(
+      `Invalid regular expression ${JSON.stringify(pattern)}: ${/** @type {Error} */ (err).message}. ` +
+        'Fix it (JavaScript syntax), or set regex to false to search for the text literally.',
+    );
   }
 }
 
@@ -140,7 +143,10 @@ async function searchFiles(args, ctx) {
   const notes = [];
   if (hits.length === 0) notes.push(`No matches for ${describe(args)} in ${searched} file(s) under ${where}.`);
   else if (more) {
-    notes.push(`Showing the first ${hits.length} matches; there are more. Narrow the pattern, glob or path` + (limit < MAX_LIMIT ? `, or raise limit (up to ${MAX_LIMIT}).` : '.'));
+    notes.push(
+      `Showing the first ${hits.length} matches; there are more. Narrow the pattern, glob or path` +
+        (limit < MAX_LIMIT ? `, or raise limit (up to ${MAX_LIMIT}).` : '.'),
+    );
   } else notes.push(`${hits.length} match(es) in ${filesWithHits.size} file(s); searched ${searched} file(s).`);
   if (binary > 0) notes.push(`Skipped ${binary} binary file(s).`);
   if (outside > 0) notes.push(`Skipped ${outside} symbolic link(s) leading outside the workspace.`);
@@ -156,7 +162,9 @@ async function searchFiles(args, ctx) {
  * @returns {Promise<Buffer | 'outside' | 'large' | null>}
  */
 async function readChecked(/** @type {ToolContext} */ ctx, /** @type {string} */ file) {
-  const handle = await openChecked(ctx, file, file, 'read').catch((err) => (err?.code === 'PERMISSION_DENIED' ? 'outside' : null));
+  const handle = await openChecked(ctx, file, file, 'read').catch((err) =>
+    err?.code === 'PERMISSION_DENIED' ? 'outside' : null,
+  );
   if (handle === null || handle === 'outside') return handle;
   try {
     const info = await handle.stat();
@@ -175,10 +183,19 @@ function describe(/** @type {SearchArgs} */ args) {
   return `${shown}${args.ignore_case ? ' (ignoring case)' : ''}`;
 }
 
-function listFiles(/** @type {string[]} */ files, /** @type {number} */ limit, /** @type {string} */ where, /** @type {ToolContext} */ ctx) {
+function listFiles(
+  /** @type {string[]} */ files,
+  /** @type {number} */ limit,
+  /** @type {string} */ where,
+  /** @type {ToolContext} */ ctx,
+) {
   if (files.length === 0) return `[No files under ${where}.]`;
   const shown = files.slice(0, limit).map((f) => displayPath(ctx, f));
-  const footer = files.length > limit ? `[Showing ${limit} of ${files.length} files. Narrow the glob or path` + (limit < MAX_LIMIT ? `, or raise limit (up to ${MAX_LIMIT}).]` : '.]') : `[${files.length} file(s).]`;
+  const footer =
+    files.length > limit
+      ? `[Showing ${limit} of ${files.length} files. Narrow the glob or path` +
+        (limit < MAX_LIMIT ? `, or raise limit (up to ${MAX_LIMIT}).]` : '.]')
+      : `[${files.length} file(s).]`;
   return `${shown.join('\n')}\n\n${footer}`;
 }
 
@@ -196,9 +213,13 @@ export const searchFilesTool = {
     properties: {
       pattern: {
         type: 'string',
-        description: 'What to look for in each line: a JavaScript regular expression (e.g. "^export (async )?function" or "TODO|FIXME"), or plain text when regex is false. Omit to list files instead.',
+        description:
+          'What to look for in each line: a JavaScript regular expression (e.g. "^export (async )?function" or "TODO|FIXME"), or plain text when regex is false. Omit to list files instead.',
       },
-      regex: { type: 'boolean', description: 'Treat pattern as a regular expression (default true); false searches for the literal text.' },
+      regex: {
+        type: 'boolean',
+        description: 'Treat pattern as a regular expression (default true); false searches for the literal text.',
+      },
       ignore_case: { type: 'boolean', description: 'Match letters case-insensitively (default false).' },
       glob: {
         type: 'string',
@@ -207,7 +228,8 @@ export const searchFilesTool = {
       },
       path: {
         type: 'string',
-        description: 'Directory to search in (default: the working directory), or a single file to search (glob is then ignored).',
+        description:
+          'Directory to search in (default: the working directory), or a single file to search (glob is then ignored).',
       },
       limit: {
         type: 'integer',

@@ -34,12 +34,19 @@ export const writeFileTool = {
       'atomic (temp file + rename), so readers never see half a file. Only paths inside the workspace (and folders the ' +
       'operator granted) can be written; a symbolic link is followed only when its target is inside too. Protected files ' +
       '(the toolshed config, .git/hooks and the like) are refused even there. Returns {path, created, bytes, lines}.',
-    { ifAvailable: ['patch'], text: 'To change part of an existing file, prefer patch: it cannot clobber the rest of the file.' },
+    {
+      ifAvailable: ['patch'],
+      text: 'To change part of an existing file, prefer patch: it cannot clobber the rest of the file.',
+    },
   ],
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, description: 'File to write: absolute, or relative to the working directory.' },
+      path: {
+        type: 'string',
+        minLength: 1,
+        description: 'File to write: absolute, or relative to the working directory.',
+      },
       content: { type: 'string', description: 'The complete new content of the file.' },
     },
     required: ['path', 'content'],

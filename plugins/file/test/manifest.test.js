@@ -13,6 +13,9 @@ describe('@toolshed/file manifest', () => {
   });
 
   it('lets only the read-only tools run inside execute_code', () => {
-    expect(plugin.tools.filter((t) => t.codeCallable === true).map((t) => t.name)).toEqual(['read_file', 'search_files']);
+    expect(plugin.tools.filter((t) => t.codeCallable === true).map((t) => t.name)).toEqual([
+      'read_file',
+      'search_files',
+    ]);
   });
 });

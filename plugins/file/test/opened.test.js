@@ -1,4 +1,16 @@
-import { closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readlinkSync, renameSync, symlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  symlinkSync,
+  writeSync,
+} from 'node:fs';
 import { mkdir, readFile, realpath, rename, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,7 +33,9 @@ beforeEach(async () => {
   await mkdir(out);
   await writeFile(path.join(ws, 'inside', 'f.txt'), 'inside\n');
   await writeFile(path.join(out, 'f.txt'), 'outside\n');
-  ctx = makeCtx(ws, { roots: { read: [ws], write: [ws], protect: [{ kind: 'path', value: path.join(ws, 'vendor'), why: 'plugin code' }] } });
+  ctx = makeCtx(ws, {
+    roots: { read: [ws], write: [ws], protect: [{ kind: 'path', value: path.join(ws, 'vendor'), why: 'plugin code' }] },
+  });
 });
 afterEach(() => tmp.remove());
 
@@ -40,7 +54,11 @@ describe.runIf(checksDescriptors)('/proc/self/fd on this kernel', () => {
       await swapInsideForLink();
       expect(readlinkSync(`/proc/self/fd/${dirfd}`)).toBe(path.join(ws, 'moved'));
       const at = (/** @type {string} */ name) => `/proc/self/fd/${dirfd}/${name}`;
-      const fd = openSync(at('.x.tmp'), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+      const fd = openSync(
+        at('.x.tmp'),
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o666,
+      );
       writeSync(fd, 'hello');
       fsyncSync(fd);
       closeSync(fd);

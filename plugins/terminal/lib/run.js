@@ -15,14 +15,16 @@ export const DRAIN_MS = 500;
 /**
  * @typedef {object} RunOptions
  * @property {string} command   the bash command line
- * @property {{ command: string, args: string[] }} [launch]  the program that runs it instead of `bash -c command` (the sandbox launcher)
+ * @property {{ command: string, args: string[] }} [launch] the program that runs it instead of `bash -c command` (the
+ *           sandbox launcher)
  * @property {string} cwd
  * @property {Record<string, string>} env
  * @property {number} timeoutMs
  * @property {AbortSignal} [signal]
  * @property {number} headChars
  * @property {number} tailChars
- * @property {import('toolshed/toolkit').ResourceLimits} [limits]  the command's limits: the whole group is killed past its process or memory limit
+ * @property {import('toolshed/toolkit').ResourceLimits} [limits] the command's limits: the whole group is killed past
+ *           its process or memory limit
  */
 
 /**

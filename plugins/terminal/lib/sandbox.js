@@ -5,8 +5,16 @@ import path from 'node:path';
 // toolshed's own launcher, the same one the process tier uses.
 // toolshed's toolkit, `toolshed/toolkit` (docs/plugins.md, "The toolkit"), by the path of its file in the
 // package: this plugin ships inside toolshed under a package.json of its own, where Node does not resolve
-// the name 'toolshed' (self-reference stops at the nearest package.json). A third-party plugin imports 'toolshed/toolkit'.
-import { probeSandbox, protectedMounts, shellLaunch, shellResources, shellSandboxPlan, unsandboxedShellLaunch } from '../../../dist/sandbox/toolkit.js';
+// the name 'toolshed' (self-reference stops at the nearest package.json). A third-party plugin imports
+// 'toolshed/toolkit'.
+import {
+  probeSandbox,
+  protectedMounts,
+  shellLaunch,
+  shellResources,
+  shellSandboxPlan,
+  unsandboxedShellLaunch,
+} from '../../../dist/sandbox/toolkit.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 /** @typedef {import('toolshed/toolkit').ShellSandboxPlan} ShellSandboxPlan */
@@ -16,7 +24,10 @@ export function sandboxPlan(/** @type {ToolContext} */ ctx) {
   return shellSandboxPlan(ctx.options ?? {}, probeSandbox());
 }
 
-/** The limits of this call's commands: `options.resources` (the host puts its entry's `resources` there) over the defaults. */
+/**
+ * The limits of this call's commands: `options.resources` (the host puts its entry's `resources` there) over the
+ * defaults.
+ */
 export function commandLimits(/** @type {ToolContext} */ ctx) {
   return shellResources(ctx.options ?? {});
 }
@@ -62,7 +73,8 @@ function findBash(/** @type {string | undefined} */ searchPath) {
  * @param {string} command
  * @param {string} cwd
  * @param {Record<string, string>} env
- * @param {Map<string, import('toolshed/toolkit').ProtectedSeen>} [found]  the protected names in the write roots, as `findProtected` just saw them
+ * @param {Map<string, import('toolshed/toolkit').ProtectedSeen>} [found] the protected names in the write roots, as
+ *        `findProtected` just saw them
  */
 export async function sandboxedLaunch(plan, ctx, command, cwd, env, found) {
   const roots = rootsOf(ctx);
@@ -72,11 +84,27 @@ export async function sandboxedLaunch(plan, ctx, command, cwd, env, found) {
     return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
   });
   if (!inside) {
-    const error = new Error(`Permission denied: cwd ${cwd} is outside the folders the sandboxed terminal can see (${roots.read.join(', ')}). Run commands inside the workspace.`);
+    const error = new Error(
+      `Permission denied: cwd ${cwd} is outside the folders the sandboxed terminal can see (${roots.read.join(', ')}). Run commands inside the workspace.`,
+    );
     throw Object.assign(error, { code: 'PERMISSION_DENIED' });
   }
-  // What the host protects (config files, .git but what git add/commit write, .npmrc, plugin code…) stays read-only inside the writable roots.
+  // What the host protects (config files, .git but what git add/commit write, .npmrc, plugin code…) stays read-only
+  // inside the writable roots.
   const readOnlyPaths = protectedMounts(roots.write, roots.protect, real, found);
-  const launch = shellLaunch(plan, { shell: findBash(env.PATH), args: ['-c', command], cwd: real, env, roots, execPath: await realpath(process.execPath), readOnlyPaths, resources: commandLimits(ctx) }, probeSandbox());
+  const launch = shellLaunch(
+    plan,
+    {
+      shell: findBash(env.PATH),
+      args: ['-c', command],
+      cwd: real,
+      env,
+      roots,
+      execPath: await realpath(process.execPath),
+      readOnlyPaths,
+      resources: commandLimits(ctx),
+    },
+    probeSandbox(),
+  );
   return { command: launch.command, args: launch.args };
 }

@@ -7,7 +7,14 @@ import { fitJson } from './output.js';
 import { runCommand } from './run.js';
 import { checkSandbox, commandLimits, sandboxedLaunch, sandboxPlan, unsandboxedLaunch } from './sandbox.js';
 // toolshed/toolkit, by its path in the package (see sandbox.js).
-import { findProtected, overLimitMessage, protectedBy, protectedMessage, refuseCreated, SIGXFSZ_EXIT } from '../../../dist/sandbox/toolkit.js';
+import {
+  findProtected,
+  overLimitMessage,
+  protectedBy,
+  protectedMessage,
+  refuseCreated,
+  SIGXFSZ_EXIT,
+} from '../../../dist/sandbox/toolkit.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
 
@@ -26,7 +33,8 @@ export const RESULT_CHARS = HEAD_CHARS + TAIL_CHARS + 2_000;
 async function workingDir(/** @type {ToolContext} */ ctx, /** @type {string | undefined} */ cwd) {
   const base = ctx.cwd ?? process.cwd();
   if (cwd === undefined) return base;
-  const dir = cwd === '~' ? os.homedir() : cwd.startsWith('~/') ? path.join(os.homedir(), cwd.slice(2)) : path.resolve(base, cwd);
+  const dir =
+    cwd === '~' ? os.homedir() : cwd.startsWith('~/') ? path.join(os.homedir(), cwd.slice(2)) : path.resolve(base, cwd);
   const info = await stat(dir).catch(() => null);
   if (info === null) throw new Error(`cwd ${cwd} does not exist (resolved to ${dir}).`);
   if (!info.isDirectory()) throw new Error(`cwd ${cwd} is not a directory (resolved to ${dir}).`);
@@ -47,7 +55,9 @@ async function terminal(args, ctx) {
   // What a command may not create or change: the protected names inside the folders it can write.
   const watched = plan.sandboxed && plan.mode === 'read-only' ? [] : (ctx.roots?.write ?? []);
   const before = findProtected(watched, ctx.roots?.protect);
-  const launch = plan.sandboxed ? await sandboxedLaunch(plan, ctx, args.command, cwd, env, before) : unsandboxedLaunch(ctx, args.command, env);
+  const launch = plan.sandboxed
+    ? await sandboxedLaunch(plan, ctx, args.command, cwd, env, before)
+    : unsandboxedLaunch(ctx, args.command, env);
   const limits = commandLimits(ctx);
   let run;
   try {
@@ -79,15 +89,22 @@ async function terminal(args, ctx) {
   const notes = [];
   if (run.timedOut) {
     notes.push(
-      `Timed out after ${timeoutMs} ms; the command and everything it started were killed. ` + `Raise timeoutMs (up to ${MAX_TIMEOUT_MS}) or run long jobs in the background with output to a file (cmd > out.log 2>&1 &).`,
+      `Timed out after ${timeoutMs} ms; the command and everything it started were killed. ` +
+        `Raise timeoutMs (up to ${MAX_TIMEOUT_MS}) or run long jobs in the background with output to a file (cmd > out.log 2>&1 &).`,
     );
   }
   // A write past RLIMIT_FSIZE kills the writer with SIGXFSZ (bash reports it as exit 153, "File size limit exceeded").
   if (run.signal === 'SIGXFSZ' || run.exitCode === SIGXFSZ_EXIT || /File size limit exceeded/.test(run.output)) {
     notes.push(`A process was stopped by SIGXFSZ: ${overLimitMessage('fileSizeMb', limits)}.`);
   }
-  if (run.omittedChars > 0) notes.push(`Output was ${run.omittedChars} characters too long; the middle was cut. Redirect to a file and search it for details.`);
-  if (run.detachedOutput) notes.push('Background processes still hold the output open; what they print later is not captured. Redirect their output to a file.');
+  if (run.omittedChars > 0)
+    notes.push(
+      `Output was ${run.omittedChars} characters too long; the middle was cut. Redirect to a file and search it for details.`,
+    );
+  if (run.detachedOutput)
+    notes.push(
+      'Background processes still hold the output open; what they print later is not captured. Redirect their output to a file.',
+    );
   // The result's JSON, not only its output, must fit the cap: cut at the host, it would be no JSON.
   // The call's cap is the host's when the operator set limits.maxResultChars lower than ours.
   return fitJson(
@@ -103,8 +120,14 @@ async function terminal(args, ctx) {
   );
 }
 
-/** How bash, coreutils and git (`path: Read-only file system`) and Node (`EROFS: read-only file system, open 'path'`) name the path they could not write. */
-const READ_ONLY = [/(?:'([^'\n]+)'|"([^"\n]+)"|([^\s'"`:]+)) ?: ?read-only file system/gi, /read-only file system, \w+ '([^'\n]+)'/gi];
+/**
+ * How bash, coreutils and git (`path: Read-only file system`) and Node (`EROFS: read-only file system, open 'path'`)
+ * name the path they could not write.
+ */
+const READ_ONLY = [
+  /(?:'([^'\n]+)'|"([^"\n]+)"|([^\s'"`:]+)) ?: ?read-only file system/gi,
+  /read-only file system, \w+ '([^'\n]+)'/gi,
+];
 /** What every match of READ_ONLY contains. */
 const READ_ONLY_TEXT = /read-only file system/i;
 
@@ -146,7 +169,8 @@ function refuseProtectedChanges(ctx, cwd, run, changes) {
   const shown = (/** @type {string} */ p) => path.relative(cwd, p) || p;
   const lines = changes.map((c) => {
     const said = protectedMessage(shown(c.path), c.entry, c.path);
-    if (c.change === 'changed') return `${said} The command changed it (this terminal mode cannot hold it); the operator should check it.`;
+    if (c.change === 'changed')
+      return `${said} The command changed it (this terminal mode cannot hold it); the operator should check it.`;
     return c.movedTo
       ? `${said} The command created it; toolshed moved it aside to ${shown(c.movedTo)}, which nothing reads.`
       : `${said} The command created it and toolshed could not move it aside; the operator should remove it.`;
@@ -155,11 +179,15 @@ function refuseProtectedChanges(ctx, cwd, run, changes) {
   for (const [target, entry] of readOnlyRefusals(ctx, cwd, run.output)) {
     if (paths.includes(target)) continue;
     paths.push(target);
-    lines.push(`${protectedMessage(shown(target), entry, target)} The sandbox holds it read-only, so the command's write failed.`);
+    lines.push(
+      `${protectedMessage(shown(target), entry, target)} The sandbox holds it read-only, so the command's write failed.`,
+    );
   }
   if (!lines.length) return;
   const tail = run.output.trim().slice(-2_000);
-  const error = new Error(`${lines.join('\n')}\nThe command exited with ${run.exitCode}.${tail ? ` Its last output:\n${tail}` : ''}`);
+  const error = new Error(
+    `${lines.join('\n')}\nThe command exited with ${run.exitCode}.${tail ? ` Its last output:\n${tail}` : ''}`,
+  );
   throw Object.assign(error, { code: 'PERMISSION_DENIED', data: { paths } });
 }
 
@@ -179,8 +207,17 @@ export const terminalTool = {
   parameters: {
     type: 'object',
     properties: {
-      command: { type: 'string', minLength: 1, description: 'The bash command line to run, e.g. "npm test 2>&1 | tail -20".' },
-      cwd: { type: 'string', minLength: 1, description: 'Directory to run in: absolute, or relative to the working directory (default: the working directory).' },
+      command: {
+        type: 'string',
+        minLength: 1,
+        description: 'The bash command line to run, e.g. "npm test 2>&1 | tail -20".',
+      },
+      cwd: {
+        type: 'string',
+        minLength: 1,
+        description:
+          'Directory to run in: absolute, or relative to the working directory (default: the working directory).',
+      },
       timeoutMs: {
         type: 'integer',
         minimum: 1,

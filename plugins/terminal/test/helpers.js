@@ -13,7 +13,17 @@ export const terminal = plugin.tools.find((t) => t.name === 'terminal').handler;
  */
 export function makeCtx(cwd, extra = {}) {
   const controller = new AbortController();
-  return { signal: controller.signal, controller, env: {}, log() {}, progress() {}, cwd, roots: { read: [cwd], write: [cwd] }, options: { sandbox: 'off' }, ...extra };
+  return {
+    signal: controller.signal,
+    controller,
+    env: {},
+    log() {},
+    progress() {},
+    cwd,
+    roots: { read: [cwd], write: [cwd] },
+    options: { sandbox: 'off' },
+    ...extra,
+  };
 }
 
 /** A fresh temporary directory (symlinks resolved, as `pwd -P` prints it) and its remover. */

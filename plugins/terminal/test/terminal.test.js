@@ -63,7 +63,10 @@ describe('terminal', () => {
   it('gives the command only the granted env plus a PATH', async () => {
     process.env.TOOLSHED_TEST_SECRET = 'leaked';
     try {
-      const result = await terminal({ command: 'echo "[$FOO][$TOOLSHED_TEST_SECRET]"; command -v sh' }, { ...ctx, env: { FOO: 'bar' } });
+      const result = await terminal(
+        { command: 'echo "[$FOO][$TOOLSHED_TEST_SECRET]"; command -v sh' },
+        { ...ctx, env: { FOO: 'bar' } },
+      );
       expect(result.output).toMatch(/^\[bar\]\[\]\n\/.*sh\n$/);
     } finally {
       delete process.env.TOOLSHED_TEST_SECRET;
@@ -88,9 +91,15 @@ describe('terminal', () => {
     const pidFile = path.join(tmp.dir, 'bg.pid');
     // The deadline must leave the shell time to start, fork and write the pid file first; a
     // loaded machine can take a good part of 300 ms to get that far.
-    const timingOut = terminal({ command: `sleep 30 >/dev/null 2>&1 & echo $! > ${pidFile}; echo started; sleep 30`, timeoutMs: 1_000 }, ctx);
+    const timingOut = terminal(
+      { command: `sleep 30 >/dev/null 2>&1 & echo $! > ${pidFile}; echo started; sleep 30`, timeoutMs: 1_000 },
+      ctx,
+    );
     // A SIGTERM that came before the shell ran `trap` would end it without the escalation.
-    const ignoring = terminal({ command: "trap '' TERM; echo ready; while :; do sleep 0.05; done", timeoutMs: 1_000 }, ctx);
+    const ignoring = terminal(
+      { command: "trap '' TERM; echo ready; while :; do sleep 0.05; done", timeoutMs: 1_000 },
+      ctx,
+    );
     const [result, escalated] = await Promise.all([timingOut, ignoring]);
     const bg = await pidFrom(pidFile);
     strays.push(bg);
@@ -108,7 +117,10 @@ describe('terminal', () => {
   it('kills the group and fails when the host aborts the call', async () => {
     const pidFile = path.join(tmp.dir, 'self.pid');
     const call = terminal({ command: `echo $$ > ${pidFile}; sleep 30` }, ctx);
-    await vi.waitFor(async () => expect((await readFile(pidFile, 'utf8').catch(() => '')).trim()).not.toBe(''), { timeout: 5000, interval: 10 });
+    await vi.waitFor(async () => expect((await readFile(pidFile, 'utf8').catch(() => '')).trim()).not.toBe(''), {
+      timeout: 5000,
+      interval: 10,
+    });
     const pid = await pidFrom(pidFile);
     strays.push(pid);
     ctx.controller.abort();
@@ -127,7 +139,9 @@ describe('terminal', () => {
     const full = 'a'.repeat(100000);
     const omitted = full.length - HEAD_CHARS - TAIL_CHARS;
     expect(result.exitCode).toBe(0);
-    expect(result.output).toBe(`${full.slice(0, HEAD_CHARS)}\n\n[... ${omitted} characters omitted ...]\n\n${full.slice(-TAIL_CHARS)}`);
+    expect(result.output).toBe(
+      `${full.slice(0, HEAD_CHARS)}\n\n[... ${omitted} characters omitted ...]\n\n${full.slice(-TAIL_CHARS)}`,
+    );
     expect(result.note).toMatch(new RegExp(`Output was ${omitted} characters too long`));
   });
 

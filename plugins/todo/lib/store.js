@@ -26,7 +26,13 @@ export const NO_SESSION = '';
 
 /** An empty list for a session. */
 export function emptyList(/** @type {string} */ sessionId) {
-  return /** @type {TodoList} */ ({ version: 1, sessionId, updatedAt: new Date(0).toISOString(), nextId: 1, todos: [] });
+  return /** @type {TodoList} */ ({
+    version: 1,
+    sessionId,
+    updatedAt: new Date(0).toISOString(),
+    nextId: 1,
+    todos: [],
+  });
 }
 
 /** Reads the session's list; none yet is an empty list, a damaged one an error that says how to recover. */
@@ -34,7 +40,10 @@ export async function readList(/** @type {ToolContext} */ ctx) {
   const sessionId = ctx.sessionId ?? NO_SESSION;
   const data = /** @type {any} */ (await ctx.session.get(LIST_KEY));
   if (data === undefined) return emptyList(sessionId);
-  if (!Array.isArray(data?.todos)) throw new Error('The saved task list is damaged (it has no todos array). Write the whole list again with merge set to false to replace it.');
+  if (!Array.isArray(data?.todos))
+    throw new Error(
+      'The saved task list is damaged (it has no todos array). Write the whole list again with merge set to false to replace it.',
+    );
   return /** @type {TodoList} */ ({ ...emptyList(sessionId), ...data, sessionId });
 }
 
@@ -44,6 +53,9 @@ export async function writeList(/** @type {ToolContext} */ ctx, /** @type {TodoL
     await ctx.session.set(LIST_KEY, list);
   } catch (err) {
     if (/** @type {any} */ (err).code !== 'STATE_REFUSED') throw err;
-    throw new Error(`The task list is too large to keep (${/** @type {Error} */ (err).message}). Shorten the tasks, or remove finished ones by writing the list with merge false.`, { cause: err });
+    throw new Error(
+      `The task list is too large to keep (${/** @type {Error} */ (err).message}). Shorten the tasks, or remove finished ones by writing the list with merge false.`,
+      { cause: err },
+    );
   }
 }

@@ -11,11 +11,18 @@ export const STATUSES = /** @type {const} */ (['pending', 'in_progress', 'done']
 /** Most tasks a list may hold. */
 export const MAX_TODOS = 200;
 
-/** What both tools return: the session (null: the call has none, and the list is its own), the whole list and a count per status. */
+/**
+ * What both tools return: the session (null: the call has none, and the list is its own), the whole list and a count
+ * per status.
+ */
 function view(/** @type {TodoList} */ list, /** @type {ToolContext} */ ctx) {
   const counts = { total: list.todos.length, pending: 0, in_progress: 0, done: 0 };
   for (const t of list.todos) counts[t.status]++;
-  return { sessionId: ctx.sessionId ?? null, todos: list.todos.map(({ id, content, status }) => ({ id, content, status })), counts };
+  return {
+    sessionId: ctx.sessionId ?? null,
+    todos: list.todos.map(({ id, content, status }) => ({ id, content, status })),
+    counts,
+  };
 }
 
 /** Rejects a call that names the same id twice, which would make the outcome order-dependent. */
@@ -23,7 +30,8 @@ function checkDistinctIds(/** @type {TodoInput[]} */ items) {
   const seen = new Set();
   for (const item of items) {
     if (item.id === undefined) continue;
-    if (seen.has(item.id)) throw new Error(`The id "${item.id}" appears more than once in todos; give each task its own id.`);
+    if (seen.has(item.id))
+      throw new Error(`The id "${item.id}" appears more than once in todos; give each task its own id.`);
     seen.add(item.id);
   }
 }
@@ -32,10 +40,16 @@ function checkDistinctIds(/** @type {TodoInput[]} */ items) {
  * Builds a new task from an input item. An item without an id gets the next number
  * that no task in the list or in this call uses.
  */
-function create(/** @type {TodoInput} */ item, /** @type {number} */ index, /** @type {{ next: number, taken: Set<string> }} */ ids) {
+function create(
+  /** @type {TodoInput} */ item,
+  /** @type {number} */ index,
+  /** @type {{ next: number, taken: Set<string> }} */ ids,
+) {
   if (item.content === undefined || item.content.trim() === '') {
     const which = item.id === undefined ? `todos[${index}]` : `todos[${index}] (id "${item.id}", not in the list)`;
-    throw new Error(`${which} has no content. A new task needs content; to update a task, give the id of an existing one.`);
+    throw new Error(
+      `${which} has no content. A new task needs content; to update a task, give the id of an existing one.`,
+    );
   }
   let id = item.id;
   if (id === undefined) {
@@ -74,7 +88,9 @@ export function applyWrite(/** @type {TodoList} */ list, /** @type {TodoInput[]}
     if (Number.isSafeInteger(n) && n >= ids.next) ids.next = n + 1;
   }
   if (todos.length > MAX_TODOS) {
-    throw new Error(`The list would hold ${todos.length} tasks, over the limit of ${MAX_TODOS}. Remove finished tasks by writing the list with merge false.`);
+    throw new Error(
+      `The list would hold ${todos.length} tasks, over the limit of ${MAX_TODOS}. Remove finished tasks by writing the list with merge false.`,
+    );
   }
   return { ...list, nextId: ids.next, todos, updatedAt: new Date().toISOString() };
 }
@@ -111,8 +127,16 @@ const todoItemSchema = {
       pattern: '^[A-Za-z0-9_.-]{1,64}$',
       description: 'The task id. Give it to update an existing task; omit it for a new task (an id is assigned).',
     },
-    content: { type: 'string', maxLength: 2000, description: 'What the task is, in one short imperative sentence. Required for a new task.' },
-    status: { type: 'string', enum: [...STATUSES], description: 'pending (default for a new task), in_progress or done.' },
+    content: {
+      type: 'string',
+      maxLength: 2000,
+      description: 'What the task is, in one short imperative sentence. Required for a new task.',
+    },
+    status: {
+      type: 'string',
+      enum: [...STATUSES],
+      description: 'pending (default for a new task), in_progress or done.',
+    },
   },
   additionalProperties: false,
 };
@@ -135,7 +159,10 @@ export const todoWriteTool = {
         items: todoItemSchema,
         description: 'Tasks to write: the complete list (merge false) or the tasks to add or change (merge true).',
       },
-      merge: { type: 'boolean', description: 'true: update and add to the current list; false (default): replace the list.' },
+      merge: {
+        type: 'boolean',
+        description: 'true: update and add to the current list; false (default): replace the list.',
+      },
     },
     required: ['todos'],
     additionalProperties: false,
@@ -150,7 +177,8 @@ export const todoWriteTool = {
 export const todoReadTool = {
   name: 'todo_read',
   toolset: 'todo',
-  description: "Show this session's task list: {sessionId, todos: [{id, content, status}], counts}. Empty until tasks are written.",
+  description:
+    "Show this session's task list: {sessionId, todos: [{id, content, status}], counts}. Empty until tasks are written.",
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   limits: { timeoutMs: 15_000 },
   codeCallable: true,

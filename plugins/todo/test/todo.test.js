@@ -16,11 +16,18 @@ beforeEach(() => sessions.clear());
 
 describe('todo_write and todo_read', () => {
   it('starts empty', async () => {
-    expect(await read({}, ctxFor('s1'))).toEqual({ sessionId: 's1', todos: [], counts: { total: 0, pending: 0, in_progress: 0, done: 0 } });
+    expect(await read({}, ctxFor('s1'))).toEqual({
+      sessionId: 's1',
+      todos: [],
+      counts: { total: 0, pending: 0, in_progress: 0, done: 0 },
+    });
   });
 
   it('writes a list, assigning ids and default status, and returns it whole', async () => {
-    const result = await write({ todos: [{ content: 'Read the code' }, { content: 'Fix the bug', status: 'in_progress' }] }, ctxFor('s1'));
+    const result = await write(
+      { todos: [{ content: 'Read the code' }, { content: 'Fix the bug', status: 'in_progress' }] },
+      ctxFor('s1'),
+    );
     expect(result).toEqual({
       sessionId: 's1',
       todos: [
@@ -51,7 +58,10 @@ describe('todo_write and todo_read', () => {
 
   it('gives a call without a session id a list of its own, reported with sessionId null', async () => {
     const ctx = makeCtx(undefined);
-    expect(await write({ todos: [{ content: 'x' }] }, ctx)).toMatchObject({ sessionId: null, todos: [{ content: 'x' }] });
+    expect(await write({ todos: [{ content: 'x' }] }, ctx)).toMatchObject({
+      sessionId: null,
+      todos: [{ content: 'x' }],
+    });
     expect(await read({}, makeCtx(undefined))).toMatchObject({ sessionId: null, todos: [] });
     expect(await read({}, ctxFor('default'))).toMatchObject({ todos: [] });
   });
@@ -65,7 +75,10 @@ describe('todo_write and todo_read', () => {
 
   it('merges: updates only given fields of existing ids and appends new tasks', async () => {
     await write({ todos: [{ content: 'a' }, { content: 'b' }, { content: 'c' }] }, ctxFor('s'));
-    const result = await write({ merge: true, todos: [{ id: '2', status: 'done' }, { id: '3', content: 'c, revised' }, { content: 'd' }] }, ctxFor('s'));
+    const result = await write(
+      { merge: true, todos: [{ id: '2', status: 'done' }, { id: '3', content: 'c, revised' }, { content: 'd' }] },
+      ctxFor('s'),
+    );
     expect(result.todos).toEqual([
       { id: '1', content: 'a', status: 'pending' },
       { id: '2', content: 'b', status: 'done' },
@@ -76,7 +89,10 @@ describe('todo_write and todo_read', () => {
   });
 
   it('keeps ids the model chose and never hands them out again', async () => {
-    const result = await write({ todos: [{ content: 'auto' }, { id: '1', content: 'mine' }, { id: 'setup', content: 'named' }] }, ctxFor('s'));
+    const result = await write(
+      { todos: [{ content: 'auto' }, { id: '1', content: 'mine' }, { id: 'setup', content: 'named' }] },
+      ctxFor('s'),
+    );
     expect(result.todos.map((t) => t.id)).toEqual(['2', '1', 'setup']);
     const more = await write({ merge: true, todos: [{ content: 'next' }] }, ctxFor('s'));
     expect(more.todos.at(-1).id).toBe('3');
@@ -113,12 +129,16 @@ describe('todo_write and todo_read', () => {
     await ctx.session.set(LIST_KEY, { not: 'a list' });
     await expect(read({}, ctx)).rejects.toThrow(/is damaged.*merge set to false/);
     await expect(write({ merge: true, todos: [{ content: 'y' }] }, ctx)).rejects.toThrow(/is damaged/);
-    expect((await write({ todos: [{ content: 'fresh' }] }, ctx)).todos).toEqual([{ id: '1', content: 'fresh', status: 'pending' }]);
+    expect((await write({ todos: [{ content: 'fresh' }] }, ctx)).todos).toEqual([
+      { id: '1', content: 'fresh', status: 'pending' },
+    ]);
   });
 
   it('says what to do when the list is too large for ctx.session', async () => {
     const todos = Array.from({ length: MAX_TODOS }, (_, i) => ({ content: `${i} ${'é'.repeat(1900)}` }));
-    await expect(write({ todos }, makeCtx('big'))).rejects.toThrow(/too large to keep .*at most 262144 bytes.*remove finished ones/);
+    await expect(write({ todos }, makeCtx('big'))).rejects.toThrow(
+      /too large to keep .*at most 262144 bytes.*remove finished ones/,
+    );
   });
 
   it('a list expires with the session state (state.sessionTtlMs after its last write)', async () => {

@@ -13,7 +13,9 @@ import dns from 'node:dns';
 import ipaddr from 'ipaddr.js';
 import { Agent } from 'undici';
 
-/** The environment variable in which an operator lists ranges web_fetch may reach anyway, e.g. `10.0.0.0/8,fd00::/8`. */
+/**
+ * The environment variable in which an operator lists ranges web_fetch may reach anyway, e.g. `10.0.0.0/8,fd00::/8`.
+ */
 export const ALLOW_ENV = 'WEB_FETCH_ALLOW_CIDRS';
 
 /** The error code of a refused address (the message says which address and how to allow it). */
@@ -34,11 +36,16 @@ export function parseAllowed(value) {
           ? ipaddr.parseCIDR(entry)
           : (() => {
               const address = ipaddr.parse(entry);
-              return /** @type {[ipaddr.IPv4 | ipaddr.IPv6, number]} */ ([address, address.kind() === 'ipv4' ? 32 : 128]);
+              return /** @type {[ipaddr.IPv4 | ipaddr.IPv6, number]} */ ([
+                address,
+                address.kind() === 'ipv4' ? 32 : 128,
+              ]);
             })(),
       );
     } catch {
-      throw new Error(`${ALLOW_ENV} has ${JSON.stringify(entry)}, which is not an IP address or CIDR range (e.g. 10.0.0.0/8).`);
+      throw new Error(
+        `${ALLOW_ENV} has ${JSON.stringify(entry)}, which is not an IP address or CIDR range (e.g. 10.0.0.0/8).`,
+      );
     }
   }
   return ranges;
@@ -65,7 +72,9 @@ export function addressRefusal(address, allowed) {
  * @param {string} why
  */
 function refused(host, why) {
-  const error = new Error(`${host} is not on the public internet (${why}); web_fetch does not fetch from private, loopback, link-local or metadata addresses. An operator can allow a range with ${ALLOW_ENV}.`);
+  const error = new Error(
+    `${host} is not on the public internet (${why}); web_fetch does not fetch from private, loopback, link-local or metadata addresses. An operator can allow a range with ${ALLOW_ENV}.`,
+  );
   return Object.assign(error, { code: REFUSED_CODE });
 }
 

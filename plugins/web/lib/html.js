@@ -19,7 +19,13 @@ function options(/** @type {string} */ baseUrl) {
     wordwrap: /** @type {false} */ (false),
     selectors: [
       // html-to-text's own baseUrl only prefixes strings ("/page.html" + "/x"), so links are resolved here.
-      { selector: 'a', options: { hideLinkHrefIfSameAsText: true, pathRewrite: (/** @type {string} */ href) => absolute(href, baseUrl) } },
+      {
+        selector: 'a',
+        options: {
+          hideLinkHrefIfSameAsText: true,
+          pathRewrite: (/** @type {string} */ href) => absolute(href, baseUrl),
+        },
+      },
       ...SKIPPED.map((selector) => ({ selector, format: 'skip' })),
       ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
       { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },

@@ -19,7 +19,8 @@ export const FETCH_TIMEOUT_MS = 30_000;
 export const MAX_REDIRECTS = 20;
 
 /** Media types that are text even though they are not text/*. */
-const TEXTUAL = /^(application\/(json|xml|javascript|ecmascript|x-javascript|x-ndjson|ld\+json|yaml|x-yaml|toml|x-sh|graphql|sql|csv)|image\/svg\+xml)$|\+(json|xml)$/;
+const TEXTUAL =
+  /^(application\/(json|xml|javascript|ecmascript|x-javascript|x-ndjson|ld\+json|yaml|x-yaml|toml|x-sh|graphql|sql|csv)|image\/svg\+xml)$|\+(json|xml)$/;
 
 /** How a body should be shown, judged from its media type; 'sniff' when the type says nothing. */
 function kindOfType(/** @type {string} */ type) {
@@ -62,7 +63,8 @@ async function fetchFollowing(url, allowed, allowEnv, signal) {
     await response.body?.cancel().catch(() => {});
     if (hop >= MAX_REDIRECTS) throw new Error(`${url.href} redirected more than ${MAX_REDIRECTS} times.`);
     const next = new URL(location, current);
-    if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new Error(`${current.href} redirected to a ${next.protocol} URL, which web_fetch refuses.`);
+    if (next.protocol !== 'http:' && next.protocol !== 'https:')
+      throw new Error(`${current.href} redirected to a ${next.protocol} URL, which web_fetch refuses.`);
     checkLiteralHost(next, allowed);
     current = next;
   }
@@ -116,7 +118,9 @@ async function webFetch(args, ctx) {
 
   const contentType = response.headers.get('content-type') ?? '';
   if (kind === 'binary') {
-    throw new Error(`${url.href} returned ${mediaType(contentType) || 'binary data'} (HTTP ${response.status}), which is not text; web_fetch only returns text content.`);
+    throw new Error(
+      `${url.href} returned ${mediaType(contentType) || 'binary data'} (HTTP ${response.status}), which is not text; web_fetch only returns text content.`,
+    );
   }
   const raw = decode(body.bytes, charsetOf(contentType) ?? (kind === 'html' ? metaCharset(body.bytes) : undefined));
   const title = kind === 'html' ? htmlTitle(raw) : undefined;
@@ -134,7 +138,9 @@ async function webFetch(args, ctx) {
     truncated,
     ...(truncated
       ? {
-          note: `Content cut at ${content.length} characters` + (maxChars < MAX_CHARS ? `; call again with a larger maxChars (up to ${MAX_CHARS}) for more.` : '.'),
+          note:
+            `Content cut at ${content.length} characters` +
+            (maxChars < MAX_CHARS ? `; call again with a larger maxChars (up to ${MAX_CHARS}) for more.` : '.'),
         }
       : {}),
     content,
@@ -150,7 +156,10 @@ export const webFetchTool = {
       'truncated, note?, content}. HTML is converted to readable plain text (links kept as "text [url]"); JSON and other ' +
       'text are returned as is; binary content (images, PDFs, archives) is refused. Redirects are followed. ' +
       'A non-2xx status is reported in status, with the body as content.',
-    { ifAvailable: ['web_search'], text: 'To find pages, prefer web_search; use web_fetch for a URL you already know.' },
+    {
+      ifAvailable: ['web_search'],
+      text: 'To find pages, prefer web_search; use web_fetch for a URL you already know.',
+    },
   ],
   parameters: {
     type: 'object',

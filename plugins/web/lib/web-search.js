@@ -52,10 +52,11 @@ function errorDetail(/** @type {string} */ body) {
  * the window with nothing remaining is the one that matters.
  */
 export function secondsUntilReset(/** @type {Headers} */ headers) {
-  const list = (/** @type {string} */ name) => (headers.get(name) ?? '').split(',').map((v) => Number.parseInt(v.trim(), 10));
+  const list = (/** @type {string} */ name) =>
+    (headers.get(name) ?? '').split(',').map((v) => Number.parseInt(v.trim(), 10));
   const resets = list('x-ratelimit-reset');
   const remaining = list('x-ratelimit-remaining');
-  const exhausted = remaining.findIndex((n) => n === 0);
+  const exhausted = remaining.indexOf(0);
   const reset = resets[exhausted === -1 ? 0 : exhausted];
   if (reset !== undefined && Number.isFinite(reset)) return reset;
   const retryAfter = Number.parseInt(headers.get('retry-after') ?? '', 10);
@@ -67,7 +68,9 @@ export function httpError(/** @type {number} */ status, /** @type {string} */ bo
   const detail = errorDetail(body);
   const suffix = detail ? ` Brave says: ${detail}` : '';
   if (status === 401 || status === 403) {
-    return new Error(`Brave Search rejected the API key (HTTP ${status}). The operator must check BRAVE_API_KEY.${suffix}`);
+    return new Error(
+      `Brave Search rejected the API key (HTTP ${status}). The operator must check BRAVE_API_KEY.${suffix}`,
+    );
   }
   if (status === 429) {
     const reset = secondsUntilReset(headers);
@@ -147,13 +150,19 @@ export const webSearchTool = {
   name: 'web_search',
   toolset: 'web',
   description: [
-    'Search the web (Brave Search) and return {query, results: [{title, url, snippet, age?}]}, best match first. ' + 'Use it to find pages, current facts and documentation.',
+    'Search the web (Brave Search) and return {query, results: [{title, url, snippet, age?}]}, best match first. ' +
+      'Use it to find pages, current facts and documentation.',
     { ifAvailable: ['web_fetch'], text: 'To read a result in full, pass its url to web_fetch.' },
   ],
   parameters: {
     type: 'object',
     properties: {
-      query: { type: 'string', minLength: 1, maxLength: 400, description: 'What to search for, as you would type it into a search engine.' },
+      query: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 400,
+        description: 'What to search for, as you would type it into a search engine.',
+      },
       count: {
         type: 'integer',
         minimum: 1,
@@ -173,7 +182,12 @@ export const webSearchTool = {
         type: 'array',
         items: {
           type: 'object',
-          properties: { title: { type: 'string' }, url: { type: 'string' }, snippet: { type: 'string' }, age: { type: 'string' } },
+          properties: {
+            title: { type: 'string' },
+            url: { type: 'string' },
+            snippet: { type: 'string' },
+            age: { type: 'string' },
+          },
           required: ['title', 'url', 'snippet'],
         },
       },

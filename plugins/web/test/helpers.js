@@ -16,7 +16,15 @@ export function tool(name) {
  */
 export function makeCtx(cwd, extra = {}) {
   const controller = new AbortController();
-  return { signal: controller.signal, controller, env: { WEB_FETCH_ALLOW_CIDRS: '127.0.0.0/8' }, log() {}, progress() {}, cwd, ...extra };
+  return {
+    signal: controller.signal,
+    controller,
+    env: { WEB_FETCH_ALLOW_CIDRS: '127.0.0.0/8' },
+    log() {},
+    progress() {},
+    cwd,
+    ...extra,
+  };
 }
 
 /** A fresh temporary directory and its remover. */

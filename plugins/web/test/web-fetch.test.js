@@ -48,7 +48,13 @@ beforeAll(async () => {
     },
     '/meta-charset': (req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(Buffer.concat([Buffer.from('<html><head><meta charset="windows-1252"></head><body><p>na'), Buffer.from([0xef, 0x76, 0x65]), Buffer.from('</p></body></html>')]));
+      res.end(
+        Buffer.concat([
+          Buffer.from('<html><head><meta charset="windows-1252"></head><body><p>na'),
+          Buffer.from([0xef, 0x76, 0x65]),
+          Buffer.from('</p></body></html>'),
+        ]),
+      );
     },
     '/untyped': (req, res) => {
       res.writeHead(200);
@@ -95,7 +101,14 @@ beforeEach(async () => {
 describe('web_fetch', () => {
   it('turns HTML into readable text and reports status, type and title', async () => {
     const result = await webFetch({ url: `${server.base}/page.html` }, ctx);
-    expect(result).toMatchObject({ url: `${server.base}/page.html`, status: 200, statusText: 'OK', contentType: 'text/html; charset=utf-8', title: 'Toolshed & Friends', truncated: false });
+    expect(result).toMatchObject({
+      url: `${server.base}/page.html`,
+      status: 200,
+      statusText: 'OK',
+      contentType: 'text/html; charset=utf-8',
+      title: 'Toolshed & Friends',
+      truncated: false,
+    });
     expect(result.finalUrl).toBeUndefined();
     expect(result.content).toContain('Welcome');
     expect(result.content).toContain(`Read the introduction [${server.base}/docs/intro] first.`);
@@ -125,11 +138,15 @@ describe('web_fetch', () => {
 
   it('sniffs untyped responses: HTML is converted, binary refused', async () => {
     expect((await webFetch({ url: `${server.base}/untyped` }, ctx)).content).toBe('sniffed');
-    await expect(webFetch({ url: `${server.base}/untyped-binary` }, ctx)).rejects.toThrow(/binary data.*only returns text/);
+    await expect(webFetch({ url: `${server.base}/untyped-binary` }, ctx)).rejects.toThrow(
+      /binary data.*only returns text/,
+    );
   });
 
   it('refuses binary content types', async () => {
-    await expect(webFetch({ url: `${server.base}/image.png` }, ctx)).rejects.toThrow(/returned image\/png \(HTTP 200\), which is not text/);
+    await expect(webFetch({ url: `${server.base}/image.png` }, ctx)).rejects.toThrow(
+      /returned image\/png \(HTTP 200\), which is not text/,
+    );
   });
 
   it('follows redirects and reports the final URL', async () => {
@@ -163,7 +180,9 @@ describe('web_fetch', () => {
   });
 
   it('refuses non-http schemes and invalid URLs', async () => {
-    await expect(webFetch({ url: 'file:///etc/passwd' }, ctx)).rejects.toThrow('Only http:// and https:// URLs can be fetched; file: URLs are refused.');
+    await expect(webFetch({ url: 'file:///etc/passwd' }, ctx)).rejects.toThrow(
+      'Only http:// and https:// URLs can be fetched; file: URLs are refused.',
+    );
     await expect(webFetch({ url: 'ftp://example.com/x' }, ctx)).rejects.toThrow(/ftp: URLs are refused/);
     await expect(webFetch({ url: 'not a url' }, ctx)).rejects.toThrow(/"not a url" is not a valid URL/);
   });
@@ -189,7 +208,9 @@ describe('web_fetch', () => {
     await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address();
     await new Promise((resolve) => closed.close(resolve));
-    await expect(webFetch({ url: `http://127.0.0.1:${port}/` }, ctx)).rejects.toThrow(/Could not reach .* the connection was refused/);
+    await expect(webFetch({ url: `http://127.0.0.1:${port}/` }, ctx)).rejects.toThrow(
+      /Could not reach .* the connection was refused/,
+    );
   });
 
   it('mentions web_search only as a conditional part of its description', () => {

@@ -54,7 +54,9 @@ beforeEach(async () => {
   tmp = await tempDir();
   received = [];
   reply = { status: 200, headers: {}, body: BRAVE_RESPONSE };
-  ctx = makeCtx(tmp.dir, { env: { BRAVE_API_KEY: 'test-key', BRAVE_SEARCH_ENDPOINT: `${server.base}/res/v1/web/search` } });
+  ctx = makeCtx(tmp.dir, {
+    env: { BRAVE_API_KEY: 'test-key', BRAVE_SEARCH_ENDPOINT: `${server.base}/res/v1/web/search` },
+  });
   return () => tmp.remove();
 });
 
@@ -68,7 +70,12 @@ describe('web_search', () => {
     expect(result).toEqual({
       query: 'toolshed plugins',
       results: [
-        { title: 'Toolshed & plugins', url: 'https://example.com/toolshed', snippet: 'Build toolshed plugins — fast, safe and typed.', age: 'January 2, 2025' },
+        {
+          title: 'Toolshed & plugins',
+          url: 'https://example.com/toolshed',
+          snippet: 'Build toolshed plugins — fast, safe and typed.',
+          age: 'January 2, 2025',
+        },
         { title: 'Second result', url: 'https://example.org/2', snippet: 'Plain snippet.' },
       ],
     });
@@ -81,27 +88,58 @@ describe('web_search', () => {
 
   it('says so when there are no results', async () => {
     reply.body = { type: 'search', query: { original: 'zzzz' } };
-    expect(await search({ query: 'zzzz' }, ctx)).toEqual({ query: 'zzzz', results: [], note: 'No results. Try fewer or different words.' });
+    expect(await search({ query: 'zzzz' }, ctx)).toEqual({
+      query: 'zzzz',
+      results: [],
+      note: 'No results. Try fewer or different words.',
+    });
   });
 
   it('maps a rejected key (401) to a message about BRAVE_API_KEY', async () => {
-    reply = { status: 401, headers: {}, body: { type: 'ErrorResponse', error: { status: 401, code: 'SUBSCRIPTION_TOKEN_INVALID', detail: 'The provided subscription token is invalid.' } } };
-    await expect(search({ query: 'x' }, ctx)).rejects.toThrow('Brave Search rejected the API key (HTTP 401). The operator must check BRAVE_API_KEY. Brave says: The provided subscription token is invalid.');
+    reply = {
+      status: 401,
+      headers: {},
+      body: {
+        type: 'ErrorResponse',
+        error: {
+          status: 401,
+          code: 'SUBSCRIPTION_TOKEN_INVALID',
+          detail: 'The provided subscription token is invalid.',
+        },
+      },
+    };
+    await expect(search({ query: 'x' }, ctx)).rejects.toThrow(
+      'Brave Search rejected the API key (HTTP 401). The operator must check BRAVE_API_KEY. Brave says: The provided subscription token is invalid.',
+    );
   });
 
   it('maps a rate limit (429) and says when to retry', async () => {
-    reply = { status: 429, headers: { 'x-ratelimit-remaining': '0, 1500', 'x-ratelimit-reset': '1, 86400' }, body: { error: { detail: 'Request rate limit exceeded for plan.' } } };
-    await expect(search({ query: 'x' }, ctx)).rejects.toThrow(/rate limit or quota reached \(HTTP 429\)\. Try again in 1 s\./);
+    reply = {
+      status: 429,
+      headers: { 'x-ratelimit-remaining': '0, 1500', 'x-ratelimit-reset': '1, 86400' },
+      body: { error: { detail: 'Request rate limit exceeded for plan.' } },
+    };
+    await expect(search({ query: 'x' }, ctx)).rejects.toThrow(
+      /rate limit or quota reached \(HTTP 429\)\. Try again in 1 s\./,
+    );
   });
 
   it('maps server errors (5xx) to a try-again message', async () => {
     reply = { status: 503, headers: {}, body: 'upstream down' };
-    await expect(search({ query: 'x' }, ctx)).rejects.toThrow('Brave Search is unavailable right now (HTTP 503). Try again shortly.');
+    await expect(search({ query: 'x' }, ctx)).rejects.toThrow(
+      'Brave Search is unavailable right now (HTTP 503). Try again shortly.',
+    );
   });
 
   it('maps a rejected query (422) and passes on Brave’s detail', async () => {
-    reply = { status: 422, headers: {}, body: { type: 'ErrorResponse', error: { code: 'VALIDATION', detail: 'Unable to validate request parameter(s)' } } };
-    await expect(search({ query: 'x' }, ctx)).rejects.toThrow(/rejected the request \(HTTP 422\).*Brave says: Unable to validate/);
+    reply = {
+      status: 422,
+      headers: {},
+      body: { type: 'ErrorResponse', error: { code: 'VALIDATION', detail: 'Unable to validate request parameter(s)' } },
+    };
+    await expect(search({ query: 'x' }, ctx)).rejects.toThrow(
+      /rejected the request \(HTTP 422\).*Brave says: Unable to validate/,
+    );
   });
 
   it('fails clearly on a body that is not JSON', async () => {
@@ -111,7 +149,9 @@ describe('web_search', () => {
 
   it('needs BRAVE_API_KEY and a usable endpoint', async () => {
     await expect(search({ query: 'x' }, { ...ctx, env: {} })).rejects.toThrow(/BRAVE_API_KEY is not set/);
-    await expect(search({ query: 'x' }, { ...ctx, env: { BRAVE_API_KEY: 'k', BRAVE_SEARCH_ENDPOINT: 'ftp://x' } })).rejects.toThrow(/must be an http/);
+    await expect(
+      search({ query: 'x' }, { ...ctx, env: { BRAVE_API_KEY: 'k', BRAVE_SEARCH_ENDPOINT: 'ftp://x' } }),
+    ).rejects.toThrow(/must be an http/);
     expect(received).toHaveLength(0);
   });
 
@@ -126,7 +166,9 @@ describe('web_search', () => {
   });
 
   it('picks the reset time of the exhausted rate-limit window', () => {
-    expect(secondsUntilReset(new Headers({ 'x-ratelimit-remaining': '3, 0', 'x-ratelimit-reset': '1, 86400' }))).toBe(86400);
+    expect(secondsUntilReset(new Headers({ 'x-ratelimit-remaining': '3, 0', 'x-ratelimit-reset': '1, 86400' }))).toBe(
+      86400,
+    );
     expect(secondsUntilReset(new Headers({ 'retry-after': '7' }))).toBe(7);
     expect(secondsUntilReset(new Headers())).toBeUndefined();
     expect(httpError(418, '', new Headers()).message).toBe('Brave Search answered HTTP 418.');
@@ -136,8 +178,14 @@ describe('web_search', () => {
   it('declares the Brave key as a requirement, and the Brave variables and the fetch allow-list as permissions', () => {
     expect(BRAVE_ENDPOINT).toBe('https://api.search.brave.com/res/v1/web/search');
     expect(searchTool.requires).toEqual({ env: ['BRAVE_API_KEY'] });
-    expect(plugin.permissions).toEqual({ network: true, env: ['BRAVE_API_KEY', 'BRAVE_SEARCH_ENDPOINT', 'WEB_FETCH_ALLOW_CIDRS'], fsRead: [], fsWrite: [] });
+    expect(plugin.permissions).toEqual({
+      network: true,
+      env: ['BRAVE_API_KEY', 'BRAVE_SEARCH_ENDPOINT', 'WEB_FETCH_ALLOW_CIDRS'],
+      fsRead: [],
+      fsWrite: [],
+    });
     expect(searchTool.codeCallable).toBe(true);
-    for (const t of plugin.tools) for (const prop of Object.values(t.parameters.properties)) expect(prop.description).toEqual(expect.any(String));
+    for (const t of plugin.tools)
+      for (const prop of Object.values(t.parameters.properties)) expect(prop.description).toEqual(expect.any(String));
   });
 });
