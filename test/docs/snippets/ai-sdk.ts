@@ -12,12 +12,8 @@ import { createToolHost } from 'toolshed';
 import { aiSdkTools } from 'toolshed/ai-sdk';
 
 const host = await createToolHost();
-const { text } = await generateText({
-  model,
-  tools: await aiSdkTools(host, { sessionId }),
-  stopWhen: stepCountIs(5),
-  prompt,
-});
+const tools = await aiSdkTools(host, { sessionId });
+const { text } = await generateText({ model, tools, stopWhen: stepCountIs(5), prompt });
 // --- end
 
 export { host, text };
