@@ -23,18 +23,12 @@
  * hide or show the server's tools.
  *
  * The class composes its parts: the attempt and its stderr (attempt.ts), its transport
- * (attempt-transport.ts), the restart schedule (restart-backoff.ts), the tools last listed and
- * when to list again (listed-tools.ts), why it failed (connection-failure.ts) and where it
- * stands (connection-status.ts).
+ * (attempt-transport.ts), the era (era-choice.ts), the restart schedule (restart-backoff.ts),
+ * an HTTP server's probes (http-probes.ts), the tools last listed and when to list again
+ * (listed-tools.ts), why it failed (connection-failure.ts) and where it stands
+ * (connection-status.ts).
  */
-import {
-  Client,
-  SdkError,
-  SdkErrorCode,
-  StreamableHTTPClientTransport,
-  type ClientOptions,
-  type ConnectOptions,
-} from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type ConnectOptions } from '@modelcontextprotocol/client';
 import {
   clientCapabilities,
   offered,
@@ -44,7 +38,7 @@ import {
 } from './server-requests.js';
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import { pinnedFetch } from './pinned-fetch.js';
-import { answers, probeDelay, sessionEnded, transportFailure } from './probe.js';
+import { sessionEnded, transportFailure } from './probe.js';
 import { systemClock, timers, type TimerHandle, type Timers } from '../state/clock.js';
 import type { Clock } from '../state/clock.js';
 import { planStdioLaunch, type LaunchContext, type StdioLaunch } from './launch.js';
@@ -62,11 +56,10 @@ import { Attempt, StderrTail } from './attempt.js';
 import { attemptTransport, type TransportHooks } from './attempt-transport.js';
 import { RestartBackoff } from './restart-backoff.js';
 import { ListedTools, Relisting } from './listed-tools.js';
-import { handshakeFailure, probeFailure, type ProbeFailure } from './connection-failure.js';
+import { handshakeFailure } from './connection-failure.js';
+import { EraChoice } from './era-choice.js';
+import { HttpProbes } from './http-probes.js';
 import { ConnectionStatus } from './connection-status.js';
-
-/** The longest a stdio server may stay silent on `server/discover` before it is taken for a 2025 one. */
-const PROBE_TIMEOUT_MS = 5_000;
 
 /** Where a connection reports to. */
 interface ConnectionEvents {
@@ -92,10 +85,8 @@ export class McpConnection {
   private readonly backoff: RestartBackoff;
   /** the next restart, reconnect or look at the token file */
   private timer: TimerHandle | undefined;
-  /** the next probe of a connected HTTP server */
-  private probeTimer: TimerHandle | undefined;
-  /** aborts the probe of an unreachable server's URL when the host closes */
-  private readonly closing = new AbortController();
+  /** an HTTP server's probes */
+  private readonly probes: HttpProbes | undefined;
   private readonly list = new ListedTools();
   private readonly relisting: Relisting;
   private closed = false;
@@ -103,8 +94,7 @@ export class McpConnection {
   private readonly stderrTail = new StderrTail();
   private readonly launch: StdioLaunch | undefined;
   private readonly hooks: TransportHooks;
-  /** a stdio server that exited on the `server/discover` probe: spoken to in the 2025 era from then on */
-  private legacyOnly = false;
+  private readonly era: EraChoice;
   /** its log messages and requests, routed to the calls and answerers */
   readonly requests: ServerRequests;
   /** what the SDK reported and dropped on this connection (malformed messages, late progress, …) */
@@ -124,6 +114,8 @@ export class McpConnection {
     this.relisting = new Relisting(this.timers);
     this.requests = this.serverRequests();
     this.status = new ConnectionStatus(server.name, server.notStarted);
+    this.era = new EraChoice(server);
+    if (server.http) this.probes = new HttpProbes(server.http, server.startTimeoutMs, this.timers);
     if (server.stdio) this.launch = planStdioLaunch(server, context);
     if (server.http?.oauth) this.oauth = serverOAuth(server, context.env, clock);
     this.hooks = {
@@ -171,7 +163,7 @@ export class McpConnection {
     const kept = Object.fromEntries(Object.entries(entry).filter(([name]) => !replaced.has(name.toLowerCase())));
     const client = new Client(
       { name: 'toolshed', version: TOOLSHED_VERSION },
-      { capabilities: clientCapabilities(this.answerers), ...this.negotiation() },
+      { capabilities: clientCapabilities(this.answerers), ...this.era.negotiation() },
     );
     const requests = this.serverRequests();
     requests.install(client);
@@ -276,9 +268,8 @@ export class McpConnection {
     if (this.closed) return;
     this.closed = true;
     this.timers.cancel(this.timer);
-    this.timers.cancel(this.probeTimer);
+    this.probes?.close();
     this.relisting.cancel();
-    this.closing.abort();
     const attempt = this.current;
     this.current = undefined;
     this.connected = undefined;
@@ -311,24 +302,13 @@ export class McpConnection {
     for (const line of text.split('\n')) if (line.trim()) this.events.onLog(line.trimEnd());
   }
 
-  /** How the era is chosen: as configured, and 2025 only for a stdio server that exited on the probe. */
-  private negotiation(): Pick<ClientOptions, 'versionNegotiation'> {
-    const choice = this.server.protocol;
-    if (choice === 'legacy' || this.legacyOnly) return { versionNegotiation: { mode: 'legacy' } };
-    if (choice === '2026-07-28') return { versionNegotiation: { mode: { pin: '2026-07-28' } } };
-    const timeoutMs = this.server.stdio
-      ? Math.min(PROBE_TIMEOUT_MS, this.server.startTimeoutMs)
-      : this.server.startTimeoutMs;
-    return { versionNegotiation: { mode: 'auto', probe: { timeoutMs } } };
-  }
-
   /** A new attempt: its client, routed to this connection, made current. */
   private newAttempt(): Attempt {
     const client = new Client(
       { name: 'toolshed', version: TOOLSHED_VERSION },
       {
         capabilities: clientCapabilities(this.answerers),
-        ...this.negotiation(),
+        ...this.era.negotiation(),
         listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.listChanged(attempt) } },
       },
     );
@@ -369,14 +349,14 @@ export class McpConnection {
       if (attempt !== this.current) return;
       // A stdio server that exits on a request before `initialize` (servers on some SDKs do) is a 2025 one: start it
       // again, without the probe.
-      if (this.probeKilled(attempt, error)) return this.withoutProbe(attempt);
+      if (!this.closed && this.era.killedByProbe(attempt, error)) return this.withoutProbe(attempt);
       this.fail(attempt, error);
     }
   }
 
   /** Starts the server again right away, in the 2025 era from now on: it exited on the probe. */
   private withoutProbe(attempt: Attempt): Promise<void> {
-    this.legacyOnly = true;
+    this.era.fallBack();
     this.events.onLog(
       `the MCP server ${this.server.name} exited on the server/discover probe: it is spoken to in the 2025 era from now on`,
     );
@@ -411,7 +391,7 @@ export class McpConnection {
   private abandon(attempt: Attempt): void {
     this.current = undefined;
     this.relisting.cancel();
-    this.timers.cancel(this.probeTimer);
+    this.probes?.cancel();
     this.connected = undefined;
     attempt.client.close().catch(() => {});
   }
@@ -435,7 +415,7 @@ export class McpConnection {
       void this.connect();
     };
     if (retry.when === 'now') return again();
-    if (retry.when === 'answered') return this.awaitAnswer(again);
+    if (retry.when === 'answered') return this.probes!.awaitAnswer(again);
     // A pending restart alone must not keep a finished CLI run alive (the timers are unref'd).
     this.timer = this.timers.after(retry.delayMs, again);
   }
@@ -471,27 +451,10 @@ export class McpConnection {
     });
   }
 
-  /**
-   * While an HTTP server is unreachable: one small request to its URL per probe interval; the first answer starts
-   * `reconnect`.
-   */
-  private awaitAnswer(reconnect: () => void): void {
-    const { url, headers, probeIntervalMs } = this.server.http!;
-    this.timer = this.timers.after(probeDelay(probeIntervalMs), async () => {
-      const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.server.startTimeoutMs)]);
-      const back = await answers(url, headers, signal);
-      if (this.closed) return;
-      if (back) reconnect();
-      else this.awaitAnswer(reconnect);
-    });
-  }
-
   /** The next probe of a connected HTTP server, one probe interval (with jitter) from now. */
   private scheduleProbe(attempt: Attempt): void {
-    const http = this.server.http;
-    if (!http || attempt !== this.current || this.closed) return;
-    this.timers.cancel(this.probeTimer);
-    this.probeTimer = this.timers.after(probeDelay(http.probeIntervalMs), () => void this.probe(attempt));
+    if (!this.probes || attempt !== this.current || this.closed) return;
+    this.probes.schedule(() => void this.probe(attempt));
   }
 
   /**
@@ -500,9 +463,9 @@ export class McpConnection {
    * an answer drops the connection, hiding the tools with the reason.
    */
   private probe(attempt: Attempt): Promise<void> {
-    this.timers.cancel(this.probeTimer);
+    this.probes!.cancel();
     attempt.probing ??= (async () => {
-      const why = (await this.ping(attempt)) && (await this.ping(attempt));
+      const why = (await this.probes!.ping(attempt.client)) && (await this.probes!.ping(attempt.client));
       if (!why || attempt !== this.current || this.connected !== attempt.client) return;
       if (why.authorization) this.awaitAuthorization(attempt, why.text);
       else this.drop(attempt, 'unreachable', why.text, { reinitialize: why.reinitialize });
@@ -511,21 +474,6 @@ export class McpConnection {
       this.scheduleProbe(attempt);
     });
     return attempt.probing;
-  }
-
-  /**
-   * One probe (`ping`; `server/discover` on 2026-07-28, which has no ping): undefined when the server answered, even
-   * with an error.
-   */
-  private async ping(attempt: Attempt): Promise<ProbeFailure | undefined> {
-    const { client } = attempt;
-    const options = { timeout: this.server.startTimeoutMs };
-    try {
-      await (client.getProtocolEra() === 'modern' ? client.discover(options) : client.ping(options));
-      return undefined;
-    } catch (error) {
-      return probeFailure(error, this.server.startTimeoutMs);
-    }
   }
 
   /** A list_changed: a re-list, debounced (listed-tools.ts). */
@@ -552,19 +500,6 @@ export class McpConnection {
       this.events.onLog(this.list.relistFailed(this.server.name, (error as Error)?.message ?? String(error)));
       this.events.onChange();
     });
-  }
-
-  /** Whether the server exited during the era probe (auto mode, stdio, not yet retried without it). */
-  private probeKilled(attempt: Attempt, error: unknown): boolean {
-    if (!this.server.stdio || this.server.protocol !== 'auto' || this.legacyOnly || this.closed || attempt.stopped)
-      return false;
-    // The transport reports its close after the child's exit, so a probe the server died on has its exit recorded.
-    return (
-      error instanceof SdkError &&
-      error.code === SdkErrorCode.EraNegotiationFailed &&
-      attempt.exit !== undefined &&
-      !attempt.closedFirst
-    );
   }
 }
 

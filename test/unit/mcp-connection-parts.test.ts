@@ -11,6 +11,8 @@ import { ListedTools, Relisting } from '#internal/core/mcp-client/listed-tools.j
 import { Attempt, StderrTail, exitText } from '#internal/core/mcp-client/attempt.js';
 import { errorText, handshakeFailure, probeFailure } from '#internal/core/mcp-client/connection-failure.js';
 import { ListingTimeout } from '#internal/core/mcp-client/listing.js';
+import { EraChoice } from '#internal/core/mcp-client/era-choice.js';
+import { HttpProbes } from '#internal/core/mcp-client/http-probes.js';
 import type { ResolvedServer } from '#internal/core/mcp-client/config.js';
 import { timers } from '#internal/core/state/clock.js';
 import { ManualClock } from '../helpers.js';
@@ -212,5 +214,69 @@ describe('why a connection failed', () => {
       reinitialize: false,
     });
     expect(errorText(new Error('plain'))).toBe('plain');
+  });
+});
+
+describe('the era', () => {
+  const stdio = { protocol: 'auto', stdio: { command: 'srv', args: [] }, startTimeoutMs: 20_000 } as never;
+
+  it('probes a stdio server for at most 5 s, and falls back to 2025 once the probe killed it', () => {
+    const era = new EraChoice(stdio);
+    expect(era.negotiation()).toEqual({ versionNegotiation: { mode: 'auto', probe: { timeoutMs: 5000 } } });
+    const killed = attempt();
+    killed.exit = { code: 1, signal: null };
+    const failed = new SdkError(SdkErrorCode.EraNegotiationFailed, 'no answer');
+    expect(era.killedByProbe(killed, failed)).toBe(true);
+    expect(era.killedByProbe(attempt(), failed)).toBe(false);
+    era.fallBack();
+    expect(era.negotiation()).toEqual({ versionNegotiation: { mode: 'legacy' } });
+    expect(era.killedByProbe(killed, failed)).toBe(false);
+  });
+
+  it('pins 2026-07-28 when told, and never falls back over HTTP', () => {
+    const pinned = new EraChoice({ protocol: '2026-07-28', startTimeoutMs: 5000 } as never);
+    expect(pinned.negotiation()).toEqual({ versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const http = new EraChoice({ protocol: 'auto', startTimeoutMs: 8000 } as never);
+    expect(http.negotiation()).toEqual({ versionNegotiation: { mode: 'auto', probe: { timeoutMs: 8000 } } });
+    const killed = attempt();
+    killed.exit = { code: 1, signal: null };
+    expect(http.killedByProbe(killed, new SdkError(SdkErrorCode.EraNegotiationFailed, 'x'))).toBe(false);
+  });
+});
+
+describe("an HTTP server's probes", () => {
+  const http = { url: new URL('http://127.0.0.1:1/mcp'), headers: {}, probeIntervalMs: 1000 } as never;
+
+  it('runs one probe at a time, within 1 to 1.5 probe intervals, until cancelled', () => {
+    const clock = new ManualClock();
+    const probes = new HttpProbes(http, 5000, timers(clock));
+    let probed = 0;
+    probes.schedule(() => probed++);
+    probes.schedule(() => probed++);
+    clock.advance(999);
+    expect(probed).toBe(0);
+    clock.advance(501);
+    expect(probed).toBe(1);
+    probes.schedule(() => probed++);
+    probes.cancel();
+    clock.advance(2000);
+    expect(probed).toBe(1);
+    probes.schedule(() => probed++);
+    probes.close();
+    clock.advance(2000);
+    expect(probed).toBe(1);
+  });
+
+  it('takes an answer, even an error, for an answer; on 2026-07-28 it asks server/discover', async () => {
+    const probes = new HttpProbes(http, 5000, timers(new ManualClock()));
+    const legacy = { getProtocolEra: () => 'legacy', ping: async () => ({}) } as never;
+    expect(await probes.ping(legacy)).toBeUndefined();
+    const refusing = { getProtocolEra: () => 'legacy', ping: () => Promise.reject(new Error('no such method')) };
+    expect(await probes.ping(refusing as never)).toBeUndefined();
+    const silent = {
+      getProtocolEra: () => 'modern',
+      discover: () => Promise.reject(new SdkError(SdkErrorCode.RequestTimeout, 'timed out')),
+    };
+    expect(await probes.ping(silent as never)).toMatchObject({ reinitialize: false });
   });
 });
