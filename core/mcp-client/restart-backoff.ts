@@ -18,7 +18,7 @@ export function restartDelay(failures: number): number {
 }
 
 /** A duration in words: `250 ms`, `1.5 s`. */
-export function seconds(ms: number): string {
+function seconds(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }
 
