@@ -17,7 +17,10 @@ export function errorText(error: unknown): string {
   return (error as Error)?.message ?? String(error);
 }
 
-/** How a failed connection ends: waiting for a login (the reason names `toolshed auth NAME`), or in a state, and why. */
+/**
+ * How a failed connection ends: waiting for a login (the reason names `toolshed auth NAME`), or in a state, and
+ * why.
+ */
 export type ConnectionFailure = { authorization: string } | { state: ConnectionState; why: string };
 
 /** Why `attempt`'s handshake (or its first listing) failed with `error`. */
@@ -47,7 +50,7 @@ export function handshakeFailure(attempt: Attempt, error: unknown, server: Resol
   return { state: 'handshake failed', why: `failed its handshake: ${message}${attempt.recent.lastLine()}` };
 }
 
-/** Why a probe got no answer, and whether a new session is initialized at once; undefined when the server answered. */
+/** Why a probe got no answer, and whether a new session is initialized at once. */
 export type ProbeFailure = { text: string; reinitialize: boolean; authorization?: boolean };
 
 /**

@@ -59,7 +59,10 @@ export class HttpProbes {
     }
   }
 
-  /** While the server is unreachable: one small request to its URL per probe interval; the first answer starts `reconnect`. */
+  /**
+   * While the server is unreachable: one small request to its URL per probe interval; the first answer starts
+   * `reconnect`.
+   */
   awaitAnswer(reconnect: () => void): void {
     const { url, headers, probeIntervalMs } = this.http;
     this.waiting = this.timers.after(probeDelay(probeIntervalMs), async () => {

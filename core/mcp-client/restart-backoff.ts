@@ -56,9 +56,9 @@ export class RestartBackoff {
   retry(state: ConnectionState, http: { probeIntervalMs: number } | undefined, reinitialize = false): Retry {
     if (reinitialize) return { when: 'now', next: 'initializing a new session' };
     if (http !== undefined && state === 'unreachable') {
-      const { probeIntervalMs: every } = http;
-      const next = `reconnecting as soon as it answers a probe (one every ${seconds(every)} to ${seconds(every * 1.5)})`;
-      return { when: 'answered', next };
+      const { probeIntervalMs: interval } = http;
+      const every = `one every ${seconds(interval)} to ${seconds(interval * 1.5)}`;
+      return { when: 'answered', next: `reconnecting as soon as it answers a probe (${every})` };
     }
     const delayMs = restartDelay(this.failures++);
     return { when: 'after', delayMs, next: `${http ? 'reconnecting' : 'restarting'} in ${seconds(delayMs)}` };

@@ -34,7 +34,7 @@ export class PluginModules {
     return this.loadedPlugins.get(entry);
   }
 
-  /** The plugin object of `entry`: imported on the first call, after its pins (the task's, or `verify`'s) are checked. */
+  /** The plugin object of `entry`: imported on the first call, once its pins (the task's, or `verify`'s) hold. */
   load(entry: string, pins?: ManifestTask['pins']): Promise<Record<string, unknown>> {
     let loaded = this.modules.get(entry);
     if (!loaded) {
