@@ -246,14 +246,6 @@ export function resolveConfig(
   cores: number,
   root: RootChoice = { fallback: dir },
 ): ResolvedConfig {
-  const toolsets: ResolvedConfig['toolsets'] = {};
-  for (const [name, spec] of Object.entries(config.toolsets ?? {})) {
-    toolsets[name] = {
-      ...(spec.description ? { description: spec.description } : {}),
-      includes: spec.includes ?? [],
-      tools: spec.tools ?? [],
-    };
-  }
   const workspace =
     root.explicit !== undefined
       ? path.resolve(root.explicit)
@@ -263,11 +255,6 @@ export function resolveConfig(
   const plugins = config.plugins ?? [];
   const mcpServers = config.mcpServers ?? {};
   const writable = writableRoots({ root: workspace, dir, plugins, mcpServers });
-  const cache = chooseCacheDir(
-    config.cache?.dir !== undefined ? path.resolve(dir, config.cache.dir) : undefined,
-    writable,
-  );
-  const cacheDir = cache.dir;
   return {
     file,
     dir,
@@ -275,45 +262,19 @@ export function resolveConfig(
     rootFrom: root.explicit !== undefined ? 'option' : config.root !== undefined ? 'config' : 'cwd',
     plugins,
     builtins: config.builtins ?? true,
-    toolsets,
+    toolsets: resolveToolsets(config.toolsets),
     enable: config.enable ?? ['all'],
     disable: config.disable ?? [],
     prefer: config.prefer ?? {},
     checks: { ttlMs: 30_000, graceMs: 60_000, timeoutMs: 5_000, ...config.checks },
-    limits: {
-      timeoutMs: 60_000,
-      maxResultChars: 100_000,
-      maxArgsBytes: 4 * 1024 * 1024,
-      memoryMb: 256,
-      maxQueue: 1024,
-      maxQueueTotal: 8192,
-      threads: Math.max(1, Math.min(4, cores)),
-      idleTimeoutMs: 30_000,
-      loadTimeoutMs: 5_000,
-      maxCallDepth: 8,
-      ...config.limits,
-      breaker: { failures: 5, windowMs: 60_000, coolDownMs: 30_000, shared: false, ...config.limits?.breaker },
-    },
+    limits: resolveLimits(config.limits, cores),
     codeExecution: {
       tools: config.codeExecution?.tools,
       ...DEFAULT_CODE_LIMITS,
       ...stripUndefined(config.codeExecution),
     },
-    cache: {
-      dir: cacheDir,
-      enabled: cacheDir !== undefined && (config.cache?.enabled ?? true),
-      ...(cache.refused ? { refused: cache.refused } : {}),
-    },
-    serve: {
-      maxMessageBytes: config.serve?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-      sessionIdleMs: config.serve?.sessionIdleMs ?? 600_000,
-      maxSessions: config.serve?.maxSessions ?? 100,
-      maxSessionsPerClient: config.serve?.maxSessionsPerClient ?? 25,
-      ...(config.serve?.ops !== undefined ? { ops: config.serve.ops } : {}),
-      publicUrl: [config.serve?.publicUrl ?? []].flat(),
-      trustedProxies: config.serve?.trustedProxies ?? [],
-      ...(config.serve?.auth ? { auth: config.serve.auth } : {}),
-    },
+    cache: resolveCache(config.cache, dir, writable),
+    serve: resolveServe(config.serve),
     access: config.access ?? [],
     ...(config.audit
       ? { audit: { arguments: false, ...config.audit, to: auditTarget(config.audit.to, dir, writable, file) } }
@@ -327,6 +288,65 @@ export function resolveConfig(
     mcpServers,
     resources: resolveResources(config.resources),
     definitionChanges: config.definitionChanges ?? 'hold',
+  };
+}
+
+/** The config's own toolsets, each with its lists filled. */
+function resolveToolsets(specs: ToolshedConfig['toolsets'] = {}): ResolvedConfig['toolsets'] {
+  const toolsets: ResolvedConfig['toolsets'] = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    toolsets[name] = {
+      ...(spec.description ? { description: spec.description } : {}),
+      includes: spec.includes ?? [],
+      tools: spec.tools ?? [],
+    };
+  }
+  return toolsets;
+}
+
+/** The host's limits, each defaulted; threads default to the cores, between 1 and 4. */
+function resolveLimits(limits: ToolshedConfig['limits'], cores: number): ResolvedConfig['limits'] {
+  return {
+    timeoutMs: 60_000,
+    maxResultChars: 100_000,
+    maxArgsBytes: 4 * 1024 * 1024,
+    memoryMb: 256,
+    maxQueue: 1024,
+    maxQueueTotal: 8192,
+    threads: Math.max(1, Math.min(4, cores)),
+    idleTimeoutMs: 30_000,
+    loadTimeoutMs: 5_000,
+    maxCallDepth: 8,
+    ...limits,
+    breaker: { failures: 5, windowMs: 60_000, coolDownMs: 30_000, shared: false, ...limits?.breaker },
+  };
+}
+
+/** The cache folder as configured (relative to `dir`) or chosen outside the writable roots, and whether it is on. */
+function resolveCache(
+  cache: ToolshedConfig['cache'],
+  dir: string,
+  writable: readonly string[],
+): ResolvedConfig['cache'] {
+  const chosen = chooseCacheDir(cache?.dir !== undefined ? path.resolve(dir, cache.dir) : undefined, writable);
+  return {
+    dir: chosen.dir,
+    enabled: chosen.dir !== undefined && (cache?.enabled ?? true),
+    ...(chosen.refused ? { refused: chosen.refused } : {}),
+  };
+}
+
+/** `toolshed serve`'s settings, each defaulted. */
+function resolveServe(serve: ToolshedConfig['serve']): ResolvedConfig['serve'] {
+  return {
+    maxMessageBytes: serve?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    sessionIdleMs: serve?.sessionIdleMs ?? 600_000,
+    maxSessions: serve?.maxSessions ?? 100,
+    maxSessionsPerClient: serve?.maxSessionsPerClient ?? 25,
+    ...(serve?.ops !== undefined ? { ops: serve.ops } : {}),
+    publicUrl: [serve?.publicUrl ?? []].flat(),
+    trustedProxies: serve?.trustedProxies ?? [],
+    ...(serve?.auth ? { auth: serve.auth } : {}),
   };
 }
 

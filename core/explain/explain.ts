@@ -33,8 +33,8 @@ function schemaReading(record: ToolRecord): NonNullable<ToolReport['schema']> {
   }
 }
 
-/** Builds the report from the registry and the last exposure. */
-export function explainHost(input: {
+/** What the report is built from: the registry, the last exposure and the host's own figures. */
+interface ExplainInput {
   registry: Registry;
   exposure: Exposure | undefined;
   config: ResolvedConfig;
@@ -57,91 +57,21 @@ export function explainHost(input: {
   audit?: AuditReport | undefined;
   /** the circuit breaker's open, probing and counting circuits */
   breakers?: BreakerReport[] | undefined;
-}): HostReport {
+}
+
+/** Builds the report from the registry and the last exposure. */
+export function explainHost(input: ExplainInput): HostReport {
   const { registry, exposure, config } = input;
-  const plugins = registry.plugins.map((p): PluginReport => {
-    if (p.status === 'failed') {
-      const known = { from: p.known.from, toolsets: p.known.toolsets, tools: p.known.tools.map((t) => t.name) };
-      return {
-        name: p.name,
-        specifier: p.specifier,
-        status: 'failed',
-        loadMs: round(p.loadMs),
-        error: { code: p.error.code, message: p.error.message },
-        known,
-      };
-    }
-    const stats = p.runner.stats();
-    const protections = p.runner.protections();
-    const mcp = p.runner.connection?.();
-    const placement = p.runner.placement?.();
-    return {
-      name: p.source.name,
-      specifier: p.source.specifier,
-      status: 'loaded',
-      loadMs: round(p.loadMs),
-      version: p.source.version,
-      builtin: p.source.builtin,
-      trust: p.source.trust,
-      tier: p.runner.tier,
-      manifestSource: p.manifestSource,
-      tools: p.manifest.tools.length,
-      env: p.env,
-      permissions: { ...p.permissions, enforced: enforcement(p, protections, input.support) },
-      pool: {
-        started: stats.started,
-        threads: stats.threads,
-        completed: stats.completed,
-        inFlight: stats.inFlight,
-        queued: Math.max(0, stats.inFlight - stats.capacity),
-        guardRefused: stats.guard.refused,
-        messagesDropped: stats.dropped.count,
-        ...(stats.dropped.last !== undefined ? { lastDropped: stats.dropped.last } : {}),
-        ...(placement ? { kind: placement.kind, reason: placement.reason } : {}),
-      },
-      ...(protections ? { protections } : {}),
-      ...(mcp ? { mcp } : {}),
-    };
-  });
-  const toolsets = exposure
-    ? [...exposure.toolsets.values()]
-        .map((t) => ({
-          name: t.name,
-          ...(t.description ? { description: t.description } : {}),
-          includes: t.includes,
-          tools: t.tools.filter((tool) => registry.tools.has(tool)).length,
-          definedBy: t.definedBy,
-          ...(t.unavailable.length ? { unavailable: t.unavailable.map((u) => `${u.plugin} (${u.code})`) } : {}),
-        }))
-        .sort((a, b) => a.name.localeCompare(b.name))
-    : [];
-  const tools: ToolReport[] = exposure
-    ? [...exposure.states.values()]
-        .map((state) => {
-          const record = registry.tools.get(state.name);
-          const key = record ? checkKey(record) : undefined;
-          // The report's own warnings list: states share one empty list.
-          const tool: ToolReport = key
-            ? { ...state, warnings: [...state.warnings], probes: input.probes.get(key) ?? 0 }
-            : { ...state, warnings: [...state.warnings] };
-          if (record && Object.keys(record.manifest.annotations).length) tool.annotations = record.manifest.annotations;
-          const approval = record ? input.approval?.(record) : undefined;
-          if (approval) tool.approval = approval;
-          if (record) tool.schema = schemaReading(record);
-          return tool;
-        })
-        .sort((a, b) => a.name.localeCompare(b.name))
-    : [];
   return {
     version: TOOLSHED_VERSION,
     config: { file: config.file ?? null, dir: config.dir, root: config.root },
     startupMs: round(input.startupMs),
     extractionPoolStarted: input.extractionPoolStarted,
     evaluated: exposure !== undefined,
-    plugins,
-    toolsets,
+    plugins: registry.plugins.map((plugin) => pluginReport(plugin, input.support)),
+    toolsets: exposure ? toolsetReports(exposure, registry) : [],
     counts: exposure?.counts ?? { registered: registry.tools.size, selected: 0, available: 0, exposed: 0 },
-    tools,
+    tools: exposure ? toolReports(exposure, input) : [],
     conflicts: [...registry.conflicts],
     warnings: [
       ...(input.loadWarnings ?? []),
@@ -153,6 +83,85 @@ export function explainHost(input: {
     ...(input.audit ? { audit: input.audit } : {}),
     ...(input.breakers?.length ? { breakers: input.breakers } : {}),
   };
+}
+
+/** One plugin's line: a failed one with its error and what was known of it, a loaded one with its runner's figures. */
+function pluginReport(p: Registry['plugins'][number], support: SandboxSupport | undefined): PluginReport {
+  if (p.status === 'failed') {
+    const known = { from: p.known.from, toolsets: p.known.toolsets, tools: p.known.tools.map((t) => t.name) };
+    return {
+      name: p.name,
+      specifier: p.specifier,
+      status: 'failed',
+      loadMs: round(p.loadMs),
+      error: { code: p.error.code, message: p.error.message },
+      known,
+    };
+  }
+  const stats = p.runner.stats();
+  const protections = p.runner.protections();
+  const mcp = p.runner.connection?.();
+  const placement = p.runner.placement?.();
+  return {
+    name: p.source.name,
+    specifier: p.source.specifier,
+    status: 'loaded',
+    loadMs: round(p.loadMs),
+    version: p.source.version,
+    builtin: p.source.builtin,
+    trust: p.source.trust,
+    tier: p.runner.tier,
+    manifestSource: p.manifestSource,
+    tools: p.manifest.tools.length,
+    env: p.env,
+    permissions: { ...p.permissions, enforced: enforcement(p, protections, support) },
+    pool: {
+      started: stats.started,
+      threads: stats.threads,
+      completed: stats.completed,
+      inFlight: stats.inFlight,
+      queued: Math.max(0, stats.inFlight - stats.capacity),
+      guardRefused: stats.guard.refused,
+      messagesDropped: stats.dropped.count,
+      ...(stats.dropped.last !== undefined ? { lastDropped: stats.dropped.last } : {}),
+      ...(placement ? { kind: placement.kind, reason: placement.reason } : {}),
+    },
+    ...(protections ? { protections } : {}),
+    ...(mcp ? { mcp } : {}),
+  };
+}
+
+/** Every toolset of the exposure, by name, with how many of its tools are registered. */
+function toolsetReports(exposure: Exposure, registry: Registry): HostReport['toolsets'] {
+  return [...exposure.toolsets.values()]
+    .map((t) => ({
+      name: t.name,
+      ...(t.description ? { description: t.description } : {}),
+      includes: t.includes,
+      tools: t.tools.filter((tool) => registry.tools.has(tool)).length,
+      definedBy: t.definedBy,
+      ...(t.unavailable.length ? { unavailable: t.unavailable.map((u) => `${u.plugin} (${u.code})`) } : {}),
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Every tool of the exposure, by name: its state, probes, annotations, approval and schema dialect. */
+function toolReports(exposure: Exposure, input: ExplainInput): ToolReport[] {
+  return [...exposure.states.values()]
+    .map((state) => {
+      const record = input.registry.tools.get(state.name);
+      const key = record ? checkKey(record) : undefined;
+      // The report's own warnings list: states share one empty list.
+      const tool: ToolReport = key
+        ? { ...state, warnings: [...state.warnings], probes: input.probes.get(key) ?? 0 }
+        : { ...state, warnings: [...state.warnings] };
+      if (record && Object.keys(record.manifest.annotations).length) tool.annotations = record.manifest.annotations;
+      const approval = record ? input.approval?.(record) : undefined;
+      if (approval) tool.approval = approval;
+      if (record) tool.schema = schemaReading(record);
+      return tool;
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 function round(ms: number): number {

@@ -21,19 +21,14 @@
  * reconnects as soon as a login stored new tokens.
  * Every state change is reported, with the reason in words, so the host can
  * hide or show the server's tools.
+ *
+ * The class composes its parts: the attempt and its stderr (attempt.ts), its transport
+ * (attempt-transport.ts), the era (era-choice.ts), the restart schedule (restart-backoff.ts),
+ * an HTTP server's probes (http-probes.ts), the tools last listed and when to list again
+ * (listed-tools.ts), why it failed (connection-failure.ts) and where it stands
+ * (connection-status.ts).
  */
-import type { ChildProcess } from 'node:child_process';
-import {
-  Client,
-  ProtocolError,
-  SdkError,
-  SdkErrorCode,
-  StreamableHTTPClientTransport,
-  type ClientOptions,
-  type ConnectOptions,
-  type Transport,
-} from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, StreamableHTTPClientTransport, type ConnectOptions } from '@modelcontextprotocol/client';
 import {
   clientCapabilities,
   offered,
@@ -43,45 +38,28 @@ import {
 } from './server-requests.js';
 import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import { pinnedFetch } from './pinned-fetch.js';
-import { answers, probeDelay, sessionEnded, transportFailure } from './probe.js';
+import { sessionEnded, transportFailure } from './probe.js';
 import { systemClock, timers, type TimerHandle, type Timers } from '../state/clock.js';
 import type { Clock } from '../state/clock.js';
 import { planStdioLaunch, type LaunchContext, type StdioLaunch } from './launch.js';
-import { killTree, watchResources } from '../../boundary/launch/resource-watch.js';
-import { overLimitMessage, SIGXFSZ_EXIT } from '../../boundary/launch/resources.js';
 import type { ResolvedServer } from './config.js';
 import type { ConnectionReport, ConnectionState } from '../runners/connection-report.js';
 import type { UpstreamTool } from './tools.js';
-import { listTools, ListingTimeout, type Listing } from './listing.js';
+import { listTools } from './listing.js';
 import type { LogLevel } from '../../boundary/server-requests.js';
 import { callsAsTasks } from './task-call.js';
 import { needsAuthorization, ServerOAuth } from './oauth-client.js';
 import { OAuthState, oauthFile } from './oauth-state.js';
 import { userStateDir } from '../state/user-dirs.js';
 import { redactUrl, redactUrlsIn } from '../text/redact-url.js';
-
-/**
- * The SDK's stdio transport under another name. The SDK probes the era of a server on its own
- * `StdioClientTransport` in a sibling process started beside it, outside the host's watchdog; a
- * subclass is probed in place, in the one sandboxed process toolshed started and watches.
- */
-class InPlaceStdioTransport extends StdioClientTransport {}
-
-/** The longest a stdio server may stay silent on `server/discover` before it is taken for a 2025 one. */
-const PROBE_TIMEOUT_MS = 5_000;
-
-/** The first restart waits this long; each further one twice as long, up to the cap. */
-const RESTART_INITIAL_MS = 500;
-/** The longest wait between two restarts. */
-const RESTART_MAX_MS = 30_000;
-/** A connection that stayed up this long starts the backoff from the beginning again. */
-const STABLE_MS = 10_000;
-/** Bytes of a server's stderr kept for explain. */
-const STDERR_TAIL = 2_000;
-/** A re-list waits this long after the last list_changed, so a burst costs one listing. */
-const RELIST_DEBOUNCE_MS = 250;
-/** ...but never longer than this after the first unanswered one, so a storm still re-lists. */
-const RELIST_MAX_WAIT_MS = 2_000;
+import { Attempt, StderrTail } from './attempt.js';
+import { attemptTransport, type TransportHooks } from './attempt-transport.js';
+import { RestartBackoff } from './restart-backoff.js';
+import { ListedTools, Relisting } from './listed-tools.js';
+import { handshakeFailure } from './connection-failure.js';
+import { EraChoice } from './era-choice.js';
+import { HttpProbes } from './http-probes.js';
+import { ConnectionStatus } from './connection-status.js';
 
 /** Where a connection reports to. */
 interface ConnectionEvents {
@@ -93,92 +71,32 @@ interface ConnectionEvents {
   onServerLog?(entry: { message: string; level: LogLevel; logger?: string }): void;
 }
 
-interface Attempt {
-  id: number;
-  client: Client;
-  pid?: number;
-  /** what it wrote to stderr since its handshake began, or since it completed (the part that explains a stop) */
-  recent: string;
-  exit?: { code: number | null; signal: NodeJS.Signals | null };
-  /** why the host's watchdog stopped it ("it went over its memory limit of …") */
-  stopped?: string;
-  /** stops the watchdog */
-  unwatch?: () => void;
-  /** the SDK closed the transport while the server still ran (a failed handshake): its exit then is not the reason */
-  closedFirst?: boolean;
-  /** the probe in flight (HTTP), which transport errors of calls wait on instead of sending their own */
-  probing?: Promise<void>;
-  /** its transport: closed by close() itself, since the SDK's client knows it only once its handshake is under way */
-  transport?: Transport;
-}
-
-/** The wait before restart number `failures + 1`: 500 ms, doubling, capped at 30 s. */
-export function restartDelay(failures: number): number {
-  return Math.min(RESTART_MAX_MS, RESTART_INITIAL_MS * 2 ** failures);
-}
-
-function seconds(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
-}
-
-function exitText(exit: Attempt['exit']): string {
-  if (!exit) return 'exited';
-  return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-}
-
-/** An error in words; a JSON-RPC error from the server keeps its code, as operators have read it so far. */
-export function errorText(error: unknown): string {
-  if (error instanceof ProtocolError) return `MCP error ${error.code}: ${error.message}`;
-  return (error as Error)?.message ?? String(error);
-}
-
 /** One server's client, kept connected. */
 export class McpConnection {
-  private state: ConnectionState;
-  private reason: string | undefined;
+  private readonly status: ConnectionStatus;
   private current: Attempt | undefined;
   private connected: Client | undefined;
   private attemptIds = 0;
-  private failures = 0;
-  private restarts = 0;
-  private connectedAt = 0;
-  private timer: TimerHandle | undefined;
-  /** the next probe of a connected HTTP server */
-  private probeTimer: TimerHandle | undefined;
-  /** aborts the probe of an unreachable server's URL when the host closes */
-  private readonly closing = new AbortController();
-  private listing: Promise<void> | undefined;
-  private dirty = false;
-  private relistTimer: TimerHandle | undefined;
   /**
    * restarts, probes and re-listings wait on the host's clock (real timers unref'd: they alone must not keep a finished
    * CLI run alive)
    */
   private readonly timers: Timers;
-  /** when the oldest list_changed not yet answered by a listing arrived */
-  private changedSince: number | undefined;
-  /** what the last listing cut or left out, for explain */
-  private notes: string[] = [];
+  private readonly backoff: RestartBackoff;
+  /** the next restart, reconnect or look at the token file */
+  private timer: TimerHandle | undefined;
+  /** an HTTP server's probes */
+  private readonly probes: HttpProbes | undefined;
+  private readonly list = new ListedTools();
+  private readonly relisting: Relisting;
   private closed = false;
-  private stderrTail = '';
-  private serverInfo: { name: string; version: string } | undefined;
-  private launch: StdioLaunch | undefined;
-  /** a stdio server that exited on the `server/discover` probe: spoken to in the 2025 era from then on */
-  private legacyOnly = false;
-  private protocolVersion: string | undefined;
+  /** what the server wrote to stderr, for explain */
+  private readonly stderrTail = new StderrTail();
+  private readonly launch: StdioLaunch | undefined;
+  private readonly hooks: TransportHooks;
+  private readonly era: EraChoice;
   /** its log messages and requests, routed to the calls and answerers */
   readonly requests: ServerRequests;
-  /** output schemas by the server's own tool name, as last listed */
-  outputSchemas = new Map<string, object>();
-  /** the server's own names of the tools that must be called as tasks, as last listed */
-  private taskTools = new Set<string>();
-  /** the tools as the server last listed them */
-  tools: UpstreamTool[] = [];
-  /**
-   * whether the server has listed its tools yet (before that, `tools` is empty because nothing was heard, not because
-   * it lists none)
-   */
-  listed = false;
   /** what the SDK reported and dropped on this connection (malformed messages, late progress, …) */
   readonly dropped: { count: number; last?: string } = { count: 0 };
   /** its OAuth client (HTTP servers without a static Authorization header) */
@@ -192,11 +110,37 @@ export class McpConnection {
     clock: Clock = systemClock,
   ) {
     this.timers = timers(clock, { unref: true });
+    this.backoff = new RestartBackoff(() => this.timers.now());
+    this.relisting = new Relisting(this.timers);
     this.requests = this.serverRequests();
-    this.state = server.notStarted ? 'not started' : 'connecting';
-    this.reason = server.notStarted ?? `the MCP server ${server.name} is starting`;
+    this.status = new ConnectionStatus(server.name, server.notStarted);
+    this.era = new EraChoice(server);
+    if (server.http) this.probes = new HttpProbes(server.http, server.startTimeoutMs, this.timers);
     if (server.stdio) this.launch = planStdioLaunch(server, context);
     if (server.http?.oauth) this.oauth = serverOAuth(server, context.env, clock);
+    this.hooks = {
+      closed: () => this.closed,
+      stderr: (attempt, text) => this.stderr(attempt, text),
+      onLog: (message) => this.events.onLog(message),
+    };
+  }
+
+  /** the tools as the server last listed them */
+  get tools(): UpstreamTool[] {
+    return this.list.tools;
+  }
+
+  /**
+   * whether the server has listed its tools yet (before that, `tools` is empty because nothing was heard, not because
+   * it lists none)
+   */
+  get listed(): boolean {
+    return this.list.listed;
+  }
+
+  /** output schemas by the server's own tool name, as last listed */
+  get outputSchemas(): Map<string, object> {
+    return this.list.outputSchemas;
   }
 
   /** Routing for a client's log messages and requests: to its running calls, else the host's log. */
@@ -219,7 +163,7 @@ export class McpConnection {
     const kept = Object.fromEntries(Object.entries(entry).filter(([name]) => !replaced.has(name.toLowerCase())));
     const client = new Client(
       { name: 'toolshed', version: TOOLSHED_VERSION },
-      { capabilities: clientCapabilities(this.answerers), ...this.negotiation() },
+      { capabilities: clientCapabilities(this.answerers), ...this.era.negotiation() },
     );
     const requests = this.serverRequests();
     requests.install(client);
@@ -258,7 +202,7 @@ export class McpConnection {
 
   /** Whether the server's own tool `name` must be called as a task. */
   requiresTask(name: string): boolean {
-    return this.taskTools.has(name);
+    return this.list.requiresTask(name);
   }
 
   /** Whether the connection speaks 2026-07-28 (a log level then rides on each request). */
@@ -268,7 +212,7 @@ export class McpConnection {
 
   /** Why the server's tools are hidden (undefined while connected). */
   why(): string | undefined {
-    return this.state === 'connected' ? undefined : this.reason;
+    return this.status.why();
   }
 
   /**
@@ -279,7 +223,7 @@ export class McpConnection {
   transportError(error: unknown): string | undefined {
     if (!this.server.http) return undefined;
     const attempt = this.current;
-    const connected = attempt !== undefined && this.connected === attempt.client && this.state === 'connected';
+    const connected = attempt !== undefined && this.connected === attempt.client && this.status.state === 'connected';
     const authorization = needsAuthorization(error);
     if (authorization) {
       if (connected) this.awaitAuthorization(attempt, authorization.reason);
@@ -296,23 +240,22 @@ export class McpConnection {
 
   /** What explain shows. */
   report(): ConnectionReport {
+    const { status, server } = this;
     const report: ConnectionReport = {
-      transport: this.server.stdio ? 'stdio' : 'http',
-      state: this.state,
-      target: this.server.stdio
-        ? [this.server.stdio.command, ...this.server.stdio.args].join(' ')
-        : redactUrl(this.server.http!.url),
-      restarts: this.restarts,
+      transport: server.stdio ? 'stdio' : 'http',
+      state: status.state,
+      target: server.stdio ? [server.stdio.command, ...server.stdio.args].join(' ') : redactUrl(server.http!.url),
+      restarts: status.restarts,
       renamed: {},
-      warnings: this.notes.map(redactUrlsIn),
+      warnings: this.list.notes.map(redactUrlsIn),
     };
-    if (this.state !== 'connected' && this.reason) report.reason = redactUrlsIn(this.reason);
-    if (this.serverInfo) report.server = this.serverInfo;
-    if (this.current?.pid !== undefined && !this.current.exit) report.pid = this.current.pid;
+    if (status.state !== 'connected' && status.reason) report.reason = redactUrlsIn(status.reason);
+    if (status.serverInfo) report.server = status.serverInfo;
+    if (this.current?.running()) report.pid = this.current.pid;
     if (this.launch) report.protections = this.launch.protections;
     if (this.launch?.runs) report.runs = this.launch.runs;
-    if (this.stderrTail) report.stderr = this.stderrTail;
-    if (this.protocolVersion) report.protocolVersion = this.protocolVersion;
+    if (this.stderrTail.text) report.stderr = this.stderrTail.text;
+    if (status.protocolVersion) report.protocolVersion = status.protocolVersion;
     report.offered = offered(this.answerers);
     if (this.requests.logs.length) report.logs = [...this.requests.logs];
     const auth = this.authSummary();
@@ -325,14 +268,12 @@ export class McpConnection {
     if (this.closed) return;
     this.closed = true;
     this.timers.cancel(this.timer);
-    this.timers.cancel(this.probeTimer);
-    this.timers.cancel(this.relistTimer);
-    this.closing.abort();
+    this.probes?.close();
+    this.relisting.cancel();
     const attempt = this.current;
     this.current = undefined;
     this.connected = undefined;
-    this.state = 'closed';
-    this.reason = 'the host is closed';
+    this.status.set('closed', 'the host is closed');
     // A host closed while the server starts (a refused `ui`/`serve` start): the SDK's client does not
     // know its transport yet, and closing the client alone left the server's process running.
     await Promise.all([attempt?.client.close().catch(() => {}), attempt?.transport?.close().catch(() => {})]);
@@ -351,115 +292,27 @@ export class McpConnection {
   }
 
   private setState(state: ConnectionState, reason?: string): void {
-    this.state = state;
-    this.reason = reason;
+    this.status.set(state, reason);
     this.events.onChange();
   }
 
-  private transport(attempt: Attempt): Transport {
-    attempt.transport = this.newTransport(attempt);
-    return attempt.transport;
-  }
-
-  private newTransport(attempt: Attempt): Transport {
-    if (this.server.http) {
-      const { url, headers } = this.server.http;
-      return new StreamableHTTPClientTransport(url, {
-        requestInit: { headers },
-        fetch: pinnedFetch(url),
-        ...(this.oauth ? { authProvider: this.oauth.transportAuth() } : {}),
-      });
-    }
-    const launch = this.launch!;
-    const transport = new InPlaceStdioTransport({
-      command: launch.command,
-      args: launch.args,
-      env: launch.env,
-      cwd: launch.cwd,
-      stderr: 'pipe',
-    });
-    transport.stderr?.on('data', (chunk: Buffer) => this.stderr(attempt, chunk.toString('utf8')));
-    const close = transport.close.bind(transport);
-    transport.close = () => {
-      if (!attempt.exit) attempt.closedFirst = true;
-      return close();
-    };
-    const start = transport.start.bind(transport);
-    transport.start = async () => {
-      if (this.closed) throw new Error('the host is closed');
-      const started = start();
-      // The SDK keeps the child private and drops its exit code; the code is what tells an operator why it stopped.
-      const child = (transport as unknown as { _process?: ChildProcess })._process;
-      child?.once('exit', (code, signal) => this.exited(attempt, { code, signal }));
-      if (child?.pid !== undefined) {
-        attempt.pid = child.pid;
-        this.watch(attempt, child.pid);
-      }
-      return started;
-    };
-    return transport;
-  }
-
-  /** Holds an untrusted server to its `resources`: past one, its whole process tree is killed and the reason kept. */
-  private watch(attempt: Attempt, pid: number): void {
-    const limits = this.launch?.resources;
-    if (!limits) return;
-    attempt.unwatch = watchResources(pid, limits, (over) => {
-      attempt.stopped = overLimitMessage(over.limit, limits, over.seen);
-      this.events.onLog(`the MCP server ${this.server.name} was stopped by toolshed: ${attempt.stopped}`);
-      killTree(pid);
-    });
-  }
-
-  private exited(attempt: Attempt, exit: NonNullable<Attempt['exit']>): void {
-    attempt.exit = exit;
-    attempt.unwatch?.();
-    const limits = this.launch?.resources;
-    // A write past RLIMIT_FSIZE kills a process with SIGXFSZ (a launcher reports it as 128 + 25).
-    if (limits && !attempt.stopped && (exit.signal === 'SIGXFSZ' || exit.code === SIGXFSZ_EXIT))
-      attempt.stopped = overLimitMessage('fileSizeMb', limits);
-  }
-
-  /** How an attempt ended, in words: the limit it was stopped at, or its exit and last stderr line. */
-  private ending(attempt: Attempt): string {
-    if (attempt.stopped) return `was stopped by toolshed: ${attempt.stopped}`;
-    return `${exitText(attempt.exit)}${this.lastStderrLine(attempt)}`;
-  }
-
   private stderr(attempt: Attempt, text: string): void {
-    this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL);
-    attempt.recent = (attempt.recent + text).slice(-STDERR_TAIL);
+    this.stderrTail.add(text);
+    attempt.recent.add(text);
     for (const line of text.split('\n')) if (line.trim()) this.events.onLog(line.trimEnd());
   }
 
-  private lastStderrLine(attempt: Attempt): string {
-    const lines = attempt.recent.trim().split('\n');
-    const last = lines[lines.length - 1]?.trim();
-    return last ? `: ${last.slice(0, 300)}` : '';
-  }
-
-  /** How the era is chosen: as configured, and 2025 only for a stdio server that exited on the probe. */
-  private negotiation(): Pick<ClientOptions, 'versionNegotiation'> {
-    const choice = this.server.protocol;
-    if (choice === 'legacy' || this.legacyOnly) return { versionNegotiation: { mode: 'legacy' } };
-    if (choice === '2026-07-28') return { versionNegotiation: { mode: { pin: '2026-07-28' } } };
-    const timeoutMs = this.server.stdio
-      ? Math.min(PROBE_TIMEOUT_MS, this.server.startTimeoutMs)
-      : this.server.startTimeoutMs;
-    return { versionNegotiation: { mode: 'auto', probe: { timeoutMs } } };
-  }
-
-  private async connect(): Promise<void> {
-    const id = ++this.attemptIds;
+  /** A new attempt: its client, routed to this connection, made current. */
+  private newAttempt(): Attempt {
     const client = new Client(
       { name: 'toolshed', version: TOOLSHED_VERSION },
       {
         capabilities: clientCapabilities(this.answerers),
-        ...this.negotiation(),
+        ...this.era.negotiation(),
         listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.listChanged(attempt) } },
       },
     );
-    const attempt: Attempt = { id, client, recent: '' };
+    const attempt = new Attempt(++this.attemptIds, client);
     this.requests.install(client);
     this.current = attempt;
     client.onclose = () => this.onClosed(attempt);
@@ -467,34 +320,43 @@ export class McpConnection {
       this.dropped.count++;
       this.dropped.last = error.message;
     };
+    return attempt;
+  }
+
+  private async connect(): Promise<void> {
+    const attempt = this.newAttempt();
+    const { client } = attempt;
     try {
       const options: ConnectOptions = { timeout: this.server.startTimeoutMs };
-      await client.connect(this.transport(attempt), options);
+      const transport = attemptTransport(attempt, this.server, {
+        launch: this.launch,
+        oauth: this.oauth,
+        hooks: this.hooks,
+      });
+      await client.connect(transport, options);
       if (attempt !== this.current) return;
-      const info = client.getServerVersion();
-      if (info) this.serverInfo = { name: info.name, version: info.version };
-      this.protocolVersion = client.getNegotiatedProtocolVersion();
+      this.status.handshake(client.getServerVersion(), client.getNegotiatedProtocolVersion());
       this.connected = client;
       await this.askForLogs(client);
       await this.relist(attempt);
       if (attempt !== this.current) return;
-      this.connectedAt = this.timers.now();
+      this.backoff.up();
       // Start-up chatter does not explain a later exit.
-      attempt.recent = '';
+      attempt.recent = new StderrTail();
       this.setState('connected');
       this.scheduleProbe(attempt);
     } catch (error) {
       if (attempt !== this.current) return;
       // A stdio server that exits on a request before `initialize` (servers on some SDKs do) is a 2025 one: start it
       // again, without the probe.
-      if (this.probeKilled(attempt, error)) return this.withoutProbe(attempt);
+      if (!this.closed && this.era.killedByProbe(attempt, error)) return this.withoutProbe(attempt);
       this.fail(attempt, error);
     }
   }
 
   /** Starts the server again right away, in the 2025 era from now on: it exited on the probe. */
   private withoutProbe(attempt: Attempt): Promise<void> {
-    this.legacyOnly = true;
+    this.era.fallBack();
     this.events.onLog(
       `the MCP server ${this.server.name} exited on the server/discover probe: it is spoken to in the 2025 era from now on`,
     );
@@ -514,49 +376,22 @@ export class McpConnection {
   }
 
   private fail(attempt: Attempt, error: unknown): void {
-    const authorization = needsAuthorization(error);
-    if (authorization) return this.awaitAuthorization(attempt, authorization.reason);
-    if (error instanceof ListingTimeout && !attempt.exit) return this.drop(attempt, 'timed out', error.message);
-    if (attempt.stopped) return this.drop(attempt, 'exited', `${this.ending(attempt)} during the handshake`);
-    if (attempt.exit && !attempt.closedFirst)
-      return this.drop(
-        attempt,
-        'exited',
-        `${exitText(attempt.exit)} during the handshake${this.lastStderrLine(attempt)}`,
-      );
-    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
-      return this.drop(
-        attempt,
-        'timed out',
-        `did not answer the handshake within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`,
-      );
-    if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed)
-      return this.drop(
-        attempt,
-        'handshake failed',
-        `could not agree on an MCP revision (protocol: ${this.server.protocol}): ${error.message}`,
-      );
-    const network = transportFailure(error);
-    if (network) return this.drop(attempt, 'unreachable', `is unreachable: ${network}`);
-    const message = errorText(error);
-    const code = (error as { code?: unknown })?.code;
-    if (code === 'ENOENT' || code === 'EACCES')
-      return this.drop(attempt, 'handshake failed', `could not be started: ${message}`);
-    this.drop(attempt, 'handshake failed', `failed its handshake: ${message}${this.lastStderrLine(attempt)}`);
+    const failure = handshakeFailure(attempt, error, this.server);
+    if ('authorization' in failure) return this.awaitAuthorization(attempt, failure.authorization);
+    this.drop(attempt, failure.state, failure.why);
   }
 
   /** The transport closed: after a handshake, that is the server going away. */
   private onClosed(attempt: Attempt): void {
     if (attempt !== this.current || this.closed || this.connected !== attempt.client) return;
-    this.drop(attempt, 'exited', this.ending(attempt));
+    this.drop(attempt, 'exited', attempt.ending());
   }
 
   /** Lets go of `attempt`: its client closed, its timers stopped, nothing connected. */
   private abandon(attempt: Attempt): void {
     this.current = undefined;
-    this.timers.cancel(this.relistTimer);
-    this.timers.cancel(this.probeTimer);
-    this.changedSince = undefined;
+    this.relisting.cancel();
+    this.probes?.cancel();
     this.connected = undefined;
     attempt.client.close().catch(() => {});
   }
@@ -569,29 +404,20 @@ export class McpConnection {
   private drop(attempt: Attempt, state: ConnectionState, why: string, how: { reinitialize?: boolean } = {}): void {
     this.abandon(attempt);
     if (this.closed) return;
-    if (this.connectedAt && this.timers.now() - this.connectedAt >= STABLE_MS) this.failures = 0;
-    this.connectedAt = 0;
+    this.backoff.down();
     const http = this.server.http;
-    const outage = http !== undefined && state === 'unreachable' && !how.reinitialize;
-    const delay = how.reinitialize || outage ? 0 : restartDelay(this.failures++);
-    const next = how.reinitialize
-      ? 'initializing a new session'
-      : outage
-        ? `reconnecting as soon as it answers a probe (one every ${seconds(http.probeIntervalMs)} to ${seconds(http.probeIntervalMs * 1.5)})`
-        : `${http ? 'reconnecting' : 'restarting'} in ${seconds(delay)}`;
-    const reason = `the MCP server ${this.server.name} ${why}; ${next}`;
+    const retry = this.backoff.retry(state, http, how.reinitialize);
+    const reason = `the MCP server ${this.server.name} ${why}; ${retry.next}`;
     this.events.onLog(reason);
     this.setState(state, reason);
-    const retry = () => {
-      this.restarts++;
-      this.state = 'connecting';
-      this.reason = `the MCP server ${this.server.name} is ${http ? 'reconnecting' : 'restarting'} (it ${why})`;
+    const again = () => {
+      this.status.retrying(`${http ? 'reconnecting' : 'restarting'} (it ${why})`);
       void this.connect();
     };
-    if (how.reinitialize) return retry();
-    if (outage) return this.awaitAnswer(retry);
+    if (retry.when === 'now') return again();
+    if (retry.when === 'answered') return this.probes!.awaitAnswer(again);
     // A pending restart alone must not keep a finished CLI run alive (the timers are unref'd).
-    this.timer = this.timers.after(delay, retry);
+    this.timer = this.timers.after(retry.delayMs, again);
   }
 
   /**
@@ -602,7 +428,7 @@ export class McpConnection {
   private awaitAuthorization(attempt: Attempt, reason: string): void {
     this.abandon(attempt);
     if (this.closed) return;
-    this.connectedAt = 0;
+    this.backoff.down(false);
     this.events.onLog(`the MCP server ${this.server.name} ${reason}`);
     this.setState('needs authorization', reason);
     this.awaitTokens();
@@ -620,34 +446,15 @@ export class McpConnection {
         // An unreadable file stays hidden behind the same reason; the next look tries again.
       }
       if (!renewed) return this.awaitTokens();
-      this.restarts++;
-      this.state = 'connecting';
-      this.reason = `the MCP server ${this.server.name} is reconnecting (new tokens were stored)`;
+      this.status.retrying('reconnecting (new tokens were stored)');
       void this.connect();
-    });
-  }
-
-  /**
-   * While an HTTP server is unreachable: one small request to its URL per probe interval; the first answer starts
-   * `reconnect`.
-   */
-  private awaitAnswer(reconnect: () => void): void {
-    const { url, headers, probeIntervalMs } = this.server.http!;
-    this.timer = this.timers.after(probeDelay(probeIntervalMs), async () => {
-      const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.server.startTimeoutMs)]);
-      const back = await answers(url, headers, signal);
-      if (this.closed) return;
-      if (back) reconnect();
-      else this.awaitAnswer(reconnect);
     });
   }
 
   /** The next probe of a connected HTTP server, one probe interval (with jitter) from now. */
   private scheduleProbe(attempt: Attempt): void {
-    const http = this.server.http;
-    if (!http || attempt !== this.current || this.closed) return;
-    this.timers.cancel(this.probeTimer);
-    this.probeTimer = this.timers.after(probeDelay(http.probeIntervalMs), () => void this.probe(attempt));
+    if (!this.probes || attempt !== this.current || this.closed) return;
+    this.probes.schedule(() => void this.probe(attempt));
   }
 
   /**
@@ -656,9 +463,9 @@ export class McpConnection {
    * an answer drops the connection, hiding the tools with the reason.
    */
   private probe(attempt: Attempt): Promise<void> {
-    this.timers.cancel(this.probeTimer);
+    this.probes!.cancel();
     attempt.probing ??= (async () => {
-      const why = (await this.ping(attempt)) && (await this.ping(attempt));
+      const why = (await this.probes!.ping(attempt.client)) && (await this.probes!.ping(attempt.client));
       if (!why || attempt !== this.current || this.connected !== attempt.client) return;
       if (why.authorization) this.awaitAuthorization(attempt, why.text);
       else this.drop(attempt, 'unreachable', why.text, { reinitialize: why.reinitialize });
@@ -669,100 +476,30 @@ export class McpConnection {
     return attempt.probing;
   }
 
-  /**
-   * One probe (`ping`; `server/discover` on 2026-07-28, which has no ping): undefined when the server answered, even
-   * with an error.
-   */
-  private async ping(
-    attempt: Attempt,
-  ): Promise<{ text: string; reinitialize: boolean; authorization?: boolean } | undefined> {
-    const { client } = attempt;
-    const options = { timeout: this.server.startTimeoutMs };
-    try {
-      await (client.getProtocolEra() === 'modern' ? client.discover(options) : client.ping(options));
-      return undefined;
-    } catch (error) {
-      const authorization = needsAuthorization(error);
-      if (authorization) return { text: authorization.reason, reinitialize: false, authorization: true };
-      if (sessionEnded(error)) return { text: 'ended its session', reinitialize: true };
-      const failure = transportFailure(error);
-      if (failure) return { text: `is unreachable: ${failure}`, reinitialize: false };
-      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
-        return {
-          text: `is unreachable: it did not answer a probe within ${this.server.startTimeoutMs} ms (limits.loadTimeoutMs)`,
-          reinitialize: false,
-        };
-      }
-      return undefined;
-    }
-  }
-
-  /**
-   * A list_changed: re-list once the notifications pause for RELIST_DEBOUNCE_MS, or
-   * RELIST_MAX_WAIT_MS after the first one not yet listed, whichever is first.
-   */
+  /** A list_changed: a re-list, debounced (listed-tools.ts). */
   private listChanged(attempt: Attempt): void {
     if (attempt !== this.current || this.closed) return;
-    const now = this.timers.now();
-    this.changedSince ??= now;
-    this.timers.cancel(this.relistTimer);
-    const wait = Math.max(0, Math.min(RELIST_DEBOUNCE_MS, this.changedSince + RELIST_MAX_WAIT_MS - now));
-    this.relistTimer = this.timers.after(wait, () => {
-      this.changedSince = undefined;
-      void this.relist(attempt).catch(() => {});
-    });
+    this.relisting.changed(() => void this.relist(attempt).catch(() => {}));
   }
 
   /** Lists the tools within the listing limits; asked again while listing, it lists once more after. */
   private relist(attempt: Attempt): Promise<void> {
     if (attempt !== this.current || !this.connected) return Promise.resolve();
-    if (this.listing) {
-      this.dirty = true;
-      return this.listing;
-    }
-    const run = async () => {
-      do {
-        this.dirty = false;
-        const listing = await listTools(attempt.client, this.server.listing);
-        if (attempt !== this.current) return;
-        this.take(attempt, listing);
-        if (this.state === 'connected') this.events.onChange();
-      } while (this.dirty);
-    };
-    this.listing = run().finally(() => {
-      this.listing = undefined;
+    const running = this.relisting.join();
+    if (running) return running;
+    const listing = this.relisting.start(async () => {
+      const listed = await listTools(attempt.client, this.server.listing);
+      if (attempt !== this.current) return false;
+      this.list.take(listed);
+      if (this.status.state === 'connected') this.events.onChange();
+      return true;
     });
     // A failed re-list after the handshake keeps the last list; the first one fails the attempt.
-    return this.listing.catch((error) => {
-      if (this.state !== 'connected') throw error;
-      const message = `re-listing tools of ${this.server.name} failed, the last list is kept: ${(error as Error)?.message ?? String(error)}`;
-      this.notes = [...this.notes.filter((note) => !note.startsWith('re-listing tools of ')), message];
-      this.events.onLog(message);
+    return listing.catch((error) => {
+      if (this.status.state !== 'connected') throw error;
+      this.events.onLog(this.list.relistFailed(this.server.name, (error as Error)?.message ?? String(error)));
       this.events.onChange();
     });
-  }
-
-  private take(_attempt: Attempt, listing: Listing): void {
-    this.tools = listing.tools;
-    this.listed = true;
-    this.notes = listing.notes;
-    this.outputSchemas = listing.outputSchemas;
-    this.taskTools = new Set(
-      listing.tools.filter((tool) => tool.execution?.taskSupport === 'required').map((tool) => tool.name),
-    );
-  }
-
-  /** Whether the server exited during the era probe (auto mode, stdio, not yet retried without it). */
-  private probeKilled(attempt: Attempt, error: unknown): boolean {
-    if (!this.server.stdio || this.server.protocol !== 'auto' || this.legacyOnly || this.closed || attempt.stopped)
-      return false;
-    // The transport reports its close after the child's exit, so a probe the server died on has its exit recorded.
-    return (
-      error instanceof SdkError &&
-      error.code === SdkErrorCode.EraNegotiationFailed &&
-      attempt.exit !== undefined &&
-      !attempt.closedFirst
-    );
   }
 }
 

@@ -6,7 +6,7 @@ import { createToolHost, ToolshedError } from 'toolshed';
 import { serverTools } from '#internal/core/mcp-client/tools.js';
 import { resolveServers } from '#internal/core/mcp-client/config.js';
 import { resolveProgram } from '#internal/core/mcp-client/program.js';
-import { restartDelay } from '#internal/core/mcp-client/connection.js';
+import { restartDelay } from '#internal/core/mcp-client/restart-backoff.js';
 import { probeDelay } from '#internal/core/mcp-client/probe.js';
 import { tempDir, toolshedMain } from '../helpers.js';
 import { FileHosts, PROJECT, serverScript } from './setup.js';

@@ -8,7 +8,7 @@ import { CircuitBreaker, breakerKeys } from '#internal/core/call/breaker.js';
 import { HeldCall, InputRounds } from '#internal/core/mcp-server/input-rounds.js';
 import { TaskScope } from '#internal/core/mcp-server/tasks-store.js';
 import { awaitApproval } from '#internal/core/call/approval.js';
-import { restartDelay } from '#internal/core/mcp-client/connection.js';
+import { restartDelay } from '#internal/core/mcp-client/restart-backoff.js';
 import { probeDelay } from '#internal/core/mcp-client/probe.js';
 import { keptTokens } from '#internal/core/mcp-client/oauth-state.js';
 import { expired } from '#internal/core/mcp-client/oauth-client.js';
