@@ -7,17 +7,17 @@
  */
 import { UsageError } from '../../boundary/errors.js';
 import { visibleLine, visible } from '../text/visible.js';
-import { isLoopback, parseListenAddress } from '../mcp-server/address.js';
-import { normalizeOrigin, normalizePublicUrl } from '../mcp-server/http-access.js';
-import { serveStdio, type McpEndpoint } from '../mcp-server/stdio.js';
+import { isLoopback, parseListenAddress } from '../http/address.js';
+import { normalizeOrigin, normalizePublicUrl } from '../http/access.js';
+import { serveStdio } from '../mcp-server/stdio/stdio.js';
+import type { McpEndpoint, SessionSnapshot } from '../mcp-server/public-types.js';
 import { createReloadingHost, type ReloadingHost } from '../mcp-server/reloading-host.js';
-import { clientRoot } from '../mcp-server/client-roots.js';
+import { clientRoot } from '../mcp-server/protocol/client-roots.js';
 import type { Server } from '@modelcontextprotocol/server';
 import type { ToolHost } from '../host/host.js';
 import type { CommandContext } from './context.js';
 import { openingHost } from '../mcp-server/opening-host.js';
-import type { RequestLogEntry } from '../mcp-server/http.js';
-import type { SessionSnapshot } from '../mcp-server/http-sessions.js';
+import type { RequestLogEntry } from '../http/public-types.js';
 import type { Console } from '../console/console.js';
 
 /**
@@ -344,7 +344,7 @@ export async function runServe(options: {
       const { address, allowedOrigins, routing } = mode;
       if (mode.exposed && !host.config.serve.auth) refuseUnauthenticated(address.host);
       // Loaded for --http only: the stdio start stays small.
-      const { serveHttp } = await import('../mcp-server/http.js');
+      const { serveHttp } = await import('../mcp-server/http/http.js');
       const stateless = options.values.stateless === true;
       let sessions = (): SessionSnapshot[] => [];
       // Loaded for --ui only.

@@ -19,22 +19,22 @@ import type { Identity } from '../../boundary/identity.js';
 import type { ToolHost } from '../host/host.js';
 import type { HostReport } from '../explain/public-types.js';
 import type { HostEvents } from '../host/events.js';
-import { IdentityViews } from '../mcp-server/identity-views.js';
+import { IdentityViews } from '../http/identity-views.js';
 import { inspectorOf } from '../host/inspector.js';
 import { CallLog, withPayloads } from './calls.js';
 import { PendingApprovals, type PendingApproval } from './approvals.js';
 import { definitionChange, diffReports } from './changes.js';
 import { EventStreams, type EventFilter } from './event-stream.js';
 import { overview, sessionsAnswer, type Serving } from './overview.js';
-import type { SessionSnapshot } from '../mcp-server/http-sessions.js';
+import type { SessionSnapshot } from '../mcp-server/public-types.js';
 import { toolDetail } from './tool-detail.js';
 import { sendError, sendJson, sendRefusal } from './replies.js';
 import { sendStatic } from './static-files.js';
 import { ToolshedError } from '../../boundary/errors.js';
 import { matchRule } from '../access/rules.js';
-import { ownerKey } from '../mcp-server/caller.js';
-import { clientOf, normalizeAddress } from '../mcp-server/http-access.js';
-import { StatelessClients } from '../mcp-server/stateless-clients.js';
+import { ownerKey } from '../http/caller.js';
+import { clientOf, normalizeAddress } from '../http/access.js';
+import { StatelessClients } from '../mcp-server/sessions/stateless-clients.js';
 import type { ShownIdentity } from './calls.js';
 
 /** The scope a `serve.auth` token needs to use the console. */

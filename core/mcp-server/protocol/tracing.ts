@@ -17,7 +17,7 @@ import {
   type TextMapGetter,
 } from '@opentelemetry/api';
 import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/server';
-import { tracer, tracingOn } from '../call/tracing.js';
+import { tracer, tracingOn } from '../../call/tracing.js';
 
 type Meta = Record<string, unknown>;
 

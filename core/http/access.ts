@@ -122,3 +122,31 @@ export function clientOf(req: IncomingMessage, trustedProxies: ReadonlySet<strin
 export function normalizeAddress(address: string): string {
   return address.toLowerCase().replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
 }
+
+/** A host as it appears in a URL (`[::1]` for IPv6). */
+export function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** The origins a browser sends for pages of a listener bound to `host` on `port`, and of its public URLs. */
+export function listenerOrigins(host: string, port: number, publicUrls: readonly string[]): Set<string> {
+  return new Set([
+    ...loopbackHosts(urlHost(host), port).map((h) => `http://${h}`),
+    ...publicUrls.map((u) => new URL(u).origin),
+  ]);
+}
+
+/**
+ * The Host headers a listener bound to `host` on `port` accepts: on loopback its own names and its public URLs' hosts
+ * (a page whose name was rebound to 127.0.0.1 is refused); undefined (any) elsewhere.
+ */
+export function allowedHosts(host: string, port: number, publicUrls: readonly string[]): Set<string> | undefined {
+  if (!isLoopback(host)) return undefined;
+  return new Set([...loopbackHosts(urlHost(host), port), ...publicHosts(publicUrls)]);
+}
+
+/** Why a request's `Host` header is refused (`allowed` undefined: any is), or undefined when it may proceed. */
+export function hostRefusal(header: string | undefined, allowed: ReadonlySet<string> | undefined): string | undefined {
+  if (!allowed || allowed.has((header ?? '').toLowerCase())) return undefined;
+  return `Invalid Host header: ${JSON.stringify((header ?? '').slice(0, 100))}`;
+}
