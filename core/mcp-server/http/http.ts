@@ -26,7 +26,7 @@ import { SessionTable } from '../sessions/session-table.js';
 import { isLoopback } from '../../http/address.js';
 import { normalizeAddress } from '../../http/access.js';
 import { callerOf } from '../../http/caller.js';
-import { FrontDoor } from '../../http/front-door.js';
+import { FrontDoor, type FrontDoorOptions } from '../../http/front-door.js';
 import { IdentityViews } from '../../http/identity-views.js';
 import { HttpSessions } from './http-sessions.js';
 import { McpHttpEndpoint } from './mcp-endpoint.js';
@@ -49,22 +49,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     throw new UsageError(
       'serve.auth and a bearer token (--token-env) both guard the endpoint: use one (OAuth tokens, or the static token)',
     );
-  const door = await FrontDoor.open(host, {
-    host: options.host,
-    port: options.port,
-    path: MCP_PATH,
-    onError,
-    allowedOrigins: new Set(options.allowedOrigins ?? []),
-    publicUrls: options.publicUrls ?? serve.publicUrl,
-    trustedProxies: new Set((options.trustedProxies ?? serve.trustedProxies).map(normalizeAddress)),
-    ...(options.bearerToken !== undefined ? { bearerToken: options.bearerToken } : {}),
-    bearerRefusal: 'Unauthorized: send Authorization: Bearer <token>',
-    sessionHeader: 'mcp-session-id',
-    tokenClock: host.clock,
-    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
-    refuse: (res, status, message, headers) => reply(res, status, message, undefined, headers),
-    fail: (res) => reply(res, 500, 'Internal server error'),
-  });
+  const door = await FrontDoor.open(host, doorOptions(host, options, onError));
   const views = serve.auth ? new IdentityViews(host) : undefined;
   const table = new SessionTable(
     options.sessionIdleMs ?? serve.sessionIdleMs,
@@ -118,6 +103,27 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       return table.size;
     },
     sessionList: () => table.list(),
+  };
+}
+
+/** serve's front door: Origin checked, MCP's session header audited and logged, refusals as JSON-RPC errors. */
+function doorOptions(host: ToolHost, options: HttpServeOptions, onError: (error: unknown) => void): FrontDoorOptions {
+  const { serve } = host.config;
+  return {
+    host: options.host,
+    port: options.port,
+    path: MCP_PATH,
+    onError,
+    allowedOrigins: new Set(options.allowedOrigins ?? []),
+    publicUrls: options.publicUrls ?? serve.publicUrl,
+    trustedProxies: new Set((options.trustedProxies ?? serve.trustedProxies).map(normalizeAddress)),
+    ...(options.bearerToken !== undefined ? { bearerToken: options.bearerToken } : {}),
+    bearerRefusal: 'Unauthorized: send Authorization: Bearer <token>',
+    sessionHeader: 'mcp-session-id',
+    tokenClock: host.clock,
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+    refuse: (res, status, message, headers) => reply(res, status, message, undefined, headers),
+    fail: (res) => reply(res, 500, 'Internal server error'),
   };
 }
 
