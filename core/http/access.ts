@@ -1,5 +1,5 @@
 /**
- * Who may talk to `toolshed serve --http`. The Streamable HTTP spec says a
+ * Who may talk to toolshed's listeners (`serve --http`, `toolshed ui`). The Streamable HTTP spec says a
  * server MUST validate `Origin`: a web page the user visits can make the
  * browser send requests to a server on loopback, and the Origin header is how
  * the server tells. A request with no Origin (a non-browser client) passes;
@@ -72,7 +72,7 @@ export function normalizePublicUrl(value: string): string {
 }
 
 /** The Host headers that name a loopback server bound to `host` (as in a URL) on `port`. */
-export function loopbackHosts(host: string, port: number): string[] {
+function loopbackHosts(host: string, port: number): string[] {
   return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${host.toLowerCase()}:${port}`];
 }
 
@@ -80,7 +80,7 @@ export function loopbackHosts(host: string, port: number): string[] {
  * The Host headers a client sends for each of `urls`: `host:port`, and the bare host when the port is the scheme's
  * default.
  */
-export function publicHosts(urls: readonly string[]): string[] {
+function publicHosts(urls: readonly string[]): string[] {
   return urls.flatMap((value) => {
     const url = new URL(value);
     const port = url.port || (url.protocol === 'https:' ? '443' : '80');
