@@ -7,17 +7,17 @@
  */
 import { UsageError } from '../../boundary/errors.js';
 import { visibleLine, visible } from '../text/visible.js';
-import { isLoopback, parseListenAddress } from '../mcp-server/address.js';
-import { normalizeOrigin, normalizePublicUrl } from '../mcp-server/http-access.js';
-import { serveStdio, type McpEndpoint } from '../mcp-server/stdio.js';
+import { isLoopback, parseListenAddress } from '../http/address.js';
+import { normalizeOrigin, normalizePublicUrl } from '../http/access.js';
+import { serveStdio } from '../mcp-server/stdio/stdio.js';
+import type { McpEndpoint, SessionSnapshot } from '../mcp-server/public-types.js';
 import { createReloadingHost, type ReloadingHost } from '../mcp-server/reloading-host.js';
-import { clientRoot } from '../mcp-server/client-roots.js';
+import { clientRoot } from '../mcp-server/protocol/client-roots.js';
 import type { Server } from '@modelcontextprotocol/server';
 import type { ToolHost } from '../host/host.js';
 import type { CommandContext } from './context.js';
 import { openingHost } from '../mcp-server/opening-host.js';
-import type { RequestLogEntry } from '../mcp-server/http.js';
-import type { SessionSnapshot } from '../mcp-server/http-sessions.js';
+import type { RequestLogEntry } from '../http/public-types.js';
 import type { Console } from '../console/console.js';
 
 /**
@@ -285,16 +285,88 @@ function adoptClientRoot(opening: Promise<ReloadingHost>, setRoot: (root: string
   };
 }
 
+/** How `serve` opens its host: `root` when a client chose one, `reload` for every open after the first. */
+type HostOpener = (root: string | undefined, reload: boolean) => Promise<ToolHost>;
+
+/**
+ * The host serve serves, opened once `gate` settles: a reloading host whose log lines and
+ * warnings go to stderr, watching its files under --watch; `root()` is the root to open it in.
+ */
+async function openServedHost(
+  values: ServeValues,
+  openHost: HostOpener,
+  root: () => string | undefined,
+  gate: Promise<void>,
+): Promise<ReloadingHost> {
+  await gate;
+  const reloading = createReloadingHost(await openHost(root(), false), () => openHost(root(), true));
+  // Before any call can run on it: calls wait for the host, and their log lines must not be lost.
+  reloading.on('log', (entry) => log(`[${entry.plugin}${entry.tool ? `/${entry.tool}` : ''}] ${entry.message}`));
+  reloading.on('warning', (message) => log(`warning: ${message}`));
+  return values.watch || values.watchWorkspace
+    ? watch(reloading, values.watchWorkspace === true, await import('../mcp-server/watch.js'))
+    : reloading;
+}
+
+/** What `serve --http` runs: the endpoint, and the console when `--ui` mounts it. */
+interface HttpServing {
+  endpoint: McpEndpoint;
+  webConsole: Console | undefined;
+}
+
+/** Serves `host` over Streamable HTTP as `mode` says (with the console at /ui/ under --ui), and logs where. */
+async function serveOverHttp(
+  host: ReloadingHost,
+  mode: Extract<ReturnType<typeof plan>, { kind: 'http' }>,
+  values: ServeValues,
+  onError: (error: unknown) => void,
+): Promise<HttpServing> {
+  const { address, allowedOrigins, routing } = mode;
+  if (mode.exposed && !host.config.serve.auth) refuseUnauthenticated(address.host);
+  // Loaded for --http only: the stdio start stays small.
+  const { serveHttp } = await import('../mcp-server/http/http.js');
+  const stateless = values.stateless === true;
+  let sessions = (): SessionSnapshot[] => [];
+  // Loaded for --ui only.
+  const webConsole = values.ui
+    ? (await import('../console/console.js')).consoleHandler({
+        host,
+        serving: { mcp: true, transport: 'http', ...(stateless ? { stateless } : {}) },
+        sessions: () => sessions(),
+        allowedOrigins,
+        oauth: host.config.serve.auth !== undefined,
+      })
+    : undefined;
+  const http = await serveHttp(host, {
+    ...address,
+    ...routing,
+    onError,
+    allowedOrigins,
+    ...(mode.bearerToken !== undefined ? { bearerToken: mode.bearerToken } : {}),
+    stateless,
+    ...(values.ops ? { ops: true } : {}),
+    ...(webConsole ? { mount: { prefix: CONSOLE_PREFIX, ...webConsole } } : {}),
+    ...(values.quiet ? {} : { onRequest: (entry: RequestLogEntry) => log(requestLine(entry)) }),
+  }).catch(async (error: unknown) => {
+    // Not listening (the address is taken): the console stops watching the host before serve closes it.
+    await webConsole?.close();
+    throw error;
+  });
+  sessions = () => http.sessionList();
+  log(
+    `MCP (Streamable HTTP${values.stateless ? ', stateless' : ''}${routing.replica !== undefined ? `, replica ${routing.replica}` : ''}) listening on ${http.url}${authNote(host, values.tokenEnv)}`,
+  );
+  if (webConsole) log(`console at ${new URL(CONSOLE_PREFIX, http.url).href}`);
+  return { endpoint: http, webConsole };
+}
+
 /**
  * Starts the MCP server over stdio or Streamable HTTP and returns its exit code when it stops.
  * Over stdio (without --strict, which must see the plugins first) the client's `initialize` is
  * answered at once: the host opens meanwhile, and requests for tools wait for its plugins. MCP
  * servers never hold up the start: their tools join with list_changed as each one lists them.
  */
-export async function runServe(options: {
-  values: ServeValues;
-  openHost(root: string | undefined, reload: boolean): Promise<ToolHost>;
-}): Promise<number> {
+export async function runServe(options: { values: ServeValues; openHost: HostOpener }): Promise<number> {
   const mode = plan(options.values);
   let root: string | undefined;
   const onError = (error: unknown) => log(`error: ${describe(error)}`);
@@ -307,26 +379,14 @@ export async function runServe(options: {
   const gate = new Promise<void>((resolve) => {
     openNow = resolve;
   });
-  const opening = (async () => {
-    await gate;
-    const reloading = createReloadingHost(await options.openHost(root, false), () => options.openHost(root, true));
-    // Before any call can run on it: calls wait for the host, and their log lines must not be lost.
-    reloading.on('log', (entry) => log(`[${entry.plugin}${entry.tool ? `/${entry.tool}` : ''}] ${entry.message}`));
-    reloading.on('warning', (message) => log(`warning: ${message}`));
-    return options.values.watch || options.values.watchWorkspace
-      ? watch(reloading, options.values.watchWorkspace === true, await import('../mcp-server/watch.js'))
-      : reloading;
-  })();
+  const opening = openServedHost(options.values, options.openHost, () => root, gate);
   const early = mode.kind === 'stdio' && !options.values.strict ? openingHost(opening) : undefined;
+  const adoptRoot = adoptClientRoot(opening, (dir) => (root = dir));
   let host: ReloadingHost | undefined;
   let webConsole: Console | undefined;
   try {
     if (early) {
-      const stdio = await serveStdio(
-        early,
-        onError,
-        adoptClientRoot(opening, (dir) => (root = dir)),
-      );
+      const stdio = await serveStdio(early, onError, adoptRoot);
       endpoint = stdio;
       const moment = setTimeout(openNow, CLIENT_OPENING_WAIT_MS);
       stdio.answered.then(() => {
@@ -340,46 +400,9 @@ export async function runServe(options: {
       log(`--strict: ${failed.length} plugin${failed.length === 1 ? '' : 's'} failed to load; not serving`);
       return 1;
     }
-    if (mode.kind === 'http') {
-      const { address, allowedOrigins, routing } = mode;
-      if (mode.exposed && !host.config.serve.auth) refuseUnauthenticated(address.host);
-      // Loaded for --http only: the stdio start stays small.
-      const { serveHttp } = await import('../mcp-server/http.js');
-      const stateless = options.values.stateless === true;
-      let sessions = (): SessionSnapshot[] => [];
-      // Loaded for --ui only.
-      webConsole = options.values.ui
-        ? (await import('../console/console.js')).consoleHandler({
-            host,
-            serving: { mcp: true, transport: 'http', ...(stateless ? { stateless } : {}) },
-            sessions: () => sessions(),
-            allowedOrigins,
-            oauth: host.config.serve.auth !== undefined,
-          })
-        : undefined;
-      const http = await serveHttp(host, {
-        ...address,
-        ...routing,
-        onError,
-        allowedOrigins,
-        ...(mode.bearerToken !== undefined ? { bearerToken: mode.bearerToken } : {}),
-        stateless,
-        ...(options.values.ops ? { ops: true } : {}),
-        ...(webConsole ? { mount: { prefix: CONSOLE_PREFIX, ...webConsole } } : {}),
-        ...(options.values.quiet ? {} : { onRequest: (entry: RequestLogEntry) => log(requestLine(entry)) }),
-      });
-      endpoint = http;
-      sessions = () => http.sessionList();
-      log(
-        `MCP (Streamable HTTP${options.values.stateless ? ', stateless' : ''}${routing.replica !== undefined ? `, replica ${routing.replica}` : ''}) listening on ${http.url}${authNote(host, options.values.tokenEnv)}`,
-      );
-      if (webConsole) log(`console at ${new URL(CONSOLE_PREFIX, http.url).href}`);
-    } else {
-      endpoint ??= await serveStdio(
-        host,
-        onError,
-        adoptClientRoot(opening, (dir) => (root = dir)),
-      );
+    if (mode.kind === 'http') ({ endpoint, webConsole } = await serveOverHttp(host, mode, options.values, onError));
+    else {
+      endpoint ??= await serveStdio(host, onError, adoptRoot);
       log('MCP over stdio ready');
     }
     const reason = await Promise.race([endpoint.closed.then(() => 'client closed the connection'), signals.signalled]);

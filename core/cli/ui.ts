@@ -9,8 +9,8 @@
 import { spawn } from 'node:child_process';
 import { UsageError } from '../../boundary/errors.js';
 import { visible } from '../text/visible.js';
-import { isLoopback, parseListenAddress, type ListenAddress } from '../mcp-server/address.js';
-import { normalizeOrigin } from '../mcp-server/http-access.js';
+import { isLoopback, parseListenAddress, type ListenAddress } from '../http/address.js';
+import { normalizeOrigin } from '../http/access.js';
 import { bearerToken, list, refuseUnauthenticated, surviveLostStderr, untilSignal } from './serve.js';
 import { failedPlugins, openHost } from './open-host.js';
 import { logLine } from './log-line.js';

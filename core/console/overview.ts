@@ -6,7 +6,7 @@
  */
 import type { HostReport } from '../explain/public-types.js';
 import type { Identity } from '../../boundary/identity.js';
-import type { SessionSnapshot } from '../mcp-server/http-sessions.js';
+import type { SessionSnapshot } from '../mcp-server/public-types.js';
 import { shownIdentity, type ShownIdentity } from './calls.js';
 import type { BreakerReport } from '../call/public-types.js';
 

@@ -10,7 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createToolHost, type Identity, type ToolHost } from 'toolshed';
-import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js';
+import { serveHttp } from '#internal/core/mcp-server/http/http.js';
+import type { HttpEndpoint } from '#internal/core/mcp-server/public-types.js';
 import {
   EXCHANGE_CLIENT,
   TOKEN_EXCHANGE,

@@ -19,7 +19,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js';
+import { serveHttp } from '#internal/core/mcp-server/http/http.js';
+import type { HttpEndpoint } from '#internal/core/mcp-server/public-types.js';
 import { BIN, mcpConfig, mcpProject } from '../mcp/setup.js';
 import { suiteHome } from '../helpers.js';
 import { startAuthServer, type AuthServer } from '../support/oauth.js';

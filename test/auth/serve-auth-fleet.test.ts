@@ -8,7 +8,8 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js';
+import { serveHttp } from '#internal/core/mcp-server/http/http.js';
+import type { HttpEndpoint } from '#internal/core/mcp-server/public-types.js';
 import { mcpConfig, mcpProject, textOf } from '../mcp/setup.js';
 import { FLEET_KEY, killLeftoversAfterAll, startStateServer, type StoreServer } from '../support/fleet.js';
 import { startAuthServer, type AuthServer } from '../support/oauth.js';

@@ -14,7 +14,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
-import { serveHttp, type HttpEndpoint, type HttpServeOptions } from '#internal/core/mcp-server/http.js';
+import { serveHttp } from '#internal/core/mcp-server/http/http.js';
+import type { HttpEndpoint, HttpServeOptions } from '#internal/core/mcp-server/public-types.js';
 import { fixtureOptions, ManualClock } from '../helpers.js';
 
 interface Answer {

@@ -10,7 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type CallOutcome, type ToolHost } from 'toolshed';
-import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js';
+import { serveHttp } from '#internal/core/mcp-server/http/http.js';
+import type { HttpEndpoint } from '#internal/core/mcp-server/public-types.js';
 import { mcpConfig, mcpProject, progressOnWire, recordIncoming, signal, textOf } from './setup.js';
 
 // A long TTL: this test flips checks itself instead of waiting for the refresh loop.

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { LineLimitedInput, OutlineScanner, type OversizedMessage } from '#internal/core/mcp-server/line-limit.js';
+import { LineLimitedInput, OutlineScanner, type OversizedMessage } from '#internal/core/mcp-server/stdio/line-limit.js';
 import { BIN, mcpConfig, textOf } from './setup.js';
 import { tempDir, suiteHome } from '../helpers.js';
 

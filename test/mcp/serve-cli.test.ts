@@ -6,7 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isLoopback, parseListenAddress } from '#internal/core/mcp-server/address.js';
+import { isLoopback, parseListenAddress } from '#internal/core/http/address.js';
 import { BIN, mcpProject } from './setup.js';
 import { suiteHome, toolshedMain } from '../helpers.js';
 

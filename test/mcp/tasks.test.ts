@@ -38,7 +38,7 @@ import {
   type TaskRunContext,
   TaskServer,
   type TaskScopeOptions,
-} from '#internal/core/mcp-server/tasks.js';
+} from '#internal/core/mcp-server/protocol/tasks.js';
 import type { McpTool } from '#internal/core/providers/types.js';
 import { tempDir, withHost } from '../helpers.js';
 

@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { InMemoryTransport as ModernInMemory } from '@modelcontextprotocol/server';
-import { serveHttp, type HttpEndpoint } from '#internal/core/mcp-server/http.js';
-import { createMcpServer } from '#internal/core/mcp-server/server.js';
+import { serveHttp } from '#internal/core/mcp-server/http/http.js';
+import type { HttpEndpoint } from '#internal/core/mcp-server/public-types.js';
+import { createMcpServer } from '#internal/core/mcp-server/protocol/create-server.js';
 import { fixtureOptions } from '../helpers.js';
 import { signal, textOf } from '../mcp/setup.js';
 

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { CircuitBreaker, breakerKeys } from '#internal/core/call/breaker.js';
-import { HeldCall, InputRounds } from '#internal/core/mcp-server/input-rounds.js';
-import { TaskScope } from '#internal/core/mcp-server/tasks-store.js';
+import { HeldCall, InputRounds } from '#internal/core/mcp-server/protocol/input-rounds.js';
+import { TaskScope } from '#internal/core/mcp-server/protocol/tasks-store.js';
 import { awaitApproval } from '#internal/core/call/approval.js';
 import { restartDelay } from '#internal/core/mcp-client/restart-backoff.js';
 import { probeDelay } from '#internal/core/mcp-client/probe.js';

@@ -9,8 +9,8 @@ import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuditSink } from '#internal/core/call/audit-sink.js';
 import { EventStreams } from '#internal/core/console/event-stream.js';
-import { SessionTable } from '#internal/core/mcp-server/http-sessions.js';
-import { InputRounds } from '#internal/core/mcp-server/input-rounds.js';
+import { SessionTable } from '#internal/core/mcp-server/sessions/session-table.js';
+import { InputRounds } from '#internal/core/mcp-server/protocol/input-rounds.js';
 import { ManualClock, tempDir } from '../helpers.js';
 
 const dirs: Array<{ cleanup(): void }> = [];

@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { debounced, timers } from '#internal/core/state/clock.js';
 import { MemoryStore } from '#internal/core/state/store.js';
-import { startRefreshLoop } from '#internal/core/mcp-server/refresh-loop.js';
+import { startRefreshLoop } from '#internal/core/mcp-server/protocol/refresh-loop.js';
 import { ManualClock } from '../helpers.js';
 
 describe('ManualClock timers', () => {

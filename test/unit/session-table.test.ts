@@ -1,5 +1,5 @@
 /**
- * The session table of `serve --http` (core/mcp-server/http-sessions.ts) on the stage: who is
+ * The session table of `serve --http` (core/mcp-server/sessions/session-table.ts) on the stage: who is
  * admitted when the server, a client or an identity is full, which session makes room, what a
  * request in flight and a listening GET stream count for, and the idle sweep on a ManualClock.
  * No server and no socket: a session's SDK server is a stand-in that records its close, and a
@@ -9,7 +9,7 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { SessionTable } from '#internal/core/mcp-server/http-sessions.js';
+import { SessionTable } from '#internal/core/mcp-server/sessions/session-table.js';
 import { ManualClock } from '../helpers.js';
 
 const IDLE_MS = 60_000;

@@ -1,5 +1,5 @@
 /**
- * The token checks of `serve.auth` (core/mcp-server/http-auth.ts) on the stage: what an
+ * The token checks of `serve.auth` (core/http/auth.ts) on the stage: what an
  * `Authorization` header must carry to become the caller's identity, and the answer for each
  * way a token can be wrong. The issuer's keys are a JWKS in a `data:` URL (fetched without a
  * socket) and time is a ManualClock, so expiry is tested by moving it. What a client sees over
@@ -8,8 +8,8 @@
  */
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkAuth, resourceServer } from '#internal/core/mcp-server/http-auth.js';
-import { identityOf } from '#internal/core/mcp-server/caller.js';
+import { checkAuth, resourceServer } from '#internal/core/http/auth.js';
+import { identityOf } from '#internal/core/http/caller.js';
 import { ManualClock } from '../helpers.js';
 
 const ISSUER = 'https://issuer.example';

@@ -1,5 +1,5 @@
 /**
- * Who may talk to `toolshed serve --http`. The Streamable HTTP spec says a
+ * Who may talk to toolshed's listeners (`serve --http`, `toolshed ui`). The Streamable HTTP spec says a
  * server MUST validate `Origin`: a web page the user visits can make the
  * browser send requests to a server on loopback, and the Origin header is how
  * the server tells. A request with no Origin (a non-browser client) passes;
@@ -72,7 +72,7 @@ export function normalizePublicUrl(value: string): string {
 }
 
 /** The Host headers that name a loopback server bound to `host` (as in a URL) on `port`. */
-export function loopbackHosts(host: string, port: number): string[] {
+function loopbackHosts(host: string, port: number): string[] {
   return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${host.toLowerCase()}:${port}`];
 }
 
@@ -80,7 +80,7 @@ export function loopbackHosts(host: string, port: number): string[] {
  * The Host headers a client sends for each of `urls`: `host:port`, and the bare host when the port is the scheme's
  * default.
  */
-export function publicHosts(urls: readonly string[]): string[] {
+function publicHosts(urls: readonly string[]): string[] {
   return urls.flatMap((value) => {
     const url = new URL(value);
     const port = url.port || (url.protocol === 'https:' ? '443' : '80');
@@ -121,4 +121,32 @@ export function clientOf(req: IncomingMessage, trustedProxies: ReadonlySet<strin
 /** An address as compared: an IPv4 address mapped into IPv6 (`::ffff:10.0.0.5`) is the IPv4 one. */
 export function normalizeAddress(address: string): string {
   return address.toLowerCase().replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+}
+
+/** A host as it appears in a URL (`[::1]` for IPv6). */
+export function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** The origins a browser sends for pages of a listener bound to `host` on `port`, and of its public URLs. */
+export function listenerOrigins(host: string, port: number, publicUrls: readonly string[]): Set<string> {
+  return new Set([
+    ...loopbackHosts(urlHost(host), port).map((h) => `http://${h}`),
+    ...publicUrls.map((u) => new URL(u).origin),
+  ]);
+}
+
+/**
+ * The Host headers a listener bound to `host` on `port` accepts: on loopback its own names and its public URLs' hosts
+ * (a page whose name was rebound to 127.0.0.1 is refused); undefined (any) elsewhere.
+ */
+export function allowedHosts(host: string, port: number, publicUrls: readonly string[]): Set<string> | undefined {
+  if (!isLoopback(host)) return undefined;
+  return new Set([...loopbackHosts(urlHost(host), port), ...publicHosts(publicUrls)]);
+}
+
+/** Why a request's `Host` header is refused (`allowed` undefined: any is), or undefined when it may proceed. */
+export function hostRefusal(header: string | undefined, allowed: ReadonlySet<string> | undefined): string | undefined {
+  if (!allowed || allowed.has((header ?? '').toLowerCase())) return undefined;
+  return `Invalid Host header: ${JSON.stringify((header ?? '').slice(0, 100))}`;
 }

@@ -8,10 +8,10 @@
  * store's own count.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { CallOutcome } from '../../boundary/outcome.js';
-import type { CallMeter } from './call-tool.js';
-import type { ToolHost } from '../host/host.js';
-import type { HostReport } from '../explain/public-types.js';
+import type { CallOutcome } from '../../../boundary/outcome.js';
+import type { CallMeter } from '../protocol/call-tool.js';
+import type { ToolHost } from '../../host/host.js';
+import type { HostReport } from '../../explain/public-types.js';
 
 /** The label a call to a tool the host does not know gets, so a client cannot mint series. */
 const UNKNOWN_TOOL = '(unknown)';

@@ -15,10 +15,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import { closeSession, type McpSession } from './server.js';
-import type { CallerIdentity } from '../../boundary/identity.js';
-import { systemClock, timers, type Timers } from '../state/clock.js';
-import type { Clock } from '../state/clock.js';
+import { closeSession, type McpSession } from '../protocol/session.js';
+import type { CallerIdentity } from '../../../boundary/identity.js';
+import type { SessionSnapshot } from '../public-types.js';
+import { systemClock, timers, type Timers } from '../../state/clock.js';
+import type { Clock } from '../../state/clock.js';
 
 /** One MCP session: its SDK server and transport, its held calls, its client, and when it was last used. */
 interface Session {
@@ -28,23 +29,13 @@ interface Session {
   session: McpSession;
   /** who opened it (`clientOf`) */
   client: string;
-  /** the identity that opened it (caller.ts's `ownerKey`; '' without `serve.auth`): only it may use the session */
+  /** the identity that opened it (core/http/caller.ts's `ownerKey`; '' without `serve.auth`): only it may use the session */
   owner: string;
   /** that identity, without its token (absent without `serve.auth`) */
   identity?: CallerIdentity;
   openedAt: number;
   /** requests of this session still being answered (GET streams excluded) */
   active: number;
-  lastSeen: number;
-}
-
-/** An open session as others may see it (the console's api/sessions): no server, transport or held calls. */
-export interface SessionSnapshot {
-  id: string;
-  identity?: CallerIdentity;
-  /** the client's name and version, from its initialize */
-  client?: string;
-  openedAt: number;
   lastSeen: number;
 }
 

@@ -8,9 +8,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveMetrics, type MetricSources } from './metrics.js';
-import { whenOpen } from './opening-host.js';
-import type { CallMeter } from './call-tool.js';
-import type { ToolHost } from '../host/host.js';
+import { whenOpen } from '../opening-host.js';
+import type { CallMeter } from '../protocol/call-tool.js';
+import type { ToolHost } from '../../host/host.js';
 
 /** How long `/readyz` waits for the state store's answer before it calls the store unreachable. */
 const PING_TIMEOUT_MS = 2_000;

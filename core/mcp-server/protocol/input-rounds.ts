@@ -26,8 +26,8 @@ import {
   type LoggingLevel,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { systemClock, timers, type Timers } from '../state/clock.js';
-import type { Clock } from '../state/clock.js';
+import { systemClock, timers, type Timers } from '../../state/clock.js';
+import type { Clock } from '../../state/clock.js';
 
 /** Whether `a` and `b` are the same owner. */
 export function sameOwner(a: Owner, b: Owner): boolean {
@@ -41,7 +41,7 @@ interface Question {
   answer(response: unknown): void;
 }
 
-/** Who may resume a held call: the same session, for the same tool, as the same identity (caller.ts's `ownerKey`). */
+/** Who may resume a held call: the same session, for the same tool, as the same identity (core/http/caller.ts's `ownerKey`). */
 interface Owner {
   sessionId: string;
   tool: string;

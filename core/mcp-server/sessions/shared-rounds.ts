@@ -1,6 +1,6 @@
 /**
  * Held calls answerable on any replica of a fleet. A call held for the
- * client's user (input-rounds.ts) keeps running in the replica that started
+ * client's user (protocol/input-rounds.ts) keeps running in the replica that started
  * it, but a 2026-07-28 client's retry (or a stateless client's) may reach
  * any replica. So a held call is registered in the state store under its
  * token (its owner replica, session and tool); a replica that receives a
@@ -19,10 +19,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
-import { sameOwner, type HeldCall, type InputRounds } from './input-rounds.js';
-import type { StateStore } from '../state/store-contract.js';
+import { sameOwner, type HeldCall, type InputRounds } from '../protocol/input-rounds.js';
+import type { StateStore } from '../../state/store-contract.js';
 
-/** Who may resume a held call (input-rounds.ts). */
+/** Who may resume a held call (protocol/input-rounds.ts). */
 interface Owner {
   sessionId: string;
   tool: string;

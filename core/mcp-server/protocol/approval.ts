@@ -14,8 +14,8 @@ import {
   type ElicitResult,
   type InputRequest,
 } from '@modelcontextprotocol/server';
-import type { ApprovalRequest, Approver } from '../call/approval.js';
-import type { ElicitRequest, Elicitor, ElicitResult as UpstreamAnswer } from '../../boundary/server-requests.js';
+import type { ApprovalRequest, Approver } from '../../call/approval.js';
+import type { ElicitRequest, Elicitor, ElicitResult as UpstreamAnswer } from '../../../boundary/server-requests.js';
 
 function question(request: ApprovalRequest): string {
   const args = JSON.stringify(request.args);

@@ -1,5 +1,5 @@
 /**
- * The views `serve --http` serves its callers by: `host.as(identity)` for each
+ * The views a listener (`serve --http`, the console) serves its callers by: `host.as(identity)` for each
  * verified caller (their `access` rule's tools, approvals and quotas, every
  * call made for them). A view is made once per presented token, not per
  * request, and kept in a small LRU: a token names one identity with one set

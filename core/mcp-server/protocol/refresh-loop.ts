@@ -5,8 +5,8 @@
  * per check TTL, which runs only the checks whose cached verdict expired and
  * lets the host emit 'change' (and so list_changed) when the exposed set moved.
  */
-import { timers } from '../state/clock.js';
-import type { ToolHost } from '../host/host.js';
+import { timers } from '../../state/clock.js';
+import type { ToolHost } from '../../host/host.js';
 
 /** The shortest and longest pause between two evaluations. */
 const MIN_INTERVAL_MS = 250;

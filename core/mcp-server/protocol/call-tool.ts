@@ -23,9 +23,8 @@ import { performance } from 'node:perf_hooks';
 import type { TaskRunContext } from './tasks.js';
 import { mcpApprover, mcpElicitor } from './approval.js';
 import { HeldCall, type InputRounds } from './input-rounds.js';
-import type { SharedRounds } from './shared-rounds.js';
-import type { ToolHost } from '../host/host.js';
-import type { CallOutcome, RichContent } from '../../boundary/outcome.js';
+import type { ToolHost } from '../../host/host.js';
+import type { CallOutcome, RichContent } from '../../../boundary/outcome.js';
 
 /** The parts of a `tools/call` request this handler reads. */
 interface CallToolParams {
@@ -34,8 +33,26 @@ interface CallToolParams {
   _meta?: { progressToken?: string | number };
 }
 
-/** Told of every call's outcome and its duration in milliseconds (the ops metrics, metrics.ts). */
+/** Told of every call's outcome and its duration in milliseconds (the ops metrics, http/metrics.ts). */
 export type CallMeter = (tool: string, outcome: CallOutcome, ms: number) => void;
+
+/**
+ * The held calls of a fleet's other replicas (sessions/shared-rounds.ts): a retry this replica cannot
+ * resume is forwarded to the replica that holds it, and the calls held here are recorded for theirs.
+ */
+export interface FleetRounds {
+  /** what the round of a call another replica holds answers; undefined when none holds `token` for `owner` */
+  forward(
+    token: string,
+    owner: HeldCall['owner'],
+    responses: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): Promise<CallToolResult | InputRequiredResult | undefined>;
+  /** records that `call` is held here */
+  held(call: HeldCall): Promise<void>;
+  /** forgets the record of a call whose result was handed out */
+  released(call: HeldCall): Promise<void>;
+}
 
 /** Where a call runs: the connection's server, the host session, its held calls, who counts it. */
 interface CallPlace {
@@ -48,7 +65,7 @@ interface CallPlace {
   caller: string;
   rounds: InputRounds;
   /** the held calls of the fleet's other replicas (HTTP without sessions): a retry may answer one of theirs */
-  shared?: SharedRounds;
+  shared?: FleetRounds;
   /**
    * A 2025-era client served without a session (stateless HTTP): its capabilities as stored at its
    * `initialize`, and no way to ask it anything (its answer would reach a server that never asked).

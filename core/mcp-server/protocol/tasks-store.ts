@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { TaskStatusV1, TaskV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { timers, type TimerHandle, type Timers } from '../state/clock.js';
-import type { Clock } from '../state/clock.js';
+import { timers, type TimerHandle, type Timers } from '../../state/clock.js';
+import type { Clock } from '../../state/clock.js';
 
 /** Limits of one session's tasks; every field has a default. */
 export interface TaskScopeOptions {

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
-import type { StateStore } from '../state/store-contract.js';
+import type { StateStore } from '../../state/store-contract.js';
 
 /** What a client's `initialize` declared. */
 interface ClientRecord {
@@ -62,7 +62,7 @@ export class StatelessClients {
   }
 
   /**
-   * Whether `owner` (caller.ts's `ownerKey`) may use the session `id`: yes when it is its own or
+   * Whether `owner` (core/http/caller.ts's `ownerKey`) may use the session `id`: yes when it is its own or
    * no one's yet, and then it is its own for `ttlMs` past this use. Throws when the store fails
    * (nobody can tell then, and the request is refused). Two callers naming a new id at once
    * could both pass: only the client it was issued to knows it.
@@ -76,7 +76,7 @@ export class StatelessClients {
   }
 
   /**
-   * Who the session `id` belongs to (caller.ts's `ownerKey`), or undefined when no one has claimed it; throws when the
+   * Who the session `id` belongs to (core/http/caller.ts's `ownerKey`), or undefined when no one has claimed it; throws when the
    * store fails.
    */
   async owner(id: string): Promise<string | undefined> {

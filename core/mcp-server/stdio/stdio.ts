@@ -7,20 +7,14 @@
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, type Server } from '@modelcontextprotocol/server';
 import { serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import { LineLimitedInput, type OversizedMessage } from './line-limit.js';
-import { closeSession, createMcpServer, newSession } from './server.js';
+import { buildMcpServer } from '../protocol/server.js';
+import { closeSession, newSession, type McpSession } from '../protocol/session.js';
 import { LineTransport } from './stdio-transport.js';
-import { startRefreshLoop } from './refresh-loop.js';
+import { startRefreshLoop } from '../protocol/refresh-loop.js';
 import { guardStdout } from './stdout-guard.js';
-import { isOpening, whenOpen } from './opening-host.js';
-import type { ToolHost } from '../host/host.js';
-
-/** A running MCP endpoint. */
-export interface McpEndpoint {
-  /** settles when the client went away (stdin closed) or close() was called */
-  closed: Promise<void>;
-  /** stops serving; in-flight calls are cancelled. The host stays open. */
-  close(): Promise<void>;
-}
+import { isOpening, whenOpen } from '../opening-host.js';
+import type { ToolHost } from '../../host/tool-host.js';
+import type { McpEndpoint } from '../public-types.js';
 
 /** A stdio endpoint, which also tells when it first answered the client. */
 interface StdioEndpoint extends McpEndpoint {
@@ -54,6 +48,52 @@ function oversizedMessage(message: OversizedMessage, limit: number): string {
 }
 
 /**
+ * The lines dropped for their size: each is reported, and a request among them answered with an
+ * error on the transport (set once it exists). The limit is the SDK's stdio buffer size (also
+ * serve.maxMessageBytes' default) until the host's config names its own.
+ */
+class OversizedLines {
+  limit = STDIO_DEFAULT_MAX_BUFFER_SIZE;
+  transport: LineTransport | undefined;
+
+  constructor(private readonly onError: (error: unknown) => void) {}
+
+  readonly refuse = (message: OversizedMessage): void => {
+    const { limit } = this;
+    this.onError(
+      new Error(
+        `dropped a message of ${message.bytes} bytes, over serve.maxMessageBytes (${limit})${message.id === undefined ? '' : `; answered request ${JSON.stringify(message.id)} with an error`}`,
+      ),
+    );
+    if (message.id === undefined) return;
+    this.transport!.send({
+      jsonrpc: '2.0',
+      id: message.id,
+      error: {
+        code: INVALID_REQUEST,
+        message: oversizedMessage(message, limit),
+        data: { bytes: message.bytes, limit },
+      },
+    }).catch(this.onError);
+  };
+}
+
+/** The connection's one server, in `session`; `onInitialized` told once a 2025-era client's handshake is done. */
+function serverFactory(host: ToolHost, session: McpSession, onInitialized?: (server: Server) => void): () => Server {
+  return () => {
+    const server = buildMcpServer(host, { session, network: 'pipe' });
+    if (onInitialized) {
+      const previous = server.oninitialized;
+      server.oninitialized = () => {
+        previous?.();
+        onInitialized(server);
+      };
+    }
+    return server;
+  };
+}
+
+/**
  * Serves `host` over stdin/stdout until stdin closes. Logs must go to stderr.
  * `onInitialized` runs once a 2025-era client's handshake is done (a
  * 2026-07-28 client has none). A line over `host.config.serve.maxMessageBytes`
@@ -68,28 +108,8 @@ export async function serveStdio(
   const session = newSession(host.clock);
   // A host still opening (fast start) has no config yet: the default limit holds until it has.
   const ready = whenOpen(host);
-  // (serve.maxMessageBytes' default is the SDK's stdio buffer size too.)
-  let limit = STDIO_DEFAULT_MAX_BUFFER_SIZE;
-  const refuse = (message: OversizedMessage) => {
-    onError(
-      new Error(
-        `dropped a message of ${message.bytes} bytes, over serve.maxMessageBytes (${limit})${message.id === undefined ? '' : `; answered request ${JSON.stringify(message.id)} with an error`}`,
-      ),
-    );
-    if (message.id === undefined) return;
-    transport
-      .send({
-        jsonrpc: '2.0',
-        id: message.id,
-        error: {
-          code: INVALID_REQUEST,
-          message: oversizedMessage(message, limit),
-          data: { bytes: message.bytes, limit },
-        },
-      })
-      .catch(onError);
-  };
-  const input = new LineLimitedInput(process.stdin, limit, refuse);
+  const oversized = new OversizedLines(onError);
+  const input = new LineLimitedInput(process.stdin, oversized.limit, oversized.refuse);
   let answered!: () => void;
   const firstAnswer = new Promise<void>((resolve) => {
     answered = resolve;
@@ -100,19 +120,20 @@ export async function serveStdio(
     () => finish(),
     () => answered(),
   );
+  oversized.transport = transport;
   if (isOpening(host)) {
     // Opening messages are small; a large one waits for the config's limit, and is refused if over it.
     transport.holdUntil(
       ready.then((open) => open.config.serve.maxMessageBytes),
       EARLY_LINE_BYTES,
-      (line) => refuse({ bytes: line.length - 1, ...outline(line) }),
+      (line) => oversized.refuse({ bytes: line.length - 1, ...outline(line) }),
     );
   }
   let stopRefresh = () => {};
   ready.then(
     (open) => {
       if (finished) return;
-      limit = input.maxBytes = open.config.serve.maxMessageBytes;
+      oversized.limit = input.maxBytes = open.config.serve.maxMessageBytes;
       stopRefresh = startRefreshLoop(host, onError);
     },
     () => {},
@@ -132,20 +153,7 @@ export async function serveStdio(
     process.stdin.off('close', close);
     done();
   };
-  const handle = serveStdioEntry(
-    () => {
-      const server = createMcpServer(host, { session, network: 'pipe' });
-      if (onInitialized) {
-        const previous = server.oninitialized;
-        server.oninitialized = () => {
-          previous?.();
-          onInitialized(server);
-        };
-      }
-      return server;
-    },
-    { transport, onerror: onError },
-  );
+  const handle = serveStdioEntry(serverFactory(host, session, onInitialized), { transport, onerror: onError });
   async function close(): Promise<void> {
     await handle.close();
     finish();

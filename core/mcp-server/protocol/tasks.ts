@@ -24,7 +24,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { TaskScope, TaskWork } from './tasks-store.js';
-import type { McpTool } from '../providers/types.js';
+import type { McpTool } from '../../providers/types.js';
 
 export { TaskScope, type TaskScopeOptions } from './tasks-store.js';
 

@@ -1,6 +1,6 @@
 /**
  * Who an MCP request is for. With `serve.auth`, `serve --http` verifies the
- * request's bearer token (http-auth.ts) and hands the SDK an `AuthInfo` that
+ * request's bearer token (auth.ts) and hands the SDK an `AuthInfo` that
  * carries the caller's `Identity`; the handlers read it back from the
  * request's context, and sessions, held calls and quotas are keyed by the
  * caller's owner key. Without `serve.auth` a request has no caller.
