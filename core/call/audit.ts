@@ -6,7 +6,7 @@
  * get their own line with the chain of callers. A line names who called (subject and issuer, never
  * the token), what (tool, plugin, tier), how it ended and the digests of the arguments and result;
  * the arguments themselves only when `audit.arguments` is on. A request refused before it became
- * a call (`serve --http`'s 401s, 403s, 429s; `host.recordRefusal`) gets a line of its own: the
+ * a call (`serve --http`'s and the console's 401s, 403s, 429s) gets a line of its own: the
  * status, why, and who sent it. docs/security.md#audit-log.
  */
 import { performance } from 'node:perf_hooks';

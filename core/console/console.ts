@@ -20,7 +20,7 @@ import type { ToolHost } from '../host/host.js';
 import type { HostReport } from '../explain/public-types.js';
 import type { HostEvents } from '../host/events.js';
 import { IdentityViews } from '../mcp-server/identity-views.js';
-import { inspectorOf } from '../host/inspector.js';
+import { inspectorOf, recordRefusal } from '../host/inspector.js';
 import { CallLog, withPayloads } from './calls.js';
 import { PendingApprovals, type PendingApproval } from './approvals.js';
 import { definitionChange, diffReports } from './changes.js';
@@ -159,7 +159,7 @@ export function consoleHandler(options: ConsoleOptions): Console {
     sessionId?: string,
   ): void {
     const trustedProxies = new Set(host.config.serve.trustedProxies.map(normalizeAddress));
-    host.recordRefusal({
+    recordRefusal(host, {
       status: 403,
       reason: message,
       client: clientOf(req, trustedProxies),

@@ -14,6 +14,7 @@ import { identityOf } from '../mcp-server/caller.js';
 import { sendResponse } from '../mcp-server/http-replies.js';
 import type { ResourceServer } from '../mcp-server/http-auth.js';
 import type { ToolHost } from '../host/host.js';
+import { recordRefusal } from '../host/inspector.js';
 import type { Identity } from '../../boundary/identity.js';
 import { consoleHandler } from './console.js';
 import { sendError, sendRefusal } from './replies.js';
@@ -80,7 +81,7 @@ export async function serveConsole(host: ToolHost, options: ConsoleListenOptions
     message: string,
     headers: Record<string, string> = {},
   ): void {
-    host.recordRefusal({
+    recordRefusal(host, {
       status,
       reason: message,
       client: clientOf(req, new Set(host.config.serve.trustedProxies.map(normalizeAddress))),

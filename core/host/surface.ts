@@ -307,17 +307,13 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     use: (hooks) => scope.hooks.add(hooks),
     view: (options) => openView(shared, scope, options),
     as: (identity) => openIdentityView(shared, scope, identity),
-    recordRefusal: (refusal) =>
-      shared.audit?.refused({
-        ...refusal,
-        ...(refusal.identity ? { identity: callerIdentity(refusal.identity) } : {}),
-      }),
     close: () => {
       search.close();
       return lifetime.close();
     },
   };
   registerInspector(surface, {
+    config: () => config,
     toolInfo: (name) => {
       const record = registry.tools.get(name);
       return record ? toolInfo(record) : undefined;
@@ -328,6 +324,11 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
       shared.approvers.add(approver);
       return () => void shared.approvers.delete(approver);
     },
+    recordRefusal: (refusal) =>
+      shared.audit?.refused({
+        ...refusal,
+        ...(refusal.identity ? { identity: callerIdentity(refusal.identity) } : {}),
+      }),
   });
   return surface;
 }

@@ -54,6 +54,7 @@ import { matchRule } from '../access/rules.js';
 import { ToolshedError, UsageError } from '../../boundary/errors.js';
 import type { Identity } from '../../boundary/identity.js';
 import type { ToolHost } from '../host/host.js';
+import { recordRefusal } from '../host/inspector.js';
 
 /** Where and how to listen. */
 export interface HttpServeOptions extends ListenAddress {
@@ -390,7 +391,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     headers: Record<string, string> = {},
   ): void {
     const sessionId = req.headers['mcp-session-id'];
-    host.recordRefusal({
+    recordRefusal(host, {
       status,
       reason: message,
       client: sender(req),
@@ -484,7 +485,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       if (verified instanceof Response) {
         const reason = await challengeReason(verified);
         if (verified.status === 401 || verified.status === 403)
-          host.recordRefusal({ status: verified.status, reason, client: sender(req) });
+          recordRefusal(host, { status: verified.status, reason, client: sender(req) });
         const challenge = verified.headers.get('www-authenticate');
         if (mounted !== undefined)
           return options.mount!.refuse(

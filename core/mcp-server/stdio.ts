@@ -11,7 +11,7 @@ import { closeSession, createMcpServer, newSession } from './server.js';
 import { LineTransport } from './stdio-transport.js';
 import { startRefreshLoop } from './refresh-loop.js';
 import { guardStdout } from './stdout-guard.js';
-import { isOpening, whenOpen } from './opening-host.js';
+import { isOpening, whenOpen } from '../host/opening-host.js';
 import type { ToolHost } from '../host/host.js';
 
 /** A running MCP endpoint. */
