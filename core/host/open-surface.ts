@@ -11,6 +11,10 @@ import { UsageError } from '../../boundary/errors.js';
 import { createSurface, openScope, type HostShared } from './surface.js';
 import { Quotas } from '../access/quota.js';
 import { CallMonitor } from '../call/call-monitor.js';
+import { dispatchSpans } from '../call/tracing.js';
+import { breakerObserver } from '../call/breaker-observer.js';
+import type { CallObserver } from '../call/call-observer.js';
+import type { CircuitBreaker } from '../call/breaker.js';
 import type { HostEmitter } from './events.js';
 import type { HostSettings } from './open-config.js';
 import type { HostRunners } from './open-runners.js';
@@ -105,10 +109,7 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
         breakers: pipeline.breaker?.report(),
       }),
     ...(settings.credentials ? { credentials: settings.credentials } : {}),
-    monitor: new CallMonitor(
-      () => events.listenerCount('call') > 0,
-      (record) => events.emit('call', record),
-    ),
+    observers: callObservers(input.audit, events, pipeline.breaker),
     approvers: new Set(),
     ...(config.search.embedder
       ? { embeddings: new EmbeddingStore(config.search.embedder, (message) => events.emit('warning', message)) }
@@ -143,4 +144,20 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
     throw error;
   }
   return host;
+}
+
+/**
+ * Who sees every call, in this order (the first outermost): the audit log (config `audit`), the host's `call`
+ * listeners, the OpenTelemetry spans, the circuit breaker.
+ */
+function callObservers(
+  audit: AuditLog | undefined,
+  events: HostEmitter,
+  breaker: CircuitBreaker | undefined,
+): CallObserver[] {
+  const monitor = new CallMonitor(
+    () => events.listenerCount('call') > 0,
+    (record) => events.emit('call', record),
+  );
+  return [...(audit ? [audit] : []), monitor, dispatchSpans, ...(breaker ? [breakerObserver(breaker)] : [])];
 }

@@ -12,7 +12,7 @@ import { HookList } from '../call/hooks.js';
 import type { ApprovalPolicy, Approver } from '../call/approval.js';
 import type { CircuitBreaker } from '../call/breaker.js';
 import type { AuditLog } from '../call/audit.js';
-import type { CallMonitor } from '../call/call-monitor.js';
+import type { CallObserver } from '../call/call-observer.js';
 import { HostEmitter, type HostEvents } from './events.js';
 import { ToolshedError } from '../../boundary/errors.js';
 import { formatDefinitions, FORMATS, type DefinitionFormat, type ToolsByFormat } from '../providers/index.js';
@@ -66,8 +66,8 @@ export interface HostShared {
   acceptDefinitions: ToolHost['acceptDefinitions'];
   /** the embedder's per-identity credentials, for the secrets tools declare */
   credentials?: CredentialProvider;
-  /** tells the host's `call` listeners of every call through any surface */
-  monitor: CallMonitor;
+  /** who sees every call through any surface: the audit log, the `call` listeners, the spans, the breaker */
+  observers: readonly CallObserver[];
   /** approvers added to the host (the console): every surface asks them beside a call's own */
   approvers: Set<Approver>;
   /** tool vectors for hybrid search, shared by every surface (config `search.embedder`) */
@@ -191,15 +191,13 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
   );
   const deps: DispatchDeps = {
     registry,
-    ...(shared.audit ? { audit: shared.audit } : {}),
     config: () => config,
     exposure: () => pipeline.current(),
     hooks: () => scope.hooks.list(),
     hostTool: (name, exposure) => search.hostTool(name, exposure),
     state: shared.state,
-    ...(shared.breaker ? { breaker: shared.breaker } : {}),
     ...(shared.credentials ? { credentials: shared.credentials } : {}),
-    monitor: shared.monitor,
+    observers: shared.observers,
   };
   if (scope.approval.active)
     deps.approval = {

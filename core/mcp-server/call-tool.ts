@@ -19,7 +19,8 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { performance } from 'node:perf_hooks';
+import { CallWatches, type CallObserver } from '../call/call-observer.js';
+import { hostFailure } from '../call/dispatch.js';
 import type { TaskRunContext } from './tasks.js';
 import { mcpApprover, mcpElicitor } from './approval.js';
 import { HeldCall, type InputRounds } from './input-rounds.js';
@@ -34,8 +35,8 @@ interface CallToolParams {
   _meta?: { progressToken?: string | number };
 }
 
-/** Told of every call's outcome and its duration in milliseconds (the ops metrics, metrics.ts). */
-export type CallMeter = (tool: string, outcome: CallOutcome, ms: number) => void;
+/** Watches every call by its tool's name (the ops metrics, metrics.ts). */
+export type CallMeter = CallObserver<{ tool: string }>;
 
 /** Where a call runs: the connection's server, the host session, its held calls, who counts it. */
 interface CallPlace {
@@ -163,11 +164,8 @@ async function metered(
   tool: string,
   call: () => Promise<CallOutcome>,
 ): Promise<CallOutcome> {
-  if (!place.meter) return call();
-  const started = performance.now();
-  const outcome = await call();
-  place.meter(tool, outcome, performance.now() - started);
-  return outcome;
+  const watches = place.meter && CallWatches.start([place.meter], { tool });
+  return watches ? watches.run(call, (error) => hostFailure(tool, error)) : call();
 }
 
 /** The MCP result of an outcome: rich content as it came in, text, or the error envelope. */
