@@ -79,6 +79,15 @@ class Followers {
     for (const approver of this.approvers.keys()) this.approvers.set(approver, inspectorOf(host).addApprover(approver));
   }
 
+  /** Keeps `item` (a hook, an approver) with its removal from the current host; returns its removal for good. */
+  follow<T>(items: Map<T, () => void>, item: T, removal: () => void): () => void {
+    items.set(item, removal);
+    return () => {
+      items.get(item)?.();
+      items.delete(item);
+    };
+  }
+
   detach(host: ToolHost): void {
     host.off('change', this.forward.change);
     for (const event of FORWARDED) host.off(event, this.forward[event] as never);
@@ -86,93 +95,104 @@ class Followers {
   }
 }
 
-function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
-  const followers = new Followers();
-  const { emitter } = followers;
-  const inFlight = new InFlight();
-  let current = initial;
-  let closed = false;
-  // Views and identity views, each remade from the next host on a reload.
-  const views = new Set<{ view: Delegate; make: (host: ToolHost) => ToolHost }>();
-  followers.attach(current);
+/** A view (or identity view) that follows every reload: its stand-in, and how to make it from the next host. */
+interface FollowingView {
+  view: Delegate;
+  make(host: ToolHost): ToolHost;
+}
 
-  /** A view (or identity view) of the current host that follows every reload. */
-  function derived(make: (host: ToolHost) => ToolHost): Delegate {
-    const entry = { make, view: undefined as unknown as Delegate };
-    entry.view = delegate(make(current), async () => void views.delete(entry));
-    views.add(entry);
-    return entry.view;
+/** The host a stand-in forwards to now, and what follows it from one host to the next. */
+class Swapping {
+  current: ToolHost;
+  readonly followers = new Followers();
+  readonly inFlight = new InFlight();
+  /** views and identity views, each remade from the next host on a reload */
+  readonly views = new Set<FollowingView>();
+  private closed = false;
+
+  constructor(initial: ToolHost) {
+    this.current = initial;
+    this.followers.attach(initial);
   }
 
+  /** Makes `next` current: hooks and views move to it, 'change' is emitted, the previous one closes when idle. */
+  async swap(next: ToolHost): Promise<void> {
+    const { followers } = this;
+    const previous = this.current;
+    this.current = next;
+    followers.attach(next);
+    await next.refresh();
+    for (const entry of this.views) {
+      // A view whose names no longer exist after the reload keeps its old (now closed) host and says why.
+      try {
+        await entry.view.swap(entry.make(next));
+      } catch (error) {
+        followers.emitter.emit('warning', `a view could not follow the reload: ${(error as Error).message}`);
+      }
+    }
+    followers.emitter.emit('change', ++followers.generation);
+    // Closing the old host is best effort: a pool that fails to stop must not fail the reload that replaced it.
+    this.retire(previous).catch(() => {});
+  }
+
+  /** Closes the current host, once; `onClose` first (a reload under way ends). */
+  async close(onClose: () => Promise<void>): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await onClose();
+    this.followers.detach(this.current);
+    await this.current.close();
+    this.followers.emitter.removeAllListeners();
+  }
+
+  private async retire(host: ToolHost): Promise<void> {
+    this.followers.detach(host);
+    await this.inFlight.idle(host);
+    await host.close();
+  }
+}
+
+/** A stand-in for `initial` that can swap it; `onClose` runs first when it closes. */
+function delegate(initial: ToolHost, onClose: () => Promise<void>): Delegate {
+  const state = new Swapping(initial);
+  const { followers, inFlight } = state;
+  const { emitter } = followers;
+  /** A view (or identity view) of the current host that follows every reload. */
+  const derived = (make: (host: ToolHost) => ToolHost): Delegate => {
+    const entry: FollowingView = { make, view: undefined as unknown as Delegate };
+    entry.view = delegate(make(state.current), async () => void state.views.delete(entry));
+    state.views.add(entry);
+    return entry.view;
+  };
   const facade: Delegate = forwardingHost<Delegate>(
     {
-      now: () => current,
+      now: () => state.current,
       // Only calls are counted: they are what a swapped-out host must finish before it closes.
-      later: (member, use) => (member === 'call' || member === 'dispatch' ? inFlight.run(current, use) : use(current)),
+      later: (member, use) =>
+        member === 'call' || member === 'dispatch' ? inFlight.run(state.current, use) : use(state.current),
     },
     {
       on(event, listener) {
-        if (event === 'call' && emitter.listenerCount('call') === 0) current.on('call', followers.forwardCall);
+        if (event === 'call' && emitter.listenerCount('call') === 0) state.current.on('call', followers.forwardCall);
         emitter.on(event, listener as never);
         return facade;
       },
       off(event, listener) {
         emitter.off(event, listener as never);
-        if (event === 'call' && emitter.listenerCount('call') === 0) current.off('call', followers.forwardCall);
+        if (event === 'call' && emitter.listenerCount('call') === 0) state.current.off('call', followers.forwardCall);
         return facade;
       },
-      use(hook) {
-        followers.hooks.set(hook, current.use(hook));
-        return () => {
-          followers.hooks.get(hook)?.();
-          followers.hooks.delete(hook);
-        };
-      },
+      use: (hook) => followers.follow(followers.hooks, hook, state.current.use(hook)),
       view: (options) => derived((host) => host.view(options)),
       as: (identity) => derived((host) => host.as(identity)),
-      async swap(next) {
-        const previous = current;
-        current = next;
-        followers.attach(next);
-        await next.refresh();
-        for (const entry of views) {
-          // A view whose names no longer exist after the reload keeps its old (now closed) host and says why.
-          try {
-            await entry.view.swap(entry.make(next));
-          } catch (error) {
-            emitter.emit('warning', `a view could not follow the reload: ${(error as Error).message}`);
-          }
-        }
-        emitter.emit('change', ++followers.generation);
-        // Closing the old host is best effort: a pool that fails to stop must not fail the reload that replaced it.
-        retire(previous).catch(() => {});
-      },
-      async close() {
-        if (closed) return;
-        closed = true;
-        await onClose();
-        followers.detach(current);
-        await current.close();
-        emitter.removeAllListeners();
-      },
+      swap: (next) => state.swap(next),
+      close: () => state.close(onClose),
     },
   );
-
-  async function retire(host: ToolHost): Promise<void> {
-    followers.detach(host);
-    await inFlight.idle(host);
-    await host.close();
-  }
-
   registerInspector(facade, {
-    ...delegatingInspector(() => current),
-    addApprover(approver) {
-      followers.approvers.set(approver, inspectorOf(current).addApprover(approver));
-      return () => {
-        followers.approvers.get(approver)?.();
-        followers.approvers.delete(approver);
-      };
-    },
+    ...delegatingInspector(() => state.current),
+    addApprover: (approver) =>
+      followers.follow(followers.approvers, approver, inspectorOf(state.current).addApprover(approver)),
   });
   return facade;
 }
