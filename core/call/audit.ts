@@ -12,7 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { resultDigest } from './digests.js';
 import { AuditSink } from './audit-sink.js';
-import type { CallObserver, CallWatch, ObservedCall } from './call-observer.js';
+import type { DispatchObserver, DispatchWatch, ObservedCall } from './dispatch-watches.js';
 import type { CallOutcome } from '../../boundary/outcome.js';
 import type { ToolErrorCode } from '../../boundary/errors.js';
 import type { Tier } from '../../boundary/tier.js';
@@ -54,7 +54,7 @@ interface AuditLine {
 }
 
 /** The audit log of one host: its sink and whether lines carry the arguments. */
-export class AuditLog implements CallObserver {
+export class AuditLog implements DispatchObserver {
   private constructor(
     private readonly sink: AuditSink,
     private readonly withArguments: boolean,
@@ -69,7 +69,7 @@ export class AuditLog implements CallObserver {
   }
 
   /** Watches every call, to write its line when it ends; a throw inside the host is written as the outcome it becomes. */
-  started(call: ObservedCall): CallWatch {
+  started(call: ObservedCall): DispatchWatch {
     const time = new Date();
     const started = performance.now();
     const write = (outcome: CallOutcome) =>

@@ -4,17 +4,17 @@
  * the tier ends it books how the call ended (breaker.ts).
  */
 import { breakerKeys, type BreakerVerdict, type CircuitBreaker } from './breaker.js';
-import type { CallObserver, CallWatch } from './call-observer.js';
+import type { DispatchObserver, DispatchWatch } from './dispatch-watches.js';
 import type { CallOutcome } from '../../boundary/outcome.js';
 import type { ToolRecord } from '../load/types.js';
 
 /** Watches every call for `breaker`. */
-export function breakerObserver(breaker: CircuitBreaker): CallObserver {
+export function breakerObserver(breaker: CircuitBreaker): DispatchObserver {
   return { started: () => new BreakerWatch(breaker) };
 }
 
 /** One call's admission and settlement. */
-class BreakerWatch implements CallWatch {
+class BreakerWatch implements DispatchWatch {
   /** the admission's ticket; undefined when no circuit existed (the breaker was idle) as the tier started */
   private ticket: { settle(verdict: BreakerVerdict): void } | undefined;
 

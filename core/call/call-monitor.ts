@@ -6,11 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { envelope, type CallOutcome } from '../../boundary/outcome.js';
-import type { CallObserver, CallWatch, ObservedCall } from './call-observer.js';
+import type { DispatchObserver, DispatchWatch, ObservedCall } from './dispatch-watches.js';
 import type { CallRecord } from './public-types.js';
 
 /** Tells `emit` of every call that starts while `watching()` says someone listens. */
-export class CallMonitor implements CallObserver {
+export class CallMonitor implements DispatchObserver {
   constructor(
     /** whether anyone listens now */
     readonly watching: () => boolean,
@@ -18,7 +18,7 @@ export class CallMonitor implements CallObserver {
   ) {}
 
   /** Watches a call while someone listens, to tell of it when it ends (a throw inside the host as its outcome). */
-  started(call: ObservedCall): CallWatch | undefined {
+  started(call: ObservedCall): DispatchWatch | undefined {
     if (!this.watching()) return undefined;
     const time = new Date();
     const started = performance.now();

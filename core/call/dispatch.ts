@@ -13,7 +13,7 @@ import { reachable, refuseByGrants } from './call-grants.js';
 import { deadlockedWorkers, whileWaiting } from './reentry.js';
 import { withHooks, type ToolCall, type ToolHooks } from './hooks.js';
 import { breakerVerdict, type BreakerVerdict } from './breaker.js';
-import { CallWatches, type CallObserver, type ObservedCall } from './call-observer.js';
+import { CallWatches, type DispatchObserver, type ObservedCall } from './dispatch-watches.js';
 import { receivedArguments } from './digests.js';
 import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
 import type { CallHooks, CallOrigin, HandlerRequest } from '../runners/runner.js';
@@ -29,7 +29,7 @@ import type { Clock } from '../state/clock.js';
 import { callSecrets } from './credentials.js';
 import type { StateStore } from '../state/store-contract.js';
 import { sessionHook, StateScope } from './plugin-state.js';
-import { ToolshedError } from '../../boundary/errors.js';
+import { hostFailure } from './host-failure.js';
 
 export type { DispatchOptions };
 
@@ -65,10 +65,10 @@ export interface DispatchDeps {
   /** holds a top-level call to its identity's quotas (config `access[].quota`) */
   admit?(): Promise<Admission>;
   /**
-   * who sees every call, refused and nested ones included, in this order (call-observer.ts): the audit log, the
+   * who sees every call, refused and nested ones included, in this order (dispatch-watches.ts): the audit log, the
    * host's `call` listeners, the spans, the circuit breaker
    */
-  observers?: readonly CallObserver[];
+  observers?: readonly DispatchObserver[];
   /** the access rule the calling identity falls under (`host.as`), which its audit lines name */
   accessRule?: string;
   /**
@@ -193,15 +193,6 @@ function observedCall(
     ...(record ? { owner: { plugin: record.plugin.source.name, tier: record.plugin.runner.tier } } : {}),
     ...(deps.accessRule !== undefined ? { rule: deps.accessRule } : {}),
   };
-}
-
-/**
- * The outcome of a call that threw inside the host (a config toolset error after a reload, say): dispatch never throws
- * to its caller.
- */
-export function hostFailure(name: string, error: unknown): CallOutcome {
-  const code = error instanceof ToolshedError ? error.code : 'TOOL_CRASHED';
-  return failure('TOOL_CRASHED', `toolshed could not run ${name}: ${code}: ${(error as Error).message}`);
 }
 
 /** dispatchOutcome inside its observers' watches (undefined when none watches). */

@@ -16,7 +16,7 @@ import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import type { CallOutcome } from '../../boundary/outcome.js';
 import type { CallContext } from './chain.js';
 import type { ToolRecord } from '../load/types.js';
-import type { CallObserver, CallWatch, ObservedCall } from './call-observer.js';
+import type { DispatchObserver, DispatchWatch, ObservedCall } from './dispatch-watches.js';
 import { resultDigest } from './digests.js';
 
 let provider: TracerProvider | undefined;
@@ -114,7 +114,7 @@ function endWith(span: Span, outcome: CallOutcome): void {
  * The span's parent is the caller's active context, or the worker span of the tool that made a nested call.
  * It carries who the call is for (`enduser.id`, never the token) and the digests of its arguments and result.
  */
-export const dispatchSpans: CallObserver = {
+export const dispatchSpans: DispatchObserver = {
   started(call) {
     if (!tracingOn()) return undefined;
     const { context, SpanKind } = api();
@@ -148,7 +148,7 @@ function describeCall(span: Span, call: ObservedCall): void {
 }
 
 /** The spans of one dispatch: the call's own, and its worker run's as a child. */
-class DispatchSpan implements CallWatch {
+class DispatchSpan implements DispatchWatch {
   /** what a nested call made by the handler hangs from: the worker span once the worker runs */
   private workerContext: Context;
 

@@ -13,7 +13,7 @@ import { Quotas } from '../access/quota.js';
 import { CallMonitor } from '../call/call-monitor.js';
 import { dispatchSpans } from '../call/tracing.js';
 import { breakerObserver } from '../call/breaker-observer.js';
-import type { CallObserver } from '../call/call-observer.js';
+import type { DispatchObserver } from '../call/dispatch-watches.js';
 import type { CircuitBreaker } from '../call/breaker.js';
 import type { HostEmitter } from './events.js';
 import type { HostSettings } from './open-config.js';
@@ -172,7 +172,7 @@ function callObservers(
   audit: AuditLog | undefined,
   events: HostEmitter,
   breaker: CircuitBreaker | undefined,
-): CallObserver[] {
+): DispatchObserver[] {
   const monitor = new CallMonitor(
     () => events.listenerCount('call') > 0,
     (record) => events.emit('call', record),

@@ -6,13 +6,14 @@
  */
 import { DefinitionsPipeline, type PipelineDeps } from '../expose/pipeline.js';
 import type { Exposure } from '../expose/exposure.js';
-import { callerIdentity, dispatchOutcome, hostFailure, type DispatchDeps } from '../call/dispatch.js';
+import { callerIdentity, dispatchOutcome, type DispatchDeps } from '../call/dispatch.js';
+import { hostFailure } from '../call/host-failure.js';
 import { envelope, failure, type CallOutcome } from '../../boundary/outcome.js';
 import { HookList } from '../call/hooks.js';
 import type { ApprovalPolicy, Approver } from '../call/approval.js';
 import type { CircuitBreaker } from '../call/breaker.js';
 import type { AuditLog } from '../call/audit.js';
-import type { CallObserver } from '../call/call-observer.js';
+import type { DispatchObserver } from '../call/dispatch-watches.js';
 import { HostEmitter, type HostEvents } from './events.js';
 import { viewDefer, viewNarrowing, type Narrowing } from './view.js';
 import { accessView } from './identity-view.js';
@@ -63,7 +64,7 @@ export interface HostShared {
   /** the embedder's per-identity credentials, for the secrets tools declare */
   credentials?: CredentialProvider;
   /** who sees every call through any surface: the audit log, the `call` listeners, the spans, the breaker */
-  observers: readonly CallObserver[];
+  observers: readonly DispatchObserver[];
   /** approvers added to the host (the console): every surface asks them beside a call's own */
   approvers: Set<Approver>;
   /** tool vectors for hybrid search, shared by every surface (config `search.embedder`) */

@@ -19,8 +19,8 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { CallWatches, type CallObserver } from '../call/call-observer.js';
-import { hostFailure } from '../call/dispatch.js';
+import { runWatched, watchesOf, type CallObserver } from '../call/call-observer.js';
+import { hostFailure } from '../call/host-failure.js';
 import type { TaskRunContext } from './tasks.js';
 import { mcpApprover, mcpElicitor } from './approval.js';
 import { HeldCall, type InputRounds } from './input-rounds.js';
@@ -164,8 +164,8 @@ async function metered(
   tool: string,
   call: () => Promise<CallOutcome>,
 ): Promise<CallOutcome> {
-  const watches = place.meter && CallWatches.start([place.meter], { tool });
-  return watches ? watches.run(call, (error) => hostFailure(tool, error)) : call();
+  const watches = place.meter ? watchesOf([place.meter], { tool }) : [];
+  return watches.length ? runWatched(watches, call, (error) => hostFailure(tool, error)) : call();
 }
 
 /** The MCP result of an outcome: rich content as it came in, text, or the error envelope. */

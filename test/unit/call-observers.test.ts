@@ -5,7 +5,7 @@
  * hosts: test/tracing/, test/auth/audit-log.test.ts, test/dispatch/circuit-breaker.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { CallWatches, type CallObserver, type ObservedCall } from '#internal/core/call/call-observer.js';
+import { CallWatches, type DispatchObserver, type ObservedCall } from '#internal/core/call/dispatch-watches.js';
 import { breakerObserver } from '#internal/core/call/breaker-observer.js';
 import { breakerKeys, CircuitBreaker } from '#internal/core/call/breaker.js';
 import { CallMonitor } from '#internal/core/call/call-monitor.js';
@@ -25,7 +25,7 @@ const call: ObservedCall = {
 const record = { name: 'read_note', plugin: { source: { name: 'notes' } } } as never;
 
 /** An observer that logs each point it is told of, under `name`. */
-function logging(name: string, log: string[]): CallObserver {
+function logging(name: string, log: string[]): DispatchObserver {
   return {
     started: () => {
       log.push(`${name} started`);
@@ -80,7 +80,7 @@ describe('the watches of a call', () => {
 
   it("make a watch's own throw the call's: the watches outside it hear of it", async () => {
     const log: string[] = [];
-    const faulty: CallObserver = {
+    const faulty: DispatchObserver = {
       started: () => ({
         settled: () => {
           throw new Error('sink broke');
