@@ -6,13 +6,13 @@
  * get their own line with the chain of callers. A line names who called (subject and issuer, never
  * the token), what (tool, plugin, tier), how it ended and the digests of the arguments and result;
  * the arguments themselves only when `audit.arguments` is on. A request refused before it became
- * a call (`serve --http`'s 401s, 403s, 429s; `host.recordRefusal`) gets a line of its own: the
+ * a call (`serve --http`'s and the console's 401s, 403s, 429s) gets a line of its own: the
  * status, why, and who sent it. docs/security.md#audit-log.
  */
 import { performance } from 'node:perf_hooks';
 import { resultDigest } from './digests.js';
 import { AuditSink } from './audit-sink.js';
-import type { ObservedCall } from './call-monitor.js';
+import type { DispatchObserver, DispatchWatch, ObservedCall } from './dispatch-watches.js';
 import type { CallOutcome } from '../../boundary/outcome.js';
 import type { ToolErrorCode } from '../../boundary/errors.js';
 import type { Tier } from '../../boundary/tier.js';
@@ -54,7 +54,7 @@ interface AuditLine {
 }
 
 /** The audit log of one host: its sink and whether lines carry the arguments. */
-export class AuditLog {
+export class AuditLog implements DispatchObserver {
   private constructor(
     private readonly sink: AuditSink,
     private readonly withArguments: boolean,
@@ -68,27 +68,13 @@ export class AuditLog {
     return new AuditLog(await AuditSink.open(config.to, warn, clock), config.arguments);
   }
 
-  /**
-   * Runs the call and writes its line. A throw inside the host is written as the outcome
-   * `crashed` makes of it (what a caller from outside then gets) and thrown on.
-   */
-  async record(
-    call: ObservedCall,
-    run: () => Promise<CallOutcome>,
-    crashed: (error: unknown) => CallOutcome,
-  ): Promise<CallOutcome> {
+  /** Watches every call, to write its line when it ends; a throw inside the host is written as the outcome it becomes. */
+  started(call: ObservedCall): DispatchWatch {
     const time = new Date();
     const started = performance.now();
     const write = (outcome: CallOutcome) =>
       this.sink.write(JSON.stringify(this.line(call, time, performance.now() - started, outcome)));
-    try {
-      const outcome = await run();
-      write(outcome);
-      return outcome;
-    } catch (error) {
-      write(crashed(error));
-      throw error;
-    }
+    return { settled: write, threw: (_error, outcome) => write(outcome) };
   }
 
   /** The target and its counts, for explain. */
@@ -147,7 +133,7 @@ export class AuditLog {
       ...(call.rule !== undefined ? { rule: call.rule } : {}),
       ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
       ...(options.callId !== undefined ? { callId: options.callId } : {}),
-      chain: call.chain.map((hop) => ({ tool: hop.tool, plugin: hop.plugin })),
+      chain: call.context.chain.map((hop) => ({ tool: hop.tool, plugin: hop.plugin })),
       ...(owner ? { plugin: owner.plugin, tier: owner.tier } : {}),
       argumentsSha256: received.digest,
       resultSha256: resultDigest(outcome),

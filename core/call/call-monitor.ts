@@ -6,40 +6,20 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { envelope, type CallOutcome } from '../../boundary/outcome.js';
-import type { ReceivedArguments } from './digests.js';
-import type { Tier } from '../../boundary/tier.js';
-import type { CallChain, CallRecord, DispatchOptions } from './public-types.js';
+import type { DispatchObserver, DispatchWatch, ObservedCall } from './dispatch-watches.js';
+import type { CallRecord } from './public-types.js';
 
-/** A call as the monitor and the audit log record it. */
-export interface ObservedCall {
-  tool: string;
-  /** the arguments as received, read once (the audit log, the monitor and the trace share them) */
-  args: () => ReceivedArguments;
-  options: DispatchOptions;
-  chain: CallChain;
-  /** the tool's plugin and tier, when the registry knows the tool */
-  owner?: { plugin: string; tier: Tier };
-  /** the access rule its identity falls under */
-  rule?: string;
-}
-
-/** Tells `emit` of every call `wrap` runs while `watching()` says someone listens. */
-export class CallMonitor {
+/** Tells `emit` of every call that starts while `watching()` says someone listens. */
+export class CallMonitor implements DispatchObserver {
   constructor(
     /** whether anyone listens now */
     readonly watching: () => boolean,
     private readonly emit: (record: CallRecord) => void,
   ) {}
 
-  /**
-   * Runs the call and tells of it when it ends; a throw inside the host is told as the outcome `crashed` makes of it,
-   * and thrown on.
-   */
-  async wrap(
-    call: ObservedCall,
-    run: () => Promise<CallOutcome>,
-    crashed: (error: unknown) => CallOutcome,
-  ): Promise<CallOutcome> {
+  /** Watches a call while someone listens, to tell of it when it ends (a throw inside the host as its outcome). */
+  started(call: ObservedCall): DispatchWatch | undefined {
+    if (!this.watching()) return undefined;
     const time = new Date();
     const started = performance.now();
     const tell = (outcome: CallOutcome) => {
@@ -48,14 +28,7 @@ export class CallMonitor {
         this.emit(record(call, time, performance.now() - started, outcome));
       } catch {}
     };
-    try {
-      const outcome = await run();
-      tell(outcome);
-      return outcome;
-    } catch (error) {
-      tell(crashed(error));
-      throw error;
-    }
+    return { settled: tell, threw: (_error, outcome) => tell(outcome) };
   }
 }
 
@@ -80,7 +53,7 @@ function record(call: ObservedCall, time: Date, durationMs: number, outcome: Cal
         }
       : {}),
     ...(call.rule !== undefined ? { rule: call.rule } : {}),
-    chain: call.chain.map((hop) => ({ tool: hop.tool, plugin: hop.plugin })),
+    chain: call.context.chain.map((hop) => ({ tool: hop.tool, plugin: hop.plugin })),
     ...(owner ? { plugin: owner.plugin, tier: owner.tier } : {}),
     ...('value' in received ? { args: received.value } : {}),
     result: envelope(outcome),

@@ -12,11 +12,9 @@ import { describeChain, nestedContext, TOP_LEVEL, type CallContext } from './cha
 import { reachable, refuseByGrants } from './call-grants.js';
 import { deadlockedWorkers, whileWaiting } from './reentry.js';
 import { withHooks, type ToolCall, type ToolHooks } from './hooks.js';
-import { breakerKeys, breakerVerdict, type BreakerVerdict, type CircuitBreaker } from './breaker.js';
-import { traceDispatch, type DispatchTrace } from './tracing.js';
+import { breakerVerdict, type BreakerVerdict } from './breaker.js';
+import { CallWatches, type DispatchObserver, type ObservedCall } from './dispatch-watches.js';
 import { receivedArguments } from './digests.js';
-import type { AuditLog } from './audit.js';
-import type { CallMonitor } from './call-monitor.js';
 import { awaitApproval, type ApprovalPolicy, type Approver } from './approval.js';
 import type { CallHooks, CallOrigin, HandlerRequest } from '../runners/runner.js';
 import type { Exposure } from '../expose/exposure.js';
@@ -31,7 +29,7 @@ import type { Clock } from '../state/clock.js';
 import { callSecrets } from './credentials.js';
 import type { StateStore } from '../state/store-contract.js';
 import { sessionHook, StateScope } from './plugin-state.js';
-import { ToolshedError } from '../../boundary/errors.js';
+import { hostFailure } from './host-failure.js';
 
 export type { DispatchOptions };
 
@@ -50,8 +48,6 @@ export interface DispatchDeps {
   exposure: () => Promise<Exposure>;
   /** hooks around each call; absent or empty costs nothing */
   hooks?: () => readonly ToolHooks[];
-  /** takes tools and plugins that keep crashing or timing out out of service */
-  breaker?: CircuitBreaker;
   /** which tools need approval, and who approves when the call brings no approver */
   approval?: {
     policy: ApprovalPolicy;
@@ -68,10 +64,11 @@ export interface DispatchDeps {
   state?: StateStore;
   /** holds a top-level call to its identity's quotas (config `access[].quota`) */
   admit?(): Promise<Admission>;
-  /** writes a line for every call, refused and nested ones included (config `audit`) */
-  audit?: AuditLog;
-  /** tells the host's `call` listeners of every call, refused and nested ones included */
-  monitor?: CallMonitor;
+  /**
+   * who sees every call, refused and nested ones included, in this order (dispatch-watches.ts): the audit log, the
+   * host's `call` listeners, the spans, the circuit breaker
+   */
+  observers?: readonly DispatchObserver[];
   /** the access rule the calling identity falls under (`host.as`), which its audit lines name */
   accessRule?: string;
   /**
@@ -84,11 +81,11 @@ export interface DispatchDeps {
 /** A quota's answer to a call: refused with this outcome, or admitted until `release()`. */
 export type Admission = { refused: CallOutcome } | { release(): void };
 
-/** The limits one call runs under, and its trace when one is recorded. */
+/** The limits one call runs under, and its observers' watches. */
 interface CallLimits {
   timeoutMs: number;
   maxResultChars: number;
-  trace: DispatchTrace | undefined;
+  watches: CallWatches | undefined;
   /** no hook runs after the tier: its outcome, mapped by tierOutcome, is the call's */
   final: boolean;
 }
@@ -164,7 +161,7 @@ function refuseNestedHostTool(deps: DispatchDeps, context: CallContext, name: st
 
 /**
  * Runs one call through the whole pipeline and returns its outcome; `context` says who is calling
- * (TOP_LEVEL by default). Every call, refused or not, is traced and audited here, around the pipeline.
+ * (TOP_LEVEL by default). Every call, refused or not, is told to the observers here, around the pipeline.
  */
 export function dispatchOutcome(
   deps: DispatchDeps,
@@ -173,49 +170,45 @@ export function dispatchOutcome(
   options: DispatchOptions,
   context: CallContext = TOP_LEVEL,
 ): Promise<CallOutcome> {
-  const args = receivedArguments(rawArgs, deps.config().limits.maxArgsBytes);
-  const traced = () =>
-    traceDispatch(name, args, options, context, (trace) => runCall(deps, name, rawArgs, options, context, trace));
-  const watched = deps.monitor?.watching() === true;
-  if (!deps.audit && !watched) return traced();
+  const watches =
+    deps.observers && CallWatches.start(deps.observers, observedCall(deps, name, rawArgs, options, context));
+  const run = () => runCall(deps, name, rawArgs, options, context, watches);
+  return watches ? watches.run(run, (error) => hostFailure(name, error)) : run();
+}
+
+/** The call as its observers see it when it arrives. */
+function observedCall(
+  deps: DispatchDeps,
+  name: string,
+  rawArgs: unknown,
+  options: DispatchOptions,
+  context: CallContext,
+): ObservedCall {
   const record = deps.registry.tools.get(name);
-  const owner = record ? { plugin: record.plugin.source.name, tier: record.plugin.runner.tier } : undefined;
-  const call = {
+  return {
     tool: name,
-    args,
+    args: receivedArguments(rawArgs, deps.config().limits.maxArgsBytes),
     options,
-    chain: context.chain,
-    ...(owner ? { owner } : {}),
+    context,
+    ...(record ? { owner: { plugin: record.plugin.source.name, tier: record.plugin.runner.tier } } : {}),
     ...(deps.accessRule !== undefined ? { rule: deps.accessRule } : {}),
   };
-  const crashed = (error: unknown) => hostFailure(name, error);
-  const run = watched ? () => deps.monitor!.wrap(call, traced, crashed) : traced;
-  return deps.audit ? deps.audit.record(call, run, crashed) : run();
 }
 
-/**
- * The outcome of a call that threw inside the host (a config toolset error after a reload, say): dispatch never throws
- * to its caller.
- */
-export function hostFailure(name: string, error: unknown): CallOutcome {
-  const code = error instanceof ToolshedError ? error.code : 'TOOL_CRASHED';
-  return failure('TOOL_CRASHED', `toolshed could not run ${name}: ${code}: ${(error as Error).message}`);
-}
-
-/** dispatchOutcome under its span (`trace` is undefined when nothing records). */
+/** dispatchOutcome inside its observers' watches (undefined when none watches). */
 async function runCall(
   deps: DispatchDeps,
   name: string,
   rawArgs: unknown,
   options: DispatchOptions,
   context: CallContext,
-  trace: DispatchTrace | undefined,
+  watches: CallWatches | undefined,
 ): Promise<CallOutcome> {
   // Quotas count the calls an identity makes; nested calls ride on the call that made them.
   const admission = deps.admit && !context.chain.length ? await deps.admit() : undefined;
   if (admission && 'refused' in admission) return admission.refused;
   try {
-    return await admittedCall(deps, name, rawArgs, options, context, trace);
+    return await admittedCall(deps, name, rawArgs, options, context, watches);
   } finally {
     admission?.release();
   }
@@ -228,7 +221,7 @@ async function admittedCall(
   rawArgs: unknown,
   options: DispatchOptions,
   context: CallContext,
-  trace: DispatchTrace | undefined,
+  watches: CallWatches | undefined,
 ): Promise<CallOutcome> {
   const exposure = await deps.exposure();
   const hostTool = deps.hostTool?.(name, exposure);
@@ -245,7 +238,7 @@ async function admittedCall(
   if (!state?.exposed) {
     return failure('TOOL_NOT_EXPOSED', `tool '${name}' is not available here: ${state?.reason ?? 'not exposed'}`);
   }
-  if (record) trace?.tool(record);
+  if (record) watches?.known(record);
   if (context.chain.length) {
     const refused = record ? refuseNested(deps, context, record, exposure) : refuseNestedHostTool(deps, context, name);
     if (refused) return refused;
@@ -267,7 +260,7 @@ async function admittedCall(
   const limitsOfCall: CallLimits = {
     timeoutMs,
     maxResultChars,
-    trace,
+    watches,
     final: !hooks?.length && !record.manifest.outputSchema,
   };
   const approval = deps.approval?.policy.reasonFor(record);
@@ -321,8 +314,8 @@ function toolCall(record: ToolRecord, args: unknown, options: DispatchOptions, c
 }
 
 /**
- * The breaker's gate around the plugin's tier: a tool or plugin out of service (for everyone, or for this session) is
- * refused before any worker starts.
+ * The plugin's tier runs the call, between the points its observers are told of: a watch may refuse it first (the
+ * breaker's gate: a tool or plugin out of service, for everyone or for this session, before any worker starts).
  */
 async function runTool(
   deps: DispatchDeps,
@@ -332,25 +325,13 @@ async function runTool(
   context: CallContext,
   limits: CallLimits,
 ): Promise<CallOutcome> {
-  const { breaker } = deps;
+  const { watches } = limits;
   const { sessionId } = options;
-  // With no circuit at all, nothing can refuse the call: its keys are built only if it fails.
-  if (!breaker || breaker.idle) {
-    const { outcome, verdict } = await runInTier(deps, record, args, options, context, limits);
-    if (breaker && !outcome.ok)
-      breaker.settleUnticketed(
-        breakerKeys(record.name, record.plugin.source.name, sessionId),
-        record.name,
-        verdict,
-        sessionId,
-      );
-    return outcome;
-  }
-  const ticket = breaker.admit(breakerKeys(record.name, record.plugin.source.name, sessionId), record.name, sessionId);
-  if ('refused' in ticket)
-    return failure('TOOL_NOT_EXPOSED', `tool '${record.name}' is not available here: ${ticket.refused}`);
+  const refused = watches?.admit(record, sessionId);
+  if (refused !== undefined)
+    return failure('TOOL_NOT_EXPOSED', `tool '${record.name}' is not available here: ${refused}`);
   const { outcome, verdict } = await runInTier(deps, record, args, options, context, limits);
-  ticket.settle(verdict);
+  watches?.ran(record, outcome, verdict, sessionId);
   return outcome;
 }
 
@@ -364,14 +345,14 @@ async function runInTier(
   limits: CallLimits,
 ): Promise<{ outcome: CallOutcome; verdict: BreakerVerdict }> {
   const name = record.name;
-  const { timeoutMs, maxResultChars, trace } = limits;
+  const { timeoutMs, maxResultChars, watches } = limits;
   // ctx.session: the session's state, or (no session id) this call's own, which its nested calls share.
   const ownScope = context.state ? undefined : new StateScope(options.sessionId);
   const scoped = ownScope ? { ...context, state: ownScope } : context;
   // A nested call's span hangs from this call's worker span.
   const nestedOf = (origin: Parameters<typeof nestedContext>[2], waitSeq: number) => {
     const nested = nestedContext(scoped, record, origin, waitSeq);
-    return trace ? trace.adopt(nested) : nested;
+    return watches ? watches.adopt(nested) : nested;
   };
   // A nested call is a call of its own: it carries the chain, not the model's call id (its approver stays the
   // caller's).
@@ -412,7 +393,7 @@ async function runInTier(
   const call: TierCall = { tool: name, plugin: record.plugin.source.name, timeoutMs, maxResultChars };
   const origin = handOffOrigin(context.origin, limits.final ? call : undefined);
   const handle = () => record.plugin.runner.handle(request, hooks, options.signal, origin);
-  const outcome = await (trace ? trace.worker(record, handle) : handle());
+  const outcome = await (watches ? watches.inTier(record, handle) : handle());
   if (ownScope?.written) await ownScope.end(state!);
   const mapped = tierOutcome(call, outcome);
   const final = record.manifest.outputSchema ? structuredOutcome(record, outcome, mapped, maxResultChars) : mapped;

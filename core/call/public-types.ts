@@ -222,10 +222,7 @@ export interface AuditReport {
   failure?: string;
 }
 
-/**
- * A request refused before it became a call (`host.recordRefusal`): `serve --http` records its
- * 401s, 403s and 429s so; an embedder's own front door may too.
- */
+/** A request refused before it became a call: `serve --http` and the console record their 401s, 403s and 429s so. */
 export interface RequestRefusal {
   /** the HTTP status it was answered with (401, 403, 429…) */
   status: number;

@@ -16,8 +16,8 @@ import { TOOLSHED_VERSION } from '../../boundary/version.js';
 import type { CallOutcome } from '../../boundary/outcome.js';
 import type { CallContext } from './chain.js';
 import type { ToolRecord } from '../load/types.js';
-import type { Identity } from './public-types.js';
-import { resultDigest, type ReceivedArguments } from './digests.js';
+import type { DispatchObserver, DispatchWatch, ObservedCall } from './dispatch-watches.js';
+import { resultDigest } from './digests.js';
 
 let provider: TracerProvider | undefined;
 let current: Tracer | undefined;
@@ -89,16 +89,6 @@ const ENDUSER_ID = 'enduser.id';
 /** Where each nested call's span hangs: the worker span of the tool that made it (set when the worker runs). */
 const nestedParents = new WeakMap<CallContext, Context>();
 
-/** The spans of one dispatch, while it is recorded. */
-export interface DispatchTrace {
-  /** the tool is known: its plugin and tier */
-  tool(record: ToolRecord): void;
-  /** runs the worker part of the call under its own child span */
-  worker<T>(record: ToolRecord, run: () => Promise<T>): Promise<T>;
-  /** the context a nested call made by this call's handler hangs from */
-  adopt(nested: CallContext): CallContext;
-}
-
 /**
  * The tool's description without the parts that depend on which other tools are exposed (those differ per host and
  * view).
@@ -120,83 +110,99 @@ function endWith(span: Span, outcome: CallOutcome): void {
 }
 
 /**
- * Runs one dispatch under an `execute_tool {name}` span, or just runs it when no SDK records.
+ * Every dispatch under an `execute_tool {name}` span, when an SDK records (no span object is built otherwise).
  * The span's parent is the caller's active context, or the worker span of the tool that made a nested call.
  * It carries who the call is for (`enduser.id`, never the token) and the digests of its arguments and result.
  */
-export function traceDispatch(
-  name: string,
-  args: () => ReceivedArguments,
-  options: { callId?: string; sessionId?: string; identity?: Identity },
-  call: CallContext,
-  run: (trace: DispatchTrace | undefined) => Promise<CallOutcome>,
-): Promise<CallOutcome> {
-  if (!tracingOn()) return run(undefined);
-  const { context, trace, SpanKind, SpanStatusCode } = api();
-  const parent = nestedParents.get(call) ?? context.active();
-  const span = tracer().startSpan(`execute_tool ${name}`, { kind: SpanKind.INTERNAL }, parent);
-  if (!span.isRecording()) {
-    span.end();
-    return run(undefined);
-  }
+export const dispatchSpans: DispatchObserver = {
+  started(call) {
+    if (!tracingOn()) return undefined;
+    const { context, SpanKind } = api();
+    const parent = nestedParents.get(call.context) ?? context.active();
+    const span = tracer().startSpan(`execute_tool ${call.tool}`, { kind: SpanKind.INTERNAL }, parent);
+    if (!span.isRecording()) {
+      span.end();
+      return undefined;
+    }
+    describeCall(span, call);
+    return new DispatchSpan(span, api().trace.setSpan(parent, span));
+  },
+};
+
+/** The attributes a dispatch span has from its start. */
+function describeCall(span: Span, call: ObservedCall): void {
+  const { options, context } = call;
   span.setAttributes({
     'gen_ai.operation.name': 'execute_tool',
-    'gen_ai.tool.name': name,
+    'gen_ai.tool.name': call.tool,
     'gen_ai.tool.type': 'function',
-    [ATTR.depth]: call.chain.length,
+    [ATTR.depth]: context.chain.length,
   });
   if (options.callId !== undefined) span.setAttribute('gen_ai.tool.call.id', options.callId);
   if (options.sessionId !== undefined) span.setAttribute('gen_ai.conversation.id', options.sessionId);
   if (options.identity) span.setAttribute(ENDUSER_ID, options.identity.subject);
   if (options.identity?.issuer !== undefined) span.setAttribute(ATTR.issuer, options.identity.issuer);
-  span.setAttribute(ATTR.argumentsDigest, args().digest);
-  const caller = call.chain[call.chain.length - 1];
+  span.setAttribute(ATTR.argumentsDigest, call.args().digest);
+  const caller = context.chain[context.chain.length - 1];
   if (caller) span.setAttribute(ATTR.caller, caller.tool);
-  const spanContext = trace.setSpan(parent, span);
-  let workerContext = spanContext;
-  const handle: DispatchTrace = {
-    tool(record) {
-      span.setAttributes({
-        'gen_ai.tool.description': ownDescription(record),
-        [ATTR.plugin]: record.plugin.source.name,
-        [ATTR.tier]: record.plugin.runner.tier,
-      });
-    },
-    async worker(record, runWorker) {
-      const child = tracer().startSpan(
-        `toolshed.worker ${record.name}`,
-        {
-          kind: SpanKind.INTERNAL,
-          attributes: { [ATTR.plugin]: record.plugin.source.name, [ATTR.tier]: record.plugin.runner.tier },
-        },
-        spanContext,
-      );
-      workerContext = trace.setSpan(spanContext, child);
-      try {
-        return await context.with(workerContext, runWorker);
-      } finally {
-        child.end();
-      }
-    },
-    adopt(nested) {
-      nestedParents.set(nested, workerContext);
-      return nested;
-    },
-  };
-  return context
-    .with(spanContext, () => run(handle))
-    .then(
-      (outcome) => {
-        endWith(span, outcome);
-        return outcome;
+}
+
+/** The spans of one dispatch: the call's own, and its worker run's as a child. */
+class DispatchSpan implements DispatchWatch {
+  /** what a nested call made by the handler hangs from: the worker span once the worker runs */
+  private workerContext: Context;
+
+  constructor(
+    private readonly span: Span,
+    private readonly spanContext: Context,
+  ) {
+    this.workerContext = spanContext;
+  }
+
+  within(run: () => Promise<CallOutcome>): Promise<CallOutcome> {
+    return api().context.with(this.spanContext, run);
+  }
+
+  known(record: ToolRecord): void {
+    this.span.setAttributes({
+      'gen_ai.tool.description': ownDescription(record),
+      [ATTR.plugin]: record.plugin.source.name,
+      [ATTR.tier]: record.plugin.runner.tier,
+    });
+  }
+
+  async inTier<T>(record: ToolRecord, runWorker: () => Promise<T>): Promise<T> {
+    const { context, trace, SpanKind } = api();
+    const child = tracer().startSpan(
+      `toolshed.worker ${record.name}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: { [ATTR.plugin]: record.plugin.source.name, [ATTR.tier]: record.plugin.runner.tier },
       },
-      (error: unknown) => {
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message });
-        span.end();
-        throw error;
-      },
+      this.spanContext,
     );
+    this.workerContext = trace.setSpan(this.spanContext, child);
+    try {
+      return await context.with(this.workerContext, runWorker);
+    } finally {
+      child.end();
+    }
+  }
+
+  adopt(nested: CallContext): CallContext {
+    nestedParents.set(nested, this.workerContext);
+    return nested;
+  }
+
+  settled(outcome: CallOutcome): void {
+    endWith(this.span, outcome);
+  }
+
+  threw(error: unknown): void {
+    this.span.recordException(error as Error);
+    this.span.setStatus({ code: api().SpanStatusCode.ERROR, message: (error as Error)?.message });
+    this.span.end();
+  }
 }
 
 /** Runs one availability check probe under a `toolshed.check {tool}` span. */

@@ -11,7 +11,7 @@ import { logLine } from './log-line.js';
 import { accessSummary, identityArgument, renderAccess, type AccessSummary } from './explain-as.js';
 import type { HostReport } from '../explain/explain.js';
 import type { ToolHost } from '../host/host.js';
-import { inspectorOf, type SearchRanking } from '../host/inspector.js';
+import { configOf, inspectorOf, type SearchRanking } from '../host/inspector.js';
 import type { Style } from './style.js';
 
 /** `toolshed` (the summary) and `toolshed --json`. */
@@ -100,10 +100,10 @@ export function renderSearch(query: string, { results, indexed }: SearchRanking,
 
 /** The report of `host.as(identity)` and what the identity gets; throws ACCESS_DENIED when no rule matches. */
 async function explainAs(host: ToolHost, value: string): Promise<{ report: HostReport; access: AccessSummary }> {
-  const identity = identityArgument(value, host.config);
+  const identity = identityArgument(value, configOf(host));
   const view = host.as(identity);
   try {
-    return { report: await view.refresh(), access: accessSummary(identity, host.config) };
+    return { report: await view.refresh(), access: accessSummary(identity, configOf(host)) };
   } finally {
     await view.close();
   }

@@ -11,12 +11,13 @@ import { isLoopback, parseListenAddress } from '../http/address.js';
 import { normalizeOrigin, normalizePublicUrl } from '../http/access.js';
 import { serveStdio } from '../mcp-server/stdio/stdio.js';
 import type { McpEndpoint, SessionSnapshot } from '../mcp-server/public-types.js';
-import { createReloadingHost, type ReloadingHost } from '../mcp-server/reloading-host.js';
+import { createReloadingHost, type ReloadingHost } from '../host/reloading-host.js';
 import { clientRoot } from '../mcp-server/protocol/client-roots.js';
 import type { Server } from '@modelcontextprotocol/server';
 import type { ToolHost } from '../host/host.js';
+import { configOf } from '../host/inspector.js';
 import type { CommandContext } from './context.js';
-import { openingHost } from '../mcp-server/opening-host.js';
+import { openingHost } from '../host/opening-host.js';
 import type { RequestLogEntry } from '../http/public-types.js';
 import type { Console } from '../console/console.js';
 
@@ -127,7 +128,7 @@ export function refuseUnauthenticated(address: string, warn: (line: string) => v
 
 /** How the log line names what a client must present. */
 function authNote(host: ToolHost, tokenEnv: string | undefined): string {
-  const { auth } = host.config.serve;
+  const { auth } = configOf(host).serve;
   if (auth) return ` (OAuth: access tokens from ${auth.issuer} required)`;
   return tokenEnv !== undefined ? ` (bearer token from ${tokenEnv} required)` : '';
 }
@@ -203,7 +204,7 @@ function watch(
     stop();
     // What the model's tools can write is never reloaded on its own: a write there would
     // become host code or config within a second. Only --watch-workspace says otherwise.
-    const split = splitWatched(watchedPaths(host.config), host.explain().protection.writable);
+    const split = splitWatched(watchedPaths(configOf(host)), host.explain().protection.writable);
     const paths = workspace ? [...split.outside, ...split.writable] : split.outside;
     skipped = workspace ? [] : split.writable;
     stop = watchPaths(paths, reload, onError, host.clock);
@@ -274,9 +275,9 @@ function adoptClientRoot(opening: Promise<ReloadingHost>, setRoot: (root: string
   return (server: Server) => {
     opening
       .then(async (host) => {
-        if (host.config.rootFrom !== 'cwd') return;
+        if (configOf(host).rootFrom !== 'cwd') return;
         const root = await clientRoot(server);
-        if (root === undefined || root === host.config.root) return;
+        if (root === undefined || root === configOf(host).root) return;
         setRoot(root);
         await host.reload();
         log(`root: ${root} (the MCP client's first root)`);
@@ -322,7 +323,7 @@ async function serveOverHttp(
   onError: (error: unknown) => void,
 ): Promise<HttpServing> {
   const { address, allowedOrigins, routing } = mode;
-  if (mode.exposed && !host.config.serve.auth) refuseUnauthenticated(address.host);
+  if (mode.exposed && !configOf(host).serve.auth) refuseUnauthenticated(address.host);
   // Loaded for --http only: the stdio start stays small.
   const { serveHttp } = await import('../mcp-server/http/http.js');
   const stateless = values.stateless === true;
@@ -334,7 +335,7 @@ async function serveOverHttp(
         serving: { mcp: true, transport: 'http', ...(stateless ? { stateless } : {}) },
         sessions: () => sessions(),
         allowedOrigins,
-        oauth: host.config.serve.auth !== undefined,
+        oauth: configOf(host).serve.auth !== undefined,
       })
     : undefined;
   const http = await serveHttp(host, {

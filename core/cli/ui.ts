@@ -17,6 +17,7 @@ import { logLine } from './log-line.js';
 import type { ConsoleEndpoint, ConsoleListenOptions } from '../console/listener.js';
 import type { CommandContext } from './context.js';
 import type { ToolHost } from '../host/host.js';
+import { configOf } from '../host/inspector.js';
 
 /** Where the console listens when --http is not given. */
 const DEFAULT_ADDRESS: ListenAddress = { host: '127.0.0.1', port: 7420 };
@@ -76,7 +77,7 @@ export async function runUiCommand({ values, io }: CommandContext): Promise<numb
   let endpoint: ConsoleEndpoint | undefined;
   try {
     host = await openHost(values, io, { waitForServers: false });
-    if (!isLoopback(address.host) && token === undefined && !host.config.serve.auth)
+    if (!isLoopback(address.host) && token === undefined && !configOf(host).serve.auth)
       refuseUnauthenticated(address.host, log);
     for (const line of failedPlugins(host.explain())) log(`plugin failed: ${line}`);
     host.on('log', (entry) => log(logLine(entry)));

@@ -19,6 +19,7 @@ import { decoded, readBody } from './request-checks.js';
 import { toolDetail } from './tool-detail.js';
 import type { Identity } from '../../boundary/identity.js';
 import type { ToolHost } from '../host/host.js';
+import { recordRefusal } from '../host/inspector.js';
 
 /** Search results asked for by default, and at most. */
 const SEARCH_LIMIT = { default: 10, max: 50 };
@@ -90,7 +91,7 @@ export function deny(
   sessionId?: string,
 ): void {
   const trustedProxies = new Set(host.config.serve.trustedProxies.map(normalizeAddress));
-  host.recordRefusal({
+  recordRefusal(host, {
     status: 403,
     reason: message,
     client: clientOf(req, trustedProxies),

@@ -9,7 +9,7 @@
  * view, held to the owner checks of MCP requests: it calls only in its own
  * sessions, and under an access rule that narrows the host it sees only its
  * own sessions, calls and held calls. Its refusals are audited as serve's are
- * (`host.recordRefusal`). The console watches the root host (a reloading one too): every call
+ * (`recordRefusal`, core/host/inspector.ts). The console watches the root host (a reloading one too): every call
  * that ends, calls held for approval (it is an approver racing each call's
  * own), changes, logs and warnings go to the event streams.
  */

@@ -4,7 +4,7 @@
  * the Host header must name the server (DNS rebinding); the page's files need
  * no token, while every API request carries the bearer token (`--token-env`)
  * or, with `serve.auth`, an OAuth access token whose identity the console then
- * works as. Each refusal (401, 403) writes an audit line (`host.recordRefusal`),
+ * works as. Each refusal (401, 403) writes an audit line (`recordRefusal`, core/host/inspector.ts),
  * as serve's do. The console checks each request's Origin itself (console.ts).
  */
 import type { ListenAddress } from '../http/address.js';

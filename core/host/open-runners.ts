@@ -44,39 +44,85 @@ export interface HostRunners {
 
 /** Makes the host's runner factories over `config`'s limits. */
 export function openRunners(config: ResolvedConfig): HostRunners {
-  const { limits } = config;
+  const pools = new HostPools(config.limits);
+  const changed = new ChangedPlugins();
+  const changeListeners: Array<() => void> = [];
+  const onChanged = (plugin: string, change: PinChange) => {
+    if (changed.record(plugin, change)) for (const listener of changeListeners) listener();
+  };
+  const threadRunner = threadRunners(config, pools, onChanged);
+  const processRunner = processRunners(config);
+  const extraction = manifestExtraction(config.limits, pools, processRunner);
+  const runners: Runner[] = [];
+  return {
+    runnerFor(plan) {
+      const runner =
+        plan.source.trust === 'untrusted' ? processRunner(plan.source, plan.env, plan) : threadRunner(plan);
+      runners.push(runner);
+      return runner;
+    },
+    extract: extraction.extract,
+    endExtraction: extraction.end,
+    extractionStarted: extraction.started,
+    changed,
+    onChanged: (listener) => void changeListeners.push(listener),
+    async close() {
+      await Promise.all([...runners.map((r) => r.close()), extraction.end(), pools.close()]);
+    },
+  };
+}
+
+/** The thread pools of one host: the shared one, made on first use, and the pools it makes for others. */
+class HostPools {
   // Toolshed's own files that workers import, pinned once per process (see boundary/pins.ts); each
   // trusted plugin's are pinned as it loads. A worker refuses what changed: its plugin is withdrawn.
-  const runtime = runtimePins();
-  const poolOf = (threads = limits.threads, tasksPerThread = 1) =>
-    new ThreadPool({
+  private readonly runtime = runtimePins();
+  private sharedPool: ThreadPool | undefined;
+
+  constructor(private readonly limits: ResolvedConfig['limits']) {}
+
+  /** A new pool under the host's limits. */
+  pool(threads = this.limits.threads, tasksPerThread = 1): ThreadPool {
+    const { limits } = this;
+    return new ThreadPool({
       memoryMb: limits.memoryMb,
       threads,
       tasksPerThread,
       maxQueue: limits.maxQueue,
       maxQueueTotal: limits.maxQueueTotal,
       idleTimeoutMs: limits.idleTimeoutMs,
-      runtime,
+      runtime: this.runtime,
     });
-  const runners: Runner[] = [];
-  let sharedPool: ThreadPool | undefined;
-  const pools = poolSettings(config);
-  const changed = new ChangedPlugins();
-  const changeListeners: Array<() => void> = [];
+  }
 
-  const threadRunner = ({ source, env, scope, pins }: RunnerPlan) => {
+  /** The pool trusted plugins without a pool of their own share. */
+  shared(): ThreadPool {
+    return (this.sharedPool ??= this.pool());
+  }
+
+  async close(): Promise<void> {
+    await this.sharedPool?.close();
+  }
+}
+
+/** The factory of thread-tier runners: each in the shared pool or one of its own (pool-choice.ts). */
+function threadRunners(
+  config: ResolvedConfig,
+  pools: HostPools,
+  onChanged: (plugin: string, change: PinChange) => void,
+): (plan: RunnerPlan) => Runner {
+  const { limits } = config;
+  const settings = poolSettings(config);
+  return ({ source, env, scope, pins }) => {
     // The first-party terminal's calls wait on the commands it runs in child processes.
     const waits = source.firstParty?.commands === 'shell-sandbox';
     const { threads, tasksPerThread, ...placement } = choosePool(
       env,
-      poolSettingOf(pools, source),
+      poolSettingOf(settings, source),
       limits.threads,
       waits,
     );
-    const pool = placement.kind === 'own' ? poolOf(threads, tasksPerThread) : (sharedPool ??= poolOf());
-    const onChanged = (change: PinChange) => {
-      if (changed.record(source.name, change)) for (const listener of changeListeners) listener();
-    };
+    const pool = placement.kind === 'own' ? pools.pool(threads, tasksPerThread) : pools.shared();
     return new ThreadRunner({
       entry: entryUrl(source),
       name: source.name,
@@ -86,14 +132,21 @@ export function openRunners(config: ResolvedConfig): HostRunners {
       pool,
       placement,
       ...(pins ? { pins } : {}),
-      onChanged,
+      onChanged: (change) => onChanged(source.name, change),
     });
   };
-  const processRunner = (
-    source: PluginSource,
-    env: Record<string, string>,
-    plan?: Pick<RunnerPlan, 'scope' | 'grants'>,
-  ) =>
+}
+
+/** Makes a process-tier runner: the plugin's own sandboxed child, with the grants loading computed. */
+type ProcessRunnerOf = (
+  source: PluginSource,
+  env: Record<string, string>,
+  plan?: Pick<RunnerPlan, 'scope' | 'grants'>,
+) => ProcessRunner;
+
+function processRunners(config: ResolvedConfig): ProcessRunnerOf {
+  const { limits } = config;
+  return (source, env, plan) =>
     new ProcessRunner({
       name: source.name,
       entry: entryUrl(source),
@@ -109,13 +162,17 @@ export function openRunners(config: ResolvedConfig): HostRunners {
       maxResultChars: limits.maxResultChars,
       idleTimeoutMs: limits.idleTimeoutMs,
     });
+}
 
-  // Manifests of thread-tier plugins are extracted in one short-lived pool with an empty env;
-  // an untrusted plugin's is extracted in its own sandbox, with no env and no grants. Both wait
-  // their turn (one per extraction thread, one child per core), so any number of plugins load
-  // and limits.loadTimeoutMs counts from when a plugin's extraction starts.
+/**
+ * Manifests of thread-tier plugins are extracted in one short-lived pool with an empty env;
+ * an untrusted plugin's is extracted in its own sandbox, with no env and no grants. Both wait
+ * their turn (one per extraction thread, one child per core), so any number of plugins load
+ * and limits.loadTimeoutMs counts from when a plugin's extraction starts.
+ */
+function manifestExtraction(limits: ResolvedConfig['limits'], pools: HostPools, processRunner: ProcessRunnerOf) {
   const extractionThreads = Math.max(1, Math.min(2, limits.threads));
-  const manifests = new ManifestPool(() => poolOf(extractionThreads));
+  const manifests = new ManifestPool(() => pools.pool(extractionThreads));
   const threadTurn = limiter(extractionThreads);
   const processTurn = limiter(Math.max(1, os.availableParallelism()));
   let sandboxExtractions = 0;
@@ -132,21 +189,9 @@ export function openRunners(config: ResolvedConfig): HostRunners {
       }
     });
   };
-
   return {
-    runnerFor(plan) {
-      const runner =
-        plan.source.trust === 'untrusted' ? processRunner(plan.source, plan.env, plan) : threadRunner(plan);
-      runners.push(runner);
-      return runner;
-    },
     extract,
-    endExtraction: () => manifests.close(),
-    extractionStarted: () => manifests.started || sandboxExtractions > 0,
-    changed,
-    onChanged: (listener) => void changeListeners.push(listener),
-    async close() {
-      await Promise.all([...runners.map((r) => r.close()), manifests.close(), sharedPool?.close()]);
-    },
+    end: () => manifests.close(),
+    started: () => manifests.started || sandboxExtractions > 0,
   };
 }

@@ -11,6 +11,10 @@ import { UsageError } from '../../boundary/errors.js';
 import { createSurface, openScope, type HostShared } from './surface.js';
 import { Quotas } from '../access/quota.js';
 import { CallMonitor } from '../call/call-monitor.js';
+import { dispatchSpans } from '../call/tracing.js';
+import { breakerObserver } from '../call/breaker-observer.js';
+import type { DispatchObserver } from '../call/dispatch-watches.js';
+import type { CircuitBreaker } from '../call/breaker.js';
 import type { HostEmitter } from './events.js';
 import type { HostSettings } from './open-config.js';
 import type { HostRunners } from './open-runners.js';
@@ -69,62 +73,11 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
         events.emit('warning', `MCP server change: ${error?.message ?? String(error)}`),
       ),
   );
-  // The report of a plugin whose commands run in the shell sandbox (the terminal) needs this machine's
-  // launcher support: probed once per process (probe.ts caches it), and never for a host without one.
-  const commandsSandboxed = () =>
-    pipeline.registry.loaded().some((p) => p.source.firstParty?.commands === 'shell-sandbox');
-  const shared: HostShared = {
-    registry: pipeline.registry,
-    pipelineDeps: pipeline.pipelineDeps,
-    pipelines: pipeline.pipelines,
-    approval: pipeline.approval,
-    breaker: pipeline.breaker,
-    invalidateChecks: pipeline.invalidateChecks,
-    config,
-    state: input.state,
-    quotas: new Quotas({
-      store: input.state,
-      clock: settings.clock,
-      warn: (message) => events.emit('warning', message),
-    }),
-    ...(input.audit ? { audit: input.audit } : {}),
-    report: (exposure, search, approval) =>
-      explainHost({
-        registry: pipeline.registry,
-        exposure,
-        config,
-        protect: input.entries.protect,
-        startupMs: startupDone ?? performance.now() - input.started,
-        probes: pipeline.cache.probes,
-        extractionPoolStarted: input.runners.extractionStarted(),
-        loadWarnings: input.loaded.warnings,
-        search,
-        approval: (record) => approval.reasonFor(record),
-        support: commandsSandboxed() ? probeSandbox() : undefined,
-        audit: input.audit?.report(),
-        breakers: pipeline.breaker?.report(),
-      }),
-    ...(settings.credentials ? { credentials: settings.credentials } : {}),
-    monitor: new CallMonitor(
-      () => events.listenerCount('call') > 0,
-      (record) => events.emit('call', record),
-    ),
-    approvers: new Set(),
-    ...(config.search.embedder
-      ? { embeddings: new EmbeddingStore(config.search.embedder, (message) => events.emit('warning', message)) }
-      : {}),
-    sessions: new SessionStore(config.search.sessions, settings.clock, input.state, (message) =>
-      events.emit('warning', message),
-    ),
+  const shared = hostShared(input, {
     isClosed: () => closed,
-    async acceptDefinitions(request) {
-      if (!servers) throw new UsageError('acceptDefinitions: the config has no mcpServers');
-      const accepted = servers.servers.accept(request ?? {});
-      if (accepted.length) await caughtUp();
-      return accepted;
-    },
-  };
-
+    startupMs: () => startupDone ?? performance.now() - input.started,
+    caughtUp,
+  });
   const host = createSurface(shared, root, {
     isClosed: () => closed,
     async close() {
@@ -143,4 +96,86 @@ export async function openSurface(input: SurfaceInput): Promise<ToolHost> {
     throw error;
   }
   return host;
+}
+
+/** What the root surface tells the parts every surface shares. */
+interface RootState {
+  isClosed(): boolean;
+  /** how long the host took to start (so far, while it starts) */
+  startupMs(): number;
+  /** rebuilds the registry and recomputes until the root's exposure shows it */
+  caughtUp(): Promise<void>;
+}
+
+/** What every surface of the host shares, over what the earlier steps opened. */
+function hostShared(input: SurfaceInput, root: RootState): HostShared {
+  const { settings, pipeline, servers, events } = input;
+  const { config } = settings;
+  const warn = (message: string) => events.emit('warning', message);
+  return {
+    registry: pipeline.registry,
+    pipelineDeps: pipeline.pipelineDeps,
+    pipelines: pipeline.pipelines,
+    approval: pipeline.approval,
+    breaker: pipeline.breaker,
+    invalidateChecks: pipeline.invalidateChecks,
+    config,
+    state: input.state,
+    quotas: new Quotas({ store: input.state, clock: settings.clock, warn }),
+    ...(input.audit ? { audit: input.audit } : {}),
+    report: hostReport(input, root.startupMs),
+    ...(settings.credentials ? { credentials: settings.credentials } : {}),
+    observers: callObservers(input.audit, events, pipeline.breaker),
+    approvers: new Set(),
+    ...(config.search.embedder ? { embeddings: new EmbeddingStore(config.search.embedder, warn) } : {}),
+    sessions: new SessionStore(config.search.sessions, settings.clock, input.state, warn),
+    isClosed: root.isClosed,
+    async acceptDefinitions(request) {
+      if (!servers) throw new UsageError('acceptDefinitions: the config has no mcpServers');
+      const accepted = servers.servers.accept(request ?? {});
+      if (accepted.length) await root.caughtUp();
+      return accepted;
+    },
+  };
+}
+
+/** The report of one surface's exposure (`explain`). */
+function hostReport(input: SurfaceInput, startupMs: () => number): HostShared['report'] {
+  const { pipeline } = input;
+  // The report of a plugin whose commands run in the shell sandbox (the terminal) needs this machine's
+  // launcher support: probed once per process (probe.ts caches it), and never for a host without one.
+  const commandsSandboxed = () =>
+    pipeline.registry.loaded().some((p) => p.source.firstParty?.commands === 'shell-sandbox');
+  return (exposure, search, approval) =>
+    explainHost({
+      registry: pipeline.registry,
+      exposure,
+      config: input.settings.config,
+      protect: input.entries.protect,
+      startupMs: startupMs(),
+      probes: pipeline.cache.probes,
+      extractionPoolStarted: input.runners.extractionStarted(),
+      loadWarnings: input.loaded.warnings,
+      search,
+      approval: (record) => approval.reasonFor(record),
+      support: commandsSandboxed() ? probeSandbox() : undefined,
+      audit: input.audit?.report(),
+      breakers: pipeline.breaker?.report(),
+    });
+}
+
+/**
+ * Who sees every call, in this order (the first outermost): the audit log (config `audit`), the host's `call`
+ * listeners, the OpenTelemetry spans, the circuit breaker.
+ */
+function callObservers(
+  audit: AuditLog | undefined,
+  events: HostEmitter,
+  breaker: CircuitBreaker | undefined,
+): DispatchObserver[] {
+  const monitor = new CallMonitor(
+    () => events.listenerCount('call') > 0,
+    (record) => events.emit('call', record),
+  );
+  return [...(audit ? [audit] : []), monitor, dispatchSpans, ...(breaker ? [breakerObserver(breaker)] : [])];
 }

@@ -6,30 +6,27 @@
  */
 import { DefinitionsPipeline, type PipelineDeps } from '../expose/pipeline.js';
 import type { Exposure } from '../expose/exposure.js';
-import { callerIdentity, dispatchOutcome, hostFailure, type DispatchDeps } from '../call/dispatch.js';
+import { callerIdentity, dispatchOutcome, type DispatchDeps } from '../call/dispatch.js';
+import { hostFailure } from '../call/host-failure.js';
 import { envelope, failure, type CallOutcome } from '../../boundary/outcome.js';
 import { HookList } from '../call/hooks.js';
 import type { ApprovalPolicy, Approver } from '../call/approval.js';
 import type { CircuitBreaker } from '../call/breaker.js';
 import type { AuditLog } from '../call/audit.js';
-import type { CallMonitor } from '../call/call-monitor.js';
+import type { DispatchObserver } from '../call/dispatch-watches.js';
 import { HostEmitter, type HostEvents } from './events.js';
-import { ToolshedError } from '../../boundary/errors.js';
-import { formatDefinitions, FORMATS, type DefinitionFormat, type ToolsByFormat } from '../providers/index.js';
 import { viewDefer, viewNarrowing, type Narrowing } from './view.js';
 import { accessView } from './identity-view.js';
-import { registerInspector } from './inspector.js';
+import { registerInspector, type HostInspector } from './inspector.js';
+import { FormattedDefinitions } from './formatted-definitions.js';
 import { toolInfo } from '../expose/tool-info.js';
 import type { Quotas, RuleQuota } from '../access/quota.js';
 import type { HostReport } from '../explain/explain.js';
 import type { ResolvedConfig } from '../config/config.js';
 import type { Registry } from '../expose/registry.js';
-import type { ToolDefinition } from '../providers/types.js';
-import type { DefinitionsOptions, ToolHost } from './tool-host.js';
-import type { CredentialProvider, Identity } from '../call/public-types.js';
+import type { ToolHost } from './tool-host.js';
+import type { CredentialProvider, DispatchOptions, Identity } from '../call/public-types.js';
 import { SearchState, type SearchReport } from '../call/search/search-state.js';
-import { SEARCH_TOOL } from '../expose/search-definition.js';
-import { toAnthropicDeferred } from '../providers/anthropic.js';
 import type { SessionStore } from '../call/search/sessions.js';
 import type { EmbeddingStore } from '../call/search/embeddings.js';
 import type { StateStore } from '../state/store-contract.js';
@@ -66,8 +63,8 @@ export interface HostShared {
   acceptDefinitions: ToolHost['acceptDefinitions'];
   /** the embedder's per-identity credentials, for the secrets tools declare */
   credentials?: CredentialProvider;
-  /** tells the host's `call` listeners of every call through any surface */
-  monitor: CallMonitor;
+  /** who sees every call through any surface: the audit log, the `call` listeners, the spans, the breaker */
+  observers: readonly DispatchObserver[];
   /** approvers added to the host (the console): every surface asks them beside a call's own */
   approvers: Set<Approver>;
   /** tool vectors for hybrid search, shared by every surface (config `search.embedder`) */
@@ -170,16 +167,6 @@ interface SurfaceLifetime {
 export function createSurface(shared: HostShared, scope: Scope, lifetime: SurfaceLifetime): ToolHost {
   const { registry, config } = shared;
   const { pipeline, emitter } = scope;
-  // Keyed by the lists, not the exposure: a recompute that changed nothing hands back the same lists.
-  const formatted = new Map<
-    string,
-    {
-      shown: ToolDefinition[];
-      definitions: ToolDefinition[];
-      deferred: ReadonlySet<string>;
-      value: ToolsByFormat[DefinitionFormat][];
-    }
-  >();
   // Each surface searches its own exposure; what a session loaded is shared (views of one conversation see it).
   const search = new SearchState(
     config.search,
@@ -189,99 +176,20 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     (tool) => registry.tools.get(tool)?.plugin.source,
     shared.embeddings,
   );
-  const deps: DispatchDeps = {
-    registry,
-    ...(shared.audit ? { audit: shared.audit } : {}),
-    config: () => config,
-    exposure: () => pipeline.current(),
-    hooks: () => scope.hooks.list(),
-    hostTool: (name, exposure) => search.hostTool(name, exposure),
-    state: shared.state,
-    ...(shared.breaker ? { breaker: shared.breaker } : {}),
-    ...(shared.credentials ? { credentials: shared.credentials } : {}),
-    monitor: shared.monitor,
-  };
-  if (scope.approval.active)
-    deps.approval = {
-      policy: scope.approval,
-      approver: () => scope.approver(),
-      added: () => shared.approvers,
-      clock: shared.pipelineDeps.clock,
-    };
-  const { identity, quota } = scope;
-  if (identity && quota) deps.admit = () => shared.quotas.admit(identity, quota);
-  if (scope.rule !== undefined) deps.accessRule = scope.rule;
-
-  const call = async (
-    name: string,
-    args?: unknown,
-    callOptions: Parameters<ToolHost['call']>[2] = {},
-  ): Promise<CallOutcome> => {
-    if (lifetime.isClosed()) return failure('HOST_CLOSED', `${name} could not run: the host is closed`);
-    try {
-      // A surface made for an identity calls as that identity, whatever the call says.
-      const identity = scope.identity ?? callOptions.identity;
-      return await dispatchOutcome(deps, name, args, {
-        ...callOptions,
-        ...(identity ? { identity } : {}),
-        onLog: (message, level) => {
-          scope.log({ plugin: registry.tools.get(name)?.plugin.source.name ?? '?', tool: name, message, level });
-          callOptions.onLog?.(message, level);
-        },
-      });
-    } catch (error) {
-      // A host-level failure (e.g. a config toolset error after reload) must still not throw from dispatch.
-      return hostFailure(name, error);
-    }
-  };
-
+  const formatted = new FormattedDefinitions(config.search, (exposure, sessionId) =>
+    search.definitionsFor(exposure, sessionId),
+  );
+  const calls = new SurfaceCalls(dispatchDeps(shared, scope, search), scope, lifetime);
   const surface: ToolHost = {
     config,
     state: shared.state,
     clock: shared.pipelineDeps.clock,
-    async definitions<F extends DefinitionFormat = 'openai'>(
-      options: DefinitionsOptions<F> = {},
-    ): Promise<ToolsByFormat[F][]> {
-      const format = (options.format ?? 'openai') as F;
-      const strict = options.strict ?? false;
-      if (!FORMATS.includes(format))
-        throw new ToolshedError('USAGE', `unknown format '${format}'; use one of ${FORMATS.join(', ')}`);
-      const exposure = await pipeline.current();
-      const native = format === 'anthropic' && config.search.native !== false && exposure.deferred.size > 0;
-      const defs = native ? exposure.shown : await search.definitionsFor(exposure, options.sessionId);
-      // A session's own additions are formatted per call; the shared list is memoized per format.
-      if (defs !== exposure.shown) return formatDefinitions(defs, format, { strict });
-      // Strict and plain OpenAI output differ, so each combination is memoized on its own.
-      const key = strict && (format === 'openai' || format === 'responses') ? `${format}:strict` : format;
-      const memo = formatted.get(key);
-      if (
-        memo &&
-        memo.shown === exposure.shown &&
-        memo.definitions === exposure.definitions &&
-        memo.deferred === exposure.deferred
-      )
-        return memo.value as ToolsByFormat[F][];
-      const value = native
-        ? (toAnthropicDeferred(
-            exposure.definitions,
-            exposure.deferred,
-            config.search.native || 'bm25',
-            SEARCH_TOOL,
-          ) as ToolsByFormat[F][])
-        : formatDefinitions(exposure.shown, format, { strict });
-      formatted.set(key, {
-        shown: exposure.shown,
-        definitions: exposure.definitions,
-        deferred: exposure.deferred,
-        value,
-      });
-      return value;
-    },
+    definitions: (options = {}) => formatted.of(() => pipeline.current(), options),
     async dispatch(name, args, callOptions) {
       return envelope(await surface.call(name, args, callOptions));
     },
     async call(name, args, callOptions = {}) {
-      const outcome = await call(name, args, callOptions);
+      const outcome = await calls.call(name, args, callOptions);
       // Calling a deferred tool the session never loaded works (loading is about what the model is shown); explain
       // counts it.
       const exposure = pipeline.last;
@@ -307,29 +215,94 @@ export function createSurface(shared: HostShared, scope: Scope, lifetime: Surfac
     use: (hooks) => scope.hooks.add(hooks),
     view: (options) => openView(shared, scope, options),
     as: (identity) => openIdentityView(shared, scope, identity),
-    recordRefusal: (refusal) =>
-      shared.audit?.refused({
-        ...refusal,
-        ...(refusal.identity ? { identity: callerIdentity(refusal.identity) } : {}),
-      }),
     close: () => {
       search.close();
       return lifetime.close();
     },
   };
-  registerInspector(surface, {
+  registerInspector(
+    surface,
+    surfaceInspector(shared, search, () => pipeline.current()),
+  );
+  return surface;
+}
+
+/** What dispatch needs from one surface: the host's registry and observers, the surface's exposure, hooks and rules. */
+function dispatchDeps(shared: HostShared, scope: Scope, search: SearchState): DispatchDeps {
+  const { pipeline } = scope;
+  const { config } = shared;
+  const deps: DispatchDeps = {
+    registry: shared.registry,
+    config: () => config,
+    exposure: () => pipeline.current(),
+    hooks: () => scope.hooks.list(),
+    hostTool: (name, exposure) => search.hostTool(name, exposure),
+    state: shared.state,
+    ...(shared.credentials ? { credentials: shared.credentials } : {}),
+    observers: shared.observers,
+  };
+  if (scope.approval.active)
+    deps.approval = {
+      policy: scope.approval,
+      approver: () => scope.approver(),
+      added: () => shared.approvers,
+      clock: shared.pipelineDeps.clock,
+    };
+  const { identity, quota } = scope;
+  if (identity && quota) deps.admit = () => shared.quotas.admit(identity, quota);
+  if (scope.rule !== undefined) deps.accessRule = scope.rule;
+  return deps;
+}
+
+/** One surface's calls: refused once it is closed, made as its identity, their log lines on its events. */
+class SurfaceCalls {
+  constructor(
+    private readonly deps: DispatchDeps,
+    private readonly scope: Scope,
+    private readonly lifetime: SurfaceLifetime,
+  ) {}
+
+  async call(name: string, args: unknown, callOptions: DispatchOptions): Promise<CallOutcome> {
+    if (this.lifetime.isClosed()) return failure('HOST_CLOSED', `${name} could not run: the host is closed`);
+    const { scope, deps } = this;
+    try {
+      // A surface made for an identity calls as that identity, whatever the call says.
+      const identity = scope.identity ?? callOptions.identity;
+      return await dispatchOutcome(deps, name, args, {
+        ...callOptions,
+        ...(identity ? { identity } : {}),
+        onLog: (message, level) => {
+          scope.log({ plugin: deps.registry.tools.get(name)?.plugin.source.name ?? '?', tool: name, message, level });
+          callOptions.onLog?.(message, level);
+        },
+      });
+    } catch (error) {
+      // A host-level failure (e.g. a config toolset error after reload) must still not throw from dispatch.
+      return hostFailure(name, error);
+    }
+  }
+}
+
+/** What the console and serve read of a surface beyond ToolHost. */
+function surfaceInspector(shared: HostShared, search: SearchState, current: () => Promise<Exposure>): HostInspector {
+  return {
+    config: () => shared.config,
     toolInfo: (name) => {
-      const record = registry.tools.get(name);
+      const record = shared.registry.tools.get(name);
       return record ? toolInfo(record) : undefined;
     },
-    search: async (query, limit) => search.ranked(await pipeline.current(), query, limit),
+    search: async (query, limit) => search.ranked(await current(), query, limit),
     breakers: () => shared.breaker?.report() ?? [],
     addApprover(approver) {
       shared.approvers.add(approver);
       return () => void shared.approvers.delete(approver);
     },
-  });
-  return surface;
+    recordRefusal: (refusal) =>
+      shared.audit?.refused({
+        ...refusal,
+        ...(refusal.identity ? { identity: callerIdentity(refusal.identity) } : {}),
+      }),
+  };
 }
 
 /**

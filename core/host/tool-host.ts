@@ -10,7 +10,6 @@ import type {
   DispatchOptions,
   Elicitor,
   Identity,
-  RequestRefusal,
   Sampler,
   ToolHooks,
 } from '../call/public-types.js';
@@ -179,12 +178,10 @@ export interface ToolHost {
    */
   as(identity: Identity): ToolHost;
   /**
-   * Writes the audit line (config `audit`; nothing without it) of a request refused before it
-   * became a call: `serve --http` records its 401s, 403s and 429s so, and a front door of the
-   * embedder's own may do the same.
+   * The config in force, with defaults.
+   * @deprecated the resolved config is the host's own; `explain().config` names the config file, its folder and the
+   * workspace root. Removed in toolshed 2.
    */
-  recordRefusal(refusal: RequestRefusal): void;
-  /** the config in force, with defaults */
   readonly config: ResolvedConfig;
   /** where session state lives (config `state`, or the `stateStore` option); a view shares its host's */
   readonly state: StateStore;

@@ -5,7 +5,7 @@
  * need no token (serve's ops endpoints), the protected resource metadata of `serve.auth`, the
  * mount's public files, then authentication (an OAuth access token under `serve.auth`, else the
  * bearer token when one is set), the route (the mount, or the listener's endpoint), and the
- * access rules. Every refusal writes an audit line (`host.recordRefusal`) and is answered in the
+ * access rules. Every refusal writes an audit line (`recordRefusal`, core/host/inspector.ts) and is answered in the
  * shape of whoever serves the path; a request that fails anywhere ends on its own and is
  * reported, never reaching the process. Each request gets a line in the request log once answered.
  */
@@ -24,6 +24,7 @@ import type { ServeAuthConfig } from '../config/public-types.js';
 import type { Identity } from '../../boundary/identity.js';
 import type { ToolHost } from '../host/host.js';
 import type { Clock } from '../state/clock.js';
+import { recordRefusal } from '../host/inspector.js';
 
 /** How one listener guards and answers. */
 export interface FrontDoorOptions extends ListenAddress {
@@ -172,7 +173,7 @@ export class FrontDoor {
   ): void {
     const { sessionHeader } = this.options;
     const sessionId = sessionHeader === undefined ? undefined : req.headers[sessionHeader];
-    this.host.recordRefusal({
+    recordRefusal(this.host, {
       status,
       reason: message,
       client: this.client(req),
@@ -270,7 +271,7 @@ export class FrontDoor {
   private async challenge(req: IncomingMessage, res: ServerResponse, verified: Response): Promise<void> {
     const reason = await challengeReason(verified);
     if (verified.status === 401 || verified.status === 403)
-      this.host.recordRefusal({ status: verified.status, reason, client: this.client(req) });
+      recordRefusal(this.host, { status: verified.status, reason, client: this.client(req) });
     const challenge = verified.headers.get('www-authenticate');
     if (this.mountedPath(req) === undefined) return sendResponse(res, verified);
     this.routes.mount!.refuse(res, verified.status, reason, challenge ? { 'www-authenticate': challenge } : {});

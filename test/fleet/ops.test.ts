@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { serveHttp } from '#internal/core/mcp-server/http/http.js';
 import { opsEndpoints } from '#internal/core/mcp-server/http/ops.js';
-import { openingHost } from '#internal/core/mcp-server/opening-host.js';
+import { openingHost } from '#internal/core/host/opening-host.js';
 import { fixture, fixtureOptions, tempDir } from '../helpers.js';
 import { killLeftoversAfterAll, freePort, startReplica, type Replica } from '../support/fleet.js';
 

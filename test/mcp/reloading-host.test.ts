@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createToolHost, type CallRecord, type McpTool } from 'toolshed';
 import { inspectorOf } from '#internal/core/host/inspector.js';
-import { createReloadingHost } from '#internal/core/mcp-server/reloading-host.js';
+import { createReloadingHost } from '#internal/core/host/reloading-host.js';
 import { fixtureOptions } from '../helpers.js';
 
 const names = async (h: { definitions(o: { format: 'mcp' }): Promise<McpTool[]> }) =>

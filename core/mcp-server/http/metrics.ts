@@ -1,13 +1,14 @@
 /**
  * The Prometheus metrics of `toolshed serve --http` (`/metrics`, ops.ts), in
  * a registry of their own (prom-client). Calls are counted where the server
- * runs them (call-tool.ts tells a `CallMeter`: one clock read and one
+ * runs them (call-tool.ts tells the `CallMeter`, an observer of each call it runs: one clock read and one
  * increment per call, nothing on the host's dispatch path); everything else
  * is read when Prometheus scrapes: queue depth and breaker states from the
  * host's report (made once per scrape), sessions from the session table, state-store errors from the
  * store's own count.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { performance } from 'node:perf_hooks';
 import type { CallOutcome } from '../../../boundary/outcome.js';
 import type { CallMeter } from '../protocol/call-tool.js';
 import type { ToolHost } from '../../host/host.js';
@@ -29,7 +30,7 @@ export interface MetricSources {
   evicted(): number;
 }
 
-/** The registry `/metrics` serves, and the meter tools/call reports to. */
+/** The registry `/metrics` serves, and the observer tools/call reports to. */
 interface ServeMetrics {
   registry: Registry;
   meter: CallMeter;
@@ -59,7 +60,7 @@ export function serveMetrics(sources: MetricSources): ServeMetrics {
   gauges(registry, sources, () => report);
   // Each label set's series, found once: prom-client hashes the labels on every inc() otherwise.
   const series = new Map<string, { count: { inc(): void }; latency: { observe(seconds: number): void } }>();
-  const meter: CallMeter = (tool: string, outcome: CallOutcome, ms: number) => {
+  const count = (tool: string, outcome: CallOutcome, ms: number) => {
     const label = !outcome.ok && outcome.code === 'UNKNOWN_TOOL' ? UNKNOWN_TOOL : tool;
     const code = outcome.ok ? 'OK' : outcome.code;
     const key = `${label}\0${code}`;
@@ -70,6 +71,13 @@ export function serveMetrics(sources: MetricSources): ServeMetrics {
     }
     found.count.inc();
     found.latency.observe(ms / 1000);
+  };
+  // A call that throws is not counted (serve answers it with a protocol error).
+  const meter: CallMeter = {
+    started({ tool }) {
+      const started = performance.now();
+      return { settled: (outcome) => count(tool, outcome, performance.now() - started) };
+    },
   };
   const scrape = async () => {
     report = sources.host()?.explain();

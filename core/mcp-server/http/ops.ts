@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveMetrics, type MetricSources } from './metrics.js';
-import { whenOpen } from '../opening-host.js';
+import { whenOpen } from '../../host/opening-host.js';
 import type { CallMeter } from '../protocol/call-tool.js';
 import type { ToolHost } from '../../host/host.js';
 

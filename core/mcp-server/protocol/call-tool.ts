@@ -19,7 +19,8 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { performance } from 'node:perf_hooks';
+import { runWatched, watchesOf, type CallObserver } from '../../call/call-observer.js';
+import { hostFailure } from '../../call/host-failure.js';
 import type { TaskRunContext } from './tasks.js';
 import { mcpApprover, mcpElicitor } from './approval.js';
 import { HeldCall, type InputRounds } from './input-rounds.js';
@@ -33,8 +34,8 @@ interface CallToolParams {
   _meta?: { progressToken?: string | number };
 }
 
-/** Told of every call's outcome and its duration in milliseconds (the ops metrics, http/metrics.ts). */
-export type CallMeter = (tool: string, outcome: CallOutcome, ms: number) => void;
+/** Watches every call by its tool's name (the ops metrics, metrics.ts). */
+export type CallMeter = CallObserver<{ tool: string }>;
 
 /**
  * The held calls of a fleet's other replicas (sessions/shared-rounds.ts): a retry this replica cannot
@@ -180,11 +181,8 @@ async function metered(
   tool: string,
   call: () => Promise<CallOutcome>,
 ): Promise<CallOutcome> {
-  if (!place.meter) return call();
-  const started = performance.now();
-  const outcome = await call();
-  place.meter(tool, outcome, performance.now() - started);
-  return outcome;
+  const watches = place.meter ? watchesOf([place.meter], { tool }) : [];
+  return watches.length ? runWatched(watches, call, (error) => hostFailure(tool, error)) : call();
 }
 
 /** The MCP result of an outcome: rich content as it came in, text, or the error envelope. */

@@ -12,7 +12,7 @@ import { closeSession, newSession, type McpSession } from '../protocol/session.j
 import { LineTransport } from './stdio-transport.js';
 import { startRefreshLoop } from '../protocol/refresh-loop.js';
 import { guardStdout } from './stdout-guard.js';
-import { isOpening, whenOpen } from '../opening-host.js';
+import { isOpening, whenOpen } from '../../host/opening-host.js';
 import type { ToolHost } from '../../host/tool-host.js';
 import type { McpEndpoint } from '../public-types.js';
 

@@ -5,9 +5,10 @@
  * open; events are forwarded from then on. A host that fails to open fails
  * those requests with its error (and `serve` stops with it).
  */
-import { HostEmitter, type HostEvents } from '../host/events.js';
-import { delegatingInspector, registerInspector } from '../host/inspector.js';
-import type { ToolHost } from '../host/tool-host.js';
+import { HostEmitter } from './events.js';
+import { delegatingInspector, inspectorOf, registerInspector } from './inspector.js';
+import { forwardingHost } from './forward.js';
+import type { ToolHost } from './tool-host.js';
 import { systemClock } from '../state/clock.js';
 import type { Clock } from '../state/clock.js';
 
@@ -36,47 +37,37 @@ export function openingHost(opening: Promise<ToolHost>, clock: Clock = systemClo
     if (!inner) throw new Error('the host is still opening');
     return inner;
   };
-  const facade: OpeningHost = {
-    ready,
-    get config() {
-      return open().config;
+  const facade: OpeningHost = forwardingHost<OpeningHost>(
+    { now: open, later: async (_member, use) => use(await ready) },
+    {
+      ready,
+      get clock() {
+        return inner?.clock ?? clock;
+      },
+      on(event, listener) {
+        emitter.on(event, listener as never);
+        return facade;
+      },
+      off(event, listener) {
+        emitter.off(event, listener as never);
+        return facade;
+      },
+      async close() {
+        emitter.removeAllListeners();
+        const host = await ready.catch(() => undefined);
+        await host?.close();
+      },
     },
-    get state() {
-      return open().state;
-    },
-    get clock() {
-      return inner?.clock ?? clock;
-    },
-    definitions: async (options) => (await ready).definitions(options),
-    dispatch: async (name, args, options) => (await ready).dispatch(name, args, options),
-    call: async (name, args, options) => (await ready).call(name, args, options),
-    refresh: async () => (await ready).refresh(),
-    acceptDefinitions: async (request) => (await ready).acceptDefinitions(request),
-    explain: () => open().explain(),
-    invalidateChecks: () => open().invalidateChecks(),
-    use: (hooks) => open().use(hooks),
-    view: (options) => open().view(options),
-    as: (identity) => open().as(identity),
+  );
+  registerInspector(facade, {
+    ...delegatingInspector(open),
+    // A refusal while the host opens is written once it is open (none when it fails to open).
     recordRefusal: (refusal) =>
       void ready.then(
-        (host) => host.recordRefusal(refusal),
+        (host) => inspectorOf(host).recordRefusal(refusal),
         () => {},
       ),
-    on<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void) {
-      emitter.on(event, listener as never);
-      return facade;
-    },
-    off<E extends keyof HostEvents>(event: E, listener: (...args: HostEvents[E]) => void) {
-      emitter.off(event, listener as never);
-      return facade;
-    },
-    async close() {
-      emitter.removeAllListeners();
-      const host = await ready.catch(() => undefined);
-      await host?.close();
-    },
-  };
-  registerInspector(facade, delegatingInspector(open));
+  });
   return facade;
 }
 
