@@ -123,7 +123,7 @@ export interface CodeLimits {
 }
 
 /** A tool sandboxed code may call: its exposed name, corrected description and schema. */
-export interface SandboxTool {
+export interface CodeCallableTool {
   name: string;
   description: string;
   parameters: JsonSchema;
@@ -134,8 +134,8 @@ export interface SandboxTool {
 }
 
 /** What `ctx.sandboxTools()` returns: the tools code execution may call now, and its limits. */
-export interface SandboxToolset {
-  tools: SandboxTool[];
+export interface CodeCallableTools {
+  tools: CodeCallableTool[];
   limits: CodeLimits;
   /**
    * Present when some of `tools` are deferred (config `defer`): the host tool that
@@ -237,7 +237,7 @@ export interface ToolContext {
    * flagged `codeCallable: true`, intersected with what is exposed) and the code-execution
    * limits. For code-execution plugins; rejects inside availability checks.
    */
-  sandboxTools(): Promise<SandboxToolset>;
+  sandboxTools(): Promise<CodeCallableTools>;
 }
 
 /** What `ctx.session.set`'s third argument may say. */

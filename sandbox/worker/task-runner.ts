@@ -19,7 +19,7 @@ import type {
   CallOutcome,
   CheckTask,
   CheckVerdict,
-  HandlerOutput,
+  NormalizedResult,
   HandlerTask,
   HostRpc,
   ManifestTask,
@@ -139,7 +139,7 @@ export interface InlineLink {
   /** ctx.callTool's request; the answer may hand the call back to run here */
   callTool(callId: string, name: string, args: unknown): Promise<CallAnswer>;
   /** reports the reply of handed-off call `id` (sent with the next call, or soon after) */
-  done(id: number, reply: WorkerReply<HandlerOutput>): void;
+  done(id: number, reply: WorkerReply<NormalizedResult>): void;
 }
 
 /**
@@ -290,7 +290,7 @@ export function createTaskRunner(
    */
   async function runHandedOff({ runHere }: Extract<CallAnswer, { runHere: unknown }>): Promise<CallOutcome> {
     if (!inline) throw codedError('TOOL_CRASHED', 'a nested call was handed to a realm that cannot run one');
-    const reply = (await run(runHere.task)) as WorkerReply<HandlerOutput>;
+    const reply = (await run(runHere.task)) as WorkerReply<NormalizedResult>;
     inline.done(runHere.id, reply);
     return tierOutcome(runHere.call, reply);
   }
@@ -351,7 +351,7 @@ export function createTaskRunner(
     return { ok: false, reason: `check returned ${JSON.stringify(verdict)}; expected true, false or { ok, reason }` };
   }
 
-  async function runHandler(task: HandlerTask): Promise<HandlerOutput> {
+  async function runHandler(task: HandlerTask): Promise<NormalizedResult> {
     const handler = handlerOf(task, loadedPlugins.get(task.entry) ?? (await loadPlugin(task.entry)));
     const stop = begin(task.callId, task.timeoutMs);
     let value: unknown;
@@ -384,7 +384,7 @@ export function createTaskRunner(
   }
 
   /** A handler's value as its reply: the text, capped, or TOOL_RESULT_INVALID. */
-  function handlerOutput(task: HandlerTask, value: unknown): WorkerReply<HandlerOutput> | WorkerReply {
+  function handlerOutput(task: HandlerTask, value: unknown): WorkerReply<NormalizedResult> | WorkerReply {
     try {
       const text = resultText(value);
       return { ok: true, value: { text: capText(text, task.maxResultChars), originalLength: text.length } };
