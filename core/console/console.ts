@@ -22,10 +22,10 @@ import type { HostEvents } from '../host/events.js';
 import { IdentityViews } from '../mcp-server/identity-views.js';
 import { inspectorOf } from '../host/inspector.js';
 import { CallLog, withPayloads } from './calls.js';
-import { PendingApprovals, type PendingApproval } from './approvals.js';
+import { PendingApprovals } from './approvals.js';
 import { definitionChange, diffReports } from './changes.js';
 import { EventStreams, type EventFilter } from './event-stream.js';
-import { overview, sessionsAnswer, type Serving } from './overview.js';
+import { overview, sessionsAnswer } from './overview.js';
 import type { SessionSnapshot } from '../mcp-server/http-sessions.js';
 import { toolDetail } from './tool-detail.js';
 import { sendError, sendJson, sendRefusal } from './replies.js';
@@ -35,7 +35,8 @@ import { matchRule } from '../access/rules.js';
 import { ownerKey } from '../mcp-server/caller.js';
 import { clientOf, normalizeAddress } from '../mcp-server/http-access.js';
 import { StatelessClients } from '../mcp-server/stateless-clients.js';
-import type { ShownIdentity } from './calls.js';
+import type { CallAnswer, ChangeEvent, Hello, LogEvent, PendingApproval, SearchAnswer } from './api-types.js';
+import type { Serving, ShownIdentity, WarningEvent } from './api-types.js';
 
 /** The scope a `serve.auth` token needs to use the console. */
 export const CONSOLE_SCOPE = 'toolshed:console';
@@ -221,13 +222,18 @@ export function consoleHandler(options: ConsoleOptions): Console {
     const after = safeExplain(host);
     const changes = report && after ? diffReports(report, after) : [];
     if (after) report = after;
-    streams.send('change', { generation, at: new Date().toISOString(), changes });
+    streams.send('change', { generation, at: new Date().toISOString(), changes } satisfies ChangeEvent);
   };
   const onLog = (entry: HostEvents['log'][0]) =>
-    streams.send('log', { at: new Date().toISOString(), ...logFields(entry) });
-  const onWarning = (message: string) => streams.send('warning', { at: new Date().toISOString(), message });
+    streams.send('log', { at: new Date().toISOString(), ...logFields(entry) } satisfies LogEvent);
+  const onWarning = (message: string) =>
+    streams.send('warning', { at: new Date().toISOString(), message } satisfies WarningEvent);
   const onDefinition = (change: HostEvents['definition-changed'][0]) =>
-    streams.send('change', { generation, at: new Date().toISOString(), changes: [definitionChange(change)] });
+    streams.send('change', {
+      generation,
+      at: new Date().toISOString(),
+      changes: [definitionChange(change)],
+    } satisfies ChangeEvent);
   host.on('change', onChange);
   host.on('log', onLog);
   host.on('warning', onWarning);
@@ -280,7 +286,7 @@ export function consoleHandler(options: ConsoleOptions): Console {
       return streams.open(
         res,
         payloads,
-        { generation, calls: mine(calls.list(payloads)), approvals: held },
+        { generation, calls: mine(calls.list(payloads)), approvals: held } satisfies Hello,
         all ? undefined : ownEvents(caller!, held),
       );
     }
@@ -354,7 +360,7 @@ export function consoleHandler(options: ConsoleOptions): Console {
     const callId = `console-${randomUUID()}`;
     const started = performance.now();
     const outcome = await target.call(tool, args, { sessionId, callId });
-    sendJson(res, 200, { outcome, durationMs: Math.round(performance.now() - started), callId });
+    sendJson(res, 200, { outcome, durationMs: Math.round(performance.now() - started), callId } satisfies CallAnswer);
   }
 
   async function search(res: ServerResponse, target: ToolHost, body: Record<string, unknown>): Promise<void> {
@@ -363,7 +369,7 @@ export function consoleHandler(options: ConsoleOptions): Console {
       return sendError(res, 'USAGE', 'query must be a non-empty string');
     if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMIT.max)
       return sendError(res, 'USAGE', `limit must be an integer from 1 to ${SEARCH_LIMIT.max}`);
-    sendJson(res, 200, await inspectorOf(target).search(query, limit));
+    sendJson(res, 200, (await inspectorOf(target).search(query, limit)) satisfies SearchAnswer);
   }
 
   function answer(
