@@ -122,7 +122,7 @@ export interface CodeLimits {
   maxOutputChars: number;
 }
 
-/** A tool sandboxed code may call: its exposed name, corrected description and schema. */
+/** A tool callable from execute_code, as a script gets it: its exposed name, corrected description and schema. */
 export interface CodeCallableTool {
   name: string;
   description: string;
@@ -233,7 +233,7 @@ export interface ToolContext {
   /** calls another tool through the host's full dispatch pipeline */
   callTool(name: string, args?: unknown): Promise<unknown>;
   /**
-   * The tools sandboxed code may call right now (config `codeExecution.tools`, or tools
+   * The tools callable from execute_code right now (config `codeExecution.tools`, or tools
    * flagged `codeCallable: true`, intersected with what is exposed) and the code-execution
    * limits. For code-execution plugins; rejects inside availability checks.
    */

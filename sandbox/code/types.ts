@@ -7,7 +7,7 @@ export type { CodeLimits };
 /** The key of the search function on the sandbox's `tools` object. */
 export const SEARCH_FUNCTION = 'search';
 
-/** One function the sandbox may expose (the host's `CodeCallableTool`). */
+/** One function a script may call on `tools` (the host's `CodeCallableTool`). */
 export type CodeToolSpec = CodeCallableTool;
 
 /** What the host passes along with each tool call the script makes. */
