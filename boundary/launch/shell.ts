@@ -14,9 +14,6 @@ import type { FileRoots } from '../plugin.js';
 /** `options.sandbox` of @toolshed/terminal. */
 export const TERMINAL_SANDBOX_MODES = ['workspace-write', 'read-only', 'off'] as const;
 
-/** One of {@link TERMINAL_SANDBOX_MODES}. */
-export type TerminalSandboxMode = (typeof TERMINAL_SANDBOX_MODES)[number];
-
 /** How terminal commands run here. */
 export type TerminalSandboxPlan =
   /**
@@ -81,7 +78,7 @@ export function unsandboxedShellLaunch(
 }
 
 /** One command to run in the sandbox. */
-export interface ShellCommand {
+interface ShellCommand {
   /** absolute path of the shell */
   shell: string;
   args: readonly string[];

@@ -9,7 +9,8 @@ import type { ApprovalReason, BreakerReport, CallRecord } from '../call/public-t
 import type { Enforcement, HostReport, PluginReport, ToolReport } from '../explain/public-types.js';
 import type { DefinitionFormat } from '../providers/types.js';
 
-export type { BreakerReport, CallOutcome, DefinitionFormat, JsonSchema, PluginReport, ToolReport };
+// The host's own types the page names.
+export type { DefinitionFormat, PluginReport };
 
 /** The error envelope every failed API answer carries. */
 export interface ErrorBody {
