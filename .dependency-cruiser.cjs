@@ -57,11 +57,16 @@ module.exports = {
     {
       name: 'no-import-into-subfolder',
       comment:
-        "A folder's own modules (the seam) never reach into its subfolders (the implementations: runners/thread, runners/process): the folder-scoped cycle rule counts a subfolder as part of its parent, so this is the parent ↔ child half of it. core/index.ts, core/mcp-server/index.ts and sandbox/toolkit.ts, public entries over their folders, are the exceptions.",
+        "A folder's own modules (the seam) never reach into its subfolders (the implementations: runners/thread, runners/process): the folder-scoped cycle rule counts a subfolder as part of its parent, so this is the parent ↔ child half of it. core/index.ts, core/mcp-server/index.ts and sandbox/toolkit.ts, public entries over their folders, and the console page's app.tsx, which lays out its panels, are the exceptions.",
       severity: 'error',
       from: {
         path: '^(.+)/[^/]+$',
-        pathNot: ['^core/index\\.ts$', '^core/mcp-server/index\\.ts$', '^sandbox/toolkit\\.ts$'],
+        pathNot: [
+          '^core/index\\.ts$',
+          '^core/mcp-server/index\\.ts$',
+          '^sandbox/toolkit\\.ts$',
+          '^console/src/app\\.tsx$',
+        ],
       },
       to: { path: '^$1/[^/]+/' },
     },
@@ -106,6 +111,22 @@ module.exports = {
     },
     ...rankRules,
     {
+      name: 'console-page-imports-its-own',
+      comment:
+        "The web console's page (console/src) imports its own files, its npm packages (preact) and the console API's types (core/console/api-types.ts): nothing else of toolshed, no Node module.",
+      severity: 'error',
+      from: { path: '^console/src/' },
+      to: { pathNot: ['^console/src/', '^node_modules/', '^core/console/api-types\\.ts$'] },
+    },
+    {
+      name: 'console-page-api-types-type-only',
+      comment:
+        "The page imports the console API's types with `import type`: its bundle holds nothing of the host, and the server's answers and the page's reading of them are one set of types.",
+      severity: 'error',
+      from: { path: '^console/src/' },
+      to: { path: '^core/console/api-types\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'host-folder-has-a-rank',
       comment:
         'Every host module sits in a ranked folder (or is core/index.ts): a new folder takes its place in HOST_RANKS before it imports anything.',
@@ -129,7 +150,7 @@ module.exports = {
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
-      extensions: ['.ts', '.d.ts', '.js', '.mjs', '.cjs', '.json'],
+      extensions: ['.ts', '.tsx', '.d.ts', '.js', '.mjs', '.cjs', '.json'],
     },
   },
 };

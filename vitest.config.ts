@@ -59,6 +59,7 @@ const UNIT = [
   'test/fleet/plugin-state-rpc.test.ts',
   'test/mcp-servers/code-callable.test.ts',
   'test/package/bundled-plugins.test.ts',
+  'test/package/api-reports.test.ts',
   'test/package/public-types.test.ts',
   'test/plugin-author/misspelled-package.test.ts',
   'test/plugin-author/test-context-levels.test.ts',

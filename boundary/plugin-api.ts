@@ -122,8 +122,8 @@ export interface CodeLimits {
   maxOutputChars: number;
 }
 
-/** A tool sandboxed code may call: its exposed name, corrected description and schema. */
-export interface SandboxTool {
+/** A tool callable from execute_code, as a script gets it: its exposed name, corrected description and schema. */
+export interface CodeCallableTool {
   name: string;
   description: string;
   parameters: JsonSchema;
@@ -134,8 +134,8 @@ export interface SandboxTool {
 }
 
 /** What `ctx.sandboxTools()` returns: the tools code execution may call now, and its limits. */
-export interface SandboxToolset {
-  tools: SandboxTool[];
+export interface CodeCallableTools {
+  tools: CodeCallableTool[];
   limits: CodeLimits;
   /**
    * Present when some of `tools` are deferred (config `defer`): the host tool that
@@ -233,11 +233,11 @@ export interface ToolContext {
   /** calls another tool through the host's full dispatch pipeline */
   callTool(name: string, args?: unknown): Promise<unknown>;
   /**
-   * The tools sandboxed code may call right now (config `codeExecution.tools`, or tools
+   * The tools callable from execute_code right now (config `codeExecution.tools`, or tools
    * flagged `codeCallable: true`, intersected with what is exposed) and the code-execution
    * limits. For code-execution plugins; rejects inside availability checks.
    */
-  sandboxTools(): Promise<SandboxToolset>;
+  sandboxTools(): Promise<CodeCallableTools>;
 }
 
 /** What `ctx.session.set`'s third argument may say. */

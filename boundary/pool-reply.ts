@@ -2,10 +2,10 @@
  * The thread tier's smallest reply: a handler's whole text goes back as a bare string when that is
  * all its reply says (see PoolReply in protocol.ts). The worker packs, the host unpacks.
  */
-import type { HandlerOutput, PoolReply, WorkerReply } from './protocol.js';
+import type { NormalizedResult, PoolReply, WorkerReply } from './protocol.js';
 
 /** The Piscina entry's answer for a handler task's reply. */
-export function poolReply(reply: WorkerReply<HandlerOutput>): PoolReply {
+export function poolReply(reply: WorkerReply<NormalizedResult>): PoolReply {
   if (!reply.ok) return reply;
   const { text, originalLength, content, isError } = reply.value;
   return originalLength === text.length && content === undefined && isError === undefined ? text : reply;

@@ -7,10 +7,10 @@
  */
 import type { SerializedError } from './errors.js';
 import type { CallOutcome, RichContent } from './outcome.js';
-import type { FileRoots, SandboxToolset } from './plugin-api.js';
+import type { FileRoots, CodeCallableTools } from './plugin-api.js';
 import type { Pins } from './pins.js';
 
-export type { CallOutcome, SandboxToolset };
+export type { CallOutcome, CodeCallableTools };
 
 /** What mapping a reply to an outcome needs to know of the call (tier-outcome.ts). */
 export interface TierCall {
@@ -93,8 +93,8 @@ export type WorkerTask = ManifestTask | CheckTask | HandlerTask;
 /** What a worker returns for a task; tool and check failures are values, never rejections. */
 export type WorkerReply<T = unknown> = { ok: true; value: T } | { ok: false; error: SerializedError };
 
-/** A handler's normalized output: the text sent to the model and its original length. */
-export interface HandlerOutput {
+/** A handler's return value normalized: the text sent to the model and its original length. */
+export interface NormalizedResult {
   text: string;
   /** length before the worker-side cap; equals text.length when nothing was cut */
   originalLength: number;
@@ -154,7 +154,7 @@ export interface HostRpc {
   log(callId: string, message: string, level?: string): void;
   progress(callId: string, done: number, total?: number): void;
   callTool(callId: string, name: string, args: unknown): Promise<CallAnswer>;
-  sandboxTools(callId: string): Promise<SandboxToolset>;
+  sandboxTools(callId: string): Promise<CodeCallableTools>;
   /** a `ctx.session` operation of the running call; the host scopes it to the call's session and plugin */
   session(callId: string, request: SessionRequest): Promise<SessionAnswer>;
 }
@@ -183,7 +183,7 @@ export interface InlineRequest {
 /** Worker → host on the inline port: the outcome of inline request `id`. */
 export interface InlineReply {
   id: number;
-  reply: WorkerReply<HandlerOutput>;
+  reply: WorkerReply<NormalizedResult>;
 }
 
 /**

@@ -4,8 +4,11 @@
  * implement them, so a tool's `parameters` may be any of their schema objects. Types only.
  */
 
-/** The shared base of both interfaces: a version, a vendor and the inferred types. */
-interface StandardTypedV1<Input = unknown, Output = Input> {
+/**
+ * The shared base of both interfaces: a version, a vendor and the inferred types. Exported like its namespace, as
+ * in the spec (API Extractor cannot read an unexported interface merged with an exported namespace).
+ */
+export interface StandardTypedV1<Input = unknown, Output = Input> {
   /** The Standard properties. */
   readonly '~standard': StandardTypedV1.Props<Input, Output>;
 }

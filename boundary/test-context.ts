@@ -6,7 +6,7 @@
 import { failure } from './outcome.js';
 import { resultText } from './normalize.js';
 import { toolContext, type ContextLink } from './tool-context.js';
-import type { FileRoots, LogLevel, SandboxToolset, ToolContext } from './plugin-api.js';
+import type { FileRoots, LogLevel, CodeCallableTools, ToolContext } from './plugin-api.js';
 import { DEFAULT_CODE_LIMITS } from './code-limits.js';
 import { liveText, sessionOperation, type SessionMaps, type SessionScope } from './session-state.js';
 
@@ -28,7 +28,7 @@ export interface TestContextOptions {
   /** answers ctx.callTool (default: rejects, naming the tool) */
   callTool?: (name: string, args: unknown) => unknown;
   /** what ctx.sandboxTools() resolves to (default: no tools, the host's default limits) */
-  sandboxTools?: SandboxToolset;
+  sandboxTools?: CodeCallableTools;
   /** ctx.session's default and longest time to live, in ms (default 3600000, as the host's `state.sessionTtlMs`) */
   sessionTtlMs?: number;
   /** the clock ctx.session's values expire by (default Date.now): a test moves it to see a value expire */
@@ -51,7 +51,7 @@ export interface TestContext extends ToolContext {
   abort(reason?: unknown): void;
 }
 
-const DEFAULT_SANDBOX: SandboxToolset = { tools: [], limits: { ...DEFAULT_CODE_LIMITS } };
+const DEFAULT_SANDBOX: CodeCallableTools = { tools: [], limits: { ...DEFAULT_CODE_LIMITS } };
 
 /** One map of fields in memory: what ctx.session keeps in a test (the host keeps it in its state store). */
 class TestMaps implements SessionMaps {

@@ -9,7 +9,7 @@ import { cappedFailure, failure, type CallOutcome, type RichContent } from './ou
 import { capText } from './normalize.js';
 import { describeRunnerFailure, type RunOutcome, type RunnerFailure } from './runner-failure.js';
 import { changedReason, pinChangeOf } from './pins.js';
-import type { HandlerOutput, TierCall } from './protocol.js';
+import type { NormalizedResult, TierCall } from './protocol.js';
 
 export type { TierCall };
 import type { ToolErrorCode } from './errors.js';
@@ -36,7 +36,7 @@ function runnerFailure(name: string, f: RunnerFailure): CallOutcome {
 }
 
 /** The caller's outcome of a handler call the tier answered with `outcome`. */
-export function tierOutcome(call: TierCall, outcome: RunOutcome<HandlerOutput>): CallOutcome {
+export function tierOutcome(call: TierCall, outcome: RunOutcome<NormalizedResult>): CallOutcome {
   const { tool: name, timeoutMs, maxResultChars } = call;
   if (!outcome.ok) {
     if ('failure' in outcome) return runnerFailure(name, outcome.failure);

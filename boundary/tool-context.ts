@@ -12,7 +12,7 @@ import type { CallOutcome } from './outcome.js';
 import type {
   FileRoots,
   LogLevel,
-  SandboxToolset,
+  CodeCallableTools,
   SessionSetOptions,
   SessionState,
   ToolContext,
@@ -42,7 +42,7 @@ export interface ContextLink {
   progress(callId: string, done: number, total: number | undefined): void;
   /** a nested call's outcome (ctx.callTool throws a failure as a coded Error) */
   callTool(callId: string, name: string, args: unknown): Promise<CallOutcome>;
-  sandboxTools(callId: string): Promise<SandboxToolset>;
+  sandboxTools(callId: string): Promise<CodeCallableTools>;
   /** a ctx.session operation (ctx.session throws a failure as a coded Error) */
   session(callId: string, request: SessionRequest): Promise<SessionAnswer>;
 }

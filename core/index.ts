@@ -121,5 +121,3 @@ export {
   type SandboxErrorCode,
 } from '../boundary/errors.js';
 export { TOOLSHED_VERSION, PLUGIN_API_VERSION } from '../boundary/version.js';
-export { definePlugin, defineTool } from '../boundary/plugin.js';
-export type * from '../boundary/plugin.js';

@@ -4,22 +4,20 @@
  * first-party toolsets use exactly these and nothing else of toolshed (docs/plugins.md, "The toolkit").
  * They run in the plugin's own worker or child, like the rest of its code.
  */
+import { TERMINAL_SANDBOX_MODES, terminalSandboxPlan } from '../boundary/launch/shell.js';
 import type { CodeResult, RunCodeOptions } from './code/runtime.js';
 
 // The sandbox launcher: run a shell command in a bubblewrap mount namespace that holds the
 // workspace (read-only or writable) with its protected paths mounted read-only, under resource limits.
 export { probeSandbox } from '../boundary/launch/probe.js';
 export {
-  shellSandboxPlan,
+  terminalSandboxPlan,
   shellResources,
   shellLaunch,
   unsandboxedShellLaunch,
-  SHELL_SANDBOX_MODES,
-  type ShellSandboxPlan,
-  type ShellSandboxMode,
-  type ShellCommand,
+  TERMINAL_SANDBOX_MODES,
+  type TerminalSandboxPlan,
 } from '../boundary/launch/shell.js';
-export type { Launch, SandboxSupport } from '../boundary/launch/launch.js';
 export {
   protectedMounts,
   findProtected,
@@ -28,7 +26,18 @@ export {
   type ProtectedChange,
 } from '../boundary/launch/protected-mounts.js';
 export { overLimitMessage, SIGXFSZ_EXIT, type ResourceLimits } from '../boundary/launch/resources.js';
-export { watchResources, type OverLimit } from '../boundary/launch/resource-watch.js';
+export { watchResources } from '../boundary/launch/resource-watch.js';
+
+/**
+ * The old name of `terminalSandboxPlan`.
+ * @deprecated use `terminalSandboxPlan`; removed in toolshed 2
+ */
+export const shellSandboxPlan = terminalSandboxPlan;
+/**
+ * The old name of `TERMINAL_SANDBOX_MODES`.
+ * @deprecated use `TERMINAL_SANDBOX_MODES`; removed in toolshed 2
+ */
+export const SHELL_SANDBOX_MODES = TERMINAL_SANDBOX_MODES;
 
 // The protected-path matcher: whether a path lies under one of ctx.roots.protect, and the message to refuse it with.
 export { protectedBy, protectedMessage } from '../boundary/protected.js';
@@ -37,14 +46,7 @@ export { protectedBy, protectedMessage } from '../boundary/protected.js';
 export { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../boundary/private-dir.js';
 
 // The execute_code runtime: model-written JavaScript in a QuickJS context with only `tools` and `console`.
-export type {
-  CodeError,
-  CodeLimits,
-  CodeResult,
-  CodeToolSpec,
-  RunCodeOptions,
-  ToolCallOutcome,
-} from './code/runtime.js';
+export type { CodeResult, RunCodeOptions } from './code/runtime.js';
 
 let runtime: Promise<typeof import('./code/runtime.js')> | undefined;
 

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { ResourceLimits } from './resources.js';
 
 /** What went over, and the count or MB seen. */
-export interface OverLimit {
+interface OverLimit {
   limit: 'processes' | 'memoryMb';
   seen: number;
 }

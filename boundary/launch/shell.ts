@@ -12,13 +12,10 @@ import { resolveResources, rlimitPlan, type ResourceLimits, type ResourceProtect
 import type { FileRoots } from '../plugin.js';
 
 /** `options.sandbox` of @toolshed/terminal. */
-export const SHELL_SANDBOX_MODES = ['workspace-write', 'read-only', 'off'] as const;
-
-/** One of {@link SHELL_SANDBOX_MODES}. */
-export type ShellSandboxMode = (typeof SHELL_SANDBOX_MODES)[number];
+export const TERMINAL_SANDBOX_MODES = ['workspace-write', 'read-only', 'off'] as const;
 
 /** How terminal commands run here. */
-export type ShellSandboxPlan =
+export type TerminalSandboxPlan =
   /**
    * in bubblewrap: the roots bound read-write (workspace-write) or read-only, system files read-only, private /tmp, own
    * PID namespace, no network unless `network`
@@ -34,17 +31,17 @@ export type ShellSandboxPlan =
  * Without `sandbox`, commands run in bubblewrap where it works and as today where it
  * does not; an explicit mode that needs bubblewrap is never silently dropped.
  */
-export function shellSandboxPlan(
+export function terminalSandboxPlan(
   options: Readonly<Record<string, unknown>>,
   support: SandboxSupport,
-): ShellSandboxPlan {
+): TerminalSandboxPlan {
   const asked = options.sandbox;
   const network = options.network === true;
-  if (asked !== undefined && !(SHELL_SANDBOX_MODES as readonly unknown[]).includes(asked)) {
+  if (asked !== undefined && !(TERMINAL_SANDBOX_MODES as readonly unknown[]).includes(asked)) {
     return {
       sandboxed: false,
       unavailable: true,
-      reason: `options.sandbox is ${JSON.stringify(asked)}; use one of ${SHELL_SANDBOX_MODES.map((m) => `'${m}'`).join(', ')}`,
+      reason: `options.sandbox is ${JSON.stringify(asked)}; use one of ${TERMINAL_SANDBOX_MODES.map((m) => `'${m}'`).join(', ')}`,
     };
   }
   if (asked === 'off') return { sandboxed: false, reason: "terminal is not sandboxed: options.sandbox is 'off'" };
@@ -81,7 +78,7 @@ export function unsandboxedShellLaunch(
 }
 
 /** One command to run in the sandbox. */
-export interface ShellCommand {
+interface ShellCommand {
   /** absolute path of the shell */
   shell: string;
   args: readonly string[];
@@ -100,7 +97,7 @@ export interface ShellCommand {
 
 /** The launch of one command under a sandboxed plan. */
 export function shellLaunch(
-  plan: Extract<ShellSandboxPlan, { sandboxed: true }>,
+  plan: Extract<TerminalSandboxPlan, { sandboxed: true }>,
   command: ShellCommand,
   support: SandboxSupport,
 ): Launch {

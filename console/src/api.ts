@@ -5,7 +5,7 @@
  * with the envelope's code; a 401 also tells the page to ask for a token.
  */
 import { readToken } from './token.js';
-import type { ErrorBody } from './types.js';
+import type { ErrorBody } from '../../core/console/api-types.js';
 
 /** A failed API answer: the HTTP status and the error envelope's code and message. */
 export class ApiError extends Error {

@@ -8,7 +8,7 @@ import { ApiError, describeError, get, whenUnauthorized } from './api.js';
 import { EMPTY, type Live, reduce } from './live.js';
 import { openStream, type StreamState } from './stream.js';
 import { readToken, storeToken } from './token.js';
-import type { Overview } from './types.js';
+import type { Overview } from '../../core/console/api-types.js';
 import { Approvals } from './panels/approvals.js';
 import { Calls } from './panels/calls.js';
 import { Changes } from './panels/changes.js';

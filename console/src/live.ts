@@ -4,7 +4,14 @@
  * stream's events.
  */
 import type { ServerEvent } from './sse.js';
-import type { CallEntry, Change, Hello, HostNews, PendingApproval, Settled } from './types.js';
+import type { CallEntry, Change, Hello, LogEvent, PendingApproval, Settled } from '../../core/console/api-types.js';
+import type { ChangeEvent, WarningEvent } from '../../core/console/api-types.js';
+
+/** An entry of the Changes panel: a change, a plugin's log line or a warning, as it came. */
+export type HostNews =
+  | { type: 'change'; at: string; change: Change }
+  | ({ type: 'log' } & LogEvent)
+  | ({ type: 'warning' } & WarningEvent);
 
 /** How many calls and news entries the page keeps. */
 export const KEPT = 500;
@@ -59,22 +66,19 @@ export function reduce(live: Live, event: ServerEvent): Live {
       };
     }
     case 'change': {
-      const change = data as { generation: number; at: string; changes: Change[] };
+      const change = data as ChangeEvent;
       const news = change.changes.map((c): HostNews => ({ type: 'change', at: change.at, change: c })).reverse();
       return { ...live, generation: change.generation, news: [...news, ...live.news].slice(0, KEPT) };
     }
     case 'log':
       return {
         ...live,
-        news: [
-          { ...(data as Omit<Extract<HostNews, { type: 'log' }>, 'type'>), type: 'log' as const },
-          ...live.news,
-        ].slice(0, KEPT),
+        news: [{ ...(data as LogEvent), type: 'log' as const }, ...live.news].slice(0, KEPT),
       };
     case 'warning':
       return {
         ...live,
-        news: [{ ...(data as { at: string; message: string }), type: 'warning' as const }, ...live.news].slice(0, KEPT),
+        news: [{ ...(data as WarningEvent), type: 'warning' as const }, ...live.news].slice(0, KEPT),
       };
     default:
       return live;

@@ -6,7 +6,21 @@
  * call is sent. {@link checkArgs} checks arguments written as JSON against the same few keywords
  * (the host validates them fully with ajv and says so in the result).
  */
-import type { JsonSchema } from './types.js';
+
+/** A JSON Schema as the form reads it: the few keywords it looks at (a tool's schema may hold any others). */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema | JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  description?: string;
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  [key: string]: unknown;
+}
 
 /** The kinds of scalar a field can hold. */
 export type ScalarKind = 'string' | 'number' | 'integer' | 'boolean';

@@ -21,7 +21,7 @@ import type { FleetBreaker, FleetOpening } from './fleet-breaker.js';
 import type { BreakerReport } from './public-types.js';
 import type { CallOutcome } from '../../boundary/outcome.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
-import type { HandlerOutput } from '../../boundary/protocol.js';
+import type { NormalizedResult } from '../../boundary/protocol.js';
 
 /** What counts against a circuit. */
 type BreakerFailure = 'crashed' | 'timed out';
@@ -72,7 +72,7 @@ interface BreakerTicket {
  * waited for a worker (`raw`, the tier's own outcome, says so): the queue was slow, the tool did
  * nothing wrong.
  */
-export function breakerVerdict(outcome: CallOutcome, raw?: RunOutcome<HandlerOutput>): BreakerVerdict {
+export function breakerVerdict(outcome: CallOutcome, raw?: RunOutcome<NormalizedResult>): BreakerVerdict {
   if (outcome.ok) return 'ok';
   switch (outcome.code) {
     case 'TOOL_CRASHED':

@@ -22,7 +22,7 @@ import { toolInfo } from '../expose/tool-info.js';
 import { structuredOutcome } from './results.js';
 import type { Registry } from '../expose/registry.js';
 import type { ResolvedConfig } from '../config/config.js';
-import type { SandboxToolset } from '../../boundary/plugin-api.js';
+import type { CodeCallableTools } from '../../boundary/plugin-api.js';
 import type { ToolRecord } from '../load/types.js';
 import type { CallerIdentity, CredentialProvider, DispatchOptions, Identity } from './public-types.js';
 import type { Clock } from '../state/clock.js';
@@ -91,7 +91,7 @@ interface CallLimits {
 }
 
 /** The sandbox toolset as of the current exposure, less what the calling chain (`context`) may not reach. */
-async function currentSandboxTools(deps: DispatchDeps, context: CallContext): Promise<SandboxToolset> {
+async function currentSandboxTools(deps: DispatchDeps, context: CallContext): Promise<CodeCallableTools> {
   const exposure = await deps.exposure();
   const exposed = new Map(exposure.definitions.map((d) => [d.name, d]));
   const tools = sandboxTools(deps.config(), exposed, Array.from(deps.registry.tools.values(), toolInfo)).filter(

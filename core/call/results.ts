@@ -11,7 +11,7 @@ import { readDialect } from '../schema/schema-dialect.js';
 import { failure, type CallOutcome } from '../../boundary/outcome.js';
 import { capText } from '../../boundary/normalize.js';
 import type { ValidateFunction } from 'ajv';
-import type { HandlerOutput } from '../../boundary/protocol.js';
+import type { NormalizedResult } from '../../boundary/protocol.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
 import type { ToolRecord } from '../load/types.js';
 
@@ -47,7 +47,7 @@ function invalid(record: ToolRecord, what: string, maxChars: number): CallOutcom
  */
 export function structuredOutcome(
   record: ToolRecord,
-  run: RunOutcome<HandlerOutput>,
+  run: RunOutcome<NormalizedResult>,
   mapped: CallOutcome,
   maxResultChars: number,
 ): CallOutcome {

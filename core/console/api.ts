@@ -13,7 +13,8 @@ import type { IdentityViews } from '../http/identity-views.js';
 import type { SessionSnapshot } from '../mcp-server/public-types.js';
 import type { HostMonitor } from './monitor.js';
 import type { ConsoleOwners } from './owners.js';
-import { overview, sessionsAnswer, type Serving } from './overview.js';
+import { overview, sessionsAnswer } from './overview.js';
+import type { CallAnswer, Hello, SearchAnswer, Serving } from './api-types.js';
 import { sendError, sendJson } from './replies.js';
 import { decoded, readBody } from './request-checks.js';
 import { toolDetail } from './tool-detail.js';
@@ -164,7 +165,7 @@ export class ConsoleApi {
       generation: monitor.generation,
       calls: owners.visible(caller, monitor.calls.list(payloads)),
       approvals: held,
-    };
+    } satisfies Hello;
     monitor.streams.open(res, payloads, hello, owners.seesAll(caller) ? undefined : owners.ownEvents(caller!, held));
   }
 
@@ -193,7 +194,7 @@ export class ConsoleApi {
     const callId = `console-${randomUUID()}`;
     const started = performance.now();
     const outcome = await target.call(tool, args, { sessionId, callId });
-    sendJson(res, 200, { outcome, durationMs: Math.round(performance.now() - started), callId });
+    sendJson(res, 200, { outcome, durationMs: Math.round(performance.now() - started), callId } satisfies CallAnswer);
   }
 
   /** `POST api/search`. */
@@ -203,7 +204,7 @@ export class ConsoleApi {
       return sendError(res, 'USAGE', 'query must be a non-empty string');
     if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMIT.max)
       return sendError(res, 'USAGE', `limit must be an integer from 1 to ${SEARCH_LIMIT.max}`);
-    sendJson(res, 200, await inspectorOf(target).search(query, limit));
+    sendJson(res, 200, (await inspectorOf(target).search(query, limit)) satisfies SearchAnswer);
   }
 
   /** `POST api/approvals/ID`: the console's answer to a held call. */

@@ -7,29 +7,9 @@
  * by whom.
  */
 import { randomUUID } from 'node:crypto';
-import { shownChain, shownIdentity, type ShownIdentity } from './calls.js';
-import type { ApprovalDecision, ApprovalRequest, ApprovalSettled, Approver } from '../call/approval.js';
-
-/** A held call as the API sends it; its arguments always (the operator must see what they approve). */
-export interface PendingApproval {
-  id: string;
-  tool: string;
-  args: unknown;
-  reason: ApprovalRequest['reason'];
-  heldAt: string;
-  timeoutMs: number;
-  sessionId?: string;
-  identity?: ShownIdentity;
-  chain: Array<{ tool: string; plugin: string }>;
-}
-
-/** How a held call was settled. */
-export interface Settled {
-  id: string;
-  approved: boolean;
-  by: 'console' | 'caller' | 'timeout' | 'cancelled';
-  reason?: string;
-}
+import { shownChain, shownIdentity } from './calls.js';
+import type { PendingApproval, Settled } from './api-types.js';
+import type { ApprovalDecision, ApprovalSettled, Approver } from '../call/approval.js';
 
 /** What answering a held call came to. */
 export type Answer = 'settled' | 'unknown' | 'conflict';

@@ -7,6 +7,7 @@
  * on a screen.
  */
 import type { CallerIdentity, CallRecord, ToolCall } from '../call/public-types.js';
+import type { CallEntry, ShownIdentity } from './api-types.js';
 
 /** How many calls the console keeps. */
 export const KEPT_CALLS = 200;
@@ -16,20 +17,6 @@ export const KEPT_CALLS = 200;
  * of the largest results and arguments a host allows would otherwise hold hundreds of megabytes.
  */
 export const KEPT_PAYLOAD_CHARS = 16_384;
-
-/** Who a call or held call is for, as the console shows it: subject and issuer only (never claims or scopes). */
-export interface ShownIdentity {
-  subject: string;
-  issuer?: string;
-}
-
-/** One call as the API sends it (docs/console.md#api): the host's record, with the size of its result. */
-export interface CallEntry extends Omit<CallRecord, 'result' | 'rule'> {
-  resultChars: number;
-  result?: string;
-  /** the result or the arguments were cut at KEPT_PAYLOAD_CHARS (then `args` is the start of their JSON, a string) */
-  truncated?: Array<'args' | 'result'>;
-}
 
 /** `text` cut at KEPT_PAYLOAD_CHARS, marked where and how much. */
 function cut(text: string): string {

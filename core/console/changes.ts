@@ -7,15 +7,7 @@
  */
 import type { HostReport, PluginReport, ToolReport } from '../explain/public-types.js';
 import type { DefinitionChange } from '../runners/connection-report.js';
-
-/** One change as the API sends it. */
-export interface Change {
-  kind: 'tool' | 'plugin' | 'server' | 'definition';
-  name: string;
-  text: string;
-  from?: string;
-  to?: string;
-}
+import type { Change } from './api-types.js';
 
 /** A tool's state in one word. */
 function toolState(tool: ToolReport | undefined): string {

@@ -21,7 +21,7 @@ import type { SessionSnapshot } from '../mcp-server/public-types.js';
 import { ConsoleApi, deny } from './api.js';
 import { HostMonitor } from './monitor.js';
 import { ConsoleOwners } from './owners.js';
-import type { Serving } from './overview.js';
+import type { Serving } from './api-types.js';
 import { sendError, sendRefusal } from './replies.js';
 import { BadRequest, refusal } from './request-checks.js';
 import { sendStatic } from './static-files.js';

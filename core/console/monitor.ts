@@ -11,6 +11,7 @@ import { CallLog, withPayloads } from './calls.js';
 import { PendingApprovals } from './approvals.js';
 import { definitionChange, diffReports } from './changes.js';
 import { EventStreams } from './event-stream.js';
+import type { ChangeEvent, LogEvent, WarningEvent } from './api-types.js';
 
 /** The host's report, or undefined while it cannot give one (an opening host). */
 function safeExplain(host: ToolHost): HostReport | undefined {
@@ -50,18 +51,22 @@ export class HostMonitor {
     const after = safeExplain(this.host);
     const changes = this.report && after ? diffReports(this.report, after) : [];
     if (after) this.report = after;
-    this.streams.send('change', { generation: this.generation, at: new Date().toISOString(), changes });
+    this.streams.send('change', {
+      generation: this.generation,
+      at: new Date().toISOString(),
+      changes,
+    } satisfies ChangeEvent);
   };
   private readonly onLog = (entry: HostEvents['log'][0]) =>
-    this.streams.send('log', { at: new Date().toISOString(), ...logFields(entry) });
+    this.streams.send('log', { at: new Date().toISOString(), ...logFields(entry) } satisfies LogEvent);
   private readonly onWarning = (message: string) =>
-    this.streams.send('warning', { at: new Date().toISOString(), message });
+    this.streams.send('warning', { at: new Date().toISOString(), message } satisfies WarningEvent);
   private readonly onDefinition = (change: HostEvents['definition-changed'][0]) =>
     this.streams.send('change', {
       generation: this.generation,
       at: new Date().toISOString(),
       changes: [definitionChange(change)],
-    });
+    } satisfies ChangeEvent);
 
   constructor(private readonly host: ToolHost) {
     const streams = new EventStreams(host.clock);

@@ -7,18 +7,12 @@
 import type { HostReport } from '../explain/public-types.js';
 import type { Identity } from '../../boundary/identity.js';
 import type { SessionSnapshot } from '../mcp-server/public-types.js';
-import { shownIdentity, type ShownIdentity } from './calls.js';
+import { shownIdentity } from './calls.js';
+import type { Overview, Serving, SessionLine, SessionsAnswer, ToolLine } from './api-types.js';
 import type { BreakerReport } from '../call/public-types.js';
 
-/** How the console is served: beside MCP (`serve --http --ui`) or on its own (`toolshed ui`). */
-export interface Serving {
-  mcp: boolean;
-  transport?: 'http';
-  stateless?: boolean;
-}
-
 /** One tool's line in the overview. */
-function toolLine(tool: HostReport['tools'][number], plugins: Map<string, HostReport['plugins'][number]>) {
+function toolLine(tool: HostReport['tools'][number], plugins: Map<string, HostReport['plugins'][number]>): ToolLine {
   const plugin = plugins.get(tool.plugin);
   return {
     name: tool.name,
@@ -36,7 +30,7 @@ function toolLine(tool: HostReport['tools'][number], plugins: Map<string, HostRe
 }
 
 /** `GET api/overview`. */
-export function overview(report: HostReport, serving: Serving, identity: Identity | undefined) {
+export function overview(report: HostReport, serving: Serving, identity: Identity | undefined): Overview {
   const plugins = new Map(report.plugins.map((p) => [p.name, p]));
   return {
     version: report.version,
@@ -59,23 +53,13 @@ export function overview(report: HostReport, serving: Serving, identity: Identit
   };
 }
 
-/** A served session as the API sends it: with the tools its searches loaded. */
-interface SessionLine {
-  id: string;
-  identity?: ShownIdentity;
-  client?: string;
-  openedAt?: string;
-  lastSeen: string;
-  loaded: string[];
-}
-
 /** `GET api/sessions`: serve's MCP sessions, else the sessions the host's search knows of; the breakers either way. */
 export function sessionsAnswer(
   report: HostReport,
   served: SessionSnapshot[] | undefined,
   breakers: BreakerReport[],
   now = Date.now(),
-) {
+): SessionsAnswer {
   const loaded = new Map(report.search.sessions.map((s) => [s.id ?? 'default', s]));
   const sessions: SessionLine[] = served
     ? served.map((s) => ({

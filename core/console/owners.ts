@@ -10,8 +10,7 @@ import { matchRule } from '../access/rules.js';
 import { StatelessClients } from '../mcp-server/sessions/stateless-clients.js';
 import type { SessionSnapshot } from '../mcp-server/public-types.js';
 import type { EventFilter } from './event-stream.js';
-import type { PendingApproval } from './approvals.js';
-import type { ShownIdentity } from './calls.js';
+import type { PendingApproval, ShownIdentity } from './api-types.js';
 import type { Identity } from '../../boundary/identity.js';
 import type { ToolHost } from '../host/host.js';
 

@@ -5,6 +5,7 @@
  * with the HTTP status that goes with the code (docs/console.md#api).
  */
 import type { ServerResponse } from 'node:http';
+import type { ErrorBody } from './api-types.js';
 
 /** The page may load only its own scripts, styles, images and fonts, and talk only to its own origin. */
 export const CONTENT_SECURITY_POLICY =
@@ -54,7 +55,7 @@ export function sendError(
   message: string,
   headers: Record<string, string> = {},
 ): void {
-  sendJson(res, STATUS[code] ?? 500, { error: { code, message } }, headers);
+  sendJson(res, STATUS[code] ?? 500, { error: { code, message } } satisfies ErrorBody, headers);
 }
 
 /**
@@ -77,5 +78,5 @@ export function sendRefusal(
           : status === 429
             ? 'QUOTA_EXCEEDED'
             : 'AUTH_FAILED';
-  sendJson(res, status, { error: { code, message } }, headers);
+  sendJson(res, status, { error: { code, message } } satisfies ErrorBody, headers);
 }

@@ -10,6 +10,7 @@ import type { HostReport } from '../explain/public-types.js';
 import type { ToolHost } from '../host/host.js';
 import type { ToolInfo } from '../expose/public-types.js';
 import type { DescriptionPart } from '../../boundary/plugin-api.js';
+import type { MarkedPart, ToolDetail } from './api-types.js';
 
 /** A definition's tool name, in any format (openai nests it under `function`). */
 function nameOf(definition: unknown): string | undefined {
@@ -30,7 +31,7 @@ async function definitionIn(host: ToolHost, format: DefinitionFormat, name: stri
 }
 
 /** A description part, marked: plain, or shown only while tools are available or missing. */
-function markedPart(part: DescriptionPart, exposed: ReadonlySet<string>) {
+function markedPart(part: DescriptionPart, exposed: ReadonlySet<string>): MarkedPart {
   if (typeof part === 'string') return { text: part, kind: 'plain' as const, shown: true };
   if ('ifAvailable' in part)
     return {
@@ -48,7 +49,12 @@ function markedPart(part: DescriptionPart, exposed: ReadonlySet<string>) {
 }
 
 /** The answer for tool `name`, or undefined when no such tool is registered. */
-export async function toolDetail(host: ToolHost, report: HostReport, info: ToolInfo | undefined, name: string) {
+export async function toolDetail(
+  host: ToolHost,
+  report: HostReport,
+  info: ToolInfo | undefined,
+  name: string,
+): Promise<ToolDetail | undefined> {
   const state = report.tools.find((t) => t.name === name);
   if (!state) return undefined;
   const plugin = report.plugins.find((p) => p.name === state.plugin);

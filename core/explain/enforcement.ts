@@ -12,7 +12,7 @@ import { defaultToolset } from '../load/discovery.js';
 import type { LoadedPlugin } from '../load/types.js';
 import type { Protections } from '../runners/protections.js';
 import type { ConnectionReport } from '../runners/connection-report.js';
-import { shellSandboxPlan } from '../../boundary/launch/shell.js';
+import { terminalSandboxPlan } from '../../boundary/launch/shell.js';
 import type { SandboxSupport } from '../../boundary/launch/launch.js';
 import type { Enforcement, NotEnforced } from './public-types.js';
 
@@ -66,7 +66,7 @@ export function enforcement(
  * when they are not sandboxed.
  */
 function commandEnforcement(plugin: LoadedPlugin, support: SandboxSupport): Enforcement {
-  const plan = shellSandboxPlan(plugin.scope.options, support);
+  const plan = terminalSandboxPlan(plugin.scope.options, support);
   const { roots } = plugin.scope;
   if (!plan.sandboxed) return { fs: NOT_ENFORCED, network: NOT_ENFORCED, env: NOT_ENFORCED, note: plan.reason };
   const how = `its commands run in bubblewrap (sandbox '${plan.mode}'): nothing else of the host's filesystem, a private /tmp, their own PID namespace`;

@@ -4,7 +4,12 @@
  * not in force here and why — never hidden (docs/security.md, "The model as an attacker").
  */
 import { defaultToolset } from '../load/discovery.js';
-import { shellLaunch, shellResources, shellSandboxPlan, unsandboxedShellLaunch } from '../../boundary/launch/shell.js';
+import {
+  shellLaunch,
+  shellResources,
+  terminalSandboxPlan,
+  unsandboxedShellLaunch,
+} from '../../boundary/launch/shell.js';
 import { weakLimits, type ResourceProtections } from '../../boundary/launch/resources.js';
 import { isInside } from '../../boundary/launch/paths.js';
 import type { ProtectedPath } from '../../boundary/plugin-api.js';
@@ -20,7 +25,7 @@ function commandResources(
   options: Readonly<Record<string, unknown>>,
   support: SandboxSupport,
 ): ResourceProtections | undefined {
-  const plan = shellSandboxPlan(options, support);
+  const plan = terminalSandboxPlan(options, support);
   const limits = shellResources(options);
   if ('unavailable' in plan) return undefined;
   if (!plan.sandboxed) return unsandboxedShellLaunch('/bin/bash', [], limits, support).resources;
@@ -82,7 +87,7 @@ export function protectionReport(
     for (const root of p.scope.roots.write) writable.add(root);
     const name = p.source.name;
     if (claims?.commands === 'shell-sandbox' && support) {
-      const plan = shellSandboxPlan(p.scope.options, support);
+      const plan = terminalSandboxPlan(p.scope.options, support);
       if (!plan.sandboxed)
         notInForce.push(
           `${defaultToolset(p.source)}: ${plan.reason}; its commands can change existing protected paths (config files, .git, .npmrc, plugin code), and a protected name one creates is refused only after the command ends`,

@@ -7,7 +7,7 @@
 import type { ResolvedConfig } from '../config/config.js';
 import type { RewriteContext, SchemaRewriter, ToolInfo } from './public-types.js';
 import type { ToolDefinition } from '../providers/types.js';
-import type { CodeLimits, SandboxTool } from '../../boundary/plugin-api.js';
+import type { CodeLimits, CodeCallableTool } from '../../boundary/plugin-api.js';
 import { SEARCH_TOOL } from './search-definition.js';
 
 /** The reserved name of the code-execution tool. */
@@ -22,7 +22,7 @@ export function sandboxTools(
   config: ResolvedConfig,
   exposed: ReadonlyMap<string, ToolDefinition>,
   tools: Iterable<Pick<ToolInfo, 'name' | 'codeCallable'>>,
-): SandboxTool[] {
+): CodeCallableTool[] {
   const wanted = config.codeExecution.tools ?? [...tools].filter((tool) => tool.codeCallable).map((tool) => tool.name);
   return wanted
     .filter((name) => name !== CODE_TOOL && exposed.has(name))
@@ -39,7 +39,7 @@ export function sandboxTools(
  * The host tool behind `tools.search` when some of the tools code may call are
  * deferred; code may call deferred tools too (loading is about what the model is shown).
  */
-export function searchToolFor(tools: readonly SandboxTool[], deferred: ReadonlySet<string>): string | undefined {
+export function searchToolFor(tools: readonly CodeCallableTool[], deferred: ReadonlySet<string>): string | undefined {
   return tools.some((tool) => deferred.has(tool.name)) ? SEARCH_TOOL : undefined;
 }
 

@@ -9,7 +9,7 @@
  */
 import { capText } from '../../boundary/normalize.js';
 import type { ContentBlock, RichContent } from '../../boundary/outcome.js';
-import type { HandlerOutput } from '../../boundary/protocol.js';
+import type { NormalizedResult } from '../../boundary/protocol.js';
 
 /** The parts of a `tools/call` result toolshed reads (the SDK has validated its shape). */
 export interface UpstreamResult {
@@ -54,7 +54,7 @@ function plainText(blocks: ContentBlock[], structured: unknown): boolean {
 }
 
 /** The handler output of an MCP result, its text capped at `maxResultChars`. */
-export function handlerOutput(result: UpstreamResult, maxResultChars: number): HandlerOutput {
+export function handlerOutput(result: UpstreamResult, maxResultChars: number): NormalizedResult {
   if (result.content === undefined && 'toolResult' in result) {
     const text = typeof result.toolResult === 'string' ? result.toolResult : (JSON.stringify(result.toolResult) ?? '');
     return { text: capText(text, maxResultChars), originalLength: text.length };
@@ -63,7 +63,7 @@ export function handlerOutput(result: UpstreamResult, maxResultChars: number): H
   const structured = result.structuredContent;
   let text = blocks.map(blockText).join('\n');
   if (!blocks.length && structured !== undefined) text = JSON.stringify(structured);
-  const out: HandlerOutput = { text: capText(text, maxResultChars), originalLength: text.length };
+  const out: NormalizedResult = { text: capText(text, maxResultChars), originalLength: text.length };
   if (result.isError || !plainText(blocks, structured)) {
     const content: RichContent = { blocks };
     if (structured !== undefined) content.structured = structured;

@@ -26,7 +26,7 @@ import { errorText } from './connection-failure.js';
 import type { CallHooks, CheckRequest, HandlerRequest, Runner, RunnerStats } from '../runners/runner.js';
 import type { RunOutcome } from '../../boundary/runner-failure.js';
 import { redactUrlsIn } from '../text/redact-url.js';
-import type { CheckVerdict, HandlerOutput } from '../../boundary/protocol.js';
+import type { CheckVerdict, NormalizedResult } from '../../boundary/protocol.js';
 import type { ConnectionReport } from '../runners/connection-report.js';
 import type { ServerRequests } from './server-requests.js';
 import { sessionEnded, transportFailure } from './probe.js';
@@ -45,7 +45,7 @@ function refusedCredentials(error: unknown): boolean {
 }
 
 /** A call that could not get, or use, its caller's credentials (CREDENTIALS_UNAVAILABLE). */
-function unavailable(message: string): RunOutcome<HandlerOutput> {
+function unavailable(message: string): RunOutcome<NormalizedResult> {
   return { ok: false, failure: { kind: 'credentials', message } };
 }
 
@@ -73,7 +73,7 @@ export class McpRunner implements Runner {
   }
 
   /** One call; a failure's message never shows a secret the server's URL carries (docs/security.md#mcp-servers). */
-  async handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
+  async handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<NormalizedResult>> {
     const outcome = await this.run(request, hooks, signal);
     if (outcome.ok) return outcome;
     if ('failure' in outcome)
@@ -87,7 +87,7 @@ export class McpRunner implements Runner {
     request: HandlerRequest,
     hooks: CallHooks,
     signal?: AbortSignal,
-  ): Promise<RunOutcome<HandlerOutput>> {
+  ): Promise<RunOutcome<NormalizedResult>> {
     const shared = this.link.client();
     const name = this.upstreamName(request.tool);
     if (!shared || name === undefined) {
@@ -114,7 +114,7 @@ export class McpRunner implements Runner {
     request: HandlerRequest,
     hooks: CallHooks,
     signal?: AbortSignal,
-  ): Promise<RunOutcome<HandlerOutput>> {
+  ): Promise<RunOutcome<NormalizedResult>> {
     const server = this.link.server.name;
     const token = await callers.tokens.token(request.identity, signal);
     if (!token.ok) return unavailable(token.why);
@@ -151,8 +151,8 @@ export class McpRunner implements Runner {
     request: HandlerRequest,
     hooks: CallHooks,
     signal: AbortSignal | undefined,
-    onError?: (error: unknown) => RunOutcome<HandlerOutput> | undefined,
-  ): Promise<RunOutcome<HandlerOutput>> {
+    onError?: (error: unknown) => RunOutcome<NormalizedResult> | undefined,
+  ): Promise<RunOutcome<NormalizedResult>> {
     const progress = hooks.progress;
     this.inFlight++;
     const end = requests.begin(request.tool, hooks, signal);
@@ -202,7 +202,7 @@ export class McpRunner implements Runner {
     request: HandlerRequest,
     signal: AbortSignal | undefined,
     shared: boolean,
-  ): RunOutcome<HandlerOutput> {
+  ): RunOutcome<NormalizedResult> {
     // The SDK rejects an aborted request with a timeout-coded error; the signal says which it was.
     if (signal?.aborted) return { ok: false, failure: { kind: 'cancelled' } };
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)

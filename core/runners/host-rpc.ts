@@ -7,7 +7,7 @@ import type {
   CallAnswer,
   HandOff,
   HostRpc,
-  SandboxToolset,
+  CodeCallableTools,
   SessionAnswer,
   SessionRequest,
 } from '../../boundary/protocol.js';
@@ -53,7 +53,7 @@ export function hostRpc(
       const dispatched: Promise<CallAnswer> = hooks.callTool(String(name), args, { via, callId: caller, handOff });
       return Promise.race([dispatched, handedOff]);
     },
-    async sandboxTools(callId): Promise<SandboxToolset> {
+    async sandboxTools(callId): Promise<CodeCallableTools> {
       const hooks = calls.get(String(callId));
       if (!hooks?.sandboxTools) throw new Error('sandboxTools is only available to a running handler');
       return hooks.sandboxTools();

@@ -10,10 +10,10 @@ import type { LogLevel } from '../../boundary/plugin-api.js';
 import type {
   CallOutcome,
   CheckVerdict,
-  HandlerOutput,
+  NormalizedResult,
   HandOff,
   RawManifest,
-  SandboxToolset,
+  CodeCallableTools,
   SessionAnswer,
   SessionRequest,
   Tier,
@@ -52,7 +52,7 @@ export interface CallHooks {
   /** a nested call; `origin` says which running call and worker made it, when the tier knows */
   callTool(name: string, args: unknown, origin?: CallOrigin): Promise<CallOutcome>;
   /** the tools sandboxed code may call (execute_code), when the host offers them */
-  sandboxTools?(): Promise<SandboxToolset>;
+  sandboxTools?(): Promise<CodeCallableTools>;
   /** a ctx.session operation, already coerced, in the call's session and plugin (handlers only) */
   session?(request: SessionRequest): Promise<SessionAnswer>;
 }
@@ -113,7 +113,7 @@ export interface Runner {
     hooks: CallHooks,
     signal?: AbortSignal,
     origin?: CallOrigin,
-  ): Promise<RunOutcome<HandlerOutput>>;
+  ): Promise<RunOutcome<NormalizedResult>>;
   /** whether a nested call made by `origin` would run inline in its caller's worker (needs no free worker) */
   runsInline?(origin: CallOrigin | undefined): boolean;
   stats(): RunnerStats;

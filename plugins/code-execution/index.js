@@ -12,6 +12,8 @@
  */
 import { runCode } from '../../dist/sandbox/toolkit.js';
 
+/** @typedef {Awaited<ReturnType<import('toolshed/toolkit').RunCodeOptions['callTool']>>} CallOutcome */
+
 /**
  * Turns ctx.callTool (parsed value or a thrown Error with a code) into the
  * runtime's structured outcome.
@@ -23,7 +25,8 @@ function bridge(ctx) {
       const value = await ctx.callTool(name, args);
       return { ok: /** @type {const} */ (true), text: typeof value === 'string' ? value : JSON.stringify(value) };
     } catch (error) {
-      const e = /** @type {{ code?: string, message?: string }} */ (error);
+      // ctx.callTool rejects with the host's error, whose code is passed on as it is.
+      const e = /** @type {{ code?: Extract<CallOutcome, { ok: false }>['code'], message?: string }} */ (error);
       return { ok: /** @type {const} */ (false), code: e.code ?? 'TOOL_FAILED', message: e.message ?? String(error) };
     }
   };

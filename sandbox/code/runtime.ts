@@ -13,7 +13,6 @@ export type {
   CodeToolSpec,
   RunCodeOptions,
   ToolCallContext,
-  ToolCallOutcome,
 } from './types.js';
 
 /** Heap given to the throwaway context of `probeExports`; it only installs the tools. */

@@ -1,6 +1,8 @@
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import { describeHandle, messageOf } from './failures.js';
-import { CodeErrorCode, type CodeError, type RunCodeOptions, type ToolCallOutcome } from './types.js';
+import type { ToolErrorCode } from '../../boundary/errors.js';
+import type { CallOutcome } from '../../boundary/outcome.js';
+import { CodeErrorCode, type CodeError, type RunCodeOptions } from './types.js';
 
 /** What the tool-call gate needs from the run it belongs to. */
 interface ToolCallHooks {
@@ -79,7 +81,7 @@ export class ToolCalls {
 
   private async dispatch(ticket: number, name: string, payload: string): Promise<void> {
     this.inFlight += 1;
-    let outcome: ToolCallOutcome;
+    let outcome: CallOutcome;
     try {
       // JSON.parse defines `__proto__` and `constructor` as plain own keys: nothing in the
       // payload can reach a prototype on the host side.
@@ -99,7 +101,7 @@ export class ToolCalls {
     this.hooks.onReply();
   }
 
-  private reply(ticket: number, outcome: ToolCallOutcome): void {
+  private reply(ticket: number, outcome: CallOutcome): void {
     this.hooks.guard(() => {
       const context = this.context;
       // Fresh QuickJS values: the sandbox parses the text with its own JSON, so no host object crosses.
@@ -130,13 +132,14 @@ export class ToolCalls {
   }
 }
 
-/** Accepts only a well-formed ToolCallOutcome from the host; anything else is a TOOL_FAILED. */
-function normalizeOutcome(value: unknown): ToolCallOutcome {
+/** Accepts only a well-formed CallOutcome from the host; anything else is a TOOL_FAILED. */
+function normalizeOutcome(value: unknown): CallOutcome {
   if (typeof value === 'object' && value !== null) {
     const outcome = value as Record<string, unknown>;
     if (outcome.ok === true && typeof outcome.text === 'string') return { ok: true, text: outcome.text };
     if (outcome.ok === false && typeof outcome.code === 'string' && typeof outcome.message === 'string') {
-      return { ok: false, code: outcome.code, message: outcome.message };
+      // The embedder's code, passed on as reported (RunCodeOptions.callTool).
+      return { ok: false, code: outcome.code as ToolErrorCode, message: outcome.message };
     }
   }
   return { ok: false, code: CodeErrorCode.toolFailed, message: 'The host returned a malformed tool outcome.' };

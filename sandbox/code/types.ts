@@ -1,20 +1,14 @@
-import type { CodeLimits, SandboxTool } from '../../boundary/plugin-api.js';
+import type { CodeCallableTool, CodeLimits } from '../../boundary/plugin-api.js';
 import type { SandboxErrorCode, ToolErrorCode } from '../../boundary/errors.js';
+import type { CallOutcome } from '../../boundary/outcome.js';
 
 export type { CodeLimits };
 
 /** The key of the search function on the sandbox's `tools` object. */
 export const SEARCH_FUNCTION = 'search';
 
-/** One function the sandbox may expose (the host's `SandboxTool`). */
-export type CodeToolSpec = SandboxTool;
-
-/**
- * Structured outcome of one tool call as the runtime receives it. `callTool`
- * is the embedder's bridge, so the code is whatever it reports (checked for
- * shape, not for membership in toolshed's code lists).
- */
-export type ToolCallOutcome = { ok: true; text: string } | { ok: false; code: string; message: string };
+/** One function a script may call on `tools` (the host's `CodeCallableTool`). */
+export type CodeToolSpec = CodeCallableTool;
 
 /** What the host passes along with each tool call the script makes. */
 export interface ToolCallContext {
@@ -26,7 +20,11 @@ export interface ToolCallContext {
 export interface RunCodeOptions extends CodeLimits {
   code: string;
   tools: CodeToolSpec[];
-  callTool: (name: string, args: unknown, context: ToolCallContext) => Promise<ToolCallOutcome>;
+  /**
+   * the embedder's bridge to dispatch: the runtime reads `ok`, `text`, `code` and `message` of its outcome,
+   * checked for shape only (the code is passed on as reported, not checked against toolshed's code lists)
+   */
+  callTool: (name: string, args: unknown, context: ToolCallContext) => Promise<CallOutcome>;
   signal?: AbortSignal;
   /** the host tool `tools.search(query, limit?)` calls (through `callTool`); no `tools.search` without it */
   searchTool?: string;
@@ -60,7 +58,7 @@ export const CodeErrorCode = {
   budgetExceeded: 'TOOL_BUDGET_EXCEEDED',
   /** The script called a name the sandbox was not given. */
   unknownTool: 'UNKNOWN_TOOL',
-  /** `callTool` rejected or returned something that is not a ToolCallOutcome. */
+  /** `callTool` rejected or returned something that is not a `CallOutcome`. */
   toolFailed: 'TOOL_FAILED',
   /** The run hit `timeoutMs`. */
   timeout: 'SANDBOX_TIMEOUT',

@@ -4,7 +4,7 @@
  */
 import { serializeError } from '../../boundary/errors.js';
 import { capText, permissionFailure, resultText } from '../../boundary/normalize.js';
-import type { CheckVerdict, HandlerOutput, HandlerTask, WorkerReply, WorkerTask } from '../../boundary/protocol.js';
+import type { CheckVerdict, NormalizedResult, HandlerTask, WorkerReply, WorkerTask } from '../../boundary/protocol.js';
 import type { ProtectedPath } from '../../boundary/plugin-api.js';
 
 /** A failed handler's stack is cut to this before it leaves the realm. */
@@ -22,7 +22,7 @@ export function checkVerdict(verdict: unknown): CheckVerdict {
 }
 
 /** A handler's value as its output: the text, capped at the task's maxResultChars, and its length before. */
-export function handlerText(task: HandlerTask, value: unknown): HandlerOutput {
+export function handlerText(task: HandlerTask, value: unknown): NormalizedResult {
   const text = resultText(value);
   return { text: capText(text, task.maxResultChars), originalLength: text.length };
 }

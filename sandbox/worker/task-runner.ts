@@ -17,7 +17,7 @@ import type {
   CallOutcome,
   CheckTask,
   CheckVerdict,
-  HandlerOutput,
+  NormalizedResult,
   HandlerTask,
   HostRpc,
   ManifestTask,
@@ -55,7 +55,7 @@ export interface InlineLink {
   /** ctx.callTool's request; the answer may hand the call back to run here */
   callTool(callId: string, name: string, args: unknown): Promise<CallAnswer>;
   /** reports the reply of handed-off call `id` (sent with the next call, or soon after) */
-  done(id: number, reply: WorkerReply<HandlerOutput>): void;
+  done(id: number, reply: WorkerReply<NormalizedResult>): void;
 }
 
 function succeeded(value: unknown): WorkerReply {
@@ -170,7 +170,7 @@ class RealmTaskRunner implements TaskRunner {
    */
   private async runHandedOff({ runHere }: Extract<CallAnswer, { runHere: unknown }>): Promise<CallOutcome> {
     if (!this.inline) throw codedError('TOOL_CRASHED', 'a nested call was handed to a realm that cannot run one');
-    const reply = (await this.run(runHere.task)) as WorkerReply<HandlerOutput>;
+    const reply = (await this.run(runHere.task)) as WorkerReply<NormalizedResult>;
     this.inline.done(runHere.id, reply);
     return tierOutcome(runHere.call, reply);
   }
@@ -197,7 +197,7 @@ class RealmTaskRunner implements TaskRunner {
     return checkVerdict(verdict);
   }
 
-  private async runHandler(task: HandlerTask): Promise<HandlerOutput> {
+  private async runHandler(task: HandlerTask): Promise<NormalizedResult> {
     const plugin = this.plugins.loaded(task.entry) ?? (await this.plugins.load(task.entry));
     const handler = this.plugins.handlerOf(task, plugin);
     const stop = this.calls.begin(task.callId, task.timeoutMs);
@@ -245,7 +245,7 @@ class RealmTaskRunner implements TaskRunner {
   }
 
   /** A handler's value as its reply: the text, capped, or TOOL_RESULT_INVALID. */
-  private handlerOutput(task: HandlerTask, value: unknown): WorkerReply<HandlerOutput> | WorkerReply {
+  private handlerOutput(task: HandlerTask, value: unknown): WorkerReply<NormalizedResult> | WorkerReply {
     try {
       return { ok: true, value: handlerText(task, value) };
     } catch (error) {

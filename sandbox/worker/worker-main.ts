@@ -12,7 +12,7 @@ import { changedPin, type WorkerPins } from '../../boundary/pins.js';
 import type {
   CallAnswer,
   CancelMessage,
-  HandlerOutput,
+  NormalizedResult,
   InlineAnswer,
   InlineCall,
   InlineDone,
@@ -107,8 +107,8 @@ inline.port1.on('message', (message: unknown) => {
   void runner.run(task).then((reply) => {
     // Replies of calls this one handed off go out first.
     flush();
-    // A handler task's reply carries a HandlerOutput (task-runner.ts).
-    inline.port1.postMessage({ id, reply: reply as WorkerReply<HandlerOutput> } satisfies InlineReply);
+    // A handler task's reply carries a NormalizedResult (task-runner.ts).
+    inline.port1.postMessage({ id, reply: reply as WorkerReply<NormalizedResult> } satisfies InlineReply);
   });
 });
 inline.port1.unref();
@@ -137,7 +137,7 @@ function flushedWith(reply: WorkerReply): WorkerReply {
 
 function flushedHandler(reply: WorkerReply): PoolReply {
   flush();
-  return poolReply(reply as WorkerReply<HandlerOutput>);
+  return poolReply(reply as WorkerReply<NormalizedResult>);
 }
 
 function flushedAfter(error: unknown): never {

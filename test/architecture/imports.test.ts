@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
 const FIXTURE = fileURLToPath(new URL('../fixtures/import-rules/', import.meta.url));
+const CONSOLE_FIXTURE = fileURLToPath(new URL('../fixtures/import-rules-console/', import.meta.url));
 
 /** The parts of dependency-cruiser's JSON report this test reads. */
 interface CruiseReport {
@@ -24,15 +25,17 @@ function violationLine({ rule, from, to, cycle }: CruiseReport['summary']['viola
 }
 
 /**
- * Cruises what `npm run lint:imports` names (core, sandbox, boundary, by its config and the
- * tsconfig the config names) from `baseDir`, with the cruiser's API in this process, as its CLI
- * does: loading dependency-cruiser and TypeScript once serves both cruises, where a CLI run each
- * loaded them again.
+ * Cruises what `npm run lint:imports` names (core, sandbox, boundary, and the console page, console/src, by its
+ * config and the tsconfig the config names) from `baseDir`, with the cruiser's API in this process, as its CLI
+ * does: loading dependency-cruiser and TypeScript once serves every cruise, where a CLI run each loaded them again.
  */
-async function cruise(baseDir: string): Promise<{ modules: number; violations: string[] }> {
+async function cruise(
+  baseDir: string,
+  folders = ['core', 'sandbox', 'boundary'],
+): Promise<{ modules: number; violations: string[] }> {
   const options = await extractDepcruiseOptions(CONFIG);
   const tsConfig = extractTSConfig(options.tsConfig!.fileName!);
-  const { output } = await depcruise(['core', 'sandbox', 'boundary'], { ...options, baseDir }, undefined, { tsConfig });
+  const { output } = await depcruise(folders, { ...options, baseDir }, undefined, { tsConfig });
   const report = output as ICruiseResult & CruiseReport;
   return { modules: report.summary.totalCruised, violations: report.summary.violations.map(violationLine).sort() };
 }
@@ -63,6 +66,22 @@ describe('import rules (.dependency-cruiser.cjs)', () => {
       'no-module-cycle: core/load/a.ts → core/load/b.ts → core/load/a.ts',
       'no-unresolved: core/text/missing.ts → ./nowhere.js',
       'sandbox-imports-only-sandbox-and-boundary: sandbox/worker/entry.ts → core/load/types.ts',
+    ]);
+  });
+
+  it('hold for the console page: its own files, its npm packages, and the API types, type-only', async () => {
+    const { modules, violations } = await cruise(ROOT, ['console/src']);
+    expect(modules).toBeGreaterThan(20);
+    expect(violations).toEqual([]);
+  });
+
+  it('fail on a page that imports the host, a Node module, or the API types as values', async () => {
+    const { modules, violations } = await cruise(CONSOLE_FIXTURE, ['console/src']);
+    expect(modules).toBe(8);
+    expect(violations).toEqual([
+      'console-page-api-types-type-only: console/src/leak.ts → core/console/api-types.ts',
+      'console-page-imports-its-own: console/src/node.ts → path',
+      'console-page-imports-its-own: console/src/reach.ts → core/host/host.ts',
     ]);
   });
 });

@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { CodeLimits, CodeToolSpec, ToolCallContext, ToolCallOutcome } from '#internal/sandbox/code/runtime.js';
+import type { CallOutcome } from 'toolshed';
+import type { CodeLimits, CodeToolSpec, ToolCallContext } from '#internal/sandbox/code/runtime.js';
 
 /** Limits small enough for tests to hit on purpose. */
 export const LIMITS: CodeLimits = { timeoutMs: 5_000, memoryMb: 32, maxToolCalls: 50, maxOutputChars: 4_000 };
@@ -54,7 +55,7 @@ export class Workspace {
   }
 
   /** The host dispatch stand-in handed to runCode. */
-  readonly callTool = async (name: string, args: unknown, context: ToolCallContext): Promise<ToolCallOutcome> => {
+  readonly callTool = async (name: string, args: unknown, context: ToolCallContext): Promise<CallOutcome> => {
     this.calls.push({ name, args, signal: context.signal });
     if (name === 'list_files') {
       const { readdir } = await import('node:fs/promises');
@@ -79,6 +80,6 @@ export class Workspace {
 }
 
 /** A callTool that must never be reached. */
-export async function unreachable(name: string): Promise<ToolCallOutcome> {
+export async function unreachable(name: string): Promise<CallOutcome> {
   throw new Error(`callTool(${name}) should not have been called`);
 }

@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  runCode,
-  type CodeResult,
-  type CodeToolSpec,
-  type ToolCallContext,
-  type ToolCallOutcome,
-} from '#internal/sandbox/code/runtime.js';
+import type { CallOutcome } from 'toolshed';
+import { runCode, type CodeResult, type CodeToolSpec, type ToolCallContext } from '#internal/sandbox/code/runtime.js';
 import { FILE_TOOLS, LIMITS, Workspace } from './helpers.js';
 
 let workspace: Workspace;
@@ -46,7 +41,7 @@ describe('time limit', () => {
 
   it('stops a script waiting on a tool call that outlives the deadline, and aborts that call', async () => {
     const seen: AbortSignal[] = [];
-    const hang = (_name: string, _args: unknown, context: ToolCallContext): Promise<ToolCallOutcome> => {
+    const hang = (_name: string, _args: unknown, context: ToolCallContext): Promise<CallOutcome> => {
       seen.push(context.signal);
       return new Promise(() => {});
     };
@@ -69,7 +64,7 @@ describe('abort signal', () => {
   it('ends a run whose tool call is in flight and aborts that call', async () => {
     const controller = new AbortController();
     const seen: AbortSignal[] = [];
-    const callTool = (_name: string, _args: unknown, context: ToolCallContext): Promise<ToolCallOutcome> => {
+    const callTool = (_name: string, _args: unknown, context: ToolCallContext): Promise<CallOutcome> => {
       seen.push(context.signal);
       controller.abort(new Error('user cancelled'));
       return new Promise(() => {});
@@ -88,7 +83,7 @@ describe('abort signal', () => {
   });
 
   it('counts a host abort for a timeout as a timeout', async () => {
-    const callTool = (): Promise<ToolCallOutcome> => new Promise(() => {});
+    const callTool = (): Promise<CallOutcome> => new Promise(() => {});
     const outcome = await runCode({
       ...LIMITS,
       code: `await tools.read_file({ path: 'a.txt' });`,
@@ -172,7 +167,7 @@ describe('memory limit', () => {
 describe('tool call budget', () => {
   it('refuses the 51st call inside the script without dispatching it', async () => {
     let dispatched = 0;
-    const counting = async (name: string, args: unknown, context: ToolCallContext): Promise<ToolCallOutcome> => {
+    const counting = async (name: string, args: unknown, context: ToolCallContext): Promise<CallOutcome> => {
       dispatched += 1;
       return workspace.callTool(name, args, context);
     };
@@ -199,7 +194,7 @@ describe('tool call budget', () => {
 
   it('refuses calls made concurrently past the budget', async () => {
     let dispatched = 0;
-    const counting = async (name: string, args: unknown, context: ToolCallContext): Promise<ToolCallOutcome> => {
+    const counting = async (name: string, args: unknown, context: ToolCallContext): Promise<CallOutcome> => {
       dispatched += 1;
       return workspace.callTool(name, args, context);
     };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCode, type CodeResult, type ToolCallOutcome } from '#internal/sandbox/code/runtime.js';
+import type { CallOutcome } from 'toolshed';
+import { runCode, type CodeResult } from '#internal/sandbox/code/runtime.js';
 import { FILE_TOOLS, LIMITS, Workspace } from './helpers.js';
 
 let workspace: Workspace;
@@ -63,7 +64,7 @@ describe('scripts that call tools', () => {
       ['a.txt', 'b.txt', 'c.txt'].map((path) => [path, new Promise<void>((resolve) => (answered[path] = resolve))]),
     );
     const after: Record<string, string> = { 'a.txt': 'b.txt', 'b.txt': 'c.txt' };
-    const outOfOrder = async (name: string, args: unknown): Promise<ToolCallOutcome> => {
+    const outOfOrder = async (name: string, args: unknown): Promise<CallOutcome> => {
       const { path } = args as { path: string };
       if (after[path]) await gates[after[path]!];
       setImmediate(() => answered[path]?.());
@@ -118,10 +119,10 @@ describe('scripts that call tools', () => {
   });
 
   it('turns a host callTool failure into TOOL_FAILED inside the script', async () => {
-    const broken = async (): Promise<ToolCallOutcome> => {
+    const broken = async (): Promise<CallOutcome> => {
       throw new Error('worker pool closed');
     };
-    const malformed = async (): Promise<ToolCallOutcome> => ({ ok: 'yes' }) as unknown as ToolCallOutcome;
+    const malformed = async (): Promise<CallOutcome> => ({ ok: 'yes' }) as unknown as CallOutcome;
     for (const callTool of [broken, malformed]) {
       const outcome = await run(
         `try { await tools.read_file({ path: 'a.txt' }); } catch (error) { return error.code; }`,

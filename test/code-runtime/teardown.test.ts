@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCode, type ToolCallContext, type ToolCallOutcome } from '#internal/sandbox/code/runtime.js';
+import type { CallOutcome } from 'toolshed';
+import { runCode, type ToolCallContext } from '#internal/sandbox/code/runtime.js';
 import { teardownFailureCount } from '#internal/sandbox/code/session.js';
 import { FILE_TOOLS, LIMITS, Workspace } from './helpers.js';
 
@@ -16,7 +17,7 @@ afterAll(async () => {
 describe('runtime teardown', () => {
   it('frees every runtime it creates, whichever way the script ends', async () => {
     // A call that never answers leaves a QuickJS promise (and its resolvers) pending at the deadline.
-    const hangOnB = (name: string, args: unknown, context: ToolCallContext): Promise<ToolCallOutcome> =>
+    const hangOnB = (name: string, args: unknown, context: ToolCallContext): Promise<CallOutcome> =>
       (args as { path?: string }).path === 'b.txt' ? new Promise(() => {}) : workspace.callTool(name, args, context);
     const scripts: Array<[string, Partial<typeof LIMITS>]> = [
       ['return 1;', {}],

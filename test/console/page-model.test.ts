@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { type ServerEvent, sseParser } from '../../console/src/sse.js';
 import { EMPTY, KEPT, reduce } from '../../console/src/live.js';
-import { argsFromForm, checkArgs, formFields, formFromArgs } from '../../console/src/schema-form.js';
-import type { CallEntry, JsonSchema } from '../../console/src/types.js';
+import { argsFromForm, checkArgs, formFields, formFromArgs, type JsonSchema } from '../../console/src/schema-form.js';
+import type { CallEntry } from '#internal/core/console/api-types.js';
 import { underRoot } from '../../console/src/format.js';
 
 describe('the event-stream parser', () => {

@@ -142,10 +142,10 @@ describe('the CLI in a fresh app', () => {
       path.join(dir, 'index.ts'),
       [
         "import { defineTool } from 'toolshed/plugin';",
-        "import { probeSandbox, protectedBy, shellSandboxPlan, type ShellSandboxPlan } from 'toolshed/toolkit';",
+        "import { probeSandbox, protectedBy, terminalSandboxPlan, type TerminalSandboxPlan } from 'toolshed/toolkit';",
         "const guarded = defineTool({ name: 'guarded', description: 'Whether a path is protected.', parameters: { type: 'object' }, codeCallable: true,",
         '  handler: (_args, ctx) => {',
-        "    const plan: ShellSandboxPlan = shellSandboxPlan({ sandbox: 'off' }, probeSandbox());",
+        "    const plan: TerminalSandboxPlan = terminalSandboxPlan({ sandbox: 'off' }, probeSandbox());",
         "    return { sandboxed: plan.sandboxed, protectedBy: protectedBy(`${ctx.cwd}/.git/hooks/x`, [{ kind: 'name', value: '.git/hooks', why: 'git runs it' }])?.value ?? null };",
         '  } });',
         'export default { apiVersion: 1, tools: [guarded] };',

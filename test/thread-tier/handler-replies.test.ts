@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, type ToolHost } from 'toolshed';
 import { tempDir } from '../helpers.js';
-import type { HandlerOutput, WorkerReply } from '#internal/boundary/protocol.js';
+import type { NormalizedResult, WorkerReply } from '#internal/boundary/protocol.js';
 import { poolReply, workerReply } from '#internal/boundary/pool-reply.js';
 
 const CASES: Record<string, { handler: string; expected: (text: string) => void }> = {
@@ -99,7 +99,7 @@ describe('handler replies', () => {
 });
 
 describe('PoolReply', () => {
-  const ok = (value: HandlerOutput): WorkerReply<HandlerOutput> => ({ ok: true, value });
+  const ok = (value: NormalizedResult): WorkerReply<NormalizedResult> => ({ ok: true, value });
 
   it('is the text alone only for a plain, uncut result, and reads back as the same reply', () => {
     expect(poolReply(ok({ text: 'hi', originalLength: 2 }))).toBe('hi');

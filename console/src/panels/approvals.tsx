@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, describeError, post } from '../api.js';
 import { caller, callerInFull, chainText, clock, json } from '../format.js';
-import type { PendingApproval } from '../types.js';
+import type { PendingApproval } from '../../../core/console/api-types.js';
 import { Panel } from './panel.js';
 
 /** Seconds until a held call times out, at `now`. */

@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { caller, callerInFull, chainText, clock, duration, json, size } from '../format.js';
-import type { CallEntry } from '../types.js';
+import type { CallEntry } from '../../../core/console/api-types.js';
 import { Panel } from './panel.js';
 
 type OutcomeFilter = 'all' | 'ok' | 'failures';

@@ -3,7 +3,7 @@
  * going away and back, a definition changed), plugins' log lines and warnings, newest first.
  */
 import { clock } from '../format.js';
-import type { HostNews } from '../types.js';
+import type { HostNews } from '../live.js';
 import { Panel } from './panel.js';
 
 /** One entry's line. */

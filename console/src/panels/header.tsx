@@ -4,7 +4,7 @@
  */
 import { underRoot } from '../format.js';
 import type { StreamState } from '../stream.js';
-import type { Overview } from '../types.js';
+import type { Overview } from '../../../core/console/api-types.js';
 
 const STATE_WORDS: Record<StreamState, string> = {
   connecting: 'connecting…',

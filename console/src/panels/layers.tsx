@@ -3,7 +3,7 @@
  * toolsets) → available (layer 2, checks) → exposed (layer 3 and the gate), and how many of the
  * exposed are deferred to tool_search.
  */
-import type { Funnel } from '../types.js';
+import type { Funnel } from '../../../core/console/api-types.js';
 import { Panel } from './panel.js';
 
 const STEPS: Array<{ key: keyof Funnel; label: string; note: string }> = [

@@ -3,7 +3,7 @@
  * permissions (explain's enforcement), the protections its child runs under, its load time, and a
  * failure's code and message.
  */
-import type { EnforcedPermission, PluginReport } from '../types.js';
+import type { EnforcedPermission, PluginReport } from '../../../core/console/api-types.js';
 import { duration, json } from '../format.js';
 import { Panel } from './panel.js';
 
@@ -15,7 +15,7 @@ function enforced(permission: EnforcedPermission | undefined): string {
 }
 
 /** The protections a process-tier child runs under, as `name: value` lines. */
-function protectionLines(protections: Record<string, unknown> | undefined): string[] {
+function protectionLines(protections: object | undefined): string[] {
   if (!protections) return [];
   return Object.entries(protections).map(
     ([name, value]) => `${name}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`,

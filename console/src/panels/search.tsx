@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { describeError, post } from '../api.js';
-import type { SearchAnswer } from '../types.js';
+import type { SearchAnswer } from '../../../core/console/api-types.js';
 import { Panel } from './panel.js';
 
 /** The search form and its results. */

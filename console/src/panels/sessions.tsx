@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, get } from '../api.js';
 import { clock } from '../format.js';
-import type { SessionsAnswer } from '../types.js';
+import type { SessionsAnswer } from '../../../core/console/api-types.js';
 import { Panel } from './panel.js';
 
 /** The sessions and breakers, fetched again whenever `tick` changes. */
@@ -62,7 +62,7 @@ export function Sessions(props: { tick: number }) {
         <ul class="breakers">
           {answer.breakers.map((breaker) => (
             <li key={breaker.key} class={`breaker breaker-${breaker.state}`}>
-              <span class="name">{breaker.label ?? breaker.key}</span> <span class="tag">{breaker.state}</span>{' '}
+              <span class="name">{breaker.key}</span> <span class="tag">{breaker.state}</span>{' '}
               <span class="muted">{breaker.failures} failures</span>
               {breaker.until && <span class="muted"> · until {clock(breaker.until)}</span>}
               {breaker.reason && <div class="reason">{breaker.reason}</div>}

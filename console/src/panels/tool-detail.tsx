@@ -6,12 +6,15 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, get } from '../api.js';
-import { FORMATS, type DescriptionPart, type Format, type ToolDetail as Detail } from '../types.js';
+import type { DefinitionFormat as Format, MarkedPart, ToolDetail as Detail } from '../../../core/console/api-types.js';
 import { JsonBlock, Panel } from './panel.js';
 import { TryIt } from './try-it.js';
 
+/** The provider formats the panel shows a definition in. */
+const FORMATS = ['openai', 'responses', 'anthropic', 'gemini', 'mcp'] as const satisfies readonly Format[];
+
 /** `always`, `if read_file is available`, `if web_search is missing`. */
-function condition(part: DescriptionPart): string {
+function condition(part: MarkedPart): string {
   const tools = (part.tools ?? []).join(', ');
   if (part.kind === 'ifAvailable') return `if ${tools} ${part.tools && part.tools.length > 1 ? 'are' : 'is'} available`;
   if (part.kind === 'ifMissing') return `if ${tools} ${part.tools && part.tools.length > 1 ? 'are' : 'is'} missing`;

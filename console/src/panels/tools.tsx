@@ -4,7 +4,7 @@
  * toolset, plugin, state or reason.
  */
 import { useState } from 'preact/hooks';
-import type { ToolLine } from '../types.js';
+import type { ToolLine } from '../../../core/console/api-types.js';
 import { Panel } from './panel.js';
 
 /** `exposed`, `deferred`, or `hidden (layer)`. */

@@ -9,7 +9,8 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { describeError, post } from '../api.js';
 import { duration } from '../format.js';
 import { argsFromForm, checkArgs, type Field, type FormValues, formFields, formFromArgs } from '../schema-form.js';
-import type { CallAnswer, JsonSchema } from '../types.js';
+import type { CallAnswer } from '../../../core/console/api-types.js';
+import type { JsonSchema } from '../schema-form.js';
 
 /** One generated input. */
 function FieldInput(props: { id: string; field: Field; value: string; onChange: (value: string) => void }) {

@@ -22,7 +22,7 @@ import { dropMessage, type DroppedMessages } from '../../../boundary/worker-mess
 import { HOST_RPC_METHODS } from '../../../boundary/rpc-methods.js';
 import type {
   CheckVerdict,
-  HandlerOutput,
+  NormalizedResult,
   HostRpc,
   RawManifest,
   WorkerReply,
@@ -141,8 +141,8 @@ export class ProcessRunner implements Runner, ManifestExtractor {
     );
   }
 
-  handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<HandlerOutput>> {
-    return this.run<HandlerOutput>(
+  handle(request: HandlerRequest, hooks: CallHooks, signal?: AbortSignal): Promise<RunOutcome<NormalizedResult>> {
+    return this.run<NormalizedResult>(
       handlerTask(this.options.entry, { cwd: this.options.cwd, ...(this.options.scope ?? EMPTY_SCOPE_PARTS) }, request),
       request.timeoutMs,
       hooks,

@@ -27,7 +27,7 @@ import { Deadline, DeadlineSweeper, HARD_DEADLINE_SWEEP_MS } from '../../../boun
 import type {
   CancelMessage,
   PoolReply,
-  HandlerOutput,
+  NormalizedResult,
   HandlerTask,
   HostRpc,
   InlineAnswer,
@@ -93,7 +93,7 @@ export const SOFT_TO_HARD_GRACE_MS = 1_000;
 interface WorkerLink {
   port: MessagePort;
   inline: MessagePort | undefined;
-  pending: Map<number, (reply: WorkerReply<HandlerOutput>) => void>;
+  pending: Map<number, (reply: WorkerReply<NormalizedResult>) => void>;
   /** the host API its messages reach */
   api: HostRpc;
   /**
@@ -226,7 +226,7 @@ export class ThreadPool {
     this.links.delete(link);
     link.inline?.close();
     link.handed.clear();
-    const crashed: WorkerReply<HandlerOutput> = {
+    const crashed: WorkerReply<NormalizedResult> = {
       ok: false,
       error: { name: 'Error', code: 'TOOL_CRASHED', message: 'the worker running the calling tool stopped' },
     };
@@ -399,7 +399,7 @@ export class ThreadPool {
     origin: CallOrigin & { via: object },
     task: HandlerTask,
     call: PoolCall,
-  ): Promise<RunOutcome<HandlerOutput>> {
+  ): Promise<RunOutcome<NormalizedResult>> {
     const link = origin.via as WorkerLink;
     if (this.closed) return { ok: false, failure: { kind: 'closed' } };
     if (!link.inline || !this.links.has(link))
@@ -413,7 +413,7 @@ export class ThreadPool {
     this.running++;
     let onCancel: (() => void) | undefined;
     try {
-      const reply = new Promise<RunOutcome<HandlerOutput> | 'timeout' | 'cancelled'>((resolve) => {
+      const reply = new Promise<RunOutcome<NormalizedResult> | 'timeout' | 'cancelled'>((resolve) => {
         link.pending.set(id, resolve);
         timeout.once('abort', () => resolve('timeout'));
         if (call.signal) {

@@ -8,7 +8,7 @@
 import { type ThreadPool, SOFT_TO_HARD_GRACE_MS } from './thread-pool.js';
 import { checkTask, EMPTY_SCOPE_PARTS, handlerTask, packScope } from '../tasks.js';
 import { pinChangeOf, type PinChange, type Pins } from '../../../boundary/pins.js';
-import type { CheckVerdict, HandlerOutput, TaskScope } from '../../../boundary/protocol.js';
+import type { CheckVerdict, NormalizedResult, TaskScope } from '../../../boundary/protocol.js';
 import type {
   CallHooks,
   CallOrigin,
@@ -105,7 +105,7 @@ export class ThreadRunner implements Runner {
     hooks: CallHooks,
     signal?: AbortSignal,
     origin?: CallOrigin,
-  ): Promise<RunOutcome<HandlerOutput>> {
+  ): Promise<RunOutcome<NormalizedResult>> {
     if (this.closed) return Promise.resolve({ ok: false, failure: { kind: 'closed' } });
     const { entry, env, name } = this.options;
     const task = handlerTask(entry, this.scope, request, env, this.packed);
@@ -118,7 +118,7 @@ export class ThreadRunner implements Runner {
       signal,
     };
     if (this.pool.holds(origin)) return this.track(this.pool.runInline(origin, task, call));
-    return this.track(this.pool.run<HandlerOutput>(task, call));
+    return this.track(this.pool.run<NormalizedResult>(task, call));
   }
 
   runsInline(origin: CallOrigin | undefined): boolean {

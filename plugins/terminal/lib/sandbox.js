@@ -12,16 +12,16 @@ import {
   protectedMounts,
   shellLaunch,
   shellResources,
-  shellSandboxPlan,
+  terminalSandboxPlan,
   unsandboxedShellLaunch,
 } from '../../../dist/sandbox/toolkit.js';
 
 /** @typedef {import('toolshed/plugin').ToolContext} ToolContext */
-/** @typedef {import('toolshed/toolkit').ShellSandboxPlan} ShellSandboxPlan */
+/** @typedef {import('toolshed/toolkit').TerminalSandboxPlan} TerminalSandboxPlan */
 
 /** How this call's commands run: the plugin's `options.sandbox` on this machine. */
 export function sandboxPlan(/** @type {ToolContext} */ ctx) {
-  return shellSandboxPlan(ctx.options ?? {}, probeSandbox());
+  return terminalSandboxPlan(ctx.options ?? {}, probeSandbox());
 }
 
 /**
@@ -68,7 +68,7 @@ function findBash(/** @type {string | undefined} */ searchPath) {
  * The program that runs `command` in `cwd` under `plan`: undefined when unsandboxed
  * (plain `bash -c`), else the bubblewrap command line. A working directory outside the
  * folders the sandbox holds is refused, since the command could not see it.
- * @param {Extract<ShellSandboxPlan, { sandboxed: true }>} plan
+ * @param {Extract<TerminalSandboxPlan, { sandboxed: true }>} plan
  * @param {ToolContext} ctx
  * @param {string} command
  * @param {string} cwd
