@@ -30,7 +30,9 @@ const under = (folders) => `^(${folders.map((f) => f.replaceAll('.', '\\.')).joi
 /** One rule per rank: nothing at that rank imports anything ranked above it. */
 const rankRules = HOST_RANKS.slice(0, -1).map((folders, rank) => ({
   name: `host-rank-${rank}`,
-  comment: `${folders.join(', ')} (rank ${rank}) import only folders of rank ${rank} or lower: data flows config → load → expose → call → runners, never back.`,
+  comment:
+    `${folders.join(', ')} (rank ${rank}) import only folders of rank ${rank} or lower: data flows config → load ` +
+    `→ expose → call → runners, never back.`,
   severity: 'error',
   from: { path: under(folders) },
   to: { path: under(HOST_RANKS.slice(rank + 1).flat()) },
@@ -57,7 +59,11 @@ module.exports = {
     {
       name: 'no-import-into-subfolder',
       comment:
-        "A folder's own modules (the seam) never reach into its subfolders (the implementations: runners/thread, runners/process): the folder-scoped cycle rule counts a subfolder as part of its parent, so this is the parent ↔ child half of it. core/index.ts, core/mcp-server/index.ts and sandbox/toolkit.ts, public entries over their folders, and the console page's app.tsx, which lays out its panels, are the exceptions.",
+        "A folder's own modules (the seam) never reach into its subfolders (the implementations: " +
+        'runners/thread, runners/process): the folder-scoped cycle rule counts a subfolder as part of its ' +
+        'parent, so this is the parent ↔ child half of it. core/index.ts, core/mcp-server/index.ts and ' +
+        "sandbox/toolkit.ts, public entries over their folders, and the console page's app.tsx, which lays out " +
+        'its panels, are the exceptions.',
       severity: 'error',
       from: {
         path: '^(.+)/[^/]+$',
@@ -73,7 +79,8 @@ module.exports = {
     {
       name: 'boundary-imports-only-boundary',
       comment:
-        'boundary/ holds the wire types and the code both sides run: it imports only itself, node builtins and npm packages.',
+        'boundary/ holds the wire types and the code both sides run: it imports only itself, node builtins and ' +
+        'npm packages.',
       severity: 'error',
       from: { path: '^boundary/' },
       to: { pathNot: ['^boundary/', '^node_modules/'], dependencyTypesNot: ['core'] },
@@ -81,7 +88,8 @@ module.exports = {
     {
       name: 'sandbox-imports-only-sandbox-and-boundary',
       comment:
-        'Code that runs beside foreign code (a worker, a child, QuickJS) imports only sandbox/ and boundary/, never the host.',
+        'Code that runs beside foreign code (a worker, a child, QuickJS) imports only sandbox/ and boundary/, ' +
+        'never the host.',
       severity: 'error',
       from: { path: '^sandbox/' },
       to: { pathNot: ['^sandbox/', '^boundary/', '^node_modules/'], dependencyTypesNot: ['core'] },
@@ -89,7 +97,8 @@ module.exports = {
     {
       name: 'host-not-to-sandbox',
       comment:
-        'The host starts workers and children by path, never imports their code; the exports probe (core/expose → sandbox/code) is the one exception.',
+        'The host starts workers and children by path, never imports their code; the exports probe ' +
+        '(core/expose → sandbox/code) is the one exception.',
       severity: 'error',
       from: { path: '^core/', pathNot: '^core/expose/' },
       to: { path: '^sandbox/' },
@@ -113,7 +122,8 @@ module.exports = {
     {
       name: 'console-page-imports-its-own',
       comment:
-        "The web console's page (console/src) imports its own files, its npm packages (preact) and the console API's types (core/console/api-types.ts): nothing else of toolshed, no Node module.",
+        "The web console's page (console/src) imports its own files, its npm packages (preact) and the console " +
+        "API's types (core/console/api-types.ts): nothing else of toolshed, no Node module.",
       severity: 'error',
       from: { path: '^console/src/' },
       to: { pathNot: ['^console/src/', '^node_modules/', '^core/console/api-types\\.ts$'] },
@@ -121,7 +131,8 @@ module.exports = {
     {
       name: 'console-page-api-types-type-only',
       comment:
-        "The page imports the console API's types with `import type`: its bundle holds nothing of the host, and the server's answers and the page's reading of them are one set of types.",
+        "The page imports the console API's types with `import type`: its bundle holds nothing of the host, " +
+        "and the server's answers and the page's reading of them are one set of types.",
       severity: 'error',
       from: { path: '^console/src/' },
       to: { path: '^core/console/api-types\\.ts$', dependencyTypesNot: ['type-only'] },
@@ -129,7 +140,8 @@ module.exports = {
     {
       name: 'host-folder-has-a-rank',
       comment:
-        'Every host module sits in a ranked folder (or is core/index.ts): a new folder takes its place in HOST_RANKS before it imports anything.',
+        'Every host module sits in a ranked folder (or is core/index.ts): a new folder takes its place in ' +
+        'HOST_RANKS before it imports anything.',
       severity: 'error',
       from: { path: '^core/', pathNot: under(HOST_RANKS.flat()) },
       to: {},

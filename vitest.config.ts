@@ -53,6 +53,8 @@ const UNIT = [
   'test/definitions/pipeline-generation.test.ts',
   'test/dispatch/argument-validators.test.ts',
   'test/dispatch/result-text.test.ts',
+  'test/architecture/line-width.test.ts',
+  'test/docs/architecture.test.ts',
   'test/docs/contributing.test.ts',
   'test/docs/errors-table.test.ts',
   'test/docs/paths.test.ts',

@@ -92,7 +92,10 @@ async function main() {
       const usable = performance.now() - back;
       const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
       console.log(
-        `round ${round}: tools hidden ${hidden === undefined ? `not within ${s(QUIET_MS)} without a call` : `${s(hidden)} after the kill, without a call`}; after the server listened again: connected ${s(connected)}, a call succeeded ${s(usable)} (outage ${values.outage} s)`,
+        `round ${round}: tools hidden ` +
+          `${hidden === undefined ? `not within ${s(QUIET_MS)}` : `${s(hidden)} after the kill`}, without a call; ` +
+          `after the server listened again: connected ${s(connected)}, a call succeeded ${s(usable)} (outage ` +
+          `${values.outage} s)`,
       );
     }
   } finally {

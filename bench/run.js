@@ -91,18 +91,28 @@ function holds(row) {
 
 function tableLine(row) {
   if (row.notMeasured)
-    return `| ${row.scenario} | ${row.name} | — | — | — | — | ${row.target?.text ?? ''} | not measured: ${row.notMeasured} |`;
+    return (
+      `| ${row.scenario} | ${row.name} | — | — | — | — | ${row.target?.text ?? ''} | not measured: ` +
+      `${row.notMeasured} |`
+    );
   const unit = row.unit ?? 'ms';
   const ratioText = row.ratioText ?? `${row.ratio < 0.1 ? row.ratio.toFixed(4) : row.ratio.toFixed(2)}×`;
   const verdict = row.holds === null ? '—' : row.holds ? 'yes' : '**no**';
-  return `| ${row.scenario} | ${row.name} | ${formatValue(row.measured.median, unit)} | ${formatValue(row.measured.p99, unit)} | ${row.baseline.label}: ${formatValue(row.baseline.median, unit)} (p99 ${formatValue(row.baseline.p99, unit)}) | ${ratioText} | ${row.target?.text ?? ''} | ${verdict} |`;
+  return (
+    `| ${row.scenario} | ${row.name} | ${formatValue(row.measured.median, unit)} | ` +
+    `${formatValue(row.measured.p99, unit)} | ${row.baseline.label}: ${formatValue(row.baseline.median, unit)} ` +
+    `(p99 ${formatValue(row.baseline.p99, unit)}) | ${ratioText} | ${row.target?.text ?? ''} | ${verdict} |`
+  );
 }
 
 /** The markdown report: machine info, then one line per row. */
 function renderTable(report) {
   const m = report.machine;
   return [
-    `**Machine:** ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}, Node ${m.node}, load average ${m.loadAverage.join(' / ')} at start${m.loadAverageAtEnd ? `, ${m.loadAverageAtEnd.join(' / ')} at end` : ''}, ${m.date}${report.quick ? ' (--quick)' : ''}`,
+    `**Machine:** ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}, Node ${m.node}, load average ` +
+      `${m.loadAverage.join(' / ')} at start` +
+      `${m.loadAverageAtEnd ? `, ${m.loadAverageAtEnd.join(' / ')} at end` : ''}, ${m.date}` +
+      `${report.quick ? ' (--quick)' : ''}`,
     '',
     '| # | scenario | median | p99 | baseline, same run (median) | ratio | target | holds |',
     '|---|---|---|---|---|---|---|---|',

@@ -30,7 +30,9 @@ export async function askProvider(
   if (!provider)
     return {
       ok: false,
-      why: `the ${what} is the caller's own, and the host has no credentials provider to ask for it (createToolHost({ credentials }))`,
+      why:
+        `the ${what} is the caller's own, and the host has no credentials provider to ask for it ` +
+        `(createToolHost({ credentials }))`,
     };
   let value: string | undefined;
   try {

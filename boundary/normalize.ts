@@ -9,7 +9,8 @@ import type { ProtectedPath } from './plugin-api.js';
 
 /** What a handler must return, said once for every TOOL_RESULT_INVALID message. */
 const WHAT_TO_RETURN =
-  'A handler must return a string, a JSON value (object, array, number, boolean, null) or { content: [{ type: "text", text }] }';
+  'A handler must return a string, a JSON value (object, array, number, boolean, null) or { content: [{ type: ' +
+  '"text", text }] }';
 
 function invalid(what: string): Error {
   return codedError('TOOL_RESULT_INVALID', `returned ${what}, which is not a tool result. ${WHAT_TO_RETURN}.`);
@@ -44,7 +45,8 @@ export function resultText(value: unknown): string {
       const binary = binaryName(this[key]);
       if (binary)
         throw invalid(
-          `${key ? `binary data at key "${key}"` : 'binary data'} (a ${binary}); decode it to text (e.g. buffer.toString('utf8')) or base64 first`,
+          `${key ? `binary data at key "${key}"` : 'binary data'} (a ${binary}); decode it to text (e.g. ` +
+            `buffer.toString('utf8')) or base64 first`,
         );
       if (typeof item === 'bigint')
         throw invalid(`a BigInt${key ? ` at key "${key}"` : ''}; convert it to a string or number first`);
@@ -177,14 +179,17 @@ export function permissionFailure(error: unknown, protect?: readonly ProtectedPa
     });
   } else if (scope && resource) {
     what =
-      `Permission denied: the plugin may not ${scope.verb} ${resource} (Node's permission model refused ${permission}). ` +
-      `The operator grants it in this plugin's entry of the toolshed config's plugins: grant: { ${scope.grant}: ['${resource}'] } (or a folder above it)` +
+      `Permission denied: the plugin may not ${scope.verb} ${resource} (Node's permission model refused ` +
+      `${permission}). ` +
+      (`The operator grants it in this plugin's entry of the toolshed config's plugins: grant: { ${scope.grant}: ` +
+        `['${resource}'] } (or a folder above it)`) +
       (scope.grant === 'fsWrite' ? ', which also allows reading it.' : '.');
   } else {
     // Processes, workers, addons, and the network on Node 25+ (whose error carries no `permission`).
     what =
       `Permission denied: ${denied.message}${permission ? ` (${permission})` : ''}. ` +
-      "An untrusted plugin may use the network only with the operator's grant: { network: true }, and may not start processes, workers or addons (only a trusted plugin may).";
+      ("An untrusted plugin may use the network only with the operator's grant: { network: true }, and may not " +
+        'start processes, workers or addons (only a trusted plugin may).');
   }
   const message = denied === error ? what : `${(error as Error).message}: ${what}`;
   return Object.assign(codedError('PERMISSION_DENIED', message, { cause: error }), {

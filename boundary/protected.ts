@@ -87,5 +87,8 @@ export function protectedMessage(shown: string, entry: ProtectedPath, target?: s
       : exact
         ? 'protected'
         : `inside a protected path (${entry.value})`;
-  return `Permission denied: ${shown} is ${what}: ${entry.why}. The model's tools may not change it even inside the workspace; the operator can change it by hand.`;
+  return (
+    `Permission denied: ${shown} is ${what}: ${entry.why}. The model's tools may not change it even inside the ` +
+    `workspace; the operator can change it by hand.`
+  );
 }

@@ -124,7 +124,8 @@ async function write(scope: SessionScope, key: string, text: string, ttlMs: numb
   }
   if (total > MAX_SESSION_TOTAL_BYTES) {
     return refused(
-      `set('${key}'): a plugin keeps at most ${MAX_SESSION_TOTAL_BYTES} bytes in a session; this would make ${total}. Delete what is no longer needed.`,
+      `set('${key}'): a plugin keeps at most ${MAX_SESSION_TOTAL_BYTES} bytes in a session; this would make ` +
+        `${total}. Delete what is no longer needed.`,
     );
   }
   await maps.mapSet(mapKey, { [key]: `${now + ttlMs}:${text}` }, scope.maxTtlMs);

@@ -49,7 +49,8 @@ export function tierOutcome(call: TierCall, outcome: RunOutcome<NormalizedResult
       const { plugin } = call;
       return failure(
         'TOOL_RESULT_INVALID',
-        `${name} (plugin ${plugin}) ${outcome.error.message} This is a bug in ${plugin}, not in the call: report it to the plugin's author.`,
+        `${name} (plugin ${plugin}) ${outcome.error.message} This is a bug in ${plugin}, not in the call: ` +
+          `report it to the plugin's author.`,
       );
     }
     // INVALID_ARGUMENTS: a tool's Standard Schema refused the arguments in its tier
@@ -90,11 +91,14 @@ export function withContent(
     outcome.ok ? { ok: true, text: outcome.text + note } : { ...outcome, message: outcome.message + note };
   if (content.structured !== undefined && content.blocks.length) {
     const structured = JSON.stringify(content.structured).length;
-    const note = `[RESULT_TRUNCATED: the result's structured content (${structured} characters) exceeds the limit of ${maxResultChars}; it is left out]`;
+    const note =
+      `[RESULT_TRUNCATED: the result's structured content (${structured} characters) exceeds the limit of ` +
+      `${maxResultChars}; it is left out]`;
     const blocks = [...content.blocks, { type: 'text' as const, text: note }];
     if (JSON.stringify({ blocks }).length <= maxResultChars) return { ...noted(`\n${note}`), content: { blocks } };
   }
   return noted(
-    `\n[RESULT_TRUNCATED: the result's content blocks (${size} characters) exceed the limit of ${maxResultChars}; only their text is shown]`,
+    `\n[RESULT_TRUNCATED: the result's content blocks (${size} characters) exceed the limit of ` +
+      `${maxResultChars}; only their text is shown]`,
   );
 }

@@ -27,7 +27,8 @@ function emit(schema, file, from) {
   const source = standaloneCode.default ? standaloneCode.default(ajv, validate) : standaloneCode(ajv, validate);
   writeFileSync(
     new URL(`dist/${file}`, root),
-    `// Generated from ${from} by scripts/build-config-validator.mjs. Do not edit.\n${prelude}${source.replace(/^"use strict";/, '')}`,
+    `// Generated from ${from} by scripts/build-config-validator.mjs. Do not edit.\n${prelude}` +
+      `${source.replace(/^"use strict";/, '')}`,
   );
 }
 

@@ -138,7 +138,8 @@ function main(argv) {
     const result = spawnSync(step[0], step.slice(1), { stdio: 'inherit', env });
     if (result.status !== 0) {
       process.stderr.write(
-        `npm test: '${step.join(' ')}' failed (exit ${result.status ?? result.signal}); install ${next.packages.join(' ')} by hand and run npm test again.\n`,
+        `npm test: '${step.join(' ')}' failed (exit ${result.status ?? result.signal}); install ` +
+          `${next.packages.join(' ')} by hand and run npm test again.\n`,
       );
       return 1;
     }

@@ -43,7 +43,8 @@ export function writePlugin(dir, name, source) {
 /** A plugin with `<prefix>echo` (trivial) and `<prefix>spin` (CPU-bound), both callable from execute_code. */
 export function writeBenchPlugin(dir, { name = 'toolshed-plugin-bench', prefix = 'bench_' } = {}) {
   const tool = (suffix, description, handler) =>
-    `    { name: '${prefix}${suffix}', toolset: 'bench', sandbox: true, description: '${description}', parameters: ${JSON.stringify(N_PARAMS)}, handler: ${handler} },`;
+    `    { name: '${prefix}${suffix}', toolset: 'bench', sandbox: true, description: '${description}', ` +
+    `parameters: ${JSON.stringify(N_PARAMS)}, handler: ${handler} },`;
   const source = `export default {
   apiVersion: 1,
   toolsets: { bench: { description: 'Benchmark tools' } },
@@ -86,7 +87,8 @@ export function writeRegistry(root, { plugins = 40, tools = 300, checks = 60, fl
       const fields = [
         `name: '${name(p, t)}'`,
         `toolset: 'ts${p}'`,
-        `description: ['Tool ${t} of plugin ${p}: looks up records matching a query.', { ifAvailable: ['${next}'], text: 'For bulk lookups prefer ${next}.' }]`,
+        `description: ['Tool ${t} of plugin ${p}: looks up records matching a query.', { ifAvailable: ['${next}'], ` +
+          `text: 'For bulk lookups prefer ${next}.' }]`,
         'parameters: PARAMS',
         'handler',
       ];
@@ -96,7 +98,8 @@ export function writeRegistry(root, { plugins = 40, tools = 300, checks = 60, fl
     }
     const group =
       p % 10 === 0
-        ? `, group${p / 10}: { description: 'Group ${p / 10}', includes: [${Array.from({ length: Math.min(10, plugins - p) }, (_, k) => `'ts${p + k}'`).join(', ')}] }`
+        ? `, group${p / 10}: { description: 'Group ${p / 10}', includes: [` +
+          `${Array.from({ length: Math.min(10, plugins - p) }, (_, k) => `'ts${p + k}'`).join(', ')}] }`
         : '';
     const source = `import { existsSync } from 'node:fs';
 const PARAMS = ${JSON.stringify(TOOL_PARAMS)};

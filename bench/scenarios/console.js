@@ -27,7 +27,8 @@ function follow(url) {
     if (!response.ok) { process.stdout.write('status ' + response.status); process.exit(1); }
     const decoder = new TextDecoder();
     process.stdout.write('open\\n');
-    for await (const chunk of response.body) calls += (decoder.decode(chunk, { stream: true }).match(/^event: call$/gm) ?? []).length;
+    for await (const chunk of response.body)
+      calls += (decoder.decode(chunk, { stream: true }).match(/^event: call$/gm) ?? []).length;
   `;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script, url], {
     stdio: ['ignore', 'pipe', 'inherit'],

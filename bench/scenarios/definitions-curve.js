@@ -71,7 +71,9 @@ export default {
           const cpuRatio = percentile(cpu[n], 50) / baseCpu;
           rows.push({
             scenario: '9',
-            name: `definitions() recompute, ${n} tools, ${kind === 'flip' ? 'a tenth of the tools flipped each time' : 'nothing changed'}`,
+            name:
+              `definitions() recompute, ${n} tools, ` +
+              `${kind === 'flip' ? 'a tenth of the tools flipped each time' : 'nothing changed'}`,
             measured,
             baseline: { label: `the 500-tool recompute`, ...base },
             ratio: measured.median / base.median,

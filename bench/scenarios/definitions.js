@@ -106,13 +106,17 @@ export default {
             max: 10,
             text: '≤ 10× a dispatch',
           }),
-          note: `the grace-window path (the public API cannot drop only the memo); ${exposed} of 300 tools exposed; the one probe is a worker round trip, so this bounds a zero-probe recompute from above`,
+          note:
+            `the grace-window path (the public API cannot drop only the memo); ${exposed} of 300 tools exposed; ` +
+            `the one probe is a worker round trip, so this bounds a zero-probe recompute from above`,
         },
         {
           ...row('definitions(), cold: all 60 checks probe (pools warm)', cold, summarize(a.dispatch), {
             text: 'report',
           }),
-          note: `registry pools run ${REGISTRY_THREADS} thread each; createToolHost with cold manifest cache, 40 pools starting and 60 first probes took ${createMs.toFixed(0)} ms (one sample)`,
+          note:
+            `registry pools run ${REGISTRY_THREADS} thread each; createToolHost with cold manifest cache, 40 ` +
+            `pools starting and 60 first probes took ${createMs.toFixed(0)} ms (one sample)`,
         },
       ];
     } finally {

@@ -95,7 +95,9 @@ export default {
         row('piscina', 'raw piscina.run, same pool shape', 1.3),
         {
           ...row('piscinaSignal', 'raw piscina.run + AbortSignal.timeout per call'),
-          note: "context for the row above: the same raw run with a per-call deadline signal, as toolshed's hard deadline does",
+          note:
+            "context for the row above: the same raw run with a per-call deadline signal, as toolshed's hard " +
+            'deadline does',
         },
         row('port', 'raw worker postMessage round trip'),
         row('direct', 'direct function call'),

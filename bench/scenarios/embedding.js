@@ -94,7 +94,9 @@ export default {
       return [
         {
           scenario: '8',
-          name: 'view() + its first definitions() (2 of 4 toolset groups) vs host startup in-process (40 plugins, 300 tools, warm cache)',
+          name:
+            'view() + its first definitions() (2 of 4 toolset groups) vs host startup in-process (40 plugins, ' +
+            '300 tools, warm cache)',
           measured: s.view,
           baseline: { label: 'createToolHost + close', ...s.startup },
           ratio: ratio(s.view, s.startup),

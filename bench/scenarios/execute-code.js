@@ -14,7 +14,9 @@ const CALLS = 100;
 const NAME = `execute_code, ${CALLS} tool calls in one script vs ${CALLS} dispatches, per call`;
 const TARGET = { max: 2, text: '≤ 2× per call' };
 const EMPTY_NAME = 'execute_code, an empty script (the fixed cost of a script) vs one dispatch';
-const SCRIPT = `let sum = 0;\nfor (let i = 0; i < ${CALLS}; i++) sum += (await tools.bench_echo({ n: 1 })).echo;\nconsole.log(sum);`;
+const SCRIPT =
+  `let sum = 0;\nfor (let i = 0; i < ${CALLS}; i++) sum += (await tools.bench_echo({ n: 1 ` +
+  `})).echo;\nconsole.log(sum);`;
 
 export default {
   id: '6',

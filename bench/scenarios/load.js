@@ -92,7 +92,9 @@ export default {
           ratio: m.throughput / b.throughput,
           ratioText: `${(m.throughput / b.throughput).toFixed(2)}× throughput`,
           target,
-          note: `p99 ${m.p99.toFixed(2)} ms vs ${b.p99.toFixed(2)} ms; errors ${m.errors} (toolshed, both hosts, all runs at this level: ${errors}); ${threads} threads`,
+          note:
+            `p99 ${m.p99.toFixed(2)} ms vs ${b.p99.toFixed(2)} ms; errors ${m.errors} (toolshed, both hosts, all ` +
+            `runs at this level: ${errors}); ${threads} threads`,
         });
         const vsRaw = c === 1 ? { text: 'report' } : { min: 0.9, text: '≥ 0.9× raw Piscina' };
         rows.push(

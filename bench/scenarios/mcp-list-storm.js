@@ -97,7 +97,9 @@ export default {
       const measured = summarize(samples.storm);
       const base = summarize(samples.quiet);
       const baseline = { label: 'same call, server quiet', ...base };
-      const note = `${after.notified - before.notified} list_changed led to ${after.lists - before.lists} listings of 2,003 tools`;
+      const note =
+        `${after.notified - before.notified} list_changed led to ${after.lists - before.lists} listings of 2,003 ` +
+        `tools`;
       return [
         {
           scenario: '16',

@@ -68,7 +68,9 @@ export default {
       const measured = summarize(samples.toolshed);
       const base = summarize(samples.sdk);
       const protections = server.mcp.protections;
-      const note = `toolshed's server ran under ${protections.launcher}${protections.permissionModel ? ' with the permission model' : ''}; the direct one plainly`;
+      const note =
+        `toolshed's server ran under ${protections.launcher}` +
+        `${protections.permissionModel ? ' with the permission model' : ''}; the direct one plainly`;
       return [
         {
           scenario: '15',

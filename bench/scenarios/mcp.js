@@ -103,7 +103,8 @@ export default {
         { text: 'context' },
       );
       const hopCost = summarize(samples.hop).median / summarize(samples.low).median;
-      hopRow.note = `the floor of one worker hop here: the hop server alone is ${hopCost.toFixed(2)}× the low-level server`;
+      const cost = hopCost.toFixed(2);
+      hopRow.note = `the floor of one worker hop here: the hop server alone is ${cost}× the low-level server`;
       return [
         row(`${NAME} vs plain low-level SDK Server`, 'plain SDK Server', 'low', TARGET),
         row(`${NAME} vs plain high-level SDK McpServer`, 'plain SDK McpServer', 'high', TARGET),

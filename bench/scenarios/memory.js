@@ -37,7 +37,18 @@ function runNode(args, timeoutMs = 180_000, env = process.env) {
   });
 }
 
-const BARE = `const f=(p,n)=>Number(new RegExp('^'+n+':\\\\s+(\\\\d+)','m').exec(require('fs').readFileSync(p,'utf8'))[1]);process.stdout.write(JSON.stringify({rssKb:f('/proc/self/status','VmRSS'),pssKb:f('/proc/self/smaps_rollup','Pss'),threads:f('/proc/self/status','Threads')}))`;
+const BARE =
+  "const f=(p,n)=>Number(new RegExp('^'+n+':\\\\s+(\\\\d+)','m').exec(require('fs').readFileSync(p,'utf8'))[1]);" +
+  "process.stdout.write(JSON.stringify({rssKb:f('/proc/self/status','VmRSS')," +
+  "pssKb:f('/proc/self/smaps_rollup','Pss')," +
+  "threads:f('/proc/self/status','Threads')}))";
+
+/** The note's words on an untrusted plugin's launcher process: its memory, or that there is none. */
+function launcherNote(plugin) {
+  if (!plugin.launcher) return 'no launcher process';
+  const rss = plugin.launcherRss.toFixed(1);
+  return `the resident ${plugin.launcher} launcher: RSS ${rss} MB, PSS ${plugin.launcherPss.toFixed(2)} MB`;
+}
 
 export default {
   id: '11',
@@ -116,7 +127,8 @@ export default {
     const sharedThreads = grantShared[grantShared.length - 1].threads;
     if (ownThreads - sharedThreads < 30)
       throw new Error(
-        `40 plugins holding env grants did not get pools of their own: ${ownThreads} threads against ${sharedThreads} shared`,
+        `40 plugins holding env grants did not get pools of their own: ${ownThreads} threads against ` +
+          `${sharedThreads} shared`,
       );
     const barePss = summarize(bare.map((s) => mb(s.pssKb)));
     const last = forty[forty.length - 1];
@@ -129,7 +141,9 @@ export default {
         baseline: { label: 'host with 1 active trusted plugin', ...rss(one) },
         ratio: rss(forty).median / rss(one).median,
         target: { max: 1.5, text: '≤ 1.5×' },
-        note: `threads in the host process: ${last.threads} with 40 plugins, ${one[one.length - 1].threads} with 1 (one shared pool)`,
+        note:
+          `threads in the host process: ${last.threads} with 40 plugins, ${one[one.length - 1].threads} with 1 ` +
+          `(one shared pool)`,
       },
       {
         scenario: '11',
@@ -139,7 +153,11 @@ export default {
         baseline: { label: 'PSS of a bare node process', ...barePss },
         ratio: pss.median / barePss.median,
         target: { text: 'report' },
-        note: `${perPlugin[0].processes.toFixed(1)} processes per untrusted plugin (${perPlugin[0].nodes.toFixed(1)} node, ${perPlugin[0].nodeThreads} threads; ${perPlugin[0].launcher ? `the resident ${perPlugin[0].launcher} launcher: RSS ${perPlugin[0].launcherRss.toFixed(1)} MB, PSS ${perPlugin[0].launcherPss.toFixed(2)} MB` : 'no launcher process'}); RSS per plugin ${perPlugin[0].rss.toFixed(1)} MB; host RSS ${mb(untrusted[0].rssKb).toFixed(0)} MB`,
+        note:
+          `${perPlugin[0].processes.toFixed(1)} processes per untrusted plugin (${perPlugin[0].nodes.toFixed(1)} ` +
+          `node, ${perPlugin[0].nodeThreads} threads; ` +
+          `${launcherNote(perPlugin[0])}); ` +
+          `RSS per plugin ${perPlugin[0].rss.toFixed(1)} MB; host RSS ${mb(untrusted[0].rssKb).toFixed(0)} MB`,
       },
       {
         scenario: '11',
@@ -149,7 +167,10 @@ export default {
         baseline: { label: "the same plugins with pool: 'shared'", ...sharedRss },
         ratio: ownRss.median / sharedRss.median,
         target: { text: 'report' },
-        note: `${(ownRss.median - sharedRss.median).toFixed(0)} MB more in all, ${extraPerPool.toFixed(1)} MB per pool of its own (one thread each, started by its calls); threads in the host process: ${ownThreads} with own pools, ${sharedThreads} with the shared pool`,
+        note:
+          `${(ownRss.median - sharedRss.median).toFixed(0)} MB more in all, ${extraPerPool.toFixed(1)} MB per ` +
+          `pool of its own (one thread each, started by its calls); threads in the host process: ${ownThreads} ` +
+          `with own pools, ${sharedThreads} with the shared pool`,
       },
     ];
   },

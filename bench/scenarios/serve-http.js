@@ -221,7 +221,9 @@ export default {
           const measured = summarize(samples[`toolshed ${mode} ${via}`]);
           const rate = (name) =>
             Math.round(median(variants.find((v) => v.name === `${name} ${mode} ${via}`).throughput));
-          const note = `calls/s: toolshed ${rate('toolshed')}, SDK ${rate('sdk')}, SDK + Piscina ${rate('piscina')}; ${CONCURRENCY} in flight, ${samples[`toolshed ${mode} ${via}`].length} batches each`;
+          const note =
+            `calls/s: toolshed ${rate('toolshed')}, SDK ${rate('sdk')}, SDK + Piscina ${rate('piscina')}; ` +
+            `${CONCURRENCY} in flight, ${samples[`toolshed ${mode} ${via}`].length} batches each`;
           for (const [base, label, target] of [
             ['sdk', `plain SDK server, ${mode}`, TARGET],
             ['piscina', `SDK server + raw Piscina hop, ${mode}`, { text: 'context' }],

@@ -56,7 +56,8 @@ function startOnce(args, cwd, list = false) {
           times.initialize = performance.now() - started;
           if (!list) return finish();
           child.stdin.write(
-            `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`,
+            `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n` +
+              `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`,
           );
         } else if (message.id === 2) {
           times.list = performance.now() - started;

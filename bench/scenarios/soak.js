@@ -50,7 +50,9 @@ export default {
         baseline: { label: `${what} at the start`, median: s, p99: NaN, n: 1 },
         ratio: e / s,
         target: { text: 'report' },
-        note: `${errors} errors; ${(total / seconds).toFixed(0)} calls/s${globalThis.gc ? '' : '; no --expose-gc, so the heap figures include garbage'}`,
+        note:
+          `${errors} errors; ${(total / seconds).toFixed(0)} calls/s` +
+          `${globalThis.gc ? '' : '; no --expose-gc, so the heap figures include garbage'}`,
       });
       return [row('heap used', start.heap, end.heap), row('RSS', start.rss, end.rss)];
     } finally {

@@ -117,7 +117,9 @@ export default {
         baseline: { label, ...node },
         ratio: ratio(warm, node),
         target: { max: 3, text: '≤ 3× node -e 0' },
-        note: `createToolHost itself (explain().startupMs of one more run) took ${warmReport.startupMs} ms; the rest is Node start and module loading`,
+        note:
+          `createToolHost itself (explain().startupMs of one more run) took ${warmReport.startupMs} ms; the rest ` +
+          `is Node start and module loading`,
       },
       {
         scenario: '4',
@@ -126,7 +128,9 @@ export default {
         baseline: { label, ...node },
         ratio: ratio(cold, node),
         target: { max: 15, text: '≤ 15× node -e 0' },
-        note: `createToolHost itself took ${coldReport.startupMs} ms in one more run (manifests extracted in a pool of up to 2 threads)`,
+        note:
+          `createToolHost itself took ${coldReport.startupMs} ms in one more run (manifests extracted in a pool ` +
+          `of up to 2 threads)`,
       },
       {
         scenario: '4',
@@ -144,7 +148,10 @@ export default {
         baseline: { label: "the same with pool: 'shared'", ...shared },
         ratio: ratio(own, shared),
         target: { text: 'report' },
-        note: `pools start on a plugin's first call, so none started; host RSS ${summarize(rss.own).median.toFixed(1)} MB with own pools, ${summarize(rss.shared).median.toFixed(1)} MB shared`,
+        note:
+          `pools start on a plugin's first call, so none started; host RSS ` +
+          `${summarize(rss.own).median.toFixed(1)} MB with own pools, ${summarize(rss.shared).median.toFixed(1)} ` +
+          `MB shared`,
       },
     ];
   },

@@ -61,7 +61,9 @@ export default {
             min: 1.7,
             text: 'speedup ≥ 1.7×',
           }),
-          note: `${CALLS} concurrent calls per op, ~${n / 1e6}M iterations each; the 2-thread pool ran ${started} threads; ${cores} cores shared with whatever else runs on the machine`,
+          note:
+            `${CALLS} concurrent calls per op, ~${n / 1e6}M iterations each; the 2-thread pool ran ${started} ` +
+            `threads; ${cores} cores shared with whatever else runs on the machine`,
         },
         row(
           'raw Piscina, same handler, 2 threads vs 1 (what the machine allows)',

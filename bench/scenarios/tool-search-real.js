@@ -59,7 +59,9 @@ function qualityRows(label, part, targets) {
       : target?.min
         ? { min: target.min, text: `≥ ${target.min}` }
         : { text: 'report' },
-    note: `${part.queries.length} queries, ${part.tools.length} tools of ${new Set(part.tools.map((t) => t.server)).size} servers`,
+    note:
+      `${part.queries.length} queries, ${part.tools.length} tools of ` +
+      `${new Set(part.tools.map((t) => t.server)).size} servers`,
   });
   const rows = [
     row('recall@1', 'recallAt1'),
@@ -89,7 +91,10 @@ function variantRows(heldOut, tuning) {
       ratio: held.recallAt5 - base.held.recallAt5,
       ratioText: `${held.recallAt5 >= base.held.recallAt5 ? '+' : ''}${fixed(held.recallAt5 - base.held.recallAt5)}`,
       target: { text: 'report' },
-      note: `held-out recall@1 ${fixed(held.recallAt1)} (${fixed(base.held.recallAt1)}), MRR@10 ${fixed(held.mrrAt10)} (${fixed(base.held.mrrAt10)}); tuning recall@5 ${fixed(tune.recallAt5)} (${fixed(base.tune.recallAt5)}), MRR@10 ${fixed(tune.mrrAt10)} (${fixed(base.tune.mrrAt10)})`,
+      note:
+        `held-out recall@1 ${fixed(held.recallAt1)} (${fixed(base.held.recallAt1)}), MRR@10 ` +
+        `${fixed(held.mrrAt10)} (${fixed(base.held.mrrAt10)}); tuning recall@5 ${fixed(tune.recallAt5)} (` +
+        `${fixed(base.tune.recallAt5)}), MRR@10 ${fixed(tune.mrrAt10)} (${fixed(base.tune.mrrAt10)})`,
     };
   });
 }
@@ -111,7 +116,9 @@ function latencyPackages(root, n) {
         parameters: tool.parameters,
       }));
       count += taken.length;
-      const source = `const TOOLS = ${JSON.stringify(taken)};\nexport default { apiVersion: 1, tools: TOOLS.map((tool) => ({ ...tool, handler: () => tool.name })) };\n`;
+      const source =
+        `const TOOLS = ${JSON.stringify(taken)};\nexport default { apiVersion: 1, tools: TOOLS.map((tool) => ({ ` +
+        `...tool, handler: () => tool.name })) };\n`;
       dirs.push(
         writePlugin(path.join(root, `real-${server}-${copy}`), `toolshed-plugin-real-${server}-${copy}`, source),
       );
@@ -138,7 +145,10 @@ export default {
         ratio: 0,
         ratioText: '—',
         target: { text: 'report' },
-        note: `${catalogue.tools.length} tools of ${catalogue.servers.length} MCP servers, ${realQueries().length} queries; held-out: ${heldOut.servers.length} servers, ${heldOut.queries.length} queries; tuning: ${tuning.servers.length} servers, ${tuning.queries.length} queries`,
+        note:
+          `${catalogue.tools.length} tools of ${catalogue.servers.length} MCP servers, ${realQueries().length} ` +
+          `queries; held-out: ${heldOut.servers.length} servers, ${heldOut.queries.length} queries; tuning: ` +
+          `${tuning.servers.length} servers, ${tuning.queries.length} queries`,
       },
       ...qualityRows('held-out (its own servers)', heldOut, true).rows,
       ...qualityRows('held-out (whole catalogue)', heldOutAll, false).rows,
@@ -184,7 +194,9 @@ export default {
         baseline: { label: `trivial dispatch (thread tier, ${THREADS} threads)`, ...dispatch },
         ratio: ratio(search, dispatch),
         target: { max: 2, text: 'p50 ≤ 2× a dispatch' },
-        note: `p99 ratio ${(search.p99 / dispatch.p99).toFixed(2)}×; the first search, which built the index, took ${firstSearch.toFixed(0)} ms`,
+        note:
+          `p99 ratio ${(search.p99 / dispatch.p99).toFixed(2)}×; the first search, which built the index, took ` +
+          `${firstSearch.toFixed(0)} ms`,
       });
 
       // The index alone: search, build, and re-indexing one server's tools after a change.
@@ -231,7 +243,9 @@ export default {
       const resync = summarize(resyncs);
       rows.push({
         scenario: '21',
-        name: `re-indexing one server's ${changed.filter((tool) => tool.source === server).length} changed tools among ${LATENCY_TOOLS}`,
+        name:
+          `re-indexing one server's ${changed.filter((tool) => tool.source === server).length} changed tools ` +
+          `among ${LATENCY_TOOLS}`,
         measured: resync,
         baseline: { label: 'building the whole index', ...score(build) },
         ratio: resync.median / build,

@@ -243,7 +243,9 @@ export default {
         ratio: few / all,
         ratioText: `${((1 - few / all) * 100).toFixed(1)}% smaller`,
         target: { max: 0.15, text: '≥ 85% smaller' },
-        note: `≈ ${Math.round(few / CHARS_PER_TOKEN)} vs ${Math.round(all / CHARS_PER_TOKEN)} tokens (estimated as JSON characters / ${CHARS_PER_TOKEN})`,
+        note:
+          `≈ ${Math.round(few / CHARS_PER_TOKEN)} vs ${Math.round(all / CHARS_PER_TOKEN)} tokens (estimated as ` +
+          `JSON characters / ${CHARS_PER_TOKEN})`,
       });
 
       // Latency: tool_search through dispatch vs a trivial dispatch, side by side.
@@ -270,7 +272,9 @@ export default {
         baseline: { label: `trivial dispatch (thread tier, ${THREADS} threads)`, ...dispatch },
         ratio: ratio(search, dispatch),
         target: { max: 2, text: 'p50 ≤ 2× a dispatch' },
-        note: `p99 ratio ${(search.p99 / dispatch.p99).toFixed(2)}×; the search runs on the host thread, the dispatch in a worker`,
+        note:
+          `p99 ratio ${(search.p99 / dispatch.p99).toFixed(2)}×; the search runs on the host thread, the ` +
+          `dispatch in a worker`,
       });
 
       // What deferral adds to a full recompute: the catalogue has no checks, so invalidateChecks() drops only the memo.
@@ -290,7 +294,9 @@ export default {
         baseline: { label: 'the same with nothing deferred', ...without },
         ratio: ratio(withDefer, without),
         target: { text: 'report' },
-        note: 'the deferral step is linear in the exposed tools; the index is not rebuilt here (only on the next search, for the tools that changed)',
+        note:
+          'the deferral step is linear in the exposed tools; the index is not rebuilt here (only on the next ' +
+          'search, for the tools that changed)',
       });
 
       // Index build vs startup, and the search alone at ten times the catalogue.
@@ -309,7 +315,9 @@ export default {
         baseline: { label: 'createToolHost, defer [*], manifest cache warm', ...startup },
         ratio: ratio(build, startup),
         target: { text: 'report' },
-        note: 'the index is not built at startup: the first tool_search builds it, later exposures re-index only changed tools',
+        note:
+          'the index is not built at startup: the first tool_search builds it, later exposures re-index only ' +
+          'changed tools',
       });
       const big = [];
       for (let copy = 0; copy < 10; copy++) for (const t of tools) big.push({ ...t, name: `${t.name}_${copy}` });

@@ -27,7 +27,9 @@ function score(options) {
 
 const show = (label, { a, b }) =>
   console.log(
-    `${label.padEnd(44)} own r@1 ${a.recallAt1.toFixed(3)} r@5 ${a.recallAt5.toFixed(3)} mrr ${a.mrrAt10.toFixed(3)} | all r@1 ${b.recallAt1.toFixed(3)} r@5 ${b.recallAt5.toFixed(3)} mrr ${b.mrrAt10.toFixed(3)}`,
+    `${label.padEnd(44)} own r@1 ${a.recallAt1.toFixed(3)} r@5 ${a.recallAt5.toFixed(3)} mrr ` +
+      `${a.mrrAt10.toFixed(3)} | all r@1 ${b.recallAt1.toFixed(3)} r@5 ${b.recallAt5.toFixed(3)} mrr ` +
+      `${b.mrrAt10.toFixed(3)}`,
   );
 
 /** Each setting and the values tried for it. */
@@ -63,7 +65,8 @@ const AXES = [
 ];
 
 console.log(
-  `tuning half: ${own.servers.length} servers, ${own.tools.length} tools, ${own.queries.length} queries (whole catalogue: ${whole.tools.length} tools)`,
+  `tuning half: ${own.servers.length} servers, ${own.tools.length} tools, ${own.queries.length} queries (whole ` +
+    `catalogue: ${whole.tools.length} tools)`,
 );
 let best = RANKING;
 let bestScore = score(best);

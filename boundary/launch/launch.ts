@@ -302,7 +302,8 @@ function namespaced(spec: LaunchSpec, support: SandboxSupport, prefix: readonly 
   const reasons = [support.bwrapReason ?? 'bubblewrap (bwrap) is not available'];
   if (spec.readOnlyPaths?.length)
     reasons.push(
-      `${spec.readOnlyPaths.length} protected path(s) inside the writable folders are not held read-only (no mount namespace)`,
+      `${spec.readOnlyPaths.length} protected path(s) inside the writable folders are not held read-only (no ` +
+        `mount namespace)`,
     );
   if (support.unshare) {
     const protections: LaunchProtections = {

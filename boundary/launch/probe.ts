@@ -101,7 +101,8 @@ function probeBwrap(base: SandboxSupport): Partial<SandboxSupport> {
     });
     if (result.status === 0) return { bwrap, bwrapUserNamespace: userNamespace };
     failures.push(
-      `bwrap${userNamespace ? ' --unshare-user' : ''}: ${String(result.stderr ?? '').trim() || result.error?.message || `exit ${result.status}`}`,
+      `bwrap${userNamespace ? ' --unshare-user' : ''}: ` +
+        `${String(result.stderr ?? '').trim() || result.error?.message || `exit ${result.status}`}`,
     );
   }
   return { bwrapReason: `bwrap could not start a sandbox here (${failures.join('; ')})` };
@@ -121,7 +122,8 @@ function probeUnshare(): Partial<SandboxSupport> {
     const result = spawnSync(unshare, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS });
     if (result.status === 0) return { unshare, unshareUserFlags: userFlags };
     failures.push(
-      `unshare ${args.join(' ')}: ${String(result.stderr ?? '').trim() || result.error?.message || `exit ${result.status}`}`,
+      `unshare ${args.join(' ')}: ` +
+        `${String(result.stderr ?? '').trim() || result.error?.message || `exit ${result.status}`}`,
     );
   }
   return { unshareReason: `unshare could not create namespaces (${failures.join('; ')})` };
@@ -146,7 +148,9 @@ function probePrlimit(mode: string): Partial<SandboxSupport> {
   if (result.status !== 0)
     return {
       root,
-      prlimitReason: `prlimit(1) could not set a limit here (${String(result.stderr ?? '').trim() || result.error?.message || `exit ${result.status}`})`,
+      prlimitReason:
+        `prlimit(1) could not set a limit here (` +
+        `${String(result.stderr ?? '').trim() || result.error?.message || `exit ${result.status}`})`,
     };
   return { root, prlimit, prlimitRuntime: linkedFiles(prlimit, prlimit) };
 }

@@ -146,7 +146,9 @@ export function rlimitPlan(
       memoryMb: {
         limit: limits.memoryMb,
         by: 'kernel',
-        how: `the host sums its processes' resident memory every 100 ms; RLIMIT_DATA of ${dataLimitMb(limits)} MB per process (prlimit) stops a burst`,
+        how:
+          `the host sums its processes' resident memory every 100 ms; RLIMIT_DATA of ${dataLimitMb(limits)} MB ` +
+          `per process (prlimit) stops a burst`,
       },
       fileSizeMb: {
         limit: limits.fileSizeMb,
@@ -170,9 +172,15 @@ export function overLimitMessage(
   const key = `${keyPrefix}${RESOURCE_KEYS[limit]}`;
   switch (limit) {
     case 'processes':
-      return `it went over its process limit of ${limits.processes} processes and threads (${key})${seen === undefined ? '' : `: ${seen} counted`}`;
+      return (
+        `it went over its process limit of ${limits.processes} processes and threads (${key})` +
+        `${seen === undefined ? '' : `: ${seen} counted`}`
+      );
     case 'memoryMb':
-      return `it went over its memory limit of ${limits.memoryMb} MB (${key})${seen === undefined ? '' : `: ${Math.round(seen)} MB resident`}`;
+      return (
+        `it went over its memory limit of ${limits.memoryMb} MB (${key})` +
+        `${seen === undefined ? '' : `: ${Math.round(seen)} MB resident`}`
+      );
     case 'fileSizeMb':
       return `it went over its file size limit of ${limits.fileSizeMb} MB (${key})`;
   }
@@ -186,11 +194,13 @@ export function weakLimits(name: string, p: ResourceProtections): string[] {
   const out: string[] = [];
   if (p.processes.by !== 'kernel')
     out.push(
-      `${name}: process limit ${p.processes.limit} ${p.processes.by === 'none' ? p.processes.how : `only ${p.processes.how}`}`,
+      `${name}: process limit ${p.processes.limit} ` +
+        `${p.processes.by === 'none' ? p.processes.how : `only ${p.processes.how}`}`,
     );
   if (p.memoryMb.by !== 'kernel')
     out.push(
-      `${name}: memory limit ${p.memoryMb.limit} MB ${p.memoryMb.by === 'none' ? p.memoryMb.how : `only ${p.memoryMb.how}`}`,
+      `${name}: memory limit ${p.memoryMb.limit} MB ` +
+        `${p.memoryMb.by === 'none' ? p.memoryMb.how : `only ${p.memoryMb.how}`}`,
     );
   if (p.fileSizeMb.by !== 'kernel') out.push(`${name}: file size limit ${p.fileSizeMb.limit} MB ${p.fileSizeMb.how}`);
   return out;

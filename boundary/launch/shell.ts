@@ -41,7 +41,9 @@ export function terminalSandboxPlan(
     return {
       sandboxed: false,
       unavailable: true,
-      reason: `options.sandbox is ${JSON.stringify(asked)}; use one of ${TERMINAL_SANDBOX_MODES.map((m) => `'${m}'`).join(', ')}`,
+      reason:
+        `options.sandbox is ${JSON.stringify(asked)}; use one of ` +
+        `${TERMINAL_SANDBOX_MODES.map((m) => `'${m}'`).join(', ')}`,
     };
   }
   if (asked === 'off') return { sandboxed: false, reason: "terminal is not sandboxed: options.sandbox is 'off'" };
@@ -52,7 +54,9 @@ export function terminalSandboxPlan(
   return {
     sandboxed: false,
     unavailable: true,
-    reason: `options.sandbox '${mode}' needs bubblewrap, which cannot be used here (${why}); install bubblewrap, or set sandbox: 'off' to run commands unsandboxed`,
+    reason:
+      `options.sandbox '${mode}' needs bubblewrap, which cannot be used here (${why}); install bubblewrap, or ` +
+      `set sandbox: 'off' to run commands unsandboxed`,
   };
 }
 

@@ -28,7 +28,10 @@ const SESSIONS_SETTLE_MS = 1000;
 function settledNote(settled: NonNullable<Live['settled']>): string {
   if (settled.by === 'timeout') return `${settled.tool}: timed out waiting for approval`;
   if (settled.by === 'cancelled') return `${settled.tool}: the call was cancelled`;
-  return `${settled.tool}: ${settled.approved ? 'approved' : 'denied'} by the caller${settled.reason ? ` (${settled.reason})` : ''}`;
+  return (
+    `${settled.tool}: ${settled.approved ? 'approved' : 'denied'} by the caller` +
+    `${settled.reason ? ` (${settled.reason})` : ''}`
+  );
 }
 
 /** The whole page. */

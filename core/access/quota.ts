@@ -56,7 +56,9 @@ export function minuteDecision(identity: Identity, quota: RuleQuota, count: numb
   if (limit === undefined || count <= limit) return undefined;
   const retryAfterMs = (Math.floor(now / WINDOW_MS) + 1) * WINDOW_MS - now;
   const seconds = Math.ceil(retryAfterMs / 1000);
-  const message = `${identity.subject} has started its ${limit} call${limit === 1 ? '' : 's'} for this minute under access rule '${quota.rule}' (quota.callsPerMinute); retry in ${seconds} s`;
+  const message =
+    `${identity.subject} has started its ${limit} call${limit === 1 ? '' : 's'} for this minute under access ` +
+    `rule '${quota.rule}' (quota.callsPerMinute); retry in ${seconds} s`;
   return { ok: false, code: 'QUOTA_EXCEEDED', message, retryAfterMs };
 }
 
@@ -73,13 +75,19 @@ export function storeDownDecision(
   if (quota.limits.onStoreDown === 'allow') {
     return {
       refused: undefined,
-      warning: `quota.callsPerMinute of access rule '${quota.rule}' is not enforced while the state store fails (quota.onStoreDown: 'allow'): ${why}`,
+      warning:
+        `quota.callsPerMinute of access rule '${quota.rule}' is not enforced while the state store fails ` +
+        `(quota.onStoreDown: 'allow'): ${why}`,
     };
   }
-  const message = `${identity.subject}'s calls cannot be counted against quota.callsPerMinute of access rule '${quota.rule}': the state store is unreachable, so the call was refused (quota.onStoreDown: 'refuse'); retry when it is back`;
+  const message =
+    `${identity.subject}'s calls cannot be counted against quota.callsPerMinute of access rule '${quota.rule}': ` +
+    `the state store is unreachable, so the call was refused (quota.onStoreDown: 'refuse'); retry when it is back`;
   return {
     refused: failure('STATE_UNAVAILABLE', message),
-    warning: `quota.callsPerMinute of access rule '${quota.rule}' refuses calls while the state store fails (quota.onStoreDown: 'refuse'): ${why}`,
+    warning:
+      `quota.callsPerMinute of access rule '${quota.rule}' refuses calls while the state store fails ` +
+      `(quota.onStoreDown: 'refuse'): ${why}`,
   };
 }
 
@@ -102,7 +110,8 @@ export class Quotas {
       return {
         refused: failure(
           'QUOTA_EXCEEDED',
-          `${identity.subject} already has ${running} call${running === 1 ? '' : 's'} running, the most access rule '${quota.rule}' allows at once (quota.inFlight); retry when one ends`,
+          `${identity.subject} already has ${running} call${running === 1 ? '' : 's'} running, the most access ` +
+            `rule '${quota.rule}' allows at once (quota.inFlight); retry when one ends`,
         ),
       };
     }

@@ -98,7 +98,8 @@ async function toolshedMiddleware(live: LiveTools<StructuredToolInterface[]>): P
     ({ createMiddleware } = (await import('langchain')) as unknown as { createMiddleware: typeof createMiddleware });
   } catch (error) {
     throw new Error(
-      `liveLangchainTools(...).middleware() needs the 'langchain' package (createAgent's middleware): ${(error as Error).message}`,
+      `liveLangchainTools(...).middleware() needs the 'langchain' package (createAgent's middleware): ` +
+        `${(error as Error).message}`,
       { cause: error },
     );
   }

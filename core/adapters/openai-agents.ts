@@ -27,7 +27,10 @@ export interface OpenAiAgentsOptions extends AdapterOptions {
  */
 function errorText(_context: unknown, error: unknown): string {
   if (error instanceof ToolshedToolError) return error.message;
-  return `An error occurred while running the tool. Please try again. Error: ${error instanceof Error ? error.toString() : String(error)}`;
+  return (
+    `An error occurred while running the tool. Please try again. Error: ` +
+    `${error instanceof Error ? error.toString() : String(error)}`
+  );
 }
 
 /** What the SDK passes a FunctionTool's `execute` about the call. */

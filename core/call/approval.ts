@@ -148,7 +148,8 @@ export async function awaitApproval(
   if (!approvers.length) {
     return failure(
       'APPROVAL_DENIED',
-      `${call.tool} needs approval (${WHY[reason]}), and nothing here can approve it: set onApproval on the host, or call it from a client that can ask (MCP elicitation, toolshed call on a terminal)`,
+      `${call.tool} needs approval (${WHY[reason]}), and nothing here can approve it: set onApproval on the ` +
+        `host, or call it from a client that can ask (MCP elicitation, toolshed call on a terminal)`,
     );
   }
   if (signal?.aborted)

@@ -66,7 +66,8 @@ export function parseArguments(
       ok: false,
       outcome: failure(
         'INVALID_ARGUMENTS',
-        `arguments are over the limit of ${maxBytes} bytes (limits.maxArgsBytes); they were not read. Send less data in one call (for example, write a large file in parts).`,
+        `arguments are over the limit of ${maxBytes} bytes (limits.maxArgsBytes); they were not read. Send ` +
+          `less data in one call (for example, write a large file in parts).`,
       ),
     };
   }
@@ -110,7 +111,8 @@ function brokenSchema(record: ValidatedTool, error: unknown, maxChars: number): 
   return failure(
     'TOOL_FAILED',
     capText(
-      `tool ${record.name} cannot be called: its inputSchema does not compile: ${why}. The arguments were not sent; the tool's server or plugin must fix its schema.`,
+      `tool ${record.name} cannot be called: its inputSchema does not compile: ${why}. The arguments were not ` +
+        `sent; the tool's server or plugin must fix its schema.`,
       maxChars,
     ),
   );

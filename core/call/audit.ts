@@ -68,7 +68,9 @@ export class AuditLog implements DispatchObserver {
     return new AuditLog(await AuditSink.open(config.to, warn, clock), config.arguments);
   }
 
-  /** Watches every call, to write its line when it ends; a throw inside the host is written as the outcome it becomes. */
+  /**
+   * Watches every call, to write its line when it ends; a throw inside the host is written as the outcome it becomes.
+   */
   started(call: ObservedCall): DispatchWatch {
     const time = new Date();
     const started = performance.now();

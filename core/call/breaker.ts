@@ -198,7 +198,9 @@ export class CircuitBreaker {
       if (!circuit?.open) continue;
       if (circuit.probing)
         return {
-          refused: `${circuit.open.reason.replace(/; retrying after .*$/, '')}; a probe call is running, retry when it is done`,
+          refused:
+            `${circuit.open.reason.replace(/; retrying after .*$/, '')}; a probe call is running, retry when it ` +
+            `is done`,
         };
       probes.push(circuit);
     }
@@ -250,7 +252,9 @@ export class CircuitBreaker {
       const wasProbe = probes.includes(circuit);
       if (wasProbe) {
         circuit.open = {
-          reason: `${verdict} again on the probe call after the cool-down${spec.scoped ? ' in this session' : ''}; retrying after ${seconds(this.limits.coolDownMs)}`,
+          reason:
+            `${verdict} again on the probe call after the cool-down${spec.scoped ? ' in this session' : ''}; ` +
+            `retrying after ${seconds(this.limits.coolDownMs)}`,
           until: now + this.limits.coolDownMs,
         };
         changed ||= !spec.scoped;
@@ -289,7 +293,10 @@ export class CircuitBreaker {
   private words(spec: CircuitKey, verb: string, count: number, fleet: string): string {
     const who = spec.label ? `the tools of ${spec.label} ` : '';
     const where = spec.scoped ? ' in this session' : '';
-    return `${who}${verb} ${count} times in ${seconds(this.limits.windowMs)}${where}${fleet}; retrying after ${seconds(this.limits.coolDownMs)}`;
+    return (
+      `${who}${verb} ${count} times in ${seconds(this.limits.windowMs)}${where}${fleet}; retrying after ` +
+      `${seconds(this.limits.coolDownMs)}`
+    );
   }
 }
 

@@ -50,7 +50,9 @@ function denial(plugin: LoadedPlugin, target: ToolRecord, context: CallContext, 
   const name = plugin.source.name;
   const requested = plugin.permissions.requested.callTools ?? [];
   const asks = requested.includes(target.name) || requested.includes(target.manifest.toolset);
-  const how = `add callTools: ['${target.name}'] to the grant of ${name} in the config${asks ? '' : ` (and ${name} must request it in its permissions.callTools)`}`;
+  const how =
+    `add callTools: ['${target.name}'] to the grant of ${name} in the config` +
+    `${asks ? '' : ` (and ${name} must request it in its permissions.callTools)`}`;
   const who = immediate
     ? `untrusted plugin ${name} may not call ${target.name}`
     : `${target.name} was called on behalf of untrusted plugin ${name}, which may not call it`;

@@ -23,7 +23,8 @@ export async function callSecrets(
     return {
       refused: failure(
         'CREDENTIALS_UNAVAILABLE',
-        `${tool.name} acts for its caller (it needs the caller's ${tool.secrets.join(', ')}), and this call is made for no identity`,
+        `${tool.name} acts for its caller (it needs the caller's ${tool.secrets.join(', ')}), and this call is ` +
+          `made for no identity`,
       ),
     };
   }

@@ -122,7 +122,8 @@ function refuseNested(
   if (context.chain.length > maxCallDepth) {
     return failure(
       'CALL_DEPTH_EXCEEDED',
-      `nested tool calls are limited to a depth of ${maxCallDepth} (limits.maxCallDepth); call chain: ${describeChain(context, record.name)}`,
+      `nested tool calls are limited to a depth of ${maxCallDepth} (limits.maxCallDepth); call chain: ` +
+        `${describeChain(context, record.name)}`,
     );
   }
   const denied = refuseByGrants(context, record, exposure, deps.registry);
@@ -132,7 +133,10 @@ function refuseNested(
   if (workers !== undefined) {
     return failure(
       'CALL_WOULD_DEADLOCK',
-      `${record.name} calls back into ${record.plugin.source.name} while all ${workers} of its workers are held by calls waiting on nested calls, this one's caller among them: it could never start (call chain: ${describeChain(context, record.name)}). Raise limits.threads, or call the function directly instead of through ctx.callTool.`,
+      `${record.name} calls back into ${record.plugin.source.name} while all ${workers} of its workers are ` +
+        `held by calls waiting on nested calls, this one's caller among them: it could never start (call chain: ` +
+        `${describeChain(context, record.name)}). Raise limits.threads, or call the function directly instead of ` +
+        `through ctx.callTool.`,
     );
   }
   return undefined;
@@ -147,14 +151,16 @@ function refuseNestedHostTool(deps: DispatchDeps, context: CallContext, name: st
   if (context.chain.length > maxCallDepth) {
     return failure(
       'CALL_DEPTH_EXCEEDED',
-      `nested tool calls are limited to a depth of ${maxCallDepth} (limits.maxCallDepth); call chain: ${describeChain(context, name)}`,
+      `nested tool calls are limited to a depth of ${maxCallDepth} (limits.maxCallDepth); call chain: ` +
+        `${describeChain(context, name)}`,
     );
   }
   const untrusted = context.records.find((caller) => caller.plugin.source.trust === 'untrusted');
   if (untrusted)
     return failure(
       'PERMISSION_DENIED',
-      `${name} is toolshed's own tool and is not called on behalf of untrusted plugin ${untrusted.plugin.source.name} (call chain: ${describeChain(context, name)})`,
+      `${name} is toolshed's own tool and is not called on behalf of untrusted plugin ` +
+        `${untrusted.plugin.source.name} (call chain: ${describeChain(context, name)})`,
     );
   return undefined;
 }

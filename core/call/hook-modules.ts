@@ -36,7 +36,8 @@ export async function loadHookModules(config: ResolvedConfig): Promise<ToolHooks
     const exported = Array.isArray(mod.default) ? mod.default : [mod.default];
     if (!exported.length || !exported.every(isHooks)) {
       throw new ConfigError(
-        `hooks module '${specifier}' must export default { beforeCall?, afterCall? } (functions), or an array of such objects`,
+        `hooks module '${specifier}' must export default { beforeCall?, afterCall? } (functions), or an array ` +
+          `of such objects`,
         { ...where, expected: 'hooks object' },
       );
     }

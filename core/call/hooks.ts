@@ -143,7 +143,8 @@ async function runAfterCall(
         hook,
         index,
         `after ${call.tool}`,
-        'returned neither a string nor an outcome ({ ok: true, text } or { ok: false, code, message } with a tool error code)',
+        'returned neither a string nor an outcome ({ ok: true, text } or { ok: false, code, message } with a ' +
+          'tool error code)',
       );
   }
   return current;

@@ -34,7 +34,9 @@ function validatorOf(record: ToolRecord, schema: object): ValidateFunction {
 /** The outcome's failure, worded as every TOOL_RESULT_INVALID is: the plugin's bug, not the call's. */
 function invalid(record: ToolRecord, what: string, maxChars: number): CallOutcome {
   const plugin = record.plugin.source.name;
-  const message = `${record.name} (plugin ${plugin}) ${what} This is a bug in ${plugin}, not in the call: report it to the plugin's author.`;
+  const message =
+    `${record.name} (plugin ${plugin}) ${what} This is a bug in ${plugin}, not in the call: report it to the ` +
+    `plugin's author.`;
   return failure('TOOL_RESULT_INVALID', capText(message, maxChars));
 }
 
@@ -60,14 +62,18 @@ export function structuredOutcome(
   if (given !== undefined && mapped.content?.structured === undefined) {
     return invalid(
       record,
-      `returned structured content of ${JSON.stringify(given).length} characters, over the limit of ${maxResultChars} (maxResultChars): a tool with an outputSchema must return structured content that fits, since a cut one matches no schema.`,
+      `returned structured content of ${JSON.stringify(given).length} characters, over the limit of ` +
+        `${maxResultChars} (maxResultChars): a tool with an outputSchema must return structured content that ` +
+        `fits, since a cut one matches no schema.`,
       maxResultChars,
     );
   }
   if (!given && Math.max(originalLength, text.length) > maxResultChars) {
     return invalid(
       record,
-      `returned a structured result of ${originalLength} characters, over the limit of ${maxResultChars} (maxResultChars): a tool with an outputSchema must return an object that fits, since a cut one matches no schema.`,
+      `returned a structured result of ${originalLength} characters, over the limit of ${maxResultChars} ` +
+        `(maxResultChars): a tool with an outputSchema must return an object that fits, since a cut one matches ` +
+        `no schema.`,
       maxResultChars,
     );
   }
@@ -78,7 +84,8 @@ export function structuredOutcome(
     } catch {
       return invalid(
         record,
-        'returned text that is not JSON, but it declares an outputSchema: its handler must return an object matching that schema.',
+        'returned text that is not JSON, but it declares an outputSchema: its handler must return an object ' +
+          'matching that schema.',
         maxResultChars,
       );
     }

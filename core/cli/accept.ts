@@ -54,7 +54,8 @@ export async function runAcceptCommand({ args, values, io }: CommandContext): Pr
     }
     for (const change of accepted) io.out(changeLines(change).join('\n'));
     io.out(
-      `\naccepted ${accepted.length} definition${accepted.length === 1 ? '' : 's'}: ${accepted.map((c) => c.name).join(', ')}`,
+      `\naccepted ${accepted.length} definition${accepted.length === 1 ? '' : 's'}: ` +
+        `${accepted.map((c) => c.name).join(', ')}`,
     );
     return 0;
   } finally {

@@ -18,7 +18,8 @@ export interface RedirectListener {
 }
 
 const page = (title: string, text: string) =>
-  `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font-family:sans-serif;margin:3em"><h1>${title}</h1><p>${text}</p></body>`;
+  `<!doctype html><meta charset="utf-8"><title>${title}</title><body ` +
+  `style="font-family:sans-serif;margin:3em"><h1>${title}</h1><p>${text}</p></body>`;
 
 /** Listens on 127.0.0.1:`port` (0: a free port). */
 export async function listenForRedirect(port: number): Promise<RedirectListener> {

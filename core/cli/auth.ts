@@ -59,7 +59,8 @@ function stateOf(server: ResolvedServer): OAuthState {
   if (!stateDir)
     throw new ToolshedError(
       'AUTH_FAILED',
-      `storing the tokens: there is no private state folder to keep the tokens of ${server.name} in (set XDG_STATE_HOME or HOME)`,
+      `storing the tokens: there is no private state folder to keep the tokens of ${server.name} in (set ` +
+        `XDG_STATE_HOME or HOME)`,
     );
   return new OAuthState(server.name, server.http!.url.href, oauthFile(stateDir, server.name, server.http!.url.href));
 }
@@ -104,7 +105,8 @@ async function redirectListener(server: ResolvedServer, record: OAuthRecord): Pr
   } catch (error) {
     throw new ToolshedError(
       'AUTH_FAILED',
-      `listening for the redirect: 127.0.0.1:${configured} (oauth.redirectPort) is not free: ${(error as Error).message}`,
+      `listening for the redirect: 127.0.0.1:${configured} (oauth.redirectPort) is not free: ` +
+        `${(error as Error).message}`,
       {},
       { cause: error },
     );
@@ -133,7 +135,8 @@ function importTokens(server: ResolvedServer, store: OAuthState, source: string,
   const accessToken = field('access_token');
   if (!accessToken)
     throw new UsageError(
-      '--import: expected a JSON object with access_token (and refresh_token, expires_in, scope, client_id when there are)',
+      '--import: expected a JSON object with access_token (and refresh_token, expires_in, scope, client_id ' +
+        'when there are)',
     );
   const expiresIn = typeof given.expires_in === 'number' && given.expires_in > 0 ? given.expires_in : undefined;
   const optional = { refresh_token: field('refresh_token'), scope: field('scope') };
@@ -194,7 +197,8 @@ async function login(server: ResolvedServer, store: OAuthState, context: Command
       state,
       open(url) {
         io.err(
-          `toolshed: to authorize ${server.name}, open this URL in a browser (waiting for the redirect to ${redirectUrl}):`,
+          `toolshed: to authorize ${server.name}, open this URL in a browser (waiting for the redirect to ` +
+            `${redirectUrl}):`,
         );
         io.err(url.href);
         if (values.browser !== false) openBrowser(url);
@@ -219,7 +223,8 @@ async function login(server: ResolvedServer, store: OAuthState, context: Command
       if (refused)
         throw new ToolshedError(
           'AUTH_FAILED',
-          `${server.name}: the authorization server refused the login: ${refused}${params.get('error_description') ? ` (${params.get('error_description')})` : ''}`,
+          `${server.name}: the authorization server refused the login: ${refused}` +
+            `${params.get('error_description') ? ` (${params.get('error_description')})` : ''}`,
           {
             server: server.name,
             step: oauth.step,

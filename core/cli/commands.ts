@@ -45,7 +45,8 @@ export const HOST_FLAGS: FlagSpec[] = [
   {
     flags: '--trust-config',
     description:
-      'accept and record a config that changed since it was last accepted, without asking (CI, containers; see toolshed trust)',
+      'accept and record a config that changed since it was last accepted, without asking (CI, containers; see ' +
+      'toolshed trust)',
   },
 ];
 
@@ -81,12 +82,15 @@ export const COMMANDS: CommandSpec[] = [
       JSON_FLAG,
       {
         flags: '--as <identity>',
-        description: `what an identity gets under the config's access rules: a subject, or a JSON object of its token's claims ('{"sub":"alice","scope":"a b","groups":["eng"]}')`,
+        description:
+          `what an identity gets under the config's access rules: a subject, or a JSON object of its token's ` +
+          `claims ('{"sub":"alice","scope":"a b","groups":["eng"]}')`,
       },
       {
         flags: '--search <query>',
         description:
-          'what tool_search finds for a query among the exposed tools: the ranking, each score, and the words each tool matched in which fields',
+          'what tool_search finds for a query among the exposed tools: the ranking, each score, and the words ' +
+          'each tool matched in which fields',
       },
     ],
     examples: [
@@ -109,7 +113,8 @@ export const COMMANDS: CommandSpec[] = [
       {
         flags: '-y, --yes',
         description:
-          'approve a call that needs approval (config approve) without asking; without it, you are asked on a terminal and refused elsewhere',
+          'approve a call that needs approval (config approve) without asking; without it, you are asked on a ' +
+          'terminal and refused elsewhere',
       },
       {
         flags: '-q, --quiet',
@@ -144,33 +149,40 @@ export const COMMANDS: CommandSpec[] = [
       {
         flags: '--ops',
         description:
-          'with --http: serve /healthz, /readyz and /metrics on a non-loopback address too (on by default on loopback; config serve.ops)',
+          'with --http: serve /healthz, /readyz and /metrics on a non-loopback address too (on by default on ' +
+          'loopback; config serve.ops)',
       },
       {
         flags: '--public-url <urls>',
         description:
-          'with --http on loopback behind a reverse proxy: the URLs clients use, comma-separated; their host passes the Host check (default: config serve.publicUrl)',
+          'with --http on loopback behind a reverse proxy: the URLs clients use, comma-separated; their host ' +
+          'passes the Host check (default: config serve.publicUrl)',
       },
       {
         flags: '--replica <name>',
         description:
-          'with --http: name this replica in the session ids it issues (NAME.uuid), for a balancer that routes on them (docs/fleet.md)',
+          'with --http: name this replica in the session ids it issues (NAME.uuid), for a balancer that routes ' +
+          'on them (docs/fleet.md)',
       },
       {
         flags: '--ui',
         description:
-          'with --http: serve the web console at /ui/ on the same listener, behind the same checks and authentication (docs/console.md)',
+          'with --http: serve the web console at /ui/ on the same listener, behind the same checks and ' +
+          'authentication (docs/console.md)',
       },
       { flags: '-q, --quiet', description: 'with --http: no log line per request on stderr' },
       {
         flags: '--watch',
         description:
-          "reload the config and plugins when their files change, except files the model's tools can write (inside the workspace root or an fsWrite grant)",
+          "reload the config and plugins when their files change, except files the model's tools can write " +
+          '(inside the workspace root or an fsWrite grant)',
       },
       {
         flags: '--watch-workspace',
         description:
-          "with --watch: also reload files the model's tools can write, accepting a changed config on reload; a change the model makes there then runs in the host within a second — only for a workspace no model writes to",
+          "with --watch: also reload files the model's tools can write, accepting a changed config on reload; " +
+          'a change the model makes there then runs in the host within a second — only for a workspace no ' +
+          'model writes to',
       },
     ],
     examples: [
@@ -179,7 +191,8 @@ export const COMMANDS: CommandSpec[] = [
       'toolshed serve --http 127.0.0.1:7777 --watch',
       'toolshed serve --http 127.0.0.1:7777 --stateless',
       'toolshed serve --http 127.0.0.1:7001 --replica a --public-url https://tools.example/mcp',
-      'TOOLSHED_TOKEN=… toolshed serve --http 0.0.0.0:7777 --token-env TOOLSHED_TOKEN --allow-origin https://app.example',
+      'TOOLSHED_TOKEN=… toolshed serve --http 0.0.0.0:7777 --token-env TOOLSHED_TOKEN --allow-origin ' +
+        'https://app.example',
       'toolshed serve --http 127.0.0.1:7777 --ui',
     ],
     run: async (c) => (await import('./serve.js')).runServeCommand(c),
@@ -266,7 +279,8 @@ export const COMMANDS: CommandSpec[] = [
       {
         flags: '--import <file>',
         description:
-          'store tokens obtained elsewhere, JSON { access_token, refresh_token?, expires_in?, scope?, client_id? } from FILE or - (stdin): for a host without a browser',
+          'store tokens obtained elsewhere, JSON { access_token, refresh_token?, expires_in?, scope?, ' +
+          'client_id? } from FILE or - (stdin): for a host without a browser',
       },
       { flags: '--no-browser', description: 'only print the authorization URL, do not try to open a browser' },
     ],

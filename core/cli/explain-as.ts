@@ -83,14 +83,17 @@ export function renderAccess(access: AccessSummary, s: Style): string {
     ...(approve.destructive ? ['every tool that may be destructive'] : []),
   ];
   const source = approve.from === 'rule' ? "the rule's approve" : "the host's approve";
-  out.push(
-    `  approval: ${needs.length ? `${needs.join('; ')} (${source}, answered within ${approve.timeoutMs} ms)` : `none (${source})`}`,
-  );
+  const approval = needs.length
+    ? `${needs.join('; ')} (${source}, answered within ${approve.timeoutMs} ms)`
+    : `none (${source})`;
+  out.push(`  approval: ${approval}`);
   const { callsPerMinute, inFlight, sessions } = access.quota;
   const quota = [
     ...(callsPerMinute !== undefined
       ? [
-          `${callsPerMinute} calls a minute (${access.quota.onStoreDown === 'allow' ? 'let through uncounted' : 'refused'} while the state store is unreachable)`,
+          `${callsPerMinute} calls a minute (` +
+            `${access.quota.onStoreDown === 'allow' ? 'let through uncounted' : 'refused'} while the state store ` +
+            `is unreachable)`,
         ]
       : []),
     ...(inFlight !== undefined ? [`${inFlight} running at once`] : []),

@@ -43,10 +43,12 @@ async function desktopServers(
   ];
   if (names.length) {
     lines.push(
-      'They start untrusted: in the sandbox, with only the env written in their entries (copied here, secrets included) and no grants.',
+      'They start untrusted: in the sandbox, with only the env written in their entries (copied here, secrets ' +
+        'included) and no grants.',
     );
     lines.push(
-      'Run toolshed to see each one connected or why not; add grants (network, env, fsRead, fsWrite) where a server needs them (docs/mcp-servers.md).',
+      'Run toolshed to see each one connected or why not; add grants (network, env, fsRead, fsWrite) where a ' +
+        'server needs them (docs/mcp-servers.md).',
     );
   }
   return { servers, lines };
@@ -77,7 +79,8 @@ export async function runInit(options: {
   }
   writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
   options.out(
-    `wrote ${path.relative(options.cwd, file) || file}. Add plugin packages with npm install, list them under "plugins", and run toolshed to see what is exposed.`,
+    `wrote ${path.relative(options.cwd, file) || file}. Add plugin packages with npm install, list them under ` +
+      `"plugins", and run toolshed to see what is exposed.`,
   );
   for (const line of imported?.lines ?? []) options.out(line);
   // The operator just wrote it: accept it as this folder's config, or a "no config here" record would refuse it.
@@ -85,7 +88,8 @@ export async function runInit(options: {
   const { trust } = await loadHostConfig({ trust: 'accept' }, options.cwd);
   if (trust?.applies)
     options.out(
-      "Accepted it as this folder's config (config trust): toolshed stops if it changes, until you review the change with toolshed trust.",
+      "Accepted it as this folder's config (config trust): toolshed stops if it changes, until you review the " +
+        'change with toolshed trust.',
     );
   return 0;
 }

@@ -83,17 +83,22 @@ function explainSearch(
   });
 }
 
+/** Why a search found nothing. */
+const NOTHING_MATCHED = "(no word of the query is in any tool's name, description, parameters or toolset)";
+
 /** A search's ranking as text: each tool with its score, whether it is deferred, and what it matched. */
 export function renderSearch(query: string, { results, indexed }: SearchRanking, s: Style): string {
   const head = `tool_search for ${JSON.stringify(query)}, over ${indexed} indexed tool${indexed === 1 ? '' : 's'}:`;
-  if (!results.length)
-    return `${head}\n  nothing matched (no word of the query is in any tool's name, description, parameters or toolset)`;
+  if (!results.length) return `${head}\n  nothing matched ${NOTHING_MATCHED}`;
   const width = Math.max(...results.map((hit) => hit.name.length));
   const lines = results.map((hit, i) => {
     const where = hit.deferred ? s.dim('deferred') : s.dim('listed');
     const matched = Object.entries(hit.matched).map(([word, fields]) => `${word} (${fields.join(', ')})`);
     if (hit.related?.length) matched.push(`related: ${hit.related.join(', ')}`);
-    return `${String(i + 1).padStart(3)}. ${s.bold(hit.name.padEnd(width))}  ${hit.score.toFixed(3).padStart(7)}  ${where}\n       ${matched.join(', ')}`;
+    return (
+      `${String(i + 1).padStart(3)}. ${s.bold(hit.name.padEnd(width))}  ${hit.score.toFixed(3).padStart(7)}  ` +
+      `${where}\n       ${matched.join(', ')}`
+    );
   });
   return [head, ...lines].join('\n');
 }

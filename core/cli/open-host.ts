@@ -47,7 +47,9 @@ export function hostOptions(
 
 /** Opens a host, with the progress note on a slow start when a person is watching stderr. */
 export async function openHost(values: CliValues, io: CliIo, extra: Partial<ToolHostOptions> = {}): Promise<ToolHost> {
-  const note = `toolshed: loading plugins${io.errStyle.ellipsis} (a first run extracts their manifests; later runs read them from the cache)`;
+  const note =
+    `toolshed: loading plugins${io.errStyle.ellipsis} (a first run extracts their manifests; later runs read ` +
+    `them from the cache)`;
   const timer = io.errIsTTY ? setTimeout(() => io.err(note), PROGRESS_AFTER_MS) : undefined;
   timer?.unref();
   try {
@@ -102,7 +104,9 @@ function strictGate(report: HostReport, values: CliValues, io: CliIo, warn: bool
     ...(grants.length
       ? [
           {
-            head: `${grants.length} grant${grants.length === 1 ? '' : 's'} match${grants.length === 1 ? 'es' : ''} nothing the plugin requests`,
+            head:
+              `${grants.length} grant${grants.length === 1 ? '' : 's'} match${grants.length === 1 ? 'es' : ''} ` +
+              `nothing the plugin requests`,
             hint: '',
             body: list(grants, io.errStyle.yellow(io.errStyle.warn)),
           },

@@ -79,7 +79,8 @@ export function buildProgram(io: CliIo, exit: { code: number }): Command {
     ?.description('print a shell completion script (bash, zsh, fish or powershell)')
     .addHelpText(
       'after',
-      `\nExamples:\n  $ source <(toolshed completion bash)      # in ~/.bashrc\n  $ toolshed completion fish > ~/.config/fish/completions/toolshed.fish`,
+      `\nExamples:\n  $ source <(toolshed completion bash)      # in ~/.bashrc\n  $ toolshed completion fish > ` +
+        `~/.config/fish/completions/toolshed.fish`,
     );
   program.addHelpText('after', `\nRun toolshed help <command> for a command's flags and an example.`);
   return program;

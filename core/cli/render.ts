@@ -11,8 +11,14 @@ function knownLine(p: PluginReport): string {
   const k = p.known;
   if (!k) return '';
   if (k.from === 'name')
-    return `toolset '${k.toolsets.join("', '")}' kept as a name; its tools are not known (no earlier manifest of it is cached)`;
-  return `unavailable: toolsets ${k.toolsets.join(', ') || 'none'}; tools ${k.tools.join(', ') || 'none'} (from its last manifest)`;
+    return (
+      `toolset '${k.toolsets.join("', '")}' kept as a name; its tools are not known (no earlier manifest of it ` +
+      `is cached)`
+    );
+  return (
+    `unavailable: toolsets ${k.toolsets.join(', ') || 'none'}; tools ${k.tools.join(', ') || 'none'} (from its ` +
+    `last manifest)`
+  );
 }
 
 function pluginLine(p: PluginReport, nameWidth: number, s: Style): string {
@@ -49,7 +55,11 @@ function describeServerProtections(p: PluginReport): string | undefined {
 /** Where a server's OAuth login stands, in words (never a token). */
 function authText(auth: ServerAuth): string {
   if (auth.state !== 'authorized') return 'not authorized';
-  return `authorized${auth.expiresAt ? ` until ${auth.expiresAt}` : ''}${auth.refreshable ? ' (refreshed when it expires)' : ''}${auth.scopes?.length ? `, scopes ${auth.scopes.join(' ')}` : ''}`;
+  return (
+    `authorized${auth.expiresAt ? ` until ${auth.expiresAt}` : ''}` +
+    `${auth.refreshable ? ' (refreshed when it expires)' : ''}` +
+    `${auth.scopes?.length ? `, scopes ${auth.scopes.join(' ')}` : ''}`
+  );
 }
 
 /** The lines under an MCP server: why it is down, its protections, renames and listing warnings. */
@@ -108,7 +118,8 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
   const out: string[] = [];
   out.push(
     s.bold(
-      `toolshed ${report.version} ${s.dash} config: ${report.config.file ?? 'none (embedded default: every first-party toolset)'}`,
+      `toolshed ${report.version} ${s.dash} config: ` +
+        `${report.config.file ?? 'none (embedded default: every first-party toolset)'}`,
     ),
   );
   out.push(`root: ${report.config.root}`);
@@ -134,9 +145,13 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
   out.push('');
   const c = report.counts;
   const arrow = ` ${s.arrow} `;
-  out.push(
-    `layers: ${[`${c.registered} registered`, `${c.selected} selected`, `${c.available} available`, s.green(`${c.exposed} exposed`)].join(arrow)}`,
-  );
+  const layers = [
+    `${c.registered} registered`,
+    `${c.selected} selected`,
+    `${c.available} available`,
+    s.green(`${c.exposed} exposed`),
+  ];
+  out.push(`layers: ${layers.join(arrow)}`);
   const exposed = report.tools.filter((t) => t.exposed).map((t) => t.name);
   out.push(`exposed: ${exposed.join(', ') || 'none'}`);
   const deferred = report.tools.filter((t) => t.deferred).map((t) => t.name);
@@ -167,7 +182,8 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
     out.push('conflicts (TOOL_CONFLICT):');
     for (const k of report.conflicts)
       out.push(
-        `  ${k.name}: ${k.winner} wins over ${k.losers.join(', ')} (${k.rule})${k.spellings ? `; spelled ${k.spellings.join(', ')} there` : ''}`,
+        `  ${k.name}: ${k.winner} wins over ${k.losers.join(', ')} (${k.rule})` +
+          `${k.spellings ? `; spelled ${k.spellings.join(', ')} there` : ''}`,
       );
   }
   if (report.warnings.length) {
@@ -212,7 +228,10 @@ function breakerLines(report: HostReport, s: Style): string[] {
   const lines = report.breakers.map((circuit) => {
     const failures = `${circuit.failures} failure${circuit.failures === 1 ? '' : 's'} in the window`;
     if (circuit.state === 'counting') return `  ${circuit.key}: counting ${s.dash} ${failures}`;
-    return `  ${circuit.key}: ${s.yellow(circuit.state)}${circuit.until ? ` until ${circuit.until}` : ''} ${s.dash} ${circuit.reason ?? failures}`;
+    return (
+      `  ${circuit.key}: ${s.yellow(circuit.state)}${circuit.until ? ` until ${circuit.until}` : ''} ${s.dash} ` +
+      `${circuit.reason ?? failures}`
+    );
   });
   return ['', 'circuit breakers:', ...lines];
 }
@@ -221,7 +240,9 @@ function breakerLines(report: HostReport, s: Style): string[] {
 function auditLines(report: HostReport, s: Style): string[] {
   const { audit } = report;
   if (!audit) return [];
-  const line = `audit: ${audit.to} ${s.dash} ${audit.written} line${audit.written === 1 ? '' : 's'} written, ${audit.dropped} dropped`;
+  const line =
+    `audit: ${audit.to} ${s.dash} ${audit.written} line${audit.written === 1 ? '' : 's'} written, ` +
+    `${audit.dropped} dropped`;
   return ['', audit.failure !== undefined ? `${line}; ${s.yellow(s.warn)} failing: ${audit.failure}` : line];
 }
 
@@ -236,7 +257,8 @@ function resourceLines(report: HostReport): string[] {
     'resource limits:',
     ...entries.map(
       ([name, r]) =>
-        `  ${name}: processes ${r.processes.limit} (${by(r.processes)}), memory ${r.memoryMb.limit} MB (${by(r.memoryMb)}), file size ${r.fileSizeMb.limit} MB (${by(r.fileSizeMb)})`,
+        `  ${name}: processes ${r.processes.limit} (${by(r.processes)}), memory ${r.memoryMb.limit} MB (` +
+        `${by(r.memoryMb)}), file size ${r.fileSizeMb.limit} MB (${by(r.fileSizeMb)})`,
     ),
   ];
 }
@@ -251,20 +273,25 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
   if (!tool.exposed) out.push(`  reason:   ${tool.reason}`);
   if (tool.availability?.via)
     out.push(
-      `  check:    ${tool.availability.ok ? 'passed' : 'failed'} (${tool.availability.via}${tool.probes !== undefined ? `, ${tool.probes} probe${tool.probes === 1 ? '' : 's'} so far` : ''})`,
+      `  check:    ${tool.availability.ok ? 'passed' : 'failed'} (${tool.availability.via}` +
+        `${tool.probes !== undefined ? `, ${tool.probes} probe${tool.probes === 1 ? '' : 's'} so far` : ''})`,
     );
   if (tool.conflict)
     out.push(
-      `  conflict: TOOL_CONFLICT ${s.dash} defined by ${[tool.conflict.winner, ...tool.conflict.losers].join(' and ')}; ${tool.conflict.winner} wins (${tool.conflict.rule})`,
+      `  conflict: TOOL_CONFLICT ${s.dash} defined by ` +
+        `${[tool.conflict.winner, ...tool.conflict.losers].join(' and ')}; ${tool.conflict.winner} wins (` +
+        `${tool.conflict.rule})`,
     );
   if (tool.annotations) out.push(`  hints:    ${describeAnnotations(tool.annotations)}`);
-  if (tool.schema)
-    out.push(
-      `  schema:   ${tool.schema.dialect === 'unsupported' ? tool.schema.from : `JSON Schema ${tool.schema.dialect} (${tool.schema.from === '$schema' ? 'its $schema' : tool.schema.from})`}`,
-    );
+  if (tool.schema) {
+    const { dialect, from } = tool.schema;
+    const described = `JSON Schema ${dialect} (${from === '$schema' ? 'its $schema' : from})`;
+    out.push(`  schema:   ${dialect === 'unsupported' ? from : described}`);
+  }
   if (tool.approval)
     out.push(
-      `  approval: needed before each call (${tool.approval === 'listed' ? 'listed in approve' : 'approve.destructive, and it may be destructive'})`,
+      `  approval: needed before each call (` +
+        `${tool.approval === 'listed' ? 'listed in approve' : 'approve.destructive, and it may be destructive'})`,
     );
   for (const w of tool.warnings) out.push(`  warning:  ${w}`);
   const plugin = report.plugins.find((p) => p.name === tool.plugin);
@@ -281,12 +308,15 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
   }
   if (plugin?.permissions) {
     const e = plugin.permissions.effective;
-    out.push(
-      `  tier:     ${plugin.tier} (${plugin.trust})${plugin.pool?.kind ? `, ${plugin.pool.kind === 'own' ? 'a pool of its own' : 'the shared pool'}: ${plugin.pool.reason}` : ''}`,
-    );
+    const pool = plugin.pool?.kind
+      ? `, ${plugin.pool.kind === 'own' ? 'a pool of its own' : 'the shared pool'}: ${plugin.pool.reason}`
+      : '';
+    out.push(`  tier:     ${plugin.tier} (${plugin.trust})${pool}`);
     const perms = plugin.permissions;
     const show = (x: Omit<typeof e, 'folders'>, folders: string[]) =>
-      `network ${x.network ? 'yes' : 'no'}; env ${x.env?.join(', ') || 'none'}; read ${x.fsRead?.join(', ') || 'none'}; write ${x.fsWrite?.join(', ') || 'none'}; call ${x.callTools?.join(', ') || 'none'}${folders.length ? `; folders ${folders.join(', ')}` : ''}`;
+      `network ${x.network ? 'yes' : 'no'}; env ${x.env?.join(', ') || 'none'}; read ` +
+      `${x.fsRead?.join(', ') || 'none'}; write ${x.fsWrite?.join(', ') || 'none'}; call ` +
+      `${x.callTools?.join(', ') || 'none'}${folders.length ? `; folders ${folders.join(', ')}` : ''}`;
     const asked = Object.entries(perms.requested.folders ?? {}).map(
       ([purpose, f]) => `${purpose} (${f.access}${f.description ? `: ${f.description}` : ''})`,
     );
@@ -301,7 +331,8 @@ export function renderTool(tool: ToolReport, report: HostReport, s: Style = PLAI
     if (protections) out.push(`  ${protections}`);
     if (plugin.mcp)
       out.push(
-        `  server:   MCP over ${plugin.mcp.transport}, ${plugin.mcp.state}${plugin.mcp.server ? ` (${plugin.mcp.server.name} ${plugin.mcp.server.version})` : ''}`,
+        `  server:   MCP over ${plugin.mcp.transport}, ${plugin.mcp.state}` +
+          `${plugin.mcp.server ? ` (${plugin.mcp.server.name} ${plugin.mcp.server.version})` : ''}`,
       );
     if (plugin.mcp?.auth) out.push(`  oauth:    ${authText(plugin.mcp.auth)}`);
     if (plugin.mcp?.runs) out.push(`  runs:     ${plugin.mcp.runs}`);
@@ -333,5 +364,8 @@ function embeddingsLine(e: NonNullable<HostReport['search']['embeddings']>): str
     e.vectors + e.pending
       ? `${e.vectors} tool vectors, ${e.pending} pending`
       : 'no tool vectors yet (tools are embedded after the first search)';
-  return `search embeddings (${e.model}): ${progress}${e.failed ? `; failing, searches rank lexically: ${e.failed}` : ''}`;
+  return (
+    `search embeddings (${e.model}): ${progress}` +
+    `${e.failed ? `; failing, searches rank lexically: ${e.failed}` : ''}`
+  );
 }

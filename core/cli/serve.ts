@@ -72,7 +72,8 @@ export function bearerToken(name: string | undefined): string | undefined {
   const token = process.env[name];
   if (!token)
     throw new UsageError(
-      `--token-env ${name}: the environment variable ${name} is not set (or empty); set it to the token clients must send`,
+      `--token-env ${name}: the environment variable ${name} is not set (or empty); set it to the token ` +
+        `clients must send`,
     );
   return token;
 }
@@ -120,7 +121,8 @@ export function refuseUnauthenticated(address: string, warn: (line: string) => v
   if (process.env[ALLOW_REMOTE_ENV] !== '1') {
     throw new UsageError(
       `refusing to serve on ${address} without authentication: anyone who reaches it could run your tools. ` +
-        `Require OAuth tokens with serve.auth in the config or a bearer token with --token-env NAME, bind 127.0.0.1 (and put an authenticating proxy in front), or set ${ALLOW_REMOTE_ENV}=1 to accept the risk.`,
+        (`Require OAuth tokens with serve.auth in the config or a bearer token with --token-env NAME, bind ` +
+          `127.0.0.1 (and put an authenticating proxy in front), or set ${ALLOW_REMOTE_ENV}=1 to accept the risk.`),
     );
   }
   warn(`WARNING: serving without authentication on non-loopback address ${address} (${ALLOW_REMOTE_ENV}=1)`);
@@ -141,7 +143,9 @@ function requestLine(entry: RequestLogEntry): string {
   // The method names, tool, path and session id are the client's: one line, whatever they hold.
   const rpc = entry.rpc ? ` ${visibleLine(entry.rpc)}${entry.tool ? ` ${visibleLine(entry.tool)}` : ''}` : '';
   const session = entry.session ? ` session ${visibleLine(entry.session)}` : '';
-  return `${entry.method} ${visibleLine(entry.path)} ${entry.status} ${entry.ms}ms${rpc}${session} from ${entry.client}`;
+  return (
+    `${entry.method} ${visibleLine(entry.path)} ${entry.status} ${entry.ms}ms${rpc}${session} from ` + `${entry.client}`
+  );
 }
 
 /** How long `serve` over stdio waits for the client's opening before it starts loading the host anyway. */
@@ -217,12 +221,12 @@ function watch(
       (error) => log(`reload failed, still serving the previous tools: ${describe(error)}`),
     );
   };
-  log(
-    `watching ${rewatch().join(', ') || 'nothing (no config file and no configured plugins outside the model-writable folders)'}`,
-  );
+  const watched = rewatch().join(', ');
+  log(`watching ${watched || 'nothing (no config file and no configured plugins outside the model-writable folders)'}`);
   if (skipped.length)
     log(
-      `not watching ${skipped.join(', ')}: the model's tools can write there (restart to load a change, or pass --watch-workspace)`,
+      `not watching ${skipped.join(', ')}: the model's tools can write there (restart to load a change, or ` +
+        `pass --watch-workspace)`,
     );
   if (workspace) log('--watch-workspace: files the model can write are reloaded into the host when they change');
   const close = host.close;
@@ -355,7 +359,9 @@ async function serveOverHttp(
   });
   sessions = () => http.sessionList();
   log(
-    `MCP (Streamable HTTP${values.stateless ? ', stateless' : ''}${routing.replica !== undefined ? `, replica ${routing.replica}` : ''}) listening on ${http.url}${authNote(host, values.tokenEnv)}`,
+    `MCP (Streamable HTTP${values.stateless ? ', stateless' : ''}` +
+      `${routing.replica !== undefined ? `, replica ${routing.replica}` : ''}) listening on ${http.url}` +
+      `${authNote(host, values.tokenEnv)}`,
   );
   if (webConsole) log(`console at ${new URL(CONSOLE_PREFIX, http.url).href}`);
   return { endpoint: http, webConsole };

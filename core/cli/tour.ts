@@ -34,7 +34,8 @@ export function runTourCommand({ values, io }: CommandContext): Promise<number> 
       const { code, ...rest } = call.args as { code?: unknown };
       io.out('');
       io.out(
-        `${s.arrow} ${s.bold(call.tool)} ${typeof code === 'string' ? `(script)\n${indent(code)}` : JSON.stringify(rest)}`,
+        `${s.arrow} ${s.bold(call.tool)} ` +
+          `${typeof code === 'string' ? `(script)\n${indent(code)}` : JSON.stringify(rest)}`,
       );
       // A demonstration of a failure runs whatever the state; a call meant to succeed needs its tool exposed.
       const demonstratesFailure = !tool || call.args.extra !== undefined || call.tool === 'web_search';

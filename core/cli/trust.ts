@@ -25,7 +25,8 @@ export function trustReport(outcome: TrustOutcome, cwd: string = process.cwd()):
     return [`nothing to trust: ${what} lies outside every folder the model's tools can write, so it needs no record`];
   if (!previous)
     return [
-      `accepted ${what} (the first record for this workspace); toolshed stops if it changes until you run toolshed trust again`,
+      `accepted ${what} (the first record for this workspace); toolshed stops if it changes until you run ` +
+        `toolshed trust again`,
     ];
   if (changes.length === 0)
     return [`nothing to trust: ${what} is as accepted${previous.acceptedAt ? ` on ${previous.acceptedAt}` : ''}`];

@@ -18,7 +18,9 @@ export function auditTarget(to: string, dir: string, writable: readonly string[]
   const inside = insideAnyReally(target, writable);
   if (inside === undefined) return target;
   throw new ConfigError(
-    `${file ?? 'config object'}: audit.to ${target} lies inside ${inside}, which the model's tools can write: a model that can write the audit log can forge or erase it. Put the log outside the workspace and every fsWrite grant, or send it to stderr.`,
+    `${file ?? 'config object'}: audit.to ${target} lies inside ${inside}, which the model's tools can write: ` +
+      `a model that can write the audit log can forge or erase it. Put the log outside the workspace and every ` +
+      `fsWrite grant, or send it to stderr.`,
     {
       ...(file ? { file } : {}),
       pointer: '/audit/to',

@@ -23,6 +23,8 @@ export function chooseCacheDir(
   if (inside === undefined) return { dir };
   return {
     dir: userCacheDir(),
-    refused: `cache.dir ${dir} is not used: it lies inside ${inside}, which the model's tools can write, and a cache there could be planted; using the user's cache folder instead`,
+    refused:
+      `cache.dir ${dir} is not used: it lies inside ${inside}, which the model's tools can write, and a cache ` +
+      `there could be planted; using the user's cache folder instead`,
   };
 }

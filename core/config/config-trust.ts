@@ -168,7 +168,10 @@ function refuseFirstUse(context: TrustContext, stateDir: string, items: Record<s
     const known = knownWritableRoot(stateDir, item);
     if (known === undefined || acceptedAbove(stateDir, item, hash)) continue;
     throw new ConfigError(
-      `${shown(item, context.cwd)} is not trusted on first use: it lies inside ${known}, which toolshed knows the model's tools can write (a workspace it ran in, or a folder a config grants write access to), so the model may have written it; toolshed ran none of it. Fix: read it, then run toolshed trust in ${context.key} to trust it`,
+      `${shown(item, context.cwd)} is not trusted on first use: it lies inside ${known}, which toolshed knows ` +
+        `the model's tools can write (a workspace it ran in, or a folder a config grants write access to), so ` +
+        `the model may have written it; toolshed ran none of it. Fix: read it, then run toolshed trust in ` +
+        `${context.key} to trust it`,
       { file: item, root: known, fix: 'toolshed trust' },
       { code: 'CONFIG_UNTRUSTED' },
     );
@@ -210,9 +213,11 @@ function shown(file: string, cwd: string): string {
 /** CONFIG_UNTRUSTED for `file`; `subject` (default: it) is what lies inside `root`. */
 function untrusted(message: string, file: string, root: string, subject = 'it'): ConfigError {
   const fix =
-    'run toolshed trust to review and accept it, or pass --trust-config (trustConfig: true) where no one can answer (CI, containers)';
+    'run toolshed trust to review and accept it, or pass --trust-config (trustConfig: true) where no one can ' +
+    'answer (CI, containers)';
   return new ConfigError(
-    `${message}; ${subject} lies inside ${root}, which the model's tools can write, and toolshed ran none of it. Fix: ${fix}`,
+    `${message}; ${subject} lies inside ${root}, which the model's tools can write, and toolshed ran none of ` +
+      `it. Fix: ${fix}`,
     { file, root, fix: 'toolshed trust' },
     { code: 'CONFIG_UNTRUSTED' },
   );
@@ -399,7 +404,9 @@ export function decideTrust(
   if (record || context.mode === 'accept') return { applies: true, changes, ...base };
   const note =
     state.file === null
-      ? `no config in ${context.key}, which the model's tools can write: recorded on first use, so a config that appears there stops toolshed until you accept it with toolshed trust`
-      : `trusting ${shown(state.file, context.cwd)} as this workspace's config (first use); toolshed stops if it changes: review and accept with toolshed trust`;
+      ? `no config in ${context.key}, which the model's tools can write: recorded on first use, so a config that ` +
+        `appears there stops toolshed until you accept it with toolshed trust`
+      : `trusting ${shown(state.file, context.cwd)} as this workspace's config (first use); toolshed stops if it ` +
+        `changes: review and accept with toolshed trust`;
   return { applies: true, note, changes, ...base };
 }

@@ -94,7 +94,9 @@ function checkFunctions(config: ToolshedConfig, file: string | undefined): Tools
   if (embed === undefined || typeof embed === 'function') return config;
   const pointer = '/search/embedder/embed';
   throw new ConfigError(
-    `${file ?? 'config object'}: ${pointer} must be a function (texts, { signal }) => Promise<number[][]>, not ${embed === null ? 'null' : typeof embed}; a JSON or YAML config cannot hold one: set search.embedder in a .js or .ts config, or pass createToolHost({ search: { embedder } })`,
+    `${file ?? 'config object'}: ${pointer} must be a function (texts, { signal }) => Promise<number[][]>, not ` +
+      `${embed === null ? 'null' : typeof embed}; a JSON or YAML config cannot hold one: set search.embedder in ` +
+      `a .js or .ts config, or pass createToolHost({ search: { embedder } })`,
     { ...(file ? { file } : {}), pointer, expected: 'a function' },
   );
 }

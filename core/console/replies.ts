@@ -9,7 +9,8 @@ import type { ErrorBody } from './api-types.js';
 
 /** The page may load only its own scripts, styles, images and fonts, and talk only to its own origin. */
 export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src " +
+  "'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** The console's error codes and their HTTP statuses; a call's or the host's own codes ride in a 200 or a 500. */
 const STATUS: Record<string, number> = {

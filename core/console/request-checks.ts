@@ -26,7 +26,10 @@ export function refusal(
   // Same-origin: the page was loaded from the Host this request names (the listener checked that Host).
   const own = [`http://${req.headers.host}`, `https://${req.headers.host}`];
   if (origin !== undefined && !own.includes(origin) && !origins.has(origin) && !allowed.has(origin))
-    return `Origin ${JSON.stringify(origin.slice(0, 100))} is not this console's (no cross-site requests; add an origin with --allow-origin)`;
+    return (
+      `Origin ${JSON.stringify(origin.slice(0, 100))} is not this console's (no cross-site requests; add an ` +
+      `origin with --allow-origin)`
+    );
   if (req.method !== 'POST') return undefined;
   if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? ''))
     return 'a state-changing request needs Content-Type: application/json';

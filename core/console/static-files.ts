@@ -29,9 +29,11 @@ const TYPES: Record<string, string> = {
 };
 
 /** What index.html is when dist/console is missing (a checkout that ran tsc but not the page's build). */
-const NOT_BUILT = `<!doctype html>
+const NOT_BUILT =
+  `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>toolshed console</title></head>
-<body><h1>toolshed console</h1><p>The console's page was not built: run <code>npm run build</code> in the toolshed checkout. The API under <code>api/</code> works without it.</p></body></html>
+<body><h1>toolshed console</h1><p>The console's page was not built: run <code>npm run build</code> ` +
+  `in the toolshed checkout. The API under <code>api/</code> works without it.</p></body></html>
 `;
 
 /** A file path below the root: segments of safe characters only, no dot segments. */

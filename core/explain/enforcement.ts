@@ -69,7 +69,9 @@ function commandEnforcement(plugin: LoadedPlugin, support: SandboxSupport): Enfo
   const plan = terminalSandboxPlan(plugin.scope.options, support);
   const { roots } = plugin.scope;
   if (!plan.sandboxed) return { fs: NOT_ENFORCED, network: NOT_ENFORCED, env: NOT_ENFORCED, note: plan.reason };
-  const how = `its commands run in bubblewrap (sandbox '${plan.mode}'): nothing else of the host's filesystem, a private /tmp, their own PID namespace`;
+  const how =
+    `its commands run in bubblewrap (sandbox '${plan.mode}'): nothing else of the host's filesystem, a private ` +
+    `/tmp, their own PID namespace`;
   return {
     fs: { by: 'sandbox', read: [...roots.read], write: plan.mode === 'read-only' ? [] : [...roots.write], how },
     network: {
@@ -82,7 +84,9 @@ function commandEnforcement(plugin: LoadedPlugin, support: SandboxSupport): Enfo
       names: [...(plugin.permissions.effective.env ?? [])],
       how: "commands see only these (and PATH), and no other process's /proc",
     },
-    note: `${defaultToolset(plugin.source)} commands run sandboxed (${plan.mode}${plan.network ? ', with network' : ', no network'})`,
+    note:
+      `${defaultToolset(plugin.source)} commands run sandboxed (${plan.mode}` +
+      `${plan.network ? ', with network' : ', no network'})`,
   };
 }
 

@@ -90,14 +90,17 @@ export function protectionReport(
       const plan = terminalSandboxPlan(p.scope.options, support);
       if (!plan.sandboxed)
         notInForce.push(
-          `${defaultToolset(p.source)}: ${plan.reason}; its commands can change existing protected paths (config files, .git, .npmrc, plugin code), and a protected name one creates is refused only after the command ends`,
+          `${defaultToolset(p.source)}: ${plan.reason}; its commands can change existing protected paths ` +
+            `(config files, .git, .npmrc, plugin code), and a protected name one creates is refused only after ` +
+            `the command ends`,
         );
       continue;
     }
     if (claims?.enforces?.fs) {
       if (process.platform !== 'linux')
         notInForce.push(
-          `${defaultToolset(p.source)} tools: without /proc/self/fd (${process.platform}) a path is checked and then opened again, so a link swapped in between is not caught`,
+          `${defaultToolset(p.source)} tools: without /proc/self/fd (${process.platform}) a path is checked ` +
+            `and then opened again, so a link swapped in between is not caught`,
         );
       continue;
     }
@@ -105,7 +108,8 @@ export function protectionReport(
     const protections = link ? link.protections : p.runner.protections();
     if (p.source.trust === 'trusted')
       notInForce.push(
-        `${name} (trusted, may write ${p.scope.roots.write.join(', ')}): its code runs unsandboxed, so nothing holds the protected paths for it`,
+        `${name} (trusted, may write ${p.scope.roots.write.join(', ')}): its code runs unsandboxed, so nothing ` +
+          `holds the protected paths for it`,
       );
     else if (!protections || !('mountNamespace' in protections) || !protections.mountNamespace)
       notInForce.push(
@@ -114,7 +118,8 @@ export function protectionReport(
     // A mount needs something to mount over; only the terminal compares before and after.
     else
       notInForce.push(
-        `${name}: a protected name that does not exist yet inside its write grant (.npmrc, a .git file, node_modules/.bin) is not held: it can create one`,
+        `${name}: a protected name that does not exist yet inside its write grant (.npmrc, a .git file, ` +
+          `node_modules/.bin) is not held: it can create one`,
       );
   }
   const roots = [...writable].sort();

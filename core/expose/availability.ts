@@ -64,7 +64,9 @@ function grantGap(record: ToolRecord): Availability | undefined {
     return {
       ok: false,
       kind: 'permissions',
-      reason: `environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not granted to untrusted plugin ${source.name}`,
+      reason:
+        `environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not granted to untrusted ` +
+        `plugin ${source.name}`,
     };
   }
   return undefined;
@@ -265,7 +267,9 @@ function resolveToolRequirements(
     results[at] = {
       ok: false,
       kind: 'tools',
-      reason: `requires tool${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not exposed`,
+      reason:
+        `requires tool${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which ` +
+        `${missing.length > 1 ? 'are' : 'is'} not exposed`,
     };
     for (const dependent of dependents.get(records[at]!.name) ?? []) work.push(dependent);
   }

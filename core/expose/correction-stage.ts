@@ -184,7 +184,9 @@ export class CorrectionStage {
 
 /** Adds a guard finding to the tool's state and the exposure's warnings; returns the message. */
 export function noteDangling(name: string, dangling: string[], states: ToolStates, warnings: string[]): string {
-  const message = `description of ${name} mentions ${dangling.join(', ')}, which ${dangling.length > 1 ? 'are' : 'is'} not exposed`;
+  const message =
+    `description of ${name} mentions ${dangling.join(', ')}, which ${dangling.length > 1 ? 'are' : 'is'} not ` +
+    `exposed`;
   const state = states.get(name);
   if (state) state.warnings = [...state.warnings, message];
   warnings.push(message);

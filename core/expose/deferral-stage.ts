@@ -89,7 +89,8 @@ export function withDeferral(
   };
   if (shadowed)
     state.warnings.push(
-      `plugin ${shadowed.plugin}'s ${SEARCH_TOOL} is not exposed: the name is reserved for toolshed's search while tools are deferred`,
+      `plugin ${shadowed.plugin}'s ${SEARCH_TOOL} is not exposed: the name is reserved for toolshed's search ` +
+        `while tools are deferred`,
     );
   states.set(SEARCH_TOOL, state);
   // Layer 3's list is sorted by name: tool_search goes in at its place (linear, no re-sort).

@@ -98,7 +98,8 @@ function resolveNames(
     } else {
       const error = new ToolsetError(
         'TOOLSET_UNKNOWN',
-        `unknown toolset or tool '${entry}' in ${key}.${didYouMean(entry, [...input.toolsets.keys(), ...input.knownTools])}`,
+        `unknown toolset or tool '${entry}' in ${key}.` +
+          `${didYouMean(entry, [...input.toolsets.keys(), ...input.knownTools])}`,
         { toolset: entry },
       );
       if (!lenient) throw error;

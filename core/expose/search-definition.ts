@@ -34,8 +34,11 @@ function buildDefinition(search: ResolvedSearch): ToolDefinition {
     name: SEARCH_TOOL,
     description: [
       'Search the tools that are available but not listed yet, and load the best matches so they can be called.',
-      'Describe the capability you need in a few words (for example "create a github issue" or "send an slack message"); a match on names, descriptions, parameters and toolsets ranks first.',
-      `Returns JSON {"tools":[{"name","description","toolset","parameters"}]}, best first, at most ${limit} unless you pass limit. Found tools can be called right away and appear in your tool list from the next turn.`,
+      'Describe the capability you need in a few words (for example "create a github issue" or "send an slack ' +
+        'message"); a match on names, descriptions, parameters and toolsets ranks first.',
+      `Returns JSON {"tools":[{"name","description","toolset","parameters"}]}, best first, at most ${limit} ` +
+        `unless you pass limit. Found tools can be called right away and appear in your tool list from the next ` +
+        `turn.`,
     ].join(' '),
     parameters: {
       type: 'object',

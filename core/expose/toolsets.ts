@@ -165,7 +165,8 @@ export class ToolsetResolver {
         if (this.knownTools.has(name)) {
           throw new ToolsetError(
             'TOOLSET_UNKNOWN',
-            `'${name}' in enable is a tool, not a toolset; enable a toolset that contains it, or list it in a config toolset's tools`,
+            `'${name}' in enable is a tool, not a toolset; enable a toolset that contains it, or list it in a ` +
+              `config toolset's tools`,
             { toolset: name },
           );
         }
@@ -218,7 +219,9 @@ function validateCallToolsGrants(
     (entry.grant?.callTools ?? []).forEach((name, j) => {
       if (knownSet.has(name)) return;
       const pointer = `/plugins/${i}/grant/callTools/${j}`;
-      const message = `${config.file ?? 'config object'}: ${pointer}: unknown tool or toolset '${name}' in the callTools grant of ${entry.package}.${didYouMean(name, known)}`;
+      const message =
+        `${config.file ?? 'config object'}: ${pointer}: unknown tool or toolset '${name}' in the callTools grant ` +
+        `of ${entry.package}.${didYouMean(name, known)}`;
       if (lenient) return warn(`${message} (a plugin failed to load; it may have defined it)`);
       throw new ConfigError(message, {
         ...(config.file ? { file: config.file } : {}),
@@ -240,7 +243,8 @@ function guessFromFailures(registry: Registry): ((name: string) => string | unde
   if (!unknownContents.length) return undefined;
   const list = unknownContents.map((p) => `${p.name} (${p.error.code})`).join(', ');
   return () =>
-    `no loaded plugin declares it; it may belong to ${list}, which failed to load and has no cached manifest that says what it declares`;
+    `no loaded plugin declares it; it may belong to ${list}, which failed to load and has no cached manifest ` +
+    `that says what it declares`;
 }
 
 /** Warnings for enabled toolsets that lost tools to failed plugins or name conflicts. */
@@ -251,11 +255,13 @@ function unavailableWarnings(toolsets: Map<string, Toolset>, enable: string[]): 
     if (!set) continue;
     for (const u of set.unavailable)
       warnings.push(
-        `toolset '${name}' is enabled, but ${u.plugin} declares it and failed to load (${u.code}); its tools are unavailable`,
+        `toolset '${name}' is enabled, but ${u.plugin} declares it and failed to load (${u.code}); its tools ` +
+          `are unavailable`,
       );
     for (const l of set.lost)
       warnings.push(
-        `toolset '${name}' is enabled, but its tool ${l.tool} from ${l.plugin} lost a name conflict to ${l.winner} (TOOL_CONFLICT)`,
+        `toolset '${name}' is enabled, but its tool ${l.tool} from ${l.plugin} lost a name conflict to ` +
+          `${l.winner} (TOOL_CONFLICT)`,
       );
   }
   return warnings;

@@ -29,8 +29,14 @@ export type { DefinitionsOptions, ToolHost, ToolHostOptions, ViewOptions } from 
 function changedDefinitionNotice(change: DefinitionChange): string {
   const how = change.mode === 'hold' ? 'held' : 'served with a warning';
   if (change.kind === 'added')
-    return `the MCP server ${change.server} lists ${change.name}, a tool new since its tools were accepted (${how}); toolshed accept ${change.server} shows it`;
-  return `the MCP server ${change.server} changed the definition of ${change.name} since it was accepted (${how}); toolshed accept ${change.server} shows the difference`;
+    return (
+      `the MCP server ${change.server} lists ${change.name}, a tool new since its tools were accepted (${how}); ` +
+      `toolshed accept ${change.server} shows it`
+    );
+  return (
+    `the MCP server ${change.server} changed the definition of ${change.name} since it was accepted (${how}); ` +
+    `toolshed accept ${change.server} shows the difference`
+  );
 }
 
 /**

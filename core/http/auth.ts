@@ -194,7 +194,8 @@ class JwtVerifier implements OAuthTokenVerifier {
     if (!metadata?.jwks_uri) {
       throw new OAuthError(
         OAuthErrorCode.ServerError,
-        `the authorization server ${this.auth.issuer} publishes no metadata naming its keys (RFC 8414 or OpenID discovery): set serve.auth.jwksUri`,
+        `the authorization server ${this.auth.issuer} publishes no metadata naming its keys (RFC 8414 or ` +
+          `OpenID discovery): set serve.auth.jwksUri`,
       );
     }
     return new URL(metadata.jwks_uri);

@@ -108,7 +108,8 @@ function checkVersions(name: string, pkg: PackageJson, file: string): void {
   if (apiVersion === undefined) {
     throw new PluginError(
       'PLUGIN_INVALID',
-      `${name}: package.json has no "toolshed": { "apiVersion": ${PLUGIN_API_VERSION} } field, so it is not a toolshed plugin`,
+      `${name}: package.json has no "toolshed": { "apiVersion": ${PLUGIN_API_VERSION} } field, so it is not a ` +
+        `toolshed plugin`,
       {
         plugin: name,
         file,
@@ -119,7 +120,8 @@ function checkVersions(name: string, pkg: PackageJson, file: string): void {
   if (apiVersion !== PLUGIN_API_VERSION) {
     throw new PluginError(
       'PLUGIN_API_MISMATCH',
-      `${name} wants plugin API ${JSON.stringify(apiVersion)}, but toolshed ${TOOLSHED_VERSION} provides plugin API ${PLUGIN_API_VERSION}`,
+      `${name} wants plugin API ${JSON.stringify(apiVersion)}, but toolshed ${TOOLSHED_VERSION} provides ` +
+        `plugin API ${PLUGIN_API_VERSION}`,
       {
         plugin: name,
         wanted: apiVersion,
@@ -161,7 +163,8 @@ function readableDependencies(name: string, dir: string, options: SourceOptions)
   const { dependency, declaredIn, reason } = result.refusal;
   throw new PluginError(
     'PLUGIN_INVALID',
-    `${name}: dependency ${JSON.stringify(dependency)} (declared in ${declaredIn}) cannot be read in the untrusted tier: ${reason}`,
+    `${name}: dependency ${JSON.stringify(dependency)} (declared in ${declaredIn}) cannot be read in the ` +
+      `untrusted tier: ${reason}`,
     { plugin: name, dependency, file: declaredIn },
   );
 }
@@ -274,7 +277,8 @@ function notInstalled(spec: string, configDir: string, cause: unknown): PluginEr
   if (meant) {
     return new PluginError(
       'PLUGIN_NOT_FOUND',
-      `${where} Did you mean '${meant}' (installed)? Then correct the name in the config; else run: npm install ${spec}`,
+      `${where} Did you mean '${meant}' (installed)? Then correct the name in the config; else run: npm ` +
+        `install ${spec}`,
       { plugin: spec, from: configDir, didYouMean: meant, fix: `use '${meant}'` },
       { cause },
     );

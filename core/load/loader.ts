@@ -139,7 +139,8 @@ async function obtainManifest(
       if (outcome.failure.kind === 'timeout') {
         throw new PluginError(
           'PLUGIN_LOAD_TIMEOUT',
-          `${source.name}: importing the plugin and extracting its manifest took longer than limits.loadTimeoutMs (${outcome.failure.timeoutMs} ms); it was stopped`,
+          `${source.name}: importing the plugin and extracting its manifest took longer than ` +
+            `limits.loadTimeoutMs (${outcome.failure.timeoutMs} ms); it was stopped`,
           {
             plugin: source.name,
             timeoutMs: outcome.failure.timeoutMs,

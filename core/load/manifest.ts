@@ -68,7 +68,8 @@ function codeCallable(tool: RawToolManifest, index: number, source: Pick<PluginS
   if (flag !== undefined && alias !== undefined && flag !== alias) {
     throw new PluginError(
       'PLUGIN_INVALID',
-      `${source.name}: tool ${String(tool.name)} sets codeCallable: ${String(flag)} and its deprecated alias sandbox: ${String(alias)}; remove sandbox`,
+      `${source.name}: tool ${String(tool.name)} sets codeCallable: ${String(flag)} and its deprecated alias ` +
+        `sandbox: ${String(alias)}; remove sandbox`,
       {
         plugin: source.name,
         pointer: `/tools/${index}/sandbox`,

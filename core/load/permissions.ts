@@ -84,7 +84,8 @@ function unmatchedGrants(
   for (const key of ['fsRead', 'fsWrite'] as const) {
     for (const p of paths[key])
       out.push(
-        `grant.${key} '${p}' matches no folder the plugin requests in ${key} (${asked(requested[key])}; paths of both resolve from the config file's folder), so it has no effect`,
+        `grant.${key} '${p}' matches no folder the plugin requests in ${key} (${asked(requested[key])}; paths ` +
+          `of both resolve from the config file's folder), so it has no effect`,
       );
   }
   if (granted.network && !requested.network)
@@ -93,14 +94,17 @@ function unmatchedGrants(
     const extra = granted[key].filter((x) => !requested[key].includes(x));
     if (extra.length)
       out.push(
-        `grant.${key} ${extra.map((x) => `'${x}'`).join(', ')}: the plugin does not request ${extra.length === 1 ? 'it' : 'them'} (${asked(requested[key])}), so ${extra.length === 1 ? 'it has' : 'they have'} no effect`,
+        `grant.${key} ${extra.map((x) => `'${x}'`).join(', ')}: the plugin does not request ` +
+          `${extra.length === 1 ? 'it' : 'them'} (${asked(requested[key])}), so ` +
+          `${extra.length === 1 ? 'it has' : 'they have'} no effect`,
       );
   }
   const purposes = Object.keys(requested.folders ?? {});
   for (const purpose of Object.keys(granted.folders)) {
     if (!purposes.includes(purpose))
       out.push(
-        `grant.folders.${purpose}: the plugin asks for no folder by that purpose (${purposes.length ? `it asks for ${purposes.join(', ')}` : 'it asks for none'}), so it has no effect`,
+        `grant.folders.${purpose}: the plugin asks for no folder by that purpose (` +
+          `${purposes.length ? `it asks for ${purposes.join(', ')}` : 'it asks for none'}), so it has no effect`,
       );
   }
   return out;

@@ -44,7 +44,8 @@ export function choosePool(
 ): PoolPlacement & { threads: number; tasksPerThread: number } {
   const held = Object.keys(env).sort();
   const holds = held.length ? `it holds env grants (${held.join(', ')})` : '';
-  const waiting = `its calls wait on child processes, so each thread runs up to ${WAITING_TASKS_PER_THREAD} of them at once`;
+  const perThread = WAITING_TASKS_PER_THREAD;
+  const waiting = `its calls wait on child processes, so each thread runs up to ${perThread} of them at once`;
   if (setting === 'own')
     return {
       kind: 'own',

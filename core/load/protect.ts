@@ -78,7 +78,9 @@ export const PROTECTED_NAMES: readonly ProtectedPath[] = [
   {
     kind: 'name',
     value: '.git',
-    why: `git reads its configuration from it (config, commondir, worktrees, modules, info; a .git file's gitdir: names another) and ${RUNS}; only what git add, commit and branch write inside it is writable`,
+    why:
+      `git reads its configuration from it (config, commondir, worktrees, modules, info; a .git file's gitdir: ` +
+      `names another) and ${RUNS}; only what git add, commit and branch write inside it is writable`,
     except: GIT_WRITES,
   },
   { kind: 'name', value: '.gitmodules', why: 'git clones and updates the submodules it names, from the URLs it gives' },
@@ -87,7 +89,9 @@ export const PROTECTED_NAMES: readonly ProtectedPath[] = [
   {
     kind: 'name',
     value: '.npmrc',
-    why: 'npm and npx read it when they start (node-options preloads code into every Node they run, including npx toolshed)',
+    why:
+      'npm and npx read it when they start (node-options preloads code into every Node they run, including npx ' +
+      'toolshed)',
   },
   { kind: 'name', value: '.yarnrc', why: 'yarn reads it when it starts (yarn-path runs another program as yarn)' },
   {
@@ -100,7 +104,9 @@ export const PROTECTED_NAMES: readonly ProtectedPath[] = [
   {
     kind: 'name',
     value: 'node_modules/.bin',
-    why: 'npx and npm run start the programs in it by name (npx toolshed runs node_modules/.bin/toolshed before any other)',
+    why:
+      'npx and npm run start the programs in it by name (npx toolshed runs node_modules/.bin/toolshed before any ' +
+      'other)',
   },
   // Shell startup files and direnv: a shell or direnv started there runs them.
   ...[
@@ -131,7 +137,9 @@ export const PROTECTED_NAMES: readonly ProtectedPath[] = [
   {
     kind: 'name',
     value: '.vscode',
-    why: `VS Code and its forks read tasks.json (tasks run on folder open), launch.json and settings.json from it, and ${RUNS}`,
+    why:
+      `VS Code and its forks read tasks.json (tasks run on folder open), launch.json and settings.json from it, ` +
+      `and ${RUNS}`,
   },
   { kind: 'name', value: '.idea', why: `JetBrains IDEs read run configurations and settings from it, and ${RUNS}` },
   { kind: 'name', value: '.mcp.json', why: 'MCP clients start the servers it lists' },

@@ -26,7 +26,9 @@ export function checkOutputSchemaRoot(plugin: string, tool: string, index: numbe
     const found = schema.type === undefined ? 'no type' : `type ${JSON.stringify(schema.type)}`;
     throw new PluginError(
       'PLUGIN_INVALID',
-      `${plugin}: tool ${tool}: outputSchema must have type "object" at its root (a structured result is a JSON object, as MCP's structuredContent is); it has ${found}. Wrap the value in an object, e.g. { type: "object", properties: { items: <your schema> }, required: ["items"] }`,
+      `${plugin}: tool ${tool}: outputSchema must have type "object" at its root (a structured result is a ` +
+        `JSON object, as MCP's structuredContent is); it has ${found}. Wrap the value in an object, e.g. { type: ` +
+        `"object", properties: { items: <your schema> }, required: ["items"] }`,
       { plugin, tool, pointer: `/tools/${index}/outputSchema/type`, expected: 'type "object"' },
     );
   }
@@ -47,7 +49,8 @@ export function checkIcons(plugin: string, tool: string, index: number, icons: I
     };
     if (icon.src.length > MAX_ICON_CHARS)
       refuse(
-        `is ${icon.src.length} characters, over the limit of ${MAX_ICON_CHARS}: link the image with an https: URL instead`,
+        `is ${icon.src.length} characters, over the limit of ${MAX_ICON_CHARS}: link the image with an https: ` +
+          `URL instead`,
       );
     if (DATA_IMAGE.test(icon.src)) continue;
     let url: URL | undefined;

@@ -25,7 +25,8 @@ function importOne(name: string, raw: Record<string, unknown>, notes: string[]):
   const type = raw.type ?? raw.transport;
   if (type === 'sse' || (typeof raw.url === 'string' && type === undefined && /\/sse\/?$/.test(raw.url))) {
     notes.push(
-      `${name}: left out: it uses the legacy SSE transport, which toolshed does not speak (Streamable HTTP and stdio only)`,
+      `${name}: left out: it uses the legacy SSE transport, which toolshed does not speak (Streamable HTTP and ` +
+        `stdio only)`,
     );
     return undefined;
   }

@@ -174,7 +174,8 @@ function codeCallableOf(name: string, entry: McpServerEntry): boolean {
   if (entry.codeCallable !== undefined && entry.sandbox !== undefined && entry.codeCallable !== entry.sandbox) {
     fail(
       name,
-      `codeCallable and its older name sandbox disagree (${entry.codeCallable} and ${entry.sandbox}): give only codeCallable`,
+      `codeCallable and its older name sandbox disagree (${entry.codeCallable} and ${entry.sandbox}): give ` +
+        `only codeCallable`,
       'sandbox',
     );
   }
@@ -203,8 +204,10 @@ function exchangeEndpoint(
     if (issuer !== undefined) return { issuer };
     fail(
       name,
-      "credentials.exchange needs a tokenEndpoint: the caller's token and the exchange client's secret go only where the operator says, " +
-        "and without one toolshed would take the endpoint from the MCP server's own metadata, which may name any server. " +
+      "credentials.exchange needs a tokenEndpoint: the caller's token and the exchange client's secret go only " +
+        'where the operator says, ' +
+        ("and without one toolshed would take the endpoint from the MCP server's own metadata, which may name " +
+          'any server. ') +
         "Give credentials.exchange.tokenEndpoint, or serve.auth.issuer (its metadata's token_endpoint is used)",
       pointer,
     );
@@ -218,7 +221,8 @@ function exchangeEndpoint(
   if (!secureEndpoint(url))
     fail(
       name,
-      `credentials.exchange.tokenEndpoint must be https (plain http only to localhost, 127.0.0.1 or [::1]): it receives callers' tokens, got '${redactUrl(url)}'`,
+      `credentials.exchange.tokenEndpoint must be https (plain http only to localhost, 127.0.0.1 or [::1]): it ` +
+        `receives callers' tokens, got '${redactUrl(url)}'`,
       pointer,
     );
   return { tokenEndpoint: url };

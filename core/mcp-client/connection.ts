@@ -358,7 +358,8 @@ export class McpConnection {
   private withoutProbe(attempt: Attempt): Promise<void> {
     this.era.fallBack();
     this.events.onLog(
-      `the MCP server ${this.server.name} exited on the server/discover probe: it is spoken to in the 2025 era from now on`,
+      `the MCP server ${this.server.name} exited on the server/discover probe: it is spoken to in the 2025 era ` +
+        `from now on`,
     );
     this.current = undefined;
     attempt.client.close().catch(() => {});

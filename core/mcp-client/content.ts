@@ -38,7 +38,10 @@ function blockText(block: ContentBlock): string {
     case 'resource': {
       const resource = (block.resource ?? {}) as { uri?: string; mimeType?: string; text?: string; blob?: string };
       if (typeof resource.text === 'string') return JSON.stringify(block);
-      return `[resource ${String(resource.uri ?? '')}: ${String(resource.mimeType ?? 'unknown type')}, ${approxBytes(resource.blob)} bytes]`;
+      return (
+        `[resource ${String(resource.uri ?? '')}: ${String(resource.mimeType ?? 'unknown type')}, ` +
+        `${approxBytes(resource.blob)} bytes]`
+      );
     }
     default:
       // resource_link and anything newer: small, and the JSON is what a model can use.

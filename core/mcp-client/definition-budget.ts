@@ -127,7 +127,9 @@ export function boundDefinition(tool: UpstreamTool, budget: number): Bounded {
   const floor = cutTo(0);
   if (floor > budget) {
     return {
-      refused: `its definition is ${size} characters as JSON, over listing.definitionChars (${budget}), and still ${floor} with every description and title in it cut`,
+      refused:
+        `its definition is ${size} characters as JSON, over listing.definitionChars (${budget}), and still ` +
+        `${floor} with every description and title in it cut`,
       size,
     };
   }

@@ -73,11 +73,13 @@ export class HeldDefinitions {
         );
       else if (added)
         warnings.push(
-          `tool ${change.name}: new since its server's tools were accepted on ${change.acceptedAt}; served (definitionChanges: warn) until ${accept}`,
+          `tool ${change.name}: new since its server's tools were accepted on ${change.acceptedAt}; served ` +
+            `(definitionChanges: warn) until ${accept}`,
         );
       else
         warnings.push(
-          `tool ${change.name}: its definition changed since it was accepted on ${change.acceptedAt}; served as changed (definitionChanges: warn) until ${accept}`,
+          `tool ${change.name}: its definition changed since it was accepted on ${change.acceptedAt}; served ` +
+            `as changed (definitionChanges: warn) until ${accept}`,
         );
       if (fresh.has(change.tool)) this.onChanged?.(change);
     }

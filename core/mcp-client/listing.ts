@@ -35,7 +35,8 @@ export class ListingTimeout extends Error {
     readonly tools: number,
   ) {
     super(
-      `did not finish listing its tools within ${timeoutMs} ms (listing.timeoutMs; ${pages} page${pages === 1 ? '' : 's'} and ${tools} tools read), so the listing was abandoned`,
+      `did not finish listing its tools within ${timeoutMs} ms (listing.timeoutMs; ${pages} page` +
+        `${pages === 1 ? '' : 's'} and ${tools} tools read), so the listing was abandoned`,
     );
     this.name = 'ListingTimeout';
   }
@@ -62,7 +63,8 @@ async function readPages(client: Client, limits: ListingLimits, notes: string[])
   do {
     if (pages === limits.pages) {
       notes.push(
-        `it kept returning nextCursor: listing stopped after ${limits.pages} pages (listing.pages); tools on later pages are left out`,
+        `it kept returning nextCursor: listing stopped after ${limits.pages} pages (listing.pages); tools on ` +
+          `later pages are left out`,
       );
       break;
     }
@@ -87,7 +89,8 @@ async function readPages(client: Client, limits: ListingLimits, notes: string[])
   } while (cursor !== undefined);
   if (raw.length > limits.tools) {
     notes.push(
-      `it listed ${cursor === undefined ? raw.length : `more than ${limits.tools}`} tools: only the first ${limits.tools} are kept (listing.tools)`,
+      `it listed ${cursor === undefined ? raw.length : `more than ${limits.tools}`} tools: only the first ` +
+        `${limits.tools} are kept (listing.tools)`,
     );
     raw.length = limits.tools;
   }
@@ -216,11 +219,13 @@ export async function listTools(client: Client, limits: ListingLimits): Promise<
     listing.notes.push(`and ${invalid - INVALID_NOTES} more tools left out for the same reason`);
   if (refused > INVALID_NOTES)
     listing.notes.push(
-      `and ${refused - INVALID_NOTES} more tools left out: their definitions are over listing.definitionChars (${limits.definitionChars})`,
+      `and ${refused - INVALID_NOTES} more tools left out: their definitions are over listing.definitionChars (` +
+        `${limits.definitionChars})`,
     );
   if (cut)
     listing.notes.push(
-      `${cut} tool description${cut === 1 ? ' was' : 's were'} longer than ${limits.descriptionChars} characters (listing.descriptionChars) and cut where marked`,
+      `${cut} tool description${cut === 1 ? ' was' : 's were'} longer than ${limits.descriptionChars} ` +
+        `characters (listing.descriptionChars) and cut where marked`,
     );
   if (budgetCut.length) {
     const names = budgetCut
@@ -229,7 +234,10 @@ export async function listTools(client: Client, limits: ListingLimits): Promise<
       .join(', ');
     const more = budgetCut.length > INVALID_NOTES ? ` and ${budgetCut.length - INVALID_NOTES} more` : '';
     listing.notes.push(
-      `the definition${budgetCut.length === 1 ? '' : 's'} of ${names}${more} ${budgetCut.length === 1 ? 'was' : 'were'} longer than ${limits.definitionChars} characters as JSON (listing.definitionChars): the descriptions and titles in ${budgetCut.length === 1 ? 'it' : 'them'} were cut where marked`,
+      `the definition${budgetCut.length === 1 ? '' : 's'} of ${names}${more} ` +
+        `${budgetCut.length === 1 ? 'was' : 'were'} longer than ${limits.definitionChars} characters as JSON ` +
+        `(listing.definitionChars): the descriptions and titles in ${budgetCut.length === 1 ? 'it' : 'them'} ` +
+        `were cut where marked`,
     );
   }
   return listing;

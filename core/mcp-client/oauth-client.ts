@@ -284,7 +284,8 @@ export class ServerOAuth implements OAuthClientProvider {
       // A host registers no client: without one (tokens imported without their client id), only a login helps.
       if (!this.clientInformation())
         throw new NeedsAuthorization(
-          `its tokens cannot be refreshed without a client id (oauth.clientId, or client_id in the imported tokens): run toolshed auth ${this.server.name}`,
+          `its tokens cannot be refreshed without a client id (oauth.clientId, or client_id in the imported ` +
+            `tokens): run toolshed auth ${this.server.name}`,
         );
       await this.run(resourceMetadataUrl ? { resourceMetadataUrl } : {});
     })().finally(() => {

@@ -27,7 +27,9 @@ export function oauthFetch(): FetchLike {
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
       throw new Error(
-        `${target.href} answered ${response.status} (a redirect to ${response.headers.get('location') ?? 'somewhere else'}); toolshed follows no redirect in an OAuth flow`,
+        `${target.href} answered ${response.status} (a redirect to ` +
+          `${response.headers.get('location') ?? 'somewhere else'}); toolshed follows no redirect in an OAuth ` +
+          `flow`,
       );
     }
     return response;

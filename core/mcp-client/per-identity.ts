@@ -97,7 +97,9 @@ export class CallerTokens {
     if (!identity)
       return {
         ok: false,
-        why: `the MCP server ${server.name} is called with each caller's own credentials, and this call is made for no identity`,
+        why:
+          `the MCP server ${server.name} is called with each caller's own credentials, and this call is made for ` +
+          `no identity`,
       };
     if (server.credentials === 'provider') {
       const answer = await askProvider(this.provider, {
@@ -112,7 +114,9 @@ export class CallerTokens {
     if (!identity.token)
       return {
         ok: false,
-        why: `the MCP server ${server.name} is called with ${identity.subject}'s token exchanged for one it accepts, and this call carries no token to exchange`,
+        why:
+          `the MCP server ${server.name} is called with ${identity.subject}'s token exchanged for one it ` +
+          `accepts, and this call carries no token to exchange`,
       };
     const key = digest(identity.token);
     const cached = this.cache.get(key);
@@ -156,7 +160,9 @@ export class CallerTokens {
     if (settings.clientSecretEnv !== undefined && !secret)
       return failed(`the client secret's variable ${settings.clientSecretEnv} is not set`);
     if (settings.clientId !== undefined && secret)
-      headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(settings.clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+      headers.authorization =
+        `Basic ` +
+        `${Buffer.from(`${encodeURIComponent(settings.clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
     else if (settings.clientId !== undefined) body.set('client_id', settings.clientId);
     let response: Response;
     try {
@@ -234,7 +240,8 @@ async function issuerTokenEndpoint(issuer: string): Promise<URL> {
   }
   if (!metadata)
     throw new Error(
-      `serve.auth.issuer ${issuer} publishes no metadata (RFC 8414 or OpenID discovery): set credentials.exchange.tokenEndpoint`,
+      `serve.auth.issuer ${issuer} publishes no metadata (RFC 8414 or OpenID discovery): set ` +
+        `credentials.exchange.tokenEndpoint`,
     );
   if (sameIssuer(metadata.issuer, issuer) === false)
     throw new Error(`the metadata of serve.auth.issuer ${issuer} names another issuer`);

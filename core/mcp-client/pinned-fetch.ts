@@ -17,7 +17,9 @@ export function pinnedFetch(url: URL): FetchLike {
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
       throw new Error(
-        `the server answered ${response.status} (a redirect to ${response.headers.get('location') ?? 'somewhere else'}); toolshed requests only the configured URL ${allowed}`,
+        `the server answered ${response.status} (a redirect to ` +
+          `${response.headers.get('location') ?? 'somewhere else'}); toolshed requests only the configured URL ` +
+          `${allowed}`,
       );
     }
     return response;

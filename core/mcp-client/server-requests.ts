@@ -104,7 +104,11 @@ export class ServerRequests {
     const call = this.current();
     const answer = call?.hooks.elicit ?? this.answerers.onElicitation;
     if (!answer) {
-      const why = `toolshed declined an elicitation request of the MCP server ${this.server}: ${this.running.size > 1 ? 'several calls were running, so it could not tell whose caller to ask, and the host has no onElicitation' : 'no one can answer it (no onElicitation for the call or the host)'}`;
+      const because =
+        this.running.size > 1
+          ? 'several calls were running, so it could not tell whose caller to ask, and the host has no onElicitation'
+          : 'no one can answer it (no onElicitation for the call or the host)';
+      const why = `toolshed declined an elicitation request of the MCP server ${this.server}: ${because}`;
       this.keep('warning', why);
       this.hostLog({ message: why, level: 'warning' });
       return { action: 'decline', _meta: { 'dev.toolshed/reason': why } };

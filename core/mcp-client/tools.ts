@@ -136,7 +136,8 @@ export function serverTools(
     const twin = own.get(foldName(name));
     if (twin !== undefined) {
       warnings.push(
-        `tool ${shownName(tool.name)} left out: its name becomes ${name}, which another of its tools already has${twin === name ? '' : ` (as ${twin}: they differ only in case)`}`,
+        `tool ${shownName(tool.name)} left out: its name becomes ${name}, which another of its tools already ` +
+          `has${twin === name ? '' : ` (as ${twin}: they differ only in case)`}`,
       );
       continue;
     }

@@ -23,7 +23,8 @@ const SUPPORTED_DIALECTS = 'draft-06, draft-07, 2019-09 and 2020-12';
 export class UnknownDialectError extends Error {
   constructor(readonly uri: unknown) {
     super(
-      `$schema ${JSON.stringify(uri)} is not a JSON Schema dialect toolshed validates; supported: ${SUPPORTED_DIALECTS} (${Object.values(DIALECT_URIS).join(', ')}), or no $schema`,
+      `$schema ${JSON.stringify(uri)} is not a JSON Schema dialect toolshed validates; supported: ` +
+        `${SUPPORTED_DIALECTS} (${Object.values(DIALECT_URIS).join(', ')}), or no $schema`,
     );
     this.name = 'UnknownDialectError';
   }
@@ -176,11 +177,15 @@ export function readDialect(schema: object, rule: UntaggedRule = 'plugin'): Dial
     return rule === 'mcp'
       ? {
           dialect: '2020-12',
-          from: `untagged (MCP default); its draft-07 forms (${found.old}) are not enforced: the server should set $schema`,
+          from:
+            `untagged (MCP default); its draft-07 forms (${found.old}) are not enforced: the server should set ` +
+            `$schema`,
         }
       : {
           dialect: 'draft-07',
-          from: `untagged: ${found.old}; its 2020-12 keywords (${found.new}) are not enforced: set $schema to say which dialect it is`,
+          from:
+            `untagged: ${found.old}; its 2020-12 keywords (${found.new}) are not enforced: set $schema to say ` +
+            `which dialect it is`,
         };
   }
   if (found.recursive) return { dialect: '2019-09', from: `untagged: ${found.new}` };

@@ -94,7 +94,9 @@ export function verifyMessage(key: string, channel: string, raw: string, now: nu
   if (Math.abs(now - t) > MAX_AGE_MS)
     return {
       ok: false,
-      reason: `sent ${Math.round((now - t) / 1000)} s from now, past the ${MAX_AGE_MS / 1000} s allowed (replayed, or a clock far off)`,
+      reason:
+        `sent ${Math.round((now - t) / 1000)} s from now, past the ${MAX_AGE_MS / 1000} s allowed (replayed, or ` +
+        `a clock far off)`,
     };
   return { ok: true, message: m, id: n, time: t };
 }
@@ -227,10 +229,13 @@ export function fleetStore(
   if (!key || key.length < MIN_KEY_CHARS) {
     const why = key ? `is ${key.length} characters long, under the ${MIN_KEY_CHARS} required` : 'is not set';
     throw new ConfigError(
-      `state.store is shared (${store.kind}), and ${STATE_KEY_ENV} ${why}: the replicas of a fleet sign the messages they send each other through the store with that key, and believe no others`,
+      `state.store is shared (${store.kind}), and ${STATE_KEY_ENV} ${why}: the replicas of a fleet sign the ` +
+        `messages they send each other through the store with that key, and believe no others`,
       {
         pointer: '/state/store',
-        fix: `set ${STATE_KEY_ENV} to the same secret of ${MIN_KEY_CHARS} characters or more on every replica (openssl rand -hex 32; docs/fleet.md#the-fleets-message-key)`,
+        fix:
+          `set ${STATE_KEY_ENV} to the same secret of ${MIN_KEY_CHARS} characters or more on every replica ` +
+          `(openssl rand -hex 32; docs/fleet.md#the-fleets-message-key)`,
       },
     );
   }
@@ -243,7 +248,8 @@ export function fleetStore(
       const now = clock.now();
       if (toldAt !== undefined && now - toldAt < TELL_EVERY_MS) return;
       warn(
-        `dropped ${untold} message${untold === 1 ? '' : 's'} on the state store's channels (the last on '${channel}': ${reason}); counted in toolshed_state_messages_dropped_total`,
+        `dropped ${untold} message${untold === 1 ? '' : 's'} on the state store's channels (the last on '` +
+          `${channel}': ${reason}); counted in toolshed_state_messages_dropped_total`,
       );
       toldAt = now;
       untold = 0;

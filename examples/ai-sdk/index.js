@@ -34,7 +34,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const modelId = process.env.OPENAI_MODEL;
   if (!modelId) {
     process.stderr.write(
-      'ai-sdk example: set OPENAI_MODEL (and OPENAI_BASE_URL for a non-OpenAI endpoint, OPENAI_API_KEY if it needs one)\n',
+      'ai-sdk example: set OPENAI_MODEL (and OPENAI_BASE_URL for a non-OpenAI endpoint, OPENAI_API_KEY if it ' +
+        'needs one)\n',
     );
     process.exit(2);
   }

@@ -45,7 +45,8 @@ const executeCode = {
         type: 'string',
         minLength: 1,
         description:
-          'JavaScript with top-level await. `await tools.NAME(args)` calls a tool; console.log is captured; `return` a value to get it back as `result`.',
+          'JavaScript with top-level await. `await tools.NAME(args)` calls a tool; console.log is captured; ' +
+          '`return` a value to get it back as `result`.',
       },
     },
     required: ['code'],

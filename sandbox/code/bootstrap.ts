@@ -35,7 +35,8 @@ export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint
     try {
       if (value instanceof ErrorCtor) {
         const code = value.code;
-        return toText(value.name) + ': ' + toText(value.message) + (code === undefined ? '' : ' [code: ' + toText(code) + ']');
+        const suffix = code === undefined ? '' : ' [code: ' + toText(code) + ']';
+        return toText(value.name) + ': ' + toText(value.message) + suffix;
       }
       const json = stringify(value);
       return json === undefined ? toText(value) : json;
@@ -84,7 +85,9 @@ export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint
   const available = names.length === 0 ? 'none' : names.join(', ');
   const functions = {};
   for (let i = 0; i < names.length; i++) {
-    defineProperty(functions, names[i], { value: makeTool(names[i]), enumerable: true, writable: false, configurable: false });
+    defineProperty(functions, names[i], {
+      value: makeTool(names[i]), enumerable: true, writable: false, configurable: false,
+    });
   }
 
   // tools.search(query, limit): the host's search tool, through the same call path as any tool.
@@ -93,7 +96,8 @@ export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint
     const callable = createObject(null);
     for (let i = 0; i < names.length; i++) callable[names[i]] = true;
     const search = async function (query, limit) {
-      const reply = send(searchName, stringify(limit === undefined ? { query: query } : { query: query, limit: limit }));
+      const request = limit === undefined ? { query: query } : { query: query, limit: limit };
+      const reply = send(searchName, stringify(request));
       let text;
       try { text = await reply; } catch (failure) { throw toolError(parse(failure)); }
       const result = parse(text);
@@ -101,7 +105,9 @@ export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint
       for (let i = 0; i < hits.length; i++) {
         const hit = hits[i];
         if (hit !== null && typeof hit === 'object') {
-          defineProperty(hit, 'callable', { value: callable[hit.name] === true, writable: true, enumerable: true, configurable: true });
+          defineProperty(hit, 'callable', {
+            value: callable[hit.name] === true, writable: true, enumerable: true, configurable: true,
+          });
         }
       }
       return result;
@@ -110,7 +116,9 @@ export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint
     return freeze(search);
   }
   if (searchName !== '') {
-    defineProperty(functions, 'search', { value: makeSearch(), enumerable: true, writable: false, configurable: false });
+    defineProperty(functions, 'search', {
+      value: makeSearch(), enumerable: true, writable: false, configurable: false,
+    });
   }
   freeze(functions);
 
@@ -119,12 +127,15 @@ export const BOOTSTRAP_SOURCE = String.raw`(function install(hostCall, hostPrint
   // 'then' and 'toJSON' stay undefined so awaiting or serialising the object behaves normally.
   function missing(name) {
     return freeze(async function () {
-      throw toolError({ code: 'UNKNOWN_TOOL', message: 'No tool named "' + name + '" is available in this sandbox (available: ' + available + ').' });
+      const message = 'No tool named "' + name + '" is available in this sandbox (available: ' + available + ').';
+      throw toolError({ code: 'UNKNOWN_TOOL', message: message });
     });
   }
   const handler = freeze({
     get(target, key) {
-      if (key in target || typeof key !== 'string' || key === 'then' || key === 'toJSON') return reflectGet(target, key);
+      if (key in target || typeof key !== 'string' || key === 'then' || key === 'toJSON') {
+        return reflectGet(target, key);
+      }
       return missing(key);
     },
   });

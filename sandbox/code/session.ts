@@ -258,7 +258,9 @@ export class CodeSession {
           ...base,
           error: {
             name: 'TimeoutError',
-            message: `The script exceeded the time limit of ${this.options.timeoutMs} ms${(this.toolCalls?.inFlight ?? 0) > 0 ? ' while a tool call was still pending' : ''}.`,
+            message:
+              `The script exceeded the time limit of ${this.options.timeoutMs} ms` +
+              `${(this.toolCalls?.inFlight ?? 0) > 0 ? ' while a tool call was still pending' : ''}.`,
             code: CodeErrorCode.timeout,
           },
         };
@@ -286,7 +288,9 @@ export class CodeSession {
           ...base,
           error: {
             name: 'SandboxCrash',
-            message: `The interpreter failed and was discarded: ${messageOf(ending.error)} (deeply nested code or data can exhaust the native stack).`,
+            message:
+              `The interpreter failed and was discarded: ${messageOf(ending.error)} (deeply nested code or data ` +
+              `can exhaust the native stack).`,
             code: CodeErrorCode.crashed,
           },
         };

@@ -72,7 +72,9 @@ export class ToolCalls {
     if (this.dispatched >= this.options.maxToolCalls) {
       return {
         code: CodeErrorCode.budgetExceeded,
-        message: `Tool call budget exhausted: a run may make at most ${this.options.maxToolCalls} tool calls; this call was not made.`,
+        message:
+          `Tool call budget exhausted: a run may make at most ${this.options.maxToolCalls} tool calls; this call ` +
+          `was not made.`,
       };
     }
     this.dispatched += 1;

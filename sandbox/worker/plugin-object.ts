@@ -16,7 +16,8 @@ export function pluginObject(mod: Record<string, unknown>): Record<string, unkno
   if (mod.default === undefined && !('apiVersion' in mod)) {
     const names = Object.keys(mod).sort();
     throw new TypeError(
-      `no default export; ${names.length ? `found named exports: ${names.join(', ')}` : 'the module exports nothing'}. ` +
+      `no default export; ` +
+        `${names.length ? `found named exports: ${names.join(', ')}` : 'the module exports nothing'}. ` +
         'Export the plugin object as the default export: export default { apiVersion: 1, tools: [...] }' +
         (names.length === 1 ? ` (e.g. export default ${names[0]})` : ''),
     );

@@ -62,12 +62,21 @@ function article(vendor: string, capital = true): string {
 /** What to pass instead, by library. */
 function advice(vendor: string): string {
   if (vendor === 'zod') {
-    return 'Use zod 4 (from version 4.2 its schemas convert themselves), installed as a dependency of the plugin, or pass a JSON Schema object: parameters: z.toJSONSchema(schema)';
+    return (
+      'Use zod 4 (from version 4.2 its schemas convert themselves), installed as a dependency of the plugin, or ' +
+      'pass a JSON Schema object: parameters: z.toJSONSchema(schema)'
+    );
   }
   if (vendor === 'valibot') {
-    return 'Install @valibot/to-json-schema as a dependency of the plugin (toolshed converts valibot schemas with its toJsonSchema), or pass toStandardJsonSchema(schema) from it, or a JSON Schema object';
+    return (
+      'Install @valibot/to-json-schema as a dependency of the plugin (toolshed converts valibot schemas with its ' +
+      'toJsonSchema), or pass toStandardJsonSchema(schema) from it, or a JSON Schema object'
+    );
   }
-  return `${article(vendor)} ${vendor} schema must implement Standard JSON Schema (~standard.jsonSchema, see standardschema.dev) to be converted; otherwise pass a JSON Schema object as parameters`;
+  return (
+    `${article(vendor)} ${vendor} schema must implement Standard JSON Schema (~standard.jsonSchema, see ` +
+    `standardschema.dev) to be converted; otherwise pass a JSON Schema object as parameters`
+  );
 }
 
 /**
@@ -154,7 +163,8 @@ export async function convertedSchema(
     const why = error instanceof Error ? error.message : String(error);
     throw codedError(
       'PLUGIN_INVALID',
-      `${where} is ${article(vendor, false)} ${vendor} schema that could not be converted to JSON Schema (${why}). ${advice(vendor)}.`,
+      `${where} is ${article(vendor, false)} ${vendor} schema that could not be converted to JSON Schema (` +
+        `${why}). ${advice(vendor)}.`,
       { cause: error },
     );
   }

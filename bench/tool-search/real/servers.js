@@ -325,7 +325,8 @@ export const dropped = [
   {
     name: 'azure-devops',
     reason:
-      'needs the keytar native addon, whose prebuilt binary an install script downloads (installs here run with --ignore-scripts): exits with Cannot find module keytar.node',
+      'needs the keytar native addon, whose prebuilt binary an install script downloads (installs here run ' +
+      'with --ignore-scripts): exits with Cannot find module keytar.node',
     package: '@azure-devops/mcp',
     version: '2.10.0',
     args: ['fake-org'],
@@ -334,7 +335,8 @@ export const dropped = [
   {
     name: 'heroku',
     reason:
-      "imports '@modelcontextprotocol/sdk/dist/esm/server/mcp' without an extension, which the SDK's exports map refuses with the SDK version its own range (^1.26.0) resolves to: exits with Cannot find module",
+      "imports '@modelcontextprotocol/sdk/dist/esm/server/mcp' without an extension, which the SDK's exports " +
+      'map refuses with the SDK version its own range (^1.26.0) resolves to: exits with Cannot find module',
     package: '@heroku/mcp-server',
     version: '1.2.8',
     env: { HEROKU_API_KEY: 'fake' },

@@ -152,7 +152,8 @@ function printServer(server, connection, count) {
   const why = connection?.reason ?? 'no connection report';
   const stderr = connection?.stderr?.trim().split('\n').slice(-3).join(' | ');
   console.log(
-    `  ✗ ${server.name.padEnd(22)} ${connection?.state ?? 'unknown'}: ${why}${stderr ? `\n      stderr: ${stderr}` : ''}`,
+    `  ✗ ${server.name.padEnd(22)} ${connection?.state ?? 'unknown'}: ${why}` +
+      `${stderr ? `\n      stderr: ${stderr}` : ''}`,
   );
 }
 

@@ -24,13 +24,15 @@ function NewsLine(props: { news: HostNews }) {
       </>
     );
   }
-  if (news.type === 'log')
+  if (news.type === 'log') {
+    const source = news.tool ?? news.plugin;
     return (
       <>
-        <span class={`tag level-${news.level}`}>{news.level}</span> <span class="name">{news.tool ?? news.plugin}</span>{' '}
+        <span class={`tag level-${news.level}`}>{news.level}</span> <span class="name">{source}</span>{' '}
         <span>{news.message}</span>
       </>
     );
+  }
   return (
     <>
       <span class="tag level-warning">warning</span> <span>{news.message}</span>

@@ -66,8 +66,10 @@ export function fieldTerms(text: string, words: number | false, repeats: number 
  */
 const STOP_WORDS = new Set(
   [
-    'a an and are as at be by can do for from i in into is it me my of on or our please that the this to tool tools use using with you your',
-    'how many what which who when where why does did have has get want need some something all any there their them they its was were will would should could just now',
+    'a an and are as at be by can do for from i in into is it me my of on or our please that the this to tool ' +
+      'tools use using with you your',
+    'how many what which who when where why does did have has get want need some something all any there their ' +
+      'them they its was were will would should could just now',
   ]
     .join(' ')
     .split(' '),

@@ -92,7 +92,8 @@ export function searchTool(deps: SearchToolDeps): HostTool {
       if (!query.trim())
         return failure(
           'INVALID_ARGUMENTS',
-          `invalid arguments for ${SEARCH_TOOL}: /query is empty; describe the tool you need in a few words, e.g. "send a slack message"`,
+          `invalid arguments for ${SEARCH_TOOL}: /query is empty; describe the tool you need in a few words, ` +
+            `e.g. "send a slack message"`,
         );
       const exposure = await deps.exposure();
       if (!exposure.deferred.size)

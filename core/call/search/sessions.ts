@@ -168,7 +168,8 @@ export class SessionStore {
     if (this.failing) return;
     this.failing = true;
     this.warn(
-      `tool search: the state store failed (${(error as Error)?.message ?? String(error)}); sessions' loaded tools are not listed until it answers`,
+      `tool search: the state store failed (${(error as Error)?.message ?? String(error)}); sessions' loaded ` +
+        `tools are not listed until it answers`,
     );
   }
 

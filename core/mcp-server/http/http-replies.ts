@@ -66,7 +66,8 @@ export function sessionGone(id: string, replica: string | undefined): string {
   const issuer = dot > 0 ? id.slice(0, dot) : undefined;
   const where =
     issuer !== undefined && replica !== undefined && issuer !== replica
-      ? ` it was opened on replica ${issuer} and reached replica ${replica} (that replica went down, or the load balancer does not route on the session id);`
+      ? ` it was opened on replica ${issuer} and reached replica ${replica} (that replica went down, or the load ` +
+        `balancer does not route on the session id);`
       : ' it ended (closed, idle past serve.sessionIdleMs, or its replica restarted);';
   return `Session not found:${where} send initialize again without Mcp-Session-Id to start a new one`;
 }

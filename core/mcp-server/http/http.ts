@@ -47,7 +47,8 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const { serve } = host.config;
   if (serve.auth && options.bearerToken !== undefined)
     throw new UsageError(
-      'serve.auth and a bearer token (--token-env) both guard the endpoint: use one (OAuth tokens, or the static token)',
+      'serve.auth and a bearer token (--token-env) both guard the endpoint: use one (OAuth tokens, or the ' +
+        'static token)',
     );
   const door = await FrontDoor.open(host, doorOptions(host, options, onError));
   const views = serve.auth ? new IdentityViews(host) : undefined;

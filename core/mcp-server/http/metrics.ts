@@ -148,7 +148,8 @@ function gauges(registry: Registry, sources: MetricSources, report: () => HostRe
   countFrom(
     registry,
     'toolshed_state_messages_dropped_total',
-    "Messages on the state store's channels dropped: malformed, unauthenticated (not signed with the fleet's key) or replayed.",
+    "Messages on the state store's channels dropped: malformed, unauthenticated (not signed with the fleet's " +
+      'key) or replayed.',
     () => sources.host()?.state.dropped ?? 0,
   );
 }

@@ -79,7 +79,10 @@ async function storeDown(host: ToolHost): Promise<string | undefined> {
     await Promise.race([host.state.ping(), late]);
     return undefined;
   } catch (error) {
-    return `the state store (${host.state.kind}) is unreachable: ${error instanceof Error ? error.message : String(error)}`;
+    return (
+      `the state store (${host.state.kind}) is unreachable: ` +
+      `${error instanceof Error ? error.message : String(error)}`
+    );
   } finally {
     clearTimeout(timer);
   }

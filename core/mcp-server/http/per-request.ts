@@ -64,7 +64,8 @@ export class PerRequestServers {
     this.shared = new SharedRounds(this.session.rounds, host.state, this.session.rounds.idleMs, onError);
     this.clients = new StatelessClients(host.state, host.config.state.sessionTtlMs, onError);
     this.modern = createMcpHandler(({ era }) => this.server(era), {
-      // 2025-era requests never reach it (serveLegacyOnce or a session serves them); its 'auto' replies are JSON until a
+      // 2025-era requests never reach it (serveLegacyOnce or a session serves them); its 'auto' replies are JSON until
+      // a
       // call emits.
       legacy: 'reject',
       maxRequestBodySize: MAX_BODY_BYTES,
@@ -141,7 +142,10 @@ export class PerRequestServers {
     await Promise.allSettled([this.modern.close(), this.streams.close(), this.shared.close(), this.unlistenLoaded()]);
   }
 
-  /** Records what a 2025-era initialize declared; a client that brings its own id keeps it, one that brings none is issued one. */
+  /**
+   * Records what a 2025-era initialize declared; a client that brings its own id keeps it, one that brings none is
+   * issued one.
+   */
   private async issue(
     res: ServerResponse,
     initialize: Parameters<StatelessClients['opened']>[0],

@@ -54,7 +54,10 @@ type Asking = 'ask' | 'unreachable';
 
 /** Why a 2025-era client on a stateless server is not asked. */
 const UNREACHABLE =
-  'it needs approval, and this server is stateless: a 2025-era MCP client cannot answer an approval here (its answer would reach a server that never asked). Approve it in a client on the 2026-07-28 revision, or through a server with sessions (toolshed serve --http without --stateless, sticky sessions at the balancer), or ask the operator to remove it from approve';
+  'it needs approval, and this server is stateless: a 2025-era MCP client cannot answer an approval here (its ' +
+  'answer would reach a server that never asked). Approve it in a client on the 2026-07-28 revision, or ' +
+  'through a server with sessions (toolshed serve --http without --stateless, sticky sessions at the ' +
+  'balancer), or ask the operator to remove it from approve';
 
 /**
  * The approver of one `tools/call`: a question to the client's user when it can ask one, else a refusal that says why.
@@ -69,7 +72,8 @@ export function mcpApprover(
       approved: false,
       abstain: true,
       reason:
-        'it needs approval, and this MCP client cannot ask its user (it does not support elicitation). Approve it in a client that does, or ask the operator to remove it from approve',
+        'it needs approval, and this MCP client cannot ask its user (it does not support elicitation). Approve ' +
+        'it in a client that does, or ask the operator to remove it from approve',
     });
   }
   if (asking === 'unreachable') return () => ({ approved: false, abstain: true, reason: UNREACHABLE });

@@ -41,7 +41,10 @@ interface Question {
   answer(response: unknown): void;
 }
 
-/** Who may resume a held call: the same session, for the same tool, as the same identity (core/http/caller.ts's `ownerKey`). */
+/**
+ * Who may resume a held call: the same session, for the same tool, as the same identity (core/http/caller.ts's
+ * `ownerKey`).
+ */
 interface Owner {
   sessionId: string;
   tool: string;

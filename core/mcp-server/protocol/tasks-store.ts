@@ -265,7 +265,8 @@ export class TaskScope {
     }
     throw new ProtocolError(
       ProtocolErrorCode.InvalidRequest,
-      `This session already runs ${this.#maxTasks} tasks (the limit): wait for one to finish, or cancel one with tasks/cancel`,
+      `This session already runs ${this.#maxTasks} tasks (the limit): wait for one to finish, or cancel one ` +
+        `with tasks/cancel`,
     );
   }
 

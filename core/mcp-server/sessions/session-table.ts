@@ -29,7 +29,10 @@ interface Session {
   session: McpSession;
   /** who opened it (`clientOf`) */
   client: string;
-  /** the identity that opened it (core/http/caller.ts's `ownerKey`; '' without `serve.auth`): only it may use the session */
+  /**
+   * the identity that opened it (core/http/caller.ts's `ownerKey`; '' without `serve.auth`): only it may use the
+   * session
+   */
   owner: string;
   /** that identity, without its token (absent without `serve.auth`) */
   identity?: CallerIdentity;
@@ -105,14 +108,18 @@ export class SessionTable {
     if (ownerFull() && !this.evictIdlest((s) => s.owner === owner.key)) {
       return {
         status: 429,
-        message: `Too many sessions for this identity: it holds ${this.countOf(owner.key, 'owner')}, its access rule allows ${owner.max}; close one (DELETE /mcp) or retry later`,
+        message:
+          `Too many sessions for this identity: it holds ${this.countOf(owner.key, 'owner')}, its access rule ` +
+          `allows ${owner.max}; close one (DELETE /mcp) or retry later`,
       };
     }
     const held = this.countOf(client, 'client');
     if (held >= this.maxPerClient && !this.evictIdlest((s) => s.client === client)) {
       return {
         status: 429,
-        message: `Too many sessions for this client: it holds ${held}, the most is ${this.maxPerClient}; close one (DELETE /mcp) or retry later`,
+        message:
+          `Too many sessions for this client: it holds ${held}, the most is ${this.maxPerClient}; close one ` +
+          `(DELETE /mcp) or retry later`,
       };
     }
     if (this.total() >= this.maxSessions && !this.evictIdlest())

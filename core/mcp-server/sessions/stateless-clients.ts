@@ -76,7 +76,8 @@ export class StatelessClients {
   }
 
   /**
-   * Who the session `id` belongs to (core/http/caller.ts's `ownerKey`), or undefined when no one has claimed it; throws when the
+   * Who the session `id` belongs to (core/http/caller.ts's `ownerKey`), or undefined when no one has claimed it; throws
+   * when the
    * store fails.
    */
   async owner(id: string): Promise<string | undefined> {

@@ -44,7 +44,10 @@ const INVALID_REQUEST = -32600;
 /** The message answering a request too large to read. */
 function oversizedMessage(message: OversizedMessage, limit: number): string {
   const what = message.method ? `${message.method} request` : 'request';
-  return `${what} of ${message.bytes} bytes is over the limit of ${limit} bytes for one message (serve.maxMessageBytes); it was not read. Send less data in one call, e.g. write a large file in parts.`;
+  return (
+    `${what} of ${message.bytes} bytes is over the limit of ${limit} bytes for one message ` +
+    `(serve.maxMessageBytes); it was not read. Send less data in one call, e.g. write a large file in parts.`
+  );
 }
 
 /**
@@ -62,7 +65,8 @@ class OversizedLines {
     const { limit } = this;
     this.onError(
       new Error(
-        `dropped a message of ${message.bytes} bytes, over serve.maxMessageBytes (${limit})${message.id === undefined ? '' : `; answered request ${JSON.stringify(message.id)} with an error`}`,
+        `dropped a message of ${message.bytes} bytes, over serve.maxMessageBytes (${limit})` +
+          `${message.id === undefined ? '' : `; answered request ${JSON.stringify(message.id)} with an error`}`,
       ),
     );
     if (message.id === undefined) return;

@@ -70,7 +70,9 @@ function check(
   const within = isInside(real, realpathSync(found.nodeModules)) || granted.some((root) => isInside(real, root));
   if (!within)
     return {
-      refused: `${found.folder} resolves to ${real}, outside ${found.nodeModules} (a linked folder); grant its path for reading to allow it`,
+      refused:
+        `${found.folder} resolves to ${real}, outside ${found.nodeModules} (a linked folder); grant its path for ` +
+        `reading to allow it`,
     };
   return { real };
 }

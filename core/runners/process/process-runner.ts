@@ -246,8 +246,14 @@ export class ProcessRunner implements Runner, ManifestExtractor {
       const found = await findEscapingSymlink(roots, allowed);
       if (!found) return undefined;
       if ('tooLarge' in found)
-        return `${this.options.name}: its package has more than ${found.tooLarge} files, too many to check for symbolic links that escape the sandbox`;
-      return `${this.options.name}: ${found.link} is a symbolic link to ${found.target}, outside what the plugin may read; the untrusted tier refuses to run it (Node's permission model follows links)`;
+        return (
+          `${this.options.name}: its package has more than ${found.tooLarge} files, too many to check for ` +
+          `symbolic links that escape the sandbox`
+        );
+      return (
+        `${this.options.name}: ${found.link} is a symbolic link to ${found.target}, outside what the plugin may ` +
+        `read; the untrusted tier refuses to run it (Node's permission model follows links)`
+      );
     })();
     return this.verified;
   }

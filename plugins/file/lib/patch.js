@@ -135,7 +135,8 @@ function notFound(/** @type {string} */ text, /** @type {string} */ oldString, /
     );
   }
   return new Error(
-    `old_string was not found in ${shown}. Re-read the file and copy the exact text, including whitespace and line breaks.`,
+    `old_string was not found in ${shown}. Re-read the file and copy the exact text, including whitespace and ` +
+      `line breaks.`,
   );
 }
 
@@ -166,8 +167,10 @@ export const patchTool = {
   toolset: 'file',
   description: [
     'Edit a file by replacing an exact piece of text. old_string must match the file character for character ' +
-      '(whitespace and line breaks included) and occur exactly once, unless replace_all is true; otherwise the call fails ' +
-      'and says how many matches there were and where. Returns {path, replacements, line, snippet} where snippet shows ' +
+      ('(whitespace and line breaks included) and occur exactly once, unless replace_all is true; otherwise the ' +
+        'call fails ') +
+      ('and says how many matches there were and where. Returns {path, replacements, line, snippet} where ' +
+        'snippet shows ') +
       'the changed lines with their numbers.',
     {
       ifAvailable: ['read_file'],

@@ -57,8 +57,10 @@ export function outside(
   const via = real !== abs ? ` (it leads to ${real} through a symbolic link)` : '';
   const where = roots.length ? roots.join(', ') : 'no folder at all';
   const message =
-    `Permission denied: ${shown}${via} is outside the folders the file tools may ${access === 'write' ? 'write' : 'read'}: ${where} ` +
-    '(the workspace root, plus any fsRead/fsWrite the operator granted to @toolshed/file). Use a path inside the workspace.';
+    `Permission denied: ${shown}${via} is outside the folders the file tools may ` +
+    `${access === 'write' ? 'write' : 'read'}: ${where} ` +
+    ('(the workspace root, plus any fsRead/fsWrite the operator granted to @toolshed/file). Use a path inside ' +
+      'the workspace.');
   return Object.assign(new Error(message), { code: 'PERMISSION_DENIED', data: { path: abs, real, roots } });
 }
 
@@ -109,7 +111,9 @@ export async function confinedPath(ctx, p, access) {
   const real = await realTarget(abs);
   if (real === undefined) {
     const error = outside(ctx, abs, abs, roots, access);
-    error.message = `Permission denied: ${displayPath(ctx, abs)} is a symbolic link (or lies below one) whose target does not exist; the file tools do not follow it.`;
+    error.message =
+      `Permission denied: ${displayPath(ctx, abs)} is a symbolic link (or lies below one) whose target does not ` +
+      `exist; the file tools do not follow it.`;
     throw error;
   }
   if (!roots.some((root) => isInside(real, root))) throw outside(ctx, abs, real, roots, access);

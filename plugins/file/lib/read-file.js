@@ -56,7 +56,8 @@ async function readOpened(args, ctx, abs, handle) {
   if (info.size > MAX_UNPAGED_BYTES && !paged) {
     throw new Error(
       `${shown} is ${formatBytes(info.size)}, over the ${formatBytes(MAX_UNPAGED_BYTES)} limit for a plain read. ` +
-        `Read it in pages with offset and limit (e.g. {"path": ${JSON.stringify(shown)}, "offset": 1, "limit": ${DEFAULT_LIMIT}}), ` +
+        (`Read it in pages with offset and limit (e.g. {"path": ${JSON.stringify(shown)}, "offset": 1, "limit": ` +
+          `${DEFAULT_LIMIT}}), `) +
         'or find the relevant lines first with search_files.',
     );
   }
@@ -107,7 +108,8 @@ async function readOpened(args, ctx, abs, handle) {
   }
   if (cutLines > 0) {
     notes.push(
-      `${cutLines} line(s) longer than ${MAX_LINE_CHARS} characters were cut; use search_files to find text inside them.`,
+      `${cutLines} line(s) longer than ${MAX_LINE_CHARS} characters were cut; use search_files to find text ` +
+        `inside them.`,
     );
   }
   return notes.length > 0 ? `${out.join('\n')}\n\n[${notes.join(' ')}]` : out.join('\n');
@@ -125,9 +127,12 @@ export const readFileTool = {
   toolset: 'file',
   description: [
     'Read a text file. Each line comes back as `<line number right-aligned in 6 columns>|<text>`, ' +
-      `e.g. "     1|first line"; the number and "|" are not part of the file. Returns at most ${DEFAULT_LIMIT} lines by default ` +
-      `(up to ${MAX_LIMIT} with limit); when more remain, a closing note in [brackets] gives the offset for the next page. ` +
-      `Lines over ${MAX_LINE_CHARS} characters are cut. Binary files are refused; a missing file gets suggestions of similar names.`,
+      (`e.g. "     1|first line"; the number and "|" are not part of the file. Returns at most ${DEFAULT_LIMIT} ` +
+        `lines by default `) +
+      (`(up to ${MAX_LIMIT} with limit); when more remain, a closing note in [brackets] gives the offset for ` +
+        `the next page. `) +
+      (`Lines over ${MAX_LINE_CHARS} characters are cut. Binary files are refused; a missing file gets ` +
+        `suggestions of similar names.`),
     {
       ifAvailable: ['patch'],
       text: 'To change a file, copy the exact text (without the line-number prefix) into patch.',

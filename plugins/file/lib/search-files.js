@@ -207,14 +207,16 @@ export const searchFilesTool = {
     'Search file contents line by line, or list files. With pattern: returns one hit per matching line as ' +
     '`path:line:text` (1-based line numbers, paths relative to the working directory), then a [bracketed] summary. ' +
     'Without pattern: lists the files matching glob, one per line. node_modules and .git are skipped, and so are ' +
-    `binary files and files over ${MAX_SEARCH_BYTES / (1024 * 1024)} MB. Results stop at limit and the summary says when more exist.`,
+    (`binary files and files over ${MAX_SEARCH_BYTES / (1024 * 1024)} MB. Results stop at limit and the summary ` +
+      `says when more exist.`),
   parameters: {
     type: 'object',
     properties: {
       pattern: {
         type: 'string',
         description:
-          'What to look for in each line: a JavaScript regular expression (e.g. "^export (async )?function" or "TODO|FIXME"), or plain text when regex is false. Omit to list files instead.',
+          'What to look for in each line: a JavaScript regular expression (e.g. "^export (async )?function" or ' +
+          '"TODO|FIXME"), or plain text when regex is false. Omit to list files instead.',
       },
       regex: {
         type: 'boolean',
@@ -224,7 +226,9 @@ export const searchFilesTool = {
       glob: {
         type: 'string',
         description:
-          'Which files to search or list (default "**/*", every file). A glob without "/" matches file names at any depth ("*.ts" = "**/*.ts"); with "/" it is relative to path ("src/**/*.js"). Braces work: "*.{js,ts}".',
+          'Which files to search or list (default "**/*", every file). A glob without "/" matches file names ' +
+          'at any depth ("*.ts" = "**/*.ts"); with "/" it is relative to path ("src/**/*.js"). Braces work: ' +
+          '"*.{js,ts}".',
       },
       path: {
         type: 'string',
@@ -235,7 +239,8 @@ export const searchFilesTool = {
         type: 'integer',
         minimum: 1,
         maximum: MAX_LIMIT,
-        description: `Most matching lines (or listed files) to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).`,
+        description:
+          `Most matching lines (or listed files) to return (default ${DEFAULT_LIMIT}, ` + `at most ${MAX_LIMIT}).`,
       },
     },
     additionalProperties: false,

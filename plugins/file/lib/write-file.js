@@ -31,8 +31,10 @@ export const writeFileTool = {
   toolset: 'file',
   description: [
     'Create a file or replace its whole content (UTF-8). Missing parent directories are created, and the write is ' +
-      'atomic (temp file + rename), so readers never see half a file. Only paths inside the workspace (and folders the ' +
-      'operator granted) can be written; a symbolic link is followed only when its target is inside too. Protected files ' +
+      ('atomic (temp file + rename), so readers never see half a file. Only paths inside the workspace (and ' +
+        'folders the ') +
+      ('operator granted) can be written; a symbolic link is followed only when its target is inside too. ' +
+        'Protected files ') +
       '(the toolshed config, .git/hooks and the like) are refused even there. Returns {path, created, bytes, lines}.',
     {
       ifAvailable: ['patch'],

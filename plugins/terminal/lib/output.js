@@ -57,11 +57,15 @@ export class HeadTailBuffer {
 export function fitJson(result, maxChars) {
   if (JSON.stringify(result).length <= maxChars) return result;
   const text = result.output;
-  const note = `${result.note ? `${result.note} ` : ''}The output took more than ${maxChars} characters as JSON (control characters and quotes are escaped there); its middle was cut further.`;
+  const note =
+    `${result.note ? `${result.note} ` : ''}The output took more than ${maxChars} characters as JSON (control ` +
+    `characters and quotes are escaped there); its middle was cut further.`;
   /** The result with `keep` characters of the output: three eighths from its start, the rest from its end. */
   const cutTo = (/** @type {number} */ keep) => {
     const head = Math.floor((keep * 3) / 8);
-    const output = `${text.slice(0, head)}\n\n[... ${text.length - keep} characters omitted ...]\n\n${text.slice(text.length - (keep - head))}`;
+    const output =
+      `${text.slice(0, head)}\n\n[... ${text.length - keep} characters omitted ...]\n\n` +
+      `${text.slice(text.length - (keep - head))}`;
     return { ...result, note, output };
   };
   let low = 0;

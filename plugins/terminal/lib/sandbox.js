@@ -85,7 +85,8 @@ export async function sandboxedLaunch(plan, ctx, command, cwd, env, found) {
   });
   if (!inside) {
     const error = new Error(
-      `Permission denied: cwd ${cwd} is outside the folders the sandboxed terminal can see (${roots.read.join(', ')}). Run commands inside the workspace.`,
+      `Permission denied: cwd ${cwd} is outside the folders the sandboxed terminal can see (` +
+        `${roots.read.join(', ')}). Run commands inside the workspace.`,
     );
     throw Object.assign(error, { code: 'PERMISSION_DENIED' });
   }

@@ -81,7 +81,8 @@ async function terminal(args, ctx) {
   if (run.overLimit) {
     const tail = run.output.trim().slice(-2_000);
     throw new Error(
-      `The command was stopped: ${run.overLimit}; it and everything it started were killed. The operator sets the terminal's limits with resources on its config entry.${tail ? ` Its last output:\n${tail}` : ''}`,
+      `The command was stopped: ${run.overLimit}; it and everything it started were killed. The operator sets ` +
+        `the terminal's limits with resources on its config entry.${tail ? ` Its last output:\n${tail}` : ''}`,
     );
   }
 
@@ -90,7 +91,8 @@ async function terminal(args, ctx) {
   if (run.timedOut) {
     notes.push(
       `Timed out after ${timeoutMs} ms; the command and everything it started were killed. ` +
-        `Raise timeoutMs (up to ${MAX_TIMEOUT_MS}) or run long jobs in the background with output to a file (cmd > out.log 2>&1 &).`,
+        (`Raise timeoutMs (up to ${MAX_TIMEOUT_MS}) or run long jobs in the background with output to a file ` +
+          `(cmd > out.log 2>&1 &).`),
     );
   }
   // A write past RLIMIT_FSIZE kills the writer with SIGXFSZ (bash reports it as exit 153, "File size limit exceeded").
@@ -99,11 +101,13 @@ async function terminal(args, ctx) {
   }
   if (run.omittedChars > 0)
     notes.push(
-      `Output was ${run.omittedChars} characters too long; the middle was cut. Redirect to a file and search it for details.`,
+      `Output was ${run.omittedChars} characters too long; the middle was cut. Redirect to a file and search ` +
+        `it for details.`,
     );
   if (run.detachedOutput)
     notes.push(
-      'Background processes still hold the output open; what they print later is not captured. Redirect their output to a file.',
+      'Background processes still hold the output open; what they print later is not captured. Redirect their ' +
+        'output to a file.',
     );
   // The result's JSON, not only its output, must fit the cap: cut at the host, it would be no JSON.
   // The call's cap is the host's when the operator set limits.maxResultChars lower than ours.
@@ -180,7 +184,8 @@ function refuseProtectedChanges(ctx, cwd, run, changes) {
     if (paths.includes(target)) continue;
     paths.push(target);
     lines.push(
-      `${protectedMessage(shown(target), entry, target)} The sandbox holds it read-only, so the command's write failed.`,
+      `${protectedMessage(shown(target), entry, target)} The sandbox holds it read-only, so the command's ` +
+        `write failed.`,
     );
   }
   if (!lines.length) return;
@@ -197,12 +202,18 @@ export const terminalTool = {
   toolset: 'terminal',
   description:
     'Run a shell command with `bash -c` and return {exitCode, signal, timedOut, durationMs, note?, output}. ' +
-    'stdout and stderr are merged in the order they arrive. A non-zero exit code is reported, not treated as a failure. ' +
-    'Each call starts a fresh non-interactive shell: `cd` and exported variables do not carry over (use cwd), and stdin ' +
-    `is closed, so pass flags like --yes instead of answering prompts. Output over ${HEAD_CHARS + TAIL_CHARS} characters keeps ` +
-    `the first ${HEAD_CHARS} and the last ${TAIL_CHARS} with a marker in between. On timeout the command and all its child ` +
-    'processes are killed. The environment holds only the variables the operator granted, plus PATH. Where the operator ' +
-    "sandboxed it, commands see only the workspace (read-write, or read-only), the system's programs, a private /tmp and " +
+    ('stdout and stderr are merged in the order they arrive. A non-zero exit code is reported, not treated as a ' +
+      'failure. ') +
+    ('Each call starts a fresh non-interactive shell: `cd` and exported variables do not carry over (use cwd), ' +
+      'and stdin ') +
+    (`is closed, so pass flags like --yes instead of answering prompts. Output over ${HEAD_CHARS + TAIL_CHARS} ` +
+      `characters keeps `) +
+    (`the first ${HEAD_CHARS} and the last ${TAIL_CHARS} with a marker in between. On timeout the command and ` +
+      `all its child `) +
+    ('processes are killed. The environment holds only the variables the operator granted, plus PATH. Where the ' +
+      'operator ') +
+    ("sandboxed it, commands see only the workspace (read-write, or read-only), the system's programs, a " +
+      'private /tmp and ') +
     'no network unless allowed; anything outside the workspace does not exist for them.',
   parameters: {
     type: 'object',
@@ -222,7 +233,9 @@ export const terminalTool = {
         type: 'integer',
         minimum: 1,
         maximum: MAX_TIMEOUT_MS,
-        description: `Kill the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}).`,
+        description:
+          `Kill the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ` +
+          `${MAX_TIMEOUT_MS}).`,
       },
     },
     required: ['command'],

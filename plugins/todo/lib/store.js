@@ -42,7 +42,8 @@ export async function readList(/** @type {ToolContext} */ ctx) {
   if (data === undefined) return emptyList(sessionId);
   if (!Array.isArray(data?.todos))
     throw new Error(
-      'The saved task list is damaged (it has no todos array). Write the whole list again with merge set to false to replace it.',
+      'The saved task list is damaged (it has no todos array). Write the whole list again with merge set to ' +
+        'false to replace it.',
     );
   return /** @type {TodoList} */ ({ ...emptyList(sessionId), ...data, sessionId });
 }
@@ -54,7 +55,8 @@ export async function writeList(/** @type {ToolContext} */ ctx, /** @type {TodoL
   } catch (err) {
     if (/** @type {any} */ (err).code !== 'STATE_REFUSED') throw err;
     throw new Error(
-      `The task list is too large to keep (${/** @type {Error} */ (err).message}). Shorten the tasks, or remove finished ones by writing the list with merge false.`,
+      `The task list is too large to keep (${/** @type {Error} */ (err).message}). Shorten the tasks, or ` +
+        `remove finished ones by writing the list with merge false.`,
       { cause: err },
     );
   }

@@ -89,7 +89,8 @@ export function applyWrite(/** @type {TodoList} */ list, /** @type {TodoInput[]}
   }
   if (todos.length > MAX_TODOS) {
     throw new Error(
-      `The list would hold ${todos.length} tasks, over the limit of ${MAX_TODOS}. Remove finished tasks by writing the list with merge false.`,
+      `The list would hold ${todos.length} tasks, over the limit of ${MAX_TODOS}. Remove finished tasks by ` +
+        `writing the list with merge false.`,
     );
   }
   return { ...list, nextId: ids.next, todos, updatedAt: new Date().toISOString() };
@@ -146,9 +147,12 @@ export const todoWriteTool = {
   name: 'todo_write',
   toolset: 'todo',
   description:
-    'Plan and track multi-step work with a task list kept for this session. With merge false (default) the list becomes ' +
-    'exactly the given todos; with merge true, todos with an existing id update only the fields given (e.g. {"id": "2", ' +
-    '"status": "done"}) and the others are added. Returns the whole list as {sessionId, todos: [{id, content, status}], ' +
+    'Plan and track multi-step work with a task list kept for this session. With merge false (default) the ' +
+    'list becomes ' +
+    ('exactly the given todos; with merge true, todos with an existing id update only the fields given (e.g. ' +
+      '{"id": "2", ') +
+    ('"status": "done"}) and the others are added. Returns the whole list as {sessionId, todos: [{id, content, ' +
+      'status}], ') +
     'counts}. Keep one task in_progress at a time and mark tasks done as soon as they are finished.',
   parameters: {
     type: 'object',
@@ -178,7 +182,8 @@ export const todoReadTool = {
   name: 'todo_read',
   toolset: 'todo',
   description:
-    "Show this session's task list: {sessionId, todos: [{id, content, status}], counts}. Empty until tasks are written.",
+    "Show this session's task list: {sessionId, todos: [{id, content, status}], counts}. Empty until tasks are " +
+    'written.',
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   limits: { timeoutMs: 15_000 },
   codeCallable: true,

@@ -73,7 +73,8 @@ export function addressRefusal(address, allowed) {
  */
 function refused(host, why) {
   const error = new Error(
-    `${host} is not on the public internet (${why}); web_fetch does not fetch from private, loopback, link-local or metadata addresses. An operator can allow a range with ${ALLOW_ENV}.`,
+    `${host} is not on the public internet (${why}); web_fetch does not fetch from private, loopback, ` +
+      `link-local or metadata addresses. An operator can allow a range with ${ALLOW_ENV}.`,
   );
   return Object.assign(error, { code: REFUSED_CODE });
 }

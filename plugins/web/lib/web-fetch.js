@@ -19,8 +19,9 @@ export const FETCH_TIMEOUT_MS = 30_000;
 export const MAX_REDIRECTS = 20;
 
 /** Media types that are text even though they are not text/*. */
-const TEXTUAL =
-  /^(application\/(json|xml|javascript|ecmascript|x-javascript|x-ndjson|ld\+json|yaml|x-yaml|toml|x-sh|graphql|sql|csv)|image\/svg\+xml)$|\+(json|xml)$/;
+const TEXTUAL_APPLICATION =
+  'json|xml|javascript|ecmascript|x-javascript|x-ndjson|ld\\+json|yaml|x-yaml|toml|x-sh|graphql|sql|csv';
+const TEXTUAL = new RegExp(`^(application\\/(${TEXTUAL_APPLICATION})|image\\/svg\\+xml)$|\\+(json|xml)$`);
 
 /** How a body should be shown, judged from its media type; 'sniff' when the type says nothing. */
 function kindOfType(/** @type {string} */ type) {
@@ -119,7 +120,8 @@ async function webFetch(args, ctx) {
   const contentType = response.headers.get('content-type') ?? '';
   if (kind === 'binary') {
     throw new Error(
-      `${url.href} returned ${mediaType(contentType) || 'binary data'} (HTTP ${response.status}), which is not text; web_fetch only returns text content.`,
+      `${url.href} returned ${mediaType(contentType) || 'binary data'} (HTTP ${response.status}), which is not ` +
+        `text; web_fetch only returns text content.`,
     );
   }
   const raw = decode(body.bytes, charsetOf(contentType) ?? (kind === 'html' ? metaCharset(body.bytes) : undefined));
@@ -152,8 +154,10 @@ export const webFetchTool = {
   name: 'web_fetch',
   toolset: 'web',
   description: [
-    'Fetch a web page or file over http(s) with a GET request and return {url, finalUrl?, status, contentType, title?, ' +
-      'truncated, note?, content}. HTML is converted to readable plain text (links kept as "text [url]"); JSON and other ' +
+    'Fetch a web page or file over http(s) with a GET request and return {url, finalUrl?, status, contentType, ' +
+      'title?, ' +
+      ('truncated, note?, content}. HTML is converted to readable plain text (links kept as "text [url]"); JSON ' +
+        'and other ') +
       'text are returned as is; binary content (images, PDFs, archives) is refused. Redirects are followed. ' +
       'A non-2xx status is reported in status, with the body as content.',
     {
