@@ -113,6 +113,37 @@ function hiddenLine(t: ToolReport, nameWidth: number, s: Style): string {
   return `  ${s.yellow(pad(t.name, nameWidth))}  ${pad(t.layer ?? '', 12)}  ${t.reason ?? ''}`;
 }
 
+/** The plugins found: a line each, and under a plugin its failure, protections, server and enforcement notes. */
+function pluginLines(report: HostReport, s: Style): string[] {
+  const out: string[] = [];
+  const loaded = report.plugins.filter((p) => p.status === 'loaded').length;
+  out.push(`plugins: ${loaded} loaded, ${report.plugins.length - loaded} failed`);
+  const nameWidth = Math.max(8, ...report.plugins.map((p) => p.name.length));
+  const under = `      ${' '.repeat(nameWidth)}`;
+  for (const p of report.plugins) {
+    out.push(pluginLine(p, nameWidth, s));
+    if (p.status === 'failed') out.push(`${under}${knownLine(p)}`);
+    const protections = describeProtections(p);
+    if (protections) out.push(`${under}${protections}`);
+    for (const line of serverLines(p, s)) out.push(`${under}${line}`);
+    const note = p.permissions?.enforced.note;
+    if (note) out.push(`${under}${note}`);
+  }
+  return out;
+}
+
+/** The three layers' counts: registered → selected → available → exposed. */
+function layersLine(report: HostReport, s: Style): string {
+  const c = report.counts;
+  const layers = [
+    `${c.registered} registered`,
+    `${c.selected} selected`,
+    `${c.available} available`,
+    s.green(`${c.exposed} exposed`),
+  ];
+  return `layers: ${layers.join(` ${s.arrow} `)}`;
+}
+
 /** The summary `toolshed` prints: plugins, toolsets, layer counts, hidden tools and why. */
 export function renderSummary(report: HostReport, s: Style = PLAIN): string {
   const out: string[] = [];
@@ -124,18 +155,7 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
   );
   out.push(`root: ${report.config.root}`);
   out.push('');
-  const loaded = report.plugins.filter((p) => p.status === 'loaded').length;
-  out.push(`plugins: ${loaded} loaded, ${report.plugins.length - loaded} failed`);
-  const nameWidth = Math.max(8, ...report.plugins.map((p) => p.name.length));
-  for (const p of report.plugins) {
-    out.push(pluginLine(p, nameWidth, s));
-    if (p.status === 'failed') out.push(`      ${' '.repeat(nameWidth)}${knownLine(p)}`);
-    const protections = describeProtections(p);
-    if (protections) out.push(`      ${' '.repeat(nameWidth)}${protections}`);
-    for (const line of serverLines(p, s)) out.push(`      ${' '.repeat(nameWidth)}${line}`);
-    const note = p.permissions?.enforced.note;
-    if (note) out.push(`      ${' '.repeat(nameWidth)}${note}`);
-  }
+  out.push(...pluginLines(report, s));
   out.push('');
   const toolset = (t: HostReport['toolsets'][number]) =>
     t.includes.length
@@ -143,15 +163,7 @@ export function renderSummary(report: HostReport, s: Style = PLAIN): string {
       : `${t.name} (${t.tools}${t.unavailable ? ', unavailable' : ''})`;
   out.push(`toolsets: ${report.toolsets.map(toolset).join(', ') || 'none'}`);
   out.push('');
-  const c = report.counts;
-  const arrow = ` ${s.arrow} `;
-  const layers = [
-    `${c.registered} registered`,
-    `${c.selected} selected`,
-    `${c.available} available`,
-    s.green(`${c.exposed} exposed`),
-  ];
-  out.push(`layers: ${layers.join(arrow)}`);
+  out.push(layersLine(report, s));
   const exposed = report.tools.filter((t) => t.exposed).map((t) => t.name);
   out.push(`exposed: ${exposed.join(', ') || 'none'}`);
   const deferred = report.tools.filter((t) => t.deferred).map((t) => t.name);
