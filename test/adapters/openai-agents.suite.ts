@@ -79,56 +79,52 @@ export function openAiAgentsSuite(copy: AgentsCopy) {
     new OpenAIChatCompletionsModel(new OpenAI({ baseURL, apiKey: 'test' }), 'scripted');
 
   describe('openAiAgentsTools', () => {
-    it(
-      'runs an agent turn: the result, the strict null and the failure reach the model; the failure is recorded ' +
-        'as one',
-      async () => {
-        server = await startScriptedServer([
-          {
-            tool_calls: [
-              toolCall('call_1', 'read_note', { id: 'a' }),
-              toolCall('call_2', 'fail_note', {}),
-              toolCall('call_3', 'list_notes', { limit: null }),
-            ],
-          },
-          { content: 'done' },
-        ]);
-        const seen: ToolCall[] = [];
-        const stop = host.use({ beforeCall: (call) => void seen.push(structuredClone(call)) });
-        let result;
-        try {
-          const agent = new Agent({
-            name: 'notes',
-            instructions: 'Use the tools.',
-            model: model(server.baseURL),
-            tools: await openAiAgentsTools(host, { sessionId: 'thread-9' }),
-          });
-          result = await run(agent, 'read note a');
-        } finally {
-          stop();
-        }
-        expect(result.finalOutput).toBe('done');
-
-        // What the model was sent next: every result in the tool messages, the failure as its envelope.
-        const replies = Object.fromEntries(
-          server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]),
-        );
-        expect(replies).toEqual({
-          call_1: 'note a (session thread-9)',
-          call_2: '{"error":"the note store is offline","code":"TOOL_FAILED"}',
-          call_3: '{"ids":["a","b","c"]}',
+    it('runs an agent turn: the result, the strict null and the failure reach the model; the failure is recorded as one', async () => {
+      server = await startScriptedServer([
+        {
+          tool_calls: [
+            toolCall('call_1', 'read_note', { id: 'a' }),
+            toolCall('call_2', 'fail_note', {}),
+            toolCall('call_3', 'list_notes', { limit: null }),
+          ],
+        },
+        { content: 'done' },
+      ]);
+      const seen: ToolCall[] = [];
+      const stop = host.use({ beforeCall: (call) => void seen.push(structuredClone(call)) });
+      let result;
+      try {
+        const agent = new Agent({
+          name: 'notes',
+          instructions: 'Use the tools.',
+          model: model(server.baseURL),
+          tools: await openAiAgentsTools(host, { sessionId: 'thread-9' }),
         });
-        // The SDK recorded the failed call as failed (its own tool error path), and only that one.
-        const failed = spans.spans.filter((s) => (s.spanData as { type: string }).type === 'function' && s.error);
-        expect(failed.map((s) => (s.spanData as { name: string }).name)).toEqual(['fail_note']);
-        // Dispatch got the model's call ids and the adapter's session.
-        expect(seen.map((c) => [c.tool, c.callId, c.sessionId])).toEqual([
-          ['read_note', 'call_1', 'thread-9'],
-          ['fail_note', 'call_2', 'thread-9'],
-          ['list_notes', 'call_3', 'thread-9'],
-        ]);
-      },
-    );
+        result = await run(agent, 'read note a');
+      } finally {
+        stop();
+      }
+      expect(result.finalOutput).toBe('done');
+
+      // What the model was sent next: every result in the tool messages, the failure as its envelope.
+      const replies = Object.fromEntries(
+        server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]),
+      );
+      expect(replies).toEqual({
+        call_1: 'note a (session thread-9)',
+        call_2: '{"error":"the note store is offline","code":"TOOL_FAILED"}',
+        call_3: '{"ids":["a","b","c"]}',
+      });
+      // The SDK recorded the failed call as failed (its own tool error path), and only that one.
+      const failed = spans.spans.filter((s) => (s.spanData as { type: string }).type === 'function' && s.error);
+      expect(failed.map((s) => (s.spanData as { name: string }).name)).toEqual(['fail_note']);
+      // Dispatch got the model's call ids and the adapter's session.
+      expect(seen.map((c) => [c.tool, c.callId, c.sessionId])).toEqual([
+        ['read_note', 'call_1', 'thread-9'],
+        ['fail_note', 'call_2', 'thread-9'],
+        ['list_notes', 'call_3', 'thread-9'],
+      ]);
+    });
 
     it('sends strict schemas where strict mode can express them, and the original schema otherwise', async () => {
       const sent = server.requests[0]!.tools!;

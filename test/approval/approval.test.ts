@@ -171,36 +171,32 @@ describe('approve', () => {
 });
 
 describe('approve: { destructive: true }', () => {
-  it(
-    "asks about every tool MCP's defaults call destructive: not read-only, destructiveHint not false (none " +
-      'declared counts)',
-    async () => {
-      const asked: string[] = [];
-      const host = await createToolHost(
-        fixtureOptions(['notes', 'kitchen'], {
-          config: { approve: { destructive: true } },
-          onApproval: (request) => {
-            asked.push(`${request.tool}:${request.reason}`);
-            return true;
-          },
-        }),
-      );
-      try {
-        for (const [tool, args] of [
-          ['read_note', { id: 'a' }],
-          ['write_note', { id: 'a', text: 't' }],
-          ['sync_notes', {}],
-          ['delete_note', { id: 'a' }],
-          ['text', {}],
-        ] as const) {
-          expect(await host.dispatch(tool, args)).not.toMatch(/^\{"error"/);
-        }
-        expect(asked).toEqual(['delete_note:destructive', 'text:destructive']);
-      } finally {
-        await host.close();
+  it("asks about every tool MCP's defaults call destructive: not read-only, destructiveHint not false (none declared counts)", async () => {
+    const asked: string[] = [];
+    const host = await createToolHost(
+      fixtureOptions(['notes', 'kitchen'], {
+        config: { approve: { destructive: true } },
+        onApproval: (request) => {
+          asked.push(`${request.tool}:${request.reason}`);
+          return true;
+        },
+      }),
+    );
+    try {
+      for (const [tool, args] of [
+        ['read_note', { id: 'a' }],
+        ['write_note', { id: 'a', text: 't' }],
+        ['sync_notes', {}],
+        ['delete_note', { id: 'a' }],
+        ['text', {}],
+      ] as const) {
+        expect(await host.dispatch(tool, args)).not.toMatch(/^\{"error"/);
       }
-    },
-  );
+      expect(asked).toEqual(['delete_note:destructive', 'text:destructive']);
+    } finally {
+      await host.close();
+    }
+  });
 
   it('refuses a call that needs approval when nothing can approve it, saying how to fix it', async () => {
     const host = await createToolHost(fixtureOptions(['notes'], { config: { approve: ['notes-admin'] } }));

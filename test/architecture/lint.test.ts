@@ -39,33 +39,28 @@ describe('lint and format (biome.jsonc)', () => {
     expect(status, output).toBe(0);
   });
 
-  it(
-    'fail on a file the formatter would change, on a lint finding, and on a test importing source, under the ' +
-      'same configuration',
-    () => {
-      copyFileSync(path.join(ROOT, 'biome.jsonc'), path.join(scratch, 'biome.jsonc'));
-      mkdirSync(path.join(scratch, 'core'));
-      const clean =
-        "export const quoted = 'single';\n\nexport function twice(n: number): number {\n  return n * 2;\n}\n";
-      writeFileSync(path.join(scratch, 'core', 'clean.ts'), clean);
-      expect(biomeCi(scratch, '--vcs-enabled=false').status).toBe(0);
+  it('fail on a file the formatter would change, on a lint finding, and on a test importing source, under the same configuration', () => {
+    copyFileSync(path.join(ROOT, 'biome.jsonc'), path.join(scratch, 'biome.jsonc'));
+    mkdirSync(path.join(scratch, 'core'));
+    const clean = "export const quoted = 'single';\n\nexport function twice(n: number): number {\n  return n * 2;\n}\n";
+    writeFileSync(path.join(scratch, 'core', 'clean.ts'), clean);
+    expect(biomeCi(scratch, '--vcs-enabled=false').status).toBe(0);
 
-      // One run over the three faults, each in a file of its own: each is a finding of its own file
-      // (an error or a warning, either of which fails `biome ci` here), and the clean file has none.
-      writeFileSync(path.join(scratch, 'core', 'double-quoted.ts'), 'export const quoted = "double"\n');
-      writeFileSync(path.join(scratch, 'core', 'debugger.ts'), 'export function stop(): void {\n  debugger;\n}\n');
-      mkdirSync(path.join(scratch, 'test', 'area'), { recursive: true });
-      writeFileSync(
-        path.join(scratch, 'test', 'area', 'source.test.ts'),
-        "import { quoted } from '../../core/clean.js';\n\nexport const again = quoted;\n",
-      );
-      const faults = biomeCi(scratch, '--vcs-enabled=false');
-      expect(faults.status).not.toBe(0);
-      expect(findings(faults.output).sort(), faults.output).toEqual([
-        'core/debugger.ts:2:3 lint/suspicious/noDebugger',
-        'core/double-quoted.ts format',
-        'test/area/source.test.ts:1:24 lint/style/noRestrictedImports',
-      ]);
-    },
-  );
+    // One run over the three faults, each in a file of its own: each is a finding of its own file
+    // (an error or a warning, either of which fails `biome ci` here), and the clean file has none.
+    writeFileSync(path.join(scratch, 'core', 'double-quoted.ts'), 'export const quoted = "double"\n');
+    writeFileSync(path.join(scratch, 'core', 'debugger.ts'), 'export function stop(): void {\n  debugger;\n}\n');
+    mkdirSync(path.join(scratch, 'test', 'area'), { recursive: true });
+    writeFileSync(
+      path.join(scratch, 'test', 'area', 'source.test.ts'),
+      "import { quoted } from '../../core/clean.js';\n\nexport const again = quoted;\n",
+    );
+    const faults = biomeCi(scratch, '--vcs-enabled=false');
+    expect(faults.status).not.toBe(0);
+    expect(findings(faults.output).sort(), faults.output).toEqual([
+      'core/debugger.ts:2:3 lint/suspicious/noDebugger',
+      'core/double-quoted.ts format',
+      'test/area/source.test.ts:1:24 lint/style/noRestrictedImports',
+    ]);
+  });
 });

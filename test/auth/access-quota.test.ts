@@ -38,8 +38,7 @@ describe('quota.callsPerMinute with the memory store', () => {
       expect(over).toEqual({
         code: 'QUOTA_EXCEEDED',
         error:
-          "alice has started its 2 calls for this minute under access rule 'metered' (quota.callsPerMinute); " +
-          'retry in 40 s',
+          "alice has started its 2 calls for this minute under access rule 'metered' (quota.callsPerMinute); retry in 40 s",
         retryAfterMs: 40_000,
       });
       expect(await alice.call('read_note', { id: 'c' })).toMatchObject({
@@ -143,8 +142,7 @@ describe('quota.callsPerMinute shared by two hosts through a Valkey or Redis ser
         ok: false,
         code: 'STATE_UNAVAILABLE',
         message:
-          "bob's calls cannot be counted against quota.callsPerMinute of access rule 'metered': the state " +
-          "store is unreachable, so the call was refused (quota.onStoreDown: 'refuse'); retry when it is back",
+          "bob's calls cannot be counted against quota.callsPerMinute of access rule 'metered': the state store is unreachable, so the call was refused (quota.onStoreDown: 'refuse'); retry when it is back",
       });
       // The operator's choice: carol's rule lets them through, uncounted.
       expect(await carol.dispatch('read_note', { id: 'a' })).toBe('note a');
@@ -152,16 +150,14 @@ describe('quota.callsPerMinute shared by two hosts through a Valkey or Redis ser
       expect(
         warnings.filter((w) =>
           w.startsWith(
-            "quota.callsPerMinute of access rule 'metered' refuses calls while the state store fails " +
-              "(quota.onStoreDown: 'refuse')",
+            "quota.callsPerMinute of access rule 'metered' refuses calls while the state store fails (quota.onStoreDown: 'refuse')",
           ),
         ),
       ).toHaveLength(1);
       expect(
         warnings.filter((w) =>
           w.startsWith(
-            "quota.callsPerMinute of access rule 'lenient' is not enforced while the state store fails " +
-              "(quota.onStoreDown: 'allow')",
+            "quota.callsPerMinute of access rule 'lenient' is not enforced while the state store fails (quota.onStoreDown: 'allow')",
           ),
         ),
       ).toHaveLength(1);
@@ -206,8 +202,7 @@ describe('quota.inFlight', () => {
       expect(parse(await alice.dispatch('echo', { x: 1 }))).toEqual({
         code: 'QUOTA_EXCEEDED',
         error:
-          "alice already has 1 call running, the most access rule 'one-at-a-time' allows at once " +
-          '(quota.inFlight); retry when one ends',
+          "alice already has 1 call running, the most access rule 'one-at-a-time' allows at once (quota.inFlight); retry when one ends",
       });
       expect(await bob.dispatch('echo', { x: 2 })).toBe('{"x":2}');
       release();

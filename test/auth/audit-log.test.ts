@@ -53,10 +53,7 @@ function writeRelay(): string {
       toolshed: { apiVersion: 1 },
     }),
   );
-  const relay =
-    `{ name: 'relay', description: 'Calls the tool it is told to.', parameters: { type: 'object', properties: { ` +
-    `tool: { type: 'string' } }, required: ['tool'] }, handler: async ({ tool }, ctx) => ctx.callTool(tool, { ` +
-    `id: 'r' }) }`;
+  const relay = `{ name: 'relay', description: 'Calls the tool it is told to.', parameters: { type: 'object', properties: { tool: { type: 'string' } }, required: ['tool'] }, handler: async ({ tool }, ctx) => ctx.callTool(tool, { id: 'r' }) }`;
   writeFileSync(path.join(dir, 'index.js'), `export default { apiVersion: 1, tools: [${relay}] };`);
   return dir;
 }
@@ -129,44 +126,40 @@ describe('an audited host', () => {
     await host?.close();
   });
 
-  it(
-    'writes a line for a call: time, who (never the token), session, call id, tool, plugin, tier, code, duration ' +
-      'and digests',
-    async () => {
-      const before = Date.now();
-      const result = await alice.dispatch('read_note', '{"id":"a"}', { sessionId: 's-1', callId: 'call-1' });
-      const [line] = await lines(1);
-      expect(line).toEqual({
-        time: expect.any(String),
-        tool: 'read_note',
-        code: 'OK',
-        durationMs: expect.any(Number),
-        identity: { subject: 'alice', issuer: 'https://issuer.test' },
-        sessionId: 's-1',
-        callId: 'call-1',
-        chain: [],
-        plugin: NOTES,
-        tier: 'thread',
-        argumentsSha256: sha256('{"id":"a"}'),
-        resultSha256: sha256(result),
-      });
-      expect(Date.parse(line!.time)).toBeGreaterThanOrEqual(before - 1000);
-      expect(Object.keys(line!)).toEqual([
-        'time',
-        'tool',
-        'code',
-        'durationMs',
-        'identity',
-        'sessionId',
-        'callId',
-        'chain',
-        'plugin',
-        'tier',
-        'argumentsSha256',
-        'resultSha256',
-      ]);
-    },
-  );
+  it('writes a line for a call: time, who (never the token), session, call id, tool, plugin, tier, code, duration and digests', async () => {
+    const before = Date.now();
+    const result = await alice.dispatch('read_note', '{"id":"a"}', { sessionId: 's-1', callId: 'call-1' });
+    const [line] = await lines(1);
+    expect(line).toEqual({
+      time: expect.any(String),
+      tool: 'read_note',
+      code: 'OK',
+      durationMs: expect.any(Number),
+      identity: { subject: 'alice', issuer: 'https://issuer.test' },
+      sessionId: 's-1',
+      callId: 'call-1',
+      chain: [],
+      plugin: NOTES,
+      tier: 'thread',
+      argumentsSha256: sha256('{"id":"a"}'),
+      resultSha256: sha256(result),
+    });
+    expect(Date.parse(line!.time)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Object.keys(line!)).toEqual([
+      'time',
+      'tool',
+      'code',
+      'durationMs',
+      'identity',
+      'sessionId',
+      'callId',
+      'chain',
+      'plugin',
+      'tier',
+      'argumentsSha256',
+      'resultSha256',
+    ]);
+  });
 
   it('gives equal arguments equal digests however they were spelled, and different ones different digests', async () => {
     const start = readLines(log).length;

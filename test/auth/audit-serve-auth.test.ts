@@ -74,8 +74,7 @@ it('writes the caller of a served call from its token, never the token', { timeo
   expect(text).not.toContain(token.split('.')[2]);
 });
 
-it('writes the line of each request refused before it became a call: no token, another audience, an expired ' +
-  'token, a foreign session', {
+it('writes the line of each request refused before it became a call: no token, another audience, an expired token, a foreign session', {
   timeout: 60_000,
 }, async () => {
   const before = readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).length;

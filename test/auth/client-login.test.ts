@@ -109,8 +109,7 @@ describe('an MCP server that needs OAuth', () => {
     expect(authServer.tokenRequests).toEqual([]);
   });
 
-  it('toolshed auth NAME logs in through the browser step (refusing a redirect with another state) and stores the ' +
-    'tokens privately', {
+  it('toolshed auth NAME logs in through the browser step (refusing a redirect with another state) and stores the tokens privately', {
     timeout: 60_000,
   }, async () => {
     const result = await toolshed(['auth', 'remote', '--no-browser'], async (url) => {

@@ -117,8 +117,7 @@ describe('a remote server naming its own authorization server', () => {
     // explain says where callers' tokens go, and what named the place.
     const report = host.explain().plugins.find((plugin) => plugin.name === 'mcp:people');
     expect(report?.mcp?.credentials).toBe(
-      `each caller's token, exchanged at the token endpoint of serve.auth.issuer ${auth.issuer} (its metadata) ` +
-        `for one with audience ${hostile.resource}`,
+      `each caller's token, exchanged at the token endpoint of serve.auth.issuer ${auth.issuer} (its metadata) for one with audience ${hostile.resource}`,
     );
     await expectMintedForServer(before, alice, 'alice');
   });

@@ -168,8 +168,7 @@ describe('credentials: { exchange }', () => {
       expect(outcome).toMatchObject({ ok: false, code: 'CREDENTIALS_UNAVAILABLE' });
       const message = outcome.ok ? '' : outcome.message;
       expect(message).toBe(
-        "whoami could not run: exchanging erin's token for the MCP server people failed: the token endpoint " +
-          'refused it (invalid_grant)',
+        "whoami could not run: exchanging erin's token for the MCP server people failed: the token endpoint refused it (invalid_grant)",
       );
       expect(message).not.toContain(erin);
       expect(message).not.toContain(EXCHANGE_CLIENT.secret);
@@ -197,8 +196,7 @@ describe("credentials: 'provider'", () => {
     const outcome = await host.as(identity('dave')).call('vaulted_whoami', {});
     expect(outcome).toMatchObject({ ok: false, code: 'CREDENTIALS_UNAVAILABLE' });
     expect(!outcome.ok && outcome.message).toBe(
-      'vaulted_whoami could not run: the credentials provider gave no token for the MCP server vaulted (asked ' +
-        'for dave)',
+      'vaulted_whoami could not run: the credentials provider gave no token for the MCP server vaulted (asked for dave)',
     );
     expect(await host.call('vaulted_whoami', {})).toMatchObject({ ok: false, code: 'CREDENTIALS_UNAVAILABLE' });
   });

@@ -99,15 +99,13 @@ describe.each([
       ok: false,
       code: 'CREDENTIALS_UNAVAILABLE',
       message:
-        "service_whoami acts for its caller (it needs the caller's SERVICE_TOKEN), and this call is made for " +
-        'no identity',
+        "service_whoami acts for its caller (it needs the caller's SERVICE_TOKEN), and this call is made for no identity",
     });
     expect(await host.as(person('carol')).call('service_whoami', {})).toEqual({
       ok: false,
       code: 'CREDENTIALS_UNAVAILABLE',
       message:
-        'service_whoami could not run: the credentials provider gave no secret SERVICE_TOKEN (plugin ' +
-        'toolshed-plugin-caller-secrets) (asked for carol)',
+        'service_whoami could not run: the credentials provider gave no secret SERVICE_TOKEN (plugin toolshed-plugin-caller-secrets) (asked for carol)',
     });
     // Bob has a token but no PIN: one missing secret refuses the call.
     expect(await host.as(person('bob')).call('service_two', {})).toMatchObject({

@@ -226,8 +226,7 @@ describe('serve.auth: sessions belong to an identity', () => {
     expect((await answer(own)).result?.tools).toBeDefined();
   });
 
-  it("holds an identity to its access rule's quota.sessions: 429 while its sessions are busy, its idlest making " +
-    'room otherwise', {
+  it("holds an identity to its access rule's quota.sessions: 429 while its sessions are busy, its idlest making room otherwise", {
     timeout: 60_000,
   }, async () => {
     const carol = await tokenFor('carol', endpoint.url);

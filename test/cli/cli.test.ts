@@ -138,8 +138,7 @@ describe('toolshed CLI', () => {
   it('says which protections are in force for an untrusted plugin', async () => {
     writeFileSync(
       path.join(work.dir, 'toolshed.config.mjs'),
-      `export default ` +
-        `${JSON.stringify({ builtins: false, plugins: [fixture('project', 'node_modules', 'toolshed-plugin-alpha')] })};\n`,
+      `export default ${JSON.stringify({ builtins: false, plugins: [fixture('project', 'node_modules', 'toolshed-plugin-alpha')] })};\n`,
     );
     // explain without a tool prints the summary, then every tool.
     const explained = await run(['explain']);
@@ -212,8 +211,7 @@ describe('toolshed CLI', () => {
       expect(await again(false)).toBe(1);
       expect(await again(true)).toBe(0);
       expect(out[0]).toBe(
-        'wrote .toolshedrc.json. Add plugin packages with npm install, list them under "plugins", and run ' +
-          'toolshed to see what is exposed.',
+        'wrote .toolshedrc.json. Add plugin packages with npm install, list them under "plugins", and run toolshed to see what is exposed.',
       );
     } finally {
       dir.cleanup();

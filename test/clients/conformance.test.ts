@@ -65,8 +65,7 @@ const NOT_APPLY: Record<string, string> = {
   'prompts-get-embedded-resource': 'toolshed serves tools only',
   'prompts-get-with-image': 'toolshed serves tools only',
   'server-sse-polling':
-    'needs a tool that closes its own SSE stream mid-call (test_reconnection, SEP-1699): no tool reaches the ' +
-    'transport, and serve keeps no event store to resume from',
+    'needs a tool that closes its own SSE stream mid-call (test_reconnection, SEP-1699): no tool reaches the transport, and serve keeps no event store to resume from',
 };
 
 /** One check of one scenario, as the suite writes it to `<out>/server-<scenario>-<time>/checks.json`. */

@@ -61,8 +61,7 @@ describe('execute_code description built from the probe', () => {
     );
     expect(description).toContain('list_files(args?: {}): Promise<unknown>;');
     expect(description).toContain(
-      'web_search(args: { query: string; freshness?: "day" | "week" | "month"; filters?: { site: string; ' +
-        'lang?: string } }): Promise<unknown>;',
+      'web_search(args: { query: string; freshness?: "day" | "week" | "month"; filters?: { site: string; lang?: string } }): Promise<unknown>;',
     );
     expect(description).toContain('/** Search the web. */');
   });

@@ -80,8 +80,7 @@ const refusals = () =>
     .filter((line) => line.refused !== undefined);
 
 describe('console owner checks under serve.auth', () => {
-  it("keeps another identity's MCP session from a narrower console identity: not listed, not called into, refusal " +
-    'audited', {
+  it("keeps another identity's MCP session from a narrower console identity: not listed, not called into, refusal audited", {
     timeout: 60_000,
   }, async () => {
     // Alice's MCP client keeps a task list in its session.

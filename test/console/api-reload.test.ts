@@ -26,8 +26,7 @@ let client: Client;
 function writePlugin(version: string): void {
   writeFileSync(
     path.join(pluginDir, 'index.js'),
-    `export default { apiVersion: 1, tools: [{ name: 'live_${version}', toolset: 'live', description: 'Version ` +
-      `${version}.', parameters: { type: 'object' }, handler: () => 'running ${version}' }] };\n`,
+    `export default { apiVersion: 1, tools: [{ name: 'live_${version}', toolset: 'live', description: 'Version ${version}.', parameters: { type: 'object' }, handler: () => 'running ${version}' }] };\n`,
   );
 }
 

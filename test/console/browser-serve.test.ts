@@ -99,8 +99,7 @@ describe('the console under serve --http --ui', () => {
     await page.context().close();
   });
 
-  it('holds a call from a client without elicitation in "Approvals": Approve runs it, Deny refuses the next with ' +
-    'APPROVAL_DENIED', {
+  it('holds a call from a client without elicitation in "Approvals": Approve runs it, Deny refuses the next with APPROVAL_DENIED', {
     timeout: 60_000,
   }, async () => {
     const { page, misdeeds } = await openPage(browser, consoleUrl());

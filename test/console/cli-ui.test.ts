@@ -86,9 +86,7 @@ async function mcpClient(url: string): Promise<Client> {
 
 describe('toolshed ui', () => {
   // One process for both: the default port taken (held here) and the browser that cannot be started.
-  it('prints exactly one URL line, serves the page and the API, and exits 0 on SIGTERM; falls back to a free port ' +
-    'when 7420 is taken and --http was not given (with --http a taken port is a usage error); with --open, a ' +
-    'browser that cannot be started is a note on stderr', {
+  it('prints exactly one URL line, serves the page and the API, and exits 0 on SIGTERM; falls back to a free port when 7420 is taken and --http was not given (with --http a taken port is a usage error); with --open, a browser that cannot be started is a note on stderr', {
     timeout: 60_000,
   }, async () => {
     // Hold 7420 (or find it held already: either way it is taken).

@@ -21,17 +21,13 @@ describe('DescriptionTokens', () => {
     expect(tokens.of(text, new Set(['grep', 'find']))).toEqual(['grep', 'find']);
   });
 
-  it(
-    'stays bounded by the registry when texts keep changing (an MCP server rewording its tools), and answers ' +
-      'right after starting over',
-    () => {
-      const tokens = new DescriptionTokens();
-      const known = new Set(['a_tool', 'b_tool']);
-      for (let i = 0; i < 5000; i++)
-        expect(tokens.of({ description: `version ${i}: calls a_tool` }, known)).toEqual(['a_tool']);
-      expect(tokens.size).toBeLessThanOrEqual(4 * known.size + 1024);
-      expect(tokens.of({ description: 'b_tool then a_tool' }, known)).toEqual(['b_tool', 'a_tool']);
-      expect(tokens.of({ description: 'version 0: calls a_tool' }, known)).toEqual(['a_tool']);
-    },
-  );
+  it('stays bounded by the registry when texts keep changing (an MCP server rewording its tools), and answers right after starting over', () => {
+    const tokens = new DescriptionTokens();
+    const known = new Set(['a_tool', 'b_tool']);
+    for (let i = 0; i < 5000; i++)
+      expect(tokens.of({ description: `version ${i}: calls a_tool` }, known)).toEqual(['a_tool']);
+    expect(tokens.size).toBeLessThanOrEqual(4 * known.size + 1024);
+    expect(tokens.of({ description: 'b_tool then a_tool' }, known)).toEqual(['b_tool', 'a_tool']);
+    expect(tokens.of({ description: 'version 0: calls a_tool' }, known)).toEqual(['a_tool']);
+  });
 });

@@ -16,28 +16,24 @@ const describeTool = (defs: unknown[], name: string) =>
   (defs as OpenAITool[]).find((d) => d.function.name === name)?.function.description;
 
 describe('layer 3: schema correction', () => {
-  it(
-    'seed: browse drops "prefer web_search" when web_search is hidden for a missing key, and explain flags ' +
-      'summarize, which still names it',
-    async () => {
-      await withHost(fixtureOptions(['seed']), async (host) => {
-        const defs = await host.definitions({ format: 'openai' });
-        expect(describeTool(defs, 'web_search')).toBeUndefined();
-        expect(describeTool(defs, 'browse')).toBe(
-          'Open a URL and return its readable text. Only known URLs can be opened.',
-        );
-        const report = host.explain();
-        expect(report.tools.find((t) => t.name === 'web_search')?.reason).toBe(
-          'missing environment variable SEARCH_API_KEY',
-        );
-        expect(report.tools.find((t) => t.name === 'summarize')?.warnings).toEqual([
-          'description of summarize mentions web_search, which is not exposed',
-        ]);
-        expect(report.warnings).toContain('description of summarize mentions web_search, which is not exposed');
-        expect(report.tools.find((t) => t.name === 'browse')?.warnings).toEqual([]);
-      });
-    },
-  );
+  it('seed: browse drops "prefer web_search" when web_search is hidden for a missing key, and explain flags summarize, which still names it', async () => {
+    await withHost(fixtureOptions(['seed']), async (host) => {
+      const defs = await host.definitions({ format: 'openai' });
+      expect(describeTool(defs, 'web_search')).toBeUndefined();
+      expect(describeTool(defs, 'browse')).toBe(
+        'Open a URL and return its readable text. Only known URLs can be opened.',
+      );
+      const report = host.explain();
+      expect(report.tools.find((t) => t.name === 'web_search')?.reason).toBe(
+        'missing environment variable SEARCH_API_KEY',
+      );
+      expect(report.tools.find((t) => t.name === 'summarize')?.warnings).toEqual([
+        'description of summarize mentions web_search, which is not exposed',
+      ]);
+      expect(report.warnings).toContain('description of summarize mentions web_search, which is not exposed');
+      expect(report.tools.find((t) => t.name === 'browse')?.warnings).toEqual([]);
+    });
+  });
 
   it('emits a warning event when a check flips and a description now names a hidden tool', async () => {
     const work = tempDir();

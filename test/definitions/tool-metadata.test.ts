@@ -25,8 +25,7 @@ describe('tool metadata at load', () => {
       expect(failed.error).toMatchObject({
         code: 'PLUGIN_INVALID',
         message:
-          "toolshed-plugin-badexample: tool forecast: examples[1] does not match the tool's parameters: /city " +
-          'must be string',
+          "toolshed-plugin-badexample: tool forecast: examples[1] does not match the tool's parameters: /city must be string",
       });
     });
   });
@@ -36,42 +35,37 @@ describe('tool metadata at load', () => {
       const failed = host.explain().plugins[0]!;
       expect(failed.error?.code).toBe('PLUGIN_INVALID');
       expect(failed.error?.message).toBe(
-        'toolshed-plugin-badicon: tool shiny: icons[1].src uses javascript:, which clients may not fetch ' +
-          'safely: use an https: URL or a data:image/… URI',
+        'toolshed-plugin-badicon: tool shiny: icons[1].src uses javascript:, which clients may not fetch safely: use an https: URL or a data:image/… URI',
       );
     });
   });
 
-  it(
-    'a rewriter sees title, icons, outputSchema and examples on ToolInfo; the mcp format sends title, icons and ' +
-      'outputSchema',
-    async () => {
-      const seen: ToolInfo[] = [];
-      const spy: SchemaRewriter = {
-        appliesTo: (tool) => {
-          if (tool.name === 'weather') seen.push(tool);
-          return false;
-        },
-        rewrite: async (definition) => ({ definition }),
-      };
-      await withHost({ ...fixtureOptions(['structured']), rewriters: [spy] }, async (host) => {
-        const mcp = await host.definitions({ format: 'mcp' });
-        const weather = mcp.find((t) => t.name === 'weather')!;
-        expect(weather.title).toBe('Weather report');
-        expect(weather.icons).toEqual([
-          { src: 'https://example.test/weather.png', mimeType: 'image/png', sizes: ['48x48'] },
-          { src: 'data:image/svg+xml;base64,PHN2Zy8+', theme: 'dark' },
-        ]);
-        expect(weather.outputSchema).toMatchObject({ type: 'object', required: ['city', 'tempC'] });
-        expect(weather.description).toBe('The weather in a city.');
-        expect(mcp.find((t) => t.name === 'levels')).not.toHaveProperty('outputSchema');
-        const info = seen[0]!;
-        expect(info.title).toBe('Weather report');
-        expect(info.icons).toHaveLength(2);
-        expect(info.outputSchema).toMatchObject({ type: 'object' });
-        expect(info.examples).toEqual([{ city: 'Oslo' }, { city: 'Lima', units: 'F' }]);
-        expect(Object.isFrozen(info)).toBe(true);
-      });
-    },
-  );
+  it('a rewriter sees title, icons, outputSchema and examples on ToolInfo; the mcp format sends title, icons and outputSchema', async () => {
+    const seen: ToolInfo[] = [];
+    const spy: SchemaRewriter = {
+      appliesTo: (tool) => {
+        if (tool.name === 'weather') seen.push(tool);
+        return false;
+      },
+      rewrite: async (definition) => ({ definition }),
+    };
+    await withHost({ ...fixtureOptions(['structured']), rewriters: [spy] }, async (host) => {
+      const mcp = await host.definitions({ format: 'mcp' });
+      const weather = mcp.find((t) => t.name === 'weather')!;
+      expect(weather.title).toBe('Weather report');
+      expect(weather.icons).toEqual([
+        { src: 'https://example.test/weather.png', mimeType: 'image/png', sizes: ['48x48'] },
+        { src: 'data:image/svg+xml;base64,PHN2Zy8+', theme: 'dark' },
+      ]);
+      expect(weather.outputSchema).toMatchObject({ type: 'object', required: ['city', 'tempC'] });
+      expect(weather.description).toBe('The weather in a city.');
+      expect(mcp.find((t) => t.name === 'levels')).not.toHaveProperty('outputSchema');
+      const info = seen[0]!;
+      expect(info.title).toBe('Weather report');
+      expect(info.icons).toHaveLength(2);
+      expect(info.outputSchema).toMatchObject({ type: 'object' });
+      expect(info.examples).toEqual([{ city: 'Oslo' }, { city: 'Lima', units: 'F' }]);
+      expect(Object.isFrozen(info)).toBe(true);
+    });
+  });
 });

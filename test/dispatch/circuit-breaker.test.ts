@@ -41,70 +41,62 @@ afterEach(async () => {
 });
 
 describe('circuit breaker', () => {
-  it(
-    'hides a tool that crashed failures times in the window, says why (explain shows its circuit), and refuses ' +
-      'it without a worker',
-    async () => {
-      expect(parse(await host.dispatch('always_crash', {})).code).toBe('TOOL_CRASHED');
-      expect(host.explain().breakers).toEqual(
-        expect.arrayContaining([{ key: 'tool:always_crash', state: 'counting', failures: 1 }]),
-      );
-      for (let i = 0; i < 2; i++) expect(parse(await host.dispatch('always_crash', {})).code).toBe('TOOL_CRASHED');
-      const report = await host.refresh();
-      expect(report.tools.find((t) => t.name === 'always_crash')).toMatchObject({
-        exposed: false,
-        layer: 'availability',
-        reason: 'crashed 3 times in 60 s; retrying after 30 s',
-        availability: { kind: 'breaker' },
-      });
-      expect(report.breakers!.find((c) => c.key === 'tool:always_crash')).toEqual({
-        key: 'tool:always_crash',
-        state: 'open',
-        failures: 0,
-        reason: 'crashed 3 times in 60 s; retrying after 30 s',
-        until: new Date(clock.now() + 30_000).toISOString(),
-      });
-      expect(changes).toBeGreaterThan(0);
-      expect(await exposed()).not.toContain('always_crash');
-      // One broken tool does not take its siblings down.
-      expect(await exposed()).toContain('healthy');
-      const before = completed();
-      const refused = parse(await host.dispatch('always_crash', {}));
-      expect(refused).toEqual({
-        code: 'TOOL_NOT_EXPOSED',
-        error: "tool 'always_crash' is not available here: crashed 3 times in 60 s; retrying after 30 s",
-      });
-      expect(completed()).toBe(before);
-      clock.advance(30_001);
-      expect(host.explain().breakers!.find((c) => c.key === 'tool:always_crash')).toMatchObject({ state: 'half-open' });
-    },
-  );
+  it('hides a tool that crashed failures times in the window, says why (explain shows its circuit), and refuses it without a worker', async () => {
+    expect(parse(await host.dispatch('always_crash', {})).code).toBe('TOOL_CRASHED');
+    expect(host.explain().breakers).toEqual(
+      expect.arrayContaining([{ key: 'tool:always_crash', state: 'counting', failures: 1 }]),
+    );
+    for (let i = 0; i < 2; i++) expect(parse(await host.dispatch('always_crash', {})).code).toBe('TOOL_CRASHED');
+    const report = await host.refresh();
+    expect(report.tools.find((t) => t.name === 'always_crash')).toMatchObject({
+      exposed: false,
+      layer: 'availability',
+      reason: 'crashed 3 times in 60 s; retrying after 30 s',
+      availability: { kind: 'breaker' },
+    });
+    expect(report.breakers!.find((c) => c.key === 'tool:always_crash')).toEqual({
+      key: 'tool:always_crash',
+      state: 'open',
+      failures: 0,
+      reason: 'crashed 3 times in 60 s; retrying after 30 s',
+      until: new Date(clock.now() + 30_000).toISOString(),
+    });
+    expect(changes).toBeGreaterThan(0);
+    expect(await exposed()).not.toContain('always_crash');
+    // One broken tool does not take its siblings down.
+    expect(await exposed()).toContain('healthy');
+    const before = completed();
+    const refused = parse(await host.dispatch('always_crash', {}));
+    expect(refused).toEqual({
+      code: 'TOOL_NOT_EXPOSED',
+      error: "tool 'always_crash' is not available here: crashed 3 times in 60 s; retrying after 30 s",
+    });
+    expect(completed()).toBe(before);
+    clock.advance(30_001);
+    expect(host.explain().breakers!.find((c) => c.key === 'tool:always_crash')).toMatchObject({ state: 'half-open' });
+  });
 
-  it(
-    'after the cool-down shows the tool again and lets one probe through: a crash closes it again, a success ' +
-      'restores it',
-    async () => {
-      writeFileSync(path.join(work.dir, 'crash.flag'), '');
-      for (let i = 0; i < 3; i++) expect(parse(await host.dispatch('crash_while_flag', {})).code).toBe('TOOL_CRASHED');
-      expect(await exposed()).not.toContain('crash_while_flag');
-      clock.advance(30_000);
-      const changesBefore = changes;
-      expect(await exposed()).toContain('crash_while_flag');
-      expect(changes).toBeGreaterThan(changesBefore);
-      // The probe crashes: out of service again, at once.
-      expect(parse(await host.dispatch('crash_while_flag', {})).code).toBe('TOOL_CRASHED');
-      expect(await exposed()).not.toContain('crash_while_flag');
-      expect((await host.refresh()).tools.find((t) => t.name === 'crash_while_flag')!.reason).toBe(
-        'crashed again on the probe call after the cool-down; retrying after 30 s',
-      );
-      // Fixed: the next probe succeeds and the tool stays.
-      rmSync(path.join(work.dir, 'crash.flag'));
-      clock.advance(30_000);
-      expect(await host.dispatch('crash_while_flag', {})).toBe('ok');
-      expect(await host.dispatch('crash_while_flag', {})).toBe('ok');
-      expect(await exposed()).toContain('crash_while_flag');
-    },
-  );
+  it('after the cool-down shows the tool again and lets one probe through: a crash closes it again, a success restores it', async () => {
+    writeFileSync(path.join(work.dir, 'crash.flag'), '');
+    for (let i = 0; i < 3; i++) expect(parse(await host.dispatch('crash_while_flag', {})).code).toBe('TOOL_CRASHED');
+    expect(await exposed()).not.toContain('crash_while_flag');
+    clock.advance(30_000);
+    const changesBefore = changes;
+    expect(await exposed()).toContain('crash_while_flag');
+    expect(changes).toBeGreaterThan(changesBefore);
+    // The probe crashes: out of service again, at once.
+    expect(parse(await host.dispatch('crash_while_flag', {})).code).toBe('TOOL_CRASHED');
+    expect(await exposed()).not.toContain('crash_while_flag');
+    expect((await host.refresh()).tools.find((t) => t.name === 'crash_while_flag')!.reason).toBe(
+      'crashed again on the probe call after the cool-down; retrying after 30 s',
+    );
+    // Fixed: the next probe succeeds and the tool stays.
+    rmSync(path.join(work.dir, 'crash.flag'));
+    clock.advance(30_000);
+    expect(await host.dispatch('crash_while_flag', {})).toBe('ok');
+    expect(await host.dispatch('crash_while_flag', {})).toBe('ok');
+    expect(await exposed()).toContain('crash_while_flag');
+  });
 
   it('opens the plugin circuit when several of its tools crash: all its tools are hidden', async () => {
     expect(parse(await host.dispatch('always_crash', {})).code).toBe('TOOL_CRASHED');

@@ -39,9 +39,7 @@ describe('a tool with an outputSchema', () => {
     expect(JSON.parse(await host.dispatch('weather_wrong', { city: 'Oslo' }))).toEqual({
       code: 'TOOL_RESULT_INVALID',
       error:
-        'weather_wrong (plugin toolshed-plugin-structured) returned a result that does not match its ' +
-        'outputSchema: /tempC must be number. This is a bug in toolshed-plugin-structured, not in the call: ' +
-        "report it to the plugin's author.",
+        "weather_wrong (plugin toolshed-plugin-structured) returned a result that does not match its outputSchema: /tempC must be number. This is a bug in toolshed-plugin-structured, not in the call: report it to the plugin's author.",
     });
   });
 

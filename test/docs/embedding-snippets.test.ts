@@ -102,20 +102,17 @@ console.log(JSON.stringify({ text, sent }));`,
     });
   });
 
-  it(
-    'OpenAI Agents SDK: runs as written against a scripted OpenAI-compatible server, calling a tool that works ' +
-      'and one that fails',
-    async () => {
-      const server = await startScriptedServer([
-        { tool_calls: [toolCall('c1', 'read_note', { id: 'a' }), toolCall('c2', 'fail_note', {})] },
-        { content: 'done' },
-      ]);
-      try {
-        // The SDK's default model, pointed at the loopback server (Chat Completions, no trace export).
-        const out = await runSnippet(
-          'openai-agents',
-          {
-            prelude: `
+  it('OpenAI Agents SDK: runs as written against a scripted OpenAI-compatible server, calling a tool that works and one that fails', async () => {
+    const server = await startScriptedServer([
+      { tool_calls: [toolCall('c1', 'read_note', { id: 'a' }), toolCall('c2', 'fail_note', {})] },
+      { content: 'done' },
+    ]);
+    try {
+      // The SDK's default model, pointed at the loopback server (Chat Completions, no trace export).
+      const out = await runSnippet(
+        'openai-agents',
+        {
+          prelude: `
 import OpenAI from 'openai';
 import { setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled } from '@openai/agents';
 setDefaultOpenAIClient(new OpenAI({ baseURL: process.env.SCRIPTED_BASE_URL, apiKey: 'test' }));
@@ -124,49 +121,44 @@ setTracingDisabled(true);
 const instructions = 'Use the tools.';
 const sessionId = 'docs-2';
 const prompt = 'Read note a.';`,
-            snippet: snippetAfter('**OpenAI Agents SDK**'),
-            epilogue: `
+          snippet: snippetAfter('**OpenAI Agents SDK**'),
+          epilogue: `
 await host.close();
 console.log(JSON.stringify({ finalOutput }));`,
-          },
-          { SCRIPTED_BASE_URL: server.baseURL, OPENAI_AGENTS_DISABLE_TRACING: '1' },
-        );
-        expect(out).toEqual({ finalOutput: 'done' });
-        const replies = Object.fromEntries(
-          server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]),
-        );
-        expect(replies).toEqual({
-          c1: 'note a (session docs-2)',
-          c2: '{"error":"the note store is offline","code":"TOOL_FAILED"}',
-        });
-      } finally {
-        await server.close();
-      }
-    },
-  );
+        },
+        { SCRIPTED_BASE_URL: server.baseURL, OPENAI_AGENTS_DISABLE_TRACING: '1' },
+      );
+      expect(out).toEqual({ finalOutput: 'done' });
+      const replies = Object.fromEntries(
+        server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]),
+      );
+      expect(replies).toEqual({
+        c1: 'note a (session docs-2)',
+        c2: '{"error":"the note store is offline","code":"TOOL_FAILED"}',
+      });
+    } finally {
+      await server.close();
+    }
+  });
 
-  it(
-    "LangChain: runs as written with the framework's fake tool-calling model, calling a tool that works and one " +
-      'that fails',
-    async () => {
-      const out = await runSnippet('langchain', {
-        prelude: `
+  it("LangChain: runs as written with the framework's fake tool-calling model, calling a tool that works and one that fails", async () => {
+    const out = await runSnippet('langchain', {
+      prelude: `
 import { FakeToolCallingModel } from 'langchain';
 const model = new FakeToolCallingModel({ toolCalls: [[{ name: 'read_note', args: { id: 'a' }, id: 'c1' }, { name: 'fail_note', args: {}, id: 'c2' }], []] });
 const sessionId = 'docs-3';
 const prompt = 'Read note a.';`,
-        snippet: snippetAfter('**LangChain**'),
-        epilogue: `
+      snippet: snippetAfter('**LangChain**'),
+      epilogue: `
 const tools = messages.filter((m) => m.getType() === 'tool').map((m) => [m.tool_call_id, m.status, m.content]);
 await host.close();
 console.log(JSON.stringify({ tools }));`,
-      });
-      expect(out).toEqual({
-        tools: [
-          ['c1', 'success', 'note a (session docs-3)'],
-          ['c2', 'error', '{"error":"the note store is offline","code":"TOOL_FAILED"}'],
-        ],
-      });
-    },
-  );
+    });
+    expect(out).toEqual({
+      tools: [
+        ['c1', 'success', 'note a (session docs-3)'],
+        ['c2', 'error', '{"error":"the note store is offline","code":"TOOL_FAILED"}'],
+      ],
+    });
+  });
 });

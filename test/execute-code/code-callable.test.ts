@@ -24,8 +24,7 @@ function writePlugin(name: string, tools: Record<string, string>): string {
   );
   const specs = Object.entries(tools).map(
     ([tool, flags]) =>
-      `{ name: '${tool}', description: 'Returns ${tool}.', parameters: { type: 'object' }, handler: () => '` +
-      `${tool}', ${flags} }`,
+      `{ name: '${tool}', description: 'Returns ${tool}.', parameters: { type: 'object' }, handler: () => '${tool}', ${flags} }`,
   );
   writeFileSync(path.join(dir, 'index.js'), `export default { apiVersion: 1, tools: [${specs.join(', ')}] };`);
   return dir;

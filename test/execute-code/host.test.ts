@@ -97,8 +97,7 @@ describe('execute_code: running scripts through the host', () => {
     await withDefaultHost(async (host) => {
       const out = await run(
         host,
-        "const parts = []; for (const f of ['a.txt', 'b.txt', 'c.txt']) parts.push((await tools.read_text({ " +
-          "path: f })).trim()); console.log('done'); return parts.join(' + ');",
+        "const parts = []; for (const f of ['a.txt', 'b.txt', 'c.txt']) parts.push((await tools.read_text({ path: f })).trim()); console.log('done'); return parts.join(' + ');",
       );
       expect(out).toMatchObject({
         status: 'ok',
@@ -113,8 +112,7 @@ describe('execute_code: running scripts through the host', () => {
     await withDefaultHost(async (host) => {
       const out = await run(
         host,
-        'const codes = []; for (const call of [() => tools.fail({}), () => tools.read_text({ path: 5 })]) { ' +
-          'try { await call(); } catch (e) { codes.push(e.code); } } return codes;',
+        'const codes = []; for (const call of [() => tools.fail({}), () => tools.read_text({ path: 5 })]) { try { await call(); } catch (e) { codes.push(e.code); } } return codes;',
       );
       expect(out.result).toEqual(['TOOL_FAILED', 'INVALID_ARGUMENTS']);
     });
@@ -124,8 +122,7 @@ describe('execute_code: running scripts through the host', () => {
     await withDefaultHost(async (host) => {
       const out = await run(
         host,
-        'let n = 0; try { for (let i = 0; i < 60; i++) { await tools.count({}); n++; } } catch (e) { return { ' +
-          'n, code: e.code }; }',
+        'let n = 0; try { for (let i = 0; i < 60; i++) { await tools.count({}); n++; } } catch (e) { return { n, code: e.code }; }',
       );
       expect(out.result).toEqual({ n: 50, code: 'TOOL_BUDGET_EXCEEDED' });
       expect(readFileSync(path.join(work.dir, 'calls.log'), 'utf8')).toHaveLength(50);
@@ -146,8 +143,7 @@ describe('execute_code: running scripts through the host', () => {
     await withDefaultHost(async (host) => {
       const out = await run(
         host,
-        "return [typeof process, typeof require, typeof Function('return this')().process, await " +
-          "import('fs').then(() => 'imported', () => 'refused')]",
+        "return [typeof process, typeof require, typeof Function('return this')().process, await import('fs').then(() => 'imported', () => 'refused')]",
       );
       expect(out.result).toEqual(['undefined', 'undefined', 'undefined', 'refused']);
     });

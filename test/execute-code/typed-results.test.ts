@@ -36,9 +36,7 @@ describe('execute_code and a tool with an outputSchema', () => {
     const mcp = await host.definitions({ format: 'mcp' });
     const description = mcp.find((t) => t.name === 'execute_code')!.description;
     expect(description).toContain(
-      'weather(args: { city: string; units?: "C" | "F" }): Promise<{ /** the city asked for */ city: string; ' +
-        'tempC: number; conditions?: "sun" | "rain" | "snow"; hourly?: { hour: number; tempC?: number }[]; ' +
-        'station?: string | null }>;',
+      'weather(args: { city: string; units?: "C" | "F" }): Promise<{ /** the city asked for */ city: string; tempC: number; conditions?: "sun" | "rain" | "snow"; hourly?: { hour: number; tempC?: number }[]; station?: string | null }>;',
     );
     expect(description).toContain('levels(args?: Record<string, unknown>): Promise<unknown>;');
   });

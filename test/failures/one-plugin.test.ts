@@ -56,8 +56,7 @@ describe('a plugin that fails to load', () => {
         unavailable: ['toolshed-plugin-greetings (PLUGIN_IMPORT_FAILED)'],
       });
       expect(report.warnings).toContain(
-        "toolset 'gestures' is enabled, but toolshed-plugin-greetings declares it and failed to load " +
-          '(PLUGIN_IMPORT_FAILED); its tools are unavailable',
+        "toolset 'gestures' is enabled, but toolshed-plugin-greetings declares it and failed to load (PLUGIN_IMPORT_FAILED); its tools are unavailable",
       );
       // A call names the failure; the rest of the host works.
       expect(JSON.parse(await host.dispatch('hello', {}))).toMatchObject({
@@ -121,8 +120,7 @@ describe('a plugin that fails to load', () => {
         known: { from: 'name', toolsets: ['hangs-at-import'] },
       });
       expect(host.explain().warnings).toContain(
-        "toolset 'future' is enabled, but toolshed-plugin-future declares it and failed to load " +
-          '(PLUGIN_API_MISMATCH); its tools are unavailable',
+        "toolset 'future' is enabled, but toolshed-plugin-future declares it and failed to load (PLUGIN_API_MISMATCH); its tools are unavailable",
       );
       expect(JSON.parse(await host.dispatch('where', {})).cwd).toBe(fixture('project'));
     });
@@ -154,8 +152,7 @@ describe('a plugin that fails to load', () => {
       expect(failed.error).toEqual({
         code: 'PLUGIN_INVALID',
         message:
-          'toolshed-plugin-namedonly: no default export; found named exports: helper, plugin. Export the ' +
-          'plugin object as the default export: export default { apiVersion: 1, tools: [...] }',
+          'toolshed-plugin-namedonly: no default export; found named exports: helper, plugin. Export the plugin object as the default export: export default { apiVersion: 1, tools: [...] }',
       });
       expect(JSON.parse(await host.dispatch('where', {})).cwd).toBeTruthy();
     });
@@ -166,9 +163,7 @@ describe('a plugin that fails to load', () => {
       const failed = host.explain().plugins[0]!;
       expect(failed.error?.code).toBe('PLUGIN_INVALID');
       expect(failed.error?.message).toBe(
-        'toolshed-plugin-badschema: tool forecast: parameters is not a valid JSON Schema: ' +
-          '/tools/1/parameters/properties/city/type: must be one of "array", "boolean", "integer", "null", ' +
-          '"number", "object", "string"',
+        'toolshed-plugin-badschema: tool forecast: parameters is not a valid JSON Schema: /tools/1/parameters/properties/city/type: must be one of "array", "boolean", "integer", "null", "number", "object", "string"',
       );
       expect(JSON.parse(await host.dispatch('forecast', {})).code).toBe('UNKNOWN_TOOL');
       expect(JSON.parse(await host.dispatch('where', {})).cwd).toBeTruthy();
@@ -195,8 +190,7 @@ describe('a tool that loses a name conflict', () => {
         definedBy: ['toolshed-plugin-clash'],
       });
       expect(report.warnings).toContain(
-        "toolset 'clash' is enabled, but its tool alpha_echo from toolshed-plugin-clash lost a name conflict " +
-          'to toolshed-plugin-alpha (TOOL_CONFLICT)',
+        "toolset 'clash' is enabled, but its tool alpha_echo from toolshed-plugin-clash lost a name conflict to toolshed-plugin-alpha (TOOL_CONFLICT)",
       );
       expect(report.tools.find((t) => t.name === 'alpha_echo')?.conflict).toMatchObject({
         winner: 'toolshed-plugin-alpha',

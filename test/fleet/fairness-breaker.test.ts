@@ -42,8 +42,7 @@ function writeProject(storeUrl: string): void {
   );
   writeFileSync(
     path.join(dir, 'index.js'),
-    `export default { apiVersion: 1, tools: [{ name: 'flaky', description: 'Crashes its worker when asked.', ` +
-      `parameters: { type: 'object' }, handler: ({ crash }) => (crash ? process.exit(3) : 'fine') }] };\n`,
+    `export default { apiVersion: 1, tools: [{ name: 'flaky', description: 'Crashes its worker when asked.', parameters: { type: 'object' }, handler: ({ crash }) => (crash ? process.exit(3) : 'fine') }] };\n`,
   );
   const config = {
     builtins: false,

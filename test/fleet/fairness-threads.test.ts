@@ -49,8 +49,7 @@ describe("the terminal's calls and the pool's threads", () => {
     });
   }, 60_000);
 
-  it("keeps each call's own timeout: one times out while another on the same worker completes, and the next call " +
-    'works', async () => {
+  it("keeps each call's own timeout: one times out while another on the same worker completes, and the next call works", async () => {
     const [stuck, fine] = await Promise.all([
       host.dispatch('terminal', { command: 'sleep 30', timeoutMs: 1_000 }),
       host.dispatch('terminal', { command: 'sleep 0.5; echo fine' }),

@@ -119,58 +119,54 @@ async function sdkClient(url: string): Promise<Client> {
 }
 
 describe('sessions per client', () => {
-  it(
-    'refuses a client at serve.maxSessionsPerClient with 429 and a message while each of its sessions is busy, ' +
-      'and another client still opens sessions',
-    async () => {
-      await withEndpoint({ maxSessions: 10, maxSessionsPerClient: 2 }, async (endpoint) => {
-        const mine = [await initialize(endpoint.url, A), await initialize(endpoint.url, A)];
-        // A call in flight in each of A's sessions: held in a hook until released.
-        let release!: () => void;
-        const gate = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        let arrived = 0;
-        const stop = host.use({
-          beforeCall: async (call) => {
-            if (call.tool !== 'hello') return;
-            arrived++;
-            await gate;
-          },
-        });
-        try {
-          const calls = mine.map((answer, id) =>
-            request(endpoint.url, A, {
-              headers: { ...HEADERS, 'mcp-session-id': answer.session!, 'mcp-protocol-version': PROTOCOL },
-              body: JSON.stringify({
-                jsonrpc: '2.0',
-                id: 10 + id,
-                method: 'tools/call',
-                params: { name: 'hello', arguments: {} },
-              }),
-            }),
-          );
-          await expect.poll(() => arrived).toBe(2);
-          const refused = await initialize(endpoint.url, A);
-          expect(refused.status).toBe(429);
-          expect(JSON.parse(refused.body).error.message).toMatch(
-            /^Too many sessions for this client: it holds 2, the most is 2/,
-          );
-          // Another client is not affected.
-          const b = await sdkClient(endpoint.url);
-          expect((await b.listTools()).tools.map((t) => t.name)).toContain('hello');
-          release();
-          expect((await Promise.all(calls)).map((answer) => answer.status)).toEqual([200, 200]);
-        } finally {
-          stop();
-          release();
-        }
-        // Idle again: the next open closes A's idlest session instead of refusing.
-        expect((await initialize(endpoint.url, A)).status).toBe(200);
-        expect(endpoint.sessions).toBe(3);
+  it('refuses a client at serve.maxSessionsPerClient with 429 and a message while each of its sessions is busy, and another client still opens sessions', async () => {
+    await withEndpoint({ maxSessions: 10, maxSessionsPerClient: 2 }, async (endpoint) => {
+      const mine = [await initialize(endpoint.url, A), await initialize(endpoint.url, A)];
+      // A call in flight in each of A's sessions: held in a hook until released.
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
       });
-    },
-  );
+      let arrived = 0;
+      const stop = host.use({
+        beforeCall: async (call) => {
+          if (call.tool !== 'hello') return;
+          arrived++;
+          await gate;
+        },
+      });
+      try {
+        const calls = mine.map((answer, id) =>
+          request(endpoint.url, A, {
+            headers: { ...HEADERS, 'mcp-session-id': answer.session!, 'mcp-protocol-version': PROTOCOL },
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 10 + id,
+              method: 'tools/call',
+              params: { name: 'hello', arguments: {} },
+            }),
+          }),
+        );
+        await expect.poll(() => arrived).toBe(2);
+        const refused = await initialize(endpoint.url, A);
+        expect(refused.status).toBe(429);
+        expect(JSON.parse(refused.body).error.message).toMatch(
+          /^Too many sessions for this client: it holds 2, the most is 2/,
+        );
+        // Another client is not affected.
+        const b = await sdkClient(endpoint.url);
+        expect((await b.listTools()).tools.map((t) => t.name)).toContain('hello');
+        release();
+        expect((await Promise.all(calls)).map((answer) => answer.status)).toEqual([200, 200]);
+      } finally {
+        stop();
+        release();
+      }
+      // Idle again: the next open closes A's idlest session instead of refusing.
+      expect((await initialize(endpoint.url, A)).status).toBe(200);
+      expect(endpoint.sessions).toBe(3);
+    });
+  });
 
   it('admits a burst of opens exactly up to the cap: sessions still being opened count', async () => {
     await withEndpoint({ maxSessions: 10, maxSessionsPerClient: 3 }, async (endpoint) => {
@@ -196,32 +192,27 @@ describe('sessions per client', () => {
     });
   });
 
-  it(
-    'counts a request from a trusted proxy as the client its X-Forwarded-For names, and ignores the header from ' +
-      'anyone else',
-    async () => {
-      const PROXY = '127.0.0.3';
-      await withEndpoint({ maxSessions: 10, maxSessionsPerClient: 1, trustedProxies: [PROXY] }, async (endpoint) => {
-        const via = (from: string, forwarded: string) =>
-          request(endpoint.url, from, { headers: { ...HEADERS, 'x-forwarded-for': forwarded }, body: INITIALIZE });
-        // Two clients behind the proxy: one session each.
-        const first = await via(PROXY, '10.0.0.1');
-        const second = await via(PROXY, '10.0.0.2');
-        expect([first.status, second.status]).toEqual([200, 200]);
-        // The first one again, through a second (trusted) hop: the same client at its cap, so its own idle session
-        // makes
-        // room.
-        expect((await via(PROXY, `10.0.0.1, ${PROXY}`)).status).toBe(200);
-        expect((await list(endpoint.url, PROXY, first.session!)).status).toBe(404);
-        expect((await list(endpoint.url, PROXY, second.session!)).status).toBe(200);
-        // A client that is not a trusted proxy cannot pick who it is counted as: its two opens are one client's.
-        const own = await via(A, '10.0.0.8');
-        expect((await via(A, '10.0.0.9')).status).toBe(200);
-        expect((await list(endpoint.url, A, own.session!)).status).toBe(404);
-        expect(endpoint.sessions).toBe(3);
-      });
-    },
-  );
+  it('counts a request from a trusted proxy as the client its X-Forwarded-For names, and ignores the header from anyone else', async () => {
+    const PROXY = '127.0.0.3';
+    await withEndpoint({ maxSessions: 10, maxSessionsPerClient: 1, trustedProxies: [PROXY] }, async (endpoint) => {
+      const via = (from: string, forwarded: string) =>
+        request(endpoint.url, from, { headers: { ...HEADERS, 'x-forwarded-for': forwarded }, body: INITIALIZE });
+      // Two clients behind the proxy: one session each.
+      const first = await via(PROXY, '10.0.0.1');
+      const second = await via(PROXY, '10.0.0.2');
+      expect([first.status, second.status]).toEqual([200, 200]);
+      // The first one again, through a second (trusted) hop: the same client at its cap, so its own idle session makes
+      // room.
+      expect((await via(PROXY, `10.0.0.1, ${PROXY}`)).status).toBe(200);
+      expect((await list(endpoint.url, PROXY, first.session!)).status).toBe(404);
+      expect((await list(endpoint.url, PROXY, second.session!)).status).toBe(200);
+      // A client that is not a trusted proxy cannot pick who it is counted as: its two opens are one client's.
+      const own = await via(A, '10.0.0.8');
+      expect((await via(A, '10.0.0.9')).status).toBe(200);
+      expect((await list(endpoint.url, A, own.session!)).status).toBe(404);
+      expect(endpoint.sessions).toBe(3);
+    });
+  });
 });
 
 describe('a full server', () => {

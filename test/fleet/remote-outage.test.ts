@@ -147,8 +147,7 @@ describe('a stateful replica that died', () => {
       ok: false,
       code: 'TOOL_UNREACHABLE',
       message:
-        'echo did not reach its server: the MCP server fleet: it no longer knows the session (404); a new one ' +
-        'is being initialized',
+        'echo did not reach its server: the MCP server fleet: it no longer knows the session (404); a new one is being initialized',
     });
     await until(
       unprobed,

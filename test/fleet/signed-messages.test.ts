@@ -177,10 +177,8 @@ describe('fleetStore', () => {
     await garbage(2);
     expect(store.dropped).toBe(5);
     expect(warnings).toEqual([
-      "dropped 1 message on the state store's channels (the last on 'chan': not JSON); counted in " +
-        'toolshed_state_messages_dropped_total',
-      "dropped 3 messages on the state store's channels (the last on 'chan': not JSON); counted in " +
-        'toolshed_state_messages_dropped_total',
+      "dropped 1 message on the state store's channels (the last on 'chan': not JSON); counted in toolshed_state_messages_dropped_total",
+      "dropped 3 messages on the state store's channels (the last on 'chan': not JSON); counted in toolshed_state_messages_dropped_total",
     ]);
     await store.close();
   });

@@ -238,8 +238,7 @@ describe('hooks from config', () => {
     );
     writeFileSync(
       path.join(pkg, 'index.js'),
-      'export default { afterCall: (call, result) => (result.outcome.ok ? `${result.outcome.text} [package]` : ' +
-        'undefined) };\n',
+      'export default { afterCall: (call, result) => (result.outcome.ok ? `${result.outcome.text} [package]` : undefined) };\n',
     );
     const config = {
       builtins: false,

@@ -50,83 +50,74 @@ describe('mcpServers validation', () => {
     });
   });
 
-  it(
-    'fills the defaults: toolset mcp-<name>, prefix <name>_, untrusted, the host timeout, the load timeout to ' +
-      'start',
-    () => {
-      const [server] = resolveServers({
-        dir: PROJECT,
-        enable: ['all'],
-        disable: [],
-        toolsets: {},
-        limits: { timeoutMs: 1234, loadTimeoutMs: 777 },
-        mcpServers: { gh: { command: 'npx', args: ['-y', 'x'] } },
-      } as never);
-      expect(server).toMatchObject({
-        name: 'gh',
-        pluginName: 'mcp:gh',
-        toolset: 'mcp-gh',
-        prefix: 'gh_',
-        trust: 'untrusted',
-        timeoutMs: 1234,
-        startTimeoutMs: 777,
-        stdio: { command: 'npx', args: ['-y', 'x'], env: {}, cwd: PROJECT },
-      });
-      expect(server!.notStarted).toBeUndefined();
-    },
-  );
+  it('fills the defaults: toolset mcp-<name>, prefix <name>_, untrusted, the host timeout, the load timeout to start', () => {
+    const [server] = resolveServers({
+      dir: PROJECT,
+      enable: ['all'],
+      disable: [],
+      toolsets: {},
+      limits: { timeoutMs: 1234, loadTimeoutMs: 777 },
+      mcpServers: { gh: { command: 'npx', args: ['-y', 'x'] } },
+    } as never);
+    expect(server).toMatchObject({
+      name: 'gh',
+      pluginName: 'mcp:gh',
+      toolset: 'mcp-gh',
+      prefix: 'gh_',
+      trust: 'untrusted',
+      timeoutMs: 1234,
+      startTimeoutMs: 777,
+      stdio: { command: 'npx', args: ['-y', 'x'], env: {}, cwd: PROJECT },
+    });
+    expect(server!.notStarted).toBeUndefined();
+  });
 });
 
 describe('tool names and schemas from tools/list', () => {
   const server = { toolset: 'mcp-x', prefix: 'x_', timeoutMs: 1000, sandbox: false } as never;
 
-  it(
-    'makes names valid for every provider and leaves out what it cannot take, saying why (a schema is compiled ' +
-      'at first call, not here)',
-    () => {
-      const warnings: string[] = [];
-      const tools = serverTools(
-        server,
-        [
-          { name: 'git.status/short', description: 'Status.', inputSchema: { type: 'object' } },
-          { name: 'git_status_short', description: 'Same name once cleaned.', inputSchema: { type: 'object' } },
-          {
-            name: 'broken',
-            description: 'Bad schema.',
-            inputSchema: { type: 'object', properties: { n: { type: 'nonsense' } } },
+  it('makes names valid for every provider and leaves out what it cannot take, saying why (a schema is compiled at first call, not here)', () => {
+    const warnings: string[] = [];
+    const tools = serverTools(
+      server,
+      [
+        { name: 'git.status/short', description: 'Status.', inputSchema: { type: 'object' } },
+        { name: 'git_status_short', description: 'Same name once cleaned.', inputSchema: { type: 'object' } },
+        {
+          name: 'broken',
+          description: 'Bad schema.',
+          inputSchema: { type: 'object', properties: { n: { type: 'nonsense' } } },
+        },
+        {
+          name: 'modern',
+          description: 'A 2020-12 schema.',
+          inputSchema: {
+            $schema: 'https://json-schema.org/draft/2020-12/schema',
+            type: 'object',
+            properties: { a: { type: 'string' } },
           },
-          {
-            name: 'modern',
-            description: 'A 2020-12 schema.',
-            inputSchema: {
-              $schema: 'https://json-schema.org/draft/2020-12/schema',
-              type: 'object',
-              properties: { a: { type: 'string' } },
-            },
-          },
-        ],
-        new Set(),
-        warnings,
-      );
-      expect(tools.map((t) => [t.manifest.name, t.upstream])).toEqual([
-        ['git_status_short', 'git.status/short'],
-        ['broken', 'broken'],
-        ['modern', 'modern'],
-      ]);
-      expect(warnings).toEqual([
-        'tool git_status_short left out: its name becomes git_status_short, which another of its tools already has',
-      ]);
-      // The schema is kept as listed, read in the dialect its $schema names (an untagged one in MCP's default,
-      // 2020-12).
-      expect(tools[2]!.manifest.parameters).toEqual({
-        $schema: 'https://json-schema.org/draft/2020-12/schema',
-        type: 'object',
-        properties: { a: { type: 'string' } },
-      });
-      expect(tools[2]!.manifest.dialect).toEqual({ dialect: '2020-12', from: '$schema' });
-      expect(tools[0]!.manifest.dialect).toEqual({ dialect: '2020-12', from: 'untagged (MCP default)' });
-    },
-  );
+        },
+      ],
+      new Set(),
+      warnings,
+    );
+    expect(tools.map((t) => [t.manifest.name, t.upstream])).toEqual([
+      ['git_status_short', 'git.status/short'],
+      ['broken', 'broken'],
+      ['modern', 'modern'],
+    ]);
+    expect(warnings).toEqual([
+      'tool git_status_short left out: its name becomes git_status_short, which another of its tools already has',
+    ]);
+    // The schema is kept as listed, read in the dialect its $schema names (an untagged one in MCP's default, 2020-12).
+    expect(tools[2]!.manifest.parameters).toEqual({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { a: { type: 'string' } },
+    });
+    expect(tools[2]!.manifest.dialect).toEqual({ dialect: '2020-12', from: '$schema' });
+    expect(tools[0]!.manifest.dialect).toEqual({ dialect: '2020-12', from: 'untagged (MCP default)' });
+  });
 });
 
 describe('what a stdio command runs', () => {
@@ -255,9 +246,7 @@ describe('execute_code', () => {
     expect(code.description).not.toContain('"get-sum"(');
     const result = JSON.parse(
       await host.dispatch('execute_code', {
-        code:
-          "const said = await tools.echo({ message: 'from code' }); try { await tools['get-sum']({ a: 1, b: 2 " +
-          '}); } catch (e) { return [said, e.code]; }',
+        code: "const said = await tools.echo({ message: 'from code' }); try { await tools['get-sum']({ a: 1, b: 2 }); } catch (e) { return [said, e.code]; }",
       }),
     );
     expect(result).toMatchObject({ status: 'ok', result: ['Echo: from code', 'UNKNOWN_TOOL'], toolCalls: 1 });

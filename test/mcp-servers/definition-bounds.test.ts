@@ -98,34 +98,27 @@ describe('withContent (structured content inside the result cap)', () => {
     expect(withContent({ ok: true, text: 'hi' }, content, 1_000)).toEqual({ ok: true, text: 'hi', content });
   });
 
-  it(
-    'leaves out structured content over the cap, keeping the blocks and a marked note in both the blocks and the ' +
-      'text',
-    () => {
-      const note =
-        "[RESULT_TRUNCATED: the result's structured content (5011 characters) exceeds the limit of 1000; it is " +
-        'left out]';
-      expect(
-        withContent({ ok: true, text: 'hi' }, { blocks: [{ type: 'text', text: 'hi' }], structured }, 1_000),
-      ).toEqual({
-        ok: true,
-        text: `hi\n${note}`,
-        content: {
-          blocks: [
-            { type: 'text', text: 'hi' },
-            { type: 'text', text: note },
-          ],
-        },
-      });
-    },
-  );
+  it('leaves out structured content over the cap, keeping the blocks and a marked note in both the blocks and the text', () => {
+    const note =
+      "[RESULT_TRUNCATED: the result's structured content (5011 characters) exceeds the limit of 1000; it is left out]";
+    expect(
+      withContent({ ok: true, text: 'hi' }, { blocks: [{ type: 'text', text: 'hi' }], structured }, 1_000),
+    ).toEqual({
+      ok: true,
+      text: `hi\n${note}`,
+      content: {
+        blocks: [
+          { type: 'text', text: 'hi' },
+          { type: 'text', text: note },
+        ],
+      },
+    });
+  });
 
   it('with no blocks, or blocks over the cap too, keeps only the text', () => {
     expect(withContent({ ok: true, text: '{"data":"yyy' }, { blocks: [], structured }, 1_000)).toEqual({
       ok: true,
-      text:
-        `{"data":"yyy\n[RESULT_TRUNCATED: the result's content blocks (5038 characters) exceed the limit of ` +
-        `1000; only their text is shown]`,
+      text: `{"data":"yyy\n[RESULT_TRUNCATED: the result's content blocks (5038 characters) exceed the limit of 1000; only their text is shown]`,
     });
     const big = withContent(
       { ok: true, text: 'x' },
@@ -190,33 +183,29 @@ describe('DefinitionPins', () => {
     }
   });
 
-  it(
-    'accept mode pins additions silently; a pin of an older toolshed (title, description, schema, annotations) ' +
-      'is carried over without a change',
-    () => {
-      const p = pins('accept');
-      p.review([tool('a')]);
-      expect(p.review([tool('a'), tool('b')])).toEqual([]);
+  it('accept mode pins additions silently; a pin of an older toolshed (title, description, schema, annotations) is carried over without a change', () => {
+    const p = pins('accept');
+    p.review([tool('a')]);
+    expect(p.review([tool('a'), tool('b')])).toEqual([]);
 
-      const file = path.join(work.dir, 'legacy.json');
-      const old = tool('a', { outputSchema: { type: 'object' } });
-      writeFileSync(
-        file,
-        JSON.stringify({
-          version: 1,
-          config: 'config',
-          server: 'srv',
-          tools: { a: { hash: legacyDefinitionHash(old), text: 'a', acceptedAt: '2026-01-01T00:00:00.000Z' } },
-        }),
-      );
-      const carried = pins('hold', file);
-      expect(carried.review([old])).toEqual([]);
-      // From then on the output schema is part of the pin.
-      expect(carried.review([tool('a', { outputSchema: { type: 'object', properties: { x: {} } } })])).toMatchObject([
-        { kind: 'changed', acceptedAt: '2026-01-01T00:00:00.000Z' },
-      ]);
-    },
-  );
+    const file = path.join(work.dir, 'legacy.json');
+    const old = tool('a', { outputSchema: { type: 'object' } });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        config: 'config',
+        server: 'srv',
+        tools: { a: { hash: legacyDefinitionHash(old), text: 'a', acceptedAt: '2026-01-01T00:00:00.000Z' } },
+      }),
+    );
+    const carried = pins('hold', file);
+    expect(carried.review([old])).toEqual([]);
+    // From then on the output schema is part of the pin.
+    expect(carried.review([tool('a', { outputSchema: { type: 'object', properties: { x: {} } } })])).toMatchObject([
+      { kind: 'changed', acceptedAt: '2026-01-01T00:00:00.000Z' },
+    ]);
+  });
 
   it('toolshed accept says which are new', () => {
     expect(

@@ -73,8 +73,7 @@ describe('a definition stuffed outside its description', () => {
       $defs: { word: { type: 'string' } },
     });
     expect(server(host.explain(), 'stuffed').warnings).toContain(
-      'the definition of "stuffed" was longer than 32000 characters as JSON (listing.definitionChars): the ' +
-        'descriptions and titles in it were cut where marked',
+      'the definition of "stuffed" was longer than 32000 characters as JSON (listing.definitionChars): the descriptions and titles in it were cut where marked',
     );
     expect(await host.call('stuffed', { word: 'w' })).toMatchObject({
       ok: true,
@@ -109,9 +108,7 @@ describe('structuredContent over limits.maxResultChars', () => {
     expect(JSON.stringify(outcome).length).toBeLessThanOrEqual(RESULT_CAP);
     expect(outcome.ok).toBe(true);
     expect(outcome.content?.structured).toBeUndefined();
-    const note =
-      `[RESULT_TRUNCATED: the result's structured content (3000011 characters) exceeds the limit of ${RESULT_CAP}; ` +
-      `it is left out]`;
+    const note = `[RESULT_TRUNCATED: the result's structured content (3000011 characters) exceeds the limit of ${RESULT_CAP}; it is left out]`;
     expect(outcome.content?.blocks).toEqual([
       { type: 'text', text: 'loose' },
       { type: 'text', text: note },

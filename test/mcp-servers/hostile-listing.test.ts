@@ -130,38 +130,30 @@ describe('schemas compiled at first use', () => {
     expect(await stats(host)).toMatchObject({ lists: 1 });
   });
 
-  it(
-    'an output schema is still enforced: compiled at the first result, it refuses structured content that breaks ' +
-      'it',
-    async () => {
-      const host = await oddHost();
-      const outcome = await host.call('shaped', {});
-      expect(outcome).toMatchObject({ ok: false, code: 'TOOL_FAILED' });
-      expect(outcome.ok === false && outcome.message).toContain(
-        "Structured content does not match the tool's output schema: /n: must be number",
-      );
-    },
-  );
+  it('an output schema is still enforced: compiled at the first result, it refuses structured content that breaks it', async () => {
+    const host = await oddHost();
+    const outcome = await host.call('shaped', {});
+    expect(outcome).toMatchObject({ ok: false, code: 'TOOL_FAILED' });
+    expect(outcome.ok === false && outcome.message).toContain(
+      "Structured content does not match the tool's output schema: /n: must be number",
+    );
+  });
 });
 
 describe('the schema cache', () => {
-  it(
-    'keeps at most SCHEMA_CACHE_MAX validators, evicting the least recently used; an equal schema is not ' +
-      'compiled again',
-    () => {
-      const first = compile({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } });
-      expect(compile({ properties: { b: { type: 'number' }, a: { type: 'string' } }, type: 'object' })).toBe(first);
-      for (let i = 0; i < SCHEMA_CACHE_MAX + 100; i++)
-        compile({ type: 'object', properties: { [`p${i}`]: { type: 'integer', maximum: i } } });
-      // This dialect's cache: files before this one in the worker (one module graph) filled others.
-      expect(compiledSchemas(readDialect({ type: 'object' }).dialect).all).toBe(SCHEMA_CACHE_MAX);
-      // Evicted: compiled again (a new function), and the one handed out earlier still validates.
-      const again = compile({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } });
-      expect(again).not.toBe(first);
-      expect(first({ a: 'x', b: 1 })).toBe(true);
-      expect(first({ a: 1 })).toBe(false);
-    },
-  );
+  it('keeps at most SCHEMA_CACHE_MAX validators, evicting the least recently used; an equal schema is not compiled again', () => {
+    const first = compile({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } });
+    expect(compile({ properties: { b: { type: 'number' }, a: { type: 'string' } }, type: 'object' })).toBe(first);
+    for (let i = 0; i < SCHEMA_CACHE_MAX + 100; i++)
+      compile({ type: 'object', properties: { [`p${i}`]: { type: 'integer', maximum: i } } });
+    // This dialect's cache: files before this one in the worker (one module graph) filled others.
+    expect(compiledSchemas(readDialect({ type: 'object' }).dialect).all).toBe(SCHEMA_CACHE_MAX);
+    // Evicted: compiled again (a new function), and the one handed out earlier still validates.
+    const again = compile({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } });
+    expect(again).not.toBe(first);
+    expect(first({ a: 'x', b: 1 })).toBe(true);
+    expect(first({ a: 1 })).toBe(false);
+  });
 });
 
 describe('a re-list', () => {
@@ -246,47 +238,42 @@ describe('a server slower than its listing deadline', () => {
     clock.advance(250);
     const report = await until(host, (r) => server(r, 'hangs').warnings.length > 0, 'the abandoned re-list');
     expect(server(report, 'hangs').warnings).toEqual([
-      're-listing tools of hangs failed, the last list is kept: did not finish listing its tools within 1000 ' +
-        'ms (listing.timeoutMs; 0 pages and 0 tools read), so the listing was abandoned',
+      're-listing tools of hangs failed, the last list is kept: did not finish listing its tools within 1000 ms (listing.timeoutMs; 0 pages and 0 tools read), so the listing was abandoned',
     ]);
     expect(server(report, 'hangs').state).toBe('connected');
     expect(await host.dispatch('echo', { text: 'kept' })).toBe('kept');
   });
 
-  it(
-    'holds start-up no longer than its deadline: the listing is abandoned, and its tools appear after a restart, ' +
-      'with a change',
-    async () => {
-      const work = tempDir('toolshed-slow-listing-');
-      dirs.push(work);
-      const marker = path.join(work.dir, 'listed-once');
-      // The restart waits on the host's clock; the listing deadline is the SDK's, in real time.
-      const clock = new ManualClock();
-      const host = await open(
-        'slow',
-        {
-          ...hostile('slow-first', marker),
-          listing: { timeoutMs: 1500 },
-          grant: { fsRead: [work.dir], fsWrite: [work.dir] },
-        },
-        { clock },
-      );
-      const changes: number[] = [];
-      host.on('change', (generation) => changes.push(generation));
-      expect(existsSync(marker)).toBe(true);
-      expect(await exposedNames(host)).not.toContain('echo');
-      // Start-up waited out the listing deadline, not the listing.
-      const down = server(host.explain(), 'slow');
-      expect(down.state).toBe('timed out');
-      expect(down.reason).toMatch(
-        /^the MCP server slow did not finish listing its tools within 1500 ms \(listing\.timeoutMs; 0 pages and 0 tools read\), so the listing was abandoned; restarting in 500 ms$/,
-      );
+  it('holds start-up no longer than its deadline: the listing is abandoned, and its tools appear after a restart, with a change', async () => {
+    const work = tempDir('toolshed-slow-listing-');
+    dirs.push(work);
+    const marker = path.join(work.dir, 'listed-once');
+    // The restart waits on the host's clock; the listing deadline is the SDK's, in real time.
+    const clock = new ManualClock();
+    const host = await open(
+      'slow',
+      {
+        ...hostile('slow-first', marker),
+        listing: { timeoutMs: 1500 },
+        grant: { fsRead: [work.dir], fsWrite: [work.dir] },
+      },
+      { clock },
+    );
+    const changes: number[] = [];
+    host.on('change', (generation) => changes.push(generation));
+    expect(existsSync(marker)).toBe(true);
+    expect(await exposedNames(host)).not.toContain('echo');
+    // Start-up waited out the listing deadline, not the listing.
+    const down = server(host.explain(), 'slow');
+    expect(down.state).toBe('timed out');
+    expect(down.reason).toMatch(
+      /^the MCP server slow did not finish listing its tools within 1500 ms \(listing\.timeoutMs; 0 pages and 0 tools read\), so the listing was abandoned; restarting in 500 ms$/,
+    );
 
-      clock.advance(500);
-      await until(host, (r) => r.tools.find((t) => t.name === 'echo')?.exposed === true, 'its tools after the restart');
-      expect(changes.length).toBeGreaterThan(0);
-      expect(server(host.explain(), 'slow')).toMatchObject({ state: 'connected', restarts: 1 });
-      expect(await host.dispatch('echo', { text: 'late but here' })).toBe('late but here');
-    },
-  );
+    clock.advance(500);
+    await until(host, (r) => r.tools.find((t) => t.name === 'echo')?.exposed === true, 'its tools after the restart');
+    expect(changes.length).toBeGreaterThan(0);
+    expect(server(host.explain(), 'slow')).toMatchObject({ state: 'connected', restarts: 1 });
+    expect(await host.dispatch('echo', { text: 'late but here' })).toBe('late but here');
+  });
 });

@@ -224,36 +224,32 @@ describe('network', () => {
     });
   });
 
-  it(
-    'where namespaces are missing (forced off here), a node server is still refused the network on a Node whose ' +
-      'permission model covers it (25+), and explain says by what',
-    async () => {
-      const saved = process.env.TOOLSHED_SANDBOX_NAMESPACES;
-      process.env.TOOLSHED_SANDBOX_NAMESPACES = 'off';
-      try {
-        const host = await open({
-          closed: { command: 'node', args: [DYNAMIC] },
-          open: { command: 'node', args: [DYNAMIC], grant: { network: true }, prefix: 'granted_' },
-        });
-        const closed = server(host.explain(), 'closed').protections!;
-        const holds = process.allowedNodeEnvironmentFlags.has('--allow-net');
-        expect(closed).toMatchObject({ netNamespace: false, permissionModel: true, netPermission: holds });
-        const enforced = host.explain().plugins.find((p) => p.name === 'mcp:closed')!.permissions!.enforced.network;
-        if (holds) {
-          expect(await host.dispatch('fetch_url', { url })).toMatch(/^error /);
-          expect(enforced).toEqual({ by: 'sandbox', allowed: false, how: "Node's permission model (no --allow-net)" });
-        } else {
-          // Older Node: nothing holds it here, and explain says so rather than claim otherwise.
-          expect(await host.dispatch('fetch_url', { url })).toBe('status 200');
-          expect(enforced).toBe('declared, not enforced');
-        }
-        expect(await host.dispatch('granted_fetch_url', { url })).toBe('status 200');
-      } finally {
-        if (saved === undefined) delete process.env.TOOLSHED_SANDBOX_NAMESPACES;
-        else process.env.TOOLSHED_SANDBOX_NAMESPACES = saved;
+  it('where namespaces are missing (forced off here), a node server is still refused the network on a Node whose permission model covers it (25+), and explain says by what', async () => {
+    const saved = process.env.TOOLSHED_SANDBOX_NAMESPACES;
+    process.env.TOOLSHED_SANDBOX_NAMESPACES = 'off';
+    try {
+      const host = await open({
+        closed: { command: 'node', args: [DYNAMIC] },
+        open: { command: 'node', args: [DYNAMIC], grant: { network: true }, prefix: 'granted_' },
+      });
+      const closed = server(host.explain(), 'closed').protections!;
+      const holds = process.allowedNodeEnvironmentFlags.has('--allow-net');
+      expect(closed).toMatchObject({ netNamespace: false, permissionModel: true, netPermission: holds });
+      const enforced = host.explain().plugins.find((p) => p.name === 'mcp:closed')!.permissions!.enforced.network;
+      if (holds) {
+        expect(await host.dispatch('fetch_url', { url })).toMatch(/^error /);
+        expect(enforced).toEqual({ by: 'sandbox', allowed: false, how: "Node's permission model (no --allow-net)" });
+      } else {
+        // Older Node: nothing holds it here, and explain says so rather than claim otherwise.
+        expect(await host.dispatch('fetch_url', { url })).toBe('status 200');
+        expect(enforced).toBe('declared, not enforced');
       }
-    },
-  );
+      expect(await host.dispatch('granted_fetch_url', { url })).toBe('status 200');
+    } finally {
+      if (saved === undefined) delete process.env.TOOLSHED_SANDBOX_NAMESPACES;
+      else process.env.TOOLSHED_SANDBOX_NAMESPACES = saved;
+    }
+  });
 });
 
 describe('explain', () => {

@@ -40,8 +40,7 @@ describe('an MCP server whose tool names pass for the builtin read_file', () => 
     expect(look.renamed).toEqual({ look_READ_FILE: 'READ_FILE', my_tool: 'my.tool' });
     // Read_File is prefixed too, and then is its own sibling's twin: left out as an exact twin would be.
     expect(look.warnings).toContain(
-      'tool Read_File left out: its name becomes look_Read_File, which another of its tools already has (as ' +
-        'look_READ_FILE: they differ only in case)',
+      'tool Read_File left out: its name becomes look_Read_File, which another of its tools already has (as look_READ_FILE: they differ only in case)',
     );
     const names = await exposedNames(host);
     expect(names).toEqual(
@@ -65,8 +64,7 @@ describe('an MCP server whose tool names pass for the builtin read_file', () => 
         'tool read_f\\u{200B}ile left out: its name contains invisible or control character (U+200B)',
         'tool re\\u{430}d_file left out: its name contains non-ASCII letter that may pass for ASCII ones (U+0430)',
         'tool read_\\u{202E}elif left out: its name contains invisible or control character (U+202E)',
-        'tool \\u{FF52}\\u{FF45}\\u{FF41}\\u{FF44}_file left out: its name contains non-ASCII letters that may ' +
-          'pass for ASCII ones (U+FF52, U+FF45, U+FF41, U+FF44)',
+        'tool \\u{FF52}\\u{FF45}\\u{FF41}\\u{FF44}_file left out: its name contains non-ASCII letters that may pass for ASCII ones (U+FF52, U+FF45, U+FF41, U+FF44)',
       ]),
     );
     const names = await exposedNames(host);

@@ -29,42 +29,38 @@ function alive(pid: number): boolean {
 }
 
 describe('a server that goes away', () => {
-  it(
-    'hides its tools with the reason when killed, and shows them again once restarted; stops every server ' +
-      'process when the host closes',
-    async () => {
-      // The restart waits on this clock.
-      const clock = new ManualClock();
-      const host = await open({ everything: { command: 'node', args: [serverScript('everything')] } }, { clock });
-      const changes: number[] = [];
-      host.on('change', (generation) => changes.push(generation));
-      const before = server(await host.refresh(), 'everything');
-      expect(before).toMatchObject({ state: 'connected', restarts: 0 });
-      process.kill(before.pid!, 'SIGKILL');
+  it('hides its tools with the reason when killed, and shows them again once restarted; stops every server process when the host closes', async () => {
+    // The restart waits on this clock.
+    const clock = new ManualClock();
+    const host = await open({ everything: { command: 'node', args: [serverScript('everything')] } }, { clock });
+    const changes: number[] = [];
+    host.on('change', (generation) => changes.push(generation));
+    const before = server(await host.refresh(), 'everything');
+    expect(before).toMatchObject({ state: 'connected', restarts: 0 });
+    process.kill(before.pid!, 'SIGKILL');
 
-      const down = await until(
-        host,
-        (r) => r.tools.find((t) => t.name === 'get-sum')?.exposed === false,
-        'get-sum hidden',
-      );
-      const reason = down.tools.find((t) => t.name === 'get-sum')!;
-      expect(reason).toMatchObject({ layer: 'availability', availability: { kind: 'connection' } });
-      expect(reason.reason).toMatch(/^the MCP server everything was killed by SIGKILL; restarting in 500 ms$/);
-      expect(changes.length).toBeGreaterThan(0);
+    const down = await until(
+      host,
+      (r) => r.tools.find((t) => t.name === 'get-sum')?.exposed === false,
+      'get-sum hidden',
+    );
+    const reason = down.tools.find((t) => t.name === 'get-sum')!;
+    expect(reason).toMatchObject({ layer: 'availability', availability: { kind: 'connection' } });
+    expect(reason.reason).toMatch(/^the MCP server everything was killed by SIGKILL; restarting in 500 ms$/);
+    expect(changes.length).toBeGreaterThan(0);
 
-      clock.advance(500);
-      const up = await until(host, (r) => r.tools.find((t) => t.name === 'get-sum')?.exposed === true, 'get-sum back');
-      expect(server(up, 'everything')).toMatchObject({ state: 'connected', restarts: 1 });
-      const { pid } = server(up, 'everything');
-      expect(pid).not.toBe(before.pid);
-      expect(await host.dispatch('get-sum', { a: 40, b: 2 })).toBe('The sum of 40 and 2 is 42.');
+    clock.advance(500);
+    const up = await until(host, (r) => r.tools.find((t) => t.name === 'get-sum')?.exposed === true, 'get-sum back');
+    expect(server(up, 'everything')).toMatchObject({ state: 'connected', restarts: 1 });
+    const { pid } = server(up, 'everything');
+    expect(pid).not.toBe(before.pid);
+    expect(await host.dispatch('get-sum', { a: 40, b: 2 })).toBe('The sum of 40 and 2 is 42.');
 
-      // Closed here, not in teardown (which then finds it closed): its close ends the restarted process too.
-      expect(alive(pid!)).toBe(true);
-      await host.close();
-      expect(alive(pid!)).toBe(false);
-    },
-  );
+    // Closed here, not in teardown (which then finds it closed): its close ends the restarted process too.
+    expect(alive(pid!)).toBe(true);
+    await host.close();
+    expect(alive(pid!)).toBe(false);
+  });
 
   it('reports the exit code of a server that exits on its own', async () => {
     const { host, clock } = await dynamic();
@@ -104,8 +100,7 @@ describe('a server that does not start', () => {
     const first = server(host.explain(), 'broken');
     expect(first.state).toBe('exited');
     expect(first.reason).toBe(
-      'the MCP server broken exited with code 7 during the handshake: dynamic-mcp: refusing to start (asked ' +
-        'to); restarting in 500 ms',
+      'the MCP server broken exited with code 7 during the handshake: dynamic-mcp: refusing to start (asked to); restarting in 500 ms',
     );
     expect(first.stderr).toContain('refusing to start');
     clock.advance(500);
@@ -134,8 +129,7 @@ describe('a server that does not start', () => {
     expect(server(host.explain(), 'refusing')).toMatchObject({
       state: 'handshake failed',
       reason:
-        'the MCP server refusing failed its handshake: MCP error -32603: this server is out of order; ' +
-        'restarting in 500 ms',
+        'the MCP server refusing failed its handshake: MCP error -32603: this server is out of order; restarting in 500 ms',
     });
     expect(host.explain().toolsets.find((t) => t.name === 'mcp-refusing')).toMatchObject({ tools: 0 });
   });

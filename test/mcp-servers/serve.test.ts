@@ -124,8 +124,7 @@ describe('toolshed call with a pasted Claude Desktop block', () => {
     // The builtins are there as without the block; the server's tools whose names they have get its prefix.
     expect(summary.stdout).toMatch(/exposed: .*get-sum.*read_file/);
     expect(summary.stdout).toContain(
-      'renamed: read_file → filesystem_read_file, write_file → filesystem_write_file, search_files → ' +
-        'filesystem_search_files',
+      'renamed: read_file → filesystem_read_file, write_file → filesystem_write_file, search_files → filesystem_search_files',
     );
   });
 

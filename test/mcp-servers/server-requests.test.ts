@@ -64,46 +64,37 @@ describe('tool metadata', () => {
     expect(outcome).toMatchObject({ ok: true, content: { structured: { city: 'Oslo', tempC: 21 } } });
   });
 
-  it(
-    'hides a tool that must be called as a task on a server that cannot run tasks, with the reason in explain; ' +
-      'an optional one is called plainly',
-    async () => {
-      const host = await open({ old: { command: 'node', args: [MODERN, 'legacy'] } });
-      const report = host.explain();
-      expect(report.tools.map((t) => t.name)).not.toContain('only_task');
-      expect(server(report, 'old').warnings).toContain(
-        "tool only_task left out: it must be called as a task (execution.taskSupport: 'required'), and the " +
-          'server does not declare task-augmented tools/call (capabilities.tasks.requests.tools.call)',
-      );
-      expect(await host.dispatch('maybe_task', {})).toBe('maybe_task answered (2025-11-25)');
-    },
-  );
+  it('hides a tool that must be called as a task on a server that cannot run tasks, with the reason in explain; an optional one is called plainly', async () => {
+    const host = await open({ old: { command: 'node', args: [MODERN, 'legacy'] } });
+    const report = host.explain();
+    expect(report.tools.map((t) => t.name)).not.toContain('only_task');
+    expect(server(report, 'old').warnings).toContain(
+      "tool only_task left out: it must be called as a task (execution.taskSupport: 'required'), and the server does not declare task-augmented tools/call (capabilities.tasks.requests.tools.call)",
+    );
+    expect(await host.dispatch('maybe_task', {})).toBe('maybe_task answered (2025-11-25)');
+  });
 });
 
 describe('task-required tools', () => {
-  it(
-    "calls one as a task where the server runs tasks, forwarding the elicitation it needs meanwhile; a caller's " +
-      'cancel ends the call (and cancels the task)',
-    async () => {
-      const host = everything;
-      expect(host.explain().tools.find((t) => t.name === 'simulate-research-query')?.exposed).toBe(true);
-      // Each task takes the server 4 s (four stages of a second): the three run side by side.
-      const controller = new AbortController();
-      const [clear, clarified, cancelled] = await Promise.all([
-        host.dispatch('simulate-research-query', { topic: 'tides' }),
-        host.dispatch('simulate-research-query', { topic: 'tides', ambiguous: true }),
-        (async () => {
-          const call = host.call('simulate-research-query', { topic: 'tides' }, { signal: controller.signal });
-          setTimeout(() => controller.abort(), 200);
-          return call;
-        })(),
-      ]);
-      expect(clear).toMatch(/^# Research Report: tides\n/);
-      expect(clarified).toMatch(/^# Research Report: tides/);
-      expect(asked).toEqual([expect.stringContaining('could have multiple interpretations')]);
-      expect(cancelled).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
-    },
-  );
+  it("calls one as a task where the server runs tasks, forwarding the elicitation it needs meanwhile; a caller's cancel ends the call (and cancels the task)", async () => {
+    const host = everything;
+    expect(host.explain().tools.find((t) => t.name === 'simulate-research-query')?.exposed).toBe(true);
+    // Each task takes the server 4 s (four stages of a second): the three run side by side.
+    const controller = new AbortController();
+    const [clear, clarified, cancelled] = await Promise.all([
+      host.dispatch('simulate-research-query', { topic: 'tides' }),
+      host.dispatch('simulate-research-query', { topic: 'tides', ambiguous: true }),
+      (async () => {
+        const call = host.call('simulate-research-query', { topic: 'tides' }, { signal: controller.signal });
+        setTimeout(() => controller.abort(), 200);
+        return call;
+      })(),
+    ]);
+    expect(clear).toMatch(/^# Research Report: tides\n/);
+    expect(clarified).toMatch(/^# Research Report: tides/);
+    expect(asked).toEqual([expect.stringContaining('could have multiple interpretations')]);
+    expect(cancelled).toMatchObject({ ok: false, code: 'TOOL_CANCELLED' });
+  });
 });
 
 describe('log messages', () => {
@@ -170,8 +161,7 @@ describe('elicitation', () => {
       expect.objectContaining({
         level: 'warning',
         message:
-          'toolshed declined an elicitation request of the MCP server l: no one can answer it (no ' +
-          'onElicitation for the call or the host)',
+          'toolshed declined an elicitation request of the MCP server l: no one can answer it (no onElicitation for the call or the host)',
       }),
     );
   });
@@ -188,36 +178,29 @@ describe('roots and sampling', () => {
   // server-everything lists trigger-sampling-request only to a client that offers sampling: the
   // shared host accepted its listing without it, so to a host of the same server with onSampling
   // the tool is new since that accepted listing, and held until accepted.
-  it(
-    'holds the tools a server lists once onSampling is passed, when its tools were accepted without it, until ' +
-      "accepted; then runs the server's sampling request through onSampling",
-    async () => {
-      const name = 'everything';
-      expect(everything.explain().tools.map((t) => t.name)).not.toContain('trigger-sampling-request');
-      const prompts: unknown[] = [];
-      const host = await open(
-        { [name]: { command: 'node', args: [serverScript('everything')] } },
-        {
-          onSampling: async (request) => {
-            prompts.push(request.params.messages);
-            return { model: 'scripted', role: 'assistant', content: { type: 'text', text: 'a scripted answer' } };
-          },
+  it("holds the tools a server lists once onSampling is passed, when its tools were accepted without it, until accepted; then runs the server's sampling request through onSampling", async () => {
+    const name = 'everything';
+    expect(everything.explain().tools.map((t) => t.name)).not.toContain('trigger-sampling-request');
+    const prompts: unknown[] = [];
+    const host = await open(
+      { [name]: { command: 'node', args: [serverScript('everything')] } },
+      {
+        onSampling: async (request) => {
+          prompts.push(request.params.messages);
+          return { model: 'scripted', role: 'assistant', content: { type: 'text', text: 'a scripted answer' } };
         },
-      );
-      expect(server(host.explain(), name).offered).toEqual(['elicitation', 'roots', 'sampling']);
-      const held = host.explain().tools.find((t) => t.name === 'trigger-sampling-request');
-      expect(held).toMatchObject({ exposed: false, availability: { ok: false, kind: 'definition' } });
-      expect(held?.reason).toBe(
-        `new since its server's tools were accepted (toolshed accept ${name} trigger-sampling-request shows it ` +
-          `and accepts it)`,
-      );
-      expect(await host.acceptDefinitions({ server: name, tools: ['trigger-sampling-request'] })).toEqual([
-        expect.objectContaining({ tool: 'trigger-sampling-request', kind: 'added' }),
-      ]);
-      expect(await host.dispatch('trigger-sampling-request', { prompt: 'say something' })).toContain(
-        'a scripted answer',
-      );
-      expect(JSON.stringify(prompts)).toContain('say something');
-    },
-  );
+      },
+    );
+    expect(server(host.explain(), name).offered).toEqual(['elicitation', 'roots', 'sampling']);
+    const held = host.explain().tools.find((t) => t.name === 'trigger-sampling-request');
+    expect(held).toMatchObject({ exposed: false, availability: { ok: false, kind: 'definition' } });
+    expect(held?.reason).toBe(
+      `new since its server's tools were accepted (toolshed accept ${name} trigger-sampling-request shows it and accepts it)`,
+    );
+    expect(await host.acceptDefinitions({ server: name, tools: ['trigger-sampling-request'] })).toEqual([
+      expect.objectContaining({ tool: 'trigger-sampling-request', kind: 'added' }),
+    ]);
+    expect(await host.dispatch('trigger-sampling-request', { prompt: 'say something' })).toContain('a scripted answer');
+    expect(JSON.stringify(prompts)).toContain('say something');
+  });
 });

@@ -171,8 +171,7 @@ export function until(
       cleanup();
       reject(
         new Error(
-          `timed out waiting for ${what}; last report: ` +
-            `${JSON.stringify(host.explain().plugins.map((p) => p.mcp ?? p.name))}`,
+          `timed out waiting for ${what}; last report: ${JSON.stringify(host.explain().plugins.map((p) => p.mcp ?? p.name))}`,
         ),
       );
     }, timeoutMs);

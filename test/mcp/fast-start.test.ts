@@ -41,10 +41,7 @@ function gatedProject(extra: Record<string, unknown> = {}): { dir: string; confi
   );
   writeFileSync(
     path.join(plugin, 'index.js'),
-    `import { existsSync } from 'node:fs';\nawait new Promise((resolve) => { const check = setInterval(() => { ` +
-      `if (existsSync(${JSON.stringify(gate)})) { clearInterval(check); resolve(); } }, 20); });\nexport default ` +
-      `{ apiVersion: 1, tools: [{ name: 'gated', description: 'Loads when let in.', parameters: { type: 'object' ` +
-      `}, handler: (args) => args }] };\n`,
+    `import { existsSync } from 'node:fs';\nawait new Promise((resolve) => { const check = setInterval(() => { if (existsSync(${JSON.stringify(gate)})) { clearInterval(check); resolve(); } }, 20); });\nexport default { apiVersion: 1, tools: [{ name: 'gated', description: 'Loads when let in.', parameters: { type: 'object' }, handler: (args) => args }] };\n`,
   );
   writeFileSync(
     config,

@@ -26,8 +26,7 @@ beforeEach(() => {
   config = path.join(app, 'toolshed.config.mjs');
   writeFileSync(
     config,
-    `export default ` +
-      `${JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'where'), trust: 'trusted' }] })};\n`,
+    `export default ${JSON.stringify({ builtins: false, cache: { enabled: false }, plugins: [{ package: fixture('plugins', 'where'), trust: 'trusted' }] })};\n`,
   );
 });
 afterEach(() => work.cleanup());

@@ -218,8 +218,7 @@ describe('tasks over an SDK v2 server', () => {
     );
     writeFileSync(
       path.join(dir, 'index.js'),
-      "export default { apiVersion: 1, tools: [{ name: 'vague', description: 'x', parameters: { type: 'object' " +
-        "}, longRunning: 'sometimes', handler: () => 'x' }] };",
+      "export default { apiVersion: 1, tools: [{ name: 'vague', description: 'x', parameters: { type: 'object' }, longRunning: 'sometimes', handler: () => 'x' }] };",
     );
     await withHost(
       {
@@ -449,45 +448,41 @@ describe('tasks over an SDK v2 server', () => {
     ]);
   });
 
-  it(
-    'offers no tasks on MCP 2026-07-28: no capability, no execution mark, task methods not found, params.task ' +
-      'ignored',
-    async () => {
-      const scope = new TaskScope();
-      const handler = createMcpHandler(() => taskServer('modern', scope), { legacy: 'reject' });
-      const client = new Client(
-        { name: 'modern', version: '1.0.0' },
-        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-      );
-      // In process: the handler answers web Requests, so no port is opened.
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), {
-          fetch: (url, init) => handler.fetch(new Request(url, init)),
-        }),
-      );
-      try {
-        expect(client.getProtocolEra()).toBe('modern');
-        expect(client.getServerCapabilities()?.tasks).toBeUndefined();
-        const { tools } = await client.request({ method: 'tools/list' });
-        expect(tools.find((tool) => tool.name === 'long_echo')!.execution).toBeUndefined();
-        expect((await refusal(getTask(client, 'any'))).code).toBe(-32601);
-        const result = await client.request({
-          method: 'tools/call',
-          params: {
-            name: 'long_echo',
-            arguments: { text: 'modern', steps: 1, stepMs: 0 },
-            task: {},
-          } as CallToolRequestParams,
-        });
-        expect(text(result as { content: Array<{ type: string; text?: string }> })).toBe('echo: modern');
-        expect(scope.size).toBe(0);
-      } finally {
-        await client.close();
-        await handler.close();
-        scope.close();
-      }
-    },
-  );
+  it('offers no tasks on MCP 2026-07-28: no capability, no execution mark, task methods not found, params.task ignored', async () => {
+    const scope = new TaskScope();
+    const handler = createMcpHandler(() => taskServer('modern', scope), { legacy: 'reject' });
+    const client = new Client(
+      { name: 'modern', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    // In process: the handler answers web Requests, so no port is opened.
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), {
+        fetch: (url, init) => handler.fetch(new Request(url, init)),
+      }),
+    );
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      expect(client.getServerCapabilities()?.tasks).toBeUndefined();
+      const { tools } = await client.request({ method: 'tools/list' });
+      expect(tools.find((tool) => tool.name === 'long_echo')!.execution).toBeUndefined();
+      expect((await refusal(getTask(client, 'any'))).code).toBe(-32601);
+      const result = await client.request({
+        method: 'tools/call',
+        params: {
+          name: 'long_echo',
+          arguments: { text: 'modern', steps: 1, stepMs: 0 },
+          task: {},
+        } as CallToolRequestParams,
+      });
+      expect(text(result as { content: Array<{ type: string; text?: string }> })).toBe('echo: modern');
+      expect(scope.size).toBe(0);
+    } finally {
+      await client.close();
+      await handler.close();
+      scope.close();
+    }
+  });
 
   it('cancels working tasks and drops every result when the session closes', async () => {
     const { client, scope } = await session('closing');

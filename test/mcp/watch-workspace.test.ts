@@ -24,8 +24,7 @@ afterEach(async () => {
 function writePlugin(dir: string, version: string): void {
   writeFileSync(
     path.join(dir, 'index.js'),
-    `export default { apiVersion: 1, tools: [{ name: 'live_${version}', toolset: 'live', description: 'Version ` +
-      `${version}.', parameters: { type: 'object' }, handler: () => 'running ${version}' }] };\n`,
+    `export default { apiVersion: 1, tools: [{ name: 'live_${version}', toolset: 'live', description: 'Version ${version}.', parameters: { type: 'object' }, handler: () => 'running ${version}' }] };\n`,
   );
 }
 
@@ -101,8 +100,7 @@ describe('serve --watch in a workspace the model can write', () => {
     expect(log).toContain('watching nothing');
     expect(log).toMatch(
       new RegExp(
-        `not watching .*${served.config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*model's tools can write ` +
-          `there.*--watch-workspace`,
+        `not watching .*${served.config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*model's tools can write there.*--watch-workspace`,
       ),
     );
     expect(log).toContain(served.plugin);

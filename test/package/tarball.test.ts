@@ -109,27 +109,21 @@ describe('the CLI in a fresh app', () => {
     expect(result.stdout).toMatch(/1\|first line of the notes/);
   });
 
-  it(
-    'the first-party tools built on toolshed/toolkit run: execute_code (its code runtime), todo_write (its list ' +
-      'in ctx.session)',
-    () => {
-      const code = run(
-        bin,
-        [
-          'call',
-          'execute_code',
-          JSON.stringify({
-            code:
-              'return (await tools.todo_write({ todos: [{ id: "1", content: "ship", status: "pending" }] ' +
-              '})).counts',
-          }),
-        ],
-        app,
-      );
-      expect(code.code, code.stdout + code.stderr).toBe(0);
-      expect(JSON.parse(code.stdout)).toMatchObject({ result: expect.objectContaining({ pending: 1 }) });
-    },
-  );
+  it('the first-party tools built on toolshed/toolkit run: execute_code (its code runtime), todo_write (its list in ctx.session)', () => {
+    const code = run(
+      bin,
+      [
+        'call',
+        'execute_code',
+        JSON.stringify({
+          code: 'return (await tools.todo_write({ todos: [{ id: "1", content: "ship", status: "pending" }] })).counts',
+        }),
+      ],
+      app,
+    );
+    expect(code.code, code.stdout + code.stderr).toBe(0);
+    expect(JSON.parse(code.stdout)).toMatchObject({ result: expect.objectContaining({ pending: 1 }) });
+  });
 
   it('a third-party plugin imports toolshed/toolkit by name, typed by its own .d.ts', () => {
     const dir = path.join(app, 'toolkit-plugin');
@@ -149,12 +143,10 @@ describe('the CLI in a fresh app', () => {
       [
         "import { defineTool } from 'toolshed/plugin';",
         "import { probeSandbox, protectedBy, terminalSandboxPlan, type TerminalSandboxPlan } from 'toolshed/toolkit';",
-        "const guarded = defineTool({ name: 'guarded', description: 'Whether a path is protected.', " +
-          "parameters: { type: 'object' }, codeCallable: true,",
+        "const guarded = defineTool({ name: 'guarded', description: 'Whether a path is protected.', parameters: { type: 'object' }, codeCallable: true,",
         '  handler: (_args, ctx) => {',
         "    const plan: TerminalSandboxPlan = terminalSandboxPlan({ sandbox: 'off' }, probeSandbox());",
-        '    return { sandboxed: plan.sandboxed, protectedBy: protectedBy(`${ctx.cwd}/.git/hooks/x`, [{ kind: ' +
-          "'name', value: '.git/hooks', why: 'git runs it' }])?.value ?? null };",
+        "    return { sandboxed: plan.sandboxed, protectedBy: protectedBy(`${ctx.cwd}/.git/hooks/x`, [{ kind: 'name', value: '.git/hooks', why: 'git runs it' }])?.value ?? null };",
         '  } });',
         'export default { apiVersion: 1, tools: [guarded] };',
       ].join('\n'),
@@ -206,8 +198,7 @@ describe('the CLI in a fresh app', () => {
     expect(existsSync(path.join(installed, 'plugins', 'evil'))).toBe(false);
     const summary = run(bin, [], app);
     expect(summary.stdout).toContain(
-      `${realpathSync(path.join(app, 'node_modules'))} — it holds toolshed and the packages the host and its ` +
-        `workers run`,
+      `${realpathSync(path.join(app, 'node_modules'))} — it holds toolshed and the packages the host and its workers run`,
     );
     const written = run(bin, ['call', 'write_file', '{"path":"src/ok.txt","content":"fine"}'], app);
     expect(written.code, written.stdout).toBe(0);
@@ -217,43 +208,39 @@ describe('the CLI in a fresh app', () => {
     expect(run(bin, ['--version'], app)).toMatchObject({ code: 0, stdout: `${repoPkg.version}\n` });
   });
 
-  it(
-    'identity from the package: explain --as applies an access rule, auth --status reads the login, the audit ' +
-      'log gets its line',
-    () => {
-      const dir = path.join(app, 'identity');
-      mkdirSync(dir);
-      writeFileSync(path.join(dir, 'notes.txt'), 'a note\n');
-      const log = path.join(appRoot, 'audit.jsonl');
-      const config = path.join(dir, 'toolshed.config.json');
-      writeFileSync(
-        config,
-        JSON.stringify({
-          access: [{ name: 'eng', when: { claims: { groups: 'eng' } }, enable: ['file'] }],
-          audit: { to: log },
-          mcpServers: { remote: { url: 'http://127.0.0.1:9/mcp' } },
-        }),
-      );
-      const flags = ['--config', config, '--trust-config'];
-      const explained = run(bin, ['explain', '--as', '{"sub":"alice","groups":["eng"]}', '--json', ...flags], dir);
-      expect(explained.code, explained.stderr).toBe(0);
-      expect(JSON.parse(explained.stdout).access).toMatchObject({ subject: 'alice', rule: 'eng' });
-      const refused = run(bin, ['explain', '--as', 'mallory', ...flags], dir);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain('ACCESS_DENIED');
-      expect(run(bin, ['auth', 'remote', '--status', ...flags], dir)).toMatchObject({
-        code: 0,
-        stdout: expect.stringContaining('remote: not authorized (run toolshed auth remote)'),
-      });
-      expect(run(bin, ['call', 'read_file', '{"path":"notes.txt"}', ...flags], dir).code).toBe(0);
-      const lines = readFileSync(log, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line));
-      expect(lines).toEqual([expect.objectContaining({ tool: 'read_file', code: 'OK', plugin: '@toolshed/file' })]);
-      expect(statSync(log).mode & 0o777).toBe(0o600);
-    },
-  );
+  it('identity from the package: explain --as applies an access rule, auth --status reads the login, the audit log gets its line', () => {
+    const dir = path.join(app, 'identity');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'notes.txt'), 'a note\n');
+    const log = path.join(appRoot, 'audit.jsonl');
+    const config = path.join(dir, 'toolshed.config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        access: [{ name: 'eng', when: { claims: { groups: 'eng' } }, enable: ['file'] }],
+        audit: { to: log },
+        mcpServers: { remote: { url: 'http://127.0.0.1:9/mcp' } },
+      }),
+    );
+    const flags = ['--config', config, '--trust-config'];
+    const explained = run(bin, ['explain', '--as', '{"sub":"alice","groups":["eng"]}', '--json', ...flags], dir);
+    expect(explained.code, explained.stderr).toBe(0);
+    expect(JSON.parse(explained.stdout).access).toMatchObject({ subject: 'alice', rule: 'eng' });
+    const refused = run(bin, ['explain', '--as', 'mallory', ...flags], dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('ACCESS_DENIED');
+    expect(run(bin, ['auth', 'remote', '--status', ...flags], dir)).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('remote: not authorized (run toolshed auth remote)'),
+    });
+    expect(run(bin, ['call', 'read_file', '{"path":"notes.txt"}', ...flags], dir).code).toBe(0);
+    const lines = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines).toEqual([expect.objectContaining({ tool: 'read_file', code: 'OK', plugin: '@toolshed/file' })]);
+    expect(statSync(log).mode & 0o777).toBe(0o600);
+  });
 
   it('toolshed serve, through the MCP SDK client, with the documented npx snippet and cwd /', async () => {
     writeFileSync(path.join(app, 'toolshed.config.mjs'), "export default { root: '.', enable: ['file'] };\n");
@@ -371,22 +358,18 @@ describe('a TypeScript plugin against the published types (docs/plugins.md)', ()
     expect(tests.stdout).toMatch(/# pass 2/);
   });
 
-  it(
-    "loads itself through its dev config (plugins: ['.']), once trusted: the app it sits in is a workspace " +
-      'toolshed ran in',
-    () => {
-      const refused = run(bin, ['list', '--format', 'names', '--strict'], plugin);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain('is not trusted on first use');
-      expect(run(bin, ['trust'], plugin)).toMatchObject({ code: 0 });
-      const list = run(bin, ['list', '--format', 'names', '--strict'], plugin);
-      expect(list).toMatchObject({ code: 0, stdout: 'farewell\ngreet\n' });
-      expect(run(bin, ['call', 'greet', '{"name":"Ada","shout":true}'], plugin)).toMatchObject({
-        code: 0,
-        stdout: 'HELLO, ADA!\n',
-      });
-    },
-  );
+  it("loads itself through its dev config (plugins: ['.']), once trusted: the app it sits in is a workspace toolshed ran in", () => {
+    const refused = run(bin, ['list', '--format', 'names', '--strict'], plugin);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('is not trusted on first use');
+    expect(run(bin, ['trust'], plugin)).toMatchObject({ code: 0 });
+    const list = run(bin, ['list', '--format', 'names', '--strict'], plugin);
+    expect(list).toMatchObject({ code: 0, stdout: 'farewell\ngreet\n' });
+    expect(run(bin, ['call', 'greet', '{"name":"Ada","shout":true}'], plugin)).toMatchObject({
+      code: 0,
+      stdout: 'HELLO, ADA!\n',
+    });
+  });
 
   it('types the host API: definitions() per format, and misuse is an error', () => {
     const file = path.join(app, 'host.ts');
@@ -443,18 +426,14 @@ const AGENT_SCRIPTS: Record<string, string[]> = {
     "import { createToolHost } from 'toolshed';",
     "import { aiSdkTools } from 'toolshed/ai-sdk';",
     'const usage = { inputTokens: { total: 1, noCache: 1 }, outputTokens: { total: 1, text: 1 } };',
-    "const call = (toolCallId, path) => ({ type: 'tool-call', toolCallId, toolName: 'read_file', input: " +
-      'JSON.stringify({ path }) });',
+    "const call = (toolCallId, path) => ({ type: 'tool-call', toolCallId, toolName: 'read_file', input: JSON.stringify({ path }) });",
     'let step = 0;',
     'const model = new MockLanguageModelV3({ doGenerate: async () => (step++ === 0',
-    "  ? { content: [call('c1', 'notes.txt'), call('c2', 'missing.txt')], finishReason: { unified: " +
-      "'tool-calls' }, usage, warnings: [] }",
+    "  ? { content: [call('c1', 'notes.txt'), call('c2', 'missing.txt')], finishReason: { unified: 'tool-calls' }, usage, warnings: [] }",
     "  : { content: [{ type: 'text', text: 'read it' }], finishReason: { unified: 'stop' }, usage, warnings: [] }) });",
     'const host = await createToolHost();',
-    'const result = await generateText({ model, tools: await aiSdkTools(host), stopWhen: stepCountIs(3), ' +
-      "prompt: 'read notes.txt' });",
-    "const sent = model.doGenerateCalls[1].prompt.filter((m) => m.role === 'tool').flatMap((m) => " +
-      'm.content.map((p) => [p.toolCallId, p.output.type, p.output.value]));',
+    "const result = await generateText({ model, tools: await aiSdkTools(host), stopWhen: stepCountIs(3), prompt: 'read notes.txt' });",
+    "const sent = model.doGenerateCalls[1].prompt.filter((m) => m.role === 'tool').flatMap((m) => m.content.map((p) => [p.toolCallId, p.output.type, p.output.value]));",
     'console.log(JSON.stringify({ text: result.text, sent }));',
     'await host.close();',
   ],
@@ -463,11 +442,9 @@ const AGENT_SCRIPTS: Record<string, string[]> = {
     "import { createToolHost } from 'toolshed';",
     "import { openAiAgentsTools } from 'toolshed/openai-agents';",
     'setTracingDisabled(true);',
-    "const provider = new OpenAIProvider({ baseURL: process.env.SCRIPTED_BASE_URL, apiKey: 'test', " +
-      'useResponses: false });',
+    "const provider = new OpenAIProvider({ baseURL: process.env.SCRIPTED_BASE_URL, apiKey: 'test', useResponses: false });",
     'const host = await createToolHost();',
-    "const agent = new Agent({ name: 'notes', instructions: 'Use the tools.', model: await " +
-      "provider.getModel('scripted'), tools: await openAiAgentsTools(host) });",
+    "const agent = new Agent({ name: 'notes', instructions: 'Use the tools.', model: await provider.getModel('scripted'), tools: await openAiAgentsTools(host) });",
     "const result = await run(agent, 'read notes.txt');",
     'console.log(JSON.stringify({ text: result.finalOutput }));',
     'await host.close();',
@@ -476,14 +453,12 @@ const AGENT_SCRIPTS: Record<string, string[]> = {
     "import { createAgent, FakeToolCallingModel, ToolMessage } from 'langchain';",
     "import { createToolHost } from 'toolshed';",
     "import { langchainTools } from 'toolshed/langchain';",
-    "const calls = [{ name: 'read_file', args: { path: 'notes.txt' }, id: 'c1' }, { name: 'read_file', args: { " +
-      "path: 'missing.txt' }, id: 'c2' }];",
+    "const calls = [{ name: 'read_file', args: { path: 'notes.txt' }, id: 'c1' }, { name: 'read_file', args: { path: 'missing.txt' }, id: 'c2' }];",
     'const model = new FakeToolCallingModel({ toolCalls: [calls, []] });',
     'const host = await createToolHost();',
     'const agent = createAgent({ model, tools: await langchainTools(host) });',
     "const result = await agent.invoke({ messages: [{ role: 'user', content: 'read notes.txt' }] });",
-    'const sent = result.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, ' +
-      'm.status, m.content]);',
+    'const sent = result.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, m.status, m.content]);',
     'console.log(JSON.stringify({ sent }));',
     'await host.close();',
   ],
@@ -498,14 +473,12 @@ const TYPED_USES: Record<string, string[]> = {
     'const tools: ToolSet = await aiSdkTools(host, { sessionId: "s" });',
     'const live = await liveAiSdkTools(host);',
     "await generateText({ model, tools: live.tools, prepareStep: live.prepareStep, prompt: 'x' });",
-    "console.log(Object.keys(tools), new ToolshedToolError('t', { ok: false, code: 'TOOL_FAILED', message: 'm' " +
-      '}).code);',
+    "console.log(Object.keys(tools), new ToolshedToolError('t', { ok: false, code: 'TOOL_FAILED', message: 'm' }).code);",
   ],
   '@openai/agents': [
     "import { Agent } from '@openai/agents';",
     "import { liveOpenAiAgentsTools, openAiAgentsTools } from 'toolshed/openai-agents';",
-    "const agent = new Agent({ name: 'a', instructions: 'x', tools: await openAiAgentsTools(host, { strict: " +
-      'true }) });',
+    "const agent = new Agent({ name: 'a', instructions: 'x', tools: await openAiAgentsTools(host, { strict: true }) });",
     "const liveAgent = new Agent({ name: 'b', instructions: 'x', tools: (await liveOpenAiAgentsTools(host)).tools });",
     'console.log(agent.tools.length, liveAgent.name);',
   ],
@@ -514,8 +487,7 @@ const TYPED_USES: Record<string, string[]> = {
     "import { langchainTools, liveLangchainTools } from 'toolshed/langchain';",
     'const lcModel = new FakeToolCallingModel({});',
     'const lcAgent = createAgent({ model: lcModel, tools: await langchainTools(host) });',
-    'const lcLive = createAgent({ model: lcModel, middleware: [await (await ' +
-      'liveLangchainTools(host)).middleware()] });',
+    'const lcLive = createAgent({ model: lcModel, middleware: [await (await liveLangchainTools(host)).middleware()] });',
     'console.log(typeof lcAgent.invoke, typeof lcLive.invoke);',
   ],
 };
@@ -553,26 +525,22 @@ function frameworkSuite(
       dir = setup(await packedApps());
     }, 600_000);
 
-    it(
-      `npm installed ${frameworks.map((f) => `${f.name} ${lockedVersion(f)}`).join(', ')} beside toolshed, and ` +
-        `finds every peer range met`,
-      () => {
-        for (const framework of frameworks) {
-          const pkg = JSON.parse(
-            readFileSync(path.join(path.dirname(appDir()), 'node_modules', framework.name, 'package.json'), 'utf8'),
-          );
-          expect(pkg.version, framework.name).toBe(lockedVersion(framework));
-        }
-        // `npm ls` exits non-zero on a peer dependency outside its range (an "invalid" edge).
-        const ls = spawnSync('npm', ['ls', '--all', '--offline'], {
-          cwd: path.dirname(appDir()),
-          encoding: 'utf8',
-          env: NPM_ENV,
-        });
-        expect(ls.status, ls.stdout + ls.stderr).toBe(0);
-        expect(ls.stdout).not.toMatch(/invalid|UNMET (?!OPTIONAL)/);
-      },
-    );
+    it(`npm installed ${frameworks.map((f) => `${f.name} ${lockedVersion(f)}`).join(', ')} beside toolshed, and finds every peer range met`, () => {
+      for (const framework of frameworks) {
+        const pkg = JSON.parse(
+          readFileSync(path.join(path.dirname(appDir()), 'node_modules', framework.name, 'package.json'), 'utf8'),
+        );
+        expect(pkg.version, framework.name).toBe(lockedVersion(framework));
+      }
+      // `npm ls` exits non-zero on a peer dependency outside its range (an "invalid" edge).
+      const ls = spawnSync('npm', ['ls', '--all', '--offline'], {
+        cwd: path.dirname(appDir()),
+        encoding: 'utf8',
+        env: NPM_ENV,
+      });
+      expect(ls.status, ls.stdout + ls.stderr).toBe(0);
+      expect(ls.stdout).not.toMatch(/invalid|UNMET (?!OPTIONAL)/);
+    });
 
     // One agent turn for each framework this app holds (LangChain is in one app only).
     if (has('ai'))
@@ -585,51 +553,43 @@ function frameworkSuite(
       });
 
     if (has('@openai/agents'))
-      it(
-        'toolshed/openai-agents runs an Agent turn against a scripted OpenAI-compatible server: the result, and ' +
-          'the failure as the envelope',
-        async () => {
-          const server = await startScriptedServer([
-            {
-              tool_calls: [
-                toolCall('c1', 'read_file', { path: 'notes.txt' }),
-                toolCall('c2', 'read_file', { path: 'missing.txt' }),
-              ],
-            },
-            { content: 'read it' },
+      it('toolshed/openai-agents runs an Agent turn against a scripted OpenAI-compatible server: the result, and the failure as the envelope', async () => {
+        const server = await startScriptedServer([
+          {
+            tool_calls: [
+              toolCall('c1', 'read_file', { path: 'notes.txt' }),
+              toolCall('c2', 'read_file', { path: 'missing.txt' }),
+            ],
+          },
+          { content: 'read it' },
+        ]);
+        try {
+          const out = await agentTurn('@openai/agents', {
+            SCRIPTED_BASE_URL: server.baseURL,
+            OPENAI_AGENTS_DISABLE_TRACING: '1',
+          });
+          expect(out.text).toBe('read it');
+          const replies = server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [
+            m.tool_call_id,
+            m.content,
           ]);
-          try {
-            const out = await agentTurn('@openai/agents', {
-              SCRIPTED_BASE_URL: server.baseURL,
-              OPENAI_AGENTS_DISABLE_TRACING: '1',
-            });
-            expect(out.text).toBe('read it');
-            const replies = server.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => [
-              m.tool_call_id,
-              m.content,
-            ]);
-            expect(replies).toEqual([
-              ['c1', expect.stringMatching(/1\|first line of the notes/)],
-              ['c2', envelope()],
-            ]);
-          } finally {
-            await server.close();
-          }
-        },
-      );
+          expect(replies).toEqual([
+            ['c1', expect.stringMatching(/1\|first line of the notes/)],
+            ['c2', envelope()],
+          ]);
+        } finally {
+          await server.close();
+        }
+      });
 
     if (has('langchain'))
-      it(
-        'toolshed/langchain runs a createAgent turn: the result, and the failure as an error ToolMessage holding ' +
-          'the envelope',
-        async () => {
-          const out = await agentTurn('langchain');
-          expect(out.sent).toEqual([
-            ['c1', 'success', expect.stringMatching(/1\|first line of the notes/)],
-            ['c2', 'error', envelope()],
-          ]);
-        },
-      );
+      it('toolshed/langchain runs a createAgent turn: the result, and the failure as an error ToolMessage holding the envelope', async () => {
+        const out = await agentTurn('langchain');
+        expect(out.sent).toEqual([
+          ['c1', 'success', expect.stringMatching(/1\|first line of the notes/)],
+          ['c2', 'error', envelope()],
+        ]);
+      });
 
     it("types each adapter against the app's framework", () => {
       const file = path.join(appDir(), 'typed-agent.ts');

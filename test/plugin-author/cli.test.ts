@@ -18,8 +18,7 @@ let work: ReturnType<typeof tempDir>;
 function config(grant: Record<string, unknown>): void {
   writeFileSync(
     path.join(work.dir, 'toolshed.config.mjs'),
-    `export default ` +
-      `${JSON.stringify({ builtins: false, plugins: [{ package: fixture('plugin-author', 'notebook'), grant }] })};\n`,
+    `export default ${JSON.stringify({ builtins: false, plugins: [{ package: fixture('plugin-author', 'notebook'), grant }] })};\n`,
   );
 }
 
@@ -80,8 +79,7 @@ describe('a grant that matches nothing the plugin requests', () => {
     expect(out.code).toBe(1);
     expect(out.stdout).toBe('');
     expect(out.stderr).toContain(
-      'toolshed: --strict: 1 grant matches nothing the plugin requests:\n  ! toolshed-plugin-notebook: ' +
-        "grant.fsWrite './other'",
+      "toolshed: --strict: 1 grant matches nothing the plugin requests:\n  ! toolshed-plugin-notebook: grant.fsWrite './other'",
     );
   });
 

@@ -48,8 +48,7 @@ describe('requested and granted paths', () => {
         expect(plugin.permissions!.effective.fsWrite).toEqual(['./notes/inner']);
         expect(plugin.permissions!.effective.network).toBe(false);
         expect(plugin.permissions!.unmatched).toEqual([
-          "grant.fsWrite './elsewhere' matches no folder the plugin requests in fsWrite (it requests ./notes; " +
-            "paths of both resolve from the config file's folder), so it has no effect",
+          "grant.fsWrite './elsewhere' matches no folder the plugin requests in fsWrite (it requests ./notes; paths of both resolve from the config file's folder), so it has no effect",
           'grant.network is true, but the plugin does not request network access, so it has no effect',
           "grant.env 'NOT_ASKED': the plugin does not request it (it requests none), so it has no effect",
         ]);

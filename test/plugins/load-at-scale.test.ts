@@ -30,8 +30,7 @@ function writePlugins(count: number): string[] {
     );
     writeFileSync(
       path.join(dir, 'index.js'),
-      `export default { apiVersion: 1, tools: [{ name: 'scale_${i}', description: 'Returns ${i}.', parameters: ` +
-        `{ type: 'object' }, handler: async () => '${i}' }] };\n`,
+      `export default { apiVersion: 1, tools: [{ name: 'scale_${i}', description: 'Returns ${i}.', parameters: { type: 'object' }, handler: async () => '${i}' }] };\n`,
     );
     return dir;
   });

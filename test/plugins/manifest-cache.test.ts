@@ -8,8 +8,7 @@ let work: { dir: string; cleanup(): void };
 // test/security/manifest-cache.test.ts).
 let cacheHome: { dir: string; cleanup(): void };
 const config = (extra = '') =>
-  `export default { plugins: ['toolshed-plugin-alpha'], builtins: false, cache: { dir: ` +
-  `${JSON.stringify(cacheHome.dir)}${extra} } };\n`;
+  `export default { plugins: ['toolshed-plugin-alpha'], builtins: false, cache: { dir: ${JSON.stringify(cacheHome.dir)}${extra} } };\n`;
 
 beforeEach(() => {
   work = tempDir();
@@ -80,8 +79,7 @@ describe('manifest cache', () => {
     const elsewhere = path.join(cacheHome.dir, 'elsewhere');
     writeFileSync(
       path.join(work.dir, 'toolshed.config.mjs'),
-      `export default { plugins: ['toolshed-plugin-alpha'], builtins: false, cache: { dir: ` +
-        `${JSON.stringify(elsewhere)} } };\n`,
+      `export default { plugins: ['toolshed-plugin-alpha'], builtins: false, cache: { dir: ${JSON.stringify(elsewhere)} } };\n`,
     );
     await source();
     expect(existsSync(path.join(elsewhere, 'manifests'))).toBe(true);

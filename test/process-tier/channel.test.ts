@@ -42,19 +42,15 @@ describe('a real child on this Node', () => {
     expect(await call(host, 'length', { text })).toEqual({ length: text.length, tail: 'the-end!' });
   });
 
-  it(
-    'a handler calling process.exit ends its child at once: TOOL_CRASHED with the exit code, then a fresh child ' +
-      'answers',
-    async () => {
-      const started = Date.now();
-      const out = await call(host, 'exit');
-      expect(out.code).toBe('TOOL_CRASHED');
-      expect(out.error).toContain('exited with code 3');
-      // Far below the 20 s timeout: the exit was not held up by the channel (a blocking read would hold it forever).
-      expect(Date.now() - started).toBeLessThan(10_000);
-      expect(await host.dispatch('ping', {})).toBe('pong');
-    },
-  );
+  it('a handler calling process.exit ends its child at once: TOOL_CRASHED with the exit code, then a fresh child answers', async () => {
+    const started = Date.now();
+    const out = await call(host, 'exit');
+    expect(out.code).toBe('TOOL_CRASHED');
+    expect(out.error).toContain('exited with code 3');
+    // Far below the 20 s timeout: the exit was not held up by the channel (a blocking read would hold it forever).
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await host.dispatch('ping', {})).toBe('pong');
+  });
 
   it('an uncaught exception ends its child at once: TOOL_CRASHED, then a fresh child answers', async () => {
     const started = Date.now();

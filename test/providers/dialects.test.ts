@@ -163,42 +163,38 @@ describe('OpenAI, Anthropic and MCP', () => {
     }
   });
 
-  it(
-    'OpenAI strict mode: a tuple sends its tool non-strict (its schema in 2020-12); an unevaluatedProperties map ' +
-      'too',
-    () => {
-      const [z07] = formatDefinitions(defs, 'openai', { strict: true });
-      expect(z07!.function.strict).toBe(false);
-      expect((z07!.function.parameters as Schema).properties.pair.prefixItems).toHaveLength(2);
-      expect(toStrictSchema(zod2020)).toEqual({
-        ok: false,
-        reason: '/properties/pair: a tuple (prefixItems) is not supported',
-      });
-      expect(
-        toStrictSchema({
-          type: 'object',
-          properties: { a: { type: 'string' } },
-          unevaluatedProperties: { type: 'number' },
-        }),
-      ).toEqual({ ok: false, reason: '/: unevaluatedProperties (a map) is not supported' });
-      const closed = toStrictSchema({
+  it('OpenAI strict mode: a tuple sends its tool non-strict (its schema in 2020-12); an unevaluatedProperties map too', () => {
+    const [z07] = formatDefinitions(defs, 'openai', { strict: true });
+    expect(z07!.function.strict).toBe(false);
+    expect((z07!.function.parameters as Schema).properties.pair.prefixItems).toHaveLength(2);
+    expect(toStrictSchema(zod2020)).toEqual({
+      ok: false,
+      reason: '/properties/pair: a tuple (prefixItems) is not supported',
+    });
+    expect(
+      toStrictSchema({
         type: 'object',
-        properties: { card: { type: 'string' }, expiry: { type: 'string' } },
-        unevaluatedProperties: false,
-        dependentRequired: { card: ['expiry'] },
-      });
-      expect(closed).toEqual({
-        ok: true,
-        schema: {
-          type: 'object',
-          description: 'If "card" is given, "expiry" must be given too.',
-          properties: { card: { type: ['string', 'null'] }, expiry: { type: ['string', 'null'] } },
-          required: ['card', 'expiry'],
-          additionalProperties: false,
-        },
-      });
-    },
-  );
+        properties: { a: { type: 'string' } },
+        unevaluatedProperties: { type: 'number' },
+      }),
+    ).toEqual({ ok: false, reason: '/: unevaluatedProperties (a map) is not supported' });
+    const closed = toStrictSchema({
+      type: 'object',
+      properties: { card: { type: 'string' }, expiry: { type: 'string' } },
+      unevaluatedProperties: false,
+      dependentRequired: { card: ['expiry'] },
+    });
+    expect(closed).toEqual({
+      ok: true,
+      schema: {
+        type: 'object',
+        description: 'If "card" is given, "expiry" must be given too.',
+        properties: { card: { type: ['string', 'null'] }, expiry: { type: ['string', 'null'] } },
+        required: ['card', 'expiry'],
+        additionalProperties: false,
+      },
+    });
+  });
 });
 
 describe('what strict mode removes is enforced at dispatch (2020-12 keywords)', () => {

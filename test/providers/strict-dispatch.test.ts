@@ -46,21 +46,17 @@ describe('strict definitions and dispatch', () => {
     );
   });
 
-  it(
-    "runs a strict model's call as sent (its nulls for absent properties dropped), and rejects what the original " +
-      'schema rejects where the strict schema allows it',
-    async () => {
-      const strict = (await host.definitions({ format: 'openai', strict: true })) as Schema[];
-      const typed = strict.find((t) => t.function.name === 'typed')!.function.parameters;
-      expect(typed.properties.path).toEqual({ type: 'string' });
-      expect(await host.call('typed', '{"path":"notes.md","mode":"read","count":null,"nested":null}')).toEqual({
-        ok: true,
-        text: JSON.stringify({ got: { path: 'notes.md', mode: 'read' } }),
-      });
-      // Strict mode dropped minLength: an empty path fits the strict schema, but not the original.
-      const empty = await host.call('typed', { path: '', mode: 'read', count: null, nested: null });
-      expect(empty).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
-      if (!empty.ok) expect(empty.message).toContain('/path');
-    },
-  );
+  it("runs a strict model's call as sent (its nulls for absent properties dropped), and rejects what the original schema rejects where the strict schema allows it", async () => {
+    const strict = (await host.definitions({ format: 'openai', strict: true })) as Schema[];
+    const typed = strict.find((t) => t.function.name === 'typed')!.function.parameters;
+    expect(typed.properties.path).toEqual({ type: 'string' });
+    expect(await host.call('typed', '{"path":"notes.md","mode":"read","count":null,"nested":null}')).toEqual({
+      ok: true,
+      text: JSON.stringify({ got: { path: 'notes.md', mode: 'read' } }),
+    });
+    // Strict mode dropped minLength: an empty path fits the strict schema, but not the original.
+    const empty = await host.call('typed', { path: '', mode: 'read', count: null, nested: null });
+    expect(empty).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
+    if (!empty.ok) expect(empty.message).toContain('/path');
+  });
 });

@@ -78,37 +78,33 @@ describe.each([
     });
   });
 
-  it(
-    'draft-07 tagged and untagged: an items-array tuple, additionalItems, definitions and dependencies keep ' +
-      'their draft-07 meaning',
-    async () => {
-      expect(await envelope(host, 'route_07', { leg: ['walk', 3], from: { x: 1, y: 2 } })).toEqual({
-        leg: ['walk', 3],
-        from: { x: 1, y: 2 },
-      });
-      expect(await envelope(host, 'route_07', { leg: ['walk', 3, 4] })).toMatchObject({
-        code: 'INVALID_ARGUMENTS',
-        error: 'invalid arguments for route_07: /leg must NOT have more than 2 items',
-      });
-      expect(await envelope(host, 'route_07', { leg: ['walk', 3], from: { x: 1 } })).toMatchObject({
-        code: 'INVALID_ARGUMENTS',
-        error: 'invalid arguments for route_07: /from/y is required',
-      });
-      expect(await envelope(host, 'order_07', { leg: ['a', 1], card: '1', expiry: '2' })).toEqual({
-        leg: ['a', 1],
-        card: '1',
-        expiry: '2',
-      });
-      expect(await envelope(host, 'order_07', { leg: [1, 'a'] })).toMatchObject({
-        code: 'INVALID_ARGUMENTS',
-        error: 'invalid arguments for order_07: /leg/0 must be string; /leg/1 must be number',
-      });
-      expect(await envelope(host, 'order_07', { card: '1' })).toEqual({
-        code: 'INVALID_ARGUMENTS',
-        error: 'invalid arguments for order_07: /expiry is required when "card" is present',
-      });
-    },
-  );
+  it('draft-07 tagged and untagged: an items-array tuple, additionalItems, definitions and dependencies keep their draft-07 meaning', async () => {
+    expect(await envelope(host, 'route_07', { leg: ['walk', 3], from: { x: 1, y: 2 } })).toEqual({
+      leg: ['walk', 3],
+      from: { x: 1, y: 2 },
+    });
+    expect(await envelope(host, 'route_07', { leg: ['walk', 3, 4] })).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      error: 'invalid arguments for route_07: /leg must NOT have more than 2 items',
+    });
+    expect(await envelope(host, 'route_07', { leg: ['walk', 3], from: { x: 1 } })).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      error: 'invalid arguments for route_07: /from/y is required',
+    });
+    expect(await envelope(host, 'order_07', { leg: ['a', 1], card: '1', expiry: '2' })).toEqual({
+      leg: ['a', 1],
+      card: '1',
+      expiry: '2',
+    });
+    expect(await envelope(host, 'order_07', { leg: [1, 'a'] })).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      error: 'invalid arguments for order_07: /leg/0 must be string; /leg/1 must be number',
+    });
+    expect(await envelope(host, 'order_07', { card: '1' })).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      error: 'invalid arguments for order_07: /expiry is required when "card" is present',
+    });
+  });
 
   it('2019-09 tagged: unevaluatedProperties is enforced', async () => {
     expect(await envelope(host, 'closed_2019', { name: 'a' })).toEqual({ name: 'a' });
@@ -134,11 +130,7 @@ describe('a $schema toolshed does not validate', () => {
       expect(failed.status).toBe('failed');
       expect(failed.error?.code).toBe('PLUGIN_INVALID');
       expect(failed.error?.message).toBe(
-        'toolshed-plugin-unknown-dialect: tool old_style: parameters: $schema ' +
-          '"http://json-schema.org/draft-04/schema#" is not a JSON Schema dialect toolshed validates; supported: ' +
-          'draft-06, draft-07, 2019-09 and 2020-12 (http://json-schema.org/draft-06/schema#, ' +
-          'http://json-schema.org/draft-07/schema#, https://json-schema.org/draft/2019-09/schema, ' +
-          'https://json-schema.org/draft/2020-12/schema), or no $schema',
+        'toolshed-plugin-unknown-dialect: tool old_style: parameters: $schema "http://json-schema.org/draft-04/schema#" is not a JSON Schema dialect toolshed validates; supported: draft-06, draft-07, 2019-09 and 2020-12 (http://json-schema.org/draft-06/schema#, http://json-schema.org/draft-07/schema#, https://json-schema.org/draft/2019-09/schema, https://json-schema.org/draft/2020-12/schema), or no $schema',
       );
     });
   });

@@ -23,49 +23,38 @@ describe('reading the dialect', () => {
     );
   });
 
-  it(
-    'untagged plugin schemas: draft-07 for draft-07-only forms, found by keyword (not by property name), else ' +
-      '2020-12',
-    () => {
-      expect(readDialect({ type: 'object', properties: { p: { items: [{ type: 'string' }] } } })).toEqual({
-        dialect: 'draft-07',
-        from: 'untagged: items as an array at /properties/p',
-      });
-      expect(readDialect({ type: 'array', items: { type: 'string' }, additionalItems: false })).toEqual({
-        dialect: 'draft-07',
-        from: 'untagged: additionalItems at /',
-      });
-      // A property named like a draft-07 keyword is data.
-      expect(
-        readDialect({
-          type: 'object',
-          properties: {
-            dependencies: { type: 'array', items: { type: 'string' } },
-            additionalItems: { type: 'string' },
-          },
-        }),
-      ).toEqual({ dialect: '2020-12', from: 'untagged' });
-      // definitions and $defs are pointer targets in both dialects: they decide nothing.
-      expect(
-        readDialect({ definitions: { a: { type: 'string' } }, properties: { a: { $ref: '#/definitions/a' } } }).dialect,
-      ).toBe('2020-12');
-      expect(readDialect({ type: 'array', items: [{ type: 'string' }], $defs: {} }).dialect).toBe('draft-07');
-      expect(readDialect({ type: 'object', properties: { t: tuple2020 } })).toEqual({
-        dialect: '2020-12',
-        from: 'untagged: prefixItems at /properties/t',
-      });
-      expect(readDialect({ $recursiveAnchor: true, type: 'object' }).dialect).toBe('2019-09');
-      // Both kinds: a plugin keeps its draft-07 reading, and explain says what is not enforced.
-      expect(readDialect({ properties: { a: { items: [{ type: 'string' }] } }, unevaluatedProperties: false })).toEqual(
-        {
-          dialect: 'draft-07',
-          from:
-            'untagged: items as an array at /properties/a; its 2020-12 keywords (unevaluatedProperties at /) are not ' +
-            'enforced: set $schema to say which dialect it is',
-        },
-      );
-    },
-  );
+  it('untagged plugin schemas: draft-07 for draft-07-only forms, found by keyword (not by property name), else 2020-12', () => {
+    expect(readDialect({ type: 'object', properties: { p: { items: [{ type: 'string' }] } } })).toEqual({
+      dialect: 'draft-07',
+      from: 'untagged: items as an array at /properties/p',
+    });
+    expect(readDialect({ type: 'array', items: { type: 'string' }, additionalItems: false })).toEqual({
+      dialect: 'draft-07',
+      from: 'untagged: additionalItems at /',
+    });
+    // A property named like a draft-07 keyword is data.
+    expect(
+      readDialect({
+        type: 'object',
+        properties: { dependencies: { type: 'array', items: { type: 'string' } }, additionalItems: { type: 'string' } },
+      }),
+    ).toEqual({ dialect: '2020-12', from: 'untagged' });
+    // definitions and $defs are pointer targets in both dialects: they decide nothing.
+    expect(
+      readDialect({ definitions: { a: { type: 'string' } }, properties: { a: { $ref: '#/definitions/a' } } }).dialect,
+    ).toBe('2020-12');
+    expect(readDialect({ type: 'array', items: [{ type: 'string' }], $defs: {} }).dialect).toBe('draft-07');
+    expect(readDialect({ type: 'object', properties: { t: tuple2020 } })).toEqual({
+      dialect: '2020-12',
+      from: 'untagged: prefixItems at /properties/t',
+    });
+    expect(readDialect({ $recursiveAnchor: true, type: 'object' }).dialect).toBe('2019-09');
+    // Both kinds: a plugin keeps its draft-07 reading, and explain says what is not enforced.
+    expect(readDialect({ properties: { a: { items: [{ type: 'string' }] } }, unevaluatedProperties: false })).toEqual({
+      dialect: 'draft-07',
+      from: 'untagged: items as an array at /properties/a; its 2020-12 keywords (unevaluatedProperties at /) are not enforced: set $schema to say which dialect it is',
+    });
+  });
 
   it('untagged MCP schemas are 2020-12 unless only draft-07 can read them', () => {
     expect(readDialect({ type: 'object' }, 'mcp')).toEqual({ dialect: '2020-12', from: 'untagged (MCP default)' });

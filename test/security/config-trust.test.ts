@@ -48,8 +48,7 @@ const refusal = (options: ToolHostOptions = {}) =>
 
 /** A module that leaves `marker` behind if it is ever imported. */
 const planted = (marker: string, exported = '{ builtins: false }') =>
-  `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport default ` +
-  `${exported};\n`;
+  `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport default ${exported};\n`;
 
 describe('config trust in the library', () => {
   it('records "no config here" on first use, so a config that appears later is refused unrun', async () => {
@@ -70,37 +69,33 @@ describe('config trust in the library', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
-  it(
-    "stops a config the model's terminal created (a name that did not exist cannot be mounted read-only) before " +
-      'it runs',
-    async () => {
-      // No config here: the first start records that. The terminal runs in its bubblewrap sandbox
-      // where it can, where a protected name that does not exist yet cannot be held.
-      const host = await createToolHost({
-        cwd: ws,
-        root: ws,
-        env: { PATH: process.env.PATH },
-        overrides: { enable: ['terminal'] },
-      });
-      const marker = path.join(ws, 'ran.txt');
-      try {
-        const command = `cat > .toolshedrc.mjs <<'EOF'\n${planted(marker)}EOF\necho written`;
-        const result = JSON.parse(await host.dispatch('terminal', { command }));
-        // The terminal refuses the name it created and moves it aside (docs/security.md, "Protected paths")…
-        expect(result.code).toBe('PERMISSION_DENIED');
-        expect(existsSync(path.join(ws, '.toolshedrc.mjs'))).toBe(false);
-      } finally {
-        await host.close();
-      }
-      // …and config trust is the second line: a config that appears anyway (written by a process-tier plugin granted
-      // fsWrite, which has no such comparison) is stopped.
-      writeFileSync(path.join(ws, '.toolshedrc.mjs'), planted(marker));
-      const error = await refusal();
-      expect(error?.code).toBe('CONFIG_UNTRUSTED');
-      expect(error?.message).toContain('a config appeared where there was none: ./.toolshedrc.mjs');
-      expect(existsSync(marker)).toBe(false);
-    },
-  );
+  it("stops a config the model's terminal created (a name that did not exist cannot be mounted read-only) before it runs", async () => {
+    // No config here: the first start records that. The terminal runs in its bubblewrap sandbox
+    // where it can, where a protected name that does not exist yet cannot be held.
+    const host = await createToolHost({
+      cwd: ws,
+      root: ws,
+      env: { PATH: process.env.PATH },
+      overrides: { enable: ['terminal'] },
+    });
+    const marker = path.join(ws, 'ran.txt');
+    try {
+      const command = `cat > .toolshedrc.mjs <<'EOF'\n${planted(marker)}EOF\necho written`;
+      const result = JSON.parse(await host.dispatch('terminal', { command }));
+      // The terminal refuses the name it created and moves it aside (docs/security.md, "Protected paths")…
+      expect(result.code).toBe('PERMISSION_DENIED');
+      expect(existsSync(path.join(ws, '.toolshedrc.mjs'))).toBe(false);
+    } finally {
+      await host.close();
+    }
+    // …and config trust is the second line: a config that appears anyway (written by a process-tier plugin granted
+    // fsWrite, which has no such comparison) is stopped.
+    writeFileSync(path.join(ws, '.toolshedrc.mjs'), planted(marker));
+    const error = await refusal();
+    expect(error?.code).toBe('CONFIG_UNTRUSTED');
+    expect(error?.message).toContain('a config appeared where there was none: ./.toolshedrc.mjs');
+    expect(existsSync(marker)).toBe(false);
+  });
 
   it('refuses a trusted JSON config that gained a trusted MCP server; trustConfig accepts it for the next starts', async () => {
     const file = path.join(ws, '.toolshedrc.json');
@@ -168,22 +163,18 @@ describe('config trust in the library', () => {
     }
   });
 
-  it(
-    'accepts a JS config that moved the root away from it, and still holds it to trust: its folder was a ' +
-      'writable root',
-    async () => {
-      const file = path.join(ws, 'toolshed.config.mjs');
-      writeFileSync(file, 'export default { builtins: false };\n');
-      await start();
-      mkdirSync(path.join(ws, 'sub'));
-      writeFileSync(file, "export default { builtins: false, root: './sub' };\n");
-      expect((await refusal())?.code).toBe('CONFIG_UNTRUSTED');
-      expect(await start({ trustConfig: true })).toEqual([expect.stringContaining('accepted a changed config')]);
-      expect(await start()).toEqual([]);
-      writeFileSync(file, "export default { builtins: false, root: './sub', limits: { timeoutMs: 1234 } };\n");
-      expect((await refusal())?.code).toBe('CONFIG_UNTRUSTED');
-    },
-  );
+  it('accepts a JS config that moved the root away from it, and still holds it to trust: its folder was a writable root', async () => {
+    const file = path.join(ws, 'toolshed.config.mjs');
+    writeFileSync(file, 'export default { builtins: false };\n');
+    await start();
+    mkdirSync(path.join(ws, 'sub'));
+    writeFileSync(file, "export default { builtins: false, root: './sub' };\n");
+    expect((await refusal())?.code).toBe('CONFIG_UNTRUSTED');
+    expect(await start({ trustConfig: true })).toEqual([expect.stringContaining('accepted a changed config')]);
+    expect(await start()).toEqual([]);
+    writeFileSync(file, "export default { builtins: false, root: './sub', limits: { timeoutMs: 1234 } };\n");
+    expect((await refusal())?.code).toBe('CONFIG_UNTRUSTED');
+  });
 
   it('refuses a changed hooks module inside the root without importing it', async () => {
     mkdirSync(path.join(ws, 'policy'));
@@ -210,8 +201,7 @@ describe('config trust in the library', () => {
     const marker = path.join(ws, 'ran.txt');
     writeFileSync(
       path.join(ws, 'helper.mjs'),
-      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport ` +
-        `const disable = [];\n`,
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport const disable = [];\n`,
     );
     const error = await refusal();
     expect(error?.code).toBe('CONFIG_UNTRUSTED');
@@ -347,8 +337,7 @@ describe('config trust on first use, only where the model cannot write', () => {
     expect(refused.stdout).toBe('');
     expect(refused.stderr).not.toContain('first use)');
     expect(refused.stderr).toContain(
-      `toolshed: CONFIG_UNTRUSTED: ./.toolshedrc.mjs is not trusted on first use: it lies inside ${ws}, which ` +
-        `toolshed knows the model's tools can write`,
+      `toolshed: CONFIG_UNTRUSTED: ./.toolshedrc.mjs is not trusted on first use: it lies inside ${ws}, which toolshed knows the model's tools can write`,
     );
     expect(refused.stderr).toContain(`run toolshed trust in ${sub} to trust it`);
     expect(existsSync(marker)).toBe(false);
@@ -393,24 +382,20 @@ describe('config trust on first use, only where the model cannot write', () => {
     }
   });
 
-  it(
-    "still records first use below a known workspace where the config is the workspace's accepted one, or there " +
-      'is none',
-    async () => {
-      writeFileSync(path.join(ws, '.toolshedrc.json'), JSON.stringify(LIGHT));
-      await start();
-      const sub = path.join(ws, 'pkg');
-      mkdirSync(sub);
-      // No package.json in pkg: the search goes on up to the workspace's config, which its record accepted.
-      expect(await start({ cwd: sub })).toEqual([
-        expect.stringMatching(/^trusting .*\.toolshedrc\.json as this workspace's config \(first use\)/),
-      ]);
-      expect(await start({ cwd: sub })).toEqual([]);
-      // A package of its own without a config: "no config here" is recorded, as before.
-      const other = path.join(ws, 'other');
-      mkdirSync(other);
-      writeFileSync(path.join(other, 'package.json'), '{"name":"other","private":true}');
-      expect(await start({ cwd: other, overrides: { enable: [] } })).toEqual([expect.stringMatching(/^no config in /)]);
-    },
-  );
+  it("still records first use below a known workspace where the config is the workspace's accepted one, or there is none", async () => {
+    writeFileSync(path.join(ws, '.toolshedrc.json'), JSON.stringify(LIGHT));
+    await start();
+    const sub = path.join(ws, 'pkg');
+    mkdirSync(sub);
+    // No package.json in pkg: the search goes on up to the workspace's config, which its record accepted.
+    expect(await start({ cwd: sub })).toEqual([
+      expect.stringMatching(/^trusting .*\.toolshedrc\.json as this workspace's config \(first use\)/),
+    ]);
+    expect(await start({ cwd: sub })).toEqual([]);
+    // A package of its own without a config: "no config here" is recorded, as before.
+    const other = path.join(ws, 'other');
+    mkdirSync(other);
+    writeFileSync(path.join(other, 'package.json'), '{"name":"other","private":true}');
+    expect(await start({ cwd: other, overrides: { enable: [] } })).toEqual([expect.stringMatching(/^no config in /)]);
+  });
 });

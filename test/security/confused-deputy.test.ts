@@ -142,20 +142,16 @@ return { names, read: String(JSON.stringify(read)).slice(0, 300), other };`;
     });
   });
 
-  it(
-    'a grant the plugin did not request gives nothing (the effective set is the intersection), and the refusal ' +
-      'says so',
-    async () => {
-      await withHost(options(['terminal']), async (host) => {
-        const out = await call(host, 'deputy_call', { name: 'terminal', args: { command: 'id' } });
-        expect(out).toMatchObject({ ok: false, code: 'PERMISSION_DENIED' });
-        expect(out.message).toContain('toolshed-plugin-deputy must request it in its permissions.callTools');
-        expect(
-          host.explain().plugins.find((p) => p.name === 'toolshed-plugin-deputy')!.permissions!.effective.callTools,
-        ).toEqual([]);
-      });
-    },
-  );
+  it('a grant the plugin did not request gives nothing (the effective set is the intersection), and the refusal says so', async () => {
+    await withHost(options(['terminal']), async (host) => {
+      const out = await call(host, 'deputy_call', { name: 'terminal', args: { command: 'id' } });
+      expect(out).toMatchObject({ ok: false, code: 'PERMISSION_DENIED' });
+      expect(out.message).toContain('toolshed-plugin-deputy must request it in its permissions.callTools');
+      expect(
+        host.explain().plugins.find((p) => p.name === 'toolshed-plugin-deputy')!.permissions!.effective.callTools,
+      ).toEqual([]);
+    });
+  });
 
   it('an unknown name in a callTools grant is CONFIG_INVALID with a did-you-mean, like enable', async () => {
     const error = await createToolHost(options(['read_fil'])).then(
@@ -188,18 +184,14 @@ describe('call chains: depth and calls back into a busy plugin', () => {
     });
   });
 
-  it(
-    'an untrusted plugin calling itself while its call waits gets the answer: the child runs both on its one ' +
-      'thread',
-    async () => {
-      // Its child interleaves every call at each await, so a call waiting on a nested one holds nothing
-      // the nested one needs (no CALL_WOULD_DEADLOCK, and no wait until the timeout).
-      await withHost(options(undefined, { builtins: false, limits: { threads: 1 } }), async (host) => {
-        expect(await call(host, 'deputy_self_busy')).toEqual({ ok: true, value: { echo: 'again' } });
-        expect(host.explain().plugins.find((p) => p.name === 'toolshed-plugin-deputy')?.pool?.threads).toBe(1);
-      });
-    },
-  );
+  it('an untrusted plugin calling itself while its call waits gets the answer: the child runs both on its one thread', async () => {
+    // Its child interleaves every call at each await, so a call waiting on a nested one holds nothing
+    // the nested one needs (no CALL_WOULD_DEADLOCK, and no wait until the timeout).
+    await withHost(options(undefined, { builtins: false, limits: { threads: 1 } }), async (host) => {
+      expect(await call(host, 'deputy_self_busy')).toEqual({ ok: true, value: { echo: 'again' } });
+      expect(host.explain().plugins.find((p) => p.name === 'toolshed-plugin-deputy')?.pool?.threads).toBe(1);
+    });
+  });
 
   it('two calls that each call back into their untrusted plugin both complete', async () => {
     await withHost(options(undefined, { builtins: false, limits: { threads: 2 } }), async (host) => {

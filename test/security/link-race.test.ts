@@ -152,8 +152,7 @@ describe('file tools under a link race (terminal swaps a folder with a link to o
     const createdOutside = readdirSync(outside).filter((name) => !['f.txt', 'p.txt'].includes(name));
     const patchedOutside = readFileSync(path.join(outside, 'p.txt'), 'utf8') !== OUTSIDE_PATCHABLE;
     console.log(
-      `link race: ${JSON.stringify(byKind)}; ${createdOutside.length} created outside, outside p.txt ` +
-        `${patchedOutside ? 'changed' : 'unchanged'}; ` +
+      `link race: ${JSON.stringify(byKind)}; ${createdOutside.length} created outside, outside p.txt ${patchedOutside ? 'changed' : 'unchanged'}; ` +
         swapperOutput.output.trim().replace(/\n/g, ', '),
     );
     if (others.size > 0) console.log(`other results: ${[...others].slice(0, 5).join(' | ')}`);

@@ -37,23 +37,19 @@ describe('malformed messages from a thread-tier worker', () => {
 });
 
 describe("malformed messages on a thread-tier worker's inline port", () => {
-  it(
-    'are coerced or dropped and counted; a forged nested call is refused; the host survives and the next calls ' +
-      'work',
-    async () => {
-      // Plugin code can find the port by patching MessagePort.prototype.postMessage in its worker.
-      await withThreadHost(async (host) => {
-        const before = pool(host).messagesDropped;
-        expect(await call(host, 'post_malformed_inline')).toEqual({ posted: 10 });
-        // 'a string', 42, null, [1,2,3]; the call with a string id; a done that is not an array;
-        // and four of the five entries of the done list (the fifth is well-formed, for no one).
-        await expect.poll(() => pool(host).messagesDropped - before).toBe(10);
-        expect(pool(host).lastDropped).toMatch(/inline/);
-        await expectHealthy(host);
-        expect(await call(host, 'uptime')).toMatchObject({ uptime: expect.any(Number) });
-      });
-    },
-  );
+  it('are coerced or dropped and counted; a forged nested call is refused; the host survives and the next calls work', async () => {
+    // Plugin code can find the port by patching MessagePort.prototype.postMessage in its worker.
+    await withThreadHost(async (host) => {
+      const before = pool(host).messagesDropped;
+      expect(await call(host, 'post_malformed_inline')).toEqual({ posted: 10 });
+      // 'a string', 42, null, [1,2,3]; the call with a string id; a done that is not an array;
+      // and four of the five entries of the done list (the fifth is well-formed, for no one).
+      await expect.poll(() => pool(host).messagesDropped - before).toBe(10);
+      expect(pool(host).lastDropped).toMatch(/inline/);
+      await expectHealthy(host);
+      expect(await call(host, 'uptime')).toMatchObject({ uptime: expect.any(Number) });
+    });
+  });
 });
 
 describe('malformed messages and frames in the process tier', () => {
@@ -107,17 +103,13 @@ describe('malformed messages and frames in the process tier', () => {
     await expectHealthy(host);
   });
 
-  it(
-    'well-formed replies with guessed string ids are ignored: the running call gets its own answer and the child ' +
-      'lives on',
-    async () => {
-      const first = (await call(host, 'uptime')).uptime as number;
-      const genuine = host.dispatch('slow_echo', { ms: 1_500 });
-      // The genuine call is running before the replies are forged.
-      await expect.poll(() => pool(host).inFlight).toBe(1);
-      expect(await call(host, 'forge_replies', { from: 1, to: 5_000, strings: true })).toBe('sent');
-      expect(await genuine).toBe('genuine');
-      expect((await call(host, 'uptime')).uptime).toBeGreaterThan(first);
-    },
-  );
+  it('well-formed replies with guessed string ids are ignored: the running call gets its own answer and the child lives on', async () => {
+    const first = (await call(host, 'uptime')).uptime as number;
+    const genuine = host.dispatch('slow_echo', { ms: 1_500 });
+    // The genuine call is running before the replies are forged.
+    await expect.poll(() => pool(host).inFlight).toBe(1);
+    expect(await call(host, 'forge_replies', { from: 1, to: 5_000, strings: true })).toBe('sent');
+    expect(await genuine).toBe('genuine');
+    expect((await call(host, 'uptime')).uptime).toBeGreaterThan(first);
+  });
 });

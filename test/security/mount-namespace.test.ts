@@ -23,8 +23,7 @@ import { ATTACKER, call, expectHealthy, unixServer, untrustedOptions, withEnv } 
 const BWRAP = probeSandbox().bwrap !== undefined;
 if (!BWRAP)
   console.warn(
-    `[security] bubblewrap is not usable here (${probeSandbox().bwrapReason}): untrusted plugins see the ` +
-      `host's filesystem. npm test installs it (scripts/test-prerequisites.mjs).`,
+    `[security] bubblewrap is not usable here (${probeSandbox().bwrapReason}): untrusted plugins see the host's filesystem. npm test installs it (scripts/test-prerequisites.mjs).`,
   );
 
 describe('an untrusted plugin in its mount namespace', () => {
@@ -95,8 +94,7 @@ describe('the fallback without bubblewrap (forced off)', () => {
             expect(socket.connections()).toBe(0);
           } else {
             console.warn(
-              `[security] with bubblewrap off, a raw pipe handle reaches a host Unix socket (connected: ` +
-                `${out.connected}); docs/security.md says so.`,
+              `[security] with bubblewrap off, a raw pipe handle reaches a host Unix socket (connected: ${out.connected}); docs/security.md says so.`,
             );
             expect(out).toMatchObject({ rebuilt: true, connected: true, data: 'host secret\n' });
             expect(socket.connections()).toBe(1);

@@ -45,8 +45,7 @@ describe('case 12: network without the grant', () => {
       expect(connections).toBe(before);
     } else {
       console.warn(
-        `[security] NO network namespace on this machine (${protections.reason}): an untrusted plugin without ` +
-          `the network grant CAN reach the host's loopback. See docs/security.md.`,
+        `[security] NO network namespace on this machine (${protections.reason}): an untrusted plugin without the network grant CAN reach the host's loopback. See docs/security.md.`,
       );
       expect(protections.reason).toBeTruthy();
       expect(out.connected).toBe(true);
@@ -72,8 +71,7 @@ describe('case 12: network without the grant', () => {
           expect(enforced).toEqual({ by: 'sandbox', allowed: false, how: "Node's permission model (no --allow-net)" });
         } else {
           console.warn(
-            `[security] without a network namespace an untrusted plugin without the network grant reaches the ` +
-              `host's loopback (connected: ${out.connected}); docs/security.md says so.`,
+            `[security] without a network namespace an untrusted plugin without the network grant reaches the host's loopback (connected: ${out.connected}); docs/security.md says so.`,
           );
           expect(out.connected).toBe(true);
           expect(enforced).toBe('declared, not enforced');

@@ -27,8 +27,7 @@ function runScenario(): Record<string, any> {
   const script = [
     'set -e',
     'mount -t tmpfs tmpfs /mnt',
-    'i=0; for p in "$@"; do i=$((i+1)); case "$p" in /tmp/*) mkdir "/mnt/$i" && mount --bind "$p" "/mnt/$i";; ' +
-      'esac; done',
+    'i=0; for p in "$@"; do i=$((i+1)); case "$p" in /tmp/*) mkdir "/mnt/$i" && mount --bind "$p" "/mnt/$i";; esac; done',
     'mount -t tmpfs -o mode=1777 tmpfs /tmp',
     'i=0; for p in "$@"; do i=$((i+1)); case "$p" in /tmp/*) mkdir -p "$p" && mount --bind "/mnt/$i" "$p";; esac; done',
     `exec "${process.execPath}" "${SCENARIO}"`,
@@ -46,19 +45,15 @@ function runScenario(): Record<string, any> {
 describe('per-user state against another local user', () => {
   const results = runScenario();
 
-  it(
-    "keeps the todo lists off the file system: another user's folders, links and lists are neither read nor " +
-      'written',
-    () => {
-      expect(results.noFiles.write).toMatchObject({ sessionId: 's1', todos: [{ content: 'secret plan' }] });
-      expect(results.noFiles.read.todos).toEqual([{ id: '1', content: 'secret plan', status: 'pending' }]);
-      expect(results.noFiles.other.todos).toEqual([]);
-      expect(JSON.stringify(results.noFiles)).not.toContain('curl');
-      expect(results.noFiles.victimFile).toBe('precious\n');
-      expect(results.noFiles.sharedTodo).toEqual(['s1.json']);
-      expect(results.noFiles.state).toEqual(['planted.json']);
-    },
-  );
+  it("keeps the todo lists off the file system: another user's folders, links and lists are neither read nor written", () => {
+    expect(results.noFiles.write).toMatchObject({ sessionId: 's1', todos: [{ content: 'secret plan' }] });
+    expect(results.noFiles.read.todos).toEqual([{ id: '1', content: 'secret plan', status: 'pending' }]);
+    expect(results.noFiles.other.todos).toEqual([]);
+    expect(JSON.stringify(results.noFiles)).not.toContain('curl');
+    expect(results.noFiles.victimFile).toBe('precious\n');
+    expect(results.noFiles.sharedTodo).toEqual(['s1.json']);
+    expect(results.noFiles.state).toEqual(['planted.json']);
+  });
 
   it('turns the manifest cache off for a folder another user made, says why, and writes nothing there', () => {
     expect(results.cache.warnings.join('\n')).toMatch(

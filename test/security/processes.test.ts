@@ -36,21 +36,17 @@ describe('processes and native code', () => {
     await expectHealthy(host);
   });
 
-  it(
-    'case 6: kill of the parent, of its process group, raw kill, inspector activation and renice are denied; the ' +
-      'host survives',
-    async () => {
-      const out = await call(host, 'kill_host');
-      for (const how of ['killParent', 'killParentGroup', 'rawKill', 'inspectParent', 'renice'])
-        expect(out[how], how).toMatchObject(DENIED);
-      const pidNamespace = host.explain().plugins[0]!.protections!.pidNamespace;
-      // In its own PID namespace the child has no parent it can see at all.
-      if (pidNamespace) expect(out.ppid).toBe(0);
-      expect(await call(host, 'kill_own_group')).toMatchObject(DENIED);
-      expect(process.kill(process.pid, 0)).toBe(true);
-      await expectHealthy(host);
-    },
-  );
+  it('case 6: kill of the parent, of its process group, raw kill, inspector activation and renice are denied; the host survives', async () => {
+    const out = await call(host, 'kill_host');
+    for (const how of ['killParent', 'killParentGroup', 'rawKill', 'inspectParent', 'renice'])
+      expect(out[how], how).toMatchObject(DENIED);
+    const pidNamespace = host.explain().plugins[0]!.protections!.pidNamespace;
+    // In its own PID namespace the child has no parent it can see at all.
+    if (pidNamespace) expect(out.ppid).toBe(0);
+    expect(await call(host, 'kill_own_group')).toMatchObject(DENIED);
+    expect(process.kill(process.pid, 0)).toBe(true);
+    await expectHealthy(host);
+  });
 
   it('case 7: a worker bomb cannot start a single thread', async () => {
     const out = await call(host, 'worker_bomb');

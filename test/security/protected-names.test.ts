@@ -116,38 +116,34 @@ describe('the protected names', () => {
 });
 
 describe('a refusal on a protected path', () => {
-  it(
-    "names no grant to ask for (Node's permission model), and turns an EROFS into PERMISSION_DENIED with the " +
-      'reason',
-    () => {
-      const denied = (resource: string) =>
-        Object.assign(new Error('Access to this API has been restricted'), {
-          code: 'ERR_ACCESS_DENIED',
-          permission: 'FileSystemWrite',
-          resource,
-        });
-      const held = permissionFailure(denied(path.join(W, '.toolshedrc.mjs')), PROTECTED_NAMES) as Error & {
-        code: string;
-        data: Record<string, unknown>;
-      };
-      expect(held.code).toBe('PERMISSION_DENIED');
-      expect(held.message).toContain('is a protected name (.toolshedrc.mjs)');
-      expect(held.message).not.toContain('grant');
-      expect(held.data.grant).toBeUndefined();
-      const plain = permissionFailure(denied(path.join(W, 'out.txt')), PROTECTED_NAMES) as Error;
-      expect(plain.message).toContain("grant: { fsWrite: ['/w/project/out.txt'] }");
-
-      const erofs = Object.assign(new Error("EROFS: read-only file system, open '/w/project/.git/config'"), {
-        code: 'EROFS',
-        path: path.join(W, '.git/config'),
+  it("names no grant to ask for (Node's permission model), and turns an EROFS into PERMISSION_DENIED with the reason", () => {
+    const denied = (resource: string) =>
+      Object.assign(new Error('Access to this API has been restricted'), {
+        code: 'ERR_ACCESS_DENIED',
+        permission: 'FileSystemWrite',
+        resource,
       });
-      const refused = permissionFailure(erofs, PROTECTED_NAMES) as Error & { code: string };
-      expect(refused.code).toBe('PERMISSION_DENIED');
-      expect(refused.message).toContain('git runs the programs it names');
-      const other = Object.assign(new Error('EROFS'), { code: 'EROFS', path: '/usr/lib/x' });
-      expect(permissionFailure(other, PROTECTED_NAMES)).toBe(other);
-    },
-  );
+    const held = permissionFailure(denied(path.join(W, '.toolshedrc.mjs')), PROTECTED_NAMES) as Error & {
+      code: string;
+      data: Record<string, unknown>;
+    };
+    expect(held.code).toBe('PERMISSION_DENIED');
+    expect(held.message).toContain('is a protected name (.toolshedrc.mjs)');
+    expect(held.message).not.toContain('grant');
+    expect(held.data.grant).toBeUndefined();
+    const plain = permissionFailure(denied(path.join(W, 'out.txt')), PROTECTED_NAMES) as Error;
+    expect(plain.message).toContain("grant: { fsWrite: ['/w/project/out.txt'] }");
+
+    const erofs = Object.assign(new Error("EROFS: read-only file system, open '/w/project/.git/config'"), {
+      code: 'EROFS',
+      path: path.join(W, '.git/config'),
+    });
+    const refused = permissionFailure(erofs, PROTECTED_NAMES) as Error & { code: string };
+    expect(refused.code).toBe('PERMISSION_DENIED');
+    expect(refused.message).toContain('git runs the programs it names');
+    const other = Object.assign(new Error('EROFS'), { code: 'EROFS', path: '/usr/lib/x' });
+    expect(permissionFailure(other, PROTECTED_NAMES)).toBe(other);
+  });
 });
 
 describe('the names a sandbox finds and holds', () => {

@@ -182,8 +182,7 @@ describe('the terminal in its bubblewrap sandbox', () => {
       // Work on the rest goes on: a new file, and a commit (git writes objects, refs and its index).
       const work = await call(host, 'terminal', {
         command:
-          'echo hi > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm one && git log ' +
-          '--oneline | wc -l',
+          'echo hi > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline | wc -l',
       });
       expect(work.exitCode, work.output).toBe(0);
       expect(work.output.trim()).toBe('1');
@@ -194,19 +193,16 @@ describe('the terminal in its bubblewrap sandbox', () => {
 /** The model's attacks on what starts Node, npm and git, as terminal commands (routes 2, 3 and 4 of issue 40). */
 const CREATIONS: Array<[command: string, created: string]> = [
   [
-    'printf \'node-options=--require ./x.cjs\\n\' > .npmrc && echo \'require("fs").writeFileSync("npm-pwned", ' +
-      '"")\' > x.cjs',
+    'printf \'node-options=--require ./x.cjs\\n\' > .npmrc && echo \'require("fs").writeFileSync("npm-pwned", "")\' > x.cjs',
     '.npmrc',
   ],
   [
-    `git init -q --bare evil && git config -f evil/config core.bare false && git config -f evil/config ` +
-      `core.fsmonitor "touch $PWD/git-pwned; echo" && echo "$PWD/evil" > .git/commondir`,
+    `git init -q --bare evil && git config -f evil/config core.bare false && git config -f evil/config core.fsmonitor "touch $PWD/git-pwned; echo" && echo "$PWD/evil" > .git/commondir`,
     '.git/commondir',
   ],
   ["mkdir -p packages/app && printf 'gitdir: ../../evil\\n' > packages/app/.git", 'packages/app/.git'],
   [
-    "mkdir -p node_modules/.bin && printf '#!/bin/sh\\ntouch npx-pwned\\n' > node_modules/.bin/toolshed && " +
-      'chmod +x node_modules/.bin/toolshed',
+    "mkdir -p node_modules/.bin && printf '#!/bin/sh\\ntouch npx-pwned\\n' > node_modules/.bin/toolshed && chmod +x node_modules/.bin/toolshed",
     'node_modules/.bin',
   ],
   ['mkdir -p .vscode && echo {} > .vscode/tasks.json', '.vscode'],
@@ -239,9 +235,7 @@ describe('the terminal creating a protected name', () => {
         expectNothingPlanted();
         // Ordinary work goes on: a file, and a commit (git writes objects, refs, index, logs, COMMIT_EDITMSG).
         const work = await call(host, 'terminal', {
-          command:
-            `echo ${sandbox} > ${sandbox}.txt && git add ${sandbox}.txt && git -c user.name=t -c user.email=t@t ` +
-            `commit -qm ${sandbox} && git branch side-${sandbox} && git status --short ${sandbox}.txt`,
+          command: `echo ${sandbox} > ${sandbox}.txt && git add ${sandbox}.txt && git -c user.name=t -c user.email=t@t commit -qm ${sandbox} && git branch side-${sandbox} && git status --short ${sandbox}.txt`,
         });
         expect(work.exitCode, JSON.stringify(work)).toBe(0);
         expect(work.output).toBe('');
@@ -250,8 +244,7 @@ describe('the terminal creating a protected name', () => {
         'sh',
         [
           '-c',
-          'rm -rf .npmrc.refused-* x.cjs evil packages node_modules/.bin.refused-* .vscode.refused-* ' +
-            '.git/commondir.refused-*',
+          'rm -rf .npmrc.refused-* x.cjs evil packages node_modules/.bin.refused-* .vscode.refused-* .git/commondir.refused-*',
         ],
         { cwd: ws },
       );

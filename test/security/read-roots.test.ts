@@ -29,20 +29,16 @@ describe('dependency names and links of an untrusted plugin', () => {
     });
   });
 
-  it(
-    'a dependency linked out of node_modules makes the plugin PLUGIN_INVALID, naming it and the grant that ' +
-      'allows it',
-    async () => {
-      await withHost(untrustedOptions([{ package: plugin('toolshed-plugin-linked') }], { cwd: APP }), async (host) => {
-        const report = host.explain().plugins[0]!;
-        expect(report.status).toBe('failed');
-        expect(report.error!.code).toBe('PLUGIN_INVALID');
-        expect(report.error!.message).toContain('dependency "helper"');
-        expect(report.error!.message).toContain(`resolves to ${path.join(APP, 'packages', 'helper')}, outside`);
-        expect(report.error!.message).toContain('grant its path for reading to allow it');
-      });
-    },
-  );
+  it('a dependency linked out of node_modules makes the plugin PLUGIN_INVALID, naming it and the grant that allows it', async () => {
+    await withHost(untrustedOptions([{ package: plugin('toolshed-plugin-linked') }], { cwd: APP }), async (host) => {
+      const report = host.explain().plugins[0]!;
+      expect(report.status).toBe('failed');
+      expect(report.error!.code).toBe('PLUGIN_INVALID');
+      expect(report.error!.message).toContain('dependency "helper"');
+      expect(report.error!.message).toContain(`resolves to ${path.join(APP, 'packages', 'helper')}, outside`);
+      expect(report.error!.message).toContain('grant its path for reading to allow it');
+    });
+  });
 
   it('the same linked dependency loads when the operator grants its path for reading', async () => {
     const options = untrustedOptions(

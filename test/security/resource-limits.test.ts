@@ -106,8 +106,7 @@ describe('a hostile stdio MCP server', () => {
     const out = await host.call('fork', { count: 300 });
     expect(out).toMatchObject({ ok: false, code: 'TOOL_CRASHED' });
     expect(out.ok ? '' : out.message).toContain(
-      'the MCP server hostile was stopped by toolshed: it went over its process limit of 64 processes and ' +
-        'threads (resources.processes)',
+      'the MCP server hostile was stopped by toolshed: it went over its process limit of 64 processes and threads (resources.processes)',
     );
     expect(await host.call('other_ping', {})).toMatchObject({ ok: true, text: 'pong' });
   });
@@ -137,8 +136,7 @@ describe('without prlimit (TOOLSHED_SANDBOX_PRLIMIT=off)', () => {
     });
     expect(resources.memoryMb.by).toBe('watchdog');
     expect(host.explain().protection.notInForce).toContain(
-      `mcp:hostile: file size limit 16 MB not in force: rlimits disabled by ${PRLIMIT_ENV}=off in the host's ` +
-        `environment`,
+      `mcp:hostile: file size limit 16 MB not in force: rlimits disabled by ${PRLIMIT_ENV}=off in the host's environment`,
     );
     const out = await host.call('allocate', { mb: 1536 });
     expect(out).toMatchObject({ ok: false, code: 'TOOL_CRASHED' });
@@ -190,9 +188,7 @@ describe('the terminal under bubblewrap', () => {
 
   it('stops a memory hog at the memory limit, the limit named', async () => {
     const host = await terminalHost();
-    const hog =
-      `node -e 'const a=[];(function f(){a.push(Buffer.alloc(16<<20,1)); if (a.length<96) setImmediate(f); else ` +
-      `setTimeout(()=>{},60000)})()'`;
+    const hog = `node -e 'const a=[];(function f(){a.push(Buffer.alloc(16<<20,1)); if (a.length<96) setImmediate(f); else setTimeout(()=>{},60000)})()'`;
     const out = await host.call('terminal', { command: hog, timeoutMs: 120_000 });
     expect(out).toMatchObject({ ok: false });
     expect(out.ok ? '' : out.message).toContain('it went over its memory limit of 256 MB (resources.memoryMb)');
@@ -275,9 +271,7 @@ function runAsUser(launch: { command: string; args: string[]; env: Record<string
 describe('RLIMIT_NPROC in a user namespace of its own', () => {
   it("stops a fork loop at the limit in each sandbox, counting only that sandbox's tasks (two at once)", async () => {
     // How many `sleep`s node can start before a spawn fails (EAGAIN); node's own threads count too.
-    const script =
-      `const {spawn}=require('child_process');let n=0,e;for(let i=0;i<200;i++){const ` +
-      `c=spawn('sleep',['600'],{stdio:'ignore'});if(c.pid===undefined){c.on('error',()=>{});e='EAGAIN';break}n++}console.log(JSON.stringify({started:n,error:e}));process.exit(0)`;
+    const script = `const {spawn}=require('child_process');let n=0,e;for(let i=0;i<200;i++){const c=spawn('sleep',['600'],{stdio:'ignore'});if(c.pid===undefined){c.on('error',()=>{});e='EAGAIN';break}n++}console.log(JSON.stringify({started:n,error:e}));process.exit(0)`;
     const nodePrefix = path.dirname(path.dirname(realpathSync(process.execPath)));
     const support = { ...probeSandbox(), bwrapUserNamespace: true, root: false };
     const launch = launchCommand(
@@ -308,30 +302,25 @@ describe('RLIMIT_NPROC in a user namespace of its own', () => {
 });
 
 describe('what holds each limit', () => {
-  it(
-    'leaves room for the runtime: node starts and allocates under the smallest memoryMb (Node 26 maps about 600 ' +
-      'MB before it runs)',
-    async () => {
-      const prlimit = probeSandbox().prlimit;
-      expect(prlimit, 'prlimit(1) is installed by .ci/run').toBeTruthy();
-      const plan = rlimitPlan({ processes: 64, memoryMb: 32, fileSizeMb: 16 }, { prlimit: prlimit! }, false);
-      const [command, ...args] = plan.prefix;
-      const out = await new Promise<string>((resolve, reject) =>
-        execFile(
-          command!,
-          [
-            ...args,
-            process.execPath,
-            '-e',
-            'const b = Buffer.alloc(8e6, 1); new WebAssembly.Memory({ initial: 16 }); ' +
-              'console.log(process.version, b.length)',
-          ],
-          (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
-        ),
-      );
-      expect(out.trim()).toBe(`${process.version} 8000000`);
-    },
-  );
+  it('leaves room for the runtime: node starts and allocates under the smallest memoryMb (Node 26 maps about 600 MB before it runs)', async () => {
+    const prlimit = probeSandbox().prlimit;
+    expect(prlimit, 'prlimit(1) is installed by .ci/run').toBeTruthy();
+    const plan = rlimitPlan({ processes: 64, memoryMb: 32, fileSizeMb: 16 }, { prlimit: prlimit! }, false);
+    const [command, ...args] = plan.prefix;
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(
+        command!,
+        [
+          ...args,
+          process.execPath,
+          '-e',
+          'const b = Buffer.alloc(8e6, 1); new WebAssembly.Memory({ initial: 16 }); console.log(process.version, b.length)',
+        ],
+        (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
+      ),
+    );
+    expect(out.trim()).toBe(`${process.version} 8000000`);
+  });
 
   it('sets RLIMIT_NPROC only in a user namespace of its own, never for root, and says why', () => {
     const limits = { processes: 64, memoryMb: 256, fileSizeMb: 16 };

@@ -118,8 +118,7 @@ describe('a client refused with 413', () => {
     let sentAfterAnswer = 0;
     socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
     socket.write(
-      `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: ` +
-        `application/json, text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n`,
+      `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n`,
     );
     const chunk = `${(16 * 1024).toString(16)}\r\n${' '.repeat(16 * 1024)}\r\n`;
     // Past the 4 MB limit at once, then a chunk now and then: a client that ignores the answer.

@@ -170,54 +170,50 @@ describe('sessions', () => {
     expect(changeListeners).toBe(before);
   });
 
-  it(
-    'beyond serve.maxSessions closes the longest-idle session, refuses with 503 only while every session has a ' +
-      'request in flight',
-    async () => {
-      await withEndpoint({ maxSessions: 2 }, async (endpoint) => {
-        const first = await initialize(endpoint.url);
-        const second = await initialize(endpoint.url);
-        // A request whose body never ends is in flight for as long as it stays open.
-        const pending = [first, second].map(({ session }) => {
-          const req = http.request(endpoint.url, {
-            method: 'POST',
-            headers: {
-              ...JSON_HEADERS,
-              'mcp-session-id': session!,
-              'mcp-protocol-version': '2025-03-26',
-              'content-length': '1000',
-            },
-          });
-          req.on('error', () => {});
-          req.write('{');
-          return req;
+  it('beyond serve.maxSessions closes the longest-idle session, refuses with 503 only while every session has a request in flight', async () => {
+    await withEndpoint({ maxSessions: 2 }, async (endpoint) => {
+      const first = await initialize(endpoint.url);
+      const second = await initialize(endpoint.url);
+      // A request whose body never ends is in flight for as long as it stays open.
+      const pending = [first, second].map(({ session }) => {
+        const req = http.request(endpoint.url, {
+          method: 'POST',
+          headers: {
+            ...JSON_HEADERS,
+            'mcp-session-id': session!,
+            'mcp-protocol-version': '2025-03-26',
+            'content-length': '1000',
+          },
         });
-        // Each request, once it reaches its session, marks it seen at the clock's time: then it is in flight.
-        const seenAt = (session: string | undefined) => endpoint.sessionList().find((s) => s.id === session)?.lastSeen;
-        clock.advance(1);
-        try {
-          await expect.poll(() => [seenAt(first.session), seenAt(second.session)]).toEqual([clock.now(), clock.now()]);
-          const third = await initialize(endpoint.url);
-          expect(third.status).toBe(503);
-          expect(third.headers['retry-after']).toBeTruthy();
-          expect(endpoint.sessions).toBe(2);
-          clock.advance(1);
-          pending[0]!.destroy();
-          // Its request ended: the session is seen again, and idle.
-          await expect.poll(() => seenAt(first.session)).toBe(clock.now());
-          expect((await initialize(endpoint.url)).status).toBe(200);
-          expect(endpoint.sessions).toBe(2);
-          const gone = await request(endpoint.url, {
-            method: 'DELETE',
-            headers: { 'mcp-session-id': first.session!, 'mcp-protocol-version': '2025-03-26' },
-          });
-          expect(gone.status).toBe(404);
-        } finally {
-          for (const req of pending) req.destroy();
-        }
+        req.on('error', () => {});
+        req.write('{');
+        return req;
       });
-    },
-  );
+      // Each request, once it reaches its session, marks it seen at the clock's time: then it is in flight.
+      const seenAt = (session: string | undefined) => endpoint.sessionList().find((s) => s.id === session)?.lastSeen;
+      clock.advance(1);
+      try {
+        await expect.poll(() => [seenAt(first.session), seenAt(second.session)]).toEqual([clock.now(), clock.now()]);
+        const third = await initialize(endpoint.url);
+        expect(third.status).toBe(503);
+        expect(third.headers['retry-after']).toBeTruthy();
+        expect(endpoint.sessions).toBe(2);
+        clock.advance(1);
+        pending[0]!.destroy();
+        // Its request ended: the session is seen again, and idle.
+        await expect.poll(() => seenAt(first.session)).toBe(clock.now());
+        expect((await initialize(endpoint.url)).status).toBe(200);
+        expect(endpoint.sessions).toBe(2);
+        const gone = await request(endpoint.url, {
+          method: 'DELETE',
+          headers: { 'mcp-session-id': first.session!, 'mcp-protocol-version': '2025-03-26' },
+        });
+        expect(gone.status).toBe(404);
+      } finally {
+        for (const req of pending) req.destroy();
+      }
+    });
+  });
 
   it('twelve concurrent clients add one listener to the host, trip no MaxListeners warning, and leave none behind', async () => {
     const warnings: string[] = [];

@@ -155,8 +155,7 @@ describe('terminal in the sandbox (default: workspace-write)', () => {
   it('can build and run code in the workspace, and what it writes stays there', async () => {
     const out = await run(
       host,
-      `mkdir -p build && printf 'console.log(6 * 7)\\n' > build/answer.js && node build/answer.js | tee ` +
-        `build/answer.txt && echo tmp > /tmp/scratch && cat /tmp/scratch`,
+      `mkdir -p build && printf 'console.log(6 * 7)\\n' > build/answer.js && node build/answer.js | tee build/answer.txt && echo tmp > /tmp/scratch && cat /tmp/scratch`,
     );
     expect(out).toMatchObject({ exitCode: 0, output: '42\ntmp\n' });
     expect(readFileSync(path.join(ws, 'build', 'answer.txt'), 'utf8')).toBe('42\n');

@@ -66,26 +66,22 @@ async function fetchVia(host: { dispatch(name: string, args: unknown): Promise<s
 }
 
 describe('web_fetch and the host network', () => {
-  it(
-    'refuses loopback by address literal, by a name that resolves to it, and as IPv4-mapped IPv6; nothing ' +
-      'reaches the server',
-    async () => {
-      await withHost(options(), async (host) => {
-        for (const url of [
-          `http://127.0.0.1:${internal.port}/secret`,
-          `http://localhost:${internal.port}/secret`,
-          `http://[::ffff:127.0.0.1]:${internal.port}/secret`,
-        ]) {
-          const out = await fetchVia(host, url);
-          expect(out.code, url).toBe('TOOL_FAILED');
-          expect(out.error, url).toMatch(
-            /is not on the public internet \(127\.0\.0\.1 is a loopback address\).*WEB_FETCH_ALLOW_CIDRS/,
-          );
-        }
-        expect(internal.hits).toEqual([]);
-      });
-    },
-  );
+  it('refuses loopback by address literal, by a name that resolves to it, and as IPv4-mapped IPv6; nothing reaches the server', async () => {
+    await withHost(options(), async (host) => {
+      for (const url of [
+        `http://127.0.0.1:${internal.port}/secret`,
+        `http://localhost:${internal.port}/secret`,
+        `http://[::ffff:127.0.0.1]:${internal.port}/secret`,
+      ]) {
+        const out = await fetchVia(host, url);
+        expect(out.code, url).toBe('TOOL_FAILED');
+        expect(out.error, url).toMatch(
+          /is not on the public internet \(127\.0\.0\.1 is a loopback address\).*WEB_FETCH_ALLOW_CIDRS/,
+        );
+      }
+      expect(internal.hits).toEqual([]);
+    });
+  });
 
   it('an operator-allowed range is fetched, but a redirect out of it into the host network is refused at that hop', async () => {
     await withHost(options({ WEB_FETCH_ALLOW_CIDRS: '127.0.0.2/32' }), async (host) => {
@@ -103,20 +99,16 @@ describe('web_fetch and the host network', () => {
     });
   });
 
-  it(
-    'allowing the range lets the internal server be fetched, redirects included (the allow-list is the only way ' +
-      'in)',
-    async () => {
-      await withHost(options({ WEB_FETCH_ALLOW_CIDRS: '127.0.0.0/8' }), async (host) => {
-        expect(await fetchVia(host, `http://127.0.0.2:${allowed.port}/to-literal`)).toMatchObject({
-          status: 200,
-          content: 'internal secret',
-          finalUrl: `http://127.0.0.1:${internal.port}/secret`,
-        });
+  it('allowing the range lets the internal server be fetched, redirects included (the allow-list is the only way in)', async () => {
+    await withHost(options({ WEB_FETCH_ALLOW_CIDRS: '127.0.0.0/8' }), async (host) => {
+      expect(await fetchVia(host, `http://127.0.0.2:${allowed.port}/to-literal`)).toMatchObject({
+        status: 200,
+        content: 'internal secret',
+        finalUrl: `http://127.0.0.1:${internal.port}/secret`,
       });
-      internal.hits.length = 0;
-    },
-  );
+    });
+    internal.hits.length = 0;
+  });
 
   it('classifies every private, metadata and special range as refused and public unicast as allowed (no traffic)', async () => {
     // The web plugin is JavaScript without declarations; its guard is imported by path.

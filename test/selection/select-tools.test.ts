@@ -137,8 +137,7 @@ describe('layer 1 without workers: selectTools', () => {
       { plugin: 'broken', code: 'PLUGIN_IMPORT_FAILED', message: 'broken: import failed' },
     ]);
     expect(warnings).toEqual([
-      "toolset 'extras' is enabled, but broken declares it and failed to load (PLUGIN_IMPORT_FAILED); its " +
-        'tools are unavailable',
+      "toolset 'extras' is enabled, but broken declares it and failed to load (PLUGIN_IMPORT_FAILED); its tools are unavailable",
     ]);
   });
 });

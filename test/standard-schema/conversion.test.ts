@@ -50,33 +50,29 @@ describe('converting a Standard Schema to JSON Schema', () => {
     ).toEqual([true, true, false, false, false, false]);
   });
 
-  it(
-    "valibot: through @valibot/to-json-schema resolved from the plugin's folder, or its Standard JSON Schema " +
-      'wrapper',
-    async () => {
-      const schema = await parametersOf('valibot-tools');
-      expect(isStandardSchema(schema)).toBe(true);
-      expect((schema as { '~standard': { jsonSchema?: unknown } })['~standard'].jsonSchema).toBeUndefined();
-      const byVendor = (await convertedSchema(schema as never, entryOf('valibot-tools'), 'tools[0].parameters')).schema;
-      const byInterface = (
-        await convertedSchema(
-          toStandardJsonSchema(schema as never) as never,
-          'file:///nowhere/index.js',
-          'tools[0].parameters',
-        )
-      ).schema;
-      expect(byInterface).toEqual(byVendor);
-      expect(
-        verdicts(byVendor, [
-          { query: 'ab' },
-          { query: 'ab', limit: 3 },
-          { query: 'a' },
-          { query: 'ab', limit: 1.5 },
-          { query: 'ab', more: true },
-        ]),
-      ).toEqual([true, true, false, false, false]);
-    },
-  );
+  it("valibot: through @valibot/to-json-schema resolved from the plugin's folder, or its Standard JSON Schema wrapper", async () => {
+    const schema = await parametersOf('valibot-tools');
+    expect(isStandardSchema(schema)).toBe(true);
+    expect((schema as { '~standard': { jsonSchema?: unknown } })['~standard'].jsonSchema).toBeUndefined();
+    const byVendor = (await convertedSchema(schema as never, entryOf('valibot-tools'), 'tools[0].parameters')).schema;
+    const byInterface = (
+      await convertedSchema(
+        toStandardJsonSchema(schema as never) as never,
+        'file:///nowhere/index.js',
+        'tools[0].parameters',
+      )
+    ).schema;
+    expect(byInterface).toEqual(byVendor);
+    expect(
+      verdicts(byVendor, [
+        { query: 'ab' },
+        { query: 'ab', limit: 3 },
+        { query: 'a' },
+        { query: 'ab', limit: 1.5 },
+        { query: 'ab', more: true },
+      ]),
+    ).toEqual([true, true, false, false, false]);
+  });
 
   it('keeps the dialect a library names itself', async () => {
     const draft07 = {

@@ -93,30 +93,26 @@ describe.each<Trust>(['trusted', 'untrusted'])('Standard Schema parameters, %s',
     expect(await host.call('search_notes', { query: 'a' })).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
   });
 
-  it(
-    'refuses in the tier what only the schema itself checks (zod refinements, synchronous or not), as ' +
-      'INVALID_ARGUMENTS',
-    async () => {
-      const outcome = await host.call('book_trip', { city: 'Atlantis' });
-      expect(outcome).toEqual({
-        ok: false,
-        code: 'INVALID_ARGUMENTS',
-        message: 'invalid arguments for book_trip: /city no such city',
-      });
-      // An asynchronous check, inside the call's deadline.
-      expect(await host.call('reserve_name', { name: 'taken' })).toEqual({
-        ok: false,
-        code: 'INVALID_ARGUMENTS',
-        message: 'invalid arguments for reserve_name: /name already taken',
-      });
-      expect(await host.call('reserve_name', { name: 'Ada' })).toEqual({ ok: true, text: 'reserved Ada' });
-      // The envelope the model sees.
-      expect(JSON.parse(await host.dispatch('book_trip', { city: 'Atlantis' }))).toEqual({
-        error: 'invalid arguments for book_trip: /city no such city',
-        code: 'INVALID_ARGUMENTS',
-      });
-    },
-  );
+  it('refuses in the tier what only the schema itself checks (zod refinements, synchronous or not), as INVALID_ARGUMENTS', async () => {
+    const outcome = await host.call('book_trip', { city: 'Atlantis' });
+    expect(outcome).toEqual({
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+      message: 'invalid arguments for book_trip: /city no such city',
+    });
+    // An asynchronous check, inside the call's deadline.
+    expect(await host.call('reserve_name', { name: 'taken' })).toEqual({
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+      message: 'invalid arguments for reserve_name: /name already taken',
+    });
+    expect(await host.call('reserve_name', { name: 'Ada' })).toEqual({ ok: true, text: 'reserved Ada' });
+    // The envelope the model sees.
+    expect(JSON.parse(await host.dispatch('book_trip', { city: 'Atlantis' }))).toEqual({
+      error: 'invalid arguments for book_trip: /city no such city',
+      code: 'INVALID_ARGUMENTS',
+    });
+  });
 
   it('fails a plugin whose schema object cannot be converted, saying what to pass instead', async () => {
     await withHost(options(trust, [OPAQUE]), async (opaque) => {
@@ -179,8 +175,7 @@ describe('a cached manifest whose schema library changed', () => {
     );
     writeFileSync(
       path.join(dir, 'index.js'),
-      "import { schema } from 'acme-schema';\nexport default { apiVersion: 1, tools: [{ name: 'acme', " +
-        "description: 'Acme.', parameters: schema, handler: (args) => args }] };\n",
+      "import { schema } from 'acme-schema';\nexport default { apiVersion: 1, tools: [{ name: 'acme', description: 'Acme.', parameters: schema, handler: (args) => args }] };\n",
     );
     writeLibrary(library, '1.0.0');
   }
@@ -193,8 +188,7 @@ describe('a cached manifest whose schema library changed', () => {
     writeFileSync(
       path.join(library, 'index.js'),
       `export const schema = { '~standard': { version: 1, vendor: 'acme-schema', validate: (value) => ({ value }),\n` +
-        (`  jsonSchema: { input: () => ({ type: 'object', description: 'converted by ${version}' }), output: () ` +
-          `=> ({}) } } };\n`),
+        `  jsonSchema: { input: () => ({ type: 'object', description: 'converted by ${version}' }), output: () => ({}) } } };\n`,
     );
   }
 
@@ -247,8 +241,7 @@ describe('a zod or valibot schema whose converter the plugin cannot resolve', ()
     writeFileSync(
       path.join(dir, 'index.js'),
       `const schema = { '~standard': { version: 1, vendor: '${vendor}', validate: (value) => ({ value }) } };\n` +
-        (`export default { apiVersion: 1, tools: [{ name: 'fake', description: 'Fake.', parameters: schema, ` +
-          `handler: () => 'never called' }] };\n`),
+        `export default { apiVersion: 1, tools: [{ name: 'fake', description: 'Fake.', parameters: schema, handler: () => 'never called' }] };\n`,
     );
     return dir;
   }
@@ -257,8 +250,7 @@ describe('a zod or valibot schema whose converter the plugin cannot resolve', ()
     ['valibot', 'Install @valibot/to-json-schema as a dependency of the plugin'],
     [
       'zod',
-      'Use zod 4 (from version 4.2 its schemas convert themselves), installed as a dependency of the plugin, ' +
-        'or pass a JSON Schema object: parameters: z.toJSONSchema(schema)',
+      'Use zod 4 (from version 4.2 its schemas convert themselves), installed as a dependency of the plugin, or pass a JSON Schema object: parameters: z.toJSONSchema(schema)',
     ],
   ])('%s: PLUGIN_INVALID, saying how to install the converter or what to pass instead', async (vendor, advice) => {
     const dir = writePlugin(vendor);

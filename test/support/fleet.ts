@@ -343,8 +343,7 @@ export async function startNginx(
   const main = path.join(prefix, 'nginx.conf');
   writeFileSync(
     main,
-    `pid nginx.pid;\nerror_log stderr warn;\nevents { worker_connections 1024; }\nhttp {\n    access_log off;\n` +
-      `${temps}\n    include toolshed.conf;\n}\n`,
+    `pid nginx.pid;\nerror_log stderr warn;\nevents { worker_connections 1024; }\nhttp {\n    access_log off;\n${temps}\n    include toolshed.conf;\n}\n`,
   );
   const args = ['-p', prefix, '-c', main, '-g', 'daemon off; master_process on; worker_processes 1;'];
   const check = spawnSync(bin, [...args, '-t'], { encoding: 'utf8' });

@@ -12,8 +12,7 @@ import workerThreads from 'node:worker_threads';
 
 function refuse(what: string): never {
   throw new Error(
-    `a unit test may not ${what}: test the pure stage (the Clock, test/support/registry-fixture.ts), or move ` +
-      `the file to the integration project (vitest.config.ts)`,
+    `a unit test may not ${what}: test the pure stage (the Clock, test/support/registry-fixture.ts), or move the file to the integration project (vitest.config.ts)`,
   );
 }
 

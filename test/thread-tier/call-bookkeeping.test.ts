@@ -56,33 +56,29 @@ afterEach(() => {
 });
 
 describe('DeadlineSweeper', () => {
-  it(
-    'fires the due deadlines still watched, skips those unwatched before or while it sweeps, and stops when none ' +
-      'is left',
-    async () => {
-      const fired: string[] = [];
-      const sweeper = new DeadlineSweeper(5);
-      const late = item(fired, 'late');
-      const gone = item(fired, 'gone');
-      const ended = item(fired, 'ended');
-      // Firing `first` ends `ended` (as a worker's abort settles other calls); `ended` must not fire after it.
-      const first = item(fired, 'first', () => sweeper.unwatch(ended));
-      for (const d of [first, gone, ended]) sweeper.watch(d, 0);
-      sweeper.watch(late, 60_000);
-      sweeper.unwatch(gone);
-      expect(gone.slot).toBe(-1);
-      tick(30);
-      expect(fired.filter((name) => name !== 'first')).toEqual([]);
-      expect(fired).toContain('first');
-      // Watching one again only moves its deadline.
-      sweeper.watch(late, 0);
-      sweeper.watch(late, 0);
-      tick(30);
-      expect(fired.filter((name) => name === 'late').length).toBeGreaterThan(0);
-      for (const d of [first, late]) sweeper.unwatch(d);
-      sweeper.stop();
-    },
-  );
+  it('fires the due deadlines still watched, skips those unwatched before or while it sweeps, and stops when none is left', async () => {
+    const fired: string[] = [];
+    const sweeper = new DeadlineSweeper(5);
+    const late = item(fired, 'late');
+    const gone = item(fired, 'gone');
+    const ended = item(fired, 'ended');
+    // Firing `first` ends `ended` (as a worker's abort settles other calls); `ended` must not fire after it.
+    const first = item(fired, 'first', () => sweeper.unwatch(ended));
+    for (const d of [first, gone, ended]) sweeper.watch(d, 0);
+    sweeper.watch(late, 60_000);
+    sweeper.unwatch(gone);
+    expect(gone.slot).toBe(-1);
+    tick(30);
+    expect(fired.filter((name) => name !== 'first')).toEqual([]);
+    expect(fired).toContain('first');
+    // Watching one again only moves its deadline.
+    sweeper.watch(late, 0);
+    sweeper.watch(late, 0);
+    tick(30);
+    expect(fired.filter((name) => name === 'late').length).toBeGreaterThan(0);
+    for (const d of [first, late]) sweeper.unwatch(d);
+    sweeper.stop();
+  });
 
   it('releases a Deadline: unwatched, its dispose callbacks run once', async () => {
     const sweeper = new DeadlineSweeper(5);

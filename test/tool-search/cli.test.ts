@@ -29,8 +29,7 @@ describe('toolshed CLI with deferred tools', () => {
     const summary = await toolshed([]);
     expect(summary.code).toBe(0);
     expect(summary.stdout).toContain(
-      'deferred (listed once tool_search finds them): github_create_issue, github_list_issues, ' +
-        'github_merge_pull_request, slack_list_channels, slack_send_message',
+      'deferred (listed once tool_search finds them): github_create_issue, github_list_issues, github_merge_pull_request, slack_list_channels, slack_send_message',
     );
     const list = await toolshed(['list', '--format', 'names']);
     expect(list.stdout.trim().split('\n')).toEqual(['admin_delete_user', 'calendar_create_event', 'tool_search']);

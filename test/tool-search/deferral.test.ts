@@ -22,33 +22,29 @@ const search = async (host: ToolHost, query: string, sessionId?: string, limit?:
 const catalog = (config: Record<string, unknown>) => fixtureOptions(['catalog'], { config });
 
 describe('defer', () => {
-  it(
-    "with defer ['*'] the list holds tool_search and the alwaysLoaded tools only; a search loads the hits for " +
-      'that session',
-    async () => {
-      await withHost(catalog({ defer: ['*'], search: { alwaysLoaded: ['slack_list_channels'] } }), async (host) => {
-        expect(names(await host.definitions())).toEqual(['slack_list_channels', 'tool_search']);
-        const found = await search(host, 'open a new github issue', 'chat-1');
-        expect(found.tools[0]).toEqual({
-          name: 'github_create_issue',
-          description: 'Open a new issue in a GitHub repository.',
-          toolset: 'github',
-          parameters: expect.objectContaining({ properties: expect.objectContaining({ title: expect.anything() }) }),
-          matched: 'name: github, issue; description: open, new',
-        });
-        expect(found.tools.length).toBeLessThanOrEqual(5);
-        const loaded = found.tools.map((t) => t.name);
-        // The found tools come after the shared list, in the order the search returned them.
-        expect(names(await host.definitions({ sessionId: 'chat-1' }))).toEqual([
-          'slack_list_channels',
-          'tool_search',
-          ...loaded,
-        ]);
-        expect(names(await host.definitions({ sessionId: 'chat-2' }))).toEqual(['slack_list_channels', 'tool_search']);
-        expect(names(await host.definitions())).toEqual(['slack_list_channels', 'tool_search']);
+  it("with defer ['*'] the list holds tool_search and the alwaysLoaded tools only; a search loads the hits for that session", async () => {
+    await withHost(catalog({ defer: ['*'], search: { alwaysLoaded: ['slack_list_channels'] } }), async (host) => {
+      expect(names(await host.definitions())).toEqual(['slack_list_channels', 'tool_search']);
+      const found = await search(host, 'open a new github issue', 'chat-1');
+      expect(found.tools[0]).toEqual({
+        name: 'github_create_issue',
+        description: 'Open a new issue in a GitHub repository.',
+        toolset: 'github',
+        parameters: expect.objectContaining({ properties: expect.objectContaining({ title: expect.anything() }) }),
+        matched: 'name: github, issue; description: open, new',
       });
-    },
-  );
+      expect(found.tools.length).toBeLessThanOrEqual(5);
+      const loaded = found.tools.map((t) => t.name);
+      // The found tools come after the shared list, in the order the search returned them.
+      expect(names(await host.definitions({ sessionId: 'chat-1' }))).toEqual([
+        'slack_list_channels',
+        'tool_search',
+        ...loaded,
+      ]);
+      expect(names(await host.definitions({ sessionId: 'chat-2' }))).toEqual(['slack_list_channels', 'tool_search']);
+      expect(names(await host.definitions())).toEqual(['slack_list_channels', 'tool_search']);
+    });
+  });
 
   it('a search without a session id loads into the default session, which definitions() without one shows', async () => {
     await withHost(catalog({ defer: ['*'] }), async (host) => {
@@ -169,46 +165,42 @@ describe('calling a deferred tool', () => {
 });
 
 describe('bad searches are coded errors', () => {
-  it(
-    'an empty or blank query, a query over 1000 characters, and a limit outside 1..maxResults are ' +
-      'INVALID_ARGUMENTS',
-    async () => {
-      await withHost(catalog({ defer: ['*'], search: { maxResults: 3 } }), async (host) => {
-        const errorOf = async (args: unknown) =>
-          JSON.parse(await host.dispatch('tool_search', args)) as { code: string; error: string };
-        expect(await errorOf({ query: '' })).toMatchObject({
-          code: 'INVALID_ARGUMENTS',
-          error: expect.stringContaining('/query is empty'),
-        });
-        expect(await errorOf({ query: '  \n ' })).toMatchObject({
-          code: 'INVALID_ARGUMENTS',
-          error: expect.stringContaining('/query is empty'),
-        });
-        expect(await errorOf({})).toMatchObject({
-          code: 'INVALID_ARGUMENTS',
-          error: expect.stringContaining('/query is required'),
-        });
-        expect(await errorOf({ query: 'github '.repeat(200) })).toMatchObject({
-          code: 'INVALID_ARGUMENTS',
-          error: expect.stringContaining('/query must NOT have more than 1000 characters'),
-        });
-        expect(await errorOf({ query: 'github', limit: 4 })).toMatchObject({
-          code: 'INVALID_ARGUMENTS',
-          error: expect.stringContaining('/limit must be <= 3'),
-        });
-        expect(await errorOf({ query: 'github', limit: 0 })).toMatchObject({
-          code: 'INVALID_ARGUMENTS',
-          error: expect.stringContaining('/limit must be >= 1'),
-        });
-        expect(await errorOf({ query: 'github', limit: 1.5 })).toMatchObject({
-          code: 'INVALID_ARGUMENTS',
-          error: expect.stringContaining('/limit must be integer'),
-        });
-        // A failed search loads nothing.
-        expect(host.explain().search.sessions).toEqual([]);
+  it('an empty or blank query, a query over 1000 characters, and a limit outside 1..maxResults are INVALID_ARGUMENTS', async () => {
+    await withHost(catalog({ defer: ['*'], search: { maxResults: 3 } }), async (host) => {
+      const errorOf = async (args: unknown) =>
+        JSON.parse(await host.dispatch('tool_search', args)) as { code: string; error: string };
+      expect(await errorOf({ query: '' })).toMatchObject({
+        code: 'INVALID_ARGUMENTS',
+        error: expect.stringContaining('/query is empty'),
       });
-    },
-  );
+      expect(await errorOf({ query: '  \n ' })).toMatchObject({
+        code: 'INVALID_ARGUMENTS',
+        error: expect.stringContaining('/query is empty'),
+      });
+      expect(await errorOf({})).toMatchObject({
+        code: 'INVALID_ARGUMENTS',
+        error: expect.stringContaining('/query is required'),
+      });
+      expect(await errorOf({ query: 'github '.repeat(200) })).toMatchObject({
+        code: 'INVALID_ARGUMENTS',
+        error: expect.stringContaining('/query must NOT have more than 1000 characters'),
+      });
+      expect(await errorOf({ query: 'github', limit: 4 })).toMatchObject({
+        code: 'INVALID_ARGUMENTS',
+        error: expect.stringContaining('/limit must be <= 3'),
+      });
+      expect(await errorOf({ query: 'github', limit: 0 })).toMatchObject({
+        code: 'INVALID_ARGUMENTS',
+        error: expect.stringContaining('/limit must be >= 1'),
+      });
+      expect(await errorOf({ query: 'github', limit: 1.5 })).toMatchObject({
+        code: 'INVALID_ARGUMENTS',
+        error: expect.stringContaining('/limit must be integer'),
+      });
+      // A failed search loads nothing.
+      expect(host.explain().search.sessions).toEqual([]);
+    });
+  });
 
   it('a query that matches nothing returns an empty list', async () => {
     await withHost(catalog({ defer: ['*'] }), async (host) => {
@@ -261,8 +253,7 @@ describe('the name tool_search', () => {
       );
       writeFileSync(
         path.join(dir, 'index.js'),
-        "export default { apiVersion: 1, tools: [{ name: 'tool_search', description: 'Mine.', parameters: { " +
-          "type: 'object' }, handler: () => 'plugin search' }] };",
+        "export default { apiVersion: 1, tools: [{ name: 'tool_search', description: 'Mine.', parameters: { type: 'object' }, handler: () => 'plugin search' }] };",
       );
       const options = (defer: string[]) => {
         const base = catalog({ defer });

@@ -107,34 +107,30 @@ describe('hybrid tool search (search.embedder)', () => {
     }
   });
 
-  it(
-    'a search never waits for tool vectors: with the embedder still busy it answers lexically; close() aborts ' +
-      'the call',
-    async () => {
-      const hanging = testEmbedder(
-        (_texts, _right, signal) =>
-          new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
-      );
-      const host = await createToolHost(options(hanging));
-      const warnings: string[] = [];
-      host.on('warning', (message) => warnings.push(message));
-      try {
-        expect((await search(host, 'download page'))[0]).toEqual(expect.objectContaining({ name: 'http_fetch' }));
-        await vi.waitFor(() => expect(hanging.calls).toBe(1));
-        expect((await search(host, 'download page'))[0]!.matched).not.toContain('close in meaning');
-        expect(host.explain().search.embeddings).toEqual({ model: 'test-concepts-64', vectors: 0, pending: TOOLS });
-        // With no tool vector yet, the query is not embedded either.
-        expect(hanging.calls).toBe(1);
-      } finally {
-        await host.close();
-      }
-      expect(hanging.signals[0]!.aborted).toBe(true);
-      expect(warnings).toEqual([]);
-      // Nothing starts after close.
-      await new Promise((resolve) => setImmediate(resolve));
+  it('a search never waits for tool vectors: with the embedder still busy it answers lexically; close() aborts the call', async () => {
+    const hanging = testEmbedder(
+      (_texts, _right, signal) =>
+        new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
+    );
+    const host = await createToolHost(options(hanging));
+    const warnings: string[] = [];
+    host.on('warning', (message) => warnings.push(message));
+    try {
+      expect((await search(host, 'download page'))[0]).toEqual(expect.objectContaining({ name: 'http_fetch' }));
+      await vi.waitFor(() => expect(hanging.calls).toBe(1));
+      expect((await search(host, 'download page'))[0]!.matched).not.toContain('close in meaning');
+      expect(host.explain().search.embeddings).toEqual({ model: 'test-concepts-64', vectors: 0, pending: TOOLS });
+      // With no tool vector yet, the query is not embedded either.
       expect(hanging.calls).toBe(1);
-    },
-  );
+    } finally {
+      await host.close();
+    }
+    expect(hanging.signals[0]!.aborted).toBe(true);
+    expect(warnings).toEqual([]);
+    // Nothing starts after close.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(hanging.calls).toBe(1);
+  });
 
   it('an embedder that fails: searches rank lexically, the host warns once, explain says why', async () => {
     const failing = testEmbedder(() => {
@@ -151,47 +147,42 @@ describe('hybrid tool search (search.embedder)', () => {
       expect(warnings[0]).toContain('the embedder (test-concepts-64) failed: embeddings API: 503');
       expect(host.explain().search.embeddings).toMatchObject({ vectors: 0, pending: TOOLS });
       expect(renderExplain(host.explain())).toContain(
-        'search embeddings (test-concepts-64): 0 tool vectors, 6 pending; failing, searches rank lexically: ' +
-          'the embedder',
+        'search embeddings (test-concepts-64): 0 tool vectors, 6 pending; failing, searches rank lexically: the embedder',
       );
     });
   });
 
-  it(
-    'after a failure the embedder is left alone for a minute, then tried again; it recovers without a second ' +
-      'warning',
-    async () => {
-      let down = true;
-      const flaky = testEmbedder((_texts, right) => {
-        if (down) throw new Error('connection refused');
-        return right;
-      });
-      await withHost(options(flaky), async (host) => {
-        const warnings: string[] = [];
-        host.on('warning', (message) => warnings.push(message));
+  it('after a failure the embedder is left alone for a minute, then tried again; it recovers without a second warning', async () => {
+    let down = true;
+    const flaky = testEmbedder((_texts, right) => {
+      if (down) throw new Error('connection refused');
+      return right;
+    });
+    await withHost(options(flaky), async (host) => {
+      const warnings: string[] = [];
+      host.on('warning', (message) => warnings.push(message));
+      await search(host, 'page');
+      await vi.waitFor(() => expect(host.explain().search.embeddings?.failed).toContain('connection refused'));
+      down = false;
+      await search(host, 'page');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(flaky.calls).toBe(1);
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(Date.now() + 61_000);
         await search(host, 'page');
-        await vi.waitFor(() => expect(host.explain().search.embeddings?.failed).toContain('connection refused'));
-        down = false;
-        await search(host, 'page');
-        await new Promise((resolve) => setImmediate(resolve));
-        expect(flaky.calls).toBe(1);
-        vi.useFakeTimers({ toFake: ['Date'] });
-        try {
-          vi.setSystemTime(Date.now() + 61_000);
-          await search(host, 'page');
-          await settled(host);
-        } finally {
-          vi.useRealTimers();
-        }
-        expect(host.explain().search.embeddings?.failed).toBeUndefined();
-        expect((await search(host, 'grab website'))[0]).toMatchObject({
-          name: 'http_fetch',
-          matched: expect.stringMatching(/close in meaning$/),
-        });
-        expect(warnings).toHaveLength(1);
+        await settled(host);
+      } finally {
+        vi.useRealTimers();
+      }
+      expect(host.explain().search.embeddings?.failed).toBeUndefined();
+      expect((await search(host, 'grab website'))[0]).toMatchObject({
+        name: 'http_fetch',
+        matched: expect.stringMatching(/close in meaning$/),
       });
-    },
-  );
+      expect(warnings).toHaveLength(1);
+    });
+  });
 
   it('a query the embedder fails on is ranked lexically, with one warning for many searches', async () => {
     const queryFails = testEmbedder((texts, right) => {

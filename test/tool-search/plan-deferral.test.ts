@@ -127,30 +127,26 @@ describe('deferral without workers: planDeferral', () => {
     expect(deferred(['weather_forecast', 'weather'])).toEqual([]);
   });
 
-  it(
-    'throws TOOLSET_UNKNOWN with a did-you-mean for an unknown name, or warns when lenient; warns for a pattern ' +
-      'matching nothing',
-    () => {
-      let error: unknown;
-      try {
-        planDeferral(catalogInput(), { defer: ['githu'], alwaysLoaded: [], budgetTokens: 8000 });
-      } catch (caught) {
-        error = caught;
-      }
-      expect(error).toBeInstanceOf(ToolshedError);
-      expect(error).toMatchObject({ code: 'TOOLSET_UNKNOWN', message: expect.stringContaining("'github'") });
-      const lenient: string[] = [];
-      expect(
-        planDeferral(catalogInput(), { defer: ['githu'], alwaysLoaded: [], budgetTokens: 8000 }, (e) =>
-          lenient.push(e.code),
-        ).deferred.size,
-      ).toBe(0);
-      expect(lenient).toEqual(['TOOLSET_UNKNOWN']);
-      expect(
-        planDeferral(catalogInput(), { defer: ['jira_*', 'github'], alwaysLoaded: [], budgetTokens: 8000 }).warnings,
-      ).toEqual(["'jira_*' in defer matches no toolset or tool"]);
-    },
-  );
+  it('throws TOOLSET_UNKNOWN with a did-you-mean for an unknown name, or warns when lenient; warns for a pattern matching nothing', () => {
+    let error: unknown;
+    try {
+      planDeferral(catalogInput(), { defer: ['githu'], alwaysLoaded: [], budgetTokens: 8000 });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ToolshedError);
+    expect(error).toMatchObject({ code: 'TOOLSET_UNKNOWN', message: expect.stringContaining("'github'") });
+    const lenient: string[] = [];
+    expect(
+      planDeferral(catalogInput(), { defer: ['githu'], alwaysLoaded: [], budgetTokens: 8000 }, (e) =>
+        lenient.push(e.code),
+      ).deferred.size,
+    ).toBe(0);
+    expect(lenient).toEqual(['TOOLSET_UNKNOWN']);
+    expect(
+      planDeferral(catalogInput(), { defer: ['jira_*', 'github'], alwaysLoaded: [], budgetTokens: 8000 }).warnings,
+    ).toEqual(["'jira_*' in defer matches no toolset or tool"]);
+  });
 
   it("'auto' defers the largest toolsets until the rest fits the budget, and nothing when everything fits", () => {
     expect(deferred('auto', [], 100_000)).toEqual([]);

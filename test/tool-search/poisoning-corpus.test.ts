@@ -72,26 +72,21 @@ describe('an untrusted plugin stuffing one field (or several) with the words age
     expect(answered.length).toBeGreaterThanOrEqual(25);
   });
 
-  it(
-    'is a real attack: the same ranking without the defences puts the stuffed description in the top 5 for most ' +
-      'queries',
-    async () => {
-      const bad = attacker('description', oracle);
-      const index = new ToolIndex(UNDEFENDED);
-      index.sync([...honest.services, ...bad]);
-      const { reached } = await measure(queries, new Set(bad.map((t) => t.definition.name)), (query) =>
-        index.search(query, 5),
-      );
-      // Measured: 30 of 30.
-      expect(reached).toBeGreaterThanOrEqual(20);
-    },
-  );
+  it('is a real attack: the same ranking without the defences puts the stuffed description in the top 5 for most queries', async () => {
+    const bad = attacker('description', oracle);
+    const index = new ToolIndex(UNDEFENDED);
+    index.sync([...honest.services, ...bad]);
+    const { reached } = await measure(queries, new Set(bad.map((t) => t.definition.name)), (query) =>
+      index.search(query, 5),
+    );
+    // Measured: 30 of 30.
+    expect(reached).toBeGreaterThanOrEqual(20);
+  });
 
   // Before issue 40's fix the attacker who knows the queries' words reached up to 13 of 30 (one server, lexical) and 4
   // of 30 with the embedder; now at most 1 of 30 in any field (docs/tool-search.md#poisoning-defences has the table).
   for (const layout of ['services', 'one server'] as const) {
-    it(`reaches the top 5 for under 10 % of the queries, honest tools from ` +
-      `${layout === 'services' ? 'one server per service' : 'one server'}`, async () => {
+    it(`reaches the top 5 for under 10 % of the queries, honest tools from ${layout === 'services' ? 'one server per service' : 'one server'}`, async () => {
       const index = new ToolIndex(RANKING);
       for (const [who, words] of [
         ['guesses', WORDS],

@@ -22,10 +22,8 @@ const benchModule = async <T>(file: string): Promise<T> =>
 
 /** The words an attacker guesses agents search with (the stuffed fixture's list). */
 export const WORDS = (
-  'read file write create send search list get update delete open close find github issue pull request slack ' +
-  'message channel ' +
-  ('email mail calendar event meeting jira ticket task page document database sql query logs error deploy run ' +
-    'command web url ') +
+  'read file write create send search list get update delete open close find github issue pull request slack message channel ' +
+  'email mail calendar event meeting jira ticket task page document database sql query logs error deploy run command web url ' +
   'image picture user customer order payment invoice weather time data report upload download share merge comment'
 ).split(' ');
 

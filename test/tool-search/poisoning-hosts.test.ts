@@ -76,8 +76,7 @@ afterAll(async () => {
 });
 
 describe('tool_search against a hostile MCP server beside an honest plugin', () => {
-  it('(c) the per-source limit never hands a place to a weaker untrusted match: the honest tracker keeps places 4 ' +
-    'and 5', async () => {
+  it('(c) the per-source limit never hands a place to a weaker untrusted match: the honest tracker keeps places 4 and 5', async () => {
     const host = await modelHost('weak', weakUrl);
     const report = host.explain();
     expect(report.plugins.find((p) => p.name === 'mcp:weak')).toMatchObject({ trust: 'untrusted' });

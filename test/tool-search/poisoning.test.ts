@@ -140,8 +140,7 @@ describe('a plugin stuffed with common keywords', () => {
     expect(queries.filter(([query]) => STUFFED_TOOLS.has(defended.search(query, 1)[0]!))).toEqual([]);
   });
 
-  it(`is in the top 5 for at most 10% of ordinary queries, and the honest tools' recall@5 moves by at most one ` +
-    `query`, async () => {
+  it(`is in the top 5 for at most 10% of ordinary queries, and the honest tools' recall@5 moves by at most one query`, async () => {
     expect(queries.length).toBeGreaterThanOrEqual(30);
     const without = await measure((query) => search(clean, query));
     const withStuffed = await measure((query) => search(poisoned, query));

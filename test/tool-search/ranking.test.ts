@@ -61,31 +61,27 @@ describe('tool_search ranking', () => {
     expect(new ToolIndex({ ...RANKING, stemming: false }).search('fetching accounts', 3)).toEqual([]);
   });
 
-  it(
-    'weighs a word found in the name and first sentence above one mentioned in passing, and a tool matching more ' +
-      'of the query above one matching less',
-    () => {
-      const i = new ToolIndex();
-      i.sync([
-        tool('archive_note', 'Archives a note: it moves out of sight.', 'notes'),
-        tool('delete_note', 'Removes a note for good. A removed note cannot be archived.', 'notes'),
-        tool('list_notes', 'Lists notes.', 'notes'),
-      ]);
-      expect(i.search('archive', 3)).toEqual(['archive_note', 'delete_note']);
-      expect(i.search('delete a note', 3)[0]).toBe('delete_note');
-      // Adjacent query words found next to each other in a field count a little more.
-      const texts = [
-        tool('alpha', 'Sends the monthly report by mail to the whole team.'),
-        tool('beta', 'Mail to the whole team a short report.'),
-      ];
-      const near = new ToolIndex();
-      near.sync(texts);
-      expect(near.search('report mail', 2)).toEqual(['alpha', 'beta']);
-      const far = new ToolIndex({ ...RANKING, proximity: 0 });
-      far.sync(texts);
-      expect(far.search('report mail', 2)).toEqual(['beta', 'alpha']);
-    },
-  );
+  it('weighs a word found in the name and first sentence above one mentioned in passing, and a tool matching more of the query above one matching less', () => {
+    const i = new ToolIndex();
+    i.sync([
+      tool('archive_note', 'Archives a note: it moves out of sight.', 'notes'),
+      tool('delete_note', 'Removes a note for good. A removed note cannot be archived.', 'notes'),
+      tool('list_notes', 'Lists notes.', 'notes'),
+    ]);
+    expect(i.search('archive', 3)).toEqual(['archive_note', 'delete_note']);
+    expect(i.search('delete a note', 3)[0]).toBe('delete_note');
+    // Adjacent query words found next to each other in a field count a little more.
+    const texts = [
+      tool('alpha', 'Sends the monthly report by mail to the whole team.'),
+      tool('beta', 'Mail to the whole team a short report.'),
+    ];
+    const near = new ToolIndex();
+    near.sync(texts);
+    expect(near.search('report mail', 2)).toEqual(['alpha', 'beta']);
+    const far = new ToolIndex({ ...RANKING, proximity: 0 });
+    far.sync(texts);
+    expect(far.search('report mail', 2)).toEqual(['beta', 'alpha']);
+  });
 
   it('says why each result matched: the query words, as typed, with the fields they were found in', () => {
     const [hit] = index().ranked('Phone of the recipient', 1);

@@ -213,52 +213,48 @@ describe('with hooks and frameworks', () => {
 describe('MCP requests in serve', () => {
   beforeEach(() => exporter.reset());
 
-  it(
-    'records one SERVER span per request; a tools/call span is the parent of its dispatch span and takes the ' +
-      'client trace context',
-    async () => {
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      const server = createMcpServer(host);
-      await server.connect(serverSide);
-      const client = new Client({ name: 'trace-test', version: '1.0.0' });
-      await client.connect(clientSide);
-      try {
-        await client.listTools();
-        const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-        await client.callTool({ name: 'read_note', arguments: { id: 'a' }, _meta: { traceparent } });
-        await client.callTool({ name: 'fail_note', arguments: {} });
-      } finally {
-        await client.close();
-      }
-      // One SERVER span per request, in order (the initialized notification is no request).
-      expect(
-        spans()
-          .filter((s) => s.kind === SpanKind.SERVER)
-          .map((s) => s.name),
-      ).toEqual(['initialize', 'tools/list', 'tools/call read_note', 'tools/call fail_note']);
-      expect(named('initialize')[0]).toMatchObject({
-        kind: SpanKind.SERVER,
-        attributes: { 'mcp.method.name': 'initialize' },
-      });
-      expect(named('tools/list')[0]!.attributes).toMatchObject({
-        'mcp.method.name': 'tools/list',
-        'mcp.protocol.version': expect.any(String),
-      });
-      const [call] = named('tools/call read_note');
-      expect(call!.attributes).toMatchObject({
-        'mcp.method.name': 'tools/call',
-        'gen_ai.tool.name': 'read_note',
-        'gen_ai.operation.name': 'execute_tool',
-        'jsonrpc.request.id': expect.any(String),
-      });
-      // The client's context is the remote parent.
-      expect(call!.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
-      expect(parentOf(call!)).toBe('00f067aa0ba902b7');
-      expect(parentOf(named('execute_tool read_note')[0]!)).toBe(call!.spanContext().spanId);
-      // A failed tool is a successful JSON-RPC call whose result is an error: error.type is tool_error.
-      expect(named('tools/call fail_note')[0]!.attributes).toMatchObject({ 'error.type': 'tool_error' });
-    },
-  );
+  it('records one SERVER span per request; a tools/call span is the parent of its dispatch span and takes the client trace context', async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const server = createMcpServer(host);
+    await server.connect(serverSide);
+    const client = new Client({ name: 'trace-test', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      await client.listTools();
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      await client.callTool({ name: 'read_note', arguments: { id: 'a' }, _meta: { traceparent } });
+      await client.callTool({ name: 'fail_note', arguments: {} });
+    } finally {
+      await client.close();
+    }
+    // One SERVER span per request, in order (the initialized notification is no request).
+    expect(
+      spans()
+        .filter((s) => s.kind === SpanKind.SERVER)
+        .map((s) => s.name),
+    ).toEqual(['initialize', 'tools/list', 'tools/call read_note', 'tools/call fail_note']);
+    expect(named('initialize')[0]).toMatchObject({
+      kind: SpanKind.SERVER,
+      attributes: { 'mcp.method.name': 'initialize' },
+    });
+    expect(named('tools/list')[0]!.attributes).toMatchObject({
+      'mcp.method.name': 'tools/list',
+      'mcp.protocol.version': expect.any(String),
+    });
+    const [call] = named('tools/call read_note');
+    expect(call!.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'read_note',
+      'gen_ai.operation.name': 'execute_tool',
+      'jsonrpc.request.id': expect.any(String),
+    });
+    // The client's context is the remote parent.
+    expect(call!.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(parentOf(call!)).toBe('00f067aa0ba902b7');
+    expect(parentOf(named('execute_tool read_note')[0]!)).toBe(call!.spanContext().spanId);
+    // A failed tool is a successful JSON-RPC call whose result is an error: error.type is tool_error.
+    expect(named('tools/call fail_note')[0]!.attributes).toMatchObject({ 'error.type': 'tool_error' });
+  });
 
   it('over Streamable HTTP, records the session and the tcp transport', async () => {
     const endpoint = await serveHttp(host, { host: '127.0.0.1', port: 0 });

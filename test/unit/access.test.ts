@@ -98,22 +98,18 @@ describe('explain --as', () => {
     });
   });
 
-  it(
-    'is a usage error for claims without a subject, for JSON that does not parse, and for JSON that is not an ' +
-      'object',
-    () => {
-      expect(() => identityArgument('{"groups":["eng"]}', config)).toThrow(
-        expect.objectContaining({
-          name: 'UsageError',
-          message: "--as: the claims need a non-empty string 'sub' (the subject)",
-        }),
-      );
-      expect(() => identityArgument('{"sub":', config)).toThrow(
-        expect.objectContaining({ name: 'UsageError', message: expect.stringMatching(/^--as: not valid JSON: /) }),
-      );
-      expect(() => identityArgument(' {} ', config)).toThrow(/the claims need a non-empty string 'sub'/);
-    },
-  );
+  it('is a usage error for claims without a subject, for JSON that does not parse, and for JSON that is not an object', () => {
+    expect(() => identityArgument('{"groups":["eng"]}', config)).toThrow(
+      expect.objectContaining({
+        name: 'UsageError',
+        message: "--as: the claims need a non-empty string 'sub' (the subject)",
+      }),
+    );
+    expect(() => identityArgument('{"sub":', config)).toThrow(
+      expect.objectContaining({ name: 'UsageError', message: expect.stringMatching(/^--as: not valid JSON: /) }),
+    );
+    expect(() => identityArgument(' {} ', config)).toThrow(/the claims need a non-empty string 'sub'/);
+  });
 
   it("sums up what the identity gets: its rule, its rule's approval policy, its quotas with onStoreDown as in force", () => {
     const eng = accessSummary(identityArgument(ENG, config), config);
@@ -135,26 +131,22 @@ describe('explain --as', () => {
     expect(accessSummary(who('anyone'), resolvedConfig({})).rule).toBeNull();
   });
 
-  it(
-    'words the rule, the scopes, the approval policy and the quotas, and what calls a minute do while the store ' +
-      'is down',
-    () => {
-      const text = renderAccess(accessSummary(identityArgument(ENG, config), config), PLAIN);
-      expect(text.split('\n')).toEqual([
-        "as erin (from https://id.example): access rule 'eng'",
-        '  scopes:   notes:read notes:write',
-        "  approval: read_note (the rule's approve, answered within 5000 ms)",
-        '  quota:    30 calls a minute (refused while the state store is unreachable), 2 running at once, 3 sessions',
-      ]);
-      expect(renderAccess(accessSummary(identityArgument('batch-1', config), config), PLAIN)).toContain(
-        '  quota:    100 calls a minute (let through uncounted while the state store is unreachable)',
-      );
-      expect(renderAccess(accessSummary(who('anyone'), resolvedConfig({})), PLAIN).split('\n')).toEqual([
-        'as anyone: the config has no access rules, so every identity gets the whole host',
-        '  scopes:   none',
-        "  approval: none (the host's approve)",
-        '  quota:    none',
-      ]);
-    },
-  );
+  it('words the rule, the scopes, the approval policy and the quotas, and what calls a minute do while the store is down', () => {
+    const text = renderAccess(accessSummary(identityArgument(ENG, config), config), PLAIN);
+    expect(text.split('\n')).toEqual([
+      "as erin (from https://id.example): access rule 'eng'",
+      '  scopes:   notes:read notes:write',
+      "  approval: read_note (the rule's approve, answered within 5000 ms)",
+      '  quota:    30 calls a minute (refused while the state store is unreachable), 2 running at once, 3 sessions',
+    ]);
+    expect(renderAccess(accessSummary(identityArgument('batch-1', config), config), PLAIN)).toContain(
+      '  quota:    100 calls a minute (let through uncounted while the state store is unreachable)',
+    );
+    expect(renderAccess(accessSummary(who('anyone'), resolvedConfig({})), PLAIN).split('\n')).toEqual([
+      'as anyone: the config has no access rules, so every identity gets the whole host',
+      '  scopes:   none',
+      "  approval: none (the host's approve)",
+      '  quota:    none',
+    ]);
+  });
 });

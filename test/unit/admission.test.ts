@@ -91,29 +91,25 @@ describe("the bounds, and each session's share of them", () => {
     expect(admission.waitingFor('q')).toBe(1);
   });
 
-  it(
-    "lets a quieter session in by refusing the busiest session's newest waiting call; equal shares do not trade " +
-      'places',
-    async () => {
-      const admission = admissionOf(1, 3);
-      const order: string[] = [];
-      await ask(admission, 'p', 'flood', 'running', order);
-      const floods = [
-        ask(admission, 'p', 'flood', 'f1', order),
-        ask(admission, 'p', 'flood', 'f2', order),
-        ask(admission, 'p', 'flood', 'f3', order),
-      ];
-      void ask(admission, 'p', 'quiet', 'q1', order);
-      // f3, the flood's newest, made room for q1.
-      expect(await floods[2]).toMatchObject({ ok: false, failure: { kind: 'queue-full', limit: 3 } });
-      expect(admission.waitingFor('p')).toBe(3);
-      // Now flood holds 2 and quiet 1: quiet's next call would leave them equal, so it is refused itself.
-      expect(await ask(admission, 'p', 'quiet', 'q2', order)).toMatchObject({
-        ok: false,
-        failure: { kind: 'queue-full', limit: 3 },
-      });
-    },
-  );
+  it("lets a quieter session in by refusing the busiest session's newest waiting call; equal shares do not trade places", async () => {
+    const admission = admissionOf(1, 3);
+    const order: string[] = [];
+    await ask(admission, 'p', 'flood', 'running', order);
+    const floods = [
+      ask(admission, 'p', 'flood', 'f1', order),
+      ask(admission, 'p', 'flood', 'f2', order),
+      ask(admission, 'p', 'flood', 'f3', order),
+    ];
+    void ask(admission, 'p', 'quiet', 'q1', order);
+    // f3, the flood's newest, made room for q1.
+    expect(await floods[2]).toMatchObject({ ok: false, failure: { kind: 'queue-full', limit: 3 } });
+    expect(admission.waitingFor('p')).toBe(3);
+    // Now flood holds 2 and quiet 1: quiet's next call would leave them equal, so it is refused itself.
+    expect(await ask(admission, 'p', 'quiet', 'q2', order)).toMatchObject({
+      ok: false,
+      failure: { kind: 'queue-full', limit: 3 },
+    });
+  });
 
   it('bounds the calls waiting across plugins (maxQueueTotal), sharing it between sessions the same way', async () => {
     const admission = admissionOf(1, 10, 2);

@@ -209,37 +209,33 @@ describe('grants of an untrusted plugin', () => {
       };
     });
 
-  it(
-    'hides a tool whose env var is not granted, and every tool of a plugin that asks for the network without the ' +
-      'grant',
-    async () => {
-      const keyed: FixturePlugin = {
-        name: 'keyed',
-        tools: [{ name: 'with_key', requires: { env: ['API_KEY'] } }, { name: 'plain' }],
-      };
-      const noGrant = await pipelineOf([untrusted(keyed, { env: ['API_KEY'] }, { env: [] })], {
-        env: { API_KEY: 'set' },
-      }).current();
-      expect(noGrant.state('with_key')).toMatchObject({
-        exposed: false,
-        reason: 'environment variable API_KEY not granted to untrusted plugin keyed',
-        availability: { kind: 'permissions' },
-      });
-      expect(noGrant.state('plain')?.exposed).toBe(true);
-      expect(
-        (
-          await pipelineOf([untrusted(keyed, { env: ['API_KEY'] }, { env: ['API_KEY'] })], {
-            env: { API_KEY: 'set' },
-          }).current()
-        ).exposed,
-      ).toEqual(['plain', 'with_key']);
-      const offline = await pipelineOf([untrusted(keyed, { network: true }, { network: false })], {
-        env: { API_KEY: 'set' },
-      }).current();
-      expect(offline.exposed).toEqual([]);
-      expect(offline.state('plain')?.reason).toBe('network access not granted to untrusted plugin keyed');
-    },
-  );
+  it('hides a tool whose env var is not granted, and every tool of a plugin that asks for the network without the grant', async () => {
+    const keyed: FixturePlugin = {
+      name: 'keyed',
+      tools: [{ name: 'with_key', requires: { env: ['API_KEY'] } }, { name: 'plain' }],
+    };
+    const noGrant = await pipelineOf([untrusted(keyed, { env: ['API_KEY'] }, { env: [] })], {
+      env: { API_KEY: 'set' },
+    }).current();
+    expect(noGrant.state('with_key')).toMatchObject({
+      exposed: false,
+      reason: 'environment variable API_KEY not granted to untrusted plugin keyed',
+      availability: { kind: 'permissions' },
+    });
+    expect(noGrant.state('plain')?.exposed).toBe(true);
+    expect(
+      (
+        await pipelineOf([untrusted(keyed, { env: ['API_KEY'] }, { env: ['API_KEY'] })], {
+          env: { API_KEY: 'set' },
+        }).current()
+      ).exposed,
+    ).toEqual(['plain', 'with_key']);
+    const offline = await pipelineOf([untrusted(keyed, { network: true }, { network: false })], {
+      env: { API_KEY: 'set' },
+    }).current();
+    expect(offline.exposed).toEqual([]);
+    expect(offline.state('plain')?.reason).toBe('network access not granted to untrusted plugin keyed');
+  });
 });
 
 describe('a custom check', () => {
@@ -291,23 +287,19 @@ describe('out of service', () => {
 });
 
 describe('layer 3 follows layer 2: descriptions name only exposed tools', () => {
-  it(
-    'seed: browse drops "prefer web_search" while the key is missing, and explain flags summarize, which still ' +
-      'names it',
-    async () => {
-      const { current, warnings } = pipelineOf([SEED], { env: {} });
-      const { state, descriptions, exposure } = await current();
-      expect(descriptions.web_search).toBeUndefined();
-      expect(state('web_search')?.reason).toBe('missing environment variable SEARCH_API_KEY');
-      expect(descriptions.browse).toBe('Open a URL and return its readable text. Only known URLs can be opened.');
-      expect(state('summarize')?.warnings).toEqual([
-        'description of summarize mentions web_search, which is not exposed',
-      ]);
-      expect(exposure.warnings).toContain('description of summarize mentions web_search, which is not exposed');
-      expect(state('browse')?.warnings).toEqual([]);
-      expect(warnings).toEqual(['description of summarize mentions web_search, which is not exposed']);
-    },
-  );
+  it('seed: browse drops "prefer web_search" while the key is missing, and explain flags summarize, which still names it', async () => {
+    const { current, warnings } = pipelineOf([SEED], { env: {} });
+    const { state, descriptions, exposure } = await current();
+    expect(descriptions.web_search).toBeUndefined();
+    expect(state('web_search')?.reason).toBe('missing environment variable SEARCH_API_KEY');
+    expect(descriptions.browse).toBe('Open a URL and return its readable text. Only known URLs can be opened.');
+    expect(state('summarize')?.warnings).toEqual([
+      'description of summarize mentions web_search, which is not exposed',
+    ]);
+    expect(exposure.warnings).toContain('description of summarize mentions web_search, which is not exposed');
+    expect(state('browse')?.warnings).toEqual([]);
+    expect(warnings).toEqual(['description of summarize mentions web_search, which is not exposed']);
+  });
 
   it('seed: browse keeps "prefer web_search" when the key is set, with no warning', async () => {
     const { current, warnings } = pipelineOf([SEED], { env: { SEARCH_API_KEY: 'k' } });

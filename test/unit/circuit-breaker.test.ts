@@ -146,28 +146,24 @@ describe('the circuits in explain', () => {
 });
 
 describe("a session's circuits", () => {
-  it(
-    "open on one session's own failures and refuse only that session; the shared circuit needs more than one " +
-      'session',
-    () => {
-      const { breaker, onChange } = breakerOf();
-      const mine = breakerKeys('always_crash', PLUGIN, 'session-a');
-      for (let i = 0; i < 3; i++) {
-        const ticket = breaker.admit(mine, 'always_crash', 'session-a');
-        if ('refused' in ticket) throw new Error(ticket.refused);
-        ticket.settle('crashed');
-      }
-      expect(breaker.admit(mine, 'always_crash', 'session-a')).toEqual({
-        refused: 'crashed 3 times in 60 s in this session; retrying after 30 s',
-      });
-      expect(
-        breaker.admit(breakerKeys('always_crash', PLUGIN, 'session-b'), 'always_crash', 'session-b'),
-      ).not.toHaveProperty('refused');
-      expect(breaker.openOf(keysOf('always_crash'))).toBeUndefined();
-      // What everyone is shown did not change.
-      expect(onChange).not.toHaveBeenCalled();
-    },
-  );
+  it("open on one session's own failures and refuse only that session; the shared circuit needs more than one session", () => {
+    const { breaker, onChange } = breakerOf();
+    const mine = breakerKeys('always_crash', PLUGIN, 'session-a');
+    for (let i = 0; i < 3; i++) {
+      const ticket = breaker.admit(mine, 'always_crash', 'session-a');
+      if ('refused' in ticket) throw new Error(ticket.refused);
+      ticket.settle('crashed');
+    }
+    expect(breaker.admit(mine, 'always_crash', 'session-a')).toEqual({
+      refused: 'crashed 3 times in 60 s in this session; retrying after 30 s',
+    });
+    expect(
+      breaker.admit(breakerKeys('always_crash', PLUGIN, 'session-b'), 'always_crash', 'session-b'),
+    ).not.toHaveProperty('refused');
+    expect(breaker.openOf(keysOf('always_crash'))).toBeUndefined();
+    // What everyone is shown did not change.
+    expect(onChange).not.toHaveBeenCalled();
+  });
 });
 
 describe('how dispatch counts a call for the breaker', () => {
@@ -187,16 +183,12 @@ describe('how dispatch counts a call for the breaker', () => {
     expect(breakerVerdict({ ok: true, text: 'fine' })).toBe('ok');
   });
 
-  it(
-    "counts neither a timeout that passed while the call waited for a worker, nor the caller's cancel, the queue " +
-      'or the network',
-    () => {
-      const waited = { ok: false as const, failure: { kind: 'timeout' as const, timeoutMs: 200, waiting: true } };
-      expect(breakerVerdict(tierOutcome(call, waited), waited)).toBe('neutral');
-      for (const code of ['TOOL_CANCELLED', 'TOOL_UNREACHABLE', 'QUEUE_FULL', 'HOST_CLOSED'] as const)
-        expect(breakerVerdict(failure(code, 'x'))).toBe('neutral');
-    },
-  );
+  it("counts neither a timeout that passed while the call waited for a worker, nor the caller's cancel, the queue or the network", () => {
+    const waited = { ok: false as const, failure: { kind: 'timeout' as const, timeoutMs: 200, waiting: true } };
+    expect(breakerVerdict(tierOutcome(call, waited), waited)).toBe('neutral');
+    for (const code of ['TOOL_CANCELLED', 'TOOL_UNREACHABLE', 'QUEUE_FULL', 'HOST_CLOSED'] as const)
+      expect(breakerVerdict(failure(code, 'x'))).toBe('neutral');
+  });
 });
 
 describe('circuit breaker bookkeeping', () => {

@@ -84,8 +84,7 @@ describe('CLI help and version', () => {
     expect(viaHelp.stdout).toContain('Usage: toolshed list [options]');
     const flat = viaHelp.stdout.replace(/\s+/g, ' ');
     expect(flat).toContain(
-      '--format <format> provider format, or names (one a line) (choices: "openai", "responses", "anthropic", ' +
-        '"gemini", "mcp", "names")',
+      '--format <format> provider format, or names (one a line) (choices: "openai", "responses", "anthropic", "gemini", "mcp", "names")',
     );
     expect(viaHelp.stdout).toContain('--strict');
     expect(viaHelp.stdout).toMatch(/Examples:\n {2}\$ toolshed list --format anthropic/);
@@ -368,8 +367,7 @@ describe('terminal output', () => {
     expect(lines[3]).toBe('  2. calendar_create_event    0.500  listed');
     expect(lines[4]).toBe('       post (description), related: event');
     expect(renderSearch('zzz', { indexed: 1, results: [] }, PLAIN)).toBe(
-      'tool_search for "zzz", over 1 indexed tool:\n  nothing matched (no word of the query is in any tool\'s ' +
-        'name, description, parameters or toolset)',
+      'tool_search for "zzz", over 1 indexed tool:\n  nothing matched (no word of the query is in any tool\'s name, description, parameters or toolset)',
     );
   });
 });

@@ -87,8 +87,7 @@ describe('a start on other roots than the record was made under', () => {
     const now = (hash: string) => ({ file: config, hash: 'h', modules: { [plugin]: hash }, text: '' });
     expect(decideTrust(context, record, now('p'), ['/srv/app'])).toMatchObject({ applies: true, changes: [] });
     expect(() => decideTrust(context, record, now('q'), ['/srv/app'])).toThrow(
-      './srv/plugins/where (code the config runs) changed; ./srv/app/toolshed.config.json lies inside ' +
-        "/srv/app, which the model's tools can write",
+      "./srv/plugins/where (code the config runs) changed; ./srv/app/toolshed.config.json lies inside /srv/app, which the model's tools can write",
     );
   });
 });

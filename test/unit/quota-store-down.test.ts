@@ -22,8 +22,7 @@ describe('minuteDecision', () => {
       ok: false,
       code: 'QUOTA_EXCEEDED',
       message:
-        "alice has started its 2 calls for this minute under access rule 'metered' (quota.callsPerMinute); " +
-        'retry in 45 s',
+        "alice has started its 2 calls for this minute under access rule 'metered' (quota.callsPerMinute); retry in 45 s",
       retryAfterMs: 44_500,
     });
   });
@@ -37,8 +36,7 @@ describe('storeDownDecision', () => {
       'the state store is unreachable, so the call was refused',
     );
     expect(warning).toBe(
-      "quota.callsPerMinute of access rule 'metered' refuses calls while the state store fails " +
-        "(quota.onStoreDown: 'refuse'): state store unreachable: connect ECONNREFUSED",
+      "quota.callsPerMinute of access rule 'metered' refuses calls while the state store fails (quota.onStoreDown: 'refuse'): state store unreachable: connect ECONNREFUSED",
     );
   });
 
@@ -46,8 +44,7 @@ describe('storeDownDecision', () => {
     const { refused, warning } = storeDownDecision(alice, lenient, 'down');
     expect(refused).toBeUndefined();
     expect(warning).toBe(
-      "quota.callsPerMinute of access rule 'lenient' is not enforced while the state store fails " +
-        "(quota.onStoreDown: 'allow'): down",
+      "quota.callsPerMinute of access rule 'lenient' is not enforced while the state store fails (quota.onStoreDown: 'allow'): down",
     );
   });
 });

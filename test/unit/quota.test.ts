@@ -44,47 +44,40 @@ describe('quota.callsPerMinute while the state store is down', () => {
   const metered: RuleQuota = { rule: 'metered', limits: { callsPerMinute: 3 } };
   const lenient: RuleQuota = { rule: 'lenient', limits: { callsPerMinute: 3, onStoreDown: 'allow' } };
 
-  it(
-    'refuses every call (0 of 5 under a quota of 3) unless the rule chose onStoreDown: allow, and warns once per ' +
-      'rule',
-    async () => {
-      const { store, warnings, admit } = quotasOf();
-      try {
-        store.down = true;
-        const refusals = [];
-        for (let i = 0; i < 5; i++) refusals.push(await admit(who('bob'), metered));
-        expect(refusals.filter((refused) => refused === undefined)).toHaveLength(0);
-        expect(refusals[0]).toEqual({
-          ok: false,
-          code: 'STATE_UNAVAILABLE',
-          message:
-            "bob's calls cannot be counted against quota.callsPerMinute of access rule 'metered': the state " +
-            "store is unreachable, so the call was refused (quota.onStoreDown: 'refuse'); retry when it is back",
-        });
-        // The operator's choice: carol's rule lets them through, uncounted (past its quota of 3).
-        for (let i = 0; i < 5; i++) expect(await admit(who('carol'), lenient)).toBeUndefined();
-        expect(
-          warnings.filter((w) =>
-            w.startsWith(
-              "quota.callsPerMinute of access rule 'metered' refuses calls while the state store fails " +
-                "(quota.onStoreDown: 'refuse')",
-            ),
+  it('refuses every call (0 of 5 under a quota of 3) unless the rule chose onStoreDown: allow, and warns once per rule', async () => {
+    const { store, warnings, admit } = quotasOf();
+    try {
+      store.down = true;
+      const refusals = [];
+      for (let i = 0; i < 5; i++) refusals.push(await admit(who('bob'), metered));
+      expect(refusals.filter((refused) => refused === undefined)).toHaveLength(0);
+      expect(refusals[0]).toEqual({
+        ok: false,
+        code: 'STATE_UNAVAILABLE',
+        message:
+          "bob's calls cannot be counted against quota.callsPerMinute of access rule 'metered': the state store is unreachable, so the call was refused (quota.onStoreDown: 'refuse'); retry when it is back",
+      });
+      // The operator's choice: carol's rule lets them through, uncounted (past its quota of 3).
+      for (let i = 0; i < 5; i++) expect(await admit(who('carol'), lenient)).toBeUndefined();
+      expect(
+        warnings.filter((w) =>
+          w.startsWith(
+            "quota.callsPerMinute of access rule 'metered' refuses calls while the state store fails (quota.onStoreDown: 'refuse')",
           ),
-        ).toHaveLength(1);
-        expect(
-          warnings.filter((w) =>
-            w.startsWith(
-              "quota.callsPerMinute of access rule 'lenient' is not enforced while the state store fails " +
-                "(quota.onStoreDown: 'allow')",
-            ),
+        ),
+      ).toHaveLength(1);
+      expect(
+        warnings.filter((w) =>
+          w.startsWith(
+            "quota.callsPerMinute of access rule 'lenient' is not enforced while the state store fails (quota.onStoreDown: 'allow')",
           ),
-        ).toHaveLength(1);
-        expect(warnings).toHaveLength(2);
-      } finally {
-        await store.close();
-      }
-    },
-  );
+        ),
+      ).toHaveLength(1);
+      expect(warnings).toHaveLength(2);
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe('quota.callsPerMinute counting', () => {
@@ -99,8 +92,7 @@ describe('quota.callsPerMinute counting', () => {
         ok: false,
         code: 'QUOTA_EXCEEDED',
         message:
-          "alice has started its 2 calls for this minute under access rule 'metered' (quota.callsPerMinute); " +
-          'retry in 40 s',
+          "alice has started its 2 calls for this minute under access rule 'metered' (quota.callsPerMinute); retry in 40 s",
         retryAfterMs: 40_000,
       });
       // Another subject, and the same subject from another issuer, have counts of their own.
@@ -119,33 +111,28 @@ describe('quota.callsPerMinute counting', () => {
 describe('quota.inFlight', () => {
   const one: RuleQuota = { rule: 'one-at-a-time', limits: { inFlight: 1 } };
 
-  it(
-    "refuses an identity's second call while its first runs, admits others, and admits again once the first is " +
-      'released',
-    async () => {
-      const { store, quotas } = quotasOf();
-      try {
-        const first = await quotas.admit(who('alice'), one);
-        if (!('release' in first)) throw new Error('the first call was refused');
-        expect(await quotas.admit(who('alice'), one)).toEqual({
-          refused: {
-            ok: false,
-            code: 'QUOTA_EXCEEDED',
-            message:
-              "alice already has 1 call running, the most access rule 'one-at-a-time' allows at once " +
-              '(quota.inFlight); retry when one ends',
-          },
-        });
-        const bob = await quotas.admit(who('bob'), one);
-        expect(bob).toHaveProperty('release');
-        first.release();
-        const again = await quotas.admit(who('alice'), one);
-        expect(again).toHaveProperty('release');
-      } finally {
-        await store.close();
-      }
-    },
-  );
+  it("refuses an identity's second call while its first runs, admits others, and admits again once the first is released", async () => {
+    const { store, quotas } = quotasOf();
+    try {
+      const first = await quotas.admit(who('alice'), one);
+      if (!('release' in first)) throw new Error('the first call was refused');
+      expect(await quotas.admit(who('alice'), one)).toEqual({
+        refused: {
+          ok: false,
+          code: 'QUOTA_EXCEEDED',
+          message:
+            "alice already has 1 call running, the most access rule 'one-at-a-time' allows at once (quota.inFlight); retry when one ends",
+        },
+      });
+      const bob = await quotas.admit(who('bob'), one);
+      expect(bob).toHaveProperty('release');
+      first.release();
+      const again = await quotas.admit(who('alice'), one);
+      expect(again).toHaveProperty('release');
+    } finally {
+      await store.close();
+    }
+  });
 
   it('frees the slot of a call refused by its minute quota', async () => {
     const { store, quotas } = quotasOf();

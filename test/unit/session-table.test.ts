@@ -143,33 +143,28 @@ describe("a client's share", () => {
 });
 
 describe("an identity's quota.sessions", () => {
-  it(
-    "holds an identity to its rule's number, its own idlest making room, and answers 429 naming the rule when " +
-      'all are busy',
-    async () => {
-      const clock = new ManualClock();
-      const table = new SessionTable(IDLE_MS, 10, 10, clock);
-      const alice = { key: 'alice', max: 2 };
-      await open(table, 'bob', 'cli', { key: 'bob' });
-      clock.advance(1_000);
-      await open(table, 'alice1', 'cli', alice);
-      clock.advance(1_000);
-      await open(table, 'alice2', 'cli', alice);
-      await open(table, 'alice3', 'cli', alice);
-      expect(table.get('alice1')).toBeUndefined();
-      expect(table.get('bob')).toBeDefined();
-      request(table, 'alice2');
-      request(table, 'alice3');
-      expect(await table.admit('cli', alice)).toEqual({
-        status: 429,
-        message:
-          'Too many sessions for this identity: it holds 2, its access rule allows 2; close one (DELETE /mcp) or ' +
-          'retry later',
-      });
-      expect('release' in (await table.admit('cli', { key: 'bob' }))).toBe(true);
-      await table.closeAll();
-    },
-  );
+  it("holds an identity to its rule's number, its own idlest making room, and answers 429 naming the rule when all are busy", async () => {
+    const clock = new ManualClock();
+    const table = new SessionTable(IDLE_MS, 10, 10, clock);
+    const alice = { key: 'alice', max: 2 };
+    await open(table, 'bob', 'cli', { key: 'bob' });
+    clock.advance(1_000);
+    await open(table, 'alice1', 'cli', alice);
+    clock.advance(1_000);
+    await open(table, 'alice2', 'cli', alice);
+    await open(table, 'alice3', 'cli', alice);
+    expect(table.get('alice1')).toBeUndefined();
+    expect(table.get('bob')).toBeDefined();
+    request(table, 'alice2');
+    request(table, 'alice3');
+    expect(await table.admit('cli', alice)).toEqual({
+      status: 429,
+      message:
+        'Too many sessions for this identity: it holds 2, its access rule allows 2; close one (DELETE /mcp) or retry later',
+    });
+    expect('release' in (await table.admit('cli', { key: 'bob' }))).toBe(true);
+    await table.closeAll();
+  });
 });
 
 describe('the idle sweep', () => {

@@ -73,21 +73,17 @@ describe('workspace root', () => {
     expect(summary.stdout).toContain(`root: ${app}`);
   });
 
-  it(
-    "caches manifests in the user's cache folder, never under the root's node_modules/.cache, even when that " +
-      'folder exists',
-    async () => {
-      const dir = project({});
-      mkdirSync(path.join(dir, 'node_modules', '.cache'), { recursive: true });
-      const first = await run(['explain', '--json'], dir);
-      expect(first.code).toBe(0);
-      expect(JSON.parse(first.stdout).plugins[0].manifestSource).toBe('extracted');
-      expect(readdirSync(path.join(dir, 'node_modules', '.cache'))).toEqual([]);
-      expect(readdirSync(path.join(dir, 'node_modules'))).toEqual(['.cache']);
-      expect(readdirSync(path.join(userCache.dir, 'toolshed', 'manifests'))).toHaveLength(1);
-      expect(JSON.parse((await run(['explain', '--json'], dir)).stdout).plugins[0].manifestSource).toBe('cache');
-    },
-  );
+  it("caches manifests in the user's cache folder, never under the root's node_modules/.cache, even when that folder exists", async () => {
+    const dir = project({});
+    mkdirSync(path.join(dir, 'node_modules', '.cache'), { recursive: true });
+    const first = await run(['explain', '--json'], dir);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout).plugins[0].manifestSource).toBe('extracted');
+    expect(readdirSync(path.join(dir, 'node_modules', '.cache'))).toEqual([]);
+    expect(readdirSync(path.join(dir, 'node_modules'))).toEqual(['.cache']);
+    expect(readdirSync(path.join(userCache.dir, 'toolshed', 'manifests'))).toHaveLength(1);
+    expect(JSON.parse((await run(['explain', '--json'], dir)).stdout).plugins[0].manifestSource).toBe('cache');
+  });
 
   it('launched with cwd / (as MCP clients do), it writes nothing at / and works in --root', () => {
     const app = project({}, 'app');

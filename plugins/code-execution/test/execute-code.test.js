@@ -33,9 +33,7 @@ describe('execute_code handler', () => {
     const c = ctx({ double: ({ n }) => ({ value: n * 2 }), greet: () => 'hello' });
     const out = await tool.handler(
       {
-        code:
-          'const a = await tools.double({ n: 21 }); const g = await tools.greet(); console.log(g); return `${g} ' +
-          '${a.value}`;',
+        code: 'const a = await tools.double({ n: 21 }); const g = await tools.greet(); console.log(g); return `${g} ${a.value}`;',
       },
       c,
     );

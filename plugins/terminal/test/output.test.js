@@ -18,8 +18,7 @@ describe('fitJson', () => {
     expect(fitted.output.endsWith(' end')).toBe(true);
     expect(fitted.output).toMatch(/\n\n\[\.\.\. \d+ characters omitted \.\.\.\]\n\n/);
     expect(fitted.note).toBe(
-      'Earlier note. The output took more than 2000 characters as JSON (control characters and quotes are ' +
-        'escaped there); its middle was cut further.',
+      'Earlier note. The output took more than 2000 characters as JSON (control characters and quotes are escaped there); its middle was cut further.',
     );
   });
 });

@@ -145,19 +145,15 @@ describe('terminal', () => {
     expect(result.note).toMatch(new RegExp(`Output was ${omitted} characters too long`));
   });
 
-  it(
-    'cuts the middle further when the output is longer as JSON (newlines, quotes, control characters), keeping ' +
-      'its start and end',
-    async () => {
-      const result = await terminal({ command: 'seq 1 200000' }, ctx);
-      expect(result.exitCode).toBe(0);
-      expect(result.output.startsWith('1\n2\n3\n')).toBe(true);
-      expect(result.output.endsWith('199999\n200000\n')).toBe(true);
-      expect(result.output).toMatch(/\n\n\[\.\.\. \d+ characters omitted \.\.\.\]\n\n/);
-      expect(JSON.stringify(result).length).toBeLessThanOrEqual(RESULT_CHARS);
-      expect(result.note).toContain('its middle was cut further');
-    },
-  );
+  it('cuts the middle further when the output is longer as JSON (newlines, quotes, control characters), keeping its start and end', async () => {
+    const result = await terminal({ command: 'seq 1 200000' }, ctx);
+    expect(result.exitCode).toBe(0);
+    expect(result.output.startsWith('1\n2\n3\n')).toBe(true);
+    expect(result.output.endsWith('199999\n200000\n')).toBe(true);
+    expect(result.output).toMatch(/\n\n\[\.\.\. \d+ characters omitted \.\.\.\]\n\n/);
+    expect(JSON.stringify(result).length).toBeLessThanOrEqual(RESULT_CHARS);
+    expect(result.note).toContain('its middle was cut further');
+  });
 
   it('returns when the shell exits even if a background job keeps the output open', async () => {
     const pidFile = path.join(tmp.dir, 'held.pid');

@@ -100,8 +100,7 @@ describe('todo_write and todo_read', () => {
 
   it('rejects a new task without content, and repeated ids', async () => {
     await expect(write({ merge: true, todos: [{ id: '9', status: 'done' }] }, ctxFor('s'))).rejects.toThrow(
-      'todos[0] (id "9", not in the list) has no content. A new task needs content; to update a task, give the ' +
-        'id of an existing one.',
+      'todos[0] (id "9", not in the list) has no content. A new task needs content; to update a task, give the id of an existing one.',
     );
     await expect(write({ todos: [{ status: 'pending' }] }, ctxFor('s'))).rejects.toThrow(/todos\[0\] has no content/);
     await expect(

@@ -109,8 +109,7 @@ describe('web_search', () => {
       },
     };
     await expect(search({ query: 'x' }, ctx)).rejects.toThrow(
-      'Brave Search rejected the API key (HTTP 401). The operator must check BRAVE_API_KEY. Brave says: The ' +
-        'provided subscription token is invalid.',
+      'Brave Search rejected the API key (HTTP 401). The operator must check BRAVE_API_KEY. Brave says: The provided subscription token is invalid.',
     );
   });
 
