@@ -41,9 +41,20 @@ export function watchesOf<C, W extends CallWatch>(observers: readonly CallObserv
 
 /**
  * Runs the call inside every watch and tells each how it ended, innermost first; a throw inside the host is told as
- * the outcome `crashed` makes of it, and thrown on.
+ * the outcome `crashed` makes of it, and thrown on. When no watch wraps the call or wants its end (the breaker's
+ * alone: it is told inside dispatch), the call's own promise is returned: no frame is added to the dispatch path.
  */
-export async function runWatched(
+export function runWatched(
+  watches: readonly CallWatch[],
+  run: () => Promise<CallOutcome>,
+  crashed: (error: unknown) => CallOutcome,
+): Promise<CallOutcome> {
+  return watches.some(wantsEnd) ? runInside(watches, run, crashed) : run();
+}
+
+const wantsEnd = (watch: CallWatch) => Boolean(watch.within || watch.settled || watch.threw);
+
+async function runInside(
   watches: readonly CallWatch[],
   run: () => Promise<CallOutcome>,
   crashed: (error: unknown) => CallOutcome,

@@ -71,6 +71,15 @@ describe('the watches of a call', () => {
     expect(CallWatches.start([{ started: () => undefined }], call)).toBeUndefined();
   });
 
+  it('hand back the call itself when no watch wraps it or wants its end (the breaker alone)', async () => {
+    const breaker = new CircuitBreaker({ failures: 2, windowMs: 60_000, coolDownMs: 30_000 }, new ManualClock());
+    const watches = CallWatches.start([breakerObserver(breaker)], call)!;
+    const running = Promise.resolve(OK);
+    expect(watches.run(() => running, crashed)).toBe(running);
+    const failing = Promise.reject(new Error('boom'));
+    await expect(watches.run(() => failing, crashed)).rejects.toThrow('boom');
+  });
+
   it('tell a throw inside the host as the outcome it becomes, and throw it on', async () => {
     const log: string[] = [];
     const watches = CallWatches.start([logging('outer', log), logging('inner', log)], call);
